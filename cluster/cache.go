@@ -1,0 +1,372 @@
+package cluster
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"time"
+
+	"github.com/google/btree"
+)
+
+// Errors of illegal cache transitions. Each is wrapped with the pod and
+// node concerned; a failed call leaves the cache unchanged.
+var (
+	ErrNodeExists    = errors.New("cluster: node already exists")
+	ErrNodeNotFound  = errors.New("cluster: node not found")
+	ErrPodExists     = errors.New("cluster: pod already in cache")
+	ErrPodNotFound   = errors.New("cluster: pod not in cache")
+	ErrPodState      = errors.New("cluster: illegal pod transition")
+	ErrBudgetExists  = errors.New("cluster: pod disruption budget already exists")
+	ErrBudgetMissing = errors.New("cluster: pod disruption budget not found")
+)
+
+// Cache holds the cluster state the scheduler decides against: nodes, the
+// pods on them, and pod disruption budgets. It is the single owner of that
+// state; snapshots copy from it.
+//
+// Pod life-cycle (pending pods live in the scheduler's queue, not here):
+//
+//	            AssumePod              FinishBinding
+//	(absent) ─────────────▶ Assumed ─────────────────▶ Bound ──EvictPod──▶ Terminating
+//	   ▲  │                    │                        │ ▲                   │
+//	   │  │                    │ ForgetPod              │ │                   │
+//	   │  └──── AddPod ────────┼────────────────────────┼─┘                   │
+//	   │      (nodeName set)   ▼                        │ RemovePod           │ RemovePod
+//	   └─────────────────── (absent) ◀──────────────────┴─────────────────────┘
+//
+// Any other transition (assume twice, forget a pod that is not assumed,
+// bind to a missing node, remove an unknown pod) returns an error naming
+// the pod and node and changes nothing. RemoveNode takes the node's pods
+// with it and returns them, so no pod is lost silently.
+//
+// Every change bumps a counter owned by this cache; the changed NodeInfo
+// records the new value as its Generation, and UpdateSnapshot copies only
+// nodes newer than the snapshot. A Cache is not safe for concurrent use.
+type Cache struct {
+	nodes          map[string]*nodeItem
+	byName         *btree.BTreeG[*nodeItem] // deterministic node order
+	recent         *nodeItem                // most recently changed first
+	pods           map[PodKey]*PodInfo
+	budgets        []*budgetItem // sorted by key
+	generation     int64
+	nodeSetVersion int64 // bumped when a node is added or removed
+	budgetVersion  int64 // bumped when a budget or its counts change
+}
+
+type nodeItem struct {
+	info       *NodeInfo
+	prev, next *nodeItem
+}
+
+type budgetItem struct {
+	budget            PodDisruptionBudget
+	healthy, expected int
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache {
+	return &Cache{
+		nodes:  map[string]*nodeItem{},
+		byName: btree.NewG(16, func(a, b *nodeItem) bool { return a.info.node.Name < b.info.node.Name }),
+		pods:   map[PodKey]*PodInfo{},
+	}
+}
+
+// Generation returns the cache's change counter.
+func (c *Cache) Generation() int64 { return c.generation }
+
+// NodeCount returns the number of nodes.
+func (c *Cache) NodeCount() int { return len(c.nodes) }
+
+// PodCount returns the number of assumed, bound and terminating pods.
+func (c *Cache) PodCount() int { return len(c.pods) }
+
+// Node returns the node with the given name. The NodeInfo is the cache's
+// own and changes with it; take a Snapshot for a stable view.
+func (c *Cache) Node(name string) (*NodeInfo, bool) {
+	it, ok := c.nodes[name]
+	if !ok {
+		return nil, false
+	}
+	return it.info, true
+}
+
+// Nodes yields the nodes in name order.
+func (c *Cache) Nodes() iter.Seq[*NodeInfo] {
+	return func(yield func(*NodeInfo) bool) {
+		c.byName.Ascend(func(it *nodeItem) bool { return yield(it.info) })
+	}
+}
+
+// Pod returns the pod with the given key.
+func (c *Cache) Pod(key PodKey) (*PodInfo, bool) {
+	pi, ok := c.pods[key]
+	return pi, ok
+}
+
+// Pods yields the cached pods in key order.
+func (c *Cache) Pods() iter.Seq[*PodInfo] {
+	return func(yield func(*PodInfo) bool) {
+		keys := make([]PodKey, 0, len(c.pods))
+		for k := range c.pods {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if !yield(c.pods[k]) {
+				return
+			}
+		}
+	}
+}
+
+// touch records a change of it: new generation, front of the recency list.
+func (c *Cache) touch(it *nodeItem) {
+	c.generation++
+	it.info.generation = c.generation
+	if c.recent == it {
+		return
+	}
+	c.unlink(it)
+	it.next = c.recent
+	if c.recent != nil {
+		c.recent.prev = it
+	}
+	c.recent = it
+}
+
+func (c *Cache) unlink(it *nodeItem) {
+	if it.prev != nil {
+		it.prev.next = it.next
+	}
+	if it.next != nil {
+		it.next.prev = it.prev
+	}
+	if c.recent == it {
+		c.recent = it.next
+	}
+	it.prev, it.next = nil, nil
+}
+
+// AddNode adds a node with no pods.
+func (c *Cache) AddNode(n Node) error {
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	if _, ok := c.nodes[n.Name]; ok {
+		return fmt.Errorf("%w: node %q", ErrNodeExists, n.Name)
+	}
+	it := &nodeItem{info: &NodeInfo{node: n.Clone()}}
+	c.nodes[n.Name] = it
+	c.byName.ReplaceOrInsert(it)
+	c.nodeSetVersion++
+	c.touch(it)
+	return nil
+}
+
+// UpdateNode replaces a node's labels, allocatable, taints and
+// unschedulable flag; its pods stay, even if they no longer fit (as in
+// Kubernetes, where running pods are not re-checked).
+func (c *Cache) UpdateNode(n Node) error {
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	it, ok := c.nodes[n.Name]
+	if !ok {
+		return fmt.Errorf("%w: node %q", ErrNodeNotFound, n.Name)
+	}
+	it.info.node = n.Clone()
+	c.touch(it)
+	return nil
+}
+
+// RemoveNode deletes a node and every pod on it, and returns those pods
+// (in their order on the node) so the caller can requeue them.
+func (c *Cache) RemoveNode(name string) ([]*PodInfo, error) {
+	it, ok := c.nodes[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: node %q", ErrNodeNotFound, name)
+	}
+	removed := slices.Clone(it.info.pods)
+	for _, pi := range removed {
+		delete(c.pods, pi.key)
+		c.countBudgets(pi, -1)
+	}
+	delete(c.nodes, name)
+	c.byName.Delete(it)
+	c.unlink(it)
+	c.nodeSetVersion++
+	c.generation++
+	return removed, nil
+}
+
+// AddPod adds a pod already running on p.NodeName (state Bound).
+func (c *Cache) AddPod(p Pod) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if p.NodeName == "" {
+		return fmt.Errorf("%w: pod %s: nodeName is empty (pending pods belong in the queue)", ErrPodState, p.Key())
+	}
+	pi := NewPodInfo(p)
+	return c.place(pi.with(PodBound, p.NodeName, p.StartTime), p.NodeName)
+}
+
+// AssumePod records the scheduler's decision to put pi on node before the
+// binding completes: the pod counts against the node from now on.
+func (c *Cache) AssumePod(pi *PodInfo, node string) error {
+	if err := pi.pod.Validate(); err != nil {
+		return err
+	}
+	return c.place(pi.with(PodAssumed, node, 0), node)
+}
+
+func (c *Cache) place(pi *PodInfo, node string) error {
+	if old, ok := c.pods[pi.key]; ok {
+		return fmt.Errorf("%w: pod %s is %s on node %q", ErrPodExists, pi.key, old.state, old.pod.NodeName)
+	}
+	it, ok := c.nodes[node]
+	if !ok {
+		return fmt.Errorf("%w: node %q for pod %s", ErrNodeNotFound, node, pi.key)
+	}
+	it.info.insertPod(len(it.info.pods), pi)
+	c.pods[pi.key] = pi
+	c.countBudgets(pi, 1)
+	c.touch(it)
+	return nil
+}
+
+// FinishBinding turns an assumed pod into a bound one, started at now.
+func (c *Cache) FinishBinding(key PodKey, now time.Duration) error {
+	return c.transition(key, PodAssumed, func(pi *PodInfo) *PodInfo { return pi.with(PodBound, pi.pod.NodeName, now) })
+}
+
+// EvictPod starts the graceful termination of a bound pod: it keeps its
+// resources until RemovePod, and stops counting as healthy for budgets.
+func (c *Cache) EvictPod(key PodKey, now time.Duration) error {
+	return c.transition(key, PodBound, func(pi *PodInfo) *PodInfo {
+		cp := pi.with(PodTerminating, pi.pod.NodeName, pi.pod.StartTime)
+		cp.deletedAt = now
+		return cp
+	})
+}
+
+// transition replaces a pod in state from by next(pod), in place on its node.
+func (c *Cache) transition(key PodKey, from PodState, next func(*PodInfo) *PodInfo) error {
+	pi, ok := c.pods[key]
+	if !ok {
+		return fmt.Errorf("%w: pod %s", ErrPodNotFound, key)
+	}
+	if pi.state != from {
+		return fmt.Errorf("%w: pod %s on node %q is %s, not %s", ErrPodState, key, pi.pod.NodeName, pi.state, from)
+	}
+	it := c.nodes[pi.pod.NodeName]
+	np := next(pi)
+	it.info.pods[it.info.podIndex(key)] = np
+	c.countBudgets(pi, -1)
+	c.countBudgets(np, 1)
+	c.pods[key] = np
+	c.touch(it)
+	return nil
+}
+
+// ForgetPod drops an assumed pod whose binding will not happen.
+func (c *Cache) ForgetPod(key PodKey) error {
+	pi, ok := c.pods[key]
+	if !ok {
+		return fmt.Errorf("%w: pod %s", ErrPodNotFound, key)
+	}
+	if pi.state != PodAssumed {
+		return fmt.Errorf("%w: pod %s on node %q is %s, not Assumed", ErrPodState, key, pi.pod.NodeName, pi.state)
+	}
+	_, err := c.RemovePod(key)
+	return err
+}
+
+// RemovePod deletes a pod in any state (it finished, was deleted, or its
+// termination completed) and returns it.
+func (c *Cache) RemovePod(key PodKey) (*PodInfo, error) {
+	pi, ok := c.pods[key]
+	if !ok {
+		return nil, fmt.Errorf("%w: pod %s", ErrPodNotFound, key)
+	}
+	it := c.nodes[pi.pod.NodeName]
+	it.info.removePodAt(it.info.podIndex(key))
+	delete(c.pods, key)
+	c.countBudgets(pi, -1)
+	c.touch(it)
+	return pi, nil
+}
+
+// AddBudget adds a pod disruption budget; its counts cover the pods already
+// cached.
+func (c *Cache) AddBudget(b PodDisruptionBudget) error {
+	if err := b.Validate(); err != nil {
+		return err
+	}
+	i, found := c.budgetIndex(b.Key())
+	if found {
+		return fmt.Errorf("%w: %s", ErrBudgetExists, b.Key())
+	}
+	item := &budgetItem{budget: b}
+	for _, pi := range c.pods {
+		item.count(pi, 1)
+	}
+	c.budgets = slices.Insert(c.budgets, i, item)
+	c.budgetVersion++
+	return nil
+}
+
+// RemoveBudget deletes the budget with the given "namespace/name".
+func (c *Cache) RemoveBudget(key string) error {
+	i, found := c.budgetIndex(key)
+	if !found {
+		return fmt.Errorf("%w: %s", ErrBudgetMissing, key)
+	}
+	c.budgets = slices.Delete(c.budgets, i, i+1)
+	c.budgetVersion++
+	return nil
+}
+
+func (c *Cache) budgetIndex(key string) (int, bool) {
+	return slices.BinarySearchFunc(c.budgets, key, func(b *budgetItem, k string) int { return cmp.Compare(b.budget.Key(), k) })
+}
+
+// Budgets yields every budget with its current disruptionsAllowed, in key
+// order.
+func (c *Cache) Budgets() iter.Seq[BudgetStatus] {
+	return func(yield func(BudgetStatus) bool) {
+		for _, b := range c.budgets {
+			if !yield(b.status()) {
+				return
+			}
+		}
+	}
+}
+
+func (b *budgetItem) status() BudgetStatus {
+	return BudgetStatus{Budget: &b.budget, Allowed: b.budget.DisruptionsAllowed(b.healthy, b.expected)}
+}
+
+func (c *Cache) countBudgets(pi *PodInfo, sign int) {
+	for _, b := range c.budgets {
+		if b.count(pi, sign) {
+			c.budgetVersion++
+		}
+	}
+}
+
+// count adds sign to the budget's counts if it covers pi.
+func (b *budgetItem) count(pi *PodInfo, sign int) bool {
+	if pi.state == PodTerminating || !b.budget.Matches(&pi.pod) {
+		return false
+	}
+	b.expected += sign
+	if pi.state == PodBound {
+		b.healthy += sign
+	}
+	return true
+}

@@ -1,0 +1,173 @@
+package cluster
+
+import (
+	"iter"
+	"slices"
+	"time"
+)
+
+// PodState is where a pod is in the cache's life-cycle (see Cache).
+type PodState uint8
+
+// The pod states. PodPending is the zero value: a pod the cache does not
+// hold (waiting in the scheduler's queue, or reserved in a snapshot only).
+const (
+	PodPending PodState = iota
+	PodAssumed
+	PodBound
+	PodTerminating
+)
+
+var podStateNames = [...]string{"Pending", "Assumed", "Bound", "Terminating"}
+
+// String returns the state's name.
+func (s PodState) String() string {
+	if int(s) < len(podStateNames) {
+		return podStateNames[s]
+	}
+	return "PodState(?)"
+}
+
+// PodInfo is a pod with what the scheduler derives from it once: its key,
+// what it occupies on a node, its non-zero scoring requests, and its cache
+// state. PodInfos are shared between the cache and its snapshots, so they
+// are immutable: a state change makes a new PodInfo.
+type PodInfo struct {
+	pod        Pod
+	key        PodKey
+	request    Resources
+	nonZeroCPU int64
+	nonZeroMem int64
+	state      PodState
+	deletedAt  time.Duration // when eviction started; valid in PodTerminating
+}
+
+// NewPodInfo wraps a deep copy of p as a pending pod.
+func NewPodInfo(p Pod) *PodInfo {
+	p = p.Clone()
+	pi := &PodInfo{pod: p, key: p.Key(), request: PodRequest(&p)}
+	pi.nonZeroCPU, pi.nonZeroMem = p.NonZeroRequests()
+	return pi
+}
+
+// Pod returns the pod. It is shared: never modify it.
+func (pi *PodInfo) Pod() *Pod { return &pi.pod }
+
+// Key returns the pod's "namespace/name".
+func (pi *PodInfo) Key() PodKey { return pi.key }
+
+// Request returns what the pod occupies on a node: its requests plus one pod.
+func (pi *PodInfo) Request() Resources { return pi.request }
+
+// NonZeroRequests returns the cpu and memory scoring counts for the pod.
+func (pi *PodInfo) NonZeroRequests() (milliCPU, memory int64) { return pi.nonZeroCPU, pi.nonZeroMem }
+
+// State returns the pod's cache state.
+func (pi *PodInfo) State() PodState { return pi.state }
+
+// Priority returns the pod's resolved priority.
+func (pi *PodInfo) Priority() int32 { return pi.pod.Priority }
+
+// DeletedAt returns when the eviction of a terminating pod started.
+func (pi *PodInfo) DeletedAt() time.Duration { return pi.deletedAt }
+
+// with returns a copy of pi in another state, on another node, started at
+// another time: the copy-on-write step of every cache transition.
+func (pi *PodInfo) with(state PodState, node string, start time.Duration) *PodInfo {
+	cp := *pi
+	cp.state = state
+	cp.pod.NodeName = node
+	cp.pod.StartTime = start
+	return &cp
+}
+
+// NodeInfo is a node with the pods on it (bound, assumed or terminating)
+// and their summed requests. Requested counts each pod's requests plus one
+// pod; NonZeroRequested counts cpu and memory as scoring does (100m and
+// 200Mi in place of zero requests).
+//
+// Invariant: Requested == the sum of Request() over Pods(), and likewise for
+// the non-zero totals. Generation is the value of the owning cache's
+// counter at the node's last change; tentative changes made in a snapshot
+// (Snapshot.Reserve) do not change it.
+type NodeInfo struct {
+	node       Node
+	pods       []*PodInfo
+	requested  Resources
+	nonZeroCPU int64
+	nonZeroMem int64
+	generation int64
+}
+
+// Node returns the node. It is shared: never modify it.
+func (ni *NodeInfo) Node() *Node { return &ni.node }
+
+// Name returns the node's name.
+func (ni *NodeInfo) Name() string { return ni.node.Name }
+
+// Allocatable returns the node's allocatable resources.
+func (ni *NodeInfo) Allocatable() Resources { return ni.node.Allocatable }
+
+// Requested returns the sum of the requests of the pods on the node,
+// including one pod each.
+func (ni *NodeInfo) Requested() Resources { return ni.requested }
+
+// NonZeroRequested returns the cpu and memory scoring counts as requested.
+func (ni *NodeInfo) NonZeroRequested() (milliCPU, memory int64) { return ni.nonZeroCPU, ni.nonZeroMem }
+
+// Generation returns the cache generation of the node's last change.
+func (ni *NodeInfo) Generation() int64 { return ni.generation }
+
+// PodCount returns the number of pods on the node.
+func (ni *NodeInfo) PodCount() int { return len(ni.pods) }
+
+// Pods yields the pods on the node in the order they were added.
+func (ni *NodeInfo) Pods() iter.Seq[*PodInfo] { return slices.Values(ni.pods) }
+
+// Pod returns the pod with the given key on this node.
+func (ni *NodeInfo) Pod(key PodKey) (*PodInfo, bool) {
+	if i := ni.podIndex(key); i >= 0 {
+		return ni.pods[i], true
+	}
+	return nil, false
+}
+
+func (ni *NodeInfo) podIndex(key PodKey) int {
+	for i, p := range ni.pods {
+		if p.key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// insertPod puts pi at position pos (len to append) and adds its requests.
+func (ni *NodeInfo) insertPod(pos int, pi *PodInfo) {
+	ni.pods = slices.Insert(ni.pods, pos, pi)
+	ni.account(pi, 1)
+}
+
+// removePodAt takes the pod at pos off the node and subtracts its requests.
+func (ni *NodeInfo) removePodAt(pos int) *PodInfo {
+	pi := ni.pods[pos]
+	ni.pods = slices.Delete(ni.pods, pos, pos+1)
+	if len(ni.pods) == 0 {
+		ni.pods = nil
+	}
+	ni.account(pi, -1)
+	return pi
+}
+
+func (ni *NodeInfo) account(pi *PodInfo, sign int64) {
+	ni.requested.addInPlace(pi.request, sign)
+	ni.nonZeroCPU += sign * pi.nonZeroCPU
+	ni.nonZeroMem += sign * pi.nonZeroMem
+}
+
+// clone returns a copy that shares nothing mutable with ni.
+func (ni *NodeInfo) clone() *NodeInfo {
+	cp := *ni
+	cp.pods = slices.Clone(ni.pods)
+	cp.requested = ni.requested.clone()
+	return &cp
+}

@@ -1,0 +1,147 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+)
+
+// PreemptionPolicy says whether a pod may evict lower-priority pods.
+type PreemptionPolicy string
+
+// The preemption policies. The empty policy means PreemptLowerPriority.
+const (
+	PreemptLowerPriority PreemptionPolicy = "PreemptLowerPriority"
+	PreemptNever         PreemptionPolicy = "Never"
+)
+
+// DefaultSchedulerName is the scheduler name of pods that do not set one.
+const DefaultSchedulerName = "default-scheduler"
+
+// Pod is a unit of work to place on a node. It is a plain value; the cache
+// keeps its own deep copy. Priority is the resolved integer priority (see
+// PriorityClasses.Resolve); PriorityClassName is kept for reference.
+type Pod struct {
+	Namespace         string
+	Name              string
+	Labels            map[string]string
+	Requests          Resources // cpu, memory, extended; Pods must be 0 (each pod counts 1)
+	Priority          int32
+	PriorityClassName string
+	PreemptionPolicy  PreemptionPolicy // "" means PreemptLowerPriority
+	SchedulerName     string           // "" means DefaultSchedulerName
+	NodeSelector      map[string]string
+	Affinity          *NodeAffinity // required node affinity; nil: none
+	Tolerations       []Toleration
+	NodeName          string        // set: already bound to that node
+	PodGroup          string        // the leaf PodGroup this pod belongs to; "" for none
+	StartTime         time.Duration // simulated time the pod started running
+}
+
+// PodKey identifies a pod: "namespace/name".
+type PodKey string
+
+// Key returns the pod's "namespace/name".
+func (p *Pod) Key() PodKey { return MakePodKey(p.Namespace, p.Name) }
+
+// MakePodKey joins a namespace and a name into a PodKey.
+func MakePodKey(namespace, name string) PodKey {
+	if namespace == "" {
+		namespace = "default"
+	}
+	return PodKey(namespace + "/" + name)
+}
+
+// EffectivePreemptionPolicy returns the policy with the default applied.
+func (p *Pod) EffectivePreemptionPolicy() PreemptionPolicy {
+	if p.PreemptionPolicy == "" {
+		return PreemptLowerPriority
+	}
+	return p.PreemptionPolicy
+}
+
+// EffectiveSchedulerName returns the scheduler name with the default applied.
+func (p *Pod) EffectiveSchedulerName() string {
+	if p.SchedulerName == "" {
+		return DefaultSchedulerName
+	}
+	return p.SchedulerName
+}
+
+// The requests kube-scheduler assumes, for scoring only, when a pod asks for
+// no cpu or no memory (schedutil.DefaultMilliCPURequest, DefaultMemoryRequest).
+const (
+	DefaultMilliCPURequest int64 = 100
+	DefaultMemoryRequest   int64 = 200 * 1024 * 1024
+)
+
+// NonZeroRequests returns the cpu and memory the scoring plugins count for
+// p: its requests, with 100m cpu and 200Mi memory in place of a zero.
+// The model has no containers, so a zero request stands for an absent one.
+func (p *Pod) NonZeroRequests() (milliCPU, memory int64) {
+	milliCPU, memory = p.Requests.MilliCPU, p.Requests.Memory
+	if milliCPU == 0 {
+		milliCPU = DefaultMilliCPURequest
+	}
+	if memory == 0 {
+		memory = DefaultMemoryRequest
+	}
+	return milliCPU, memory
+}
+
+// ErrInvalidPod is wrapped by every Pod.Validate error.
+var ErrInvalidPod = errors.New("cluster: invalid pod")
+
+// Validate reports the first problem with p, naming the pod and field.
+func (p *Pod) Validate() error {
+	if p.Name == "" {
+		return fmt.Errorf("%w: name is empty", ErrInvalidPod)
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w %s: %s", ErrInvalidPod, p.Key(), fmt.Sprintf(format, args...))
+	}
+	if p.Requests.IsNegative() {
+		return bad("requests %v are negative", p.Requests)
+	}
+	if p.Requests.Pods != 0 {
+		return bad("requests.pods cannot be requested (each pod counts 1)")
+	}
+	switch p.PreemptionPolicy {
+	case "", PreemptLowerPriority, PreemptNever:
+	default:
+		return bad("preemptionPolicy %q is not PreemptLowerPriority or Never", p.PreemptionPolicy)
+	}
+	for i, t := range p.Tolerations {
+		if err := t.validate(); err != nil {
+			return bad("tolerations[%d]: %v", i, err)
+		}
+	}
+	if p.Affinity != nil {
+		if err := p.Affinity.validate(); err != nil {
+			return bad("affinity: %v", err)
+		}
+	}
+	return nil
+}
+
+// Clone returns a deep copy of p.
+func (p Pod) Clone() Pod {
+	p.Labels = maps.Clone(p.Labels)
+	p.NodeSelector = maps.Clone(p.NodeSelector)
+	p.Tolerations = slices.Clone(p.Tolerations)
+	p.Requests = p.Requests.clone()
+	if p.Affinity != nil {
+		a := p.Affinity.clone()
+		p.Affinity = &a
+	}
+	return p
+}
+
+// PodRequest is what a pod occupies on a node: its requests plus one pod.
+func PodRequest(p *Pod) Resources {
+	r := p.Requests
+	r.Pods = 1
+	return r
+}

@@ -1,0 +1,108 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+)
+
+// PriorityClass maps a name to a priority value, as scheduling.k8s.io/v1
+// does. At most one class is the global default.
+type PriorityClass struct {
+	Name             string
+	Value            int32
+	GlobalDefault    bool
+	PreemptionPolicy PreemptionPolicy // "" means PreemptLowerPriority
+}
+
+// ErrPriorityClass is wrapped by every error about priority classes.
+var ErrPriorityClass = errors.New("cluster: priority class")
+
+// MaxUserPriority is the highest value a user-defined class may have.
+const MaxUserPriority = 1_000_000_000
+
+// PriorityClasses is a set of priority classes with the admission-time
+// lookups Kubernetes performs. The zero value is an empty, usable set.
+type PriorityClasses struct {
+	byName        map[string]PriorityClass
+	globalDefault string
+}
+
+// Add registers a class. A duplicate name, a second global default, a value
+// above MaxUserPriority or an unknown preemption policy is an error naming
+// the class and the field.
+func (pcs *PriorityClasses) Add(pc PriorityClass) error {
+	switch {
+	case pc.Name == "":
+		return fmt.Errorf("%w: name is empty", ErrPriorityClass)
+	case pcs.byName[pc.Name].Name != "":
+		return fmt.Errorf("%w %q: name already defined", ErrPriorityClass, pc.Name)
+	case pc.Value > MaxUserPriority:
+		return fmt.Errorf("%w %q: value %d is above %d", ErrPriorityClass, pc.Name, pc.Value, MaxUserPriority)
+	case pc.GlobalDefault && pcs.globalDefault != "":
+		return fmt.Errorf("%w %q: globalDefault: %q is already the global default", ErrPriorityClass, pc.Name, pcs.globalDefault)
+	}
+	switch pc.PreemptionPolicy {
+	case "", PreemptLowerPriority, PreemptNever:
+	default:
+		return fmt.Errorf("%w %q: preemptionPolicy %q is not PreemptLowerPriority or Never", ErrPriorityClass, pc.Name, pc.PreemptionPolicy)
+	}
+	if pcs.byName == nil {
+		pcs.byName = map[string]PriorityClass{}
+	}
+	pcs.byName[pc.Name] = pc
+	if pc.GlobalDefault {
+		pcs.globalDefault = pc.Name
+	}
+	return nil
+}
+
+// Get returns the class with the given name.
+func (pcs *PriorityClasses) Get(name string) (PriorityClass, bool) {
+	pc, ok := pcs.byName[name]
+	return pc, ok
+}
+
+// All yields the classes in name order.
+func (pcs *PriorityClasses) All() iter.Seq[PriorityClass] {
+	return func(yield func(PriorityClass) bool) {
+		for _, name := range slices.Sorted(maps.Keys(pcs.byName)) {
+			if !yield(pcs.byName[name]) {
+				return
+			}
+		}
+	}
+}
+
+// GlobalDefault returns the global default class, if one is defined.
+func (pcs *PriorityClasses) GlobalDefault() (PriorityClass, bool) {
+	if pcs.globalDefault == "" {
+		return PriorityClass{}, false
+	}
+	return pcs.byName[pcs.globalDefault], true
+}
+
+// Resolve returns the priority and preemption policy admission gives to an
+// object naming className: the class's value and policy; for "" the global
+// default's, or 0 and PreemptLowerPriority when there is none. An unknown
+// class is an error.
+func (pcs *PriorityClasses) Resolve(className string) (int32, PreemptionPolicy, error) {
+	if className == "" {
+		pc, ok := pcs.GlobalDefault()
+		if !ok {
+			return 0, PreemptLowerPriority, nil
+		}
+		className = pc.Name
+	}
+	pc, ok := pcs.byName[className]
+	if !ok {
+		return 0, "", fmt.Errorf("%w %q: not found", ErrPriorityClass, className)
+	}
+	policy := pc.PreemptionPolicy
+	if policy == "" {
+		policy = PreemptLowerPriority
+	}
+	return pc.Value, policy, nil
+}

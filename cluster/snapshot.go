@@ -1,0 +1,187 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+)
+
+// ErrTentative is returned by UpdateSnapshot while a snapshot still holds
+// tentative changes: they must be rolled back first.
+var ErrTentative = errors.New("cluster: snapshot has tentative changes")
+
+// Snapshot is a consistent view of the cache taken at one instant, and the
+// working copy of a scheduling cycle.
+//
+// Nodes are listed in name order and addressed by a dense index (0..Len-1)
+// that stays valid until the node set changes (NodeSetVersion).
+// Mutating the cache never changes a snapshot: each snapshot owns copies
+// of its NodeInfos. UpdateSnapshot refreshes it in O(changed nodes), plus
+// O(nodes) when nodes were added or removed.
+//
+// A cycle makes tentative changes on the snapshot (Reserve, Remove); each is
+// logged, and Rollback(cp) undoes every change made since Checkpoint()
+// returned cp, last first, restoring the exact previous state (pod order
+// included). A Snapshot is not safe for concurrent use.
+type Snapshot struct {
+	nodes          []*NodeInfo
+	index          map[string]int
+	budgets        []BudgetStatus
+	generation     int64
+	nodeSetVersion int64
+	budgetVersion  int64
+	log            []change
+}
+
+// change is one tentative change: pod added to (added) or removed from the
+// node at index node, at position pos in its pod list.
+type change struct {
+	node  int
+	pos   int
+	pod   *PodInfo
+	added bool
+}
+
+// Checkpoint marks a point in a snapshot's tentative changes.
+type Checkpoint int
+
+// Snapshot returns a new snapshot of the cache.
+func (c *Cache) Snapshot() *Snapshot {
+	s := &Snapshot{index: map[string]int{}, nodeSetVersion: -1, budgetVersion: -1}
+	_ = c.UpdateSnapshot(s) // a new snapshot has no tentative changes
+	return s
+}
+
+// UpdateSnapshot brings s up to date with the cache, copying only the nodes
+// that changed since s was last updated. It refuses (ErrTentative) while s
+// holds tentative changes.
+func (c *Cache) UpdateSnapshot(s *Snapshot) error {
+	if len(s.log) > 0 {
+		return fmt.Errorf("%w: %d not rolled back", ErrTentative, len(s.log))
+	}
+	rebuild := s.nodeSetVersion != c.nodeSetVersion
+	var fresh map[string]*NodeInfo
+	for it := c.recent; it != nil && it.info.generation > s.generation; it = it.next {
+		clone := it.info.clone()
+		if i, ok := s.index[clone.node.Name]; ok && !rebuild {
+			s.nodes[i] = clone
+			continue
+		}
+		if fresh == nil {
+			fresh = map[string]*NodeInfo{}
+		}
+		fresh[clone.node.Name] = clone
+	}
+	if rebuild {
+		s.rebuild(c, fresh)
+	}
+	if s.budgetVersion != c.budgetVersion {
+		s.budgets = s.budgets[:0]
+		for b := range c.Budgets() {
+			b.Budget = new(*b.Budget)
+			s.budgets = append(s.budgets, b)
+		}
+		s.budgetVersion = c.budgetVersion
+	}
+	s.generation = c.generation
+	return nil
+}
+
+// rebuild lays out the node list anew in name order, taking fresh copies
+// where a node changed and keeping the snapshot's own copies otherwise.
+func (s *Snapshot) rebuild(c *Cache, fresh map[string]*NodeInfo) {
+	nodes := make([]*NodeInfo, 0, len(c.nodes))
+	index := make(map[string]int, len(c.nodes))
+	c.byName.Ascend(func(it *nodeItem) bool {
+		name := it.info.node.Name
+		ni, ok := fresh[name]
+		if !ok {
+			if i, had := s.index[name]; had {
+				ni = s.nodes[i]
+			} else {
+				ni = it.info.clone()
+			}
+		}
+		index[name] = len(nodes)
+		nodes = append(nodes, ni)
+		return true
+	})
+	s.nodes, s.index = nodes, index
+	s.nodeSetVersion = c.nodeSetVersion
+}
+
+// Len returns the number of nodes.
+func (s *Snapshot) Len() int { return len(s.nodes) }
+
+// Node returns the node at index i (0 <= i < Len()).
+func (s *Snapshot) Node(i int) *NodeInfo { return s.nodes[i] }
+
+// Index returns the index of the named node.
+func (s *Snapshot) Index(name string) (int, bool) {
+	i, ok := s.index[name]
+	return i, ok
+}
+
+// NodeInfo returns the named node.
+func (s *Snapshot) NodeInfo(name string) (*NodeInfo, bool) {
+	i, ok := s.index[name]
+	if !ok {
+		return nil, false
+	}
+	return s.nodes[i], true
+}
+
+// Nodes yields (index, node) in name order.
+func (s *Snapshot) Nodes() iter.Seq2[int, *NodeInfo] { return slices.All(s.nodes) }
+
+// Generation returns the cache generation the snapshot reflects.
+func (s *Snapshot) Generation() int64 { return s.generation }
+
+// NodeSetVersion changes whenever nodes were added or removed; data derived
+// from the node list (indexes, topology domains) is valid while it holds.
+func (s *Snapshot) NodeSetVersion() int64 { return s.nodeSetVersion }
+
+// Budgets yields the pod disruption budgets as they were when the snapshot
+// was taken, with their allowed disruptions, in key order.
+func (s *Snapshot) Budgets() iter.Seq[BudgetStatus] { return slices.Values(s.budgets) }
+
+// Reserve tentatively places pi on the node at index node.
+func (s *Snapshot) Reserve(pi *PodInfo, node int) {
+	ni := s.nodes[node]
+	s.log = append(s.log, change{node: node, pos: len(ni.pods), pod: pi, added: true})
+	ni.insertPod(len(ni.pods), pi)
+}
+
+// Remove tentatively takes the pod with the given key off the node at index
+// node (a preemption victim, or a reserved pod being unreserved).
+func (s *Snapshot) Remove(key PodKey, node int) error {
+	ni := s.nodes[node]
+	pos := ni.podIndex(key)
+	if pos < 0 {
+		return fmt.Errorf("%w: pod %s on node %q", ErrPodNotFound, key, ni.node.Name)
+	}
+	pi := ni.removePodAt(pos)
+	s.log = append(s.log, change{node: node, pos: pos, pod: pi})
+	return nil
+}
+
+// Checkpoint returns a mark to roll back to.
+func (s *Snapshot) Checkpoint() Checkpoint { return Checkpoint(len(s.log)) }
+
+// Rollback undoes every tentative change made after cp, newest first.
+func (s *Snapshot) Rollback(cp Checkpoint) {
+	for len(s.log) > int(cp) {
+		ch := s.log[len(s.log)-1]
+		s.log = s.log[:len(s.log)-1]
+		ni := s.nodes[ch.node]
+		if ch.added {
+			ni.removePodAt(ch.pos)
+		} else {
+			ni.insertPod(ch.pos, ch.pod)
+		}
+	}
+}
+
+// Tentative returns the number of tentative changes not rolled back.
+func (s *Snapshot) Tentative() int { return len(s.log) }
