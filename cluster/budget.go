@@ -84,7 +84,7 @@ func (b *PodDisruptionBudget) DisruptionsAllowed(healthy, expected int) int {
 	case b.MinAvailable != nil:
 		desired = b.MinAvailable.of(expected)
 	case b.MaxUnavailable != nil:
-		desired = expected - b.MaxUnavailable.of(expected)
+		desired = max(0, expected-b.MaxUnavailable.of(expected)) // clamped as the controller does
 	}
 	return max(0, healthy-desired)
 }

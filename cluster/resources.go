@@ -153,8 +153,9 @@ func mergeScalars(dst, a, b []Scalar, sign int64) []Scalar {
 	return dst
 }
 
-// addInPlace adds sign*o to r, reusing r's extended slice. Only an owner of
-// r's slice (a NodeInfo that cloned it) may call it.
+// addInPlace adds sign*o to r. The extended part is replaced, never written
+// through: values handed out earlier (NodeInfo.Requested) may share it.
+// It allocates only when o has extended resources.
 func (r *Resources) addInPlace(o Resources, sign int64) {
 	r.MilliCPU += sign * o.MilliCPU
 	r.Memory += sign * o.Memory
@@ -162,33 +163,7 @@ func (r *Resources) addInPlace(o Resources, sign int64) {
 	if len(o.scalars) == 0 {
 		return
 	}
-	if sameNames(r.scalars, o.scalars) {
-		zero := false
-		for i := range o.scalars {
-			r.scalars[i].Value += sign * o.scalars[i].Value
-			zero = zero || r.scalars[i].Value == 0
-		}
-		if zero {
-			r.scalars = slices.DeleteFunc(r.scalars, func(s Scalar) bool { return s.Value == 0 })
-			if len(r.scalars) == 0 {
-				r.scalars = nil
-			}
-		}
-		return
-	}
 	r.scalars = mergeScalars(make([]Scalar, 0, len(r.scalars)+len(o.scalars)), r.scalars, o.scalars, sign)
-}
-
-func sameNames(a, b []Scalar) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Name != b[i].Name {
-			return false
-		}
-	}
-	return true
 }
 
 // clone returns r with an extended slice of its own.

@@ -1,0 +1,168 @@
+package gangsim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/placement"
+)
+
+// ErrConfig is wrapped by every Config.Validate error.
+var ErrConfig = errors.New("gangsim: invalid config")
+
+// PluginWeight enables a score plugin with a weight.
+type PluginWeight struct {
+	Name   string
+	Weight int64
+}
+
+// ScoringStrategy is NodeResourcesFit's pluginConfig: the pod-by-pod
+// scoring type and the resource weights (which placement scoring uses too).
+type ScoringStrategy struct {
+	Type      placement.ScoringType        // "" means LeastAllocated
+	Resources []placement.ResourceWeight // empty means cpu 1, memory 1
+}
+
+// Config mirrors the KubeSchedulerConfiguration knobs the simulator
+// models. Zero fields take kube-scheduler v1.37's defaults:
+//
+//   - SchedulerName: "default-scheduler"; pods naming another scheduler are
+//     left pending, as another scheduler's pods are.
+//   - ScoringStrategy: LeastAllocated over cpu 1, memory 1.
+//   - ScorePlugins: TaintToleration 3, NodeResourcesFit 1,
+//     NodeResourcesBalancedAllocation 1 (the default profile's score
+//     plugins that act on what the model has). A non-empty list replaces
+//     the default: a plugin left out is disabled. Weight 0 means 1.
+//   - PercentageOfNodesToScore: 0, adaptive (50 - nodes/125 percent, at
+//     least 5%, at least 100 nodes); 100 scores every feasible node.
+//   - PodInitialBackoff 1s, PodMaxBackoff 10s, MaxUnschedulable 5m.
+type Config struct {
+	SchedulerName            string
+	ScoringStrategy          ScoringStrategy
+	ScorePlugins             []PluginWeight
+	PercentageOfNodesToScore int32
+	PodInitialBackoff        time.Duration
+	PodMaxBackoff            time.Duration
+	MaxUnschedulable         time.Duration
+}
+
+// Score plugin names accepted in Config.ScorePlugins.
+var scorePluginNames = []string{placement.TaintTolerationName, placement.NodeResourcesFitName, placement.BalancedAllocationName}
+
+// DefaultScorePlugins returns the default profile's score plugins.
+func DefaultScorePlugins() []PluginWeight {
+	return []PluginWeight{
+		{placement.TaintTolerationName, 3},
+		{placement.NodeResourcesFitName, 1},
+		{placement.BalancedAllocationName, 1},
+	}
+}
+
+// WithDefaults returns c with every zero field set to its default.
+func (c Config) WithDefaults() Config {
+	if c.SchedulerName == "" {
+		c.SchedulerName = cluster.DefaultSchedulerName
+	}
+	if c.ScoringStrategy.Type == "" {
+		c.ScoringStrategy.Type = placement.LeastAllocated
+	}
+	if len(c.ScoringStrategy.Resources) == 0 {
+		c.ScoringStrategy.Resources = placement.DefaultResourceWeights()
+	}
+	if len(c.ScorePlugins) == 0 {
+		c.ScorePlugins = DefaultScorePlugins()
+	}
+	c.ScorePlugins = slices.Clone(c.ScorePlugins)
+	for i := range c.ScorePlugins {
+		if c.ScorePlugins[i].Weight == 0 {
+			c.ScorePlugins[i].Weight = 1
+		}
+	}
+	if c.PodInitialBackoff == 0 {
+		c.PodInitialBackoff = time.Second
+	}
+	if c.PodMaxBackoff == 0 {
+		c.PodMaxBackoff = 10 * time.Second
+	}
+	if c.MaxUnschedulable == 0 {
+		c.MaxUnschedulable = 5 * time.Minute
+	}
+	return c
+}
+
+// Validate reports the first invalid setting, naming the field.
+func (c Config) Validate() error {
+	c = c.WithDefaults()
+	switch c.ScoringStrategy.Type {
+	case placement.LeastAllocated, placement.MostAllocated:
+	default:
+		return fmt.Errorf("%w: scoringStrategy.type %q is not LeastAllocated or MostAllocated", ErrConfig, c.ScoringStrategy.Type)
+	}
+	if err := validateResourceWeights(c.ScoringStrategy.Resources); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for i, p := range c.ScorePlugins {
+		switch {
+		case !slices.Contains(scorePluginNames, p.Name):
+			return fmt.Errorf("%w: scorePlugins[%d].name %q is not one of %v", ErrConfig, i, p.Name, scorePluginNames)
+		case seen[p.Name]:
+			return fmt.Errorf("%w: scorePlugins[%d].name %q is listed twice", ErrConfig, i, p.Name)
+		case p.Weight < 0 || p.Weight > 100:
+			return fmt.Errorf("%w: scorePlugins[%d] (%s).weight %d is not in 1..100", ErrConfig, i, p.Name, p.Weight)
+		}
+		seen[p.Name] = true
+	}
+	if c.PercentageOfNodesToScore < 0 || c.PercentageOfNodesToScore > 100 {
+		return fmt.Errorf("%w: percentageOfNodesToScore %d is not in 0..100", ErrConfig, c.PercentageOfNodesToScore)
+	}
+	if c.PodInitialBackoff < 0 || c.PodMaxBackoff < c.PodInitialBackoff {
+		return fmt.Errorf("%w: podInitialBackoff %v and podMaxBackoff %v must satisfy 0 <= initial <= max", ErrConfig, c.PodInitialBackoff, c.PodMaxBackoff)
+	}
+	if c.MaxUnschedulable < 0 {
+		return fmt.Errorf("%w: maxUnschedulable %v is negative", ErrConfig, c.MaxUnschedulable)
+	}
+	return nil
+}
+
+func validateResourceWeights(rs []placement.ResourceWeight) error {
+	seen := map[cluster.ResourceName]bool{}
+	for i, r := range rs {
+		switch {
+		case r.Name == "":
+			return fmt.Errorf("%w: scoringStrategy.resources[%d].name is empty", ErrConfig, i)
+		case seen[r.Name]:
+			return fmt.Errorf("%w: scoringStrategy.resources[%d].name %q is listed twice", ErrConfig, i, r.Name)
+		case r.Weight < 1 || r.Weight > 100:
+			return fmt.Errorf("%w: scoringStrategy.resources[%d] (%s).weight %d is not in 1..100", ErrConfig, i, r.Name, r.Weight)
+		}
+		seen[r.Name] = true
+	}
+	return nil
+}
+
+// podScheduler builds the per-pod filter and score pipeline the config
+// describes; the filters run in kube-scheduler's default order.
+func (c Config) podScheduler() *placement.PodScheduler {
+	filters := []placement.FilterPlugin{
+		placement.NodeName{}, placement.NodeUnschedulable{}, placement.TaintToleration{},
+		placement.NodeAffinity{}, placement.NewNodeResourcesFit(c.ScoringStrategy.Type, c.ScoringStrategy.Resources),
+	}
+	var scorers []placement.WeightedScorer
+	for _, p := range c.ScorePlugins {
+		var plugin placement.ScorePlugin
+		switch p.Name {
+		case placement.TaintTolerationName:
+			plugin = placement.TaintToleration{}
+		case placement.NodeResourcesFitName:
+			plugin = placement.NewNodeResourcesFit(c.ScoringStrategy.Type, c.ScoringStrategy.Resources)
+		case placement.BalancedAllocationName:
+			plugin = placement.NewBalancedAllocation()
+		}
+		scorers = append(scorers, placement.WeightedScorer{Plugin: plugin, Weight: p.Weight})
+	}
+	return placement.NewPodScheduler(filters, scorers, c.PercentageOfNodesToScore)
+}

@@ -1,0 +1,94 @@
+package gangsim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// AddNode adds a node; pending pods are retried.
+func (s *Scheduler) AddNode(n cluster.Node) error {
+	if err := s.cache.AddNode(n); err != nil {
+		return err
+	}
+	s.clusterChanged()
+	return nil
+}
+
+// UpdateNode replaces a node's labels, allocatable, taints and
+// unschedulable flag; its pods stay. Pending pods are retried.
+func (s *Scheduler) UpdateNode(n cluster.Node) error {
+	if err := s.cache.UpdateNode(n); err != nil {
+		return err
+	}
+	s.clusterChanged()
+	return nil
+}
+
+// CordonNode marks a node unschedulable; its pods keep running.
+func (s *Scheduler) CordonNode(name string) error { return s.setUnschedulable(name, true) }
+
+// UncordonNode makes a cordoned node schedulable again.
+func (s *Scheduler) UncordonNode(name string) error { return s.setUnschedulable(name, false) }
+
+func (s *Scheduler) setUnschedulable(name string, v bool) error {
+	ni, ok := s.cache.Node(name)
+	if !ok {
+		return fmt.Errorf("%w: node %q", cluster.ErrNodeNotFound, name)
+	}
+	n := ni.Node().Clone()
+	n.Unschedulable = v
+	return s.UpdateNode(n)
+}
+
+// RemoveNode deletes a node, as when a machine is lost: its pods are
+// evicted and go back to the queue as pending pods.
+func (s *Scheduler) RemoveNode(name string) error {
+	pods, err := s.cache.RemoveNode(name)
+	if err != nil {
+		return err
+	}
+	if err := s.requeue(pods); err != nil {
+		return err
+	}
+	s.clusterChanged()
+	return nil
+}
+
+// DrainNode cordons a node and evicts its pods back to the queue, as
+// `kubectl drain` does, while their pod disruption budgets allow: a pod
+// whose eviction a budget forbids stays on the node, and the drain leaves
+// it there (a budget counts the drain's own earlier evictions).
+func (s *Scheduler) DrainNode(name string) error {
+	if err := s.CordonNode(name); err != nil {
+		return err
+	}
+	ni, _ := s.cache.Node(name)
+	var evict []*cluster.PodInfo
+	for _, pi := range slices.Collect(ni.Pods()) {
+		if !s.budgetsAllow(pi) {
+			continue
+		}
+		if _, err := s.cache.RemovePod(pi.Key()); err != nil {
+			return err
+		}
+		evict = append(evict, pi)
+	}
+	if err := s.requeue(evict); err != nil {
+		return err
+	}
+	s.clusterChanged()
+	return nil
+}
+
+// budgetsAllow reports whether every budget covering pi allows one more
+// disruption now.
+func (s *Scheduler) budgetsAllow(pi *cluster.PodInfo) bool {
+	for b := range s.cache.Budgets() {
+		if b.Budget.Matches(pi.Pod()) && b.Allowed < 1 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,163 @@
+package placement
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// WeightedScorer is a score plugin with its weight in the node total.
+type WeightedScorer struct {
+	Plugin ScorePlugin
+	Weight int64
+}
+
+// Adaptive sampling bounds of kube-scheduler's numFeasibleNodesToFind.
+const (
+	minFeasibleNodesToFind           = 100
+	minFeasibleNodesPercentageToFind = 5
+)
+
+// NumFeasibleNodesToFind returns how many feasible nodes the filter phase
+// looks for before it stops, as kube-scheduler computes it: every node
+// below 100 nodes; otherwise percentage of them (0 means adaptive:
+// 50 - nodes/125, at least 5), but never fewer than 100.
+func NumFeasibleNodesToFind(percentage int32, numNodes int) int {
+	if numNodes < minFeasibleNodesToFind {
+		return numNodes
+	}
+	if percentage == 0 {
+		percentage = max(int32(50)-int32(numNodes/125), minFeasibleNodesPercentageToFind)
+	}
+	n := int(int64(numNodes) * int64(percentage) / 100)
+	return max(n, minFeasibleNodesToFind)
+}
+
+// PodScheduler runs the filter and score phases for one pod at a time on a
+// snapshot: kube-scheduler's schedulePod, made sequential and
+// deterministic.
+//
+// Filtering visits the candidate nodes starting where the previous pod's
+// search stopped (so that all nodes get examined over time) and stops once
+// NumFeasibleNodesToFind feasible nodes are found. Scoring sums each
+// plugin's normalised score times its weight; the highest total wins, and
+// among equal totals the node first in name order (lowest snapshot index).
+// A lone feasible node is taken without scoring.
+//
+// A PodScheduler keeps scratch buffers between calls: it is not safe for
+// concurrent use.
+type PodScheduler struct {
+	filters    []FilterPlugin
+	scorers    []WeightedScorer
+	percentage int32
+	nextStart  int
+
+	feasible   []int
+	rejections []NodeRejection
+	scores     []int64
+	totals     []int64
+}
+
+// NewPodScheduler returns a PodScheduler running filters in order, then
+// scorers; percentage is percentageOfNodesToScore (0 adaptive, 100 all).
+func NewPodScheduler(filters []FilterPlugin, scorers []WeightedScorer, percentage int32) *PodScheduler {
+	return &PodScheduler{filters: filters, scorers: scorers, percentage: percentage}
+}
+
+// Filter runs every filter on one node and returns the first rejection.
+func (ps *PodScheduler) Filter(pod *cluster.PodInfo, node *cluster.NodeInfo) *Rejection {
+	for _, f := range ps.filters {
+		if r := f.Filter(pod, node); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// Schedule picks a node for pod among candidates (snapshot indexes; nil
+// means every node) and returns its index, or a FitError when none fits.
+// It does not reserve the pod.
+func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, candidates []int) (int, *FitError) {
+	n := len(candidates)
+	if candidates == nil {
+		n = snap.Len()
+	}
+	if n == 0 {
+		return -1, &FitError{Pod: pod.Key()}
+	}
+	want := NumFeasibleNodesToFind(ps.percentage, n)
+	if len(ps.scorers) == 0 {
+		want = 1
+	}
+	ps.feasible, ps.rejections = ps.feasible[:0], ps.rejections[:0]
+	start := ps.nextStart % n
+	processed := 0
+	for i := 0; i < n && len(ps.feasible) < want; i++ {
+		idx := (start + i) % n
+		if candidates != nil {
+			idx = candidates[idx]
+		}
+		processed++
+		if r := ps.Filter(pod, snap.Node(idx)); r != nil {
+			ps.rejections = append(ps.rejections, NodeRejection{Node: idx, Rejection: r})
+			continue
+		}
+		ps.feasible = append(ps.feasible, idx)
+	}
+	ps.nextStart = (start + processed) % n
+	switch len(ps.feasible) {
+	case 0:
+		return -1, ps.fitError(pod, n)
+	case 1:
+		return ps.feasible[0], nil
+	}
+	return ps.best(snap, pod), nil
+}
+
+func (ps *PodScheduler) fitError(pod *cluster.PodInfo, n int) *FitError {
+	rej := append([]NodeRejection(nil), ps.rejections...)
+	sortRejections(rej)
+	return &FitError{Pod: pod.Key(), NumAllNodes: n, Rejections: rej}
+}
+
+// best scores the feasible nodes and returns the winner.
+func (ps *PodScheduler) best(snap *cluster.Snapshot, pod *cluster.PodInfo) int {
+	m := len(ps.feasible)
+	ps.totals = resize(ps.totals, m)
+	clear(ps.totals)
+	for _, ws := range ps.scorers {
+		if sk, ok := ws.Plugin.(ScoreSkipper); ok && sk.SkipScore(pod) {
+			continue
+		}
+		ps.scores = resize(ps.scores, m)
+		for i, idx := range ps.feasible {
+			ps.scores[i] = ws.Plugin.Score(pod, snap.Node(idx))
+		}
+		if nz, ok := ws.Plugin.(ScoreNormalizer); ok {
+			nz.NormalizeScores(ps.scores)
+		}
+		for i, s := range ps.scores {
+			ps.totals[i] += s * ws.Weight
+		}
+	}
+	bestIdx, bestTotal := -1, int64(-1)
+	for i, idx := range ps.feasible {
+		if t := ps.totals[i]; t > bestTotal || t == bestTotal && idx < bestIdx {
+			bestIdx, bestTotal = idx, t
+		}
+	}
+	return bestIdx
+}
+
+func resize(s []int64, n int) []int64 {
+	if cap(s) < n {
+		return make([]int64, n)
+	}
+	return s[:n]
+}
+
+func sortRejections(r []NodeRejection) {
+	// the scan started mid-list; node order keeps reports stable
+	slices.SortFunc(r, func(a, b NodeRejection) int { return cmp.Compare(a.Node, b.Node) })
+}

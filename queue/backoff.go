@@ -1,0 +1,53 @@
+package queue
+
+import (
+	"math"
+	"time"
+)
+
+// Backoff holds the backoff parameters (kube-scheduler's defaults: 1s
+// initial, 10s max).
+type Backoff struct {
+	Initial time.Duration
+	Max     time.Duration
+}
+
+// backoffWindow is the granularity of backoff expiry: kube-scheduler
+// truncates it to whole seconds so that items of one window leave together
+// in activeQ order.
+const backoffWindow = time.Second
+
+// Duration returns the backoff after count failed attempts for an item of
+// size pods: Initial doubled per attempt after the first, capped at Max,
+// where Max grows to Max*sqrt(size) for a group of more than one pod
+// (kube-scheduler's calculateBackoffDuration). It is 0 for count 0.
+func (b Backoff) Duration(count, size int) time.Duration {
+	if count <= 0 || b.Max <= 0 {
+		return 0
+	}
+	maxBackoff := b.Max
+	if size > 1 {
+		maxBackoff = time.Duration(float64(b.Max) * math.Sqrt(float64(size)))
+	}
+	shift := count - 1
+	if shift >= 62 || b.Initial > maxBackoff>>shift {
+		return maxBackoff
+	}
+	return b.Initial << shift
+}
+
+// Expiry returns when an item requeued at timestamp after count failures
+// leaves the backoff queue: timestamp plus Duration, truncated to a whole
+// second.
+func (b Backoff) Expiry(timestamp time.Duration, count, size int) time.Duration {
+	return (timestamp + b.Duration(count, size)).Truncate(backoffWindow)
+}
+
+// failures is the count the backoff is computed from: consecutive errors
+// when there are any, otherwise unschedulable attempts.
+func failures[T any](it *Item[T]) int {
+	if it.ConsecutiveErrors > 0 {
+		return it.ConsecutiveErrors
+	}
+	return it.UnschedulableCount
+}

@@ -1,0 +1,382 @@
+package queue
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/google/btree"
+)
+
+// Errors of queue operations; each is wrapped with the item key.
+var (
+	ErrExists   = errors.New("queue: item already present")
+	ErrNotFound = errors.New("queue: item not present")
+	ErrState    = errors.New("queue: item is not where the operation needs it")
+)
+
+// Config holds the queue's timing parameters; zero fields take the
+// kube-scheduler defaults.
+type Config struct {
+	Backoff Backoff
+	// MaxUnschedulable is how long an item may stay in the unschedulable
+	// pool before it is retried anyway (default 5 minutes).
+	MaxUnschedulable time.Duration
+}
+
+// Defaults of Config, as kube-scheduler v1.37.
+const (
+	DefaultInitialBackoff   = time.Second
+	DefaultMaxBackoff       = 10 * time.Second
+	DefaultMaxUnschedulable = 5 * time.Minute
+)
+
+func (c Config) withDefaults() Config {
+	if c.Backoff.Initial == 0 {
+		c.Backoff.Initial = DefaultInitialBackoff
+	}
+	if c.Backoff.Max == 0 {
+		c.Backoff.Max = DefaultMaxBackoff
+	}
+	if c.MaxUnschedulable == 0 {
+		c.MaxUnschedulable = DefaultMaxUnschedulable
+	}
+	return c
+}
+
+// Queue is kube-scheduler's scheduling queue in simulated time. Items live
+// in exactly one of:
+//
+//   - activeQ: ready, popped in the order priority desc, first seen asc,
+//     insertion order;
+//   - backoffQ: waiting until their backoff expires (ordered by expiry, then
+//     activeQ order);
+//   - the unschedulable pool: waiting for a cluster change that may help
+//     (MoveAll) or for MaxUnschedulable to pass;
+//   - the gated pool: not ready to be tried at all (a gang short of
+//     members) until Activate;
+//   - in flight: popped, until the scheduler requeues or forgets it.
+//
+// Time only moves through the now arguments; the queue never reads a clock.
+// Unlike kube-scheduler with SchedulerPopFromBackoffQ, Pop never takes an
+// item out of backoff early: cycles take no simulated time, so popping a
+// backing-off item when activeQ is empty would retry it in a loop at the
+// same instant. A Queue is not safe for concurrent use.
+type Queue[T any] struct {
+	cfg           Config
+	active        *btree.BTreeG[*Item[T]]
+	backoff       *btree.BTreeG[*Item[T]]
+	unschedulable *btree.BTreeG[*Item[T]] // by parkedSince, then seq
+	gated         *btree.BTreeG[*Item[T]] // by seq
+	items         map[string]*Item[T]
+	seq           uint64
+}
+
+// New returns an empty queue.
+func New[T any](cfg Config) *Queue[T] {
+	return &Queue[T]{
+		cfg:    cfg.withDefaults(),
+		active: btree.NewG(16, before[T]),
+		backoff: btree.NewG(16, func(a, b *Item[T]) bool {
+			if a.expiry != b.expiry {
+				return a.expiry < b.expiry
+			}
+			return before(a, b)
+		}),
+		unschedulable: btree.NewG(16, func(a, b *Item[T]) bool {
+			if a.parkedSince != b.parkedSince {
+				return a.parkedSince < b.parkedSince
+			}
+			return a.seq < b.seq
+		}),
+		gated: btree.NewG(16, func(a, b *Item[T]) bool { return a.seq < b.seq }),
+		items: map[string]*Item[T]{},
+	}
+}
+
+// Backoff returns the queue's backoff parameters.
+func (q *Queue[T]) Backoff() Backoff { return q.cfg.Backoff }
+
+// Get returns the item with the given key, wherever it is (in flight too).
+func (q *Queue[T]) Get(key string) (*Item[T], bool) {
+	it, ok := q.items[key]
+	return it, ok
+}
+
+// Add puts a new item in activeQ.
+func (q *Queue[T]) Add(it *Item[T]) error { return q.add(it, inActive) }
+
+// AddGated puts a new item in the gated pool (see Activate).
+func (q *Queue[T]) AddGated(it *Item[T]) error { return q.add(it, inGated) }
+
+func (q *Queue[T]) add(it *Item[T], loc location) error {
+	if _, ok := q.items[it.Key]; ok {
+		return fmt.Errorf("%w: %s", ErrExists, it.Key)
+	}
+	q.seq++
+	it.seq = q.seq
+	q.items[it.Key] = it
+	q.place(it, loc)
+	return nil
+}
+
+func (q *Queue[T]) tree(loc location) *btree.BTreeG[*Item[T]] {
+	switch loc {
+	case inActive:
+		return q.active
+	case inBackoff:
+		return q.backoff
+	case inUnschedulable:
+		return q.unschedulable
+	case inGated:
+		return q.gated
+	}
+	return nil
+}
+
+func (q *Queue[T]) place(it *Item[T], loc location) {
+	it.loc = loc
+	if t := q.tree(loc); t != nil {
+		t.ReplaceOrInsert(it)
+	}
+}
+
+// unplace takes it out of its pool; it must be removed before any field an
+// order depends on changes.
+func (q *Queue[T]) unplace(it *Item[T]) {
+	if t := q.tree(it.loc); t != nil {
+		t.Delete(it)
+	}
+	it.loc = nowhere
+}
+
+// Update changes a queued item's priority or size in place (an item's
+// order fields may only change through here).
+func (q *Queue[T]) Update(key string, change func(*Item[T])) error {
+	it, ok := q.items[key]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNotFound, key)
+	}
+	loc := it.loc
+	q.unplace(it)
+	change(it)
+	q.place(it, loc)
+	return nil
+}
+
+// Delete removes an item from wherever it is.
+func (q *Queue[T]) Delete(key string) (*Item[T], error) {
+	it, ok := q.items[key]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, key)
+	}
+	q.unplace(it)
+	delete(q.items, key)
+	return it, nil
+}
+
+// Activate moves a gated or unschedulable item to activeQ, or to backoffQ
+// if its backoff has not expired at now.
+func (q *Queue[T]) Activate(key string, now time.Duration) error {
+	it, ok := q.items[key]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNotFound, key)
+	}
+	if it.loc != inGated && it.loc != inUnschedulable {
+		return nil
+	}
+	q.unplace(it)
+	q.activeOrBackoff(it, now)
+	return nil
+}
+
+// Gate moves a queued item into the gated pool.
+func (q *Queue[T]) Gate(key string) error {
+	it, ok := q.items[key]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNotFound, key)
+	}
+	q.unplace(it)
+	q.place(it, inGated)
+	return nil
+}
+
+func (q *Queue[T]) activeOrBackoff(it *Item[T], now time.Duration) {
+	if exp := q.cfg.Backoff.Expiry(it.Timestamp, failures(it), it.Size); failures(it) > 0 && exp > now {
+		it.expiry = exp
+		q.place(it, inBackoff)
+		return
+	}
+	q.place(it, inActive)
+}
+
+// Flush moves the items whose time has come at now: expired backoffs to
+// activeQ, and items parked unschedulable for MaxUnschedulable or longer to
+// activeQ or backoffQ.
+func (q *Queue[T]) Flush(now time.Duration) {
+	for {
+		it, ok := q.backoff.Min()
+		if !ok || it.expiry > now {
+			break
+		}
+		q.unplace(it)
+		q.place(it, inActive)
+	}
+	for {
+		it, ok := q.unschedulable.Min()
+		if !ok || now-it.parkedSince < q.cfg.MaxUnschedulable {
+			break
+		}
+		q.unplace(it)
+		q.activeOrBackoff(it, now)
+	}
+}
+
+// Pop flushes at now and takes the head of activeQ; the item is then in
+// flight until Requeue, Park, Backoff or Done.
+func (q *Queue[T]) Pop(now time.Duration) (*Item[T], bool) {
+	q.Flush(now)
+	it, ok := q.active.DeleteMin()
+	if !ok {
+		return nil, false
+	}
+	it.loc = inFlight
+	it.Attempts++
+	return it, true
+}
+
+// Peek returns the head of activeQ without taking it.
+func (q *Queue[T]) Peek() (*Item[T], bool) { return q.active.Min() }
+
+func (q *Queue[T]) inFlight(key string) (*Item[T], error) {
+	it, ok := q.items[key]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, key)
+	}
+	if it.loc != inFlight {
+		return nil, fmt.Errorf("%w: %s is not in flight", ErrState, key)
+	}
+	return it, nil
+}
+
+// Done forgets an in-flight item that needs no more scheduling.
+func (q *Queue[T]) Done(key string) error {
+	if _, err := q.inFlight(key); err != nil {
+		return err
+	}
+	delete(q.items, key)
+	return nil
+}
+
+// Requeue puts an in-flight item straight back in activeQ with its counts
+// reset and its timestamps kept: the leftovers of a successful group cycle.
+func (q *Queue[T]) Requeue(key string) error {
+	it, err := q.inFlight(key)
+	if err != nil {
+		return err
+	}
+	it.UnschedulableCount, it.ConsecutiveErrors = 0, 0
+	q.place(it, inActive)
+	return nil
+}
+
+// Park records an unschedulable attempt of an in-flight item at now and
+// puts it in the unschedulable pool, where it waits for MoveAll or
+// MaxUnschedulable. version is the cluster version the attempt saw.
+func (q *Queue[T]) Park(key string, now time.Duration, version int64) error {
+	it, err := q.inFlight(key)
+	if err != nil {
+		return err
+	}
+	it.UnschedulableCount++
+	it.ConsecutiveErrors = 0
+	it.Timestamp, it.parkedSince, it.Version = now, now, version
+	q.place(it, inUnschedulable)
+	return nil
+}
+
+// BackOff records a failed attempt of an in-flight item at now (an error
+// when isError, else unschedulable) and puts it in backoffQ until its
+// backoff expires.
+func (q *Queue[T]) BackOff(key string, now time.Duration, version int64, isError bool) error {
+	it, err := q.inFlight(key)
+	if err != nil {
+		return err
+	}
+	if isError {
+		it.ConsecutiveErrors++
+	} else {
+		it.UnschedulableCount++
+		it.ConsecutiveErrors = 0
+	}
+	it.Timestamp, it.Version = now, version
+	it.expiry = q.cfg.Backoff.Expiry(now, failures(it), it.Size)
+	q.place(it, inBackoff)
+	return nil
+}
+
+// MoveAll moves every unschedulable item to activeQ, or to backoffQ while
+// its backoff lasts: the cluster changed in a way that may help them.
+func (q *Queue[T]) MoveAll(now time.Duration) {
+	for {
+		it, ok := q.unschedulable.DeleteMin()
+		if !ok {
+			return
+		}
+		it.loc = nowhere
+		q.activeOrBackoff(it, now)
+	}
+}
+
+// NextWakeup returns the earliest time after now at which Flush would move
+// an item, and whether there is one; wanted filters the items considered.
+func (q *Queue[T]) NextWakeup(wanted func(*Item[T]) bool) (time.Duration, bool) {
+	var best time.Duration
+	found := false
+	consider := func(t time.Duration) {
+		if !found || t < best {
+			best, found = t, true
+		}
+	}
+	q.backoff.Ascend(func(it *Item[T]) bool {
+		if wanted == nil || wanted(it) {
+			consider(it.expiry)
+			return false
+		}
+		return true
+	})
+	q.unschedulable.Ascend(func(it *Item[T]) bool {
+		if wanted == nil || wanted(it) {
+			consider(it.parkedSince + q.cfg.MaxUnschedulable)
+			return false
+		}
+		return true
+	})
+	return best, found
+}
+
+// Counts returns how many items are in each pool.
+func (q *Queue[T]) Counts() (active, backoff, unschedulable, gated int) {
+	return q.active.Len(), q.backoff.Len(), q.unschedulable.Len(), q.gated.Len()
+}
+
+// Len returns the number of items the queue holds, in flight included.
+func (q *Queue[T]) Len() int { return len(q.items) }
+
+// All yields every item the queue holds: activeQ in pop order, then
+// backoffQ, the unschedulable pool and the gated pool in their orders.
+func (q *Queue[T]) All() iter.Seq[*Item[T]] {
+	return func(yield func(*Item[T]) bool) {
+		for _, t := range []*btree.BTreeG[*Item[T]]{q.active, q.backoff, q.unschedulable, q.gated} {
+			stopped := false
+			t.Ascend(func(it *Item[T]) bool {
+				stopped = !yield(it)
+				return !stopped
+			})
+			if stopped {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,149 @@
+package gangsim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/queue"
+)
+
+// timerKind is what a timer does when it fires.
+type timerKind uint8
+
+const (
+	timerPodDone timerKind = iota // a pod ran its duration
+)
+
+// timer is a future internal event; timers fire in (at, seq) order.
+type timer struct {
+	at    time.Duration
+	seq   uint64
+	kind  timerKind
+	pod   cluster.PodKey
+	token int // the pod's binding count when armed; stale if it changed
+}
+
+func timerLess(a, b timer) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.seq < b.seq
+}
+
+func (s *Scheduler) addTimer(t timer) {
+	s.timerSeq++
+	t.seq = s.timerSeq
+	s.timers.ReplaceOrInsert(t)
+}
+
+// fireTimers runs every timer due at or before now.
+func (s *Scheduler) fireTimers() error {
+	for {
+		t, ok := s.timers.Min()
+		if !ok || t.at > s.now {
+			return nil
+		}
+		s.timers.DeleteMin()
+		if err := s.fire(t); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *Scheduler) fire(t timer) error {
+	switch t.kind {
+	case timerPodDone:
+		r := s.pods[t.pod]
+		if r == nil || r.phase != PhaseBound || r.runs != t.token {
+			return nil // deleted, evicted or rebound since
+		}
+		if _, err := s.cache.RemovePod(t.pod); err != nil {
+			return fmt.Errorf("completing pod %s: %w", t.pod, err)
+		}
+		r.phase = PhaseSucceeded
+		s.clusterChanged()
+	}
+	return nil
+}
+
+// AdvanceTo moves the clock to t and fires the timers due by then, without
+// scheduling. Moving backwards is an error.
+func (s *Scheduler) AdvanceTo(t time.Duration) error {
+	if t < s.now {
+		return fmt.Errorf("%w: %v is before now (%v)", ErrPastTime, t, s.now)
+	}
+	s.now = t
+	return s.fireTimers()
+}
+
+// Run schedules until the simulation is quiescent: the active queue is
+// empty, no timer is pending, and every waiting item was last tried
+// against the cluster as it is now, so retrying it could not change its
+// outcome. The clock stops at the last thing that happened.
+func (s *Scheduler) Run() error { return s.run(0, false) }
+
+// RunUntil schedules and moves the clock until t, processing everything
+// due before t (retries of unschedulable pods included), and leaves the
+// clock at t.
+func (s *Scheduler) RunUntil(t time.Duration) error {
+	if t < s.now {
+		return fmt.Errorf("%w: %v is before now (%v)", ErrPastTime, t, s.now)
+	}
+	return s.run(t, true)
+}
+
+func (s *Scheduler) run(until time.Duration, bounded bool) error {
+	for {
+		if err := s.fireTimers(); err != nil {
+			return err
+		}
+		if _, ok, err := s.scheduleOne(); err != nil {
+			return err
+		} else if ok {
+			continue
+		}
+		next, ok := s.nextWakeup(bounded)
+		if !ok || bounded && next >= until {
+			if bounded {
+				s.now = until
+			}
+			return nil
+		}
+		s.now = max(s.now, next)
+	}
+}
+
+// nextWakeup returns when something is next due: a timer, or a queue
+// item's return. Unless every retry counts, only items whose last attempt
+// predates a cluster change are considered.
+func (s *Scheduler) nextWakeup(everyRetry bool) (time.Duration, bool) {
+	var wanted func(*queue.Item[*podRecord]) bool
+	if !everyRetry {
+		wanted = func(it *queue.Item[*podRecord]) bool { return it.Attempts == 0 || it.Version < s.version }
+	}
+	next, ok := s.queue.NextWakeup(wanted)
+	if t, has := s.timers.Min(); has && (!ok || t.at < next) {
+		next, ok = t.at, true
+	}
+	return next, ok
+}
+
+// ScheduleOne runs one scheduling cycle at the current time for the head
+// of the active queue, and reports false when the active queue is empty.
+func (s *Scheduler) ScheduleOne() (CycleResult, bool, error) {
+	if err := s.fireTimers(); err != nil {
+		return CycleResult{}, false, err
+	}
+	return s.scheduleOne()
+}
+
+func (s *Scheduler) scheduleOne() (CycleResult, bool, error) {
+	it, ok := s.queue.Pop(s.now)
+	if !ok {
+		return CycleResult{}, false, nil
+	}
+	s.stats.Cycles++
+	res, err := s.schedulePod(it)
+	return res, true, err
+}

@@ -1,0 +1,294 @@
+package gangsim
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"time"
+
+	"github.com/google/btree"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/queue"
+)
+
+// Errors of the Scheduler's API, wrapped with the object concerned.
+var (
+	ErrUnknownPod = errors.New("gangsim: unknown pod")
+	ErrDuplicate  = errors.New("gangsim: duplicate object")
+	ErrPastTime   = errors.New("gangsim: time is in the past")
+)
+
+// Phase is where a pod is from the user's point of view.
+type Phase string
+
+// The phases a pod goes through.
+const (
+	PhasePending   Phase = "Pending"   // waiting to be placed (or evicted and waiting again)
+	PhaseBound     Phase = "Bound"     // running on a node
+	PhaseSucceeded Phase = "Succeeded" // ran its duration and finished
+	PhaseDeleted   Phase = "Deleted"   // deleted by the user; never requeued
+)
+
+// PodStatus is what the scheduler knows of one pod.
+type PodStatus struct {
+	Key    cluster.PodKey
+	Node   string
+	Phase  Phase
+	Reason string // why it is pending, from its last failed attempt
+}
+
+// Binding is a pod placed on a node by a cycle.
+type Binding struct {
+	Pod  cluster.PodKey
+	Node string
+}
+
+// Eviction is a pod taken off its node to make room for a preemptor.
+type Eviction struct {
+	Pod  cluster.PodKey
+	Node string
+	By   string // the preemptor: a pod key, or a group name
+	At   time.Duration
+}
+
+// CycleResult is what one scheduling cycle did.
+type CycleResult struct {
+	At     time.Duration
+	Item   string  // the queue key of the pod or group scheduled
+	Status *Status // nil on success
+	Bound  []Binding
+}
+
+// Stats counts what happened over a run.
+type Stats struct {
+	Scheduled int // bindings made
+	Evictions int
+	Cycles    int
+}
+
+// podRecord is the scheduler's record of a pod from arrival to deletion.
+type podRecord struct {
+	info      *cluster.PodInfo // the pod as admitted, in its pending form
+	phase     Phase
+	node      string
+	reason    string
+	duration  time.Duration // run time once bound; 0 runs forever
+	firstSeen time.Duration
+	runs      int // bindings so far; tells a stale completion timer apart
+}
+
+// Scheduler simulates kube-scheduler over a cluster in simulated time. It
+// owns the cache, the queue and a manual clock; every method runs to
+// completion with no goroutines, and the same calls give the same results.
+// A Scheduler is not safe for concurrent use.
+type Scheduler struct {
+	cfg       Config
+	cache     *cluster.Cache
+	snap      *cluster.Snapshot
+	queue     *queue.Queue[*podRecord]
+	pods      map[cluster.PodKey]*podRecord
+	classes   cluster.PriorityClasses
+	podAlgo   *placement.PodScheduler
+	now       time.Duration
+	version   int64 // bumped by every cluster change that may help pending pods
+	timers    *btree.BTreeG[timer]
+	timerSeq  uint64
+	evictions []Eviction
+	stats     Stats
+}
+
+// Option wires a Scheduler at construction.
+type Option func(*Scheduler)
+
+// WithStartTime starts the simulated clock at t instead of 0.
+func WithStartTime(t time.Duration) Option { return func(s *Scheduler) { s.now = t } }
+
+// New returns a Scheduler with an empty cluster.
+func New(cfg Config, opts ...Option) (*Scheduler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.WithDefaults()
+	s := &Scheduler{
+		cfg:   cfg,
+		cache: cluster.NewCache(),
+		queue: queue.New[*podRecord](queue.Config{
+			Backoff:          queue.Backoff{Initial: cfg.PodInitialBackoff, Max: cfg.PodMaxBackoff},
+			MaxUnschedulable: cfg.MaxUnschedulable,
+		}),
+		pods:    map[cluster.PodKey]*podRecord{},
+		podAlgo: cfg.podScheduler(),
+		timers:  btree.NewG(8, timerLess),
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	s.snap = s.cache.Snapshot()
+	return s, nil
+}
+
+// Config returns the configuration with defaults applied.
+func (s *Scheduler) Config() Config { return s.cfg }
+
+// Now returns the simulated time.
+func (s *Scheduler) Now() time.Duration { return s.now }
+
+// Stats returns the counts so far.
+func (s *Scheduler) Stats() Stats { return s.stats }
+
+// Node returns the named node as the cache holds it now.
+func (s *Scheduler) Node(name string) (*cluster.NodeInfo, bool) { return s.cache.Node(name) }
+
+// Nodes yields the nodes in name order.
+func (s *Scheduler) Nodes() iter.Seq[*cluster.NodeInfo] { return s.cache.Nodes() }
+
+// Pod returns the status of a pod.
+func (s *Scheduler) Pod(key cluster.PodKey) (PodStatus, bool) {
+	r, ok := s.pods[key]
+	if !ok {
+		return PodStatus{}, false
+	}
+	return r.status(), true
+}
+
+func (r *podRecord) status() PodStatus {
+	return PodStatus{Key: r.info.Key(), Node: r.node, Phase: r.phase, Reason: r.reason}
+}
+
+// Pods yields the status of every pod the scheduler knows, in key order.
+func (s *Scheduler) Pods() iter.Seq[PodStatus] {
+	return func(yield func(PodStatus) bool) {
+		keys := make([]cluster.PodKey, 0, len(s.pods))
+		for k := range s.pods {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if !yield(s.pods[k].status()) {
+				return
+			}
+		}
+	}
+}
+
+// Evictions returns the evictions so far, in the order they happened.
+func (s *Scheduler) Evictions() []Eviction { return slices.Clone(s.evictions) }
+
+// AddPriorityClass registers a priority class for pods to name.
+func (s *Scheduler) AddPriorityClass(pc cluster.PriorityClass) error { return s.classes.Add(pc) }
+
+// PriorityClasses returns the registered classes (read-only use).
+func (s *Scheduler) PriorityClasses() *cluster.PriorityClasses { return &s.classes }
+
+// AddPodDisruptionBudget adds a budget.
+func (s *Scheduler) AddPodDisruptionBudget(b cluster.PodDisruptionBudget) error {
+	return s.cache.AddBudget(b)
+}
+
+// AddPod admits a pod. A pod with PriorityClassName gets the class's value
+// and, unless it sets its own, the class's preemption policy; a pod
+// without a class keeps its Priority as given (apply the global default
+// with PriorityClasses().Resolve("") when modelling admission fully). A pod
+// with NodeName is running there from now on; any other pod is queued.
+// duration is how long the pod runs once bound before it succeeds (0: it
+// runs until deleted or evicted).
+func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if duration < 0 {
+		return fmt.Errorf("%w %s: duration %v is negative", cluster.ErrInvalidPod, p.Key(), duration)
+	}
+	if _, ok := s.pods[p.Key()]; ok {
+		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
+	}
+	if p.PriorityClassName != "" {
+		prio, policy, err := s.classes.Resolve(p.PriorityClassName)
+		if err != nil {
+			return fmt.Errorf("pod %s: priorityClassName: %w", p.Key(), err)
+		}
+		p.Priority = prio
+		if p.PreemptionPolicy == "" {
+			p.PreemptionPolicy = policy
+		}
+	}
+	node := p.NodeName
+	p.NodeName = ""
+	r := &podRecord{info: cluster.NewPodInfo(p), phase: PhasePending, duration: duration, firstSeen: s.now}
+	if node != "" {
+		bound := r.info.Pod().Clone()
+		bound.NodeName, bound.StartTime = node, s.now
+		if err := s.cache.AddPod(bound); err != nil {
+			return err
+		}
+		s.pods[p.Key()] = r
+		s.markBound(r, node)
+		return nil
+	}
+	s.pods[p.Key()] = r
+	if r.info.Pod().EffectiveSchedulerName() != s.cfg.SchedulerName {
+		r.reason = fmt.Sprintf("pod names scheduler %q, not %q", r.info.Pod().EffectiveSchedulerName(), s.cfg.SchedulerName)
+		return nil
+	}
+	return s.enqueue(r)
+}
+
+// enqueue puts a pending pod in activeQ, keeping its first-seen time.
+func (s *Scheduler) enqueue(r *podRecord) error {
+	return s.queue.Add(&queue.Item[*podRecord]{
+		Key: podItemKey(r.info.Key()), Kind: queue.KindPod, Priority: r.info.Priority(),
+		FirstSeen: r.firstSeen, Timestamp: s.now, Size: 1, Value: r,
+	})
+}
+
+func podItemKey(k cluster.PodKey) string { return "pod/" + string(k) }
+
+// markBound records a binding and arms the pod's completion timer.
+func (s *Scheduler) markBound(r *podRecord, node string) {
+	r.phase, r.node, r.reason = PhaseBound, node, ""
+	r.runs++
+	if r.duration > 0 {
+		s.addTimer(timer{at: s.now + r.duration, kind: timerPodDone, pod: r.info.Key(), token: r.runs})
+	}
+}
+
+// DeletePod deletes a pod for good, wherever it is.
+func (s *Scheduler) DeletePod(key cluster.PodKey) error {
+	r, ok := s.pods[key]
+	if !ok || r.phase == PhaseDeleted {
+		return fmt.Errorf("%w: %s", ErrUnknownPod, key)
+	}
+	switch r.phase {
+	case PhasePending:
+		_, _ = s.queue.Delete(podItemKey(key)) // absent when it names another scheduler
+	case PhaseBound:
+		if _, err := s.cache.RemovePod(key); err != nil {
+			return err
+		}
+		s.clusterChanged()
+	}
+	r.phase, r.node, r.reason = PhaseDeleted, "", ""
+	return nil
+}
+
+// clusterChanged notes a change that may let pending pods fit: every
+// unschedulable item is retried.
+func (s *Scheduler) clusterChanged() {
+	s.version++
+	s.queue.MoveAll(s.now)
+}
+
+// requeue returns pods taken off a node (node lost, drained) to the queue.
+func (s *Scheduler) requeue(pods []*cluster.PodInfo) error {
+	for _, pi := range pods {
+		r := s.pods[pi.Key()]
+		r.phase, r.node = PhasePending, ""
+		if err := s.enqueue(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
