@@ -22,7 +22,7 @@ type PluginWeight struct {
 // ScoringStrategy is NodeResourcesFit's pluginConfig: the pod-by-pod
 // scoring type and the resource weights (which placement scoring uses too).
 type ScoringStrategy struct {
-	Type      placement.ScoringType        // "" means LeastAllocated
+	Type      placement.ScoringType      // "" means LeastAllocated
 	Resources []placement.ResourceWeight // empty means cpu 1, memory 1
 }
 

@@ -95,6 +95,9 @@ func (s *Scheduler) RunUntil(t time.Duration) error {
 
 func (s *Scheduler) run(until time.Duration, bounded bool) error {
 	for {
+		if bounded && s.now >= until {
+			return nil // what happens at until itself waits for the caller
+		}
 		if err := s.fireTimers(); err != nil {
 			return err
 		}

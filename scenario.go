@@ -20,7 +20,7 @@ var ErrScenario = errors.New("invalid scenario")
 // The scenario file schema (SCENARIO.md). Field tags are the file's names;
 // decodeStrict rejects anything else.
 type scenarioFile struct {
-	Config             *configSpec        `yaml:"config"`
+	Config             *configSpec         `yaml:"config"`
 	PriorityClasses    []priorityClassSpec `yaml:"priorityClasses"`
 	Nodes              []nodeSpec          `yaml:"nodes"`
 	CompositePodGroups []compositeSpec     `yaml:"compositePodGroups"`

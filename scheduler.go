@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/btree"
@@ -219,6 +220,9 @@ func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 	p.NodeName = ""
 	r := &podRecord{info: cluster.NewPodInfo(p), phase: PhasePending, duration: duration, firstSeen: s.now}
 	if node != "" {
+		if err := s.fitsNow(r.info, node); err != nil {
+			return err
+		}
 		bound := r.info.Pod().Clone()
 		bound.NodeName, bound.StartTime = node, s.now
 		if err := s.cache.AddPod(bound); err != nil {
@@ -289,6 +293,20 @@ func (s *Scheduler) requeue(pods []*cluster.PodInfo) error {
 		if err := s.enqueue(r); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// fitsNow checks that a pod arriving with nodeName fits its node, as the
+// kubelet's admission does; a pod that does not fit is refused, not
+// silently overcommitted.
+func (s *Scheduler) fitsNow(pi *cluster.PodInfo, node string) error {
+	ni, ok := s.cache.Node(node)
+	if !ok {
+		return fmt.Errorf("%w: node %q for pod %s (nodeName)", cluster.ErrNodeNotFound, node, pi.Key())
+	}
+	if rej := placement.Fits(pi, ni); rej != nil {
+		return fmt.Errorf("%w %s: nodeName: node %q has no room: %s", cluster.ErrInvalidPod, pi.Key(), node, strings.Join(rej.Reasons, ", "))
 	}
 	return nil
 }

@@ -1,0 +1,94 @@
+package gangsim
+
+import (
+	"fmt"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// allowedImports is DESIGN.md's layering: each package may import only
+// the module packages listed (lower layers), never a sibling or a higher
+// one. The root package may import them all; examples may import anything.
+var allowedImports = map[string][]string{
+	"cluster":    {},
+	"podgroup":   {"cluster"},
+	"queue":      {"cluster", "podgroup"},
+	"placement":  {"cluster", "podgroup"},
+	"preemption": {"cluster", "podgroup"},
+}
+
+const modulePath = "github.com/gangsim/gangsim"
+
+func TestLayering(t *testing.T) {
+	for _, v := range layeringViolations(t, ".") {
+		t.Error(v)
+	}
+}
+
+// layeringViolations checks every layered package under root.
+func layeringViolations(t *testing.T, root string) []string {
+	var out []string
+	for pkg, allowed := range allowedImports {
+		for _, imp := range moduleImports(t, filepath.Join(root, pkg)) {
+			top := strings.SplitN(imp, "/", 2)[0]
+			if top != pkg && !slices.Contains(allowed, top) {
+				out = append(out, fmt.Sprintf("package %s imports %s/%s: lower layers must not import %s (see DESIGN.md)", pkg, modulePath, imp, top))
+			}
+		}
+	}
+	return out
+}
+
+// moduleImports lists the module-relative imports of the non-test Go files
+// under dir (subpackages included).
+func moduleImports(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, spec := range f.Imports {
+			p, _ := strconv.Unquote(spec.Path.Value)
+			if rel, ok := strings.CutPrefix(p, modulePath+"/"); ok {
+				out = append(out, rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestLayeringCatchesViolations proves the check is live: a lower package
+// importing a sibling is reported.
+func TestLayeringCatchesViolations(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "queue")
+	if err := os.MkdirAll(bad, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "package queue\nimport _ \"" + modulePath + "/placement\"\n"
+	if err := os.WriteFile(filepath.Join(bad, "x.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := layeringViolations(t, dir)
+	if len(got) != 1 || !strings.Contains(got[0], "package queue imports") {
+		t.Fatalf("violations = %v, want one for queue importing placement", got)
+	}
+}
