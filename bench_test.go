@@ -1,0 +1,63 @@
+package gangsim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// benchCluster is the oracle generator's shape: nodes of 8, 16 or 32 cpus
+// with 4GiB per cpu; pods of 0.1-2 cpus with 0.5-4GiB per cpu.
+func benchCluster(b *testing.B, nodes, pods int, seed uint64) (*Scheduler, []cluster.Pod) {
+	b.Helper()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	s, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	nodeCPU := []int64{8000, 16000, 32000}
+	for i := range nodes {
+		cpu := nodeCPU[rng.IntN(len(nodeCPU))]
+		n := cluster.Node{Name: fmt.Sprintf("node-%05d", i), Allocatable: cluster.NewResources(cpu, cpu/1000*4<<30, 110)}
+		if err := s.AddNode(n); err != nil {
+			b.Fatal(err)
+		}
+	}
+	podCPU := []int64{100, 250, 500, 1000, 2000}
+	memPerCPU := []int64{512 << 20, 1 << 30, 2 << 30, 4 << 30}
+	out := make([]cluster.Pod, pods)
+	for i := range out {
+		cpu := podCPU[rng.IntN(len(podCPU))]
+		out[i] = cluster.Pod{Name: fmt.Sprintf("pod-%05d", i), Requests: cluster.NewResources(cpu, cpu*memPerCPU[rng.IntN(len(memPerCPU))]/1000, 0)}
+	}
+	return s, out
+}
+
+// BenchmarkSchedulePods places 10,000 pods on 5,000 nodes with the default
+// profile (adaptive percentageOfNodesToScore) and reports pods/s.
+func BenchmarkSchedulePods(b *testing.B) {
+	for _, pct := range []int32{0, 100} {
+		b.Run(fmt.Sprintf("nodes=5000/pods=10000/pct=%d", pct), func(b *testing.B) {
+			b.ReportAllocs()
+			var pods int
+			for b.Loop() {
+				b.StopTimer()
+				s, ps := benchCluster(b, 5000, 10000, 1)
+				s.podAlgo = Config{PercentageOfNodesToScore: pct}.WithDefaults().podScheduler()
+				for _, p := range ps {
+					if err := s.AddPod(p, 0); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+				if err := s.Run(); err != nil {
+					b.Fatal(err)
+				}
+				pods += s.Stats().Scheduled
+			}
+			b.ReportMetric(float64(pods)/b.Elapsed().Seconds(), "pods/s")
+		})
+	}
+}
