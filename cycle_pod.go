@@ -9,8 +9,8 @@ import (
 // schedulePod runs one pod-by-pod cycle: one snapshot, filter and score,
 // then bind (assume and finish binding in the cache at the same instant)
 // or park the pod as unschedulable with the reason.
-func (s *Scheduler) schedulePod(it *queue.Item[*podRecord]) (CycleResult, error) {
-	r := it.Value
+func (s *Scheduler) schedulePod(it *queue.Item[entry]) (CycleResult, error) {
+	r := it.Value.pod
 	res := CycleResult{At: s.now, Item: it.Key}
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
 		return res, err

@@ -61,7 +61,9 @@ func (s *Scheduler) fire(t timer) error {
 		if _, err := s.cache.RemovePod(t.pod); err != nil {
 			return fmt.Errorf("completing pod %s: %w", t.pod, err)
 		}
-		r.phase = PhaseSucceeded
+		if err := s.markGone(r, PhaseSucceeded); err != nil {
+			return err
+		}
 		s.clusterChanged()
 	}
 	return nil
@@ -121,9 +123,9 @@ func (s *Scheduler) run(until time.Duration, bounded bool) error {
 // item's return. Unless every retry counts, only items whose last attempt
 // predates a cluster change are considered.
 func (s *Scheduler) nextWakeup(everyRetry bool) (time.Duration, bool) {
-	var wanted func(*queue.Item[*podRecord]) bool
+	var wanted func(*queue.Item[entry]) bool
 	if !everyRetry {
-		wanted = func(it *queue.Item[*podRecord]) bool { return it.Attempts == 0 || it.Version < s.version }
+		wanted = func(it *queue.Item[entry]) bool { return it.Attempts == 0 || it.Version < s.version }
 	}
 	next, ok := s.queue.NextWakeup(wanted)
 	if t, has := s.timers.Min(); has && (!ok || t.at < next) {
@@ -147,6 +149,10 @@ func (s *Scheduler) scheduleOne() (CycleResult, bool, error) {
 		return CycleResult{}, false, nil
 	}
 	s.stats.Cycles++
+	if it.Kind == queue.KindGroup {
+		res, err := s.scheduleGroup(it)
+		return res, true, err
+	}
 	res, err := s.schedulePod(it)
 	return res, true, err
 }

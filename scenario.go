@@ -12,6 +12,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/podgroup"
 )
 
 // ErrScenario is wrapped by every scenario loading error.
@@ -182,6 +183,7 @@ type Scenario struct {
 	PriorityClasses []cluster.PriorityClass
 	Nodes           []cluster.Node
 	Budgets         []cluster.PodDisruptionBudget
+	PodGroups       []podgroup.PodGroup
 	Pods            []ScenarioPod
 	Events          []ScenarioEvent
 }
@@ -207,7 +209,7 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 	if err := decodeStrict(&doc, &f); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrScenario, name, err)
 	}
-	b := builder{sc: &Scenario{Name: name}, nodeNames: map[string]bool{}, podNames: map[cluster.PodKey]bool{}}
+	b := builder{sc: &Scenario{Name: name}, nodeNames: map[string]bool{}, podNames: map[cluster.PodKey]bool{}, groupByKey: map[string]*podgroup.PodGroup{}}
 	if err := b.build(&f); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrScenario, name, err)
 	}
@@ -216,10 +218,11 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 
 // builder turns the decoded file into a Scenario, checking references.
 type builder struct {
-	sc        *Scenario
-	classes   cluster.PriorityClasses
-	nodeNames map[string]bool
-	podNames  map[cluster.PodKey]bool
+	sc         *Scenario
+	classes    cluster.PriorityClasses
+	nodeNames  map[string]bool
+	podNames   map[cluster.PodKey]bool
+	groupByKey map[string]*podgroup.PodGroup
 }
 
 func (b *builder) build(f *scenarioFile) error {
@@ -339,11 +342,56 @@ func expandNames(name string, count *int, where string) ([]string, error) {
 }
 
 func (b *builder) groups(f *scenarioFile) error {
-	if len(f.PodGroups) > 0 {
-		return fmt.Errorf("podGroups[0] (%s): PodGroups are not supported yet", f.PodGroups[0].Name)
-	}
 	if len(f.CompositePodGroups) > 0 {
 		return fmt.Errorf("compositePodGroups[0] (%s): CompositePodGroups are not supported yet", f.CompositePodGroups[0].Name)
+	}
+	for i := range f.PodGroups {
+		s := &f.PodGroups[i]
+		where := fmt.Sprintf("podGroups[%d] (%s)", i, s.Name)
+		g := podgroup.PodGroup{Name: s.Name, Parent: s.Parent, TopologyKey: s.TopologyKey, CreationTime: time.Duration(i),
+			DisruptionMode: podgroup.DisruptionMode(s.DisruptionMode), PreemptionPolicy: cluster.PreemptionPolicy(s.PreemptionPolicy)}
+		if s.MinCount != nil {
+			g.Policy, g.MinCount = podgroup.Gang, *s.MinCount
+		}
+		switch {
+		case s.Name == "":
+			return fmt.Errorf("%s: name: required", where)
+		case b.groupByKey[g.Key()] != nil:
+			return fmt.Errorf("%s: name: pod group %q is defined twice", where, s.Name)
+		case s.Parent != "":
+			return fmt.Errorf("%s: parent: CompositePodGroups are not supported yet", where)
+		case s.TopologyKey != "":
+			return fmt.Errorf("%s: topologyKey: topology-aware placement is not supported yet", where)
+		}
+		if err := b.groupPriority(&g, &s.groupCommon, where); err != nil {
+			return err
+		}
+		if err := g.Validate(); err != nil {
+			return fmt.Errorf("%s: %v", where, strings.TrimPrefix(err.Error(), podgroup.ErrInvalid.Error()+" "))
+		}
+		b.sc.PodGroups = append(b.sc.PodGroups, g)
+		b.groupByKey[g.Key()] = &b.sc.PodGroups[len(b.sc.PodGroups)-1]
+	}
+	return nil
+}
+
+// groupPriority resolves a group's priority like a pod's: priority, else
+// the class's value, else the global default, else 0.
+func (b *builder) groupPriority(g *podgroup.PodGroup, s *groupCommon, where string) error {
+	if s.Priority != nil && s.PriorityClassName != "" {
+		return fmt.Errorf("%s: priority: give priority or priorityClassName, not both", where)
+	}
+	if s.Priority != nil {
+		g.Priority = *s.Priority
+		return nil
+	}
+	prio, policy, err := b.classes.Resolve(s.PriorityClassName)
+	if err != nil {
+		return fmt.Errorf("%s: priorityClassName: %v", where, err)
+	}
+	g.Priority = prio
+	if g.PreemptionPolicy == "" {
+		g.PreemptionPolicy = policy
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
 )
 
 func (b *builder) pods(f *scenarioFile) error {
@@ -66,15 +67,18 @@ func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
 	if err != nil {
 		return cluster.Pod{}, fmt.Errorf("%s: requests: %v", where, err)
 	}
-	if s.PodGroup != "" {
-		return cluster.Pod{}, fmt.Errorf("%s: podGroup: PodGroups are not supported yet", where)
-	}
 	p := cluster.Pod{
 		Namespace: s.Namespace, Name: s.Name, Labels: s.Labels, Requests: req,
 		PreemptionPolicy: cluster.PreemptionPolicy(s.PreemptionPolicy), SchedulerName: s.SchedulerName,
 		NodeName: s.NodeName, NodeSelector: s.NodeSelector, PodGroup: s.PodGroup,
 	}
-	if err := b.resolvePriority(&p, s, where); err != nil {
+	var group *podgroup.PodGroup
+	if s.PodGroup != "" {
+		if group = b.groupByKey[podgroup.Key(s.Namespace, s.PodGroup)]; group == nil {
+			return cluster.Pod{}, fmt.Errorf("%s: podGroup: pod group %q is not defined in namespace %q", where, s.PodGroup, cmpOr(s.Namespace, "default"))
+		}
+	}
+	if err := b.resolvePriority(&p, s, group, where); err != nil {
 		return cluster.Pod{}, err
 	}
 	for _, t := range s.Tolerations {
@@ -86,14 +90,22 @@ func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
 }
 
 // resolvePriority applies SCENARIO.md's rule: priority, else the
-// priorityClassName's value, else the global default class, else 0. The
-// class's preemption policy applies unless the pod sets its own.
-func (b *builder) resolvePriority(p *cluster.Pod, s *podSpec, where string) error {
+// priorityClassName's value, else its group's priority, else the global
+// default class, else 0. The class's (or group's) preemption policy applies
+// unless the pod sets its own.
+func (b *builder) resolvePriority(p *cluster.Pod, s *podSpec, group *podgroup.PodGroup, where string) error {
 	if s.Priority != nil && s.PriorityClassName != "" {
 		return fmt.Errorf("%s: priority: give priority or priorityClassName, not both", where)
 	}
 	if s.Priority != nil {
 		p.Priority = *s.Priority
+		return nil
+	}
+	if s.PriorityClassName == "" && group != nil {
+		p.Priority = group.Priority
+		if p.PreemptionPolicy == "" {
+			p.PreemptionPolicy = group.EffectivePreemptionPolicy()
+		}
 		return nil
 	}
 	prio, policy, err := b.classes.Resolve(s.PriorityClassName)
@@ -219,4 +231,11 @@ func podKeyOf(ref string) cluster.PodKey {
 // default namespace, "ns/name" elsewhere.
 func displayName(k cluster.PodKey) string {
 	return strings.TrimPrefix(string(k), "default/")
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

@@ -122,6 +122,11 @@ func (sc *Scenario) NewScheduler() (*Scheduler, error) {
 			return nil, err
 		}
 	}
+	for _, g := range sc.PodGroups {
+		if err := s.AddPodGroup(g); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -179,6 +184,14 @@ func (sc *Scenario) result(s *Scheduler) *Result {
 		}
 		res.Pods = append(res.Pods, pr)
 	}
+	for _, g := range sc.PodGroups {
+		gs, _ := s.PodGroup(g.Key())
+		gres := GroupResult{Name: displayName(cluster.PodKey(gs.Key)), Conditions: []Condition{}}
+		for _, c := range gs.Conditions {
+			gres.Conditions = append(gres.Conditions, Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason})
+		}
+		res.PodGroups = append(res.PodGroups, gres)
+	}
 	for _, e := range s.Evictions() {
 		res.Evictions = append(res.Evictions, EvictionResult{Pod: displayName(e.Pod), Node: e.Node, By: e.By, At: e.At.String()})
 	}
@@ -187,6 +200,3 @@ func (sc *Scenario) result(s *Scheduler) *Result {
 	res.Stats.SimulatedTime = s.Now().String()
 	return res
 }
-
-// ensure the display helpers stay in one place
-var _ = cluster.MakePodKey

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/queue"
 )
 
@@ -78,7 +79,15 @@ type podRecord struct {
 	reason    string
 	duration  time.Duration // run time once bound; 0 runs forever
 	firstSeen time.Duration
-	runs      int // bindings so far; tells a stale completion timer apart
+	runs      int          // bindings so far; tells a stale completion timer apart
+	attempts  int          // group cycles this pod took part in (orders group members)
+	group     *groupRecord // nil for a pod outside any group
+}
+
+// entry is what the queue holds: a pod, or a root group.
+type entry struct {
+	pod   *podRecord
+	group *groupRecord
 }
 
 // Scheduler simulates kube-scheduler over a cluster in simulated time. It
@@ -86,19 +95,23 @@ type podRecord struct {
 // completion with no goroutines, and the same calls give the same results.
 // A Scheduler is not safe for concurrent use.
 type Scheduler struct {
-	cfg       Config
-	cache     *cluster.Cache
-	snap      *cluster.Snapshot
-	queue     *queue.Queue[*podRecord]
-	pods      map[cluster.PodKey]*podRecord
-	classes   cluster.PriorityClasses
-	podAlgo   *placement.PodScheduler
-	now       time.Duration
-	version   int64 // bumped by every cluster change that may help pending pods
-	timers    *btree.BTreeG[timer]
-	timerSeq  uint64
-	evictions []Eviction
-	stats     Stats
+	cfg         Config
+	cache       *cluster.Cache
+	snap        *cluster.Snapshot
+	queue       *queue.Queue[entry]
+	pods        map[cluster.PodKey]*podRecord
+	groups      map[string]*groupRecord // by "namespace/name"
+	orphans     map[string][]*podRecord // members whose group is not defined yet
+	groupAlgo   *placement.GroupScheduler
+	postFilters []podGroupPostFilter
+	classes     cluster.PriorityClasses
+	podAlgo     *placement.PodScheduler
+	now         time.Duration
+	version     int64 // bumped by every cluster change that may help pending pods
+	timers      *btree.BTreeG[timer]
+	timerSeq    uint64
+	evictions   []Eviction
+	stats       Stats
 }
 
 // Option wires a Scheduler at construction.
@@ -116,14 +129,17 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 	s := &Scheduler{
 		cfg:   cfg,
 		cache: cluster.NewCache(),
-		queue: queue.New[*podRecord](queue.Config{
+		queue: queue.New[entry](queue.Config{
 			Backoff:          queue.Backoff{Initial: cfg.PodInitialBackoff, Max: cfg.PodMaxBackoff},
 			MaxUnschedulable: cfg.MaxUnschedulable,
 		}),
 		pods:    map[cluster.PodKey]*podRecord{},
+		groups:  map[string]*groupRecord{},
+		orphans: map[string][]*podRecord{},
 		podAlgo: cfg.podScheduler(),
 		timers:  btree.NewG(8, timerLess),
 	}
+	s.groupAlgo = &placement.GroupScheduler{Pods: s.podAlgo, Feasible: []placement.PlacementFeasiblePlugin{placement.GangScheduling{}}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -228,13 +244,32 @@ func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 		if err := s.cache.AddPod(bound); err != nil {
 			return err
 		}
-		s.pods[p.Key()] = r
+	}
+	s.pods[p.Key()] = r
+	if p.PodGroup != "" {
+		s.attach(r)
+	}
+	if node != "" {
 		s.markBound(r, node)
 		return nil
 	}
-	s.pods[p.Key()] = r
-	if r.info.Pod().EffectiveSchedulerName() != s.cfg.SchedulerName {
-		r.reason = fmt.Sprintf("pod names scheduler %q, not %q", r.info.Pod().EffectiveSchedulerName(), s.cfg.SchedulerName)
+	return s.setPending(r)
+}
+
+// setPending makes a pod wait for placement: a group member through its
+// group, any other pod as its own queue item.
+func (s *Scheduler) setPending(r *podRecord) error {
+	r.phase, r.node = PhasePending, ""
+	if r.info.Pod().PodGroup != "" {
+		if r.group != nil {
+			r.group.members.Set(r.info.Key(), podgroup.Unscheduled)
+			return s.offerGroup(r.group)
+		}
+		r.reason = fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", r.info.Pod().PodGroup)
+		return nil
+	}
+	if name := r.info.Pod().EffectiveSchedulerName(); name != s.cfg.SchedulerName {
+		r.reason = fmt.Sprintf("pod names scheduler %q, not %q", name, s.cfg.SchedulerName)
 		return nil
 	}
 	return s.enqueue(r)
@@ -242,9 +277,9 @@ func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 
 // enqueue puts a pending pod in activeQ, keeping its first-seen time.
 func (s *Scheduler) enqueue(r *podRecord) error {
-	return s.queue.Add(&queue.Item[*podRecord]{
+	return s.queue.Add(&queue.Item[entry]{
 		Key: podItemKey(r.info.Key()), Kind: queue.KindPod, Priority: r.info.Priority(),
-		FirstSeen: r.firstSeen, Timestamp: s.now, Size: 1, Value: r,
+		FirstSeen: r.firstSeen, Timestamp: s.now, Size: 1, Value: entry{pod: r},
 	})
 }
 
@@ -254,6 +289,9 @@ func podItemKey(k cluster.PodKey) string { return "pod/" + string(k) }
 func (s *Scheduler) markBound(r *podRecord, node string) {
 	r.phase, r.node, r.reason = PhaseBound, node, ""
 	r.runs++
+	if r.group != nil {
+		r.group.members.Set(r.info.Key(), podgroup.Bound)
+	}
 	if r.duration > 0 {
 		s.addTimer(timer{at: s.now + r.duration, kind: timerPodDone, pod: r.info.Key(), token: r.runs})
 	}
@@ -265,16 +303,41 @@ func (s *Scheduler) DeletePod(key cluster.PodKey) error {
 	if !ok || r.phase == PhaseDeleted {
 		return fmt.Errorf("%w: %s", ErrUnknownPod, key)
 	}
-	switch r.phase {
-	case PhasePending:
-		_, _ = s.queue.Delete(podItemKey(key)) // absent when it names another scheduler
-	case PhaseBound:
+	wasBound := r.phase == PhaseBound
+	if wasBound {
 		if _, err := s.cache.RemovePod(key); err != nil {
 			return err
 		}
+	}
+	if err := s.markGone(r, PhaseDeleted); err != nil {
+		return err
+	}
+	if wasBound {
 		s.clusterChanged()
 	}
-	r.phase, r.node, r.reason = PhaseDeleted, "", ""
+	return nil
+}
+
+// markGone ends a pod's life (deleted or succeeded): it leaves the queue
+// and its group. The caller has taken it out of the cache.
+func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
+	pending := r.phase == PhasePending
+	r.phase, r.reason = phase, ""
+	if phase == PhaseDeleted {
+		r.node = ""
+	}
+	switch {
+	case r.group != nil:
+		r.group.members.Remove(r.info.Key())
+		delete(r.group.pods, r.info.Key())
+		if pending {
+			return s.offerGroup(r.group)
+		}
+	case r.info.Pod().PodGroup != "":
+		s.dropOrphan(r)
+	case pending:
+		_, _ = s.queue.Delete(podItemKey(r.info.Key())) // absent when it names another scheduler
+	}
 	return nil
 }
 
@@ -288,9 +351,7 @@ func (s *Scheduler) clusterChanged() {
 // requeue returns pods taken off a node (node lost, drained) to the queue.
 func (s *Scheduler) requeue(pods []*cluster.PodInfo) error {
 	for _, pi := range pods {
-		r := s.pods[pi.Key()]
-		r.phase, r.node = PhasePending, ""
-		if err := s.enqueue(r); err != nil {
+		if err := s.setPending(s.pods[pi.Key()]); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,128 @@
+package gangsim
+
+import (
+	"fmt"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/queue"
+)
+
+// podGroupPostFilter is the PodGroupPostFilter extension point: it runs
+// when a PodGroup cycle fails as Unschedulable and may evict pods to make
+// room (workload-aware preemption is its built-in). Success stops the later
+// plugins; even then nothing is bound in this cycle and the group retries
+// after backoff.
+type podGroupPostFilter interface {
+	Name() string
+	PodGroupPostFilter(group *podgroup.PodGroup) *Status
+}
+
+// scheduleGroup runs one PodGroup cycle (SEMANTICS S5): validate, one
+// snapshot, the group algorithm with tentative reservations, then an
+// all-or-nothing commit.
+func (s *Scheduler) scheduleGroup(it *queue.Item[entry]) (CycleResult, error) {
+	gr := it.Value.group
+	res := CycleResult{At: s.now, Item: it.Key}
+	pending := gr.pending()
+	if len(pending) == 0 {
+		return res, s.queue.Done(it.Key)
+	}
+	if msg := s.validateGroup(gr); msg != "" {
+		for _, r := range pending {
+			r.reason = msg
+		}
+		gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonSchedulerError, msg, s.now)
+		res.Status = NewStatus(Error, msg)
+		return res, s.queue.BackOff(it.Key, s.now, s.version, true)
+	}
+	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
+		return res, err
+	}
+	req := placement.GroupRequest{Group: &gr.group, Scheduled: gr.members.Scheduled()}
+	for _, r := range pending {
+		req.Pods = append(req.Pods, r.info)
+		r.attempts++
+	}
+	cp := s.snap.Checkpoint()
+	out := s.groupAlgo.Schedule(s.snap, req, nil)
+	s.snap.Rollback(cp)
+	if out.Feasible && len(out.Assignments) > 0 {
+		return s.commitGroup(it, gr, out, res)
+	}
+	return s.failGroup(it, gr, pending, out, res)
+}
+
+// commitGroup binds every placed pod at once and requeues the leftovers
+// straight to activeQ, keeping their timestamps.
+func (s *Scheduler) commitGroup(it *queue.Item[entry], gr *groupRecord, out placement.GroupResult, res CycleResult) (CycleResult, error) {
+	for _, a := range out.Assignments {
+		r := s.pods[a.Pod.Key()]
+		node := s.snap.Node(a.Node).Name()
+		if err := s.bind(r, node); err != nil {
+			return res, err
+		}
+		res.Bound = append(res.Bound, Binding{Pod: a.Pod.Key(), Node: node})
+	}
+	for _, f := range out.Failures {
+		s.pods[f.Pod.Key()].reason = f.Err.Error()
+	}
+	gr.setCondition(podgroup.ConditionTrue, podgroup.ReasonScheduled, "", s.now)
+	left := gr.members.Count(podgroup.Unscheduled)
+	if left == 0 {
+		return res, s.queue.Done(it.Key)
+	}
+	it.Size = left
+	return res, s.queue.Requeue(it.Key)
+}
+
+// failGroup leaves every pod pending with a reason, records the condition,
+// runs the PodGroupPostFilter plugins, and backs the group off.
+func (s *Scheduler) failGroup(it *queue.Item[entry], gr *groupRecord, pending []*podRecord, out placement.GroupResult, res CycleResult) (CycleResult, error) {
+	msg := out.Message
+	if out.Feasible {
+		// the policy was met by members scheduled earlier, but no pod was
+		// placed now: kube-scheduler turns that success into a failure
+		msg = "pod group is unschedulable"
+	}
+	failed := map[cluster.PodKey]string{}
+	for _, f := range out.Failures {
+		failed[f.Pod.Key()] = f.Err.Error()
+	}
+	for _, r := range pending {
+		if reason, ok := failed[r.info.Key()]; ok {
+			r.reason = reason
+		} else {
+			r.reason = msg
+		}
+	}
+	gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonUnschedulable, msg, s.now)
+	res.Status = NewStatus(Unschedulable, msg)
+	for _, pl := range s.postFilters {
+		if st := pl.PodGroupPostFilter(&gr.group); st.IsSuccess() {
+			break
+		}
+	}
+	return res, s.queue.BackOff(it.Key, s.now, s.version, false)
+}
+
+// validateGroup checks what kube-scheduler's validatePodGroup checks: every
+// member, pending or scheduled, names this scheduler, has the group's
+// priority and the group's preemption policy. It returns the first problem,
+// or "".
+func (s *Scheduler) validateGroup(gr *groupRecord) string {
+	g := &gr.group
+	for k := range gr.members.Members() {
+		p := gr.pods[k].info.Pod()
+		switch {
+		case p.EffectiveSchedulerName() != s.cfg.SchedulerName:
+			return fmt.Sprintf("pod %s names scheduler %q, but pod group %s is scheduled by %q", displayName(k), p.EffectiveSchedulerName(), g.Name, s.cfg.SchedulerName)
+		case p.Priority != g.Priority:
+			return fmt.Sprintf("pod %s has priority %d, but pod group %s has priority %d", displayName(k), p.Priority, g.Name, g.Priority)
+		case p.EffectivePreemptionPolicy() != g.EffectivePreemptionPolicy():
+			return fmt.Sprintf("pod %s has preemptionPolicy %s, but pod group %s has %s", displayName(k), p.EffectivePreemptionPolicy(), g.Name, g.EffectivePreemptionPolicy())
+		}
+	}
+	return ""
+}

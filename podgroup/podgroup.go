@@ -1,0 +1,153 @@
+package podgroup
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// Policy says how many of a group's pods must be placed together.
+type Policy uint8
+
+// The scheduling policies.
+const (
+	// Basic places pods independently, but evaluates them in one group cycle.
+	Basic Policy = iota
+	// Gang places at least MinCount pods together or none.
+	Gang
+)
+
+// String returns the policy's name.
+func (p Policy) String() string {
+	if p == Gang {
+		return "Gang"
+	}
+	return "Basic"
+}
+
+// DisruptionMode says how a group's pods are preempted.
+type DisruptionMode string
+
+// The disruption modes. The empty mode means Single.
+const (
+	DisruptSingle DisruptionMode = "Single" // each pod is its own victim
+	DisruptAll    DisruptionMode = "All"    // all scheduled pods are evicted together or not at all
+)
+
+// PodGroup is a set of pods scheduled as one unit: a gang (at least
+// MinCount placed together, or none) or a basic group. Pods name their
+// group in cluster.Pod.PodGroup; a group has no scheduler name of its own.
+type PodGroup struct {
+	Namespace         string
+	Name              string
+	Policy            Policy
+	MinCount          int32 // gang only; at least 1
+	Priority          int32
+	PriorityClassName string
+	PreemptionPolicy  cluster.PreemptionPolicy // "" means PreemptLowerPriority
+	DisruptionMode    DisruptionMode           // "" means Single
+	TopologyKey       string                   // "": no topology constraint
+	Parent            string                   // a CompositePodGroup's name; "": a root
+	CreationTime      time.Duration            // orders siblings, then Name
+}
+
+// ErrInvalid is wrapped by every Validate error.
+var ErrInvalid = errors.New("podgroup: invalid group")
+
+// Key returns the group's "namespace/name".
+func (g *PodGroup) Key() string { return Key(g.Namespace, g.Name) }
+
+// Key joins a namespace ("" means default) and a name.
+func Key(namespace, name string) string {
+	if namespace == "" {
+		namespace = "default"
+	}
+	return namespace + "/" + name
+}
+
+// EffectivePreemptionPolicy returns the policy with its default applied.
+func (g *PodGroup) EffectivePreemptionPolicy() cluster.PreemptionPolicy {
+	if g.PreemptionPolicy == "" {
+		return cluster.PreemptLowerPriority
+	}
+	return g.PreemptionPolicy
+}
+
+// EffectiveDisruptionMode returns the mode with its default applied.
+func (g *PodGroup) EffectiveDisruptionMode() DisruptionMode {
+	if g.DisruptionMode == "" {
+		return DisruptSingle
+	}
+	return g.DisruptionMode
+}
+
+// Quorum is how many pods must be placed for the policy to be met: MinCount
+// for a gang, 1 for a basic group (kube-scheduler's getMinCount).
+func (g *PodGroup) Quorum() int {
+	if g.Policy == Gang {
+		return int(g.MinCount)
+	}
+	return 1
+}
+
+// Validate reports the first problem with g, naming the group and field.
+func (g *PodGroup) Validate() error {
+	if g.Name == "" {
+		return fmt.Errorf("%w: name is empty", ErrInvalid)
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w %s: %s", ErrInvalid, g.Key(), fmt.Sprintf(format, args...))
+	}
+	switch {
+	case g.Policy == Gang && g.MinCount < 1:
+		return bad("minCount %d must be at least 1", g.MinCount)
+	case g.Policy == Basic && g.MinCount != 0:
+		return bad("minCount is set on a basic group")
+	case g.Policy != Gang && g.Policy != Basic:
+		return bad("policy %d is unknown", g.Policy)
+	}
+	switch g.PreemptionPolicy {
+	case "", cluster.PreemptLowerPriority, cluster.PreemptNever:
+	default:
+		return bad("preemptionPolicy %q is not PreemptLowerPriority or Never", g.PreemptionPolicy)
+	}
+	switch g.DisruptionMode {
+	case "", DisruptSingle, DisruptAll:
+	default:
+		return bad("disruptionMode %q is not Single or All", g.DisruptionMode)
+	}
+	return nil
+}
+
+// Progress is how far a placement attempt got: pods still to try and pods
+// scheduled (already bound or assumed members plus those placed so far).
+type Progress struct {
+	Remaining int
+	Scheduled int
+}
+
+// Feasibility is PlacementFeasible's answer.
+type Feasibility uint8
+
+// The answers, as kube-scheduler's GangScheduling plugin gives them.
+const (
+	Feasible   Feasibility = iota // the policy is met
+	Wait                          // not yet met; more pods may meet it
+	Infeasible                    // cannot be met even if every remaining pod is placed
+)
+
+// CheckQuorum is the gang policy as PlacementFeasible: Infeasible when even
+// all remaining pods would not reach the quorum, Wait until it is reached,
+// then Feasible. The message says why, in kube-scheduler's words.
+func (g *PodGroup) CheckQuorum(p Progress) (Feasibility, string) {
+	q := g.Quorum()
+	switch {
+	case p.Remaining+p.Scheduled < q:
+		return Infeasible, fmt.Sprintf("minCount (%d) cannot be satisfied: %d scheduled, %d remaining", q, p.Scheduled, p.Remaining)
+	case p.Scheduled < q:
+		return Wait, fmt.Sprintf("minCount (%d) is not yet satisfied: %d scheduled, %d remaining", q, p.Scheduled, p.Remaining)
+	}
+	return Feasible, ""
+}
