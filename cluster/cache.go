@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 	"time"
 
@@ -310,6 +311,13 @@ func (c *Cache) AddBudget(b PodDisruptionBudget) error {
 	i, found := c.budgetIndex(b.Key())
 	if found {
 		return fmt.Errorf("%w: %s", ErrBudgetExists, b.Key())
+	}
+	b.Selector = maps.Clone(b.Selector)
+	if b.MinAvailable != nil {
+		b.MinAvailable = new(*b.MinAvailable)
+	}
+	if b.MaxUnavailable != nil {
+		b.MaxUnavailable = new(*b.MaxUnavailable)
 	}
 	item := &budgetItem{budget: b}
 	for _, pi := range c.pods {

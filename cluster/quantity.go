@@ -10,6 +10,11 @@ import (
 // ErrQuantity is wrapped by every error ParseQuantity returns.
 var ErrQuantity = errors.New("cluster: invalid quantity")
 
+// maxQuantityLength bounds the text parsed, so that exact rational
+// arithmetic on absurd inputs (a million digits) cannot stall a load; no
+// int64 quantity needs more.
+const maxQuantityLength = 64
+
 // maxExponent bounds decimal exponents ("1e300") so that parsing stays cheap
 // and values that can never fit an int64 are refused early.
 const maxExponent = 30
@@ -28,6 +33,9 @@ func ParseQuantity(text string, scale int64) (int64, error) {
 	s := strings.TrimSpace(text)
 	if s == "" {
 		return fail("empty")
+	}
+	if len(s) > maxQuantityLength {
+		return fail(fmt.Sprintf("longer than %d characters", maxQuantityLength))
 	}
 	if scale <= 0 {
 		return fail("scale must be positive")
@@ -140,8 +148,8 @@ func ceilToInt64(v *big.Rat, fail func(string) (int64, error)) (int64, error) {
 
 // FormatQuantity renders an integer amount of a resource in Kubernetes
 // notation, the inverse of ParseResourceQuantity for exact values: cpu in
-// millicores ("500m", "2"), memory and extended resources with the largest
-// exact binary suffix ("1Gi", "1536Mi"), or plainly.
+// millicores ("500m", "2"), memory with the largest exact binary suffix
+// ("1Gi", "1536Mi"), everything else as a plain count.
 func FormatQuantity(name ResourceName, v int64) string {
 	if name == ResourceCPU {
 		if v%1000 == 0 {
