@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
 )
 
 // benchCluster is the oracle generator's shape: nodes of 8, 16 or 32 cpus
@@ -60,4 +61,38 @@ func BenchmarkSchedulePods(b *testing.B) {
 			b.ReportMetric(float64(pods)/b.Elapsed().Seconds(), "pods/s")
 		})
 	}
+}
+
+// BenchmarkScheduleGangs places 1,000 gangs of 8 pods (minCount 8) on 5,000
+// nodes and reports groups/s.
+func BenchmarkScheduleGangs(b *testing.B) {
+	b.ReportAllocs()
+	var groups int
+	for b.Loop() {
+		b.StopTimer()
+		s, ps := benchCluster(b, 5000, 8000, 2)
+		for g := range 1000 {
+			name := fmt.Sprintf("gang-%04d", g)
+			if err := s.AddPodGroup(podgroup.PodGroup{Name: name, Policy: podgroup.Gang, MinCount: 8}); err != nil {
+				b.Fatal(err)
+			}
+			for i := range 8 {
+				p := ps[g*8+i]
+				p.PodGroup = name
+				if err := s.AddPod(p, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.StartTimer()
+		if err := s.Run(); err != nil {
+			b.Fatal(err)
+		}
+		for gs := range s.PodGroups() {
+			if gs.Scheduled == 8 {
+				groups++
+			}
+		}
+	}
+	b.ReportMetric(float64(groups)/b.Elapsed().Seconds(), "groups/s")
 }

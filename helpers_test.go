@@ -1,0 +1,84 @@
+package gangsim
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
+)
+
+// testSched is a scheduler with small builders for tests.
+type testSched struct {
+	*Scheduler
+	t testing.TB
+}
+
+func newTestSched(t testing.TB, cfg Config) *testSched {
+	t.Helper()
+	s, err := New(cfg)
+	require.NoError(t, err)
+	return &testSched{Scheduler: s, t: t}
+}
+
+// nodes adds count nodes "prefix-i" with cpu millicores and 64Gi memory.
+func (ts *testSched) nodes(prefix string, count int, milliCPU int64) *testSched {
+	ts.t.Helper()
+	for i := range count {
+		require.NoError(ts.t, ts.AddNode(cluster.Node{Name: fmt.Sprintf("%s-%d", prefix, i), Allocatable: cluster.NewResources(milliCPU, 64<<30, 110)}))
+	}
+	return ts
+}
+
+func (ts *testSched) gang(name string, minCount int32) *testSched {
+	ts.t.Helper()
+	require.NoError(ts.t, ts.AddPodGroup(podgroup.PodGroup{Name: name, Policy: podgroup.Gang, MinCount: minCount}))
+	return ts
+}
+
+// members adds count pods "group-i" of the group requesting milliCPU.
+func (ts *testSched) members(group string, count int, milliCPU int64) *testSched {
+	ts.t.Helper()
+	for i := range count {
+		ts.member(fmt.Sprintf("%s-%d", group, i), group, milliCPU)
+	}
+	return ts
+}
+
+func (ts *testSched) member(name, group string, milliCPU int64) {
+	ts.t.Helper()
+	require.NoError(ts.t, ts.AddPod(cluster.Pod{Name: name, PodGroup: group, Requests: cluster.NewResources(milliCPU, 0, 0)}, 0))
+}
+
+// boundCount counts the group's members in phase Bound.
+func (ts *testSched) boundCount(group string) int {
+	n := 0
+	for st := range ts.Pods() {
+		if r := ts.pods[st.Key]; r.info.Pod().PodGroup == group && st.Phase == PhaseBound {
+			n++
+		}
+	}
+	return n
+}
+
+func (ts *testSched) condition(group string) podgroup.Condition {
+	gs, ok := ts.PodGroup(podgroup.Key("", group))
+	require.True(ts.t, ok)
+	c, _ := gs.Conditions.Get(podgroup.ConditionInitiallyScheduled)
+	return c
+}
+
+func (ts *testSched) scheduleOne() CycleResult {
+	ts.t.Helper()
+	res, ok, err := ts.ScheduleOne()
+	require.NoError(ts.t, err)
+	require.True(ts.t, ok, "expected a cycle")
+	return res
+}
+
+func (ts *testSched) run() {
+	ts.t.Helper()
+	require.NoError(ts.t, ts.Run())
+}
