@@ -36,6 +36,9 @@ type ScoringStrategy struct {
 //     NodeResourcesBalancedAllocation 1 (the default profile's score
 //     plugins that act on what the model has). A non-empty list replaces
 //     the default: a plugin left out is disabled. Weight 0 means 1.
+//   - PlacementScorePlugins: NodeResourcesFit 1, PodGroupPodsCount 1 (the
+//     placement scorers of topology-aware scheduling). A non-empty list
+//     replaces the default; weight 0 means 1.
 //   - PercentageOfNodesToScore: 0, adaptive (50 - nodes/125 percent, at
 //     least 5%, at least 100 nodes); 100 scores every feasible node.
 //   - PodInitialBackoff 1s, PodMaxBackoff 10s, MaxUnschedulable 5m.
@@ -43,6 +46,7 @@ type Config struct {
 	SchedulerName            string
 	ScoringStrategy          ScoringStrategy
 	ScorePlugins             []PluginWeight
+	PlacementScorePlugins    []PluginWeight
 	PercentageOfNodesToScore int32
 	PodInitialBackoff        time.Duration
 	PodMaxBackoff            time.Duration
@@ -51,6 +55,14 @@ type Config struct {
 
 // Score plugin names accepted in Config.ScorePlugins.
 var scorePluginNames = []string{placement.TaintTolerationName, placement.NodeResourcesFitName, placement.BalancedAllocationName}
+
+// Placement score plugin names accepted in Config.PlacementScorePlugins.
+var placementScorePluginNames = []string{placement.NodeResourcesFitName, placement.PodGroupPodsCountName}
+
+// DefaultPlacementScorePlugins returns the default placement scorers.
+func DefaultPlacementScorePlugins() []PluginWeight {
+	return []PluginWeight{{placement.NodeResourcesFitName, 1}, {placement.PodGroupPodsCountName, 1}}
+}
 
 // DefaultScorePlugins returns the default profile's score plugins.
 func DefaultScorePlugins() []PluginWeight {
@@ -75,12 +87,11 @@ func (c Config) WithDefaults() Config {
 	if len(c.ScorePlugins) == 0 {
 		c.ScorePlugins = DefaultScorePlugins()
 	}
-	c.ScorePlugins = slices.Clone(c.ScorePlugins)
-	for i := range c.ScorePlugins {
-		if c.ScorePlugins[i].Weight == 0 {
-			c.ScorePlugins[i].Weight = 1
-		}
+	if len(c.PlacementScorePlugins) == 0 {
+		c.PlacementScorePlugins = DefaultPlacementScorePlugins()
 	}
+	c.ScorePlugins = defaultWeights(c.ScorePlugins)
+	c.PlacementScorePlugins = defaultWeights(c.PlacementScorePlugins)
 	if c.PodInitialBackoff == 0 {
 		c.PodInitialBackoff = time.Second
 	}
@@ -91,6 +102,18 @@ func (c Config) WithDefaults() Config {
 		c.MaxUnschedulable = 5 * time.Minute
 	}
 	return c
+}
+
+// defaultWeights copies ws with weight 0 replaced by 1, as kube-scheduler
+// does.
+func defaultWeights(ws []PluginWeight) []PluginWeight {
+	ws = slices.Clone(ws)
+	for i := range ws {
+		if ws[i].Weight == 0 {
+			ws[i].Weight = 1
+		}
+	}
+	return ws
 }
 
 // Validate reports the first invalid setting, naming the field.
@@ -104,17 +127,11 @@ func (c Config) Validate() error {
 	if err := validateResourceWeights(c.ScoringStrategy.Resources); err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	for i, p := range c.ScorePlugins {
-		switch {
-		case !slices.Contains(scorePluginNames, p.Name):
-			return fmt.Errorf("%w: scorePlugins[%d].name %q is not one of %v", ErrConfig, i, p.Name, scorePluginNames)
-		case seen[p.Name]:
-			return fmt.Errorf("%w: scorePlugins[%d].name %q is listed twice", ErrConfig, i, p.Name)
-		case p.Weight < 0 || p.Weight > 100:
-			return fmt.Errorf("%w: scorePlugins[%d] (%s).weight %d is not in 1..100", ErrConfig, i, p.Name, p.Weight)
-		}
-		seen[p.Name] = true
+	if err := validatePluginWeights("scorePlugins", c.ScorePlugins, scorePluginNames); err != nil {
+		return err
+	}
+	if err := validatePluginWeights("placementScore", c.PlacementScorePlugins, placementScorePluginNames); err != nil {
+		return err
 	}
 	if c.PercentageOfNodesToScore < 0 || c.PercentageOfNodesToScore > 100 {
 		return fmt.Errorf("%w: percentageOfNodesToScore %d is not in 0..100", ErrConfig, c.PercentageOfNodesToScore)
@@ -124,6 +141,22 @@ func (c Config) Validate() error {
 	}
 	if c.MaxUnschedulable < 0 {
 		return fmt.Errorf("%w: maxUnschedulable %v is negative", ErrConfig, c.MaxUnschedulable)
+	}
+	return nil
+}
+
+func validatePluginWeights(field string, ps []PluginWeight, known []string) error {
+	seen := map[string]bool{}
+	for i, p := range ps {
+		switch {
+		case !slices.Contains(known, p.Name):
+			return fmt.Errorf("%w: %s[%d].name %q is not one of %v", ErrConfig, field, i, p.Name, known)
+		case seen[p.Name]:
+			return fmt.Errorf("%w: %s[%d].name %q is listed twice", ErrConfig, field, i, p.Name)
+		case p.Weight < 0 || p.Weight > 100:
+			return fmt.Errorf("%w: %s[%d] (%s).weight %d is not in 1..100", ErrConfig, field, i, p.Name, p.Weight)
+		}
+		seen[p.Name] = true
 	}
 	return nil
 }
@@ -165,4 +198,26 @@ func (c Config) podScheduler() *placement.PodScheduler {
 		scorers = append(scorers, placement.WeightedScorer{Plugin: plugin, Weight: p.Weight})
 	}
 	return placement.NewPodScheduler(filters, scorers, c.PercentageOfNodesToScore)
+}
+
+// groupScheduler builds the PodGroup pipeline: the pod pipeline, the gang
+// policy as PlacementFeasible, topology placement generation and the
+// configured placement scorers.
+func (c Config) groupScheduler(pods *placement.PodScheduler) *placement.GroupScheduler {
+	gs := &placement.GroupScheduler{
+		Pods:      pods,
+		Feasible:  []placement.PlacementFeasiblePlugin{placement.GangScheduling{}},
+		Generator: placement.NewTopologyPlacement(),
+	}
+	for _, p := range c.PlacementScorePlugins {
+		var plugin placement.PlacementScorePlugin
+		switch p.Name {
+		case placement.NodeResourcesFitName:
+			plugin = &placement.PlacementResourcesFit{Resources: c.ScoringStrategy.Resources}
+		case placement.PodGroupPodsCountName:
+			plugin = placement.PodGroupPodsCount{}
+		}
+		gs.Scorers = append(gs.Scorers, placement.WeightedPlacementScorer{Plugin: plugin, Weight: p.Weight})
+	}
+	return gs
 }

@@ -30,24 +30,22 @@ func (s *Scheduler) scheduleGroup(it *queue.Item[entry]) (CycleResult, error) {
 		return res, s.queue.Done(it.Key)
 	}
 	if msg := s.validateGroup(gr); msg != "" {
-		for _, r := range pending {
-			r.reason = msg
-		}
-		gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonSchedulerError, msg, s.now)
-		res.Status = NewStatus(Error, msg)
-		return res, s.queue.BackOff(it.Key, s.now, s.version, true)
+		return s.errorGroup(it, gr, pending, msg, res)
 	}
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
 		return res, err
 	}
-	req := placement.GroupRequest{Group: &gr.group, Scheduled: gr.members.Scheduled()}
+	req := placement.GroupRequest{Group: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: gr.scheduledNodes()}
 	for _, r := range pending {
 		req.Pods = append(req.Pods, r.info)
 		r.attempts++
 	}
 	cp := s.snap.Checkpoint()
-	out := s.groupAlgo.Schedule(s.snap, req, nil)
+	out := s.groupAlgo.Schedule(s.snap, req, placement.Placement{})
 	s.snap.Rollback(cp)
+	if out.Err != nil {
+		return s.errorGroup(it, gr, pending, out.Err.Error(), res)
+	}
 	if out.Feasible && len(out.Assignments) > 0 {
 		return s.commitGroup(it, gr, out, res)
 	}
@@ -125,4 +123,16 @@ func (s *Scheduler) validateGroup(gr *groupRecord) string {
 		}
 	}
 	return ""
+}
+
+// errorGroup ends a cycle that could not judge the group (invalid members,
+// a broken topology constraint): SchedulerError, nothing bound, error
+// backoff.
+func (s *Scheduler) errorGroup(it *queue.Item[entry], gr *groupRecord, pending []*podRecord, msg string, res CycleResult) (CycleResult, error) {
+	for _, r := range pending {
+		r.reason = msg
+	}
+	gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonSchedulerError, msg, s.now)
+	res.Status = NewStatus(Error, msg)
+	return res, s.queue.BackOff(it.Key, s.now, s.version, true)
 }

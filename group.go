@@ -40,9 +40,6 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 	if g.Parent != "" {
 		return fmt.Errorf("%w %s: parent: CompositePodGroups are not supported yet", podgroup.ErrInvalid, g.Key())
 	}
-	if g.TopologyKey != "" {
-		return fmt.Errorf("%w %s: topologyKey: topology-aware placement is not supported yet", podgroup.ErrInvalid, g.Key())
-	}
 	if _, ok := s.groups[g.Key()]; ok {
 		return fmt.Errorf("%w: pod group %s", ErrDuplicate, g.Key())
 	}
@@ -152,6 +149,18 @@ func (gr *groupRecord) pending() []*podRecord {
 			cmp.Compare(a.info.Key(), b.info.Key()),
 		)
 	})
+	return out
+}
+
+// scheduledNodes names the nodes of the bound and assumed members, in key
+// order.
+func (gr *groupRecord) scheduledNodes() []string {
+	var out []string
+	for k, st := range gr.members.Members() {
+		if st != podgroup.Unscheduled {
+			out = append(out, gr.pods[k].node)
+		}
+	}
 	return out
 }
 

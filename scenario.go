@@ -246,8 +246,8 @@ func (b *builder) config(f *scenarioFile) error {
 				placement.ResourceWeight{Name: cluster.ResourceName(r.Name), Weight: r.Weight})
 		}
 	}
-	if len(f.Config.PlacementScore) > 0 {
-		return fmt.Errorf("config.placementScore: placement scoring arrives with PodGroups and is not supported yet")
+	for _, p := range f.Config.PlacementScore {
+		b.sc.Config.PlacementScorePlugins = append(b.sc.Config.PlacementScorePlugins, PluginWeight{Name: p.Name, Weight: p.Weight})
 	}
 	if err := b.sc.Config.Validate(); err != nil {
 		return fmt.Errorf("config: %v", strings.TrimPrefix(err.Error(), ErrConfig.Error()+": "))
@@ -360,8 +360,6 @@ func (b *builder) groups(f *scenarioFile) error {
 			return fmt.Errorf("%s: name: pod group %q is defined twice", where, s.Name)
 		case s.Parent != "":
 			return fmt.Errorf("%s: parent: CompositePodGroups are not supported yet", where)
-		case s.TopologyKey != "":
-			return fmt.Errorf("%s: topologyKey: topology-aware placement is not supported yet", where)
 		}
 		if err := b.groupPriority(&g, &s.groupCommon, where); err != nil {
 			return err

@@ -139,7 +139,7 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 		podAlgo: cfg.podScheduler(),
 		timers:  btree.NewG(8, timerLess),
 	}
-	s.groupAlgo = &placement.GroupScheduler{Pods: s.podAlgo, Feasible: []placement.PlacementFeasiblePlugin{placement.GangScheduling{}}}
+	s.groupAlgo = cfg.groupScheduler(s.podAlgo)
 	for _, o := range opts {
 		o(s)
 	}

@@ -54,6 +54,7 @@ type Cache struct {
 	budgets        []*budgetItem // sorted by key
 	generation     int64
 	nodeSetVersion int64 // bumped when a node is added or removed
+	nodeVersion    int64 // bumped when a node is added, updated or removed
 	budgetVersion  int64 // bumped when a budget or its counts change
 }
 
@@ -164,6 +165,7 @@ func (c *Cache) AddNode(n Node) error {
 	c.nodes[n.Name] = it
 	c.byName.ReplaceOrInsert(it)
 	c.nodeSetVersion++
+	c.nodeVersion++
 	c.touch(it)
 	return nil
 }
@@ -180,6 +182,7 @@ func (c *Cache) UpdateNode(n Node) error {
 		return fmt.Errorf("%w: node %q", ErrNodeNotFound, n.Name)
 	}
 	it.info.node = n.Clone()
+	c.nodeVersion++
 	c.touch(it)
 	return nil
 }
@@ -200,6 +203,7 @@ func (c *Cache) RemoveNode(name string) ([]*PodInfo, error) {
 	c.byName.Delete(it)
 	c.unlink(it)
 	c.nodeSetVersion++
+	c.nodeVersion++
 	c.generation++
 	return removed, nil
 }

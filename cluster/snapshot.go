@@ -30,6 +30,7 @@ type Snapshot struct {
 	budgets        []BudgetStatus
 	generation     int64
 	nodeSetVersion int64
+	nodeVersion    int64
 	budgetVersion  int64
 	log            []change
 }
@@ -85,6 +86,7 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 		s.budgetVersion = c.budgetVersion
 	}
 	s.generation = c.generation
+	s.nodeVersion = c.nodeVersion
 	return nil
 }
 
@@ -141,6 +143,11 @@ func (s *Snapshot) Generation() int64 { return s.generation }
 // NodeSetVersion changes whenever nodes were added or removed; data derived
 // from the node list (indexes, topology domains) is valid while it holds.
 func (s *Snapshot) NodeSetVersion() int64 { return s.nodeSetVersion }
+
+// NodeVersion changes whenever a node was added, updated or removed; data
+// derived from node objects (labels, taints, allocatable), such as
+// topology domains, is valid while it holds.
+func (s *Snapshot) NodeVersion() int64 { return s.nodeVersion }
 
 // Budgets yields the pod disruption budgets as they were when the snapshot
 // was taken, with their allowed disruptions, in key order.

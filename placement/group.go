@@ -1,7 +1,9 @@
 package placement
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
@@ -37,6 +39,9 @@ type GroupRequest struct {
 	Group     *podgroup.PodGroup
 	Pods      []*cluster.PodInfo // pending members, in cycle order
 	Scheduled int                // members already assumed or bound
+	// ScheduledNodes names the nodes of the members already scheduled;
+	// topology placement pins the group to their domain.
+	ScheduledNodes []string
 }
 
 // Assignment is a pod placed on a node (snapshot index).
@@ -53,6 +58,10 @@ type PodFailure struct {
 
 // GroupResult is the outcome of the group algorithm.
 type GroupResult struct {
+	// Err is set when the group could not be evaluated at all (a topology
+	// constraint its scheduled members break, a scorer failing): an error,
+	// not a verdict on room.
+	Err         error
 	Feasible    bool
 	Message     string // on failure, kube-scheduler's group status message
 	Placement   string // the chosen placement's name ("" for all nodes)
@@ -129,32 +138,208 @@ func (gs *GroupScheduler) scheduleInPlacement(snap *cluster.Snapshot, req *Group
 
 // GroupScheduler places a group: it generates candidate placements, runs
 // the sequential algorithm in each on the cycle's snapshot (rolling back
-// after each), scores the feasible ones and re-applies the best. With no
-// generator there is one placement: the candidate nodes given.
+// after each), scores the feasible ones and re-applies the best
+// (SEMANTICS S6). With no generator, or a group without a topology key,
+// the parent placement is the only candidate and this is exactly S5a.
+//
+// Ties between placements with equal total scores go to the first in
+// generation order (label-value order for topology domains).
 type GroupScheduler struct {
-	Pods     *PodScheduler
-	Feasible []PlacementFeasiblePlugin
+	Pods      *PodScheduler
+	Feasible  []PlacementFeasiblePlugin
+	Generator PlacementGeneratePlugin // nil: the parent placement only
+	Scorers   []WeightedPlacementScorer
 }
 
-// Schedule places req within candidates (snapshot indexes; nil for all
-// nodes). On success the chosen assignments are left reserved in snap, so
+// candidate is one evaluated placement.
+type candidate struct {
+	placement *Placement
+	result    GroupResult
+}
+
+// Schedule places req within the parent placement (Nodes nil: every
+// node). On success the chosen assignments are left reserved in snap, so
 // that a caller placing more groups in the same cycle sees them; the caller
 // rolls the snapshot back once it has committed or discarded them.
-func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, candidates []int) GroupResult {
-	placements := []Placement{{Nodes: candidates}}
-	var first *GroupResult
-	for i := range placements {
-		res := gs.scheduleInPlacement(snap, &req, placements[i].Nodes)
-		if res.Feasible {
-			res.Placement = placements[i].Name
-			return res
+func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, parent Placement) GroupResult {
+	placements := []Placement{parent}
+	if gs.Generator != nil {
+		var err error
+		if placements, err = gs.Generator.GeneratePlacements(snap, &req, parent); err != nil {
+			return GroupResult{Err: err, Message: err.Error()}
 		}
+	}
+	if len(placements) == 0 {
+		return GroupResult{Message: "no feasible placements found"}
+	}
+	need := gs.quorum(&req)
+	bound := newQuorumBound(&req, need)
+	if need == len(req.Pods) && len(placements) > 1 && gs.scoresIgnoreNodes() {
+		return gs.scheduleBestFirst(snap, &req, placements, bound)
+	}
+	var first *GroupResult
+	var feasible []candidate
+	for i := range placements {
+		if i > 0 && !bound.mayFit(snap, placements[i].Nodes) {
+			continue // cannot reach the quorum: fails without simulation
+		}
+		res := gs.evaluate(snap, &req, &placements[i])
 		if first == nil {
 			first = &res
 		}
+		if res.Feasible {
+			feasible = append(feasible, candidate{placement: &placements[i], result: res})
+		}
 	}
-	first.Message = fmt.Sprintf("0/%d placements are available, first placement status: %s", len(placements), first.Message)
-	return *first
+	if len(feasible) == 0 {
+		return noPlacement(*first, len(placements))
+	}
+	best, err := gs.best(snap, &req, feasible)
+	if err != nil {
+		return GroupResult{Err: err, Message: err.Error()}
+	}
+	return reapply(snap, best)
+}
+
+// evaluate runs the sequential algorithm in one placement and rolls the
+// snapshot back.
+func (gs *GroupScheduler) evaluate(snap *cluster.Snapshot, req *GroupRequest, p *Placement) GroupResult {
+	cp := snap.Checkpoint()
+	res := gs.scheduleInPlacement(snap, req, p.Nodes)
+	snap.Rollback(cp)
+	if res.Feasible {
+		res.Placement = p.Name
+	}
+	return res
+}
+
+func noPlacement(first GroupResult, n int) GroupResult {
+	first.Message = fmt.Sprintf("0/%d placements are available, first placement status: %s", n, first.Message)
+	return first
+}
+
+func reapply(snap *cluster.Snapshot, best GroupResult) GroupResult {
+	for _, a := range best.Assignments {
+		snap.Reserve(a.Pod, a.Node)
+	}
+	return best
+}
+
+// NodeIndependentScorer marks a placement score plugin whose score depends
+// only on which of the group's pods a placement takes, not on the nodes
+// they land on (both built-ins qualify).
+type NodeIndependentScorer interface {
+	ScoreIgnoresNodes()
+}
+
+func (gs *GroupScheduler) scoresIgnoreNodes() bool {
+	for _, ws := range gs.Scorers {
+		if _, ok := ws.Plugin.(NodeIndependentScorer); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// scheduleBestFirst is Schedule for the common all-or-nothing case: every
+// pending pod is needed for the quorum, so a feasible placement takes
+// exactly all of them, and with node-independent scorers its score is
+// known before simulating it. Candidates are simulated best score first
+// (generation order among equals) and the first feasible one is the one
+// evaluating them all would pick. The cost per group is then one
+// simulation in the usual case, not one per domain.
+func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRequest, placements []Placement, bound quorumBound) GroupResult {
+	all := make([]Assignment, len(req.Pods))
+	for i, p := range req.Pods {
+		all[i] = Assignment{Pod: p, Node: -1}
+	}
+	cands := make([]candidate, len(placements))
+	for i := range placements {
+		cands[i] = candidate{placement: &placements[i], result: GroupResult{Assignments: all}}
+	}
+	totals, err := gs.totals(snap, req, cands)
+	if err != nil {
+		return GroupResult{Err: err, Message: err.Error()}
+	}
+	order := make([]int, len(placements))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(totals[b], totals[a]) })
+	var first *GroupResult
+	for _, i := range order {
+		if !bound.mayFit(snap, placements[i].Nodes) {
+			continue
+		}
+		res := gs.evaluate(snap, req, &placements[i])
+		if res.Feasible {
+			return reapply(snap, res)
+		}
+		if i == 0 {
+			first = &res
+		}
+	}
+	if first == nil { // the first placement was pruned: its status is still the one reported
+		res := gs.evaluate(snap, req, &placements[0])
+		first = &res
+	}
+	return noPlacement(*first, len(placements))
+}
+
+// quorum is what the PlacementFeasible plugins need placed at least: the
+// built-in GangScheduling's quorum; other plugins make no promise, so no
+// pruning happens with them.
+func (gs *GroupScheduler) quorum(req *GroupRequest) int {
+	for _, pl := range gs.Feasible {
+		if _, ok := pl.(GangScheduling); !ok {
+			return 0
+		}
+	}
+	return req.Group.Quorum() - req.Scheduled
+}
+
+// best scores the feasible candidates and returns the winner: the highest
+// total, the first in generation order among equals. A lone candidate is
+// taken unscored.
+func (gs *GroupScheduler) best(snap *cluster.Snapshot, req *GroupRequest, cands []candidate) (GroupResult, error) {
+	if len(cands) == 1 || len(gs.Scorers) == 0 {
+		return cands[0].result, nil
+	}
+	totals, err := gs.totals(snap, req, cands)
+	if err != nil {
+		return GroupResult{}, err
+	}
+	win := 0
+	for i := range cands {
+		if totals[i] > totals[win] {
+			win = i
+		}
+	}
+	return cands[win].result, nil
+}
+
+// totals runs the PlacementScore plugins over the candidates: score,
+// normalise, check the range, weight and sum.
+func (gs *GroupScheduler) totals(snap *cluster.Snapshot, req *GroupRequest, cands []candidate) ([]int64, error) {
+	totals := make([]int64, len(cands))
+	scores := make([]int64, len(cands))
+	for _, ws := range gs.Scorers {
+		for i, c := range cands {
+			scores[i] = ws.Plugin.ScorePlacement(snap, req, c.placement, c.result.Assignments)
+		}
+		if nz, ok := ws.Plugin.(PlacementScoreNormalizer); ok {
+			if err := nz.NormalizePlacementScores(scores); err != nil {
+				return nil, fmt.Errorf("placement score %s: %w", ws.Plugin.Name(), err)
+			}
+		}
+		for i, sc := range scores {
+			if sc < 0 || sc > MaxNodeScore {
+				return nil, fmt.Errorf("placement score %s gave %d for placement %q, outside 0..%d", ws.Plugin.Name(), sc, cands[i].placement.Name, MaxNodeScore)
+			}
+			totals[i] += sc * ws.Weight
+		}
+	}
+	return totals, nil
 }
 
 // Placement is a candidate set of nodes for a group (snapshot indexes;

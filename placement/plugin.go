@@ -71,9 +71,10 @@ type FitError struct {
 	Rejections  []NodeRejection // one per node examined, in index order
 }
 
-// Error renders the kube-scheduler message: "0/5 nodes are available: 3
-// Insufficient cpu, 2 node(s) had untolerated taint(s)." The parts are
-// "count reason" strings sorted as strings, as kube-scheduler sorts them.
+// Error renders the kube-scheduler message: "0/5 nodes are available: 2
+// node(s) had untolerated taint(s), 3 Insufficient cpu." The parts are
+// "count reason" strings sorted as strings, as kube-scheduler sorts them
+// (so "10 ..." comes before "2 ...").
 func (e *FitError) Error() string {
 	if e.NumAllNodes == 0 {
 		return "no nodes available to schedule pods"

@@ -1,0 +1,209 @@
+package placement_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/placement"
+)
+
+type filterCase struct {
+	name   string
+	node   *nodeBuilder
+	pod    *podBuilder
+	reason string // "" when the pod fits
+}
+
+// runFilterCases checks plugin on each case; these filters' rejections
+// are all unresolvable: no eviction changes a label, taint or name.
+func runFilterCases(t *testing.T, plugin placement.FilterPlugin, tests []filterCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := plugin.Filter(tt.pod.info(), nodeInfo(t, tt.node))
+			if tt.reason == "" {
+				require.Nil(t, r)
+				return
+			}
+			require.NotNil(t, r)
+			require.Equal(t, plugin.Name(), r.Plugin)
+			require.Equal(t, []string{tt.reason}, r.Reasons)
+			require.True(t, r.Unresolvable)
+		})
+	}
+}
+
+const (
+	E  = cluster.TolerationExists
+	Eq = cluster.TolerationEqual
+	NS = cluster.TaintNoSchedule
+	NE = cluster.TaintNoExecute
+	PN = cluster.TaintPreferNoSchedule
+
+	untolerated = "node(s) had untolerated taint(s)"
+)
+
+func TestTaintTolerationFilter(t *testing.T) {
+	runFilterCases(t, placement.TaintToleration{}, []filterCase{
+		{"no taints", node("n"), pod("p"), ""},
+		{"NoSchedule rejects", node("n").taint("k", "v", NS), pod("p"), untolerated},
+		{"NoExecute rejects", node("n").taint("k", "v", NE), pod("p"), untolerated},
+		{"PreferNoSchedule does not filter", node("n").taint("k", "v", PN), pod("p"), ""},
+		{"Equal with the value", node("n").taint("k", "v", NS), pod("p").tolerate("k", Eq, "v", NS), ""},
+		{"empty operator means Equal", node("n").taint("k", "v", NS), pod("p").tolerate("k", "", "v", NS), ""},
+		{"Equal with another value", node("n").taint("k", "v", NS), pod("p").tolerate("k", Eq, "w", NS), untolerated},
+		{"Exists on the key, empty effect", node("n").taint("k", "v", NE), pod("p").tolerate("k", E, "", ""), ""},
+		{"Exists on another key", node("n").taint("k", "v", NS), pod("p").tolerate("j", E, "", ""), untolerated},
+		{"empty key with Exists tolerates all", node("n").taint("k", "v", NS).taint("j", "", NE), pod("p").tolerate("", E, "", ""), ""},
+		{"effect must match", node("n").taint("k", "v", NE), pod("p").tolerate("k", E, "", NS), untolerated},
+		{"every taint must be tolerated", node("n").taint("a", "", NS).taint("b", "", NS), pod("p").tolerate("a", E, "", NS), untolerated},
+		{"PreferNoSchedule toleration does not cover NoSchedule", node("n").taint("k", "v", NS), pod("p").tolerate("k", E, "", PN), untolerated},
+	})
+}
+
+func TestTaintTolerationScoreCounts(t *testing.T) {
+	n := node("n").taint("a", "1", PN).taint("b", "", PN).taint("c", "", NS)
+	tests := []struct {
+		name string
+		pod  *podBuilder
+		want int64
+	}{
+		{"two PreferNoSchedule untolerated, NoSchedule not counted", pod("p"), 2},
+		{"one tolerated with effect PreferNoSchedule", pod("p").tolerate("a", Eq, "1", PN), 1},
+		{"one tolerated with empty effect", pod("p").tolerate("b", E, "", ""), 1},
+		{"a NoSchedule toleration does not count", pod("p").tolerate("a", E, "", NS), 2},
+		{"tolerate everything", pod("p").tolerate("", E, "", ""), 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, placement.TaintToleration{}.Score(tt.pod.info(), nodeInfo(t, n)))
+		})
+	}
+}
+
+func TestNormalizeReverse(t *testing.T) {
+	tests := []struct {
+		name       string
+		scores     []int64
+		normalized []int64
+	}{
+		{"none", []int64{}, []int64{}},
+		{"all zero -> all 100", []int64{0, 0, 0}, []int64{100, 100, 100}},
+		{"0,1,2: 100-100*c/2", []int64{0, 1, 2}, []int64{100, 50, 0}},
+		{"0,1,3: 100-33 = 67", []int64{0, 1, 3}, []int64{100, 67, 0}},
+		{"all equal and non-zero -> 0", []int64{2, 2}, []int64{0, 0}},
+		{"order kept", []int64{4, 0, 1}, []int64{0, 100, 75}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := append([]int64{}, tt.scores...)
+			placement.NormalizeReverse(got)
+			require.Equal(t, tt.normalized, got)
+			got = append([]int64{}, tt.scores...)
+			placement.TaintToleration{}.NormalizeScores(got)
+			require.Equal(t, tt.normalized, got, "the plugin normalises the same")
+		})
+	}
+}
+
+func TestNodeAffinityFilter(t *testing.T) {
+	const mismatch = "node(s) didn't match Pod's node affinity/selector"
+	In, NotIn, Exists, Gt := cluster.SelectorIn, cluster.SelectorNotIn, cluster.SelectorExists, cluster.SelectorGt
+	runFilterCases(t, placement.NodeAffinity{}, []filterCase{
+		{"no constraint", node("n"), pod("p"), ""},
+		{"selector matches", node("n").label("zone", "a").label("x", "y"), pod("p").selector("zone", "a"), ""},
+		{"selector value differs", node("n").label("zone", "b"), pod("p").selector("zone", "a"), mismatch},
+		{"selector key missing", node("n"), pod("p").selector("zone", "a"), mismatch},
+		{"every selector key must match", node("n").label("zone", "a"), pod("p").selector("zone", "a").selector("disk", "ssd"), mismatch},
+		{"term In", node("n").label("zone", "b"), pod("p").affinity(req("zone", In, "a", "b")), ""},
+		{"term In misses", node("n").label("zone", "c"), pod("p").affinity(req("zone", In, "a", "b")), mismatch},
+		{"terms are ORed", node("n").label("zone", "c").label("gpu", "yes"), pod("p").affinity(req("zone", In, "a")).affinity(req("gpu", Exists)), ""},
+		{"requirements are ANDed", node("n").label("zone", "a").label("disk", "hdd"), pod("p").affinity(req("zone", In, "a"), req("disk", NotIn, "hdd")), mismatch},
+		{"Gt compares integers", node("n").label("cores", "8"), pod("p").affinity(req("cores", Gt, "4")), ""},
+		{"selector and affinity both needed", node("n").label("zone", "a").label("disk", "hdd"), pod("p").selector("zone", "a").affinity(req("disk", In, "ssd")), mismatch},
+		{"selector and affinity both met", node("n").label("zone", "a").label("disk", "ssd"), pod("p").selector("zone", "a").affinity(req("disk", In, "ssd")), ""},
+	})
+}
+
+func TestNodeUnschedulableFilter(t *testing.T) {
+	const cordoned = "node(s) were unschedulable"
+	key := placement.TaintNodeUnschedulable
+	runFilterCases(t, placement.NodeUnschedulable{}, []filterCase{
+		{"schedulable node", node("n"), pod("p"), ""},
+		{"cordoned node", node("n").cordoned(), pod("p"), cordoned},
+		{"tolerates the unschedulable taint", node("n").cordoned(), pod("p").tolerate(key, E, "", NS), ""},
+		{"tolerates it with an empty effect", node("n").cordoned(), pod("p").tolerate(key, E, "", ""), ""},
+		{"tolerates everything", node("n").cordoned(), pod("p").tolerate("", E, "", ""), ""},
+		{"NoExecute toleration is not enough", node("n").cordoned(), pod("p").tolerate(key, E, "", NE), cordoned},
+		{"another key is not enough", node("n").cordoned(), pod("p").tolerate("other", E, "", NS), cordoned},
+	})
+}
+
+func TestNodeNameFilter(t *testing.T) {
+	const other = "node(s) didn't match the requested node name"
+	runFilterCases(t, placement.NodeName{}, []filterCase{
+		{"no node named", node("n1"), pod("p"), ""},
+		{"this node named", node("n1"), pod("p").on("n1"), ""},
+		{"another node named", node("n2"), pod("p").on("n1"), other},
+	})
+}
+
+func TestFits(t *testing.T) {
+	// Node "n": 2000m, 4Gi, 3 pods, 2 GPUs, with 1000m, 1Gi, 1 GPU used:
+	// 1000m, 3Gi, 2 pods and 1 GPU free.
+	n := func() *nodeBuilder { return node("n").milli(2000).mem(4 * gi).pods(3).gpus(2) }
+	used := func() *podBuilder { return pod("used").milli(1000).mem(gi).gpus(1) }
+	// Node "full": the same sizes, but room for one pod, which is taken.
+	full := func() *nodeBuilder { return node("full").milli(2000).mem(4 * gi).pods(1).gpus(2) }
+	tests := []struct {
+		name         string
+		node         *nodeBuilder
+		used         *podBuilder
+		pod          *podBuilder
+		reasons      []string // nil when the pod fits
+		unresolvable bool
+	}{
+		{"fits", n(), used(), pod("p").milli(500).mem(gi), nil, false},
+		{"exactly fills what is free", n(), used(), pod("p").milli(1000).mem(3 * gi).gpus(1), nil, false},
+		{"cpu short", n(), used(), pod("p").milli(1500), []string{"Insufficient cpu"}, false},
+		{"cpu beyond allocatable", n(), used(), pod("p").milli(2500), []string{"Insufficient cpu"}, true},
+		{"memory short, equal to allocatable", n(), used(), pod("p").mem(4 * gi), []string{"Insufficient memory"}, false},
+		{"memory beyond allocatable", n(), used(), pod("p").mem(5 * gi), []string{"Insufficient memory"}, true},
+		{"gpu short", n(), used(), pod("p").gpus(2), []string{"Insufficient nvidia.com/gpu"}, false},
+		{"gpu beyond allocatable", n(), used(), pod("p").gpus(3), []string{"Insufficient nvidia.com/gpu"}, true},
+		{"extended resource the node lacks", n(), used(), pod("p").fpgas(1), []string{"Insufficient example.com/fpga"}, true},
+		{"cpu then memory", n(), used(), pod("p").milli(1500).mem(4 * gi), []string{"Insufficient cpu", "Insufficient memory"}, false},
+		{"one unresolvable reason makes the rejection unresolvable", n(), used(), pod("p").milli(2500).mem(4 * gi), []string{"Insufficient cpu", "Insufficient memory"}, true},
+		{"extended after cpu, by name", n(), used(), pod("p").milli(1500).gpus(2).fpgas(1), []string{"Insufficient cpu", "Insufficient example.com/fpga", "Insufficient nvidia.com/gpu"}, true},
+		{"too many pods, pod requests nothing", full(), pod("used"), pod("p"), []string{"Too many pods"}, false},
+		{"too many pods and cpu", full(), pod("used"), pod("p").milli(2500), []string{"Too many pods", "Insufficient cpu"}, true},
+		{"too many pods, the gpu asked for is free", full(), pod("used"), pod("p").gpus(1), []string{"Too many pods"}, false},
+		{"every reason in order", full(), pod("used").milli(1000).mem(gi).gpus(1), pod("p").milli(1500).mem(4 * gi).gpus(2).fpgas(1),
+			[]string{"Too many pods", "Insufficient cpu", "Insufficient memory", "Insufficient example.com/fpga", "Insufficient nvidia.com/gpu"}, true},
+		{"a pod requesting nothing only checks the pod count", node("bare"), nil, pod("p"), nil, false},
+		{"any cpu request fails on a node without cpu", node("bare"), nil, pod("p").milli(1), []string{"Insufficient cpu"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ni *cluster.NodeInfo
+			if tt.used != nil {
+				ni = nodeInfo(t, tt.node, tt.used)
+			} else {
+				ni = nodeInfo(t, tt.node)
+			}
+			pi := tt.pod.info()
+			r := placement.Fits(pi, ni)
+			require.Equal(t, r, placement.NewNodeResourcesFit(placement.LeastAllocated, nil).Filter(pi, ni), "the plugin filters the same")
+			if tt.reasons == nil {
+				require.Nil(t, r)
+				return
+			}
+			require.NotNil(t, r)
+			require.Equal(t, placement.NodeResourcesFitName, r.Plugin)
+			require.Equal(t, tt.reasons, r.Reasons)
+			require.Equal(t, tt.unresolvable, r.Unresolvable)
+		})
+	}
+}

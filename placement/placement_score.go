@@ -1,0 +1,163 @@
+package placement
+
+import (
+	"fmt"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// PlacementScorePlugin scores a feasible placement for a group, 0..100
+// after normalisation (kube-scheduler's PlacementScore extension point).
+// proposed are the group's pods the placement would take; the snapshot
+// holds the cluster without them.
+type PlacementScorePlugin interface {
+	Name() string
+	ScorePlacement(snap *cluster.Snapshot, req *GroupRequest, p *Placement, proposed []Assignment) int64
+}
+
+// PlacementScoreNormalizer rescales a plugin's placement scores over all
+// candidates before weighting.
+type PlacementScoreNormalizer interface {
+	NormalizePlacementScores(scores []int64) error
+}
+
+// WeightedPlacementScorer is a placement score plugin with its weight.
+type WeightedPlacementScorer struct {
+	Plugin PlacementScorePlugin
+	Weight int64
+}
+
+// PodGroupPodsCountName is the built-in pod-count placement scorer's name.
+const PodGroupPodsCountName = "PodGroupPodsCount"
+
+// PlacementResourcesFit is NodeResourcesFit as a placement scorer: always
+// MostAllocated, over the placement as a whole (requests summed over all
+// its nodes plus the proposed pods, against allocatable summed over its
+// nodes), with the profile's resource weights. It favours the placement
+// the group fills most: bin-packing by domain.
+type PlacementResourcesFit struct {
+	Resources []ResourceWeight
+}
+
+var (
+	_ PlacementScorePlugin  = (*PlacementResourcesFit)(nil)
+	_ NodeIndependentScorer = (*PlacementResourcesFit)(nil)
+)
+
+// ScoreIgnoresNodes marks the score as depending on the placement's nodes
+// as a whole and the proposed pods, not on which node each pod takes.
+func (f *PlacementResourcesFit) ScoreIgnoresNodes() {}
+
+// Name returns NodeResourcesFitName.
+func (f *PlacementResourcesFit) Name() string { return NodeResourcesFitName }
+
+// ScorePlacement is kube-scheduler's scorePlacement: cpu and memory
+// counted non-zero, extended resources only when the group requests them,
+// resources the placement lacks left out.
+func (f *PlacementResourcesFit) ScorePlacement(snap *cluster.Snapshot, _ *GroupRequest, p *Placement, proposed []Assignment) int64 {
+	var sum, weights int64
+	for _, r := range f.Resources {
+		var want int64
+		for _, a := range proposed {
+			want += nonZeroRequest(a.Pod, r.Name)
+		}
+		if r.Name == cluster.ResourcePods || want == 0 && isScalar(r.Name) {
+			continue
+		}
+		var used, capacity int64
+		forNodes(snap, p.Nodes, func(ni *cluster.NodeInfo) {
+			c := ni.Allocatable().Get(r.Name)
+			if c == 0 {
+				return
+			}
+			capacity += c
+			used += nodeNonZeroRequested(ni, r.Name)
+		})
+		if capacity == 0 {
+			continue
+		}
+		sum += MostAllocatedResource(used+want, capacity) * r.Weight
+		weights += r.Weight
+	}
+	if weights == 0 {
+		return 0
+	}
+	return sum / weights
+}
+
+func isScalar(name cluster.ResourceName) bool {
+	return name != cluster.ResourceCPU && name != cluster.ResourceMemory && name != cluster.ResourcePods
+}
+
+func nonZeroRequest(pi *cluster.PodInfo, name cluster.ResourceName) int64 {
+	cpu, mem := pi.NonZeroRequests()
+	switch name {
+	case cluster.ResourceCPU:
+		return cpu
+	case cluster.ResourceMemory:
+		return mem
+	}
+	return pi.Pod().Requests.Get(name)
+}
+
+func nodeNonZeroRequested(ni *cluster.NodeInfo, name cluster.ResourceName) int64 {
+	cpu, mem := ni.NonZeroRequested()
+	switch name {
+	case cluster.ResourceCPU:
+		return cpu
+	case cluster.ResourceMemory:
+		return mem
+	}
+	return ni.Requested().Get(name)
+}
+
+// forNodes visits the placement's nodes (nil: all).
+func forNodes(snap *cluster.Snapshot, nodes []int, visit func(*cluster.NodeInfo)) {
+	if nodes == nil {
+		for _, ni := range snap.Nodes() {
+			visit(ni)
+		}
+		return
+	}
+	for _, i := range nodes {
+		visit(snap.Node(i))
+	}
+}
+
+// PodGroupPodsCount scores a placement by how many of the group's pods it
+// holds: already scheduled members plus the proposed ones, normalised to
+// 0..100 against the best candidate.
+type PodGroupPodsCount struct{}
+
+var (
+	_ PlacementScorePlugin     = PodGroupPodsCount{}
+	_ PlacementScoreNormalizer = PodGroupPodsCount{}
+	_ NodeIndependentScorer    = PodGroupPodsCount{}
+)
+
+// ScoreIgnoresNodes marks the score as a pod count.
+func (PodGroupPodsCount) ScoreIgnoresNodes() {}
+
+// Name returns PodGroupPodsCountName.
+func (PodGroupPodsCount) Name() string { return PodGroupPodsCountName }
+
+// ScorePlacement counts scheduled plus proposed pods.
+func (PodGroupPodsCount) ScorePlacement(_ *cluster.Snapshot, req *GroupRequest, _ *Placement, proposed []Assignment) int64 {
+	return int64(req.Scheduled + len(proposed))
+}
+
+// NormalizePlacementScores maps counts to score*100/max; all zero is an
+// error, as in kube-scheduler.
+func (PodGroupPodsCount) NormalizePlacementScores(scores []int64) error {
+	var most int64
+	for _, s := range scores {
+		most = max(most, s)
+	}
+	if most == 0 {
+		return fmt.Errorf("no pods from pod group are assigned to any of the candidate placements")
+	}
+	for i := range scores {
+		scores[i] = scores[i] * MaxNodeScore / most
+	}
+	return nil
+}

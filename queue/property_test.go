@@ -1,0 +1,255 @@
+package queue_test
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/queue"
+)
+
+// model is what the test knows independently of the queue: every key it
+// holds, the insertion rank of each (the documented last tie-break), and
+// which items are in flight.
+type model struct {
+	t        *testing.T
+	r        *rand.Rand
+	q        *queue.Queue[int]
+	rank     map[string]int
+	inFlight map[string]bool
+	nextKey  int
+	nextRank int
+	now      time.Duration
+}
+
+// less is the documented activeQ order, computed by the test: priority
+// desc, first seen asc, insertion rank asc.
+func (m *model) less(a, b *queue.Item[int]) bool {
+	if a.Priority != b.Priority {
+		return a.Priority > b.Priority
+	}
+	if a.FirstSeen != b.FirstSeen {
+		return a.FirstSeen < b.FirstSeen
+	}
+	return m.rank[a.Key] < m.rank[b.Key]
+}
+
+// TestRandomOperations applies random operations and checks after each
+// that every item is in exactly one place and that pops follow the active
+// order among the items present.
+func TestRandomOperations(t *testing.T) {
+	for seed := uint64(1); seed <= 25; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			m := &model{
+				t: t, r: rand.New(rand.NewPCG(seed, 42)), q: newQueue(),
+				rank: map[string]int{}, inFlight: map[string]bool{},
+			}
+			for range 1500 {
+				m.step()
+				m.check()
+			}
+		})
+	}
+}
+
+func (m *model) step() {
+	switch op := m.r.IntN(16); {
+	case op < 3:
+		m.add(false)
+	case op == 3:
+		m.add(true)
+	case op < 6:
+		m.popBurst()
+	case op == 6:
+		m.withFlight(func(k string) error { return m.q.Requeue(k) }, true)
+	case op == 7:
+		m.withFlight(func(k string) error { return m.q.Park(k, m.now, 0) }, true)
+	case op == 8:
+		isErr := m.r.IntN(3) == 0
+		m.withFlight(func(k string) error { return m.q.BackOff(k, m.now, 0, isErr) }, true)
+	case op == 9:
+		m.withFlight(func(k string) error { return m.q.Done(k) }, false)
+	case op == 10:
+		m.deleteAny()
+	case op == 11:
+		m.withQueued(func(k string) error { return m.q.Gate(k) })
+	case op == 12:
+		m.withAny(func(k string) error { return m.q.Activate(k, m.now) })
+	case op == 13:
+		m.q.MoveAll(m.now)
+	case op == 14:
+		p := m.priority()
+		m.withAny(func(k string) error {
+			return m.q.Update(k, func(it *queue.Item[int]) { it.Priority = p })
+		})
+	default:
+		m.advance()
+	}
+}
+
+func (m *model) priority() int32 { return []int32{-1, 0, 0, 1, 5}[m.r.IntN(5)] }
+
+func (m *model) add(gated bool) {
+	if m.q.Len() >= 60 {
+		return
+	}
+	m.nextKey++
+	it := &queue.Item[int]{
+		Key: fmt.Sprintf("k%d", m.nextKey), Priority: m.priority(),
+		FirstSeen: time.Duration(m.r.IntN(4)) * time.Second, Size: 1,
+	}
+	it.Timestamp = m.now
+	if m.r.IntN(3) == 0 {
+		it.Kind, it.Size = queue.KindGroup, 1+m.r.IntN(5)
+	}
+	add := m.q.Add
+	if gated {
+		add = m.q.AddGated
+	}
+	require.NoError(m.t, add(it))
+	m.nextRank++
+	m.rank[it.Key] = m.nextRank
+	require.ErrorIs(m.t, add(&queue.Item[int]{Key: it.Key}), queue.ErrExists)
+}
+
+// popBurst pops a few items at one instant: each must be the head of the
+// active order among the items ready then, so the burst never goes down.
+func (m *model) popBurst() {
+	m.q.Flush(m.now)
+	var prev *queue.Item[int]
+	for range 1 + m.r.IntN(4) {
+		ready := m.activeItems()
+		it, ok := m.q.Pop(m.now)
+		if !ok {
+			require.Empty(m.t, ready, "Pop found nothing with items active")
+			return
+		}
+		require.NotEmpty(m.t, ready)
+		for _, other := range ready[1:] {
+			require.False(m.t, m.less(other, it), "popped %s while %s was ahead", it.Key, other.Key)
+		}
+		require.Equal(m.t, ready[0].Key, it.Key)
+		if prev != nil {
+			require.False(m.t, m.less(it, prev), "%s popped after %s", it.Key, prev.Key)
+		}
+		prev = it
+		m.inFlight[it.Key] = true
+	}
+}
+
+// activeItems returns activeQ (the first Counts().active items of All).
+func (m *model) activeItems() []*queue.Item[int] {
+	active, _, _, _ := m.q.Counts()
+	var out []*queue.Item[int]
+	for it := range m.q.All() {
+		if len(out) == active {
+			break
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+func (m *model) pick(keys []string) (string, bool) {
+	if len(keys) == 0 {
+		return "", false
+	}
+	slices.Sort(keys)
+	return keys[m.r.IntN(len(keys))], true
+}
+
+func (m *model) withFlight(op func(string) error, stays bool) {
+	k, ok := m.pick(slices.Collect(maps.Keys(m.inFlight)))
+	if !ok {
+		return
+	}
+	require.NoError(m.t, op(k))
+	delete(m.inFlight, k)
+	if !stays {
+		delete(m.rank, k)
+	}
+}
+
+func (m *model) withQueued(op func(string) error) {
+	var keys []string
+	for k := range m.rank {
+		if !m.inFlight[k] {
+			keys = append(keys, k)
+		}
+	}
+	if k, ok := m.pick(keys); ok {
+		require.NoError(m.t, op(k))
+	}
+}
+
+func (m *model) withAny(op func(string) error) {
+	if k, ok := m.pick(slices.Collect(maps.Keys(m.rank))); ok {
+		require.NoError(m.t, op(k))
+	}
+}
+
+func (m *model) deleteAny() {
+	k, ok := m.pick(slices.Collect(maps.Keys(m.rank)))
+	if !ok {
+		return
+	}
+	it, err := m.q.Delete(k)
+	require.NoError(m.t, err)
+	require.Equal(m.t, k, it.Key)
+	delete(m.rank, k)
+	delete(m.inFlight, k)
+	_, err = m.q.Delete(k)
+	require.ErrorIs(m.t, err, queue.ErrNotFound)
+}
+
+// advance moves time on, now and then past MaxUnschedulable, and checks
+// that nothing is left due after a Flush.
+func (m *model) advance() {
+	if m.r.IntN(20) == 0 {
+		m.now += 6 * time.Minute
+	} else {
+		m.now += time.Duration(m.r.IntN(3000)) * time.Millisecond
+	}
+	m.q.Flush(m.now)
+	if wake, ok := m.q.NextWakeup(nil); ok {
+		require.Greater(m.t, wake, m.now, "Flush left an item due")
+	}
+}
+
+// check verifies that every item is in exactly one place. It runs after
+// every step, so it reports with t.Fatalf rather than require in its loops.
+func (m *model) check() {
+	t := m.t
+	t.Helper()
+	a, b, u, g := m.q.Counts()
+	require.Equal(t, m.q.Len(), a+b+u+g+len(m.inFlight), "pools + in flight")
+	require.Equal(t, len(m.rank), m.q.Len())
+	seen := make(map[string]bool, m.q.Len())
+	for it := range m.q.All() {
+		if seen[it.Key] || !it.Queued() || it.InFlight() {
+			t.Fatalf("%s listed twice (%v) or not queued (queued %v, in flight %v)", it.Key, seen[it.Key], it.Queued(), it.InFlight())
+		}
+		seen[it.Key] = true
+	}
+	require.Len(t, seen, a+b+u+g)
+	for k := range m.rank {
+		it, ok := m.q.Get(k)
+		if !ok {
+			t.Fatalf("%s lost", k)
+		}
+		if it.InFlight() != m.inFlight[k] || seen[k] == m.inFlight[k] {
+			t.Fatalf("%s: in flight %v, want %v; listed by All %v", k, it.InFlight(), m.inFlight[k], seen[k])
+		}
+	}
+	active := m.activeItems()
+	for i := 1; i < len(active); i++ {
+		if !m.less(active[i-1], active[i]) {
+			t.Fatalf("activeQ out of order: %s before %s", active[i-1].Key, active[i].Key)
+		}
+	}
+}

@@ -1,0 +1,197 @@
+package gangsim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/podgroup"
+)
+
+const gi = int64(1) << 30
+const mi = int64(1) << 20
+
+// rackNode adds one node labelled rack=name.
+func (ts *testSched) rackNode(name string, milliCPU, memory int64) *testSched {
+	ts.t.Helper()
+	require.NoError(ts.t, ts.AddNode(cluster.Node{Name: name, Labels: map[string]string{"rack": name}, Allocatable: cluster.NewResources(milliCPU, memory, 110)}))
+	return ts
+}
+
+func (ts *testSched) running(name, node string, milliCPU, memory int64) *testSched {
+	ts.t.Helper()
+	require.NoError(ts.t, ts.AddPod(cluster.Pod{Name: name, NodeName: node, Requests: cluster.NewResources(milliCPU, memory, 0)}, 0))
+	return ts
+}
+
+func (ts *testSched) nodeOf(pod string) string {
+	st, ok := ts.Pod(cluster.MakePodKey("", pod))
+	require.True(ts.t, ok)
+	return st.Node
+}
+
+// Resource weights of the scoring strategy change the placement choice the
+// way MostAllocated over the placement predicts.
+//
+// Rack a runs a cpu-heavy pod (3000m, no memory: 200Mi counted), rack b a
+// memory-heavy one (100m, 12Gi); both nodes have 4 cpus and 16Gi. The gang
+// is one pod of 500m and 1Gi. Per resource (requested*100/allocatable,
+// truncated):
+//
+//	rack a: cpu (3000+500)*100/4000 = 87   memory (200Mi+1Gi)*100/16Gi = 7
+//	rack b: cpu (100+500)*100/4000  = 15   memory (12Gi+1Gi)*100/16Gi  = 81
+//
+// PodGroupPodsCount is 100 for both (one pod each), so NodeResourcesFit
+// decides:
+//
+//	cpu 1, memory 1: a (87+7)/2 = 47,      b (15+81)/2 = 48      -> b
+//	cpu 3, memory 1: a (261+7)/4 = 67,     b (45+81)/4 = 31      -> a
+//	cpu 1, memory 3: a (87+21)/4 = 27,     b (15+243)/4 = 64     -> b
+func TestPlacementResourceWeightsChangeTheChoice(t *testing.T) {
+	tests := []struct {
+		name      string
+		cpu, mem  int64
+		wantRack  string
+		wantScore [2]int64
+	}{
+		{"equal weights", 1, 1, "b", [2]int64{47, 48}},
+		{"cpu heavy", 3, 1, "a", [2]int64{67, 31}},
+		{"memory heavy", 1, 3, "b", [2]int64{27, 64}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{ScoringStrategy: ScoringStrategy{Resources: []placement.ResourceWeight{{Name: cluster.ResourceCPU, Weight: tc.cpu}, {Name: cluster.ResourceMemory, Weight: tc.mem}}}}
+			ts := newTestSched(t, cfg).rackNode("a", 4000, 16*gi).rackNode("b", 4000, 16*gi)
+			ts.running("cpu-hog", "a", 3000, 0).running("mem-hog", "b", 100, 12*gi)
+
+			// the scorer itself gives the hand-computed numbers
+			snap := ts.cache.Snapshot()
+			pod := cluster.NewPodInfo(cluster.Pod{Name: "p", Requests: cluster.NewResources(500, gi, 0)})
+			scorer := &placement.PlacementResourcesFit{Resources: ts.Config().ScoringStrategy.Resources}
+			for i, rack := range []string{"a", "b"} {
+				idx, _ := snap.Index(rack)
+				got := scorer.ScorePlacement(snap, nil, &placement.Placement{Name: rack, Nodes: []int{idx}}, []placement.Assignment{{Pod: pod, Node: idx}})
+				require.Equal(t, tc.wantScore[i], got, "rack %s", rack)
+			}
+
+			require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, TopologyKey: "rack"}))
+			require.NoError(t, ts.AddPod(cluster.Pod{Name: "p", PodGroup: "g", Requests: cluster.NewResources(500, gi, 0)}, 0))
+			ts.run()
+			require.Equal(t, tc.wantRack, ts.nodeOf("p"))
+		})
+	}
+}
+
+// Placement plugin weights trade bin-packing against pod count. A basic
+// group of three 1-cpu pods (1Gi each): rack a (3 cpus, 64Gi) holds all
+// three, rack b (2 cpus, 4Gi) two.
+//
+//	NodeResourcesFit: a cpu 100, memory 3Gi*100/64Gi = 4 -> (100+4)/2 = 52
+//	                  b cpu 100, memory 2Gi*100/4Gi = 50 -> (100+50)/2 = 75
+//	PodGroupPodsCount: a 3 -> 100; b 2 -> 2*100/3 = 66
+//
+//	weights 1,1: a 52+100 = 152, b 75+66 = 141       -> a
+//	weights 5,1: a 260+100 = 360, b 375+66 = 441     -> b
+func TestPlacementPluginWeightsChangeTheChoice(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		fit, pods int64
+		wantRack  string
+		wantBound int
+	}{
+		{"defaults", 0, 0, "a", 3},
+		{"bin-packing heavy", 5, 1, "b", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{}
+			if tc.fit != 0 {
+				cfg.PlacementScorePlugins = []PluginWeight{{placement.NodeResourcesFitName, tc.fit}, {placement.PodGroupPodsCountName, tc.pods}}
+			}
+			ts := newTestSched(t, cfg).rackNode("a", 3000, 64*gi).rackNode("b", 2000, 4*gi)
+			require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", TopologyKey: "rack"}))
+			for _, n := range []string{"p0", "p1", "p2"} {
+				require.NoError(t, ts.AddPod(cluster.Pod{Name: n, PodGroup: "g", Requests: cluster.NewResources(1000, gi, 0)}, 0))
+			}
+			res := ts.scheduleOne()
+			require.Len(t, res.Bound, tc.wantBound)
+			for _, b := range res.Bound {
+				require.Equal(t, tc.wantRack, b.Node)
+			}
+		})
+	}
+}
+
+func TestTopologyGeneratorErrors(t *testing.T) {
+	ts := newTestSched(t, Config{}).rackNode("a", 4000, 8*gi).rackNode("b", 4000, 8*gi)
+	require.NoError(t, ts.AddNode(cluster.Node{Name: "bare", Allocatable: cluster.NewResources(4000, 8*gi, 110)}))
+	snap := ts.cache.Snapshot()
+	gen := placement.NewTopologyPlacement()
+	g := &podgroup.PodGroup{Name: "g", TopologyKey: "rack"}
+	for _, tc := range []struct {
+		name      string
+		scheduled []string
+		err       string
+		want      []string
+	}{
+		{"all domains, unlabelled node left out", nil, "", []string{"a", "b"}},
+		{"pinned to the members' domain", []string{"b", "b"}, "", []string{"b"}},
+		{"members in two domains", []string{"a", "b"}, `more than 1 domain found for key "rack": "a" and "b"`, nil},
+		{"member on a node without the label", []string{"bare"}, `node "bare" of a scheduled member has no label "rack"`, nil},
+		{"member on a missing node", []string{"gone"}, `node "gone" of a scheduled member is not in the snapshot`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ps, err := gen.GeneratePlacements(snap, &placement.GroupRequest{Group: g, ScheduledNodes: tc.scheduled}, placement.Placement{})
+			if tc.err != "" {
+				require.ErrorIs(t, err, placement.ErrTopology)
+				require.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			var names []string
+			for _, p := range ps {
+				names = append(names, p.Name)
+			}
+			require.Equal(t, tc.want, names)
+		})
+	}
+}
+
+// A topology error from the members' placement is a SchedulerError, not a
+// verdict on room.
+func TestGangSpreadOverTwoDomainsIsSchedulerError(t *testing.T) {
+	ts := newTestSched(t, Config{}).rackNode("a", 4000, 8*gi).rackNode("b", 4000, 8*gi)
+	require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, TopologyKey: "rack"}))
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "x", PodGroup: "g", NodeName: "a"}, 0))
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "y", PodGroup: "g", NodeName: "b"}, 0))
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "z", PodGroup: "g"}, 0))
+	res := ts.scheduleOne()
+	require.Equal(t, Error, res.Status.Code())
+	require.Equal(t, podgroup.ReasonSchedulerError, ts.condition("g").Reason)
+}
+
+// Domains are built once per node version: scheduling pods does not
+// rebuild them, a label change does.
+func TestTopologyDomainsCachedPerNodeVersion(t *testing.T) {
+	ts := newTestSched(t, Config{}).rackNode("a", 4000, 8*gi).rackNode("b", 4000, 8*gi)
+	gen := placement.NewTopologyPlacement()
+	req := &placement.GroupRequest{Group: &podgroup.PodGroup{Name: "g", TopologyKey: "rack"}}
+	snap := ts.cache.Snapshot()
+	first, err := gen.GeneratePlacements(snap, req, placement.Placement{})
+	require.NoError(t, err)
+	ts.running("filler", "a", 100, 0)
+	require.NoError(t, ts.cache.UpdateSnapshot(snap))
+	again, err := gen.GeneratePlacements(snap, req, placement.Placement{})
+	require.NoError(t, err)
+	require.Same(t, &first[0].Nodes[0], &again[0].Nodes[0], "same cached domain slices")
+	n, _ := ts.Node("b")
+	relabelled := n.Node().Clone()
+	relabelled.Labels = map[string]string{"rack": "a"}
+	require.NoError(t, ts.UpdateNode(relabelled))
+	require.NoError(t, ts.cache.UpdateSnapshot(snap))
+	merged, err := gen.GeneratePlacements(snap, req, placement.Placement{})
+	require.NoError(t, err)
+	require.Len(t, merged, 1)
+	require.Equal(t, []int{0, 1}, merged[0].Nodes)
+}
