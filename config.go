@@ -51,6 +51,25 @@ type Config struct {
 	PodInitialBackoff        time.Duration
 	PodMaxBackoff            time.Duration
 	MaxUnschedulable         time.Duration
+	// MaxCycles is a safety cap on the cycles of one Run or RunUntil; 0
+	// means 100 per pod and group known, at least 100,000. A simulation
+	// that keeps evicting and rescheduling without converging stops with
+	// ErrNoProgress instead of running forever.
+	MaxCycles int
+	// TerminationGracePeriod is how long an evicted pod keeps its node
+	// before it is gone (nil: 30s, the pod default; point to 0 for
+	// immediate removal).
+	TerminationGracePeriod *time.Duration
+}
+
+// DefaultTerminationGracePeriod is the pod default of Kubernetes.
+const DefaultTerminationGracePeriod = 30 * time.Second
+
+func (c Config) gracePeriod() time.Duration {
+	if c.TerminationGracePeriod == nil {
+		return DefaultTerminationGracePeriod
+	}
+	return *c.TerminationGracePeriod
 }
 
 // Score plugin names accepted in Config.ScorePlugins.
@@ -138,6 +157,12 @@ func (c Config) Validate() error {
 	}
 	if c.PodInitialBackoff < 0 || c.PodMaxBackoff < c.PodInitialBackoff {
 		return fmt.Errorf("%w: podInitialBackoff %v and podMaxBackoff %v must satisfy 0 <= initial <= max", ErrConfig, c.PodInitialBackoff, c.PodMaxBackoff)
+	}
+	if c.TerminationGracePeriod != nil && *c.TerminationGracePeriod < 0 {
+		return fmt.Errorf("%w: terminationGracePeriod %v is negative", ErrConfig, *c.TerminationGracePeriod)
+	}
+	if c.MaxCycles < 0 {
+		return fmt.Errorf("%w: maxCycles %d is negative", ErrConfig, c.MaxCycles)
 	}
 	if c.MaxUnschedulable < 0 {
 		return fmt.Errorf("%w: maxUnschedulable %v is negative", ErrConfig, c.MaxUnschedulable)

@@ -15,10 +15,11 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry]) (CycleResult, error) {
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
 		return res, err
 	}
-	idx, fitErr := s.podAlgo.Schedule(s.snap, r.info, nil)
+	idx, fitErr := s.podAlgo.ScheduleNominated(s.snap, r.info, nil, s.nominations.index(r))
 	if fitErr != nil {
 		r.reason = fitErr.Error()
 		res.Status = NewStatus(Unschedulable, r.reason)
+		res.Evicted = s.postFilterPod(r, fitErr)
 		return res, s.queue.Park(it.Key, s.now, s.version)
 	}
 	node := s.snap.Node(idx).Name()

@@ -1,6 +1,7 @@
 package gangsim
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,7 +13,8 @@ import (
 type timerKind uint8
 
 const (
-	timerPodDone timerKind = iota // a pod ran its duration
+	timerPodDone    timerKind = iota // a pod ran its duration
+	timerTerminated                  // an evicted pod's graceful termination ended
 )
 
 // timer is a future internal event; timers fire in (at, seq) order.
@@ -53,6 +55,12 @@ func (s *Scheduler) fireTimers() error {
 
 func (s *Scheduler) fire(t timer) error {
 	switch t.kind {
+	case timerTerminated:
+		r := s.pods[t.pod]
+		if r == nil || r.phase != PhaseTerminating || r.runs != t.token {
+			return nil // deleted or its node removed meanwhile
+		}
+		return s.finishEviction(r)
 	case timerPodDone:
 		r := s.pods[t.pod]
 		if r == nil || r.phase != PhaseBound || r.runs != t.token {
@@ -95,8 +103,22 @@ func (s *Scheduler) RunUntil(t time.Duration) error {
 	return s.run(t, true)
 }
 
+// ErrNoProgress is returned when a run hits its safety cap of cycles.
+var ErrNoProgress = errors.New("gangsim: simulation does not converge")
+
+func (s *Scheduler) maxCycles() int {
+	if s.cfg.MaxCycles > 0 {
+		return s.cfg.MaxCycles
+	}
+	return max(100_000, 100*(len(s.pods)+len(s.groups)))
+}
+
 func (s *Scheduler) run(until time.Duration, bounded bool) error {
+	start := s.stats.Cycles
 	for {
+		if s.stats.Cycles-start >= s.maxCycles() {
+			return fmt.Errorf("%w: %d cycles in one run, simulated time %v, %d evictions so far", ErrNoProgress, s.stats.Cycles-start, s.now, s.stats.Evictions)
+		}
 		if bounded && s.now >= until {
 			return nil // what happens at until itself waits for the caller
 		}

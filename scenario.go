@@ -37,6 +37,9 @@ type configSpec struct {
 		Resources []weightedSpec `yaml:"resources"`
 	} `yaml:"scoringStrategy"`
 	PlacementScore []weightedSpec `yaml:"placementScore"`
+	// TerminationGracePeriod extends SCENARIO.md: how long a preemption
+	// victim keeps its node ("30s" by default).
+	TerminationGracePeriod *string `yaml:"terminationGracePeriod"`
 }
 
 type weightedSpec struct {
@@ -245,6 +248,13 @@ func (b *builder) config(f *scenarioFile) error {
 			b.sc.Config.ScoringStrategy.Resources = append(b.sc.Config.ScoringStrategy.Resources,
 				placement.ResourceWeight{Name: cluster.ResourceName(r.Name), Weight: r.Weight})
 		}
+	}
+	if g := f.Config.TerminationGracePeriod; g != nil {
+		d, err := parseTime(*g)
+		if err != nil {
+			return fmt.Errorf("config.terminationGracePeriod: %v", err)
+		}
+		b.sc.Config.TerminationGracePeriod = &d
 	}
 	for _, p := range f.Config.PlacementScore {
 		b.sc.Config.PlacementScorePlugins = append(b.sc.Config.PlacementScorePlugins, PluginWeight{Name: p.Name, Weight: p.Weight})

@@ -53,6 +53,7 @@ type StatsResult struct {
 	Scheduled     int    `json:"scheduled"`
 	Pending       int    `json:"pending"`
 	Evictions     int    `json:"evictions"`
+	PDBViolations int    `json:"pdbViolations"`
 	Cycles        int    `json:"cycles"`
 	SimulatedTime string `json:"simulatedTime"`
 }
@@ -197,6 +198,7 @@ func (sc *Scenario) result(s *Scheduler) *Result {
 	}
 	st := s.Stats()
 	res.Stats.Scheduled, res.Stats.Evictions, res.Stats.Cycles = st.Scheduled, st.Evictions, st.Cycles
+	res.Stats.PDBViolations = st.PDBViolations
 	res.Stats.SimulatedTime = s.Now().String()
 	return res
 }

@@ -28,10 +28,11 @@ type Phase string
 
 // The phases a pod goes through.
 const (
-	PhasePending   Phase = "Pending"   // waiting to be placed (or evicted and waiting again)
-	PhaseBound     Phase = "Bound"     // running on a node
-	PhaseSucceeded Phase = "Succeeded" // ran its duration and finished
-	PhaseDeleted   Phase = "Deleted"   // deleted by the user; never requeued
+	PhasePending     Phase = "Pending"     // waiting to be placed (or evicted and waiting again)
+	PhaseBound       Phase = "Bound"       // running on a node
+	PhaseTerminating Phase = "Terminating" // evicted, still holding its node during graceful termination
+	PhaseSucceeded   Phase = "Succeeded"   // ran its duration and finished
+	PhaseDeleted     Phase = "Deleted"     // deleted by the user; never requeued
 )
 
 // PodStatus is what the scheduler knows of one pod.
@@ -62,13 +63,17 @@ type CycleResult struct {
 	Item   string  // the queue key of the pod or group scheduled
 	Status *Status // nil on success
 	Bound  []Binding
+	// Evicted lists the preemption victims of this cycle; the preemptor is
+	// nominated to their node and retried once they are gone.
+	Evicted []Eviction
 }
 
 // Stats counts what happened over a run.
 type Stats struct {
-	Scheduled int // bindings made
-	Evictions int
-	Cycles    int
+	Scheduled     int // bindings made
+	Evictions     int // preemption victims evicted
+	PDBViolations int // victims whose eviction broke a pod disruption budget
+	Cycles        int
 }
 
 // podRecord is the scheduler's record of a pod from arrival to deletion.
@@ -82,6 +87,7 @@ type podRecord struct {
 	runs      int          // bindings so far; tells a stale completion timer apart
 	attempts  int          // group cycles this pod took part in (orders group members)
 	group     *groupRecord // nil for a pod outside any group
+	nominated string       // node preemption nominated it to; "" for none
 }
 
 // entry is what the queue holds: a pod, or a root group.
@@ -103,6 +109,7 @@ type Scheduler struct {
 	groups      map[string]*groupRecord // by "namespace/name"
 	orphans     map[string][]*podRecord // members whose group is not defined yet
 	groupAlgo   *placement.GroupScheduler
+	nominations *nominator
 	postFilters []podGroupPostFilter
 	classes     cluster.PriorityClasses
 	podAlgo     *placement.PodScheduler
@@ -144,6 +151,8 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 		o(s)
 	}
 	s.snap = s.cache.Snapshot()
+	s.nominations = newNominator(s.snap)
+	s.podAlgo.Nominations = s.nominations
 	return s, nil
 }
 
@@ -289,6 +298,7 @@ func podItemKey(k cluster.PodKey) string { return "pod/" + string(k) }
 func (s *Scheduler) markBound(r *podRecord, node string) {
 	r.phase, r.node, r.reason = PhaseBound, node, ""
 	r.runs++
+	s.nominations.clear(r)
 	if r.group != nil {
 		r.group.members.Set(r.info.Key(), podgroup.Bound)
 	}
@@ -303,7 +313,7 @@ func (s *Scheduler) DeletePod(key cluster.PodKey) error {
 	if !ok || r.phase == PhaseDeleted {
 		return fmt.Errorf("%w: %s", ErrUnknownPod, key)
 	}
-	wasBound := r.phase == PhaseBound
+	wasBound := r.phase == PhaseBound || r.phase == PhaseTerminating
 	if wasBound {
 		if _, err := s.cache.RemovePod(key); err != nil {
 			return err
@@ -323,6 +333,7 @@ func (s *Scheduler) DeletePod(key cluster.PodKey) error {
 func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
 	pending := r.phase == PhasePending
 	r.phase, r.reason = phase, ""
+	s.nominations.clear(r)
 	if phase == PhaseDeleted {
 		r.node = ""
 	}

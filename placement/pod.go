@@ -48,6 +48,10 @@ func NumFeasibleNodesToFind(percentage int32, numNodes int) int {
 // A PodScheduler keeps scratch buffers between calls: it is not safe for
 // concurrent use.
 type PodScheduler struct {
+	// Nominations, when set, makes filtering honour pods nominated to a
+	// node by preemption (kube-scheduler's RunFilterPluginsWithNominatedPods).
+	Nominations Nominations
+
 	filters    []FilterPlugin
 	scorers    []WeightedScorer
 	percentage int32
@@ -65,6 +69,43 @@ func NewPodScheduler(filters []FilterPlugin, scorers []WeightedScorer, percentag
 	return &PodScheduler{filters: filters, scorers: scorers, percentage: percentage}
 }
 
+// Nominations are the pods preemption nominated to nodes: they count on
+// their node while pods of lower or equal priority are filtered.
+type Nominations interface {
+	// Empty reports whether no pod is nominated anywhere (the fast path).
+	Empty() bool
+	// NominatedTo returns the pods nominated to the node at index node.
+	NominatedTo(node int) []*cluster.PodInfo
+}
+
+// FilterNode filters pod on one node of the snapshot as a scheduling cycle
+// does: when pods of higher or equal priority are nominated to the node, the
+// pod must fit both with them added and without them.
+func (ps *PodScheduler) FilterNode(snap *cluster.Snapshot, pod *cluster.PodInfo, node int) *Rejection {
+	if ps.Nominations != nil && !ps.Nominations.Empty() {
+		if r := ps.filterWithNominated(snap, pod, node); r != nil {
+			return r
+		}
+	}
+	return ps.Filter(pod, snap.Node(node))
+}
+
+func (ps *PodScheduler) filterWithNominated(snap *cluster.Snapshot, pod *cluster.PodInfo, node int) *Rejection {
+	cp := snap.Checkpoint()
+	defer snap.Rollback(cp)
+	added := false
+	for _, n := range ps.Nominations.NominatedTo(node) {
+		if n.Key() != pod.Key() && n.Priority() >= pod.Priority() {
+			snap.Reserve(n, node)
+			added = true
+		}
+	}
+	if !added {
+		return nil
+	}
+	return ps.Filter(pod, snap.Node(node))
+}
+
 // Filter runs every filter on one node and returns the first rejection.
 func (ps *PodScheduler) Filter(pod *cluster.PodInfo, node *cluster.NodeInfo) *Rejection {
 	for _, f := range ps.filters {
@@ -73,6 +114,18 @@ func (ps *PodScheduler) Filter(pod *cluster.PodInfo, node *cluster.NodeInfo) *Re
 		}
 	}
 	return nil
+}
+
+// ScheduleNominated is Schedule for a pod with a nominated node (a snapshot
+// index, or -1): that node is tried first, and taken without scoring if it
+// fits and is among the candidates.
+func (ps *PodScheduler) ScheduleNominated(snap *cluster.Snapshot, pod *cluster.PodInfo, candidates []int, nominated int) (int, *FitError) {
+	if nominated >= 0 && (candidates == nil || slices.Contains(candidates, nominated)) {
+		if ps.FilterNode(snap, pod, nominated) == nil {
+			return nominated, nil
+		}
+	}
+	return ps.Schedule(snap, pod, candidates)
 }
 
 // Schedule picks a node for pod among candidates (snapshot indexes; nil
@@ -99,7 +152,7 @@ func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 			idx = candidates[idx]
 		}
 		processed++
-		if r := ps.Filter(pod, snap.Node(idx)); r != nil {
+		if r := ps.FilterNode(snap, pod, idx); r != nil {
 			ps.rejections = append(ps.rejections, NodeRejection{Node: idx, Rejection: r})
 			continue
 		}

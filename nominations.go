@@ -1,0 +1,78 @@
+package gangsim
+
+import (
+	"slices"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/placement"
+)
+
+// nominator records the nodes preemption nominated pods to: a nominated
+// pod is tried on its node first, and counts there while pods of lower or
+// equal priority are filtered, so that nobody takes the room its victims
+// free (kube-scheduler's nominator).
+type nominator struct {
+	byNode map[string][]*podRecord // in nomination order
+	snap   *cluster.Snapshot
+}
+
+var _ placement.Nominations = (*nominator)(nil)
+
+func newNominator(snap *cluster.Snapshot) *nominator {
+	return &nominator{byNode: map[string][]*podRecord{}, snap: snap}
+}
+
+// Empty reports whether no pod is nominated.
+func (n *nominator) Empty() bool { return len(n.byNode) == 0 }
+
+// NominatedTo returns the pods nominated to the node at snapshot index i.
+func (n *nominator) NominatedTo(i int) []*cluster.PodInfo {
+	rs := n.byNode[n.snap.Node(i).Name()]
+	out := make([]*cluster.PodInfo, len(rs))
+	for j, r := range rs {
+		out[j] = r.info
+	}
+	return out
+}
+
+// nominate records r's nominated node, replacing any earlier one.
+func (n *nominator) nominate(r *podRecord, node string) {
+	n.clear(r)
+	r.nominated = node
+	n.byNode[node] = append(n.byNode[node], r)
+}
+
+// clear drops r's nomination, if any.
+func (n *nominator) clear(r *podRecord) {
+	if r.nominated == "" {
+		return
+	}
+	rs := slices.DeleteFunc(n.byNode[r.nominated], func(o *podRecord) bool { return o == r })
+	if len(rs) == 0 {
+		delete(n.byNode, r.nominated)
+	} else {
+		n.byNode[r.nominated] = rs
+	}
+	r.nominated = ""
+}
+
+// clearBelow drops the nominations to node of pods with priority below p:
+// a preemptor takes precedence over them there.
+func (n *nominator) clearBelow(node string, p int32) {
+	for _, r := range slices.Clone(n.byNode[node]) {
+		if r.info.Priority() < p {
+			n.clear(r)
+		}
+	}
+}
+
+// index returns the snapshot index of r's nominated node, or -1.
+func (n *nominator) index(r *podRecord) int {
+	if r.nominated == "" {
+		return -1
+	}
+	if i, ok := n.snap.Index(r.nominated); ok {
+		return i
+	}
+	return -1
+}

@@ -1,0 +1,149 @@
+package gangsim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/preemption"
+)
+
+// postFilterPod is DefaultPreemption's PostFilter for a pod that fit no
+// node (SEMANTICS S7): it returns the victims evicted, or none when the
+// pod may not preempt or no eviction would help.
+func (s *Scheduler) postFilterPod(r *podRecord, fitErr *placement.FitError) []Eviction {
+	pod := r.info
+	if pod.Pod().EffectivePreemptionPolicy() == cluster.PreemptNever {
+		return nil
+	}
+	if s.waitingForVictims(r, fitErr) {
+		return nil
+	}
+	cands := preemption.FindCandidates(preemption.Request{
+		Snapshot:          s.snap,
+		PreemptorPriority: pod.Priority(),
+		Potential:         fitErr.Resolvable(),
+		Units:             s.unitsOnNode,
+		Fits:              func(node int) bool { return s.podAlgo.FilterNode(s.snap, pod, node) == nil },
+		Budgets:           slices.Collect(s.snap.Budgets()),
+	})
+	best := preemption.PickOne(cands)
+	if best < 0 {
+		s.nominations.clear(r)
+		return nil
+	}
+	c := cands[best]
+	node := s.snap.Node(c.Node).Name()
+	s.nominations.clearBelow(node, pod.Priority())
+	s.nominations.nominate(r, node)
+	return s.evictUnits(c.Victims, displayName(pod.Key()), c.PDBViolations)
+}
+
+// waitingForVictims is the second eligibility rule: a pod whose nominated
+// node still holds lower-priority pods terminating from an earlier
+// preemption waits for them instead of preempting again (unless the node
+// no longer suits it at all).
+func (s *Scheduler) waitingForVictims(r *podRecord, fitErr *placement.FitError) bool {
+	idx := s.nominations.index(r)
+	if idx < 0 {
+		return false
+	}
+	for _, rej := range fitErr.Rejections {
+		if rej.Node == idx && rej.Unresolvable {
+			return false
+		}
+	}
+	for p := range s.snap.Node(idx).Pods() {
+		if p.State() == cluster.PodTerminating && p.Priority() < r.info.Priority() {
+			return true
+		}
+	}
+	return false
+}
+
+// unitsOnNode returns the victim units with pods on a node: each pod alone,
+// or, for a member of a group whose disruption mode is All, every scheduled
+// pod of that group. A unit's priority is its group's.
+func (s *Scheduler) unitsOnNode(node int) []*preemption.Unit {
+	var out []*preemption.Unit
+	seen := map[string]bool{}
+	for p := range s.snap.Node(node).Pods() {
+		u := s.unitOf(p)
+		if !seen[u.Key] {
+			seen[u.Key] = true
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func (s *Scheduler) unitOf(p *cluster.PodInfo) *preemption.Unit {
+	r := s.pods[p.Key()]
+	if r == nil || r.group == nil {
+		return preemption.NewPodUnit(p)
+	}
+	g := &r.group.group
+	if g.EffectiveDisruptionMode() != podgroup.DisruptAll {
+		// kube-scheduler types a group member's own unit as a PodGroup
+		return &preemption.Unit{Key: string(p.Key()), Kind: preemption.KindPodGroup, Priority: g.Priority, Pods: []*cluster.PodInfo{p}}
+	}
+	u := &preemption.Unit{Key: "podgroup/" + g.Key(), Kind: preemption.KindPodGroup, Priority: g.Priority}
+	for k, st := range r.group.members.Members() {
+		if st == podgroup.Unscheduled {
+			continue
+		}
+		if pi, ok := s.cache.Pod(k); ok {
+			u.Pods = append(u.Pods, pi)
+		}
+	}
+	return u
+}
+
+// evictUnits evicts every pod of the units for preemptor by: each starts
+// its graceful termination, holding its resources until it ends.
+func (s *Scheduler) evictUnits(units []*preemption.Unit, by string, violations int) []Eviction {
+	var out []Eviction
+	for _, u := range units {
+		for _, p := range u.Pods {
+			if ev, ok := s.evict(p.Key(), by); ok {
+				out = append(out, ev)
+			}
+		}
+	}
+	s.stats.PDBViolations += violations
+	return out
+}
+
+// evict starts the eviction of one bound pod; a pod already terminating
+// is left as it is.
+func (s *Scheduler) evict(key cluster.PodKey, by string) (Eviction, bool) {
+	r := s.pods[key]
+	if r == nil || r.phase != PhaseBound {
+		return Eviction{}, false
+	}
+	if err := s.cache.EvictPod(key, s.now); err != nil {
+		return Eviction{}, false
+	}
+	ev := Eviction{Pod: key, Node: r.node, By: by, At: s.now}
+	s.evictions = append(s.evictions, ev)
+	s.stats.Evictions++
+	r.phase = PhaseTerminating
+	s.addTimer(timer{at: s.now + s.cfg.gracePeriod(), kind: timerTerminated, pod: key, token: r.runs})
+	return ev, true
+}
+
+// finishEviction ends a victim's termination: it leaves its node and goes
+// back to the queue as a pending pod, free to preempt in turn.
+func (s *Scheduler) finishEviction(r *podRecord) error {
+	if _, err := s.cache.RemovePod(r.info.Key()); err != nil {
+		return fmt.Errorf("ending the eviction of pod %s: %w", r.info.Key(), err)
+	}
+	r.reason = "evicted by preemption"
+	if err := s.setPending(r); err != nil {
+		return err
+	}
+	s.clusterChanged()
+	return nil
+}

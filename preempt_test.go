@@ -1,0 +1,127 @@
+package gangsim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// Property (S7): every preemption's victims are a minimal set for their
+// node, and no pod is ever lost.
+func TestPreemptionVictimsMinimalAndNoPodLost(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 8))
+	zero := time.Duration(0)
+	preemptions := 0
+	for trial := range 1000 {
+		ts := newTestSched(t, Config{TerminationGracePeriod: &zero, PercentageOfNodesToScore: 100})
+		nodes := 1 + rng.IntN(4)
+		for n := range nodes {
+			require.NoError(t, ts.AddNode(cluster.Node{Name: fmt.Sprintf("n%d", n), Allocatable: cluster.NewResources(1000*(1+rng.Int64N(3)), 8*gi, 110)}))
+		}
+		var keys []cluster.PodKey
+		for i := range 4 + rng.IntN(10) {
+			p := cluster.Pod{Name: fmt.Sprintf("p%02d", i), Priority: int32(rng.IntN(5)) * 10, Requests: cluster.NewResources(100*(1+rng.Int64N(10)), 0, 0)}
+			if rng.IntN(3) == 0 {
+				p.PreemptionPolicy = cluster.PreemptNever
+			}
+			require.NoError(t, ts.AddPod(p, time.Duration(rng.IntN(3))*time.Minute))
+			keys = append(keys, p.Key())
+			for range 3 {
+				res, ok, err := ts.ScheduleOne()
+				require.NoError(t, err)
+				if !ok {
+					break
+				}
+				if len(res.Evicted) > 0 {
+					preemptions++
+					checkMinimal(t, ts, res, trial)
+				}
+			}
+			require.NoError(t, ts.AdvanceTo(ts.Now()+time.Duration(rng.IntN(90))*time.Second))
+		}
+		require.NoError(t, ts.Run())
+		for _, k := range keys {
+			st, ok := ts.Pod(k)
+			require.True(t, ok)
+			switch st.Phase {
+			case PhasePending:
+				_, inCache := ts.cache.Pod(k)
+				require.False(t, inCache, "trial %d: pending pod %s is in the cache", trial, k)
+			case PhaseBound:
+				pi, inCache := ts.cache.Pod(k)
+				require.True(t, inCache, "trial %d: bound pod %s missing from the cache", trial, k)
+				require.Equal(t, st.Node, pi.Pod().NodeName)
+			case PhaseSucceeded:
+			default:
+				t.Fatalf("trial %d: pod %s ended %s", trial, k, st.Phase)
+			}
+		}
+		for ni := range ts.Nodes() {
+			require.True(t, ni.Requested().Fits(ni.Allocatable()), "trial %d: node %s over capacity", trial, ni.Name())
+		}
+	}
+	require.Greater(t, preemptions, 100)
+}
+
+// checkMinimal: with the cycle's victims gone the preemptor fits their
+// node; with any one of them back it does not. Fit is judged as the cycle
+// judged it, counting pods of higher or equal priority nominated there.
+func checkMinimal(t *testing.T, ts *testSched, res CycleResult, trial int) {
+	t.Helper()
+	pre := ts.pods[cluster.PodKey(res.Item[len("pod/"):])]
+	snap := ts.cache.Snapshot()
+	node, _ := snap.Index(res.Evicted[0].Node)
+	for _, e := range res.Evicted {
+		require.Equal(t, res.Evicted[0].Node, e.Node)
+		pi, _ := ts.cache.Pod(e.Pod)
+		require.Less(t, pi.Priority(), pre.info.Priority(), "trial %d: a victim of equal or higher priority", trial)
+		require.NoError(t, snap.Remove(e.Pod, node))
+	}
+	require.Nil(t, ts.podAlgo.FilterNode(snap, pre.info, node), "trial %d: evicting the victims makes room", trial)
+	for _, e := range res.Evicted {
+		pi, _ := ts.cache.Pod(e.Pod)
+		mark := snap.Checkpoint()
+		snap.Reserve(pi, node)
+		require.NotNil(t, ts.podAlgo.FilterNode(snap, pre.info, node), "trial %d: victim %s was not needed", trial, e.Pod)
+		snap.Rollback(mark)
+	}
+}
+
+func TestSafetyCapStopsRunawayRuns(t *testing.T) {
+	ts := newTestSched(t, Config{MaxCycles: 2}).nodes("n", 1, 1000)
+	for i := range 5 {
+		require.NoError(t, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("p%d", i), Requests: cluster.NewResources(100, 0, 0)}, 0))
+	}
+	require.ErrorIs(t, ts.Run(), ErrNoProgress)
+}
+
+// BenchmarkPodPreemption is one preemption decision through the scheduler:
+// a high-priority pod fits none of 5,000 nodes, each full with 10
+// lower-priority pods, and preempts.
+func BenchmarkPodPreemption(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		ts := newTestSched(b, Config{})
+		for n := range 5000 {
+			name := fmt.Sprintf("node-%04d", n)
+			require.NoError(b, ts.AddNode(cluster.Node{Name: name, Allocatable: cluster.NewResources(10000, 40*gi, 110)}))
+			for i := range 10 {
+				require.NoError(b, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("%s-p%d", name, i), NodeName: name, Priority: int32(i % 3),
+					Requests: cluster.NewResources(1000, 4*gi, 0)}, 0))
+			}
+		}
+		require.NoError(b, ts.AddPod(cluster.Pod{Name: "pre", Priority: 100, Requests: cluster.NewResources(2500, 8*gi, 0)}, 0))
+		require.NoError(b, ts.cache.UpdateSnapshot(ts.snap)) // the cluster is built, not timed
+		b.StartTimer()
+		res, ok, err := ts.ScheduleOne()
+		if err != nil || !ok || len(res.Evicted) == 0 {
+			b.Fatalf("no preemption: %v %v %+v", err, ok, res)
+		}
+	}
+}

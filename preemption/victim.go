@@ -1,0 +1,101 @@
+package preemption
+
+import (
+	"cmp"
+	"time"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// Kind is what a victim unit is; it ranks units of equal priority.
+type Kind uint8
+
+// The unit kinds, least important first (kube-scheduler ranks pod 1,
+// podgroup 2, compositepodgroup 3).
+const (
+	KindPod Kind = iota + 1
+	KindPodGroup
+	KindCompositePodGroup
+)
+
+// Unit is what preemption evicts as one: a single pod, or every scheduled
+// pod under the highest ancestor group whose disruption mode is All.
+// Priority is the unit's root group's priority (a lone pod's own).
+type Unit struct {
+	Key      string // unique among units: the pod or group key
+	Kind     Kind
+	Priority int32
+	Pods     []*cluster.PodInfo // in key order
+}
+
+// NewPodUnit returns the unit of a single pod with its own priority.
+func NewPodUnit(pi *cluster.PodInfo) *Unit {
+	return &Unit{Key: string(pi.Key()), Kind: KindPod, Priority: pi.Priority(), Pods: []*cluster.PodInfo{pi}}
+}
+
+// EarliestStart is the earliest start time among the unit's pods.
+func (u *Unit) EarliestStart() time.Duration {
+	var t time.Duration
+	for i, p := range u.Pods {
+		if s := p.Pod().StartTime; i == 0 || s < t {
+			t = s
+		}
+	}
+	return t
+}
+
+// Compare orders units by importance, most important first (it is
+// evicted last and reprieved first), as kube-scheduler's
+// MoreImportantVictim does, made total:
+//
+//  1. higher priority;
+//  2. higher kind: CompositePodGroup, then PodGroup, then a pod;
+//  3. more pods;
+//  4. earlier start (the unit that has run longer);
+//  5. key, ascending (unique: the final tie-break).
+func Compare(a, b *Unit) int {
+	return cmp.Or(
+		cmp.Compare(b.Priority, a.Priority),
+		cmp.Compare(b.Kind, a.Kind),
+		cmp.Compare(len(b.Pods), len(a.Pods)),
+		cmp.Compare(a.EarliestStart(), b.EarliestStart()),
+		cmp.Compare(a.Key, b.Key),
+	)
+}
+
+// budgetViolations splits units, given in importance order, into those
+// whose eviction would break a pod disruption budget and the rest, as
+// kube-scheduler's FilterVictimsWithPDBViolation does: each budget's
+// allowance is spent by the matching pods in the order given, and a unit
+// violates when one of its pods finds its budget spent. It returns the
+// violating units with the number of violating pods of each.
+func budgetViolations(units []*Unit, budgets []cluster.BudgetStatus) (violating []*Unit, counts []int, rest []*Unit) {
+	allowed := make([]int, len(budgets))
+	for i, b := range budgets {
+		allowed[i] = b.Allowed
+	}
+	for _, u := range units {
+		n := 0
+		for _, p := range u.Pods {
+			if p.State() == cluster.PodTerminating {
+				continue // already being disrupted
+			}
+			for i, b := range budgets {
+				if !b.Budget.Matches(p.Pod()) {
+					continue
+				}
+				allowed[i]--
+				if allowed[i] < 0 {
+					n++
+					break
+				}
+			}
+		}
+		if n > 0 {
+			violating, counts = append(violating, u), append(counts, n)
+		} else {
+			rest = append(rest, u)
+		}
+	}
+	return violating, counts, rest
+}
