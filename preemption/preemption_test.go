@@ -162,7 +162,7 @@ func TestUnitImportanceOrder(t *testing.T) {
 	lone := preemption.NewPodUnit(pod("lone", 5, 0))
 	member := &preemption.Unit{Key: "default/member", Kind: preemption.KindPodGroup, Priority: 5, Pods: []*cluster.PodInfo{pod("member", 5, time.Hour)}}
 	gang := &preemption.Unit{Key: "podgroup/default/g", Kind: preemption.KindPodGroup, Priority: 5, Pods: []*cluster.PodInfo{pod("g-0", 5, time.Hour), pod("g-1", 5, time.Hour)}}
-	comp := &preemption.Unit{Key: "compositepodgroup/default/c", Kind: preemption.KindCompositePodGroup, Priority: 5, Pods: []*cluster.PodInfo{pod("c-0", 5, 2 * time.Hour)}}
+	comp := &preemption.Unit{Key: "compositepodgroup/default/c", Kind: preemption.KindCompositePodGroup, Priority: 5, Pods: []*cluster.PodInfo{pod("c-0", 5, 2*time.Hour)}}
 	high := preemption.NewPodUnit(pod("high", 6, 3*time.Hour))
 	older := preemption.NewPodUnit(pod("older", 5, -time.Second))
 	units := []*preemption.Unit{lone, member, gang, comp, high, older}
