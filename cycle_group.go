@@ -9,16 +9,6 @@ import (
 	"github.com/gangsim/gangsim/queue"
 )
 
-// podGroupPostFilter is the PodGroupPostFilter extension point: it runs
-// when a PodGroup cycle fails as Unschedulable and may evict pods to make
-// room (workload-aware preemption is its built-in). Success stops the later
-// plugins; even then nothing is bound in this cycle and the group retries
-// after backoff.
-type podGroupPostFilter interface {
-	Name() string
-	PodGroupPostFilter(group *podgroup.PodGroup) *Status
-}
-
 // scheduleGroup runs one PodGroup cycle (SEMANTICS S5): validate, one
 // snapshot, the group algorithm with tentative reservations, then an
 // all-or-nothing commit.
@@ -38,6 +28,7 @@ func (s *Scheduler) scheduleGroup(it *queue.Item[entry]) (CycleResult, error) {
 	req := placement.GroupRequest{Group: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: gr.scheduledNodes()}
 	for _, r := range pending {
 		req.Pods = append(req.Pods, r.info)
+		req.Nominated = append(req.Nominated, s.nominations.index(r))
 		r.attempts++
 	}
 	cp := s.snap.Checkpoint()
@@ -49,7 +40,7 @@ func (s *Scheduler) scheduleGroup(it *queue.Item[entry]) (CycleResult, error) {
 	if out.Feasible && len(out.Assignments) > 0 {
 		return s.commitGroup(it, gr, out, res)
 	}
-	return s.failGroup(it, gr, pending, out, res)
+	return s.failGroup(it, gr, pending, req, out, res)
 }
 
 // commitGroup binds every placed pod at once and requeues the leftovers
@@ -76,8 +67,10 @@ func (s *Scheduler) commitGroup(it *queue.Item[entry], gr *groupRecord, out plac
 }
 
 // failGroup leaves every pod pending with a reason, records the condition,
-// runs the PodGroupPostFilter plugins, and backs the group off.
-func (s *Scheduler) failGroup(it *queue.Item[entry], gr *groupRecord, pending []*podRecord, out placement.GroupResult, res CycleResult) (CycleResult, error) {
+// runs the PodGroupPostFilter step (workload-aware preemption), and backs
+// the group off: even when preemption succeeds nothing is bound in this
+// cycle.
+func (s *Scheduler) failGroup(it *queue.Item[entry], gr *groupRecord, pending []*podRecord, req placement.GroupRequest, out placement.GroupResult, res CycleResult) (CycleResult, error) {
 	msg := out.Message
 	if out.Feasible {
 		// the policy was met by members scheduled earlier, but no pod was
@@ -97,11 +90,7 @@ func (s *Scheduler) failGroup(it *queue.Item[entry], gr *groupRecord, pending []
 	}
 	gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonUnschedulable, msg, s.now)
 	res.Status = NewStatus(Unschedulable, msg)
-	for _, pl := range s.postFilters {
-		if st := pl.PodGroupPostFilter(&gr.group); st.IsSuccess() {
-			break
-		}
-	}
+	res.Evicted, res.Nominated = s.postFilterGroup(gr, req)
 	return res, s.queue.BackOff(it.Key, s.now, s.version, false)
 }
 

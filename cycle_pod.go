@@ -20,6 +20,9 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry]) (CycleResult, error) {
 		r.reason = fitErr.Error()
 		res.Status = NewStatus(Unschedulable, r.reason)
 		res.Evicted = s.postFilterPod(r, fitErr)
+		if len(res.Evicted) > 0 {
+			res.Nominated = []Binding{{Pod: r.info.Key(), Node: r.nominated}}
+		}
 		return res, s.queue.Park(it.Key, s.now, s.version)
 	}
 	node := s.snap.Node(idx).Name()

@@ -87,18 +87,18 @@ func (s *Scheduler) unitOf(p *cluster.PodInfo) *preemption.Unit {
 	g := &r.group.group
 	if g.EffectiveDisruptionMode() != podgroup.DisruptAll {
 		// kube-scheduler types a group member's own unit as a PodGroup
-		return &preemption.Unit{Key: string(p.Key()), Kind: preemption.KindPodGroup, Priority: g.Priority, Pods: []*cluster.PodInfo{p}}
+		return preemption.NewUnit(string(p.Key()), preemption.KindPodGroup, g.Priority, []*cluster.PodInfo{p})
 	}
-	u := &preemption.Unit{Key: "podgroup/" + g.Key(), Kind: preemption.KindPodGroup, Priority: g.Priority}
+	var pods []*cluster.PodInfo
 	for k, st := range r.group.members.Members() {
 		if st == podgroup.Unscheduled {
 			continue
 		}
 		if pi, ok := s.cache.Pod(k); ok {
-			u.Pods = append(u.Pods, pi)
+			pods = append(pods, pi)
 		}
 	}
-	return u
+	return preemption.NewUnit("podgroup/"+g.Key(), preemption.KindPodGroup, g.Priority, pods)
 }
 
 // evictUnits evicts every pod of the units for preemptor by: each starts

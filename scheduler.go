@@ -66,6 +66,8 @@ type CycleResult struct {
 	// Evicted lists the preemption victims of this cycle; the preemptor is
 	// nominated to their node and retried once they are gone.
 	Evicted []Eviction
+	// Nominated lists the nodes preemption nominated pods to.
+	Nominated []Binding
 }
 
 // Stats counts what happened over a run.
@@ -110,7 +112,6 @@ type Scheduler struct {
 	orphans     map[string][]*podRecord // members whose group is not defined yet
 	groupAlgo   *placement.GroupScheduler
 	nominations *nominator
-	postFilters []podGroupPostFilter
 	classes     cluster.PriorityClasses
 	podAlgo     *placement.PodScheduler
 	now         time.Duration

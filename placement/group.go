@@ -42,6 +42,16 @@ type GroupRequest struct {
 	// ScheduledNodes names the nodes of the members already scheduled;
 	// topology placement pins the group to their domain.
 	ScheduledNodes []string
+	// Nominated holds, per pod of Pods, the snapshot index of the node
+	// preemption nominated it to (tried first), or -1; nil for none.
+	Nominated []int
+}
+
+func (r *GroupRequest) nominated(i int) int {
+	if r.Nominated == nil {
+		return -1
+	}
+	return r.Nominated[i]
 }
 
 // Assignment is a pod placed on a node (snapshot index).
@@ -107,8 +117,8 @@ func (gs *GroupScheduler) scheduleInPlacement(snap *cluster.Snapshot, req *Group
 		res.Message = msg
 		return res
 	}
-	for _, pod := range req.Pods {
-		node, fitErr := gs.Pods.Schedule(snap, pod, nodes)
+	for i, pod := range req.Pods {
+		node, fitErr := gs.Pods.ScheduleNominated(snap, pod, nodes, req.nominated(i))
 		res.Evaluated++
 		progress.Remaining--
 		if fitErr == nil {

@@ -94,7 +94,11 @@ func (ps *PodScheduler) filterWithNominated(snap *cluster.Snapshot, pod *cluster
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
 	added := false
+	ni := snap.Node(node)
 	for _, n := range ps.Nominations.NominatedTo(node) {
+		if _, there := ni.Pod(n.Key()); there {
+			continue // already reserved on the node in this cycle
+		}
 		if n.Key() != pod.Key() && n.Priority() >= pod.Priority() {
 			snap.Reserve(n, node)
 			added = true

@@ -25,24 +25,28 @@ type Unit struct {
 	Key      string // unique among units: the pod or group key
 	Kind     Kind
 	Priority int32
-	Pods     []*cluster.PodInfo // in key order
+	Pods     []*cluster.PodInfo
+	start    time.Duration // earliest start among Pods
+}
+
+// NewUnit returns a unit of the given pods.
+func NewUnit(key string, kind Kind, priority int32, pods []*cluster.PodInfo) *Unit {
+	u := &Unit{Key: key, Kind: kind, Priority: priority, Pods: pods}
+	for i, p := range pods {
+		if s := p.Pod().StartTime; i == 0 || s < u.start {
+			u.start = s
+		}
+	}
+	return u
 }
 
 // NewPodUnit returns the unit of a single pod with its own priority.
 func NewPodUnit(pi *cluster.PodInfo) *Unit {
-	return &Unit{Key: string(pi.Key()), Kind: KindPod, Priority: pi.Priority(), Pods: []*cluster.PodInfo{pi}}
+	return NewUnit(string(pi.Key()), KindPod, pi.Priority(), []*cluster.PodInfo{pi})
 }
 
 // EarliestStart is the earliest start time among the unit's pods.
-func (u *Unit) EarliestStart() time.Duration {
-	var t time.Duration
-	for i, p := range u.Pods {
-		if s := p.Pod().StartTime; i == 0 || s < t {
-			t = s
-		}
-	}
-	return t
-}
+func (u *Unit) EarliestStart() time.Duration { return u.start }
 
 // Compare orders units by importance, most important first (it is
 // evicted last and reprieved first), as kube-scheduler's
