@@ -30,15 +30,14 @@ type GroupStatus struct {
 	Conditions podgroup.Conditions
 }
 
-// AddPodGroup defines a PodGroup. A group with PriorityClassName gets the
-// class's value and, unless it sets its own, preemption policy. Pods that
-// named the group before it existed join it now.
+// AddPodGroup defines a PodGroup, as a root or under its parent
+// CompositePodGroup (which must be defined, with the same priority). A
+// group with PriorityClassName gets the class's value and, unless it sets
+// its own, preemption policy. Pods that named the group before it existed
+// join it now.
 func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 	if err := g.Validate(); err != nil {
 		return err
-	}
-	if g.Parent != "" {
-		return fmt.Errorf("%w %s: parent: CompositePodGroups are not supported yet", podgroup.ErrInvalid, g.Key())
 	}
 	if _, ok := s.groups[g.Key()]; ok {
 		return fmt.Errorf("%w: pod group %s", ErrDuplicate, g.Key())
@@ -54,6 +53,9 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 		}
 	}
 	gr := &groupRecord{group: g, pods: map[cluster.PodKey]*podRecord{}}
+	if err := s.forest.AddGroup(&gr.group); err != nil {
+		return err
+	}
 	s.groups[g.Key()] = gr
 	waiting := s.orphans[g.Key()]
 	delete(s.orphans, g.Key())
@@ -168,13 +170,21 @@ func (gr *groupRecord) scheduledNodes() []string {
 // minCount members are known; a basic group is always ready.
 func (gr *groupRecord) ready() bool { return gr.members.Known() >= gr.group.Quorum() }
 
-// offerGroup keeps the group's queue item in step with its members: absent
-// when no member is pending, gated while the gang is short of members,
-// otherwise queued. A new item's first-seen time is now: the group enters
-// the queue when its object and a pending pod are both known.
+// offerGroup keeps the queue item of the group's root in step with its
+// members (a composite root for a PodGroup inside a hierarchy).
 func (s *Scheduler) offerGroup(gr *groupRecord) error {
-	key := groupItemKey(gr.group.Key())
-	pending := gr.members.Count(podgroup.Unscheduled)
+	if root := s.forest.Root(podgroup.Ref{Key: gr.group.Key()}); root.Composite {
+		return s.offerComposite(s.composites[root.Key])
+	}
+	return s.offerItem(groupItemKey(gr.group.Key()), gr.group.Priority, gr.members.Count(podgroup.Unscheduled),
+		gr.ready(), entry{group: gr}, gr.explainGate)
+}
+
+// offerItem keeps a root's queue item in step with its pods: absent when no
+// pod is pending, gated while the root is not ready (a gang short of
+// members), otherwise queued. A new item's first-seen time is now: a root
+// enters the queue when its objects and a pending pod are all known.
+func (s *Scheduler) offerItem(key string, priority int32, pending int, ready bool, value entry, explainGate func()) error {
 	it, queued := s.queue.Get(key)
 	switch {
 	case pending == 0:
@@ -190,19 +200,25 @@ func (s *Scheduler) offerGroup(gr *groupRecord) error {
 		if err := s.queue.Update(key, func(it *queue.Item[entry]) { it.Size = pending }); err != nil {
 			return err
 		}
-		if gr.ready() {
+		if ready {
 			return s.queue.Activate(key, s.now)
 		}
-		gr.explainGate()
+		explainGate()
 		return s.queue.Gate(key)
 	}
-	item := &queue.Item[entry]{Key: key, Kind: queue.KindGroup, Priority: gr.group.Priority,
-		FirstSeen: s.now, Timestamp: s.now, Size: pending, Value: entry{group: gr}}
-	if gr.ready() {
+	item := &queue.Item[entry]{Key: key, Kind: queue.KindGroup, Priority: priority,
+		FirstSeen: s.now, Timestamp: s.now, Size: pending, Value: value}
+	if ready {
 		return s.queue.Add(item)
 	}
-	gr.explainGate()
+	explainGate()
 	return s.queue.AddGated(item)
+}
+
+// setCondition records the PodGroupInitiallyScheduled condition.
+func (gr *groupRecord) setCondition(status podgroup.ConditionStatus, reason, msg string, now time.Duration) {
+	gr.conditions.Set(podgroup.Condition{Type: podgroup.ConditionInitiallyScheduled, Status: status,
+		Reason: reason, Message: msg, LastTransitionTime: now})
 }
 
 // explainGate gives the pending members of a gated gang kube-scheduler's
@@ -211,10 +227,4 @@ func (gr *groupRecord) explainGate() {
 	for _, r := range gr.pending() {
 		r.reason = "waiting for minCount pods from a gang to appear in scheduling queue"
 	}
-}
-
-// setCondition records the PodGroupInitiallyScheduled condition.
-func (gr *groupRecord) setCondition(status podgroup.ConditionStatus, reason, msg string, now time.Duration) {
-	gr.conditions.Set(podgroup.Condition{Type: podgroup.ConditionInitiallyScheduled, Status: status,
-		Reason: reason, Message: msg, LastTransitionTime: now})
 }

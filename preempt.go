@@ -79,26 +79,56 @@ func (s *Scheduler) unitsOnNode(node int) []*preemption.Unit {
 	return out
 }
 
+// unitOf returns the victim unit of a pod: the pod alone, or every
+// scheduled pod under the highest group above it (its PodGroup or a
+// CompositePodGroup) whose disruption mode is All. A group member's unit
+// has its root's priority; a member's own unit is typed PodGroup, as
+// kube-scheduler types it.
 func (s *Scheduler) unitOf(p *cluster.PodInfo) *preemption.Unit {
 	r := s.pods[p.Key()]
 	if r == nil || r.group == nil {
 		return preemption.NewPodUnit(p)
 	}
-	g := &r.group.group
-	if g.EffectiveDisruptionMode() != podgroup.DisruptAll {
-		// kube-scheduler types a group member's own unit as a PodGroup
-		return preemption.NewUnit(string(p.Key()), preemption.KindPodGroup, g.Priority, []*cluster.PodInfo{p})
+	chain := append([]podgroup.Ref{{Key: r.group.group.Key()}}, s.forest.Ancestors(podgroup.Ref{Key: r.group.group.Key()})...)
+	var top *podgroup.Ref
+	for i := range chain {
+		if s.disruptsAll(chain[i]) {
+			top = &chain[i]
+		}
+	}
+	priority := s.refPriority(chain[len(chain)-1])
+	if top == nil {
+		return preemption.NewUnit(string(p.Key()), preemption.KindPodGroup, priority, []*cluster.PodInfo{p})
 	}
 	var pods []*cluster.PodInfo
-	for k, st := range r.group.members.Members() {
-		if st == podgroup.Unscheduled {
-			continue
-		}
-		if pi, ok := s.cache.Pod(k); ok {
-			pods = append(pods, pi)
+	for _, leaf := range s.forest.Leaves(*top) {
+		for k, st := range s.groups[leaf.Key].members.Members() {
+			if st == podgroup.Unscheduled {
+				continue
+			}
+			if pi, ok := s.cache.Pod(k); ok {
+				pods = append(pods, pi)
+			}
 		}
 	}
-	return preemption.NewUnit("podgroup/"+g.Key(), preemption.KindPodGroup, g.Priority, pods)
+	if top.Composite {
+		return preemption.NewUnit("compositepodgroup/"+top.Key, preemption.KindCompositePodGroup, priority, pods)
+	}
+	return preemption.NewUnit("podgroup/"+top.Key, preemption.KindPodGroup, priority, pods)
+}
+
+func (s *Scheduler) disruptsAll(ref podgroup.Ref) bool {
+	if ref.Composite {
+		return s.composites[ref.Key].cpg.EffectiveDisruptionMode() == podgroup.DisruptAll
+	}
+	return s.groups[ref.Key].group.EffectiveDisruptionMode() == podgroup.DisruptAll
+}
+
+func (s *Scheduler) refPriority(ref podgroup.Ref) int32 {
+	if ref.Composite {
+		return s.composites[ref.Key].cpg.Priority
+	}
+	return s.groups[ref.Key].group.Priority
 }
 
 // evictUnits evicts every pod of the units for preemptor by: each starts

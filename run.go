@@ -171,6 +171,10 @@ func (s *Scheduler) scheduleOne() (CycleResult, bool, error) {
 		return CycleResult{}, false, nil
 	}
 	s.stats.Cycles++
+	if it.Value.composite != nil {
+		res, err := s.scheduleComposite(it)
+		return res, true, err
+	}
 	if it.Kind == queue.KindGroup {
 		res, err := s.scheduleGroup(it)
 		return res, true, err

@@ -181,14 +181,15 @@ type ScenarioEvent struct {
 // scheduler configuration and timed events. Pods and nodes are expanded
 // (count) and listed in input order.
 type Scenario struct {
-	Name            string
-	Config          Config
-	PriorityClasses []cluster.PriorityClass
-	Nodes           []cluster.Node
-	Budgets         []cluster.PodDisruptionBudget
-	PodGroups       []podgroup.PodGroup
-	Pods            []ScenarioPod
-	Events          []ScenarioEvent
+	Name               string
+	Config             Config
+	PriorityClasses    []cluster.PriorityClass
+	Nodes              []cluster.Node
+	Budgets            []cluster.PodDisruptionBudget
+	CompositePodGroups []podgroup.CompositePodGroup // parents before children
+	PodGroups          []podgroup.PodGroup
+	Pods               []ScenarioPod
+	Events             []ScenarioEvent
 }
 
 // LoadScenario reads and validates a scenario file (YAML or JSON).
@@ -226,6 +227,7 @@ type builder struct {
 	nodeNames  map[string]bool
 	podNames   map[cluster.PodKey]bool
 	groupByKey map[string]*podgroup.PodGroup
+	forest     podgroup.Forest // checks the hierarchy while it is read
 }
 
 func (b *builder) build(f *scenarioFile) error {
@@ -349,59 +351,6 @@ func expandNames(name string, count *int, where string) ([]string, error) {
 		names[i] = name + "-" + strconv.Itoa(i)
 	}
 	return names, nil
-}
-
-func (b *builder) groups(f *scenarioFile) error {
-	if len(f.CompositePodGroups) > 0 {
-		return fmt.Errorf("compositePodGroups[0] (%s): CompositePodGroups are not supported yet", f.CompositePodGroups[0].Name)
-	}
-	for i := range f.PodGroups {
-		s := &f.PodGroups[i]
-		where := fmt.Sprintf("podGroups[%d] (%s)", i, s.Name)
-		g := podgroup.PodGroup{Name: s.Name, Parent: s.Parent, TopologyKey: s.TopologyKey, CreationTime: time.Duration(i),
-			DisruptionMode: podgroup.DisruptionMode(s.DisruptionMode), PreemptionPolicy: cluster.PreemptionPolicy(s.PreemptionPolicy)}
-		if s.MinCount != nil {
-			g.Policy, g.MinCount = podgroup.Gang, *s.MinCount
-		}
-		switch {
-		case s.Name == "":
-			return fmt.Errorf("%s: name: required", where)
-		case b.groupByKey[g.Key()] != nil:
-			return fmt.Errorf("%s: name: pod group %q is defined twice", where, s.Name)
-		case s.Parent != "":
-			return fmt.Errorf("%s: parent: CompositePodGroups are not supported yet", where)
-		}
-		if err := b.groupPriority(&g, &s.groupCommon, where); err != nil {
-			return err
-		}
-		if err := g.Validate(); err != nil {
-			return fmt.Errorf("%s: %v", where, strings.TrimPrefix(err.Error(), podgroup.ErrInvalid.Error()+" "))
-		}
-		b.sc.PodGroups = append(b.sc.PodGroups, g)
-		b.groupByKey[g.Key()] = &b.sc.PodGroups[len(b.sc.PodGroups)-1]
-	}
-	return nil
-}
-
-// groupPriority resolves a group's priority like a pod's: priority, else
-// the class's value, else the global default, else 0.
-func (b *builder) groupPriority(g *podgroup.PodGroup, s *groupCommon, where string) error {
-	if s.Priority != nil && s.PriorityClassName != "" {
-		return fmt.Errorf("%s: priority: give priority or priorityClassName, not both", where)
-	}
-	if s.Priority != nil {
-		g.Priority = *s.Priority
-		return nil
-	}
-	prio, policy, err := b.classes.Resolve(s.PriorityClassName)
-	if err != nil {
-		return fmt.Errorf("%s: priorityClassName: %v", where, err)
-	}
-	g.Priority = prio
-	if g.PreemptionPolicy == "" {
-		g.PreemptionPolicy = policy
-	}
-	return nil
 }
 
 func (b *builder) budgets(f *scenarioFile) error {

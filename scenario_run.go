@@ -123,6 +123,11 @@ func (sc *Scenario) NewScheduler() (*Scheduler, error) {
 			return nil, err
 		}
 	}
+	for _, c := range sc.CompositePodGroups {
+		if err := s.AddCompositePodGroup(c); err != nil {
+			return nil, err
+		}
+	}
 	for _, g := range sc.PodGroups {
 		if err := s.AddPodGroup(g); err != nil {
 			return nil, err

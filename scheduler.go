@@ -92,10 +92,12 @@ type podRecord struct {
 	nominated string       // node preemption nominated it to; "" for none
 }
 
-// entry is what the queue holds: a pod, or a root group.
+// entry is what the queue holds: a pod, a root PodGroup, or a root
+// CompositePodGroup.
 type entry struct {
-	pod   *podRecord
-	group *groupRecord
+	pod       *podRecord
+	group     *groupRecord
+	composite *compositeRecord
 }
 
 // Scheduler simulates kube-scheduler over a cluster in simulated time. It
@@ -109,6 +111,8 @@ type Scheduler struct {
 	queue       *queue.Queue[entry]
 	pods        map[cluster.PodKey]*podRecord
 	groups      map[string]*groupRecord // by "namespace/name"
+	composites  map[string]*compositeRecord
+	forest      podgroup.Forest
 	orphans     map[string][]*podRecord // members whose group is not defined yet
 	groupAlgo   *placement.GroupScheduler
 	nominations *nominator
@@ -141,11 +145,12 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 			Backoff:          queue.Backoff{Initial: cfg.PodInitialBackoff, Max: cfg.PodMaxBackoff},
 			MaxUnschedulable: cfg.MaxUnschedulable,
 		}),
-		pods:    map[cluster.PodKey]*podRecord{},
-		groups:  map[string]*groupRecord{},
-		orphans: map[string][]*podRecord{},
-		podAlgo: cfg.podScheduler(),
-		timers:  btree.NewG(8, timerLess),
+		pods:       map[cluster.PodKey]*podRecord{},
+		groups:     map[string]*groupRecord{},
+		composites: map[string]*compositeRecord{},
+		orphans:    map[string][]*podRecord{},
+		podAlgo:    cfg.podScheduler(),
+		timers:     btree.NewG(8, timerLess),
 	}
 	s.groupAlgo = cfg.groupScheduler(s.podAlgo)
 	for _, o := range opts {

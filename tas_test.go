@@ -72,7 +72,7 @@ func TestPlacementResourceWeightsChangeTheChoice(t *testing.T) {
 			scorer := &placement.PlacementResourcesFit{Resources: ts.Config().ScoringStrategy.Resources}
 			for i, rack := range []string{"a", "b"} {
 				idx, _ := snap.Index(rack)
-				got := scorer.ScorePlacement(snap, nil, &placement.Placement{Name: rack, Nodes: []int{idx}}, []placement.Assignment{{Pod: pod, Node: idx}})
+				got := scorer.ScorePlacement(snap, &placement.Subject{}, &placement.Placement{Name: rack, Nodes: []int{idx}}, []placement.Assignment{{Pod: pod, Node: idx}})
 				require.Equal(t, tc.wantScore[i], got, "rack %s", rack)
 			}
 
@@ -142,7 +142,7 @@ func TestTopologyGeneratorErrors(t *testing.T) {
 		{"member on a missing node", []string{"gone"}, `node "gone" of a scheduled member is not in the snapshot`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ps, err := gen.GeneratePlacements(snap, &placement.GroupRequest{Group: g, ScheduledNodes: tc.scheduled}, placement.Placement{})
+			ps, err := gen.GeneratePlacements(snap, &placement.Subject{Name: g.Name, TopologyKey: g.TopologyKey, ScheduledNodes: tc.scheduled}, placement.Placement{})
 			if tc.err != "" {
 				require.ErrorIs(t, err, placement.ErrTopology)
 				require.Contains(t, err.Error(), tc.err)
@@ -176,7 +176,7 @@ func TestGangSpreadOverTwoDomainsIsSchedulerError(t *testing.T) {
 func TestTopologyDomainsCachedPerNodeVersion(t *testing.T) {
 	ts := newTestSched(t, Config{}).rackNode("a", 4000, 8*gi).rackNode("b", 4000, 8*gi)
 	gen := placement.NewTopologyPlacement()
-	req := &placement.GroupRequest{Group: &podgroup.PodGroup{Name: "g", TopologyKey: "rack"}}
+	req := &placement.Subject{Name: "g", TopologyKey: "rack"}
 	snap := ts.cache.Snapshot()
 	first, err := gen.GeneratePlacements(snap, req, placement.Placement{})
 	require.NoError(t, err)

@@ -8,6 +8,16 @@ import (
 	"github.com/gangsim/gangsim/preemption"
 )
 
+// workload is a preempting group: a root PodGroup or a root
+// CompositePodGroup, with its pending pods and a way to place it.
+type workload struct {
+	name     string
+	priority int32
+	policy   cluster.PreemptionPolicy
+	pending  []*podRecord
+	place    func() ([]preemption.Assignment, bool)
+}
+
 // postFilterGroup is workload-aware preemption, the built-in
 // PodGroupPostFilter (SEMANTICS S8): when a group cycle fails, the whole
 // cluster is searched for lower-priority units whose eviction lets the
@@ -15,15 +25,20 @@ import (
 // nominated to the nodes found; nothing is bound in this cycle, and the
 // group retries, nominated nodes first, once the victims are gone.
 func (s *Scheduler) postFilterGroup(gr *groupRecord, req placement.GroupRequest) ([]Eviction, []Binding) {
-	if !s.groupMayPreempt(gr, req.Pods) || s.groupWaitingForVictims(gr) {
+	return s.preemptFor(workload{name: gr.group.Name, priority: gr.group.Priority, policy: gr.group.EffectivePreemptionPolicy(),
+		pending: gr.pending(), place: func() ([]preemption.Assignment, bool) { return s.placeGroup(req) }})
+}
+
+func (s *Scheduler) preemptFor(w workload) ([]Eviction, []Binding) {
+	if !mayPreempt(w) || s.waitingForGroupVictims(w) {
 		return nil, nil
 	}
 	out, ok := preemption.PreemptForGroup(preemption.GroupRequest{
 		Snapshot:          s.snap,
-		PreemptorPriority: gr.group.Priority,
+		PreemptorPriority: w.priority,
 		Units:             s.allUnits(),
 		Budgets:           slices.Collect(s.snap.Budgets()),
-		Place:             func() ([]preemption.Assignment, bool) { return s.placeGroup(req) },
+		Place:             w.place,
 		Fits:              func(p *cluster.PodInfo, node int) bool { return s.podAlgo.FilterNode(s.snap, p, node) == nil },
 		NodeLocal:         true, // every filter the model has reads only its node
 	})
@@ -33,38 +48,38 @@ func (s *Scheduler) postFilterGroup(gr *groupRecord, req placement.GroupRequest)
 	var nominated []Binding
 	for _, a := range out.Assignments {
 		node := s.snap.Node(a.Node).Name()
-		s.nominations.clearBelow(node, gr.group.Priority)
+		s.nominations.clearBelow(node, w.priority)
 		s.nominations.nominate(s.pods[a.Pod.Key()], node)
 		nominated = append(nominated, Binding{Pod: a.Pod.Key(), Node: node})
 	}
-	return s.evictUnits(out.Victims, gr.group.Name, out.PDBViolations), nominated
+	return s.evictUnits(out.Victims, w.name, out.PDBViolations), nominated
 }
 
-// groupMayPreempt: a group whose policy, or any of whose pending pods'
-// policy, is Never does not preempt.
-func (s *Scheduler) groupMayPreempt(gr *groupRecord, pods []*cluster.PodInfo) bool {
-	if gr.group.EffectivePreemptionPolicy() == cluster.PreemptNever {
+// mayPreempt: a group whose policy, or any of whose pending pods' policy,
+// is Never does not preempt.
+func mayPreempt(w workload) bool {
+	if w.policy == cluster.PreemptNever {
 		return false
 	}
-	for _, p := range pods {
-		if p.Pod().EffectivePreemptionPolicy() == cluster.PreemptNever {
+	for _, r := range w.pending {
+		if r.info.Pod().EffectivePreemptionPolicy() == cluster.PreemptNever {
 			return false
 		}
 	}
 	return true
 }
 
-// groupWaitingForVictims: while a member's nominated node still holds
-// lower-priority pods terminating from an earlier preemption, the group
-// waits for them instead of choosing new victims.
-func (s *Scheduler) groupWaitingForVictims(gr *groupRecord) bool {
-	for _, r := range gr.pods {
+// waitingForGroupVictims: while a pending member's nominated node still
+// holds lower-priority pods terminating from an earlier preemption, the
+// group waits for them instead of choosing new victims.
+func (s *Scheduler) waitingForGroupVictims(w workload) bool {
+	for _, r := range w.pending {
 		idx := s.nominations.index(r)
-		if idx < 0 || r.phase != PhasePending {
+		if idx < 0 {
 			continue
 		}
 		for p := range s.snap.Node(idx).Pods() {
-			if p.State() == cluster.PodTerminating && p.Priority() < gr.group.Priority {
+			if p.State() == cluster.PodTerminating && p.Priority() < w.priority {
 				return true
 			}
 		}

@@ -14,7 +14,7 @@ import (
 // built-in.
 type PlacementFeasiblePlugin interface {
 	Name() string
-	PlacementFeasible(g *podgroup.PodGroup, p podgroup.Progress) (podgroup.Feasibility, string)
+	PlacementFeasible(g podgroup.QuorumPolicy, p podgroup.Progress) (podgroup.Feasibility, string)
 }
 
 // GangSchedulingName is the built-in PlacementFeasible plugin's name.
@@ -29,8 +29,8 @@ var _ PlacementFeasiblePlugin = GangScheduling{}
 // Name returns GangSchedulingName.
 func (GangScheduling) Name() string { return GangSchedulingName }
 
-// PlacementFeasible applies PodGroup.CheckQuorum.
-func (GangScheduling) PlacementFeasible(g *podgroup.PodGroup, p podgroup.Progress) (podgroup.Feasibility, string) {
+// PlacementFeasible applies the group's (or composite's) CheckQuorum.
+func (GangScheduling) PlacementFeasible(g podgroup.QuorumPolicy, p podgroup.Progress) (podgroup.Feasibility, string) {
 	return g.CheckQuorum(p)
 }
 
@@ -45,6 +45,11 @@ type GroupRequest struct {
 	// Nominated holds, per pod of Pods, the snapshot index of the node
 	// preemption nominated it to (tried first), or -1; nil for none.
 	Nominated []int
+}
+
+// Subject describes the group for placement generation and scoring.
+func (r *GroupRequest) Subject() *Subject {
+	return &Subject{Name: r.Group.Name, TopologyKey: r.Group.TopologyKey, ScheduledNodes: r.ScheduledNodes, Scheduled: r.Scheduled}
 }
 
 func (r *GroupRequest) nominated(i int) int {
@@ -90,7 +95,7 @@ const errPodGroupUnschedulable = "pod group is unschedulable"
 // runFeasible runs the PlacementFeasible plugins as kube-scheduler's
 // framework does: Infeasible stops at once, Wait from any plugin makes the
 // answer Wait, otherwise Feasible.
-func runFeasible(plugins []PlacementFeasiblePlugin, g *podgroup.PodGroup, p podgroup.Progress) (podgroup.Feasibility, string) {
+func runFeasible(plugins []PlacementFeasiblePlugin, g podgroup.QuorumPolicy, p podgroup.Progress) (podgroup.Feasibility, string) {
 	out, msg := podgroup.Feasible, ""
 	for _, pl := range plugins {
 		switch f, m := pl.PlacementFeasible(g, p); f {
@@ -175,7 +180,7 @@ func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, par
 	placements := []Placement{parent}
 	if gs.Generator != nil {
 		var err error
-		if placements, err = gs.Generator.GeneratePlacements(snap, &req, parent); err != nil {
+		if placements, err = gs.Generator.GeneratePlacements(snap, req.Subject(), parent); err != nil {
 			return GroupResult{Err: err, Message: err.Error()}
 		}
 	}
@@ -267,7 +272,7 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 	for i := range placements {
 		cands[i] = candidate{placement: &placements[i], result: GroupResult{Assignments: all}}
 	}
-	totals, err := gs.totals(snap, req, cands)
+	totals, err := gs.totals(snap, req.Subject(), cands)
 	if err != nil {
 		return GroupResult{Err: err, Message: err.Error()}
 	}
@@ -315,7 +320,7 @@ func (gs *GroupScheduler) best(snap *cluster.Snapshot, req *GroupRequest, cands 
 	if len(cands) == 1 || len(gs.Scorers) == 0 {
 		return cands[0].result, nil
 	}
-	totals, err := gs.totals(snap, req, cands)
+	totals, err := gs.totals(snap, req.Subject(), cands)
 	if err != nil {
 		return GroupResult{}, err
 	}
@@ -330,12 +335,12 @@ func (gs *GroupScheduler) best(snap *cluster.Snapshot, req *GroupRequest, cands 
 
 // totals runs the PlacementScore plugins over the candidates: score,
 // normalise, check the range, weight and sum.
-func (gs *GroupScheduler) totals(snap *cluster.Snapshot, req *GroupRequest, cands []candidate) ([]int64, error) {
+func (gs *GroupScheduler) totals(snap *cluster.Snapshot, subj *Subject, cands []candidate) ([]int64, error) {
 	totals := make([]int64, len(cands))
 	scores := make([]int64, len(cands))
 	for _, ws := range gs.Scorers {
 		for i, c := range cands {
-			scores[i] = ws.Plugin.ScorePlacement(snap, req, c.placement, c.result.Assignments)
+			scores[i] = ws.Plugin.ScorePlacement(snap, subj, c.placement, c.result.Assignments)
 		}
 		if nz, ok := ws.Plugin.(PlacementScoreNormalizer); ok {
 			if err := nz.NormalizePlacementScores(scores); err != nil {

@@ -8,11 +8,11 @@ import (
 
 // PlacementScorePlugin scores a feasible placement for a group, 0..100
 // after normalisation (kube-scheduler's PlacementScore extension point).
-// proposed are the group's pods the placement would take; the snapshot
-// holds the cluster without them.
+// proposed are the pods the placement would take (every leaf's, for a
+// composite); the snapshot holds the cluster without them.
 type PlacementScorePlugin interface {
 	Name() string
-	ScorePlacement(snap *cluster.Snapshot, req *GroupRequest, p *Placement, proposed []Assignment) int64
+	ScorePlacement(snap *cluster.Snapshot, subj *Subject, p *Placement, proposed []Assignment) int64
 }
 
 // PlacementScoreNormalizer rescales a plugin's placement scores over all
@@ -54,7 +54,7 @@ func (f *PlacementResourcesFit) Name() string { return NodeResourcesFitName }
 // ScorePlacement is kube-scheduler's scorePlacement: cpu and memory
 // counted non-zero, extended resources only when the group requests them,
 // resources the placement lacks left out.
-func (f *PlacementResourcesFit) ScorePlacement(snap *cluster.Snapshot, _ *GroupRequest, p *Placement, proposed []Assignment) int64 {
+func (f *PlacementResourcesFit) ScorePlacement(snap *cluster.Snapshot, _ *Subject, p *Placement, proposed []Assignment) int64 {
 	var sum, weights int64
 	for _, r := range f.Resources {
 		var want int64
@@ -141,9 +141,10 @@ func (PodGroupPodsCount) ScoreIgnoresNodes() {}
 // Name returns PodGroupPodsCountName.
 func (PodGroupPodsCount) Name() string { return PodGroupPodsCountName }
 
-// ScorePlacement counts scheduled plus proposed pods.
-func (PodGroupPodsCount) ScorePlacement(_ *cluster.Snapshot, req *GroupRequest, _ *Placement, proposed []Assignment) int64 {
-	return int64(req.Scheduled + len(proposed))
+// ScorePlacement counts scheduled plus proposed pods (of the whole
+// subtree, for a composite).
+func (PodGroupPodsCount) ScorePlacement(_ *cluster.Snapshot, subj *Subject, _ *Placement, proposed []Assignment) int64 {
+	return int64(subj.Scheduled + len(proposed))
 }
 
 // NormalizePlacementScores maps counts to score*100/max; all zero is an

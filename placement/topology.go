@@ -3,6 +3,7 @@ package placement
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
@@ -13,7 +14,20 @@ import (
 // point; at most one runs per profile).
 type PlacementGeneratePlugin interface {
 	Name() string
-	GeneratePlacements(snap *cluster.Snapshot, req *GroupRequest, parent Placement) ([]Placement, error)
+	GeneratePlacements(snap *cluster.Snapshot, subj *Subject, parent Placement) ([]Placement, error)
+}
+
+// Subject is what placements are generated and scored for: a PodGroup or a
+// CompositePodGroup, with its topology key and the pods of its subtree
+// already scheduled.
+type Subject struct {
+	Name        string
+	TopologyKey string
+	// ScheduledNodes names the nodes of the subtree's pods already
+	// scheduled; topology placement pins the group to their domain.
+	ScheduledNodes []string
+	// Scheduled counts those pods.
+	Scheduled int
 }
 
 // TopologyPlacementName is the built-in generator's name.
@@ -37,12 +51,23 @@ var ErrTopology = errors.New("placement: topology")
 type TopologyPlacement struct {
 	version int64
 	byKey   map[string]*domains
+	within  map[withinKey][]Placement // domains inside a parent placement
 }
 
-// domains are the label values of one key and their nodes, in value order.
+// domains are the label values of one key, their nodes, and each node's
+// domain, dense by snapshot index.
 type domains struct {
-	values []string
-	nodes  [][]int // snapshot indexes, ascending
+	values     []string
+	nodes      [][]int // snapshot indexes, ascending
+	nodeDomain []int32 // -1: no label
+}
+
+// withinKey identifies a parent placement by its node slice, which the
+// cache owns and never changes while the node version holds.
+type withinKey struct {
+	key   string
+	first *int
+	n     int
 }
 
 var _ PlacementGeneratePlugin = (*TopologyPlacement)(nil)
@@ -54,27 +79,68 @@ func NewTopologyPlacement() *TopologyPlacement { return &TopologyPlacement{} }
 func (tp *TopologyPlacement) Name() string { return TopologyPlacementName }
 
 // GeneratePlacements returns the candidate domains (see the type's doc).
-func (tp *TopologyPlacement) GeneratePlacements(snap *cluster.Snapshot, req *GroupRequest, parent Placement) ([]Placement, error) {
-	key := req.Group.TopologyKey
+func (tp *TopologyPlacement) GeneratePlacements(snap *cluster.Snapshot, subj *Subject, parent Placement) ([]Placement, error) {
+	key := subj.TopologyKey
 	if key == "" {
 		return []Placement{parent}, nil
 	}
-	required, err := requiredDomain(snap, key, req.ScheduledNodes)
+	required, err := requiredDomain(snap, key, subj.ScheduledNodes)
 	if err != nil {
 		return nil, err
 	}
-	var ds *domains
-	if parent.Nodes == nil {
-		ds = tp.allDomains(snap, key)
-	} else {
-		ds = buildDomains(snap, key, slices.Values(parent.Nodes))
+	all, err := tp.generate(snap, key, parent)
+	if err != nil {
+		return nil, err
 	}
-	out := make([]Placement, 0, len(ds.values))
-	for i, v := range ds.values {
-		if required == nil || *required == v {
-			out = append(out, Placement{Name: v, Nodes: ds.nodes[i]})
+	if required == nil {
+		return all, nil
+	}
+	for _, p := range all {
+		if p.Name == *required {
+			return []Placement{p}, nil
 		}
 	}
+	return nil, nil
+}
+
+// generate returns the domains of key within the parent placement, from
+// the cache when it has them.
+func (tp *TopologyPlacement) generate(snap *cluster.Snapshot, key string, parent Placement) ([]Placement, error) {
+	ds := tp.allDomains(snap, key)
+	if parent.Nodes == nil {
+		out := make([]Placement, len(ds.values))
+		for i, v := range ds.values {
+			out[i] = Placement{Name: v, Nodes: ds.nodes[i]}
+		}
+		return out, nil
+	}
+	if len(parent.Nodes) == 0 {
+		return nil, nil
+	}
+	wk := withinKey{key: key, first: &parent.Nodes[0], n: len(parent.Nodes)}
+	if ps, ok := tp.within[wk]; ok {
+		return ps, nil
+	}
+	buckets := map[int32][]int{}
+	var ids []int32
+	for _, i := range parent.Nodes {
+		d := ds.nodeDomain[i]
+		if d < 0 {
+			continue
+		}
+		if _, seen := buckets[d]; !seen {
+			ids = append(ids, d)
+		}
+		buckets[d] = append(buckets[d], i)
+	}
+	slices.Sort(ids) // domain ids follow value order
+	out := make([]Placement, len(ids))
+	for j, d := range ids {
+		nodes := buckets[d]
+		slices.Sort(nodes)
+		out[j] = Placement{Name: ds.values[d], Nodes: nodes}
+	}
+	tp.within[wk] = out
 	return out, nil
 }
 
@@ -100,59 +166,39 @@ func requiredDomain(snap *cluster.Snapshot, key string, scheduled []string) (*st
 
 func (tp *TopologyPlacement) allDomains(snap *cluster.Snapshot, key string) *domains {
 	if tp.byKey == nil || tp.version != snap.NodeVersion() {
-		tp.byKey, tp.version = map[string]*domains{}, snap.NodeVersion()
+		tp.byKey, tp.within, tp.version = map[string]*domains{}, map[withinKey][]Placement{}, snap.NodeVersion()
 	}
 	ds, ok := tp.byKey[key]
 	if !ok {
-		ds = buildDomains(snap, key, func(yield func(int) bool) {
-			for i := range snap.Len() {
-				if !yield(i) {
-					return
-				}
-			}
-		})
+		ds = buildDomains(snap, key)
 		tp.byKey[key] = ds
 	}
 	return ds
 }
 
-// buildDomains groups the given nodes by their value of key.
-func buildDomains(snap *cluster.Snapshot, key string, nodes func(func(int) bool)) *domains {
-	index := map[string]int{}
-	ds := &domains{}
-	for i := range nodes {
-		v, ok := snap.Node(i).Node().Labels[key]
+// buildDomains groups every node by its value of key, values in order.
+func buildDomains(snap *cluster.Snapshot, key string) *domains {
+	values := map[string]bool{}
+	for _, ni := range snap.Nodes() {
+		if v, ok := ni.Node().Labels[key]; ok {
+			values[v] = true
+		}
+	}
+	ds := &domains{values: slices.Sorted(maps.Keys(values)), nodeDomain: make([]int32, snap.Len())}
+	id := make(map[string]int32, len(ds.values))
+	for i, v := range ds.values {
+		id[v] = int32(i)
+	}
+	ds.nodes = make([][]int, len(ds.values))
+	for i, ni := range snap.Nodes() {
+		v, ok := ni.Node().Labels[key]
 		if !ok {
+			ds.nodeDomain[i] = -1
 			continue
 		}
-		d, seen := index[v]
-		if !seen {
-			d = len(ds.values)
-			index[v] = d
-			ds.values = append(ds.values, v)
-			ds.nodes = append(ds.nodes, nil)
-		}
+		d := id[v]
+		ds.nodeDomain[i] = d
 		ds.nodes[d] = append(ds.nodes[d], i)
 	}
-	order := make([]int, len(ds.values))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return cmpString(ds.values[a], ds.values[b]) })
-	sorted := &domains{values: make([]string, len(order)), nodes: make([][]int, len(order))}
-	for i, o := range order {
-		sorted.values[i], sorted.nodes[i] = ds.values[o], ds.nodes[o]
-		slices.Sort(sorted.nodes[i])
-	}
-	return sorted
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return ds
 }

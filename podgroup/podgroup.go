@@ -141,13 +141,4 @@ const (
 // CheckQuorum is the gang policy as PlacementFeasible: Infeasible when even
 // all remaining pods would not reach the quorum, Wait until it is reached,
 // then Feasible. The message says why, in kube-scheduler's words.
-func (g *PodGroup) CheckQuorum(p Progress) (Feasibility, string) {
-	q := g.Quorum()
-	switch {
-	case p.Remaining+p.Scheduled < q:
-		return Infeasible, fmt.Sprintf("minCount (%d) cannot be satisfied: %d scheduled, %d remaining", q, p.Scheduled, p.Remaining)
-	case p.Scheduled < q:
-		return Wait, fmt.Sprintf("minCount (%d) is not yet satisfied: %d scheduled, %d remaining", q, p.Scheduled, p.Remaining)
-	}
-	return Feasible, ""
-}
+func (g *PodGroup) CheckQuorum(p Progress) (Feasibility, string) { return checkQuorum(g.Quorum(), p) }

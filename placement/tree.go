@@ -1,0 +1,185 @@
+package placement
+
+import (
+	"fmt"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
+)
+
+// TreeNode is one group of a hierarchy to place in a cycle: a leaf
+// PodGroup (Leaf set) or a CompositePodGroup (Composite set, with Children
+// in their fixed order).
+type TreeNode struct {
+	Key       string
+	Leaf      *GroupRequest
+	Composite *podgroup.CompositePodGroup
+	Children  []*TreeNode
+	// Subject describes a composite's subtree for placement generation and
+	// scoring (leaves use their request's).
+	Subject Subject
+}
+
+// TreeResult is the outcome of placing a hierarchy: the verdict and, per
+// leaf evaluated in the chosen (or, on failure, first) candidate, its
+// result. A leaf's pods are bound only if the leaf and every composite
+// above it succeeded.
+type TreeResult struct {
+	Err      error
+	Feasible bool
+	Message  string
+	Leaves   map[string]GroupResult // by leaf key
+}
+
+// Assignments returns the placed pods of the feasible leaves, leaves in
+// the tree's depth-first child order.
+func (t *TreeResult) Assignments(root *TreeNode) []Assignment {
+	var out []Assignment
+	var walk func(n *TreeNode)
+	walk = func(n *TreeNode) {
+		if n.Leaf != nil {
+			if r, ok := t.Leaves[n.Key]; ok && r.Feasible {
+				out = append(out, r.Assignments...)
+			}
+			return
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(root)
+	return out
+}
+
+// ScheduleTree places a hierarchy within the parent placement (SEMANTICS
+// S9): a composite's candidate placements are generated within its
+// parent's; in each, its children are placed recursively in their fixed
+// order, each keeping its tentative assignments so that later siblings
+// see them, and after each child PlacementFeasible judges whether the
+// composite's policy can still be met (if not, the candidate is abandoned
+// at once). Every candidate is rolled back after evaluation; the feasible
+// ones are scored over all the pods proposed below them, and the best is
+// re-applied. A leaf runs Schedule. On success the chosen assignments stay
+// reserved in snap.
+//
+// The search is greedy: children are placed in a fixed order with no
+// backtracking, so a placement needing another order or another split of
+// the parent's domain among the children can be missed.
+func (gs *GroupScheduler) ScheduleTree(snap *cluster.Snapshot, n *TreeNode, parent Placement) TreeResult {
+	if n.Leaf != nil {
+		res := gs.Schedule(snap, *n.Leaf, parent)
+		return TreeResult{Err: res.Err, Feasible: res.Feasible, Message: res.Message, Leaves: map[string]GroupResult{n.Key: res}}
+	}
+	placements := []Placement{parent}
+	if gs.Generator != nil {
+		var err error
+		if placements, err = gs.Generator.GeneratePlacements(snap, &n.Subject, parent); err != nil {
+			return TreeResult{Err: err, Message: err.Error()}
+		}
+	}
+	if len(placements) == 0 {
+		return TreeResult{Message: "no feasible placements found"}
+	}
+	var first *TreeResult
+	var feasible []treeCandidate
+	for i := range placements {
+		res := gs.evaluateComposite(snap, n, placements[i])
+		if res.Err != nil {
+			return res
+		}
+		if first == nil {
+			first = &res
+		}
+		if res.Feasible {
+			feasible = append(feasible, treeCandidate{placement: &placements[i], result: res, proposed: res.Assignments(n)})
+		}
+	}
+	if len(feasible) == 0 {
+		first.Message = fmt.Sprintf("0/%d placements are available, first placement status: %s", len(placements), first.Message)
+		clearAssignments(first, n, first.Message)
+		return *first
+	}
+	best := 0
+	if len(feasible) > 1 && len(gs.Scorers) > 0 {
+		cands := make([]candidate, len(feasible))
+		for i, f := range feasible {
+			cands[i] = candidate{placement: f.placement, result: GroupResult{Assignments: f.proposed}}
+		}
+		totals, err := gs.totals(snap, &n.Subject, cands)
+		if err != nil {
+			return TreeResult{Err: err, Message: err.Error()}
+		}
+		for i := range totals {
+			if totals[i] > totals[best] {
+				best = i
+			}
+		}
+	}
+	for _, a := range feasible[best].proposed {
+		snap.Reserve(a.Pod, a.Node)
+	}
+	return feasible[best].result
+}
+
+type treeCandidate struct {
+	placement *Placement
+	result    TreeResult
+	proposed  []Assignment
+}
+
+// evaluateComposite places a composite's children within one candidate
+// placement and rolls the snapshot back.
+func (gs *GroupScheduler) evaluateComposite(snap *cluster.Snapshot, n *TreeNode, p Placement) TreeResult {
+	cp := snap.Checkpoint()
+	defer snap.Rollback(cp)
+	res := TreeResult{Leaves: map[string]GroupResult{}}
+	progress := podgroup.Progress{Remaining: len(n.Children)}
+	f, msg := runFeasible(gs.Feasible, n.Composite, progress)
+	if f == podgroup.Infeasible {
+		res.Message = msg
+		return res
+	}
+	for _, child := range n.Children {
+		cr := gs.ScheduleTree(snap, child, p)
+		if cr.Err != nil {
+			return cr
+		}
+		for k, v := range cr.Leaves {
+			res.Leaves[k] = v
+		}
+		if !cr.Feasible {
+			clearAssignments(&res, child, cr.Message)
+		}
+		progress.Remaining--
+		if cr.Feasible {
+			progress.Scheduled++
+		}
+		if f, msg = runFeasible(gs.Feasible, n.Composite, progress); f == podgroup.Infeasible {
+			break
+		}
+	}
+	switch f {
+	case podgroup.Feasible:
+		res.Feasible = true
+	case podgroup.Wait:
+		msg = errPodGroupUnschedulable
+	}
+	res.Message = msg
+	return res
+}
+
+// clearAssignments marks every leaf under a failed composite as failed with
+// the composite's message: its pods are not bound even where the leaf
+// itself succeeded.
+func clearAssignments(res *TreeResult, n *TreeNode, msg string) {
+	if n.Leaf != nil {
+		if r, ok := res.Leaves[n.Key]; ok && r.Feasible {
+			r.Feasible, r.Assignments, r.Message = false, nil, msg
+			res.Leaves[n.Key] = r
+		}
+		return
+	}
+	for _, c := range n.Children {
+		clearAssignments(res, c, msg)
+	}
+}
