@@ -92,6 +92,47 @@ type GroupResult struct {
 // did not reach its quorum without a more specific reason.
 const errPodGroupUnschedulable = "pod group is unschedulable"
 
+// quorumWalk follows a group's progress as its members (pods, or children
+// of a composite) are tried in order, asking PlacementFeasible after each.
+type quorumWalk struct {
+	plugins  []PlacementFeasiblePlugin
+	policy   podgroup.QuorumPolicy
+	progress podgroup.Progress
+	answer   podgroup.Feasibility
+	msg      string
+}
+
+// startQuorum asks PlacementFeasible before any member is tried.
+func (gs *GroupScheduler) startQuorum(policy podgroup.QuorumPolicy, start podgroup.Progress) *quorumWalk {
+	w := &quorumWalk{plugins: gs.Feasible, policy: policy, progress: start}
+	w.answer, w.msg = runFeasible(w.plugins, policy, start)
+	return w
+}
+
+// over reports whether the policy can no longer be met: stop at once.
+func (w *quorumWalk) over() bool { return w.answer == podgroup.Infeasible }
+
+// step records one member tried, placed or not, and asks again.
+func (w *quorumWalk) step(placed bool) {
+	w.progress.Remaining--
+	if placed {
+		w.progress.Scheduled++
+	}
+	w.answer, w.msg = runFeasible(w.plugins, w.policy, w.progress)
+}
+
+// verdict is the final answer: feasible, or why not (a group still
+// waiting for members that never came is simply unschedulable).
+func (w *quorumWalk) verdict() (bool, string) {
+	switch w.answer {
+	case podgroup.Feasible:
+		return true, ""
+	case podgroup.Wait:
+		return false, errPodGroupUnschedulable
+	}
+	return false, w.msg
+}
+
 // runFeasible runs the PlacementFeasible plugins as kube-scheduler's
 // framework does: Infeasible stops at once, Wait from any plugin makes the
 // answer Wait, otherwise Feasible.
@@ -115,34 +156,24 @@ func runFeasible(plugins []PlacementFeasiblePlugin, g podgroup.QuorumPolicy, p p
 // reservations stay in the snapshot; on failure they are rolled back.
 func (gs *GroupScheduler) scheduleInPlacement(snap *cluster.Snapshot, req *GroupRequest, nodes []int) GroupResult {
 	cp := snap.Checkpoint()
-	progress := podgroup.Progress{Remaining: len(req.Pods), Scheduled: req.Scheduled}
 	res := GroupResult{}
-	f, msg := runFeasible(gs.Feasible, req.Group, progress)
-	if f == podgroup.Infeasible {
-		res.Message = msg
-		return res
-	}
+	walk := gs.startQuorum(req.Group, podgroup.Progress{Remaining: len(req.Pods), Scheduled: req.Scheduled})
 	for i, pod := range req.Pods {
+		if walk.over() {
+			break
+		}
 		node, fitErr := gs.Pods.ScheduleNominated(snap, pod, nodes, req.nominated(i))
 		res.Evaluated++
-		progress.Remaining--
 		if fitErr == nil {
 			snap.Reserve(pod, node)
 			res.Assignments = append(res.Assignments, Assignment{Pod: pod, Node: node})
-			progress.Scheduled++
 		} else {
 			res.Failures = append(res.Failures, PodFailure{Pod: pod, Err: fitErr})
 		}
-		if f, msg = runFeasible(gs.Feasible, req.Group, progress); f == podgroup.Infeasible {
-			break
-		}
+		walk.step(fitErr == nil)
 	}
-	switch f {
-	case podgroup.Feasible:
-		res.Feasible = true
-	case podgroup.Wait:
-		msg = errPodGroupUnschedulable
-	}
+	var msg string
+	res.Feasible, msg = walk.verdict()
 	if !res.Feasible {
 		res.Message = msg
 		res.Assignments = nil

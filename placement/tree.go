@@ -133,13 +133,11 @@ func (gs *GroupScheduler) evaluateComposite(snap *cluster.Snapshot, n *TreeNode,
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
 	res := TreeResult{Leaves: map[string]GroupResult{}}
-	progress := podgroup.Progress{Remaining: len(n.Children)}
-	f, msg := runFeasible(gs.Feasible, n.Composite, progress)
-	if f == podgroup.Infeasible {
-		res.Message = msg
-		return res
-	}
+	walk := gs.startQuorum(n.Composite, podgroup.Progress{Remaining: len(n.Children)})
 	for _, child := range n.Children {
+		if walk.over() {
+			break
+		}
 		cr := gs.ScheduleTree(snap, child, p)
 		if cr.Err != nil {
 			return cr
@@ -150,21 +148,9 @@ func (gs *GroupScheduler) evaluateComposite(snap *cluster.Snapshot, n *TreeNode,
 		if !cr.Feasible {
 			clearAssignments(&res, child, cr.Message)
 		}
-		progress.Remaining--
-		if cr.Feasible {
-			progress.Scheduled++
-		}
-		if f, msg = runFeasible(gs.Feasible, n.Composite, progress); f == podgroup.Infeasible {
-			break
-		}
+		walk.step(cr.Feasible)
 	}
-	switch f {
-	case podgroup.Feasible:
-		res.Feasible = true
-	case podgroup.Wait:
-		msg = errPodGroupUnschedulable
-	}
-	res.Message = msg
+	res.Feasible, res.Message = walk.verdict()
 	return res
 }
 

@@ -1,0 +1,53 @@
+// Package gangsim simulates the Kubernetes workload scheduler
+// (kube-scheduler v1.37) in memory and in simulated time: pods and nodes,
+// priority and preemption, PodGroups scheduled all-or-nothing, topology-
+// aware placement, CompositePodGroup hierarchies and workload-aware
+// preemption. A Scheduler is a pure state machine: no goroutines, no wall
+// clock, no I/O; the same calls give the same results, byte for byte.
+//
+// # Glossary
+//
+//   - Cycle: one scheduling attempt for the head of the active queue, a pod
+//     or a root group. ScheduleOne runs one and returns a CycleResult.
+//   - Snapshot: the consistent copy of the cluster a cycle decides against;
+//     tentative reservations are made on it and rolled back exactly.
+//   - Gang: a PodGroup with minCount; at least minCount of its pods are
+//     placed together, or none is.
+//   - Placement: a candidate set of nodes for a group (one rack, block or
+//     zone under a topology key); the best feasible one wins.
+//   - Root: the group the queue holds for a hierarchy: a PodGroup without a
+//     parent, or the top CompositePodGroup.
+//   - Unit: what preemption evicts as one: a pod, or every scheduled pod
+//     under the highest group whose disruption mode is All.
+//   - Nomination: the node preemption chose for a pod; it is tried first
+//     and its room is held for the pod while the victims terminate.
+//
+// # The cycle
+//
+//	            queue.Pop (activeQ: priority desc, first seen asc)
+//	                              │
+//	        ┌─────────── pod ─────┴──── root group ──────────┐
+//	        ▼                                                ▼
+//	  UpdateSnapshot                         validate members (SchedulerError)
+//	  filter + score                         UpdateSnapshot, Checkpoint
+//	        │                                generate placements ─┐ per domain:
+//	   fits? ──yes──▶ assume + bind          S5a: pod by pod,     │ reserve,
+//	        │no                              PlacementFeasible    │ judge, roll
+//	        ▼                                after each pod ◀─────┘ back
+//	  PostFilter: remove-all-                score feasible placements, pick
+//	  then-reprieve preemption,              Rollback
+//	  nominate, park                                │
+//	                                   quorum met and ≥1 placed?
+//	                                 yes ◀───────────┴──────────▶ no
+//	                       bind all placed pods at once     PodGroupPostFilter:
+//	                       leftovers straight back          workload-aware
+//	                       to activeQ                       preemption, backoff
+//
+// Time moves only through RunUntil, AdvanceTo and Run; graceful
+// termination, pod durations, backoff and the unschedulable pool's
+// five-minute flush all run on that clock. The scenario runner (Scenario,
+// LoadScenario) drives a Scheduler from a YAML or JSON file.
+//
+// Concurrency: a Scheduler is not safe for concurrent use; separate
+// Schedulers share nothing.
+package gangsim
