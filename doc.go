@@ -24,24 +24,24 @@
 //
 // # The cycle
 //
-//	            queue.Pop (activeQ: priority desc, first seen asc)
-//	                              │
-//	        ┌─────────── pod ─────┴──── root group ──────────┐
-//	        ▼                                                ▼
-//	  UpdateSnapshot                         validate members (SchedulerError)
-//	  filter + score                         UpdateSnapshot, Checkpoint
-//	        │                                generate placements ─┐ per domain:
-//	   fits? ──yes──▶ assume + bind          S5a: pod by pod,     │ reserve,
-//	        │no                              PlacementFeasible    │ judge, roll
-//	        ▼                                after each pod ◀─────┘ back
-//	  PostFilter: remove-all-                score feasible placements, pick
-//	  then-reprieve preemption,              Rollback
-//	  nominate, park                                │
-//	                                   quorum met and ≥1 placed?
-//	                                 yes ◀───────────┴──────────▶ no
-//	                       bind all placed pods at once     PodGroupPostFilter:
-//	                       leftovers straight back          workload-aware
-//	                       to activeQ                       preemption, backoff
+//	          queue.Pop (activeQ: priority desc, first seen asc)
+//	                            │
+//	      ┌─────────── pod ─────┴──── root group ──────────┐
+//	      ▼                                                ▼
+//	UpdateSnapshot                         validate members (SchedulerError)
+//	filter + score                         UpdateSnapshot, Checkpoint
+//	      │                                generate placements ─┐ per domain:
+//	 fits? ──yes──▶ assume + bind          S5a: pod by pod,     │ reserve,
+//	      │no                              PlacementFeasible    │ judge, roll
+//	      ▼                                after each pod ◀─────┘ back
+//	PostFilter: remove-all-                score feasible placements, pick
+//	then-reprieve preemption,              Rollback
+//	nominate, park                                │
+//	                                 quorum met and ≥1 placed?
+//	                               yes ◀───────────┴──────────▶ no
+//	                     bind all placed pods at once     PodGroupPostFilter:
+//	                     leftovers straight back          workload-aware
+//	                     to activeQ                       preemption, backoff
 //
 // Time moves only through RunUntil, AdvanceTo and Run; graceful
 // termination, pod durations, backoff and the unschedulable pool's
