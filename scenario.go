@@ -338,13 +338,16 @@ func (b *builder) expandNode(s *nodeSpec, where string) ([]cluster.Node, error) 
 // does not state its pod capacity.
 const defaultPodsPerNode = 110
 
+// maxCount bounds one entry's count, so that a typo cannot exhaust memory.
+const maxCount = 1_000_000
+
 // expandNames applies count: name-0 .. name-(count-1), or just name.
 func expandNames(name string, count *int, where string) ([]string, error) {
 	if count == nil {
 		return []string{name}, nil
 	}
-	if *count < 1 {
-		return nil, fmt.Errorf("%s: count: %d is not a positive number", where, *count)
+	if *count < 1 || *count > maxCount {
+		return nil, fmt.Errorf("%s: count: %d is not in 1..%d", where, *count, maxCount)
 	}
 	names := make([]string, *count)
 	for i := range names {
