@@ -143,18 +143,32 @@ func AllocationScore(strategy ScoringType, resources []ResourceWeight, pod *clus
 	if strategy == MostAllocated {
 		score = MostAllocatedResource
 	}
+	// the hot path of pod scoring: cpu and memory read directly, not
+	// through the per-resource helpers placement scoring uses
+	podCPU, podMem := pod.NonZeroRequests()
+	nodeCPU, nodeMem := node.NonZeroRequested()
 	alloc := node.Allocatable()
 	var sum, weights int64
 	for _, r := range resources {
-		want := nonZeroRequest(pod, r.Name)
-		if r.Name == cluster.ResourcePods || want == 0 && isScalar(r.Name) {
-			continue // pods is not scored; extended resources only when requested
+		var want, used, capacity int64
+		switch r.Name {
+		case cluster.ResourceCPU:
+			want, used, capacity = podCPU, nodeCPU, alloc.MilliCPU
+		case cluster.ResourceMemory:
+			want, used, capacity = podMem, nodeMem, alloc.Memory
+		case cluster.ResourcePods:
+			continue // not a scored resource in kube-scheduler
+		default:
+			want = pod.Pod().Requests.Get(r.Name)
+			if want == 0 {
+				continue
+			}
+			used, capacity = node.Requested().Get(r.Name), alloc.Get(r.Name)
 		}
-		capacity := alloc.Get(r.Name)
 		if capacity == 0 {
 			continue
 		}
-		sum += score(nodeNonZeroRequested(node, r.Name)+want, capacity) * r.Weight
+		sum += score(used+want, capacity) * r.Weight
 		weights += r.Weight
 	}
 	if weights == 0 {
