@@ -21,15 +21,8 @@ type compositeRecord struct {
 // within podgroup.MaxDepth). A composite with PriorityClassName gets the
 // class's value and, unless it sets its own, preemption policy.
 func (s *Scheduler) AddCompositePodGroup(c podgroup.CompositePodGroup) error {
-	if c.PriorityClassName != "" {
-		prio, policy, err := s.classes.Resolve(c.PriorityClassName)
-		if err != nil {
-			return fmt.Errorf("composite pod group %s: priorityClassName: %w", c.Key(), err)
-		}
-		c.Priority = prio
-		if c.PreemptionPolicy == "" {
-			c.PreemptionPolicy = policy
-		}
+	if err := s.admitClass("composite pod group "+c.Key(), c.PriorityClassName, &c.Priority, &c.PreemptionPolicy); err != nil {
+		return err
 	}
 	rec := &compositeRecord{cpg: c}
 	if err := s.forest.AddComposite(&rec.cpg); err != nil {

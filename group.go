@@ -42,15 +42,8 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 	if _, ok := s.groups[g.Key()]; ok {
 		return fmt.Errorf("%w: pod group %s", ErrDuplicate, g.Key())
 	}
-	if g.PriorityClassName != "" {
-		prio, policy, err := s.classes.Resolve(g.PriorityClassName)
-		if err != nil {
-			return fmt.Errorf("pod group %s: priorityClassName: %w", g.Key(), err)
-		}
-		g.Priority = prio
-		if g.PreemptionPolicy == "" {
-			g.PreemptionPolicy = policy
-		}
+	if err := s.admitClass("pod group "+g.Key(), g.PriorityClassName, &g.Priority, &g.PreemptionPolicy); err != nil {
+		return err
 	}
 	gr := &groupRecord{group: g, pods: map[cluster.PodKey]*podRecord{}}
 	if err := s.forest.AddGroup(&gr.group); err != nil {

@@ -237,15 +237,8 @@ func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 	if _, ok := s.pods[p.Key()]; ok {
 		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
 	}
-	if p.PriorityClassName != "" {
-		prio, policy, err := s.classes.Resolve(p.PriorityClassName)
-		if err != nil {
-			return fmt.Errorf("pod %s: priorityClassName: %w", p.Key(), err)
-		}
-		p.Priority = prio
-		if p.PreemptionPolicy == "" {
-			p.PreemptionPolicy = policy
-		}
+	if err := s.admitClass("pod "+string(p.Key()), p.PriorityClassName, &p.Priority, &p.PreemptionPolicy); err != nil {
+		return err
 	}
 	node := p.NodeName
 	p.NodeName = ""
@@ -385,6 +378,25 @@ func (s *Scheduler) fitsNow(pi *cluster.PodInfo, node string) error {
 	}
 	if rej := placement.Fits(pi, ni); rej != nil {
 		return fmt.Errorf("%w %s: nodeName: node %q has no room: %s", cluster.ErrInvalidPod, pi.Key(), node, strings.Join(rej.Reasons, ", "))
+	}
+	return nil
+}
+
+// admitClass does what priority admission does for an object naming a
+// PriorityClass: its priority becomes the class's value and, unless it
+// sets its own, its preemption policy the class's. what names the object
+// in errors.
+func (s *Scheduler) admitClass(what, className string, priority *int32, policy *cluster.PreemptionPolicy) error {
+	if className == "" {
+		return nil
+	}
+	prio, classPolicy, err := s.classes.Resolve(className)
+	if err != nil {
+		return fmt.Errorf("%s: priorityClassName: %w", what, err)
+	}
+	*priority = prio
+	if *policy == "" {
+		*policy = classPolicy
 	}
 	return nil
 }

@@ -78,15 +78,8 @@ func (c *CompositePodGroup) Validate() error {
 	case c.Parent == c.Name:
 		return bad("parent: %q is its own parent (a cycle)", c.Parent)
 	}
-	switch c.PreemptionPolicy {
-	case "", cluster.PreemptLowerPriority, cluster.PreemptNever:
-	default:
-		return bad("preemptionPolicy %q is not PreemptLowerPriority or Never", c.PreemptionPolicy)
-	}
-	switch c.DisruptionMode {
-	case "", DisruptSingle, DisruptAll:
-	default:
-		return bad("disruptionMode %q is not Single or All", c.DisruptionMode)
+	if msg := checkModes(c.PreemptionPolicy, c.DisruptionMode); msg != "" {
+		return bad("%s", msg)
 	}
 	return nil
 }

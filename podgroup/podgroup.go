@@ -108,17 +108,26 @@ func (g *PodGroup) Validate() error {
 	case g.Policy != Gang && g.Policy != Basic:
 		return bad("policy %d is unknown", g.Policy)
 	}
-	switch g.PreemptionPolicy {
-	case "", cluster.PreemptLowerPriority, cluster.PreemptNever:
-	default:
-		return bad("preemptionPolicy %q is not PreemptLowerPriority or Never", g.PreemptionPolicy)
-	}
-	switch g.DisruptionMode {
-	case "", DisruptSingle, DisruptAll:
-	default:
-		return bad("disruptionMode %q is not Single or All", g.DisruptionMode)
+	if msg := checkModes(g.PreemptionPolicy, g.DisruptionMode); msg != "" {
+		return bad("%s", msg)
 	}
 	return nil
+}
+
+// checkModes validates the preemption policy and disruption mode every
+// group kind has; it returns the problem, or "".
+func checkModes(policy cluster.PreemptionPolicy, mode DisruptionMode) string {
+	switch policy {
+	case "", cluster.PreemptLowerPriority, cluster.PreemptNever:
+	default:
+		return fmt.Sprintf("preemptionPolicy %q is not PreemptLowerPriority or Never", policy)
+	}
+	switch mode {
+	case "", DisruptSingle, DisruptAll:
+	default:
+		return fmt.Sprintf("disruptionMode %q is not Single or All", mode)
+	}
+	return ""
 }
 
 // Progress is how far a placement attempt got: pods still to try and pods
