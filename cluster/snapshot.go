@@ -33,6 +33,11 @@ type Snapshot struct {
 	nodeVersion    int64
 	budgetVersion  int64
 	log            []change
+	// stamps[i] changes whenever node i's content may have changed in
+	// this snapshot (refresh, reservation, removal, rollback); a stamp is
+	// never reused, so derived data keyed by it cannot go stale.
+	stamps   []uint64
+	stampSeq uint64
 }
 
 // change is one tentative change: pod added to (added) or removed from the
@@ -67,6 +72,7 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 		clone := it.info.clone()
 		if i, ok := s.index[clone.node.Name]; ok && !rebuild {
 			s.nodes[i] = clone
+			s.touch(i)
 			continue
 		}
 		if fresh == nil {
@@ -110,6 +116,10 @@ func (s *Snapshot) rebuild(c *Cache, fresh map[string]*NodeInfo) {
 		return true
 	})
 	s.nodes, s.index = nodes, index
+	s.stamps = make([]uint64, len(nodes))
+	for i := range s.stamps {
+		s.touch(i)
+	}
 	s.nodeSetVersion = c.nodeSetVersion
 }
 
@@ -155,6 +165,7 @@ func (s *Snapshot) Budgets() iter.Seq[BudgetStatus] { return slices.Values(s.bud
 
 // Reserve tentatively places pi on the node at index node.
 func (s *Snapshot) Reserve(pi *PodInfo, node int) {
+	s.touch(node)
 	ni := s.nodes[node]
 	s.log = append(s.log, change{node: node, pos: len(ni.pods), pod: pi, added: true})
 	ni.insertPod(len(ni.pods), pi)
@@ -169,6 +180,7 @@ func (s *Snapshot) Remove(key PodKey, node int) error {
 		return fmt.Errorf("%w: pod %s on node %q", ErrPodNotFound, key, ni.node.Name)
 	}
 	pi := ni.removePodAt(pos)
+	s.touch(node)
 	s.log = append(s.log, change{node: node, pos: pos, pod: pi})
 	return nil
 }
@@ -182,6 +194,7 @@ func (s *Snapshot) Rollback(cp Checkpoint) {
 		ch := s.log[len(s.log)-1]
 		s.log = s.log[:len(s.log)-1]
 		ni := s.nodes[ch.node]
+		s.touch(ch.node)
 		if ch.added {
 			ni.removePodAt(ch.pos)
 		} else {
@@ -192,3 +205,12 @@ func (s *Snapshot) Rollback(cp Checkpoint) {
 
 // Tentative returns the number of tentative changes not rolled back.
 func (s *Snapshot) Tentative() int { return len(s.log) }
+
+func (s *Snapshot) touch(i int) {
+	s.stampSeq++
+	s.stamps[i] = s.stampSeq
+}
+
+// Stamp returns node i's change stamp: equal stamps mean the node's
+// content is unchanged since the stamp was read (within this snapshot).
+func (s *Snapshot) Stamp(i int) uint64 { return s.stamps[i] }

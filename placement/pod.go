@@ -61,12 +61,46 @@ type PodScheduler struct {
 	rejections []NodeRejection
 	scores     []int64
 	totals     []int64
+
+	memoOK bool // every plugin is a SignaturePlugin
+	memo   memo
 }
 
 // NewPodScheduler returns a PodScheduler running filters in order, then
 // scorers; percentage is percentageOfNodesToScore (0 adaptive, 100 all).
 func NewPodScheduler(filters []FilterPlugin, scorers []WeightedScorer, percentage int32) *PodScheduler {
-	return &PodScheduler{filters: filters, scorers: scorers, percentage: percentage}
+	ps := &PodScheduler{filters: filters, scorers: scorers, percentage: percentage, memoOK: true}
+	for _, f := range filters {
+		_, ok := f.(SignaturePlugin)
+		ps.memoOK = ps.memoOK && ok
+	}
+	for _, sc := range scorers {
+		_, ok := sc.Plugin.(SignaturePlugin)
+		ps.memoOK = ps.memoOK && ok
+	}
+	return ps
+}
+
+// memoTable returns the remembered answers for pod's signature, or nil
+// when they may not be used: a plugin is not a SignaturePlugin, or pods
+// are nominated somewhere (filtering then depends on the pod's priority).
+func (ps *PodScheduler) memoTable(snap *cluster.Snapshot, pod *cluster.PodInfo) *memoTable {
+	if !ps.memoOK || ps.Nominations != nil && !ps.Nominations.Empty() {
+		return nil
+	}
+	return ps.memo.table(snap, pod, len(ps.scorers))
+}
+
+// filterMemo is FilterNode through the memo table t (nil: none).
+func (ps *PodScheduler) filterMemo(t *memoTable, snap *cluster.Snapshot, pod *cluster.PodInfo, node int) *Rejection {
+	if t == nil {
+		return ps.FilterNode(snap, pod, node)
+	}
+	if st := snap.Stamp(node); t.stamps[node] != st {
+		t.rej[node] = ps.Filter(pod, snap.Node(node))
+		t.stamps[node], t.scored[node] = st, 0
+	}
+	return t.rej[node]
 }
 
 // Nominations are the pods preemption nominated to nodes: they count on
@@ -148,6 +182,7 @@ func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 		want = 1
 	}
 	ps.feasible, ps.rejections = ps.feasible[:0], ps.rejections[:0]
+	t := ps.memoTable(snap, pod)
 	start := ps.nextStart % n
 	processed := 0
 	for i := 0; i < n && len(ps.feasible) < want; i++ {
@@ -156,7 +191,7 @@ func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 			idx = candidates[idx]
 		}
 		processed++
-		if r := ps.FilterNode(snap, pod, idx); r != nil {
+		if r := ps.filterMemo(t, snap, pod, idx); r != nil {
 			ps.rejections = append(ps.rejections, NodeRejection{Node: idx, Rejection: r})
 			continue
 		}
@@ -169,7 +204,7 @@ func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 	case 1:
 		return ps.feasible[0], nil
 	}
-	return ps.best(snap, pod), nil
+	return ps.best(snap, pod, t), nil
 }
 
 func (ps *PodScheduler) fitError(pod *cluster.PodInfo, n int) *FitError {
@@ -179,23 +214,49 @@ func (ps *PodScheduler) fitError(pod *cluster.PodInfo, n int) *FitError {
 }
 
 // best scores the feasible nodes and returns the winner.
-func (ps *PodScheduler) best(snap *cluster.Snapshot, pod *cluster.PodInfo) int {
+func (ps *PodScheduler) best(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable) int {
+	if t != nil && ps.pointwise() {
+		return ps.bestFused(snap, pod, t)
+	}
+	return ps.bestGeneric(snap, pod, t)
+}
+
+// bestGeneric scores plugin by plugin: raw scores, normalisation, weights.
+func (ps *PodScheduler) bestGeneric(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable) int {
 	m := len(ps.feasible)
 	ps.totals = resize(ps.totals, m)
 	clear(ps.totals)
-	for _, ws := range ps.scorers {
+	if t != nil {
+		for _, idx := range ps.feasible {
+			if st := snap.Stamp(idx); t.scored[idx] != st {
+				for k, ws := range ps.scorers {
+					t.raw[k][idx] = ws.Plugin.Score(pod, snap.Node(idx))
+				}
+				t.scored[idx] = st
+			}
+		}
+	}
+	for k, ws := range ps.scorers {
 		if sk, ok := ws.Plugin.(ScoreSkipper); ok && sk.SkipScore(pod) {
 			continue
 		}
 		ps.scores = resize(ps.scores, m)
-		for i, idx := range ps.feasible {
-			ps.scores[i] = ws.Plugin.Score(pod, snap.Node(idx))
+		if t != nil {
+			raw := t.raw[k]
+			for i, idx := range ps.feasible {
+				ps.scores[i] = raw[idx]
+			}
+		} else {
+			for i, idx := range ps.feasible {
+				ps.scores[i] = ws.Plugin.Score(pod, snap.Node(idx))
+			}
 		}
 		if nz, ok := ws.Plugin.(ScoreNormalizer); ok {
 			nz.NormalizeScores(ps.scores)
 		}
-		for i, s := range ps.scores {
-			ps.totals[i] += s * ws.Weight
+		w := ws.Weight
+		for i, sc := range ps.scores {
+			ps.totals[i] += sc * w
 		}
 	}
 	bestIdx, bestTotal := -1, int64(-1)
@@ -217,4 +278,76 @@ func resize(s []int64, n int) []int64 {
 func sortRejections(r []NodeRejection) {
 	// the scan started mid-list; node order keeps reports stable
 	slices.SortFunc(r, func(a, b NodeRejection) int { return cmp.Compare(a.Node, b.Node) })
+}
+
+// PointwiseNormalizer is a ScoreNormalizer whose normalised score of a node
+// depends only on the node's raw score and the highest raw score among the
+// feasible nodes (TaintToleration's reverse normalisation is one). It lets
+// the memoised path score every node in one pass.
+type PointwiseNormalizer interface {
+	NormalizeOne(raw, highest int64) int64
+}
+
+// pointwise reports whether every normaliser is a PointwiseNormalizer.
+func (ps *PodScheduler) pointwise() bool {
+	for _, ws := range ps.scorers {
+		if _, ok := ws.Plugin.(ScoreNormalizer); ok {
+			if _, ok := ws.Plugin.(PointwiseNormalizer); !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// bestFused is best over remembered raw scores in two passes: one to
+// refresh stale scores and find each normaliser's highest raw score, one
+// to total and pick, with the same arithmetic and tie-break as best.
+func (ps *PodScheduler) bestFused(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable) int {
+	k := len(ps.scorers)
+	var highest, weights [16]int64
+	var norm [16]PointwiseNormalizer
+	if k > len(highest) {
+		return ps.bestGeneric(snap, pod, t)
+	}
+	for j, ws := range ps.scorers {
+		if sk, ok := ws.Plugin.(ScoreSkipper); ok && sk.SkipScore(pod) {
+			continue // weight 0: no part in the total
+		}
+		weights[j] = ws.Weight
+		if _, ok := ws.Plugin.(ScoreNormalizer); ok {
+			norm[j] = ws.Plugin.(PointwiseNormalizer)
+		}
+	}
+	for _, idx := range ps.feasible {
+		if st := snap.Stamp(idx); t.scored[idx] != st {
+			for j, ws := range ps.scorers {
+				t.raw[j][idx] = ws.Plugin.Score(pod, snap.Node(idx))
+			}
+			t.scored[idx] = st
+		}
+		for j := range k {
+			if norm[j] != nil {
+				highest[j] = max(highest[j], t.raw[j][idx])
+			}
+		}
+	}
+	bestIdx, bestTotal := -1, int64(-1)
+	for _, idx := range ps.feasible {
+		var total int64
+		for j := range k {
+			if weights[j] == 0 {
+				continue
+			}
+			v := t.raw[j][idx]
+			if norm[j] != nil {
+				v = norm[j].NormalizeOne(v, highest[j])
+			}
+			total += v * weights[j]
+		}
+		if total > bestTotal || total == bestTotal && idx < bestIdx {
+			bestIdx, bestTotal = idx, total
+		}
+	}
+	return bestIdx
 }

@@ -8,9 +8,10 @@ import "github.com/gangsim/gangsim/cluster"
 type TaintToleration struct{}
 
 var (
-	_ FilterPlugin    = TaintToleration{}
-	_ ScorePlugin     = TaintToleration{}
-	_ ScoreNormalizer = TaintToleration{}
+	_ FilterPlugin        = TaintToleration{}
+	_ ScorePlugin         = TaintToleration{}
+	_ ScoreNormalizer     = TaintToleration{}
+	_ PointwiseNormalizer = TaintToleration{}
 )
 
 // Name returns TaintTolerationName.
@@ -61,6 +62,14 @@ func toleratesPreferNoSchedule(tolerations []cluster.Toleration, t *cluster.Tain
 // intolerable taints gets 0, a node with none 100.
 func (TaintToleration) NormalizeScores(scores []int64) { NormalizeReverse(scores) }
 
+// NormalizeOne is NormalizeReverse for one score given the highest.
+func (TaintToleration) NormalizeOne(raw, highest int64) int64 {
+	if highest == 0 {
+		return MaxNodeScore
+	}
+	return MaxNodeScore - MaxNodeScore*raw/highest
+}
+
 // NormalizeReverse is kube-scheduler's DefaultNormalizeScore with reverse:
 // score = 100 - 100*score/max, or 100 everywhere when max is 0.
 func NormalizeReverse(scores []int64) {
@@ -69,10 +78,6 @@ func NormalizeReverse(scores []int64) {
 		most = max(most, s)
 	}
 	for i := range scores {
-		if most == 0 {
-			scores[i] = MaxNodeScore
-			continue
-		}
-		scores[i] = MaxNodeScore - MaxNodeScore*scores[i]/most
+		scores[i] = TaintToleration{}.NormalizeOne(scores[i], most)
 	}
 }
