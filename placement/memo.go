@@ -42,13 +42,14 @@ type memo struct {
 type memoTable struct {
 	stamps []uint64     // filter verdict valid at this stamp; 0: none
 	rej    []*Rejection // nil: fits
-	scored []uint64     // raw scores valid at this stamp; 0: none
-	raw    [][]int64    // per scorer, per node
+	scored []uint64     // scores valid at this stamp; 0: none
+	fixed  []int64      // weighted sum of the scores needing no normalisation
+	norm   []int64      // raw scores of the normalisers, maxNormalizers per node
 }
 
 // table returns the table for pod's signature on snap, creating it (and
 // forgetting everything remembered for another snapshot or node list).
-func (m *memo) table(snap *cluster.Snapshot, pod *cluster.PodInfo, scorers int) *memoTable {
+func (m *memo) table(snap *cluster.Snapshot, pod *cluster.PodInfo) *memoTable {
 	if m.snap != snap || m.tables == nil {
 		m.snap, m.tables, m.order = snap, map[string]*memoTable{}, nil
 	}
@@ -62,10 +63,8 @@ func (m *memo) table(snap *cluster.Snapshot, pod *cluster.PodInfo, scorers int) 
 		m.order = m.order[1:]
 	}
 	n := snap.Len()
-	t = &memoTable{stamps: make([]uint64, n), rej: make([]*Rejection, n), scored: make([]uint64, n), raw: make([][]int64, scorers)}
-	for i := range t.raw {
-		t.raw[i] = make([]int64, n)
-	}
+	t = &memoTable{stamps: make([]uint64, n), rej: make([]*Rejection, n), scored: make([]uint64, n),
+		fixed: make([]int64, n), norm: make([]int64, n*maxNormalizers)}
 	if !ok {
 		m.order = append(m.order, sig)
 	}

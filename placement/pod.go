@@ -64,6 +64,7 @@ type PodScheduler struct {
 
 	memoOK bool // every plugin is a SignaturePlugin
 	memo   memo
+	fused  fused
 }
 
 // NewPodScheduler returns a PodScheduler running filters in order, then
@@ -74,21 +75,29 @@ func NewPodScheduler(filters []FilterPlugin, scorers []WeightedScorer, percentag
 		_, ok := f.(SignaturePlugin)
 		ps.memoOK = ps.memoOK && ok
 	}
+	normalizers := 0
 	for _, sc := range scorers {
 		_, ok := sc.Plugin.(SignaturePlugin)
 		ps.memoOK = ps.memoOK && ok
+		if _, ok := sc.Plugin.(ScoreNormalizer); ok {
+			_, pointwise := sc.Plugin.(PointwiseNormalizer)
+			ps.memoOK = ps.memoOK && pointwise
+			normalizers++
+		}
 	}
+	ps.memoOK = ps.memoOK && normalizers <= maxNormalizers
 	return ps
 }
 
 // memoTable returns the remembered answers for pod's signature, or nil
-// when they may not be used: a plugin is not a SignaturePlugin, or pods
-// are nominated somewhere (filtering then depends on the pod's priority).
+// when they may not be used: a plugin is not a SignaturePlugin, a
+// normaliser is not pointwise, or pods are nominated somewhere (filtering
+// then depends on the pod's priority).
 func (ps *PodScheduler) memoTable(snap *cluster.Snapshot, pod *cluster.PodInfo) *memoTable {
 	if !ps.memoOK || ps.Nominations != nil && !ps.Nominations.Empty() {
 		return nil
 	}
-	return ps.memo.table(snap, pod, len(ps.scorers))
+	return ps.memo.table(snap, pod)
 }
 
 // filterMemo is FilterNode through the memo table t (nil: none).
@@ -183,6 +192,9 @@ func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 	}
 	ps.feasible, ps.rejections = ps.feasible[:0], ps.rejections[:0]
 	t := ps.memoTable(snap, pod)
+	if t != nil {
+		ps.planFused(pod)
+	}
 	start := ps.nextStart % n
 	processed := 0
 	for i := 0; i < n && len(ps.feasible) < want; i++ {
@@ -215,41 +227,24 @@ func (ps *PodScheduler) fitError(pod *cluster.PodInfo, n int) *FitError {
 
 // best scores the feasible nodes and returns the winner.
 func (ps *PodScheduler) best(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable) int {
-	if t != nil && ps.pointwise() {
-		return ps.bestFused(snap, pod, t)
+	if t != nil {
+		return ps.bestFused(t, snap, pod)
 	}
-	return ps.bestGeneric(snap, pod, t)
+	return ps.bestGeneric(snap, pod)
 }
 
 // bestGeneric scores plugin by plugin: raw scores, normalisation, weights.
-func (ps *PodScheduler) bestGeneric(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable) int {
+func (ps *PodScheduler) bestGeneric(snap *cluster.Snapshot, pod *cluster.PodInfo) int {
 	m := len(ps.feasible)
 	ps.totals = resize(ps.totals, m)
 	clear(ps.totals)
-	if t != nil {
-		for _, idx := range ps.feasible {
-			if st := snap.Stamp(idx); t.scored[idx] != st {
-				for k, ws := range ps.scorers {
-					t.raw[k][idx] = ws.Plugin.Score(pod, snap.Node(idx))
-				}
-				t.scored[idx] = st
-			}
-		}
-	}
-	for k, ws := range ps.scorers {
+	for _, ws := range ps.scorers {
 		if sk, ok := ws.Plugin.(ScoreSkipper); ok && sk.SkipScore(pod) {
 			continue
 		}
 		ps.scores = resize(ps.scores, m)
-		if t != nil {
-			raw := t.raw[k]
-			for i, idx := range ps.feasible {
-				ps.scores[i] = raw[idx]
-			}
-		} else {
-			for i, idx := range ps.feasible {
-				ps.scores[i] = ws.Plugin.Score(pod, snap.Node(idx))
-			}
+		for i, idx := range ps.feasible {
+			ps.scores[i] = ws.Plugin.Score(pod, snap.Node(idx))
 		}
 		if nz, ok := ws.Plugin.(ScoreNormalizer); ok {
 			nz.NormalizeScores(ps.scores)
@@ -288,62 +283,63 @@ type PointwiseNormalizer interface {
 	NormalizeOne(raw, highest int64) int64
 }
 
-// pointwise reports whether every normaliser is a PointwiseNormalizer.
-func (ps *PodScheduler) pointwise() bool {
-	for _, ws := range ps.scorers {
-		if _, ok := ws.Plugin.(ScoreNormalizer); ok {
-			if _, ok := ws.Plugin.(PointwiseNormalizer); !ok {
-				return false
-			}
-		}
-	}
-	return true
+// fused is the per-pod plan of the memoised scoring path: the scorers
+// summed as they are, the pointwise normalisers, and the highest raw score
+// of each normaliser among the feasible nodes seen so far.
+type fused struct {
+	fixed   []WeightedScorer
+	norm    [maxNormalizers]PointwiseNormalizer
+	plugin  [maxNormalizers]ScorePlugin
+	weights [maxNormalizers]int64
+	n       int
+	highest [maxNormalizers]int64
 }
 
-// bestFused is best over remembered raw scores in two passes: one to
-// refresh stale scores and find each normaliser's highest raw score, one
-// to total and pick, with the same arithmetic and tie-break as best.
-func (ps *PodScheduler) bestFused(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable) int {
-	k := len(ps.scorers)
-	var highest, weights [16]int64
-	var norm [16]PointwiseNormalizer
-	if k > len(highest) {
-		return ps.bestGeneric(snap, pod, t)
-	}
-	for j, ws := range ps.scorers {
+func (ps *PodScheduler) planFused(pod *cluster.PodInfo) {
+	f := &ps.fused
+	f.fixed, f.n, f.highest = f.fixed[:0], 0, [maxNormalizers]int64{}
+	for _, ws := range ps.scorers {
 		if sk, ok := ws.Plugin.(ScoreSkipper); ok && sk.SkipScore(pod) {
-			continue // weight 0: no part in the total
+			continue
 		}
-		weights[j] = ws.Weight
-		if _, ok := ws.Plugin.(ScoreNormalizer); ok {
-			norm[j] = ws.Plugin.(PointwiseNormalizer)
+		if pn, ok := ws.Plugin.(PointwiseNormalizer); ok {
+			f.norm[f.n], f.plugin[f.n], f.weights[f.n] = pn, ws.Plugin, ws.Weight
+			f.n++
+			continue
 		}
+		f.fixed = append(f.fixed, ws)
 	}
+}
+
+// bestFused totals and picks over the remembered scores, with the same
+// arithmetic and tie-break as bestGeneric, in two passes: one brings stale
+// nodes up to date and finds the normalisers' highest raw scores, one
+// totals. A node's remembered part is the weighted sum of its scores that
+// need no normalisation, plus the raw scores of the pointwise normalisers.
+func (ps *PodScheduler) bestFused(t *memoTable, snap *cluster.Snapshot, pod *cluster.PodInfo) int {
+	f := &ps.fused
 	for _, idx := range ps.feasible {
 		if st := snap.Stamp(idx); t.scored[idx] != st {
-			for j, ws := range ps.scorers {
-				t.raw[j][idx] = ws.Plugin.Score(pod, snap.Node(idx))
+			ni := snap.Node(idx)
+			var sum int64
+			for _, ws := range f.fixed {
+				sum += ws.Plugin.Score(pod, ni) * ws.Weight
+			}
+			t.fixed[idx] = sum
+			for j := range f.n {
+				t.norm[idx*maxNormalizers+j] = f.plugin[j].Score(pod, ni)
 			}
 			t.scored[idx] = st
 		}
-		for j := range k {
-			if norm[j] != nil {
-				highest[j] = max(highest[j], t.raw[j][idx])
-			}
+		for j := range f.n {
+			f.highest[j] = max(f.highest[j], t.norm[idx*maxNormalizers+j])
 		}
 	}
 	bestIdx, bestTotal := -1, int64(-1)
 	for _, idx := range ps.feasible {
-		var total int64
-		for j := range k {
-			if weights[j] == 0 {
-				continue
-			}
-			v := t.raw[j][idx]
-			if norm[j] != nil {
-				v = norm[j].NormalizeOne(v, highest[j])
-			}
-			total += v * weights[j]
+		total := t.fixed[idx]
+		for j := range f.n {
+			total += f.norm[j].NormalizeOne(t.norm[idx*maxNormalizers+j], f.highest[j]) * f.weights[j]
 		}
 		if total > bestTotal || total == bestTotal && idx < bestIdx {
 			bestIdx, bestTotal = idx, total
@@ -351,3 +347,6 @@ func (ps *PodScheduler) bestFused(snap *cluster.Snapshot, pod *cluster.PodInfo, 
 	}
 	return bestIdx
 }
+
+// maxNormalizers bounds the normalising score plugins the memo handles.
+const maxNormalizers = 2
