@@ -100,18 +100,6 @@ func (ps *PodScheduler) memoTable(snap *cluster.Snapshot, pod *cluster.PodInfo) 
 	return ps.memo.table(snap, pod)
 }
 
-// filterMemo is FilterNode through the memo table t (nil: none).
-func (ps *PodScheduler) filterMemo(t *memoTable, snap *cluster.Snapshot, pod *cluster.PodInfo, node int) *Rejection {
-	if t == nil {
-		return ps.FilterNode(snap, pod, node)
-	}
-	if st := snap.Stamp(node); t.stamps[node] != st {
-		t.rej[node] = ps.Filter(pod, snap.Node(node))
-		t.stamps[node], t.scored[node] = st, 0
-	}
-	return t.rej[node]
-}
-
 // Nominations are the pods preemption nominated to nodes: they count on
 // their node while pods of lower or equal priority are filtered.
 type Nominations interface {
@@ -203,11 +191,31 @@ func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 			idx = candidates[idx]
 		}
 		processed++
-		if r := ps.filterMemo(t, snap, pod, idx); r != nil {
+		if t == nil {
+			if r := ps.FilterNode(snap, pod, idx); r != nil {
+				ps.rejections = append(ps.rejections, NodeRejection{Node: idx, Rejection: r})
+				continue
+			}
+			ps.feasible = append(ps.feasible, idx)
+			continue
+		}
+		// the memoised path, inline: it runs once per node per pod
+		st := snap.Stamp(idx)
+		if t.stamps[idx] != st {
+			t.rej[idx] = ps.Filter(pod, snap.Node(idx))
+			t.stamps[idx] = st
+		}
+		if r := t.rej[idx]; r != nil {
 			ps.rejections = append(ps.rejections, NodeRejection{Node: idx, Rejection: r})
 			continue
 		}
 		ps.feasible = append(ps.feasible, idx)
+		if t.scored[idx] != st {
+			ps.rescore(t, snap, pod, idx)
+		}
+		for j := range ps.fused.n {
+			ps.fused.highest[j] = max(ps.fused.highest[j], t.norm[idx*maxNormalizers+j])
+		}
 	}
 	ps.nextStart = (start + processed) % n
 	switch len(ps.feasible) {
@@ -228,7 +236,7 @@ func (ps *PodScheduler) fitError(pod *cluster.PodInfo, n int) *FitError {
 // best scores the feasible nodes and returns the winner.
 func (ps *PodScheduler) best(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable) int {
 	if t != nil {
-		return ps.bestFused(t, snap, pod)
+		return ps.bestFused(t)
 	}
 	return ps.bestGeneric(snap, pod)
 }
@@ -311,30 +319,28 @@ func (ps *PodScheduler) planFused(pod *cluster.PodInfo) {
 	}
 }
 
-// bestFused totals and picks over the remembered scores, with the same
-// arithmetic and tie-break as bestGeneric, in two passes: one brings stale
-// nodes up to date and finds the normalisers' highest raw scores, one
-// totals. A node's remembered part is the weighted sum of its scores that
-// need no normalisation, plus the raw scores of the pointwise normalisers.
-func (ps *PodScheduler) bestFused(t *memoTable, snap *cluster.Snapshot, pod *cluster.PodInfo) int {
+// rescore brings a node's remembered scores up to date.
+func (ps *PodScheduler) rescore(t *memoTable, snap *cluster.Snapshot, pod *cluster.PodInfo, idx int) {
 	f := &ps.fused
-	for _, idx := range ps.feasible {
-		if st := snap.Stamp(idx); t.scored[idx] != st {
-			ni := snap.Node(idx)
-			var sum int64
-			for _, ws := range f.fixed {
-				sum += ws.Plugin.Score(pod, ni) * ws.Weight
-			}
-			t.fixed[idx] = sum
-			for j := range f.n {
-				t.norm[idx*maxNormalizers+j] = f.plugin[j].Score(pod, ni)
-			}
-			t.scored[idx] = st
-		}
-		for j := range f.n {
-			f.highest[j] = max(f.highest[j], t.norm[idx*maxNormalizers+j])
-		}
+	ni := snap.Node(idx)
+	var sum int64
+	for _, ws := range f.fixed {
+		sum += ws.Plugin.Score(pod, ni) * ws.Weight
 	}
+	t.fixed[idx] = sum
+	for j := range f.n {
+		t.norm[idx*maxNormalizers+j] = f.plugin[j].Score(pod, ni)
+	}
+	t.scored[idx] = snap.Stamp(idx)
+}
+
+// bestFused totals and picks over the remembered scores, with the same
+// arithmetic and tie-break as bestGeneric. The filter scan has brought the
+// feasible nodes' scores up to date and found the normalisers' highest raw
+// scores. A node's remembered part is the weighted sum of its scores that
+// need no normalisation, plus the raw scores of the pointwise normalisers.
+func (ps *PodScheduler) bestFused(t *memoTable) int {
+	f := &ps.fused
 	bestIdx, bestTotal := -1, int64(-1)
 	for _, idx := range ps.feasible {
 		total := t.fixed[idx]
