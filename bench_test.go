@@ -66,44 +66,13 @@ func BenchmarkSchedulePods(b *testing.B) {
 // BenchmarkScheduleGangs places 1,000 gangs of 8 pods (minCount 8) on 5,000
 // nodes and reports groups/s.
 func BenchmarkScheduleGangs(b *testing.B) {
-	b.ReportAllocs()
-	var groups int
-	for b.Loop() {
-		b.StopTimer()
-		s, ps := benchCluster(b, 5000, 8000, 2)
-		for g := range 1000 {
-			name := fmt.Sprintf("gang-%04d", g)
-			if err := s.AddPodGroup(podgroup.PodGroup{Name: name, Policy: podgroup.Gang, MinCount: 8}); err != nil {
-				b.Fatal(err)
-			}
-			for i := range 8 {
-				p := ps[g*8+i]
-				p.PodGroup = name
-				if err := s.AddPod(p, 0); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-		b.StartTimer()
-		if err := s.Run(); err != nil {
-			b.Fatal(err)
-		}
-		for gs := range s.PodGroups() {
-			if gs.Scheduled == 8 {
-				groups++
-			}
-		}
-	}
-	b.ReportMetric(float64(groups)/b.Elapsed().Seconds(), "groups/s")
+	benchGangs(b, 8, "", func(b *testing.B) (*Scheduler, []cluster.Pod) { return benchCluster(b, 5000, 8000, 2) })
 }
 
 // BenchmarkScheduleTopologyGangs places 1,000 gangs of 16 pods with a rack
 // topology key on 10,000 nodes in 100 racks and reports groups/s.
 func BenchmarkScheduleTopologyGangs(b *testing.B) {
-	b.ReportAllocs()
-	var groups int
-	for b.Loop() {
-		b.StopTimer()
+	benchGangs(b, 16, "rack", func(b *testing.B) (*Scheduler, []cluster.Pod) {
 		s, ps := benchCluster(b, 0, 16000, 3)
 		for i := range 10000 {
 			n := cluster.Node{Name: fmt.Sprintf("node-%05d", i), Labels: map[string]string{"rack": fmt.Sprintf("rack-%03d", i%100)},
@@ -112,13 +81,25 @@ func BenchmarkScheduleTopologyGangs(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		return s, ps
+	})
+}
+
+// benchGangs builds a cluster, adds 1,000 gangs of size pods (minCount
+// size) with the topology key, times Run and reports groups/s.
+func benchGangs(b *testing.B, size int, topology string, build func(*testing.B) (*Scheduler, []cluster.Pod)) {
+	b.ReportAllocs()
+	var groups int
+	for b.Loop() {
+		b.StopTimer()
+		s, ps := build(b)
 		for g := range 1000 {
 			name := fmt.Sprintf("gang-%04d", g)
-			if err := s.AddPodGroup(podgroup.PodGroup{Name: name, Policy: podgroup.Gang, MinCount: 16, TopologyKey: "rack"}); err != nil {
+			if err := s.AddPodGroup(podgroup.PodGroup{Name: name, Policy: podgroup.Gang, MinCount: int32(size), TopologyKey: topology}); err != nil {
 				b.Fatal(err)
 			}
-			for i := range 16 {
-				p := ps[g*16+i]
+			for i := range size {
+				p := ps[g*size+i]
 				p.PodGroup = name
 				if err := s.AddPod(p, 0); err != nil {
 					b.Fatal(err)
@@ -130,7 +111,7 @@ func BenchmarkScheduleTopologyGangs(b *testing.B) {
 			b.Fatal(err)
 		}
 		for gs := range s.PodGroups() {
-			if gs.Scheduled == 16 {
+			if gs.Scheduled == size {
 				groups++
 			}
 		}
