@@ -27,16 +27,32 @@ func (TaintToleration) SignatureOnly()     {}
 func (*NodeResourcesFit) SignatureOnly()   {}
 func (*BalancedAllocation) SignatureOnly() {}
 
-// maxMemoSignatures bounds the signatures remembered; the oldest is
-// forgotten first.
-const maxMemoSignatures = 64
+// The signatures remembered are bounded by count and by memory (a table
+// costs memoBytesPerNode per node); the oldest is forgotten first.
+const (
+	maxMemoSignatures = 64
+	memoBudgetBytes   = 64 << 20
+	memoBytesPerNode  = 48
+)
 
-// memo holds, per pod signature, each node's filter verdict and raw
-// scores, valid while the node's stamp is the one recorded.
+// memoCapacity is how many tables fit the budget for n nodes (at least 1).
+func memoCapacity(n int) int {
+	return max(1, min(maxMemoSignatures, memoBudgetBytes/max(1, n*memoBytesPerNode)))
+}
+
+// maxSightings bounds the signatures counted before any is remembered.
+const maxSightings = 4096
+
+// memo holds, per pod signature, each node's filter verdict and scores,
+// valid while the node's stamp is the one recorded. A signature gets a
+// table on its second sighting: a pod shape seen once (common in traces,
+// where requests vary pod by pod) would pay for a table it never reuses.
 type memo struct {
-	snap   *cluster.Snapshot
-	tables map[string]*memoTable
-	order  []string // insertion order, for forgetting the oldest
+	snap      *cluster.Snapshot
+	tables    map[string]*memoTable
+	order     []string // insertion order, for forgetting the oldest
+	sightings map[string]int
+	spare     *memoTable // a forgotten table, reused for the next one
 }
 
 type memoTable struct {
@@ -47,29 +63,51 @@ type memoTable struct {
 	norm   []int64      // raw scores of the normalisers, maxNormalizers per node
 }
 
-// table returns the table for pod's signature on snap, creating it (and
-// forgetting everything remembered for another snapshot or node list).
+// table returns the table for pod's signature on snap, or nil on the
+// signature's first sighting. Everything is forgotten when the snapshot or
+// its node list changes.
 func (m *memo) table(snap *cluster.Snapshot, pod *cluster.PodInfo) *memoTable {
 	if m.snap != snap || m.tables == nil {
-		m.snap, m.tables, m.order = snap, map[string]*memoTable{}, nil
+		m.snap, m.tables, m.order, m.sightings, m.spare = snap, map[string]*memoTable{}, nil, map[string]int{}, nil
 	}
 	sig := signature(pod.Pod())
-	t, ok := m.tables[sig]
-	if ok && len(t.stamps) == snap.Len() {
-		return t
+	if t, ok := m.tables[sig]; ok {
+		if len(t.stamps) == snap.Len() {
+			return t
+		}
+		m.forget(sig)
 	}
-	if !ok && len(m.order) >= maxMemoSignatures {
-		delete(m.tables, m.order[0])
-		m.order = m.order[1:]
+	if len(m.sightings) >= maxSightings {
+		clear(m.sightings)
 	}
-	n := snap.Len()
-	t = &memoTable{stamps: make([]uint64, n), rej: make([]*Rejection, n), scored: make([]uint64, n),
-		fixed: make([]int64, n), norm: make([]int64, n*maxNormalizers)}
-	if !ok {
-		m.order = append(m.order, sig)
+	if m.sightings[sig]++; m.sightings[sig] < 2 {
+		return nil
 	}
+	if len(m.order) >= memoCapacity(snap.Len()) {
+		m.forget(m.order[0])
+	}
+	t := m.newTable(snap.Len())
+	m.order = append(m.order, sig)
 	m.tables[sig] = t
 	return t
+}
+
+func (m *memo) forget(sig string) {
+	m.spare = m.tables[sig]
+	delete(m.tables, sig)
+	m.order = slices.DeleteFunc(m.order, func(s string) bool { return s == sig })
+}
+
+// newTable returns an empty table for n nodes, reusing a forgotten one.
+func (m *memo) newTable(n int) *memoTable {
+	if t := m.spare; t != nil && len(t.stamps) == n {
+		m.spare = nil
+		clear(t.stamps)
+		clear(t.scored)
+		return t
+	}
+	return &memoTable{stamps: make([]uint64, n), rej: make([]*Rejection, n), scored: make([]uint64, n),
+		fixed: make([]int64, n), norm: make([]int64, n*maxNormalizers)}
 }
 
 // signature renders everything a SignaturePlugin may read from a pod.
