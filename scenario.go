@@ -40,6 +40,9 @@ type configSpec struct {
 	// TerminationGracePeriod extends SCENARIO.md: how long a preemption
 	// victim keeps its node ("30s" by default).
 	TerminationGracePeriod *string `yaml:"terminationGracePeriod"`
+	// PercentageOfNodesToScore extends SCENARIO.md: kube-scheduler's knob
+	// (0 adaptive, 100 every node).
+	PercentageOfNodesToScore *int32 `yaml:"percentageOfNodesToScore"`
 }
 
 type weightedSpec struct {
@@ -250,6 +253,9 @@ func (b *builder) config(f *scenarioFile) error {
 			b.sc.Config.ScoringStrategy.Resources = append(b.sc.Config.ScoringStrategy.Resources,
 				placement.ResourceWeight{Name: cluster.ResourceName(r.Name), Weight: r.Weight})
 		}
+	}
+	if p := f.Config.PercentageOfNodesToScore; p != nil {
+		b.sc.Config.PercentageOfNodesToScore = *p
 	}
 	if g := f.Config.TerminationGracePeriod; g != nil {
 		d, err := parseTime(*g)
