@@ -2,6 +2,7 @@ package gangsim_test
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
@@ -59,4 +60,23 @@ pods:
 	// worker-2 rack-a-0 Bound
 	// worker-3 rack-a-1 Bound
 	// True
+}
+
+// Step through cycles one at a time: a high-priority pod finds the node
+// full, preempts the low-priority pod, and binds once it has terminated.
+func ExampleScheduler_ScheduleOne() {
+	grace := 10 * time.Second
+	s, _ := gangsim.New(gangsim.Config{TerminationGracePeriod: &grace})
+	_ = s.AddNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(2000, 4<<30, 110)})
+	_ = s.AddPod(cluster.Pod{Name: "batch", NodeName: "n", Priority: 1, Requests: cluster.NewResources(2000, 0, 0)}, 0)
+	_ = s.AddPod(cluster.Pod{Name: "api", Priority: 100, Requests: cluster.NewResources(1500, 0, 0)}, 0)
+
+	res, _, _ := s.ScheduleOne()
+	fmt.Println(res.Status.Code(), res.Evicted[0].Pod, "evicted; api nominated to", res.Nominated[0].Node)
+	_ = s.Run() // the victim terminates, api is retried and binds
+	api, _ := s.Pod(cluster.MakePodKey("", "api"))
+	fmt.Println(api.Phase, api.Node, "at", s.Now())
+	// Output:
+	// Unschedulable default/batch evicted; api nominated to n
+	// Bound n at 10s
 }
