@@ -135,3 +135,35 @@ func BenchmarkScheduleComposites(b *testing.B) {
 	}
 	b.ReportMetric(float64(roots)/b.Elapsed().Seconds(), "roots/s")
 }
+
+// The documented limit (SEMANTICS S9): children are placed greedily in a
+// fixed order without backtracking. Here gang a takes the cpu of the only
+// GPU rack, so gang b fails, although a in rack c and b in rack g would
+// both fit; the hierarchy stays pending.
+func TestCompositeGreedyOrderMissesAPlacement(t *testing.T) {
+	sc, err := LoadScenario("testdata/scenarios/comp-greedy-limit.yaml")
+	require.NoError(t, err)
+	res, err := sc.Run()
+	require.NoError(t, err)
+	phases := map[string]Phase{}
+	for _, p := range res.Pods {
+		phases[p.Name] = p.Phase
+	}
+	require.Equal(t, PhasePending, phases["a"])
+	require.Equal(t, PhasePending, phases["b"])
+
+	// the placement the search missed is valid: both pods fit it
+	s, err := sc.NewScheduler()
+	require.NoError(t, err)
+	for _, sp := range sc.Pods {
+		p := sp.Pod
+		switch p.Name {
+		case "busy":
+		case "a":
+			p.NodeName, p.PodGroup = "c", ""
+		case "b":
+			p.NodeName, p.PodGroup = "g", ""
+		}
+		require.NoError(t, s.AddPod(p, 0), "pod %s fits where the other order puts it", p.Name)
+	}
+}
