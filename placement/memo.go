@@ -2,8 +2,9 @@ package placement
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"strings"
+	"strconv"
 
 	"github.com/gangsim/gangsim/cluster"
 )
@@ -53,6 +54,7 @@ type memo struct {
 	order     []string // insertion order, for forgetting the oldest
 	sightings map[string]int
 	spare     *memoTable // a forgotten table, reused for the next one
+	buf       []byte     // the signature being looked up
 }
 
 type memoTable struct {
@@ -70,19 +72,21 @@ func (m *memo) table(snap *cluster.Snapshot, pod *cluster.PodInfo) *memoTable {
 	if m.snap != snap || m.tables == nil {
 		m.snap, m.tables, m.order, m.sightings, m.spare = snap, map[string]*memoTable{}, nil, map[string]int{}, nil
 	}
-	sig := signature(pod.Pod())
-	if t, ok := m.tables[sig]; ok {
+	m.buf = appendSignature(m.buf[:0], pod.Pod())
+	if t, ok := m.tables[string(m.buf)]; ok { // no allocation for the lookup
 		if len(t.stamps) == snap.Len() {
 			return t
 		}
-		m.forget(sig)
+		m.forget(string(m.buf))
 	}
 	if len(m.sightings) >= maxSightings {
 		clear(m.sightings)
 	}
-	if m.sightings[sig]++; m.sightings[sig] < 2 {
+	if n := m.sightings[string(m.buf)]; n == 0 {
+		m.sightings[string(m.buf)] = 1
 		return nil
 	}
+	sig := string(m.buf)
 	if len(m.order) >= memoCapacity(snap.Len()) {
 		m.forget(m.order[0])
 	}
@@ -110,28 +114,39 @@ func (m *memo) newTable(n int) *memoTable {
 		fixed: make([]int64, n), norm: make([]int64, n*maxNormalizers)}
 }
 
-// signature renders everything a SignaturePlugin may read from a pod.
-func signature(p *cluster.Pod) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%s|", p.Requests.String(), p.NodeName)
-	for _, k := range slices.Sorted(mapKeys(p.NodeSelector)) {
-		fmt.Fprintf(&b, "%s=%s,", k, p.NodeSelector[k])
+// appendSignature appends to buf everything a SignaturePlugin may read
+// from a pod: requests, node name, node selector (sorted), required
+// affinity and tolerations. The common pod (requests only) costs no
+// allocation.
+func appendSignature(buf []byte, p *cluster.Pod) []byte {
+	r := &p.Requests
+	buf = strconv.AppendInt(buf, r.MilliCPU, 10)
+	buf = append(buf, ',')
+	buf = strconv.AppendInt(buf, r.Memory, 10)
+	for sc := range r.Scalars() {
+		buf = append(buf, ',')
+		buf = append(buf, sc.Name...)
+		buf = append(buf, '=')
+		buf = strconv.AppendInt(buf, sc.Value, 10)
 	}
-	b.WriteByte('|')
-	if p.Affinity != nil {
-		fmt.Fprintf(&b, "%v", p.Affinity.Required)
-	}
-	b.WriteByte('|')
-	fmt.Fprintf(&b, "%v", p.Tolerations)
-	return b.String()
-}
-
-func mapKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
+	buf = append(buf, '|')
+	buf = append(buf, p.NodeName...)
+	buf = append(buf, '|')
+	if len(p.NodeSelector) > 0 {
+		for _, k := range slices.Sorted(maps.Keys(p.NodeSelector)) {
+			buf = append(buf, k...)
+			buf = append(buf, '=')
+			buf = append(buf, p.NodeSelector[k]...)
+			buf = append(buf, ',')
 		}
 	}
+	buf = append(buf, '|')
+	if p.Affinity != nil {
+		buf = fmt.Appendf(buf, "%q", p.Affinity.Required)
+	}
+	buf = append(buf, '|')
+	if len(p.Tolerations) > 0 {
+		buf = fmt.Appendf(buf, "%q", p.Tolerations)
+	}
+	return buf
 }
