@@ -57,12 +57,18 @@ type memo struct {
 	buf       []byte     // the signature being looked up
 }
 
+// memoTable is one signature's answers, node by node; a node's answers
+// sit in one cache line, since the scan reads them together.
 type memoTable struct {
-	stamps []uint64     // filter verdict valid at this stamp; 0: none
-	rej    []*Rejection // nil: fits
-	scored []uint64     // scores valid at this stamp; 0: none
-	fixed  []int64      // weighted sum of the scores needing no normalisation
-	norm   []int64      // raw scores of the normalisers, maxNormalizers per node
+	nodes []memoEntry
+}
+
+type memoEntry struct {
+	stamp  uint64     // the filter verdict is valid at this stamp; 0: none
+	scored uint64     // the scores are valid at this stamp; 0: none
+	rej    *Rejection // nil: fits
+	fixed  int64      // weighted sum of the scores needing no normalisation
+	norm   [maxNormalizers]int64
 }
 
 // table returns the table for pod's signature on snap, or nil on the
@@ -74,7 +80,7 @@ func (m *memo) table(snap *cluster.Snapshot, pod *cluster.PodInfo) *memoTable {
 	}
 	m.buf = appendSignature(m.buf[:0], pod.Pod())
 	if t, ok := m.tables[string(m.buf)]; ok { // no allocation for the lookup
-		if len(t.stamps) == snap.Len() {
+		if len(t.nodes) == snap.Len() {
 			return t
 		}
 		m.forget(string(m.buf))
@@ -104,14 +110,12 @@ func (m *memo) forget(sig string) {
 
 // newTable returns an empty table for n nodes, reusing a forgotten one.
 func (m *memo) newTable(n int) *memoTable {
-	if t := m.spare; t != nil && len(t.stamps) == n {
+	if t := m.spare; t != nil && len(t.nodes) == n {
 		m.spare = nil
-		clear(t.stamps)
-		clear(t.scored)
+		clear(t.nodes)
 		return t
 	}
-	return &memoTable{stamps: make([]uint64, n), rej: make([]*Rejection, n), scored: make([]uint64, n),
-		fixed: make([]int64, n), norm: make([]int64, n*maxNormalizers)}
+	return &memoTable{nodes: make([]memoEntry, n)}
 }
 
 // appendSignature appends to buf everything a SignaturePlugin may read

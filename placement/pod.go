@@ -200,21 +200,20 @@ func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 			continue
 		}
 		// the memoised path, inline: it runs once per node per pod
-		st := snap.Stamp(idx)
-		if t.stamps[idx] != st {
-			t.rej[idx] = ps.Filter(pod, snap.Node(idx))
-			t.stamps[idx] = st
+		st, e := snap.Stamp(idx), &t.nodes[idx]
+		if e.stamp != st {
+			e.rej, e.stamp = ps.Filter(pod, snap.Node(idx)), st
 		}
-		if r := t.rej[idx]; r != nil {
+		if r := e.rej; r != nil {
 			ps.rejections = append(ps.rejections, NodeRejection{Node: idx, Rejection: r})
 			continue
 		}
 		ps.feasible = append(ps.feasible, idx)
-		if t.scored[idx] != st {
-			ps.rescore(t, snap, pod, idx)
+		if e.scored != st {
+			ps.rescore(e, snap, pod, idx)
 		}
 		for j := range ps.fused.n {
-			ps.fused.highest[j] = max(ps.fused.highest[j], t.norm[idx*maxNormalizers+j])
+			ps.fused.highest[j] = max(ps.fused.highest[j], e.norm[j])
 		}
 	}
 	ps.nextStart = (start + processed) % n
@@ -320,18 +319,18 @@ func (ps *PodScheduler) planFused(pod *cluster.PodInfo) {
 }
 
 // rescore brings a node's remembered scores up to date.
-func (ps *PodScheduler) rescore(t *memoTable, snap *cluster.Snapshot, pod *cluster.PodInfo, idx int) {
+func (ps *PodScheduler) rescore(e *memoEntry, snap *cluster.Snapshot, pod *cluster.PodInfo, idx int) {
 	f := &ps.fused
 	ni := snap.Node(idx)
 	var sum int64
 	for _, ws := range f.fixed {
 		sum += ws.Plugin.Score(pod, ni) * ws.Weight
 	}
-	t.fixed[idx] = sum
+	e.fixed = sum
 	for j := range f.n {
-		t.norm[idx*maxNormalizers+j] = f.plugin[j].Score(pod, ni)
+		e.norm[j] = f.plugin[j].Score(pod, ni)
 	}
-	t.scored[idx] = snap.Stamp(idx)
+	e.scored = snap.Stamp(idx)
 }
 
 // bestFused totals and picks over the remembered scores, with the same
@@ -343,9 +342,10 @@ func (ps *PodScheduler) bestFused(t *memoTable) int {
 	f := &ps.fused
 	bestIdx, bestTotal := -1, int64(-1)
 	for _, idx := range ps.feasible {
-		total := t.fixed[idx]
+		e := &t.nodes[idx]
+		total := e.fixed
 		for j := range f.n {
-			total += f.norm[j].NormalizeOne(t.norm[idx*maxNormalizers+j], f.highest[j]) * f.weights[j]
+			total += f.norm[j].NormalizeOne(e.norm[j], f.highest[j]) * f.weights[j]
 		}
 		if total > bestTotal || total == bestTotal && idx < bestIdx {
 			bestIdx, bestTotal = idx, total
