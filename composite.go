@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/preemption"
@@ -82,12 +81,7 @@ func (s *Scheduler) hierarchyPending(ref podgroup.Ref) []*podRecord {
 func (s *Scheduler) buildTree(ref podgroup.Ref) *placement.TreeNode {
 	if !ref.Composite {
 		gr := s.groups[ref.Key]
-		req := &placement.GroupRequest{Group: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: gr.scheduledNodes()}
-		for _, r := range gr.pending() {
-			req.Pods = append(req.Pods, r.info)
-			req.Nominated = append(req.Nominated, s.nominations.index(r))
-		}
-		return &placement.TreeNode{Key: ref.Key, Leaf: req}
+		return &placement.TreeNode{Key: ref.Key, Leaf: s.leafRequest(gr, gr.pending())}
 	}
 	c := &s.composites[ref.Key].cpg
 	n := &placement.TreeNode{Key: ref.Key, Composite: c, Subject: placement.Subject{Name: c.Name, TopologyKey: c.TopologyKey}}
@@ -177,17 +171,7 @@ func (s *Scheduler) explainLeaves(leaves []podgroup.Ref, out placement.TreeResul
 		} else {
 			gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonUnschedulable, lr.Message, s.now)
 		}
-		failed := map[cluster.PodKey]string{}
-		for _, f := range lr.Failures {
-			failed[f.Pod.Key()] = f.Err.Error()
-		}
-		for _, r := range gr.pending() {
-			if reason, ok := failed[r.info.Key()]; ok {
-				r.reason = reason
-			} else {
-				r.reason = lr.Message
-			}
-		}
+		gr.explain(lr, lr.Message)
 	}
 }
 

@@ -25,14 +25,12 @@ func (s *Scheduler) scheduleGroup(it *queue.Item[entry]) (CycleResult, error) {
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
 		return res, err
 	}
-	req := placement.GroupRequest{Group: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: gr.scheduledNodes()}
+	req := s.leafRequest(gr, pending)
 	for _, r := range pending {
-		req.Pods = append(req.Pods, r.info)
-		req.Nominated = append(req.Nominated, s.nominations.index(r))
 		r.attempts++
 	}
 	cp := s.snap.Checkpoint()
-	out := s.groupAlgo.Schedule(s.snap, req, placement.Placement{})
+	out := s.groupAlgo.Schedule(s.snap, *req, placement.Placement{})
 	s.snap.Rollback(cp)
 	if out.Err != nil {
 		return s.errorGroup(it, gr, pending, out.Err.Error(), res)
@@ -40,7 +38,7 @@ func (s *Scheduler) scheduleGroup(it *queue.Item[entry]) (CycleResult, error) {
 	if out.Feasible && len(out.Assignments) > 0 {
 		return s.commitGroup(it, gr, out, res)
 	}
-	return s.failGroup(it, gr, pending, req, out, res)
+	return s.failGroup(it, gr, pending, *req, out, res)
 }
 
 // commitGroup binds every placed pod at once and requeues the leftovers
@@ -54,9 +52,7 @@ func (s *Scheduler) commitGroup(it *queue.Item[entry], gr *groupRecord, out plac
 		}
 		res.Bound = append(res.Bound, Binding{Pod: a.Pod.Key(), Node: node})
 	}
-	for _, f := range out.Failures {
-		s.pods[f.Pod.Key()].reason = f.Err.Error()
-	}
+	gr.explain(out, "")
 	gr.setCondition(podgroup.ConditionTrue, podgroup.ReasonScheduled, "", s.now)
 	left := gr.members.Count(podgroup.Unscheduled)
 	if left == 0 {
@@ -77,17 +73,7 @@ func (s *Scheduler) failGroup(it *queue.Item[entry], gr *groupRecord, pending []
 		// placed now: kube-scheduler turns that success into a failure
 		msg = "pod group is unschedulable"
 	}
-	failed := map[cluster.PodKey]string{}
-	for _, f := range out.Failures {
-		failed[f.Pod.Key()] = f.Err.Error()
-	}
-	for _, r := range pending {
-		if reason, ok := failed[r.info.Key()]; ok {
-			r.reason = reason
-		} else {
-			r.reason = msg
-		}
-	}
+	gr.explain(out, msg)
 	gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonUnschedulable, msg, s.now)
 	res.Status = NewStatus(Unschedulable, msg)
 	res.Evicted, res.Nominated = s.postFilterGroup(gr, req)
@@ -124,4 +110,32 @@ func (s *Scheduler) errorGroup(it *queue.Item[entry], gr *groupRecord, pending [
 	gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonSchedulerError, msg, s.now)
 	res.Status = NewStatus(Error, msg)
 	return res, s.queue.BackOff(it.Key, s.now, s.version, true)
+}
+
+// leafRequest describes a PodGroup's pending pods (in cycle order) for the
+// placement algorithm.
+func (s *Scheduler) leafRequest(gr *groupRecord, pending []*podRecord) *placement.GroupRequest {
+	req := &placement.GroupRequest{Group: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: gr.scheduledNodes()}
+	for _, r := range pending {
+		req.Pods = append(req.Pods, r.info)
+		req.Nominated = append(req.Nominated, s.nominations.index(r))
+	}
+	return req
+}
+
+// explain gives each pending member the reason it is still pending: its own
+// fit error where it fit no node, else msg (nothing, for a member left out
+// of a successful cycle that met no failure).
+func (gr *groupRecord) explain(out placement.GroupResult, msg string) {
+	failed := map[cluster.PodKey]string{}
+	for _, f := range out.Failures {
+		failed[f.Pod.Key()] = f.Err.Error()
+	}
+	for _, r := range gr.pending() {
+		if reason, ok := failed[r.info.Key()]; ok {
+			r.reason = reason
+		} else if msg != "" {
+			r.reason = msg
+		}
+	}
 }
