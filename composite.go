@@ -111,7 +111,7 @@ func (s *Scheduler) scheduleComposite(it *queue.Item[entry]) (CycleResult, error
 	}
 	leaves := s.forest.Leaves(ref)
 	if msg := s.validateHierarchy(c, leaves); msg != "" {
-		return s.errorComposite(it, leaves, pending, msg, res)
+		return s.errorCycle(it, s.leafRecords(leaves), pending, msg, res)
 	}
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
 		return res, err
@@ -124,7 +124,7 @@ func (s *Scheduler) scheduleComposite(it *queue.Item[entry]) (CycleResult, error
 	out := s.groupAlgo.ScheduleTree(s.snap, tree, placement.Placement{})
 	s.snap.Rollback(cp)
 	if out.Err != nil {
-		return s.errorComposite(it, leaves, pending, out.Err.Error(), res)
+		return s.errorCycle(it, s.leafRecords(leaves), pending, out.Err.Error(), res)
 	}
 	placed := out.Assignments(tree)
 	s.explainLeaves(leaves, out)
@@ -184,19 +184,6 @@ func (gr *groupRecord) failAll(msg string, now time.Duration) {
 	gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonUnschedulable, msg, now)
 }
 
-// errorComposite ends a cycle that could not judge the hierarchy:
-// SchedulerError on every leaf, nothing bound, error backoff.
-func (s *Scheduler) errorComposite(it *queue.Item[entry], leaves []podgroup.Ref, pending []*podRecord, msg string, res CycleResult) (CycleResult, error) {
-	for _, r := range pending {
-		r.reason = msg
-	}
-	for _, leaf := range leaves {
-		s.groups[leaf.Key].setCondition(podgroup.ConditionFalse, podgroup.ReasonSchedulerError, msg, s.now)
-	}
-	res.Status = NewStatus(Error, msg)
-	return res, s.queue.BackOff(it.Key, s.now, s.version, true)
-}
-
 // validateHierarchy checks every pod of the hierarchy, pending or
 // scheduled, against the root: this scheduler's name, the root's priority
 // and preemption policy. It returns the first problem, or "".
@@ -234,4 +221,12 @@ func (s *Scheduler) placeTree(ref podgroup.Ref) ([]preemption.Assignment, bool) 
 		as[i] = preemption.Assignment{Pod: a.Pod, Node: a.Node}
 	}
 	return as, true
+}
+
+func (s *Scheduler) leafRecords(leaves []podgroup.Ref) []*groupRecord {
+	out := make([]*groupRecord, len(leaves))
+	for i, l := range leaves {
+		out[i] = s.groups[l.Key]
+	}
+	return out
 }

@@ -20,7 +20,7 @@ func (s *Scheduler) scheduleGroup(it *queue.Item[entry]) (CycleResult, error) {
 		return res, s.queue.Done(it.Key)
 	}
 	if msg := s.validateGroup(gr); msg != "" {
-		return s.errorGroup(it, gr, pending, msg, res)
+		return s.errorCycle(it, []*groupRecord{gr}, pending, msg, res)
 	}
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
 		return res, err
@@ -33,7 +33,7 @@ func (s *Scheduler) scheduleGroup(it *queue.Item[entry]) (CycleResult, error) {
 	out := s.groupAlgo.Schedule(s.snap, *req, placement.Placement{})
 	s.snap.Rollback(cp)
 	if out.Err != nil {
-		return s.errorGroup(it, gr, pending, out.Err.Error(), res)
+		return s.errorCycle(it, []*groupRecord{gr}, pending, out.Err.Error(), res)
 	}
 	if out.Feasible && len(out.Assignments) > 0 {
 		return s.commitGroup(it, gr, out, res)
@@ -100,14 +100,16 @@ func (s *Scheduler) validateGroup(gr *groupRecord) string {
 	return ""
 }
 
-// errorGroup ends a cycle that could not judge the group (invalid members,
-// a broken topology constraint): SchedulerError, nothing bound, error
-// backoff.
-func (s *Scheduler) errorGroup(it *queue.Item[entry], gr *groupRecord, pending []*podRecord, msg string, res CycleResult) (CycleResult, error) {
+// errorCycle ends a cycle that could not judge its groups (invalid
+// members, a broken topology constraint): SchedulerError on every group,
+// the reason on every pending pod, nothing bound, error backoff.
+func (s *Scheduler) errorCycle(it *queue.Item[entry], groups []*groupRecord, pending []*podRecord, msg string, res CycleResult) (CycleResult, error) {
 	for _, r := range pending {
 		r.reason = msg
 	}
-	gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonSchedulerError, msg, s.now)
+	for _, gr := range groups {
+		gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonSchedulerError, msg, s.now)
+	}
 	res.Status = NewStatus(Error, msg)
 	return res, s.queue.BackOff(it.Key, s.now, s.version, true)
 }
