@@ -20,12 +20,22 @@ type SignaturePlugin interface {
 	SignatureOnly()
 }
 
-// The built-ins.
-func (NodeName) SignatureOnly()            {}
-func (NodeUnschedulable) SignatureOnly()   {}
-func (NodeAffinity) SignatureOnly()        {}
-func (TaintToleration) SignatureOnly()     {}
-func (*NodeResourcesFit) SignatureOnly()   {}
+// SignatureOnly marks NodeName as a SignaturePlugin.
+func (NodeName) SignatureOnly() {}
+
+// SignatureOnly marks NodeUnschedulable as a SignaturePlugin.
+func (NodeUnschedulable) SignatureOnly() {}
+
+// SignatureOnly marks NodeAffinity as a SignaturePlugin.
+func (NodeAffinity) SignatureOnly() {}
+
+// SignatureOnly marks TaintToleration as a SignaturePlugin.
+func (TaintToleration) SignatureOnly() {}
+
+// SignatureOnly marks NodeResourcesFit as a SignaturePlugin.
+func (*NodeResourcesFit) SignatureOnly() {}
+
+// SignatureOnly marks BalancedAllocation as a SignaturePlugin.
 func (*BalancedAllocation) SignatureOnly() {}
 
 // The signatures remembered are bounded by count and by memory (a table
