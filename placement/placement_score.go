@@ -55,6 +55,56 @@ func (f *PlacementResourcesFit) Name() string { return NodeResourcesFitName }
 // counted non-zero, extended resources only when the group requests them,
 // resources the placement lacks left out.
 func (f *PlacementResourcesFit) ScorePlacement(snap *cluster.Snapshot, _ *Subject, p *Placement, proposed []Assignment) int64 {
+	const most = 8 // resources scored in one pass; more fall back to one pass each
+	if len(f.Resources) > most {
+		return f.scoreEach(snap, p, proposed)
+	}
+	var want, used, capacity [most]int64
+	var skip [most]bool
+	for i, r := range f.Resources {
+		for _, a := range proposed {
+			want[i] += nonZeroRequest(a.Pod, r.Name)
+		}
+		skip[i] = r.Name == cluster.ResourcePods || want[i] == 0 && isScalar(r.Name)
+	}
+	// one pass over the placement's nodes, cpu and memory read directly
+	forNodes(snap, p.Nodes, func(ni *cluster.NodeInfo) {
+		alloc := ni.Allocatable()
+		cpu, mem := ni.NonZeroRequested()
+		for i, r := range f.Resources {
+			var c, u int64
+			switch {
+			case skip[i]:
+				continue
+			case r.Name == cluster.ResourceCPU:
+				c, u = alloc.MilliCPU, cpu
+			case r.Name == cluster.ResourceMemory:
+				c, u = alloc.Memory, mem
+			default:
+				c, u = alloc.Get(r.Name), ni.Requested().Get(r.Name)
+			}
+			if c != 0 {
+				capacity[i] += c
+				used[i] += u
+			}
+		}
+	})
+	var sum, weights int64
+	for i, r := range f.Resources {
+		if skip[i] || capacity[i] == 0 {
+			continue
+		}
+		sum += MostAllocatedResource(used[i]+want[i], capacity[i]) * r.Weight
+		weights += r.Weight
+	}
+	if weights == 0 {
+		return 0
+	}
+	return sum / weights
+}
+
+// scoreEach is ScorePlacement resource by resource, for long resource lists.
+func (f *PlacementResourcesFit) scoreEach(snap *cluster.Snapshot, p *Placement, proposed []Assignment) int64 {
 	var sum, weights int64
 	for _, r := range f.Resources {
 		var want int64
@@ -66,12 +116,10 @@ func (f *PlacementResourcesFit) ScorePlacement(snap *cluster.Snapshot, _ *Subjec
 		}
 		var used, capacity int64
 		forNodes(snap, p.Nodes, func(ni *cluster.NodeInfo) {
-			c := ni.Allocatable().Get(r.Name)
-			if c == 0 {
-				return
+			if c := ni.Allocatable().Get(r.Name); c != 0 {
+				capacity += c
+				used += nodeNonZeroRequested(ni, r.Name)
 			}
-			capacity += c
-			used += nodeNonZeroRequested(ni, r.Name)
 		})
 		if capacity == 0 {
 			continue
