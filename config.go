@@ -141,7 +141,7 @@ func (c Config) Validate() error {
 	switch c.ScoringStrategy.Type {
 	case placement.LeastAllocated, placement.MostAllocated:
 	default:
-		return fmt.Errorf("%w: scoringStrategy.type %q is not LeastAllocated or MostAllocated", ErrConfig, c.ScoringStrategy.Type)
+		return configError("scoringStrategy.type", "%q is not LeastAllocated or MostAllocated", c.ScoringStrategy.Type)
 	}
 	if err := validateResourceWeights(c.ScoringStrategy.Resources); err != nil {
 		return err
@@ -153,21 +153,26 @@ func (c Config) Validate() error {
 		return err
 	}
 	if c.PercentageOfNodesToScore < 0 || c.PercentageOfNodesToScore > 100 {
-		return fmt.Errorf("%w: percentageOfNodesToScore %d is not in 0..100", ErrConfig, c.PercentageOfNodesToScore)
+		return configError("percentageOfNodesToScore", "%d is not in 0..100", c.PercentageOfNodesToScore)
 	}
 	if c.PodInitialBackoff < 0 || c.PodMaxBackoff < c.PodInitialBackoff {
-		return fmt.Errorf("%w: podInitialBackoff %v and podMaxBackoff %v must satisfy 0 <= initial <= max", ErrConfig, c.PodInitialBackoff, c.PodMaxBackoff)
+		return configError("podInitialBackoff", "%v and podMaxBackoff %v must satisfy 0 <= initial <= max", c.PodInitialBackoff, c.PodMaxBackoff)
 	}
 	if c.TerminationGracePeriod != nil && *c.TerminationGracePeriod < 0 {
-		return fmt.Errorf("%w: terminationGracePeriod %v is negative", ErrConfig, *c.TerminationGracePeriod)
+		return configError("terminationGracePeriod", "%v is negative", *c.TerminationGracePeriod)
 	}
 	if c.MaxCycles < 0 {
-		return fmt.Errorf("%w: maxCycles %d is negative", ErrConfig, c.MaxCycles)
+		return configError("maxCycles", "%d is negative", c.MaxCycles)
 	}
 	if c.MaxUnschedulable < 0 {
-		return fmt.Errorf("%w: maxUnschedulable %v is negative", ErrConfig, c.MaxUnschedulable)
+		return configError("maxUnschedulable", "%v is negative", c.MaxUnschedulable)
 	}
 	return nil
+}
+
+// configError returns a Config.Validate error about field.
+func configError(field, format string, args ...any) error {
+	return &cluster.FieldError{Sentinel: ErrConfig, Field: field, Detail: fmt.Sprintf(format, args...)}
 }
 
 func validatePluginWeights(field string, ps []PluginWeight, known []string) error {
@@ -175,11 +180,11 @@ func validatePluginWeights(field string, ps []PluginWeight, known []string) erro
 	for i, p := range ps {
 		switch {
 		case !slices.Contains(known, p.Name):
-			return fmt.Errorf("%w: %s[%d].name %q is not one of %v", ErrConfig, field, i, p.Name, known)
+			return configError(fmt.Sprintf("%s[%d].name", field, i), "%q is not one of %v", p.Name, known)
 		case seen[p.Name]:
-			return fmt.Errorf("%w: %s[%d].name %q is listed twice", ErrConfig, field, i, p.Name)
+			return configError(fmt.Sprintf("%s[%d].name", field, i), "%q is listed twice", p.Name)
 		case p.Weight < 0 || p.Weight > 100:
-			return fmt.Errorf("%w: %s[%d] (%s).weight %d is not in 1..100", ErrConfig, field, i, p.Name, p.Weight)
+			return configError(fmt.Sprintf("%s[%d] (%s).weight", field, i, p.Name), "%d is not in 1..100", p.Weight)
 		}
 		seen[p.Name] = true
 	}
@@ -191,11 +196,11 @@ func validateResourceWeights(rs []placement.ResourceWeight) error {
 	for i, r := range rs {
 		switch {
 		case r.Name == "":
-			return fmt.Errorf("%w: scoringStrategy.resources[%d].name is empty", ErrConfig, i)
+			return configError(fmt.Sprintf("scoringStrategy.resources[%d].name", i), "must not be empty")
 		case seen[r.Name]:
-			return fmt.Errorf("%w: scoringStrategy.resources[%d].name %q is listed twice", ErrConfig, i, r.Name)
+			return configError(fmt.Sprintf("scoringStrategy.resources[%d].name", i), "%q is listed twice", r.Name)
 		case r.Weight < 1 || r.Weight > 100:
-			return fmt.Errorf("%w: scoringStrategy.resources[%d] (%s).weight %d is not in 1..100", ErrConfig, i, r.Name, r.Weight)
+			return configError(fmt.Sprintf("scoringStrategy.resources[%d] (%s).weight", i, r.Name), "%d is not in 1..100", r.Weight)
 		}
 		seen[r.Name] = true
 	}

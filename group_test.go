@@ -49,9 +49,9 @@ func TestGangBindsAllThatFitAndRetriesLeftoversWithoutBackoff(t *testing.T) {
 
 func TestGangValidationFailureIsSchedulerError(t *testing.T) {
 	ts := newTestSched(t, Config{}).nodes("n", 1, 4000)
-	require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 2, Priority: 10}))
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "a", PodGroup: "g", Priority: 10}, 0))
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "b", PodGroup: "g", Priority: 7}, 0))
+	require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 2, Priority: new(int32(10))}))
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "a", PodGroup: "g", Priority: new(int32(10))}, 0))
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "b", PodGroup: "g", Priority: new(int32(7))}, 0))
 	res := ts.scheduleOne()
 	require.Equal(t, Error, res.Status.Code())
 	require.Contains(t, res.Status.Message(), "pod b has priority 7, but pod group g has priority 10")
@@ -98,7 +98,7 @@ func TestPodsBeforeTheirGroupWaitForIt(t *testing.T) {
 func TestFailedGangBacksOffBySize(t *testing.T) {
 	ts := newTestSched(t, Config{}).nodes("n", 1, 1000).gang("g", 4).members("g", 4, 1000)
 	ts.scheduleOne()
-	it, ok := ts.queue.Get(groupItemKey("default/g"))
+	it, ok := ts.queue.Get(rootItemKey(podgroup.Ref{Key: "default/g"}))
 	require.True(t, ok)
 	require.Equal(t, 4, it.Size)
 	require.Equal(t, 1, it.UnschedulableCount)

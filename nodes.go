@@ -12,16 +12,29 @@ func (s *Scheduler) AddNode(n cluster.Node) error {
 	if err := s.cache.AddNode(n); err != nil {
 		return err
 	}
+	s.emit(Event{Kind: EventNodeAdded, Node: n.Name, NodeObject: s.nodeObject(n.Name)})
 	s.clusterChanged()
 	return nil
+}
+
+// nodeObject returns a copy of a node as the cache holds it, for an event.
+func (s *Scheduler) nodeObject(name string) *cluster.Node {
+	ni, _ := s.cache.Node(name)
+	n := ni.Node().Clone()
+	return &n
 }
 
 // UpdateNode replaces a node's labels, allocatable, taints and
 // unschedulable flag; its pods stay. Pending pods are retried.
 func (s *Scheduler) UpdateNode(n cluster.Node) error {
+	return s.updateNode(n, EventNodeUpdated)
+}
+
+func (s *Scheduler) updateNode(n cluster.Node, kind EventKind) error {
 	if err := s.cache.UpdateNode(n); err != nil {
 		return err
 	}
+	s.emit(Event{Kind: kind, Node: n.Name, NodeObject: s.nodeObject(n.Name)})
 	s.clusterChanged()
 	return nil
 }
@@ -39,19 +52,24 @@ func (s *Scheduler) setUnschedulable(name string, v bool) error {
 	}
 	n := ni.Node().Clone()
 	n.Unschedulable = v
-	return s.UpdateNode(n)
+	kind := EventNodeUncordoned
+	if v {
+		kind = EventNodeCordoned
+	}
+	return s.updateNode(n, kind)
 }
 
 // RemoveNode deletes a node, as when a machine is lost: its pods are
-// evicted and go back to the queue as pending pods.
+// terminated at once and go back to the queue as pending pods.
 func (s *Scheduler) RemoveNode(name string) error {
 	pods, err := s.cache.RemoveNode(name)
 	if err != nil {
 		return err
 	}
-	if err := s.requeue(pods); err != nil {
+	if err := s.terminate(pods, name, TerminatedNodeRemoved); err != nil {
 		return err
 	}
+	s.emit(Event{Kind: EventNodeRemoved, Node: name})
 	s.clusterChanged()
 	return nil
 }
@@ -75,9 +93,10 @@ func (s *Scheduler) DrainNode(name string) error {
 		}
 		evict = append(evict, pi)
 	}
-	if err := s.requeue(evict); err != nil {
+	if err := s.terminate(evict, name, TerminatedNodeDrained); err != nil {
 		return err
 	}
+	s.emit(Event{Kind: EventNodeDrained, Node: name})
 	s.clusterChanged()
 	return nil
 }

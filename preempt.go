@@ -11,15 +11,15 @@ import (
 )
 
 // postFilterPod is DefaultPreemption's PostFilter for a pod that fit no
-// node (SEMANTICS S7): it returns the victims evicted, or none when the
-// pod may not preempt or no eviction would help.
-func (s *Scheduler) postFilterPod(r *podRecord, fitErr *placement.FitError) []Eviction {
+// node (SEMANTICS S7): it returns the victims evicted and the nomination,
+// or none when the pod may not preempt or no eviction would help.
+func (s *Scheduler) postFilterPod(r *podRecord, fitErr *placement.FitError) ([]Eviction, []Binding) {
 	pod := r.info
 	if pod.Pod().EffectivePreemptionPolicy() == cluster.PreemptNever {
-		return nil
+		return nil, nil
 	}
 	if s.waitingForVictims(r, fitErr) {
-		return nil
+		return nil, nil
 	}
 	cands := preemption.FindCandidates(preemption.Request{
 		Snapshot:          s.snap,
@@ -32,13 +32,19 @@ func (s *Scheduler) postFilterPod(r *podRecord, fitErr *placement.FitError) []Ev
 	best := preemption.PickOne(cands)
 	if best < 0 {
 		s.nominations.clear(r)
-		return nil
+		return nil, nil
 	}
 	c := cands[best]
 	node := s.snap.Node(c.Node).Name()
 	s.nominations.clearBelow(node, pod.Priority())
+	s.nominate(r, node)
+	return s.evictUnits(c.Victims, PodRef(pod.Key()), c.Violators), []Binding{{Pod: pod.Key(), Node: node}}
+}
+
+// nominate records a pod's nominated node and tells observers.
+func (s *Scheduler) nominate(r *podRecord, node string) {
 	s.nominations.nominate(r, node)
-	return s.evictUnits(c.Victims, displayName(pod.Key()), c.PDBViolations)
+	s.emit(Event{Kind: EventPodNominated, Pod: r.info, Node: node})
 }
 
 // waitingForVictims is the second eligibility rule: a pod whose nominated
@@ -96,7 +102,7 @@ func (s *Scheduler) unitOf(p *cluster.PodInfo) *preemption.Unit {
 			top = &chain[i]
 		}
 	}
-	priority := s.refPriority(chain[len(chain)-1])
+	priority := s.rootPriority(chain[len(chain)-1])
 	if top == nil {
 		return preemption.NewUnit(string(p.Key()), preemption.KindPodGroup, priority, []*cluster.PodInfo{p})
 	}
@@ -124,31 +130,24 @@ func (s *Scheduler) disruptsAll(ref podgroup.Ref) bool {
 	return s.groups[ref.Key].group.EffectiveDisruptionMode() == podgroup.DisruptAll
 }
 
-func (s *Scheduler) refPriority(ref podgroup.Ref) int32 {
-	if ref.Composite {
-		return s.composites[ref.Key].cpg.Priority
-	}
-	return s.groups[ref.Key].group.Priority
-}
-
-// evictUnits evicts every pod of the units for preemptor by: each starts
-// its graceful termination, holding its resources until it ends.
-func (s *Scheduler) evictUnits(units []*preemption.Unit, by string, violations int) []Eviction {
+// evictUnits evicts every pod of the units for the preemptor by: each
+// starts its graceful termination, holding its resources until it ends.
+// violators are the victim pods whose eviction breaks a budget.
+func (s *Scheduler) evictUnits(units []*preemption.Unit, by Ref, violators []cluster.PodKey) []Eviction {
 	var out []Eviction
 	for _, u := range units {
 		for _, p := range u.Pods {
-			if ev, ok := s.evict(p.Key(), by); ok {
+			if ev, ok := s.evict(p.Key(), by, slices.Contains(violators, p.Key())); ok {
 				out = append(out, ev)
 			}
 		}
 	}
-	s.stats.PDBViolations += violations
 	return out
 }
 
 // evict starts the eviction of one bound pod; a pod already terminating
 // is left as it is.
-func (s *Scheduler) evict(key cluster.PodKey, by string) (Eviction, bool) {
+func (s *Scheduler) evict(key cluster.PodKey, by Ref, violation bool) (Eviction, bool) {
 	r := s.pods[key]
 	if r == nil || r.phase != PhaseBound {
 		return Eviction{}, false
@@ -156,12 +155,10 @@ func (s *Scheduler) evict(key cluster.PodKey, by string) (Eviction, bool) {
 	if err := s.cache.EvictPod(key, s.now); err != nil {
 		return Eviction{}, false
 	}
-	ev := Eviction{Pod: key, Node: r.node, By: by, At: s.now}
-	s.evictions = append(s.evictions, ev)
-	s.stats.Evictions++
 	r.phase = PhaseTerminating
-	s.addTimer(timer{at: s.now + s.cfg.gracePeriod(), kind: timerTerminated, pod: key, token: r.runs})
-	return ev, true
+	s.emit(Event{Kind: EventPodEvicted, Pod: r.info, Node: r.node, By: by, BudgetViolation: violation})
+	s.addTimer(timer{at: addTime(s.now, s.cfg.gracePeriod()), kind: timerTerminated, pod: key, token: r.runs})
+	return s.evictions[len(s.evictions)-1], true
 }
 
 // finishEviction ends a victim's termination: it leaves its node and goes
@@ -170,8 +167,7 @@ func (s *Scheduler) finishEviction(r *podRecord) error {
 	if _, err := s.cache.RemovePod(r.info.Key()); err != nil {
 		return fmt.Errorf("ending the eviction of pod %s: %w", r.info.Key(), err)
 	}
-	r.reason = "evicted by preemption"
-	if err := s.setPending(r); err != nil {
+	if err := s.terminate([]*cluster.PodInfo{r.info}, r.node, TerminatedPreempted); err != nil {
 		return err
 	}
 	s.clusterChanged()

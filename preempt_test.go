@@ -25,7 +25,7 @@ func TestPreemptionVictimsMinimalAndNoPodLost(t *testing.T) {
 		}
 		var keys []cluster.PodKey
 		for i := range 4 + rng.IntN(10) {
-			p := cluster.Pod{Name: fmt.Sprintf("p%02d", i), Priority: int32(rng.IntN(5)) * 10, Requests: cluster.NewResources(100*(1+rng.Int64N(10)), 0, 0)}
+			p := cluster.Pod{Name: fmt.Sprintf("p%02d", i), Priority: new(int32((rng.IntN(5)) * 10)), Requests: cluster.NewResources(100*(1+rng.Int64N(10)), 0, 0)}
 			if rng.IntN(3) == 0 {
 				p.PreemptionPolicy = cluster.PreemptNever
 			}
@@ -112,11 +112,11 @@ func BenchmarkPodPreemption(b *testing.B) {
 			name := fmt.Sprintf("node-%04d", n)
 			require.NoError(b, ts.AddNode(cluster.Node{Name: name, Allocatable: cluster.NewResources(10000, 40*gi, 110)}))
 			for i := range 10 {
-				require.NoError(b, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("%s-p%d", name, i), NodeName: name, Priority: int32(i % 3),
+				require.NoError(b, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("%s-p%d", name, i), NodeName: name, Priority: new(int32((i % 3))),
 					Requests: cluster.NewResources(1000, 4*gi, 0)}, 0))
 			}
 		}
-		require.NoError(b, ts.AddPod(cluster.Pod{Name: "pre", Priority: 100, Requests: cluster.NewResources(2500, 8*gi, 0)}, 0))
+		require.NoError(b, ts.AddPod(cluster.Pod{Name: "pre", Priority: new(int32(100)), Requests: cluster.NewResources(2500, 8*gi, 0)}, 0))
 		require.NoError(b, ts.cache.UpdateSnapshot(ts.snap)) // the cluster is built, not timed
 		b.StartTimer()
 		res, ok, err := ts.ScheduleOne()

@@ -72,6 +72,7 @@ func (s *Scheduler) fire(t timer) error {
 		if err := s.markGone(r, PhaseSucceeded); err != nil {
 			return err
 		}
+		s.emit(Event{Kind: EventPodSucceeded, Pod: r.info, Node: r.node})
 		s.clusterChanged()
 	}
 	return nil
@@ -163,22 +164,4 @@ func (s *Scheduler) ScheduleOne() (CycleResult, bool, error) {
 		return CycleResult{}, false, err
 	}
 	return s.scheduleOne()
-}
-
-func (s *Scheduler) scheduleOne() (CycleResult, bool, error) {
-	it, ok := s.queue.Pop(s.now)
-	if !ok {
-		return CycleResult{}, false, nil
-	}
-	s.stats.Cycles++
-	if it.Value.composite != nil {
-		res, err := s.scheduleComposite(it)
-		return res, true, err
-	}
-	if it.Kind == queue.KindGroup {
-		res, err := s.scheduleGroup(it)
-		return res, true, err
-	}
-	res, err := s.schedulePod(it)
-	return res, true, err
 }

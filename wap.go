@@ -4,31 +4,25 @@ import (
 	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
-	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/preemption"
 )
 
 // workload is a preempting group: a root PodGroup or a root
 // CompositePodGroup, with its pending pods and a way to place it.
 type workload struct {
-	name     string
+	ref      Ref
 	priority int32
 	policy   cluster.PreemptionPolicy
 	pending  []*podRecord
 	place    func() ([]preemption.Assignment, bool)
 }
 
-// postFilterGroup is workload-aware preemption, the built-in
+// preemptFor is workload-aware preemption, the built-in
 // PodGroupPostFilter (SEMANTICS S8): when a group cycle fails, the whole
 // cluster is searched for lower-priority units whose eviction lets the
 // group fit. On success the victims are evicted and the group's pods are
 // nominated to the nodes found; nothing is bound in this cycle, and the
 // group retries, nominated nodes first, once the victims are gone.
-func (s *Scheduler) postFilterGroup(gr *groupRecord, req placement.GroupRequest) ([]Eviction, []Binding) {
-	return s.preemptFor(workload{name: gr.group.Name, priority: gr.group.Priority, policy: gr.group.EffectivePreemptionPolicy(),
-		pending: gr.pending(), place: func() ([]preemption.Assignment, bool) { return s.placeGroup(req) }})
-}
-
 func (s *Scheduler) preemptFor(w workload) ([]Eviction, []Binding) {
 	if !mayPreempt(w) || s.waitingForGroupVictims(w) {
 		return nil, nil
@@ -49,10 +43,10 @@ func (s *Scheduler) preemptFor(w workload) ([]Eviction, []Binding) {
 	for _, a := range out.Assignments {
 		node := s.snap.Node(a.Node).Name()
 		s.nominations.clearBelow(node, w.priority)
-		s.nominations.nominate(s.pods[a.Pod.Key()], node)
+		s.nominate(s.pods[a.Pod.Key()], node)
 		nominated = append(nominated, Binding{Pod: a.Pod.Key(), Node: node})
 	}
-	return s.evictUnits(out.Victims, w.name, out.PDBViolations), nominated
+	return s.evictUnits(out.Victims, w.ref, out.Violators), nominated
 }
 
 // mayPreempt: a group whose policy, or any of whose pending pods' policy,
@@ -85,22 +79,6 @@ func (s *Scheduler) waitingForGroupVictims(w workload) bool {
 		}
 	}
 	return false
-}
-
-// placeGroup runs the group algorithm on the snapshot as it is and leaves
-// the snapshot unchanged.
-func (s *Scheduler) placeGroup(req placement.GroupRequest) ([]preemption.Assignment, bool) {
-	cp := s.snap.Checkpoint()
-	out := s.groupAlgo.Schedule(s.snap, req, placement.Placement{})
-	s.snap.Rollback(cp)
-	if out.Err != nil || !out.Feasible {
-		return nil, false
-	}
-	as := make([]preemption.Assignment, len(out.Assignments))
-	for i, a := range out.Assignments {
-		as[i] = preemption.Assignment{Pod: a.Pod, Node: a.Node}
-	}
-	return as, true
 }
 
 // allUnits returns every victim unit in the cluster, in node order and

@@ -28,7 +28,7 @@ func TestWorkloadPreemptionProperty(t *testing.T) {
 			free := int64(4000)
 			for i := 0; free >= 500; i++ {
 				cpu := min(free, 500*(1+rng.Int64N(4)))
-				p := cluster.Pod{Name: fmt.Sprintf("%s-p%d", name, i), NodeName: name, Priority: int32(rng.IntN(4)) * 50, Requests: cluster.NewResources(cpu, 0, 0)}
+				p := cluster.Pod{Name: fmt.Sprintf("%s-p%d", name, i), NodeName: name, Priority: new(int32((rng.IntN(4)) * 50)), Requests: cluster.NewResources(cpu, 0, 0)}
 				if rng.IntN(4) == 0 {
 					p.Labels = map[string]string{"app": "guarded"}
 				}
@@ -38,9 +38,9 @@ func TestWorkloadPreemptionProperty(t *testing.T) {
 		}
 		require.NoError(t, ts.AddPodDisruptionBudget(cluster.PodDisruptionBudget{Name: "guard", Selector: map[string]string{"app": "guarded"}, MinAvailable: &cluster.IntOrPercent{Value: 1}}))
 		size := 1 + rng.IntN(5)
-		require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "gang", Policy: podgroup.Gang, MinCount: int32(size), Priority: 120}))
+		require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "gang", Policy: podgroup.Gang, MinCount: int32(size), Priority: new(int32(120))}))
 		for i := range size {
-			require.NoError(t, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("gang-%d", i), PodGroup: "gang", Priority: 120, Requests: cluster.NewResources(500*(1+rng.Int64N(4)), 0, 0)}, 0))
+			require.NoError(t, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("gang-%d", i), PodGroup: "gang", Priority: new(int32(120)), Requests: cluster.NewResources(500*(1+rng.Int64N(4)), 0, 0)}, 0))
 		}
 		res := ts.scheduleOne()
 		if len(res.Bound) > 0 || len(res.Evicted) == 0 {
@@ -107,14 +107,14 @@ func TestGroupPreemptionPolicyNever(t *testing.T) {
 	}{{"group says Never", cluster.PreemptNever, cluster.PreemptNever}, {"default", "", ""}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := newTestSched(t, Config{}).nodes("n", 1, 1000).running("low", "n-0", 1000, 0)
-			require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, Priority: 10, PreemptionPolicy: tc.group}))
-			require.NoError(t, ts.AddPod(cluster.Pod{Name: "m", PodGroup: "g", Priority: 10, PreemptionPolicy: tc.pod, Requests: cluster.NewResources(1000, 0, 0)}, 0))
+			require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, Priority: new(int32(10)), PreemptionPolicy: tc.group}))
+			require.NoError(t, ts.AddPod(cluster.Pod{Name: "m", PodGroup: "g", Priority: new(int32(10)), PreemptionPolicy: tc.pod, Requests: cluster.NewResources(1000, 0, 0)}, 0))
 			res := ts.scheduleOne()
 			if tc.group == cluster.PreemptNever {
 				require.Empty(t, res.Evicted)
 			} else {
 				require.Len(t, res.Evicted, 1)
-				require.Equal(t, "g", res.Evicted[0].By)
+				require.Equal(t, Ref{Kind: KindPodGroup, Key: "default/g"}, res.Evicted[0].By)
 			}
 		})
 	}
@@ -124,8 +124,8 @@ func TestGroupPreemptionPolicyNever(t *testing.T) {
 // not preempt again; once they are gone it binds on its nominated node.
 func TestGroupWaitsForItsVictims(t *testing.T) {
 	ts := newTestSched(t, Config{}).nodes("n", 2, 1000).running("low", "n-0", 1000, 0).running("low2", "n-1", 1000, 0)
-	require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, Priority: 10}))
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "m", PodGroup: "g", Priority: 10, Requests: cluster.NewResources(1000, 0, 0)}, 0))
+	require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, Priority: new(int32(10))}))
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "m", PodGroup: "g", Priority: new(int32(10)), Requests: cluster.NewResources(1000, 0, 0)}, 0))
 	res := ts.scheduleOne()
 	require.Len(t, res.Evicted, 1)
 	nominated := res.Nominated[0].Node
@@ -148,13 +148,13 @@ func BenchmarkWorkloadPreemption(b *testing.B) {
 			name := fmt.Sprintf("node-%04d", n)
 			require.NoError(b, ts.AddNode(cluster.Node{Name: name, Allocatable: cluster.NewResources(10000, 40*gi, 110)}))
 			for i := range 10 {
-				require.NoError(b, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("%s-p%d", name, i), NodeName: name, Priority: int32(i % 3),
+				require.NoError(b, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("%s-p%d", name, i), NodeName: name, Priority: new(int32((i % 3))),
 					Requests: cluster.NewResources(1000, 4*gi, 0)}, 0))
 			}
 		}
-		require.NoError(b, ts.AddPodGroup(podgroup.PodGroup{Name: "big", Policy: podgroup.Gang, MinCount: 64, Priority: 100}))
+		require.NoError(b, ts.AddPodGroup(podgroup.PodGroup{Name: "big", Policy: podgroup.Gang, MinCount: 64, Priority: new(int32(100))}))
 		for i := range 64 {
-			require.NoError(b, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("big-%d", i), PodGroup: "big", Priority: 100, Requests: cluster.NewResources(4000, 16*gi, 0)}, 0))
+			require.NoError(b, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("big-%d", i), PodGroup: "big", Priority: new(int32(100)), Requests: cluster.NewResources(4000, 16*gi, 0)}, 0))
 		}
 		require.NoError(b, ts.cache.UpdateSnapshot(ts.snap)) // the cluster is built, not timed
 		b.StartTimer()

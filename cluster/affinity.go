@@ -40,24 +40,25 @@ func (t *Toleration) Tolerates(taint *Taint) bool {
 	}
 }
 
-func (t *Toleration) validate() error {
+// validate returns the field at fault and what is wrong, or "" and "".
+func (t *Toleration) validate() (field, detail string) {
 	switch t.Operator {
 	case "", TolerationEqual:
 		if t.Key == "" {
-			return fmt.Errorf("operator Equal needs a key")
+			return "key", "must not be empty, which only operator Exists allows"
 		}
 	case TolerationExists:
 		if t.Value != "" {
-			return fmt.Errorf("operator Exists takes no value")
+			return "value", "must be empty with operator Exists"
 		}
 	default:
-		return fmt.Errorf("operator %q is not Equal or Exists", t.Operator)
+		return "operator", fmt.Sprintf("%q is not Equal or Exists", t.Operator)
 	}
 	switch t.Effect {
 	case "", TaintNoSchedule, TaintPreferNoSchedule, TaintNoExecute:
-		return nil
+		return "", ""
 	}
-	return fmt.Errorf("effect %q is not NoSchedule, PreferNoSchedule or NoExecute", t.Effect)
+	return "effect", fmt.Sprintf("%q is not NoSchedule, PreferNoSchedule or NoExecute", t.Effect)
 }
 
 // TolerationsTolerate reports whether some toleration tolerates taint.
@@ -153,47 +154,49 @@ func (r *SelectorRequirement) Matches(labels map[string]string) bool {
 	return false
 }
 
-func (a *NodeAffinity) validate() error {
+// validate returns the field at fault and what is wrong, or "" and "".
+func (a *NodeAffinity) validate() (field, detail string) {
 	if len(a.Required) == 0 {
-		return fmt.Errorf("required has no terms")
+		return "required", "must have at least one term"
 	}
 	for i, t := range a.Required {
 		if len(t.MatchExpressions) == 0 {
-			return fmt.Errorf("required[%d] has no matchExpressions", i)
+			return fmt.Sprintf("required[%d].matchExpressions", i), "must not be empty"
 		}
 		for j, r := range t.MatchExpressions {
-			if err := r.validate(); err != nil {
-				return fmt.Errorf("required[%d].matchExpressions[%d]: %v", i, j, err)
+			if field, detail := r.validate(); detail != "" {
+				return JoinField(fmt.Sprintf("required[%d].matchExpressions[%d]", i, j), field), detail
 			}
 		}
 	}
-	return nil
+	return "", ""
 }
 
-func (r *SelectorRequirement) validate() error {
+// validate returns the field at fault and what is wrong, or "" and "".
+func (r *SelectorRequirement) validate() (field, detail string) {
 	if r.Key == "" {
-		return fmt.Errorf("key is empty")
+		return "key", "must not be empty"
 	}
 	switch r.Operator {
 	case SelectorIn, SelectorNotIn:
 		if len(r.Values) == 0 {
-			return fmt.Errorf("operator %s needs values", r.Operator)
+			return "values", fmt.Sprintf("operator %s needs values", r.Operator)
 		}
 	case SelectorExists, SelectorDoesNotExist:
 		if len(r.Values) != 0 {
-			return fmt.Errorf("operator %s takes no values", r.Operator)
+			return "values", fmt.Sprintf("operator %s takes no values", r.Operator)
 		}
 	case SelectorGt, SelectorLt:
 		if len(r.Values) != 1 {
-			return fmt.Errorf("operator %s needs exactly one value", r.Operator)
+			return "values", fmt.Sprintf("operator %s needs exactly one value", r.Operator)
 		}
 		if _, err := strconv.ParseInt(r.Values[0], 10, 64); err != nil {
-			return fmt.Errorf("operator %s needs an integer value, got %q", r.Operator, r.Values[0])
+			return "values", fmt.Sprintf("operator %s needs an integer value, got %q", r.Operator, r.Values[0])
 		}
 	default:
-		return fmt.Errorf("operator %q is not In, NotIn, Exists, DoesNotExist, Gt or Lt", r.Operator)
+		return "operator", fmt.Sprintf("%q is not In, NotIn, Exists, DoesNotExist, Gt or Lt", r.Operator)
 	}
-	return nil
+	return "", ""
 }
 
 func (a NodeAffinity) clone() NodeAffinity {

@@ -40,20 +40,21 @@ func (b *PodDisruptionBudget) Key() string { return string(MakePodKey(b.Namespac
 // Validate reports the first problem with b, naming it and the field.
 func (b *PodDisruptionBudget) Validate() error {
 	if b.Name == "" {
-		return fmt.Errorf("%w: name is empty", ErrInvalidBudget)
+		return fieldError(ErrInvalidBudget, "", "name", "must not be empty")
 	}
+	obj := b.Key()
 	if len(b.Selector) == 0 {
-		return fmt.Errorf("%w %s: selector is empty", ErrInvalidBudget, b.Key())
+		return fieldError(ErrInvalidBudget, obj, "selector", "must not be empty")
 	}
 	if (b.MinAvailable == nil) == (b.MaxUnavailable == nil) {
-		return fmt.Errorf("%w %s: exactly one of minAvailable and maxUnavailable must be set", ErrInvalidBudget, b.Key())
+		return fieldError(ErrInvalidBudget, obj, "", "exactly one of minAvailable and maxUnavailable must be set")
 	}
 	field, v := "minAvailable", b.MinAvailable
 	if v == nil {
 		field, v = "maxUnavailable", b.MaxUnavailable
 	}
 	if v.Value < 0 || v.Percent && v.Value > 100 {
-		return fmt.Errorf("%w %s: %s %v is out of range", ErrInvalidBudget, b.Key(), field, v)
+		return fieldError(ErrInvalidBudget, obj, field, "%v is out of range", v)
 	}
 	return nil
 }

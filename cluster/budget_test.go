@@ -53,13 +53,13 @@ func TestBudgetValidate(t *testing.T) {
 	}{
 		{"valid min", pdb("b").match("app", "web").min(count(1)), ""},
 		{"valid max percent", pdb("b").match("app", "web").maxUnavailable(percent(100)), ""},
-		{"no name", pdb("").match("app", "web").min(count(1)), "name is empty"},
-		{"empty selector", pdb("b").ns("prod").min(count(1)), "prod/b: selector is empty"},
+		{"no name", pdb("").match("app", "web").min(count(1)), "name: must not be empty"},
+		{"empty selector", pdb("b").ns("prod").min(count(1)), "prod/b: selector: must not be empty"},
 		{"neither set", pdb("b").match("app", "web"), "exactly one"},
 		{"both set", pdb("b").match("app", "web").min(count(1)).maxUnavailable(count(1)), "exactly one"},
-		{"negative min", pdb("b").match("app", "web").min(count(-1)), "minAvailable -1 is out of range"},
-		{"negative max", pdb("b").match("app", "web").maxUnavailable(count(-1)), "maxUnavailable -1 is out of range"},
-		{"percent above 100", pdb("b").match("app", "web").maxUnavailable(percent(101)), "maxUnavailable 101% is out of range"},
+		{"negative min", pdb("b").match("app", "web").min(count(-1)), "minAvailable: -1 is out of range"},
+		{"negative max", pdb("b").match("app", "web").maxUnavailable(count(-1)), "maxUnavailable: -1 is out of range"},
+		{"percent above 100", pdb("b").match("app", "web").maxUnavailable(percent(101)), "maxUnavailable: 101% is out of range"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -48,5 +48,5 @@ func ExampleParseQuantity() {
 	// 0.0001 = 1 millicores <nil>
 	// 2Gi = 2147483648000 millicores <nil>
 	// 1e3 = 1000000 millicores <nil>
-	// cluster: invalid quantity "1K": unknown suffix "K"
+	// cluster: invalid quantity: "1K" is not a valid quantity: unknown suffix "K"
 }

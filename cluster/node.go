@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 )
 
 // TaintEffect is what a taint does to pods that do not tolerate it.
@@ -39,20 +40,21 @@ var ErrInvalidNode = errors.New("cluster: invalid node")
 
 // Validate reports the first problem with n, naming the node and field.
 func (n *Node) Validate() error {
+	obj := strconv.Quote(n.Name)
 	if n.Name == "" {
-		return fmt.Errorf("%w: name is empty", ErrInvalidNode)
+		return fieldError(ErrInvalidNode, "", "name", "must not be empty")
 	}
 	if n.Allocatable.IsNegative() {
-		return fmt.Errorf("%w %q: allocatable %v is negative", ErrInvalidNode, n.Name, n.Allocatable)
+		return fieldError(ErrInvalidNode, obj, "allocatable", "%v is negative", n.Allocatable)
 	}
 	for i, t := range n.Taints {
 		if t.Key == "" {
-			return fmt.Errorf("%w %q: taints[%d].key is empty", ErrInvalidNode, n.Name, i)
+			return fieldError(ErrInvalidNode, obj, fmt.Sprintf("taints[%d].key", i), "must not be empty")
 		}
 		switch t.Effect {
 		case TaintNoSchedule, TaintPreferNoSchedule, TaintNoExecute:
 		default:
-			return fmt.Errorf("%w %q: taints[%d].effect %q is not NoSchedule, PreferNoSchedule or NoExecute", ErrInvalidNode, n.Name, i, t.Effect)
+			return fieldError(ErrInvalidNode, obj, fmt.Sprintf("taints[%d].effect", i), "%q is not NoSchedule, PreferNoSchedule or NoExecute", t.Effect)
 		}
 	}
 	return nil

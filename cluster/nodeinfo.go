@@ -38,15 +38,21 @@ type PodInfo struct {
 	request    Resources
 	nonZeroCPU int64
 	nonZeroMem int64
+	priority   int32
 	state      PodState
 	deletedAt  time.Duration // when eviction started; valid in PodTerminating
 }
 
-// NewPodInfo wraps a deep copy of p as a pending pod.
+// NewPodInfo wraps a deep copy of p as a pending pod. Its priority is
+// p.Priority, or 0 when that is nil: admission resolves priorities before
+// a pod reaches the cache (see the Scheduler's AddPod).
 func NewPodInfo(p Pod) *PodInfo {
 	p = p.Clone()
 	pi := &PodInfo{pod: p, key: p.Key(), request: PodRequest(&p)}
 	pi.nonZeroCPU, pi.nonZeroMem = p.NonZeroRequests()
+	if p.Priority != nil {
+		pi.priority = *p.Priority
+	}
 	return pi
 }
 
@@ -66,7 +72,7 @@ func (pi *PodInfo) NonZeroRequests() (milliCPU, memory int64) { return pi.nonZer
 func (pi *PodInfo) State() PodState { return pi.state }
 
 // Priority returns the pod's resolved priority.
-func (pi *PodInfo) Priority() int32 { return pi.pod.Priority }
+func (pi *PodInfo) Priority() int32 { return pi.priority }
 
 // DeletedAt returns when the eviction of a terminating pod started.
 func (pi *PodInfo) DeletedAt() time.Duration { return pi.deletedAt }

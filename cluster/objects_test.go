@@ -14,12 +14,12 @@ func TestNodeValidate(t *testing.T) {
 		mention string // "" means valid
 	}{
 		{"valid", node("n1").cpu(4).gpus(1).taint("k", "v", TaintNoSchedule).taint("k", "", TaintPreferNoSchedule).taint("x", "", TaintNoExecute), ""},
-		{"no name", node(""), "name is empty"},
+		{"no name", node(""), "name: must not be empty"},
 		{"negative cpu", node("n1").cpu(-1), `"n1": allocatable`},
 		{"negative extended", node("n1").gpus(-1), "negative"},
-		{"taint without key", node("n1").taint("k", "v", TaintNoSchedule).taint("", "v", TaintNoSchedule), `"n1": taints[1].key is empty`},
-		{"taint without effect", node("n1").taint("k", "v", ""), `taints[0].effect ""`},
-		{"taint with unknown effect", node("n1").taint("k", "v", "NoWay"), `taints[0].effect "NoWay"`},
+		{"taint without key", node("n1").taint("k", "v", TaintNoSchedule).taint("", "v", TaintNoSchedule), `"n1": taints[1].key: must not be empty`},
+		{"taint without effect", node("n1").taint("k", "v", ""), `taints[0].effect: ""`},
+		{"taint with unknown effect", node("n1").taint("k", "v", "NoWay"), `taints[0].effect: "NoWay"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,26 +45,26 @@ func TestPodValidate(t *testing.T) {
 		{"valid", pod("p").milli(1).gpus(1).tolerate(exists).affinity(req("zone", SelectorIn, "a")).policy(PreemptNever), ""},
 		{"every operator", pod("p").affinity(req("a", SelectorIn, "x"), req("b", SelectorNotIn, "y"), req("c", SelectorExists),
 			req("d", SelectorDoesNotExist), req("e", SelectorGt, "1"), req("f", SelectorLt, "-3")), ""},
-		{"no name", pod(""), "name is empty"},
+		{"no name", pod(""), "name: must not be empty"},
 		{"negative cpu", pod("p").ns("ns").milli(-1), "ns/p: requests"},
 		{"negative extended", pod("p").gpus(-1), "negative"},
 		{"requests pods", pod("p").requests(NewResources(0, 0, 1)), "requests.pods"},
-		{"unknown policy", pod("p").policy("Maybe"), `preemptionPolicy "Maybe"`},
-		{"Equal without key", pod("p").tolerate(exists).tolerate(Toleration{Value: "v"}), "tolerations[1]: operator Equal needs a key"},
-		{"Exists with value", pod("p").tolerate(Toleration{Key: "k", Operator: TolerationExists, Value: "v"}), "takes no value"},
-		{"unknown toleration operator", pod("p").tolerate(Toleration{Key: "k", Operator: "Gt"}), `operator "Gt"`},
-		{"unknown toleration effect", pod("p").tolerate(Toleration{Key: "k", Effect: "Never"}), `effect "Never"`},
-		{"affinity with no terms", pod("p").rawAffinity(&NodeAffinity{}), "required has no terms"},
-		{"term with no expressions", pod("p").affinity(req("a", SelectorExists)).affinity(), "required[1] has no matchExpressions"},
-		{"empty key", pod("p").affinity(req("", SelectorExists)), "required[0].matchExpressions[0]: key is empty"},
-		{"In without values", pod("p").affinity(req("a", SelectorExists), req("b", SelectorIn)), "matchExpressions[1]: operator In needs values"},
+		{"unknown policy", pod("p").policy("Maybe"), `preemptionPolicy: "Maybe"`},
+		{"Equal without key", pod("p").tolerate(exists).tolerate(Toleration{Value: "v"}), "tolerations[1].key: must not be empty, which only operator Exists allows"},
+		{"Exists with value", pod("p").tolerate(Toleration{Key: "k", Operator: TolerationExists, Value: "v"}), "must be empty with operator Exists"},
+		{"unknown toleration operator", pod("p").tolerate(Toleration{Key: "k", Operator: "Gt"}), `operator: "Gt"`},
+		{"unknown toleration effect", pod("p").tolerate(Toleration{Key: "k", Effect: "Never"}), `effect: "Never"`},
+		{"affinity with no terms", pod("p").rawAffinity(&NodeAffinity{}), "required: must have at least one term"},
+		{"term with no expressions", pod("p").affinity(req("a", SelectorExists)).affinity(), "required[1].matchExpressions: must not be empty"},
+		{"empty key", pod("p").affinity(req("", SelectorExists)), "required[0].matchExpressions[0].key: must not be empty"},
+		{"In without values", pod("p").affinity(req("a", SelectorExists), req("b", SelectorIn)), "matchExpressions[1].values: operator In needs values"},
 		{"NotIn without values", pod("p").affinity(req("b", SelectorNotIn)), "operator NotIn needs values"},
 		{"Exists with values", pod("p").affinity(req("b", SelectorExists, "x")), "operator Exists takes no values"},
 		{"DoesNotExist with values", pod("p").affinity(req("b", SelectorDoesNotExist, "x")), "operator DoesNotExist takes no values"},
 		{"Gt with two values", pod("p").affinity(req("b", SelectorGt, "1", "2")), "operator Gt needs exactly one value"},
 		{"Lt with no value", pod("p").affinity(req("b", SelectorLt)), "operator Lt needs exactly one value"},
 		{"Gt not an integer", pod("p").affinity(req("b", SelectorGt, "1.5")), `integer value, got "1.5"`},
-		{"unknown operator", pod("p").affinity(req("b", "Near", "x")), `operator "Near"`},
+		{"unknown operator", pod("p").affinity(req("b", "Near", "x")), `operator: "Near"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -241,7 +241,7 @@ func TestPodDefaultsAndKeys(t *testing.T) {
 
 func TestNewPodInfo(t *testing.T) {
 	p := pod("p").ns("ns").milli(250).gpus(2).label("app", "web").obj()
-	p.Priority = 7
+	p.Priority = new(int32(7))
 	pi := NewPodInfo(p)
 	p.Labels["app"] = "db"
 	p.Requests.scalars[0].Value = 9

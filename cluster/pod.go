@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -21,14 +22,18 @@ const (
 const DefaultSchedulerName = "default-scheduler"
 
 // Pod is a unit of work to place on a node. It is a plain value; the cache
-// keeps its own deep copy. Priority is the resolved integer priority (see
-// PriorityClasses.Resolve); PriorityClassName is kept for reference.
+// keeps its own deep copy.
+//
+// Priority is the pod's priority as given, as spec.priority is in
+// Kubernetes: nil means "not given", and admission (the Scheduler's AddPod)
+// resolves it from PriorityClassName, the pod's group or the global
+// default. The resolved value is PodInfo.Priority.
 type Pod struct {
 	Namespace         string
 	Name              string
 	Labels            map[string]string
 	Requests          Resources // cpu, memory, extended; Pods must be 0 (each pod counts 1)
-	Priority          int32
+	Priority          *int32
 	PriorityClassName string
 	PreemptionPolicy  PreemptionPolicy // "" means PreemptLowerPriority
 	SchedulerName     string           // "" means DefaultSchedulerName
@@ -97,30 +102,31 @@ var ErrInvalidPod = errors.New("cluster: invalid pod")
 // Validate reports the first problem with p, naming the pod and field.
 func (p *Pod) Validate() error {
 	if p.Name == "" {
-		return fmt.Errorf("%w: name is empty", ErrInvalidPod)
+		return fieldError(ErrInvalidPod, "", "name", "must not be empty")
 	}
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w %s: %s", ErrInvalidPod, p.Key(), fmt.Sprintf(format, args...))
+	obj := string(p.Key())
+	bad := func(field, format string, args ...any) error {
+		return fieldError(ErrInvalidPod, obj, field, format, args...)
 	}
 	if p.Requests.IsNegative() {
-		return bad("requests %v are negative", p.Requests)
+		return bad("requests", "%v are negative", p.Requests)
 	}
 	if p.Requests.Pods != 0 {
-		return bad("requests.pods cannot be requested (each pod counts 1)")
+		return bad("requests.pods", "cannot be requested (each pod counts 1)")
 	}
 	switch p.PreemptionPolicy {
 	case "", PreemptLowerPriority, PreemptNever:
 	default:
-		return bad("preemptionPolicy %q is not PreemptLowerPriority or Never", p.PreemptionPolicy)
+		return bad("preemptionPolicy", "%q is not PreemptLowerPriority or Never", p.PreemptionPolicy)
 	}
 	for i, t := range p.Tolerations {
-		if err := t.validate(); err != nil {
-			return bad("tolerations[%d]: %v", i, err)
+		if field, detail := t.validate(); detail != "" {
+			return bad(JoinField(fmt.Sprintf("tolerations[%d]", i), field), "%s", detail)
 		}
 	}
 	if p.Affinity != nil {
-		if err := p.Affinity.validate(); err != nil {
-			return bad("affinity: %v", err)
+		if field, detail := p.Affinity.validate(); detail != "" {
+			return bad(JoinField("affinity", field), "%s", detail)
 		}
 	}
 	return nil
@@ -132,6 +138,9 @@ func (p Pod) Clone() Pod {
 	p.NodeSelector = maps.Clone(p.NodeSelector)
 	p.Tolerations = slices.Clone(p.Tolerations)
 	p.Requests = p.Requests.clone()
+	if p.Priority != nil {
+		p.Priority = new(*p.Priority)
+	}
 	if p.Affinity != nil {
 		a := p.Affinity.clone()
 		p.Affinity = &a
@@ -145,3 +154,7 @@ func PodRequest(p *Pod) Resources {
 	r.Pods = 1
 	return r
 }
+
+// Display renders the key as results show it: the bare name in the default
+// namespace, "namespace/name" elsewhere.
+func (k PodKey) Display() string { return strings.TrimPrefix(string(k), "default/") }

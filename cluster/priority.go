@@ -2,10 +2,10 @@ package cluster
 
 import (
 	"errors"
-	"fmt"
 	"iter"
 	"maps"
 	"slices"
+	"strconv"
 )
 
 // PriorityClass maps a name to a priority value, as scheduling.k8s.io/v1
@@ -34,20 +34,21 @@ type PriorityClasses struct {
 // above MaxUserPriority or an unknown preemption policy is an error naming
 // the class and the field.
 func (pcs *PriorityClasses) Add(pc PriorityClass) error {
+	obj := strconv.Quote(pc.Name)
 	switch {
 	case pc.Name == "":
-		return fmt.Errorf("%w: name is empty", ErrPriorityClass)
+		return fieldError(ErrPriorityClass, "", "name", "must not be empty")
 	case pcs.byName[pc.Name].Name != "":
-		return fmt.Errorf("%w %q: name already defined", ErrPriorityClass, pc.Name)
+		return fieldError(ErrPriorityClass, obj, "name", "already defined")
 	case pc.Value > MaxUserPriority:
-		return fmt.Errorf("%w %q: value %d is above %d", ErrPriorityClass, pc.Name, pc.Value, MaxUserPriority)
+		return fieldError(ErrPriorityClass, obj, "value", "%d is above %d", pc.Value, MaxUserPriority)
 	case pc.GlobalDefault && pcs.globalDefault != "":
-		return fmt.Errorf("%w %q: globalDefault: %q is already the global default", ErrPriorityClass, pc.Name, pcs.globalDefault)
+		return fieldError(ErrPriorityClass, obj, "globalDefault", "%q is already the global default", pcs.globalDefault)
 	}
 	switch pc.PreemptionPolicy {
 	case "", PreemptLowerPriority, PreemptNever:
 	default:
-		return fmt.Errorf("%w %q: preemptionPolicy %q is not PreemptLowerPriority or Never", ErrPriorityClass, pc.Name, pc.PreemptionPolicy)
+		return fieldError(ErrPriorityClass, obj, "preemptionPolicy", "%q is not PreemptLowerPriority or Never", pc.PreemptionPolicy)
 	}
 	if pcs.byName == nil {
 		pcs.byName = map[string]PriorityClass{}
@@ -98,7 +99,7 @@ func (pcs *PriorityClasses) Resolve(className string) (int32, PreemptionPolicy, 
 	}
 	pc, ok := pcs.byName[className]
 	if !ok {
-		return 0, "", fmt.Errorf("%w %q: not found", ErrPriorityClass, className)
+		return 0, "", fieldError(ErrPriorityClass, strconv.Quote(className), "", "not found")
 	}
 	policy := pc.PreemptionPolicy
 	if policy == "" {

@@ -22,7 +22,7 @@ func TestPriorityClassesAdd(t *testing.T) {
 		{"new class", PriorityClass{Name: "low", Value: -5, PreemptionPolicy: PreemptNever}, nil},
 		{"at the maximum", PriorityClass{Name: "max", Value: MaxUserPriority}, nil},
 		{"explicit default policy", PriorityClass{Name: "p", PreemptionPolicy: PreemptLowerPriority}, nil},
-		{"no name", PriorityClass{Value: 1}, []string{"name is empty"}},
+		{"no name", PriorityClass{Value: 1}, []string{"name: must not be empty"}},
 		{"duplicate", PriorityClass{Name: "high", Value: 1}, []string{`"high"`, "already defined"}},
 		{"second global default", PriorityClass{Name: "other", GlobalDefault: true}, []string{`"other"`, "globalDefault", `"default"`}},
 		{"too large", PriorityClass{Name: "huge", Value: MaxUserPriority + 1}, []string{`"huge"`, "1000000001", "above"}},

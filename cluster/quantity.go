@@ -28,7 +28,7 @@ const maxExponent = 30
 // quotes the text and wraps ErrQuantity.
 func ParseQuantity(text string, scale int64) (int64, error) {
 	fail := func(why string) (int64, error) {
-		return 0, fmt.Errorf("%w %q: %s", ErrQuantity, text, why)
+		return 0, fieldError(ErrQuantity, "", "", "%q is not a valid quantity: %s", text, why)
 	}
 	s := strings.TrimSpace(text)
 	if s == "" {

@@ -230,12 +230,12 @@ func (r Resources) String() string {
 func ParseResources(list map[string]string) (Resources, error) {
 	var r Resources
 	for _, name := range slices.Sorted(maps.Keys(list)) {
+		if name == "" {
+			return Resources{}, fieldError(ErrQuantity, "", "", "a resource name is empty")
+		}
 		v, err := ParseResourceQuantity(ResourceName(name), list[name])
 		if err != nil {
-			return Resources{}, fmt.Errorf("resource %q: %w", name, err)
-		}
-		if name == "" {
-			return Resources{}, fmt.Errorf("resource name is empty")
+			return Resources{}, Within(name, err)
 		}
 		r = r.With(ResourceName(name), v)
 	}

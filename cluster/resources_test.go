@@ -238,10 +238,10 @@ func TestParseResources(t *testing.T) {
 		list    map[string]string
 		mention []string
 	}{
-		{"bad cpu", map[string]string{"cpu": "1x", "memory": "1Gi"}, []string{`resource "cpu"`, `"1x"`}},
-		{"negative gpu", map[string]string{"nvidia.com/gpu": "-1"}, []string{`resource "nvidia.com/gpu"`, `"-1"`}},
-		{"first in name order", map[string]string{"memory": "x", "cpu": "y", "zz": "z"}, []string{`resource "cpu"`, `"y"`}},
-		{"cpu overflow", map[string]string{"cpu": "10Ei"}, []string{`resource "cpu"`, "too large"}},
+		{"bad cpu", map[string]string{"cpu": "1x", "memory": "1Gi"}, []string{`: cpu: `, `"1x"`}},
+		{"negative gpu", map[string]string{"nvidia.com/gpu": "-1"}, []string{`: nvidia.com/gpu: `, `"-1"`}},
+		{"first in name order", map[string]string{"memory": "x", "cpu": "y", "zz": "z"}, []string{`: cpu: `, `"y"`}},
+		{"cpu overflow", map[string]string{"cpu": "10Ei"}, []string{`: cpu: `, "too large"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -257,5 +257,9 @@ func TestParseResources(t *testing.T) {
 	}
 	_, err = ParseResources(map[string]string{"": "1"})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "name is empty")
+	assert.Contains(t, err.Error(), "a resource name is empty")
+	var fe *FieldError
+	_, err = ParseResources(map[string]string{"cpu": "1x"})
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "cpu", fe.Field, "the resource name is the field")
 }

@@ -17,7 +17,7 @@ type CompositePodGroup struct {
 	Name              string
 	Policy            Policy
 	MinGroupCount     int32 // gang only; at least 1
-	Priority          int32
+	Priority          *int32 // as given; see PodGroup.Priority
 	PriorityClassName string
 	PreemptionPolicy  cluster.PreemptionPolicy
 	DisruptionMode    DisruptionMode
@@ -44,6 +44,9 @@ func (c *CompositePodGroup) CheckQuorum(p Progress) (Feasibility, string) {
 	return checkQuorum(c.Quorum(), p)
 }
 
+// EffectivePriority returns the priority, 0 when none is set.
+func (c *CompositePodGroup) EffectivePriority() int32 { return derefPriority(c.Priority) }
+
 // EffectivePreemptionPolicy returns the policy with its default applied.
 func (c *CompositePodGroup) EffectivePreemptionPolicy() cluster.PreemptionPolicy {
 	if c.PreemptionPolicy == "" {
@@ -62,24 +65,23 @@ func (c *CompositePodGroup) EffectiveDisruptionMode() DisruptionMode {
 
 // Validate reports the first problem with c, naming it and the field.
 func (c *CompositePodGroup) Validate() error {
+	const what = "composite pod group"
 	if c.Name == "" {
-		return fmt.Errorf("%w: name is empty", ErrInvalid)
+		return invalid(what, "", "name", "must not be empty")
 	}
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w composite %s: %s", ErrInvalid, c.Key(), fmt.Sprintf(format, args...))
-	}
+	obj := c.Key()
 	switch {
 	case c.Policy == Gang && c.MinGroupCount < 1:
-		return bad("minGroupCount %d must be at least 1", c.MinGroupCount)
+		return invalid(what, obj, "minGroupCount", "%d must be at least 1", c.MinGroupCount)
 	case c.Policy == Basic && c.MinGroupCount != 0:
-		return bad("minGroupCount is set on a basic composite")
+		return invalid(what, obj, "minGroupCount", "is set on a basic composite")
 	case c.Policy != Gang && c.Policy != Basic:
-		return bad("policy %d is unknown", c.Policy)
+		return invalid(what, obj, "policy", "%d is unknown", c.Policy)
 	case c.Parent == c.Name:
-		return bad("parent: %q is its own parent (a cycle)", c.Parent)
+		return invalid(what, obj, "parent", "%q is its own parent (a cycle)", c.Parent)
 	}
-	if msg := checkModes(c.PreemptionPolicy, c.DisruptionMode); msg != "" {
-		return bad("%s", msg)
+	if field, detail := checkModes(c.PreemptionPolicy, c.DisruptionMode); detail != "" {
+		return invalid(what, obj, field, "%s", detail)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/gangsim/gangsim/cluster"
 )
 
 // MaxDepth is the deepest a hierarchy may be, PodGroups included
@@ -48,16 +50,16 @@ func (f *Forest) AddComposite(c *CompositePodGroup) error {
 		return err
 	}
 	if f.composites[c.Key()] != nil {
-		return fmt.Errorf("%w: composite %s is defined twice", ErrHierarchy, c.Key())
+		return hierarchyError(true, c.Key(), "name", "is defined twice")
 	}
 	if c.Parent != "" {
 		ref := Ref{Composite: true, Key: c.Key()}
-		depth, err := f.checkParent(ref, c.Namespace, c.Parent, c.Priority)
+		depth, err := f.checkParent(ref, c.Namespace, c.Parent, c.EffectivePriority())
 		if err != nil {
 			return err
 		}
 		if depth+1 > MaxDepth {
-			return fmt.Errorf("%w: composite %s: parent: at depth %d it leaves no room for its PodGroups (hierarchies are at most %d deep)", ErrHierarchy, c.Key(), depth, MaxDepth)
+			return hierarchyError(true, c.Key(), "parent", "at depth %d it leaves no room for its PodGroups (hierarchies are at most %d deep)", depth, MaxDepth)
 		}
 		f.link(ref, Key(c.Namespace, c.Parent), childOrder{c.CreationTime, c.Name})
 	}
@@ -72,11 +74,11 @@ func (f *Forest) AddGroup(g *PodGroup) error {
 		return err
 	}
 	if f.groups[g.Key()] != nil {
-		return fmt.Errorf("%w: pod group %s is defined twice", ErrHierarchy, g.Key())
+		return hierarchyError(false, g.Key(), "name", "is defined twice")
 	}
 	if g.Parent != "" {
 		ref := Ref{Key: g.Key()}
-		if _, err := f.checkParent(ref, g.Namespace, g.Parent, g.Priority); err != nil {
+		if _, err := f.checkParent(ref, g.Namespace, g.Parent, g.EffectivePriority()); err != nil {
 			return err
 		}
 		f.link(ref, Key(g.Namespace, g.Parent), childOrder{g.CreationTime, g.Name})
@@ -90,21 +92,26 @@ func (f *Forest) AddGroup(g *PodGroup) error {
 func (f *Forest) checkParent(child Ref, namespace, parentName string, priority int32) (int, error) {
 	pk := Key(namespace, parentName)
 	parent := f.composites[pk]
-	what := "pod group"
-	if child.Composite {
-		what = "composite"
-	}
 	if parent == nil {
-		return 0, fmt.Errorf("%w: %s %s: parent: composite %q is not defined", ErrHierarchy, what, child.Key, parentName)
+		return 0, hierarchyError(child.Composite, child.Key, "parent", "composite pod group %q is not defined", parentName)
 	}
-	if parent.Priority != priority {
-		return 0, fmt.Errorf("%w: %s %s: priority %d differs from its parent %s's %d (a hierarchy has one priority)", ErrHierarchy, what, child.Key, priority, parentName, parent.Priority)
+	if parent.EffectivePriority() != priority {
+		return 0, hierarchyError(child.Composite, child.Key, "priority", "%d differs from its parent %s's %d (a hierarchy has one priority)", priority, parentName, parent.EffectivePriority())
 	}
 	depth := f.Depth(Ref{Composite: true, Key: pk}) + 1
 	if depth > MaxDepth {
-		return 0, fmt.Errorf("%w: %s %s: depth %d exceeds %d", ErrHierarchy, what, child.Key, depth, MaxDepth)
+		return 0, hierarchyError(child.Composite, child.Key, "parent", "depth %d exceeds %d", depth, MaxDepth)
 	}
 	return depth, nil
+}
+
+// hierarchyError returns a Forest error about a group's field.
+func hierarchyError(composite bool, key, field, format string, args ...any) error {
+	what := "pod group "
+	if composite {
+		what = "composite pod group "
+	}
+	return &cluster.FieldError{Sentinel: ErrHierarchy, Object: what + key, Field: field, Detail: fmt.Sprintf(format, args...)}
 }
 
 // link records child under the parent with key pk, in child order.

@@ -35,10 +35,10 @@ func TestForestRejects(t *testing.T) {
 		err  string
 	}{
 		{"self parent", func() error { return f.AddComposite(composite("x", "x")) }, `"x" is its own parent (a cycle)`},
-		{"unknown parent", func() error { return f.AddGroup(&PodGroup{Name: "g", Parent: "nope"}) }, `parent: composite "nope" is not defined`},
-		{"composite at depth 4", func() error { return f.AddComposite(composite("c4", "c3")) }, "composite default/c4: parent: at depth 4 it leaves no room"},
-		{"priority mismatch", func() error { return f.AddGroup(&PodGroup{Name: "g", Parent: "c1", Priority: 5}) }, "pod group default/g: priority 5 differs from its parent c1's 0"},
-		{"duplicate", func() error { return f.AddComposite(composite("c2", "c1")) }, "composite default/c2 is defined twice"},
+		{"unknown parent", func() error { return f.AddGroup(&PodGroup{Name: "g", Parent: "nope"}) }, `parent: composite pod group "nope" is not defined`},
+		{"composite at depth 4", func() error { return f.AddComposite(composite("c4", "c3")) }, "composite pod group default/c4: parent: at depth 4 it leaves no room"},
+		{"priority mismatch", func() error { return f.AddGroup(&PodGroup{Name: "g", Parent: "c1", Priority: new(int32(5))}) }, "pod group default/g: priority: 5 differs from its parent c1's 0"},
+		{"duplicate", func() error { return f.AddComposite(composite("c2", "c1")) }, "composite pod group default/c2: name: is defined twice"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -44,7 +44,10 @@ type PodGroup struct {
 	Name              string
 	Policy            Policy
 	MinCount          int32 // gang only; at least 1
-	Priority          int32
+	// Priority is the priority as given (nil: not given); admission (the
+	// Scheduler's AddPodGroup) resolves it from PriorityClassName, the
+	// parent or the global default. EffectivePriority reads it.
+	Priority          *int32
 	PriorityClassName string
 	PreemptionPolicy  cluster.PreemptionPolicy // "" means PreemptLowerPriority
 	DisruptionMode    DisruptionMode           // "" means Single
@@ -54,7 +57,7 @@ type PodGroup struct {
 }
 
 // ErrInvalid is wrapped by every Validate error.
-var ErrInvalid = errors.New("podgroup: invalid group")
+var ErrInvalid = errors.New("podgroup: invalid")
 
 // Key returns the group's "namespace/name".
 func (g *PodGroup) Key() string { return Key(g.Namespace, g.Name) }
@@ -65,6 +68,17 @@ func Key(namespace, name string) string {
 		namespace = "default"
 	}
 	return namespace + "/" + name
+}
+
+// EffectivePriority returns the priority, 0 when none is set (as
+// kube-scheduler's PodGroupPriority reads a nil priority).
+func (g *PodGroup) EffectivePriority() int32 { return derefPriority(g.Priority) }
+
+func derefPriority(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // EffectivePreemptionPolicy returns the policy with its default applied.
@@ -95,39 +109,47 @@ func (g *PodGroup) Quorum() int {
 // Validate reports the first problem with g, naming the group and field.
 func (g *PodGroup) Validate() error {
 	if g.Name == "" {
-		return fmt.Errorf("%w: name is empty", ErrInvalid)
+		return invalid("pod group", "", "name", "must not be empty")
 	}
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w %s: %s", ErrInvalid, g.Key(), fmt.Sprintf(format, args...))
-	}
+	obj := g.Key()
 	switch {
 	case g.Policy == Gang && g.MinCount < 1:
-		return bad("minCount %d must be at least 1", g.MinCount)
+		return invalid("pod group", obj, "minCount", "%d must be at least 1", g.MinCount)
 	case g.Policy == Basic && g.MinCount != 0:
-		return bad("minCount is set on a basic group")
+		return invalid("pod group", obj, "minCount", "is set on a basic group")
 	case g.Policy != Gang && g.Policy != Basic:
-		return bad("policy %d is unknown", g.Policy)
+		return invalid("pod group", obj, "policy", "%d is unknown", g.Policy)
 	}
-	if msg := checkModes(g.PreemptionPolicy, g.DisruptionMode); msg != "" {
-		return bad("%s", msg)
+	if field, detail := checkModes(g.PreemptionPolicy, g.DisruptionMode); detail != "" {
+		return invalid("pod group", obj, field, "%s", detail)
 	}
 	return nil
 }
 
+// invalid returns a validation error for the group kind what ("pod group"
+// or "composite pod group"), key and field.
+func invalid(what, key, field, format string, args ...any) error {
+	obj := what
+	if key != "" {
+		obj += " " + key
+	}
+	return &cluster.FieldError{Sentinel: ErrInvalid, Object: obj, Field: field, Detail: fmt.Sprintf(format, args...)}
+}
+
 // checkModes validates the preemption policy and disruption mode every
-// group kind has; it returns the problem, or "".
-func checkModes(policy cluster.PreemptionPolicy, mode DisruptionMode) string {
+// group kind has; it returns the field at fault and the problem, or "".
+func checkModes(policy cluster.PreemptionPolicy, mode DisruptionMode) (field, detail string) {
 	switch policy {
 	case "", cluster.PreemptLowerPriority, cluster.PreemptNever:
 	default:
-		return fmt.Sprintf("preemptionPolicy %q is not PreemptLowerPriority or Never", policy)
+		return "preemptionPolicy", fmt.Sprintf("%q is not PreemptLowerPriority or Never", policy)
 	}
 	switch mode {
 	case "", DisruptSingle, DisruptAll:
 	default:
-		return fmt.Sprintf("disruptionMode %q is not Single or All", mode)
+		return "disruptionMode", fmt.Sprintf("%q is not Single or All", mode)
 	}
-	return ""
+	return "", ""
 }
 
 // Progress is how far a placement attempt got: pods still to try and pods

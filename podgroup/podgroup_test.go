@@ -43,11 +43,11 @@ func TestValidate(t *testing.T) {
 	}{
 		{"ok gang", PodGroup{Name: "g", Policy: Gang, MinCount: 2}, ""},
 		{"ok basic", PodGroup{Name: "g"}, ""},
-		{"no name", PodGroup{}, "name is empty"},
-		{"gang without minCount", PodGroup{Name: "g", Policy: Gang}, "default/g: minCount 0 must be at least 1"},
-		{"basic with minCount", PodGroup{Name: "g", MinCount: 2}, "minCount is set on a basic group"},
-		{"bad policy", PodGroup{Name: "g", PreemptionPolicy: "Sometimes"}, `preemptionPolicy "Sometimes"`},
-		{"bad disruption", PodGroup{Name: "g", DisruptionMode: "Some"}, `disruptionMode "Some"`},
+		{"no name", PodGroup{}, "name: must not be empty"},
+		{"gang without minCount", PodGroup{Name: "g", Policy: Gang}, "default/g: minCount: 0 must be at least 1"},
+		{"basic with minCount", PodGroup{Name: "g", MinCount: 2}, "minCount: is set on a basic group"},
+		{"bad policy", PodGroup{Name: "g", PreemptionPolicy: "Sometimes"}, `preemptionPolicy: "Sometimes"`},
+		{"bad disruption", PodGroup{Name: "g", DisruptionMode: "Some"}, `disruptionMode: "Some"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

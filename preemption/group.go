@@ -40,6 +40,7 @@ type GroupOutcome struct {
 	Victims       []*Unit // importance order
 	Assignments   []Assignment
 	PDBViolations int
+	Violators     []cluster.PodKey // the victim pods whose eviction breaks a budget
 }
 
 // PreemptForGroup is workload-aware preemption (SEMANTICS S8): every unit
@@ -72,7 +73,7 @@ func PreemptForGroup(req GroupRequest) (GroupOutcome, bool) {
 		return GroupOutcome{}, false
 	}
 	slices.SortFunc(potential, Compare)
-	violating, counts, rest := budgetViolations(potential, req.Budgets)
+	violating, violators, rest := budgetViolations(potential, req.Budgets)
 	out := GroupOutcome{Assignments: assignments}
 	byNode := map[int][]int{} // node -> indexes of its assignments, in cycle order
 	for i, a := range assignments {
@@ -99,7 +100,8 @@ func PreemptForGroup(req GroupRequest) (GroupOutcome, bool) {
 	for i, u := range violating {
 		if !reprieveUnit(req, u, relevant(u)) {
 			out.Victims = append(out.Victims, u)
-			out.PDBViolations += counts[i]
+			out.PDBViolations += len(violators[i])
+			out.Violators = append(out.Violators, violators[i]...)
 		}
 	}
 	for _, u := range rest {

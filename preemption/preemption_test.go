@@ -29,7 +29,7 @@ func newFixture(t *testing.T, nodes ...string) *fixture {
 }
 
 func (f *fixture) pod(name, node string, milliCPU int64, prio int32, start time.Duration, labels ...string) *fixture {
-	p := cluster.Pod{Name: name, NodeName: node, Requests: cluster.NewResources(milliCPU, 0, 0), Priority: prio, StartTime: start}
+	p := cluster.Pod{Name: name, NodeName: node, Requests: cluster.NewResources(milliCPU, 0, 0), Priority: &prio, StartTime: start}
 	if len(labels) == 2 {
 		p.Labels = map[string]string{labels[0]: labels[1]}
 	}
@@ -41,7 +41,7 @@ func (f *fixture) pod(name, node string, milliCPU int64, prio int32, start time.
 // fits function checking cpu only and every pod its own unit.
 func (f *fixture) request(milliCPU int64, prio int32) preemption.Request {
 	snap := f.cache.Snapshot()
-	pre := cluster.NewPodInfo(cluster.Pod{Name: "preemptor", Requests: cluster.NewResources(milliCPU, 0, 0), Priority: prio})
+	pre := cluster.NewPodInfo(cluster.Pod{Name: "preemptor", Requests: cluster.NewResources(milliCPU, 0, 0), Priority: &prio})
 	var potential []int
 	for i := range snap.Len() {
 		potential = append(potential, i)
@@ -157,7 +157,7 @@ func TestPickOneCriteria(t *testing.T) {
 
 func TestUnitImportanceOrder(t *testing.T) {
 	pod := func(name string, prio int32, start time.Duration) *cluster.PodInfo {
-		return cluster.NewPodInfo(cluster.Pod{Name: name, Priority: prio, StartTime: start})
+		return cluster.NewPodInfo(cluster.Pod{Name: name, Priority: &prio, StartTime: start})
 	}
 	lone := preemption.NewPodUnit(pod("lone", 5, 0))
 	member := &preemption.Unit{Key: "default/member", Kind: preemption.KindPodGroup, Priority: 5, Pods: []*cluster.PodInfo{pod("member", 5, time.Hour)}}
@@ -216,7 +216,7 @@ func BenchmarkPreemptionDecision(b *testing.B) {
 			b.Fatal(err)
 		}
 		for i := range 10 {
-			p := cluster.Pod{Name: fmt.Sprintf("%s-p%d", name, i), NodeName: name, Priority: int32(i % 3), StartTime: time.Duration(i) * time.Second,
+			p := cluster.Pod{Name: fmt.Sprintf("%s-p%d", name, i), NodeName: name, Priority: new(int32(i % 3)), StartTime: time.Duration(i) * time.Second,
 				Requests: cluster.NewResources(1000, 4<<30, 0)}
 			if err := c.AddPod(p); err != nil {
 				b.Fatal(err)
@@ -224,7 +224,7 @@ func BenchmarkPreemptionDecision(b *testing.B) {
 		}
 	}
 	snap := c.Snapshot()
-	pre := cluster.NewPodInfo(cluster.Pod{Name: "pre", Requests: cluster.NewResources(2500, 8<<30, 0), Priority: 100})
+	pre := cluster.NewPodInfo(cluster.Pod{Name: "pre", Requests: cluster.NewResources(2500, 8<<30, 0), Priority: new(int32(100))})
 	potential := make([]int, snap.Len())
 	for i := range potential {
 		potential[i] = i

@@ -17,6 +17,8 @@ type Candidate struct {
 	Node          int
 	Victims       []*Unit // importance order, most important first
 	PDBViolations int     // victim pods whose eviction breaks a budget
+	// Violators are those pods.
+	Violators []cluster.PodKey
 }
 
 // VictimPods returns the pods of the candidate's victims, in order.
@@ -56,7 +58,7 @@ func SelectVictimsOnNode(snap *cluster.Snapshot, node int, preemptorPriority int
 		return Candidate{}, false
 	}
 	slices.SortFunc(potential, Compare)
-	violating, counts, rest := budgetViolations(potential, budgets)
+	violating, violators, rest := budgetViolations(potential, budgets)
 	c := Candidate{Node: node}
 	reprieve := func(u *Unit) bool {
 		mark := snap.Checkpoint()
@@ -70,7 +72,8 @@ func SelectVictimsOnNode(snap *cluster.Snapshot, node int, preemptorPriority int
 	}
 	for i, u := range violating {
 		if !reprieve(u) {
-			c.PDBViolations += counts[i]
+			c.PDBViolations += len(violators[i])
+			c.Violators = append(c.Violators, violators[i]...)
 		}
 	}
 	for _, u := range rest {

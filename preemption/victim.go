@@ -72,14 +72,14 @@ func Compare(a, b *Unit) int {
 // kube-scheduler's FilterVictimsWithPDBViolation does: each budget's
 // allowance is spent by the matching pods in the order given, and a unit
 // violates when one of its pods finds its budget spent. It returns the
-// violating units with the number of violating pods of each.
-func budgetViolations(units []*Unit, budgets []cluster.BudgetStatus) (violating []*Unit, counts []int, rest []*Unit) {
+// violating units with the violating pods of each.
+func budgetViolations(units []*Unit, budgets []cluster.BudgetStatus) (violating []*Unit, violators [][]cluster.PodKey, rest []*Unit) {
 	allowed := make([]int, len(budgets))
 	for i, b := range budgets {
 		allowed[i] = b.Allowed
 	}
 	for _, u := range units {
-		n := 0
+		var bad []cluster.PodKey
 		for _, p := range u.Pods {
 			if p.State() == cluster.PodTerminating {
 				continue // already being disrupted
@@ -90,16 +90,16 @@ func budgetViolations(units []*Unit, budgets []cluster.BudgetStatus) (violating 
 				}
 				allowed[i]--
 				if allowed[i] < 0 {
-					n++
+					bad = append(bad, p.Key())
 					break
 				}
 			}
 		}
-		if n > 0 {
-			violating, counts = append(violating, u), append(counts, n)
+		if len(bad) > 0 {
+			violating, violators = append(violating, u), append(violators, bad)
 		} else {
 			rest = append(rest, u)
 		}
 	}
-	return violating, counts, rest
+	return violating, violators, rest
 }

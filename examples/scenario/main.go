@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/scenario"
 )
 
 //go:embed default.yaml
@@ -25,13 +25,13 @@ func main() {
 }
 
 func run(args []string) error {
-	var sc *gangsim.Scenario
+	var sc *scenario.Scenario
 	var err error
 	switch len(args) {
 	case 0:
-		sc, err = gangsim.ParseScenario("default.yaml", defaultScenario)
+		sc, err = scenario.Parse("default.yaml", defaultScenario)
 	case 1:
-		sc, err = gangsim.LoadScenario(args[0])
+		sc, err = scenario.Load(args[0])
 	default:
 		return fmt.Errorf("usage: scenario [FILE]")
 	}

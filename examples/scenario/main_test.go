@@ -48,7 +48,7 @@ func TestDefaultScenarioRuns(t *testing.T) {
 }
 
 func TestBadFilesExitOne(t *testing.T) {
-	files, err := filepath.Glob("../../testdata/scenarios/bad/*.yaml")
+	files, err := filepath.Glob("../../scenario/testdata/scenarios/bad/*.yaml")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, f := range files {
@@ -62,7 +62,7 @@ func TestBadFilesExitOne(t *testing.T) {
 }
 
 func TestGoodFileExitsZero(t *testing.T) {
-	out, errOut, code := runCommand(t, "../../testdata/scenarios/reasons.yaml")
+	out, errOut, code := runCommand(t, "../../scenario/testdata/scenarios/reasons.yaml")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, `"phase": "Pending"`)
 }

@@ -1,0 +1,99 @@
+package gangsim
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
+)
+
+// ErrAdmission is wrapped by every error admission gives: a priority class
+// that does not exist, a priority that contradicts its class.
+var ErrAdmission = errors.New("gangsim: admission")
+
+// PodPriority resolves the priority and preemption policy admission gives
+// a pod; AddPod applies exactly this, and file loaders call it to report
+// problems before a run. The rules, first match wins:
+//
+//  1. PriorityClassName names a class: its value (an explicit Priority
+//     must then equal it) and, unless the pod sets its own, its
+//     preemption policy;
+//  2. an explicit Priority;
+//  3. a member of a PodGroup: the group's priority and, unless the pod
+//     sets its own, the group's preemption policy (group is the pod's
+//     group as admitted, or nil when it is not known);
+//  4. the global default class, if there is one;
+//  5. 0 and PreemptLowerPriority.
+func PodPriority(classes *cluster.PriorityClasses, p *cluster.Pod, group *podgroup.PodGroup) (int32, cluster.PreemptionPolicy, error) {
+	obj := "pod " + string(p.Key())
+	switch {
+	case p.PriorityClassName != "" || p.Priority == nil && group == nil:
+		return classPriority(classes, obj, p.PriorityClassName, p.Priority, p.PreemptionPolicy)
+	case p.Priority != nil:
+		return *p.Priority, orDefault(p.PreemptionPolicy, cluster.PreemptLowerPriority), nil
+	}
+	return group.EffectivePriority(), orDefault(p.PreemptionPolicy, group.EffectivePreemptionPolicy()), nil
+}
+
+// GroupPriority resolves the priority and preemption policy admission gives
+// a PodGroup or CompositePodGroup, given as its fields: the class's value
+// (an explicit priority must equal it), else the explicit priority, else
+// the parent composite's priority (parent nil: a root), else the global
+// default class, else 0. The preemption policy is the group's own, else its
+// class's, else PreemptLowerPriority. AddPodGroup and AddCompositePodGroup
+// apply exactly this.
+func GroupPriority(classes *cluster.PriorityClasses, obj string, priority *int32, className string, policy cluster.PreemptionPolicy, parent *podgroup.CompositePodGroup) (int32, cluster.PreemptionPolicy, error) {
+	switch {
+	case className != "" || priority == nil && parent == nil:
+		return classPriority(classes, obj, className, priority, policy)
+	case priority != nil:
+		return *priority, orDefault(policy, cluster.PreemptLowerPriority), nil
+	}
+	return parent.EffectivePriority(), orDefault(policy, cluster.PreemptLowerPriority), nil
+}
+
+// classPriority resolves className ("" for the global default) and checks
+// an explicit priority against it.
+func classPriority(classes *cluster.PriorityClasses, obj, className string, priority *int32, policy cluster.PreemptionPolicy) (int32, cluster.PreemptionPolicy, error) {
+	value, classPolicy, err := classes.Resolve(className)
+	if err != nil {
+		return 0, "", &cluster.FieldError{Sentinel: ErrAdmission, Object: obj, Field: "priorityClassName",
+			Detail: fmt.Sprintf("priority class %q is not defined", className)}
+	}
+	if priority != nil && *priority != value {
+		return 0, "", &cluster.FieldError{Sentinel: ErrAdmission, Object: obj, Field: "priority",
+			Detail: fmt.Sprintf("%d differs from %d, the value of priority class %q", *priority, value, className)}
+	}
+	return value, orDefault(policy, classPolicy), nil
+}
+
+func orDefault(p, def cluster.PreemptionPolicy) cluster.PreemptionPolicy {
+	if p == "" {
+		return def
+	}
+	return p
+}
+
+// admitPod returns the pod as admitted: its priority and preemption policy
+// resolved (PodPriority), nodeName cleared (the caller places it). group is
+// its PodGroup's record when the group is known.
+func (s *Scheduler) admitPod(p cluster.Pod, group *groupRecord) (cluster.Pod, error) {
+	var g *podgroup.PodGroup
+	if group != nil {
+		g = &group.group
+	}
+	prio, policy, err := PodPriority(&s.classes, &p, g)
+	if err != nil {
+		return p, err
+	}
+	p = p.Clone()
+	p.Priority, p.PreemptionPolicy, p.NodeName = &prio, policy, ""
+	return p, nil
+}
+
+// inheritsGroupPriority reports whether admission takes p's priority from
+// its group (rule 3 of PodPriority).
+func inheritsGroupPriority(p *cluster.Pod) bool {
+	return p.PodGroup != "" && p.Priority == nil && p.PriorityClassName == ""
+}

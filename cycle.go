@@ -1,0 +1,275 @@
+package gangsim
+
+import (
+	"fmt"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/preemption"
+	"github.com/gangsim/gangsim/queue"
+)
+
+// scheduleOne pops the head of activeQ and runs its cycle: a pod's, or a
+// root group's (a PodGroup being a hierarchy of one leaf).
+func (s *Scheduler) scheduleOne() (CycleResult, bool, error) {
+	it, ok := s.queue.Pop(s.now)
+	if !ok {
+		return CycleResult{}, false, nil
+	}
+	s.cycle++
+	var res CycleResult
+	var err error
+	ev := Event{Kind: EventCycle}
+	if r := it.Value.pod; r != nil {
+		res, err = s.schedulePod(it)
+		ev.Pod = r.info
+	} else {
+		res, err = s.scheduleRoot(it)
+		ev.Group = groupRef(it.Value.root)
+	}
+	ev.Reason = res.Status.Message()
+	if res.Status != nil && ev.Reason == "" {
+		ev.Reason = res.Status.Code().String()
+	}
+	s.emit(ev)
+	return res, true, err
+}
+
+// schedulePod runs one pod-by-pod cycle: one snapshot, filter and score,
+// then bind (assume and finish binding in the cache at the same instant)
+// or park the pod as unschedulable with the reason, after PostFilter
+// (preemption) had its chance.
+func (s *Scheduler) schedulePod(it *queue.Item[entry]) (CycleResult, error) {
+	r := it.Value.pod
+	res := CycleResult{At: s.now, Item: it.Key}
+	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
+		return res, err
+	}
+	idx, fitErr := s.podAlgo.ScheduleNominated(s.snap, r.info, nil, s.nominations.index(r))
+	if fitErr != nil {
+		s.failAttempt(r, fitErr.Error())
+		res.Status = NewStatus(Unschedulable, r.reason)
+		res.Evicted, res.Nominated = s.postFilterPod(r, fitErr)
+		return res, s.queue.Park(it.Key, s.now, s.version)
+	}
+	node := s.snap.Node(idx).Name()
+	if err := s.bind(r, node); err != nil {
+		return res, err
+	}
+	res.Bound = []Binding{{Pod: r.info.Key(), Node: node}}
+	return res, s.queue.Done(it.Key)
+}
+
+// scheduleRoot runs one cycle for a root group (SEMANTICS S5, S9): validate
+// every member of the hierarchy, one snapshot, the placement algorithm
+// (recursive for a composite) with tentative reservations rolled back,
+// then an all-or-nothing commit: every placed pod bound at once, or none
+// and PodGroupPostFilter (workload-aware preemption).
+func (s *Scheduler) scheduleRoot(it *queue.Item[entry]) (CycleResult, error) {
+	root := it.Value.root
+	res := CycleResult{At: s.now, Item: it.Key}
+	pending := s.hierarchyPending(root)
+	if len(pending) == 0 {
+		return res, s.queue.Done(it.Key)
+	}
+	leaves := s.leafRecords(root)
+	if msg := s.validateRoot(root, leaves); msg != "" {
+		return s.errorCycle(it, leaves, pending, msg, res)
+	}
+	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
+		return res, err
+	}
+	for _, r := range pending {
+		r.attempts++
+	}
+	tree := s.buildTree(root)
+	out := s.placeRoot(tree)
+	if out.Err != nil {
+		return s.errorCycle(it, leaves, pending, out.Err.Error(), res)
+	}
+	placed := out.Assignments(tree)
+	if !out.Feasible || len(placed) == 0 {
+		return s.failRoot(it, root, leaves, out, pending, res)
+	}
+	s.explainLeaves(leaves, out, "")
+	for _, a := range placed {
+		node := s.snap.Node(a.Node).Name()
+		if err := s.bind(s.pods[a.Pod.Key()], node); err != nil {
+			return res, err
+		}
+		res.Bound = append(res.Bound, Binding{Pod: a.Pod.Key(), Node: node})
+	}
+	if root.Composite {
+		s.emit(Event{Kind: EventGroupScheduled, Group: groupRef(root)})
+	}
+	if left := len(s.hierarchyPending(root)); left > 0 {
+		it.Size = left
+		return res, s.queue.Requeue(it.Key)
+	}
+	return res, s.queue.Done(it.Key)
+}
+
+// placeRoot runs the placement algorithm for the hierarchy on the snapshot
+// as it is and leaves the snapshot unchanged.
+func (s *Scheduler) placeRoot(tree *placement.TreeNode) placement.TreeResult {
+	cp := s.snap.Checkpoint()
+	out := s.groupAlgo.ScheduleTree(s.snap, tree, placement.Placement{})
+	s.snap.Rollback(cp)
+	return out
+}
+
+// failRoot ends a cycle that bound nothing: every pending pod keeps or gets
+// its reason, every leaf its condition, then workload-aware preemption
+// runs; the root backs off, even when preemption succeeded (nothing is
+// bound in this cycle).
+func (s *Scheduler) failRoot(it *queue.Item[entry], root podgroup.Ref, leaves []*groupRecord, out placement.TreeResult, pending []*podRecord, res CycleResult) (CycleResult, error) {
+	msg := out.Message
+	if out.Feasible {
+		// the policy was met by members scheduled earlier, but no pod was
+		// placed now: kube-scheduler turns that success into a failure
+		msg = errPodGroupUnschedulable
+	}
+	res.Status = NewStatus(Unschedulable, msg)
+	s.explainLeaves(leaves, out, msg)
+	if root.Composite {
+		s.emit(Event{Kind: EventGroupFailed, Group: groupRef(root), Reason: msg})
+	}
+	res.Evicted, res.Nominated = s.preemptFor(workload{
+		ref: groupRef(root), priority: s.rootPriority(root), policy: s.rootPolicy(root), pending: pending,
+		place: func() ([]preemption.Assignment, bool) { return s.placeForPreemption(root) },
+	})
+	return res, s.queue.BackOff(it.Key, s.now, s.version, false)
+}
+
+// errPodGroupUnschedulable is kube-scheduler's message for a group whose
+// cycle placed nothing without a more specific reason.
+const errPodGroupUnschedulable = "pod group is unschedulable"
+
+// explainLeaves records each leaf's outcome of a cycle: its condition, its
+// event, and the reasons of its pods still pending. rootMsg is "" when the
+// cycle bound pods, else why it failed; a leaf the cycle never reached (an
+// earlier sibling made its composite give up) fails with that reason.
+func (s *Scheduler) explainLeaves(leaves []*groupRecord, out placement.TreeResult, rootMsg string) {
+	for _, gr := range leaves {
+		lr, evaluated := out.Leaves[gr.group.Key()]
+		if !evaluated && rootMsg == "" {
+			continue // under a composite that gave up inside a successful root
+		}
+		ok := rootMsg == "" && lr.Feasible
+		msg := rootMsg
+		if evaluated && lr.Message != "" {
+			msg = lr.Message
+		}
+		ref := Ref{Kind: KindPodGroup, Key: gr.group.Key()}
+		if ok {
+			gr.setCondition(podgroup.ConditionTrue, podgroup.ReasonScheduled, "", s.now)
+			s.emit(Event{Kind: EventGroupScheduled, Group: ref})
+		} else {
+			gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonUnschedulable, msg, s.now)
+			s.emit(Event{Kind: EventGroupFailed, Group: ref, Reason: msg})
+		}
+		failed := map[cluster.PodKey]string{}
+		for _, f := range lr.Failures {
+			failed[f.Pod.Key()] = f.Err.Error()
+		}
+		for _, r := range gr.pending() {
+			if reason, ok := failed[r.info.Key()]; ok {
+				s.failAttempt(r, reason)
+			} else if msg != "" {
+				s.failAttempt(r, msg)
+			}
+		}
+	}
+}
+
+// errorCycle ends a cycle that could not judge its groups (invalid
+// members, a broken topology constraint): SchedulerError on every group,
+// the reason on every pending pod, nothing bound, error backoff.
+func (s *Scheduler) errorCycle(it *queue.Item[entry], leaves []*groupRecord, pending []*podRecord, msg string, res CycleResult) (CycleResult, error) {
+	for _, r := range pending {
+		s.failAttempt(r, msg)
+	}
+	for _, gr := range leaves {
+		gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonSchedulerError, msg, s.now)
+		s.emit(Event{Kind: EventGroupFailed, Group: Ref{Kind: KindPodGroup, Key: gr.group.Key()}, Reason: msg})
+	}
+	res.Status = NewStatus(Error, msg)
+	return res, s.queue.BackOff(it.Key, s.now, s.version, true)
+}
+
+// validateRoot checks what kube-scheduler's validatePodGroup checks: every
+// member of the hierarchy, pending or scheduled, names this scheduler, has
+// the root's priority and the root's preemption policy. It returns the
+// first problem, or "".
+func (s *Scheduler) validateRoot(root podgroup.Ref, leaves []*groupRecord) string {
+	what := "pod group"
+	if root.Composite {
+		what = "composite pod group"
+	}
+	name, prio, policy := s.rootName(root), s.rootPriority(root), s.rootPolicy(root)
+	for _, gr := range leaves {
+		for k := range gr.members.Members() {
+			p := gr.pods[k].info
+			switch {
+			case p.Pod().EffectiveSchedulerName() != s.cfg.SchedulerName:
+				return fmt.Sprintf("pod %s names scheduler %q, but %s %s is scheduled by %q", k.Display(), p.Pod().EffectiveSchedulerName(), what, name, s.cfg.SchedulerName)
+			case p.Priority() != prio:
+				return fmt.Sprintf("pod %s has priority %d, but %s %s has priority %d", k.Display(), p.Priority(), what, name, prio)
+			case p.Pod().EffectivePreemptionPolicy() != policy:
+				return fmt.Sprintf("pod %s has preemptionPolicy %s, but %s %s has %s", k.Display(), p.Pod().EffectivePreemptionPolicy(), what, name, policy)
+			}
+		}
+	}
+	return ""
+}
+
+// buildTree describes the hierarchy under ref for the placement algorithm:
+// each leaf's pending pods in cycle order, and each composite's scheduled
+// pods (which pin its topology domain and count in its placement score).
+func (s *Scheduler) buildTree(ref podgroup.Ref) *placement.TreeNode {
+	if !ref.Composite {
+		gr := s.groups[ref.Key]
+		return &placement.TreeNode{Key: ref.Key, Leaf: s.leafRequest(gr, gr.pending())}
+	}
+	c := &s.composites[ref.Key].cpg
+	n := &placement.TreeNode{Key: ref.Key, Composite: c, Subject: placement.Subject{Name: c.Name, TopologyKey: c.TopologyKey}}
+	for _, child := range s.forest.Children(ref.Key) {
+		cn := s.buildTree(child)
+		n.Children = append(n.Children, cn)
+		sub := cn.Subject
+		if cn.Leaf != nil {
+			sub = *cn.Leaf.Subject()
+		}
+		n.Subject.ScheduledNodes = append(n.Subject.ScheduledNodes, sub.ScheduledNodes...)
+		n.Subject.Scheduled += sub.Scheduled
+	}
+	return n
+}
+
+// leafRequest describes a PodGroup's pending pods (in cycle order) for the
+// placement algorithm.
+func (s *Scheduler) leafRequest(gr *groupRecord, pending []*podRecord) *placement.GroupRequest {
+	req := &placement.GroupRequest{Group: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: gr.scheduledNodes()}
+	for _, r := range pending {
+		req.Pods = append(req.Pods, r.info)
+		req.Nominated = append(req.Nominated, s.nominations.index(r))
+	}
+	return req
+}
+
+// placeForPreemption runs the root's placement algorithm on the snapshot
+// as preemption left it (victims removed) and leaves it unchanged.
+func (s *Scheduler) placeForPreemption(root podgroup.Ref) ([]preemption.Assignment, bool) {
+	tree := s.buildTree(root)
+	out := s.placeRoot(tree)
+	placed := out.Assignments(tree)
+	if out.Err != nil || !out.Feasible || len(placed) == 0 {
+		return nil, false
+	}
+	as := make([]preemption.Assignment, len(placed))
+	for i, a := range placed {
+		as[i] = preemption.Assignment{Pod: a.Pod, Node: a.Node}
+	}
+	return as, true
+}

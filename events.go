@@ -1,0 +1,257 @@
+package gangsim
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// Kind is what kind of object a Ref names.
+type Kind uint8
+
+// The kinds of objects events and preemptors name.
+const (
+	KindPod Kind = iota + 1
+	KindPodGroup
+	KindCompositePodGroup
+	KindNode
+)
+
+var kindNames = [...]string{"", "Pod", "PodGroup", "CompositePodGroup", "Node"}
+
+// String returns the kind as Kubernetes spells it ("Pod", "PodGroup", ...).
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && k > 0 {
+		return kindNames[k]
+	}
+	return "Kind(?)"
+}
+
+// Ref names one object: its kind and its key ("namespace/name" for pods
+// and groups, the name for a node). The zero Ref names nothing.
+type Ref struct {
+	Kind Kind
+	Key  string
+}
+
+// IsZero reports whether r names nothing.
+func (r Ref) IsZero() bool { return r.Kind == 0 }
+
+// Display renders the key as results show it: the bare name in the default
+// namespace, "namespace/name" elsewhere.
+func (r Ref) Display() string { return cluster.PodKey(r.Key).Display() }
+
+// String renders "Kind/key".
+func (r Ref) String() string {
+	if r.IsZero() {
+		return "-"
+	}
+	return r.Kind.String() + "/" + r.Key
+}
+
+// PodRef returns the Ref of a pod.
+func PodRef(key cluster.PodKey) Ref { return Ref{Kind: KindPod, Key: string(key)} }
+
+// EventKind is what changed in the simulation.
+type EventKind uint8
+
+// The events, one per change of the simulation. Pod events set Pod (and
+// Node where the pod is or was on one); group events set Group; node events
+// set Node.
+const (
+	// EventPodArrived: the pod was admitted (pending, or running at once
+	// when it named its node).
+	EventPodArrived EventKind = iota + 1
+	// EventPodBound: the pod was placed on Node and runs there.
+	EventPodBound
+	// EventPodNominated: preemption nominated the pod to Node; its room is
+	// held while the victims terminate.
+	EventPodNominated
+	// EventPodUnschedulable: an attempt to place the pod failed; Reason
+	// says why. It stays pending.
+	EventPodUnschedulable
+	// EventPodEvicted: preemption chose the pod as a victim; its graceful
+	// termination starts and it holds Node until EventPodTerminated. By is
+	// the preemptor; BudgetViolation says whether the eviction broke a
+	// PodDisruptionBudget.
+	EventPodEvicted
+	// EventPodTerminated: the pod left Node and is pending again; Reason
+	// says why (TerminatedPreempted, TerminatedNodeRemoved,
+	// TerminatedNodeDrained), and is the pod's pending reason until its
+	// next attempt.
+	EventPodTerminated
+	// EventPodSucceeded: the pod ran its duration and left Node for good.
+	EventPodSucceeded
+	// EventPodDeleted: the pod was deleted for good (leaving Node, if it
+	// was on one).
+	EventPodDeleted
+	// EventGroupScheduled: a cycle bound pods of Group.
+	EventGroupScheduled
+	// EventGroupFailed: a cycle of Group bound none of its pods; Reason
+	// says why.
+	EventGroupFailed
+	// EventNodeAdded: Node joined the cluster (NodeObject holds it).
+	EventNodeAdded
+	// EventNodeUpdated: Node's labels, allocatable, taints or
+	// unschedulable flag changed (NodeObject holds the new node).
+	EventNodeUpdated
+	// EventNodeCordoned: Node became unschedulable; its pods stay.
+	EventNodeCordoned
+	// EventNodeUncordoned: Node became schedulable again.
+	EventNodeUncordoned
+	// EventNodeRemoved: Node left the cluster; its pods were terminated
+	// just before (EventPodTerminated each).
+	EventNodeRemoved
+	// EventNodeDrained: Node was drained: cordoned, and its pods whose
+	// budgets allowed it terminated just before.
+	EventNodeDrained
+	// EventCycle: one scheduling cycle ended, for the pod (Pod) or the
+	// root group (Group) at the head of the queue; Reason is its status
+	// ("" on success).
+	EventCycle
+)
+
+var eventNames = [...]string{"", "PodArrived", "PodBound", "PodNominated", "PodUnschedulable", "PodEvicted",
+	"PodTerminated", "PodSucceeded", "PodDeleted", "GroupScheduled", "GroupFailed", "NodeAdded",
+	"NodeUpdated", "NodeCordoned", "NodeUncordoned", "NodeRemoved", "NodeDrained", "Cycle"}
+
+// String returns the event kind's name ("PodBound").
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) && k > 0 {
+		return eventNames[k]
+	}
+	return "EventKind(?)"
+}
+
+// Reasons of EventPodTerminated.
+const (
+	TerminatedPreempted   = "evicted by preemption"
+	TerminatedNodeRemoved = "its node was removed"
+	TerminatedNodeDrained = "its node was drained"
+)
+
+// Event is one change of the simulation at simulated time At. Events are
+// values: the pointers they hold (Pod, NodeObject) point to immutable data
+// that the receiver must not modify.
+type Event struct {
+	At   time.Duration
+	Kind EventKind
+	// Pod is the pod of a pod event (and of EventCycle for a pod), as
+	// admitted: its resolved priority, its requests.
+	Pod *cluster.PodInfo
+	// Group is the group of a group event (a leaf PodGroup, or a root
+	// CompositePodGroup) and of EventCycle for a root group.
+	Group Ref
+	// Node is the node concerned.
+	Node string
+	// NodeObject is the node as added or updated (EventNodeAdded,
+	// EventNodeUpdated).
+	NodeObject *cluster.Node
+	// Reason explains unschedulable pods, failed groups, terminations and
+	// cycle statuses.
+	Reason string
+	// By is the preemptor of EventPodEvicted: a pod, a PodGroup or a
+	// CompositePodGroup.
+	By Ref
+	// BudgetViolation is set on EventPodEvicted when the eviction broke a
+	// PodDisruptionBudget.
+	BudgetViolation bool
+	// Cycle numbers the cycle the event happened in (1 for the first);
+	// 0 for changes made outside a cycle (arrivals, timers, node events).
+	Cycle int
+}
+
+// PodKey returns the key of the event's pod, or "".
+func (e *Event) PodKey() cluster.PodKey {
+	if e.Pod == nil {
+		return ""
+	}
+	return e.Pod.Key()
+}
+
+// String renders the event on one line, for transcripts and logs:
+// "1m30s PodBound default/web node=n1". Only the fields the kind uses
+// appear, always in the same order.
+func (e Event) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v %v", e.At, e.Kind)
+	if e.Pod != nil {
+		fmt.Fprintf(&b, " %s", e.Pod.Key())
+	}
+	if !e.Group.IsZero() {
+		fmt.Fprintf(&b, " %v", e.Group)
+	}
+	if e.Node != "" {
+		fmt.Fprintf(&b, " node=%s", e.Node)
+	}
+	if !e.By.IsZero() {
+		fmt.Fprintf(&b, " by=%v", e.By)
+	}
+	if e.BudgetViolation {
+		b.WriteString(" budget-violation")
+	}
+	if e.Reason != "" {
+		fmt.Fprintf(&b, " reason=%q", e.Reason)
+	}
+	return b.String()
+}
+
+// Observer receives every event as it happens, in order. It runs inside
+// the Scheduler's call and must not call back into the Scheduler's
+// mutating methods.
+type Observer func(Event)
+
+// WithObserver adds an observer of the event stream. Observers run in the
+// order they were added.
+func WithObserver(o Observer) Option {
+	return func(s *Scheduler) { s.observers = append(s.observers, o) }
+}
+
+// emit stamps an event with the time and cycle and hands it to the
+// scheduler's own accounts (Stats, the eviction log) and to every observer.
+func (s *Scheduler) emit(e Event) {
+	e.At, e.Cycle = s.now, s.cycle
+	s.stats.Observe(e)
+	if e.Kind == EventPodEvicted {
+		s.evictions = append(s.evictions, Eviction{Pod: e.Pod.Key(), Node: e.Node, By: e.By, At: e.At, BudgetViolation: e.BudgetViolation})
+	}
+	for _, o := range s.observers {
+		o(e)
+	}
+}
+
+// Stats counts what happened over a run. It is built from the event
+// stream; Observe adds one event, so a caller can keep the same counts
+// over any stream.
+type Stats struct {
+	Scheduled     int // bindings made
+	Evictions     int // preemption victims evicted
+	PDBViolations int // victims whose eviction broke a pod disruption budget
+	Cycles        int
+}
+
+// Observe counts one event.
+func (st *Stats) Observe(e Event) {
+	switch e.Kind {
+	case EventPodBound:
+		st.Scheduled++
+	case EventPodEvicted:
+		st.Evictions++
+		if e.BudgetViolation {
+			st.PDBViolations++
+		}
+	case EventCycle:
+		st.Cycles++
+	}
+}
+
+// Eviction is a pod taken off its node to make room for a preemptor.
+type Eviction struct {
+	Pod             cluster.PodKey
+	Node            string
+	By              Ref // the preemptor: a pod, a PodGroup or a CompositePodGroup
+	At              time.Duration
+	BudgetViolation bool
+}

@@ -1,0 +1,345 @@
+package gangsim
+
+import (
+	"cmp"
+	"fmt"
+	"iter"
+	"slices"
+	"time"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/queue"
+)
+
+// groupRecord is the scheduler's record of a PodGroup: the object as
+// admitted, its known members and its status conditions.
+type groupRecord struct {
+	group      podgroup.PodGroup
+	members    podgroup.Membership
+	pods       map[cluster.PodKey]*podRecord // known members, any phase but gone
+	conditions podgroup.Conditions
+}
+
+// compositeRecord is the scheduler's record of a CompositePodGroup.
+type compositeRecord struct {
+	cpg podgroup.CompositePodGroup
+}
+
+// GroupStatus is what the scheduler knows of a PodGroup.
+type GroupStatus struct {
+	Key        string
+	Group      podgroup.PodGroup // as admitted: Priority resolved
+	Known      int               // member pods known (scheduled or not)
+	Scheduled  int               // members assumed or bound
+	Conditions podgroup.Conditions
+}
+
+// AddPodGroup defines a PodGroup, as a root or under its parent
+// CompositePodGroup (which must be defined, with the same priority).
+// Admission resolves its priority and preemption policy (GroupPriority:
+// its class, its own priority, its parent's, the global default). Pods
+// that named the group before it existed join it now, and a pending one
+// that takes its priority from the group takes it now.
+func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
+	if err := g.Validate(); err != nil {
+		return err
+	}
+	if _, ok := s.groups[g.Key()]; ok {
+		return fmt.Errorf("%w: pod group %s", ErrDuplicate, g.Key())
+	}
+	prio, policy, err := GroupPriority(&s.classes, "pod group "+g.Key(), g.Priority, g.PriorityClassName, g.PreemptionPolicy, s.parentOf(g.Namespace, g.Parent))
+	if err != nil {
+		return err
+	}
+	g.Priority, g.PreemptionPolicy = &prio, policy
+	gr := &groupRecord{group: g, pods: map[cluster.PodKey]*podRecord{}}
+	if err := s.forest.AddGroup(&gr.group); err != nil {
+		return err
+	}
+	s.groups[g.Key()] = gr
+	waiting := s.orphans[g.Key()]
+	delete(s.orphans, g.Key())
+	for _, r := range waiting {
+		if err := s.readmit(r, gr); err != nil {
+			return err
+		}
+		s.join(gr, r)
+	}
+	return s.offerGroup(gr)
+}
+
+// readmit gives a pending pod that arrived before its group the priority
+// admission would have given it with the group known.
+func (s *Scheduler) readmit(r *podRecord, gr *groupRecord) error {
+	if r.phase != PhasePending || !inheritsGroupPriority(&r.spec) {
+		return nil
+	}
+	admitted, err := s.admitPod(r.spec, gr)
+	if err != nil {
+		return err
+	}
+	r.info = cluster.NewPodInfo(admitted)
+	return nil
+}
+
+// parentOf returns the named parent composite of a group, or nil.
+func (s *Scheduler) parentOf(namespace, parent string) *podgroup.CompositePodGroup {
+	if parent == "" {
+		return nil
+	}
+	return s.forest.Composite(podgroup.Key(namespace, parent))
+}
+
+// AddCompositePodGroup defines a CompositePodGroup, as a root or under its
+// parent (which must be defined, with the same priority, and leave room
+// within podgroup.MaxDepth). Admission resolves its priority as for a
+// PodGroup.
+func (s *Scheduler) AddCompositePodGroup(c podgroup.CompositePodGroup) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	prio, policy, err := GroupPriority(&s.classes, "composite pod group "+c.Key(), c.Priority, c.PriorityClassName, c.PreemptionPolicy, s.parentOf(c.Namespace, c.Parent))
+	if err != nil {
+		return err
+	}
+	c.Priority, c.PreemptionPolicy = &prio, policy
+	rec := &compositeRecord{cpg: c}
+	if err := s.forest.AddComposite(&rec.cpg); err != nil {
+		return err
+	}
+	s.composites[c.Key()] = rec
+	return nil
+}
+
+// PodGroup returns the status of a PodGroup by "namespace/name".
+func (s *Scheduler) PodGroup(key string) (GroupStatus, bool) {
+	gr, ok := s.groups[key]
+	if !ok {
+		return GroupStatus{}, false
+	}
+	return gr.status(), true
+}
+
+// PodGroups yields every PodGroup's status in key order.
+func (s *Scheduler) PodGroups() iter.Seq[GroupStatus] {
+	return func(yield func(GroupStatus) bool) {
+		for _, k := range slices.Sorted(mapKeys(s.groups)) {
+			if !yield(s.groups[k].status()) {
+				return
+			}
+		}
+	}
+}
+
+func (gr *groupRecord) status() GroupStatus {
+	return GroupStatus{Key: gr.group.Key(), Group: gr.group, Known: gr.members.Known(),
+		Scheduled: gr.members.Scheduled(), Conditions: slices.Clone(gr.conditions)}
+}
+
+func groupKeyOf(p *cluster.Pod) string { return podgroup.Key(p.Namespace, p.PodGroup) }
+
+// attach links a new member pod to its group, or parks it until the group
+// is defined.
+func (s *Scheduler) attach(r *podRecord) {
+	key := groupKeyOf(r.info.Pod())
+	if gr, ok := s.groups[key]; ok {
+		s.join(gr, r)
+		return
+	}
+	s.orphans[key] = append(s.orphans[key], r)
+}
+
+func (s *Scheduler) join(gr *groupRecord, r *podRecord) {
+	r.group = gr
+	gr.pods[r.info.Key()] = r
+	state := podgroup.Unscheduled
+	if r.phase == PhaseBound {
+		state = podgroup.Bound
+	}
+	gr.members.Set(r.info.Key(), state)
+}
+
+func (s *Scheduler) dropOrphan(r *podRecord) {
+	key := groupKeyOf(r.info.Pod())
+	s.orphans[key] = slices.DeleteFunc(s.orphans[key], func(o *podRecord) bool { return o == r })
+	if len(s.orphans[key]) == 0 {
+		delete(s.orphans, key)
+	}
+}
+
+// pending returns the group's unscheduled members in cycle order: priority
+// desc, attempts desc, first seen asc, name asc (kube-scheduler's
+// PodGroupMemberPodsOrderingFunc).
+func (gr *groupRecord) pending() []*podRecord {
+	var out []*podRecord
+	for _, r := range gr.pods {
+		if r.phase == PhasePending {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b *podRecord) int {
+		return cmp.Or(
+			cmp.Compare(b.info.Priority(), a.info.Priority()),
+			cmp.Compare(b.attempts, a.attempts),
+			cmp.Compare(a.firstSeen, b.firstSeen),
+			cmp.Compare(a.info.Key(), b.info.Key()),
+		)
+	})
+	return out
+}
+
+// scheduledNodes names the nodes of the bound and assumed members, in key
+// order.
+func (gr *groupRecord) scheduledNodes() []string {
+	var out []string
+	for k, st := range gr.members.Members() {
+		if st != podgroup.Unscheduled {
+			out = append(out, gr.pods[k].node)
+		}
+	}
+	return out
+}
+
+// setCondition records the PodGroupInitiallyScheduled condition.
+func (gr *groupRecord) setCondition(status podgroup.ConditionStatus, reason, msg string, now time.Duration) {
+	gr.conditions.Set(podgroup.Condition{Type: podgroup.ConditionInitiallyScheduled, Status: status,
+		Reason: reason, Message: msg, LastTransitionTime: now})
+}
+
+// groupRef returns the Ref of a PodGroup or CompositePodGroup.
+func groupRef(ref podgroup.Ref) Ref {
+	if ref.Composite {
+		return Ref{Kind: KindCompositePodGroup, Key: ref.Key}
+	}
+	return Ref{Kind: KindPodGroup, Key: ref.Key}
+}
+
+// rootItemKey is the queue key of a root group.
+func rootItemKey(ref podgroup.Ref) string {
+	if ref.Composite {
+		return "compositepodgroup/" + ref.Key
+	}
+	return "podgroup/" + ref.Key
+}
+
+// offerGroup keeps the queue item of the group's root in step with its
+// members.
+func (s *Scheduler) offerGroup(gr *groupRecord) error {
+	return s.offerRoot(s.forest.Root(podgroup.Ref{Key: gr.group.Key()}))
+}
+
+// offerRoot keeps a root's queue item in step with the pods of its
+// hierarchy: absent when no pod is pending, gated while the root is not
+// ready (kube-scheduler's GangScheduling PreEnqueue: a leaf is ready with
+// minCount known pods, a composite with minGroupCount ready children),
+// otherwise queued. A new item's first-seen time is now: a root enters the
+// queue when its objects and a pending pod are all known.
+func (s *Scheduler) offerRoot(root podgroup.Ref) error {
+	key := rootItemKey(root)
+	pending := 0
+	for _, leaf := range s.forest.Leaves(root) {
+		pending += s.groups[leaf.Key].members.Count(podgroup.Unscheduled)
+	}
+	ready := s.treeReady(root)
+	it, queued := s.queue.Get(key)
+	switch {
+	case pending == 0:
+		if queued && !it.InFlight() {
+			_, err := s.queue.Delete(key)
+			return err
+		}
+		return nil
+	case queued:
+		if it.InFlight() {
+			return nil // the cycle requeues it
+		}
+		if err := s.queue.Update(key, func(it *queue.Item[entry]) { it.Size = pending }); err != nil {
+			return err
+		}
+		if ready {
+			return s.queue.Activate(key, s.now)
+		}
+		s.explainGate(root)
+		return s.queue.Gate(key)
+	}
+	item := &queue.Item[entry]{Key: key, Kind: queue.KindGroup, Priority: s.rootPriority(root),
+		FirstSeen: s.now, Timestamp: s.now, Size: pending, Value: entry{root: root}}
+	if ready {
+		return s.queue.Add(item)
+	}
+	s.explainGate(root)
+	return s.queue.AddGated(item)
+}
+
+// treeReady is the hierarchical quorum of kube-scheduler's GangScheduling
+// PreEnqueue.
+func (s *Scheduler) treeReady(ref podgroup.Ref) bool {
+	if !ref.Composite {
+		gr := s.groups[ref.Key]
+		return gr.members.Known() >= gr.group.Quorum()
+	}
+	ready := 0
+	for _, child := range s.forest.Children(ref.Key) {
+		if s.treeReady(child) {
+			ready++
+		}
+	}
+	return ready >= s.composites[ref.Key].cpg.Quorum()
+}
+
+// explainGate gives the pending pods of a gated root kube-scheduler's
+// PreEnqueue message.
+func (s *Scheduler) explainGate(root podgroup.Ref) {
+	msg := "waiting for minCount pods from a gang to appear in scheduling queue"
+	if root.Composite {
+		msg = fmt.Sprintf("waiting for composite pod group %q tree to meet quorum", s.composites[root.Key].cpg.Name)
+	}
+	for _, r := range s.hierarchyPending(root) {
+		s.setReason(r, msg)
+	}
+}
+
+// rootPriority is the priority of a root group (its hierarchy's).
+func (s *Scheduler) rootPriority(ref podgroup.Ref) int32 {
+	if ref.Composite {
+		return s.composites[ref.Key].cpg.EffectivePriority()
+	}
+	return s.groups[ref.Key].group.EffectivePriority()
+}
+
+// rootPolicy is the preemption policy of a root group.
+func (s *Scheduler) rootPolicy(ref podgroup.Ref) cluster.PreemptionPolicy {
+	if ref.Composite {
+		return s.composites[ref.Key].cpg.EffectivePreemptionPolicy()
+	}
+	return s.groups[ref.Key].group.EffectivePreemptionPolicy()
+}
+
+// rootName is the name of a root group.
+func (s *Scheduler) rootName(ref podgroup.Ref) string {
+	if ref.Composite {
+		return s.composites[ref.Key].cpg.Name
+	}
+	return s.groups[ref.Key].group.Name
+}
+
+// leafRecords returns the records of every leaf under ref, in child order.
+func (s *Scheduler) leafRecords(ref podgroup.Ref) []*groupRecord {
+	leaves := s.forest.Leaves(ref)
+	out := make([]*groupRecord, len(leaves))
+	for i, l := range leaves {
+		out[i] = s.groups[l.Key]
+	}
+	return out
+}
+
+// hierarchyPending returns the pending pods of every leaf under ref, each
+// leaf's in its cycle order, leaves in child order.
+func (s *Scheduler) hierarchyPending(ref podgroup.Ref) []*podRecord {
+	var out []*podRecord
+	for _, leaf := range s.forest.Leaves(ref) {
+		out = append(out, s.groups[leaf.Key].pending()...)
+	}
+	return out
+}

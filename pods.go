@@ -1,0 +1,238 @@
+package gangsim
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/queue"
+)
+
+// AddPod admits a pod now. Admission resolves its priority and preemption
+// policy (PodPriority: its class, its own priority, its group's, the global
+// default), whatever the entry point, so a file and the Go API give the
+// same pod. A pod with NodeName is running there from now on (it must fit,
+// and a group member must then have its group's priority); any other pod
+// is queued. duration is how long the pod runs once bound before it
+// succeeds (0: until deleted or evicted).
+func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if duration < 0 {
+		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(p.Key()), Field: "duration", Detail: fmt.Sprintf("%v is negative", duration)}
+	}
+	if _, ok := s.pods[p.Key()]; ok {
+		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
+	}
+	group := s.groups[groupKeyOf(&p)]
+	admitted, err := s.admitPod(p, group)
+	if err != nil {
+		return err
+	}
+	r := &podRecord{info: cluster.NewPodInfo(admitted), spec: p.Clone(), phase: PhasePending, duration: duration, firstSeen: s.now}
+	if p.NodeName != "" {
+		if err := s.checkPreBound(r, p.NodeName, group); err != nil {
+			return err
+		}
+	}
+	s.pods[p.Key()] = r
+	if p.PodGroup != "" {
+		s.attach(r)
+	}
+	if p.NodeName != "" {
+		s.emit(Event{Kind: EventPodArrived, Pod: r.info, Node: p.NodeName})
+		return s.startRunning(r, p.NodeName)
+	}
+	s.emit(Event{Kind: EventPodArrived, Pod: r.info})
+	return s.setPending(r)
+}
+
+// checkPreBound checks a pod that arrives already running on node: the
+// node exists and has room, as the kubelet's admission checks, and a group
+// member has its group's priority (a running member cannot be fixed by a
+// later cycle).
+func (s *Scheduler) checkPreBound(r *podRecord, node string, group *groupRecord) error {
+	ni, ok := s.cache.Node(node)
+	if !ok {
+		return &cluster.FieldError{Sentinel: cluster.ErrNodeNotFound, Object: "pod " + string(r.info.Key()), Field: "nodeName", Detail: fmt.Sprintf("node %q is not in the cluster", node)}
+	}
+	if rej := placement.Fits(r.info, ni); rej != nil {
+		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(r.info.Key()), Field: "nodeName",
+			Detail: fmt.Sprintf("node %q has no room: %s", node, strings.Join(rej.Reasons, ", "))}
+	}
+	if group != nil && r.info.Priority() != group.group.EffectivePriority() {
+		return &cluster.FieldError{Sentinel: ErrAdmission, Object: "pod " + string(r.info.Key()), Field: "priority",
+			Detail: fmt.Sprintf("%d differs from the priority %d of its pod group %s, and the pod is already running", r.info.Priority(), group.group.EffectivePriority(), group.group.Name)}
+	}
+	return nil
+}
+
+// startRunning puts a pod that arrives with its node in the cache, bound.
+func (s *Scheduler) startRunning(r *podRecord, node string) error {
+	bound := r.info.Pod().Clone()
+	bound.NodeName, bound.StartTime = node, s.now
+	if err := s.cache.AddPod(bound); err != nil {
+		return err
+	}
+	s.markBound(r, node)
+	return nil
+}
+
+// setPending makes a pod wait for placement: a group member through its
+// group, any other pod as its own queue item.
+func (s *Scheduler) setPending(r *podRecord) error {
+	r.phase, r.node = PhasePending, ""
+	if r.info.Pod().PodGroup != "" {
+		if r.group != nil {
+			r.group.members.Set(r.info.Key(), podgroup.Unscheduled)
+			return s.offerGroup(r.group)
+		}
+		s.setReason(r, fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", r.info.Pod().PodGroup))
+		return nil
+	}
+	if name := r.info.Pod().EffectiveSchedulerName(); name != s.cfg.SchedulerName {
+		s.setReason(r, fmt.Sprintf("pod names scheduler %q, not %q", name, s.cfg.SchedulerName))
+		return nil
+	}
+	return s.enqueue(r)
+}
+
+// setReason records why a pending pod is not placed and tells observers
+// when the reason is new: a pod waiting on its gang hears the same reason at
+// every arrival, and an attempt's failure is told by failAttempt.
+func (s *Scheduler) setReason(r *podRecord, reason string) {
+	if r.reason == reason {
+		return
+	}
+	r.reason = reason
+	s.emit(Event{Kind: EventPodUnschedulable, Pod: r.info, Reason: reason})
+}
+
+// failAttempt records the failed attempt of a pod to be placed.
+func (s *Scheduler) failAttempt(r *podRecord, reason string) {
+	r.reason = reason
+	s.emit(Event{Kind: EventPodUnschedulable, Pod: r.info, Reason: reason})
+}
+
+// enqueue puts a pending pod in activeQ, keeping its first-seen time.
+func (s *Scheduler) enqueue(r *podRecord) error {
+	return s.queue.Add(&queue.Item[entry]{
+		Key: podItemKey(r.info.Key()), Kind: queue.KindPod, Priority: r.info.Priority(),
+		FirstSeen: r.firstSeen, Timestamp: s.now, Size: 1, Value: entry{pod: r},
+	})
+}
+
+func podItemKey(k cluster.PodKey) string { return "pod/" + string(k) }
+
+// markBound records a binding and arms the pod's completion timer.
+func (s *Scheduler) markBound(r *podRecord, node string) {
+	r.phase, r.node, r.reason, r.boundAt = PhaseBound, node, "", s.now
+	r.runs++
+	s.nominations.clear(r)
+	if r.group != nil {
+		r.group.members.Set(r.info.Key(), podgroup.Bound)
+	}
+	if r.duration > 0 {
+		s.addTimer(timer{at: addTime(s.now, r.duration), kind: timerPodDone, pod: r.info.Key(), token: r.runs})
+	}
+}
+
+// bind assumes the pod on node and completes its binding at once.
+func (s *Scheduler) bind(r *podRecord, node string) error {
+	key := r.info.Key()
+	if err := s.cache.AssumePod(r.info, node); err != nil {
+		return fmt.Errorf("binding pod %s: %w", key, err)
+	}
+	if err := s.cache.FinishBinding(key, s.now); err != nil {
+		return fmt.Errorf("binding pod %s: %w", key, err)
+	}
+	s.markBound(r, node)
+	s.emit(Event{Kind: EventPodBound, Pod: r.info, Node: node})
+	return nil
+}
+
+// DeletePod deletes a pod for good, wherever it is.
+func (s *Scheduler) DeletePod(key cluster.PodKey) error {
+	r, ok := s.pods[key]
+	if !ok || r.phase == PhaseDeleted || r.phase == PhaseSucceeded {
+		return fmt.Errorf("%w: %s", ErrUnknownPod, key)
+	}
+	node := r.node
+	wasOnNode := r.phase == PhaseBound || r.phase == PhaseTerminating
+	if wasOnNode {
+		if _, err := s.cache.RemovePod(key); err != nil {
+			return err
+		}
+	} else {
+		node = ""
+	}
+	if err := s.markGone(r, PhaseDeleted); err != nil {
+		return err
+	}
+	s.emit(Event{Kind: EventPodDeleted, Pod: r.info, Node: node})
+	if wasOnNode {
+		s.clusterChanged()
+	}
+	return nil
+}
+
+// markGone ends a pod's life (deleted or succeeded): it leaves the queue
+// and its group. The caller has taken it out of the cache.
+func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
+	pending := r.phase == PhasePending
+	r.phase, r.reason, r.endedAt = phase, "", s.now
+	s.nominations.clear(r)
+	if phase == PhaseDeleted {
+		r.node = ""
+	}
+	switch {
+	case r.group != nil:
+		r.group.members.Remove(r.info.Key())
+		delete(r.group.pods, r.info.Key())
+		if pending {
+			return s.offerGroup(r.group)
+		}
+	case r.info.Pod().PodGroup != "":
+		s.dropOrphan(r)
+	case pending:
+		_, _ = s.queue.Delete(podItemKey(r.info.Key())) // absent when it names another scheduler
+	}
+	return nil
+}
+
+// clusterChanged notes a change that may let pending pods fit: every
+// unschedulable item is retried.
+func (s *Scheduler) clusterChanged() {
+	s.version++
+	s.queue.MoveAll(s.now)
+}
+
+// terminate takes pods off a node that is going away or being drained:
+// each leaves the cache, is told to observers and waits again.
+func (s *Scheduler) terminate(pods []*cluster.PodInfo, node, reason string) error {
+	for _, pi := range pods {
+		r := s.pods[pi.Key()]
+		r.reason = reason
+		s.emit(Event{Kind: EventPodTerminated, Pod: r.info, Node: node, Reason: reason})
+		if err := s.setPending(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addTime adds a duration to a simulated time, saturating instead of
+// wrapping past the largest time.
+func addTime(t, d time.Duration) time.Duration {
+	if d > 0 && t > maxTime-d {
+		return maxTime
+	}
+	return t + d
+}
+
+// maxTime is the largest simulated time.
+const maxTime = time.Duration(1<<63 - 1)

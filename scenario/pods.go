@@ -1,0 +1,126 @@
+package scenario
+
+import (
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
+)
+
+func (b *builder) pods(f *file) error {
+	for i := range f.Pods {
+		s := &f.Pods[i]
+		pods, err := b.expandPod(s, i)
+		if err != nil {
+			return err
+		}
+		b.sc.Pods = append(b.sc.Pods, pods...)
+	}
+	return nil
+}
+
+// expandPod converts the pod entry at index i, expanding count; each copy
+// names its entry and its own name as its source ("pods[3] (web-2)").
+func (b *builder) expandPod(s *podSpec, i int) ([]Pod, error) {
+	where := entry("pods", i, s.Name)
+	if s.Name == "" {
+		return nil, b.failf(s.Line, where+".name", "required")
+	}
+	p, err := b.podTemplate(s, where)
+	if err != nil {
+		return nil, err
+	}
+	at, err := parseTime(s.At)
+	if err != nil {
+		return nil, b.fail(s.Line, where+".at", err)
+	}
+	duration, err := parseTime(s.Duration)
+	if err != nil {
+		return nil, b.fail(s.Line, where+".duration", err)
+	}
+	if p.NodeName != "" && !b.nodeNames[p.NodeName] {
+		return nil, b.failf(s.Line, where+".nodeName", "node %q is not defined", p.NodeName)
+	}
+	names, err := b.expandNames(s.Name, s.Count, s.Line, where)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Pod, 0, len(names))
+	for _, name := range names {
+		c := p.Clone()
+		c.Name = name
+		if b.podNames[c.Key()] {
+			return nil, b.failf(s.Line, where+".name", "pod %s is defined twice", c.Key().Display())
+		}
+		b.podNames[c.Key()] = true
+		if err := c.Validate(); err != nil {
+			return nil, b.fail(s.Line, where, err)
+		}
+		src := Source{Line: s.Line, Path: entry("pods", i, name)}
+		out = append(out, Pod{Pod: c, At: at, Duration: duration, Source: src})
+	}
+	return out, nil
+}
+
+// podTemplate converts the fields every expanded copy shares, and checks
+// its priority as the Scheduler's admission will resolve it.
+func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
+	req, err := cluster.ParseResources(s.Requests)
+	if err != nil {
+		return cluster.Pod{}, b.fail(s.Line, where+".requests", err)
+	}
+	p := cluster.Pod{
+		Namespace: s.Namespace, Name: s.Name, Labels: s.Labels, Requests: req,
+		Priority: s.Priority, PriorityClassName: s.PriorityClassName,
+		PreemptionPolicy: cluster.PreemptionPolicy(s.PreemptionPolicy), SchedulerName: s.SchedulerName,
+		NodeName: s.NodeName, NodeSelector: s.NodeSelector, PodGroup: s.PodGroup,
+	}
+	var group *podgroup.PodGroup
+	if s.PodGroup != "" {
+		admitted, ok := b.groupByKey[podgroup.Key(s.Namespace, s.PodGroup)]
+		if !ok {
+			return cluster.Pod{}, b.failf(s.Line, where+".podGroup", "pod group %q is not defined in namespace %q", s.PodGroup, orDefault(s.Namespace, "default"))
+		}
+		group = admitted
+	}
+	if err := b.checkPriority(&p, group, s.Line, where); err != nil {
+		return cluster.Pod{}, err
+	}
+	for _, t := range s.Tolerations {
+		p.Tolerations = append(p.Tolerations, cluster.Toleration{
+			Key: t.Key, Operator: cluster.TolerationOperator(t.Operator), Value: t.Value, Effect: cluster.TaintEffect(t.Effect)})
+	}
+	p.Affinity = convertAffinity(s.Affinity)
+	return p, nil
+}
+
+// checkPriority resolves the pod's priority as admission will, with its
+// group as admitted.
+func (b *builder) checkPriority(p *cluster.Pod, group *podgroup.PodGroup, line int, where string) error {
+	if _, _, err := gangsim.PodPriority(&b.classes, p, group); err != nil {
+		return b.fail(line, where, err)
+	}
+	return nil
+}
+
+func convertAffinity(a *affinitySpec) *cluster.NodeAffinity {
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.Required == nil {
+		return nil
+	}
+	out := &cluster.NodeAffinity{Required: []cluster.SelectorTerm{}}
+	for _, t := range a.NodeAffinity.Required.Terms {
+		var term cluster.SelectorTerm
+		for _, e := range t.MatchExpressions {
+			term.MatchExpressions = append(term.MatchExpressions, cluster.SelectorRequirement{
+				Key: e.Key, Operator: cluster.SelectorOperator(e.Operator), Values: e.Values})
+		}
+		out.Required = append(out.Required, term)
+	}
+	return out
+}
+
+func orDefault(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,143 @@
+package scenario
+
+import (
+	"encoding/json"
+
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// Result is the outcome of a scenario run: every pod's final state, the
+// evictions in the order they happened, every PodGroup's conditions, and
+// counts.
+type Result struct {
+	Pods      []PodResult      `json:"pods"`
+	Evictions []EvictionResult `json:"evictions"`
+	PodGroups []GroupResult    `json:"podGroups"`
+	Stats     StatsResult      `json:"stats"`
+}
+
+// PodResult is a pod's final state. Reason is set for pending pods.
+type PodResult struct {
+	Name   string        `json:"name"`
+	Node   string        `json:"node"`
+	Phase  gangsim.Phase `json:"phase"`
+	Reason string        `json:"reason,omitempty"`
+}
+
+// EvictionResult is one eviction. By names the preemptor as the result
+// lists it (a pod, or a group; "ns/name" outside the default namespace)
+// and ByKind says what it is (Pod, PodGroup or CompositePodGroup); At is
+// the simulated time ("1m30s").
+type EvictionResult struct {
+	Pod    string `json:"pod"`
+	Node   string `json:"node"`
+	By     string `json:"by"`
+	ByKind string `json:"byKind"`
+	At     string `json:"at"`
+}
+
+// GroupResult is a PodGroup with its status conditions.
+type GroupResult struct {
+	Name       string      `json:"name"`
+	Conditions []Condition `json:"conditions"`
+}
+
+// Condition is a status condition.
+type Condition struct {
+	Type   string `json:"type"`
+	Status string `json:"status"`
+	Reason string `json:"reason"`
+}
+
+// StatsResult counts what happened over the run.
+type StatsResult struct {
+	Scheduled     int    `json:"scheduled"`
+	Pending       int    `json:"pending"`
+	Evictions     int    `json:"evictions"`
+	PDBViolations int    `json:"pdbViolations"`
+	Cycles        int    `json:"cycles"`
+	SimulatedTime string `json:"simulatedTime"`
+}
+
+// JSON renders the result as indented JSON with a final newline; the same
+// result always gives the same bytes.
+func (r *Result) JSON() ([]byte, error) {
+	out, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
+
+// recorder builds a Result from the event stream alone: pods' states,
+// evictions and counts.
+type recorder struct {
+	pods      map[cluster.PodKey]*PodResult
+	evictions []EvictionResult
+	stats     gangsim.Stats
+}
+
+func newRecorder() *recorder { return &recorder{pods: map[cluster.PodKey]*PodResult{}} }
+
+func (r *recorder) observe(e gangsim.Event) {
+	r.stats.Observe(e)
+	if e.Pod == nil {
+		return
+	}
+	p := r.pods[e.Pod.Key()]
+	if p == nil {
+		p = &PodResult{Name: e.Pod.Key().Display()}
+		r.pods[e.Pod.Key()] = p
+	}
+	switch e.Kind {
+	case gangsim.EventPodArrived:
+		p.Node, p.Phase, p.Reason = e.Node, gangsim.PhasePending, ""
+		if e.Node != "" {
+			p.Phase = gangsim.PhaseBound
+		}
+	case gangsim.EventPodBound:
+		p.Node, p.Phase, p.Reason = e.Node, gangsim.PhaseBound, ""
+	case gangsim.EventPodUnschedulable:
+		p.Reason = e.Reason
+	case gangsim.EventPodEvicted:
+		p.Phase = gangsim.PhaseTerminating
+		r.evictions = append(r.evictions, EvictionResult{Pod: p.Name, Node: e.Node, By: e.By.Display(), ByKind: e.By.Kind.String(), At: e.At.String()})
+	case gangsim.EventPodTerminated:
+		p.Node, p.Phase, p.Reason = "", gangsim.PhasePending, e.Reason
+	case gangsim.EventPodSucceeded:
+		p.Phase, p.Reason = gangsim.PhaseSucceeded, ""
+	case gangsim.EventPodDeleted:
+		p.Node, p.Phase, p.Reason = "", gangsim.PhaseDeleted, ""
+	}
+}
+
+// result assembles the Result: pods in input order, groups in input order
+// with their conditions as the scheduler holds them.
+func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler) *Result {
+	res := &Result{Pods: []PodResult{}, Evictions: r.evictions, PodGroups: []GroupResult{}}
+	if res.Evictions == nil {
+		res.Evictions = []EvictionResult{}
+	}
+	for _, sp := range sc.Pods {
+		pr := *r.pods[sp.Pod.Key()]
+		if pr.Phase == gangsim.PhasePending {
+			res.Stats.Pending++
+		} else {
+			pr.Reason = ""
+		}
+		res.Pods = append(res.Pods, pr)
+	}
+	for _, g := range sc.PodGroups {
+		gs, _ := s.PodGroup(g.Key())
+		gres := GroupResult{Name: cluster.PodKey(gs.Key).Display(), Conditions: []Condition{}}
+		for _, c := range gs.Conditions {
+			gres.Conditions = append(gres.Conditions, Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason})
+		}
+		res.PodGroups = append(res.PodGroups, gres)
+	}
+	res.Stats.Scheduled, res.Stats.Evictions, res.Stats.Cycles = r.stats.Scheduled, r.stats.Evictions, r.stats.Cycles
+	res.Stats.PDBViolations = r.stats.PDBViolations
+	res.Stats.SimulatedTime = s.Now().String()
+	return res
+}

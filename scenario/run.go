@@ -1,0 +1,147 @@
+package scenario
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// action is something the runner does at a simulated time: a pod arrives
+// or an event happens. At equal times events come first (the cluster
+// changes, then new pods arrive), each kind in input order.
+type action struct {
+	at    time.Duration
+	order int
+	pod   *Pod
+	event *Event
+}
+
+// Run simulates the scenario until nothing more can happen and returns
+// the result, built from the simulation's event stream. opts are passed to
+// the Scheduler (observers of the stream, for example). An error means the
+// scenario asked for something impossible at run time (a pre-bound pod
+// that does not fit its node, an event on a node that is gone); it names
+// the file, the entry and its line.
+func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
+	rec := newRecorder()
+	s, err := sc.NewScheduler(append([]gangsim.Option{gangsim.WithObserver(rec.observe)}, opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range sc.timeline() {
+		if err := s.RunUntil(a.at); err != nil {
+			return nil, err
+		}
+		if err := sc.apply(s, a); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.Run(); err != nil {
+		return nil, err
+	}
+	return rec.result(sc, s), nil
+}
+
+// NewScheduler returns a scheduler holding the scenario's configuration,
+// priority classes, nodes, budgets and groups, at time 0, with no pod
+// added yet.
+func (sc *Scenario) NewScheduler(opts ...gangsim.Option) (*gangsim.Scheduler, error) {
+	s, err := gangsim.New(sc.Config, opts...)
+	if err != nil {
+		return nil, sc.runError(Source{Path: "config"}, err)
+	}
+	for _, pc := range sc.PriorityClasses {
+		if err := s.AddPriorityClass(pc); err != nil {
+			return nil, sc.runError(Source{Path: "priorityClasses (" + pc.Name + ")"}, err)
+		}
+	}
+	for _, n := range sc.Nodes {
+		if err := s.AddNode(n); err != nil {
+			return nil, sc.runError(Source{Path: "nodes (" + n.Name + ")"}, err)
+		}
+	}
+	for _, b := range sc.Budgets {
+		if err := s.AddPodDisruptionBudget(b); err != nil {
+			return nil, sc.runError(Source{Path: "podDisruptionBudgets (" + b.Name + ")"}, err)
+		}
+	}
+	for _, c := range sc.CompositePodGroups {
+		if err := s.AddCompositePodGroup(c); err != nil {
+			return nil, sc.runError(Source{Path: "compositePodGroups (" + c.Name + ")"}, err)
+		}
+	}
+	for _, g := range sc.PodGroups {
+		if err := s.AddPodGroup(g); err != nil {
+			return nil, sc.runError(Source{Path: "podGroups (" + g.Name + ")"}, err)
+		}
+	}
+	return s, nil
+}
+
+// runError names the entry a run-time failure is about.
+func (sc *Scenario) runError(src Source, err error) error {
+	var fe *cluster.FieldError
+	if errors.As(err, &fe) {
+		src.Path = cluster.JoinField(src.Path, fe.Field)
+	}
+	return &FieldError{File: sc.Name, Line: src.Line, Path: src.Path, Err: err}
+}
+
+// atError is a run-time failure at a simulated time.
+type atError struct {
+	At  time.Duration
+	Err error
+}
+
+func (e *atError) Error() string { return fmt.Sprintf("at %v: %v", e.At, e.Err) }
+func (e *atError) Unwrap() error { return e.Err }
+
+func (sc *Scenario) timeline() []action {
+	acts := make([]action, 0, len(sc.Events)+len(sc.Pods))
+	for i := range sc.Events {
+		acts = append(acts, action{at: sc.Events[i].At, order: i, event: &sc.Events[i]})
+	}
+	for i := range sc.Pods {
+		acts = append(acts, action{at: sc.Pods[i].At, order: len(sc.Events) + i, pod: &sc.Pods[i]})
+	}
+	slices.SortStableFunc(acts, func(a, b action) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.order, b.order))
+	})
+	return acts
+}
+
+func (sc *Scenario) apply(s *gangsim.Scheduler, a action) error {
+	if p := a.pod; p != nil {
+		if err := s.AddPod(p.Pod, p.Duration); err != nil {
+			return sc.runError(p.Source, &atError{At: a.at, Err: err})
+		}
+		return nil
+	}
+	e := a.event
+	var err error
+	switch e.Kind {
+	case AddNode:
+		err = s.AddNode(*e.Node)
+	case CordonNode:
+		err = s.CordonNode(e.Name)
+	case UncordonNode:
+		err = s.UncordonNode(e.Name)
+	case RemoveNode:
+		err = s.RemoveNode(e.Name)
+	case DrainNode:
+		err = s.DrainNode(e.Name)
+	case DeletePod:
+		err = s.DeletePod(podKeyOf(e.Name))
+	}
+	if err != nil {
+		src := e.Source
+		src.Path += "." + string(e.Kind)
+		return sc.runError(src, &atError{At: e.At, Err: err})
+	}
+	return nil
+}

@@ -1,0 +1,145 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
+)
+
+// ErrScenario is wrapped by every error about a scenario: loading it, or
+// running it into something impossible (a pod that does not fit the node it
+// names, an event on a node that is gone).
+var ErrScenario = errors.New("invalid scenario")
+
+// FieldError is a problem with one field of a scenario file: the file, the
+// line (0 when unknown), the path of the field ("pods[2] (api).requests.cpu")
+// and the cause, which errors.Is and errors.As reach (fs.ErrNotExist,
+// cluster.ErrQuantity, gangsim.ErrAdmission, ...). It also matches
+// ErrScenario.
+type FieldError struct {
+	File string
+	Line int
+	Path string
+	Err  error
+}
+
+// Error renders "invalid scenario: FILE: line N: PATH: what is wrong".
+func (e *FieldError) Error() string {
+	msg := ErrScenario.Error() + ": " + e.File
+	if e.Line > 0 {
+		msg += fmt.Sprintf(": line %d", e.Line)
+	}
+	if e.Path != "" {
+		msg += ": " + e.Path
+	}
+	return msg + ": " + detail(e.Err)
+}
+
+// Unwrap returns ErrScenario and the cause.
+func (e *FieldError) Unwrap() []error { return []error{ErrScenario, e.Err} }
+
+// detail says what is wrong: a cluster.FieldError's detail (its object and
+// field are in the path already), or the cause's message.
+func detail(err error) string {
+	var at *atError
+	if errors.As(err, &at) {
+		return fmt.Sprintf("at %v: %s", at.At, detail(at.Err))
+	}
+	var fe *cluster.FieldError
+	if errors.As(err, &fe) {
+		return fe.Detail
+	}
+	return err.Error()
+}
+
+// Source is where an object came from in its file: the line and the path
+// of its entry. Run-time errors about the object name it.
+type Source struct {
+	Line int
+	Path string
+}
+
+// Pod is a pod of a scenario with its arrival time and run time.
+type Pod struct {
+	Pod      cluster.Pod
+	At       time.Duration
+	Duration time.Duration // 0: runs until deleted or evicted
+	Source   Source
+}
+
+// EventKind is what a scenario event does.
+type EventKind string
+
+// The scenario events.
+const (
+	AddNode      EventKind = "addNode"
+	CordonNode   EventKind = "cordonNode"
+	UncordonNode EventKind = "uncordonNode"
+	RemoveNode   EventKind = "removeNode"
+	DrainNode    EventKind = "drainNode"
+	DeletePod    EventKind = "deletePod"
+)
+
+// Event is a cluster change at a simulated time. Node is set for addNode;
+// Name names the node or pod of the others.
+type Event struct {
+	At     time.Duration
+	Kind   EventKind
+	Node   *cluster.Node
+	Name   string
+	Source Source
+}
+
+// Scenario is a loaded, validated scenario: a cluster, its workloads, the
+// scheduler configuration and timed events. Pods and nodes are expanded
+// (count) and listed in input order.
+type Scenario struct {
+	Name               string
+	Config             gangsim.Config
+	PriorityClasses    []cluster.PriorityClass
+	Nodes              []cluster.Node
+	Budgets            []cluster.PodDisruptionBudget
+	CompositePodGroups []podgroup.CompositePodGroup // parents before children
+	PodGroups          []podgroup.PodGroup
+	Pods               []Pod
+	Events             []Event
+}
+
+// Load reads and validates a scenario file (YAML or JSON).
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &FieldError{File: path, Err: err}
+	}
+	return Parse(path, data)
+}
+
+// Parse validates a scenario given as YAML or JSON text; name (usually the
+// file name) is the file every error names, with the line, object and
+// field at fault.
+func Parse(name string, data []byte) (*Scenario, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &FieldError{File: name, Err: err}
+	}
+	var f file
+	if err := decodeStrict(&doc, &f); err != nil {
+		var de *decodeError
+		if errors.As(err, &de) {
+			return nil, &FieldError{File: name, Line: de.Line, Path: de.Path, Err: de.Err}
+		}
+		return nil, &FieldError{File: name, Err: err}
+	}
+	b := newBuilder(name)
+	if err := b.build(&f); err != nil {
+		return nil, err
+	}
+	return b.sc, nil
+}

@@ -1,0 +1,142 @@
+package scenario
+
+// The scenario file schema (docs/scenario-format.md). Field tags are the
+// file's names; decodeStrict rejects anything else. A struct's Line field
+// (tag "-") receives the line of the mapping it was decoded from.
+type file struct {
+	Config             *configSpec         `yaml:"config"`
+	PriorityClasses    []priorityClassSpec `yaml:"priorityClasses"`
+	Nodes              []nodeSpec          `yaml:"nodes"`
+	CompositePodGroups []compositeSpec     `yaml:"compositePodGroups"`
+	PodGroups          []podGroupSpec      `yaml:"podGroups"`
+	Budgets            []budgetSpec        `yaml:"podDisruptionBudgets"`
+	Pods               []podSpec           `yaml:"pods"`
+	Events             []eventSpec         `yaml:"events"`
+}
+
+type configSpec struct {
+	Line            int `yaml:"-"`
+	ScoringStrategy *struct {
+		Type      string         `yaml:"type"`
+		Resources []weightedSpec `yaml:"resources"`
+	} `yaml:"scoringStrategy"`
+	PlacementScore []weightedSpec `yaml:"placementScore"`
+	// TerminationGracePeriod: how long a preemption victim keeps its node
+	// ("30s" by default).
+	TerminationGracePeriod *string `yaml:"terminationGracePeriod"`
+	// PercentageOfNodesToScore: kube-scheduler's knob (0 adaptive, 100
+	// every node).
+	PercentageOfNodesToScore *int32 `yaml:"percentageOfNodesToScore"`
+}
+
+type weightedSpec struct {
+	Name   string `yaml:"name"`
+	Weight int64  `yaml:"weight"`
+}
+
+type priorityClassSpec struct {
+	Line             int    `yaml:"-"`
+	Name             string `yaml:"name"`
+	Value            int32  `yaml:"value"`
+	PreemptionPolicy string `yaml:"preemptionPolicy"`
+	GlobalDefault    bool   `yaml:"globalDefault"`
+}
+
+type nodeSpec struct {
+	Line          int               `yaml:"-"`
+	Name          string            `yaml:"name"`
+	Labels        map[string]string `yaml:"labels"`
+	Allocatable   map[string]string `yaml:"allocatable"`
+	Taints        []taintSpec       `yaml:"taints"`
+	Unschedulable bool              `yaml:"unschedulable"`
+	Count         *int              `yaml:"count"`
+}
+
+type taintSpec struct {
+	Key    string `yaml:"key"`
+	Value  string `yaml:"value"`
+	Effect string `yaml:"effect"`
+}
+
+type groupCommon struct {
+	Line              int    `yaml:"-"`
+	Name              string `yaml:"name"`
+	Parent            string `yaml:"parent"`
+	TopologyKey       string `yaml:"topologyKey"`
+	Priority          *int32 `yaml:"priority"`
+	PriorityClassName string `yaml:"priorityClassName"`
+	PreemptionPolicy  string `yaml:"preemptionPolicy"`
+	DisruptionMode    string `yaml:"disruptionMode"`
+}
+
+type compositeSpec struct {
+	groupCommon   `yaml:",inline"`
+	MinGroupCount *int32 `yaml:"minGroupCount"`
+}
+
+type podGroupSpec struct {
+	groupCommon `yaml:",inline"`
+	MinCount    *int32 `yaml:"minCount"`
+}
+
+type budgetSpec struct {
+	Line           int               `yaml:"-"`
+	Name           string            `yaml:"name"`
+	Namespace      string            `yaml:"namespace"`
+	Selector       map[string]string `yaml:"selector"`
+	MinAvailable   *string           `yaml:"minAvailable"`
+	MaxUnavailable *string           `yaml:"maxUnavailable"`
+}
+
+type podSpec struct {
+	Line              int               `yaml:"-"`
+	Name              string            `yaml:"name"`
+	Namespace         string            `yaml:"namespace"`
+	Labels            map[string]string `yaml:"labels"`
+	Requests          map[string]string `yaml:"requests"`
+	Priority          *int32            `yaml:"priority"`
+	PriorityClassName string            `yaml:"priorityClassName"`
+	PreemptionPolicy  string            `yaml:"preemptionPolicy"`
+	SchedulerName     string            `yaml:"schedulerName"`
+	PodGroup          string            `yaml:"podGroup"`
+	NodeName          string            `yaml:"nodeName"`
+	NodeSelector      map[string]string `yaml:"nodeSelector"`
+	Affinity          *affinitySpec     `yaml:"affinity"`
+	Tolerations       []tolerationSpec  `yaml:"tolerations"`
+	At                string            `yaml:"at"`
+	Duration          string            `yaml:"duration"`
+	Count             *int              `yaml:"count"`
+}
+
+// affinitySpec is the Kubernetes shape of required node affinity.
+type affinitySpec struct {
+	NodeAffinity *struct {
+		Required *struct {
+			Terms []struct {
+				MatchExpressions []struct {
+					Key      string   `yaml:"key"`
+					Operator string   `yaml:"operator"`
+					Values   []string `yaml:"values"`
+				} `yaml:"matchExpressions"`
+			} `yaml:"nodeSelectorTerms"`
+		} `yaml:"requiredDuringSchedulingIgnoredDuringExecution"`
+	} `yaml:"nodeAffinity"`
+}
+
+type tolerationSpec struct {
+	Key      string `yaml:"key"`
+	Operator string `yaml:"operator"`
+	Value    string `yaml:"value"`
+	Effect   string `yaml:"effect"`
+}
+
+type eventSpec struct {
+	Line         int       `yaml:"-"`
+	At           string    `yaml:"at"`
+	AddNode      *nodeSpec `yaml:"addNode"`
+	CordonNode   string    `yaml:"cordonNode"`
+	UncordonNode string    `yaml:"uncordonNode"`
+	RemoveNode   string    `yaml:"removeNode"`
+	DrainNode    string    `yaml:"drainNode"`
+	DeletePod    string    `yaml:"deletePod"`
+}
