@@ -16,7 +16,7 @@ type CompositePodGroup struct {
 	Namespace         string
 	Name              string
 	Policy            Policy
-	MinGroupCount     int32 // gang only; at least 1
+	MinGroupCount     int32  // gang only; at least 1
 	Priority          *int32 // as given; see PodGroup.Priority
 	PriorityClassName string
 	PreemptionPolicy  cluster.PreemptionPolicy

@@ -40,10 +40,10 @@ const (
 // MinCount placed together, or none) or a basic group. Pods name their
 // group in cluster.Pod.PodGroup; a group has no scheduler name of its own.
 type PodGroup struct {
-	Namespace         string
-	Name              string
-	Policy            Policy
-	MinCount          int32 // gang only; at least 1
+	Namespace string
+	Name      string
+	Policy    Policy
+	MinCount  int32 // gang only; at least 1
 	// Priority is the priority as given (nil: not given); admission (the
 	// Scheduler's AddPodGroup) resolves it from PriorityClassName, the
 	// parent or the global default. EffectivePriority reads it.

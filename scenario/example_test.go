@@ -37,4 +37,3 @@ pods:
 	// worker-3 rack-a-1 Bound
 	// True
 }
-
