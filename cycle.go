@@ -18,6 +18,8 @@ func (s *Scheduler) scheduleOne() (CycleResult, bool, error) {
 		return CycleResult{}, false, nil
 	}
 	s.cycle++
+	s.inCycle = s.cycle
+	defer func() { s.inCycle = 0 }()
 	var res CycleResult
 	var err error
 	ev := Event{Kind: EventCycle}
@@ -92,7 +94,6 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry]) (CycleResult, error) {
 	if !out.Feasible || len(placed) == 0 {
 		return s.failRoot(it, root, leaves, out, pending, res)
 	}
-	s.explainLeaves(leaves, out, "")
 	for _, a := range placed {
 		node := s.snap.Node(a.Node).Name()
 		if err := s.bind(s.pods[a.Pod.Key()], node); err != nil {
@@ -100,6 +101,7 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry]) (CycleResult, error) {
 		}
 		res.Bound = append(res.Bound, Binding{Pod: a.Pod.Key(), Node: node})
 	}
+	s.explainLeaves(leaves, out, "")
 	if root.Composite {
 		s.emit(Event{Kind: EventGroupScheduled, Group: groupRef(root)})
 	}

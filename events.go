@@ -212,7 +212,7 @@ func WithObserver(o Observer) Option {
 // emit stamps an event with the time and cycle and hands it to the
 // scheduler's own accounts (Stats, the eviction log) and to every observer.
 func (s *Scheduler) emit(e Event) {
-	e.At, e.Cycle = s.now, s.cycle
+	e.At, e.Cycle = s.now, s.inCycle
 	s.stats.Observe(e)
 	if e.Kind == EventPodEvicted {
 		s.evictions = append(s.evictions, Eviction{Pod: e.Pod.Key(), Node: e.Node, By: e.By, At: e.At, BudgetViolation: e.BudgetViolation})

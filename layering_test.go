@@ -2,6 +2,7 @@ package gangsim
 
 import (
 	"fmt"
+	"os/exec"
 	"go/parser"
 	"go/token"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // allowedImports is DESIGN.md's layering: each package may import only
@@ -21,7 +24,14 @@ var allowedImports = map[string][]string{
 	"queue":      {"cluster", "podgroup"},
 	"placement":  {"cluster", "podgroup"},
 	"preemption": {"cluster", "podgroup"},
+	// the user layer reads the engine; the engine never imports it
+	"scenario": {"", "cluster", "podgroup", "placement"},
 }
+
+// engineStdlibBans are the standard packages the engine (the root and every
+// package below it) must not import: it does no I/O and knows no file
+// format, which lives in the user layer above it.
+var engineStdlibBans = []string{"os", "io/fs", "encoding/json", "net", "net/http"}
 
 const modulePath = "github.com/gangsim/gangsim"
 
@@ -37,6 +47,9 @@ func layeringViolations(t *testing.T, root string) []string {
 	for pkg, allowed := range allowedImports {
 		for _, imp := range moduleImports(t, filepath.Join(root, pkg)) {
 			top := strings.SplitN(imp, "/", 2)[0]
+			if imp == "" {
+				top = "" // the root package
+			}
 			if top != pkg && !slices.Contains(allowed, top) {
 				out = append(out, fmt.Sprintf("package %s imports %s/%s: lower layers must not import %s (see DESIGN.md)", pkg, modulePath, imp, top))
 			}
@@ -63,7 +76,9 @@ func moduleImports(t *testing.T, dir string) []string {
 		}
 		for _, spec := range f.Imports {
 			p, _ := strconv.Unquote(spec.Path.Value)
-			if rel, ok := strings.CutPrefix(p, modulePath+"/"); ok {
+			if p == modulePath {
+				out = append(out, "")
+			} else if rel, ok := strings.CutPrefix(p, modulePath+"/"); ok {
 				out = append(out, rel)
 			}
 		}
@@ -91,4 +106,27 @@ func TestLayeringCatchesViolations(t *testing.T) {
 	if len(got) != 1 || !strings.Contains(got[0], "package queue imports") {
 		t.Fatalf("violations = %v, want one for queue importing placement", got)
 	}
+}
+
+// TestEngineDoesNoIO checks, through the build's own dependency list, that
+// the root package and every module package it depends on import no file
+// system, no file-format encoding and no YAML: those belong to the user
+// layer above the engine.
+func TestEngineDoesNoIO(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if .Module}}{{.ImportPath}} {{join .Imports \" \"}}{{end}}", ".").Output()
+	require.NoError(t, err)
+	engine := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if !strings.HasPrefix(fields[0], modulePath) {
+			continue // btree
+		}
+		engine++
+		for _, imp := range fields[1:] {
+			require.False(t, strings.Contains(imp, "yaml"), "%s imports %s", fields[0], imp)
+			require.False(t, slices.Contains(engineStdlibBans, imp), "%s imports %s", fields[0], imp)
+			require.False(t, strings.HasPrefix(imp, modulePath+"/scenario"), "%s imports %s", fields[0], imp)
+		}
+	}
+	require.Equal(t, 6, engine, "the root and its five layers are listed")
 }

@@ -74,7 +74,8 @@ type Scheduler struct {
 	version     int64 // bumped by every cluster change that may help pending pods
 	timers      *btree.BTreeG[timer]
 	timerSeq    uint64
-	cycle       int // the cycle running, or the last one
+	cycle       int // cycles run so far
+	inCycle     int // the cycle running; 0 between cycles
 	observers   []Observer
 	evictions   []Eviction
 	stats       Stats
@@ -160,11 +161,13 @@ const (
 
 // PodStatus is what the scheduler knows of one pod.
 type PodStatus struct {
-	Key      cluster.PodKey
-	Node     string
-	Phase    Phase
-	Reason   string // why it is pending, from its last failed attempt
-	Priority int32  // as admission resolved it
+	Key    cluster.PodKey
+	Node   string
+	Phase  Phase
+	Reason string // why it is pending, from its last failed attempt
+	// Priority and PreemptionPolicy are as admission resolved them.
+	Priority         int32
+	PreemptionPolicy cluster.PreemptionPolicy
 	// ArrivedAt is when the pod was added. BoundAt is when it was last
 	// bound (valid when Binds > 0); EndedAt when it succeeded or was
 	// deleted (valid in those phases).
@@ -193,7 +196,8 @@ type podRecord struct {
 
 func (r *podRecord) status() PodStatus {
 	return PodStatus{Key: r.info.Key(), Node: r.node, Phase: r.phase, Reason: r.reason, Priority: r.info.Priority(),
-		ArrivedAt: r.firstSeen, BoundAt: r.boundAt, EndedAt: r.endedAt, Binds: r.runs}
+		PreemptionPolicy: r.info.Pod().EffectivePreemptionPolicy(),
+		ArrivedAt:        r.firstSeen, BoundAt: r.boundAt, EndedAt: r.endedAt, Binds: r.runs}
 }
 
 // Pod returns the status of a pod.

@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"bytes"
+	"fmt"
 	"errors"
 	"flag"
 	"os"
@@ -18,15 +20,24 @@ var update = flag.Bool("update", false, "rewrite testdata golden files")
 
 // runScenarioFile loads and runs one scenario file.
 func runScenarioFile(path string) ([]byte, error) {
+	out, _, err := runWithTranscript(path)
+	return out, err
+}
+
+// runWithTranscript loads and runs one scenario file and returns its result
+// and its event stream as text: one event a line, its cycle first.
+func runWithTranscript(path string) (result, transcript []byte, err error) {
 	sc, err := Load(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res, err := sc.Run()
+	var b bytes.Buffer
+	res, err := sc.Run(gangsim.WithObserver(func(e gangsim.Event) { fmt.Fprintf(&b, "%d %v\n", e.Cycle, e) }))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return res.JSON()
+	out, err := res.JSON()
+	return out, b.Bytes(), err
 }
 
 // golden compares got with the file, or rewrites it under -update.
@@ -47,9 +58,12 @@ func TestScenarioGolden(t *testing.T) {
 	require.NotEmpty(t, files)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			got, err := runScenarioFile(f)
+			got, transcript, err := runWithTranscript(f)
 			require.NoError(t, err)
 			golden(t, strings.TrimSuffix(f, ".yaml")+".json", got)
+			// the transcript shows how the result came about, event by
+			// event, so a change of behaviour over time shows in a diff
+			golden(t, strings.TrimSuffix(f, ".yaml")+".events", transcript)
 		})
 	}
 }
