@@ -63,7 +63,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry]) (CycleResult, error) {
 	return res, s.queue.Done(it.Key)
 }
 
-// scheduleRoot runs one cycle for a root group (SEMANTICS S5, S9): validate
+// scheduleRoot runs one cycle for a root group (docs/semantics.md §5, §9): validate
 // every member of the hierarchy, one snapshot, the placement algorithm
 // (recursive for a composite) with tentative reservations rolled back,
 // then an all-or-nothing commit: every placed pod bound at once, or none

@@ -45,9 +45,28 @@
 //
 // Time moves only through RunUntil, AdvanceTo and Run; graceful
 // termination, pod durations, backoff and the unschedulable pool's
-// five-minute flush all run on that clock. The scenario runner (Scenario,
-// LoadScenario) drives a Scheduler from a YAML or JSON file.
+// five-minute flush all run on that clock.
 //
-// Concurrency: a Scheduler is not safe for concurrent use; separate
-// Schedulers share nothing.
+// # Events
+//
+// Every change of the simulation is an Event with its simulated time: pods
+// arriving, bound, nominated, unschedulable, evicted (with a typed
+// preemptor), terminated, succeeded, deleted; groups scheduled or failed;
+// nodes added, updated, cordoned, uncordoned, removed, drained; the end of
+// each cycle. WithObserver receives them as they happen; Stats and
+// Evictions are built from them. docs/events.md lists every kind.
+//
+// # Admission
+//
+// AddPod, AddPodGroup and AddCompositePodGroup resolve priorities the same
+// way for every caller (PodPriority, GroupPriority): a class's value, an
+// explicit priority, the group's or parent's, the global default.
+//
+// The engine does no I/O: file formats live above it, in the scenario
+// package (docs/scenario-format.md). docs/semantics.md describes the
+// scheduling rules the cycle follows, section by section.
+//
+// Concurrency: a Scheduler is single-threaded and not safe for concurrent
+// use; separate Schedulers share nothing and may run on separate
+// goroutines.
 package gangsim

@@ -2,10 +2,10 @@ package gangsim
 
 import (
 	"fmt"
-	"os/exec"
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// allowedImports is DESIGN.md's layering: each package may import only
+// allowedImports is The layering (docs/architecture.md): each package may import only
 // the module packages listed (lower layers), never a sibling or a higher
 // one. The root package may import them all; examples may import anything.
 var allowedImports = map[string][]string{
@@ -51,7 +51,7 @@ func layeringViolations(t *testing.T, root string) []string {
 				top = "" // the root package
 			}
 			if top != pkg && !slices.Contains(allowed, top) {
-				out = append(out, fmt.Sprintf("package %s imports %s/%s: lower layers must not import %s (see DESIGN.md)", pkg, modulePath, imp, top))
+				out = append(out, fmt.Sprintf("package %s imports %s/%s: lower layers must not import %s (see docs/architecture.md)", pkg, modulePath, imp, top))
 			}
 		}
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // postFilterPod is DefaultPreemption's PostFilter for a pod that fit no
-// node (SEMANTICS S7): it returns the victims evicted and the nomination,
+// node (docs/semantics.md §7): it returns the victims evicted and the nomination,
 // or none when the pod may not preempt or no eviction would help.
 func (s *Scheduler) postFilterPod(r *podRecord, fitErr *placement.FitError) ([]Eviction, []Binding) {
 	pod := r.info

@@ -11,9 +11,11 @@ import (
 	"github.com/gangsim/gangsim/cluster"
 )
 
-// openbDir is the Alibaba cluster-trace-gpu-v2023 "openb" copy beside the
-// project (research-use data: read at run time, never committed).
-const openbDir = "../shared/data/alibaba-gpu-v2023-openb"
+// openbDirVar names the environment variable holding the folder of the
+// Alibaba cluster-trace-gpu-v2023 "openb" CSV files. The trace is
+// research-use data: it is read at run time, never committed; without the
+// variable the trace benchmarks skip.
+const openbDirVar = "GANGSIM_OPENB_DIR"
 
 // gpuMilli is how the trace's GPUs are modelled: an extended resource in
 // thousandths of a GPU, so that sharing pods (gpu_milli < 1000) fit
@@ -22,7 +24,11 @@ const gpuMilli cluster.ResourceName = "alibaba.com/gpu-milli"
 
 func readCSV(b *testing.B, name string) [][]string {
 	b.Helper()
-	f, err := os.Open(filepath.Join(openbDir, name))
+	dir := os.Getenv(openbDirVar)
+	if dir == "" {
+		b.Skipf("set %s to the openb trace folder to run this benchmark", openbDirVar)
+	}
+	f, err := os.Open(filepath.Join(dir, name))
 	if err != nil {
 		b.Skipf("trace not available: %v", err)
 	}

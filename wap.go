@@ -18,7 +18,7 @@ type workload struct {
 }
 
 // preemptFor is workload-aware preemption, the built-in
-// PodGroupPostFilter (SEMANTICS S8): when a group cycle fails, the whole
+// PodGroupPostFilter (docs/semantics.md §8): when a group cycle fails, the whole
 // cluster is searched for lower-priority units whose eviction lets the
 // group fit. On success the victims are evicted and the group's pods are
 // nominated to the nodes found; nothing is bound in this cycle, and the

@@ -185,7 +185,7 @@ func (gs *GroupScheduler) scheduleInPlacement(snap *cluster.Snapshot, req *Group
 // GroupScheduler places a group: it generates candidate placements, runs
 // the sequential algorithm in each on the cycle's snapshot (rolling back
 // after each), scores the feasible ones and re-applies the best
-// (SEMANTICS S6). With no generator, or a group without a topology key,
+// (docs/semantics.md §6). With no generator, or a group without a topology key,
 // the parent placement is the only candidate and this is exactly S5a.
 //
 // Ties between placements with equal total scores go to the first in

@@ -10,7 +10,7 @@ import (
 )
 
 // The numbers below are worked out by hand from kube-scheduler's formulas
-// (UPSTREAM.md 7.1-7.3): per resource, an integer score truncated first,
+// (kube-scheduler's formulas, docs/semantics.md §3): per resource, an integer score truncated first,
 // then the weighted mean truncated again.
 
 func TestLeastAllocatedResource(t *testing.T) {

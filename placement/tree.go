@@ -51,8 +51,8 @@ func (t *TreeResult) Assignments(root *TreeNode) []Assignment {
 	return out
 }
 
-// ScheduleTree places a hierarchy within the parent placement (SEMANTICS
-// S9): a composite's candidate placements are generated within its
+// ScheduleTree places a hierarchy within the parent placement (docs/semantics.md
+// §9): a composite's candidate placements are generated within its
 // parent's; in each, its children are placed recursively in their fixed
 // order, each keeping its tentative assignments so that later siblings
 // see them, and after each child PlacementFeasible judges whether the

@@ -43,7 +43,7 @@ type GroupOutcome struct {
 	Violators     []cluster.PodKey // the victim pods whose eviction breaks a budget
 }
 
-// PreemptForGroup is workload-aware preemption (SEMANTICS S8): every unit
+// PreemptForGroup is workload-aware preemption (docs/semantics.md §8): every unit
 // of lower priority than the group is removed from the cluster at once and
 // the group algorithm runs once on that state; if it places the group, the
 // units are put back one at a time, those whose eviction would break a

@@ -71,7 +71,7 @@ func victimNames(c preemption.Candidate) []string {
 	return out
 }
 
-// SEMANTICS S7: remove all lower-priority pods, then reprieve the most
+// docs/semantics.md §7: remove all lower-priority pods, then reprieve the most
 // important first; only big is evicted.
 func TestRemoveAllThenReprieve(t *testing.T) {
 	f := newFixture(t, "node").pod("small-a", "node", 100, 10, 0).pod("small-b", "node", 100, 10, 0).pod("big", "node", 600, 20, 0)

@@ -31,7 +31,7 @@ func (c *Candidate) VictimPods() []*cluster.PodInfo {
 }
 
 // SelectVictimsOnNode chooses the victims on one node by
-// remove-all-then-reprieve (SEMANTICS S7): every unit of lower priority
+// remove-all-then-reprieve (docs/semantics.md §7): every unit of lower priority
 // than the preemptor is removed from the node; if the preemptor still does
 // not fit, the node is no candidate. Otherwise units are put back one at a
 // time, those whose eviction would break a budget first, each group most

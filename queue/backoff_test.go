@@ -9,7 +9,7 @@ import (
 	"github.com/gangsim/gangsim/queue"
 )
 
-// kube-scheduler's calculateBackoffDuration (UPSTREAM.md 4.4): Initial <<
+// kube-scheduler's calculateBackoffDuration (as kube-scheduler computes it): Initial <<
 // (count-1), capped at Max*sqrt(size) for a group of more than one pod.
 func TestBackoffDuration(t *testing.T) {
 	b := queue.Backoff{Initial: time.Second, Max: 10 * time.Second}

@@ -2,9 +2,9 @@ package scenario
 
 import (
 	"bytes"
-	"fmt"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"

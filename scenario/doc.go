@@ -1,0 +1,16 @@
+// Package scenario reads, checks and runs scenario files: a cluster, its
+// workloads, the scheduler's configuration and timed events, in YAML or
+// JSON (docs/scenario-format.md). It is the user layer above the engine:
+// it builds a gangsim.Scheduler from the file, drives it through simulated
+// time, and builds the Result from the scheduler's event stream.
+//
+// Loading is strict: unknown or repeated fields are errors, and every
+// error is a *FieldError naming the file, line, entry and field, wrapping
+// the cause so that errors.Is finds fs.ErrNotExist, cluster.ErrQuantity,
+// gangsim.ErrAdmission and the like. Priorities are checked with the
+// scheduler's own admission rules at load time.
+//
+// Determinism: a scenario's result is the same, byte for byte, on every
+// run. Concurrency: a Scenario is read-only once loaded, so several runs of
+// it may go on at once, each with its own Scheduler.
+package scenario
