@@ -77,19 +77,19 @@ func orDefault(p, def cluster.PreemptionPolicy) cluster.PreemptionPolicy {
 
 // admitPod returns the pod as admitted: its priority and preemption policy
 // resolved (PodPriority), nodeName cleared (the caller places it). group is
-// its PodGroup's record when the group is known.
-func (s *Scheduler) admitPod(p cluster.Pod, group *groupRecord) (cluster.Pod, error) {
+// its PodGroup's record when the group is known. The result shares p's
+// maps: NewPodInfo copies it.
+func (s *Scheduler) admitPod(p cluster.Pod, group *groupRecord) (*cluster.PodInfo, error) {
 	var g *podgroup.PodGroup
 	if group != nil {
 		g = &group.group
 	}
 	prio, policy, err := PodPriority(&s.classes, &p, g)
 	if err != nil {
-		return p, err
+		return nil, err
 	}
-	p = p.Clone()
 	p.Priority, p.PreemptionPolicy, p.NodeName = &prio, policy, ""
-	return p, nil
+	return cluster.NewPodInfo(p), nil
 }
 
 // inheritsGroupPriority reports whether admission takes p's priority from

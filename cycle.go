@@ -105,7 +105,7 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry]) (CycleResult, error) {
 	if root.Composite {
 		s.emit(Event{Kind: EventGroupScheduled, Group: groupRef(root)})
 	}
-	if left := len(s.hierarchyPending(root)); left > 0 {
+	if left := s.pendingCount(root); left > 0 {
 		it.Size = left
 		return res, s.queue.Requeue(it.Key)
 	}
@@ -171,7 +171,10 @@ func (s *Scheduler) explainLeaves(leaves []*groupRecord, out placement.TreeResul
 			gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonUnschedulable, msg, s.now)
 			s.emit(Event{Kind: EventGroupFailed, Group: ref, Reason: msg})
 		}
-		failed := map[cluster.PodKey]string{}
+		if len(lr.Failures) == 0 && msg == "" {
+			continue
+		}
+		failed := make(map[cluster.PodKey]string, len(lr.Failures))
 		for _, f := range lr.Failures {
 			failed[f.Pod.Key()] = f.Err.Error()
 		}

@@ -98,7 +98,7 @@ func TestPodsBeforeTheirGroupWaitForIt(t *testing.T) {
 func TestFailedGangBacksOffBySize(t *testing.T) {
 	ts := newTestSched(t, Config{}).nodes("n", 1, 1000).gang("g", 4).members("g", 4, 1000)
 	ts.scheduleOne()
-	it, ok := ts.queue.Get(rootItemKey(podgroup.Ref{Key: "default/g"}))
+	it, ok := ts.queue.Get(ts.rootItemKey(podgroup.Ref{Key: "default/g"}))
 	require.True(t, ok)
 	require.Equal(t, 4, it.Size)
 	require.Equal(t, 1, it.UnschedulableCount)

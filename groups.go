@@ -19,11 +19,16 @@ type groupRecord struct {
 	members    podgroup.Membership
 	pods       map[cluster.PodKey]*podRecord // known members, any phase but gone
 	conditions podgroup.Conditions
+	itemKey    string         // its queue key when it is a root
+	self       []*groupRecord // itself, as the leaves of a root PodGroup
 }
 
 // compositeRecord is the scheduler's record of a CompositePodGroup.
 type compositeRecord struct {
-	cpg podgroup.CompositePodGroup
+	cpg          podgroup.CompositePodGroup
+	itemKey      string
+	leaves       []*groupRecord // the PodGroups below, in child order
+	leavesForest int            // the forest version leaves was taken at
 }
 
 // GroupStatus is what the scheduler knows of a PodGroup.
@@ -53,10 +58,12 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 		return err
 	}
 	g.Priority, g.PreemptionPolicy = &prio, policy
-	gr := &groupRecord{group: g, pods: map[cluster.PodKey]*podRecord{}}
+	gr := &groupRecord{group: g, pods: map[cluster.PodKey]*podRecord{}, itemKey: "podgroup/" + g.Key()}
+	gr.self = []*groupRecord{gr}
 	if err := s.forest.AddGroup(&gr.group); err != nil {
 		return err
 	}
+	s.forestVersion++
 	s.groups[g.Key()] = gr
 	waiting := s.orphans[g.Key()]
 	delete(s.orphans, g.Key())
@@ -72,14 +79,16 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 // readmit gives a pending pod that arrived before its group the priority
 // admission would have given it with the group known.
 func (s *Scheduler) readmit(r *podRecord, gr *groupRecord) error {
-	if r.phase != PhasePending || !inheritsGroupPriority(&r.spec) {
+	spec := r.spec
+	r.spec = nil
+	if spec == nil || r.phase != PhasePending {
 		return nil
 	}
-	admitted, err := s.admitPod(r.spec, gr)
+	info, err := s.admitPod(*spec, gr)
 	if err != nil {
 		return err
 	}
-	r.info = cluster.NewPodInfo(admitted)
+	r.info = info
 	return nil
 }
 
@@ -104,10 +113,11 @@ func (s *Scheduler) AddCompositePodGroup(c podgroup.CompositePodGroup) error {
 		return err
 	}
 	c.Priority, c.PreemptionPolicy = &prio, policy
-	rec := &compositeRecord{cpg: c}
+	rec := &compositeRecord{cpg: c, itemKey: "compositepodgroup/" + c.Key()}
 	if err := s.forest.AddComposite(&rec.cpg); err != nil {
 		return err
 	}
+	s.forestVersion++
 	s.composites[c.Key()] = rec
 	return nil
 }
@@ -216,11 +226,11 @@ func groupRef(ref podgroup.Ref) Ref {
 }
 
 // rootItemKey is the queue key of a root group.
-func rootItemKey(ref podgroup.Ref) string {
+func (s *Scheduler) rootItemKey(ref podgroup.Ref) string {
 	if ref.Composite {
-		return "compositepodgroup/" + ref.Key
+		return s.composites[ref.Key].itemKey
 	}
-	return "podgroup/" + ref.Key
+	return s.groups[ref.Key].itemKey
 }
 
 // offerGroup keeps the queue item of the group's root in step with its
@@ -236,11 +246,8 @@ func (s *Scheduler) offerGroup(gr *groupRecord) error {
 // otherwise queued. A new item's first-seen time is now: a root enters the
 // queue when its objects and a pending pod are all known.
 func (s *Scheduler) offerRoot(root podgroup.Ref) error {
-	key := rootItemKey(root)
-	pending := 0
-	for _, leaf := range s.forest.Leaves(root) {
-		pending += s.groups[leaf.Key].members.Count(podgroup.Unscheduled)
-	}
+	key := s.rootItemKey(root)
+	pending := s.pendingCount(root)
 	ready := s.treeReady(root)
 	it, queued := s.queue.Get(key)
 	switch {
@@ -324,22 +331,43 @@ func (s *Scheduler) rootName(ref podgroup.Ref) string {
 	return s.groups[ref.Key].group.Name
 }
 
-// leafRecords returns the records of every leaf under ref, in child order.
+// leafRecords returns the records of every leaf under ref, in child order
+// (shared: never modify the slice).
 func (s *Scheduler) leafRecords(ref podgroup.Ref) []*groupRecord {
-	leaves := s.forest.Leaves(ref)
-	out := make([]*groupRecord, len(leaves))
-	for i, l := range leaves {
-		out[i] = s.groups[l.Key]
+	if !ref.Composite {
+		return s.groups[ref.Key].self
 	}
-	return out
+	c := s.composites[ref.Key]
+	if c.leaves == nil || c.leavesForest != s.forestVersion {
+		leaves := s.forest.Leaves(ref)
+		c.leaves = make([]*groupRecord, len(leaves))
+		for i, l := range leaves {
+			c.leaves[i] = s.groups[l.Key]
+		}
+		c.leavesForest = s.forestVersion
+	}
+	return c.leaves
 }
 
 // hierarchyPending returns the pending pods of every leaf under ref, each
 // leaf's in its cycle order, leaves in child order.
 func (s *Scheduler) hierarchyPending(ref podgroup.Ref) []*podRecord {
+	leaves := s.leafRecords(ref)
+	if len(leaves) == 1 {
+		return leaves[0].pending()
+	}
 	var out []*podRecord
-	for _, leaf := range s.forest.Leaves(ref) {
-		out = append(out, s.groups[leaf.Key].pending()...)
+	for _, gr := range leaves {
+		out = append(out, gr.pending()...)
 	}
 	return out
+}
+
+// pendingCount counts the pending pods of every leaf under ref.
+func (s *Scheduler) pendingCount(ref podgroup.Ref) int {
+	n := 0
+	for _, gr := range s.leafRecords(ref) {
+		n += gr.members.Count(podgroup.Unscheduled)
+	}
+	return n
 }

@@ -29,11 +29,14 @@ func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
 	}
 	group := s.groups[groupKeyOf(&p)]
-	admitted, err := s.admitPod(p, group)
+	info, err := s.admitPod(p, group)
 	if err != nil {
 		return err
 	}
-	r := &podRecord{info: cluster.NewPodInfo(admitted), spec: p.Clone(), phase: PhasePending, duration: duration, firstSeen: s.now}
+	r := &podRecord{info: info, phase: PhasePending, duration: duration, firstSeen: s.now}
+	if group == nil && inheritsGroupPriority(&p) {
+		r.spec = new(p.Clone()) // its group is not known yet: admission waits for it
+	}
 	if p.NodeName != "" {
 		if err := s.checkPreBound(r, p.NodeName, group); err != nil {
 			return err

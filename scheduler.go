@@ -57,28 +57,31 @@ type entry struct {
 // one Scheduler must be driven from one goroutine at a time. Separate
 // Schedulers share nothing and may run in parallel.
 type Scheduler struct {
-	cfg         Config
-	cache       *cluster.Cache
-	snap        *cluster.Snapshot
-	queue       *queue.Queue[entry]
-	pods        map[cluster.PodKey]*podRecord
-	groups      map[string]*groupRecord // by "namespace/name"
-	composites  map[string]*compositeRecord
-	forest      podgroup.Forest
-	orphans     map[string][]*podRecord // members whose group is not defined yet
-	groupAlgo   *placement.GroupScheduler
-	nominations *nominator
-	classes     cluster.PriorityClasses
-	podAlgo     *placement.PodScheduler
-	now         time.Duration
-	version     int64 // bumped by every cluster change that may help pending pods
-	timers      *btree.BTreeG[timer]
-	timerSeq    uint64
-	cycle       int // cycles run so far
-	inCycle     int // the cycle running; 0 between cycles
-	observers   []Observer
-	evictions   []Eviction
-	stats       Stats
+	cfg        Config
+	cache      *cluster.Cache
+	snap       *cluster.Snapshot
+	queue      *queue.Queue[entry]
+	pods       map[cluster.PodKey]*podRecord
+	groups     map[string]*groupRecord // by "namespace/name"
+	composites map[string]*compositeRecord
+	forest     podgroup.Forest
+	// forestVersion changes whenever a group joins the forest; per-root
+	// caches derived from it are valid while it holds.
+	forestVersion int
+	orphans       map[string][]*podRecord // members whose group is not defined yet
+	groupAlgo     *placement.GroupScheduler
+	nominations   *nominator
+	classes       cluster.PriorityClasses
+	podAlgo       *placement.PodScheduler
+	now           time.Duration
+	version       int64 // bumped by every cluster change that may help pending pods
+	timers        *btree.BTreeG[timer]
+	timerSeq      uint64
+	cycle         int // cycles run so far
+	inCycle       int // the cycle running; 0 between cycles
+	observers     []Observer
+	evictions     []Eviction
+	stats         Stats
 }
 
 // Option wires a Scheduler at construction.
@@ -180,7 +183,7 @@ type PodStatus struct {
 // podRecord is the scheduler's record of a pod from arrival to deletion.
 type podRecord struct {
 	info      *cluster.PodInfo // the pod as admitted, in its pending form
-	spec      cluster.Pod      // the pod as given to AddPod
+	spec      *cluster.Pod     // the pod as given, while its group's priority is awaited
 	phase     Phase
 	node      string
 	reason    string

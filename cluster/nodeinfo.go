@@ -47,11 +47,14 @@ type PodInfo struct {
 // p.Priority, or 0 when that is nil: admission resolves priorities before
 // a pod reaches the cache (see the Scheduler's AddPod).
 func NewPodInfo(p Pod) *PodInfo {
+	prio := p.Priority
+	p.Priority = nil // the copy points at pi.priority: one allocation less per pod
 	p = p.Clone()
 	pi := &PodInfo{pod: p, key: p.Key(), request: PodRequest(&p)}
 	pi.nonZeroCPU, pi.nonZeroMem = p.NonZeroRequests()
-	if p.Priority != nil {
-		pi.priority = *p.Priority
+	if prio != nil {
+		pi.priority = *prio
+		pi.pod.Priority = &pi.priority
 	}
 	return pi
 }
@@ -81,6 +84,9 @@ func (pi *PodInfo) DeletedAt() time.Duration { return pi.deletedAt }
 // another time: the copy-on-write step of every cache transition.
 func (pi *PodInfo) with(state PodState, node string, start time.Duration) *PodInfo {
 	cp := *pi
+	if cp.pod.Priority != nil {
+		cp.pod.Priority = &cp.priority
+	}
 	cp.state = state
 	cp.pod.NodeName = node
 	cp.pod.StartTime = start

@@ -104,9 +104,8 @@ func (p *Pod) Validate() error {
 	if p.Name == "" {
 		return fieldError(ErrInvalidPod, "", "name", "must not be empty")
 	}
-	obj := string(p.Key())
 	bad := func(field, format string, args ...any) error {
-		return fieldError(ErrInvalidPod, obj, field, format, args...)
+		return fieldError(ErrInvalidPod, string(p.Key()), field, format, args...)
 	}
 	if p.Requests.IsNegative() {
 		return bad("requests", "%v are negative", p.Requests)

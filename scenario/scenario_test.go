@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
 )
 
 // update rewrites the golden files; review the diff before committing.
@@ -89,6 +92,26 @@ func TestScenarioLoadErrorsAreTyped(t *testing.T) {
 	require.Contains(t, err.Error(), `pods[0] (api).reqests: unknown field`)
 	_, err = Load("testdata/scenarios/no-such-file.yaml")
 	require.True(t, errors.Is(err, ErrScenario))
+	require.ErrorIs(t, err, fs.ErrNotExist, "the cause survives")
+
+	_, err = Load("testdata/scenarios/bad/bad-quantity.yaml")
+	require.ErrorIs(t, err, cluster.ErrQuantity)
+	var fe *FieldError
+	require.ErrorAs(t, err, &fe)
+	require.Equal(t, FieldError{File: "testdata/scenarios/bad/bad-quantity.yaml", Line: 4, Path: "pods[0] (api).requests.cpu", Err: fe.Err}, *fe)
+
+	_, err = Load("testdata/scenarios/bad/unknown-class.yaml")
+	require.ErrorIs(t, err, gangsim.ErrAdmission)
+	_, err = Load("testdata/scenarios/bad/comp-cycle.yaml")
+	require.ErrorIs(t, err, ErrScenario)
+	_, err = Load("testdata/scenarios/bad/comp-priority.yaml")
+	require.ErrorIs(t, err, podgroup.ErrHierarchy)
+	_, err = Load("testdata/scenarios/bad/bad-effect.yaml")
+	require.ErrorIs(t, err, cluster.ErrInvalidNode)
+	_, err = Load("testdata/scenarios/bad/bad-strategy.yaml")
+	require.ErrorIs(t, err, gangsim.ErrConfig)
+	_, err = runScenarioFile("testdata/scenarios/bad/overcommitted.yaml")
+	require.ErrorIs(t, err, cluster.ErrInvalidPod, "a run-time refusal keeps its cause too")
 }
 
 func TestScenarioDeterministic(t *testing.T) {
