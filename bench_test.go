@@ -12,9 +12,13 @@ import (
 // benchCluster is the oracle generator's shape: nodes of 8, 16 or 32 cpus
 // with 4GiB per cpu; pods of 0.1-2 cpus with 0.5-4GiB per cpu.
 func benchCluster(b *testing.B, nodes, pods int, seed uint64) (*Scheduler, []cluster.Pod) {
+	return benchClusterWith(b, Config{}, nodes, pods, seed)
+}
+
+func benchClusterWith(b *testing.B, cfg Config, nodes, pods int, seed uint64) (*Scheduler, []cluster.Pod) {
 	b.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
-	s, err := New(Config{})
+	s, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -45,8 +49,7 @@ func BenchmarkSchedulePods(b *testing.B) {
 			var pods int
 			for b.Loop() {
 				b.StopTimer()
-				s, ps := benchCluster(b, 5000, 10000, 1)
-				s.podAlgo = Config{PercentageOfNodesToScore: pct}.WithDefaults().podScheduler()
+				s, ps := benchClusterWith(b, Config{PercentageOfNodesToScore: pct}, 5000, 10000, 1)
 				for _, p := range ps {
 					if err := s.AddPod(p, 0); err != nil {
 						b.Fatal(err)

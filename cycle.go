@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/podgroup"
-	"github.com/gangsim/gangsim/preemption"
 	"github.com/gangsim/gangsim/queue"
 )
 
@@ -48,17 +48,21 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry]) (CycleResult, error) {
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
 		return res, err
 	}
-	idx, fitErr := s.podAlgo.ScheduleNominated(s.snap, r.info, nil, s.nominations.index(r))
+	p := s.profileFor(r.info)
+	s.explainer.start()
+	idx, fitErr := p.pods.Schedule(s.snap, r.info, nil, s.nominations.index(r))
 	if fitErr != nil {
-		s.failAttempt(r, fitErr.Error())
+		s.failFit(r, fitErr)
 		res.Status = NewStatus(Unschedulable, r.reason)
-		res.Evicted, res.Nominated = s.postFilterPod(r, fitErr)
+		res.Evicted, res.Nominated = s.postFilterPod(p, r, fitErr)
+		s.explainer.finish(s, r, "")
 		return res, s.queue.Park(it.Key, s.now, s.version)
 	}
 	node := s.snap.Node(idx).Name()
 	if err := s.bind(r, node); err != nil {
 		return res, err
 	}
+	s.explainer.finish(s, r, node)
 	res.Bound = []Binding{{Pod: r.info.Key(), Node: node}}
 	return res, s.queue.Done(it.Key)
 }
@@ -76,7 +80,8 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry]) (CycleResult, error) {
 		return res, s.queue.Done(it.Key)
 	}
 	leaves := s.leafRecords(root)
-	if msg := s.validateRoot(root, leaves); msg != "" {
+	p := s.profileFor(pending[0].info) // kube-scheduler takes the first queued pod's
+	if msg := s.validateRoot(root, leaves, pending[0]); msg != "" {
 		return s.errorCycle(it, leaves, pending, msg, res)
 	}
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
@@ -85,20 +90,23 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry]) (CycleResult, error) {
 	for _, r := range pending {
 		r.attempts++
 	}
+	s.explainer.start()
 	tree := s.buildTree(root)
-	out := s.placeRoot(tree)
+	out := s.placeRoot(p, tree)
 	if out.Err != nil {
 		return s.errorCycle(it, leaves, pending, out.Err.Error(), res)
 	}
 	placed := out.Assignments(tree)
 	if !out.Feasible || len(placed) == 0 {
-		return s.failRoot(it, root, leaves, out, pending, res)
+		return s.failRoot(it, p, root, leaves, out, pending, res)
 	}
 	for _, a := range placed {
 		node := s.snap.Node(a.Node).Name()
-		if err := s.bind(s.pods[a.Pod.Key()], node); err != nil {
+		r := s.pods[a.Pod.Key()]
+		if err := s.bind(r, node); err != nil {
 			return res, err
 		}
+		s.explainer.finish(s, r, node)
 		res.Bound = append(res.Bound, Binding{Pod: a.Pod.Key(), Node: node})
 	}
 	s.explainLeaves(leaves, out, "")
@@ -112,11 +120,11 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry]) (CycleResult, error) {
 	return res, s.queue.Done(it.Key)
 }
 
-// placeRoot runs the placement algorithm for the hierarchy on the snapshot
-// as it is and leaves the snapshot unchanged.
-func (s *Scheduler) placeRoot(tree *placement.TreeNode) placement.TreeResult {
+// placeRoot runs the profile's placement algorithm for the hierarchy on
+// the snapshot as it is and leaves the snapshot unchanged.
+func (s *Scheduler) placeRoot(p *profile, tree *placement.TreeNode) placement.TreeResult {
 	cp := s.snap.Checkpoint()
-	out := s.groupAlgo.ScheduleTree(s.snap, tree, placement.Placement{})
+	out := p.groups.ScheduleTree(s.snap, tree, fw.Placement{})
 	s.snap.Rollback(cp)
 	return out
 }
@@ -125,7 +133,7 @@ func (s *Scheduler) placeRoot(tree *placement.TreeNode) placement.TreeResult {
 // its reason, every leaf its condition, then workload-aware preemption
 // runs; the root backs off, even when preemption succeeded (nothing is
 // bound in this cycle).
-func (s *Scheduler) failRoot(it *queue.Item[entry], root podgroup.Ref, leaves []*groupRecord, out placement.TreeResult, pending []*podRecord, res CycleResult) (CycleResult, error) {
+func (s *Scheduler) failRoot(it *queue.Item[entry], p *profile, root podgroup.Ref, leaves []*groupRecord, out placement.TreeResult, pending []*podRecord, res CycleResult) (CycleResult, error) {
 	msg := out.Message
 	if out.Feasible {
 		// the policy was met by members scheduled earlier, but no pod was
@@ -137,10 +145,10 @@ func (s *Scheduler) failRoot(it *queue.Item[entry], root podgroup.Ref, leaves []
 	if root.Composite {
 		s.emit(Event{Kind: EventGroupFailed, Group: groupRef(root), Reason: msg})
 	}
-	res.Evicted, res.Nominated = s.preemptFor(workload{
-		ref: groupRef(root), priority: s.rootPriority(root), policy: s.rootPolicy(root), pending: pending,
-		place: func() ([]preemption.Assignment, bool) { return s.placeForPreemption(root) },
-	})
+	for _, r := range pending {
+		s.explainer.finish(s, r, "")
+	}
+	res.Evicted, res.Nominated = s.postFilterGroup(p, root, pending)
 	return res, s.queue.BackOff(it.Key, s.now, s.version, false)
 }
 
@@ -174,13 +182,13 @@ func (s *Scheduler) explainLeaves(leaves []*groupRecord, out placement.TreeResul
 		if len(lr.Failures) == 0 && msg == "" {
 			continue
 		}
-		failed := make(map[cluster.PodKey]string, len(lr.Failures))
+		failed := make(map[cluster.PodKey]*fw.FitError, len(lr.Failures))
 		for _, f := range lr.Failures {
-			failed[f.Pod.Key()] = f.Err.Error()
+			failed[f.Pod.Key()] = f.Err
 		}
 		for _, r := range gr.pending() {
-			if reason, ok := failed[r.info.Key()]; ok {
-				s.failAttempt(r, reason)
+			if fit, ok := failed[r.info.Key()]; ok {
+				s.failFit(r, fit)
 			} else if msg != "" {
 				s.failAttempt(r, msg)
 			}
@@ -207,18 +215,22 @@ func (s *Scheduler) errorCycle(it *queue.Item[entry], leaves []*groupRecord, pen
 // member of the hierarchy, pending or scheduled, names this scheduler, has
 // the root's priority and the root's preemption policy. It returns the
 // first problem, or "".
-func (s *Scheduler) validateRoot(root podgroup.Ref, leaves []*groupRecord) string {
+func (s *Scheduler) validateRoot(root podgroup.Ref, leaves []*groupRecord, first *podRecord) string {
 	what := "pod group"
 	if root.Composite {
 		what = "composite pod group"
 	}
 	name, prio, policy := s.rootName(root), s.rootPriority(root), s.rootPolicy(root)
+	scheduler := first.info.Pod().EffectiveSchedulerName()
+	if s.profiles[scheduler] == nil {
+		return fmt.Sprintf("pod %s names scheduler %q, which no profile has", first.info.Key().Display(), scheduler)
+	}
 	for _, gr := range leaves {
 		for k := range gr.members.Members() {
 			p := gr.pods[k].info
 			switch {
-			case p.Pod().EffectiveSchedulerName() != s.cfg.SchedulerName:
-				return fmt.Sprintf("pod %s names scheduler %q, but %s %s is scheduled by %q", k.Display(), p.Pod().EffectiveSchedulerName(), what, name, s.cfg.SchedulerName)
+			case p.Pod().EffectiveSchedulerName() != scheduler:
+				return fmt.Sprintf("pod %s names scheduler %q, but %s %s is scheduled by %q", k.Display(), p.Pod().EffectiveSchedulerName(), what, name, scheduler)
 			case p.Priority() != prio:
 				return fmt.Sprintf("pod %s has priority %d, but %s %s has priority %d", k.Display(), p.Priority(), what, name, prio)
 			case p.Pod().EffectivePreemptionPolicy() != policy:
@@ -238,16 +250,16 @@ func (s *Scheduler) buildTree(ref podgroup.Ref) *placement.TreeNode {
 		return &placement.TreeNode{Key: ref.Key, Leaf: s.leafRequest(gr, gr.pending())}
 	}
 	c := &s.composites[ref.Key].cpg
-	n := &placement.TreeNode{Key: ref.Key, Composite: c, Subject: placement.Subject{Name: c.Name, TopologyKey: c.TopologyKey}}
+	n := &placement.TreeNode{Key: ref.Key, Composite: &fw.Group{Ref: ref, Composite: c}}
 	for _, child := range s.forest.Children(ref.Key) {
 		cn := s.buildTree(child)
 		n.Children = append(n.Children, cn)
-		sub := cn.Subject
+		sub := cn.Composite
 		if cn.Leaf != nil {
-			sub = *cn.Leaf.Subject()
+			sub = cn.Leaf.Group
 		}
-		n.Subject.ScheduledNodes = append(n.Subject.ScheduledNodes, sub.ScheduledNodes...)
-		n.Subject.Scheduled += sub.Scheduled
+		n.Composite.ScheduledNodes = append(n.Composite.ScheduledNodes, sub.ScheduledNodes...)
+		n.Composite.Scheduled += sub.Scheduled
 	}
 	return n
 }
@@ -255,26 +267,35 @@ func (s *Scheduler) buildTree(ref podgroup.Ref) *placement.TreeNode {
 // leafRequest describes a PodGroup's pending pods (in cycle order) for the
 // placement algorithm.
 func (s *Scheduler) leafRequest(gr *groupRecord, pending []*podRecord) *placement.GroupRequest {
-	req := &placement.GroupRequest{Group: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: gr.scheduledNodes()}
+	g := &fw.Group{Ref: podgroup.Ref{Key: gr.group.Key()}, PodGroup: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: gr.scheduledNodes()}
+	req := &placement.GroupRequest{Group: g}
 	for _, r := range pending {
-		req.Pods = append(req.Pods, r.info)
+		g.Pods = append(g.Pods, r.info)
 		req.Nominated = append(req.Nominated, s.nominations.index(r))
 	}
 	return req
 }
 
+// rootGroup describes a root for its PodGroupPostFilter plugins.
+func (s *Scheduler) rootGroup(root podgroup.Ref) *fw.Group {
+	if root.Composite {
+		return s.buildTree(root).Composite
+	}
+	gr := s.groups[root.Key]
+	return s.leafRequest(gr, gr.pending()).Group
+}
+
 // placeForPreemption runs the root's placement algorithm on the snapshot
 // as preemption left it (victims removed) and leaves it unchanged.
-func (s *Scheduler) placeForPreemption(root podgroup.Ref) ([]preemption.Assignment, bool) {
+func (s *Scheduler) placeForPreemption(p *profile, root podgroup.Ref) ([]fw.Assignment, *fw.Status) {
 	tree := s.buildTree(root)
-	out := s.placeRoot(tree)
+	out := s.placeRoot(p, tree)
 	placed := out.Assignments(tree)
-	if out.Err != nil || !out.Feasible || len(placed) == 0 {
-		return nil, false
+	switch {
+	case out.Err != nil:
+		return nil, fw.NewStatus(fw.Error, out.Err.Error())
+	case !out.Feasible || len(placed) == 0:
+		return nil, fw.NewStatus(fw.Unschedulable, out.Message)
 	}
-	as := make([]preemption.Assignment, len(placed))
-	for i, a := range placed {
-		as[i] = preemption.Assignment{Pod: a.Pod, Node: a.Node}
-	}
-	return as, true
+	return placed, nil
 }

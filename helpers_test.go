@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
@@ -81,4 +82,15 @@ func (ts *testSched) scheduleOne() CycleResult {
 func (ts *testSched) run() {
 	ts.t.Helper()
 	require.NoError(ts.t, ts.Run())
+}
+
+// filter runs the default profile's PreFilter and Filter plugins for pod on
+// one node of snap.
+func (ts *testSched) filter(snap *cluster.Snapshot, pod *cluster.PodInfo, node int) *Status {
+	p := ts.profiles[cluster.DefaultSchedulerName]
+	state := fw.NewCycleState()
+	if st := p.pods.PreFilter(state, snap, pod); st != nil {
+		return st
+	}
+	return p.pods.FilterNode(state, snap, pod, node)
 }

@@ -2,10 +2,10 @@ package gangsim
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/queue"
@@ -65,7 +65,7 @@ func (s *Scheduler) checkPreBound(r *podRecord, node string, group *groupRecord)
 	}
 	if rej := placement.Fits(r.info, ni); rej != nil {
 		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(r.info.Key()), Field: "nodeName",
-			Detail: fmt.Sprintf("node %q has no room: %s", node, strings.Join(rej.Reasons, ", "))}
+			Detail: fmt.Sprintf("node %q has no room: %s", node, rej.Message())}
 	}
 	if group != nil && r.info.Priority() != group.group.EffectivePriority() {
 		return &cluster.FieldError{Sentinel: ErrAdmission, Object: "pod " + string(r.info.Key()), Field: "priority",
@@ -97,8 +97,8 @@ func (s *Scheduler) setPending(r *podRecord) error {
 		s.setReason(r, fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", r.info.Pod().PodGroup))
 		return nil
 	}
-	if name := r.info.Pod().EffectiveSchedulerName(); name != s.cfg.SchedulerName {
-		s.setReason(r, fmt.Sprintf("pod names scheduler %q, not %q", name, s.cfg.SchedulerName))
+	if s.profileFor(r.info) == nil {
+		s.setReason(r, fmt.Sprintf("pod names scheduler %q, which no profile has", r.info.Pod().EffectiveSchedulerName()))
 		return nil
 	}
 	return s.enqueue(r)
@@ -117,8 +117,15 @@ func (s *Scheduler) setReason(r *podRecord, reason string) {
 
 // failAttempt records the failed attempt of a pod to be placed.
 func (s *Scheduler) failAttempt(r *podRecord, reason string) {
-	r.reason = reason
+	r.reason, r.lastFit = reason, nil
 	s.emit(Event{Kind: EventPodUnschedulable, Pod: r.info, Reason: reason})
+}
+
+// failFit records an attempt that found no node, keeping the node by node
+// rejections for Diagnosis.
+func (s *Scheduler) failFit(r *podRecord, fit *fw.FitError) {
+	s.failAttempt(r, fit.Error())
+	r.lastFit = fit
 }
 
 // enqueue puts a pending pod in activeQ, keeping its first-seen time.

@@ -2,71 +2,52 @@ package gangsim
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
-	"github.com/gangsim/gangsim/placement"
+	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/preemption"
 )
 
-// postFilterPod is DefaultPreemption's PostFilter for a pod that fit no
-// node (docs/semantics.md §7): it returns the victims evicted and the nomination,
-// or none when the pod may not preempt or no eviction would help.
-func (s *Scheduler) postFilterPod(r *podRecord, fitErr *placement.FitError) ([]Eviction, []Binding) {
-	pod := r.info
-	if pod.Pod().EffectivePreemptionPolicy() == cluster.PreemptNever {
-		return nil, nil
+// postFilterPod runs the profile's PostFilter plugins for a pod that fit
+// no node (docs/semantics.md §7) and carries out the first success: its
+// victims are evicted and the pod is nominated to its node. A plugin's
+// result without success may still clear the nomination. It returns the
+// evictions and the nomination made.
+func (s *Scheduler) postFilterPod(p *profile, r *podRecord, fitErr *fw.FitError) ([]Eviction, []Binding) {
+	state := fw.NewCycleState()
+	for _, pl := range p.postFilter {
+		res, st := pl.PostFilter(state, r.info, fitErr)
+		if st.IsSuccess() && res != nil {
+			return s.actuatePod(r, res, PodRef(r.info.Key()))
+		}
+		if res != nil && res.NominatedNode == "" {
+			s.nominations.clear(r)
+		}
+		if st.Code() == fw.UnschedulableAndUnresolvable {
+			break
+		}
 	}
-	if s.waitingForVictims(r, fitErr) {
-		return nil, nil
-	}
-	cands := preemption.FindCandidates(preemption.Request{
-		Snapshot:          s.snap,
-		PreemptorPriority: pod.Priority(),
-		Potential:         fitErr.Resolvable(),
-		Units:             s.unitsOnNode,
-		Fits:              func(node int) bool { return s.podAlgo.FilterNode(s.snap, pod, node) == nil },
-		Budgets:           slices.Collect(s.snap.Budgets()),
-	})
-	best := preemption.PickOne(cands)
-	if best < 0 {
+	return nil, nil
+}
+
+// actuatePod carries out a pod's successful PostFilter: the pods nominated
+// below it on the node lose their nomination, the victims are evicted, the
+// pod is nominated.
+func (s *Scheduler) actuatePod(r *podRecord, res *fw.PostFilterResult, by Ref) ([]Eviction, []Binding) {
+	if res.NominatedNode == "" {
 		s.nominations.clear(r)
-		return nil, nil
+		return s.evictVictims(res.Victims, by), nil
 	}
-	c := cands[best]
-	node := s.snap.Node(c.Node).Name()
-	s.nominations.clearBelow(node, pod.Priority())
-	s.nominate(r, node)
-	return s.evictUnits(c.Victims, PodRef(pod.Key()), c.Violators), []Binding{{Pod: pod.Key(), Node: node}}
+	s.nominations.clearBelow(res.NominatedNode, r.info.Priority())
+	s.nominate(r, res.NominatedNode)
+	return s.evictVictims(res.Victims, by), []Binding{{Pod: r.info.Key(), Node: res.NominatedNode}}
 }
 
 // nominate records a pod's nominated node and tells observers.
 func (s *Scheduler) nominate(r *podRecord, node string) {
 	s.nominations.nominate(r, node)
 	s.emit(Event{Kind: EventPodNominated, Pod: r.info, Node: node})
-}
-
-// waitingForVictims is the second eligibility rule: a pod whose nominated
-// node still holds lower-priority pods terminating from an earlier
-// preemption waits for them instead of preempting again (unless the node
-// no longer suits it at all).
-func (s *Scheduler) waitingForVictims(r *podRecord, fitErr *placement.FitError) bool {
-	idx := s.nominations.index(r)
-	if idx < 0 {
-		return false
-	}
-	for _, rej := range fitErr.Rejections {
-		if rej.Node == idx && rej.Unresolvable {
-			return false
-		}
-	}
-	for p := range s.snap.Node(idx).Pods() {
-		if p.State() == cluster.PodTerminating && p.Priority() < r.info.Priority() {
-			return true
-		}
-	}
-	return false
 }
 
 // unitsOnNode returns the victim units with pods on a node: each pod alone,
@@ -130,16 +111,15 @@ func (s *Scheduler) disruptsAll(ref podgroup.Ref) bool {
 	return s.groups[ref.Key].group.EffectiveDisruptionMode() == podgroup.DisruptAll
 }
 
-// evictUnits evicts every pod of the units for the preemptor by: each
-// starts its graceful termination, holding its resources until it ends.
-// violators are the victim pods whose eviction breaks a budget.
-func (s *Scheduler) evictUnits(units []*preemption.Unit, by Ref, violators []cluster.PodKey) []Eviction {
+// evictVictims evicts the victims a preemption chose, for the preemptor by:
+// each starts its graceful termination, holding its resources until it
+// ends. A victim that is not running (a plugin's mistake, or a pod already
+// terminating) is left alone.
+func (s *Scheduler) evictVictims(victims []fw.Victim, by Ref) []Eviction {
 	var out []Eviction
-	for _, u := range units {
-		for _, p := range u.Pods {
-			if ev, ok := s.evict(p.Key(), by, slices.Contains(violators, p.Key())); ok {
-				out = append(out, ev)
-			}
+	for _, v := range victims {
+		if ev, ok := s.evict(v.Pod, by, v.BudgetViolation); ok {
+			out = append(out, ev)
 		}
 	}
 	return out

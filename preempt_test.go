@@ -82,12 +82,12 @@ func checkMinimal(t *testing.T, ts *testSched, res CycleResult, trial int) {
 		require.Less(t, pi.Priority(), pre.info.Priority(), "trial %d: a victim of equal or higher priority", trial)
 		require.NoError(t, snap.Remove(e.Pod, node))
 	}
-	require.Nil(t, ts.podAlgo.FilterNode(snap, pre.info, node), "trial %d: evicting the victims makes room", trial)
+	require.Nil(t, ts.filter(snap, pre.info, node), "trial %d: evicting the victims makes room", trial)
 	for _, e := range res.Evicted {
 		pi, _ := ts.cache.Pod(e.Pod)
 		mark := snap.Checkpoint()
 		snap.Reserve(pi, node)
-		require.NotNil(t, ts.podAlgo.FilterNode(snap, pre.info, node), "trial %d: victim %s was not needed", trial, e.Pod)
+		require.NotNil(t, ts.filter(snap, pre.info, node), "trial %d: victim %s was not needed", trial, e.Pod)
 		snap.Rollback(mark)
 	}
 }

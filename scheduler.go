@@ -2,6 +2,7 @@ package gangsim
 
 import (
 	"errors"
+	"fmt"
 	"iter"
 	"slices"
 	"time"
@@ -9,7 +10,7 @@ import (
 	"github.com/google/btree"
 
 	"github.com/gangsim/gangsim/cluster"
-	"github.com/gangsim/gangsim/placement"
+	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/queue"
 )
@@ -69,10 +70,9 @@ type Scheduler struct {
 	// caches derived from it are valid while it holds.
 	forestVersion int
 	orphans       map[string][]*podRecord // members whose group is not defined yet
-	groupAlgo     *placement.GroupScheduler
+	profiles      map[string]*profile     // by scheduler name
 	nominations   *nominator
 	classes       cluster.PriorityClasses
-	podAlgo       *placement.PodScheduler
 	now           time.Duration
 	version       int64 // bumped by every cluster change that may help pending pods
 	timers        *btree.BTreeG[timer]
@@ -82,6 +82,9 @@ type Scheduler struct {
 	observers     []Observer
 	evictions     []Eviction
 	stats         Stats
+
+	userRegistry Registry
+	explainer    explainer
 }
 
 // Option wires a Scheduler at construction.
@@ -92,32 +95,64 @@ func WithStartTime(t time.Duration) Option { return func(s *Scheduler) { s.now =
 
 // New returns a Scheduler with an empty cluster.
 func New(cfg Config, opts ...Option) (*Scheduler, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	cfg = cfg.WithDefaults()
 	s := &Scheduler{
-		cfg:   cfg,
-		cache: cluster.NewCache(),
-		queue: queue.New[entry](queue.Config{
-			Backoff:          queue.Backoff{Initial: cfg.PodInitialBackoff, Max: cfg.PodMaxBackoff},
-			MaxUnschedulable: cfg.MaxUnschedulable,
-		}),
+		cache:      cluster.NewCache(),
 		pods:       map[cluster.PodKey]*podRecord{},
 		groups:     map[string]*groupRecord{},
 		composites: map[string]*compositeRecord{},
 		orphans:    map[string][]*podRecord{},
-		podAlgo:    cfg.podScheduler(),
+		profiles:   map[string]*profile{},
 		timers:     btree.NewG(8, timerLess),
 	}
-	s.groupAlgo = cfg.groupScheduler(s.podAlgo)
 	for _, o := range opts {
 		o(s)
 	}
+	reg, err := registry(s.userRegistry)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.validate(reg); err != nil {
+		return nil, err
+	}
+	cfg = cfg.WithDefaults()
+	s.cfg = cfg
+	s.queue = queue.New[entry](queue.Config{
+		Backoff:          queue.Backoff{Initial: cfg.PodInitialBackoff, Max: cfg.PodMaxBackoff},
+		MaxUnschedulable: cfg.MaxUnschedulable,
+	})
 	s.snap = s.cache.Snapshot()
 	s.nominations = newNominator(s.snap)
-	s.podAlgo.Nominations = s.nominations
+	for i := range cfg.Profiles {
+		if err := s.addProfile(&cfg.Profiles[i], reg, i); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// addProfile instantiates one configured profile.
+func (s *Scheduler) addProfile(cp *Profile, reg Registry, i int) error {
+	rp, err := resolveProfile(cp, reg, fmt.Sprintf("profiles[%d]", i))
+	if err != nil {
+		return err
+	}
+	pct := s.cfg.PercentageOfNodesToScore
+	if cp.PercentageOfNodesToScore != nil {
+		pct = *cp.PercentageOfNodesToScore
+	}
+	p, err := s.newProfile(rp, reg, pct)
+	if err != nil {
+		return err
+	}
+	p.pods.Nominations = s.nominations
+	s.explainer.wire(p.pods)
+	s.profiles[p.name] = p
+	return nil
+}
+
+// profileFor returns the profile a pod names, or nil.
+func (s *Scheduler) profileFor(pod *cluster.PodInfo) *profile {
+	return s.profiles[pod.Pod().EffectiveSchedulerName()]
 }
 
 // Config returns the configuration with defaults applied.
@@ -195,6 +230,7 @@ type podRecord struct {
 	attempts  int          // group cycles this pod took part in (orders group members)
 	group     *groupRecord // nil for a pod outside any group
 	nominated string       // node preemption nominated it to; "" for none
+	lastFit   *fw.FitError // the node by node rejections of its last failed attempt
 }
 
 func (r *podRecord) status() PodStatus {

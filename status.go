@@ -1,93 +1,23 @@
 package gangsim
 
-import "strings"
+import fw "github.com/gangsim/gangsim/framework"
 
-// Code is the outcome of a cycle or a plugin, as kube-scheduler's
-// framework codes it.
-type Code int
+// Status is the outcome of a cycle or a plugin (framework.Status); nil
+// means Success.
+type Status = fw.Status
 
-// The codes. A nil *Status means Success.
+// Code is a Status's code (framework.Code).
+type Code = fw.Code
+
+// The codes, as in package framework.
 const (
-	Success Code = iota
-	Error
-	Unschedulable
-	UnschedulableAndUnresolvable
-	Wait
-	Skip
+	Success                      = fw.Success
+	Error                        = fw.Error
+	Unschedulable                = fw.Unschedulable
+	UnschedulableAndUnresolvable = fw.UnschedulableAndUnresolvable
+	Wait                         = fw.Wait
+	Skip                         = fw.Skip
 )
 
-var codeNames = [...]string{"Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable", "Wait", "Skip"}
-
-// String returns the code's name.
-func (c Code) String() string {
-	if c >= 0 && int(c) < len(codeNames) {
-		return codeNames[c]
-	}
-	return "Code(?)"
-}
-
-// Status is the result of a cycle or plugin: a code and the reasons. The
-// nil *Status is Success, so `if st != nil` reads "something went wrong".
-type Status struct {
-	code    Code
-	reasons []string
-	plugin  string
-}
-
 // NewStatus returns a status with the given code and reasons.
-func NewStatus(code Code, reasons ...string) *Status {
-	return &Status{code: code, reasons: reasons}
-}
-
-// Code returns the status code; Success for nil.
-func (s *Status) Code() Code {
-	if s == nil {
-		return Success
-	}
-	return s.code
-}
-
-// IsSuccess reports whether s is nil or has code Success.
-func (s *Status) IsSuccess() bool { return s.Code() == Success }
-
-// IsRejected reports whether the code is Unschedulable or
-// UnschedulableAndUnresolvable.
-func (s *Status) IsRejected() bool {
-	c := s.Code()
-	return c == Unschedulable || c == UnschedulableAndUnresolvable
-}
-
-// Reasons returns the reasons.
-func (s *Status) Reasons() []string {
-	if s == nil {
-		return nil
-	}
-	return s.reasons
-}
-
-// Message joins the reasons with ", ".
-func (s *Status) Message() string {
-	if s == nil {
-		return ""
-	}
-	return strings.Join(s.reasons, ", ")
-}
-
-// Plugin names the plugin that produced the status, if one did.
-func (s *Status) Plugin() string {
-	if s == nil {
-		return ""
-	}
-	return s.plugin
-}
-
-// String renders "Code: message".
-func (s *Status) String() string {
-	if s == nil {
-		return "Success"
-	}
-	if len(s.reasons) == 0 {
-		return s.code.String()
-	}
-	return s.code.String() + ": " + s.Message()
-}
+func NewStatus(code Code, reasons ...string) *Status { return fw.NewStatus(code, reasons...) }

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/podgroup"
 )
@@ -62,17 +63,20 @@ func TestPlacementResourceWeightsChangeTheChoice(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := Config{ScoringStrategy: ScoringStrategy{Resources: []placement.ResourceWeight{{Name: cluster.ResourceCPU, Weight: tc.cpu}, {Name: cluster.ResourceMemory, Weight: tc.mem}}}}
+			resources := []placement.ResourceWeight{{Name: cluster.ResourceCPU, Weight: tc.cpu}, {Name: cluster.ResourceMemory, Weight: tc.mem}}
+			cfg := Config{Profiles: []Profile{{PluginConfig: []PluginConfig{{Name: placement.NodeResourcesFitName,
+				Args: &placement.NodeResourcesFitArgs{ScoringStrategy: &placement.ScoringStrategy{Resources: resources}}}}}}}
 			ts := newTestSched(t, cfg).rackNode("a", 4000, 16*gi).rackNode("b", 4000, 16*gi)
 			ts.running("cpu-hog", "a", 3000, 0).running("mem-hog", "b", 100, 12*gi)
 
 			// the scorer itself gives the hand-computed numbers
 			snap := ts.cache.Snapshot()
 			pod := cluster.NewPodInfo(cluster.Pod{Name: "p", Requests: cluster.NewResources(500, gi, 0)})
-			scorer := &placement.PlacementResourcesFit{Resources: ts.Config().ScoringStrategy.Resources}
+			scorer := placement.NewNodeResourcesFit(placement.LeastAllocated, resources)
 			for i, rack := range []string{"a", "b"} {
 				idx, _ := snap.Index(rack)
-				got := scorer.ScorePlacement(snap, &placement.Subject{}, &placement.Placement{Name: rack, Nodes: []int{idx}}, []placement.Assignment{{Pod: pod, Node: idx}})
+				got, st := scorer.ScorePlacement(snap, &fw.Group{}, &fw.Placement{Name: rack, Nodes: []int{idx}}, []fw.Assignment{{Pod: pod, Node: idx}})
+				require.Nil(t, st)
 				require.Equal(t, tc.wantScore[i], got, "rack %s", rack)
 			}
 
@@ -97,7 +101,7 @@ func TestPlacementResourceWeightsChangeTheChoice(t *testing.T) {
 func TestPlacementPluginWeightsChangeTheChoice(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
-		fit, pods int64
+		fit, pods int32
 		wantRack  string
 		wantBound int
 	}{
@@ -107,7 +111,8 @@ func TestPlacementPluginWeightsChangeTheChoice(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := Config{}
 			if tc.fit != 0 {
-				cfg.PlacementScorePlugins = []PluginWeight{{placement.NodeResourcesFitName, tc.fit}, {placement.PodGroupPodsCountName, tc.pods}}
+				cfg.Profiles = []Profile{{Plugins: &Plugins{PlacementScore: PluginSet{Enabled: []PluginRef{
+					{Name: placement.NodeResourcesFitName, Weight: tc.fit}, {Name: placement.PodGroupPodsCountName, Weight: tc.pods}}}}}}
 			}
 			ts := newTestSched(t, cfg).rackNode("a", 3000, 64*gi).rackNode("b", 2000, 4*gi)
 			require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", TopologyKey: "rack"}))
@@ -128,7 +133,7 @@ func TestTopologyGeneratorErrors(t *testing.T) {
 	require.NoError(t, ts.AddNode(cluster.Node{Name: "bare", Allocatable: cluster.NewResources(4000, 8*gi, 110)}))
 	snap := ts.cache.Snapshot()
 	gen := placement.NewTopologyPlacement()
-	g := &podgroup.PodGroup{Name: "g", TopologyKey: "rack"}
+	pg := &podgroup.PodGroup{Name: "g", TopologyKey: "rack"}
 	for _, tc := range []struct {
 		name      string
 		scheduled []string
@@ -142,13 +147,13 @@ func TestTopologyGeneratorErrors(t *testing.T) {
 		{"member on a missing node", []string{"gone"}, `node "gone" of a scheduled member is not in the snapshot`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ps, err := gen.GeneratePlacements(snap, &placement.Subject{Name: g.Name, TopologyKey: g.TopologyKey, ScheduledNodes: tc.scheduled}, placement.Placement{})
+			ps, st := gen.GeneratePlacements(snap, &fw.Group{PodGroup: pg, ScheduledNodes: tc.scheduled}, fw.Placement{})
 			if tc.err != "" {
-				require.ErrorIs(t, err, placement.ErrTopology)
-				require.Contains(t, err.Error(), tc.err)
+				require.Equal(t, fw.Error, st.Code())
+				require.Contains(t, st.Message(), tc.err)
 				return
 			}
-			require.NoError(t, err)
+			require.Nil(t, st)
 			var names []string
 			for _, p := range ps {
 				names = append(names, p.Name)
@@ -176,22 +181,22 @@ func TestGangSpreadOverTwoDomainsIsSchedulerError(t *testing.T) {
 func TestTopologyDomainsCachedPerNodeVersion(t *testing.T) {
 	ts := newTestSched(t, Config{}).rackNode("a", 4000, 8*gi).rackNode("b", 4000, 8*gi)
 	gen := placement.NewTopologyPlacement()
-	req := &placement.Subject{Name: "g", TopologyKey: "rack"}
+	req := &fw.Group{PodGroup: &podgroup.PodGroup{Name: "g", TopologyKey: "rack"}}
 	snap := ts.cache.Snapshot()
-	first, err := gen.GeneratePlacements(snap, req, placement.Placement{})
-	require.NoError(t, err)
+	first, st := gen.GeneratePlacements(snap, req, fw.Placement{})
+	require.Nil(t, st)
 	ts.running("filler", "a", 100, 0)
 	require.NoError(t, ts.cache.UpdateSnapshot(snap))
-	again, err := gen.GeneratePlacements(snap, req, placement.Placement{})
-	require.NoError(t, err)
+	again, st := gen.GeneratePlacements(snap, req, fw.Placement{})
+	require.Nil(t, st)
 	require.Same(t, &first[0].Nodes[0], &again[0].Nodes[0], "same cached domain slices")
 	n, _ := ts.Node("b")
 	relabelled := n.Node().Clone()
 	relabelled.Labels = map[string]string{"rack": "a"}
 	require.NoError(t, ts.UpdateNode(relabelled))
 	require.NoError(t, ts.cache.UpdateSnapshot(snap))
-	merged, err := gen.GeneratePlacements(snap, req, placement.Placement{})
-	require.NoError(t, err)
+	merged, st := gen.GeneratePlacements(snap, req, fw.Placement{})
+	require.Nil(t, st)
 	require.Len(t, merged, 1)
 	require.Equal(t, []int{0, 1}, merged[0].Nodes)
 }

@@ -1,84 +1,47 @@
 package gangsim
 
 import (
-	"slices"
-
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/preemption"
 )
 
-// workload is a preempting group: a root PodGroup or a root
-// CompositePodGroup, with its pending pods and a way to place it.
-type workload struct {
-	ref      Ref
-	priority int32
-	policy   cluster.PreemptionPolicy
-	pending  []*podRecord
-	place    func() ([]preemption.Assignment, bool)
+// postFilterGroup runs the profile's PodGroupPostFilter plugins when a
+// root's cycle failed (workload-aware preemption, docs/semantics.md §8) and
+// carries out the first success: victims evicted, the group's pods
+// nominated to the nodes found. Nothing is bound in this cycle; the group
+// retries, nominated nodes first, once the victims are gone.
+func (s *Scheduler) postFilterGroup(p *profile, root podgroup.Ref, pending []*podRecord) ([]Eviction, []Binding) {
+	g := s.rootGroup(root)
+	pods := make([]*cluster.PodInfo, len(pending))
+	for i, r := range pending {
+		pods[i] = r.info
+	}
+	place := func() ([]fw.Assignment, *fw.Status) { return s.placeForPreemption(p, root) }
+	for _, pl := range p.groupPostFilter {
+		res, st := pl.PodGroupPostFilter(g, pods, place)
+		if st.IsSuccess() && res != nil {
+			return s.actuateGroup(root, res)
+		}
+		if st.Code() == fw.UnschedulableAndUnresolvable {
+			break
+		}
+	}
+	return nil, nil
 }
 
-// preemptFor is workload-aware preemption, the built-in
-// PodGroupPostFilter (docs/semantics.md §8): when a group cycle fails, the whole
-// cluster is searched for lower-priority units whose eviction lets the
-// group fit. On success the victims are evicted and the group's pods are
-// nominated to the nodes found; nothing is bound in this cycle, and the
-// group retries, nominated nodes first, once the victims are gone.
-func (s *Scheduler) preemptFor(w workload) ([]Eviction, []Binding) {
-	if !mayPreempt(w) || s.waitingForGroupVictims(w) {
-		return nil, nil
-	}
-	out, ok := preemption.PreemptForGroup(preemption.GroupRequest{
-		Snapshot:          s.snap,
-		PreemptorPriority: w.priority,
-		Units:             s.allUnits(),
-		Budgets:           slices.Collect(s.snap.Budgets()),
-		Place:             w.place,
-		Fits:              func(p *cluster.PodInfo, node int) bool { return s.podAlgo.FilterNode(s.snap, p, node) == nil },
-		NodeLocal:         true, // every filter the model has reads only its node
-	})
-	if !ok {
-		return nil, nil
-	}
+// actuateGroup carries out a successful PodGroupPostFilter.
+func (s *Scheduler) actuateGroup(root podgroup.Ref, res *fw.PodGroupPostFilterResult) ([]Eviction, []Binding) {
+	prio := s.rootPriority(root)
 	var nominated []Binding
-	for _, a := range out.Assignments {
+	for _, a := range res.Nominations {
 		node := s.snap.Node(a.Node).Name()
-		s.nominations.clearBelow(node, w.priority)
+		s.nominations.clearBelow(node, prio)
 		s.nominate(s.pods[a.Pod.Key()], node)
 		nominated = append(nominated, Binding{Pod: a.Pod.Key(), Node: node})
 	}
-	return s.evictUnits(out.Victims, w.ref, out.Violators), nominated
-}
-
-// mayPreempt: a group whose policy, or any of whose pending pods' policy,
-// is Never does not preempt.
-func mayPreempt(w workload) bool {
-	if w.policy == cluster.PreemptNever {
-		return false
-	}
-	for _, r := range w.pending {
-		if r.info.Pod().EffectivePreemptionPolicy() == cluster.PreemptNever {
-			return false
-		}
-	}
-	return true
-}
-
-// waitingForGroupVictims: while a pending member's nominated node still
-// holds lower-priority pods terminating from an earlier preemption, the
-// group waits for them instead of choosing new victims.
-func (s *Scheduler) waitingForGroupVictims(w workload) bool {
-	for _, r := range w.pending {
-		idx := s.nominations.index(r)
-		if idx < 0 {
-			continue
-		}
-		for p := range s.snap.Node(idx).Pods() {
-			if p.State() == cluster.PodTerminating && p.Priority() < w.priority {
-				return true
-			}
-		}
-	}
-	return false
+	return s.evictVictims(res.Victims, groupRef(root)), nominated
 }
 
 // allUnits returns every victim unit in the cluster, in node order and

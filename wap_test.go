@@ -81,7 +81,7 @@ func checkNoReprieve(t *testing.T, ts *testSched, res CycleResult, trial int) {
 		for _, n := range res.Nominated {
 			idx, _ := snap.Index(n.Node)
 			pi := ts.pods[n.Pod].info
-			if ts.podAlgo.Filter(pi, snap.Node(idx)) != nil {
+			if ts.filter(snap, pi, idx) != nil {
 				return false
 			}
 			snap.Reserve(pi, idx)

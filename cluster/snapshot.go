@@ -203,6 +203,37 @@ func (s *Snapshot) Rollback(cp Checkpoint) {
 	}
 }
 
+// Change is one tentative change of a snapshot: Pod reserved on (Added) or
+// removed from the node at index Node.
+type Change struct {
+	Pod   *PodInfo
+	Node  int
+	Added bool
+}
+
+// ChangesSince yields the tentative changes made after cp, newest first:
+// the order Rollback undoes them in, so a caller keeping derived state can
+// undo its own side first.
+func (s *Snapshot) ChangesSince(cp Checkpoint) iter.Seq[Change] {
+	return func(yield func(Change) bool) {
+		for i := len(s.log) - 1; i >= int(cp); i-- {
+			ch := s.log[i]
+			if !yield(Change{Pod: ch.pod, Node: ch.node, Added: ch.added}) {
+				return
+			}
+		}
+	}
+}
+
+// Last returns the newest tentative change, if there is one.
+func (s *Snapshot) Last() (Change, bool) {
+	if len(s.log) == 0 {
+		return Change{}, false
+	}
+	ch := s.log[len(s.log)-1]
+	return Change{Pod: ch.pod, Node: ch.node, Added: ch.added}, true
+}
+
 // Tentative returns the number of tentative changes not rolled back.
 func (s *Snapshot) Tentative() int { return len(s.log) }
 

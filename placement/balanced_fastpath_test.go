@@ -24,7 +24,8 @@ func TestBalancedFastPathMatchesGeneral(t *testing.T) {
 		}
 		ni, _ := c.Node("n")
 		pod := cluster.NewPodInfo(cluster.Pod{Name: "p", Requests: cluster.NewResources(rng.Int64N(alloc.MilliCPU), rng.Int64N(alloc.Memory), 0)})
-		if got, want := fast.Score(pod, ni), general.Score(pod, ni); got != want {
+		got, _ := fast.Score(nil, pod, ni)
+		if want, _ := general.Score(nil, pod, ni); got != want {
 			t.Fatalf("case %d: fast path %d, general %d (alloc %v, used %v, pod %v)", i, got, want, alloc, used.Requests, pod.Pod().Requests)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/placement"
 )
 
@@ -18,19 +19,19 @@ type filterCase struct {
 
 // runFilterCases checks plugin on each case; these filters' rejections
 // are all unresolvable: no eviction changes a label, taint or name.
-func runFilterCases(t *testing.T, plugin placement.FilterPlugin, tests []filterCase) {
+func runFilterCases(t *testing.T, plugin fw.FilterPlugin, tests []filterCase) {
 	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := plugin.Filter(tt.pod.info(), nodeInfo(t, tt.node))
+			r := plugin.Filter(nil, tt.pod.info(), nodeInfo(t, tt.node))
 			if tt.reason == "" {
 				require.Nil(t, r)
 				return
 			}
 			require.NotNil(t, r)
-			require.Equal(t, plugin.Name(), r.Plugin)
-			require.Equal(t, []string{tt.reason}, r.Reasons)
-			require.True(t, r.Unresolvable)
+			require.Equal(t, plugin.Name(), r.Plugin())
+			require.Equal(t, []string{tt.reason}, r.Reasons())
+			require.Equal(t, fw.UnschedulableAndUnresolvable, r.Code())
 		})
 	}
 }
@@ -78,7 +79,9 @@ func TestTaintTolerationScoreCounts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, placement.TaintToleration{}.Score(tt.pod.info(), nodeInfo(t, n)))
+			got, st := placement.TaintToleration{}.Score(nil, tt.pod.info(), nodeInfo(t, n))
+			require.Nil(t, st)
+			require.Equal(t, tt.want, got)
 		})
 	}
 }
@@ -98,12 +101,26 @@ func TestNormalizeReverse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := append([]int64{}, tt.scores...)
+			scores := func() []fw.NodeScore {
+				out := make([]fw.NodeScore, len(tt.scores))
+				for i, v := range tt.scores {
+					out[i] = fw.NodeScore{Node: i, Score: v}
+				}
+				return out
+			}
+			values := func(ns []fw.NodeScore) []int64 {
+				out := make([]int64, len(ns))
+				for i := range ns {
+					out[i] = ns[i].Score
+				}
+				return out
+			}
+			got := scores()
 			placement.NormalizeReverse(got)
-			require.Equal(t, tt.normalized, got)
-			got = append([]int64{}, tt.scores...)
-			placement.TaintToleration{}.NormalizeScores(got)
-			require.Equal(t, tt.normalized, got, "the plugin normalises the same")
+			require.Equal(t, tt.normalized, values(got))
+			got = scores()
+			require.Nil(t, placement.TaintToleration{}.NormalizeScore(nil, nil, got))
+			require.Equal(t, tt.normalized, values(got), "the plugin normalises the same")
 		})
 	}
 }
@@ -195,15 +212,15 @@ func TestFits(t *testing.T) {
 			}
 			pi := tt.pod.info()
 			r := placement.Fits(pi, ni)
-			require.Equal(t, r, placement.NewNodeResourcesFit(placement.LeastAllocated, nil).Filter(pi, ni), "the plugin filters the same")
+			require.Equal(t, r, placement.NewNodeResourcesFit(placement.LeastAllocated, nil).Filter(nil, pi, ni), "the plugin filters the same")
 			if tt.reasons == nil {
 				require.Nil(t, r)
 				return
 			}
 			require.NotNil(t, r)
-			require.Equal(t, placement.NodeResourcesFitName, r.Plugin)
-			require.Equal(t, tt.reasons, r.Reasons)
-			require.Equal(t, tt.unresolvable, r.Unresolvable)
+			require.Equal(t, placement.NodeResourcesFitName, r.Plugin())
+			require.Equal(t, tt.reasons, r.Reasons())
+			require.Equal(t, tt.unresolvable, r.Code() == fw.UnschedulableAndUnresolvable)
 		})
 	}
 }

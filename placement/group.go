@@ -2,54 +2,58 @@ package placement
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
-	"github.com/gangsim/gangsim/podgroup"
+	fw "github.com/gangsim/gangsim/framework"
 )
-
-// PlacementFeasiblePlugin judges a group's progress after each pod:
-// kube-scheduler's PlacementFeasible extension point. GangScheduling is the
-// built-in.
-type PlacementFeasiblePlugin interface {
-	Name() string
-	PlacementFeasible(g podgroup.QuorumPolicy, p podgroup.Progress) (podgroup.Feasibility, string)
-}
 
 // GangSchedulingName is the built-in PlacementFeasible plugin's name.
 const GangSchedulingName = "GangScheduling"
 
 // GangScheduling is the group policy as a PlacementFeasible plugin: a gang
-// needs MinCount scheduled pods, a basic group one.
+// needs MinCount scheduled pods (a gang composite MinGroupCount children),
+// a basic group one. It declares its quorum, so placements that cannot hold
+// it are skipped without simulation.
 type GangScheduling struct{}
 
-var _ PlacementFeasiblePlugin = GangScheduling{}
+var (
+	_ fw.PlacementFeasiblePlugin = GangScheduling{}
+	_ fw.QuorumPlugin            = GangScheduling{}
+)
+
+// waitForMore is GangScheduling's Wait: its message is never shown (a
+// group still waiting when its members run out is simply unschedulable).
+var waitForMore = fw.NewStatus(fw.Wait).WithPlugin(GangSchedulingName)
 
 // Name returns GangSchedulingName.
 func (GangScheduling) Name() string { return GangSchedulingName }
 
-// PlacementFeasible applies the group's (or composite's) CheckQuorum.
-func (GangScheduling) PlacementFeasible(g podgroup.QuorumPolicy, p podgroup.Progress) (podgroup.Feasibility, string) {
-	return g.CheckQuorum(p)
+// PlacementFeasible is kube-scheduler's GangScheduling: Unschedulable when
+// even every remaining member would not reach the quorum, Wait until it is
+// reached, then Success.
+func (GangScheduling) PlacementFeasible(g *fw.Group, p fw.Progress) *fw.Status {
+	q := g.Policy().Quorum()
+	switch {
+	case p.Remaining+p.Scheduled < q:
+		return fw.NewStatus(fw.Unschedulable, fmt.Sprintf("minCount (%d) cannot be satisfied: %d scheduled, %d remaining", q, p.Scheduled, p.Remaining)).WithPlugin(GangSchedulingName)
+	case p.Scheduled < q:
+		return waitForMore
+	}
+	return nil
 }
 
-// GroupRequest is one group to place in a cycle.
+// Quorum returns the group's policy quorum.
+func (GangScheduling) Quorum(g *fw.Group) int { return g.Policy().Quorum() }
+
+// GroupRequest is one PodGroup to place in a cycle.
 type GroupRequest struct {
-	Group     *podgroup.PodGroup
-	Pods      []*cluster.PodInfo // pending members, in cycle order
-	Scheduled int                // members already assumed or bound
-	// ScheduledNodes names the nodes of the members already scheduled;
-	// topology placement pins the group to their domain.
-	ScheduledNodes []string
-	// Nominated holds, per pod of Pods, the snapshot index of the node
-	// preemption nominated it to (tried first), or -1; nil for none.
+	Group *fw.Group // Pods in cycle order, Scheduled, ScheduledNodes
+	// Nominated holds, per pod of Group.Pods, the snapshot index of the
+	// node preemption nominated it to (tried first), or -1; nil for none.
 	Nominated []int
-}
-
-// Subject describes the group for placement generation and scoring.
-func (r *GroupRequest) Subject() *Subject {
-	return &Subject{Name: r.Group.Name, TopologyKey: r.Group.TopologyKey, ScheduledNodes: r.ScheduledNodes, Scheduled: r.Scheduled}
 }
 
 func (r *GroupRequest) nominated(i int) int {
@@ -59,28 +63,22 @@ func (r *GroupRequest) nominated(i int) int {
 	return r.Nominated[i]
 }
 
-// Assignment is a pod placed on a node (snapshot index).
-type Assignment struct {
-	Pod  *cluster.PodInfo
-	Node int
-}
-
 // PodFailure is a member that fit no node of a placement.
 type PodFailure struct {
 	Pod *cluster.PodInfo
-	Err *FitError
+	Err *fw.FitError
 }
 
 // GroupResult is the outcome of the group algorithm.
 type GroupResult struct {
 	// Err is set when the group could not be evaluated at all (a topology
-	// constraint its scheduled members break, a scorer failing): an error,
+	// constraint its scheduled members break, a plugin failing): an error,
 	// not a verdict on room.
 	Err         error
 	Feasible    bool
 	Message     string // on failure, kube-scheduler's group status message
 	Placement   string // the chosen placement's name ("" for all nodes)
-	Assignments []Assignment
+	Assignments []fw.Assignment
 	// Failures lists, for the reported placement (the chosen one, or the
 	// first evaluated when none was feasible), the pods that fit no node;
 	// Evaluated counts the pods tried there before the attempt stopped.
@@ -95,22 +93,25 @@ const errPodGroupUnschedulable = "pod group is unschedulable"
 // quorumWalk follows a group's progress as its members (pods, or children
 // of a composite) are tried in order, asking PlacementFeasible after each.
 type quorumWalk struct {
-	plugins  []PlacementFeasiblePlugin
-	policy   podgroup.QuorumPolicy
-	progress podgroup.Progress
-	answer   podgroup.Feasibility
-	msg      string
+	plugins  []fw.PlacementFeasiblePlugin
+	group    *fw.Group
+	progress fw.Progress
+	answer   *fw.Status
 }
 
 // startQuorum asks PlacementFeasible before any member is tried.
-func (gs *GroupScheduler) startQuorum(policy podgroup.QuorumPolicy, start podgroup.Progress) *quorumWalk {
-	w := &quorumWalk{plugins: gs.Feasible, policy: policy, progress: start}
-	w.answer, w.msg = runFeasible(w.plugins, policy, start)
+func (gs *GroupScheduler) startQuorum(g *fw.Group, start fw.Progress) *quorumWalk {
+	w := &quorumWalk{plugins: gs.Feasible, group: g, progress: start}
+	w.answer = runFeasible(w.plugins, g, start)
 	return w
 }
 
-// over reports whether the policy can no longer be met: stop at once.
-func (w *quorumWalk) over() bool { return w.answer == podgroup.Infeasible }
+// over reports whether the policy can no longer be met (or a plugin
+// failed): stop at once.
+func (w *quorumWalk) over() bool {
+	c := w.answer.Code()
+	return c != fw.Success && c != fw.Wait
+}
 
 // step records one member tried, placed or not, and asks again.
 func (w *quorumWalk) step(placed bool) {
@@ -118,109 +119,128 @@ func (w *quorumWalk) step(placed bool) {
 	if placed {
 		w.progress.Scheduled++
 	}
-	w.answer, w.msg = runFeasible(w.plugins, w.policy, w.progress)
+	w.answer = runFeasible(w.plugins, w.group, w.progress)
 }
 
 // verdict is the final answer: feasible, or why not (a group still
-// waiting for members that never came is simply unschedulable).
-func (w *quorumWalk) verdict() (bool, string) {
-	switch w.answer {
-	case podgroup.Feasible:
-		return true, ""
-	case podgroup.Wait:
-		return false, errPodGroupUnschedulable
+// waiting for members that never came is simply unschedulable), or a
+// plugin's error.
+func (w *quorumWalk) verdict() (bool, string, error) {
+	switch w.answer.Code() {
+	case fw.Success:
+		return true, "", nil
+	case fw.Wait:
+		return false, errPodGroupUnschedulable, nil
+	case fw.Error:
+		return false, w.answer.Message(), w.answer.AsError()
 	}
-	return false, w.msg
+	return false, w.answer.Message(), nil
 }
 
 // runFeasible runs the PlacementFeasible plugins as kube-scheduler's
-// framework does: Infeasible stops at once, Wait from any plugin makes the
-// answer Wait, otherwise Feasible.
-func runFeasible(plugins []PlacementFeasiblePlugin, g podgroup.QuorumPolicy, p podgroup.Progress) (podgroup.Feasibility, string) {
-	out, msg := podgroup.Feasible, ""
+// framework does: Unschedulable (or worse) stops at once, Wait from any
+// plugin makes the answer Wait, otherwise Success.
+func runFeasible(plugins []fw.PlacementFeasiblePlugin, g *fw.Group, p fw.Progress) *fw.Status {
+	var out *fw.Status
 	for _, pl := range plugins {
-		switch f, m := pl.PlacementFeasible(g, p); f {
-		case podgroup.Infeasible:
-			return f, m
-		case podgroup.Wait:
-			out, msg = podgroup.Wait, m
+		switch st := pl.PlacementFeasible(g, p); st.Code() {
+		case fw.Success:
+		case fw.Wait:
+			out = st
+		default:
+			return named(st, pl)
 		}
 	}
-	return out, msg
+	return out
 }
 
-// scheduleInPlacement is the sequential PodGroup algorithm (S5a) on the
-// nodes of one placement: each pod in order is filtered and scored; if a
-// node fits it is reserved in the snapshot, so later pods see it; after
-// each pod PlacementFeasible judges the progress. On success the
+// scheduleInPlacement is the sequential PodGroup algorithm (docs/semantics.md
+// §5) on the nodes of one placement: each pod in order is filtered and
+// scored; if a node fits it is reserved in the snapshot, so later pods see
+// it; after each pod PlacementFeasible judges the progress. On success the
 // reservations stay in the snapshot; on failure they are rolled back.
 func (gs *GroupScheduler) scheduleInPlacement(snap *cluster.Snapshot, req *GroupRequest, nodes []int) GroupResult {
 	cp := snap.Checkpoint()
 	res := GroupResult{}
-	walk := gs.startQuorum(req.Group, podgroup.Progress{Remaining: len(req.Pods), Scheduled: req.Scheduled})
-	for i, pod := range req.Pods {
+	g := req.Group
+	walk := gs.startQuorum(g, fw.Progress{Remaining: len(g.Pods), Scheduled: g.Scheduled})
+	for i, pod := range g.Pods {
 		if walk.over() {
 			break
 		}
-		node, fitErr := gs.Pods.ScheduleNominated(snap, pod, nodes, req.nominated(i))
+		node, fitErr := gs.Pods.Schedule(snap, pod, nodes, req.nominated(i))
 		res.Evaluated++
 		if fitErr == nil {
 			snap.Reserve(pod, node)
-			res.Assignments = append(res.Assignments, Assignment{Pod: pod, Node: node})
+			res.Assignments = append(res.Assignments, fw.Assignment{Pod: pod, Node: node})
 		} else {
 			res.Failures = append(res.Failures, PodFailure{Pod: pod, Err: fitErr})
 		}
 		walk.step(fitErr == nil)
 	}
-	var msg string
-	res.Feasible, msg = walk.verdict()
+	res.Feasible, res.Message, res.Err = walk.verdict()
 	if !res.Feasible {
-		res.Message = msg
 		res.Assignments = nil
 		snap.Rollback(cp)
 	}
 	return res
 }
 
+// WeightedPlacementScorer is a placement score plugin with its weight.
+type WeightedPlacementScorer struct {
+	Plugin fw.PlacementScorePlugin
+	Weight int64
+}
+
 // GroupScheduler places a group: it generates candidate placements, runs
 // the sequential algorithm in each on the cycle's snapshot (rolling back
 // after each), scores the feasible ones and re-applies the best
-// (docs/semantics.md §6). With no generator, or a group without a topology key,
-// the parent placement is the only candidate and this is exactly S5a.
+// (docs/semantics.md §6). With no generator, or a group without a
+// topology key, the parent placement is the only candidate and this is
+// exactly the sequential algorithm.
 //
 // Ties between placements with equal total scores go to the first in
 // generation order (label-value order for topology domains).
 type GroupScheduler struct {
 	Pods      *PodScheduler
-	Feasible  []PlacementFeasiblePlugin
-	Generator PlacementGeneratePlugin // nil: the parent placement only
+	Feasible  []fw.PlacementFeasiblePlugin
+	Generator fw.PlacementGeneratePlugin // nil: the parent placement only
 	Scorers   []WeightedPlacementScorer
 }
 
 // candidate is one evaluated placement.
 type candidate struct {
-	placement *Placement
+	placement *fw.Placement
 	result    GroupResult
+}
+
+// generate asks the generator for candidates within parent.
+func (gs *GroupScheduler) generate(snap *cluster.Snapshot, g *fw.Group, parent fw.Placement) ([]fw.Placement, error) {
+	if gs.Generator == nil {
+		return []fw.Placement{parent}, nil
+	}
+	ps, st := gs.Generator.GeneratePlacements(snap, g, parent)
+	if !st.IsSuccess() {
+		return nil, named(st, gs.Generator).AsError()
+	}
+	return ps, nil
 }
 
 // Schedule places req within the parent placement (Nodes nil: every
 // node). On success the chosen assignments are left reserved in snap, so
 // that a caller placing more groups in the same cycle sees them; the caller
 // rolls the snapshot back once it has committed or discarded them.
-func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, parent Placement) GroupResult {
-	placements := []Placement{parent}
-	if gs.Generator != nil {
-		var err error
-		if placements, err = gs.Generator.GeneratePlacements(snap, req.Subject(), parent); err != nil {
-			return GroupResult{Err: err, Message: err.Error()}
-		}
+func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, parent fw.Placement) GroupResult {
+	placements, err := gs.generate(snap, req.Group, parent)
+	if err != nil {
+		return GroupResult{Err: err, Message: err.Error()}
 	}
 	if len(placements) == 0 {
 		return GroupResult{Message: "no feasible placements found"}
 	}
 	need := gs.quorum(&req)
 	bound := newQuorumBound(&req, need)
-	if need == len(req.Pods) && len(placements) > 1 && gs.scoresIgnoreNodes() {
+	if need == len(req.Group.Pods) && len(placements) > 1 && gs.scoresIgnoreNodes() {
 		return gs.scheduleBestFirst(snap, &req, placements, bound)
 	}
 	var first *GroupResult
@@ -230,6 +250,9 @@ func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, par
 			continue // cannot reach the quorum: fails without simulation
 		}
 		res := gs.evaluate(snap, &req, &placements[i])
+		if res.Err != nil {
+			return res
+		}
 		if first == nil {
 			first = &res
 		}
@@ -240,7 +263,7 @@ func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, par
 	if len(feasible) == 0 {
 		return noPlacement(*first, len(placements))
 	}
-	best, err := gs.best(snap, &req, feasible)
+	best, err := gs.best(snap, req.Group, feasible)
 	if err != nil {
 		return GroupResult{Err: err, Message: err.Error()}
 	}
@@ -249,7 +272,7 @@ func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, par
 
 // evaluate runs the sequential algorithm in one placement and rolls the
 // snapshot back.
-func (gs *GroupScheduler) evaluate(snap *cluster.Snapshot, req *GroupRequest, p *Placement) GroupResult {
+func (gs *GroupScheduler) evaluate(snap *cluster.Snapshot, req *GroupRequest, p *fw.Placement) GroupResult {
 	cp := snap.Checkpoint()
 	res := gs.scheduleInPlacement(snap, req, p.Nodes)
 	snap.Rollback(cp)
@@ -271,16 +294,9 @@ func reapply(snap *cluster.Snapshot, best GroupResult) GroupResult {
 	return best
 }
 
-// NodeIndependentScorer marks a placement score plugin whose score depends
-// only on which of the group's pods a placement takes, not on the nodes
-// they land on (both built-ins qualify).
-type NodeIndependentScorer interface {
-	ScoreIgnoresNodes()
-}
-
 func (gs *GroupScheduler) scoresIgnoreNodes() bool {
 	for _, ws := range gs.Scorers {
-		if _, ok := ws.Plugin.(NodeIndependentScorer); !ok {
+		if _, ok := ws.Plugin.(fw.NodeIndependentScorer); !ok {
 			return false
 		}
 	}
@@ -294,16 +310,16 @@ func (gs *GroupScheduler) scoresIgnoreNodes() bool {
 // (generation order among equals) and the first feasible one is the one
 // evaluating them all would pick. The cost per group is then one
 // simulation in the usual case, not one per domain.
-func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRequest, placements []Placement, bound quorumBound) GroupResult {
-	all := make([]Assignment, len(req.Pods))
-	for i, p := range req.Pods {
-		all[i] = Assignment{Pod: p, Node: -1}
+func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRequest, placements []fw.Placement, bound quorumBound) GroupResult {
+	all := make([]fw.Assignment, len(req.Group.Pods))
+	for i, p := range req.Group.Pods {
+		all[i] = fw.Assignment{Pod: p, Node: -1}
 	}
 	cands := make([]candidate, len(placements))
 	for i := range placements {
 		cands[i] = candidate{placement: &placements[i], result: GroupResult{Assignments: all}}
 	}
-	totals, err := gs.totals(snap, req.Subject(), cands)
+	totals, err := gs.totals(snap, req.Group, cands)
 	if err != nil {
 		return GroupResult{Err: err, Message: err.Error()}
 	}
@@ -318,6 +334,9 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 			continue
 		}
 		res := gs.evaluate(snap, req, &placements[i])
+		if res.Err != nil {
+			return res
+		}
 		if res.Feasible {
 			return reapply(snap, res)
 		}
@@ -332,26 +351,28 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 	return noPlacement(*first, len(placements))
 }
 
-// quorum is what the PlacementFeasible plugins need placed at least: the
-// built-in GangScheduling's quorum; other plugins make no promise, so no
-// pruning happens with them.
+// quorum is what the PlacementFeasible plugins need placed at least, when
+// every one declares it (QuorumPlugin); otherwise 0 and no pruning.
 func (gs *GroupScheduler) quorum(req *GroupRequest) int {
+	need := 0
 	for _, pl := range gs.Feasible {
-		if _, ok := pl.(GangScheduling); !ok {
+		q, ok := pl.(fw.QuorumPlugin)
+		if !ok {
 			return 0
 		}
+		need = max(need, q.Quorum(req.Group))
 	}
-	return req.Group.Quorum() - req.Scheduled
+	return need - req.Group.Scheduled
 }
 
 // best scores the feasible candidates and returns the winner: the highest
 // total, the first in generation order among equals. A lone candidate is
 // taken unscored.
-func (gs *GroupScheduler) best(snap *cluster.Snapshot, req *GroupRequest, cands []candidate) (GroupResult, error) {
+func (gs *GroupScheduler) best(snap *cluster.Snapshot, g *fw.Group, cands []candidate) (GroupResult, error) {
 	if len(cands) == 1 || len(gs.Scorers) == 0 {
 		return cands[0].result, nil
 	}
-	totals, err := gs.totals(snap, req.Subject(), cands)
+	totals, err := gs.totals(snap, g, cands)
 	if err != nil {
 		return GroupResult{}, err
 	}
@@ -364,33 +385,33 @@ func (gs *GroupScheduler) best(snap *cluster.Snapshot, req *GroupRequest, cands 
 	return cands[win].result, nil
 }
 
+// ErrPlacementScore is wrapped by placement scoring failures.
+var ErrPlacementScore = errors.New("placement: placement score")
+
 // totals runs the PlacementScore plugins over the candidates: score,
 // normalise, check the range, weight and sum.
-func (gs *GroupScheduler) totals(snap *cluster.Snapshot, subj *Subject, cands []candidate) ([]int64, error) {
+func (gs *GroupScheduler) totals(snap *cluster.Snapshot, g *fw.Group, cands []candidate) ([]int64, error) {
 	totals := make([]int64, len(cands))
 	scores := make([]int64, len(cands))
 	for _, ws := range gs.Scorers {
 		for i, c := range cands {
-			scores[i] = ws.Plugin.ScorePlacement(snap, subj, c.placement, c.result.Assignments)
+			v, st := ws.Plugin.ScorePlacement(snap, g, c.placement, c.result.Assignments)
+			if !st.IsSuccess() {
+				return nil, fmt.Errorf("%w %s: %v", ErrPlacementScore, ws.Plugin.Name(), st.Message())
+			}
+			scores[i] = v
 		}
-		if nz, ok := ws.Plugin.(PlacementScoreNormalizer); ok {
-			if err := nz.NormalizePlacementScores(scores); err != nil {
-				return nil, fmt.Errorf("placement score %s: %w", ws.Plugin.Name(), err)
+		if nz, ok := ws.Plugin.(fw.PlacementScoreNormalizer); ok {
+			if st := nz.NormalizePlacementScores(g, scores); !st.IsSuccess() {
+				return nil, fmt.Errorf("%w %s: %v", ErrPlacementScore, ws.Plugin.Name(), st.Message())
 			}
 		}
 		for i, sc := range scores {
-			if sc < 0 || sc > MaxNodeScore {
-				return nil, fmt.Errorf("placement score %s gave %d for placement %q, outside 0..%d", ws.Plugin.Name(), sc, cands[i].placement.Name, MaxNodeScore)
+			if sc < 0 || sc > fw.MaxNodeScore {
+				return nil, fmt.Errorf("%w %s gave %d for placement %q, outside 0..%d", ErrPlacementScore, ws.Plugin.Name(), sc, cands[i].placement.Name, fw.MaxNodeScore)
 			}
 			totals[i] += sc * ws.Weight
 		}
 	}
 	return totals, nil
-}
-
-// Placement is a candidate set of nodes for a group (snapshot indexes;
-// nil means every node).
-type Placement struct {
-	Name  string
-	Nodes []int
 }

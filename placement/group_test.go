@@ -8,32 +8,33 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
 // opaqueScorer hides NodeIndependentScorer, forcing the evaluate-all path.
-type opaqueScorer struct{ placement.PlacementScorePlugin }
+type opaqueScorer struct{ fw.PlacementScorePlugin }
 
 type opaqueNormalizer struct {
-	placement.PlacementScorePlugin
-	placement.PlacementScoreNormalizer
+	fw.PlacementScorePlugin
+	fw.PlacementScoreNormalizer
 }
 
 func groupScheduler(opaque bool) *placement.GroupScheduler {
 	fit := placement.NewNodeResourcesFit(placement.LeastAllocated, nil)
-	pods := placement.NewPodScheduler(
-		[]placement.FilterPlugin{placement.NodeUnschedulable{}, placement.TaintToleration{}, placement.NodeAffinity{}, fit},
+	pods := newPodScheduler(
+		[]fw.FilterPlugin{placement.NodeUnschedulable{}, placement.TaintToleration{}, placement.NodeAffinity{}, fit},
 		[]placement.WeightedScorer{{Plugin: placement.TaintToleration{}, Weight: 3}, {Plugin: fit, Weight: 1}, {Plugin: placement.NewBalancedAllocation(), Weight: 1}}, 0)
-	var fitScore placement.PlacementScorePlugin = &placement.PlacementResourcesFit{Resources: placement.DefaultResourceWeights()}
-	var countScore placement.PlacementScorePlugin = placement.PodGroupPodsCount{}
+	var fitScore fw.PlacementScorePlugin = fit
+	var countScore fw.PlacementScorePlugin = placement.PodGroupPodsCount{}
 	if opaque {
 		fitScore = opaqueScorer{fitScore}
 		countScore = opaqueNormalizer{countScore, placement.PodGroupPodsCount{}}
 	}
 	return &placement.GroupScheduler{
 		Pods:      pods,
-		Feasible:  []placement.PlacementFeasiblePlugin{placement.GangScheduling{}},
+		Feasible:  []fw.PlacementFeasiblePlugin{placement.GangScheduling{}},
 		Generator: placement.NewTopologyPlacement(),
 		Scorers:   []placement.WeightedPlacementScorer{{Plugin: fitScore, Weight: 1}, {Plugin: countScore, Weight: 1}},
 	}
@@ -55,14 +56,14 @@ func TestBestFirstMatchesEvaluateAll(t *testing.T) {
 			}
 		}
 		size := 1 + rng.IntN(6)
-		req := placement.GroupRequest{Group: &podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: int32(size), TopologyKey: "rack"}}
+		req := placement.GroupRequest{Group: &fw.Group{PodGroup: &podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: int32(size), TopologyKey: "rack"}}}
 		for i := range size {
-			req.Pods = append(req.Pods, cluster.NewPodInfo(cluster.Pod{Name: fmt.Sprintf("p%d", i), Requests: cluster.NewResources(250*(1+rng.Int64N(8)), mi*256*(1+rng.Int64N(8)), 0)}))
+			req.Group.Pods = append(req.Group.Pods, cluster.NewPodInfo(cluster.Pod{Name: fmt.Sprintf("p%d", i), Requests: cluster.NewResources(250*(1+rng.Int64N(8)), mi*256*(1+rng.Int64N(8)), 0)}))
 		}
 		snap := c.Snapshot()
-		fast := groupScheduler(false).Schedule(snap, req, placement.Placement{})
+		fast := groupScheduler(false).Schedule(snap, req, fw.Placement{})
 		snap.Rollback(0)
-		slow := groupScheduler(true).Schedule(snap, req, placement.Placement{})
+		slow := groupScheduler(true).Schedule(snap, req, fw.Placement{})
 		snap.Rollback(0)
 		require.Equal(t, slow.Feasible, fast.Feasible, "trial %d", trial)
 		require.Equal(t, slow.Placement, fast.Placement, "trial %d", trial)
@@ -89,17 +90,17 @@ func TestGroupScheduleLeavesOnlyItsAssignments(t *testing.T) {
 	snap := c.Snapshot()
 	gs := groupScheduler(false)
 	mk := func(n int, cpu int64) placement.GroupRequest {
-		req := placement.GroupRequest{Group: &podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: int32(n), TopologyKey: "rack"}}
+		req := placement.GroupRequest{Group: &fw.Group{PodGroup: &podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: int32(n), TopologyKey: "rack"}}}
 		for i := range n {
-			req.Pods = append(req.Pods, cluster.NewPodInfo(cluster.Pod{Name: fmt.Sprintf("p%d", i), Requests: cluster.NewResources(cpu, 0, 0)}))
+			req.Group.Pods = append(req.Group.Pods, cluster.NewPodInfo(cluster.Pod{Name: fmt.Sprintf("p%d", i), Requests: cluster.NewResources(cpu, 0, 0)}))
 		}
 		return req
 	}
-	res := gs.Schedule(snap, mk(5, 1000), placement.Placement{}) // a rack holds 4
+	res := gs.Schedule(snap, mk(5, 1000), fw.Placement{}) // a rack holds 4
 	require.False(t, res.Feasible)
 	require.Equal(t, 0, snap.Tentative())
 	require.Contains(t, res.Message, "0/2 placements are available, first placement status: ")
-	res = gs.Schedule(snap, mk(4, 1000), placement.Placement{})
+	res = gs.Schedule(snap, mk(4, 1000), fw.Placement{})
 	require.True(t, res.Feasible)
 	require.Equal(t, "r0", res.Placement)
 	require.Equal(t, 4, snap.Tentative())

@@ -6,6 +6,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/placement"
 )
 
 // Builders shared by the package's tests.
@@ -142,4 +144,16 @@ func nodeInfo(t testing.TB, n *nodeBuilder, pods ...*podBuilder) *cluster.NodeIn
 	}
 	s := snapshot(t, []*nodeBuilder{n}, pods...)
 	return s.Node(0)
+}
+
+// newPodScheduler arranges filters and scorers as a profile does (a score
+// plugin that has PreScore runs it) into a PodScheduler.
+func newPodScheduler(filters []fw.FilterPlugin, scorers []placement.WeightedScorer, pct int32) *placement.PodScheduler {
+	pp := placement.PodPlugins{Filter: filters, Score: scorers}
+	for _, ws := range scorers {
+		if pre, ok := ws.Plugin.(fw.PreScorePlugin); ok {
+			pp.PreScore = append(pp.PreScore, pre)
+		}
+	}
+	return placement.NewPodScheduler(pp, pct)
 }

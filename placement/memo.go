@@ -1,49 +1,29 @@
 package placement
 
 import (
-	"fmt"
-	"maps"
+	"math"
 	"slices"
-	"strconv"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 )
 
-// SignaturePlugin marks a filter or score plugin whose answer depends only
-// on the node's state and on the pod's signature (requests, node selector,
-// affinity, tolerations, node name): pods of one signature get the same
-// answer on an unchanged node. Every built-in plugin is one. The
-// PodScheduler remembers their answers per signature and node while the
-// node is unchanged (its snapshot Stamp holds), as kube-scheduler's
-// opportunistic batching does for pods of one signature.
-type SignaturePlugin interface {
-	SignatureOnly()
-}
-
-// SignatureOnly marks NodeName as a SignaturePlugin.
-func (NodeName) SignatureOnly() {}
-
-// SignatureOnly marks NodeUnschedulable as a SignaturePlugin.
-func (NodeUnschedulable) SignatureOnly() {}
-
-// SignatureOnly marks NodeAffinity as a SignaturePlugin.
-func (NodeAffinity) SignatureOnly() {}
-
-// SignatureOnly marks TaintToleration as a SignaturePlugin.
-func (TaintToleration) SignatureOnly() {}
-
-// SignatureOnly marks NodeResourcesFit as a SignaturePlugin.
-func (*NodeResourcesFit) SignatureOnly() {}
-
-// SignatureOnly marks BalancedAllocation as a SignaturePlugin.
-func (*BalancedAllocation) SignatureOnly() {}
-
+// The memo remembers, per pod signature and node, the verdict of the
+// Signer filters and the raw scores of the Signer score plugins, while the
+// node's snapshot stamp holds: pods of one signature get the same answers
+// on an unchanged node, as kube-scheduler's opportunistic batching
+// assumes. Plugins that are no Signers, or cannot sign a pod, run live on
+// top of the remembered answers, in their place in the filter order.
+//
 // The signatures remembered are bounded by count and by memory (a table
 // costs memoBytesPerNode per node); the oldest is forgotten first.
 const (
 	maxMemoSignatures = 64
 	memoBudgetBytes   = 64 << 20
-	memoBytesPerNode  = 48
+	memoBytesPerNode  = 56
+	// maxNormalizers bounds the pointwise-normalised score plugins
+	// remembered per node; more run live.
+	maxNormalizers = 2
 )
 
 // memoCapacity is how many tables fit the budget for n nodes (at least 1).
@@ -54,17 +34,16 @@ func memoCapacity(n int) int {
 // maxSightings bounds the signatures counted before any is remembered.
 const maxSightings = 4096
 
-// memo holds, per pod signature, each node's filter verdict and scores,
-// valid while the node's stamp is the one recorded. A signature gets a
-// table on its second sighting: a pod shape seen once (common in traces,
-// where requests vary pod by pod) would pay for a table it never reuses.
+// memo holds one table per signature. A signature gets a table on its
+// second sighting: a pod shape seen once (common in traces, where
+// requests vary pod by pod) would pay for a table it never reuses.
 type memo struct {
 	snap      *cluster.Snapshot
 	tables    map[string]*memoTable
 	order     []string // insertion order, for forgetting the oldest
 	sightings map[string]int
 	spare     *memoTable // a forgotten table, reused for the next one
-	buf       []byte     // the signature being looked up
+	buf       []byte     // the signature being built
 }
 
 // memoTable is one signature's answers, node by node; a node's answers
@@ -76,39 +55,179 @@ type memoTable struct {
 type memoEntry struct {
 	stamp  uint64     // the filter verdict is valid at this stamp; 0: none
 	scored uint64     // the scores are valid at this stamp; 0: none
-	rej    *Rejection // nil: fits
-	fixed  int64      // weighted sum of the scores needing no normalisation
+	status *fw.Status // the first rejection of the remembered filters; nil: they pass
+	failAt int32      // the index of that filter (math.MaxInt32 when they pass)
+	fixed  int64      // the weighted sum of the remembered scores needing no normalisation
 	norm   [maxNormalizers]int64
 }
 
-// table returns the table for pod's signature on snap, or nil on the
-// signature's first sighting. Everything is forgotten when the snapshot or
-// its node list changes.
-func (m *memo) table(snap *cluster.Snapshot, pod *cluster.PodInfo) *memoTable {
+// memoPlan is which plugins the memo answers for the pod being scheduled.
+type memoPlan struct {
+	memoFilters []int  // active filters remembered, in order
+	liveFilters []int  // active filters run every time, in order
+	memoScores  []bool // score plugin i is answered by the memo (or skipped) for this pod
+	fixed       []int  // remembered score plugins summed into memoEntry.fixed
+	norm        [maxNormalizers]int
+	nNorm       int
+	// per normaliser, the lowest and highest raw score among the feasible
+	// nodes seen so far
+	lowest, highest [maxNormalizers]int64
+}
+
+// memoTable plans the pod's filtering and scoring and returns the table
+// for its signature, or nil when the memo may not be used: an explained
+// pod (it is scored plugin by plugin), pods nominated somewhere (filtering
+// then depends on the pod's priority), nothing to remember, or the
+// signature's first sighting. The PreScore of remembered score plugins
+// runs here, without the node list (they declare they do not read it).
+func (ps *PodScheduler) memoTable(snap *cluster.Snapshot, pod *cluster.PodInfo, explain bool) *memoTable {
+	plan := &ps.plan
+	plan.memoFilters, plan.liveFilters, plan.fixed = plan.memoFilters[:0], plan.liveFilters[:0], plan.fixed[:0]
+	plan.memoScores = resizeBools(plan.memoScores, len(ps.plugins.Score))
+	plan.nNorm = 0
+	if explain || ps.Nominations != nil && !ps.Nominations.Empty() {
+		return nil
+	}
+	m := &ps.memo
+	sig := m.buf[:0]
+	sig = append(sig, 'F')
+	for i, sg := range ps.filterSign {
+		if !ps.filterActive(ps.state, i) {
+			continue
+		}
+		ok := false
+		if sg != nil {
+			mark := len(sig)
+			sig = appendIndex(sig, i)
+			if sig, ok = sg.Sign(pod, sig); !ok {
+				sig = sig[:mark]
+			}
+		}
+		if ok {
+			plan.memoFilters = append(plan.memoFilters, i)
+		} else {
+			plan.liveFilters = append(plan.liveFilters, i)
+		}
+	}
+	sig = append(sig, 'S')
+	n := len(ps.plugins.Score)
+	for i, ws := range ps.plugins.Score {
+		if !ps.memoable[i] || ps.pointwise[i] != nil && plan.nNorm == maxNormalizers {
+			continue
+		}
+		mark := len(sig)
+		sig = appendIndex(sig, i)
+		var ok bool
+		if sig, ok = ws.Plugin.(fw.Signer).Sign(pod, sig); !ok {
+			sig = sig[:mark]
+			continue
+		}
+		plan.memoScores[i] = true
+		if pre := ps.scorePre[i]; pre >= 0 {
+			skip := !ps.plugins.PreScore[pre].PreScore(ps.state, pod, nil).IsSuccess()
+			ps.state.SetScoreSkipped(i, n, skip)
+			if skip {
+				sig = append(sig, 'x')
+				continue
+			}
+		}
+		if ps.pointwise[i] != nil {
+			plan.norm[plan.nNorm] = i
+			plan.nNorm++
+		} else {
+			plan.fixed = append(plan.fixed, i)
+		}
+	}
+	m.buf = sig
+	if len(plan.memoFilters) == 0 && len(plan.fixed) == 0 && plan.nNorm == 0 {
+		return ps.noMemo()
+	}
+	if t := m.table(snap, sig); t != nil {
+		return t
+	}
+	return ps.noMemo()
+}
+
+// noMemo resets the plan for a pod scheduled without the memo.
+func (ps *PodScheduler) noMemo() *memoTable {
+	plan := &ps.plan
+	plan.memoFilters, plan.liveFilters, plan.fixed, plan.nNorm = plan.memoFilters[:0], plan.liveFilters[:0], plan.fixed[:0], 0
+	clear(plan.memoScores)
+	return nil
+}
+
+func appendIndex(sig []byte, i int) []byte { return append(sig, '#', byte(i), byte(i>>8)) }
+
+func resizeBools(b []bool, n int) []bool {
+	if cap(b) < n {
+		return make([]bool, n)
+	}
+	b = b[:n]
+	clear(b)
+	return b
+}
+
+// memoFilter runs the remembered filters on one node and returns the first
+// rejection and the index of its filter.
+func (ps *PodScheduler) memoFilter(state *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) (*fw.Status, int32) {
+	for _, i := range ps.plan.memoFilters {
+		f := ps.plugins.Filter[i]
+		if st := f.Filter(state, pod, node); st != nil {
+			return named(st, f), int32(i)
+		}
+	}
+	return nil, math.MaxInt32
+}
+
+// memoScore brings a node's remembered scores up to date: the weighted sum
+// of those needing no normalisation, and the raw scores of the pointwise
+// normalisers.
+func (ps *PodScheduler) memoScore(e *memoEntry, state *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) {
+	var fixed int64
+	for _, i := range ps.plan.fixed {
+		ws := ps.plugins.Score[i]
+		v, st := ws.Plugin.Score(state, pod, node)
+		if st.IsSuccess() {
+			fixed += v * ws.Weight
+		}
+	}
+	e.fixed = fixed
+	for j := range ps.plan.nNorm {
+		v, st := ps.plugins.Score[ps.plan.norm[j]].Plugin.Score(state, pod, node)
+		if !st.IsSuccess() {
+			v = 0
+		}
+		e.norm[j] = v
+	}
+}
+
+// table returns the table for sig on snap, or nil on the signature's
+// first sighting. Everything is forgotten when the snapshot or its node
+// list changes.
+func (m *memo) table(snap *cluster.Snapshot, sig []byte) *memoTable {
 	if m.snap != snap || m.tables == nil {
 		m.snap, m.tables, m.order, m.sightings, m.spare = snap, map[string]*memoTable{}, nil, map[string]int{}, nil
 	}
-	m.buf = appendSignature(m.buf[:0], pod.Pod())
-	if t, ok := m.tables[string(m.buf)]; ok { // no allocation for the lookup
+	if t, ok := m.tables[string(sig)]; ok { // no allocation for the lookup
 		if len(t.nodes) == snap.Len() {
 			return t
 		}
-		m.forget(string(m.buf))
+		m.forget(string(sig))
 	}
 	if len(m.sightings) >= maxSightings {
 		clear(m.sightings)
 	}
-	if n := m.sightings[string(m.buf)]; n == 0 {
-		m.sightings[string(m.buf)] = 1
+	if n := m.sightings[string(sig)]; n == 0 {
+		m.sightings[string(sig)] = 1
 		return nil
 	}
-	sig := string(m.buf)
+	key := string(sig)
 	if len(m.order) >= memoCapacity(snap.Len()) {
 		m.forget(m.order[0])
 	}
 	t := m.newTable(snap.Len())
-	m.order = append(m.order, sig)
-	m.tables[sig] = t
+	m.order = append(m.order, key)
+	m.tables[key] = t
 	return t
 }
 
@@ -126,41 +245,4 @@ func (m *memo) newTable(n int) *memoTable {
 		return t
 	}
 	return &memoTable{nodes: make([]memoEntry, n)}
-}
-
-// appendSignature appends to buf everything a SignaturePlugin may read
-// from a pod: requests, node name, node selector (sorted), required
-// affinity and tolerations. The common pod (requests only) costs no
-// allocation.
-func appendSignature(buf []byte, p *cluster.Pod) []byte {
-	r := &p.Requests
-	buf = strconv.AppendInt(buf, r.MilliCPU, 10)
-	buf = append(buf, ',')
-	buf = strconv.AppendInt(buf, r.Memory, 10)
-	for sc := range r.Scalars() {
-		buf = append(buf, ',')
-		buf = append(buf, sc.Name...)
-		buf = append(buf, '=')
-		buf = strconv.AppendInt(buf, sc.Value, 10)
-	}
-	buf = append(buf, '|')
-	buf = append(buf, p.NodeName...)
-	buf = append(buf, '|')
-	if len(p.NodeSelector) > 0 {
-		for _, k := range slices.Sorted(maps.Keys(p.NodeSelector)) {
-			buf = append(buf, k...)
-			buf = append(buf, '=')
-			buf = append(buf, p.NodeSelector[k]...)
-			buf = append(buf, ',')
-		}
-	}
-	buf = append(buf, '|')
-	if p.Affinity != nil {
-		buf = fmt.Appendf(buf, "%q", p.Affinity.Required)
-	}
-	buf = append(buf, '|')
-	if len(p.Tolerations) > 0 {
-		buf = fmt.Appendf(buf, "%q", p.Tolerations)
-	}
-	return buf
 }

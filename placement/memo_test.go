@@ -8,28 +8,31 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/placement"
 )
 
-// plain hides SignaturePlugin, which turns the memo off.
-type plainFilter struct{ placement.FilterPlugin }
-type plainScorer struct{ placement.ScorePlugin }
+// plain hides Signer, so that the plugins run every time.
+type plainFilter struct{ fw.FilterPlugin }
+type plainScorer struct{ fw.ScorePlugin }
 type plainNormalizer struct {
-	placement.ScorePlugin
-	placement.ScoreNormalizer
+	fw.ScorePlugin
+	fw.ScoreNormalizer
 }
 type plainSkipper struct {
-	placement.ScorePlugin
-	placement.ScoreSkipper
+	fw.ScorePlugin
+	fw.PreScorePlugin
 }
+
+func (p plainSkipper) Name() string { return p.ScorePlugin.Name() }
 
 func podSchedulers(pct int32) (memo, plain *placement.PodScheduler) {
 	fit := placement.NewNodeResourcesFit(placement.LeastAllocated, nil)
-	filters := []placement.FilterPlugin{placement.NodeName{}, placement.NodeUnschedulable{}, placement.TaintToleration{}, placement.NodeAffinity{}, fit}
+	filters := []fw.FilterPlugin{placement.NodeName{}, placement.NodeUnschedulable{}, placement.TaintToleration{}, placement.NodeAffinity{}, fit}
 	bal := placement.NewBalancedAllocation()
 	scorers := []placement.WeightedScorer{{Plugin: placement.TaintToleration{}, Weight: 3}, {Plugin: fit, Weight: 1}, {Plugin: bal, Weight: 1}}
-	memo = placement.NewPodScheduler(filters, scorers, pct)
-	var pf []placement.FilterPlugin
+	memo = newPodScheduler(filters, scorers, pct)
+	var pf []fw.FilterPlugin
 	for _, f := range filters {
 		pf = append(pf, plainFilter{f})
 	}
@@ -38,7 +41,7 @@ func podSchedulers(pct int32) (memo, plain *placement.PodScheduler) {
 		{Plugin: plainScorer{fit}, Weight: 1},
 		{Plugin: plainSkipper{bal, bal}, Weight: 1},
 	}
-	return memo, placement.NewPodScheduler(pf, ps, pct)
+	return memo, newPodScheduler(pf, ps, pct)
 }
 
 // Remembering answers per signature never changes a decision: a memoised
@@ -71,8 +74,8 @@ func TestMemoNeverChangesDecisions(t *testing.T) {
 			shape := shapes[rng.IntN(len(shapes))]
 			shape.Name = fmt.Sprintf("p%d", step)
 			pod := cluster.NewPodInfo(shape)
-			a, errA := memo.Schedule(snap, pod, nil)
-			b, errB := plain.Schedule(snap, pod, nil)
+			a, errA := memo.Schedule(snap, pod, nil, -1)
+			b, errB := plain.Schedule(snap, pod, nil, -1)
 			require.Equal(t, b, a, "trial %d step %d", trial, step)
 			require.Equal(t, errB == nil, errA == nil)
 			if errA != nil {

@@ -1,63 +1,28 @@
 package placement
 
 import (
-	"fmt"
-
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 )
-
-// PlacementScorePlugin scores a feasible placement for a group, 0..100
-// after normalisation (kube-scheduler's PlacementScore extension point).
-// proposed are the pods the placement would take (every leaf's, for a
-// composite); the snapshot holds the cluster without them.
-type PlacementScorePlugin interface {
-	Name() string
-	ScorePlacement(snap *cluster.Snapshot, subj *Subject, p *Placement, proposed []Assignment) int64
-}
-
-// PlacementScoreNormalizer rescales a plugin's placement scores over all
-// candidates before weighting.
-type PlacementScoreNormalizer interface {
-	NormalizePlacementScores(scores []int64) error
-}
-
-// WeightedPlacementScorer is a placement score plugin with its weight.
-type WeightedPlacementScorer struct {
-	Plugin PlacementScorePlugin
-	Weight int64
-}
 
 // PodGroupPodsCountName is the built-in pod-count placement scorer's name.
 const PodGroupPodsCountName = "PodGroupPodsCount"
 
-// PlacementResourcesFit is NodeResourcesFit as a placement scorer: always
-// MostAllocated, over the placement as a whole (requests summed over all
-// its nodes plus the proposed pods, against allocatable summed over its
-// nodes), with the profile's resource weights. It favours the placement
-// the group fills most: bin-packing by domain.
-type PlacementResourcesFit struct {
-	Resources []ResourceWeight
-}
+// ScoreIgnoresNodes marks the placement score as depending on the
+// placement's nodes as a whole and the proposed pods, not on which node
+// each pod takes.
+func (f *NodeResourcesFit) ScoreIgnoresNodes() {}
 
-var (
-	_ PlacementScorePlugin  = (*PlacementResourcesFit)(nil)
-	_ NodeIndependentScorer = (*PlacementResourcesFit)(nil)
-)
-
-// ScoreIgnoresNodes marks the score as depending on the placement's nodes
-// as a whole and the proposed pods, not on which node each pod takes.
-func (f *PlacementResourcesFit) ScoreIgnoresNodes() {}
-
-// Name returns NodeResourcesFitName.
-func (f *PlacementResourcesFit) Name() string { return NodeResourcesFitName }
-
-// ScorePlacement is kube-scheduler's scorePlacement: cpu and memory
-// counted non-zero, extended resources only when the group requests them,
-// resources the placement lacks left out.
-func (f *PlacementResourcesFit) ScorePlacement(snap *cluster.Snapshot, _ *Subject, p *Placement, proposed []Assignment) int64 {
+// ScorePlacement is kube-scheduler's scorePlacement: always MostAllocated,
+// over the placement as a whole (requests summed over all its nodes plus
+// the proposed pods, against allocatable summed over its nodes), with the
+// profile's resource weights; cpu and memory counted non-zero, extended
+// resources only when the group requests them, resources the placement
+// lacks left out. It favours the placement the group fills most.
+func (f *NodeResourcesFit) ScorePlacement(snap *cluster.Snapshot, _ *fw.Group, p *fw.Placement, proposed []fw.Assignment) (int64, *fw.Status) {
 	const most = 8 // resources scored in one pass; more fall back to one pass each
 	if len(f.Resources) > most {
-		return f.scoreEach(snap, p, proposed)
+		return f.scoreEach(snap, p, proposed), nil
 	}
 	var want, used, capacity [most]int64
 	var skip [most]bool
@@ -98,13 +63,13 @@ func (f *PlacementResourcesFit) ScorePlacement(snap *cluster.Snapshot, _ *Subjec
 		weights += r.Weight
 	}
 	if weights == 0 {
-		return 0
+		return 0, nil
 	}
-	return sum / weights
+	return sum / weights, nil
 }
 
 // scoreEach is ScorePlacement resource by resource, for long resource lists.
-func (f *PlacementResourcesFit) scoreEach(snap *cluster.Snapshot, p *Placement, proposed []Assignment) int64 {
+func (f *NodeResourcesFit) scoreEach(snap *cluster.Snapshot, p *fw.Placement, proposed []fw.Assignment) int64 {
 	var sum, weights int64
 	for _, r := range f.Resources {
 		var want int64
@@ -178,9 +143,9 @@ func forNodes(snap *cluster.Snapshot, nodes []int, visit func(*cluster.NodeInfo)
 type PodGroupPodsCount struct{}
 
 var (
-	_ PlacementScorePlugin     = PodGroupPodsCount{}
-	_ PlacementScoreNormalizer = PodGroupPodsCount{}
-	_ NodeIndependentScorer    = PodGroupPodsCount{}
+	_ fw.PlacementScorePlugin     = PodGroupPodsCount{}
+	_ fw.PlacementScoreNormalizer = PodGroupPodsCount{}
+	_ fw.NodeIndependentScorer    = PodGroupPodsCount{}
 )
 
 // ScoreIgnoresNodes marks the score as a pod count.
@@ -191,22 +156,24 @@ func (PodGroupPodsCount) Name() string { return PodGroupPodsCountName }
 
 // ScorePlacement counts scheduled plus proposed pods (of the whole
 // subtree, for a composite).
-func (PodGroupPodsCount) ScorePlacement(_ *cluster.Snapshot, subj *Subject, _ *Placement, proposed []Assignment) int64 {
-	return int64(subj.Scheduled + len(proposed))
+func (PodGroupPodsCount) ScorePlacement(_ *cluster.Snapshot, g *fw.Group, _ *fw.Placement, proposed []fw.Assignment) (int64, *fw.Status) {
+	return int64(g.Scheduled + len(proposed)), nil
 }
 
 // NormalizePlacementScores maps counts to score*100/max; all zero is an
 // error, as in kube-scheduler.
-func (PodGroupPodsCount) NormalizePlacementScores(scores []int64) error {
+func (PodGroupPodsCount) NormalizePlacementScores(_ *fw.Group, scores []int64) *fw.Status {
 	var most int64
 	for _, s := range scores {
 		most = max(most, s)
 	}
 	if most == 0 {
-		return fmt.Errorf("no pods from pod group are assigned to any of the candidate placements")
+		return errNoPodsPlaced
 	}
 	for i := range scores {
-		scores[i] = scores[i] * MaxNodeScore / most
+		scores[i] = scores[i] * fw.MaxNodeScore / most
 	}
 	return nil
 }
+
+var errNoPodsPlaced = fw.NewStatus(fw.Error, "no pods from pod group are assigned to any of the candidate placements").WithPlugin(PodGroupPodsCountName)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 )
 
 // The one-pass placement score equals the resource-by-resource one it
@@ -26,19 +27,20 @@ func TestPlacementScoreOnePassMatchesEach(t *testing.T) {
 			}
 		}
 		snap := c.Snapshot()
-		var proposed []Assignment
+		var proposed []fw.Assignment
 		for i := range rng.IntN(4) {
 			pod := cluster.NewPodInfo(cluster.Pod{Name: fmt.Sprintf("q%d", i), Requests: cluster.NewResources(rng.Int64N(2000), rng.Int64N(4<<30), 0, cluster.Scalar{Name: "nvidia.com/gpu", Value: rng.Int64N(2)})})
-			proposed = append(proposed, Assignment{Pod: pod, Node: 0})
+			proposed = append(proposed, fw.Assignment{Pod: pod, Node: 0})
 		}
-		f := &PlacementResourcesFit{}
+		f := &NodeResourcesFit{}
 		for _, n := range names {
 			if rng.IntN(2) == 0 {
 				f.Resources = append(f.Resources, ResourceWeight{Name: n, Weight: 1 + rng.Int64N(5)})
 			}
 		}
-		p := &Placement{}
-		if got, want := f.ScorePlacement(snap, &Subject{}, p, proposed), f.scoreEach(snap, p, proposed); got != want {
+		p := &fw.Placement{}
+		got, _ := f.ScorePlacement(snap, &fw.Group{}, p, proposed)
+		if want := f.scoreEach(snap, p, proposed); got != want {
 			t.Fatalf("trial %d: one pass %d, each %d (resources %v)", trial, got, want, f.Resources)
 		}
 	}

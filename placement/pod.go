@@ -1,16 +1,26 @@
 package placement
 
 import (
-	"cmp"
+	"math"
 	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 )
 
 // WeightedScorer is a score plugin with its weight in the node total.
 type WeightedScorer struct {
-	Plugin ScorePlugin
+	Plugin fw.ScorePlugin
 	Weight int64
+}
+
+// PodPlugins are one profile's per-pod plugins, each extension point's in
+// the order they run.
+type PodPlugins struct {
+	PreFilter []fw.PreFilterPlugin
+	Filter    []fw.FilterPlugin
+	PreScore  []fw.PreScorePlugin
+	Score     []WeightedScorer
 }
 
 // Adaptive sampling bounds of kube-scheduler's numFeasibleNodesToFind.
@@ -34,72 +44,6 @@ func NumFeasibleNodesToFind(percentage int32, numNodes int) int {
 	return max(n, minFeasibleNodesToFind)
 }
 
-// PodScheduler runs the filter and score phases for one pod at a time on a
-// snapshot: kube-scheduler's schedulePod, made sequential and
-// deterministic.
-//
-// Filtering visits the candidate nodes starting where the previous pod's
-// search stopped (so that all nodes get examined over time) and stops once
-// NumFeasibleNodesToFind feasible nodes are found. Scoring sums each
-// plugin's normalised score times its weight; the highest total wins, and
-// among equal totals the node first in name order (lowest snapshot index).
-// A lone feasible node is taken without scoring.
-//
-// A PodScheduler keeps scratch buffers between calls: it is not safe for
-// concurrent use.
-type PodScheduler struct {
-	// Nominations, when set, makes filtering honour pods nominated to a
-	// node by preemption (kube-scheduler's RunFilterPluginsWithNominatedPods).
-	Nominations Nominations
-
-	filters    []FilterPlugin
-	scorers    []WeightedScorer
-	percentage int32
-	nextStart  int
-
-	feasible   []int
-	rejections []NodeRejection
-	scores     []int64
-	totals     []int64
-
-	memoOK bool // every plugin is a SignaturePlugin
-	memo   memo
-	fused  fused
-}
-
-// NewPodScheduler returns a PodScheduler running filters in order, then
-// scorers; percentage is percentageOfNodesToScore (0 adaptive, 100 all).
-func NewPodScheduler(filters []FilterPlugin, scorers []WeightedScorer, percentage int32) *PodScheduler {
-	ps := &PodScheduler{filters: filters, scorers: scorers, percentage: percentage, memoOK: true}
-	for _, f := range filters {
-		_, ok := f.(SignaturePlugin)
-		ps.memoOK = ps.memoOK && ok
-	}
-	normalizers := 0
-	for _, sc := range scorers {
-		_, ok := sc.Plugin.(SignaturePlugin)
-		ps.memoOK = ps.memoOK && ok
-		if _, ok := sc.Plugin.(ScoreNormalizer); ok {
-			_, pointwise := sc.Plugin.(PointwiseNormalizer)
-			ps.memoOK = ps.memoOK && pointwise
-			normalizers++
-		}
-	}
-	ps.memoOK = ps.memoOK && normalizers <= maxNormalizers
-	return ps
-}
-
-// memoTable returns the remembered answers for pod's signature, or nil
-// when they may not be used: a plugin is not a SignaturePlugin, a
-// normaliser is not pointwise, or pods are nominated somewhere (filtering
-// then depends on the pod's priority).
-func (ps *PodScheduler) memoTable(snap *cluster.Snapshot, pod *cluster.PodInfo) *memoTable {
-	if !ps.memoOK || ps.Nominations != nil && !ps.Nominations.Empty() {
-		return nil
-	}
-	return ps.memo.table(snap, pod)
-}
-
 // Nominations are the pods preemption nominated to nodes: they count on
 // their node while pods of lower or equal priority are filtered.
 type Nominations interface {
@@ -109,81 +53,313 @@ type Nominations interface {
 	NominatedTo(node int) []*cluster.PodInfo
 }
 
-// FilterNode filters pod on one node of the snapshot as a scheduling cycle
-// does: when pods of higher or equal priority are nominated to the node, the
-// pod must fit both with them added and without them.
-func (ps *PodScheduler) FilterNode(snap *cluster.Snapshot, pod *cluster.PodInfo, node int) *Rejection {
-	if ps.Nominations != nil && !ps.Nominations.Empty() {
-		if r := ps.filterWithNominated(snap, pod, node); r != nil {
-			return r
-		}
-	}
-	return ps.Filter(pod, snap.Node(node))
+// PodScheduler runs one profile's PreFilter, Filter, PreScore and Score
+// plugins for one pod at a time on a snapshot: kube-scheduler's
+// schedulePod, made sequential and deterministic.
+//
+// Filtering visits the candidate nodes starting where the previous pod's
+// search stopped (so that all nodes get examined over time) and stops once
+// NumFeasibleNodesToFind feasible nodes are found. Scoring sums each
+// plugin's normalised score times its weight; the highest total wins, and
+// among equal totals the node first in name order (lowest snapshot index).
+// A lone feasible node is taken without scoring.
+//
+// Plugins that declare themselves Signers are remembered per pod signature
+// and node while the node is unchanged (see memo); the others run every
+// time, so a plugin without capabilities is correct, only slower.
+//
+// A PodScheduler keeps scratch buffers between calls: it is not safe for
+// concurrent use.
+type PodScheduler struct {
+	// Nominations, when set, makes filtering honour pods nominated to a
+	// node by preemption (kube-scheduler's RunFilterPluginsWithNominatedPods).
+	Nominations Nominations
+	// Explain, when set, says which pods to explain; Explained receives
+	// each explained pod's scores when it is scored.
+	Explain   func(*cluster.PodInfo) bool
+	Explained func(ScoreExplanation)
+
+	plugins    PodPlugins
+	percentage int32
+	nextStart  int
+
+	filterPre  []int // the PreFilter index of each filter plugin, or -1
+	scorePre   []int // the PreScore index of each score plugin, or -1
+	extensions []fw.PreFilterExtensions
+	filterSign []fw.Signer // nil for a filter that is no Signer
+	memoable   []bool      // the score plugin can be remembered (see memoTable)
+	pointwise  []fw.PointwiseNormalizer
+	normalizer []fw.ScoreNormalizer
+	nodeLocal  []bool // the filter reads only its node
+
+	state      *fw.CycleState
+	feasible   []int
+	infos      []*cluster.NodeInfo
+	rejections []fw.NodeStatus
+	scores     []fw.NodeScore
+	totals     []int64
+	plan       memoPlan
+	memo       memo
 }
 
-func (ps *PodScheduler) filterWithNominated(snap *cluster.Snapshot, pod *cluster.PodInfo, node int) *Rejection {
-	cp := snap.Checkpoint()
-	defer snap.Rollback(cp)
-	added := false
-	ni := snap.Node(node)
-	for _, n := range ps.Nominations.NominatedTo(node) {
-		if _, there := ni.Pod(n.Key()); there {
-			continue // already reserved on the node in this cycle
-		}
-		if n.Key() != pod.Key() && n.Priority() >= pod.Priority() {
-			snap.Reserve(n, node)
-			added = true
-		}
+// NewPodScheduler returns a PodScheduler running plugins; percentage is
+// percentageOfNodesToScore (0 adaptive, 100 all).
+func NewPodScheduler(plugins PodPlugins, percentage int32) *PodScheduler {
+	ps := &PodScheduler{plugins: plugins, percentage: percentage, state: fw.NewCycleState()}
+	for _, pf := range plugins.PreFilter {
+		ext, _ := pf.(fw.PreFilterExtensions)
+		ps.extensions = append(ps.extensions, ext)
 	}
-	if !added {
-		return nil
+	for _, f := range plugins.Filter {
+		ps.filterPre = append(ps.filterPre, indexOf(plugins.PreFilter, f.Name()))
+		sg, _ := f.(fw.Signer)
+		ps.filterSign = append(ps.filterSign, sg)
+		_, local := f.(fw.NodeLocal)
+		ps.nodeLocal = append(ps.nodeLocal, local || sg != nil)
 	}
-	return ps.Filter(pod, snap.Node(node))
+	for _, ws := range plugins.Score {
+		pre := indexOf(plugins.PreScore, ws.Plugin.Name())
+		ps.scorePre = append(ps.scorePre, pre)
+		nz, _ := ws.Plugin.(fw.ScoreNormalizer)
+		pw, _ := ws.Plugin.(fw.PointwiseNormalizer)
+		ps.normalizer, ps.pointwise = append(ps.normalizer, nz), append(ps.pointwise, pw)
+		_, signer := ws.Plugin.(fw.Signer)
+		preOK := pre < 0
+		if !preOK {
+			_, preOK = plugins.PreScore[pre].(fw.PreScoreIgnoresNodes)
+		}
+		ps.memoable = append(ps.memoable, signer && (nz == nil || pw != nil) && preOK)
+	}
+	return ps
 }
 
-// Filter runs every filter on one node and returns the first rejection.
-func (ps *PodScheduler) Filter(pod *cluster.PodInfo, node *cluster.NodeInfo) *Rejection {
-	for _, f := range ps.filters {
-		if r := f.Filter(pod, node); r != nil {
-			return r
+func indexOf[P fw.Plugin](ps []P, name string) int {
+	return slices.IndexFunc(ps, func(p P) bool { return p.Name() == name })
+}
+
+// Plugins returns the plugins the scheduler runs.
+func (ps *PodScheduler) Plugins() PodPlugins { return ps.plugins }
+
+// PreFilter runs the PreFilter plugins for pod on snap into state (reset
+// first). A non-nil status other than Skip means no node can fit.
+func (ps *PodScheduler) PreFilter(state *fw.CycleState, snap *cluster.Snapshot, pod *cluster.PodInfo) *fw.Status {
+	state.Reset()
+	n := len(ps.plugins.PreFilter)
+	for i, p := range ps.plugins.PreFilter {
+		st := p.PreFilter(state, pod, snap)
+		switch {
+		case st.IsSuccess():
+		case st.IsSkip():
+			state.SetSkipped(i, n, true)
+		default:
+			return named(st, p)
 		}
 	}
 	return nil
 }
 
-// ScheduleNominated is Schedule for a pod with a nominated node (a snapshot
-// index, or -1): that node is tried first, and taken without scoring if it
-// fits and is among the candidates.
-func (ps *PodScheduler) ScheduleNominated(snap *cluster.Snapshot, pod *cluster.PodInfo, candidates []int, nominated int) (int, *FitError) {
-	if nominated >= 0 && (candidates == nil || slices.Contains(candidates, nominated)) {
-		if ps.FilterNode(snap, pod, nominated) == nil {
-			return nominated, nil
+// named returns st naming plugin p when it names none.
+func named(st *fw.Status, p fw.Plugin) *fw.Status {
+	if st == nil || st.Plugin() != "" {
+		return st
+	}
+	return st.WithPlugin(p.Name())
+}
+
+// filterActive reports whether filter i runs for the pod state belongs to.
+func (ps *PodScheduler) filterActive(state *fw.CycleState, i int) bool {
+	pre := ps.filterPre[i]
+	return pre < 0 || !state.Skipped(pre)
+}
+
+// runFilters runs the active filters on one node in order and returns the
+// first rejection.
+func (ps *PodScheduler) runFilters(state *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) *fw.Status {
+	for i, f := range ps.plugins.Filter {
+		if !ps.filterActive(state, i) {
+			continue
+		}
+		if st := f.Filter(state, pod, node); st != nil {
+			return named(st, f)
 		}
 	}
-	return ps.Schedule(snap, pod, candidates)
+	return nil
+}
+
+// NodeLocalFor reports whether every filter that runs for the pod of state
+// reads only its own node.
+func (ps *PodScheduler) NodeLocalFor(state *fw.CycleState) bool {
+	for i := range ps.plugins.Filter {
+		if ps.filterActive(state, i) && !ps.nodeLocal[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// FilterNode filters pod on the node at index node as a scheduling cycle
+// does, with state from PreFilter: when pods of higher or equal priority
+// are nominated to the node, the pod must fit both with them added and
+// without them.
+func (ps *PodScheduler) FilterNode(state *fw.CycleState, snap *cluster.Snapshot, pod *cluster.PodInfo, node int) *fw.Status {
+	if ps.Nominations != nil && !ps.Nominations.Empty() {
+		if st := ps.filterWithNominated(state, snap, pod, node); st != nil {
+			return st
+		}
+	}
+	return ps.runFilters(state, pod, snap.Node(node))
+}
+
+func (ps *PodScheduler) filterWithNominated(state *fw.CycleState, snap *cluster.Snapshot, pod *cluster.PodInfo, node int) *fw.Status {
+	var added *fw.CycleState
+	cp := snap.Checkpoint()
+	defer snap.Rollback(cp)
+	ni := snap.Node(node)
+	for _, n := range ps.Nominations.NominatedTo(node) {
+		if _, there := ni.Pod(n.Key()); there {
+			continue // already reserved on the node in this cycle
+		}
+		if n.Key() == pod.Key() || n.Priority() < pod.Priority() {
+			continue
+		}
+		if added == nil {
+			added = state.Clone()
+		}
+		snap.Reserve(n, node)
+		ps.extendAdd(added, pod, n, snap.Node(node))
+	}
+	if added == nil {
+		return nil
+	}
+	return ps.runFilters(added, pod, snap.Node(node))
+}
+
+// extendAdd and extendRemove run the active PreFilter extensions.
+func (ps *PodScheduler) extendAdd(state *fw.CycleState, pod, other *cluster.PodInfo, node *cluster.NodeInfo) {
+	for i, ext := range ps.extensions {
+		if ext != nil && !state.Skipped(i) {
+			ext.AddPod(state, pod, other, node)
+		}
+	}
+}
+
+func (ps *PodScheduler) extendRemove(state *fw.CycleState, pod, other *cluster.PodInfo, node *cluster.NodeInfo) {
+	for i, ext := range ps.extensions {
+		if ext != nil && !state.Skipped(i) {
+			ext.RemovePod(state, pod, other, node)
+		}
+	}
+}
+
+// AddPod reserves other on the node at index node and keeps state's
+// PreFilter extensions in step.
+func (ps *PodScheduler) AddPod(state *fw.CycleState, snap *cluster.Snapshot, pod, other *cluster.PodInfo, node int) {
+	snap.Reserve(other, node)
+	ps.extendAdd(state, pod, other, snap.Node(node))
+}
+
+// RemovePod takes other off the node at index node and keeps state's
+// PreFilter extensions in step.
+func (ps *PodScheduler) RemovePod(state *fw.CycleState, snap *cluster.Snapshot, pod, other *cluster.PodInfo, node int) error {
+	if err := snap.Remove(other.Key(), node); err != nil {
+		return err
+	}
+	ps.extendRemove(state, pod, other, snap.Node(node))
+	return nil
+}
+
+// Rollback undoes the snapshot's changes since cp, newest first, each
+// undone in state too, so state ends as it was at cp.
+func (ps *PodScheduler) Rollback(state *fw.CycleState, snap *cluster.Snapshot, pod *cluster.PodInfo, cp cluster.Checkpoint) {
+	// one change at a time: the extension sees the node as it is after
+	// the undo, as it saw it after the change
+	for snap.Tentative() > int(cp) {
+		ch, _ := snap.Last()
+		snap.Rollback(cluster.Checkpoint(snap.Tentative() - 1))
+		if ch.Added {
+			ps.extendRemove(state, pod, ch.Pod, snap.Node(ch.Node))
+		} else {
+			ps.extendAdd(state, pod, ch.Pod, snap.Node(ch.Node))
+		}
+	}
 }
 
 // Schedule picks a node for pod among candidates (snapshot indexes; nil
 // means every node) and returns its index, or a FitError when none fits.
-// It does not reserve the pod.
-func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, candidates []int) (int, *FitError) {
+// A nominated node (a snapshot index, or -1) is tried first and taken
+// without scoring if it fits and is a candidate. Schedule does not reserve
+// the pod.
+func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, candidates []int, nominated int) (int, *fw.FitError) {
 	n := len(candidates)
 	if candidates == nil {
 		n = snap.Len()
 	}
 	if n == 0 {
-		return -1, &FitError{Pod: pod.Key()}
+		return -1, &fw.FitError{Pod: pod.Key()}
 	}
+	state := ps.state
+	if st := ps.PreFilter(state, snap, pod); st != nil {
+		return -1, ps.rejectAll(snap, pod, candidates, n, st)
+	}
+	if nominated >= 0 && (candidates == nil || slices.Contains(candidates, nominated)) {
+		if ps.FilterNode(state, snap, pod, nominated) == nil {
+			return nominated, nil
+		}
+	}
+	explain := ps.Explain != nil && ps.Explain(pod)
+	t := ps.memoTable(snap, pod, explain)
+	ps.scan(snap, pod, candidates, n, t)
+	switch len(ps.feasible) {
+	case 0:
+		return -1, ps.fitError(pod, n)
+	case 1:
+		if explain {
+			ps.explainLone(pod, ps.feasible[0])
+		}
+		return ps.feasible[0], nil
+	}
+	return ps.best(snap, pod, t, explain), nil
+}
+
+// rejectAll is the FitError of a PreFilter rejection: every candidate
+// node fails with it.
+func (ps *PodScheduler) rejectAll(snap *cluster.Snapshot, pod *cluster.PodInfo, candidates []int, n int, st *fw.Status) *fw.FitError {
+	fe := &fw.FitError{Pod: pod.Key(), NumAllNodes: n, Statuses: make([]fw.NodeStatus, 0, n)}
+	for i := range n {
+		idx := i
+		if candidates != nil {
+			idx = candidates[i]
+		}
+		fe.Statuses = append(fe.Statuses, fw.NodeStatus{Node: idx, Status: st})
+	}
+	sortStatuses(fe.Statuses)
+	_ = snap
+	return fe
+}
+
+// scan filters the candidates in rotation until enough feasible nodes are
+// found, filling ps.feasible and ps.rejections. With a memo table it reads
+// and refreshes the remembered answers inline: it runs once per node per
+// pod.
+func (ps *PodScheduler) scan(snap *cluster.Snapshot, pod *cluster.PodInfo, candidates []int, n int, t *memoTable) {
 	want := NumFeasibleNodesToFind(ps.percentage, n)
-	if len(ps.scorers) == 0 {
+	if len(ps.plugins.Score) == 0 {
 		want = 1
 	}
 	ps.feasible, ps.rejections = ps.feasible[:0], ps.rejections[:0]
-	t := ps.memoTable(snap, pod)
-	if t != nil {
-		ps.planFused(pod)
-	}
 	start := ps.nextStart % n
+	var processed int
+	if t == nil {
+		processed = ps.scanLive(snap, pod, candidates, n, start, want)
+	} else {
+		processed = ps.scanMemo(snap, pod, candidates, n, start, want, t)
+	}
+	ps.nextStart = (start + processed) % n
+}
+
+// scanLive filters every node with every plugin.
+func (ps *PodScheduler) scanLive(snap *cluster.Snapshot, pod *cluster.PodInfo, candidates []int, n, start, want int) int {
+	state := ps.state
 	processed := 0
 	for i := 0; i < n && len(ps.feasible) < want; i++ {
 		idx := (start + i) % n
@@ -191,83 +367,250 @@ func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 			idx = candidates[idx]
 		}
 		processed++
-		if t == nil {
-			if r := ps.FilterNode(snap, pod, idx); r != nil {
-				ps.rejections = append(ps.rejections, NodeRejection{Node: idx, Rejection: r})
-				continue
-			}
-			ps.feasible = append(ps.feasible, idx)
-			continue
-		}
-		// the memoised path, inline: it runs once per node per pod
-		st, e := snap.Stamp(idx), &t.nodes[idx]
-		if e.stamp != st {
-			e.rej, e.stamp = ps.Filter(pod, snap.Node(idx)), st
-		}
-		if r := e.rej; r != nil {
-			ps.rejections = append(ps.rejections, NodeRejection{Node: idx, Rejection: r})
+		if st := ps.FilterNode(state, snap, pod, idx); st != nil {
+			ps.rejections = append(ps.rejections, fw.NodeStatus{Node: idx, Status: st})
 			continue
 		}
 		ps.feasible = append(ps.feasible, idx)
-		if e.scored != st {
-			ps.rescore(e, snap, pod, idx)
-		}
-		for j := range ps.fused.n {
-			ps.fused.highest[j] = max(ps.fused.highest[j], e.norm[j])
-		}
 	}
-	ps.nextStart = (start + processed) % n
-	switch len(ps.feasible) {
-	case 0:
-		return -1, ps.fitError(pod, n)
-	case 1:
-		return ps.feasible[0], nil
-	}
-	return ps.best(snap, pod, t), nil
+	return processed
 }
 
-func (ps *PodScheduler) fitError(pod *cluster.PodInfo, n int) *FitError {
-	rej := append([]NodeRejection(nil), ps.rejections...)
-	sortRejections(rej)
-	return &FitError{Pod: pod.Key(), NumAllNodes: n, Rejections: rej}
+// scanMemo is the memoised scan, the hot path: the remembered filters'
+// verdict and the remembered raw scores are refreshed only where a node's
+// stamp changed, the live filters run on top in their place.
+func (ps *PodScheduler) scanMemo(snap *cluster.Snapshot, pod *cluster.PodInfo, candidates []int, n, start, want int, t *memoTable) int {
+	state, plan := ps.state, &ps.plan
+	live, nNorm := plan.liveFilters, plan.nNorm
+	var lowest, highest [maxNormalizers]int64
+	for j := range nNorm {
+		lowest[j], highest[j] = math.MaxInt64, math.MinInt64
+	}
+	processed := 0
+	feasible, rejections, nodes := ps.feasible, ps.rejections, t.nodes
+	for i := 0; i < n && len(feasible) < want; i++ {
+		idx := start + i
+		if idx >= n {
+			idx -= n
+		}
+		if candidates != nil {
+			idx = candidates[idx]
+		}
+		processed++
+		stamp, e := snap.Stamp(idx), &nodes[idx]
+		if e.stamp != stamp {
+			e.status, e.failAt = ps.memoFilter(state, pod, snap.Node(idx))
+			e.stamp = stamp
+		}
+		st := e.status
+		for _, f := range live {
+			if int32(f) >= e.failAt {
+				break
+			}
+			if s := ps.plugins.Filter[f].Filter(state, pod, snap.Node(idx)); s != nil {
+				st = named(s, ps.plugins.Filter[f])
+				break
+			}
+		}
+		if st != nil {
+			rejections = append(rejections, fw.NodeStatus{Node: idx, Status: st})
+			continue
+		}
+		feasible = append(feasible, idx)
+		if e.scored != stamp {
+			ps.memoScore(e, state, pod, snap.Node(idx))
+			e.scored = stamp
+		}
+		for j := range nNorm {
+			lowest[j], highest[j] = min(lowest[j], e.norm[j]), max(highest[j], e.norm[j])
+		}
+	}
+	ps.feasible, ps.rejections = feasible, rejections
+	plan.lowest, plan.highest = lowest, highest
+	return processed
+}
+
+func (ps *PodScheduler) fitError(pod *cluster.PodInfo, n int) *fw.FitError {
+	rej := append([]fw.NodeStatus(nil), ps.rejections...)
+	sortStatuses(rej)
+	return &fw.FitError{Pod: pod.Key(), NumAllNodes: n, Statuses: rej}
+}
+
+func sortStatuses(r []fw.NodeStatus) {
+	// the scan started mid-list; node order keeps reports stable
+	slices.SortFunc(r, func(a, b fw.NodeStatus) int { return a.Node - b.Node })
+}
+
+// preScore runs the PreScore plugins with the feasible nodes and records
+// which score plugins skip. The node list is built only for plugins that
+// read it.
+func (ps *PodScheduler) preScore(snap *cluster.Snapshot, pod *cluster.PodInfo) {
+	state := ps.state
+	if len(ps.plugins.PreScore) == 0 {
+		return
+	}
+	ps.infos = ps.infos[:0]
+	n := len(ps.plugins.Score)
+	for i := range ps.plugins.Score {
+		pre := ps.scorePre[i]
+		if pre < 0 || ps.plan.memoScores[i] {
+			continue // no PreScore, or it ran when the memo was planned
+		}
+		p := ps.plugins.PreScore[pre]
+		var nodes []*cluster.NodeInfo
+		if _, ignores := p.(fw.PreScoreIgnoresNodes); !ignores {
+			if len(ps.infos) == 0 {
+				for _, idx := range ps.feasible {
+					ps.infos = append(ps.infos, snap.Node(idx))
+				}
+			}
+			nodes = ps.infos
+		}
+		st := p.PreScore(state, pod, nodes)
+		state.SetScoreSkipped(i, n, !st.IsSuccess())
+	}
 }
 
 // best scores the feasible nodes and returns the winner.
-func (ps *PodScheduler) best(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable) int {
-	if t != nil {
-		return ps.bestFused(t)
+func (ps *PodScheduler) best(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable, explain bool) int {
+	ps.preScore(snap, pod)
+	var ex *ScoreExplanation
+	if explain {
+		ex = ps.newExplanation(pod)
 	}
-	return ps.bestGeneric(snap, pod)
-}
-
-// bestGeneric scores plugin by plugin: raw scores, normalisation, weights.
-func (ps *PodScheduler) bestGeneric(snap *cluster.Snapshot, pod *cluster.PodInfo) int {
 	m := len(ps.feasible)
-	ps.totals = resize(ps.totals, m)
-	clear(ps.totals)
-	for _, ws := range ps.scorers {
-		if sk, ok := ws.Plugin.(ScoreSkipper); ok && sk.SkipScore(pod) {
+	live := false
+	for i, ws := range ps.plugins.Score {
+		if ps.state.ScoreSkipped(i) || t != nil && ps.plan.memoScores[i] {
 			continue
 		}
-		ps.scores = resize(ps.scores, m)
-		for i, idx := range ps.feasible {
-			ps.scores[i] = ws.Plugin.Score(pod, snap.Node(idx))
+		if !live {
+			ps.totals = resize(ps.totals, m)
+			clear(ps.totals)
+			live = true
 		}
-		if nz, ok := ws.Plugin.(ScoreNormalizer); ok {
-			nz.NormalizeScores(ps.scores)
-		}
-		w := ws.Weight
-		for i, sc := range ps.scores {
-			ps.totals[i] += sc * w
-		}
+		ps.addLiveScores(snap, pod, i, ws, ex)
 	}
-	bestIdx, bestTotal := -1, int64(-1)
-	for i, idx := range ps.feasible {
-		if t := ps.totals[i]; t > bestTotal || t == bestTotal && idx < bestIdx {
+	var bestIdx int
+	switch {
+	case t == nil:
+		bestIdx = argmax(ps.feasible, ps.totals)
+	case !live:
+		norm := ps.memoNorm()
+		bestIdx = norm.argmax(ps.feasible, t.nodes)
+	default:
+		norm := ps.memoNorm()
+		for k, idx := range ps.feasible {
+			ps.totals[k] += norm.total(&t.nodes[idx])
+		}
+		bestIdx = argmax(ps.feasible, ps.totals)
+	}
+	if ex != nil {
+		ps.finishExplanation(ex, bestIdx)
+	}
+	return bestIdx
+}
+
+// memoNorm adds a node's remembered scores: the fixed sum, and each
+// pointwise normaliser's score; a normaliser whose raw scores were all
+// equal gives every node the same score, computed once.
+type memoNorm struct {
+	constant int64
+	n        int
+	slot     [maxNormalizers]int
+	pw       [maxNormalizers]fw.PointwiseNormalizer
+	weight   [maxNormalizers]int64
+	highest  [maxNormalizers]int64
+}
+
+func (ps *PodScheduler) memoNorm() memoNorm {
+	var mn memoNorm
+	plan := &ps.plan
+	for j := range plan.nNorm {
+		i := plan.norm[j]
+		pw, w := ps.pointwise[i], ps.plugins.Score[i].Weight
+		if plan.lowest[j] == plan.highest[j] {
+			mn.constant += pw.NormalizeOne(plan.highest[j], plan.highest[j]) * w
+			continue
+		}
+		mn.slot[mn.n], mn.pw[mn.n], mn.weight[mn.n], mn.highest[mn.n] = j, pw, w, plan.highest[j]
+		mn.n++
+	}
+	return mn
+}
+
+// argmax returns the feasible node with the highest total, the lowest
+// index among equals.
+func argmax(feasible []int, totals []int64) int {
+	bestIdx, bestTotal := -1, int64(math.MinInt64)
+	for k, idx := range feasible {
+		if t := totals[k]; t > bestTotal || t == bestTotal && idx < bestIdx {
 			bestIdx, bestTotal = idx, t
 		}
 	}
 	return bestIdx
+}
+
+// argmax is the package argmax over the remembered scores alone, the hot
+// path: with no normaliser varying it compares the fixed sums.
+func (mn *memoNorm) argmax(feasible []int, nodes []memoEntry) int {
+	bestIdx, bestTotal := -1, int64(math.MinInt64)
+	if mn.n == 0 {
+		for _, idx := range feasible {
+			if t := nodes[idx].fixed; t > bestTotal || t == bestTotal && idx < bestIdx {
+				bestIdx, bestTotal = idx, t
+			}
+		}
+		return bestIdx
+	}
+	for _, idx := range feasible {
+		if t := mn.total(&nodes[idx]); t > bestTotal || t == bestTotal && idx < bestIdx {
+			bestIdx, bestTotal = idx, t
+		}
+	}
+	return bestIdx
+}
+
+// total is a node's weighted sum of the remembered scores.
+func (mn *memoNorm) total(e *memoEntry) int64 {
+	sum := e.fixed + mn.constant
+	for j := range mn.n {
+		sum += mn.pw[j].NormalizeOne(e.norm[mn.slot[j]], mn.highest[j]) * mn.weight[j]
+	}
+	return sum
+}
+
+// addLiveScores runs score plugin i on every feasible node, normalises,
+// weights and adds to the totals (recording into ex when explaining).
+func (ps *PodScheduler) addLiveScores(snap *cluster.Snapshot, pod *cluster.PodInfo, i int, ws WeightedScorer, ex *ScoreExplanation) {
+	m := len(ps.feasible)
+	if cap(ps.scores) < m {
+		ps.scores = make([]fw.NodeScore, m)
+	}
+	ps.scores = ps.scores[:m]
+	for k, idx := range ps.feasible {
+		v, st := ws.Plugin.Score(ps.state, pod, snap.Node(idx))
+		if !st.IsSuccess() {
+			v = 0 // a failing score plugin adds nothing to the node
+		}
+		ps.scores[k] = fw.NodeScore{Node: idx, Score: v}
+	}
+	var raw []int64
+	if ex != nil {
+		raw = make([]int64, m)
+		for k := range ps.scores {
+			raw[k] = ps.scores[k].Score
+		}
+	}
+	if nz := ps.normalizer[i]; nz != nil {
+		nz.NormalizeScore(ps.state, pod, ps.scores)
+	}
+	for k := range ps.scores {
+		ps.totals[k] += ps.scores[k].Score * ws.Weight
+	}
+	if ex != nil {
+		ex.add(ws, raw, ps.scores)
+	}
 }
 
 func resize(s []int64, n int) []int64 {
@@ -276,83 +619,3 @@ func resize(s []int64, n int) []int64 {
 	}
 	return s[:n]
 }
-
-func sortRejections(r []NodeRejection) {
-	// the scan started mid-list; node order keeps reports stable
-	slices.SortFunc(r, func(a, b NodeRejection) int { return cmp.Compare(a.Node, b.Node) })
-}
-
-// PointwiseNormalizer is a ScoreNormalizer whose normalised score of a node
-// depends only on the node's raw score and the highest raw score among the
-// feasible nodes (TaintToleration's reverse normalisation is one). It lets
-// the memoised path score every node in one pass.
-type PointwiseNormalizer interface {
-	NormalizeOne(raw, highest int64) int64
-}
-
-// fused is the per-pod plan of the memoised scoring path: the scorers
-// summed as they are, the pointwise normalisers, and the highest raw score
-// of each normaliser among the feasible nodes seen so far.
-type fused struct {
-	fixed   []WeightedScorer
-	norm    [maxNormalizers]PointwiseNormalizer
-	plugin  [maxNormalizers]ScorePlugin
-	weights [maxNormalizers]int64
-	n       int
-	highest [maxNormalizers]int64
-}
-
-func (ps *PodScheduler) planFused(pod *cluster.PodInfo) {
-	f := &ps.fused
-	f.fixed, f.n, f.highest = f.fixed[:0], 0, [maxNormalizers]int64{}
-	for _, ws := range ps.scorers {
-		if sk, ok := ws.Plugin.(ScoreSkipper); ok && sk.SkipScore(pod) {
-			continue
-		}
-		if pn, ok := ws.Plugin.(PointwiseNormalizer); ok {
-			f.norm[f.n], f.plugin[f.n], f.weights[f.n] = pn, ws.Plugin, ws.Weight
-			f.n++
-			continue
-		}
-		f.fixed = append(f.fixed, ws)
-	}
-}
-
-// rescore brings a node's remembered scores up to date.
-func (ps *PodScheduler) rescore(e *memoEntry, snap *cluster.Snapshot, pod *cluster.PodInfo, idx int) {
-	f := &ps.fused
-	ni := snap.Node(idx)
-	var sum int64
-	for _, ws := range f.fixed {
-		sum += ws.Plugin.Score(pod, ni) * ws.Weight
-	}
-	e.fixed = sum
-	for j := range f.n {
-		e.norm[j] = f.plugin[j].Score(pod, ni)
-	}
-	e.scored = snap.Stamp(idx)
-}
-
-// bestFused totals and picks over the remembered scores, with the same
-// arithmetic and tie-break as bestGeneric. The filter scan has brought the
-// feasible nodes' scores up to date and found the normalisers' highest raw
-// scores. A node's remembered part is the weighted sum of its scores that
-// need no normalisation, plus the raw scores of the pointwise normalisers.
-func (ps *PodScheduler) bestFused(t *memoTable) int {
-	f := &ps.fused
-	bestIdx, bestTotal := -1, int64(-1)
-	for _, idx := range ps.feasible {
-		e := &t.nodes[idx]
-		total := e.fixed
-		for j := range f.n {
-			total += f.norm[j].NormalizeOne(e.norm[j], f.highest[j]) * f.weights[j]
-		}
-		if total > bestTotal || total == bestTotal && idx < bestIdx {
-			bestIdx, bestTotal = idx, total
-		}
-	}
-	return bestIdx
-}
-
-// maxNormalizers bounds the normalising score plugins the memo handles.
-const maxNormalizers = 2

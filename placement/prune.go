@@ -20,12 +20,13 @@ type quorumBound struct {
 }
 
 func newQuorumBound(req *GroupRequest, need int) quorumBound {
-	if need <= 0 || need > len(req.Pods) {
+	pods := req.Group.Pods
+	if need <= 0 || need > len(pods) {
 		return quorumBound{}
 	}
-	cpus := make([]int64, len(req.Pods))
-	mems := make([]int64, len(req.Pods))
-	for i, p := range req.Pods {
+	cpus := make([]int64, len(pods))
+	mems := make([]int64, len(pods))
+	for i, p := range pods {
 		cpus[i], mems[i] = p.Pod().Requests.MilliCPU, p.Pod().Requests.Memory
 	}
 	slices.Sort(cpus)

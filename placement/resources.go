@@ -1,10 +1,12 @@
 package placement
 
 import (
+	"errors"
 	"fmt"
-	"math"
+	"strconv"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 )
 
 // ScoringType is the NodeResourcesFit scoring strategy.
@@ -18,8 +20,8 @@ const (
 
 // ResourceWeight is a resource and its weight in a weighted score (1..100).
 type ResourceWeight struct {
-	Name   cluster.ResourceName
-	Weight int64
+	Name   cluster.ResourceName `yaml:"name"`
+	Weight int64                `yaml:"weight"`
 }
 
 // DefaultResourceWeights are kube-scheduler's: cpu 1, memory 1.
@@ -27,16 +29,21 @@ func DefaultResourceWeights() []ResourceWeight {
 	return []ResourceWeight{{cluster.ResourceCPU, 1}, {cluster.ResourceMemory, 1}}
 }
 
-// NodeResourcesFit rejects nodes without room for a pod's requests and
-// scores nodes by the configured strategy over the weighted resources.
+// NodeResourcesFit rejects nodes without room for a pod's requests, scores
+// nodes by the configured strategy over the weighted resources, and scores
+// placements (always MostAllocated over the whole placement, with the
+// same resource weights).
 type NodeResourcesFit struct {
 	Strategy  ScoringType
 	Resources []ResourceWeight
 }
 
 var (
-	_ FilterPlugin = (*NodeResourcesFit)(nil)
-	_ ScorePlugin  = (*NodeResourcesFit)(nil)
+	_ fw.FilterPlugin          = (*NodeResourcesFit)(nil)
+	_ fw.ScorePlugin           = (*NodeResourcesFit)(nil)
+	_ fw.Signer                = (*NodeResourcesFit)(nil)
+	_ fw.PlacementScorePlugin  = (*NodeResourcesFit)(nil)
+	_ fw.NodeIndependentScorer = (*NodeResourcesFit)(nil)
 )
 
 // NewNodeResourcesFit returns the plugin; an empty resources list means
@@ -54,7 +61,7 @@ func (f *NodeResourcesFit) Name() string { return NodeResourcesFitName }
 // The rejections for pods, cpu and memory shortages, indexed by a bit set
 // (1 pods, 2 cpu, 4 memory) and resolvability, built once so that the
 // common failures allocate nothing.
-var fitRejections = func() (out [8][2]*Rejection) {
+var fitRejections = func() (out [8][2]*fw.Status) {
 	for mask := 1; mask < 8; mask++ {
 		var reasons []string
 		if mask&1 != 0 {
@@ -66,8 +73,8 @@ var fitRejections = func() (out [8][2]*Rejection) {
 		if mask&4 != 0 {
 			reasons = append(reasons, "Insufficient memory")
 		}
-		out[mask][0] = NewRejection(NodeResourcesFitName, reasons...)
-		out[mask][1] = NewUnresolvable(NodeResourcesFitName, reasons...)
+		out[mask][0] = fw.NewStatus(fw.Unschedulable, reasons...).WithPlugin(NodeResourcesFitName)
+		out[mask][1] = fw.NewStatus(fw.UnschedulableAndUnresolvable, reasons...).WithPlugin(NodeResourcesFitName)
 	}
 	return out
 }()
@@ -77,12 +84,32 @@ var fitRejections = func() (out [8][2]*Rejection) {
 // many pods", "Insufficient cpu", "Insufficient memory", "Insufficient
 // <name>"). The rejection is unresolvable when a request exceeds the
 // node's whole allocatable, so that no eviction could help.
-func (f *NodeResourcesFit) Filter(pod *cluster.PodInfo, node *cluster.NodeInfo) *Rejection {
+func (f *NodeResourcesFit) Filter(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) *fw.Status {
 	return Fits(pod, node)
 }
 
+// Sign appends the pod's requests, all the filter and the score read.
+func (f *NodeResourcesFit) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
+	return appendRequests(sig, &pod.Pod().Requests), true
+}
+
+// appendRequests appends a pod's requests to a signature without
+// allocating.
+func appendRequests(sig []byte, r *cluster.Resources) []byte {
+	sig = strconv.AppendInt(sig, r.MilliCPU, 10)
+	sig = append(sig, ',')
+	sig = strconv.AppendInt(sig, r.Memory, 10)
+	for sc := range r.Scalars() {
+		sig = append(sig, ',')
+		sig = append(sig, sc.Name...)
+		sig = append(sig, '=')
+		sig = strconv.AppendInt(sig, sc.Value, 10)
+	}
+	return sig
+}
+
 // Fits is the NodeResourcesFit filter as a plain function.
-func Fits(pod *cluster.PodInfo, node *cluster.NodeInfo) *Rejection {
+func Fits(pod *cluster.PodInfo, node *cluster.NodeInfo) *fw.Status {
 	req, alloc, used := pod.Pod().Requests, node.Allocatable(), node.Requested()
 	mask, unresolvable := 0, false
 	if int64(node.PodCount())+1 > alloc.Pods {
@@ -114,9 +141,13 @@ func Fits(pod *cluster.PodInfo, node *cluster.NodeInfo) *Rejection {
 	}
 	reasons := []string{}
 	if mask != 0 {
-		reasons = append(reasons, fitRejections[mask][0].Reasons...)
+		reasons = append(reasons, fitRejections[mask][0].Reasons()...)
 	}
-	return &Rejection{Plugin: NodeResourcesFitName, Reasons: append(reasons, extra...), Unresolvable: unresolvable}
+	code := fw.Unschedulable
+	if unresolvable {
+		code = fw.UnschedulableAndUnresolvable
+	}
+	return fw.NewStatus(code, append(reasons, extra...)...).WithPlugin(NodeResourcesFitName)
 }
 
 func boolIndex(b bool) int {
@@ -127,8 +158,8 @@ func boolIndex(b bool) int {
 }
 
 // Score scores node for pod by the strategy (see AllocationScore).
-func (f *NodeResourcesFit) Score(pod *cluster.PodInfo, node *cluster.NodeInfo) int64 {
-	return AllocationScore(f.Strategy, f.Resources, pod, node)
+func (f *NodeResourcesFit) Score(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) (int64, *fw.Status) {
+	return AllocationScore(f.Strategy, f.Resources, pod, node), nil
 }
 
 // AllocationScore is NodeResourcesFit's node score: for each weighted
@@ -183,7 +214,7 @@ func LeastAllocatedResource(requested, capacity int64) int64 {
 	if capacity == 0 || requested > capacity {
 		return 0
 	}
-	return (capacity - requested) * MaxNodeScore / capacity
+	return (capacity - requested) * fw.MaxNodeScore / capacity
 }
 
 // MostAllocatedResource scores use: min(requested, capacity)*100/capacity,
@@ -192,104 +223,68 @@ func MostAllocatedResource(requested, capacity int64) int64 {
 	if capacity == 0 {
 		return 0
 	}
-	return min(requested, capacity) * MaxNodeScore / capacity
+	return min(requested, capacity) * fw.MaxNodeScore / capacity
 }
 
-// BalancedAllocation favours nodes whose cpu and memory use stay balanced
-// once the pod is added (kube-scheduler's NodeResourcesBalancedAllocation,
-// default weight 1). It counts actual requests, not the non-zero defaults,
-// and skips pods that request nothing.
-type BalancedAllocation struct {
-	Resources []cluster.ResourceName
-	cpuMemory bool // Resources is exactly cpu, memory: the hot path
+
+// ScoringStrategy is NodeResourcesFit's scoring strategy argument: the
+// pod-by-pod type and the resource weights (which placement scoring uses
+// too).
+type ScoringStrategy struct {
+	Type      ScoringType      `yaml:"type"`      // "" means LeastAllocated
+	Resources []ResourceWeight `yaml:"resources"` // empty means cpu 1, memory 1
 }
 
-var (
-	_ ScorePlugin  = (*BalancedAllocation)(nil)
-	_ ScoreSkipper = (*BalancedAllocation)(nil)
-)
-
-// NewBalancedAllocation returns the plugin over cpu and memory.
-func NewBalancedAllocation() *BalancedAllocation {
-	return &BalancedAllocation{Resources: []cluster.ResourceName{cluster.ResourceCPU, cluster.ResourceMemory}, cpuMemory: true}
+// NodeResourcesFitArgs are NodeResourcesFit's arguments, as
+// KubeSchedulerConfiguration's pluginConfig gives them.
+type NodeResourcesFitArgs struct {
+	ScoringStrategy *ScoringStrategy `yaml:"scoringStrategy"`
 }
 
-// balancedCPUMemory is Score for the default resources, cpu and memory,
-// on a node that has both, with the same floating-point operations in the same order as balance.
-func balancedCPUMemory(pod *cluster.PodInfo, node *cluster.NodeInfo) int64 {
-	alloc, used, req := node.Allocatable(), node.Requested(), &pod.Pod().Requests
-	c, m := float64(alloc.MilliCPU), float64(alloc.Memory)
-	fraction := func(v, capacity float64) float64 { return min(v/capacity, 1) }
-	spread := func(fc, fm float64) int64 { return int64((1 - math.Abs((fc-fm)/2)) * float64(MaxNodeScore)) }
-	with := spread(fraction(float64(used.MilliCPU+req.MilliCPU), c), fraction(float64(used.Memory+req.Memory), m))
-	without := spread(fraction(float64(used.MilliCPU), c), fraction(float64(used.Memory), m))
-	return MaxNodeScore/2 + (MaxNodeScore/2+with-without)/2
-}
+// ErrArgs is wrapped by every invalid plugin argument.
+var ErrArgs = errors.New("placement: invalid plugin arguments")
 
-// Name returns BalancedAllocationName.
-func (b *BalancedAllocation) Name() string { return BalancedAllocationName }
-
-// SkipScore skips best-effort pods (no request for any of the resources).
-func (b *BalancedAllocation) SkipScore(pod *cluster.PodInfo) bool {
-	for _, r := range b.Resources {
-		if pod.Pod().Requests.Get(r) != 0 {
-			return false
-		}
+// Validate checks the arguments; its errors name the field.
+func (a *NodeResourcesFitArgs) Validate() error {
+	if a == nil || a.ScoringStrategy == nil {
+		return nil
 	}
-	return true
+	switch a.ScoringStrategy.Type {
+	case "", LeastAllocated, MostAllocated:
+	default:
+		return argError("scoringStrategy.type", "%q is not LeastAllocated or MostAllocated", a.ScoringStrategy.Type)
+	}
+	seen := map[cluster.ResourceName]bool{}
+	for i, r := range a.ScoringStrategy.Resources {
+		switch {
+		case r.Name == "":
+			return argError(fmt.Sprintf("scoringStrategy.resources[%d].name", i), "must not be empty")
+		case seen[r.Name]:
+			return argError(fmt.Sprintf("scoringStrategy.resources[%d].name", i), "%q is listed twice", r.Name)
+		case r.Weight < 1 || r.Weight > 100:
+			return argError(fmt.Sprintf("scoringStrategy.resources[%d] (%s).weight", i, r.Name), "%d is not in 1..100", r.Weight)
+		}
+		seen[r.Name] = true
+	}
+	return nil
 }
 
-// maxBalancedResources bounds the resources BalancedAllocation compares, so
-// that its scratch space lives on the stack.
-const maxBalancedResources = 8
-
-// Score is 50 + (50 + balance(with pod) - balance(without pod)) / 2, where
-// balance is (1 - standard deviation of the used fractions) * 100.
-func (b *BalancedAllocation) Score(pod *cluster.PodInfo, node *cluster.NodeInfo) int64 {
-	if alloc := node.Allocatable(); b.cpuMemory && alloc.MilliCPU != 0 && alloc.Memory != 0 {
-		return balancedCPUMemory(pod, node)
-	}
-	var with, without, capacity [maxBalancedResources]int64
-	n := min(len(b.Resources), maxBalancedResources)
-	alloc, used, req := node.Allocatable(), node.Requested(), pod.Pod().Requests
-	for i, r := range b.Resources[:n] {
-		want := req.Get(r)
-		if want == 0 && r != cluster.ResourceCPU && r != cluster.ResourceMemory {
-			continue
-		}
-		if c := alloc.Get(r); c != 0 && r != cluster.ResourcePods {
-			capacity[i], without[i], with[i] = c, used.Get(r), used.Get(r)+want
-		}
-	}
-	return MaxNodeScore/2 + (MaxNodeScore/2+balance(with[:n], capacity[:n])-balance(without[:n], capacity[:n]))/2
+func argError(field, format string, args ...any) error {
+	return &cluster.FieldError{Sentinel: ErrArgs, Field: field, Detail: fmt.Sprintf(format, args...)}
 }
 
-// balance is kube-scheduler's balancedResourceScore: fractions capped at 1,
-// standard deviation (half the difference for two resources).
-func balance(requested, capacity []int64) int64 {
-	var fractions [maxBalancedResources]float64
-	n := 0
-	total := 0.0
-	for i := range requested {
-		if capacity[i] == 0 {
-			continue
-		}
-		f := min(float64(requested[i])/float64(capacity[i]), 1)
-		fractions[n] = f
-		total += f
-		n++
+// NewNodeResourcesFitFromArgs returns the plugin its arguments describe
+// (nil: the defaults, LeastAllocated over cpu 1, memory 1).
+func NewNodeResourcesFitFromArgs(a *NodeResourcesFitArgs) (*NodeResourcesFit, error) {
+	if err := a.Validate(); err != nil {
+		return nil, err
 	}
-	std := 0.0
-	switch {
-	case n == 2:
-		std = math.Abs((fractions[0] - fractions[1]) / 2)
-	case n > 2:
-		mean := total / float64(n)
-		var sum float64
-		for _, f := range fractions[:n] {
-			sum += (f - mean) * (f - mean)
+	strategy, resources := LeastAllocated, []ResourceWeight(nil)
+	if a != nil && a.ScoringStrategy != nil {
+		if a.ScoringStrategy.Type != "" {
+			strategy = a.ScoringStrategy.Type
 		}
-		std = math.Sqrt(sum / float64(n))
+		resources = a.ScoringStrategy.Resources
 	}
-	return int64((1 - std) * float64(MaxNodeScore))
+	return NewNodeResourcesFit(strategy, resources), nil
 }

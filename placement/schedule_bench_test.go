@@ -47,11 +47,11 @@ func benchSnapshot(b *testing.B, n int) *cluster.Snapshot {
 // default plugins and adaptive sampling (500 feasible nodes per call).
 func BenchmarkSchedule(b *testing.B) {
 	snap := benchSnapshot(b, 5000)
-	ps := placement.NewPodScheduler(defaultFilters(), defaultScorers(placement.LeastAllocated), 0)
+	ps := newPodScheduler(defaultFilters(), defaultScorers(placement.LeastAllocated), 0)
 	pi := cluster.NewPodInfo(cluster.Pod{Name: "p", Requests: cluster.NewResources(500, gi, 0)})
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, ferr := ps.Schedule(snap, pi, nil); ferr != nil {
+		if _, ferr := ps.Schedule(snap, pi, nil, -1); ferr != nil {
 			b.Fatal(ferr)
 		}
 	}

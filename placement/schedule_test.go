@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/placement"
 )
 
@@ -39,10 +40,10 @@ func TestNumFeasibleNodesToFind(t *testing.T) {
 	}
 }
 
-func rejections(reasons map[int][]string) []placement.NodeRejection {
-	var out []placement.NodeRejection
+func rejections(reasons map[int][]string) []fw.NodeStatus {
+	var out []fw.NodeStatus
 	for i := range len(reasons) {
-		out = append(out, placement.NodeRejection{Node: i, Rejection: placement.NewRejection("X", reasons[i]...)})
+		out = append(out, fw.NodeStatus{Node: i, Status: fw.NewStatus(fw.Unschedulable, reasons[i]...).WithPlugin("X")})
 	}
 	return out
 }
@@ -86,26 +87,26 @@ func TestFitErrorMessage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := &placement.FitError{Pod: "default/p", NumAllNodes: tt.nodes, Rejections: rejections(tt.reasons)}
+			e := &fw.FitError{Pod: "default/p", NumAllNodes: tt.nodes, Statuses: rejections(tt.reasons)}
 			require.Equal(t, tt.want, e.Error())
 		})
 	}
 }
 
 func TestFitErrorResolvable(t *testing.T) {
-	e := &placement.FitError{NumAllNodes: 4, Rejections: []placement.NodeRejection{
-		{Node: 0, Rejection: placement.NewRejection("A", "r")},
-		{Node: 1, Rejection: placement.NewUnresolvable("B", "r")},
-		{Node: 3, Rejection: placement.NewRejection("A", "r")},
+	e := &fw.FitError{NumAllNodes: 4, Statuses: []fw.NodeStatus{
+		{Node: 0, Status: fw.NewStatus(fw.Unschedulable, "r").WithPlugin("A")},
+		{Node: 1, Status: fw.NewStatus(fw.UnschedulableAndUnresolvable, "r").WithPlugin("B")},
+		{Node: 3, Status: fw.NewStatus(fw.Unschedulable, "r").WithPlugin("A")},
 	}}
 	require.Equal(t, []int{0, 3}, e.Resolvable())
-	require.Empty(t, (&placement.FitError{}).Resolvable())
+	require.Empty(t, (&fw.FitError{}).Resolvable())
 }
 
 // defaultFilters and defaultScorers are kube-scheduler's default per-pod
 // plugins, with their default weights.
-func defaultFilters() []placement.FilterPlugin {
-	return []placement.FilterPlugin{
+func defaultFilters() []fw.FilterPlugin {
+	return []fw.FilterPlugin{
 		placement.NodeName{}, placement.NodeUnschedulable{}, placement.TaintToleration{},
 		placement.NodeAffinity{}, placement.NewNodeResourcesFit(placement.LeastAllocated, nil),
 	}
@@ -122,7 +123,7 @@ func defaultScorers(strategy placement.ScoringType) []placement.WeightedScorer {
 // nodeName schedules pod and returns the chosen node's name.
 func nodeName(t *testing.T, ps *placement.PodScheduler, snap *cluster.Snapshot, p *podBuilder, candidates []int) string {
 	t.Helper()
-	idx, ferr := ps.Schedule(snap, p.info(), candidates)
+	idx, ferr := ps.Schedule(snap, p.info(), candidates, -1)
 	require.Nil(t, ferr)
 	return snap.Node(idx).Name()
 }
@@ -168,7 +169,7 @@ func TestScheduleTotals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ps := placement.NewPodScheduler(defaultFilters(), tt.scorers, 0)
+			ps := newPodScheduler(defaultFilters(), tt.scorers, 0)
 			require.Equal(t, tt.want, nodeName(t, ps, snap, incoming(), nil))
 		})
 	}
@@ -179,9 +180,9 @@ type countingScorer struct{ calls *int }
 
 func (countingScorer) Name() string { return "Counting" }
 
-func (s countingScorer) Score(*cluster.PodInfo, *cluster.NodeInfo) int64 {
+func (s countingScorer) Score(*fw.CycleState, *cluster.PodInfo, *cluster.NodeInfo) (int64, *fw.Status) {
 	*s.calls++
-	return 0
+	return 0, nil
 }
 
 func TestScheduleLoneFeasibleNodeIsNotScored(t *testing.T) {
@@ -191,7 +192,7 @@ func TestScheduleLoneFeasibleNodeIsNotScored(t *testing.T) {
 		node("c").milli(500).mem(8 * gi),
 	})
 	calls := 0
-	ps := placement.NewPodScheduler(defaultFilters(), []placement.WeightedScorer{{Plugin: countingScorer{&calls}, Weight: 1}}, 0)
+	ps := newPodScheduler(defaultFilters(), []placement.WeightedScorer{{Plugin: countingScorer{&calls}, Weight: 1}}, 0)
 	require.Equal(t, "b", nodeName(t, ps, snap, pod("p").milli(1000), nil))
 	require.Zero(t, calls)
 
@@ -204,7 +205,7 @@ type recordingFilter struct{ seen *[]string }
 
 func (recordingFilter) Name() string { return "Recording" }
 
-func (f recordingFilter) Filter(_ *cluster.PodInfo, n *cluster.NodeInfo) *placement.Rejection {
+func (f recordingFilter) Filter(_ *fw.CycleState, _ *cluster.PodInfo, n *cluster.NodeInfo) *fw.Status {
 	*f.seen = append(*f.seen, n.Name())
 	return nil
 }
@@ -236,14 +237,14 @@ func TestScheduleStopsAndRotates(t *testing.T) {
 	// so the lowest index among those found wins.
 	snap := snapshot(t, identical(200, 0))
 	var seen []string
-	filters := []placement.FilterPlugin{recordingFilter{&seen}, placement.TaintToleration{}}
-	ps := placement.NewPodScheduler(filters, defaultScorers(placement.LeastAllocated), 1)
+	filters := []fw.FilterPlugin{recordingFilter{&seen}, placement.TaintToleration{}}
+	ps := newPodScheduler(filters, defaultScorers(placement.LeastAllocated), 1)
 	for i, want := range []struct {
 		node int
 		seen []string
 	}{{0, span(0, 100)}, {100, span(100, 200)}, {0, span(0, 100)}} {
 		seen = nil
-		idx, ferr := ps.Schedule(snap, pod("p").milli(100).info(), nil)
+		idx, ferr := ps.Schedule(snap, pod("p").milli(100).info(), nil, -1)
 		require.Nil(t, ferr)
 		require.Equal(t, want.node, idx, "call %d", i)
 		require.Equal(t, want.seen, seen, "call %d scanned", i)
@@ -256,8 +257,8 @@ func TestScheduleResumesAfterRejectedNodes(t *testing.T) {
 	// the lowest index found still wins the tie.
 	snap := snapshot(t, identical(200, 50))
 	var seen []string
-	filters := []placement.FilterPlugin{recordingFilter{&seen}, placement.TaintToleration{}}
-	ps := placement.NewPodScheduler(filters, defaultScorers(placement.LeastAllocated), 1)
+	filters := []fw.FilterPlugin{recordingFilter{&seen}, placement.TaintToleration{}}
+	ps := newPodScheduler(filters, defaultScorers(placement.LeastAllocated), 1)
 	for i, want := range []struct {
 		node int
 		seen []string
@@ -267,7 +268,7 @@ func TestScheduleResumesAfterRejectedNodes(t *testing.T) {
 		{100, span(100, 200)},
 	} {
 		seen = nil
-		idx, ferr := ps.Schedule(snap, pod("p").milli(100).info(), nil)
+		idx, ferr := ps.Schedule(snap, pod("p").milli(100).info(), nil, -1)
 		require.Nil(t, ferr)
 		require.Equal(t, want.node, idx, "call %d", i)
 		require.Equal(t, want.seen, seen, "call %d scanned", i)
@@ -276,18 +277,18 @@ func TestScheduleResumesAfterRejectedNodes(t *testing.T) {
 
 func TestScheduleFitErrorAfterRotation(t *testing.T) {
 	snap := snapshot(t, identical(200, 0))
-	ps := placement.NewPodScheduler(defaultFilters(), defaultScorers(placement.LeastAllocated), 1)
+	ps := newPodScheduler(defaultFilters(), defaultScorers(placement.LeastAllocated), 1)
 	require.Equal(t, "n000", nodeName(t, ps, snap, pod("p").milli(100), nil)) // the next scan starts at n100
 
-	idx, ferr := ps.Schedule(snap, pod("big").milli(2000).info(), nil)
+	idx, ferr := ps.Schedule(snap, pod("big").milli(2000).info(), nil, -1)
 	require.Equal(t, -1, idx)
 	require.NotNil(t, ferr)
 	require.Equal(t, cluster.PodKey("default/big"), ferr.Pod)
 	require.Equal(t, 200, ferr.NumAllNodes)
-	require.Len(t, ferr.Rejections, 200)
-	for i, r := range ferr.Rejections {
+	require.Len(t, ferr.Statuses, 200)
+	for i, r := range ferr.Statuses {
 		require.Equal(t, i, r.Node, "rejections in node index order")
-		require.True(t, r.Unresolvable, "2000m exceeds 1000m allocatable")
+		require.Equal(t, fw.UnschedulableAndUnresolvable, r.Status.Code(), "2000m exceeds 1000m allocatable")
 	}
 	require.Equal(t, "0/200 nodes are available: 200 Insufficient cpu.", ferr.Error())
 }
@@ -295,25 +296,25 @@ func TestScheduleFitErrorAfterRotation(t *testing.T) {
 func TestScheduleCandidates(t *testing.T) {
 	snap := snapshot(t, identical(6, 0))
 	var seen []string
-	filters := append([]placement.FilterPlugin{recordingFilter{&seen}}, defaultFilters()...)
-	ps := placement.NewPodScheduler(filters, defaultScorers(placement.LeastAllocated), 0)
+	filters := append([]fw.FilterPlugin{recordingFilter{&seen}}, defaultFilters()...)
+	ps := newPodScheduler(filters, defaultScorers(placement.LeastAllocated), 0)
 
 	require.Equal(t, "n001", nodeName(t, ps, snap, pod("p").milli(100), []int{4, 1, 3}))
 	require.Equal(t, []string{"n004", "n001", "n003"}, seen, "only candidates are filtered, in their order")
 
 	seen = nil
-	idx, ferr := ps.Schedule(snap, pod("big").milli(1500).info(), []int{4, 1, 3})
+	idx, ferr := ps.Schedule(snap, pod("big").milli(1500).info(), []int{4, 1, 3}, -1)
 	require.Equal(t, -1, idx)
 	require.NotNil(t, ferr)
 	require.Equal(t, 3, ferr.NumAllNodes)
-	require.Len(t, ferr.Rejections, 3)
-	require.Equal(t, []int{1, 3, 4}, []int{ferr.Rejections[0].Node, ferr.Rejections[1].Node, ferr.Rejections[2].Node})
+	require.Len(t, ferr.Statuses, 3)
+	require.Equal(t, []int{1, 3, 4}, []int{ferr.Statuses[0].Node, ferr.Statuses[1].Node, ferr.Statuses[2].Node})
 	require.Equal(t, "0/3 nodes are available: 3 Insufficient cpu.", ferr.Error())
 	require.ElementsMatch(t, []string{"n004", "n001", "n003"}, seen)
 }
 
 func TestScheduleNoNodes(t *testing.T) {
-	ps := placement.NewPodScheduler(defaultFilters(), defaultScorers(placement.LeastAllocated), 0)
+	ps := newPodScheduler(defaultFilters(), defaultScorers(placement.LeastAllocated), 0)
 	for _, tt := range []struct {
 		name       string
 		snap       *cluster.Snapshot
@@ -323,7 +324,7 @@ func TestScheduleNoNodes(t *testing.T) {
 		{"empty candidates", snapshot(t, identical(3, 0)), []int{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			idx, ferr := ps.Schedule(tt.snap, pod("p").info(), tt.candidates)
+			idx, ferr := ps.Schedule(tt.snap, pod("p").info(), tt.candidates, -1)
 			require.Equal(t, -1, idx)
 			require.NotNil(t, ferr)
 			require.Zero(t, ferr.NumAllNodes)
@@ -340,15 +341,15 @@ func TestScheduleFitErrorMessage(t *testing.T) {
 		node("a").milli(2000).mem(8 * gi), node("b").milli(2000).mem(8 * gi), node("c").milli(2000).mem(8 * gi),
 		node("d").milli(500).mem(8*gi).taint("k", "", NS), node("e").milli(4000).mem(8*gi).taint("k", "", NE),
 	}, pod("ua").on("a").milli(1500), pod("ub").on("b").milli(1500), pod("uc").on("c").milli(1500))
-	ps := placement.NewPodScheduler(defaultFilters(), defaultScorers(placement.LeastAllocated), 0)
-	idx, ferr := ps.Schedule(snap, pod("p").milli(1000).info(), nil)
+	ps := newPodScheduler(defaultFilters(), defaultScorers(placement.LeastAllocated), 0)
+	idx, ferr := ps.Schedule(snap, pod("p").milli(1000).info(), nil, -1)
 	require.Equal(t, -1, idx)
 	require.NotNil(t, ferr)
 	require.Equal(t, "0/5 nodes are available: 2 node(s) had untolerated taint(s), 3 Insufficient cpu.", ferr.Error())
 	require.Equal(t, []int{0, 1, 2}, ferr.Resolvable(), "evicting could free cpu on a, b and c")
-	for i, r := range ferr.Rejections {
+	for i, r := range ferr.Statuses {
 		require.Equal(t, i, r.Node)
 	}
-	require.Equal(t, placement.TaintTolerationName, ferr.Rejections[3].Plugin)
-	require.Equal(t, placement.NodeResourcesFitName, ferr.Rejections[0].Plugin)
+	require.Equal(t, placement.TaintTolerationName, ferr.Statuses[3].Status.Plugin())
+	require.Equal(t, placement.NodeResourcesFitName, ferr.Statuses[0].Status.Plugin())
 }

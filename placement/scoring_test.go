@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/placement"
 )
 
@@ -128,7 +129,8 @@ func TestAllocationScore(t *testing.T) {
 			pi := tt.pod.info()
 			require.Equal(t, tt.want, placement.AllocationScore(tt.strategy, resourcesOrDefault(tt.resources), pi, ni))
 			fit := placement.NewNodeResourcesFit(tt.strategy, tt.resources)
-			require.Equal(t, tt.want, fit.Score(pi, ni), "the plugin scores the same")
+			got, _ := fit.Score(nil, pi, ni)
+			require.Equal(t, tt.want, got, "the plugin scores the same")
 		})
 	}
 }
@@ -171,7 +173,7 @@ func TestBalancedAllocationScore(t *testing.T) {
 	ba := placement.NewBalancedAllocation()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, ba.Score(tt.pod.info(), nodeInfo(t, tt.node, tt.used...)))
+			require.Equal(t, tt.want, score(ba, tt.pod.info(), nodeInfo(t, tt.node, tt.used...)))
 		})
 	}
 }
@@ -182,15 +184,22 @@ func TestBalancedAllocationThreeResources(t *testing.T) {
 	// with: 0.25, 0.25, 0.75: mean 0.41667, variance (2*0.16667^2 +
 	// 0.33333^2)/3 = 0.05556, std 0.23570 -> int(76.43) = 76; without: all
 	// 0 -> 100. 50 + (50+76-100)/2 = 50 + 13 = 63.
-	require.Equal(t, int64(63), ba.Score(pod("p").milli(1000).mem(2*gi).gpus(3).info(), nodeInfo(t, n)))
+	require.Equal(t, int64(63), score(ba, pod("p").milli(1000).mem(2*gi).gpus(3).info(), nodeInfo(t, n)))
 	// Without a GPU request the GPU is left out: 0.25, 0.25 -> 75.
-	require.Equal(t, int64(75), ba.Score(pod("p").milli(1000).mem(2*gi).info(), nodeInfo(t, n)))
+	require.Equal(t, int64(75), score(ba, pod("p").milli(1000).mem(2*gi).info(), nodeInfo(t, n)))
 }
 
-func TestBalancedAllocationSkipScore(t *testing.T) {
+func TestBalancedAllocationSkipsBestEffort(t *testing.T) {
 	ba := placement.NewBalancedAllocation()
-	require.True(t, ba.SkipScore(pod("p").info()), "best-effort pod")
-	require.True(t, ba.SkipScore(pod("p").gpus(1).info()), "only resources it does not compare")
-	require.False(t, ba.SkipScore(pod("p").milli(1).info()))
-	require.False(t, ba.SkipScore(pod("p").mem(1).info()))
+	skips := func(p *podBuilder) bool { return ba.PreScore(nil, p.info(), nil).IsSkip() }
+	require.True(t, skips(pod("p")), "best-effort pod")
+	require.True(t, skips(pod("p").gpus(1)), "only resources it does not compare")
+	require.False(t, skips(pod("p").milli(1)))
+	require.False(t, skips(pod("p").mem(1)))
+}
+
+// score runs a score plugin that cannot fail.
+func score(p fw.ScorePlugin, pod *cluster.PodInfo, node *cluster.NodeInfo) int64 {
+	v, _ := p.Score(nil, pod, node)
+	return v
 }

@@ -1,6 +1,11 @@
 package placement
 
-import "github.com/gangsim/gangsim/cluster"
+import (
+	"fmt"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+)
 
 // TaintToleration filters out nodes with NoSchedule or NoExecute taints a
 // pod does not tolerate, and scores nodes by how few PreferNoSchedule
@@ -8,10 +13,11 @@ import "github.com/gangsim/gangsim/cluster"
 type TaintToleration struct{}
 
 var (
-	_ FilterPlugin        = TaintToleration{}
-	_ ScorePlugin         = TaintToleration{}
-	_ ScoreNormalizer     = TaintToleration{}
-	_ PointwiseNormalizer = TaintToleration{}
+	_ fw.FilterPlugin        = TaintToleration{}
+	_ fw.ScorePlugin         = TaintToleration{}
+	_ fw.ScoreNormalizer     = TaintToleration{}
+	_ fw.PointwiseNormalizer = TaintToleration{}
+	_ fw.Signer              = TaintToleration{}
 )
 
 // Name returns TaintTolerationName.
@@ -19,7 +25,7 @@ func (TaintToleration) Name() string { return TaintTolerationName }
 
 // Filter rejects node if one of its NoSchedule or NoExecute taints is not
 // tolerated.
-func (TaintToleration) Filter(pod *cluster.PodInfo, node *cluster.NodeInfo) *Rejection {
+func (TaintToleration) Filter(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) *fw.Status {
 	taints := node.Node().Taints
 	for i := range taints {
 		t := &taints[i]
@@ -33,10 +39,18 @@ func (TaintToleration) Filter(pod *cluster.PodInfo, node *cluster.NodeInfo) *Rej
 	return nil
 }
 
+// Sign appends the pod's tolerations.
+func (TaintToleration) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
+	if t := pod.Pod().Tolerations; len(t) > 0 {
+		sig = fmt.Appendf(sig, "%q", t)
+	}
+	return sig, true
+}
+
 // Score counts the node's PreferNoSchedule taints that no toleration with
-// an empty or PreferNoSchedule effect tolerates; NormalizeScores turns the
+// an empty or PreferNoSchedule effect tolerates; NormalizeScore turns the
 // counts into scores.
-func (TaintToleration) Score(pod *cluster.PodInfo, node *cluster.NodeInfo) int64 {
+func (TaintToleration) Score(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) (int64, *fw.Status) {
 	var n int64
 	taints := node.Node().Taints
 	for i := range taints {
@@ -45,7 +59,7 @@ func (TaintToleration) Score(pod *cluster.PodInfo, node *cluster.NodeInfo) int64
 			n++
 		}
 	}
-	return n
+	return n, nil
 }
 
 func toleratesPreferNoSchedule(tolerations []cluster.Toleration, t *cluster.Taint) bool {
@@ -58,26 +72,29 @@ func toleratesPreferNoSchedule(tolerations []cluster.Toleration, t *cluster.Tain
 	return false
 }
 
-// NormalizeScores maps counts to 0..100, reversed: the node with the most
+// NormalizeScore maps counts to 0..100, reversed: the node with the most
 // intolerable taints gets 0, a node with none 100.
-func (TaintToleration) NormalizeScores(scores []int64) { NormalizeReverse(scores) }
+func (TaintToleration) NormalizeScore(_ *fw.CycleState, _ *cluster.PodInfo, scores []fw.NodeScore) *fw.Status {
+	NormalizeReverse(scores)
+	return nil
+}
 
 // NormalizeOne is NormalizeReverse for one score given the highest.
 func (TaintToleration) NormalizeOne(raw, highest int64) int64 {
 	if highest == 0 {
-		return MaxNodeScore
+		return fw.MaxNodeScore
 	}
-	return MaxNodeScore - MaxNodeScore*raw/highest
+	return fw.MaxNodeScore - fw.MaxNodeScore*raw/highest
 }
 
 // NormalizeReverse is kube-scheduler's DefaultNormalizeScore with reverse:
 // score = 100 - 100*score/max, or 100 everywhere when max is 0.
-func NormalizeReverse(scores []int64) {
+func NormalizeReverse(scores []fw.NodeScore) {
 	var most int64
 	for _, s := range scores {
-		most = max(most, s)
+		most = max(most, s.Score)
 	}
 	for i := range scores {
-		scores[i] = TaintToleration{}.NormalizeOne(scores[i], most)
+		scores[i].Score = TaintToleration{}.NormalizeOne(scores[i].Score, most)
 	}
 }

@@ -7,31 +7,12 @@ import (
 	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 )
 
-// PlacementGeneratePlugin proposes candidate placements for a group within
-// its parent's placement (kube-scheduler's PlacementGenerate extension
-// point; at most one runs per profile).
-type PlacementGeneratePlugin interface {
-	Name() string
-	GeneratePlacements(snap *cluster.Snapshot, subj *Subject, parent Placement) ([]Placement, error)
-}
-
-// Subject is what placements are generated and scored for: a PodGroup or a
-// CompositePodGroup, with its topology key and the pods of its subtree
-// already scheduled.
-type Subject struct {
-	Name        string
-	TopologyKey string
-	// ScheduledNodes names the nodes of the subtree's pods already
-	// scheduled; topology placement pins the group to their domain.
-	ScheduledNodes []string
-	// Scheduled counts those pods.
-	Scheduled int
-}
-
-// TopologyPlacementName is the built-in generator's name.
-const TopologyPlacementName = "TopologyPlacement"
+// TopologyPlacementName is the built-in generator's name, as
+// kube-scheduler's default profile enables it.
+const TopologyPlacementName = "TopologyPlacementGenerator"
 
 // ErrTopology is wrapped by TopologyPlacement's errors: the group's already
 // scheduled members do not pin it to one domain.
@@ -51,7 +32,7 @@ var ErrTopology = errors.New("placement: topology")
 type TopologyPlacement struct {
 	version int64
 	byKey   map[string]*domains
-	within  map[withinKey][]Placement // domains inside a parent placement
+	within  map[withinKey][]fw.Placement // domains inside a parent placement
 }
 
 // domains are the label values of one key, their nodes, and each node's
@@ -70,7 +51,7 @@ type withinKey struct {
 	n     int
 }
 
-var _ PlacementGeneratePlugin = (*TopologyPlacement)(nil)
+var _ fw.PlacementGeneratePlugin = (*TopologyPlacement)(nil)
 
 // NewTopologyPlacement returns the generator with an empty domain cache.
 func NewTopologyPlacement() *TopologyPlacement { return &TopologyPlacement{} }
@@ -79,25 +60,23 @@ func NewTopologyPlacement() *TopologyPlacement { return &TopologyPlacement{} }
 func (tp *TopologyPlacement) Name() string { return TopologyPlacementName }
 
 // GeneratePlacements returns the candidate domains (see the type's doc).
-func (tp *TopologyPlacement) GeneratePlacements(snap *cluster.Snapshot, subj *Subject, parent Placement) ([]Placement, error) {
-	key := subj.TopologyKey
+// A group whose scheduled members do not pin one domain is an Error.
+func (tp *TopologyPlacement) GeneratePlacements(snap *cluster.Snapshot, g *fw.Group, parent fw.Placement) ([]fw.Placement, *fw.Status) {
+	key := g.TopologyKey()
 	if key == "" {
-		return []Placement{parent}, nil
+		return []fw.Placement{parent}, nil
 	}
-	required, err := requiredDomain(snap, key, subj.ScheduledNodes)
+	required, err := requiredDomain(snap, key, g.ScheduledNodes)
 	if err != nil {
-		return nil, err
+		return nil, fw.NewStatus(fw.Error, err.Error()).WithPlugin(TopologyPlacementName)
 	}
-	all, err := tp.generate(snap, key, parent)
-	if err != nil {
-		return nil, err
-	}
+	all := tp.generate(snap, key, parent)
 	if required == nil {
 		return all, nil
 	}
 	for _, p := range all {
 		if p.Name == *required {
-			return []Placement{p}, nil
+			return []fw.Placement{p}, nil
 		}
 	}
 	return nil, nil
@@ -105,21 +84,21 @@ func (tp *TopologyPlacement) GeneratePlacements(snap *cluster.Snapshot, subj *Su
 
 // generate returns the domains of key within the parent placement, from
 // the cache when it has them.
-func (tp *TopologyPlacement) generate(snap *cluster.Snapshot, key string, parent Placement) ([]Placement, error) {
+func (tp *TopologyPlacement) generate(snap *cluster.Snapshot, key string, parent fw.Placement) []fw.Placement {
 	ds := tp.allDomains(snap, key)
 	if parent.Nodes == nil {
-		out := make([]Placement, len(ds.values))
+		out := make([]fw.Placement, len(ds.values))
 		for i, v := range ds.values {
-			out[i] = Placement{Name: v, Nodes: ds.nodes[i]}
+			out[i] = fw.Placement{Name: v, Nodes: ds.nodes[i]}
 		}
-		return out, nil
+		return out
 	}
 	if len(parent.Nodes) == 0 {
-		return nil, nil
+		return nil
 	}
 	wk := withinKey{key: key, first: &parent.Nodes[0], n: len(parent.Nodes)}
 	if ps, ok := tp.within[wk]; ok {
-		return ps, nil
+		return ps
 	}
 	buckets := map[int32][]int{}
 	var ids []int32
@@ -134,14 +113,14 @@ func (tp *TopologyPlacement) generate(snap *cluster.Snapshot, key string, parent
 		buckets[d] = append(buckets[d], i)
 	}
 	slices.Sort(ids) // domain ids follow value order
-	out := make([]Placement, len(ids))
+	out := make([]fw.Placement, len(ids))
 	for j, d := range ids {
 		nodes := buckets[d]
 		slices.Sort(nodes)
-		out[j] = Placement{Name: ds.values[d], Nodes: nodes}
+		out[j] = fw.Placement{Name: ds.values[d], Nodes: nodes}
 	}
 	tp.within[wk] = out
-	return out, nil
+	return out
 }
 
 // requiredDomain is the one domain the scheduled members share, if any.
@@ -166,7 +145,7 @@ func requiredDomain(snap *cluster.Snapshot, key string, scheduled []string) (*st
 
 func (tp *TopologyPlacement) allDomains(snap *cluster.Snapshot, key string) *domains {
 	if tp.byKey == nil || tp.version != snap.NodeVersion() {
-		tp.byKey, tp.within, tp.version = map[string]*domains{}, map[withinKey][]Placement{}, snap.NodeVersion()
+		tp.byKey, tp.within, tp.version = map[string]*domains{}, map[withinKey][]fw.Placement{}, snap.NodeVersion()
 	}
 	ds, ok := tp.byKey[key]
 	if !ok {

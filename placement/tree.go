@@ -4,20 +4,18 @@ import (
 	"fmt"
 
 	"github.com/gangsim/gangsim/cluster"
-	"github.com/gangsim/gangsim/podgroup"
+	fw "github.com/gangsim/gangsim/framework"
 )
 
 // TreeNode is one group of a hierarchy to place in a cycle: a leaf
-// PodGroup (Leaf set) or a CompositePodGroup (Composite set, with Children
-// in their fixed order).
+// PodGroup (Leaf set) or a CompositePodGroup (Composite set: the
+// composite's Group, with its subtree's scheduled pods, and Children in
+// their fixed order).
 type TreeNode struct {
 	Key       string
 	Leaf      *GroupRequest
-	Composite *podgroup.CompositePodGroup
+	Composite *fw.Group
 	Children  []*TreeNode
-	// Subject describes a composite's subtree for placement generation and
-	// scoring (leaves use their request's).
-	Subject Subject
 }
 
 // TreeResult is the outcome of placing a hierarchy: the verdict and, per
@@ -33,8 +31,8 @@ type TreeResult struct {
 
 // Assignments returns the placed pods of the feasible leaves, leaves in
 // the tree's depth-first child order.
-func (t *TreeResult) Assignments(root *TreeNode) []Assignment {
-	var out []Assignment
+func (t *TreeResult) Assignments(root *TreeNode) []fw.Assignment {
+	var out []fw.Assignment
 	var walk func(n *TreeNode)
 	walk = func(n *TreeNode) {
 		if n.Leaf != nil {
@@ -65,17 +63,14 @@ func (t *TreeResult) Assignments(root *TreeNode) []Assignment {
 // The search is greedy: children are placed in a fixed order with no
 // backtracking, so a placement needing another order or another split of
 // the parent's domain among the children can be missed.
-func (gs *GroupScheduler) ScheduleTree(snap *cluster.Snapshot, n *TreeNode, parent Placement) TreeResult {
+func (gs *GroupScheduler) ScheduleTree(snap *cluster.Snapshot, n *TreeNode, parent fw.Placement) TreeResult {
 	if n.Leaf != nil {
 		res := gs.Schedule(snap, *n.Leaf, parent)
 		return TreeResult{Err: res.Err, Feasible: res.Feasible, Message: res.Message, Leaves: map[string]GroupResult{n.Key: res}}
 	}
-	placements := []Placement{parent}
-	if gs.Generator != nil {
-		var err error
-		if placements, err = gs.Generator.GeneratePlacements(snap, &n.Subject, parent); err != nil {
-			return TreeResult{Err: err, Message: err.Error()}
-		}
+	placements, err := gs.generate(snap, n.Composite, parent)
+	if err != nil {
+		return TreeResult{Err: err, Message: err.Error()}
 	}
 	if len(placements) == 0 {
 		return TreeResult{Message: "no feasible placements found"}
@@ -105,7 +100,7 @@ func (gs *GroupScheduler) ScheduleTree(snap *cluster.Snapshot, n *TreeNode, pare
 		for i, f := range feasible {
 			cands[i] = candidate{placement: f.placement, result: GroupResult{Assignments: f.proposed}}
 		}
-		totals, err := gs.totals(snap, &n.Subject, cands)
+		totals, err := gs.totals(snap, n.Composite, cands)
 		if err != nil {
 			return TreeResult{Err: err, Message: err.Error()}
 		}
@@ -122,18 +117,18 @@ func (gs *GroupScheduler) ScheduleTree(snap *cluster.Snapshot, n *TreeNode, pare
 }
 
 type treeCandidate struct {
-	placement *Placement
+	placement *fw.Placement
 	result    TreeResult
-	proposed  []Assignment
+	proposed  []fw.Assignment
 }
 
 // evaluateComposite places a composite's children within one candidate
 // placement and rolls the snapshot back.
-func (gs *GroupScheduler) evaluateComposite(snap *cluster.Snapshot, n *TreeNode, p Placement) TreeResult {
+func (gs *GroupScheduler) evaluateComposite(snap *cluster.Snapshot, n *TreeNode, p fw.Placement) TreeResult {
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
 	res := TreeResult{Leaves: map[string]GroupResult{}}
-	walk := gs.startQuorum(n.Composite, podgroup.Progress{Remaining: len(n.Children)})
+	walk := gs.startQuorum(n.Composite, fw.Progress{Remaining: len(n.Children)})
 	for _, child := range n.Children {
 		if walk.over() {
 			break
@@ -150,7 +145,7 @@ func (gs *GroupScheduler) evaluateComposite(snap *cluster.Snapshot, n *TreeNode,
 		}
 		walk.step(cr.Feasible)
 	}
-	res.Feasible, res.Message = walk.verdict()
+	res.Feasible, res.Message, res.Err = walk.verdict()
 	return res
 }
 

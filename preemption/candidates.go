@@ -23,14 +23,14 @@ func NumCandidates(potential, percentage, absolute int) int {
 
 // Request is one pod preemption decision.
 type Request struct {
-	Snapshot          *cluster.Snapshot
 	PreemptorPriority int32
 	// Potential are the nodes where the preemptor failed for a reason
 	// eviction may cure, in the order to try them.
 	Potential []int
 	// Units returns the victim units with pods on a node.
-	Units   func(node int) []*Unit
-	Fits    FitsFunc
+	Units func(node int) []*Unit
+	// Sim returns a fresh what-if world for trying victims on a node.
+	Sim     func(node int) Sim
 	Budgets []cluster.BudgetStatus
 }
 
@@ -42,7 +42,7 @@ func FindCandidates(req Request) []Candidate {
 	want := NumCandidates(len(req.Potential), DefaultMinCandidateNodesPercentage, DefaultMinCandidateNodesAbsolute)
 	var clean, violating []Candidate
 	for _, node := range req.Potential {
-		c, ok := SelectVictimsOnNode(req.Snapshot, node, req.PreemptorPriority, req.Units(node), req.Fits, req.Budgets)
+		c, ok := SelectVictimsOnNode(req.Sim(node), node, req.PreemptorPriority, req.Units(node), req.Budgets)
 		if !ok {
 			continue
 		}

@@ -4,13 +4,8 @@ import (
 	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 )
-
-// Assignment is a preemptor pod placed on a node (snapshot index).
-type Assignment struct {
-	Pod  *cluster.PodInfo
-	Node int
-}
 
 // GroupRequest is one workload-aware preemption decision: a whole group
 // preempts across the cluster, treated as one domain.
@@ -22,9 +17,9 @@ type GroupRequest struct {
 	Budgets []cluster.BudgetStatus
 	// Place runs the full group algorithm (placement generation and
 	// scoring included) on the snapshot as it is and returns the proposed
-	// assignments in cycle order, or false when the group does not fit; it
-	// leaves the snapshot as it found it.
-	Place func() ([]Assignment, bool)
+	// assignments in cycle order, or a failure; it leaves the snapshot as
+	// it found it.
+	Place fw.PlaceFunc
 	// Fits reports whether pod passes Filter on node as the snapshot is now.
 	Fits func(pod *cluster.PodInfo, node int) bool
 	// NodeLocal promises that Fits depends only on the node's own state
@@ -38,7 +33,7 @@ type GroupRequest struct {
 // GroupOutcome is a successful workload-aware preemption.
 type GroupOutcome struct {
 	Victims       []*Unit // importance order
-	Assignments   []Assignment
+	Assignments   []fw.Assignment
 	PDBViolations int
 	Violators     []cluster.PodKey // the victim pods whose eviction breaks a budget
 }
@@ -68,8 +63,8 @@ func PreemptForGroup(req GroupRequest) (GroupOutcome, bool) {
 	for _, u := range potential {
 		removeUnit(snap, u)
 	}
-	assignments, ok := req.Place()
-	if !ok || len(assignments) == 0 {
+	assignments, st := req.Place()
+	if !st.IsSuccess() || len(assignments) == 0 {
 		return GroupOutcome{}, false
 	}
 	slices.SortFunc(potential, Compare)
@@ -79,7 +74,7 @@ func PreemptForGroup(req GroupRequest) (GroupOutcome, bool) {
 	for i, a := range assignments {
 		byNode[a.Node] = append(byNode[a.Node], i)
 	}
-	relevant := func(u *Unit) []Assignment {
+	relevant := func(u *Unit) []fw.Assignment {
 		if !req.NodeLocal {
 			return assignments
 		}
@@ -91,7 +86,7 @@ func PreemptForGroup(req GroupRequest) (GroupOutcome, bool) {
 		}
 		slices.Sort(idx)
 		idx = slices.Compact(idx)
-		out := make([]Assignment, len(idx))
+		out := make([]fw.Assignment, len(idx))
 		for j, i := range idx {
 			out[j] = assignments[i]
 		}
@@ -116,7 +111,7 @@ func PreemptForGroup(req GroupRequest) (GroupOutcome, bool) {
 // reprieveUnit puts u back and keeps it there if every preemptor pod of
 // assignments still fits its node, checked in cycle order with the earlier
 // ones reserved.
-func reprieveUnit(req GroupRequest, u *Unit, assignments []Assignment) bool {
+func reprieveUnit(req GroupRequest, u *Unit, assignments []fw.Assignment) bool {
 	snap := req.Snapshot
 	before := snap.Checkpoint()
 	addUnit(snap, u)

@@ -37,17 +37,43 @@ func (f *fixture) pod(name, node string, milliCPU int64, prio int32, start time.
 	return f
 }
 
+// testRequest is a decision with the snapshot and a fits function
+// checking cpu only: a Sim over the bare snapshot.
+type testRequest struct {
+	preemption.Request
+	Snapshot *cluster.Snapshot
+	Fits     func(node int) bool
+}
+
+// snapSim is a Sim with no filter state: the snapshot alone.
+type snapSim struct {
+	snap *cluster.Snapshot
+	fits func(int) bool
+}
+
+func (s snapSim) Snapshot() *cluster.Snapshot         { return s.snap }
+func (s snapSim) Remove(p *cluster.PodInfo, node int) { _ = s.snap.Remove(p.Key(), node) }
+func (s snapSim) Add(p *cluster.PodInfo, node int)    { s.snap.Reserve(p, node) }
+func (s snapSim) Rollback(cp cluster.Checkpoint)      { s.snap.Rollback(cp) }
+func (s snapSim) Fits(node int) bool                  { return s.fits(node) }
+
+func (r testRequest) sim() preemption.Sim { return snapSim{r.Snapshot, r.Fits} }
+
 // request builds a decision for a preemptor of milliCPU and prio, with a
 // fits function checking cpu only and every pod its own unit.
-func (f *fixture) request(milliCPU int64, prio int32) preemption.Request {
+func (f *fixture) request(milliCPU int64, prio int32) testRequest {
 	snap := f.cache.Snapshot()
 	pre := cluster.NewPodInfo(cluster.Pod{Name: "preemptor", Requests: cluster.NewResources(milliCPU, 0, 0), Priority: &prio})
 	var potential []int
 	for i := range snap.Len() {
 		potential = append(potential, i)
 	}
-	return preemption.Request{
-		Snapshot: snap, PreemptorPriority: prio, Potential: potential,
+	fits := func(node int) bool {
+		ni := snap.Node(node)
+		return pre.Request().MilliCPU <= ni.Allocatable().MilliCPU-ni.Requested().MilliCPU
+	}
+	return testRequest{Snapshot: snap, Fits: fits, Request: preemption.Request{
+		PreemptorPriority: prio, Potential: potential,
 		Units: func(node int) []*preemption.Unit {
 			var out []*preemption.Unit
 			for p := range snap.Node(node).Pods() {
@@ -55,12 +81,9 @@ func (f *fixture) request(milliCPU int64, prio int32) preemption.Request {
 			}
 			return out
 		},
-		Fits: func(node int) bool {
-			ni := snap.Node(node)
-			return pre.Request().MilliCPU <= ni.Allocatable().MilliCPU-ni.Requested().MilliCPU
-		},
+		Sim:     func(int) preemption.Sim { return snapSim{snap, fits} },
 		Budgets: slices.Collect(snap.Budgets()),
-	}
+	}}
 }
 
 func victimNames(c preemption.Candidate) []string {
@@ -77,7 +100,7 @@ func TestRemoveAllThenReprieve(t *testing.T) {
 	f := newFixture(t, "node").pod("small-a", "node", 100, 10, 0).pod("small-b", "node", 100, 10, 0).pod("big", "node", 600, 20, 0)
 	req := f.request(700, 100)
 	before := req.Snapshot.Node(0).Requested()
-	c, ok := preemption.SelectVictimsOnNode(req.Snapshot, 0, 100, req.Units(0), req.Fits, nil)
+	c, ok := preemption.SelectVictimsOnNode(req.sim(), 0, 100, req.Units(0), nil)
 	require.True(t, ok)
 	require.Equal(t, []string{"big"}, victimNames(c))
 	require.True(t, before.Equal(req.Snapshot.Node(0).Requested()), "the snapshot is restored")
@@ -87,9 +110,9 @@ func TestRemoveAllThenReprieve(t *testing.T) {
 func TestNoCandidateWhenRemovingAllDoesNotHelp(t *testing.T) {
 	f := newFixture(t, "node").pod("low", "node", 300, 1, 0).pod("high", "node", 600, 500, 0)
 	req := f.request(700, 100)
-	_, ok := preemption.SelectVictimsOnNode(req.Snapshot, 0, 100, req.Units(0), req.Fits, nil)
+	_, ok := preemption.SelectVictimsOnNode(req.sim(), 0, 100, req.Units(0), nil)
 	require.False(t, ok, "even with low gone, high leaves too little room")
-	_, ok = preemption.SelectVictimsOnNode(req.Snapshot, 0, 1, req.Units(0), req.Fits, nil)
+	_, ok = preemption.SelectVictimsOnNode(req.sim(), 0, 1, req.Units(0), nil)
 	require.False(t, ok, "equal priority never preempts")
 }
 
@@ -99,13 +122,13 @@ func TestBudgetViolatorsReprievedFirst(t *testing.T) {
 	f := newFixture(t, "node").pod("guarded", "node", 500, 1, 0, "app", "db").pod("plain", "node", 500, 1, time.Second)
 	require.NoError(t, f.cache.AddBudget(cluster.PodDisruptionBudget{Name: "db", Selector: map[string]string{"app": "db"}, MinAvailable: &cluster.IntOrPercent{Value: 1}}))
 	req := f.request(500, 100)
-	c, ok := preemption.SelectVictimsOnNode(req.Snapshot, 0, 100, req.Units(0), req.Fits, req.Budgets)
+	c, ok := preemption.SelectVictimsOnNode(req.sim(), 0, 100, req.Units(0), req.Budgets)
 	require.True(t, ok)
 	require.Equal(t, []string{"plain"}, victimNames(c))
 	require.Zero(t, c.PDBViolations)
 	// needing both, the guarded one is evicted and counted as a violation
 	req = f.request(1000, 100)
-	c, ok = preemption.SelectVictimsOnNode(req.Snapshot, 0, 100, req.Units(0), req.Fits, req.Budgets)
+	c, ok = preemption.SelectVictimsOnNode(req.sim(), 0, 100, req.Units(0), req.Budgets)
 	require.True(t, ok)
 	require.ElementsMatch(t, []string{"plain", "guarded"}, victimNames(c))
 	require.Equal(t, 1, c.PDBViolations)
@@ -147,7 +170,7 @@ func TestPickOneCriteria(t *testing.T) {
 			f := newFixture(t, "n1", "n2")
 			tc.build(f)
 			req := f.request(1000, 100)
-			cands := preemption.FindCandidates(req)
+			cands := preemption.FindCandidates(req.Request)
 			require.Len(t, cands, 2)
 			best := preemption.PickOne(cands)
 			require.Equal(t, tc.want, req.Snapshot.Node(cands[best].Node).Name())
@@ -185,7 +208,7 @@ func TestVictimsAreMinimal(t *testing.T) {
 		}
 		prio := int32(rng.IntN(7))
 		req := f.request(50*(1+rng.Int64N(20)), prio)
-		c, ok := preemption.SelectVictimsOnNode(req.Snapshot, 0, prio, req.Units(0), req.Fits, nil)
+		c, ok := preemption.SelectVictimsOnNode(req.sim(), 0, prio, req.Units(0), nil)
 		if !ok {
 			continue
 		}
@@ -229,8 +252,13 @@ func BenchmarkPreemptionDecision(b *testing.B) {
 	for i := range potential {
 		potential[i] = i
 	}
+	fits := func(node int) bool {
+		ni := snap.Node(node)
+		free := ni.Allocatable().Sub(ni.Requested())
+		return pre.Request().MilliCPU <= free.MilliCPU && pre.Request().Memory <= free.Memory
+	}
 	req := preemption.Request{
-		Snapshot: snap, PreemptorPriority: 100, Potential: potential,
+		PreemptorPriority: 100, Potential: potential,
 		Units: func(node int) []*preemption.Unit {
 			var out []*preemption.Unit
 			for p := range snap.Node(node).Pods() {
@@ -238,11 +266,7 @@ func BenchmarkPreemptionDecision(b *testing.B) {
 			}
 			return out
 		},
-		Fits: func(node int) bool {
-			ni := snap.Node(node)
-			free := ni.Allocatable().Sub(ni.Requested())
-			return pre.Request().MilliCPU <= free.MilliCPU && pre.Request().Memory <= free.Memory
-		},
+		Sim: func(int) preemption.Sim { return snapSim{snap, fits} },
 	}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -6,11 +6,22 @@ import (
 	"github.com/gangsim/gangsim/cluster"
 )
 
-// FitsFunc reports whether the preemptor fits on the node at index node as
-// the snapshot is now, tentative removals included. The caller supplies it
-// (its filters, nominated pods and all): preemption never runs filters
-// itself.
-type FitsFunc func(node int) bool
+// Sim is the what-if world pod preemption works in for one node: the
+// snapshot, and whatever the preemptor's filters keep about it (their
+// PreFilter state), changed together. The caller supplies it: preemption
+// never runs filters itself.
+type Sim interface {
+	Snapshot() *cluster.Snapshot
+	// Remove and Add take a pod off, or put it back on, the node at index
+	// node, tentatively.
+	Remove(p *cluster.PodInfo, node int)
+	Add(p *cluster.PodInfo, node int)
+	// Rollback undoes every change since cp.
+	Rollback(cp cluster.Checkpoint)
+	// Fits reports whether the preemptor passes its filters on the node
+	// as the world is now.
+	Fits(node int) bool
+}
 
 // Candidate is a node where evicting Victims lets the preemptor fit.
 type Candidate struct {
@@ -39,7 +50,8 @@ func (c *Candidate) VictimPods() []*cluster.PodInfo {
 // victim if not. units are the candidate units with pods on the node;
 // their pods elsewhere are not touched. The snapshot is restored before
 // returning.
-func SelectVictimsOnNode(snap *cluster.Snapshot, node int, preemptorPriority int32, units []*Unit, fits FitsFunc, budgets []cluster.BudgetStatus) (Candidate, bool) {
+func SelectVictimsOnNode(sim Sim, node int, preemptorPriority int32, units []*Unit, budgets []cluster.BudgetStatus) (Candidate, bool) {
+	snap := sim.Snapshot()
 	var potential []*Unit
 	for _, u := range units {
 		if u.Priority < preemptorPriority {
@@ -50,11 +62,11 @@ func SelectVictimsOnNode(snap *cluster.Snapshot, node int, preemptorPriority int
 		return Candidate{}, false
 	}
 	cp := snap.Checkpoint()
-	defer snap.Rollback(cp)
+	defer sim.Rollback(cp)
 	for _, u := range potential {
-		removeFrom(snap, node, u)
+		removeFrom(sim, node, u)
 	}
-	if !fits(node) {
+	if !sim.Fits(node) {
 		return Candidate{}, false
 	}
 	slices.SortFunc(potential, Compare)
@@ -62,11 +74,11 @@ func SelectVictimsOnNode(snap *cluster.Snapshot, node int, preemptorPriority int
 	c := Candidate{Node: node}
 	reprieve := func(u *Unit) bool {
 		mark := snap.Checkpoint()
-		addTo(snap, node, u)
-		if fits(node) {
+		addTo(sim, node, u)
+		if sim.Fits(node) {
 			return true
 		}
-		snap.Rollback(mark)
+		sim.Rollback(mark)
 		c.Victims = append(c.Victims, u)
 		return false
 	}
@@ -84,21 +96,21 @@ func SelectVictimsOnNode(snap *cluster.Snapshot, node int, preemptorPriority int
 }
 
 // removeFrom takes the unit's pods on node off it.
-func removeFrom(snap *cluster.Snapshot, node int, u *Unit) {
-	name := snap.Node(node).Name()
+func removeFrom(sim Sim, node int, u *Unit) {
+	name := sim.Snapshot().Node(node).Name()
 	for _, p := range u.Pods {
 		if p.Pod().NodeName == name {
-			_ = snap.Remove(p.Key(), node) // the unit was built from this node's pods
+			sim.Remove(p, node) // the unit was built from this node's pods
 		}
 	}
 }
 
 // addTo puts the unit's pods on node back.
-func addTo(snap *cluster.Snapshot, node int, u *Unit) {
-	name := snap.Node(node).Name()
+func addTo(sim Sim, node int, u *Unit) {
+	name := sim.Snapshot().Node(node).Name()
 	for _, p := range u.Pods {
 		if p.Pod().NodeName == name {
-			snap.Reserve(p, node)
+			sim.Add(p, node)
 		}
 	}
 }

@@ -7,9 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
-	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
@@ -22,10 +20,16 @@ type builder struct {
 	nodeNames  map[string]bool
 	podNames   map[cluster.PodKey]bool
 	groupByKey map[string]*podgroup.PodGroup // as admitted: priorities resolved
+	opts       options
 }
 
-func newBuilder(name string) *builder {
-	return &builder{sc: &Scenario{Name: name}, nodeNames: map[string]bool{}, podNames: map[cluster.PodKey]bool{}, groupByKey: map[string]*podgroup.PodGroup{}}
+func newBuilder(name string, opts []Option) *builder {
+	b := &builder{sc: &Scenario{Name: name}, nodeNames: map[string]bool{}, podNames: map[cluster.PodKey]bool{}, groupByKey: map[string]*podgroup.PodGroup{}}
+	for _, o := range opts {
+		o(&b.opts)
+	}
+	b.sc.registry = b.opts.registry
+	return b
 }
 
 // fail returns a FieldError for the entry at path and line. When err is a
@@ -49,38 +53,6 @@ func (b *builder) build(f *file) error {
 		if err := step(f); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-func (b *builder) config(f *file) error {
-	c := f.Config
-	if c == nil {
-		return nil
-	}
-	cfg := &b.sc.Config
-	if st := c.ScoringStrategy; st != nil {
-		cfg.ScoringStrategy.Type = placement.ScoringType(st.Type)
-		for _, r := range st.Resources {
-			cfg.ScoringStrategy.Resources = append(cfg.ScoringStrategy.Resources,
-				placement.ResourceWeight{Name: cluster.ResourceName(r.Name), Weight: r.Weight})
-		}
-	}
-	if p := c.PercentageOfNodesToScore; p != nil {
-		cfg.PercentageOfNodesToScore = *p
-	}
-	if g := c.TerminationGracePeriod; g != nil {
-		d, err := parseTime(*g)
-		if err != nil {
-			return b.fail(c.Line, "config.terminationGracePeriod", err)
-		}
-		cfg.TerminationGracePeriod = &d
-	}
-	for _, p := range c.PlacementScore {
-		cfg.PlacementScorePlugins = append(cfg.PlacementScorePlugins, gangsim.PluginWeight{Name: p.Name, Weight: p.Weight})
-	}
-	if err := cfg.Validate(); err != nil {
-		return b.fail(c.Line, "config", err)
 	}
 	return nil
 }

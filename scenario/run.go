@@ -51,7 +51,7 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 // priority classes, nodes, budgets and groups, at time 0, with no pod
 // added yet.
 func (sc *Scenario) NewScheduler(opts ...gangsim.Option) (*gangsim.Scheduler, error) {
-	s, err := gangsim.New(sc.Config, opts...)
+	s, err := gangsim.New(sc.Config, append([]gangsim.Option{gangsim.WithRegistry(sc.registry)}, opts...)...)
 	if err != nil {
 		return nil, sc.runError(Source{Path: "config"}, err)
 	}

@@ -110,21 +110,23 @@ type Scenario struct {
 	PodGroups          []podgroup.PodGroup
 	Pods               []Pod
 	Events             []Event
+
+	registry gangsim.Registry // the user's plugins, passed to the scheduler
 }
 
 // Load reads and validates a scenario file (YAML or JSON).
-func Load(path string) (*Scenario, error) {
+func Load(path string, opts ...Option) (*Scenario, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &FieldError{File: path, Err: err}
 	}
-	return Parse(path, data)
+	return Parse(path, data, opts...)
 }
 
 // Parse validates a scenario given as YAML or JSON text; name (usually the
 // file name) is the file every error names, with the line, object and
 // field at fault.
-func Parse(name string, data []byte) (*Scenario, error) {
+func Parse(name string, data []byte, opts ...Option) (*Scenario, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, &FieldError{File: name, Err: err}
@@ -137,7 +139,7 @@ func Parse(name string, data []byte) (*Scenario, error) {
 		}
 		return nil, &FieldError{File: name, Err: err}
 	}
-	b := newBuilder(name)
+	b := newBuilder(name, opts)
 	if err := b.build(&f); err != nil {
 		return nil, err
 	}

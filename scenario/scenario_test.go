@@ -15,6 +15,7 @@ import (
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
@@ -109,7 +110,7 @@ func TestScenarioLoadErrorsAreTyped(t *testing.T) {
 	_, err = Load("testdata/scenarios/bad/bad-effect.yaml")
 	require.ErrorIs(t, err, cluster.ErrInvalidNode)
 	_, err = Load("testdata/scenarios/bad/bad-strategy.yaml")
-	require.ErrorIs(t, err, gangsim.ErrConfig)
+	require.ErrorIs(t, err, placement.ErrArgs)
 	_, err = runScenarioFile("testdata/scenarios/bad/overcommitted.yaml")
 	require.ErrorIs(t, err, cluster.ErrInvalidPod, "a run-time refusal keeps its cause too")
 }

@@ -1,5 +1,7 @@
 package scenario
 
+import "go.yaml.in/yaml/v3"
+
 // The scenario file schema (docs/scenario-format.md). Field tags are the
 // file's names; decodeStrict rejects anything else. A struct's Line field
 // (tag "-") receives the line of the mapping it was decoded from.
@@ -15,12 +17,13 @@ type file struct {
 }
 
 type configSpec struct {
-	Line            int `yaml:"-"`
-	ScoringStrategy *struct {
-		Type      string         `yaml:"type"`
-		Resources []weightedSpec `yaml:"resources"`
-	} `yaml:"scoringStrategy"`
-	PlacementScore []weightedSpec `yaml:"placementScore"`
+	Line int `yaml:"-"`
+	// ScoringStrategy and PlacementScore are shorthands for the default
+	// profile's NodeResourcesFit arguments and placement score plugins.
+	ScoringStrategy *yaml.Node     `yaml:"scoringStrategy"`
+	PlacementScore  []weightedSpec `yaml:"placementScore"`
+	// Profiles are KubeSchedulerConfiguration's profiles.
+	Profiles []profileSpec `yaml:"profiles"`
 	// TerminationGracePeriod: how long a preemption victim keeps its node
 	// ("30s" by default).
 	TerminationGracePeriod *string `yaml:"terminationGracePeriod"`
@@ -31,7 +34,40 @@ type configSpec struct {
 
 type weightedSpec struct {
 	Name   string `yaml:"name"`
-	Weight int64  `yaml:"weight"`
+	Weight int32  `yaml:"weight"`
+}
+
+// profileSpec is a kubescheduler.config.k8s.io/v1 profile.
+type profileSpec struct {
+	Line                     int                `yaml:"-"`
+	SchedulerName            string             `yaml:"schedulerName"`
+	PercentageOfNodesToScore *int32             `yaml:"percentageOfNodesToScore"`
+	Plugins                  *pluginsSpec       `yaml:"plugins"`
+	PluginConfig             []pluginConfigSpec `yaml:"pluginConfig"`
+}
+
+type pluginsSpec struct {
+	MultiPoint         *pluginSetSpec `yaml:"multiPoint"`
+	PreFilter          *pluginSetSpec `yaml:"preFilter"`
+	Filter             *pluginSetSpec `yaml:"filter"`
+	PostFilter         *pluginSetSpec `yaml:"postFilter"`
+	PreScore           *pluginSetSpec `yaml:"preScore"`
+	Score              *pluginSetSpec `yaml:"score"`
+	PlacementGenerate  *pluginSetSpec `yaml:"placementGenerate"`
+	PlacementFeasible  *pluginSetSpec `yaml:"placementFeasible"`
+	PlacementScore     *pluginSetSpec `yaml:"placementScore"`
+	PodGroupPostFilter *pluginSetSpec `yaml:"podGroupPostFilter"`
+}
+
+type pluginSetSpec struct {
+	Enabled  []weightedSpec `yaml:"enabled"`
+	Disabled []weightedSpec `yaml:"disabled"`
+}
+
+type pluginConfigSpec struct {
+	Line int        `yaml:"-"`
+	Name string     `yaml:"name"`
+	Args *yaml.Node `yaml:"args"`
 }
 
 type priorityClassSpec struct {

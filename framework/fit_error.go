@@ -1,0 +1,119 @@
+package framework
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// NodeStatus is one node's filter verdict (Node is the snapshot index).
+type NodeStatus struct {
+	Node   int
+	Status *Status
+}
+
+// FitError says that no node fits a pod, node by node.
+type FitError struct {
+	Pod         cluster.PodKey
+	NumAllNodes int
+	// Statuses holds one rejection per node examined, in node order; each
+	// names the plugin that gave it.
+	Statuses []NodeStatus
+}
+
+// Error renders kube-scheduler's message: "0/5 nodes are available: 2
+// node(s) had untolerated taint(s), 3 Insufficient cpu." The parts are
+// "count reason" strings sorted as strings, as kube-scheduler sorts them
+// (so "10 ..." comes before "2 ...").
+func (e *FitError) Error() string {
+	if e.NumAllNodes == 0 {
+		return "no nodes available to schedule pods"
+	}
+	counts := map[string]int{}
+	for _, ns := range e.Statuses {
+		for _, reason := range ns.Status.Reasons() {
+			counts[reason]++
+		}
+	}
+	parts := make([]string, 0, len(counts))
+	for reason, n := range counts {
+		parts = append(parts, fmt.Sprintf("%d %s", n, reason))
+	}
+	slices.Sort(parts)
+	msg := fmt.Sprintf("0/%d nodes are available", e.NumAllNodes)
+	if len(parts) == 0 {
+		return msg + "."
+	}
+	return msg + ": " + strings.Join(parts, ", ") + "."
+}
+
+// Resolvable yields the nodes whose rejection preemption might cure
+// (Unschedulable, not UnschedulableAndUnresolvable), in node order.
+func (e *FitError) Resolvable() []int {
+	var out []int
+	for _, ns := range e.Statuses {
+		if ns.Status.Code() == Unschedulable {
+			out = append(out, ns.Node)
+		}
+	}
+	return out
+}
+
+// StatusOf returns the rejection of the node at index node, or nil when
+// the node was not examined.
+func (e *FitError) StatusOf(node int) *Status {
+	i, ok := slices.BinarySearchFunc(e.Statuses, node, func(ns NodeStatus, n int) int { return ns.Node - n })
+	if !ok {
+		return nil
+	}
+	return e.Statuses[i].Status
+}
+
+// PluginRejections is one filter plugin's share of a FitError: how many
+// nodes it rejected and for which reasons.
+type PluginRejections struct {
+	Plugin  string
+	Nodes   int
+	Reasons []ReasonCount // most frequent first, then by reason
+}
+
+// ReasonCount is a reason and the number of nodes that gave it.
+type ReasonCount struct {
+	Reason string
+	Nodes  int
+}
+
+// Diagnosis breaks the FitError down by filter plugin, plugins in name
+// order: how many nodes each rejected and why.
+func (e *FitError) Diagnosis() []PluginRejections {
+	byPlugin := map[string]map[string]int{}
+	nodes := map[string]int{}
+	for _, ns := range e.Statuses {
+		p := ns.Status.Plugin()
+		if byPlugin[p] == nil {
+			byPlugin[p] = map[string]int{}
+		}
+		nodes[p]++
+		for _, r := range ns.Status.Reasons() {
+			byPlugin[p][r]++
+		}
+	}
+	out := make([]PluginRejections, 0, len(byPlugin))
+	for p, reasons := range byPlugin {
+		pr := PluginRejections{Plugin: p, Nodes: nodes[p]}
+		for r, n := range reasons {
+			pr.Reasons = append(pr.Reasons, ReasonCount{Reason: r, Nodes: n})
+		}
+		slices.SortFunc(pr.Reasons, func(a, b ReasonCount) int {
+			if a.Nodes != b.Nodes {
+				return b.Nodes - a.Nodes
+			}
+			return strings.Compare(a.Reason, b.Reason)
+		})
+		out = append(out, pr)
+	}
+	slices.SortFunc(out, func(a, b PluginRejections) int { return strings.Compare(a.Plugin, b.Plugin) })
+	return out
+}

@@ -1,0 +1,168 @@
+package framework
+
+import (
+	"time"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// Plugin is a scheduling plugin. It implements one or more of the extension
+// point interfaces below; a profile enables it at the points it implements.
+type Plugin interface {
+	// Name is the plugin's name in profiles ("NodeResourcesFit").
+	Name() string
+}
+
+// PreFilterPlugin runs once per pod per attempt, before any node is
+// filtered, and may look at the whole snapshot to prepare state for its
+// Filter (kept in the CycleState). It returns:
+//   - nil: go on, Filter will run;
+//   - Skip: the plugin has nothing to check for this pod; its Filter and
+//     its PreFilterExtensions are not run in this attempt;
+//   - Unschedulable or UnschedulableAndUnresolvable: no node fits; the
+//     status is every node's rejection.
+type PreFilterPlugin interface {
+	Plugin
+	PreFilter(state *CycleState, pod *cluster.PodInfo, snap *cluster.Snapshot) *Status
+}
+
+// PreFilterExtensions is implemented by PreFilter plugins whose state
+// counts other pods: when a pod is added to or removed from a node
+// tentatively (preemption trying victims, nominated pods counted), the
+// scheduler changes the node first and then calls AddPod or RemovePod so
+// the state follows. Both must be exact inverses of each other.
+type PreFilterExtensions interface {
+	AddPod(state *CycleState, pod, added *cluster.PodInfo, node *cluster.NodeInfo) *Status
+	RemovePod(state *CycleState, pod, removed *cluster.PodInfo, node *cluster.NodeInfo) *Status
+}
+
+// FilterPlugin decides whether pod may run on node as the node is now (its
+// pods include the cycle's tentative reservations). It returns nil when the
+// pod fits; Unschedulable when evicting pods could make it fit (preemption
+// tries the node); UnschedulableAndUnresolvable when nothing could (a
+// taint, a selector).
+type FilterPlugin interface {
+	Plugin
+	Filter(state *CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) *Status
+}
+
+// PostFilterPlugin runs when no node fits a pod outside any group. It may
+// choose preemption victims and a node for the pod: the scheduler evicts
+// the victims and nominates the pod to the node. A nil result leaves the
+// pod's nomination as it is; a result with an empty NominatedNode clears
+// it. A Success status ends the PostFilter phase.
+type PostFilterPlugin interface {
+	Plugin
+	PostFilter(state *CycleState, pod *cluster.PodInfo, fit *FitError) (*PostFilterResult, *Status)
+}
+
+// PostFilterResult is what a PostFilter plugin decided.
+type PostFilterResult struct {
+	NominatedNode string
+	Victims       []Victim
+}
+
+// Victim is a running pod a preemption decided to evict.
+type Victim struct {
+	Pod cluster.PodKey
+	// BudgetViolation says whether evicting it breaks a
+	// PodDisruptionBudget.
+	BudgetViolation bool
+}
+
+// PreScorePlugin runs once per pod before scoring, with the nodes that
+// passed every filter. Skip removes the plugin from this pod's scoring.
+type PreScorePlugin interface {
+	Plugin
+	PreScore(state *CycleState, pod *cluster.PodInfo, nodes []*cluster.NodeInfo) *Status
+}
+
+// ScorePlugin ranks a feasible node for pod. After normalisation
+// (ScoreNormalizer, if the plugin has one) scores lie in 0..MaxNodeScore;
+// the node total is the sum of score times weight.
+type ScorePlugin interface {
+	Plugin
+	Score(state *CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) (int64, *Status)
+}
+
+// ScoreNormalizer is implemented by score plugins whose raw scores are
+// rescaled over all scored nodes before weighting.
+type ScoreNormalizer interface {
+	NormalizeScore(state *CycleState, pod *cluster.PodInfo, scores []NodeScore) *Status
+}
+
+// NodeScore is one node's score (Node is the snapshot index).
+type NodeScore struct {
+	Node  int
+	Score int64
+}
+
+// MaxNodeScore is the highest score a plugin gives a node after
+// normalisation.
+const MaxNodeScore int64 = 100
+
+// Capabilities: optional interfaces a plugin declares to make the engine
+// faster. A plugin that declares none is still run correctly, only every
+// time.
+
+// Signer is a filter or score plugin whose answer for a node depends only
+// on that node (its NodeInfo) and on the parts of the pod that Sign appends
+// to sig: two pods with equal signatures get the same answers on an
+// unchanged node, so the scheduler remembers them per signature while the
+// node does not change (kube-scheduler's opportunistic batching, per node).
+// Sign returns false when it cannot sign this pod; the plugin then runs
+// for it every time. A Signer's Filter reads no state PreFilter derived
+// from other nodes.
+type Signer interface {
+	Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool)
+}
+
+// NodeLocal is a filter plugin whose Filter reads only the node it is given
+// and the pod (and no PreFilter state derived from other nodes). Preemption
+// then checks a victim only against the preemptor pods on the victim's own
+// nodes. Every Signer counts as NodeLocal.
+type NodeLocal interface {
+	NodeLocal()
+}
+
+// PointwiseNormalizer is a ScoreNormalizer whose normalised score of a
+// node depends only on that node's raw score and the highest raw score
+// among the scored nodes; it lets remembered scores be normalised in one
+// pass. NormalizeOne must agree with NormalizeScore.
+type PointwiseNormalizer interface {
+	NormalizeOne(raw, highest int64) int64
+}
+
+// PreScoreIgnoresNodes is a PreScore plugin that does not read the node
+// list it is given (its decision depends on the pod alone): the engine then
+// passes nil instead of building the list.
+type PreScoreIgnoresNodes interface {
+	PreScoreIgnoresNodes()
+}
+
+// Handle is what the scheduler offers plugins: the cycle's snapshot and
+// the filter machinery, for plugins that simulate (preemption). A plugin's
+// factory receives it.
+type Handle interface {
+	// Snapshot is the cycle's working snapshot. A plugin may reserve and
+	// remove pods on it tentatively, but must roll back before returning.
+	Snapshot() *cluster.Snapshot
+	// Now is the simulated time.
+	Now() time.Duration
+	// PreFilter runs the profile's PreFilter plugins for pod on the
+	// snapshot as it is now and returns the state Filter needs.
+	PreFilter(pod *cluster.PodInfo) (*CycleState, *Status)
+	// Filter runs the profile's Filter plugins for pod on the node at
+	// index node, as a cycle does: pods nominated to the node with equal
+	// or higher priority count there too. state comes from PreFilter (nil:
+	// PreFilter runs first).
+	Filter(state *CycleState, pod *cluster.PodInfo, node int) *Status
+	// AddPod and RemovePod change the snapshot tentatively (reserve or
+	// remove other on the node) and keep state's PreFilter extensions in
+	// step.
+	AddPod(state *CycleState, pod, other *cluster.PodInfo, node int)
+	RemovePod(state *CycleState, pod, other *cluster.PodInfo, node int) error
+	// Rollback undoes the snapshot's changes since cp, newest first,
+	// keeping state in step.
+	Rollback(state *CycleState, pod *cluster.PodInfo, cp cluster.Checkpoint)
+}

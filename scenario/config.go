@@ -1,0 +1,158 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/placement"
+)
+
+// Option changes how a scenario is loaded.
+type Option func(*options)
+
+type options struct {
+	registry gangsim.Registry
+}
+
+// WithRegistry makes the user's plugins known to the scenario: profiles
+// may enable them and give them arguments, which are decoded into the
+// value their factory's Args returns. Run passes the registry on to the
+// scheduler.
+func WithRegistry(r gangsim.Registry) Option { return func(o *options) { o.registry = r } }
+
+func (b *builder) config(f *file) error {
+	c := f.Config
+	if c == nil {
+		return nil
+	}
+	cfg := &b.sc.Config
+	if p := c.PercentageOfNodesToScore; p != nil {
+		cfg.PercentageOfNodesToScore = *p
+	}
+	if g := c.TerminationGracePeriod; g != nil {
+		d, err := parseTime(*g)
+		if err != nil {
+			return b.fail(c.Line, "config.terminationGracePeriod", err)
+		}
+		cfg.TerminationGracePeriod = &d
+	}
+	if c.ScoringStrategy != nil || len(c.PlacementScore) > 0 {
+		if len(c.Profiles) > 0 {
+			return b.failf(c.Line, "config.profiles", "give either profiles or the scoringStrategy and placementScore shorthands, not both")
+		}
+		p, err := b.shorthandProfile(c)
+		if err != nil {
+			return err
+		}
+		cfg.Profiles = []gangsim.Profile{p}
+	}
+	for i := range c.Profiles {
+		p, err := b.profile(&c.Profiles[i], fmt.Sprintf("config.profiles[%d]", i))
+		if err != nil {
+			return err
+		}
+		cfg.Profiles = append(cfg.Profiles, p)
+	}
+	if _, err := gangsim.New(*cfg, gangsim.WithRegistry(b.opts.registry)); err != nil {
+		return b.fail(c.Line, "config", err)
+	}
+	return nil
+}
+
+// shorthandProfile is the default profile with config.scoringStrategy as
+// NodeResourcesFit's arguments and config.placementScore, when given,
+// replacing the placement score plugins.
+func (b *builder) shorthandProfile(c *configSpec) (gangsim.Profile, error) {
+	p := gangsim.DefaultProfile()
+	if c.ScoringStrategy != nil {
+		var st placement.ScoringStrategy
+		if err := decodeValue(c.ScoringStrategy, reflect.ValueOf(&st).Elem(), "config.scoringStrategy"); err != nil {
+			return p, b.decodeFail(err)
+		}
+		args := &placement.NodeResourcesFitArgs{ScoringStrategy: &st}
+		if err := args.Validate(); err != nil {
+			return p, b.fail(c.Line, "config", err)
+		}
+		p.PluginConfig = []gangsim.PluginConfig{{Name: placement.NodeResourcesFitName, Args: args}}
+	}
+	if len(c.PlacementScore) > 0 {
+		set := gangsim.PluginSet{Disabled: []gangsim.PluginRef{{Name: "*"}}}
+		for _, w := range c.PlacementScore {
+			set.Enabled = append(set.Enabled, gangsim.PluginRef{Name: w.Name, Weight: w.Weight})
+		}
+		p.Plugins = &gangsim.Plugins{PlacementScore: set}
+	}
+	return p, nil
+}
+
+// decodeFail turns a decoding problem into a FieldError.
+func (b *builder) decodeFail(err error) error {
+	var de *decodeError
+	if errors.As(err, &de) {
+		return &FieldError{File: b.sc.Name, Line: de.Line, Path: de.Path, Err: de.Err}
+	}
+	return &FieldError{File: b.sc.Name, Err: err}
+}
+
+// profile converts one profile; plugin arguments are decoded into the
+// type the plugin's factory declares.
+func (b *builder) profile(s *profileSpec, where string) (gangsim.Profile, error) {
+	p := gangsim.Profile{SchedulerName: s.SchedulerName, PercentageOfNodesToScore: s.PercentageOfNodesToScore}
+	if s.Plugins != nil {
+		p.Plugins = &gangsim.Plugins{}
+		for _, set := range []struct {
+			spec *pluginSetSpec
+			into *gangsim.PluginSet
+		}{
+			{s.Plugins.MultiPoint, &p.Plugins.MultiPoint}, {s.Plugins.PreFilter, &p.Plugins.PreFilter},
+			{s.Plugins.Filter, &p.Plugins.Filter}, {s.Plugins.PostFilter, &p.Plugins.PostFilter},
+			{s.Plugins.PreScore, &p.Plugins.PreScore}, {s.Plugins.Score, &p.Plugins.Score},
+			{s.Plugins.PlacementGenerate, &p.Plugins.PlacementGenerate}, {s.Plugins.PlacementFeasible, &p.Plugins.PlacementFeasible},
+			{s.Plugins.PlacementScore, &p.Plugins.PlacementScore}, {s.Plugins.PodGroupPostFilter, &p.Plugins.PodGroupPostFilter},
+		} {
+			if set.spec == nil {
+				continue
+			}
+			for _, w := range set.spec.Enabled {
+				set.into.Enabled = append(set.into.Enabled, gangsim.PluginRef{Name: w.Name, Weight: w.Weight})
+			}
+			for _, w := range set.spec.Disabled {
+				set.into.Disabled = append(set.into.Disabled, gangsim.PluginRef{Name: w.Name, Weight: w.Weight})
+			}
+		}
+	}
+	reg := b.registry()
+	for i, pc := range s.PluginConfig {
+		field := fmt.Sprintf("%s.pluginConfig[%d]", where, i)
+		factory, ok := reg[pc.Name]
+		if !ok {
+			return p, b.failf(pc.Line, field+".name", "%q is not a registered plugin (known: %v)", pc.Name, reg.Names())
+		}
+		var args any
+		if pc.Args != nil {
+			if factory.Args == nil {
+				return p, b.failf(pc.Line, field+".args", "plugin %q takes no arguments", pc.Name)
+			}
+			args = factory.Args()
+			if err := decodeValue(pc.Args, reflect.ValueOf(args).Elem(), field+".args"); err != nil {
+				return p, b.decodeFail(err)
+			}
+			if _, err := factory.New(args, nil); err != nil {
+				return p, b.fail(pc.Line, field+".args", err)
+			}
+		}
+		p.PluginConfig = append(p.PluginConfig, gangsim.PluginConfig{Name: pc.Name, Args: args})
+	}
+	return p, nil
+}
+
+// registry is the scheduler's registry with the user's plugins.
+func (b *builder) registry() gangsim.Registry {
+	reg := gangsim.DefaultRegistry()
+	for name, f := range b.opts.registry {
+		reg[name] = f
+	}
+	return reg
+}
