@@ -226,7 +226,6 @@ func MostAllocatedResource(requested, capacity int64) int64 {
 	return min(requested, capacity) * fw.MaxNodeScore / capacity
 }
 
-
 // ScoringStrategy is NodeResourcesFit's scoring strategy argument: the
 // pod-by-pod type and the resource weights (which placement scoring uses
 // too).
