@@ -149,6 +149,11 @@ func resolveProfile(p *Profile, reg Registry, where string) (*resolvedProfile, e
 	if err := rp.checkNames(reg, where+".plugins.multiPoint", multi); err != nil {
 		return nil, err
 	}
+	for _, ep := range extensionPoints {
+		if err := rp.checkNames(reg, where+".plugins."+ep.name, ep.set(&custom).Enabled); err != nil {
+			return nil, err
+		}
+	}
 	probe, err := probePlugins(reg, rp, multi, &custom)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
@@ -156,9 +161,6 @@ func resolveProfile(p *Profile, reg Registry, where string) (*resolvedProfile, e
 	for _, ep := range extensionPoints {
 		set := ep.set(&custom)
 		field := where + ".plugins." + ep.name
-		if err := rp.checkNames(reg, field, set.Enabled); err != nil {
-			return nil, err
-		}
 		for _, ref := range set.Enabled {
 			if !ep.implements(probe[ref.Name]) {
 				return nil, configError(field+".enabled", "plugin %q does not extend the %s extension point", ref.Name, ep.name)

@@ -48,7 +48,7 @@ func (b *builder) failf(line int, path, format string, args ...any) error {
 }
 
 func (b *builder) build(f *file) error {
-	steps := []func(*file) error{b.config, b.priorityClasses, b.nodes, b.groups, b.budgets, b.pods, b.events}
+	steps := []func(*file) error{b.config, b.priorityClasses, b.nodes, b.groups, b.budgets, b.pods, b.events, b.explain}
 	for _, step := range steps {
 		if err := step(f); err != nil {
 			return err
@@ -269,4 +269,15 @@ func podKeyOf(ref string) cluster.PodKey {
 		return cluster.MakePodKey(ns, name)
 	}
 	return cluster.MakePodKey("", ref)
+}
+
+func (b *builder) explain(f *file) error {
+	for i, name := range f.Explain {
+		key := podKeyOf(name)
+		if !b.podNames[key] {
+			return b.failf(0, fmt.Sprintf("explain[%d]", i), "pod %q is not defined", name)
+		}
+		b.sc.Explain = append(b.sc.Explain, key)
+	}
+	return nil
 }

@@ -15,6 +15,47 @@ type Result struct {
 	Evictions []EvictionResult `json:"evictions"`
 	PodGroups []GroupResult    `json:"podGroups"`
 	Stats     StatsResult      `json:"stats"`
+	// Explanations answers the file's explain list, in its order.
+	Explanations []ExplanationResult `json:"explanations,omitempty"`
+}
+
+// ExplanationResult explains one pod's last attempt: which filters
+// rejected how many nodes and why, and how every feasible node scored.
+type ExplanationResult struct {
+	Pod      string            `json:"pod"`
+	At       string            `json:"at"`
+	Node     string            `json:"node"`
+	Filtered []FilteredResult  `json:"filtered"`
+	Scored   bool              `json:"scored"`
+	Nodes    []NodeScoreResult `json:"nodes"`
+}
+
+// FilteredResult is one filter plugin's rejections.
+type FilteredResult struct {
+	Plugin  string         `json:"plugin"`
+	Nodes   int            `json:"nodes"`
+	Reasons []ReasonResult `json:"reasons"`
+}
+
+// ReasonResult is a reason and how many nodes gave it.
+type ReasonResult struct {
+	Reason string `json:"reason"`
+	Nodes  int    `json:"nodes"`
+}
+
+// NodeScoreResult is one feasible node's total and each plugin's part.
+type NodeScoreResult struct {
+	Node    string              `json:"node"`
+	Total   int64               `json:"total"`
+	Plugins []PluginScoreResult `json:"plugins"`
+}
+
+// PluginScoreResult is one plugin's raw and normalised score and weight.
+type PluginScoreResult struct {
+	Plugin     string `json:"plugin"`
+	Raw        int64  `json:"raw"`
+	Normalized int64  `json:"normalized"`
+	Weight     int64  `json:"weight"`
 }
 
 // PodResult is a pod's final state. Reason is set for pending pods.
@@ -139,5 +180,33 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler) *Result {
 	res.Stats.Scheduled, res.Stats.Evictions, res.Stats.Cycles = r.stats.Scheduled, r.stats.Evictions, r.stats.Cycles
 	res.Stats.PDBViolations = r.stats.PDBViolations
 	res.Stats.SimulatedTime = s.Now().String()
+	for _, key := range sc.Explain {
+		res.Explanations = append(res.Explanations, explanation(s, key))
+	}
 	return res
+}
+
+// explanation converts a pod's explanation for the result.
+func explanation(s *gangsim.Scheduler, key cluster.PodKey) ExplanationResult {
+	ex, ok := s.Explanation(key)
+	out := ExplanationResult{Pod: key.Display(), Filtered: []FilteredResult{}, Nodes: []NodeScoreResult{}}
+	if !ok {
+		return out
+	}
+	out.At, out.Node, out.Scored = ex.At.String(), ex.Node, ex.Scored
+	for _, f := range ex.Filtered {
+		fr := FilteredResult{Plugin: f.Plugin, Nodes: f.Nodes}
+		for _, r := range f.Reasons {
+			fr.Reasons = append(fr.Reasons, ReasonResult{Reason: r.Reason, Nodes: r.Nodes})
+		}
+		out.Filtered = append(out.Filtered, fr)
+	}
+	for _, n := range ex.Nodes {
+		nr := NodeScoreResult{Node: n.Node, Total: n.Total, Plugins: []PluginScoreResult{}}
+		for _, p := range n.Plugins {
+			nr.Plugins = append(nr.Plugins, PluginScoreResult{Plugin: p.Plugin, Raw: p.Raw, Normalized: p.Normalized, Weight: p.Weight})
+		}
+		out.Nodes = append(out.Nodes, nr)
+	}
+	return out
 }

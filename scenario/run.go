@@ -29,7 +29,11 @@ type action struct {
 // the file, the entry and its line.
 func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 	rec := newRecorder()
-	s, err := sc.NewScheduler(append([]gangsim.Option{gangsim.WithObserver(rec.observe)}, opts...)...)
+	own := []gangsim.Option{gangsim.WithObserver(rec.observe)}
+	if len(sc.Explain) > 0 {
+		own = append(own, gangsim.WithExplain(sc.Explain...))
+	}
+	s, err := sc.NewScheduler(append(own, opts...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -110,6 +110,8 @@ type Scenario struct {
 	PodGroups          []podgroup.PodGroup
 	Pods               []Pod
 	Events             []Event
+	// Explain lists the pods the result explains.
+	Explain []cluster.PodKey
 
 	registry gangsim.Registry // the user's plugins, passed to the scheduler
 }

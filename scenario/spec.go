@@ -14,6 +14,9 @@ type file struct {
 	Budgets            []budgetSpec        `yaml:"podDisruptionBudgets"`
 	Pods               []podSpec           `yaml:"pods"`
 	Events             []eventSpec         `yaml:"events"`
+	// Explain names pods whose placement the result explains, node by
+	// node and plugin by plugin.
+	Explain []string `yaml:"explain"`
 }
 
 type configSpec struct {

@@ -1,0 +1,122 @@
+package gangsim
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/placement"
+)
+
+func names(refs []PluginRef) []string {
+	var out []string
+	for _, r := range refs {
+		out = append(out, r.Name)
+	}
+	return out
+}
+
+// The default profile puts kube-scheduler's default plugins at the points
+// each implements, in kube-scheduler's order, with its weights.
+func TestDefaultProfilePoints(t *testing.T) {
+	p := DefaultProfile()
+	rp, err := resolveProfile(&p, DefaultRegistry(), "profiles[0]")
+	require.NoError(t, err)
+	require.Equal(t, []string{"NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodeResourcesFit"}, names(rp.points["filter"]))
+	require.Equal(t, []PluginRef{{"TaintToleration", 3}, {"NodeResourcesFit", 1}, {"NodeResourcesBalancedAllocation", 1}}, rp.points["score"])
+	require.Equal(t, []string{"NodeResourcesBalancedAllocation"}, names(rp.points["preScore"]))
+	require.Equal(t, []string{"DefaultPreemption"}, names(rp.points["postFilter"]))
+	require.Equal(t, []string{"DefaultPreemption"}, names(rp.points["podGroupPostFilter"]))
+	require.Equal(t, []string{"GangScheduling"}, names(rp.points["placementFeasible"]))
+	require.Equal(t, []string{"TopologyPlacementGenerator"}, names(rp.points["placementGenerate"]))
+	require.Equal(t, []PluginRef{{"NodeResourcesFit", 1}, {"PodGroupPodsCount", 1}}, rp.points["placementScore"])
+}
+
+// Enabling and disabling merge onto the defaults as kube-scheduler merges
+// them: a point's own entries first, then the MultiPoint plugins not
+// disabled there; "*" disables every default at a point.
+func TestProfileMerging(t *testing.T) {
+	reg := DefaultRegistry()
+	tests := []struct {
+		name    string
+		plugins Plugins
+		point   string
+		want    []PluginRef
+	}{
+		{"disable one score plugin", Plugins{Score: PluginSet{Disabled: []PluginRef{{Name: "NodeResourcesBalancedAllocation"}}}},
+			"score", []PluginRef{{"TaintToleration", 3}, {"NodeResourcesFit", 1}}},
+		{"a point's own entry comes first and sets the weight", Plugins{Score: PluginSet{Enabled: []PluginRef{{Name: "NodeResourcesFit", Weight: 7}}}},
+			"score", []PluginRef{{"NodeResourcesFit", 7}, {"TaintToleration", 3}, {"NodeResourcesBalancedAllocation", 1}}},
+		{"* disables every default there", Plugins{PlacementScore: PluginSet{Disabled: []PluginRef{{Name: "*"}}, Enabled: []PluginRef{{Name: "PodGroupPodsCount"}}}},
+			"placementScore", []PluginRef{{"PodGroupPodsCount", 1}}},
+		{"disabled in MultiPoint: gone everywhere", Plugins{MultiPoint: PluginSet{Disabled: []PluginRef{{Name: "TaintToleration"}}}},
+			"score", []PluginRef{{"NodeResourcesFit", 1}, {"NodeResourcesBalancedAllocation", 1}}},
+		{"disabled at filter only", Plugins{Filter: PluginSet{Disabled: []PluginRef{{Name: "TaintToleration"}}}},
+			"filter", []PluginRef{{"NodeName", 0}, {"NodeUnschedulable", 0}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := Profile{Plugins: &tt.plugins}
+			rp, err := resolveProfile(&p, reg, "profiles[0]")
+			require.NoError(t, err)
+			require.Equal(t, tt.want, rp.points[tt.point])
+		})
+	}
+}
+
+func TestProfileErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		reg  Registry
+		want string
+	}{
+		{"unknown plugin, listing the known", Config{Profiles: []Profile{{Plugins: &Plugins{Score: PluginSet{Enabled: []PluginRef{{Name: "PreferLabel"}}}}}}}, nil,
+			`profiles[0].plugins.score.enabled[0].name: "PreferLabel" is not a registered plugin (known: [DefaultPreemption GangScheduling`},
+		{"a plugin at a point it does not extend", Config{Profiles: []Profile{{Plugins: &Plugins{Filter: PluginSet{Enabled: []PluginRef{{Name: "PodGroupPodsCount"}}}}}}}, nil,
+			`plugin "PodGroupPodsCount" does not extend the filter extension point`},
+		{"weight out of range", Config{Profiles: []Profile{{Plugins: &Plugins{Score: PluginSet{Enabled: []PluginRef{{Name: "NodeResourcesFit", Weight: 101}}}}}}}, nil,
+			`plugin "NodeResourcesFit" weight 101 is not in 1..100`},
+		{"two generators", Config{Profiles: []Profile{{Plugins: &Plugins{PlacementGenerate: PluginSet{Enabled: []PluginRef{{Name: "Second"}}}}}}},
+			Registry{"Second": {New: func(any, fw.Handle) (fw.Plugin, error) { return placement.NewTopologyPlacement(), nil }}},
+			"at most one placement generate plugin is allowed, got 2"},
+		{"bad arguments name their field", Config{Profiles: []Profile{{PluginConfig: []PluginConfig{{Name: "NodeResourcesFit",
+			Args: &placement.NodeResourcesFitArgs{ScoringStrategy: &placement.ScoringStrategy{Type: "Fancy"}}}}}}}, nil,
+			`profiles[0].pluginConfig[0].args.scoringStrategy.type: "Fancy" is not LeastAllocated or MostAllocated`},
+		{"arguments of the wrong type", Config{Profiles: []Profile{{PluginConfig: []PluginConfig{{Name: "NodeResourcesFit", Args: 42}}}}}, nil,
+			"arguments of type int"},
+		{"a user plugin may not take a built-in name", Config{}, Registry{"NodeName": {New: func(any, fw.Handle) (fw.Plugin, error) { return nil, nil }}},
+			`plugin "NodeName" is built in`},
+		{"two profiles, one name", Config{Profiles: []Profile{{}, {SchedulerName: cluster.DefaultSchedulerName}}}, nil,
+			`profiles[1].schedulerName: "default-scheduler" is used by two profiles`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(tt.cfg, WithRegistry(tt.reg))
+			require.Error(t, err)
+			require.True(t, errors.Is(err, ErrConfig), "%v", err)
+			require.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// A pod picks its profile by schedulerName; a pod naming none stays
+// pending, and so does a group whose first pod names none.
+func TestPodsPickTheirProfile(t *testing.T) {
+	most := Profile{SchedulerName: "packer", PluginConfig: []PluginConfig{{Name: "NodeResourcesFit",
+		Args: &placement.NodeResourcesFitArgs{ScoringStrategy: &placement.ScoringStrategy{Type: placement.MostAllocated}}}}}
+	ts := newTestSched(t, Config{Profiles: []Profile{DefaultProfile(), most}}).nodes("n", 2, 4000)
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "seed", NodeName: "n-0", Requests: cluster.NewResources(2000, 0, 0)}, 0))
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "spread", Requests: cluster.NewResources(1000, 0, 0)}, 0))
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "pack", SchedulerName: "packer", Requests: cluster.NewResources(500, 0, 0)}, 0))
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "lost", SchedulerName: "nobody"}, 0))
+	ts.run()
+	require.Equal(t, "n-1", ts.nodeOf("spread"), "LeastAllocated spreads")
+	require.Equal(t, "n-0", ts.nodeOf("pack"), "MostAllocated packs: n-0 holds 2000m, n-1 1000m")
+	lost, _ := ts.Pod(cluster.MakePodKey("", "lost"))
+	require.Equal(t, PhasePending, lost.Phase)
+	require.Contains(t, lost.Reason, `names scheduler "nobody", which no profile has`)
+}
