@@ -7,8 +7,11 @@ import (
 	"github.com/gangsim/gangsim/cluster"
 )
 
-// AddNode adds a node; pending pods are retried.
+// AddNode adds a node; pending pods are retried. A node without the
+// kubernetes.io/hostname label gets it, set to its name, as the kubelet
+// sets it.
 func (s *Scheduler) AddNode(n cluster.Node) error {
+	n = withHostname(n)
 	if err := s.cache.AddNode(n); err != nil {
 		return err
 	}
@@ -31,6 +34,7 @@ func (s *Scheduler) UpdateNode(n cluster.Node) error {
 }
 
 func (s *Scheduler) updateNode(n cluster.Node, kind EventKind) error {
+	n = withHostname(n)
 	if err := s.cache.UpdateNode(n); err != nil {
 		return err
 	}
@@ -111,3 +115,24 @@ func (s *Scheduler) budgetsAllow(pi *cluster.PodInfo) bool {
 	}
 	return true
 }
+
+// LabelHostname is the label every node carries with its name.
+const LabelHostname = "kubernetes.io/hostname"
+
+// withHostname returns n with the hostname label set when it has none.
+func withHostname(n cluster.Node) cluster.Node {
+	if _, ok := n.Labels[LabelHostname]; ok || n.Name == "" {
+		return n
+	}
+	labels := make(map[string]string, len(n.Labels)+1)
+	for k, v := range n.Labels {
+		labels[k] = v
+	}
+	labels[LabelHostname] = n.Name
+	n.Labels = labels
+	return n
+}
+
+// SetNamespace records a namespace's labels, which namespace selectors of
+// pod affinity terms match. A namespace never set has no labels.
+func (s *Scheduler) SetNamespace(ns cluster.Namespace) error { return s.cache.SetNamespace(ns) }

@@ -36,7 +36,7 @@ func TestWorkloadPreemptionProperty(t *testing.T) {
 				free -= cpu
 			}
 		}
-		require.NoError(t, ts.AddPodDisruptionBudget(cluster.PodDisruptionBudget{Name: "guard", Selector: map[string]string{"app": "guarded"}, MinAvailable: &cluster.IntOrPercent{Value: 1}}))
+		require.NoError(t, ts.AddPodDisruptionBudget(cluster.PodDisruptionBudget{Name: "guard", Selector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "guarded"}}, MinAvailable: &cluster.IntOrPercent{Value: 1}}))
 		size := 1 + rng.IntN(5)
 		require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "gang", Policy: podgroup.Gang, MinCount: int32(size), Priority: new(int32(120))}))
 		for i := range size {

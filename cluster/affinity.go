@@ -91,34 +91,65 @@ type SelectorRequirement struct {
 	Values   []string
 }
 
-// SelectorTerm holds requirements that must all match (AND).
+// SelectorTerm holds requirements that must all match (AND): on the
+// node's labels, and on its fields (only metadata.name, with In or NotIn
+// and one value, as Kubernetes allows).
 type SelectorTerm struct {
 	MatchExpressions []SelectorRequirement
+	MatchFields      []SelectorRequirement
 }
 
-// NodeAffinity is required node affinity: a node matches when any term
-// matches (OR). A term with no requirements matches no node, as in
-// Kubernetes.
+// NodeNameField is the only node field a selector term may name.
+const NodeNameField = "metadata.name"
+
+// PreferredSchedulingTerm is a weighted preference for nodes matching a
+// term (nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution).
+type PreferredSchedulingTerm struct {
+	Weight     int32
+	Preference SelectorTerm
+}
+
+// NodeAffinity is a pod's node affinity. Required nodes match some term
+// (OR); a term with no requirements matches no node, as in Kubernetes.
+// Required nil means no requirement. Preferred terms add their weights to
+// the score of the nodes they match.
 type NodeAffinity struct {
-	Required []SelectorTerm
+	Required  []SelectorTerm
+	Preferred []PreferredSchedulingTerm
 }
 
-// Matches reports whether labels satisfy some term.
+// Matches reports whether a node with these labels (and no name to match
+// fields against) satisfies the requirement.
 func (a *NodeAffinity) Matches(labels map[string]string) bool {
+	return a.MatchesNode(&Node{Labels: labels})
+}
+
+// MatchesNode reports whether node satisfies the requirement.
+func (a *NodeAffinity) MatchesNode(node *Node) bool {
+	if a == nil || a.Required == nil {
+		return true
+	}
 	for i := range a.Required {
-		if a.Required[i].matches(labels) {
+		if a.Required[i].MatchesNode(node) {
 			return true
 		}
 	}
 	return false
 }
 
-func (t *SelectorTerm) matches(labels map[string]string) bool {
-	if len(t.MatchExpressions) == 0 {
+// MatchesNode reports whether every requirement of the term holds on node;
+// an empty term matches no node.
+func (t *SelectorTerm) MatchesNode(node *Node) bool {
+	if len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0 {
 		return false
 	}
 	for i := range t.MatchExpressions {
-		if !t.MatchExpressions[i].Matches(labels) {
+		if !t.MatchExpressions[i].Matches(node.Labels) {
+			return false
+		}
+	}
+	for i := range t.MatchFields {
+		if !t.MatchFields[i].Matches(map[string]string{NodeNameField: node.Name}) {
 			return false
 		}
 	}
@@ -156,17 +187,45 @@ func (r *SelectorRequirement) Matches(labels map[string]string) bool {
 
 // validate returns the field at fault and what is wrong, or "" and "".
 func (a *NodeAffinity) validate() (field, detail string) {
-	if len(a.Required) == 0 {
-		return "required", "must have at least one term"
+	if a.Required != nil && len(a.Required) == 0 {
+		return "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms", "must have at least one term"
 	}
 	for i, t := range a.Required {
-		if len(t.MatchExpressions) == 0 {
-			return fmt.Sprintf("required[%d].matchExpressions", i), "must not be empty"
+		if field, detail := t.validate(); detail != "" {
+			return JoinField(fmt.Sprintf("requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[%d]", i), field), detail
 		}
-		for j, r := range t.MatchExpressions {
-			if field, detail := r.validate(); detail != "" {
-				return JoinField(fmt.Sprintf("required[%d].matchExpressions[%d]", i, j), field), detail
-			}
+	}
+	for i, p := range a.Preferred {
+		where := fmt.Sprintf("preferredDuringSchedulingIgnoredDuringExecution[%d]", i)
+		if p.Weight < 1 || p.Weight > 100 {
+			return where + ".weight", fmt.Sprintf("%d is not in 1..100", p.Weight)
+		}
+		if field, detail := p.Preference.validate(); detail != "" {
+			return JoinField(where+".preference", field), detail
+		}
+	}
+	return "", ""
+}
+
+// validate checks a term's requirements.
+func (t *SelectorTerm) validate() (field, detail string) {
+	if len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0 {
+		return "matchExpressions", "must not be empty"
+	}
+	for j, r := range t.MatchExpressions {
+		if field, detail := r.validate(); detail != "" {
+			return JoinField(fmt.Sprintf("matchExpressions[%d]", j), field), detail
+		}
+	}
+	for j, r := range t.MatchFields {
+		where := fmt.Sprintf("matchFields[%d]", j)
+		switch {
+		case r.Key != NodeNameField:
+			return where + ".key", fmt.Sprintf("%q is not %s, the only field nodes can be selected by", r.Key, NodeNameField)
+		case r.Operator != SelectorIn && r.Operator != SelectorNotIn:
+			return where + ".operator", fmt.Sprintf("%q is not In or NotIn", r.Operator)
+		case len(r.Values) != 1:
+			return where + ".values", "must hold exactly one node name"
 		}
 	}
 	return "", ""
@@ -199,17 +258,37 @@ func (r *SelectorRequirement) validate() (field, detail string) {
 	return "", ""
 }
 
-func (a NodeAffinity) clone() NodeAffinity {
-	terms := make([]SelectorTerm, len(a.Required))
-	for i, t := range a.Required {
-		reqs := make([]SelectorRequirement, len(t.MatchExpressions))
-		for j, r := range t.MatchExpressions {
-			r.Values = slices.Clone(r.Values)
-			reqs[j] = r
-		}
-		terms[i] = SelectorTerm{MatchExpressions: reqs}
+func cloneRequirements(rs []SelectorRequirement) []SelectorRequirement {
+	if rs == nil {
+		return nil
 	}
-	return NodeAffinity{Required: terms}
+	out := make([]SelectorRequirement, len(rs))
+	for j, r := range rs {
+		r.Values = slices.Clone(r.Values)
+		out[j] = r
+	}
+	return out
+}
+
+func (t SelectorTerm) clone() SelectorTerm {
+	return SelectorTerm{MatchExpressions: cloneRequirements(t.MatchExpressions), MatchFields: cloneRequirements(t.MatchFields)}
+}
+
+func (a *NodeAffinity) clone() *NodeAffinity {
+	if a == nil {
+		return nil
+	}
+	cp := &NodeAffinity{}
+	if a.Required != nil {
+		cp.Required = make([]SelectorTerm, len(a.Required))
+		for i, t := range a.Required {
+			cp.Required[i] = t.clone()
+		}
+	}
+	for _, p := range a.Preferred {
+		cp.Preferred = append(cp.Preferred, PreferredSchedulingTerm{Weight: p.Weight, Preference: p.Preference.clone()})
+	}
+	return cp
 }
 
 // MatchesSelector reports whether labels contain every key/value of

@@ -26,7 +26,7 @@ func (v IntOrPercent) String() string {
 type PodDisruptionBudget struct {
 	Namespace      string
 	Name           string
-	Selector       map[string]string // matchLabels; must not be empty
+	Selector       *LabelSelector // must not be empty
 	MinAvailable   *IntOrPercent
 	MaxUnavailable *IntOrPercent
 }
@@ -43,8 +43,11 @@ func (b *PodDisruptionBudget) Validate() error {
 		return fieldError(ErrInvalidBudget, "", "name", "must not be empty")
 	}
 	obj := b.Key()
-	if len(b.Selector) == 0 {
+	if b.Selector == nil || b.Selector.IsEmpty() {
 		return fieldError(ErrInvalidBudget, obj, "selector", "must not be empty")
+	}
+	if field, detail := b.Selector.validate(); detail != "" {
+		return fieldError(ErrInvalidBudget, obj, JoinField("selector", field), "%s", detail)
 	}
 	if (b.MinAvailable == nil) == (b.MaxUnavailable == nil) {
 		return fieldError(ErrInvalidBudget, obj, "", "exactly one of minAvailable and maxUnavailable must be set")
@@ -70,7 +73,7 @@ func (b *PodDisruptionBudget) Matches(p *Pod) bool {
 	if bns == "" {
 		bns = "default"
 	}
-	return ns == bns && len(p.Labels) > 0 && len(b.Selector) > 0 && MatchesSelector(b.Selector, p.Labels)
+	return ns == bns && len(p.Labels) > 0 && !b.Selector.IsEmpty() && b.Selector.Matches(p.Labels)
 }
 
 // DisruptionsAllowed computes what the disruption controller would publish

@@ -56,6 +56,8 @@ type Cache struct {
 	nodeSetVersion int64 // bumped when a node is added or removed
 	nodeVersion    int64 // bumped when a node is added, updated or removed
 	budgetVersion  int64 // bumped when a budget or its counts change
+	namespaces     map[string]map[string]string
+	nsVersion      int64 // bumped when a namespace's labels change
 }
 
 type nodeItem struct {
@@ -316,7 +318,7 @@ func (c *Cache) AddBudget(b PodDisruptionBudget) error {
 	if found {
 		return fmt.Errorf("%w: %s", ErrBudgetExists, b.Key())
 	}
-	b.Selector = maps.Clone(b.Selector)
+	b.Selector = b.Selector.Clone()
 	if b.MinAvailable != nil {
 		b.MinAvailable = new(*b.MinAvailable)
 	}
@@ -331,6 +333,24 @@ func (c *Cache) AddBudget(b PodDisruptionBudget) error {
 	c.budgetVersion++
 	return nil
 }
+
+// SetNamespace records a namespace's labels (replacing earlier ones);
+// namespace selectors of pod affinity terms read them. A namespace never
+// set has no labels.
+func (c *Cache) SetNamespace(ns Namespace) error {
+	if ns.Name == "" {
+		return fieldError(ErrInvalidNamespace, "", "name", "must not be empty")
+	}
+	if c.namespaces == nil {
+		c.namespaces = map[string]map[string]string{}
+	}
+	c.namespaces[ns.Name] = maps.Clone(ns.Labels)
+	c.nsVersion++
+	return nil
+}
+
+// ErrInvalidNamespace is wrapped by namespace errors.
+var ErrInvalidNamespace = errors.New("cluster: invalid namespace")
 
 // RemoveBudget deletes the budget with the given "namespace/name".
 func (c *Cache) RemoveBudget(key string) error {

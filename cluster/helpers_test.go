@@ -112,9 +112,9 @@ func (b *podBuilder) tolerate(t Toleration) *podBuilder {
 // affinity adds one required term holding reqs (ANDed).
 func (b *podBuilder) affinity(reqs ...SelectorRequirement) *podBuilder {
 	if b.p.Affinity == nil {
-		b.p.Affinity = &NodeAffinity{}
+		b.p.Affinity = &Affinity{NodeAffinity: &NodeAffinity{}}
 	}
-	b.p.Affinity.Required = append(b.p.Affinity.Required, SelectorTerm{MatchExpressions: reqs})
+	b.p.Affinity.NodeAffinity.Required = append(b.p.Affinity.NodeAffinity.Required, SelectorTerm{MatchExpressions: reqs})
 	return b
 }
 
@@ -141,9 +141,9 @@ func (b *budgetBuilder) ns(ns string) *budgetBuilder {
 
 func (b *budgetBuilder) match(k, v string) *budgetBuilder {
 	if b.b.Selector == nil {
-		b.b.Selector = map[string]string{}
+		b.b.Selector = &LabelSelector{MatchLabels: map[string]string{}}
 	}
-	b.b.Selector[k] = v
+	b.b.Selector.MatchLabels[k] = v
 	return b
 }
 

@@ -54,9 +54,12 @@ func TestPodValidate(t *testing.T) {
 		{"Exists with value", pod("p").tolerate(Toleration{Key: "k", Operator: TolerationExists, Value: "v"}), "must be empty with operator Exists"},
 		{"unknown toleration operator", pod("p").tolerate(Toleration{Key: "k", Operator: "Gt"}), `operator: "Gt"`},
 		{"unknown toleration effect", pod("p").tolerate(Toleration{Key: "k", Effect: "Never"}), `effect: "Never"`},
-		{"affinity with no terms", pod("p").rawAffinity(&NodeAffinity{}), "required: must have at least one term"},
-		{"term with no expressions", pod("p").affinity(req("a", SelectorExists)).affinity(), "required[1].matchExpressions: must not be empty"},
-		{"empty key", pod("p").affinity(req("", SelectorExists)), "required[0].matchExpressions[0].key: must not be empty"},
+		{"affinity with no terms", pod("p").rawAffinity(&NodeAffinity{Required: []SelectorTerm{}}), "nodeSelectorTerms: must have at least one term"},
+		{"no required terms at all is fine", pod("p").rawAffinity(&NodeAffinity{}), ""},
+		{"term with no expressions", pod("p").affinity(req("a", SelectorExists)).affinity(), "nodeSelectorTerms[1].matchExpressions: must not be empty"},
+		{"empty key", pod("p").affinity(req("", SelectorExists)), "nodeSelectorTerms[0].matchExpressions[0].key: must not be empty"},
+		{"preferred weight", pod("p").rawAffinity(&NodeAffinity{Preferred: []PreferredSchedulingTerm{{Weight: 0, Preference: SelectorTerm{MatchExpressions: []SelectorRequirement{req("a", SelectorExists)}}}}}), "preferredDuringSchedulingIgnoredDuringExecution[0].weight: 0 is not in 1..100"},
+		{"a field that is no node name", pod("p").rawAffinity(&NodeAffinity{Required: []SelectorTerm{{MatchFields: []SelectorRequirement{req("metadata.uid", SelectorIn, "x")}}}}), `matchFields[0].key: "metadata.uid" is not metadata.name`},
 		{"In without values", pod("p").affinity(req("a", SelectorExists), req("b", SelectorIn)), "matchExpressions[1].values: operator In needs values"},
 		{"NotIn without values", pod("p").affinity(req("b", SelectorNotIn)), "operator NotIn needs values"},
 		{"Exists with values", pod("p").affinity(req("b", SelectorExists, "x")), "operator Exists takes no values"},
@@ -89,7 +92,7 @@ func (b *podBuilder) requests(r Resources) *podBuilder {
 }
 
 func (b *podBuilder) rawAffinity(a *NodeAffinity) *podBuilder {
-	b.p.Affinity = a
+	b.p.Affinity = &Affinity{NodeAffinity: a}
 	return b
 }
 
@@ -185,11 +188,13 @@ func TestNodeAffinityMatches(t *testing.T) {
 		{"terms are ORed", terms([]SelectorRequirement{zoneB}, []SelectorRequirement{ssd}), true},
 		{"no term matches", terms([]SelectorRequirement{zoneB}, []SelectorRequirement{req("disk", SelectorDoesNotExist)}), false},
 		{"an empty term matches nothing", terms([]SelectorRequirement{}), false},
-		{"no terms match nothing", terms(), false},
+		{"no terms match nothing", &NodeAffinity{Required: []SelectorTerm{}}, false},
+		{"no requirement matches everything", &NodeAffinity{}, true},
+		{"a node name field", &NodeAffinity{Required: []SelectorTerm{{MatchFields: []SelectorRequirement{req(NodeNameField, SelectorIn, "n")}}}}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, tt.a.Matches(labels))
+			assert.Equal(t, tt.want, tt.a.MatchesNode(&Node{Name: "n", Labels: labels}))
 		})
 	}
 }
@@ -215,8 +220,8 @@ func TestCloneIsDeep(t *testing.T) {
 	cp.NodeSelector["disk"] = "hdd"
 	cp.Tolerations[0].Value = "w"
 	cp.Requests.scalars[0].Value = 7
-	cp.Affinity.Required[0].MatchExpressions[0].Values[0] = "b"
-	cp.Affinity.Required[0].MatchExpressions[0].Key = "rack"
+	cp.Affinity.NodeAffinity.Required[0].MatchExpressions[0].Values[0] = "b"
+	cp.Affinity.NodeAffinity.Required[0].MatchExpressions[0].Key = "rack"
 	assert.Equal(t, orig, p)
 
 	n := node("n").gpus(1).label("zone", "a").taint("k", "v", TaintNoSchedule).obj()

@@ -38,8 +38,13 @@ type Pod struct {
 	PreemptionPolicy  PreemptionPolicy // "" means PreemptLowerPriority
 	SchedulerName     string           // "" means DefaultSchedulerName
 	NodeSelector      map[string]string
-	Affinity          *NodeAffinity // required node affinity; nil: none
+	Affinity          *Affinity // node affinity, pod affinity and anti-affinity; nil: none
 	Tolerations       []Toleration
+	// TopologySpreadConstraints spread the pods their selectors select
+	// over topology domains.
+	TopologySpreadConstraints []TopologySpreadConstraint
+	// Owner is the controller the pod belongs to (nil: none).
+	Owner *Owner
 	NodeName          string        // set: already bound to that node
 	PodGroup          string        // the leaf PodGroup this pod belongs to; "" for none
 	StartTime         time.Duration // simulated time the pod started running
@@ -128,6 +133,9 @@ func (p *Pod) Validate() error {
 			return bad(JoinField("affinity", field), "%s", detail)
 		}
 	}
+	if field, detail := validateSpread(p.TopologySpreadConstraints); detail != "" {
+		return bad(field, "%s", detail)
+	}
 	return nil
 }
 
@@ -140,9 +148,12 @@ func (p Pod) Clone() Pod {
 	if p.Priority != nil {
 		p.Priority = new(*p.Priority)
 	}
-	if p.Affinity != nil {
-		a := p.Affinity.clone()
-		p.Affinity = &a
+	p.Affinity = p.Affinity.clone()
+	p.TopologySpreadConstraints = cloneSpread(p.TopologySpreadConstraints)
+	if p.Owner != nil {
+		o := *p.Owner
+		o.Selector = o.Selector.Clone()
+		p.Owner = &o
 	}
 	return p
 }

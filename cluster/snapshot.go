@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 )
 
@@ -32,6 +33,8 @@ type Snapshot struct {
 	nodeSetVersion int64
 	nodeVersion    int64
 	budgetVersion  int64
+	namespaces     map[string]map[string]string // shared with the cache until it changes them
+	nsVersion      int64
 	log            []change
 	// stamps[i] changes whenever node i's content may have changed in
 	// this snapshot (refresh, reservation, removal, rollback); a stamp is
@@ -54,7 +57,7 @@ type Checkpoint int
 
 // Snapshot returns a new snapshot of the cache.
 func (c *Cache) Snapshot() *Snapshot {
-	s := &Snapshot{index: map[string]int{}, nodeSetVersion: -1, budgetVersion: -1}
+	s := &Snapshot{index: map[string]int{}, nodeSetVersion: -1, budgetVersion: -1, nsVersion: -1}
 	_ = c.UpdateSnapshot(s) // a new snapshot has no tentative changes
 	return s
 }
@@ -91,10 +94,17 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 		}
 		s.budgetVersion = c.budgetVersion
 	}
+	if s.nsVersion != c.nsVersion {
+		s.namespaces = maps.Clone(c.namespaces) // the label maps are replaced, never changed, by the cache
+		s.nsVersion = c.nsVersion
+	}
 	s.generation = c.generation
 	s.nodeVersion = c.nodeVersion
 	return nil
 }
+
+// NamespaceLabels returns the labels of a namespace (nil when unknown).
+func (s *Snapshot) NamespaceLabels(name string) map[string]string { return s.namespaces[name] }
 
 // rebuild lays out the node list anew in name order, taking fresh copies
 // where a node changed and keeping the snapshot's own copies otherwise.

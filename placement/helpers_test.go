@@ -110,9 +110,10 @@ func (b *podBuilder) selector(k, v string) *podBuilder {
 // affinity adds one required term holding reqs (ANDed); terms are ORed.
 func (b *podBuilder) affinity(reqs ...cluster.SelectorRequirement) *podBuilder {
 	if b.p.Affinity == nil {
-		b.p.Affinity = &cluster.NodeAffinity{}
+		b.p.Affinity = &cluster.Affinity{NodeAffinity: &cluster.NodeAffinity{}}
 	}
-	b.p.Affinity.Required = append(b.p.Affinity.Required, cluster.SelectorTerm{MatchExpressions: reqs})
+	na := b.p.Affinity.NodeAffinity
+	na.Required = append(na.Required, cluster.SelectorTerm{MatchExpressions: reqs})
 	return b
 }
 

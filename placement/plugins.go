@@ -115,10 +115,18 @@ func (NodeAffinity) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
 		}
 	}
 	sig = append(sig, '|')
-	if p.Affinity != nil {
-		sig = fmt.Appendf(sig, "%q", p.Affinity.Required)
+	if na := nodeAffinity(p); na != nil {
+		sig = fmt.Appendf(sig, "%q", na.Required)
 	}
 	return sig, true
+}
+
+// nodeAffinity returns the pod's node affinity, or nil.
+func nodeAffinity(p *cluster.Pod) *cluster.NodeAffinity {
+	if p.Affinity == nil {
+		return nil
+	}
+	return p.Affinity.NodeAffinity
 }
 
 // NodeMatches reports whether node satisfies p's nodeSelector and required
@@ -127,5 +135,5 @@ func NodeMatches(p *cluster.Pod, node *cluster.Node) bool {
 	if !cluster.MatchesSelector(p.NodeSelector, node.Labels) {
 		return false
 	}
-	return p.Affinity == nil || p.Affinity.Matches(node.Labels)
+	return nodeAffinity(p).MatchesNode(node)
 }

@@ -120,7 +120,7 @@ func TestNoCandidateWhenRemovingAllDoesNotHelp(t *testing.T) {
 // which one is protected, the unprotected one is the victim.
 func TestBudgetViolatorsReprievedFirst(t *testing.T) {
 	f := newFixture(t, "node").pod("guarded", "node", 500, 1, 0, "app", "db").pod("plain", "node", 500, 1, time.Second)
-	require.NoError(t, f.cache.AddBudget(cluster.PodDisruptionBudget{Name: "db", Selector: map[string]string{"app": "db"}, MinAvailable: &cluster.IntOrPercent{Value: 1}}))
+	require.NoError(t, f.cache.AddBudget(cluster.PodDisruptionBudget{Name: "db", Selector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, MinAvailable: &cluster.IntOrPercent{Value: 1}}))
 	req := f.request(500, 100)
 	c, ok := preemption.SelectVictimsOnNode(req.sim(), 0, 100, req.Units(0), req.Budgets)
 	require.True(t, ok)
@@ -144,7 +144,7 @@ func TestPickOneCriteria(t *testing.T) {
 	}{
 		{"fewest budget violations", func(f *fixture) {
 			f.pod("guarded", "n1", 1000, 1, 0, "app", "db").pod("free", "n2", 1000, 5, 0)
-			require.NoError(t, f.cache.AddBudget(cluster.PodDisruptionBudget{Name: "db", Selector: map[string]string{"app": "db"}, MinAvailable: &cluster.IntOrPercent{Value: 1}}))
+			require.NoError(t, f.cache.AddBudget(cluster.PodDisruptionBudget{Name: "db", Selector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, MinAvailable: &cluster.IntOrPercent{Value: 1}}))
 		}, "n2"},
 		{"lowest top victim priority", func(f *fixture) {
 			f.pod("a", "n1", 500, 7, 0).pod("b", "n1", 500, 1, 0).pod("c", "n2", 500, 5, 0).pod("d", "n2", 500, 5, 0)

@@ -48,7 +48,7 @@ func (b *builder) failf(line int, path, format string, args ...any) error {
 }
 
 func (b *builder) build(f *file) error {
-	steps := []func(*file) error{b.config, b.priorityClasses, b.nodes, b.groups, b.budgets, b.pods, b.events, b.explain}
+	steps := []func(*file) error{b.config, b.priorityClasses, b.namespaces, b.nodes, b.groups, b.budgets, b.pods, b.events, b.explain}
 	for _, step := range steps {
 		if err := step(f); err != nil {
 			return err
@@ -156,7 +156,10 @@ func (b *builder) expandNames(name string, count *int, line int, where string) (
 func (b *builder) budgets(f *file) error {
 	for i, s := range f.Budgets {
 		where := entry("podDisruptionBudgets", i, s.Name)
-		pdb := cluster.PodDisruptionBudget{Name: s.Name, Namespace: s.Namespace, Selector: s.Selector}
+		pdb := cluster.PodDisruptionBudget{Name: s.Name, Namespace: s.Namespace}
+		if s.Selector != nil {
+			pdb.Selector = &cluster.LabelSelector{MatchLabels: s.Selector}
+		}
 		var err error
 		if pdb.MinAvailable, err = parseIntOrPercent(s.MinAvailable); err != nil {
 			return b.fail(s.Line, where+".minAvailable", err)
@@ -278,6 +281,22 @@ func (b *builder) explain(f *file) error {
 			return b.failf(0, fmt.Sprintf("explain[%d]", i), "pod %q is not defined", name)
 		}
 		b.sc.Explain = append(b.sc.Explain, key)
+	}
+	return nil
+}
+
+func (b *builder) namespaces(f *file) error {
+	seen := map[string]bool{}
+	for i, s := range f.Namespaces {
+		where := entry("namespaces", i, s.Name)
+		if s.Name == "" {
+			return b.failf(s.Line, where+".name", "required")
+		}
+		if seen[s.Name] {
+			return b.failf(s.Line, where+".name", "namespace %q is defined twice", s.Name)
+		}
+		seen[s.Name] = true
+		b.sc.Namespaces = append(b.sc.Namespaces, cluster.Namespace{Name: s.Name, Labels: s.Labels})
 	}
 	return nil
 }

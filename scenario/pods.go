@@ -89,7 +89,8 @@ func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
 		p.Tolerations = append(p.Tolerations, cluster.Toleration{
 			Key: t.Key, Operator: cluster.TolerationOperator(t.Operator), Value: t.Value, Effect: cluster.TaintEffect(t.Effect)})
 	}
-	p.Affinity = convertAffinity(s.Affinity)
+	p.Affinity = s.Affinity.convert()
+	p.TopologySpreadConstraints = convertSpread(s.TopologySpreadConstraints)
 	return p, nil
 }
 
@@ -100,22 +101,6 @@ func (b *builder) checkPriority(p *cluster.Pod, group *podgroup.PodGroup, line i
 		return b.fail(line, where, err)
 	}
 	return nil
-}
-
-func convertAffinity(a *affinitySpec) *cluster.NodeAffinity {
-	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.Required == nil {
-		return nil
-	}
-	out := &cluster.NodeAffinity{Required: []cluster.SelectorTerm{}}
-	for _, t := range a.NodeAffinity.Required.Terms {
-		var term cluster.SelectorTerm
-		for _, e := range t.MatchExpressions {
-			term.MatchExpressions = append(term.MatchExpressions, cluster.SelectorRequirement{
-				Key: e.Key, Operator: cluster.SelectorOperator(e.Operator), Values: e.Values})
-		}
-		out.Required = append(out.Required, term)
-	}
-	return out
 }
 
 func orDefault(a, b string) string {

@@ -64,6 +64,11 @@ func (sc *Scenario) NewScheduler(opts ...gangsim.Option) (*gangsim.Scheduler, er
 			return nil, sc.runError(Source{Path: "priorityClasses (" + pc.Name + ")"}, err)
 		}
 	}
+	for _, ns := range sc.Namespaces {
+		if err := s.SetNamespace(ns); err != nil {
+			return nil, sc.runError(Source{Path: "namespaces (" + ns.Name + ")"}, err)
+		}
+	}
 	for _, n := range sc.Nodes {
 		if err := s.AddNode(n); err != nil {
 			return nil, sc.runError(Source{Path: "nodes (" + n.Name + ")"}, err)

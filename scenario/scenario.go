@@ -112,6 +112,8 @@ type Scenario struct {
 	Events             []Event
 	// Explain lists the pods the result explains.
 	Explain []cluster.PodKey
+	// Namespaces give namespaces labels (for namespace selectors).
+	Namespaces []cluster.Namespace
 
 	registry gangsim.Registry // the user's plugins, passed to the scheduler
 }

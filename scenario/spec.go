@@ -14,6 +14,8 @@ type file struct {
 	Budgets            []budgetSpec        `yaml:"podDisruptionBudgets"`
 	Pods               []podSpec           `yaml:"pods"`
 	Events             []eventSpec         `yaml:"events"`
+	// Namespaces give namespaces labels, for namespace selectors.
+	Namespaces []namespaceSpec `yaml:"namespaces"`
 	// Explain names pods whose placement the result explains, node by
 	// node and plugin by plugin.
 	Explain []string `yaml:"explain"`
@@ -142,24 +144,11 @@ type podSpec struct {
 	NodeSelector      map[string]string `yaml:"nodeSelector"`
 	Affinity          *affinitySpec     `yaml:"affinity"`
 	Tolerations       []tolerationSpec  `yaml:"tolerations"`
+	// TopologySpreadConstraints are Kubernetes' spread constraints.
+	TopologySpreadConstraints []spreadSpec `yaml:"topologySpreadConstraints"`
 	At                string            `yaml:"at"`
 	Duration          string            `yaml:"duration"`
 	Count             *int              `yaml:"count"`
-}
-
-// affinitySpec is the Kubernetes shape of required node affinity.
-type affinitySpec struct {
-	NodeAffinity *struct {
-		Required *struct {
-			Terms []struct {
-				MatchExpressions []struct {
-					Key      string   `yaml:"key"`
-					Operator string   `yaml:"operator"`
-					Values   []string `yaml:"values"`
-				} `yaml:"matchExpressions"`
-			} `yaml:"nodeSelectorTerms"`
-		} `yaml:"requiredDuringSchedulingIgnoredDuringExecution"`
-	} `yaml:"nodeAffinity"`
 }
 
 type tolerationSpec struct {
@@ -178,4 +167,10 @@ type eventSpec struct {
 	RemoveNode   string    `yaml:"removeNode"`
 	DrainNode    string    `yaml:"drainNode"`
 	DeletePod    string    `yaml:"deletePod"`
+}
+
+type namespaceSpec struct {
+	Line   int               `yaml:"-"`
+	Name   string            `yaml:"name"`
+	Labels map[string]string `yaml:"labels"`
 }
