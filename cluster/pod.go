@@ -44,10 +44,10 @@ type Pod struct {
 	// over topology domains.
 	TopologySpreadConstraints []TopologySpreadConstraint
 	// Owner is the controller the pod belongs to (nil: none).
-	Owner *Owner
-	NodeName          string        // set: already bound to that node
-	PodGroup          string        // the leaf PodGroup this pod belongs to; "" for none
-	StartTime         time.Duration // simulated time the pod started running
+	Owner     *Owner
+	NodeName  string        // set: already bound to that node
+	PodGroup  string        // the leaf PodGroup this pod belongs to; "" for none
+	StartTime time.Duration // simulated time the pod started running
 }
 
 // PodKey identifies a pod: "namespace/name".

@@ -146,9 +146,9 @@ type podSpec struct {
 	Tolerations       []tolerationSpec  `yaml:"tolerations"`
 	// TopologySpreadConstraints are Kubernetes' spread constraints.
 	TopologySpreadConstraints []spreadSpec `yaml:"topologySpreadConstraints"`
-	At                string            `yaml:"at"`
-	Duration          string            `yaml:"duration"`
-	Count             *int              `yaml:"count"`
+	At                        string       `yaml:"at"`
+	Duration                  string       `yaml:"duration"`
+	Count                     *int         `yaml:"count"`
 }
 
 type tolerationSpec struct {
