@@ -20,6 +20,7 @@ type builder struct {
 	nodeNames  map[string]bool
 	podNames   map[cluster.PodKey]bool
 	groupByKey map[string]*podgroup.PodGroup // as admitted: priorities resolved
+	forest     podgroup.Forest               // the groups as admitted, for parents
 	opts       options
 }
 
@@ -48,7 +49,7 @@ func (b *builder) failf(line int, path, format string, args ...any) error {
 }
 
 func (b *builder) build(f *file) error {
-	steps := []func(*file) error{b.config, b.priorityClasses, b.namespaces, b.nodes, b.groups, b.budgets, b.pods, b.events, b.explain}
+	steps := []func(*file) error{b.config, b.priorityClasses, b.namespaces, b.nodes, b.groups, b.budgets, b.pods, b.workloads, b.events, b.explain}
 	for _, step := range steps {
 		if err := step(f); err != nil {
 			return err

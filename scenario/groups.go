@@ -14,8 +14,7 @@ import (
 // kube-scheduler orders children created in the same second. A forest and
 // the Scheduler's admission check them as the Scheduler will.
 func (b *builder) groups(f *file) error {
-	var forest podgroup.Forest
-	if err := b.composites(f.CompositePodGroups, &forest); err != nil {
+	if err := b.composites(f.CompositePodGroups, &b.forest); err != nil {
 		return err
 	}
 	for i := range f.PodGroups {
@@ -30,18 +29,27 @@ func (b *builder) groups(f *file) error {
 		if s.Name == "" {
 			return b.failf(s.Line, where+".name", "required")
 		}
-		admitted, err := b.admitGroup(g.Key(), &s.groupCommon, &forest, where)
-		if err != nil {
+		if err := b.addGroup(g, &s.groupCommon, s.Line, where); err != nil {
 			return err
 		}
-		checked := g
-		checked.Priority, checked.PreemptionPolicy = &admitted.prio, admitted.policy
-		if err := forest.AddGroup(&checked); err != nil {
-			return b.fail(s.Line, where, err)
-		}
-		b.groupByKey[g.Key()] = &checked
-		b.sc.PodGroups = append(b.sc.PodGroups, g)
 	}
+	return nil
+}
+
+// addGroup checks a PodGroup as the Scheduler's admission will and adds it
+// to the scenario (hand-written entries and workload templates alike).
+func (b *builder) addGroup(g podgroup.PodGroup, s *groupCommon, line int, where string) error {
+	admitted, err := b.admitGroup(g.Key(), s, &b.forest, where)
+	if err != nil {
+		return err
+	}
+	checked := g
+	checked.Priority, checked.PreemptionPolicy = &admitted.prio, admitted.policy
+	if err := b.forest.AddGroup(&checked); err != nil {
+		return b.fail(line, where, err)
+	}
+	b.groupByKey[g.Key()] = &checked
+	b.sc.PodGroups = append(b.sc.PodGroups, g)
 	return nil
 }
 
