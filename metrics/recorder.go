@@ -95,7 +95,9 @@ type domainState struct {
 
 // sample is one placed pod's wait.
 type sample struct {
+	pod      cluster.PodKey
 	priority int32
+	arrived  time.Duration
 	wait     time.Duration
 }
 
@@ -253,7 +255,7 @@ func (r *Recorder) bind(e gangsim.Event) {
 	}
 	r.setPending(p, false)
 	if !p.bound && !p.running {
-		r.waits = append(r.waits, sample{priority: p.info.Priority(), wait: e.At - p.arrived})
+		r.waits = append(r.waits, sample{pod: p.info.Key(), priority: p.info.Priority(), arrived: p.arrived, wait: e.At - p.arrived})
 	}
 	r.place(p, e.Node, e.At)
 }

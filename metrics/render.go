@@ -25,6 +25,14 @@ type jsonReport struct {
 	Preemptions   jsonPreemptions `json:"preemptions"`
 	Unschedulable []jsonReason    `json:"unschedulable"`
 	Series        []jsonSeries    `json:"series,omitempty"`
+	Waits         []jsonWait      `json:"waits,omitempty"`
+}
+
+type jsonWait struct {
+	Pod            string  `json:"pod"`
+	Priority       int32   `json:"priority"`
+	ArrivedSeconds float64 `json:"arrivedSeconds"`
+	WaitSeconds    float64 `json:"waitSeconds"`
 }
 
 type jsonResource struct {
@@ -112,10 +120,10 @@ type jsonSeries struct {
 }
 
 // JSON renders the report as indented JSON with a final newline; with
-// series false the time series are left out (the summaries stay). The
-// same report always gives the same bytes.
-func (rep *Report) JSON(series bool) ([]byte, error) {
-	out, err := json.MarshalIndent(rep.jsonForm(series), "", "  ")
+// full false the time series and the pods' waits are left out (the
+// summaries stay). The same report always gives the same bytes.
+func (rep *Report) JSON(full bool) ([]byte, error) {
+	out, err := json.MarshalIndent(rep.jsonForm(full), "", "  ")
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +134,7 @@ func (rep *Report) JSON(series bool) ([]byte, error) {
 // so that a Report inside another value marshals sensibly.
 func (rep *Report) MarshalJSON() ([]byte, error) { return json.Marshal(rep.jsonForm(false)) }
 
-func (rep *Report) jsonForm(series bool) jsonReport {
+func (rep *Report) jsonForm(full bool) jsonReport {
 	j := jsonReport{Name: rep.Name, StartSeconds: rep.Start.Seconds(), EndSeconds: rep.End.Seconds(), Nodes: rep.Nodes,
 		Resources: []jsonResource{}, Domains: []jsonDomain{}, Unschedulable: []jsonReason{}}
 	for _, r := range rep.Resources {
@@ -152,7 +160,10 @@ func (rep *Report) jsonForm(series bool) jsonReport {
 	for _, r := range rep.Unschedulable {
 		j.Unschedulable = append(j.Unschedulable, jsonReason(r))
 	}
-	if series {
+	if full {
+		for _, w := range rep.Waits {
+			j.Waits = append(j.Waits, jsonWait{Pod: w.Pod, Priority: w.Priority, ArrivedSeconds: w.Arrived.Seconds(), WaitSeconds: w.Wait.Seconds()})
+		}
 		for _, s := range rep.Series {
 			js := jsonSeries{Name: s.Name, Metric: s.Metric, Domain: s.Domain, Resource: string(s.Resource), Unit: s.Unit, Points: make([][2]float64, len(s.Points))}
 			for i, pt := range s.Points {
@@ -209,6 +220,28 @@ func (rep *Report) WriteCSV(w io.Writer) error {
 			}
 			row[i+1] = formatFloat(v)
 		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// WriteWaitsCSV writes every scheduled pod's wait, one a row: pod,
+// priority, arrived_seconds, wait_seconds, in the order the pods were
+// first bound.
+func (rep *Report) WriteWaitsCSV(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	cw := csv.NewWriter(bw)
+	if err := cw.Write([]string{"pod", "priority", "arrived_seconds", "wait_seconds"}); err != nil {
+		return err
+	}
+	for _, pw := range rep.Waits {
+		row := []string{pw.Pod, strconv.Itoa(int(pw.Priority)), formatFloat(pw.Arrived.Seconds()), formatFloat(pw.Wait.Seconds())}
 		if err := cw.Write(row); err != nil {
 			return err
 		}

@@ -47,10 +47,11 @@ func TestRenderingIsDeterministic(t *testing.T) {
 		rep := record(t, twoPods+"\nworkloads: [{name: w, seed: 1, replicas: 30, arrival: {rate: 1/m}, duration: {exponential: 5m}, pod: {requests: {cpu: 500m}}}]\n", 0, "rack")
 		js, err := rep.JSON(true)
 		require.NoError(t, err)
-		var csv, table bytes.Buffer
+		var csv, waits, table bytes.Buffer
 		require.NoError(t, rep.WriteCSV(&csv))
+		require.NoError(t, rep.WriteWaitsCSV(&waits))
 		require.NoError(t, rep.WriteTable(&table))
-		return string(js) + csv.String() + table.String()
+		return string(js) + csv.String() + waits.String() + table.String()
 	}
 	first := render()
 	for range 3 {
@@ -74,6 +75,10 @@ func TestJSONShape(t *testing.T) {
 	withSeries, err := rep.JSON(true)
 	require.NoError(t, err)
 	assert.Contains(t, string(withSeries), `"points": [`)
+	assert.Contains(t, string(withSeries), `"waits": [`)
+	var waits bytes.Buffer
+	require.NoError(t, rep.WriteWaitsCSV(&waits))
+	assert.Equal(t, "pod,priority,arrived_seconds,wait_seconds\na,0,0,0\nb,0,300,0\n", waits.String())
 	compact, err := json.Marshal(rep)
 	require.NoError(t, err)
 	assert.NotContains(t, string(compact), "points", "a Report inside a value marshals its summaries")

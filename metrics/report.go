@@ -32,6 +32,17 @@ type Report struct {
 	Unschedulable []ReasonSummary // most attempts first
 	// Series are the step functions the summaries come from.
 	Series []Series
+	// Waits lists every scheduled pod's wait, in the order they were first
+	// bound.
+	Waits []PodWait
+}
+
+// PodWait is one pod's wait from its arrival to its first binding.
+type PodWait struct {
+	Pod      string // "name", or "namespace/name" outside the default namespace
+	Priority int32
+	Arrived  time.Duration
+	Wait     time.Duration
 }
 
 // ResourceSummary is one resource over the run, in its Unit. Capacity,
@@ -263,6 +274,7 @@ func (r *Recorder) podSummary(rep *Report) {
 	byPrio := map[int32][]time.Duration{}
 	for i, s := range r.waits {
 		all[i] = s.wait
+		rep.Waits = append(rep.Waits, PodWait{Pod: s.pod.Display(), Priority: s.priority, Arrived: s.arrived, Wait: s.wait})
 		byPrio[s.priority] = append(byPrio[s.priority], s.wait)
 	}
 	ps.Wait = Summarize(all)

@@ -58,7 +58,7 @@ func (vt *vecTrack) flush(at time.Duration, n int) {
 
 // stepStats summarises a track over [from, end]: its time integral (value
 // times seconds), its time average and its peak. Before its first point a
-// track is 0.
+// track is 0. Over a single instant the average is the value then.
 type stepStats struct {
 	integral float64
 	mean     float64
@@ -77,8 +77,11 @@ func (t *track) stats(from, end time.Duration) stepStats {
 			st.integral += float64(p.v) * (next - p.at).Seconds()
 		}
 	}
-	if span := (end - from).Seconds(); span > 0 {
+	switch span := (end - from).Seconds(); {
+	case span > 0:
 		st.mean = st.integral / span
+	case len(t.pts) > 0:
+		st.mean = float64(t.pts[len(t.pts)-1].v) // a report of one instant
 	}
 	return st
 }
