@@ -26,6 +26,7 @@ type jsonReport struct {
 	Unschedulable []jsonReason    `json:"unschedulable"`
 	Series        []jsonSeries    `json:"series,omitempty"`
 	Waits         []jsonWait      `json:"waits,omitempty"`
+	PendingPods   []string        `json:"pendingPods,omitempty"`
 }
 
 type jsonWait struct {
@@ -161,6 +162,7 @@ func (rep *Report) jsonForm(full bool) jsonReport {
 		j.Unschedulable = append(j.Unschedulable, jsonReason(r))
 	}
 	if full {
+		j.PendingPods = rep.PendingPods
 		for _, w := range rep.Waits {
 			j.Waits = append(j.Waits, jsonWait{Pod: w.Pod, Priority: w.Priority, ArrivedSeconds: w.Arrived.Seconds(), WaitSeconds: w.Wait.Seconds()})
 		}

@@ -35,6 +35,8 @@ type Report struct {
 	// Waits lists every scheduled pod's wait, in the order they were first
 	// bound.
 	Waits []PodWait
+	// PendingPods names the pods pending at End, in name order.
+	PendingPods []string
 }
 
 // PodWait is one pod's wait from its arrival to its first binding.
@@ -268,8 +270,10 @@ func (r *Recorder) podSummary(rep *Report) {
 		}
 		if p.pending {
 			ps.PendingAtEnd++
+			rep.PendingPods = append(rep.PendingPods, p.info.Key().Display())
 		}
 	}
+	slices.Sort(rep.PendingPods)
 	all := make([]time.Duration, len(r.waits))
 	byPrio := map[int32][]time.Duration{}
 	for i, s := range r.waits {
