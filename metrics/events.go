@@ -113,7 +113,8 @@ func (r *Recorder) unschedulable(e gangsim.Event) {
 }
 
 var (
-	fitMessage = regexp.MustCompile(`^0/\d+ nodes are available: (.*)\.$`)
+	fitMessage       = regexp.MustCompile(`^0/\d+ nodes are available: (.*)\.$`)
+	placementMessage = regexp.MustCompile(`^0/\d+ placements are available, first placement status: `)
 	leadCount  = regexp.MustCompile(`^\d+ `)
 	digits     = regexp.MustCompile(`\d+`)
 	quoted     = regexp.MustCompile(`"[^"]*"`)
@@ -122,9 +123,11 @@ var (
 // Reasons splits an unschedulable message into the reasons it counts
 // under: kube-scheduler's "0/5 nodes are available: 2 node(s) had
 // untolerated taint(s), 3 Insufficient cpu." gives one reason per part
-// without its node count ("Insufficient cpu"); any other message is one
-// reason with its numbers written N and its quoted names "…", so that the
-// same cause on different pods and groups counts once.
+// without its node count ("Insufficient cpu"); a group's "0/2 placements
+// are available, first placement status: X" reads "no placement: X"; and
+// any message is one reason with its numbers written N and its quoted
+// names "…", so that the same cause on different pods and groups counts
+// once.
 func Reasons(msg string) []string {
 	if m := fitMessage.FindStringSubmatch(msg); m != nil {
 		parts := strings.Split(m[1], ", ")
@@ -136,5 +139,6 @@ func Reasons(msg string) []string {
 	if msg == "" {
 		return nil
 	}
+	msg = placementMessage.ReplaceAllString(msg, "no placement: ")
 	return []string{digits.ReplaceAllString(quoted.ReplaceAllString(msg, `"…"`), "N")}
 }

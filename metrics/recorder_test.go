@@ -220,7 +220,7 @@ func TestReasons(t *testing.T) {
 		{"0/5 nodes are available: 2 node(s) had untolerated taint(s), 3 Insufficient cpu.", []string{"node(s) had untolerated taint(s)", "Insufficient cpu"}},
 		{"0/1 nodes are available: 1 Insufficient nvidia.com/gpu.", []string{"Insufficient nvidia.com/gpu"}},
 		{"0/2 placements are available, first placement status: minCount (6) cannot be satisfied: 4 scheduled, 1 remaining",
-			[]string{"N/N placements are available, first placement status: minCount (N) cannot be satisfied: N scheduled, N remaining"}},
+			[]string{"no placement: minCount (N) cannot be satisfied: N scheduled, N remaining"}},
 		{`waiting for composite pod group "job" tree to meet quorum`, []string{`waiting for composite pod group "…" tree to meet quorum`}},
 		{"", nil},
 	}

@@ -36,8 +36,8 @@ workloads:
 		fmt.Printf("  %d added: ok=%v, %d pods pending\n", r.Count, r.OK, r.PendingAtEnd)
 	}
 	// Output:
-	// fewest domains like rack=r1 to add so that every pod is placed
-	// domainsToAdd 2
+	// fewest racks like r1 (rack=r1) to add so that every pod is placed
+	// racksToAdd 2
 	//   0 added: ok=false, 8 pods pending
 	//   1 added: ok=false, 4 pods pending
 	//   2 added: ok=true, 0 pods pending

@@ -161,34 +161,39 @@ type JobSpec struct {
 	Files       map[string][]byte // file name -> content, in the ConfigMap
 }
 
-// WriteIndexedJob writes the ConfigMap and the Indexed Job as two YAML
-// documents, for kubectl apply -f. The same spec gives the same bytes.
+// WriteIndexedJob writes the ConfigMap (when there are files) and the
+// Indexed Job as YAML documents, for kubectl apply -f. The same spec gives
+// the same bytes.
 func WriteIndexedJob(w io.Writer, j JobSpec) error {
 	if err := j.validate(); err != nil {
 		return err
 	}
-	data := map[string]string{}
-	for name, content := range j.Files {
-		data[name] = string(content)
-	}
-	meta := objectMeta{Name: j.Name + "-scenarios", Namespace: j.Namespace, Labels: map[string]string{"app.kubernetes.io/name": "gangsim-sweep"}}
-	cm := configMap{APIVersion: "v1", Kind: "ConfigMap", Metadata: meta, Data: data}
+	labels := map[string]string{"app.kubernetes.io/name": "gangsim-sweep"}
 	parallelism := j.Parallelism
 	if parallelism == 0 {
 		parallelism = min(j.Completions, 8)
 	}
-	job := jobObject{APIVersion: "batch/v1", Kind: "Job",
-		Metadata: objectMeta{Name: j.Name, Namespace: j.Namespace, Labels: meta.Labels},
-		Spec: jobSpec{CompletionMode: "Indexed", Completions: j.Completions, Parallelism: parallelism, BackoffLimit: 3,
-			Template: podTemplate{Spec: podSpec{RestartPolicy: "Never",
-				Containers: []container{{Name: "sweep", Image: j.Image, Command: j.Command, Args: j.Args,
-					VolumeMounts: []volumeMount{{Name: "scenarios", MountPath: j.MountPath, ReadOnly: true}}}},
-				Volumes: []volume{{Name: "scenarios", ConfigMap: configMapRef{Name: meta.Name}}}}}}}
+	c := container{Name: "sweep", Image: j.Image, Command: j.Command, Args: j.Args}
+	pod := podSpec{RestartPolicy: "Never"}
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
-	if err := enc.Encode(cm); err != nil {
-		return err
+	if len(j.Files) > 0 {
+		cm := configMap{APIVersion: "v1", Kind: "ConfigMap", Data: map[string]string{},
+			Metadata: objectMeta{Name: j.Name + "-scenarios", Namespace: j.Namespace, Labels: labels}}
+		for name, content := range j.Files {
+			cm.Data[name] = string(content)
+		}
+		if err := enc.Encode(cm); err != nil {
+			return err
+		}
+		c.VolumeMounts = []volumeMount{{Name: "scenarios", MountPath: j.MountPath, ReadOnly: true}}
+		pod.Volumes = []volume{{Name: "scenarios", ConfigMap: configMapRef{Name: cm.Metadata.Name}}}
 	}
+	pod.Containers = []container{c}
+	job := jobObject{APIVersion: "batch/v1", Kind: "Job",
+		Metadata: objectMeta{Name: j.Name, Namespace: j.Namespace, Labels: labels},
+		Spec: jobSpec{CompletionMode: "Indexed", Completions: j.Completions, Parallelism: parallelism, BackoffLimit: 3,
+			Template: podTemplate{Spec: pod}}}
 	if err := enc.Encode(job); err != nil {
 		return err
 	}
@@ -203,7 +208,7 @@ func (j JobSpec) validate() error {
 		return fmt.Errorf("%w: job image is empty: the container image holding the program is needed", ErrSweep)
 	case j.Completions < 1:
 		return fmt.Errorf("%w: %d completions: a sweep needs at least one variant", ErrSweep, j.Completions)
-	case !strings.HasPrefix(j.MountPath, "/"):
+	case len(j.Files) > 0 && !strings.HasPrefix(j.MountPath, "/"):
 		return fmt.Errorf("%w: mount path %q is not absolute", ErrSweep, j.MountPath)
 	}
 	return nil
@@ -242,14 +247,14 @@ type (
 	podSpec struct {
 		RestartPolicy string      `yaml:"restartPolicy"`
 		Containers    []container `yaml:"containers"`
-		Volumes       []volume    `yaml:"volumes"`
+		Volumes       []volume    `yaml:"volumes,omitempty"`
 	}
 	container struct {
 		Name         string        `yaml:"name"`
 		Image        string        `yaml:"image"`
 		Command      []string      `yaml:"command,omitempty"`
 		Args         []string      `yaml:"args,omitempty"`
-		VolumeMounts []volumeMount `yaml:"volumeMounts"`
+		VolumeMounts []volumeMount `yaml:"volumeMounts,omitempty"`
 	}
 	volumeMount struct {
 		Name      string `yaml:"name"`

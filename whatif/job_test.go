@@ -143,11 +143,18 @@ func TestWriteIndexedJob(t *testing.T) {
 	assert.Equal(t, "registry.example/capacity-planning:v1", c["image"])
 	assert.Equal(t, []any{"-sweep-worker", "-variant", "base", "-variant", "add:n-0:1", "/scenarios/s.yaml"}, c["args"])
 
+	// without files (an embedded scenario) there is no ConfigMap
+	spec.Files = nil
+	var noFiles bytes.Buffer
+	require.NoError(t, whatif.WriteIndexedJob(&noFiles, spec))
+	assert.NotContains(t, noFiles.String(), "ConfigMap")
+	assert.NotContains(t, noFiles.String(), "volumes")
+
 	for _, bad := range []whatif.JobSpec{
 		{Name: "Sweep", Image: "i", Completions: 1, MountPath: "/s"},
 		{Name: "s", Completions: 1, MountPath: "/s"},
 		{Name: "s", Image: "i", MountPath: "/s"},
-		{Name: "s", Image: "i", Completions: 1, MountPath: "s"},
+		{Name: "s", Image: "i", Completions: 1, MountPath: "s", Files: map[string][]byte{"a": nil}},
 	} {
 		require.ErrorIs(t, whatif.WriteIndexedJob(&bytes.Buffer{}, bad), whatif.ErrSweep)
 	}

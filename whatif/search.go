@@ -17,8 +17,8 @@ type Criteria struct {
 	MaxWait time.Duration
 	// Limit is the largest count a search tries; 0 takes a default: for
 	// nodes to add, as many as the scenario has (at least 64); for domains
-	// to add, twice as many as it has of that key (at least 8); for nodes
-	// to remove, every candidate.
+	// to add, four times as many as it has of that key (at least 32); for
+	// nodes to remove, every candidate.
 	Limit int
 }
 
@@ -34,8 +34,9 @@ func (c Criteria) OK(rep *metrics.Report) bool {
 type Answer struct {
 	// Question says what was asked, in words.
 	Question string
-	// CountKey names the count in JSON: nodesToAdd, domainsToAdd or
-	// nodesToRemove.
+	// CountKey names the count in JSON: nodesToAdd, nodesToRemove, or
+	// for domains the key's last word: racksToAdd, zonesToAdd
+	// (domainsToAdd when the key has none).
 	CountKey string
 	// Found is false when no count up to Limit met the criteria (to add),
 	// or the scenario does not meet them as it is (to remove); Count is
@@ -87,9 +88,10 @@ func FewestDomainsToAdd(sc *scenario.Scenario, key, value string, c Criteria, op
 	if !domains[value] {
 		return nil, changeError("no node of the scenario has the label %s=%s", key, value)
 	}
-	limit := orDefault(c.Limit, max(8, 2*len(domains)))
-	q := fmt.Sprintf("fewest domains like %s=%s to add so that every pod is placed%s", key, value, waitClause(c))
-	return addSearch(sc, q, "domainsToAdd", limit, c, opts, func(k int) Change { return AddDomainsLike{Key: key, Value: value, Count: k} })
+	limit := orDefault(c.Limit, max(32, 4*len(domains)))
+	word := domainWord(key)
+	q := fmt.Sprintf("fewest %ss like %s (%s=%s) to add so that every pod is placed%s", word, value, key, value, waitClause(c))
+	return addSearch(sc, q, word+"sToAdd", limit, c, opts, func(k int) Change { return AddDomainsLike{Key: key, Value: value, Count: k} })
 }
 
 // MostNodesToRemove finds the most nodes of the kind of node (see
@@ -129,7 +131,10 @@ func addSearch(sc *scenario.Scenario, question, key string, limit int, c Criteri
 		return nil, err
 	case !found:
 		last := s.memo[limit]
-		return s.notFound(fmt.Sprintf("with %d added, %d pods are still pending (%s)", limit, last.run.PendingAtEnd, last.pending))
+		if last.run.PendingAtEnd > 0 {
+			return s.notFound(fmt.Sprintf("with %d added, %d pods are still pending (%s)", limit, last.run.PendingAtEnd, last.pending))
+		}
+		return s.notFound(fmt.Sprintf("with %d added, the longest wait is still %v, over %v", limit, metrics.Round(last.run.MaxWait), c.MaxWait))
 	}
 	return s.found(first)
 }
@@ -284,6 +289,17 @@ func (s *search) notFound(reason string) (*Answer, error) {
 	a := s.answer
 	a.Count, a.Reason = -1, reason
 	return &a, nil
+}
+
+// domainWord names a label key's domains by its last word: rack for
+// "rack", zone for "topology.kubernetes.io/zone"; "domain" when that is
+// not a plain lower-case word.
+func domainWord(key string) string {
+	word := key[strings.LastIndexAny(key, "/.")+1:]
+	if word == "" || strings.Trim(word, "abcdefghijklmnopqrstuvwxyz") != "" {
+		return "domain"
+	}
+	return word
 }
 
 func firstFew(names []string) string {

@@ -1,6 +1,8 @@
 package whatif_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -86,7 +88,7 @@ func TestGangsNeedWholeRacks(t *testing.T) {
 	require.NoError(t, err)
 	requireMinimal(t, racks)
 	assert.Equal(t, 2, racks.Count)
-	assert.Equal(t, "domainsToAdd", racks.CountKey)
+	assert.Equal(t, "racksToAdd", racks.CountKey)
 	assert.Equal(t, 3, racks.Summary.GroupsPlaced)
 
 	nodes, err := whatif.FewestNodesToAdd(parse(t, rackGangs), "r1-0", whatif.Criteria{}, whatif.Options{})
@@ -170,4 +172,37 @@ func TestProgress(t *testing.T) {
 	last := seen[len(seen)-1]
 	assert.Equal(t, last.Done, last.Total)
 	assert.GreaterOrEqual(t, last.Done, len(a.Runs), "speculative runs count too")
+}
+
+func TestAnswerJSON(t *testing.T) {
+	a, err := whatif.FewestNodesToAdd(parse(t, fivePods), "n-0", whatif.Criteria{}, whatif.Options{})
+	require.NoError(t, err)
+	out, err := a.JSON()
+	require.NoError(t, err)
+	var got struct {
+		Question   string
+		NodesToAdd *int `json:"nodesToAdd"`
+		Found      bool
+		Runs       []struct {
+			NodesToAdd   int     `json:"nodesToAdd"`
+			OK           bool    `json:"ok"`
+			PendingAtEnd int     `json:"pendingAtEnd"`
+			MaxWait      float64 `json:"maxWaitSeconds"`
+		}
+		Summary whatif.Summary
+	}
+	require.NoError(t, json.Unmarshal(out, &got))
+	require.NotNil(t, got.NodesToAdd)
+	assert.Equal(t, 3, *got.NodesToAdd)
+	assert.True(t, got.Found)
+	require.Len(t, got.Runs, 5)
+	assert.Equal(t, 4, got.Runs[3].NodesToAdd)
+	assert.True(t, got.Runs[3].OK)
+	assert.Equal(t, 5, got.Summary.PodsPlaced)
+	again, _ := a.JSON()
+	assert.Equal(t, string(out), string(again))
+
+	var b bytes.Buffer
+	require.NoError(t, a.WriteTable(&b))
+	assert.Contains(t, b.String(), "Fewest nodes like n-0 to add so that every pod is placed?\nAnswer: 3 (add:n-0:3), after 5 runs.")
 }
