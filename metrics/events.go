@@ -115,9 +115,9 @@ func (r *Recorder) unschedulable(e gangsim.Event) {
 var (
 	fitMessage       = regexp.MustCompile(`^0/\d+ nodes are available: (.*)\.$`)
 	placementMessage = regexp.MustCompile(`^0/\d+ placements are available, first placement status: `)
-	leadCount  = regexp.MustCompile(`^\d+ `)
-	digits     = regexp.MustCompile(`\d+`)
-	quoted     = regexp.MustCompile(`"[^"]*"`)
+	leadCount        = regexp.MustCompile(`^\d+ `)
+	digits           = regexp.MustCompile(`\d+`)
+	quoted           = regexp.MustCompile(`"[^"]*"`)
 )
 
 // Reasons splits an unschedulable message into the reasons it counts

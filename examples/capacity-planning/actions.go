@@ -266,4 +266,3 @@ func (a *app) mergeLines() error {
 	}
 	return a.printComparison(c)
 }
-
