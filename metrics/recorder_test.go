@@ -242,3 +242,26 @@ pods:
 	assert.Equal(t, 2, r.Pods)
 	assert.GreaterOrEqual(t, r.Attempts, 2)
 }
+
+// Nodes come and go: a removed node's capacity leaves (its pods were
+// terminated just before), and a cordoned node is never fragmented.
+func TestNodeChanges(t *testing.T) {
+	rep := record(t, `
+nodes:
+  - {name: a, allocatable: {cpu: "4"}}
+  - {name: b, allocatable: {cpu: "4"}}
+pods:
+  - {name: p, requests: {cpu: "3"}, nodeName: b}
+  - {name: big, requests: {cpu: "2"}, at: 10m, nodeSelector: {kubernetes.io/hostname: b}}
+events:
+  - {at: 20m, cordonNode: b}
+  - {at: 30m, removeNode: b}
+`, time.Hour)
+	assert.Equal(t, []metrics.Point{{0, 8}, {30 * time.Minute, 4}}, seriesNamed(t, rep, "capacity cpu"))
+	assert.Equal(t, []metrics.Point{{0, 3}}, seriesNamed(t, rep, "allocated cpu"),
+		"p, terminated with b at 30m, is bound to a at the same instant: no step")
+	assert.Equal(t, []metrics.Point{{0, 0}, {10 * time.Minute, 1}, {20 * time.Minute, 0}}, seriesNamed(t, rep, "fragmented cpu"),
+		"b's free core is fragmented while big waits, until b is cordoned")
+	assert.Equal(t, 1, rep.Nodes)
+	assert.Equal(t, []string{"big"}, rep.PendingPods)
+}

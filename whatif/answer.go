@@ -47,8 +47,12 @@ func (a *Answer) JSON() ([]byte, error) {
 func (a *Answer) jsonRuns() []map[string]any {
 	out := make([]map[string]any, 0, len(a.Runs))
 	for _, r := range a.Runs {
-		out = append(out, map[string]any{a.CountKey: r.Count, "ok": r.OK, "pendingAtEnd": r.PendingAtEnd,
-			"groupsNeverPlaced": r.GroupsUnplaced, "maxWaitSeconds": r.MaxWait.Seconds()})
+		run := map[string]any{a.CountKey: r.Count, "ok": r.OK, "pendingAtEnd": r.PendingAtEnd,
+			"groupsNeverPlaced": r.GroupsUnplaced, "maxWaitSeconds": r.MaxWait.Seconds()}
+		if r.Note != "" {
+			run["note"] = r.Note
+		}
+		out = append(out, run)
 	}
 	return out
 }
@@ -61,15 +65,15 @@ func (a *Answer) WriteTable(w io.Writer) error {
 	if a.Found {
 		fmt.Fprintf(tw, "Answer: %d (%s), after %d runs.\n\n", a.Count, a.Variant.Name, len(a.Runs))
 	} else {
-		fmt.Fprintf(tw, "No answer up to %d: %s.\n\n", a.Limit, a.Reason)
+		fmt.Fprintf(tw, "No answer: %s.\n\n", a.Reason)
 	}
-	fmt.Fprintln(tw, "RUN\tCOUNT\tOK\tPENDING AT END\tGROUPS NEVER PLACED\tLONGEST WAIT")
+	fmt.Fprintln(tw, "RUN\tCOUNT\tOK\tPENDING\tGROUPS NEVER PLACED\tLONGEST WAIT\tNOTE")
 	for i, r := range a.Runs {
 		ok := "no"
 		if r.OK {
 			ok = "yes"
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%d\t%v\n", i+1, r.Count, ok, r.PendingAtEnd, r.GroupsUnplaced, durs(r.MaxWait.Seconds()))
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%d\t%v\t%s\n", i+1, r.Count, ok, r.PendingAtEnd, r.GroupsUnplaced, durs(r.MaxWait.Seconds()), r.Note)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

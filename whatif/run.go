@@ -53,9 +53,17 @@ func Run(sc *scenario.Scenario, domainKeys []string) (*metrics.Report, error) {
 // result is one finished simulation of a batch.
 type result struct {
 	index   int
-	report  *metrics.Report
+	out     outcome
 	err     error
 	elapsed time.Duration
+}
+
+// outcome is a simulation's report and, for a run a search stopped early,
+// why.
+type outcome struct {
+	report *metrics.Report
+	note   string
+	waited time.Duration // how long the pod that stopped the run had waited
 }
 
 // RunAll simulates scenarios on a bounded pool of goroutines (Options.
@@ -64,13 +72,26 @@ type result struct {
 // scenarios are only read. The first error (in the order of scs) is
 // returned, after every simulation has ended.
 func RunAll(scs []*scenario.Scenario, opts Options) ([]*metrics.Report, error) {
-	return runBatch(scs, opts, &counter{total: len(scs)})
+	outs, err := runBatch(scs, opts, &counter{total: len(scs)}, func(sc *scenario.Scenario) (outcome, error) {
+		rep, err := Run(sc, opts.DomainKeys)
+		return outcome{report: rep}, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	reports := make([]*metrics.Report, len(outs))
+	for i, o := range outs {
+		reports[i] = o.report
+	}
+	return reports, nil
 }
 
 // counter keeps Progress counts over the batches of one search.
 type counter struct{ done, total int }
 
-func runBatch(scs []*scenario.Scenario, opts Options, c *counter) ([]*metrics.Report, error) {
+// runBatch runs each scenario with run on the pool and returns the
+// outcomes in the order of scs.
+func runBatch(scs []*scenario.Scenario, opts Options, c *counter, run func(*scenario.Scenario) (outcome, error)) ([]outcome, error) {
 	jobs := make(chan int)
 	results := make(chan result)
 	var wg sync.WaitGroup
@@ -80,8 +101,8 @@ func runBatch(scs []*scenario.Scenario, opts Options, c *counter) ([]*metrics.Re
 			defer wg.Done()
 			for i := range jobs {
 				start := time.Now()
-				rep, err := Run(scs[i], opts.DomainKeys)
-				results <- result{index: i, report: rep, err: err, elapsed: time.Since(start)}
+				out, err := run(scs[i])
+				results <- result{index: i, out: out, err: err, elapsed: time.Since(start)}
 			}
 		}()
 	}
@@ -93,10 +114,10 @@ func runBatch(scs []*scenario.Scenario, opts Options, c *counter) ([]*metrics.Re
 		wg.Wait()
 		close(results)
 	}()
-	reports := make([]*metrics.Report, len(scs))
+	outs := make([]outcome, len(scs))
 	errs := make([]error, len(scs))
 	for r := range results {
-		reports[r.index], errs[r.index] = r.report, r.err
+		outs[r.index], errs[r.index] = r.out, r.err
 		c.done++
 		if opts.Progress != nil {
 			opts.Progress(Progress{Done: c.done, Total: c.total, Name: scs[r.index].Name, Elapsed: r.elapsed})
@@ -107,5 +128,5 @@ func runBatch(scs []*scenario.Scenario, opts Options, c *counter) ([]*metrics.Re
 			return nil, err
 		}
 	}
-	return reports, nil
+	return outs, nil
 }

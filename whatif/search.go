@@ -55,13 +55,16 @@ type Answer struct {
 	Variant Variant
 }
 
-// SearchRun is one simulation of a search.
+// SearchRun is one simulation of a search. A run that failed the wait
+// bound is stopped there, and one that did not converge fails too; Note
+// then says why, and the counts are those of the moment it stopped.
 type SearchRun struct {
 	Count          int
 	OK             bool
 	PendingAtEnd   int
 	GroupsUnplaced int
-	MaxWait        time.Duration
+	MaxWait        time.Duration // the longest wait (of the pod that stopped it, for a stopped run)
+	Note           string
 }
 
 // FewestNodesToAdd finds the fewest nodes like the scenario's node node
@@ -262,13 +265,14 @@ func (s *search) eval(ks []int) error {
 		todo, scs = append(todo, k), append(scs, sc)
 	}
 	s.count.total += len(scs)
-	reports, err := runBatch(scs, s.opts, &s.count)
+	outs, err := runBatch(scs, s.opts, &s.count, func(sc *scenario.Scenario) (outcome, error) { return judge(sc, s.opts.DomainKeys, s.crit) })
 	if err != nil {
 		return err
 	}
-	for i, rep := range reports {
-		s.memo[todo[i]] = probed{run: SearchRun{Count: todo[i], OK: s.crit.OK(rep), PendingAtEnd: rep.Pods.PendingAtEnd,
-			GroupsUnplaced: rep.Groups.Unplaced, MaxWait: rep.Pods.Wait.Max}, summary: Summarize(rep), pending: firstFew(rep.PendingPods)}
+	for i, o := range outs {
+		rep := o.report
+		s.memo[todo[i]] = probed{run: SearchRun{Count: todo[i], OK: o.note == "" && s.crit.OK(rep), PendingAtEnd: rep.Pods.PendingAtEnd,
+			GroupsUnplaced: rep.Groups.Unplaced, MaxWait: max(rep.Pods.Wait.Max, o.waited), Note: o.note}, summary: Summarize(rep), pending: firstFew(rep.PendingPods)}
 	}
 	return nil
 }

@@ -137,6 +137,11 @@ func (a *app) ask() error {
 		return err
 	}
 	sc, c := scs[0], whatif.Criteria{MaxWait: a.cfg.maxWait, Limit: a.cfg.limit}
+	if len(a.cfg.variants) == 1 {
+		if sc, err = a.cfg.variants[0].Apply(sc); err != nil {
+			return err
+		}
+	}
 	var ans *whatif.Answer
 	switch {
 	case a.cfg.addLike != "":
@@ -149,6 +154,9 @@ func (a *app) ask() error {
 	a.progress.done()
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.cfg.question(), err)
+	}
+	if len(a.cfg.variants) == 1 {
+		ans.Question += ", with " + a.cfg.variants[0].Name
 	}
 	if a.cfg.json {
 		out, err := ans.JSON()

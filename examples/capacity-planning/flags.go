@@ -58,6 +58,7 @@ Questions (one at a time, on one scenario):
   -add-like-rack RACK    fewest racks like RACK (label -rack-key) to add
   -remove-like NODE      most nodes of NODE's kind that can be removed
   -max-wait DURATION     also: no pod waits longer than this (e.g. 30m)
+                         (with one -variant, a question is asked of that variant)
   -variant SPEC          compare variants side by side (repeat the flag):
                          base | add:NODE:N | add-domain:KEY=VALUE:N | remove:NODE:N |
                          strategy:LeastAllocated|MostAllocated | weight:PLUGIN:W,
@@ -131,14 +132,15 @@ func (c *config) validate() error {
 		}
 	}
 	modes := given
-	for _, on := range []bool{len(c.variants) > 0 && !c.sweepWorker && c.writeJob == "", c.merge != ""} {
+	comparing := len(c.variants) > 1 || len(c.variants) == 1 && given == 0 // one variant with a question is its subject
+	for _, on := range []bool{comparing && !c.sweepWorker && c.writeJob == "", c.merge != ""} {
 		if on {
 			modes++
 		}
 	}
 	switch {
 	case modes > 1:
-		return usageError("give one of -add-like, -add-like-rack, -remove-like, -variant and -merge")
+		return usageError("give one of -add-like, -add-like-rack, -remove-like, -variant and -merge (a question takes at most one -variant, which it is asked of)")
 	case c.workers < 0:
 		return usageError("-workers %d is negative", c.workers)
 	case c.limit < 0:

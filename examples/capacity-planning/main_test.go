@@ -121,6 +121,13 @@ func TestAddLikeJSON(t *testing.T) {
 	table, _, code := runCommand(t, nil, "-add-like", "n-0", file)
 	require.Equal(t, 0, code)
 	assert.Contains(t, table, "Answer: 3 (add:n-0:3), after 5 runs.")
+
+	// with one variant, the question is asked of the variant
+	out, errOut, code = runCommand(t, nil, "-add-like", "n-0", "-variant", "add:n-0:1", "-json", file)
+	require.Equal(t, 0, code, errOut)
+	require.NoError(t, json.Unmarshal([]byte(out), &ans))
+	assert.Equal(t, 2.0, ans["nodesToAdd"])
+	assert.Equal(t, "fewest nodes like n-0 to add so that every pod is placed, with add:n-0:1", ans["question"])
 }
 
 // A sweep written as an Indexed Job, run completion by completion through
