@@ -49,6 +49,7 @@ func (c AddNodesLike) Apply(sc *scenario.Scenario) error {
 	return nil
 }
 
+// String implements Change.
 func (c AddNodesLike) String() string { return fmt.Sprintf("add:%s:%d", c.Node, c.Count) }
 
 // AddDomainsLike adds Count copies of the topology domain Key=Value (a
@@ -88,6 +89,7 @@ func (c AddDomainsLike) Apply(sc *scenario.Scenario) error {
 	return nil
 }
 
+// String implements Change.
 func (c AddDomainsLike) String() string {
 	return fmt.Sprintf("add-domain:%s=%s:%d", c.Key, c.Value, c.Count)
 }
@@ -118,6 +120,7 @@ func (c RemoveNodesLike) Apply(sc *scenario.Scenario) error {
 	return nil
 }
 
+// String implements Change.
 func (c RemoveNodesLike) String() string { return fmt.Sprintf("remove:%s:%d", c.Node, c.Count) }
 
 // RemovalCandidates returns the nodes RemoveNodesLike may remove for a
@@ -169,6 +172,7 @@ func (c ScoringStrategy) Apply(sc *scenario.Scenario) error {
 	return nil
 }
 
+// String implements Change.
 func (c ScoringStrategy) String() string { return "strategy:" + string(c.Type) }
 
 // PluginWeight sets a plugin's weight at every scoring point it extends
@@ -192,6 +196,7 @@ func (c PluginWeight) Apply(sc *scenario.Scenario) error {
 	return nil
 }
 
+// String implements Change.
 func (c PluginWeight) String() string { return fmt.Sprintf("weight:%s:%d", c.Plugin, c.Weight) }
 
 // eachProfile calls f on a copy of every profile of the scenario's config

@@ -11,11 +11,12 @@
 // Searches gallop (1, 2, 4, ...) to bracket the answer and bisect, and
 // report every run their decisions rest on, so the answer's minimality
 // can be read off: the count one below an addition answer was run and
-// failed. They assume more nodes never hurt, which schedulers almost
-// always honour; the runs show it when one does not.
+// failed. They assume more nodes never hurt, which schedulers mostly but
+// not strictly honour (placement is greedy); the runs show where not. A
+// search with a wait bound stops each run the moment it fails the bound.
 //
-// Several runs go at once on a bounded pool of goroutines (Options.
-// Workers, runtime.GOMAXPROCS(0) by default), each with its own
+// Several runs go at once on a bounded pool of goroutines
+// (Options.Workers, runtime.GOMAXPROCS(0) by default), each with its own
 // Scheduler; a Scheduler is never shared. Beyond one machine, a sweep of
 // variants is written as a Kubernetes Indexed Job (WriteIndexedJob):
 // each completion runs one variant (CompletionIndex, RunIndex) and prints

@@ -66,8 +66,8 @@ type outcome struct {
 	waited time.Duration // how long the pod that stopped the run had waited
 }
 
-// RunAll simulates scenarios on a bounded pool of goroutines (Options.
-// Workers) and returns their reports in the order of scs, whatever the
+// RunAll simulates scenarios on a bounded pool of goroutines
+// (Options.Workers) and returns their reports in the order of scs, whatever the
 // order they finish in. Each simulation has its own Scheduler; the
 // scenarios are only read. The first error (in the order of scs) is
 // returned, after every simulation has ended.
