@@ -24,9 +24,11 @@
 //     already running have none. Time to schedule: from the arrival of a
 //     PodGroup's first pod to the first binding of any of its pods.
 //   - fragmented: on each schedulable node holding at least one pod, the
-//     free amount of a resource when at least one pending pod requests
-//     that resource and no such pod fits the node's free resources. For a
-//     GPU resource these are the stranded GPUs.
+//     free amount of a resource when at least one pending pod eligible for
+//     the node (it could run there were the node empty: requests, taints,
+//     node selector, node affinity) requests that resource and no such pod
+//     fits the node's free resources. For a GPU resource these are the
+//     stranded GPUs. Pod slots are never counted.
 //
 // Determinism: no map order reaches a Report; resources, domains, reasons
 // and priorities are sorted, and the same stream gives the same bytes.
