@@ -121,3 +121,63 @@ func benchGangs(b *testing.B, size int, topology string, build func(*testing.B) 
 	}
 	b.ReportMetric(float64(groups)/b.Elapsed().Seconds(), "groups/s")
 }
+
+// BenchmarkScheduleAntiAffinity places 10 deployments of 1,000 replicas,
+// each replica with required anti-affinity to its own deployment on the
+// hostname (one replica per node), on 5,000 nodes; reports pods/s.
+func BenchmarkScheduleAntiAffinity(b *testing.B) {
+	benchWorkloads(b, func(p *cluster.Pod, app string) {
+		p.Affinity = &cluster.Affinity{PodAntiAffinity: &cluster.PodAffinity{Required: []cluster.PodAffinityTerm{{
+			LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": app}},
+			TopologyKey:   "kubernetes.io/hostname",
+		}}}}
+	})
+}
+
+// BenchmarkScheduleZoneSpread places 10 deployments of 1,000 replicas,
+// each spread over 20 zones with maxSkew 1 (DoNotSchedule), on 5,000
+// nodes; reports pods/s.
+func BenchmarkScheduleZoneSpread(b *testing.B) {
+	benchWorkloads(b, func(p *cluster.Pod, app string) {
+		p.TopologySpreadConstraints = []cluster.TopologySpreadConstraint{{
+			MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: cluster.DoNotSchedule,
+			LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": app}},
+		}}
+	})
+}
+
+// benchWorkloads schedules 10 deployments of 1,000 pods, shaped by shape,
+// on 5,000 nodes in 20 zones.
+func benchWorkloads(b *testing.B, shape func(p *cluster.Pod, app string)) {
+	b.ReportAllocs()
+	var pods int
+	for b.Loop() {
+		b.StopTimer()
+		s, ps := benchCluster(b, 0, 10000, 4)
+		for i := range 5000 {
+			cpu := []int64{8000, 16000, 32000}[i%3]
+			n := cluster.Node{Name: fmt.Sprintf("node-%05d", i), Labels: map[string]string{"topology.kubernetes.io/zone": fmt.Sprintf("zone-%02d", i%20)},
+				Allocatable: cluster.NewResources(cpu, cpu/1000*4<<30, 110)}
+			if err := s.AddNode(n); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for i, p := range ps {
+			app := fmt.Sprintf("app-%d", i%10)
+			p.Labels = map[string]string{"app": app}
+			shape(&p, app)
+			if err := s.AddPod(p, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		if err := s.Run(); err != nil {
+			b.Fatal(err)
+		}
+		pods += s.Stats().Scheduled
+		if s.Stats().Scheduled != len(ps) {
+			b.Fatalf("%d of %d pods scheduled", s.Stats().Scheduled, len(ps))
+		}
+	}
+	b.ReportMetric(float64(pods)/b.Elapsed().Seconds(), "pods/s")
+}

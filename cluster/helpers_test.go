@@ -275,7 +275,11 @@ func checkSnapshot(t testing.TB, c *Cache, s *Snapshot) {
 	for ni := range c.Nodes() {
 		sn := s.Node(i)
 		require.NotSame(t, ni, sn)
-		require.Equal(t, ni, sn, "node %d", i)
+		require.Equal(t, i, sn.Index(), "a snapshot node knows its index")
+		require.Equal(t, -1, ni.Index())
+		cp := *sn
+		cp.index = -1
+		require.Equal(t, ni, &cp, "node %d", i)
 		if len(ni.pods) > 0 {
 			require.NotSame(t, &ni.pods[0], &sn.pods[0], "pod slices shared")
 		}

@@ -133,7 +133,7 @@ func (p *Pod) Validate() error {
 			return bad(JoinField("affinity", field), "%s", detail)
 		}
 	}
-	if field, detail := validateSpread(p.TopologySpreadConstraints); detail != "" {
+	if field, detail := ValidateSpread("topologySpreadConstraints", p.TopologySpreadConstraints); detail != "" {
 		return bad(field, "%s", detail)
 	}
 	return nil

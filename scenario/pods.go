@@ -91,6 +91,12 @@ func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
 	}
 	p.Affinity = s.Affinity.convert()
 	p.TopologySpreadConstraints = convertSpread(s.TopologySpreadConstraints)
+	if o := s.Owner; o != nil {
+		if o.Kind == "" {
+			return cluster.Pod{}, b.failf(s.Line, where+".owner.kind", "must not be empty")
+		}
+		p.Owner = &cluster.Owner{Kind: o.Kind, Name: o.Name, Selector: o.Selector.convert()}
+	}
 	return p, nil
 }
 

@@ -146,9 +146,18 @@ type podSpec struct {
 	Tolerations       []tolerationSpec  `yaml:"tolerations"`
 	// TopologySpreadConstraints are Kubernetes' spread constraints.
 	TopologySpreadConstraints []spreadSpec `yaml:"topologySpreadConstraints"`
-	At                        string       `yaml:"at"`
-	Duration                  string       `yaml:"duration"`
-	Count                     *int         `yaml:"count"`
+	// Owner is the pod's controller; spreading's default constraints
+	// select the pods with the same owner selector.
+	Owner    *ownerSpec `yaml:"owner"`
+	At       string     `yaml:"at"`
+	Duration string     `yaml:"duration"`
+	Count    *int       `yaml:"count"`
+}
+
+type ownerSpec struct {
+	Kind     string             `yaml:"kind"`
+	Name     string             `yaml:"name"`
+	Selector *labelSelectorSpec `yaml:"selector"`
 }
 
 type tolerationSpec struct {
