@@ -295,16 +295,63 @@ func (s *Scheduler) treeReady(ref podgroup.Ref) bool {
 	return ready >= s.composites[ref.Key].cpg.Quorum()
 }
 
-// explainGate gives the pending pods of a gated root kube-scheduler's
-// PreEnqueue message.
+// explainGate tells the pending pods of a gated root what they wait for,
+// in the user's terms: the pods their gang still lacks, or the ready groups
+// a composite still lacks. A pod hears it once as an event; later counts
+// only update its reason.
 func (s *Scheduler) explainGate(root podgroup.Ref) {
-	msg := "waiting for minCount pods from a gang to appear in scheduling queue"
-	if root.Composite {
-		msg = fmt.Sprintf("waiting for composite pod group %q tree to meet quorum", s.composites[root.Key].cpg.Name)
+	for _, gr := range s.leafRecords(root) {
+		msg := s.gateMessage(podgroup.Ref{Key: gr.group.Key()})
+		for _, r := range gr.pending() {
+			if r.gated {
+				r.reason = msg
+				continue
+			}
+			s.setReason(r, msg)
+			r.gated = true
+		}
 	}
-	for _, r := range s.hierarchyPending(root) {
-		s.setReason(r, msg)
+}
+
+// gateMessage says what keeps ref's hierarchy from being ready, from ref
+// up: the leaf's missing pods, else the first composite above short of
+// ready children.
+func (s *Scheduler) gateMessage(ref podgroup.Ref) string {
+	if gr := s.groups[ref.Key]; !ref.Composite && gr.members.Known() < gr.group.Quorum() {
+		missing := gr.group.Quorum() - gr.members.Known()
+		return fmt.Sprintf("waiting for %d more %s of group %s: minCount %d",
+			missing, plural(missing, "pod", "pods"), displayName(gr.group.Namespace, gr.group.Name), gr.group.Quorum())
 	}
+	for _, up := range s.forest.Ancestors(ref) {
+		c := s.composites[up.Key]
+		ready := 0
+		for _, child := range s.forest.Children(up.Key) {
+			if s.treeReady(child) {
+				ready++
+			}
+		}
+		if missing := c.cpg.Quorum() - ready; missing > 0 {
+			return fmt.Sprintf("waiting for %d more ready %s of composite group %s: minGroupCount %d",
+				missing, plural(missing, "group", "groups"), displayName(c.cpg.Namespace, c.cpg.Name), c.cpg.Quorum())
+		}
+	}
+	return "waiting for the rest of its group hierarchy"
+}
+
+// displayName is how results name an object: its name in the default
+// namespace, namespace/name elsewhere.
+func displayName(namespace, name string) string {
+	if namespace == "" || namespace == cluster.DefaultNamespace {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // rootPriority is the priority of a root group (its hierarchy's).

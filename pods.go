@@ -94,7 +94,8 @@ func (s *Scheduler) setPending(r *podRecord) error {
 			r.group.members.Set(r.info.Key(), podgroup.Unscheduled)
 			return s.offerGroup(r.group)
 		}
-		s.setReason(r, fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", r.info.Pod().PodGroup))
+		p := r.info.Pod()
+		s.setReason(r, fmt.Sprintf("pod group %s does not exist: the pod waits until it is created", displayName(p.Namespace, p.PodGroup)))
 		return nil
 	}
 	if s.profileFor(r.info) == nil {
@@ -117,7 +118,7 @@ func (s *Scheduler) setReason(r *podRecord, reason string) {
 
 // failAttempt records the failed attempt of a pod to be placed.
 func (s *Scheduler) failAttempt(r *podRecord, reason string) {
-	r.reason, r.lastFit = reason, nil
+	r.reason, r.lastFit, r.gated = reason, nil, false
 	s.emit(Event{Kind: EventPodUnschedulable, Pod: r.info, Reason: reason})
 }
 
@@ -140,7 +141,7 @@ func podItemKey(k cluster.PodKey) string { return "pod/" + string(k) }
 
 // markBound records a binding and arms the pod's completion timer.
 func (s *Scheduler) markBound(r *podRecord, node string) {
-	r.phase, r.node, r.reason, r.boundAt = PhaseBound, node, "", s.now
+	r.phase, r.node, r.reason, r.boundAt, r.gated = PhaseBound, node, "", s.now, false
 	r.runs++
 	s.nominations.clear(r)
 	if r.group != nil {

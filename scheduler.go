@@ -217,11 +217,15 @@ type PodStatus struct {
 
 // podRecord is the scheduler's record of a pod from arrival to deletion.
 type podRecord struct {
-	info      *cluster.PodInfo // the pod as admitted, in its pending form
-	spec      *cluster.Pod     // the pod as given, while its group's priority is awaited
-	phase     Phase
-	node      string
-	reason    string
+	info   *cluster.PodInfo // the pod as admitted, in its pending form
+	spec   *cluster.Pod     // the pod as given, while its group's priority is awaited
+	phase  Phase
+	node   string
+	reason string
+	// gated is set while the pod waits on its group's quorum and was told
+	// so: later changes of the count update the reason without an event,
+	// so that a gang arriving pod by pod makes a linear event stream.
+	gated     bool
 	duration  time.Duration // run time once bound; 0 runs forever
 	firstSeen time.Duration
 	boundAt   time.Duration

@@ -164,6 +164,11 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler) *Result {
 		pr := *r.pods[sp.Pod.Key()]
 		if pr.Phase == gangsim.PhasePending {
 			res.Stats.Pending++
+			if st, ok := s.Pod(sp.Pod.Key()); ok {
+				// the scheduler's reason: a gated pod's count moves on
+				// without an event for every arrival
+				pr.Reason = st.Reason
+			}
 		} else {
 			pr.Reason = ""
 		}
