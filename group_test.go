@@ -174,3 +174,30 @@ func TestHomogeneousGangMatchesBruteForce(t *testing.T) {
 	}
 	require.Greater(t, found, 500, "the generator must produce feasible cases too")
 }
+
+// A group that gains a member after a failed cycle is tried again even
+// when nothing else changes: the new member may complete its quorum. Also
+// through AddPod after Run, and inside a composite.
+func TestGroupGainingMemberIsRetried(t *testing.T) {
+	ts := newTestSched(t, Config{}).nodes("n", 1, 4000).gang("g", 2)
+	ts.member("huge", "g", 64000)
+	ts.member("ok1", "g", 1000)
+	ts.run()
+	require.Equal(t, 0, ts.boundCount("g"))
+	ts.member("ok2", "g", 1000)
+	ts.run()
+	require.Equal(t, 2, ts.boundCount("g"), "ok1 and ok2 make the quorum")
+	st, _ := ts.Pod(cluster.MakePodKey("", "huge"))
+	require.Equal(t, "0/1 nodes are available: 1 Insufficient cpu.", st.Reason)
+
+	ts = newTestSched(t, Config{}).nodes("n", 1, 4000).
+		composite(podgroup.CompositePodGroup{Name: "job", Policy: podgroup.Gang, MinGroupCount: 1}).
+		leaf("a", "job", 2, 0, "")
+	ts.member("huge", "a", 64000)
+	ts.member("ok1", "a", 1000)
+	ts.run()
+	require.Equal(t, 0, ts.boundCount("a"))
+	ts.member("ok2", "a", 1000)
+	ts.run()
+	require.Equal(t, 2, ts.boundCount("a"))
+}

@@ -261,7 +261,15 @@ func (s *Scheduler) offerRoot(root podgroup.Ref) error {
 		if it.InFlight() {
 			return nil // the cycle requeues it
 		}
-		if err := s.queue.Update(key, func(it *queue.Item[entry]) { it.Size = pending }); err != nil {
+		if err := s.queue.Update(key, func(it *queue.Item[entry]) {
+			if it.Size != pending {
+				// its members changed since its last attempt: that attempt
+				// says nothing about the next one, which must happen even
+				// if nothing else in the cluster changes
+				it.Version = changedSinceAttempt
+			}
+			it.Size = pending
+		}); err != nil {
 			return err
 		}
 		if ready {
@@ -278,6 +286,11 @@ func (s *Scheduler) offerRoot(root podgroup.Ref) error {
 	s.explainGate(root)
 	return s.queue.AddGated(item)
 }
+
+// changedSinceAttempt is the Version of a queue item whose own content
+// changed after its last attempt: older than any cluster version, so that
+// Run retries it.
+const changedSinceAttempt = -1
 
 // treeReady is the hierarchical quorum of kube-scheduler's GangScheduling
 // PreEnqueue.
