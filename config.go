@@ -31,7 +31,10 @@ type Config struct {
 	// MaxCycles is a safety cap on the cycles of one Run or RunUntil; 0
 	// means 100 per pod and group known, at least 100,000. A simulation
 	// that keeps evicting and rescheduling without converging stops with
-	// ErrNoProgress instead of running forever.
+	// ErrNoProgress instead of running forever. Failed retries that saw no
+	// change since their last attempt (the periodic retries of a cluster
+	// waiting for time to pass) do not count, except when they pile up at
+	// one simulated instant.
 	MaxCycles int
 	// TerminationGracePeriod is how long an evicted pod keeps its node
 	// before it is gone (nil: 30s, the pod default; point to 0 for

@@ -125,3 +125,18 @@ func BenchmarkPodPreemption(b *testing.B) {
 		}
 	}
 }
+
+// A quiet cluster waiting for time to pass is never refused: 200 pods that
+// fit nowhere for two days are retried every five minutes, which the cycle
+// cap does not count, and fit once a node arrives.
+func TestQuietWaitIsNotALivelock(t *testing.T) {
+	ts := newTestSched(t, Config{}).nodes("small", 1, 1000)
+	for i := range 200 {
+		require.NoError(t, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("p%d", i), Requests: cluster.NewResources(2000, 0, 0)}, 0))
+	}
+	require.NoError(t, ts.RunUntil(48*time.Hour))
+	require.Greater(t, ts.Stats().Cycles, 100_000, "the retries went on for two days")
+	require.NoError(t, ts.AddNode(cluster.Node{Name: "big", Allocatable: cluster.NewResources(500_000, 0, 300)}))
+	require.NoError(t, ts.Run())
+	require.Equal(t, 200, ts.Stats().Scheduled)
+}

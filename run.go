@@ -114,11 +114,20 @@ func (s *Scheduler) maxCycles() int {
 	return max(100_000, 100*(len(s.pods)+len(s.groups)))
 }
 
+// run schedules until nothing is due before until (bounded) or at all.
+// The cycle cap counts the cycles that could change something; failed
+// retries that saw no change since their item's last attempt only follow
+// the clock, so a quiet cluster waiting for a far event is never refused.
+// Those are capped per instant instead: retries that keep coming at one
+// simulated time without anything moving mean a wakeup that moves nothing.
 func (s *Scheduler) run(until time.Duration, bounded bool) error {
-	start := s.stats.Cycles
+	counted, quiet, quietAt, idle := 0, 0, s.now, 0
 	for {
-		if s.stats.Cycles-start >= s.maxCycles() {
-			return fmt.Errorf("%w: %d cycles in one run, simulated time %v, %d evictions so far", ErrNoProgress, s.stats.Cycles-start, s.now, s.stats.Evictions)
+		if counted >= s.maxCycles() {
+			return fmt.Errorf("%w: %d cycles in one run, simulated time %v, %d evictions so far", ErrNoProgress, counted, s.now, s.stats.Evictions)
+		}
+		if quiet >= s.maxCycles() {
+			return fmt.Errorf("%w: %d retries at simulated time %v with nothing changing", ErrNoProgress, quiet, s.now)
 		}
 		if bounded && s.now >= until {
 			return nil // what happens at until itself waits for the caller
@@ -129,6 +138,15 @@ func (s *Scheduler) run(until time.Duration, bounded bool) error {
 		if _, ok, err := s.scheduleOne(); err != nil {
 			return err
 		} else if ok {
+			idle = 0
+			switch {
+			case !s.quietCycle:
+				counted++
+			case s.now != quietAt:
+				quiet, quietAt = 1, s.now
+			default:
+				quiet++
+			}
 			continue
 		}
 		next, ok := s.nextWakeup(bounded)
@@ -137,6 +155,15 @@ func (s *Scheduler) run(until time.Duration, bounded bool) error {
 				s.now = until
 			}
 			return nil
+		}
+		if next <= s.now {
+			// something is due now, yet nothing ran: a second such wakeup
+			// would repeat forever
+			if idle++; idle > 1 {
+				return fmt.Errorf("%w: a wakeup at simulated time %v moves nothing", ErrNoProgress, s.now)
+			}
+		} else {
+			idle = 0
 		}
 		s.now = max(s.now, next)
 	}

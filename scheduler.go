@@ -69,6 +69,9 @@ type Scheduler struct {
 	// forestVersion changes whenever a group joins the forest; per-root
 	// caches derived from it are valid while it holds.
 	forestVersion int
+	// quietCycle says the last cycle was a failed retry that saw no
+	// change since its item's previous attempt (see run).
+	quietCycle bool
 	orphans       map[string][]*podRecord // members whose group is not defined yet
 	profiles      map[string]*profile     // by scheduler name
 	nominations   *nominator
