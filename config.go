@@ -82,8 +82,14 @@ func (c Config) validate(reg Registry) error {
 	if c.PodInitialBackoff < 0 || c.PodMaxBackoff < c.PodInitialBackoff {
 		return configError("podInitialBackoff", "%v and podMaxBackoff %v must satisfy 0 <= initial <= max", c.PodInitialBackoff, c.PodMaxBackoff)
 	}
-	if c.TerminationGracePeriod != nil && *c.TerminationGracePeriod < 0 {
-		return configError("terminationGracePeriod", "%v is negative", *c.TerminationGracePeriod)
+	if c.PodMaxBackoff > MaxSimulatedTime {
+		return configError("podMaxBackoff", "%v is beyond the largest simulated time, %v", c.PodMaxBackoff, MaxSimulatedTime)
+	}
+	if c.TerminationGracePeriod != nil && (*c.TerminationGracePeriod < 0 || *c.TerminationGracePeriod > MaxSimulatedTime) {
+		return configError("terminationGracePeriod", "%v is not in 0..%v", *c.TerminationGracePeriod, MaxSimulatedTime)
+	}
+	if c.MaxUnschedulable > MaxSimulatedTime {
+		return configError("maxUnschedulable", "%v is beyond the largest simulated time, %v", c.MaxUnschedulable, MaxSimulatedTime)
 	}
 	if c.MaxCycles < 0 {
 		return configError("maxCycles", "%d is negative", c.MaxCycles)

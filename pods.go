@@ -22,8 +22,8 @@ func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	if duration < 0 {
-		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(p.Key()), Field: "duration", Detail: fmt.Sprintf("%v is negative", duration)}
+	if duration < 0 || duration > MaxSimulatedTime {
+		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(p.Key()), Field: "duration", Detail: fmt.Sprintf("%v is not in 0..%v", duration, MaxSimulatedTime)}
 	}
 	if _, ok := s.pods[p.Key()]; ok {
 		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
@@ -245,5 +245,11 @@ func addTime(t, d time.Duration) time.Duration {
 	return t + d
 }
 
-// maxTime is the largest simulated time.
+// maxTime is the largest time.Duration; simulated time stays below
+// MaxSimulatedTime, and sums of two such times cannot reach it.
 const maxTime = time.Duration(1<<63 - 1)
+
+// MaxSimulatedTime bounds simulated times and the durations the scheduler
+// is given (run times, grace periods, backoffs, RunUntil): a hundred years.
+// Any time plus any duration then stays far from overflowing.
+const MaxSimulatedTime = 100 * 365 * 24 * time.Hour

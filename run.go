@@ -84,6 +84,9 @@ func (s *Scheduler) AdvanceTo(t time.Duration) error {
 	if t < s.now {
 		return fmt.Errorf("%w: %v is before now (%v)", ErrPastTime, t, s.now)
 	}
+	if t > MaxSimulatedTime {
+		return fmt.Errorf("%w: %v is beyond the largest simulated time, %v", ErrPastTime, t, MaxSimulatedTime)
+	}
 	s.now = t
 	return s.fireTimers()
 }
@@ -100,6 +103,9 @@ func (s *Scheduler) Run() error { return s.run(0, false) }
 func (s *Scheduler) RunUntil(t time.Duration) error {
 	if t < s.now {
 		return fmt.Errorf("%w: %v is before now (%v)", ErrPastTime, t, s.now)
+	}
+	if t > MaxSimulatedTime {
+		return fmt.Errorf("%w: %v is beyond the largest simulated time, %v", ErrPastTime, t, MaxSimulatedTime)
 	}
 	return s.run(t, true)
 }

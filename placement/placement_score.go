@@ -1,6 +1,8 @@
 package placement
 
 import (
+	"math"
+
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 )
@@ -12,6 +14,15 @@ const PodGroupPodsCountName = "PodGroupPodsCount"
 // placement's nodes as a whole and the proposed pods, not on which node
 // each pod takes.
 func (f *NodeResourcesFit) ScoreIgnoresNodes() {}
+
+// satAdd adds non-negative amounts, stopping at the largest int64: a
+// placement of many huge nodes must not wrap around.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
 
 // ScorePlacement is kube-scheduler's scorePlacement: always MostAllocated,
 // over the placement as a whole (requests summed over all its nodes plus
@@ -49,8 +60,7 @@ func (f *NodeResourcesFit) ScorePlacement(snap *cluster.Snapshot, _ *fw.Group, p
 				c, u = alloc.Get(r.Name), ni.Requested().Get(r.Name)
 			}
 			if c != 0 {
-				capacity[i] += c
-				used[i] += u
+				capacity[i], used[i] = satAdd(capacity[i], c), satAdd(used[i], u)
 			}
 		}
 	})
@@ -59,7 +69,7 @@ func (f *NodeResourcesFit) ScorePlacement(snap *cluster.Snapshot, _ *fw.Group, p
 		if skip[i] || capacity[i] == 0 {
 			continue
 		}
-		sum += MostAllocatedResource(used[i]+want[i], capacity[i]) * r.Weight
+		sum += MostAllocatedResource(satAdd(used[i], want[i]), capacity[i]) * r.Weight
 		weights += r.Weight
 	}
 	if weights == 0 {
@@ -82,14 +92,13 @@ func (f *NodeResourcesFit) scoreEach(snap *cluster.Snapshot, p *fw.Placement, pr
 		var used, capacity int64
 		forNodes(snap, p.Nodes, func(ni *cluster.NodeInfo) {
 			if c := ni.Allocatable().Get(r.Name); c != 0 {
-				capacity += c
-				used += nodeNonZeroRequested(ni, r.Name)
+				capacity, used = satAdd(capacity, c), satAdd(used, nodeNonZeroRequested(ni, r.Name))
 			}
 		})
 		if capacity == 0 {
 			continue
 		}
-		sum += MostAllocatedResource(used+want, capacity) * r.Weight
+		sum += MostAllocatedResource(satAdd(used, want), capacity) * r.Weight
 		weights += r.Weight
 	}
 	if weights == 0 {
