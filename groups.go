@@ -47,6 +47,9 @@ type GroupStatus struct {
 // that named the group before it existed join it now, and a pending one
 // that takes its priority from the group takes it now.
 func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	if err := g.Validate(); err != nil {
 		return err
 	}
@@ -105,6 +108,9 @@ func (s *Scheduler) parentOf(namespace, parent string) *podgroup.CompositePodGro
 // within podgroup.MaxDepth). Admission resolves its priority as for a
 // PodGroup.
 func (s *Scheduler) AddCompositePodGroup(c podgroup.CompositePodGroup) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	if err := c.Validate(); err != nil {
 		return err
 	}

@@ -19,6 +19,9 @@ import (
 // is queued. duration is how long the pod runs once bound before it
 // succeeds (0: until deleted or evicted).
 func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	if err := p.Validate(); err != nil {
 		return err
 	}
@@ -168,6 +171,9 @@ func (s *Scheduler) bind(r *podRecord, node string) error {
 
 // DeletePod deletes a pod for good, wherever it is.
 func (s *Scheduler) DeletePod(key cluster.PodKey) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	r, ok := s.pods[key]
 	if !ok || r.phase == PhaseDeleted || r.phase == PhaseSucceeded {
 		return fmt.Errorf("%w: %s", ErrUnknownPod, key)

@@ -81,6 +81,9 @@ func (s *Scheduler) fire(t timer) error {
 // AdvanceTo moves the clock to t and fires the timers due by then, without
 // scheduling. Moving backwards is an error.
 func (s *Scheduler) AdvanceTo(t time.Duration) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	if t < s.now {
 		return fmt.Errorf("%w: %v is before now (%v)", ErrPastTime, t, s.now)
 	}
@@ -95,12 +98,20 @@ func (s *Scheduler) AdvanceTo(t time.Duration) error {
 // empty, no timer is pending, and every waiting item was last tried
 // against the cluster as it is now, so retrying it could not change its
 // outcome. The clock stops at the last thing that happened.
-func (s *Scheduler) Run() error { return s.run(0, false) }
+func (s *Scheduler) Run() error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	return s.run(0, false)
+}
 
 // RunUntil schedules and moves the clock until t, processing everything
 // due before t (retries of unschedulable pods included), and leaves the
 // clock at t.
 func (s *Scheduler) RunUntil(t time.Duration) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	if t < s.now {
 		return fmt.Errorf("%w: %v is before now (%v)", ErrPastTime, t, s.now)
 	}
@@ -193,6 +204,9 @@ func (s *Scheduler) nextWakeup(everyRetry bool) (time.Duration, bool) {
 // ScheduleOne runs one scheduling cycle at the current time for the head
 // of the active queue, and reports false when the active queue is empty.
 func (s *Scheduler) ScheduleOne() (CycleResult, bool, error) {
+	if err := s.usable(); err != nil {
+		return CycleResult{}, false, err
+	}
 	if err := s.fireTimers(); err != nil {
 		return CycleResult{}, false, err
 	}

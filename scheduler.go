@@ -170,12 +170,47 @@ func (s *Scheduler) Stats() Stats { return s.stats }
 // Evictions returns the evictions so far, in the order they happened.
 func (s *Scheduler) Evictions() []Eviction { return slices.Clone(s.evictions) }
 
-// Node returns the named node as the cache holds it now. The NodeInfo is
-// the cache's own: read it, never modify it.
-func (s *Scheduler) Node(name string) (*cluster.NodeInfo, bool) { return s.cache.Node(name) }
+// Node returns a copy of the named node as the cache holds it now:
+// changing it changes nothing in the scheduler (use UpdateNode). Its pods
+// are shared, read-only.
+func (s *Scheduler) Node(name string) (*cluster.NodeInfo, bool) {
+	if s.cache == nil {
+		return nil, false
+	}
+	ni, ok := s.cache.Node(name)
+	if !ok {
+		return nil, false
+	}
+	return ni.Clone(), true
+}
 
-// Nodes yields the nodes in name order (read-only, as Node).
-func (s *Scheduler) Nodes() iter.Seq[*cluster.NodeInfo] { return s.cache.Nodes() }
+// Nodes yields copies of the nodes (as Node) in name order, as they were
+// when the iteration started: adding or removing nodes inside the loop is
+// safe.
+func (s *Scheduler) Nodes() iter.Seq[*cluster.NodeInfo] {
+	return func(yield func(*cluster.NodeInfo) bool) {
+		if s.cache == nil {
+			return
+		}
+		infos := slices.Collect(s.cache.Nodes())
+		for _, ni := range infos {
+			if !yield(ni.Clone()) {
+				return
+			}
+		}
+	}
+}
+
+// ErrNotInitialized is returned by a Scheduler that New did not make.
+var ErrNotInitialized = errors.New("gangsim: the Scheduler was not made by gangsim.New")
+
+// usable reports whether s was made by New.
+func (s *Scheduler) usable() error {
+	if s == nil || s.cache == nil {
+		return ErrNotInitialized
+	}
+	return nil
+}
 
 // AddPriorityClass registers a priority class for pods and groups to name.
 func (s *Scheduler) AddPriorityClass(pc cluster.PriorityClass) error { return s.classes.Add(pc) }
@@ -185,6 +220,9 @@ func (s *Scheduler) PriorityClasses() *cluster.PriorityClasses { return &s.class
 
 // AddPodDisruptionBudget adds a budget.
 func (s *Scheduler) AddPodDisruptionBudget(b cluster.PodDisruptionBudget) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	return s.cache.AddBudget(b)
 }
 

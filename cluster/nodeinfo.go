@@ -238,6 +238,15 @@ func (ni *NodeInfo) PodsWithAffinity() int { return int(ni.podsWithAffinity) }
 // anti-affinity term.
 func (ni *NodeInfo) PodsWithRequiredAntiAffinity() int { return int(ni.podsWithRequiredAnti) }
 
+// Clone returns a copy that shares nothing mutable with ni but its pods,
+// which are read-only; it belongs to no snapshot.
+func (ni *NodeInfo) Clone() *NodeInfo {
+	cp := ni.clone()
+	cp.node = ni.node.Clone()
+	cp.index = -1
+	return cp
+}
+
 // clone returns a copy that shares nothing mutable with ni.
 func (ni *NodeInfo) clone() *NodeInfo {
 	cp := *ni

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -173,4 +174,17 @@ func TestCompositeGreedyOrderMissesAPlacement(t *testing.T) {
 		}
 		require.NoError(t, s.AddPod(p, 0), "pod %s fits where the other order puts it", p.Name)
 	}
+}
+
+// A nil scenario and an addNode event without a node are errors, not
+// panics.
+func TestScenarioAPIMisuse(t *testing.T) {
+	var sc *Scenario
+	_, err := sc.Run()
+	require.ErrorIs(t, err, ErrNilScenario)
+	_, err = sc.NewScheduler()
+	require.ErrorIs(t, err, ErrNilScenario)
+	sc = &Scenario{Events: []Event{{At: time.Second, Kind: AddNode}}}
+	_, err = sc.Run()
+	require.ErrorContains(t, err, "addNode without a node")
 }
