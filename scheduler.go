@@ -71,20 +71,20 @@ type Scheduler struct {
 	forestVersion int
 	// quietCycle says the last cycle was a failed retry that saw no
 	// change since its item's previous attempt (see run).
-	quietCycle bool
-	orphans       map[string][]*podRecord // members whose group is not defined yet
-	profiles      map[string]*profile     // by scheduler name
-	nominations   *nominator
-	classes       cluster.PriorityClasses
-	now           time.Duration
-	version       int64 // bumped by every cluster change that may help pending pods
-	timers        *btree.BTreeG[timer]
-	timerSeq      uint64
-	cycle         int // cycles run so far
-	inCycle       int // the cycle running; 0 between cycles
-	observers     []Observer
-	evictions     []Eviction
-	stats         Stats
+	quietCycle  bool
+	orphans     map[string][]*podRecord // members whose group is not defined yet
+	profiles    map[string]*profile     // by scheduler name
+	nominations *nominator
+	classes     cluster.PriorityClasses
+	now         time.Duration
+	version     int64 // bumped by every cluster change that may help pending pods
+	timers      *btree.BTreeG[timer]
+	timerSeq    uint64
+	cycle       int // cycles run so far
+	inCycle     int // the cycle running; 0 between cycles
+	observers   []Observer
+	evictions   []Eviction
+	stats       Stats
 
 	userRegistry Registry
 	explainer    explainer
