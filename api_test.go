@@ -8,6 +8,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/queue"
 )
 
 // A Scheduler not made by New refuses work with an error instead of
@@ -75,4 +76,39 @@ func TestNodesAreCopies(t *testing.T) {
 		after = append(after, ni.Name())
 	}
 	require.Equal(t, []string{"n0-new", "n1-new", "n2-new"}, after)
+}
+
+// The invariant checker finds each kind of corruption it looks for.
+func TestInvariantCheckerCatches(t *testing.T) {
+	build := func() *testSched {
+		ts := newTestSched(t, Config{}).nodes("n", 2, 2000).gang("g", 2).members("g", 2, 500)
+		ts.run()
+		require.NoError(t, ts.CheckInvariants())
+		return ts
+	}
+	key := cluster.MakePodKey("", "g-0")
+
+	ts := build()
+	ts.pods[key].phase = PhasePending
+	require.ErrorContains(t, ts.CheckInvariants(), "but the cache has it")
+
+	ts = build()
+	ts.pods[key].node = "elsewhere"
+	require.ErrorContains(t, ts.CheckInvariants(), "the cache has it on")
+
+	ts = build()
+	ts.groups["default/g"].conditions[0].Status = podgroup.ConditionFalse
+	require.ErrorContains(t, ts.CheckInvariants(), "went back from True")
+
+	ts = build()
+	ts.evictions = append(ts.evictions, Eviction{Pod: key, By: PodRef(cluster.MakePodKey("", "g-1"))})
+	require.ErrorContains(t, ts.CheckInvariants(), "was evicted by")
+
+	ts = build()
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "lost", Requests: cluster.NewResources(100, 0, 0)}, 0))
+	_, err := ts.queue.Delete(podItemKey(cluster.MakePodKey("", "lost")))
+	require.NoError(t, err)
+	require.ErrorContains(t, ts.CheckInvariants(), "pending pod default/lost is not queued")
+	require.NoError(t, ts.queue.Add(&queue.Item[entry]{Key: podItemKey(cluster.MakePodKey("", "lost")), Value: entry{pod: ts.pods[cluster.MakePodKey("", "lost")]}, Size: 1, Attempts: 1}))
+	require.ErrorContains(t, ts.CheckQuiescent(), "fits node")
 }

@@ -40,6 +40,11 @@ type Config struct {
 	// before it is gone (nil: 30s, the pod default; point to 0 for
 	// immediate removal).
 	TerminationGracePeriod *time.Duration
+	// CheckInvariants runs Scheduler.CheckInvariants after every cycle and
+	// timer, and CheckQuiescent when Run ends; a violation stops the run
+	// with ErrInvariant. For tests: it costs a pass over the cluster each
+	// time.
+	CheckInvariants bool
 }
 
 // DefaultTerminationGracePeriod is the pod default of Kubernetes.

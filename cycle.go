@@ -40,6 +40,9 @@ func (s *Scheduler) scheduleOne() (CycleResult, bool, error) {
 	}
 	s.emit(ev)
 	s.quietCycle = retry && res.Status != nil && len(res.Bound) == 0 && len(res.Evicted) == 0 && len(res.Nominated) == 0
+	if err == nil && s.cfg.CheckInvariants {
+		err = s.checkCycle(res)
+	}
 	return res, true, err
 }
 

@@ -50,6 +50,11 @@ func (s *Scheduler) fireTimers() error {
 		if err := s.fire(t); err != nil {
 			return err
 		}
+		if s.cfg.CheckInvariants {
+			if err := s.CheckInvariants(); err != nil {
+				return err
+			}
+		}
 	}
 }
 
@@ -102,7 +107,13 @@ func (s *Scheduler) Run() error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	return s.run(0, false)
+	if err := s.run(0, false); err != nil {
+		return err
+	}
+	if s.cfg.CheckInvariants {
+		return s.CheckQuiescent()
+	}
+	return nil
 }
 
 // RunUntil schedules and moves the clock until t, processing everything

@@ -72,6 +72,7 @@ type Scheduler struct {
 	// quietCycle says the last cycle was a failed retry that saw no
 	// change since its item's previous attempt (see run).
 	quietCycle  bool
+	invariants  invariantState
 	orphans     map[string][]*podRecord // members whose group is not defined yet
 	profiles    map[string]*profile     // by scheduler name
 	nominations *nominator

@@ -33,6 +33,9 @@ func runScenarioFile(path string) ([]byte, error) {
 // and its event stream as text: one event a line, its cycle first.
 func runWithTranscript(path string) (result, transcript []byte, err error) {
 	sc, err := Load(path)
+	if err == nil {
+		sc.Config.CheckInvariants = true // every golden run is checked
+	}
 	if err != nil {
 		return nil, nil, err
 	}
