@@ -112,3 +112,18 @@ func TestInvariantCheckerCatches(t *testing.T) {
 	require.NoError(t, ts.queue.Add(&queue.Item[entry]{Key: podItemKey(cluster.MakePodKey("", "lost")), Value: entry{pod: ts.pods[cluster.MakePodKey("", "lost")]}, Size: 1, Attempts: 1}))
 	require.ErrorContains(t, ts.CheckQuiescent(), "fits node")
 }
+
+// A running member that arrived before its group must have the group's
+// priority; the group is refused otherwise, and nothing changes.
+func TestGroupRefusedWhenARunningMemberHasAnotherPriority(t *testing.T) {
+	ts := newTestSched(t, Config{}).nodes("n", 1, 4000)
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "early", NodeName: "n-0", PodGroup: "g", Priority: new(int32(5)), Requests: cluster.NewResources(100, 0, 0)}, 0))
+	err := ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, Priority: new(int32(7))})
+	require.ErrorIs(t, err, ErrAdmission)
+	require.ErrorContains(t, err, "running member default/early")
+	_, ok := ts.PodGroup("default/g")
+	require.False(t, ok)
+	require.NoError(t, ts.CheckInvariants())
+	require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, Priority: new(int32(5))}))
+	require.NoError(t, ts.CheckInvariants())
+}

@@ -63,36 +63,52 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 	g.Priority, g.PreemptionPolicy = &prio, policy
 	gr := &groupRecord{group: g, pods: map[cluster.PodKey]*podRecord{}, itemKey: "podgroup/" + g.Key()}
 	gr.self = []*groupRecord{gr}
+	// the members that arrived first are admitted again before anything
+	// changes: an error leaves the scheduler as it was
+	waiting := s.orphans[g.Key()]
+	readmitted, err := s.readmit(waiting, gr)
+	if err != nil {
+		return err
+	}
 	if err := s.forest.AddGroup(&gr.group); err != nil {
 		return err
 	}
 	s.forestVersion++
 	s.groups[g.Key()] = gr
-	waiting := s.orphans[g.Key()]
 	delete(s.orphans, g.Key())
-	for _, r := range waiting {
-		if err := s.readmit(r, gr); err != nil {
-			return err
+	for i, r := range waiting {
+		if readmitted[i] != nil {
+			r.info, r.spec = readmitted[i], nil
 		}
 		s.join(gr, r)
 	}
 	return s.offerGroup(gr)
 }
 
-// readmit gives a pending pod that arrived before its group the priority
-// admission would have given it with the group known.
-func (s *Scheduler) readmit(r *podRecord, gr *groupRecord) error {
-	spec := r.spec
-	r.spec = nil
-	if spec == nil || r.phase != PhasePending {
-		return nil
+// readmit returns, for the pods that arrived before their group, the pod
+// admission gives them now that the group is known (nil: unchanged). A
+// member already running must have the group's priority: no later cycle
+// could fix it.
+func (s *Scheduler) readmit(waiting []*podRecord, gr *groupRecord) ([]*cluster.PodInfo, error) {
+	out := make([]*cluster.PodInfo, len(waiting))
+	for i, r := range waiting {
+		if r.phase != PhasePending {
+			if p := gr.group.EffectivePriority(); r.info.Priority() != p {
+				return nil, &cluster.FieldError{Sentinel: ErrAdmission, Object: "pod group " + gr.group.Key(), Field: "priority",
+					Detail: fmt.Sprintf("%d differs from the priority %d of its running member %s", p, r.info.Priority(), r.info.Key())}
+			}
+			continue
+		}
+		if r.spec == nil {
+			continue
+		}
+		info, err := s.admitPod(*r.spec, gr)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = info
 	}
-	info, err := s.admitPod(*spec, gr)
-	if err != nil {
-		return err
-	}
-	r.info = info
-	return nil
+	return out, nil
 }
 
 // parentOf returns the named parent composite of a group, or nil.

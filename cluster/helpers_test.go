@@ -292,6 +292,7 @@ func checkSnapshot(t testing.TB, c *Cache, s *Snapshot) {
 		i++
 	}
 	require.Len(t, s.index, s.Len())
+	checkSnapshotTotals(t, s)
 	want, got := collectBudgets(c.Budgets()), collectBudgets(s.Budgets())
 	require.Equal(t, want, got)
 }
@@ -302,4 +303,30 @@ func collectBudgets(seq func(func(BudgetStatus) bool)) []BudgetStatus {
 		out = append(out, b)
 	}
 	return out
+}
+
+// checkSnapshotTotals recomputes the snapshot's running totals from its
+// nodes: pods with inter-pod terms, and pods by priority.
+func checkSnapshotTotals(t testing.TB, s *Snapshot) {
+	t.Helper()
+	var aff, anti int64
+	prios := map[int32]int64{}
+	for i := range s.Len() {
+		for _, pi := range s.Node(i).pods {
+			if pi.HasPodAffinity() {
+				aff++
+			}
+			if pi.HasRequiredAntiAffinity() {
+				anti++
+			}
+			prios[pi.priority]++
+		}
+	}
+	require.Equal(t, aff, s.PodsWithAffinity())
+	require.Equal(t, anti, s.PodsWithRequiredAntiAffinity())
+	if len(prios) == 0 {
+		require.Empty(t, s.priorities)
+	} else {
+		require.Equal(t, prios, s.priorities)
+	}
 }

@@ -152,6 +152,9 @@ func (r *propRun) randomPod(name string) *podBuilder {
 	if r.rng.IntN(4) == 0 {
 		b.ns("prod")
 	}
+	if r.rng.IntN(3) == 0 {
+		b.p.Priority = new(int32(r.rng.IntN(3) * 100))
+	}
 	if r.rng.IntN(25) == 0 {
 		b.milli(-1) // invalid
 	}
@@ -331,6 +334,7 @@ func (r *propRun) tentative() {
 			require.Equal(t, top.nodes, snapshotNodes(s), "inner rollback")
 		}
 		checkAccounting(t, s)
+		checkSnapshotTotals(t, s)
 	}
 	s.Rollback(stack[0].cp)
 	require.Zero(t, s.Tentative())

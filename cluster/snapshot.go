@@ -50,6 +50,7 @@ type Snapshot struct {
 	// pods with inter-pod affinity terms and with required anti-affinity.
 	podsWithAffinity     int64
 	podsWithRequiredAnti int64
+	priorities           map[int32]int64 // pods on the nodes, by priority
 	domains              map[string]*Domains // by label key, valid at domainsVersion
 	domainsVersion       int64
 }
@@ -85,10 +86,10 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 	for it := c.recent; it != nil && it.info.generation > s.generation; it = it.next {
 		clone := it.info.clone()
 		if i, ok := s.index[clone.node.Name]; ok && !rebuild {
-			s.countAffinity(s.nodes[i], -1)
+			s.countNode(s.nodes[i], -1)
 			clone.index = int32(i)
 			s.nodes[i] = clone
-			s.countAffinity(clone, 1)
+			s.countNode(clone, 1)
 			s.touch(i)
 			continue
 		}
@@ -160,20 +161,24 @@ func (s *Snapshot) rebuild(c *Cache, fresh map[string]*NodeInfo) {
 	s.stamps = make([]uint64, len(nodes))
 	s.feed, s.feedEpoch = s.feed[:0], s.feedEpoch+1 // positions in the old list mean nothing now
 	s.podsWithAffinity, s.podsWithRequiredAnti = 0, 0
+	clear(s.priorities)
 	for i, ni := range nodes {
 		ni.index = int32(i)
 		s.stampSeq++
 		s.stamps[i] = s.stampSeq
-		s.countAffinity(ni, 1)
+		s.countNode(ni, 1)
 	}
 	s.nodeSetVersion = c.nodeSetVersion
 }
 
-// countAffinity adds (sign 1) or takes away (-1) a node's pods with
-// inter-pod terms from the snapshot's totals.
-func (s *Snapshot) countAffinity(ni *NodeInfo, sign int64) {
+// countNode adds (sign 1) or takes away (-1) a node's pods from the
+// snapshot's totals.
+func (s *Snapshot) countNode(ni *NodeInfo, sign int64) {
 	s.podsWithAffinity += sign * int64(ni.podsWithAffinity)
 	s.podsWithRequiredAnti += sign * int64(ni.podsWithRequiredAnti)
+	for _, pi := range ni.pods {
+		s.countPriority(pi.priority, sign)
+	}
 }
 
 // countPod adds or takes away one pod from the totals.
@@ -184,6 +189,31 @@ func (s *Snapshot) countPod(pi *PodInfo, sign int64) {
 	if pi.HasRequiredAntiAffinity() {
 		s.podsWithRequiredAnti += sign
 	}
+	s.countPriority(pi.priority, sign)
+}
+
+func (s *Snapshot) countPriority(p int32, sign int64) {
+	if s.priorities == nil {
+		s.priorities = map[int32]int64{}
+	}
+	if n := s.priorities[p] + sign; n != 0 {
+		s.priorities[p] = n
+	} else {
+		delete(s.priorities, p)
+	}
+}
+
+// LowestPriority returns the lowest priority among the pods on the
+// snapshot's nodes, or false when there are none: preemption for a pod of
+// that priority or lower can find no victim anywhere.
+func (s *Snapshot) LowestPriority() (int32, bool) {
+	lowest, found := int32(0), false
+	for p := range s.priorities {
+		if !found || p < lowest {
+			lowest, found = p, true
+		}
+	}
+	return lowest, found
 }
 
 // PodsWithAffinity counts the pods on all nodes that have pod affinity or
