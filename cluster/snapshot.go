@@ -50,7 +50,7 @@ type Snapshot struct {
 	// pods with inter-pod affinity terms and with required anti-affinity.
 	podsWithAffinity     int64
 	podsWithRequiredAnti int64
-	priorities           map[int32]int64 // pods on the nodes, by priority
+	priorities           map[int32]int64     // pods on the nodes, by priority
 	domains              map[string]*Domains // by label key, valid at domainsVersion
 	domainsVersion       int64
 }
