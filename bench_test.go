@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
@@ -180,4 +181,59 @@ func benchWorkloads(b *testing.B, shape func(p *cluster.Pod, app string)) {
 		}
 	}
 	b.ReportMetric(float64(pods)/b.Elapsed().Seconds(), "pods/s")
+}
+
+// BenchmarkBusyGPUCluster is a busy GPU cluster: 640 nodes of 8 GPUs in 40
+// racks, 3,000 service pods of higher priority, and 400 rack-bound gangs
+// of 8 pods x 8 GPUs arriving every 30 s and running 2 hours, so that
+// most gang cycles fail while they wait; it reports the whole run.
+func BenchmarkBusyGPUCluster(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		s, err := New(Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		runBusyGPUCluster(b, s)
+	}
+}
+
+func runBusyGPUCluster(b *testing.B, s *Scheduler) {
+	for i := range 640 {
+		n := cluster.Node{Name: fmt.Sprintf("node-%03d", i), Labels: map[string]string{"rack": fmt.Sprintf("rack-%02d", i/16)},
+			Allocatable: cluster.NewResources(64000, 512<<30, 110).With("nvidia.com/gpu", 8)}
+		if err := s.AddNode(n); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range 3000 {
+		cpu := int64(250 * (1 + rng.IntN(8)))
+		p := cluster.Pod{Name: fmt.Sprintf("svc-%04d", i), Priority: new(int32(1000)), Requests: cluster.NewResources(cpu, cpu<<20, 0)}
+		if err := s.AddPod(p, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for g := range 400 {
+		if err := s.RunUntil(time.Duration(g) * 30 * time.Second); err != nil {
+			b.Fatal(err)
+		}
+		name := fmt.Sprintf("train-%03d", g)
+		if err := s.AddPodGroup(podgroup.PodGroup{Name: name, Policy: podgroup.Gang, MinCount: 8, TopologyKey: "rack", Priority: new(int32(100))}); err != nil {
+			b.Fatal(err)
+		}
+		for i := range 8 {
+			p := cluster.Pod{Name: fmt.Sprintf("%s-%d", name, i), PodGroup: name,
+				Requests: cluster.NewResources(8000, 64<<30, 0).With("nvidia.com/gpu", 8)}
+			if err := s.AddPod(p, 2*time.Hour); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := s.Run(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(s.Stats().Cycles), "cycles")
 }

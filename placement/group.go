@@ -272,7 +272,7 @@ func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, par
 	var first *GroupResult
 	var feasible []candidate
 	for i := range placements {
-		if i > 0 && !bound.mayFit(snap, placements[i].Nodes) {
+		if i > 0 && !bound.mayFit(snap, &placements[i]) {
 			continue // cannot reach the quorum: fails without simulation
 		}
 		res := gs.evaluate(snap, &req, &placements[i])
@@ -356,7 +356,7 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(totals[b], totals[a]) })
 	var first *GroupResult
 	for _, i := range order {
-		if !bound.mayFit(snap, placements[i].Nodes) {
+		if !bound.mayFit(snap, &placements[i]) {
 			continue
 		}
 		res := gs.evaluate(snap, req, &placements[i])
