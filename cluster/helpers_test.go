@@ -322,11 +322,41 @@ func checkSnapshotTotals(t testing.TB, s *Snapshot) {
 			prios[pi.priority]++
 		}
 	}
+	checkDomainTotals(t, s, "zone")
 	require.Equal(t, aff, s.PodsWithAffinity())
 	require.Equal(t, anti, s.PodsWithRequiredAntiAffinity())
 	if len(prios) == 0 {
 		require.Empty(t, s.priorities)
 	} else {
 		require.Equal(t, prios, s.priorities)
+	}
+}
+
+// checkDomainTotals compares the snapshot's totals of key's domains with
+// sums over the nodes.
+func checkDomainTotals(t testing.TB, s *Snapshot, key string) {
+	t.Helper()
+	tot := s.DomainTotals(key)
+	doms := tot.Domains()
+	for d := range doms.Values {
+		var alloc, req Resources
+		var nzCPU, nzMem int64
+		for _, i := range doms.Nodes[d] {
+			ni := s.Node(i)
+			alloc = alloc.Add(ni.node.Allocatable)
+			req = req.Add(ni.requested)
+			if ni.node.Allocatable.MilliCPU != 0 {
+				nzCPU += ni.nonZeroCPU
+			}
+			if ni.node.Allocatable.Memory != 0 {
+				nzMem += ni.nonZeroMem
+			}
+		}
+		for _, name := range []ResourceName{ResourceCPU, ResourceMemory, ResourcePods, gpuName, fpgaName} {
+			require.Equal(t, alloc.Get(name), tot.Allocatable(d, name), "domain %s allocatable %s", doms.Values[d], name)
+			require.Equal(t, req.Get(name), tot.Requested(d, name), "domain %s requested %s", doms.Values[d], name)
+		}
+		cpu, mem := tot.NonZeroRequested(d)
+		require.Equal(t, [2]int64{nzCPU, nzMem}, [2]int64{cpu, mem}, "domain %s non-zero requests", doms.Values[d])
 	}
 }

@@ -132,6 +132,9 @@ func (r *propRun) randomNode(name string) Node {
 	if r.rng.IntN(2) == 0 {
 		b.gpus(int64(r.rng.IntN(8)))
 	}
+	if r.rng.IntN(4) > 0 {
+		b.n.Labels = map[string]string{"zone": r.pick([]string{"a", "b", "c"})}
+	}
 	if r.rng.IntN(20) == 0 {
 		b.cpu(-1) // invalid
 	}

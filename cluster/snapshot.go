@@ -53,6 +53,7 @@ type Snapshot struct {
 	priorities           map[int32]int64     // pods on the nodes, by priority
 	domains              map[string]*Domains // by label key, valid at domainsVersion
 	domainsVersion       int64
+	totals               []*DomainTotals // kept up to date while domains are valid
 }
 
 // change is one tentative change: pod added to (added) or removed from the
@@ -82,14 +83,24 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 		return fmt.Errorf("%w: %d not rolled back", ErrTentative, len(s.log))
 	}
 	rebuild := s.nodeSetVersion != c.nodeSetVersion
+	if s.nodeVersion != c.nodeVersion {
+		// nodes or labels change: domains and their totals are rebuilt on use
+		s.domains, s.totals = nil, s.totals[:0]
+	}
 	var fresh map[string]*NodeInfo
 	for it := c.recent; it != nil && it.info.generation > s.generation; it = it.next {
 		clone := it.info.clone()
 		if i, ok := s.index[clone.node.Name]; ok && !rebuild {
 			s.countNode(s.nodes[i], -1)
+			for _, t := range s.totals {
+				t.addNode(i, s.nodes[i], -1)
+			}
 			clone.index = int32(i)
 			s.nodes[i] = clone
 			s.countNode(clone, 1)
+			for _, t := range s.totals {
+				t.addNode(i, clone, 1)
+			}
 			s.touch(i)
 			continue
 		}
@@ -271,6 +282,9 @@ func (s *Snapshot) Reserve(pi *PodInfo, node int) {
 	s.log = append(s.log, change{node: node, pos: len(ni.pods), pod: pi, added: true})
 	ni.insertPod(len(ni.pods), pi)
 	s.countPod(pi, 1)
+	for _, t := range s.totals {
+		t.addPod(node, ni, pi, 1)
+	}
 }
 
 // Remove tentatively takes the pod with the given key off the node at index
@@ -283,6 +297,9 @@ func (s *Snapshot) Remove(key PodKey, node int) error {
 	}
 	pi := ni.removePodAt(pos)
 	s.countPod(pi, -1)
+	for _, t := range s.totals {
+		t.addPod(node, ni, pi, -1)
+	}
 	s.touch(node)
 	s.log = append(s.log, change{node: node, pos: pos, pod: pi})
 	return nil
@@ -298,12 +315,16 @@ func (s *Snapshot) Rollback(cp Checkpoint) {
 		s.log = s.log[:len(s.log)-1]
 		ni := s.nodes[ch.node]
 		s.touch(ch.node)
+		sign := int64(1)
 		if ch.added {
 			ni.removePodAt(ch.pos)
-			s.countPod(ch.pod, -1)
+			sign = -1
 		} else {
 			ni.insertPod(ch.pos, ch.pod)
-			s.countPod(ch.pod, 1)
+		}
+		s.countPod(ch.pod, sign)
+		for _, t := range s.totals {
+			t.addPod(ch.node, ni, ch.pod, sign)
 		}
 	}
 }

@@ -79,8 +79,18 @@ func (b quorumBound) mayFit(snap *cluster.Snapshot, p *fw.Placement) bool {
 }
 
 // freeRoom is allocatable minus requested, summed over the placement's
-// nodes, each node's free room at least 0.
+// nodes (each node's requests never exceed its allocatable: everything
+// placed fits).
 func (b quorumBound) freeRoom(snap *cluster.Snapshot, p *fw.Placement) cluster.Resources {
+	if p.Key != "" {
+		t, d := snap.DomainTotals(p.Key), p.Domain
+		free := func(name cluster.ResourceName) int64 { return t.Allocatable(d, name) - t.Requested(d, name) }
+		room := cluster.NewResources(free(cluster.ResourceCPU), free(cluster.ResourceMemory), free(cluster.ResourcePods))
+		for _, sc := range b.scalars {
+			room = room.With(sc.Name, free(sc.Name))
+		}
+		return room
+	}
 	var cpu, mem, slots int64
 	extra := make([]int64, len(b.scalars))
 	forNodes(snap, p.Nodes, func(ni *cluster.NodeInfo) {

@@ -82,7 +82,7 @@ func (tp *TopologyPlacement) generate(snap *cluster.Snapshot, key string, parent
 	if parent.Nodes == nil {
 		out := make([]fw.Placement, len(ds.Values))
 		for i, v := range ds.Values {
-			out[i] = fw.Placement{Name: v, Nodes: ds.Nodes[i]}
+			out[i] = fw.Placement{Name: v, Nodes: ds.Nodes[i], Key: key, Domain: i}
 		}
 		return out
 	}
@@ -111,6 +111,10 @@ func (tp *TopologyPlacement) generate(snap *cluster.Snapshot, key string, parent
 		nodes := buckets[d]
 		slices.Sort(nodes)
 		out[j] = fw.Placement{Name: ds.Values[d], Nodes: nodes}
+		if len(nodes) == len(ds.Nodes[d]) {
+			// the parent holds the whole domain (racks inside a zone)
+			out[j].Key, out[j].Domain = key, int(d)
+		}
 	}
 	tp.within[wk] = out
 	return out
