@@ -82,7 +82,7 @@ func TestFilesRunTogether(t *testing.T) {
 	require.Contains(t, errOut, "warning: StatefulSet spec.volumeClaimTemplates: not modelled")
 	var res struct {
 		Pods     []struct{ Name, Phase string } `json:"pods"`
-		Warnings []string                      `json:"warnings"`
+		Warnings []string                       `json:"warnings"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
 	// the StatefulSet of one file finds its pod db-0 in the other and makes
