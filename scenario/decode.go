@@ -18,7 +18,8 @@ func decodeStrict(n *yaml.Node, v any) error { return (&decoder{}).decode(n, v) 
 // is called with the path of every non-empty field whose type is
 // unmodelled.
 type decoder struct {
-	warn func(path string)
+	warn  func(path string)
+	types map[reflect.Type]*structFields // a cache, shared by the decoders of one load
 }
 
 // decode decodes a document or a value node into v (a pointer).
@@ -160,30 +161,63 @@ func (d *decoder) structure(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind != yaml.MappingNode {
 		return fail(n, path, "expected a mapping, got %s", kindName(n))
 	}
-	if line := v.FieldByName("Line"); line.IsValid() && line.Kind() == reflect.Int {
-		line.SetInt(int64(n.Line))
+	si := d.structInfo(v.Type())
+	if si.line != nil {
+		v.FieldByIndex(si.line).SetInt(int64(n.Line))
 	}
-	fields := map[string][]int{}
-	var names []string
-	open := collectFields(v.Type(), nil, fields, &names)
-	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, val := n.Content[i], n.Content[i+1]
-		idx, ok := fields[key.Value]
+		idx, ok := si.fields[key.Value]
 		switch {
-		case !ok && open:
+		case !ok && si.open:
 			continue
 		case !ok:
-			return fail(key, join(path, key.Value), "unknown field (known: %s)", strings.Join(names, ", "))
-		case seen[key.Value]:
+			return fail(key, join(path, key.Value), "unknown field (known: %s)", strings.Join(si.names, ", "))
+		case givenBefore(n, i):
 			return fail(key, join(path, key.Value), "field given twice")
 		}
-		seen[key.Value] = true
 		if err := d.value(val, v.FieldByIndex(idx), join(path, key.Value)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// givenBefore reports whether the key at i of a mapping came before.
+func givenBefore(n *yaml.Node, i int) bool {
+	for j := 0; j < i; j += 2 {
+		if n.Content[j].Value == n.Content[i].Value {
+			return true
+		}
+	}
+	return false
+}
+
+// structFields is what the decoder knows of a struct type: its fields by
+// name, their names in order, whether it takes unknown fields, and its Line
+// field.
+type structFields struct {
+	fields map[string][]int
+	names  []string
+	open   bool
+	line   []int
+}
+
+// structInfo returns t's fields, worked out once per type and decoder.
+func (d *decoder) structInfo(t reflect.Type) *structFields {
+	if si := d.types[t]; si != nil {
+		return si
+	}
+	si := &structFields{fields: map[string][]int{}}
+	si.open = collectFields(t, nil, si.fields, &si.names)
+	if f, ok := t.FieldByName("Line"); ok && f.Type.Kind() == reflect.Int {
+		si.line = f.Index
+	}
+	if d.types == nil {
+		d.types = map[reflect.Type]*structFields{}
+	}
+	d.types[t] = si
+	return si
 }
 
 func (d *decoder) slice(n *yaml.Node, v reflect.Value, path string) error {

@@ -112,6 +112,9 @@ func readInput(name string, data []byte, ws *warnings) (*input, error) {
 func decodeScenario(name string, doc *yaml.Node, f *file, ws *warnings) error {
 	d := &decoder{warn: func(path string) {
 		entry, _, _ := strings.Cut(path, ".")
+		if i := strings.Index(path, ")."); i >= 0 {
+			entry = path[:i+1] // the name may hold dots
+		}
 		ws.add("", fieldOf(path), notModelled, name+": "+entry)
 	}}
 	if err := d.decode(doc, f); err != nil {

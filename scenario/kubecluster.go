@@ -111,9 +111,9 @@ func (k *kubeImport) group(o *kubeObject, g *kubeGroupSpec) (groupCommon, error)
 	return c, nil
 }
 
-// policy checks a scheduling policy union: exactly one of basic and gang,
+// checkPolicy checks a scheduling policy union: exactly one of basic and gang,
 // and a gang's count.
-func policy(o *kubeObject, basic bool, gang bool, count *int32, countField string) error {
+func checkPolicy(o *kubeObject, basic bool, gang bool, count *int32, countField string) error {
 	switch {
 	case basic == gang:
 		return o.failf(nil, "spec.schedulingPolicy", "exactly one of basic and gang")
@@ -138,7 +138,7 @@ func (k *kubeImport) podGroup(o *kubeObject, v *kubePodGroup, f *file) error {
 	if p.Gang != nil {
 		s.MinCount = p.Gang.MinCount
 	}
-	if err := policy(o, p.Basic != nil, p.Gang != nil, s.MinCount, "minCount"); err != nil {
+	if err := checkPolicy(o, p.Basic != nil, p.Gang != nil, s.MinCount, "minCount"); err != nil {
 		return err
 	}
 	f.PodGroups = append(f.PodGroups, s)
@@ -158,7 +158,7 @@ func (k *kubeImport) compositePodGroup(o *kubeObject, v *kubeCompositePodGroup, 
 	if p.Gang != nil {
 		s.MinGroupCount = p.Gang.MinGroupCount
 	}
-	if err := policy(o, p.Basic != nil, p.Gang != nil, s.MinGroupCount, "minGroupCount"); err != nil {
+	if err := checkPolicy(o, p.Basic != nil, p.Gang != nil, s.MinGroupCount, "minGroupCount"); err != nil {
 		return err
 	}
 	f.CompositePodGroups = append(f.CompositePodGroups, s)

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"reflect"
 	"slices"
 	"time"
 
@@ -50,6 +51,7 @@ func importKube(ins []*input, ws *warnings, opts []Option) error {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	types := map[reflect.Type]*structFields{}
 	k := &kubeImport{ws: ws, plugins: gangsim.DefaultRegistry(), owned: map[kubeOwnerKey]*kubeOwnedCount{},
 		selectors: map[kubeOwnerKey]*labelSelectorSpec{}, podNames: map[cluster.PodKey]bool{}}
 	for name, f := range o.registry {
@@ -57,7 +59,7 @@ func importKube(ins []*input, ws *warnings, opts []Option) error {
 	}
 	for _, in := range ins {
 		for _, obj := range in.objects {
-			v, unmodelled, err := decodeKube(obj, ws)
+			v, unmodelled, err := decodeKube(obj, ws, types)
 			if err != nil {
 				return err
 			}
@@ -66,9 +68,7 @@ func importKube(ins []*input, ws *warnings, opts []Option) error {
 			}
 		}
 	}
-	if err := k.index(ins); err != nil {
-		return err
-	}
+	k.index(ins)
 	for _, d := range k.objs {
 		if err := k.convert(d); err != nil {
 			return err

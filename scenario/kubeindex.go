@@ -10,7 +10,7 @@ import (
 // index records, before any conversion, every node present at time 0 (of
 // scenario files and objects alike) and, for every controller, the pods
 // and ReplicaSets of the inputs it controls and its selector.
-func (k *kubeImport) index(ins []*input) error {
+func (k *kubeImport) index(ins []*input) {
 	for _, in := range ins {
 		for i := range in.spec.Nodes {
 			k.nodes = append(k.nodes, scenarioNodes(&in.spec.Nodes[i])...)
@@ -37,7 +37,6 @@ func (k *kubeImport) index(ins []*input) error {
 			k.selectors[kubeOwnerKey{d.o.namespace, d.o.kind, d.o.name}] = v.Spec.Selector
 		}
 	}
-	return nil
 }
 
 // scenarioNodes are the nodes a scenario entry makes (count expanded), as

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -216,7 +217,7 @@ func cmpOr(a, b string) string {
 // decodeKube decodes an object into its kind's value, checking its API
 // version, and returns the paths of the fields it holds that are not
 // modelled. A kind the importer does not read gives nil and a warning.
-func decodeKube(o *kubeObject, ws *warnings) (any, []string, error) {
+func decodeKube(o *kubeObject, ws *warnings, types map[reflect.Type]*structFields) (any, []string, error) {
 	kind, ok := kubeKinds[o.kind]
 	if !ok {
 		ws.add(o.kind, "", "kind not modelled, objects skipped", o.file+": "+o.ref())
@@ -227,7 +228,7 @@ func decodeKube(o *kubeObject, ws *warnings) (any, []string, error) {
 	}
 	v := kind.decoded()
 	var unmodelled []string
-	d := &decoder{warn: func(path string) { unmodelled = append(unmodelled, path) }}
+	d := &decoder{warn: func(path string) { unmodelled = append(unmodelled, path) }, types: types}
 	if err := d.decode(o.node, v); err != nil {
 		return nil, nil, o.decodeFail(err)
 	}
