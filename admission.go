@@ -91,6 +91,9 @@ func (s *Scheduler) admitPod(p cluster.Pod, group *groupRecord) (*cluster.PodInf
 		return nil, err
 	}
 	p.Priority, p.PreemptionPolicy, p.NodeName = &prio, policy, ""
+	if p.Namespace == "" {
+		p.Namespace = cluster.DefaultNamespace // as the API server defaults it
+	}
 	if p.Affinity != nil {
 		// the API server folds matchLabelKeys into the selectors at creation
 		p = p.Clone()

@@ -27,6 +27,8 @@ var allowedImports = map[string][]string{
 	"preemption": {"cluster", "podgroup", "framework"},
 	// the user layer reads the engine; the engine never imports it
 	"scenario": {"", "cluster", "podgroup", "framework", "placement", "preemption"},
+	// importers build scenarios
+	"trace": {"", "cluster", "podgroup", "scenario"},
 }
 
 // engineStdlibBans are the standard packages the engine (the root and every
@@ -127,6 +129,7 @@ func TestEngineDoesNoIO(t *testing.T) {
 			require.False(t, strings.Contains(imp, "yaml"), "%s imports %s", fields[0], imp)
 			require.False(t, slices.Contains(engineStdlibBans, imp), "%s imports %s", fields[0], imp)
 			require.False(t, strings.HasPrefix(imp, modulePath+"/scenario"), "%s imports %s", fields[0], imp)
+			require.False(t, strings.HasPrefix(imp, modulePath+"/trace"), "%s imports %s", fields[0], imp)
 		}
 	}
 	require.Equal(t, 7, engine, "the root and its six layers are listed")

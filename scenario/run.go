@@ -104,7 +104,11 @@ func (sc *Scenario) runError(src Source, err error) error {
 	if errors.As(err, &fe) {
 		src.Path = cluster.JoinField(src.Path, fe.Field)
 	}
-	return &FieldError{File: sc.Name, Line: src.Line, Path: src.Path, Err: err}
+	file := src.File
+	if file == "" {
+		file = sc.Name
+	}
+	return &FieldError{File: file, Line: src.Line, Path: src.Path, Err: err}
 }
 
 // atError is a run-time failure at a simulated time.
