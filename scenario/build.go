@@ -35,6 +35,7 @@ type builder struct {
 	cur        *kubeSource     // the Kubernetes object of that entry, if any
 	configFile string          // the file that gave the configuration
 	nsDefined  map[string]bool // namespaces defined so far
+	ws         *warnings       // what the inputs hold that the simulation does not use
 }
 
 func newBuilder(name string, opts []Option) *builder {

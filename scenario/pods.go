@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
@@ -83,11 +84,13 @@ func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
 	}
 	var group *podgroup.PodGroup
 	if s.PodGroup != "" {
-		admitted, ok := b.groupByKey[podgroup.Key(s.Namespace, s.PodGroup)]
-		if !ok {
-			return cluster.Pod{}, b.failf(s.Line, where+".podGroup", "pod group %q is not defined in namespace %q", s.PodGroup, orDefault(s.Namespace, "default"))
+		if admitted, ok := b.groupByKey[podgroup.Key(s.Namespace, s.PodGroup)]; ok {
+			group = admitted
+		} else if b.ws != nil {
+			// as in a cluster, the pod waits for its group; its result says so
+			b.ws.add("", "podGroup", fmt.Sprintf("names a pod group no input defines (%s): the pod stays pending, waiting for it",
+				podgroup.Key(s.Namespace, s.PodGroup)), b.file+": "+where)
 		}
-		group = admitted
 	}
 	if err := b.checkPriority(&p, group, s.Line, where); err != nil {
 		return cluster.Pod{}, err
