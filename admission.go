@@ -76,7 +76,9 @@ func orDefault(p, def cluster.PreemptionPolicy) cluster.PreemptionPolicy {
 }
 
 // admitPod returns the pod as admitted: its priority and preemption policy
-// resolved (PodPriority), nodeName cleared (the caller places it). group is
+// resolved (PodPriority), nodeName cleared (the caller places it), the
+// affinity terms' matchLabelKeys and mismatchLabelKeys folded into their
+// selectors as the Kubernetes API server does. group is
 // its PodGroup's record when the group is known. The result shares p's
 // maps: NewPodInfo copies it.
 func (s *Scheduler) admitPod(p cluster.Pod, group *groupRecord) (*cluster.PodInfo, error) {
@@ -89,6 +91,14 @@ func (s *Scheduler) admitPod(p cluster.Pod, group *groupRecord) (*cluster.PodInf
 		return nil, err
 	}
 	p.Priority, p.PreemptionPolicy, p.NodeName = &prio, policy, ""
+	if p.Namespace == "" {
+		p.Namespace = cluster.DefaultNamespace // as the API server defaults it
+	}
+	if p.Affinity != nil {
+		// the API server folds matchLabelKeys into the selectors at creation
+		p = p.Clone()
+		p.ApplyMatchLabelKeys()
+	}
 	return cluster.NewPodInfo(p), nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
@@ -120,4 +121,119 @@ func benchGangs(b *testing.B, size int, topology string, build func(*testing.B) 
 		}
 	}
 	b.ReportMetric(float64(groups)/b.Elapsed().Seconds(), "groups/s")
+}
+
+// BenchmarkScheduleAntiAffinity places 10 deployments of 1,000 replicas,
+// each replica with required anti-affinity to its own deployment on the
+// hostname (one replica per node), on 5,000 nodes; reports pods/s.
+func BenchmarkScheduleAntiAffinity(b *testing.B) {
+	benchWorkloads(b, func(p *cluster.Pod, app string) {
+		p.Affinity = &cluster.Affinity{PodAntiAffinity: &cluster.PodAffinity{Required: []cluster.PodAffinityTerm{{
+			LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": app}},
+			TopologyKey:   "kubernetes.io/hostname",
+		}}}}
+	})
+}
+
+// BenchmarkScheduleZoneSpread places 10 deployments of 1,000 replicas,
+// each spread over 20 zones with maxSkew 1 (DoNotSchedule), on 5,000
+// nodes; reports pods/s.
+func BenchmarkScheduleZoneSpread(b *testing.B) {
+	benchWorkloads(b, func(p *cluster.Pod, app string) {
+		p.TopologySpreadConstraints = []cluster.TopologySpreadConstraint{{
+			MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: cluster.DoNotSchedule,
+			LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": app}},
+		}}
+	})
+}
+
+// benchWorkloads schedules 10 deployments of 1,000 pods, shaped by shape,
+// on 5,000 nodes in 20 zones.
+func benchWorkloads(b *testing.B, shape func(p *cluster.Pod, app string)) {
+	b.ReportAllocs()
+	var pods int
+	for b.Loop() {
+		b.StopTimer()
+		s, ps := benchCluster(b, 0, 10000, 4)
+		for i := range 5000 {
+			cpu := []int64{8000, 16000, 32000}[i%3]
+			n := cluster.Node{Name: fmt.Sprintf("node-%05d", i), Labels: map[string]string{"topology.kubernetes.io/zone": fmt.Sprintf("zone-%02d", i%20)},
+				Allocatable: cluster.NewResources(cpu, cpu/1000*4<<30, 110)}
+			if err := s.AddNode(n); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for i, p := range ps {
+			app := fmt.Sprintf("app-%d", i%10)
+			p.Labels = map[string]string{"app": app}
+			shape(&p, app)
+			if err := s.AddPod(p, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		if err := s.Run(); err != nil {
+			b.Fatal(err)
+		}
+		pods += s.Stats().Scheduled
+		if s.Stats().Scheduled != len(ps) {
+			b.Fatalf("%d of %d pods scheduled", s.Stats().Scheduled, len(ps))
+		}
+	}
+	b.ReportMetric(float64(pods)/b.Elapsed().Seconds(), "pods/s")
+}
+
+// BenchmarkBusyGPUCluster is a busy GPU cluster: 640 nodes of 8 GPUs in 40
+// racks, 3,000 service pods of higher priority, and 400 rack-bound gangs
+// of 8 pods x 8 GPUs arriving every 30 s and running 2 hours, so that
+// most gang cycles fail while they wait; it reports the whole run.
+func BenchmarkBusyGPUCluster(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		s, err := New(Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		runBusyGPUCluster(b, s)
+	}
+}
+
+func runBusyGPUCluster(b *testing.B, s *Scheduler) {
+	for i := range 640 {
+		n := cluster.Node{Name: fmt.Sprintf("node-%03d", i), Labels: map[string]string{"rack": fmt.Sprintf("rack-%02d", i/16)},
+			Allocatable: cluster.NewResources(64000, 512<<30, 110).With("nvidia.com/gpu", 8)}
+		if err := s.AddNode(n); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range 3000 {
+		cpu := int64(250 * (1 + rng.IntN(8)))
+		p := cluster.Pod{Name: fmt.Sprintf("svc-%04d", i), Priority: new(int32(1000)), Requests: cluster.NewResources(cpu, cpu<<20, 0)}
+		if err := s.AddPod(p, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for g := range 400 {
+		if err := s.RunUntil(time.Duration(g) * 30 * time.Second); err != nil {
+			b.Fatal(err)
+		}
+		name := fmt.Sprintf("train-%03d", g)
+		if err := s.AddPodGroup(podgroup.PodGroup{Name: name, Policy: podgroup.Gang, MinCount: 8, TopologyKey: "rack", Priority: new(int32(100))}); err != nil {
+			b.Fatal(err)
+		}
+		for i := range 8 {
+			p := cluster.Pod{Name: fmt.Sprintf("%s-%d", name, i), PodGroup: name,
+				Requests: cluster.NewResources(8000, 64<<30, 0).With("nvidia.com/gpu", 8)}
+			if err := s.AddPod(p, 2*time.Hour); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := s.Run(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(s.Stats().Cycles), "cycles")
 }

@@ -41,7 +41,7 @@ func TestCompositeGatedUntilHierarchicalQuorum(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, ok, "b is short of members, so the root is not ready")
 	st, _ := ts.Pod("default/a-0")
-	require.Contains(t, st.Reason, `composite pod group "root" tree to meet quorum`)
+	require.Equal(t, "waiting for 1 more ready group of composite group root: minGroupCount 2", st.Reason)
 	require.NoError(t, ts.AddPod(cluster.Pod{Name: "b-1", PodGroup: "b", Requests: cluster.NewResources(1000, 0, 0)}, 0))
 	res := ts.scheduleOne()
 	require.Equal(t, "compositepodgroup/default/root", res.Item)

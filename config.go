@@ -31,12 +31,20 @@ type Config struct {
 	// MaxCycles is a safety cap on the cycles of one Run or RunUntil; 0
 	// means 100 per pod and group known, at least 100,000. A simulation
 	// that keeps evicting and rescheduling without converging stops with
-	// ErrNoProgress instead of running forever.
+	// ErrNoProgress instead of running forever. Failed retries that saw no
+	// change since their last attempt (the periodic retries of a cluster
+	// waiting for time to pass) do not count, except when they pile up at
+	// one simulated instant.
 	MaxCycles int
 	// TerminationGracePeriod is how long an evicted pod keeps its node
 	// before it is gone (nil: 30s, the pod default; point to 0 for
 	// immediate removal).
 	TerminationGracePeriod *time.Duration
+	// CheckInvariants runs Scheduler.CheckInvariants after every cycle and
+	// timer, and CheckQuiescent when Run ends; a violation stops the run
+	// with ErrInvariant. For tests: it costs a pass over the cluster each
+	// time.
+	CheckInvariants bool
 }
 
 // DefaultTerminationGracePeriod is the pod default of Kubernetes.
@@ -79,8 +87,14 @@ func (c Config) validate(reg Registry) error {
 	if c.PodInitialBackoff < 0 || c.PodMaxBackoff < c.PodInitialBackoff {
 		return configError("podInitialBackoff", "%v and podMaxBackoff %v must satisfy 0 <= initial <= max", c.PodInitialBackoff, c.PodMaxBackoff)
 	}
-	if c.TerminationGracePeriod != nil && *c.TerminationGracePeriod < 0 {
-		return configError("terminationGracePeriod", "%v is negative", *c.TerminationGracePeriod)
+	if c.PodMaxBackoff > MaxSimulatedTime {
+		return configError("podMaxBackoff", "%v is beyond the largest simulated time, %v", c.PodMaxBackoff, MaxSimulatedTime)
+	}
+	if c.TerminationGracePeriod != nil && (*c.TerminationGracePeriod < 0 || *c.TerminationGracePeriod > MaxSimulatedTime) {
+		return configError("terminationGracePeriod", "%v is not in 0..%v", *c.TerminationGracePeriod, MaxSimulatedTime)
+	}
+	if c.MaxUnschedulable > MaxSimulatedTime {
+		return configError("maxUnschedulable", "%v is beyond the largest simulated time, %v", c.MaxUnschedulable, MaxSimulatedTime)
 	}
 	if c.MaxCycles < 0 {
 		return configError("maxCycles", "%d is negative", c.MaxCycles)

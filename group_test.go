@@ -79,7 +79,7 @@ func TestGangGatedUntilMinCountKnown(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, ok, "a gang short of members is not tried")
 	st, _ := ts.Pod(cluster.MakePodKey("", "g-0"))
-	require.Contains(t, st.Reason, "waiting for minCount pods")
+	require.Equal(t, "waiting for 1 more pod of group g: minCount 3", st.Reason)
 	ts.member("g-2", "g", 100)
 	res := ts.scheduleOne()
 	require.Len(t, res.Bound, 3)
@@ -89,7 +89,7 @@ func TestPodsBeforeTheirGroupWaitForIt(t *testing.T) {
 	ts := newTestSched(t, Config{}).nodes("n", 1, 4000)
 	ts.member("early", "later", 100)
 	st, _ := ts.Pod(cluster.MakePodKey("", "early"))
-	require.Contains(t, st.Reason, `pod group "later" to appear`)
+	require.Equal(t, "pod group later does not exist: the pod waits until it is created", st.Reason)
 	ts.gang("later", 1)
 	ts.run()
 	require.Equal(t, 1, ts.boundCount("later"))
@@ -173,4 +173,31 @@ func TestHomogeneousGangMatchesBruteForce(t *testing.T) {
 		require.True(t, bound == 0 || bound >= int(minCount), "trial %d: gang partly bound (%d of minCount %d)", trial, bound, minCount)
 	}
 	require.Greater(t, found, 500, "the generator must produce feasible cases too")
+}
+
+// A group that gains a member after a failed cycle is tried again even
+// when nothing else changes: the new member may complete its quorum. Also
+// through AddPod after Run, and inside a composite.
+func TestGroupGainingMemberIsRetried(t *testing.T) {
+	ts := newTestSched(t, Config{}).nodes("n", 1, 4000).gang("g", 2)
+	ts.member("huge", "g", 64000)
+	ts.member("ok1", "g", 1000)
+	ts.run()
+	require.Equal(t, 0, ts.boundCount("g"))
+	ts.member("ok2", "g", 1000)
+	ts.run()
+	require.Equal(t, 2, ts.boundCount("g"), "ok1 and ok2 make the quorum")
+	st, _ := ts.Pod(cluster.MakePodKey("", "huge"))
+	require.Equal(t, "0/1 nodes are available: 1 Insufficient cpu.", st.Reason)
+
+	ts = newTestSched(t, Config{}).nodes("n", 1, 4000).
+		composite(podgroup.CompositePodGroup{Name: "job", Policy: podgroup.Gang, MinGroupCount: 1}).
+		leaf("a", "job", 2, 0, "")
+	ts.member("huge", "a", 64000)
+	ts.member("ok1", "a", 1000)
+	ts.run()
+	require.Equal(t, 0, ts.boundCount("a"))
+	ts.member("ok2", "a", 1000)
+	ts.run()
+	require.Equal(t, 2, ts.boundCount("a"))
 }

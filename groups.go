@@ -47,6 +47,9 @@ type GroupStatus struct {
 // that named the group before it existed join it now, and a pending one
 // that takes its priority from the group takes it now.
 func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	if err := g.Validate(); err != nil {
 		return err
 	}
@@ -60,36 +63,52 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 	g.Priority, g.PreemptionPolicy = &prio, policy
 	gr := &groupRecord{group: g, pods: map[cluster.PodKey]*podRecord{}, itemKey: "podgroup/" + g.Key()}
 	gr.self = []*groupRecord{gr}
+	// the members that arrived first are admitted again before anything
+	// changes: an error leaves the scheduler as it was
+	waiting := s.orphans[g.Key()]
+	readmitted, err := s.readmit(waiting, gr)
+	if err != nil {
+		return err
+	}
 	if err := s.forest.AddGroup(&gr.group); err != nil {
 		return err
 	}
 	s.forestVersion++
 	s.groups[g.Key()] = gr
-	waiting := s.orphans[g.Key()]
 	delete(s.orphans, g.Key())
-	for _, r := range waiting {
-		if err := s.readmit(r, gr); err != nil {
-			return err
+	for i, r := range waiting {
+		if readmitted[i] != nil {
+			r.info, r.spec = readmitted[i], nil
 		}
 		s.join(gr, r)
 	}
 	return s.offerGroup(gr)
 }
 
-// readmit gives a pending pod that arrived before its group the priority
-// admission would have given it with the group known.
-func (s *Scheduler) readmit(r *podRecord, gr *groupRecord) error {
-	spec := r.spec
-	r.spec = nil
-	if spec == nil || r.phase != PhasePending {
-		return nil
+// readmit returns, for the pods that arrived before their group, the pod
+// admission gives them now that the group is known (nil: unchanged). A
+// member already running must have the group's priority: no later cycle
+// could fix it.
+func (s *Scheduler) readmit(waiting []*podRecord, gr *groupRecord) ([]*cluster.PodInfo, error) {
+	out := make([]*cluster.PodInfo, len(waiting))
+	for i, r := range waiting {
+		if r.phase != PhasePending {
+			if p := gr.group.EffectivePriority(); r.info.Priority() != p {
+				return nil, &cluster.FieldError{Sentinel: ErrAdmission, Object: "pod group " + gr.group.Key(), Field: "priority",
+					Detail: fmt.Sprintf("%d differs from the priority %d of its running member %s", p, r.info.Priority(), r.info.Key())}
+			}
+			continue
+		}
+		if r.spec == nil {
+			continue
+		}
+		info, err := s.admitPod(*r.spec, gr)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = info
 	}
-	info, err := s.admitPod(*spec, gr)
-	if err != nil {
-		return err
-	}
-	r.info = info
-	return nil
+	return out, nil
 }
 
 // parentOf returns the named parent composite of a group, or nil.
@@ -105,6 +124,9 @@ func (s *Scheduler) parentOf(namespace, parent string) *podgroup.CompositePodGro
 // within podgroup.MaxDepth). Admission resolves its priority as for a
 // PodGroup.
 func (s *Scheduler) AddCompositePodGroup(c podgroup.CompositePodGroup) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	if err := c.Validate(); err != nil {
 		return err
 	}
@@ -261,7 +283,15 @@ func (s *Scheduler) offerRoot(root podgroup.Ref) error {
 		if it.InFlight() {
 			return nil // the cycle requeues it
 		}
-		if err := s.queue.Update(key, func(it *queue.Item[entry]) { it.Size = pending }); err != nil {
+		if err := s.queue.Update(key, func(it *queue.Item[entry]) {
+			if it.Size != pending {
+				// its members changed since its last attempt: that attempt
+				// says nothing about the next one, which must happen even
+				// if nothing else in the cluster changes
+				it.Version = changedSinceAttempt
+			}
+			it.Size = pending
+		}); err != nil {
 			return err
 		}
 		if ready {
@@ -279,6 +309,11 @@ func (s *Scheduler) offerRoot(root podgroup.Ref) error {
 	return s.queue.AddGated(item)
 }
 
+// changedSinceAttempt is the Version of a queue item whose own content
+// changed after its last attempt: older than any cluster version, so that
+// Run retries it.
+const changedSinceAttempt = -1
+
 // treeReady is the hierarchical quorum of kube-scheduler's GangScheduling
 // PreEnqueue.
 func (s *Scheduler) treeReady(ref podgroup.Ref) bool {
@@ -295,16 +330,63 @@ func (s *Scheduler) treeReady(ref podgroup.Ref) bool {
 	return ready >= s.composites[ref.Key].cpg.Quorum()
 }
 
-// explainGate gives the pending pods of a gated root kube-scheduler's
-// PreEnqueue message.
+// explainGate tells the pending pods of a gated root what they wait for,
+// in the user's terms: the pods their gang still lacks, or the ready groups
+// a composite still lacks. A pod hears it once as an event; later counts
+// only update its reason.
 func (s *Scheduler) explainGate(root podgroup.Ref) {
-	msg := "waiting for minCount pods from a gang to appear in scheduling queue"
-	if root.Composite {
-		msg = fmt.Sprintf("waiting for composite pod group %q tree to meet quorum", s.composites[root.Key].cpg.Name)
+	for _, gr := range s.leafRecords(root) {
+		msg := s.gateMessage(podgroup.Ref{Key: gr.group.Key()})
+		for _, r := range gr.pending() {
+			if r.gated {
+				r.reason = msg
+				continue
+			}
+			s.setReason(r, msg)
+			r.gated = true
+		}
 	}
-	for _, r := range s.hierarchyPending(root) {
-		s.setReason(r, msg)
+}
+
+// gateMessage says what keeps ref's hierarchy from being ready, from ref
+// up: the leaf's missing pods, else the first composite above short of
+// ready children.
+func (s *Scheduler) gateMessage(ref podgroup.Ref) string {
+	if gr := s.groups[ref.Key]; !ref.Composite && gr.members.Known() < gr.group.Quorum() {
+		missing := gr.group.Quorum() - gr.members.Known()
+		return fmt.Sprintf("waiting for %d more %s of group %s: minCount %d",
+			missing, plural(missing, "pod", "pods"), displayName(gr.group.Namespace, gr.group.Name), gr.group.Quorum())
 	}
+	for _, up := range s.forest.Ancestors(ref) {
+		c := s.composites[up.Key]
+		ready := 0
+		for _, child := range s.forest.Children(up.Key) {
+			if s.treeReady(child) {
+				ready++
+			}
+		}
+		if missing := c.cpg.Quorum() - ready; missing > 0 {
+			return fmt.Sprintf("waiting for %d more ready %s of composite group %s: minGroupCount %d",
+				missing, plural(missing, "group", "groups"), displayName(c.cpg.Namespace, c.cpg.Name), c.cpg.Quorum())
+		}
+	}
+	return "waiting for the rest of its group hierarchy"
+}
+
+// displayName is how results name an object: its name in the default
+// namespace, namespace/name elsewhere.
+func displayName(namespace, name string) string {
+	if namespace == "" || namespace == cluster.DefaultNamespace {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // rootPriority is the priority of a root group (its hierarchy's).

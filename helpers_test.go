@@ -17,8 +17,10 @@ type testSched struct {
 	t testing.TB
 }
 
+// newTestSched makes a scheduler for a test, with the invariant checker on.
 func newTestSched(t testing.TB, cfg Config) *testSched {
 	t.Helper()
+	cfg.CheckInvariants = true
 	s, err := New(cfg)
 	require.NoError(t, err)
 	return &testSched{Scheduler: s, t: t}

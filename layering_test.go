@@ -27,6 +27,8 @@ var allowedImports = map[string][]string{
 	"preemption": {"cluster", "podgroup", "framework"},
 	// the user layer reads the engine; the engine never imports it
 	"scenario": {"", "cluster", "podgroup", "framework", "placement", "preemption"},
+	// importers build scenarios
+	"trace": {"", "cluster", "podgroup", "scenario"},
 	// metrics reads the event stream alone (its plots sub-package too)
 	"metrics": {"", "cluster", "podgroup"},
 	// what-if searches run scenarios and measure them
@@ -132,6 +134,7 @@ func TestEngineDoesNoIO(t *testing.T) {
 			require.False(t, strings.HasPrefix(imp, "gonum.org/"), "%s imports %s: numerics and plots belong to the user layer", fields[0], imp)
 			require.False(t, slices.Contains(engineStdlibBans, imp), "%s imports %s", fields[0], imp)
 			require.False(t, strings.HasPrefix(imp, modulePath+"/scenario"), "%s imports %s", fields[0], imp)
+			require.False(t, strings.HasPrefix(imp, modulePath+"/trace"), "%s imports %s", fields[0], imp)
 		}
 	}
 	require.Equal(t, 7, engine, "the root and its six layers are listed")

@@ -11,6 +11,9 @@ import (
 // kubernetes.io/hostname label gets it, set to its name, as the kubelet
 // sets it.
 func (s *Scheduler) AddNode(n cluster.Node) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	n = withHostname(n)
 	if err := s.cache.AddNode(n); err != nil {
 		return err
@@ -30,6 +33,9 @@ func (s *Scheduler) nodeObject(name string) *cluster.Node {
 // UpdateNode replaces a node's labels, allocatable, taints and
 // unschedulable flag; its pods stay. Pending pods are retried.
 func (s *Scheduler) UpdateNode(n cluster.Node) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	return s.updateNode(n, EventNodeUpdated)
 }
 
@@ -50,6 +56,9 @@ func (s *Scheduler) CordonNode(name string) error { return s.setUnschedulable(na
 func (s *Scheduler) UncordonNode(name string) error { return s.setUnschedulable(name, false) }
 
 func (s *Scheduler) setUnschedulable(name string, v bool) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	ni, ok := s.cache.Node(name)
 	if !ok {
 		return fmt.Errorf("%w: node %q", cluster.ErrNodeNotFound, name)
@@ -66,6 +75,9 @@ func (s *Scheduler) setUnschedulable(name string, v bool) error {
 // RemoveNode deletes a node, as when a machine is lost: its pods are
 // terminated at once and go back to the queue as pending pods.
 func (s *Scheduler) RemoveNode(name string) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	pods, err := s.cache.RemoveNode(name)
 	if err != nil {
 		return err
@@ -83,6 +95,9 @@ func (s *Scheduler) RemoveNode(name string) error {
 // whose eviction a budget forbids stays on the node, and the drain leaves
 // it there (a budget counts the drain's own earlier evictions).
 func (s *Scheduler) DrainNode(name string) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	if err := s.CordonNode(name); err != nil {
 		return err
 	}
@@ -135,4 +150,9 @@ func withHostname(n cluster.Node) cluster.Node {
 
 // SetNamespace records a namespace's labels, which namespace selectors of
 // pod affinity terms match. A namespace never set has no labels.
-func (s *Scheduler) SetNamespace(ns cluster.Namespace) error { return s.cache.SetNamespace(ns) }
+func (s *Scheduler) SetNamespace(ns cluster.Namespace) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	return s.cache.SetNamespace(ns)
+}

@@ -19,11 +19,14 @@ import (
 // is queued. duration is how long the pod runs once bound before it
 // succeeds (0: until deleted or evicted).
 func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	if duration < 0 {
-		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(p.Key()), Field: "duration", Detail: fmt.Sprintf("%v is negative", duration)}
+	if duration < 0 || duration > MaxSimulatedTime {
+		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(p.Key()), Field: "duration", Detail: fmt.Sprintf("%v is not in 0..%v", duration, MaxSimulatedTime)}
 	}
 	if _, ok := s.pods[p.Key()]; ok {
 		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
@@ -94,7 +97,8 @@ func (s *Scheduler) setPending(r *podRecord) error {
 			r.group.members.Set(r.info.Key(), podgroup.Unscheduled)
 			return s.offerGroup(r.group)
 		}
-		s.setReason(r, fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", r.info.Pod().PodGroup))
+		p := r.info.Pod()
+		s.setReason(r, fmt.Sprintf("pod group %s does not exist: the pod waits until it is created", displayName(p.Namespace, p.PodGroup)))
 		return nil
 	}
 	if s.profileFor(r.info) == nil {
@@ -117,7 +121,7 @@ func (s *Scheduler) setReason(r *podRecord, reason string) {
 
 // failAttempt records the failed attempt of a pod to be placed.
 func (s *Scheduler) failAttempt(r *podRecord, reason string) {
-	r.reason, r.lastFit = reason, nil
+	r.reason, r.lastFit, r.gated = reason, nil, false
 	s.emit(Event{Kind: EventPodUnschedulable, Pod: r.info, Reason: reason})
 }
 
@@ -140,7 +144,7 @@ func podItemKey(k cluster.PodKey) string { return "pod/" + string(k) }
 
 // markBound records a binding and arms the pod's completion timer.
 func (s *Scheduler) markBound(r *podRecord, node string) {
-	r.phase, r.node, r.reason, r.boundAt = PhaseBound, node, "", s.now
+	r.phase, r.node, r.reason, r.boundAt, r.gated = PhaseBound, node, "", s.now, false
 	r.runs++
 	s.nominations.clear(r)
 	if r.group != nil {
@@ -167,6 +171,9 @@ func (s *Scheduler) bind(r *podRecord, node string) error {
 
 // DeletePod deletes a pod for good, wherever it is.
 func (s *Scheduler) DeletePod(key cluster.PodKey) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	r, ok := s.pods[key]
 	if !ok || r.phase == PhaseDeleted || r.phase == PhaseSucceeded {
 		return fmt.Errorf("%w: %s", ErrUnknownPod, key)
@@ -244,5 +251,11 @@ func addTime(t, d time.Duration) time.Duration {
 	return t + d
 }
 
-// maxTime is the largest simulated time.
+// maxTime is the largest time.Duration; simulated time stays below
+// MaxSimulatedTime, and sums of two such times cannot reach it.
 const maxTime = time.Duration(1<<63 - 1)
+
+// MaxSimulatedTime bounds simulated times and the durations the scheduler
+// is given (run times, grace periods, backoffs, RunUntil): a hundred years.
+// Any time plus any duration then stays far from overflowing.
+const MaxSimulatedTime = 100 * 365 * 24 * time.Hour

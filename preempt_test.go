@@ -125,3 +125,45 @@ func BenchmarkPodPreemption(b *testing.B) {
 		}
 	}
 }
+
+// A quiet cluster waiting for time to pass is never refused: 200 pods that
+// fit nowhere for two days are retried every five minutes, which the cycle
+// cap does not count, and fit once a node arrives.
+func TestQuietWaitIsNotALivelock(t *testing.T) {
+	s, err := New(Config{}) // no invariant checks: 115,000 cycles
+	require.NoError(t, err)
+	ts := (&testSched{Scheduler: s, t: t}).nodes("small", 1, 1000)
+	for i := range 200 {
+		require.NoError(t, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("p%d", i), Requests: cluster.NewResources(2000, 0, 0)}, 0))
+	}
+	require.NoError(t, ts.RunUntil(48*time.Hour))
+	require.Greater(t, ts.Stats().Cycles, 100_000, "the retries went on for two days")
+	require.NoError(t, ts.AddNode(cluster.Node{Name: "big", Allocatable: cluster.NewResources(500_000, 0, 300)}))
+	require.NoError(t, ts.Run())
+	require.Equal(t, 200, ts.Stats().Scheduled)
+}
+
+// A preemptor retried while its victims still terminate on its nominated
+// node waits for them instead of preempting again, even when a cheaper
+// victim appears elsewhere (a node added during the grace period brings it
+// back early).
+func TestPreemptorWaitsForTerminatingVictims(t *testing.T) {
+	grace := 20 * time.Second
+	ts := newTestSched(t, Config{TerminationGracePeriod: &grace}).nodes("n", 1, 4000)
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "a", NodeName: "n-0", Priority: new(int32(1)), Requests: cluster.NewResources(2000, 0, 0)}, 0))
+	require.NoError(t, ts.AdvanceTo(time.Second))
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "boss", Priority: new(int32(100)), Requests: cluster.NewResources(3000, 0, 0)}, 0))
+	require.NoError(t, ts.RunUntil(5*time.Second))
+	require.Len(t, ts.Evictions(), 1)
+	// a node whose lone pod, of priority 0, would be a cheaper victim
+	require.NoError(t, ts.AddNode(cluster.Node{Name: "m", Allocatable: cluster.NewResources(3000, 1<<30, 10)}))
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "cheap", NodeName: "m", Priority: new(int32(0)), Requests: cluster.NewResources(1000, 0, 0)}, 0))
+	cycles := ts.Stats().Cycles
+	require.NoError(t, ts.RunUntil(10*time.Second))
+	require.Greater(t, ts.Stats().Cycles, cycles, "the new node brought boss back")
+	require.Len(t, ts.Evictions(), 1, "no second preemption while the victim terminates")
+	require.NoError(t, ts.Run())
+	st, _ := ts.Pod(cluster.MakePodKey("", "boss"))
+	require.Equal(t, "n-0", st.Node)
+	require.Len(t, ts.Evictions(), 1)
+}

@@ -73,6 +73,8 @@ func DefaultPlugins() []PluginRef {
 		{Name: "TaintToleration", Weight: 3},
 		{Name: "NodeAffinity", Weight: 2},
 		{Name: "NodeResourcesFit", Weight: 1},
+		{Name: "PodTopologySpread", Weight: 2},
+		{Name: "InterPodAffinity", Weight: 2},
 		{Name: "DefaultPreemption"},
 		{Name: "NodeResourcesBalancedAllocation", Weight: 1},
 		{Name: "GangScheduling"},

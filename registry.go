@@ -50,6 +50,26 @@ func DefaultRegistry() Registry {
 			},
 			Args: func() any { return &placement.NodeResourcesFitArgs{} },
 		},
+		placement.PodTopologySpreadName: {
+			New: func(args any, h fw.Handle) (fw.Plugin, error) {
+				a, err := argsAs[placement.PodTopologySpreadArgs](args)
+				if err != nil {
+					return nil, err
+				}
+				return placement.NewPodTopologySpread(a, h)
+			},
+			Args: func() any { return &placement.PodTopologySpreadArgs{} },
+		},
+		placement.InterPodAffinityName: {
+			New: func(args any, h fw.Handle) (fw.Plugin, error) {
+				a, err := argsAs[placement.InterPodAffinityArgs](args)
+				if err != nil {
+					return nil, err
+				}
+				return placement.NewInterPodAffinity(a, h)
+			},
+			Args: func() any { return &placement.InterPodAffinityArgs{} },
+		},
 		placement.BalancedAllocationName: {New: func(any, fw.Handle) (fw.Plugin, error) { return placement.NewBalancedAllocation(), nil }},
 		placement.GangSchedulingName:     plain(placement.GangScheduling{}),
 		placement.TopologyPlacementName: {New: func(any, fw.Handle) (fw.Plugin, error) {

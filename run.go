@@ -50,6 +50,11 @@ func (s *Scheduler) fireTimers() error {
 		if err := s.fire(t); err != nil {
 			return err
 		}
+		if s.cfg.CheckInvariants {
+			if err := s.CheckInvariants(); err != nil {
+				return err
+			}
+		}
 	}
 }
 
@@ -81,8 +86,14 @@ func (s *Scheduler) fire(t timer) error {
 // AdvanceTo moves the clock to t and fires the timers due by then, without
 // scheduling. Moving backwards is an error.
 func (s *Scheduler) AdvanceTo(t time.Duration) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	if t < s.now {
 		return fmt.Errorf("%w: %v is before now (%v)", ErrPastTime, t, s.now)
+	}
+	if t > MaxSimulatedTime {
+		return fmt.Errorf("%w: %v is beyond the largest simulated time, %v", ErrPastTime, t, MaxSimulatedTime)
 	}
 	s.now = t
 	return s.fireTimers()
@@ -92,14 +103,31 @@ func (s *Scheduler) AdvanceTo(t time.Duration) error {
 // empty, no timer is pending, and every waiting item was last tried
 // against the cluster as it is now, so retrying it could not change its
 // outcome. The clock stops at the last thing that happened.
-func (s *Scheduler) Run() error { return s.run(0, false) }
+func (s *Scheduler) Run() error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if err := s.run(0, false); err != nil {
+		return err
+	}
+	if s.cfg.CheckInvariants {
+		return s.CheckQuiescent()
+	}
+	return nil
+}
 
 // RunUntil schedules and moves the clock until t, processing everything
 // due before t (retries of unschedulable pods included), and leaves the
 // clock at t.
 func (s *Scheduler) RunUntil(t time.Duration) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	if t < s.now {
 		return fmt.Errorf("%w: %v is before now (%v)", ErrPastTime, t, s.now)
+	}
+	if t > MaxSimulatedTime {
+		return fmt.Errorf("%w: %v is beyond the largest simulated time, %v", ErrPastTime, t, MaxSimulatedTime)
 	}
 	return s.run(t, true)
 }
@@ -114,11 +142,20 @@ func (s *Scheduler) maxCycles() int {
 	return max(100_000, 100*(len(s.pods)+len(s.groups)))
 }
 
+// run schedules until nothing is due before until (bounded) or at all.
+// The cycle cap counts the cycles that could change something; failed
+// retries that saw no change since their item's last attempt only follow
+// the clock, so a quiet cluster waiting for a far event is never refused.
+// Those are capped per instant instead: retries that keep coming at one
+// simulated time without anything moving mean a wakeup that moves nothing.
 func (s *Scheduler) run(until time.Duration, bounded bool) error {
-	start := s.stats.Cycles
+	counted, quiet, quietAt, idle := 0, 0, s.now, 0
 	for {
-		if s.stats.Cycles-start >= s.maxCycles() {
-			return fmt.Errorf("%w: %d cycles in one run, simulated time %v, %d evictions so far", ErrNoProgress, s.stats.Cycles-start, s.now, s.stats.Evictions)
+		if counted >= s.maxCycles() {
+			return fmt.Errorf("%w: %d cycles in one run, simulated time %v, %d evictions so far", ErrNoProgress, counted, s.now, s.stats.Evictions)
+		}
+		if quiet >= s.maxCycles() {
+			return fmt.Errorf("%w: %d retries at simulated time %v with nothing changing", ErrNoProgress, quiet, s.now)
 		}
 		if bounded && s.now >= until {
 			return nil // what happens at until itself waits for the caller
@@ -129,6 +166,15 @@ func (s *Scheduler) run(until time.Duration, bounded bool) error {
 		if _, ok, err := s.scheduleOne(); err != nil {
 			return err
 		} else if ok {
+			idle = 0
+			switch {
+			case !s.quietCycle:
+				counted++
+			case s.now != quietAt:
+				quiet, quietAt = 1, s.now
+			default:
+				quiet++
+			}
 			continue
 		}
 		next, ok := s.nextWakeup(bounded)
@@ -137,6 +183,15 @@ func (s *Scheduler) run(until time.Duration, bounded bool) error {
 				s.now = until
 			}
 			return nil
+		}
+		if next <= s.now {
+			// something is due now, yet nothing ran: a second such wakeup
+			// would repeat forever
+			if idle++; idle > 1 {
+				return fmt.Errorf("%w: a wakeup at simulated time %v moves nothing", ErrNoProgress, s.now)
+			}
+		} else {
+			idle = 0
 		}
 		s.now = max(s.now, next)
 	}
@@ -160,6 +215,9 @@ func (s *Scheduler) nextWakeup(everyRetry bool) (time.Duration, bool) {
 // ScheduleOne runs one scheduling cycle at the current time for the head
 // of the active queue, and reports false when the active queue is empty.
 func (s *Scheduler) ScheduleOne() (CycleResult, bool, error) {
+	if err := s.usable(); err != nil {
+		return CycleResult{}, false, err
+	}
 	if err := s.fireTimers(); err != nil {
 		return CycleResult{}, false, err
 	}

@@ -69,19 +69,23 @@ type Scheduler struct {
 	// forestVersion changes whenever a group joins the forest; per-root
 	// caches derived from it are valid while it holds.
 	forestVersion int
-	orphans       map[string][]*podRecord // members whose group is not defined yet
-	profiles      map[string]*profile     // by scheduler name
-	nominations   *nominator
-	classes       cluster.PriorityClasses
-	now           time.Duration
-	version       int64 // bumped by every cluster change that may help pending pods
-	timers        *btree.BTreeG[timer]
-	timerSeq      uint64
-	cycle         int // cycles run so far
-	inCycle       int // the cycle running; 0 between cycles
-	observers     []Observer
-	evictions     []Eviction
-	stats         Stats
+	// quietCycle says the last cycle was a failed retry that saw no
+	// change since its item's previous attempt (see run).
+	quietCycle  bool
+	invariants  invariantState
+	orphans     map[string][]*podRecord // members whose group is not defined yet
+	profiles    map[string]*profile     // by scheduler name
+	nominations *nominator
+	classes     cluster.PriorityClasses
+	now         time.Duration
+	version     int64 // bumped by every cluster change that may help pending pods
+	timers      *btree.BTreeG[timer]
+	timerSeq    uint64
+	cycle       int // cycles run so far
+	inCycle     int // the cycle running; 0 between cycles
+	observers   []Observer
+	evictions   []Eviction
+	stats       Stats
 
 	userRegistry Registry
 	explainer    explainer
@@ -167,12 +171,47 @@ func (s *Scheduler) Stats() Stats { return s.stats }
 // Evictions returns the evictions so far, in the order they happened.
 func (s *Scheduler) Evictions() []Eviction { return slices.Clone(s.evictions) }
 
-// Node returns the named node as the cache holds it now. The NodeInfo is
-// the cache's own: read it, never modify it.
-func (s *Scheduler) Node(name string) (*cluster.NodeInfo, bool) { return s.cache.Node(name) }
+// Node returns a copy of the named node as the cache holds it now:
+// changing it changes nothing in the scheduler (use UpdateNode). Its pods
+// are shared, read-only.
+func (s *Scheduler) Node(name string) (*cluster.NodeInfo, bool) {
+	if s.cache == nil {
+		return nil, false
+	}
+	ni, ok := s.cache.Node(name)
+	if !ok {
+		return nil, false
+	}
+	return ni.Clone(), true
+}
 
-// Nodes yields the nodes in name order (read-only, as Node).
-func (s *Scheduler) Nodes() iter.Seq[*cluster.NodeInfo] { return s.cache.Nodes() }
+// Nodes yields copies of the nodes (as Node) in name order, as they were
+// when the iteration started: adding or removing nodes inside the loop is
+// safe.
+func (s *Scheduler) Nodes() iter.Seq[*cluster.NodeInfo] {
+	return func(yield func(*cluster.NodeInfo) bool) {
+		if s.cache == nil {
+			return
+		}
+		infos := slices.Collect(s.cache.Nodes())
+		for _, ni := range infos {
+			if !yield(ni.Clone()) {
+				return
+			}
+		}
+	}
+}
+
+// ErrNotInitialized is returned by a Scheduler that New did not make.
+var ErrNotInitialized = errors.New("gangsim: the Scheduler was not made by gangsim.New")
+
+// usable reports whether s was made by New.
+func (s *Scheduler) usable() error {
+	if s == nil || s.cache == nil {
+		return ErrNotInitialized
+	}
+	return nil
+}
 
 // AddPriorityClass registers a priority class for pods and groups to name.
 func (s *Scheduler) AddPriorityClass(pc cluster.PriorityClass) error { return s.classes.Add(pc) }
@@ -182,6 +221,9 @@ func (s *Scheduler) PriorityClasses() *cluster.PriorityClasses { return &s.class
 
 // AddPodDisruptionBudget adds a budget.
 func (s *Scheduler) AddPodDisruptionBudget(b cluster.PodDisruptionBudget) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	return s.cache.AddBudget(b)
 }
 
@@ -217,11 +259,15 @@ type PodStatus struct {
 
 // podRecord is the scheduler's record of a pod from arrival to deletion.
 type podRecord struct {
-	info      *cluster.PodInfo // the pod as admitted, in its pending form
-	spec      *cluster.Pod     // the pod as given, while its group's priority is awaited
-	phase     Phase
-	node      string
-	reason    string
+	info   *cluster.PodInfo // the pod as admitted, in its pending form
+	spec   *cluster.Pod     // the pod as given, while its group's priority is awaited
+	phase  Phase
+	node   string
+	reason string
+	// gated is set while the pod waits on its group's quorum and was told
+	// so: later changes of the count update the reason without an event,
+	// so that a gang arriving pod by pod makes a linear event stream.
+	gated     bool
 	duration  time.Duration // run time once bound; 0 runs forever
 	firstSeen time.Duration
 	boundAt   time.Duration

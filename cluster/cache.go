@@ -163,7 +163,7 @@ func (c *Cache) AddNode(n Node) error {
 	if _, ok := c.nodes[n.Name]; ok {
 		return fmt.Errorf("%w: node %q", ErrNodeExists, n.Name)
 	}
-	it := &nodeItem{info: &NodeInfo{node: n.Clone()}}
+	it := &nodeItem{info: &NodeInfo{node: n.Clone(), index: -1}}
 	c.nodes[n.Name] = it
 	c.byName.ReplaceOrInsert(it)
 	c.nodeSetVersion++

@@ -334,3 +334,23 @@ func TestPodStateString(t *testing.T) {
 	assert.Equal(t, []string{"Pending", "Assumed", "Bound", "Terminating", "PodState(?)"},
 		[]string{PodPending.String(), PodAssumed.String(), PodBound.String(), PodTerminating.String(), PodState(9).String()})
 }
+
+// CheckConsistency holds through the pod life-cycle and catches a node
+// whose accounts were changed behind the cache's back.
+func TestCheckConsistency(t *testing.T) {
+	c := NewCache()
+	require.NoError(t, c.AddNode(Node{Name: "n", Allocatable: NewResources(1000, 1<<30, 3)}))
+	require.NoError(t, c.AddPod(Pod{Name: "a", NodeName: "n", Requests: NewResources(500, 0, 0)}))
+	require.NoError(t, c.CheckConsistency())
+	require.NoError(t, c.EvictPod(MakePodKey("", "a"), 0))
+	require.NoError(t, c.CheckConsistency())
+	ni, _ := c.Node("n")
+	ni.requested.MilliCPU += 100
+	require.ErrorIs(t, c.CheckConsistency(), ErrInconsistent)
+	ni.requested.MilliCPU -= 100
+	ni.pods[0].pod.NodeName = "elsewhere"
+	require.ErrorContains(t, c.CheckConsistency(), `names node "elsewhere"`)
+	ni.pods[0].pod.NodeName = "n"
+	ni.node.Allocatable.MilliCPU = 100
+	require.ErrorContains(t, c.CheckConsistency(), "more than its allocatable")
+}

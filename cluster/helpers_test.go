@@ -275,7 +275,11 @@ func checkSnapshot(t testing.TB, c *Cache, s *Snapshot) {
 	for ni := range c.Nodes() {
 		sn := s.Node(i)
 		require.NotSame(t, ni, sn)
-		require.Equal(t, ni, sn, "node %d", i)
+		require.Equal(t, i, sn.Index(), "a snapshot node knows its index")
+		require.Equal(t, -1, ni.Index())
+		cp := *sn
+		cp.index = -1
+		require.Equal(t, ni, &cp, "node %d", i)
 		if len(ni.pods) > 0 {
 			require.NotSame(t, &ni.pods[0], &sn.pods[0], "pod slices shared")
 		}
@@ -288,6 +292,7 @@ func checkSnapshot(t testing.TB, c *Cache, s *Snapshot) {
 		i++
 	}
 	require.Len(t, s.index, s.Len())
+	checkSnapshotTotals(t, s)
 	want, got := collectBudgets(c.Budgets()), collectBudgets(s.Budgets())
 	require.Equal(t, want, got)
 }
@@ -298,4 +303,60 @@ func collectBudgets(seq func(func(BudgetStatus) bool)) []BudgetStatus {
 		out = append(out, b)
 	}
 	return out
+}
+
+// checkSnapshotTotals recomputes the snapshot's running totals from its
+// nodes: pods with inter-pod terms, and pods by priority.
+func checkSnapshotTotals(t testing.TB, s *Snapshot) {
+	t.Helper()
+	var aff, anti int64
+	prios := map[int32]int64{}
+	for i := range s.Len() {
+		for _, pi := range s.Node(i).pods {
+			if pi.HasPodAffinity() {
+				aff++
+			}
+			if pi.HasRequiredAntiAffinity() {
+				anti++
+			}
+			prios[pi.priority]++
+		}
+	}
+	checkDomainTotals(t, s, "zone")
+	require.Equal(t, aff, s.PodsWithAffinity())
+	require.Equal(t, anti, s.PodsWithRequiredAntiAffinity())
+	if len(prios) == 0 {
+		require.Empty(t, s.priorities)
+	} else {
+		require.Equal(t, prios, s.priorities)
+	}
+}
+
+// checkDomainTotals compares the snapshot's totals of key's domains with
+// sums over the nodes.
+func checkDomainTotals(t testing.TB, s *Snapshot, key string) {
+	t.Helper()
+	tot := s.DomainTotals(key)
+	doms := tot.Domains()
+	for d := range doms.Values {
+		var alloc, req Resources
+		var nzCPU, nzMem int64
+		for _, i := range doms.Nodes[d] {
+			ni := s.Node(i)
+			alloc = alloc.Add(ni.node.Allocatable)
+			req = req.Add(ni.requested)
+			if ni.node.Allocatable.MilliCPU != 0 {
+				nzCPU += ni.nonZeroCPU
+			}
+			if ni.node.Allocatable.Memory != 0 {
+				nzMem += ni.nonZeroMem
+			}
+		}
+		for _, name := range []ResourceName{ResourceCPU, ResourceMemory, ResourcePods, gpuName, fpgaName} {
+			require.Equal(t, alloc.Get(name), tot.Allocatable(d, name), "domain %s allocatable %s", doms.Values[d], name)
+			require.Equal(t, req.Get(name), tot.Requested(d, name), "domain %s requested %s", doms.Values[d], name)
+		}
+		cpu, mem := tot.NonZeroRequested(d)
+		require.Equal(t, [2]int64{nzCPU, nzMem}, [2]int64{cpu, mem}, "domain %s non-zero requests", doms.Values[d])
+	}
 }

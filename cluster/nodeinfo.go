@@ -39,6 +39,7 @@ type PodInfo struct {
 	nonZeroCPU int64
 	nonZeroMem int64
 	priority   int32
+	affinity   affinityFlags
 	state      PodState
 	deletedAt  time.Duration // when eviction started; valid in PodTerminating
 }
@@ -56,8 +57,39 @@ func NewPodInfo(p Pod) *PodInfo {
 		pi.priority = *prio
 		pi.pod.Priority = &pi.priority
 	}
+	pi.affinity = affinityOf(&pi.pod)
 	return pi
 }
+
+// affinityFlags say which inter-pod terms a pod has: the inter-pod
+// affinity plugin looks only at pods that have some.
+type affinityFlags uint8
+
+const (
+	hasPodAffinity          affinityFlags = 1 << iota // any pod affinity or anti-affinity term
+	hasRequiredAntiAffinity                           // a required anti-affinity term
+)
+
+func affinityOf(p *Pod) affinityFlags {
+	var f affinityFlags
+	if a := p.Affinity; a != nil {
+		if a.PodAffinity != nil || a.PodAntiAffinity != nil {
+			f |= hasPodAffinity
+		}
+		if a.PodAntiAffinity != nil && len(a.PodAntiAffinity.Required) > 0 {
+			f |= hasRequiredAntiAffinity
+		}
+	}
+	return f
+}
+
+// HasPodAffinity reports whether the pod has pod affinity or anti-affinity
+// terms.
+func (pi *PodInfo) HasPodAffinity() bool { return pi.affinity&hasPodAffinity != 0 }
+
+// HasRequiredAntiAffinity reports whether the pod has a required
+// anti-affinity term.
+func (pi *PodInfo) HasRequiredAntiAffinity() bool { return pi.affinity&hasRequiredAntiAffinity != 0 }
 
 // Pod returns the pod. It is shared: never modify it.
 func (pi *PodInfo) Pod() *Pod { return &pi.pod }
@@ -109,6 +141,11 @@ type NodeInfo struct {
 	nonZeroCPU int64
 	nonZeroMem int64
 	generation int64
+	// podsWithAffinity and podsWithRequiredAnti count the pods with
+	// inter-pod terms, so that plugins skip nodes without any.
+	podsWithAffinity     int32
+	podsWithRequiredAnti int32
+	index                int32 // position in its snapshot; -1 in the cache
 }
 
 // Node returns the node. It is shared: never modify it.
@@ -127,6 +164,11 @@ func (ni *NodeInfo) Requested() Resources { return ni.requested }
 // NonZeroRequested returns the cpu and memory scoring counts as requested.
 func (ni *NodeInfo) NonZeroRequested() (milliCPU, memory int64) { return ni.nonZeroCPU, ni.nonZeroMem }
 
+// Index returns the node's index in the snapshot it belongs to (-1 for the
+// cache's own NodeInfo): plugins use it to read data kept per node in
+// dense arrays.
+func (ni *NodeInfo) Index() int { return int(ni.index) }
+
 // Generation returns the cache generation of the node's last change.
 func (ni *NodeInfo) Generation() int64 { return ni.generation }
 
@@ -135,6 +177,10 @@ func (ni *NodeInfo) PodCount() int { return len(ni.pods) }
 
 // Pods yields the pods on the node in the order they were added.
 func (ni *NodeInfo) Pods() iter.Seq[*PodInfo] { return slices.Values(ni.pods) }
+
+// PodList returns the node's pods as a slice, for loops on hot paths. It
+// is shared: never modify it, and do not keep it past a change to the node.
+func (ni *NodeInfo) PodList() []*PodInfo { return ni.pods }
 
 // Pod returns the pod with the given key on this node.
 func (ni *NodeInfo) Pod(key PodKey) (*PodInfo, bool) {
@@ -174,6 +220,31 @@ func (ni *NodeInfo) account(pi *PodInfo, sign int64) {
 	ni.requested.addInPlace(pi.request, sign)
 	ni.nonZeroCPU += sign * pi.nonZeroCPU
 	ni.nonZeroMem += sign * pi.nonZeroMem
+	if pi.affinity != 0 {
+		if pi.HasPodAffinity() {
+			ni.podsWithAffinity += int32(sign)
+		}
+		if pi.HasRequiredAntiAffinity() {
+			ni.podsWithRequiredAnti += int32(sign)
+		}
+	}
+}
+
+// PodsWithAffinity counts the node's pods with pod affinity or
+// anti-affinity terms.
+func (ni *NodeInfo) PodsWithAffinity() int { return int(ni.podsWithAffinity) }
+
+// PodsWithRequiredAntiAffinity counts the node's pods with a required
+// anti-affinity term.
+func (ni *NodeInfo) PodsWithRequiredAntiAffinity() int { return int(ni.podsWithRequiredAnti) }
+
+// Clone returns a copy that shares nothing mutable with ni but its pods,
+// which are read-only; it belongs to no snapshot.
+func (ni *NodeInfo) Clone() *NodeInfo {
+	cp := ni.clone()
+	cp.node = ni.node.Clone()
+	cp.index = -1
+	return cp
 }
 
 // clone returns a copy that shares nothing mutable with ni.

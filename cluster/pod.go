@@ -56,10 +56,13 @@ type PodKey string
 // Key returns the pod's "namespace/name".
 func (p *Pod) Key() PodKey { return MakePodKey(p.Namespace, p.Name) }
 
+// DefaultNamespace is the namespace of objects that name none.
+const DefaultNamespace = "default"
+
 // MakePodKey joins a namespace and a name into a PodKey.
 func MakePodKey(namespace, name string) PodKey {
 	if namespace == "" {
-		namespace = "default"
+		namespace = DefaultNamespace
 	}
 	return PodKey(namespace + "/" + name)
 }
@@ -133,7 +136,7 @@ func (p *Pod) Validate() error {
 			return bad(JoinField("affinity", field), "%s", detail)
 		}
 	}
-	if field, detail := validateSpread(p.TopologySpreadConstraints); detail != "" {
+	if field, detail := ValidateSpread("topologySpreadConstraints", p.TopologySpreadConstraints); detail != "" {
 		return bad(field, "%s", detail)
 	}
 	return nil

@@ -147,11 +147,14 @@ func (t *PodAffinityTerm) validate() (field, detail string) {
 	return "", ""
 }
 
-func validateSpread(cs []TopologySpreadConstraint) (field, detail string) {
+// ValidateSpread checks topology spread constraints as Kubernetes' API
+// validation does; it returns the field at fault (under name) and what is
+// wrong, or "" and "".
+func ValidateSpread(name string, cs []TopologySpreadConstraint) (field, detail string) {
 	type pair struct{ key, action string }
 	seen := map[pair]bool{}
 	for i, c := range cs {
-		where := fmt.Sprintf("topologySpreadConstraints[%d]", i)
+		where := fmt.Sprintf("%s[%d]", name, i)
 		switch {
 		case c.MaxSkew < 1:
 			return where + ".maxSkew", fmt.Sprintf("%d must be at least 1", c.MaxSkew)

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // PriorityClass maps a name to a priority value, as scheduling.k8s.io/v1
@@ -23,6 +24,40 @@ var ErrPriorityClass = errors.New("cluster: priority class")
 // MaxUserPriority is the highest value a user-defined class may have.
 const MaxUserPriority = 1_000_000_000
 
+// SystemPriorityClassPrefix starts the names reserved for Kubernetes' own
+// classes: only the two built-in system classes may use it, and only they
+// may go above MaxUserPriority.
+const SystemPriorityClassPrefix = "system-"
+
+// The built-in system classes every Kubernetes cluster has.
+const (
+	SystemClusterCritical      = "system-cluster-critical"
+	SystemNodeCritical         = "system-node-critical"
+	SystemClusterCriticalValue = 2_000_000_000
+	SystemNodeCriticalValue    = 2_000_001_000
+)
+
+// SystemPriorityClasses returns the built-in system classes, as the API
+// server creates them in every cluster.
+func SystemPriorityClasses() []PriorityClass {
+	return []PriorityClass{
+		{Name: SystemClusterCritical, Value: SystemClusterCriticalValue},
+		{Name: SystemNodeCritical, Value: SystemNodeCriticalValue},
+	}
+}
+
+// IsSystemPriorityClass reports whether pc is one of the built-in system
+// classes, exactly as Kubernetes defines it.
+func IsSystemPriorityClass(pc PriorityClass) bool {
+	for _, sys := range SystemPriorityClasses() {
+		if pc.Name == sys.Name && pc.Value == sys.Value && !pc.GlobalDefault &&
+			(pc.PreemptionPolicy == "" || pc.PreemptionPolicy == PreemptLowerPriority) {
+			return true
+		}
+	}
+	return false
+}
+
 // PriorityClasses is a set of priority classes with the admission-time
 // lookups Kubernetes performs. The zero value is an empty, usable set.
 type PriorityClasses struct {
@@ -31,16 +66,21 @@ type PriorityClasses struct {
 }
 
 // Add registers a class. A duplicate name, a second global default, a value
-// above MaxUserPriority or an unknown preemption policy is an error naming
-// the class and the field.
+// above MaxUserPriority (allowed only to the built-in system classes), a
+// name with the reserved "system-" prefix that is not a built-in class, or
+// an unknown preemption policy is an error naming the class and the field.
 func (pcs *PriorityClasses) Add(pc PriorityClass) error {
 	obj := strconv.Quote(pc.Name)
+	system := strings.HasPrefix(pc.Name, SystemPriorityClassPrefix)
 	switch {
 	case pc.Name == "":
 		return fieldError(ErrPriorityClass, "", "name", "must not be empty")
+	case system && !IsSystemPriorityClass(pc):
+		return fieldError(ErrPriorityClass, obj, "name", "the prefix %q is reserved for the built-in classes %s (%d) and %s (%d)",
+			SystemPriorityClassPrefix, SystemClusterCritical, SystemClusterCriticalValue, SystemNodeCritical, SystemNodeCriticalValue)
 	case pcs.byName[pc.Name].Name != "":
 		return fieldError(ErrPriorityClass, obj, "name", "already defined")
-	case pc.Value > MaxUserPriority:
+	case pc.Value > MaxUserPriority && !system:
 		return fieldError(ErrPriorityClass, obj, "value", "%d is above %d", pc.Value, MaxUserPriority)
 	case pc.GlobalDefault && pcs.globalDefault != "":
 		return fieldError(ErrPriorityClass, obj, "globalDefault", "%q is already the global default", pcs.globalDefault)

@@ -27,6 +27,10 @@ func TestPriorityClassesAdd(t *testing.T) {
 		{"second global default", PriorityClass{Name: "other", GlobalDefault: true}, []string{`"other"`, "globalDefault", `"default"`}},
 		{"too large", PriorityClass{Name: "huge", Value: MaxUserPriority + 1}, []string{`"huge"`, "1000000001", "above"}},
 		{"bad policy", PriorityClass{Name: "odd", PreemptionPolicy: "Always"}, []string{`"odd"`, "preemptionPolicy", `"Always"`}},
+		{"built-in system class", PriorityClass{Name: SystemNodeCritical, Value: SystemNodeCriticalValue}, nil},
+		{"system class with another value", PriorityClass{Name: SystemClusterCritical, Value: 5}, []string{`"system-cluster-critical"`, "name", "reserved"}},
+		{"system prefix of an unknown class", PriorityClass{Name: "system-mine", Value: 5}, []string{`"system-mine"`, "reserved"}},
+		{"system class as global default", PriorityClass{Name: SystemClusterCritical, Value: SystemClusterCriticalValue, GlobalDefault: true}, []string{"reserved"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,6 +59,19 @@ func TestPriorityClassesAdd(t *testing.T) {
 			assert.Equal(t, []string{"default", "high"}, names, "a failed Add added nothing")
 		})
 	}
+}
+
+func TestSystemPriorityClasses(t *testing.T) {
+	var pcs PriorityClasses
+	for _, pc := range SystemPriorityClasses() {
+		require.True(t, IsSystemPriorityClass(pc))
+		require.Greater(t, pc.Value, int32(MaxUserPriority), "only system classes go above the user maximum")
+		require.NoError(t, pcs.Add(pc))
+	}
+	v, _, err := pcs.Resolve(SystemNodeCritical)
+	require.NoError(t, err)
+	require.Equal(t, int32(2000001000), v)
+	require.False(t, IsSystemPriorityClass(PriorityClass{Name: SystemNodeCritical, Value: SystemNodeCriticalValue, PreemptionPolicy: PreemptNever}))
 }
 
 func TestPriorityClassesResolve(t *testing.T) {

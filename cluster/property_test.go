@@ -132,6 +132,9 @@ func (r *propRun) randomNode(name string) Node {
 	if r.rng.IntN(2) == 0 {
 		b.gpus(int64(r.rng.IntN(8)))
 	}
+	if r.rng.IntN(4) > 0 {
+		b.n.Labels = map[string]string{"zone": r.pick([]string{"a", "b", "c"})}
+	}
 	if r.rng.IntN(20) == 0 {
 		b.cpu(-1) // invalid
 	}
@@ -151,6 +154,9 @@ func (r *propRun) randomPod(name string) *podBuilder {
 	}
 	if r.rng.IntN(4) == 0 {
 		b.ns("prod")
+	}
+	if r.rng.IntN(3) == 0 {
+		b.p.Priority = new(int32(r.rng.IntN(3) * 100))
 	}
 	if r.rng.IntN(25) == 0 {
 		b.milli(-1) // invalid
@@ -331,6 +337,7 @@ func (r *propRun) tentative() {
 			require.Equal(t, top.nodes, snapshotNodes(s), "inner rollback")
 		}
 		checkAccounting(t, s)
+		checkSnapshotTotals(t, s)
 	}
 	s.Rollback(stack[0].cp)
 	require.Zero(t, s.Tentative())

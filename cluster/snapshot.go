@@ -41,6 +41,19 @@ type Snapshot struct {
 	// never reused, so derived data keyed by it cannot go stale.
 	stamps   []uint64
 	stampSeq uint64
+	// feed lists the nodes touched since feedEpoch began, in order (with
+	// repeats); consumers keeping data derived from nodes follow it (see
+	// ChangedSince).
+	feed      []int32
+	feedEpoch uint64
+	// podsWithAffinity and podsWithRequiredAnti count, over all nodes, the
+	// pods with inter-pod affinity terms and with required anti-affinity.
+	podsWithAffinity     int64
+	podsWithRequiredAnti int64
+	priorities           map[int32]int64     // pods on the nodes, by priority
+	domains              map[string]*Domains // by label key, valid at domainsVersion
+	domainsVersion       int64
+	totals               []*DomainTotals // kept up to date while domains are valid
 }
 
 // change is one tentative change: pod added to (added) or removed from the
@@ -70,11 +83,24 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 		return fmt.Errorf("%w: %d not rolled back", ErrTentative, len(s.log))
 	}
 	rebuild := s.nodeSetVersion != c.nodeSetVersion
+	if s.nodeVersion != c.nodeVersion {
+		// nodes or labels change: domains and their totals are rebuilt on use
+		s.domains, s.totals = nil, s.totals[:0]
+	}
 	var fresh map[string]*NodeInfo
 	for it := c.recent; it != nil && it.info.generation > s.generation; it = it.next {
 		clone := it.info.clone()
 		if i, ok := s.index[clone.node.Name]; ok && !rebuild {
+			s.countNode(s.nodes[i], -1)
+			for _, t := range s.totals {
+				t.addNode(i, s.nodes[i], -1)
+			}
+			clone.index = int32(i)
 			s.nodes[i] = clone
+			s.countNode(clone, 1)
+			for _, t := range s.totals {
+				t.addNode(i, clone, 1)
+			}
 			s.touch(i)
 			continue
 		}
@@ -106,6 +132,23 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 // NamespaceLabels returns the labels of a namespace (nil when unknown).
 func (s *Snapshot) NamespaceLabels(name string) map[string]string { return s.namespaces[name] }
 
+// NamespaceVersion changes whenever a namespace's labels change: data
+// derived from namespace labels is valid while it holds.
+func (s *Snapshot) NamespaceVersion() int64 { return s.nsVersion }
+
+// NamespacesMatching returns the names of the known namespaces whose
+// labels sel selects, sorted.
+func (s *Snapshot) NamespacesMatching(sel *LabelSelector) []string {
+	var out []string
+	for name, labels := range s.namespaces {
+		if sel.Matches(labels) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // rebuild lays out the node list anew in name order, taking fresh copies
 // where a node changed and keeping the snapshot's own copies otherwise.
 func (s *Snapshot) rebuild(c *Cache, fresh map[string]*NodeInfo) {
@@ -127,11 +170,70 @@ func (s *Snapshot) rebuild(c *Cache, fresh map[string]*NodeInfo) {
 	})
 	s.nodes, s.index = nodes, index
 	s.stamps = make([]uint64, len(nodes))
-	for i := range s.stamps {
-		s.touch(i)
+	s.feed, s.feedEpoch = s.feed[:0], s.feedEpoch+1 // positions in the old list mean nothing now
+	s.podsWithAffinity, s.podsWithRequiredAnti = 0, 0
+	clear(s.priorities)
+	for i, ni := range nodes {
+		ni.index = int32(i)
+		s.stampSeq++
+		s.stamps[i] = s.stampSeq
+		s.countNode(ni, 1)
 	}
 	s.nodeSetVersion = c.nodeSetVersion
 }
+
+// countNode adds (sign 1) or takes away (-1) a node's pods from the
+// snapshot's totals.
+func (s *Snapshot) countNode(ni *NodeInfo, sign int64) {
+	s.podsWithAffinity += sign * int64(ni.podsWithAffinity)
+	s.podsWithRequiredAnti += sign * int64(ni.podsWithRequiredAnti)
+	for _, pi := range ni.pods {
+		s.countPriority(pi.priority, sign)
+	}
+}
+
+// countPod adds or takes away one pod from the totals.
+func (s *Snapshot) countPod(pi *PodInfo, sign int64) {
+	if pi.HasPodAffinity() {
+		s.podsWithAffinity += sign
+	}
+	if pi.HasRequiredAntiAffinity() {
+		s.podsWithRequiredAnti += sign
+	}
+	s.countPriority(pi.priority, sign)
+}
+
+func (s *Snapshot) countPriority(p int32, sign int64) {
+	if s.priorities == nil {
+		s.priorities = map[int32]int64{}
+	}
+	if n := s.priorities[p] + sign; n != 0 {
+		s.priorities[p] = n
+	} else {
+		delete(s.priorities, p)
+	}
+}
+
+// LowestPriority returns the lowest priority among the pods on the
+// snapshot's nodes, or false when there are none: preemption for a pod of
+// that priority or lower can find no victim anywhere.
+func (s *Snapshot) LowestPriority() (int32, bool) {
+	lowest, found := int32(0), false
+	for p := range s.priorities {
+		if !found || p < lowest {
+			lowest, found = p, true
+		}
+	}
+	return lowest, found
+}
+
+// PodsWithAffinity counts the pods on all nodes that have pod affinity or
+// anti-affinity terms.
+func (s *Snapshot) PodsWithAffinity() int64 { return s.podsWithAffinity }
+
+// PodsWithRequiredAntiAffinity counts the pods on all nodes with a
+// required anti-affinity term.
+func (s *Snapshot) PodsWithRequiredAntiAffinity() int64 { return s.podsWithRequiredAnti }
 
 // Len returns the number of nodes.
 func (s *Snapshot) Len() int { return len(s.nodes) }
@@ -179,6 +281,10 @@ func (s *Snapshot) Reserve(pi *PodInfo, node int) {
 	ni := s.nodes[node]
 	s.log = append(s.log, change{node: node, pos: len(ni.pods), pod: pi, added: true})
 	ni.insertPod(len(ni.pods), pi)
+	s.countPod(pi, 1)
+	for _, t := range s.totals {
+		t.addPod(node, ni, pi, 1)
+	}
 }
 
 // Remove tentatively takes the pod with the given key off the node at index
@@ -190,6 +296,10 @@ func (s *Snapshot) Remove(key PodKey, node int) error {
 		return fmt.Errorf("%w: pod %s on node %q", ErrPodNotFound, key, ni.node.Name)
 	}
 	pi := ni.removePodAt(pos)
+	s.countPod(pi, -1)
+	for _, t := range s.totals {
+		t.addPod(node, ni, pi, -1)
+	}
 	s.touch(node)
 	s.log = append(s.log, change{node: node, pos: pos, pod: pi})
 	return nil
@@ -205,10 +315,16 @@ func (s *Snapshot) Rollback(cp Checkpoint) {
 		s.log = s.log[:len(s.log)-1]
 		ni := s.nodes[ch.node]
 		s.touch(ch.node)
+		sign := int64(1)
 		if ch.added {
 			ni.removePodAt(ch.pos)
+			sign = -1
 		} else {
 			ni.insertPod(ch.pos, ch.pod)
+		}
+		s.countPod(ch.pod, sign)
+		for _, t := range s.totals {
+			t.addPod(ch.node, ni, ch.pod, sign)
 		}
 	}
 }
@@ -250,6 +366,34 @@ func (s *Snapshot) Tentative() int { return len(s.log) }
 func (s *Snapshot) touch(i int) {
 	s.stampSeq++
 	s.stamps[i] = s.stampSeq
+	if len(s.feed) >= maxFeed(len(s.nodes)) {
+		s.feed, s.feedEpoch = s.feed[:0], s.feedEpoch+1 // consumers start over
+	}
+	s.feed = append(s.feed, int32(i))
+}
+
+// maxFeed bounds the change feed: past it, consumers recompute from
+// scratch, which costs about what replaying that many changes would.
+func maxFeed(nodes int) int { return 4*nodes + 1024 }
+
+// FeedPos is a position in a snapshot's feed of changed nodes.
+type FeedPos struct {
+	epoch uint64
+	pos   int
+}
+
+// FeedPos returns the current end of the feed of changed nodes.
+func (s *Snapshot) FeedPos() FeedPos { return FeedPos{epoch: s.feedEpoch, pos: len(s.feed)} }
+
+// ChangedSince returns the indexes of the nodes touched since p (with
+// repeats, in order), or false when p is too old to tell (the node list
+// changed or the feed was restarted): data derived from nodes must then be
+// recomputed. Compare Stamps to skip repeats.
+func (s *Snapshot) ChangedSince(p FeedPos) ([]int32, bool) {
+	if p.epoch != s.feedEpoch || p.pos > len(s.feed) {
+		return nil, false
+	}
+	return s.feed[p.pos:], true
 }
 
 // Stamp returns node i's change stamp: equal stamps mean the node's

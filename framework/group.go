@@ -51,6 +51,12 @@ func (g *Group) Policy() podgroup.QuorumPolicy {
 type Placement struct {
 	Name  string
 	Nodes []int
+	// Key is set when the placement is exactly one whole domain of a
+	// topology key: the one at index Domain among the snapshot's Domains
+	// of Key. Plugins may then read the snapshot's DomainTotals instead of
+	// summing the nodes.
+	Key    string
+	Domain int
 }
 
 // Assignment is a pod placed on a node (snapshot index).

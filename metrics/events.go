@@ -118,6 +118,7 @@ var (
 	leadCount        = regexp.MustCompile(`^\d+ `)
 	digits           = regexp.MustCompile(`\d+`)
 	quoted           = regexp.MustCompile(`"[^"]*"`)
+	groupName        = regexp.MustCompile(`(group) [^ :"]+:`)
 )
 
 // Reasons splits an unschedulable message into the reasons it counts
@@ -126,8 +127,8 @@ var (
 // without its node count ("Insufficient cpu"); a group's "0/2 placements
 // are available, first placement status: X" reads "no placement: X"; and
 // any message is one reason with its numbers written N and its quoted
-// names "…", so that the same cause on different pods and groups counts
-// once.
+// names, and group names before a colon, written "…", so that the same
+// cause on different pods and groups counts once.
 func Reasons(msg string) []string {
 	if m := fitMessage.FindStringSubmatch(msg); m != nil {
 		parts := strings.Split(m[1], ", ")
@@ -140,5 +141,6 @@ func Reasons(msg string) []string {
 		return nil
 	}
 	msg = placementMessage.ReplaceAllString(msg, "no placement: ")
-	return []string{digits.ReplaceAllString(quoted.ReplaceAllString(msg, `"…"`), "N")}
+	msg = groupName.ReplaceAllString(quoted.ReplaceAllString(msg, `"…"`), "$1 …:")
+	return []string{digits.ReplaceAllString(msg, "N")}
 }

@@ -222,6 +222,7 @@ func TestReasons(t *testing.T) {
 		{"0/2 placements are available, first placement status: minCount (6) cannot be satisfied: 4 scheduled, 1 remaining",
 			[]string{"no placement: minCount (N) cannot be satisfied: N scheduled, N remaining"}},
 		{`waiting for composite pod group "job" tree to meet quorum`, []string{`waiting for composite pod group "…" tree to meet quorum`}},
+		{"waiting for 3 more pods of group ml/train-7: minCount 8", []string{"waiting for N more pods of group …: minCount N"}},
 		{"", nil},
 	}
 	for _, tt := range tests {

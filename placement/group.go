@@ -226,6 +226,32 @@ func (gs *GroupScheduler) generate(snap *cluster.Snapshot, g *fw.Group, parent f
 	return ps, nil
 }
 
+// noPlacementsMessage is kube-scheduler's message when no placement was
+// generated, with the cause when it is that no node (of the parent's
+// placement) carries the group's topology key.
+func noPlacementsMessage(snap *cluster.Snapshot, g *fw.Group, parent fw.Placement) string {
+	const msg = "no feasible placements found"
+	key := g.TopologyKey()
+	if key == "" {
+		return msg
+	}
+	doms := snap.Domains(key)
+	carried := false
+	if parent.Nodes == nil {
+		carried = len(doms.Values) > 0
+	} else {
+		carried = slices.ContainsFunc(parent.Nodes, func(i int) bool { return doms.NodeDomain[i] >= 0 })
+	}
+	if carried {
+		return msg
+	}
+	where := "no node"
+	if parent.Nodes != nil {
+		where = "no node of the parent's placement"
+	}
+	return fmt.Sprintf("%s: %s carries the topology key %q", msg, where, key)
+}
+
 // Schedule places req within the parent placement (Nodes nil: every
 // node). On success the chosen assignments are left reserved in snap, so
 // that a caller placing more groups in the same cycle sees them; the caller
@@ -236,7 +262,7 @@ func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, par
 		return GroupResult{Err: err, Message: err.Error()}
 	}
 	if len(placements) == 0 {
-		return GroupResult{Message: "no feasible placements found"}
+		return GroupResult{Message: noPlacementsMessage(snap, req.Group, parent)}
 	}
 	need := gs.quorum(&req)
 	bound := newQuorumBound(&req, need)
@@ -246,7 +272,7 @@ func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, par
 	var first *GroupResult
 	var feasible []candidate
 	for i := range placements {
-		if i > 0 && !bound.mayFit(snap, placements[i].Nodes) {
+		if i > 0 && !bound.mayFit(snap, &placements[i]) {
 			continue // cannot reach the quorum: fails without simulation
 		}
 		res := gs.evaluate(snap, &req, &placements[i])
@@ -330,7 +356,7 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(totals[b], totals[a]) })
 	var first *GroupResult
 	for _, i := range order {
-		if !bound.mayFit(snap, placements[i].Nodes) {
+		if !bound.mayFit(snap, &placements[i]) {
 			continue
 		}
 		res := gs.evaluate(snap, req, &placements[i])

@@ -1,6 +1,8 @@
 package placement
 
 import (
+	"math"
+
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 )
@@ -13,6 +15,19 @@ const PodGroupPodsCountName = "PodGroupPodsCount"
 // each pod takes.
 func (f *NodeResourcesFit) ScoreIgnoresNodes() {}
 
+// satAdd adds non-negative amounts, stopping at the largest int64: a
+// placement of many huge nodes must not wrap around.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// placementResources is how many resources ScorePlacement scores in one
+// pass; more fall back to one pass each.
+const placementResources = 8
+
 // ScorePlacement is kube-scheduler's scorePlacement: always MostAllocated,
 // over the placement as a whole (requests summed over all its nodes plus
 // the proposed pods, against allocatable summed over its nodes), with the
@@ -20,17 +35,35 @@ func (f *NodeResourcesFit) ScoreIgnoresNodes() {}
 // resources only when the group requests them, resources the placement
 // lacks left out. It favours the placement the group fills most.
 func (f *NodeResourcesFit) ScorePlacement(snap *cluster.Snapshot, _ *fw.Group, p *fw.Placement, proposed []fw.Assignment) (int64, *fw.Status) {
-	const most = 8 // resources scored in one pass; more fall back to one pass each
-	if len(f.Resources) > most {
+	if len(f.Resources) > placementResources {
 		return f.scoreEach(snap, p, proposed), nil
 	}
-	var want, used, capacity [most]int64
-	var skip [most]bool
+	var want, used, capacity [placementResources]int64
+	var skip [placementResources]bool
 	for i, r := range f.Resources {
 		for _, a := range proposed {
 			want[i] += nonZeroRequest(a.Pod, r.Name)
 		}
 		skip[i] = r.Name == cluster.ResourcePods || want[i] == 0 && isScalar(r.Name)
+	}
+	if p.Key != "" {
+		// a whole domain: the snapshot keeps its sums
+		t, d := snap.DomainTotals(p.Key), p.Domain
+		for i, r := range f.Resources {
+			if skip[i] {
+				continue
+			}
+			capacity[i] = t.Allocatable(d, r.Name)
+			switch r.Name {
+			case cluster.ResourceCPU:
+				used[i], _ = t.NonZeroRequested(d)
+			case cluster.ResourceMemory:
+				_, used[i] = t.NonZeroRequested(d)
+			default:
+				used[i] = t.Requested(d, r.Name)
+			}
+		}
+		return f.placementScore(&capacity, &used, &want, &skip), nil
 	}
 	// one pass over the placement's nodes, cpu and memory read directly
 	forNodes(snap, p.Nodes, func(ni *cluster.NodeInfo) {
@@ -49,23 +82,27 @@ func (f *NodeResourcesFit) ScorePlacement(snap *cluster.Snapshot, _ *fw.Group, p
 				c, u = alloc.Get(r.Name), ni.Requested().Get(r.Name)
 			}
 			if c != 0 {
-				capacity[i] += c
-				used[i] += u
+				capacity[i], used[i] = satAdd(capacity[i], c), satAdd(used[i], u)
 			}
 		}
 	})
+	return f.placementScore(&capacity, &used, &want, &skip), nil
+}
+
+// placementScore is the weighted MostAllocated mean over the resources.
+func (f *NodeResourcesFit) placementScore(capacity, used, want *[placementResources]int64, skip *[placementResources]bool) int64 {
 	var sum, weights int64
 	for i, r := range f.Resources {
 		if skip[i] || capacity[i] == 0 {
 			continue
 		}
-		sum += MostAllocatedResource(used[i]+want[i], capacity[i]) * r.Weight
+		sum += MostAllocatedResource(satAdd(used[i], want[i]), capacity[i]) * r.Weight
 		weights += r.Weight
 	}
 	if weights == 0 {
-		return 0, nil
+		return 0
 	}
-	return sum / weights, nil
+	return sum / weights
 }
 
 // scoreEach is ScorePlacement resource by resource, for long resource lists.
@@ -82,14 +119,13 @@ func (f *NodeResourcesFit) scoreEach(snap *cluster.Snapshot, p *fw.Placement, pr
 		var used, capacity int64
 		forNodes(snap, p.Nodes, func(ni *cluster.NodeInfo) {
 			if c := ni.Allocatable().Get(r.Name); c != 0 {
-				capacity += c
-				used += nodeNonZeroRequested(ni, r.Name)
+				capacity, used = satAdd(capacity, c), satAdd(used, nodeNonZeroRequested(ni, r.Name))
 			}
 		})
 		if capacity == 0 {
 			continue
 		}
-		sum += MostAllocatedResource(used+want, capacity) * r.Weight
+		sum += MostAllocatedResource(satAdd(used, want), capacity) * r.Weight
 		weights += r.Weight
 	}
 	if weights == 0 {

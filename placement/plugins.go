@@ -2,8 +2,6 @@ package placement
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
@@ -84,12 +82,19 @@ func (NodeUnschedulable) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
 }
 
 // NodeAffinity rejects nodes that do not match a pod's nodeSelector and
-// required node affinity.
+// required node affinity, and scores nodes by the weights of the pod's
+// preferred node affinity terms they match (stretched so that the best
+// node gets 100).
 type NodeAffinity struct{}
 
 var (
-	_ fw.FilterPlugin = NodeAffinity{}
-	_ fw.Signer       = NodeAffinity{}
+	_ fw.FilterPlugin         = NodeAffinity{}
+	_ fw.Signer               = NodeAffinity{}
+	_ fw.PreScorePlugin       = NodeAffinity{}
+	_ fw.PreScoreIgnoresNodes = NodeAffinity{}
+	_ fw.ScorePlugin          = NodeAffinity{}
+	_ fw.ScoreNormalizer      = NodeAffinity{}
+	_ fw.PointwiseNormalizer  = NodeAffinity{}
 )
 
 // Name returns NodeAffinityName.
@@ -103,22 +108,59 @@ func (NodeAffinity) Filter(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster
 	return nil
 }
 
-// Sign appends the node selector (sorted) and the required affinity.
+// Sign appends the node selector (sorted) and the node affinity.
 func (NodeAffinity) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
 	p := pod.Pod()
-	if len(p.NodeSelector) > 0 {
-		for _, k := range slices.Sorted(maps.Keys(p.NodeSelector)) {
-			sig = append(sig, k...)
-			sig = append(sig, '=')
-			sig = append(sig, p.NodeSelector[k]...)
-			sig = append(sig, ',')
-		}
-	}
-	sig = append(sig, '|')
+	sig = appendLabels(sig, p.NodeSelector)
 	if na := nodeAffinity(p); na != nil {
-		sig = fmt.Appendf(sig, "%q", na.Required)
+		sig = fmt.Appendf(sig, "%q|%q", na.Required, na.Preferred)
 	}
 	return sig, true
+}
+
+// PreScoreIgnoresNodes declares that PreScore reads only the pod.
+func (NodeAffinity) PreScoreIgnoresNodes() {}
+
+// PreScore skips pods without preferred node affinity.
+func (NodeAffinity) PreScore(_ *fw.CycleState, pod *cluster.PodInfo, _ []*cluster.NodeInfo) *fw.Status {
+	if na := nodeAffinity(pod.Pod()); na == nil || len(na.Preferred) == 0 {
+		return statusSkip
+	}
+	return nil
+}
+
+// Score sums the weights of the preferred terms the node matches.
+func (NodeAffinity) Score(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) (int64, *fw.Status) {
+	var sum int64
+	if na := nodeAffinity(pod.Pod()); na != nil {
+		for i := range na.Preferred {
+			if t := &na.Preferred[i]; t.Weight != 0 && t.Preference.MatchesNode(node.Node()) {
+				sum += int64(t.Weight)
+			}
+		}
+	}
+	return sum, nil
+}
+
+// NormalizeScore scales the sums so that the highest gets 100.
+func (NodeAffinity) NormalizeScore(_ *fw.CycleState, _ *cluster.PodInfo, scores []fw.NodeScore) *fw.Status {
+	var most int64
+	for _, s := range scores {
+		most = max(most, s.Score)
+	}
+	for i := range scores {
+		scores[i].Score = NodeAffinity{}.NormalizeOne(scores[i].Score, most)
+	}
+	return nil
+}
+
+// NormalizeOne is kube-scheduler's DefaultNormalizeScore: 100*score/max,
+// or the score unchanged when the highest is 0 or less.
+func (NodeAffinity) NormalizeOne(raw, highest int64) int64 {
+	if highest <= 0 {
+		return raw
+	}
+	return fw.MaxNodeScore * raw / highest
 }
 
 // nodeAffinity returns the pod's node affinity, or nil.
@@ -137,3 +179,7 @@ func NodeMatches(p *cluster.Pod, node *cluster.Node) bool {
 	}
 	return nodeAffinity(p).MatchesNode(node)
 }
+
+// statusSkip is the Skip status the built-in plugins return; statuses are
+// never changed, so one serves all.
+var statusSkip = fw.NewStatus(fw.Skip)

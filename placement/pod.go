@@ -137,6 +137,14 @@ func indexOf[P fw.Plugin](ps []P, name string) int {
 	return slices.IndexFunc(ps, func(p P) bool { return p.Name() == name })
 }
 
+// ScanPosition is where the next filter scan starts; SetScanPosition puts
+// it back, so that a dry run leaves later decisions as they would have
+// been.
+func (ps *PodScheduler) ScanPosition() int { return ps.nextStart }
+
+// SetScanPosition sets where the next filter scan starts.
+func (ps *PodScheduler) SetScanPosition(pos int) { ps.nextStart = pos }
+
 // Plugins returns the plugins the scheduler runs.
 func (ps *PodScheduler) Plugins() PodPlugins { return ps.plugins }
 

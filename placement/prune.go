@@ -4,19 +4,22 @@ import (
 	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 )
 
 // quorumBound is a necessary condition for a placement to hold a group's
-// quorum: the free cpu, memory and pod slots summed over its nodes must
-// cover the k smallest requests of the pending pods, resource by
-// resource, where k is how many pods the quorum still needs. A placement
-// failing it cannot pass the sequential algorithm, so it is skipped
-// without simulating each pod; one passing it is simulated as usual.
+// quorum: the free cpu, memory, pod slots and extended resources summed
+// over its nodes must cover the k smallest requests of the pending pods,
+// resource by resource, where k is how many pods the quorum still needs. A
+// placement failing it cannot pass the sequential algorithm, so it is
+// skipped without simulating each pod; one passing it is simulated as
+// usual.
 type quorumBound struct {
-	need  int
-	cpu   int64
-	mem   int64
-	valid bool
+	need    int
+	cpu     int64
+	mem     int64
+	scalars []cluster.Scalar // the extended resources the pods request
+	valid   bool
 }
 
 func newQuorumBound(req *GroupRequest, need int) quorumBound {
@@ -24,32 +27,84 @@ func newQuorumBound(req *GroupRequest, need int) quorumBound {
 	if need <= 0 || need > len(pods) {
 		return quorumBound{}
 	}
-	cpus := make([]int64, len(pods))
-	mems := make([]int64, len(pods))
-	for i, p := range pods {
-		cpus[i], mems[i] = p.Pod().Requests.MilliCPU, p.Pod().Requests.Memory
+	smallest := func(get func(cluster.Resources) int64) int64 {
+		vals := make([]int64, len(pods))
+		for i, p := range pods {
+			vals[i] = get(p.Pod().Requests)
+		}
+		slices.Sort(vals)
+		var sum int64
+		for _, v := range vals[:need] {
+			sum += v
+		}
+		return sum
 	}
-	slices.Sort(cpus)
-	slices.Sort(mems)
 	b := quorumBound{need: need, valid: true}
-	for i := range need {
-		b.cpu += cpus[i]
-		b.mem += mems[i]
+	b.cpu = smallest(func(r cluster.Resources) int64 { return r.MilliCPU })
+	b.mem = smallest(func(r cluster.Resources) int64 { return r.Memory })
+	var names []cluster.ResourceName
+	for _, p := range pods {
+		for sc := range p.Pod().Requests.Scalars() {
+			if !slices.Contains(names, sc.Name) {
+				names = append(names, sc.Name)
+			}
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if v := smallest(func(r cluster.Resources) int64 { return r.Get(name) }); v > 0 {
+			b.scalars = append(b.scalars, cluster.Scalar{Name: name, Value: v})
+		}
 	}
 	return b
 }
 
 // mayFit reports whether the placement's free room could hold the quorum.
-func (b quorumBound) mayFit(snap *cluster.Snapshot, nodes []int) bool {
+// A placement that is a whole topology domain reads the snapshot's
+// domain totals; any other sums its nodes.
+func (b quorumBound) mayFit(snap *cluster.Snapshot, p *fw.Placement) bool {
 	if !b.valid {
 		return true
 	}
+	free := b.freeRoom(snap, p)
+	if free.MilliCPU < b.cpu || free.Memory < b.mem || free.Pods < int64(b.need) {
+		return false
+	}
+	for _, sc := range b.scalars {
+		if free.Get(sc.Name) < sc.Value {
+			return false
+		}
+	}
+	return true
+}
+
+// freeRoom is allocatable minus requested, summed over the placement's
+// nodes (each node's requests never exceed its allocatable: everything
+// placed fits).
+func (b quorumBound) freeRoom(snap *cluster.Snapshot, p *fw.Placement) cluster.Resources {
+	if p.Key != "" {
+		t, d := snap.DomainTotals(p.Key), p.Domain
+		free := func(name cluster.ResourceName) int64 { return t.Allocatable(d, name) - t.Requested(d, name) }
+		room := cluster.NewResources(free(cluster.ResourceCPU), free(cluster.ResourceMemory), free(cluster.ResourcePods))
+		for _, sc := range b.scalars {
+			room = room.With(sc.Name, free(sc.Name))
+		}
+		return room
+	}
 	var cpu, mem, slots int64
-	forNodes(snap, nodes, func(ni *cluster.NodeInfo) {
+	extra := make([]int64, len(b.scalars))
+	forNodes(snap, p.Nodes, func(ni *cluster.NodeInfo) {
 		alloc, used := ni.Allocatable(), ni.Requested()
 		cpu += max(0, alloc.MilliCPU-used.MilliCPU)
 		mem += max(0, alloc.Memory-used.Memory)
 		slots += max(0, alloc.Pods-used.Pods)
+		for i, sc := range b.scalars {
+			extra[i] += max(0, alloc.Get(sc.Name)-used.Get(sc.Name))
+		}
 	})
-	return cpu >= b.cpu && mem >= b.mem && slots >= int64(b.need)
+	free := cluster.NewResources(cpu, mem, slots)
+	for i, sc := range b.scalars {
+		free = free.With(sc.Name, extra[i])
+	}
+	return free
 }

@@ -3,6 +3,7 @@ package placement
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 
 	"github.com/gangsim/gangsim/cluster"
@@ -214,7 +215,16 @@ func LeastAllocatedResource(requested, capacity int64) int64 {
 	if capacity == 0 || requested > capacity {
 		return 0
 	}
-	return (capacity - requested) * fw.MaxNodeScore / capacity
+	return scaleTo100(capacity-requested, capacity)
+}
+
+// scaleTo100 is part*100/whole for 0 <= part <= whole, in 128 bits: the
+// product overflows int64 above about 82 PiB, and a node that large must
+// not score as if it were nearly full.
+func scaleTo100(part, whole int64) int64 {
+	hi, lo := bits.Mul64(uint64(part), uint64(fw.MaxNodeScore))
+	q, _ := bits.Div64(hi, lo, uint64(whole)) // part <= whole: q <= 100 fits
+	return int64(q)
 }
 
 // MostAllocatedResource scores use: min(requested, capacity)*100/capacity,
@@ -223,7 +233,7 @@ func MostAllocatedResource(requested, capacity int64) int64 {
 	if capacity == 0 {
 		return 0
 	}
-	return min(requested, capacity) * fw.MaxNodeScore / capacity
+	return scaleTo100(max(0, min(requested, capacity)), capacity)
 }
 
 // ScoringStrategy is NodeResourcesFit's scoring strategy argument: the

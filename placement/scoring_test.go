@@ -1,6 +1,7 @@
 package placement_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -202,4 +203,14 @@ func TestBalancedAllocationSkipsBestEffort(t *testing.T) {
 func score(p fw.ScorePlugin, pod *cluster.PodInfo, node *cluster.NodeInfo) int64 {
 	v, _ := p.Score(nil, pod, node)
 	return v
+}
+
+// Scores of nodes beyond 82 PiB do not wrap: a 1 EiB node with a little
+// used is nearly empty, not nearly full.
+func TestResourceScoresOfHugeNodes(t *testing.T) {
+	const eib = int64(1) << 60
+	require.Equal(t, int64(99), placement.LeastAllocatedResource(eib/100, eib))
+	require.Equal(t, int64(1), placement.MostAllocatedResource(eib/100+1, eib))
+	require.Equal(t, int64(100), placement.LeastAllocatedResource(0, math.MaxInt64))
+	require.Equal(t, int64(99), placement.LeastAllocatedResource(1<<30, 1<<31*50))
 }

@@ -3,7 +3,6 @@ package placement
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
@@ -24,23 +23,14 @@ var ErrTopology = errors.New("placement: topology")
 // of the group are already scheduled, only their domain is proposed. With
 // no topology key the parent placement is the only candidate.
 //
-// Domains over all nodes are built once per snapshot NodeVersion and
-// topology key and reused across cycles; within a parent placement they
-// are built from the parent's nodes. Placements come in label-value order.
-// A TopologyPlacement caches per scheduler: do not share one between
-// schedulers.
+// Domains over all nodes come from the snapshot (built once per
+// NodeVersion); within a parent placement they are built from the parent's
+// nodes and remembered while the node version holds. Placements come in
+// label-value order. A TopologyPlacement caches per scheduler: do not
+// share one between schedulers.
 type TopologyPlacement struct {
 	version int64
-	byKey   map[string]*domains
 	within  map[withinKey][]fw.Placement // domains inside a parent placement
-}
-
-// domains are the label values of one key, their nodes, and each node's
-// domain, dense by snapshot index.
-type domains struct {
-	values     []string
-	nodes      [][]int // snapshot indexes, ascending
-	nodeDomain []int32 // -1: no label
 }
 
 // withinKey identifies a parent placement by its node slice, which the
@@ -85,11 +75,14 @@ func (tp *TopologyPlacement) GeneratePlacements(snap *cluster.Snapshot, g *fw.Gr
 // generate returns the domains of key within the parent placement, from
 // the cache when it has them.
 func (tp *TopologyPlacement) generate(snap *cluster.Snapshot, key string, parent fw.Placement) []fw.Placement {
-	ds := tp.allDomains(snap, key)
+	ds := snap.Domains(key)
+	if tp.within == nil || tp.version != snap.NodeVersion() {
+		tp.within, tp.version = map[withinKey][]fw.Placement{}, snap.NodeVersion()
+	}
 	if parent.Nodes == nil {
-		out := make([]fw.Placement, len(ds.values))
-		for i, v := range ds.values {
-			out[i] = fw.Placement{Name: v, Nodes: ds.nodes[i]}
+		out := make([]fw.Placement, len(ds.Values))
+		for i, v := range ds.Values {
+			out[i] = fw.Placement{Name: v, Nodes: ds.Nodes[i], Key: key, Domain: i}
 		}
 		return out
 	}
@@ -103,7 +96,7 @@ func (tp *TopologyPlacement) generate(snap *cluster.Snapshot, key string, parent
 	buckets := map[int32][]int{}
 	var ids []int32
 	for _, i := range parent.Nodes {
-		d := ds.nodeDomain[i]
+		d := ds.NodeDomain[i]
 		if d < 0 {
 			continue
 		}
@@ -117,7 +110,11 @@ func (tp *TopologyPlacement) generate(snap *cluster.Snapshot, key string, parent
 	for j, d := range ids {
 		nodes := buckets[d]
 		slices.Sort(nodes)
-		out[j] = fw.Placement{Name: ds.values[d], Nodes: nodes}
+		out[j] = fw.Placement{Name: ds.Values[d], Nodes: nodes}
+		if len(nodes) == len(ds.Nodes[d]) {
+			// the parent holds the whole domain (racks inside a zone)
+			out[j].Key, out[j].Domain = key, int(d)
+		}
 	}
 	tp.within[wk] = out
 	return out
@@ -141,43 +138,4 @@ func requiredDomain(snap *cluster.Snapshot, key string, scheduled []string) (*st
 		required = &v
 	}
 	return required, nil
-}
-
-func (tp *TopologyPlacement) allDomains(snap *cluster.Snapshot, key string) *domains {
-	if tp.byKey == nil || tp.version != snap.NodeVersion() {
-		tp.byKey, tp.within, tp.version = map[string]*domains{}, map[withinKey][]fw.Placement{}, snap.NodeVersion()
-	}
-	ds, ok := tp.byKey[key]
-	if !ok {
-		ds = buildDomains(snap, key)
-		tp.byKey[key] = ds
-	}
-	return ds
-}
-
-// buildDomains groups every node by its value of key, values in order.
-func buildDomains(snap *cluster.Snapshot, key string) *domains {
-	values := map[string]bool{}
-	for _, ni := range snap.Nodes() {
-		if v, ok := ni.Node().Labels[key]; ok {
-			values[v] = true
-		}
-	}
-	ds := &domains{values: slices.Sorted(maps.Keys(values)), nodeDomain: make([]int32, snap.Len())}
-	id := make(map[string]int32, len(ds.values))
-	for i, v := range ds.values {
-		id[v] = int32(i)
-	}
-	ds.nodes = make([][]int, len(ds.values))
-	for i, ni := range snap.Nodes() {
-		v, ok := ni.Node().Labels[key]
-		if !ok {
-			ds.nodeDomain[i] = -1
-			continue
-		}
-		d := id[v]
-		ds.nodeDomain[i] = d
-		ds.nodes[d] = append(ds.nodes[d], i)
-	}
-	return ds
 }

@@ -73,7 +73,7 @@ func (gs *GroupScheduler) ScheduleTree(snap *cluster.Snapshot, n *TreeNode, pare
 		return TreeResult{Err: err, Message: err.Error()}
 	}
 	if len(placements) == 0 {
-		return TreeResult{Message: "no feasible placements found"}
+		return TreeResult{Message: noPlacementsMessage(snap, n.Composite, parent)}
 	}
 	var first *TreeResult
 	var feasible []treeCandidate

@@ -84,6 +84,9 @@ func (d *DefaultPreemption) PostFilter(_ *fw.CycleState, pod *cluster.PodInfo, f
 	if !st.IsSuccess() {
 		return &fw.PostFilterResult{}, st
 	}
+	if !victimsCanExist(snap, pod.Priority()) {
+		return &fw.PostFilterResult{}, errNoRoom
+	}
 	cands := FindCandidates(Request{
 		PreemptorPriority: pod.Priority(),
 		Potential:         fit.Resolvable(),
@@ -123,6 +126,15 @@ func (d *DefaultPreemption) waitingForVictims(pod *cluster.PodInfo, fit *fw.FitE
 		return false
 	}
 	return terminatingBelow(d.h.Snapshot().Node(idx), pod.Priority())
+}
+
+// victimsCanExist reports whether some pod in the snapshot has a lower
+// priority than prio: without one there is no victim anywhere, and the
+// search for candidates (which builds every victim unit) is skipped. A
+// unit's priority is its pods' (a group member has its group's).
+func victimsCanExist(snap *cluster.Snapshot, prio int32) bool {
+	lowest, ok := snap.LowestPriority()
+	return ok && lowest < prio
 }
 
 // terminatingBelow reports whether a node holds a terminating pod of lower
@@ -172,11 +184,14 @@ func (d *DefaultPreemption) PodGroupPostFilter(g *fw.Group, pending []*cluster.P
 			return nil, errWaiting
 		}
 	}
+	snap := d.h.Snapshot()
+	if !victimsCanExist(snap, prio) {
+		return nil, errNoRoom
+	}
 	nodeLocal := true
 	for _, p := range pending {
 		nodeLocal = nodeLocal && d.h.NodeLocal(p)
 	}
-	snap := d.h.Snapshot()
 	out, ok := PreemptForGroup(GroupRequest{
 		Snapshot:          snap,
 		PreemptorPriority: prio,

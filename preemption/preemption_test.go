@@ -276,3 +276,87 @@ func BenchmarkPreemptionDecision(b *testing.B) {
 		}
 	}
 }
+
+// Units alike in everything but their key are ordered by key, whatever
+// the input order: the victim order, and so the victims, never depend on
+// how the units were listed.
+func TestUnitOrderFinalTieBreakIsTheKey(t *testing.T) {
+	pod := func(name string) *cluster.PodInfo {
+		prio := int32(5)
+		return cluster.NewPodInfo(cluster.Pod{Name: name, Priority: &prio, StartTime: time.Minute})
+	}
+	a, b := preemption.NewPodUnit(pod("a")), preemption.NewPodUnit(pod("b"))
+	require.Negative(t, preemption.Compare(a, b))
+	require.Positive(t, preemption.Compare(b, a))
+	require.Zero(t, preemption.Compare(a, a))
+	for _, order := range [][]string{{"a", "b", "c"}, {"c", "b", "a"}, {"b", "c", "a"}} {
+		f := newFixture(t, "node")
+		for _, n := range order {
+			f.pod(n, "node", 300, 1, time.Minute)
+		}
+		req := f.request(300, 100)
+		units := req.Units(0)
+		c, ok := preemption.SelectVictimsOnNode(req.sim(), 0, 100, units, nil)
+		require.True(t, ok)
+		// reprieved in key order: a and b fit back, c is the victim
+		require.Equal(t, []string{"c"}, victimNames(c), "input order %v", order)
+	}
+}
+
+// A budget allowing exactly as many disruptions as there are victims is
+// not violated; one more is.
+func TestBudgetAllowanceSpentExactly(t *testing.T) {
+	f := newFixture(t, "node").pod("db-0", "node", 400, 1, 0, "app", "db").pod("db-1", "node", 400, 1, time.Second, "app", "db")
+	require.NoError(t, f.cache.AddBudget(cluster.PodDisruptionBudget{Name: "db", Selector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, MaxUnavailable: &cluster.IntOrPercent{Value: 1}}))
+	req := f.request(500, 100)
+	c, ok := preemption.SelectVictimsOnNode(req.sim(), 0, 100, req.Units(0), req.Budgets)
+	require.True(t, ok)
+	require.Len(t, c.VictimPods(), 1)
+	require.Zero(t, c.PDBViolations, "the one allowed disruption is spent exactly")
+	req = f.request(1000, 100)
+	c, ok = preemption.SelectVictimsOnNode(req.sim(), 0, 100, req.Units(0), req.Budgets)
+	require.True(t, ok)
+	require.Len(t, c.VictimPods(), 2)
+	require.Equal(t, 1, c.PDBViolations, "the second one breaks the budget")
+}
+
+// Budget-violating units are reprieved before the others even when they
+// are the less important ones: the guarded pod started later here, so
+// importance alone would reprieve plain first and evict guarded.
+func TestBudgetViolatorsReprievedBeforeMoreImportantUnits(t *testing.T) {
+	f := newFixture(t, "node").pod("guarded", "node", 500, 1, time.Hour, "app", "db").pod("plain", "node", 500, 1, 0)
+	require.NoError(t, f.cache.AddBudget(cluster.PodDisruptionBudget{Name: "db", Selector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, MinAvailable: &cluster.IntOrPercent{Value: 1}}))
+	req := f.request(500, 100)
+	c, ok := preemption.SelectVictimsOnNode(req.sim(), 0, 100, req.Units(0), req.Budgets)
+	require.True(t, ok)
+	require.Equal(t, []string{"plain"}, victimNames(c))
+	require.Zero(t, c.PDBViolations)
+}
+
+// The dry run looks for 10% of the potential nodes as candidates, at
+// least 100, at most all of them.
+func TestNumCandidates(t *testing.T) {
+	for _, tc := range []struct{ potential, want int }{
+		{0, 0}, {50, 50}, {100, 100}, {999, 100}, {1000, 100}, {1500, 150}, {5000, 500}, {100_000, 10_000},
+	} {
+		require.Equal(t, tc.want, preemption.NumCandidates(tc.potential, preemption.DefaultMinCandidateNodesPercentage, preemption.DefaultMinCandidateNodesAbsolute), "%d potential nodes", tc.potential)
+	}
+}
+
+// Above 100 potential nodes the dry run stops at 10% of them: with 300
+// nodes whose victims would all do, it evaluates 100 candidates in order,
+// not all 300.
+func TestFindCandidatesStopsAtTheCount(t *testing.T) {
+	var names []string
+	for i := range 300 {
+		names = append(names, fmt.Sprintf("n%03d", i))
+	}
+	f := newFixture(t, names...)
+	for _, n := range names {
+		f.pod("low-"+n, n, 1000, 1, 0)
+	}
+	req := f.request(1000, 100)
+	cands := preemption.FindCandidates(req.Request)
+	require.Len(t, cands, 100)
+	require.Equal(t, "n099", req.Snapshot.Node(cands[99].Node).Name())
+}

@@ -17,6 +17,9 @@ type Backoff struct {
 // in activeQ order.
 const backoffWindow = time.Second
 
+// maxBackoffLimit bounds any backoff (146 years).
+const maxBackoffLimit = time.Duration(1 << 62)
+
 // Duration returns the backoff after count failed attempts for an item of
 // size pods: Initial doubled per attempt after the first, capped at Max,
 // where Max grows to Max*sqrt(size) for a group of more than one pod
@@ -27,7 +30,8 @@ func (b Backoff) Duration(count, size int) time.Duration {
 	}
 	maxBackoff := b.Max
 	if size > 1 {
-		maxBackoff = time.Duration(float64(b.Max) * math.Sqrt(float64(size)))
+		// capped so that any simulated time plus a backoff stays an int64
+		maxBackoff = time.Duration(min(float64(b.Max)*math.Sqrt(float64(size)), float64(maxBackoffLimit)))
 	}
 	shift := count - 1
 	if shift >= 62 || b.Initial > maxBackoff>>shift {

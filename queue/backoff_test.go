@@ -82,3 +82,12 @@ func TestConfigDefaults(t *testing.T) {
 	custom := queue.Backoff{Initial: 2 * time.Second, Max: time.Minute}
 	require.Equal(t, custom, queue.New[int](queue.Config{Backoff: custom}).Backoff())
 }
+
+// A huge maximum for a huge group stays a valid duration.
+func TestBackoffOfHugeGroupsStaysInRange(t *testing.T) {
+	b := queue.Backoff{Initial: time.Second, Max: 100 * 365 * 24 * time.Hour}
+	d := b.Duration(100, 1_000_000)
+	require.Greater(t, d, time.Duration(0))
+	require.LessOrEqual(t, d, time.Duration(1<<62))
+	require.Greater(t, b.Expiry(100*365*24*time.Hour, 100, 1_000_000), time.Duration(0))
+}

@@ -3,9 +3,14 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
@@ -14,6 +19,10 @@ import (
 // builder turns the decoded file into a Scenario, checking references and
 // applying the Scheduler's own admission rules, so that a file's mistakes
 // are reported at load time with their line and field.
+//
+// Several input files make one scenario: every step runs over all files
+// before the next begins (classes, then nodes, then groups...), so that an
+// entry may name what another file defines.
 type builder struct {
 	sc         *Scenario
 	classes    cluster.PriorityClasses
@@ -22,14 +31,25 @@ type builder struct {
 	groupByKey map[string]*podgroup.PodGroup // as admitted: priorities resolved
 	forest     podgroup.Forest               // the groups as admitted, for parents
 	opts       options
+
+	file       string          // the file of the entry being built
+	cur        *kubeSource     // the Kubernetes object of that entry, if any
+	configFile string          // the file that gave the configuration
+	nsDefined  map[string]bool // namespaces defined so far
+	ws         *warnings       // what the inputs hold that the simulation does not use
 }
 
 func newBuilder(name string, opts []Option) *builder {
-	b := &builder{sc: &Scenario{Name: name}, nodeNames: map[string]bool{}, podNames: map[cluster.PodKey]bool{}, groupByKey: map[string]*podgroup.PodGroup{}}
+	b := &builder{sc: &Scenario{Name: name}, nodeNames: map[string]bool{}, podNames: map[cluster.PodKey]bool{},
+		groupByKey: map[string]*podgroup.PodGroup{}, file: name, nsDefined: map[string]bool{}}
 	for _, o := range opts {
 		o(&b.opts)
 	}
 	b.sc.registry = b.opts.registry
+	for _, pc := range cluster.SystemPriorityClasses() {
+		_ = b.classes.Add(pc) // cannot fail on an empty set
+		b.sc.PriorityClasses = append(b.sc.PriorityClasses, pc)
+	}
 	return b
 }
 
@@ -40,7 +60,25 @@ func (b *builder) fail(line int, path string, err error) error {
 	if errors.As(err, &fe) {
 		path = cluster.JoinField(path, fe.Field)
 	}
-	return &FieldError{File: b.sc.Name, Line: line, Path: path, Err: err}
+	return b.fieldError(line, path, err)
+}
+
+// fieldError names the current file and, for an entry made from a
+// Kubernetes object, the object and its own field path.
+func (b *builder) fieldError(line int, path string, err error) error {
+	line, path = b.cur.translate(line, path)
+	return &FieldError{File: b.file, Line: line, Path: path, Err: err}
+}
+
+// entry names the entry being built, and makes it the current one: a list
+// entry of a scenario file ("pods[2] (api)") or the Kubernetes object it
+// was made from ("Pod ml/api").
+func (b *builder) entry(src *kubeSource, list string, i int, name string) string {
+	b.cur = src
+	if src != nil {
+		return src.where
+	}
+	return entry(list, i, name)
 }
 
 // failf returns a FieldError whose cause is a formatted message.
@@ -48,10 +86,23 @@ func (b *builder) failf(line int, path, format string, args ...any) error {
 	return b.fail(line, path, fmt.Errorf(format, args...))
 }
 
-func (b *builder) build(f *file) error {
-	steps := []func(*file) error{b.config, b.priorityClasses, b.namespaces, b.nodes, b.groups, b.budgets, b.pods, b.workloads, b.events, b.explain}
+// build runs every step over every input file, in order.
+func (b *builder) build(ins []*input) error {
+	each := func(step func(*file) error) func([]*input) error {
+		return func(ins []*input) error {
+			for _, in := range ins {
+				b.file, b.cur = in.name, nil
+				if err := step(in.spec); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	steps := []func([]*input) error{each(b.config), each(b.priorityClasses), each(b.namespaces), each(b.nodes),
+		b.groups, each(b.budgets), each(b.pods), each(b.workloads), each(b.events), each(b.explain)}
 	for _, step := range steps {
-		if err := step(f); err != nil {
+		if err := step(ins); err != nil {
 			return err
 		}
 	}
@@ -61,8 +112,12 @@ func (b *builder) build(f *file) error {
 func (b *builder) priorityClasses(f *file) error {
 	for i, s := range f.PriorityClasses {
 		pc := cluster.PriorityClass{Name: s.Name, Value: s.Value, GlobalDefault: s.GlobalDefault, PreemptionPolicy: cluster.PreemptionPolicy(s.PreemptionPolicy)}
+		where := b.entry(s.src, "priorityClasses", i, s.Name)
+		if cluster.IsSystemPriorityClass(pc) {
+			continue // built in, as in every cluster
+		}
 		if err := b.classes.Add(pc); err != nil {
-			return b.fail(s.Line, entry("priorityClasses", i, s.Name), err)
+			return b.fail(s.Line, where, err)
 		}
 		b.sc.PriorityClasses = append(b.sc.PriorityClasses, pc)
 	}
@@ -79,7 +134,7 @@ func entry(list string, i int, name string) string {
 
 func (b *builder) nodes(f *file) error {
 	for i := range f.Nodes {
-		nodes, err := b.expandNode(&f.Nodes[i], entry("nodes", i, f.Nodes[i].Name))
+		nodes, err := b.expandNode(&f.Nodes[i], b.entry(f.Nodes[i].src, "nodes", i, f.Nodes[i].Name))
 		if err != nil {
 			return err
 		}
@@ -88,7 +143,7 @@ func (b *builder) nodes(f *file) error {
 	// nodes added by events may be named by later events and pods too
 	for i, e := range f.Events {
 		if e.AddNode != nil {
-			if _, err := b.expandNode(e.AddNode, entry("events", i, "")+".addNode"); err != nil {
+			if _, err := b.expandNode(e.AddNode, b.entry(nil, "events", i, "")+".addNode"); err != nil {
 				return err
 			}
 		}
@@ -100,6 +155,9 @@ func (b *builder) nodes(f *file) error {
 func (b *builder) expandNode(s *nodeSpec, where string) ([]cluster.Node, error) {
 	if s.Name == "" {
 		return nil, b.failf(s.Line, where+".name", "required")
+	}
+	if err := checkResourceNames(s.Allocatable, resourcesOfNode); err != nil {
+		return nil, b.fail(s.Line, where+".allocatable", err)
 	}
 	alloc, err := cluster.ParseResources(s.Allocatable)
 	if err != nil {
@@ -156,12 +214,12 @@ func (b *builder) expandNames(name string, count *int, line int, where string) (
 
 func (b *builder) budgets(f *file) error {
 	for i, s := range f.Budgets {
-		where := entry("podDisruptionBudgets", i, s.Name)
+		where := b.entry(s.src, "podDisruptionBudgets", i, s.Name)
 		pdb := cluster.PodDisruptionBudget{Name: s.Name, Namespace: s.Namespace}
-		if s.Selector != nil {
-			pdb.Selector = &cluster.LabelSelector{MatchLabels: s.Selector}
-		}
 		var err error
+		if pdb.Selector, err = budgetSelector(s.Selector, where+".selector"); err != nil {
+			return b.decodeFail(err)
+		}
 		if pdb.MinAvailable, err = parseIntOrPercent(s.MinAvailable); err != nil {
 			return b.fail(s.Line, where+".minAvailable", err)
 		}
@@ -172,6 +230,38 @@ func (b *builder) budgets(f *file) error {
 			return b.fail(s.Line, where, err)
 		}
 		b.sc.Budgets = append(b.sc.Budgets, pdb)
+	}
+	return nil
+}
+
+// budgetSelector reads a budget's selector: a label map, or a Kubernetes
+// label selector (a mapping with matchLabels or matchExpressions).
+func budgetSelector(n *yaml.Node, path string) (*cluster.LabelSelector, error) {
+	if n == nil || n.Tag == "!!null" {
+		return nil, nil
+	}
+	ml, me := mapValue(n, "matchLabels"), mapValue(n, "matchExpressions")
+	if ml != nil && ml.Kind == yaml.MappingNode || me != nil && me.Kind == yaml.SequenceNode {
+		var s labelSelectorSpec
+		if err := decodeValue(n, reflect.ValueOf(&s).Elem(), path); err != nil {
+			return nil, err
+		}
+		return s.convert(), nil
+	}
+	var labels map[string]string
+	if err := decodeValue(n, reflect.ValueOf(&labels).Elem(), path); err != nil {
+		return nil, err
+	}
+	return &cluster.LabelSelector{MatchLabels: labels}, nil
+}
+
+// checkResourceNames checks the names of a scenario's resource list as
+// the API server would (checkResourceName); the error names the resource.
+func checkResourceNames(list map[string]string, use resourceUse) error {
+	for _, name := range slices.Sorted(maps.Keys(list)) {
+		if err := checkResourceName(name, use); err != nil {
+			return &cluster.FieldError{Sentinel: cluster.ErrQuantity, Field: name, Detail: err.Error()}
+		}
 	}
 	return nil
 }
@@ -207,7 +297,7 @@ func parseTime(s string) (time.Duration, error) {
 func (b *builder) events(f *file) error {
 	for i := range f.Events {
 		s := &f.Events[i]
-		where := entry("events", i, "")
+		where := b.entry(nil, "events", i, "")
 		at, err := parseTime(s.At)
 		if err != nil {
 			return b.fail(s.Line, where+".at", err)
@@ -216,7 +306,7 @@ func (b *builder) events(f *file) error {
 		if err != nil {
 			return err
 		}
-		ev.At, ev.Source = at, Source{Line: s.Line, Path: where}
+		ev.At, ev.Source = at, Source{File: b.file, Line: s.Line, Path: where}
 		b.sc.Events = append(b.sc.Events, ev)
 	}
 	return nil
@@ -279,7 +369,7 @@ func (b *builder) explain(f *file) error {
 	for i, name := range f.Explain {
 		key := podKeyOf(name)
 		if !b.podNames[key] {
-			return b.failf(0, fmt.Sprintf("explain[%d]", i), "pod %q is not defined", name)
+			return b.failf(0, b.entry(nil, "explain", i, ""), "pod %q is not defined", name)
 		}
 		b.sc.Explain = append(b.sc.Explain, key)
 	}
@@ -287,16 +377,15 @@ func (b *builder) explain(f *file) error {
 }
 
 func (b *builder) namespaces(f *file) error {
-	seen := map[string]bool{}
 	for i, s := range f.Namespaces {
-		where := entry("namespaces", i, s.Name)
+		where := b.entry(s.src, "namespaces", i, s.Name)
 		if s.Name == "" {
 			return b.failf(s.Line, where+".name", "required")
 		}
-		if seen[s.Name] {
+		if b.nsDefined[s.Name] {
 			return b.failf(s.Line, where+".name", "namespace %q is defined twice", s.Name)
 		}
-		seen[s.Name] = true
+		b.nsDefined[s.Name] = true
 		b.sc.Namespaces = append(b.sc.Namespaces, cluster.Namespace{Name: s.Name, Labels: s.Labels})
 	}
 	return nil

@@ -27,7 +27,18 @@ func (b *builder) config(f *file) error {
 	if c == nil {
 		return nil
 	}
+	b.cur = c.src
+	if b.configFile != "" {
+		return b.failf(c.Line, "config", "a second configuration: %s gave one already", b.configFile)
+	}
+	b.configFile = b.file
 	cfg := &b.sc.Config
+	if c.initialBackoff != nil {
+		cfg.PodInitialBackoff = *c.initialBackoff
+	}
+	if c.maxBackoff != nil {
+		cfg.PodMaxBackoff = *c.maxBackoff
+	}
 	if p := c.PercentageOfNodesToScore; p != nil {
 		cfg.PercentageOfNodesToScore = *p
 	}
@@ -91,9 +102,9 @@ func (b *builder) shorthandProfile(c *configSpec) (gangsim.Profile, error) {
 func (b *builder) decodeFail(err error) error {
 	var de *decodeError
 	if errors.As(err, &de) {
-		return &FieldError{File: b.sc.Name, Line: de.Line, Path: de.Path, Err: de.Err}
+		return b.fieldError(de.Line, de.Path, de.Err)
 	}
-	return &FieldError{File: b.sc.Name, Err: err}
+	return b.fieldError(0, "", err)
 }
 
 // profile converts one profile; plugin arguments are decoded into the

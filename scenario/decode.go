@@ -12,15 +12,40 @@ import (
 // but rejects unknown and repeated fields and names the path of every
 // problem ("pods[2] (api).requests.cpu"), so that an error says which
 // object and which field is wrong.
-func decodeStrict(n *yaml.Node, v any) error {
+func decodeStrict(n *yaml.Node, v any) error { return (&decoder{}).decode(n, v) }
+
+// decoder holds what a decoding reports besides errors: warn, when set,
+// is called with the path of every non-empty field whose type is
+// unmodelled.
+type decoder struct {
+	warn  func(path string)
+	types map[reflect.Type]*structFields // a cache, shared by the decoders of one load
+}
+
+// decode decodes a document or a value node into v (a pointer).
+func (d *decoder) decode(n *yaml.Node, v any) error {
 	if n.Kind == yaml.DocumentNode {
 		if len(n.Content) == 0 {
 			return nil
 		}
 		n = n.Content[0]
 	}
-	return decodeValue(n, reflect.ValueOf(v).Elem(), "")
+	return d.value(n, reflect.ValueOf(v).Elem(), "")
 }
+
+// skipped is the type of a field the reader accepts and ignores: it has no
+// meaning for scheduling (a container's image, an object's status).
+type skipped struct{}
+
+// unmodelled is the type of a field that has a meaning for scheduling the
+// simulator does not model (a pod's volumes, a container's host ports):
+// it is accepted and, when not empty, reported as a warning.
+type unmodelled struct{}
+
+// openFields, embedded in a struct, makes the decoder skip the fields the
+// struct does not name instead of rejecting them (an object's status,
+// which the server writes and the simulator mostly ignores).
+type openFields struct{}
 
 // decodeError is a decoding problem at a path and line.
 type decodeError struct {
@@ -44,14 +69,32 @@ func fail(n *yaml.Node, path, format string, args ...any) error {
 	return &decodeError{Path: path, Line: n.Line, Err: fmt.Errorf(format, args...)}
 }
 
-var yamlNodeType = reflect.TypeFor[yaml.Node]()
+var (
+	yamlNodeType   = reflect.TypeFor[yaml.Node]()
+	skippedType    = reflect.TypeFor[skipped]()
+	unmodelledType = reflect.TypeFor[unmodelled]()
+	openFieldsType = reflect.TypeFor[openFields]()
+)
 
+// decodeValue decodes n into v strictly, naming path in errors.
 func decodeValue(n *yaml.Node, v reflect.Value, path string) error {
+	return (&decoder{}).value(n, v, path)
+}
+
+func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
 	}
-	if v.Type() == yamlNodeType {
+	switch v.Type() {
+	case yamlNodeType:
 		v.Set(reflect.ValueOf(*n))
+		return nil
+	case skippedType:
+		return nil
+	case unmodelledType:
+		if d.warn != nil && !isEmptyNode(n) {
+			d.warn(path)
+		}
 		return nil
 	}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
@@ -60,17 +103,17 @@ func decodeValue(n *yaml.Node, v reflect.Value, path string) error {
 	switch v.Kind() {
 	case reflect.Pointer:
 		elem := reflect.New(v.Type().Elem())
-		if err := decodeValue(n, elem.Elem(), path); err != nil {
+		if err := d.value(n, elem.Elem(), path); err != nil {
 			return err
 		}
 		v.Set(elem)
 		return nil
 	case reflect.Struct:
-		return decodeStruct(n, v, path)
+		return d.structure(n, v, path)
 	case reflect.Slice:
-		return decodeSlice(n, v, path)
+		return d.slice(n, v, path)
 	case reflect.Map:
-		return decodeMap(n, v, path)
+		return d.mapping(n, v, path)
 	}
 	if n.Kind != yaml.ScalarNode {
 		return fail(n, path, "expected a single value, got %s", kindName(n))
@@ -98,41 +141,92 @@ func join(path, field string) string {
 	return path + "." + field
 }
 
-func decodeStruct(n *yaml.Node, v reflect.Value, path string) error {
+// isEmptyNode reports whether n says nothing: null, an empty string,
+// false, zero, or an empty list or mapping.
+func isEmptyNode(n *yaml.Node) bool {
+	switch n.Kind {
+	case yaml.MappingNode, yaml.SequenceNode:
+		return len(n.Content) == 0
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!null", "!!bool", "!!int", "!!float":
+			return n.Tag == "!!null" || n.Value == "false" || n.Value == "0"
+		}
+		return n.Value == ""
+	}
+	return false
+}
+
+func (d *decoder) structure(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind != yaml.MappingNode {
 		return fail(n, path, "expected a mapping, got %s", kindName(n))
 	}
-	if line := v.FieldByName("Line"); line.IsValid() && line.Kind() == reflect.Int {
-		line.SetInt(int64(n.Line))
+	si := d.structInfo(v.Type())
+	if si.line != nil {
+		v.FieldByIndex(si.line).SetInt(int64(n.Line))
 	}
-	fields := map[string][]int{}
-	var names []string
-	collectFields(v.Type(), nil, fields, &names)
-	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, val := n.Content[i], n.Content[i+1]
-		idx, ok := fields[key.Value]
+		idx, ok := si.fields[key.Value]
 		switch {
+		case !ok && si.open:
+			continue
 		case !ok:
-			return fail(key, join(path, key.Value), "unknown field (known: %s)", strings.Join(names, ", "))
-		case seen[key.Value]:
+			return fail(key, join(path, key.Value), "unknown field (known: %s)", strings.Join(si.names, ", "))
+		case givenBefore(n, i):
 			return fail(key, join(path, key.Value), "field given twice")
 		}
-		seen[key.Value] = true
-		if err := decodeValue(val, v.FieldByIndex(idx), join(path, key.Value)); err != nil {
+		if err := d.value(val, v.FieldByIndex(idx), join(path, key.Value)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func decodeSlice(n *yaml.Node, v reflect.Value, path string) error {
+// givenBefore reports whether the key at i of a mapping came before.
+func givenBefore(n *yaml.Node, i int) bool {
+	for j := 0; j < i; j += 2 {
+		if n.Content[j].Value == n.Content[i].Value {
+			return true
+		}
+	}
+	return false
+}
+
+// structFields is what the decoder knows of a struct type: its fields by
+// name, their names in order, whether it takes unknown fields, and its Line
+// field.
+type structFields struct {
+	fields map[string][]int
+	names  []string
+	open   bool
+	line   []int
+}
+
+// structInfo returns t's fields, worked out once per type and decoder.
+func (d *decoder) structInfo(t reflect.Type) *structFields {
+	if si := d.types[t]; si != nil {
+		return si
+	}
+	si := &structFields{fields: map[string][]int{}}
+	si.open = collectFields(t, nil, si.fields, &si.names)
+	if f, ok := t.FieldByName("Line"); ok && f.Type.Kind() == reflect.Int {
+		si.line = f.Index
+	}
+	if d.types == nil {
+		d.types = map[reflect.Type]*structFields{}
+	}
+	d.types[t] = si
+	return si
+}
+
+func (d *decoder) slice(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind != yaml.SequenceNode {
 		return fail(n, path, "expected a list, got %s", kindName(n))
 	}
 	out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
-		if err := decodeValue(item, out.Index(i), elementPath(path, i, item)); err != nil {
+		if err := d.value(item, out.Index(i), elementPath(path, i, item)); err != nil {
 			return err
 		}
 	}
@@ -153,7 +247,7 @@ func elementPath(path string, i int, item *yaml.Node) string {
 	return p
 }
 
-func decodeMap(n *yaml.Node, v reflect.Value, path string) error {
+func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind != yaml.MappingNode {
 		return fail(n, path, "expected a mapping, got %s", kindName(n))
 	}
@@ -162,14 +256,14 @@ func decodeMap(n *yaml.Node, v reflect.Value, path string) error {
 		key, val := n.Content[i], n.Content[i+1]
 		kp := join(path, key.Value)
 		k := reflect.New(v.Type().Key()).Elem()
-		if err := decodeValue(key, k, kp); err != nil {
+		if err := d.value(key, k, kp); err != nil {
 			return err
 		}
 		if out.MapIndex(k).IsValid() {
 			return fail(key, kp, "key given twice")
 		}
 		e := reflect.New(v.Type().Elem()).Elem()
-		if err := decodeValue(val, e, kp); err != nil {
+		if err := d.value(val, e, kp); err != nil {
 			return err
 		}
 		out.SetMapIndex(k, e)
@@ -179,14 +273,19 @@ func decodeMap(n *yaml.Node, v reflect.Value, path string) error {
 }
 
 // collectFields maps the yaml names of t's fields to their index paths,
-// flattening ",inline" embedded structs.
-func collectFields(t reflect.Type, prefix []int, fields map[string][]int, names *[]string) {
+// flattening ",inline" embedded structs, and reports whether t embeds
+// openFields.
+func collectFields(t reflect.Type, prefix []int, fields map[string][]int, names *[]string) (open bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		parts := strings.Split(f.Tag.Get("yaml"), ",")
 		index := append(append([]int(nil), prefix...), i)
+		if f.Type == openFieldsType {
+			open = true
+			continue
+		}
 		if len(parts) > 1 && parts[1] == "inline" {
-			collectFields(f.Type, index, fields, names)
+			open = collectFields(f.Type, index, fields, names) || open
 			continue
 		}
 		if parts[0] != "" && parts[0] != "-" {
@@ -194,4 +293,5 @@ func collectFields(t reflect.Type, prefix []int, fields map[string][]int, names 
 			*names = append(*names, parts[0])
 		}
 	}
+	return open
 }

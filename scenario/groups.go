@@ -8,19 +8,36 @@ import (
 	"github.com/gangsim/gangsim/podgroup"
 )
 
-// groups reads the hierarchy: composites parents first (whatever their
-// order in the file; a cycle is an error), then the PodGroups. Every
-// object is created at time 0, so siblings are ordered by name, as
-// kube-scheduler orders children created in the same second. A forest and
-// the Scheduler's admission check them as the Scheduler will.
-func (b *builder) groups(f *file) error {
-	if err := b.composites(f.CompositePodGroups, &b.forest); err != nil {
+// groups reads the hierarchy of every input: composites parents first
+// (whatever their order and file; a cycle is an error), then the
+// PodGroups. Every object is created at time 0, so siblings are ordered by
+// name, as kube-scheduler orders children created in the same second. A
+// forest and the Scheduler's admission check them as the Scheduler will.
+func (b *builder) groups(ins []*input) error {
+	forest := &b.forest // workload templates add their groups to it later
+	var comps []compositeItem
+	for _, in := range ins {
+		for i := range in.spec.CompositePodGroups {
+			comps = append(comps, compositeItem{in.name, i, &in.spec.CompositePodGroups[i]})
+		}
+	}
+	if err := b.composites(comps, forest); err != nil {
 		return err
 	}
-	for i := range f.PodGroups {
-		s := &f.PodGroups[i]
-		where := entry("podGroups", i, s.Name)
-		g := podgroup.PodGroup{Name: s.Name, Parent: s.Parent, TopologyKey: s.TopologyKey, Priority: s.Priority,
+	for _, in := range ins {
+		b.file = in.name
+		if err := b.podGroups(in.spec.PodGroups); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *builder) podGroups(specs []podGroupSpec) error {
+	for i := range specs {
+		s := &specs[i]
+		where := b.entry(s.src, "podGroups", i, s.Name)
+		g := podgroup.PodGroup{Namespace: s.Namespace, Name: s.Name, Parent: s.Parent, TopologyKey: s.TopologyKey, Priority: s.Priority,
 			PriorityClassName: s.PriorityClassName, DisruptionMode: podgroup.DisruptionMode(s.DisruptionMode),
 			PreemptionPolicy: cluster.PreemptionPolicy(s.PreemptionPolicy)}
 		if s.MinCount != nil {
@@ -72,46 +89,59 @@ func (b *builder) admitGroup(key string, s *groupCommon, forest *podgroup.Forest
 	return admittedGroup{prio, policy}, nil
 }
 
+// compositeItem is a composite of some input file, at index i of its list.
+type compositeItem struct {
+	file string
+	i    int
+	spec *compositeSpec
+}
+
+// enter makes the item the entry being built and returns its path.
+func (b *builder) enter(it compositeItem) string {
+	b.file = it.file
+	return b.entry(it.spec.src, "compositePodGroups", it.i, it.spec.Name)
+}
+
 // composites adds the composites in an order where each parent comes
 // before its children.
-func (b *builder) composites(specs []compositeSpec, forest *podgroup.Forest) error {
-	index := map[string]int{}
-	for i, s := range specs {
-		where := entry("compositePodGroups", i, s.Name)
+func (b *builder) composites(items []compositeItem, forest *podgroup.Forest) error {
+	index := map[string]int{} // by key
+	for k, it := range items {
+		s := it.spec
+		where := b.enter(it)
 		if s.Name == "" {
 			return b.failf(s.Line, where+".name", "required")
 		}
-		if _, dup := index[s.Name]; dup {
+		if _, dup := index[podgroup.Key(s.Namespace, s.Name)]; dup {
 			return b.failf(s.Line, where+".name", "composite pod group %q is defined twice", s.Name)
 		}
-		index[s.Name] = i
+		index[podgroup.Key(s.Namespace, s.Name)] = k
 	}
-	done := map[string]bool{}
-	var visit func(i int, path []string) error
-	visit = func(i int, path []string) error {
-		s := &specs[i]
-		if done[s.Name] {
+	done := map[int]bool{}
+	var visit func(k int, path []string) error
+	visit = func(k int, path []string) error {
+		s := items[k].spec
+		if done[k] {
 			return nil
 		}
-		where := entry("compositePodGroups", i, s.Name)
 		for j, name := range path {
 			if name == s.Name {
-				return b.failf(s.Line, where+".parent", "cycle %s", strings.Join(append(path[j:], s.Name), " -> "))
+				return b.failf(s.Line, b.enter(items[k])+".parent", "cycle %s", strings.Join(append(path[j:], s.Name), " -> "))
 			}
 		}
-		if p, ok := index[s.Parent]; ok && s.Parent != "" {
+		if p, ok := index[podgroup.Key(s.Namespace, s.Parent)]; ok && s.Parent != "" {
 			if err := visit(p, append(path, s.Name)); err != nil {
 				return err
 			}
 		}
-		if err := b.addComposite(s, forest, where); err != nil {
+		if err := b.addComposite(s, forest, b.enter(items[k])); err != nil {
 			return err
 		}
-		done[s.Name] = true
+		done[k] = true
 		return nil
 	}
-	for i := range specs {
-		if err := visit(i, nil); err != nil {
+	for k := range items {
+		if err := visit(k, nil); err != nil {
 			return err
 		}
 	}
@@ -119,7 +149,7 @@ func (b *builder) composites(specs []compositeSpec, forest *podgroup.Forest) err
 }
 
 func (b *builder) addComposite(s *compositeSpec, forest *podgroup.Forest, where string) error {
-	c := podgroup.CompositePodGroup{Name: s.Name, Parent: s.Parent, TopologyKey: s.TopologyKey, Priority: s.Priority,
+	c := podgroup.CompositePodGroup{Namespace: s.Namespace, Name: s.Name, Parent: s.Parent, TopologyKey: s.TopologyKey, Priority: s.Priority,
 		PriorityClassName: s.PriorityClassName, DisruptionMode: podgroup.DisruptionMode(s.DisruptionMode),
 		PreemptionPolicy: cluster.PreemptionPolicy(s.PreemptionPolicy)}
 	if s.MinGroupCount != nil {

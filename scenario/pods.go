@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
@@ -21,7 +22,7 @@ func (b *builder) pods(f *file) error {
 // expandPod converts the pod entry at index i, expanding count; each copy
 // names its entry and its own name as its source ("pods[3] (web-2)").
 func (b *builder) expandPod(s *podSpec, i int) ([]Pod, error) {
-	where := entry("pods", i, s.Name)
+	where := b.entry(s.src, "pods", i, s.Name)
 	if s.Name == "" {
 		return nil, b.failf(s.Line, where+".name", "required")
 	}
@@ -55,7 +56,10 @@ func (b *builder) expandPod(s *podSpec, i int) ([]Pod, error) {
 		if err := c.Validate(); err != nil {
 			return nil, b.fail(s.Line, where, err)
 		}
-		src := Source{Line: s.Line, Path: entry("pods", i, name)}
+		src := Source{File: b.file, Line: s.Line, Path: entry("pods", i, name)}
+		if s.src != nil {
+			src.Path = s.src.object
+		}
 		out = append(out, Pod{Pod: c, At: at, Duration: duration, Source: src})
 	}
 	return out, nil
@@ -64,6 +68,10 @@ func (b *builder) expandPod(s *podSpec, i int) ([]Pod, error) {
 // podTemplate converts the fields every expanded copy shares, and checks
 // its priority as the Scheduler's admission will resolve it.
 func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
+	// pods passes the name check: Validate says why it cannot be requested
+	if err := checkResourceNames(s.Requests, resourcesOfNode); err != nil {
+		return cluster.Pod{}, b.fail(s.Line, where+".requests", err)
+	}
 	req, err := cluster.ParseResources(s.Requests)
 	if err != nil {
 		return cluster.Pod{}, b.fail(s.Line, where+".requests", err)
@@ -72,15 +80,17 @@ func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
 		Namespace: s.Namespace, Name: s.Name, Labels: s.Labels, Requests: req,
 		Priority: s.Priority, PriorityClassName: s.PriorityClassName,
 		PreemptionPolicy: cluster.PreemptionPolicy(s.PreemptionPolicy), SchedulerName: s.SchedulerName,
-		NodeName: s.NodeName, NodeSelector: s.NodeSelector, PodGroup: s.PodGroup,
+		NodeName: s.NodeName, NodeSelector: s.NodeSelector, PodGroup: s.PodGroup, Owner: s.owner,
 	}
 	var group *podgroup.PodGroup
 	if s.PodGroup != "" {
-		admitted, ok := b.groupByKey[podgroup.Key(s.Namespace, s.PodGroup)]
-		if !ok {
-			return cluster.Pod{}, b.failf(s.Line, where+".podGroup", "pod group %q is not defined in namespace %q", s.PodGroup, orDefault(s.Namespace, "default"))
+		if admitted, ok := b.groupByKey[podgroup.Key(s.Namespace, s.PodGroup)]; ok {
+			group = admitted
+		} else if b.ws != nil {
+			// as in a cluster, the pod waits for its group; its result says so
+			b.ws.add("", "podGroup", fmt.Sprintf("names a pod group no input defines (%s): the pod stays pending, waiting for it",
+				podgroup.Key(s.Namespace, s.PodGroup)), b.file+": "+where)
 		}
-		group = admitted
 	}
 	if err := b.checkPriority(&p, group, s.Line, where); err != nil {
 		return cluster.Pod{}, err
@@ -91,6 +101,12 @@ func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
 	}
 	p.Affinity = s.Affinity.convert()
 	p.TopologySpreadConstraints = convertSpread(s.TopologySpreadConstraints)
+	if o := s.Owner; o != nil {
+		if o.Kind == "" {
+			return cluster.Pod{}, b.failf(s.Line, where+".owner.kind", "must not be empty")
+		}
+		p.Owner = &cluster.Owner{Kind: o.Kind, Name: o.Name, Selector: o.Selector.convert()}
+	}
 	return p, nil
 }
 

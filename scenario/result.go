@@ -17,6 +17,9 @@ type Result struct {
 	Stats     StatsResult      `json:"stats"`
 	// Explanations answers the file's explain list, in its order.
 	Explanations []ExplanationResult `json:"explanations,omitempty"`
+	// Warnings repeat the scenario's warnings: what the inputs hold that
+	// the simulator does not model.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ExplanationResult explains one pod's last attempt: which filters
@@ -164,6 +167,11 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler) *Result {
 		pr := *r.pods[sp.Pod.Key()]
 		if pr.Phase == gangsim.PhasePending {
 			res.Stats.Pending++
+			if st, ok := s.Pod(sp.Pod.Key()); ok {
+				// the scheduler's reason: a gated pod's count moves on
+				// without an event for every arrival
+				pr.Reason = st.Reason
+			}
 		} else {
 			pr.Reason = ""
 		}
@@ -182,6 +190,9 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler) *Result {
 	res.Stats.SimulatedTime = s.Now().String()
 	for _, key := range sc.Explain {
 		res.Explanations = append(res.Explanations, explanation(s, key))
+	}
+	for _, w := range sc.Warnings {
+		res.Warnings = append(res.Warnings, w.String())
 	}
 	return res
 }

@@ -28,6 +28,9 @@ type action struct {
 // that does not fit its node, an event on a node that is gone); it names
 // the file, the entry and its line.
 func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
+	if sc == nil {
+		return nil, ErrNilScenario
+	}
 	rec := newRecorder()
 	own := []gangsim.Option{gangsim.WithObserver(rec.observe)}
 	if len(sc.Explain) > 0 {
@@ -55,6 +58,9 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 // priority classes, nodes, budgets and groups, at time 0, with no pod
 // added yet.
 func (sc *Scenario) NewScheduler(opts ...gangsim.Option) (*gangsim.Scheduler, error) {
+	if sc == nil {
+		return nil, ErrNilScenario
+	}
 	s, err := gangsim.New(sc.Config, append([]gangsim.Option{gangsim.WithRegistry(sc.registry)}, opts...)...)
 	if err != nil {
 		return nil, sc.runError(Source{Path: "config"}, err)
@@ -98,7 +104,11 @@ func (sc *Scenario) runError(src Source, err error) error {
 	if errors.As(err, &fe) {
 		src.Path = cluster.JoinField(src.Path, fe.Field)
 	}
-	return &FieldError{File: sc.Name, Line: src.Line, Path: src.Path, Err: err}
+	file := src.File
+	if file == "" {
+		file = sc.Name
+	}
+	return &FieldError{File: file, Line: src.Line, Path: src.Path, Err: err}
 }
 
 // atError is a run-time failure at a simulated time.
@@ -135,6 +145,10 @@ func (sc *Scenario) apply(s *gangsim.Scheduler, a action) error {
 	var err error
 	switch e.Kind {
 	case AddNode:
+		if e.Node == nil {
+			err = errors.New("addNode without a node")
+			break
+		}
 		err = s.AddNode(*e.Node)
 	case CordonNode:
 		err = s.CordonNode(e.Name)
@@ -154,3 +168,6 @@ func (sc *Scenario) apply(s *gangsim.Scheduler, a action) error {
 	}
 	return nil
 }
+
+// ErrNilScenario is returned when a nil *Scenario is run.
+var ErrNilScenario = errors.New("scenario: nil *Scenario (use Load or Parse)")

@@ -3,10 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
@@ -62,6 +59,7 @@ func detail(err error) string {
 // Source is where an object came from in its file: the line and the path
 // of its entry. Run-time errors about the object name it.
 type Source struct {
+	File string // "": the scenario's Name
 	Line int
 	Path string
 }
@@ -114,38 +112,22 @@ type Scenario struct {
 	Explain []cluster.PodKey
 	// Namespaces give namespaces labels (for namespace selectors).
 	Namespaces []cluster.Namespace
+	// Warnings list what the inputs hold that the simulator does not
+	// model, by kind and field; the result repeats them.
+	Warnings []Warning
 
 	registry gangsim.Registry // the user's plugins, passed to the scheduler
 }
 
-// Load reads and validates a scenario file (YAML or JSON).
+// Load reads and validates a scenario file (YAML or JSON), or a file of
+// Kubernetes objects (LoadFiles).
 func Load(path string, opts ...Option) (*Scenario, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &FieldError{File: path, Err: err}
-	}
-	return Parse(path, data, opts...)
+	return LoadFiles([]string{path}, opts...)
 }
 
-// Parse validates a scenario given as YAML or JSON text; name (usually the
-// file name) is the file every error names, with the line, object and
-// field at fault.
+// Parse validates a scenario given as YAML or JSON text, or Kubernetes
+// objects; name (usually the file name) is the file every error names,
+// with the line, object and field at fault.
 func Parse(name string, data []byte, opts ...Option) (*Scenario, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &FieldError{File: name, Err: err}
-	}
-	var f file
-	if err := decodeStrict(&doc, &f); err != nil {
-		var de *decodeError
-		if errors.As(err, &de) {
-			return nil, &FieldError{File: name, Line: de.Line, Path: de.Path, Err: de.Err}
-		}
-		return nil, &FieldError{File: name, Err: err}
-	}
-	b := newBuilder(name, opts)
-	if err := b.build(&f); err != nil {
-		return nil, err
-	}
-	return b.sc, nil
+	return ParseFiles([]File{{Name: name, Data: data}}, opts...)
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -32,6 +33,9 @@ func runScenarioFile(path string) ([]byte, error) {
 // and its event stream as text: one event a line, its cycle first.
 func runWithTranscript(path string) (result, transcript []byte, err error) {
 	sc, err := Load(path)
+	if err == nil {
+		sc.Config.CheckInvariants = true // every golden run is checked
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -173,4 +177,17 @@ func TestCompositeGreedyOrderMissesAPlacement(t *testing.T) {
 		}
 		require.NoError(t, s.AddPod(p, 0), "pod %s fits where the other order puts it", p.Name)
 	}
+}
+
+// A nil scenario and an addNode event without a node are errors, not
+// panics.
+func TestScenarioAPIMisuse(t *testing.T) {
+	var sc *Scenario
+	_, err := sc.Run()
+	require.ErrorIs(t, err, ErrNilScenario)
+	_, err = sc.NewScheduler()
+	require.ErrorIs(t, err, ErrNilScenario)
+	sc = &Scenario{Events: []Event{{At: time.Second, Kind: AddNode}}}
+	_, err = sc.Run()
+	require.ErrorContains(t, err, "addNode without a node")
 }

@@ -1,10 +1,18 @@
 package scenario
 
-import "go.yaml.in/yaml/v3"
+import (
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gangsim/gangsim/cluster"
+)
 
 // The scenario file schema (docs/scenario-format.md). Field tags are the
 // file's names; decodeStrict rejects anything else. A struct's Line field
 // (tag "-") receives the line of the mapping it was decoded from.
+// Unexported fields (src, ...) are set only for entries made from
+// Kubernetes objects (kube*.go), never read from a file.
 type file struct {
 	Config             *configSpec         `yaml:"config"`
 	PriorityClasses    []priorityClassSpec `yaml:"priorityClasses"`
@@ -38,6 +46,9 @@ type configSpec struct {
 	// PercentageOfNodesToScore: kube-scheduler's knob (0 adaptive, 100
 	// every node).
 	PercentageOfNodesToScore *int32 `yaml:"percentageOfNodesToScore"`
+
+	src                        *kubeSource
+	initialBackoff, maxBackoff *time.Duration // KubeSchedulerConfiguration's
 }
 
 type weightedSpec struct {
@@ -84,6 +95,7 @@ type priorityClassSpec struct {
 	Value            int32  `yaml:"value"`
 	PreemptionPolicy string `yaml:"preemptionPolicy"`
 	GlobalDefault    bool   `yaml:"globalDefault"`
+	src              *kubeSource
 }
 
 type nodeSpec struct {
@@ -94,6 +106,7 @@ type nodeSpec struct {
 	Taints        []taintSpec       `yaml:"taints"`
 	Unschedulable bool              `yaml:"unschedulable"`
 	Count         *int              `yaml:"count"`
+	src           *kubeSource
 }
 
 type taintSpec struct {
@@ -105,12 +118,14 @@ type taintSpec struct {
 type groupCommon struct {
 	Line              int    `yaml:"-"`
 	Name              string `yaml:"name"`
+	Namespace         string `yaml:"namespace"`
 	Parent            string `yaml:"parent"`
 	TopologyKey       string `yaml:"topologyKey"`
 	Priority          *int32 `yaml:"priority"`
 	PriorityClassName string `yaml:"priorityClassName"`
 	PreemptionPolicy  string `yaml:"preemptionPolicy"`
 	DisruptionMode    string `yaml:"disruptionMode"`
+	src               *kubeSource
 }
 
 type compositeSpec struct {
@@ -124,12 +139,15 @@ type podGroupSpec struct {
 }
 
 type budgetSpec struct {
-	Line           int               `yaml:"-"`
-	Name           string            `yaml:"name"`
-	Namespace      string            `yaml:"namespace"`
-	Selector       map[string]string `yaml:"selector"`
-	MinAvailable   *string           `yaml:"minAvailable"`
-	MaxUnavailable *string           `yaml:"maxUnavailable"`
+	Line      int    `yaml:"-"`
+	Name      string `yaml:"name"`
+	Namespace string `yaml:"namespace"`
+	// Selector is a label map ({app: web}) or a Kubernetes label selector
+	// ({matchLabels: ..., matchExpressions: [...]}).
+	Selector       *yaml.Node `yaml:"selector"`
+	MinAvailable   *string    `yaml:"minAvailable"`
+	MaxUnavailable *string    `yaml:"maxUnavailable"`
+	src            *kubeSource
 }
 
 type podSpec struct {
@@ -149,9 +167,21 @@ type podSpec struct {
 	Tolerations       []tolerationSpec  `yaml:"tolerations"`
 	// TopologySpreadConstraints are Kubernetes' spread constraints.
 	TopologySpreadConstraints []spreadSpec `yaml:"topologySpreadConstraints"`
-	At                        string       `yaml:"at"`
-	Duration                  string       `yaml:"duration"`
-	Count                     *int         `yaml:"count"`
+	// Owner is the pod's controller; spreading's default constraints
+	// select the pods with the same owner selector.
+	Owner    *ownerSpec `yaml:"owner"`
+	At       string     `yaml:"at"`
+	Duration string     `yaml:"duration"`
+	Count    *int       `yaml:"count"`
+
+	src   *kubeSource
+	owner *cluster.Owner // the controller that made an imported pod
+}
+
+type ownerSpec struct {
+	Kind     string             `yaml:"kind"`
+	Name     string             `yaml:"name"`
+	Selector *labelSelectorSpec `yaml:"selector"`
 }
 
 type tolerationSpec struct {
@@ -159,6 +189,10 @@ type tolerationSpec struct {
 	Operator string `yaml:"operator"`
 	Value    string `yaml:"value"`
 	Effect   string `yaml:"effect"`
+	// TolerationSeconds (how long a pod stays on a node that gets a
+	// NoExecute taint) is accepted and not modelled: the simulator has no
+	// taint-based eviction.
+	TolerationSeconds unmodelled `yaml:"tolerationSeconds"`
 }
 
 type eventSpec struct {
@@ -176,4 +210,5 @@ type namespaceSpec struct {
 	Line   int               `yaml:"-"`
 	Name   string            `yaml:"name"`
 	Labels map[string]string `yaml:"labels"`
+	src    *kubeSource
 }

@@ -93,7 +93,7 @@ func (b *builder) workloads(f *file) error {
 
 // planWorkload checks a workload entry and draws its arrival times.
 func (b *builder) planWorkload(w *workloadSpec, i int) (*workloadPlan, error) {
-	p := &workloadPlan{spec: w, index: i, where: entry("workloads", i, w.Name)}
+	p := &workloadPlan{spec: w, index: i, where: b.entry(nil, "workloads", i, w.Name)}
 	if w.Name == "" {
 		return nil, b.failf(w.Line, p.where+".name", "required")
 	}
@@ -310,6 +310,9 @@ func (b *builder) addWorkloadGroup(p *workloadPlan, name string, s size, at, d t
 	if gs.Name != "" {
 		return b.failf(gs.Line, where+".name", "is set by the workload (%s-0, %s-1, ...); remove it from the template", p.spec.Name, p.spec.Name)
 	}
+	if gs.Namespace != "" {
+		return b.failf(gs.Line, where+".namespace", "is the pod template's: set it there")
+	}
 	g := podgroup.PodGroup{Namespace: p.spec.Pod.Namespace, Name: name, Parent: gs.Parent, TopologyKey: gs.TopologyKey,
 		Priority: gs.Priority, PriorityClassName: gs.PriorityClassName, DisruptionMode: podgroup.DisruptionMode(gs.DisruptionMode),
 		PreemptionPolicy: cluster.PreemptionPolicy(gs.PreemptionPolicy)}
@@ -340,7 +343,7 @@ func (b *builder) addWorkloadPods(p *workloadPlan, group string, names []string,
 	for _, name := range names {
 		c := tmpl.Clone()
 		c.Name = name
-		src := Source{Line: p.spec.Line, Path: entry("workloads", p.index, name)}
+		src := Source{File: b.file, Line: p.spec.Line, Path: entry("workloads", p.index, name)}
 		if b.podNames[c.Key()] {
 			return b.failf(p.spec.Line, src.Path+".name", "pod %s is defined twice", c.Key().Display())
 		}

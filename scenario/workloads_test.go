@@ -41,7 +41,7 @@ workloads:
 		assert.Equal(t, fmt.Sprintf("web-%d", i), p.Pod.Name)
 		assert.Equal(t, time.Minute+time.Duration(i)*5*time.Minute, p.At)
 		assert.Equal(t, 2*time.Hour, p.Duration)
-		assert.Equal(t, Source{Line: 6, Path: fmt.Sprintf("workloads[0] (web-%d)", i)}, p.Source)
+		assert.Equal(t, Source{File: "w.yaml", Line: 6, Path: fmt.Sprintf("workloads[0] (web-%d)", i)}, p.Source)
 		assert.Equal(t, map[string]string{"app": "web"}, p.Pod.Labels)
 	}
 }

@@ -1,14 +1,19 @@
-// Command scenario runs a scenario file and prints the result as JSON.
+// Command scenario runs a simulation and prints the result as JSON.
 //
-//	go run ./examples/scenario FILE
+//	go run ./examples/scenario FILE...
 //
-// With no FILE it runs the embedded default scenario. It exits 1, with the
-// message on standard error, when the scenario is invalid.
+// Each FILE is a scenario file or Kubernetes objects as kubectl prints them
+// (-o json or -o yaml); all of them make one simulation. With no FILE it
+// runs the embedded default scenario. What the files hold that the
+// simulator does not model is listed on standard error, one warning a
+// line. It exits 1, with the message on standard error, when an input is
+// invalid.
 package main
 
 import (
 	_ "embed"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/gangsim/gangsim/scenario"
@@ -18,25 +23,25 @@ import (
 var defaultScenario []byte
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string) error {
+func run(args []string, stdout, stderr io.Writer) error {
 	var sc *scenario.Scenario
 	var err error
-	switch len(args) {
-	case 0:
+	if len(args) == 0 {
 		sc, err = scenario.Parse("default.yaml", defaultScenario)
-	case 1:
-		sc, err = scenario.Load(args[0])
-	default:
-		return fmt.Errorf("usage: scenario [FILE]")
+	} else {
+		sc, err = scenario.LoadFiles(args)
 	}
 	if err != nil {
 		return err
+	}
+	for _, w := range sc.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
 	}
 	res, err := sc.Run()
 	if err != nil {
@@ -46,6 +51,6 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	_, err = os.Stdout.Write(out)
+	_, err = stdout.Write(out)
 	return err
 }

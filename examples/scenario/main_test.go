@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -51,7 +52,10 @@ func TestBadFilesExitOne(t *testing.T) {
 	files, err := filepath.Glob("../../scenario/testdata/scenarios/bad/*.yaml")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
-	for _, f := range files {
+	kube, err := filepath.Glob("../../scenario/testdata/kube/bad/*.*[ln]")
+	require.NoError(t, err)
+	require.NotEmpty(t, kube)
+	for _, f := range append(files, kube...) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			out, errOut, code := runCommand(t, f)
 			require.Equal(t, 1, code)
@@ -65,4 +69,30 @@ func TestGoodFileExitsZero(t *testing.T) {
 	out, errOut, code := runCommand(t, "../../scenario/testdata/scenarios/reasons.yaml")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, `"phase": "Pending"`)
+}
+
+// Kubernetes objects and scenario files run together; what the simulator
+// does not model is listed on standard error, and the result is the same
+// on every run.
+func TestFilesRunTogether(t *testing.T) {
+	args := []string{"../../scenario/testdata/kube/cluster.json", "../../scenario/testdata/kube/workloads.yaml"}
+	out, errOut, code := runCommand(t, args...)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "warning: Pod spec.volumes[].persistentVolumeClaim: not modelled")
+	require.Contains(t, errOut, "warning: StatefulSet spec.volumeClaimTemplates: not modelled")
+	var res struct {
+		Pods     []struct{ Name, Phase string } `json:"pods"`
+		Warnings []string                       `json:"warnings"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	// the StatefulSet of one file finds its pod db-0 in the other and makes
+	// db-1 only; the DaemonSet covers the nodes of both
+	require.Len(t, res.Pods, 26)
+	require.Len(t, res.Warnings, strings.Count(errOut, "warning: "))
+	again, _, _ := runCommand(t, args...)
+	require.Equal(t, out, again)
+
+	_, errOut, code = runCommand(t, args[0], args[0])
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "is defined twice: first in "+args[0])
 }

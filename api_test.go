@@ -1,0 +1,129 @@
+package gangsim
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/queue"
+)
+
+// A Scheduler not made by New refuses work with an error instead of
+// panicking; its read methods return nothing.
+func TestZeroValueSchedulerDoesNotPanic(t *testing.T) {
+	for _, s := range []*Scheduler{{}, nil} {
+		require.ErrorIs(t, s.AddNode(cluster.Node{Name: "n"}), ErrNotInitialized)
+		require.ErrorIs(t, s.AddPod(cluster.Pod{Name: "p"}, 0), ErrNotInitialized)
+		require.ErrorIs(t, s.AddPodGroup(podgroup.PodGroup{Name: "g"}), ErrNotInitialized)
+		require.ErrorIs(t, s.AddCompositePodGroup(podgroup.CompositePodGroup{Name: "c"}), ErrNotInitialized)
+		require.ErrorIs(t, s.AddPodDisruptionBudget(cluster.PodDisruptionBudget{Name: "b"}), ErrNotInitialized)
+		require.ErrorIs(t, s.SetNamespace(cluster.Namespace{Name: "ns"}), ErrNotInitialized)
+		require.ErrorIs(t, s.UpdateNode(cluster.Node{Name: "n"}), ErrNotInitialized)
+		require.ErrorIs(t, s.CordonNode("n"), ErrNotInitialized)
+		require.ErrorIs(t, s.UncordonNode("n"), ErrNotInitialized)
+		require.ErrorIs(t, s.RemoveNode("n"), ErrNotInitialized)
+		require.ErrorIs(t, s.DrainNode("n"), ErrNotInitialized)
+		require.ErrorIs(t, s.DeletePod("default/p"), ErrNotInitialized)
+		require.ErrorIs(t, s.Run(), ErrNotInitialized)
+		require.ErrorIs(t, s.RunUntil(0), ErrNotInitialized)
+		require.ErrorIs(t, s.AdvanceTo(0), ErrNotInitialized)
+		_, _, err := s.ScheduleOne()
+		require.ErrorIs(t, err, ErrNotInitialized)
+		if s != nil {
+			_, ok := s.Node("n")
+			require.False(t, ok)
+			for range s.Nodes() {
+				t.Fatal("no nodes")
+			}
+			_, ok = s.Pod("default/p")
+			require.False(t, ok)
+		}
+	}
+}
+
+// Node and Nodes hand out copies: changing one changes nothing in the
+// scheduler; nodes may be added and removed while iterating.
+func TestNodesAreCopies(t *testing.T) {
+	s, err := New(Config{})
+	require.NoError(t, err)
+	for i := range 3 {
+		require.NoError(t, s.AddNode(cluster.Node{Name: fmt.Sprintf("n%d", i), Allocatable: cluster.NewResources(1000, 1<<30, 10)}))
+	}
+	ni, ok := s.Node("n0")
+	require.True(t, ok)
+	ni.Node().Unschedulable = true
+	ni.Node().Labels["x"] = "y"
+	again, _ := s.Node("n0")
+	require.False(t, again.Node().Unschedulable)
+	require.NotContains(t, again.Node().Labels, "x")
+	require.NoError(t, s.AddPod(cluster.Pod{Name: "p", Requests: cluster.NewResources(100, 0, 0)}, 0))
+	require.NoError(t, s.Run())
+	st, _ := s.Pod("default/p")
+	require.Equal(t, PhaseBound, st.Phase, "the caller's change did not cordon n0")
+
+	var seen []string
+	for ni := range s.Nodes() {
+		seen = append(seen, ni.Name())
+		require.NoError(t, s.AddNode(cluster.Node{Name: ni.Name() + "-new", Allocatable: cluster.NewResources(1000, 1<<30, 10)}))
+		require.NoError(t, s.RemoveNode(ni.Name()))
+	}
+	require.Equal(t, []string{"n0", "n1", "n2"}, seen)
+	var after []string
+	for ni := range s.Nodes() {
+		after = append(after, ni.Name())
+	}
+	require.Equal(t, []string{"n0-new", "n1-new", "n2-new"}, after)
+}
+
+// The invariant checker finds each kind of corruption it looks for.
+func TestInvariantCheckerCatches(t *testing.T) {
+	build := func() *testSched {
+		ts := newTestSched(t, Config{}).nodes("n", 2, 2000).gang("g", 2).members("g", 2, 500)
+		ts.run()
+		require.NoError(t, ts.CheckInvariants())
+		return ts
+	}
+	key := cluster.MakePodKey("", "g-0")
+
+	ts := build()
+	ts.pods[key].phase = PhasePending
+	require.ErrorContains(t, ts.CheckInvariants(), "but the cache has it")
+
+	ts = build()
+	ts.pods[key].node = "elsewhere"
+	require.ErrorContains(t, ts.CheckInvariants(), "the cache has it on")
+
+	ts = build()
+	ts.groups["default/g"].conditions[0].Status = podgroup.ConditionFalse
+	require.ErrorContains(t, ts.CheckInvariants(), "went back from True")
+
+	ts = build()
+	ts.evictions = append(ts.evictions, Eviction{Pod: key, By: PodRef(cluster.MakePodKey("", "g-1"))})
+	require.ErrorContains(t, ts.CheckInvariants(), "was evicted by")
+
+	ts = build()
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "lost", Requests: cluster.NewResources(100, 0, 0)}, 0))
+	_, err := ts.queue.Delete(podItemKey(cluster.MakePodKey("", "lost")))
+	require.NoError(t, err)
+	require.ErrorContains(t, ts.CheckInvariants(), "pending pod default/lost is not queued")
+	require.NoError(t, ts.queue.Add(&queue.Item[entry]{Key: podItemKey(cluster.MakePodKey("", "lost")), Value: entry{pod: ts.pods[cluster.MakePodKey("", "lost")]}, Size: 1, Attempts: 1}))
+	require.ErrorContains(t, ts.CheckQuiescent(), "fits node")
+}
+
+// A running member that arrived before its group must have the group's
+// priority; the group is refused otherwise, and nothing changes.
+func TestGroupRefusedWhenARunningMemberHasAnotherPriority(t *testing.T) {
+	ts := newTestSched(t, Config{}).nodes("n", 1, 4000)
+	require.NoError(t, ts.AddPod(cluster.Pod{Name: "early", NodeName: "n-0", PodGroup: "g", Priority: new(int32(5)), Requests: cluster.NewResources(100, 0, 0)}, 0))
+	err := ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, Priority: new(int32(7))})
+	require.ErrorIs(t, err, ErrAdmission)
+	require.ErrorContains(t, err, "running member default/early")
+	_, ok := ts.PodGroup("default/g")
+	require.False(t, ok)
+	require.NoError(t, ts.CheckInvariants())
+	require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, Priority: new(int32(5))}))
+	require.NoError(t, ts.CheckInvariants())
+}

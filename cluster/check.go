@@ -1,0 +1,72 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrInconsistent is wrapped by every violation CheckConsistency finds.
+var ErrInconsistent = errors.New("cluster: inconsistent cache")
+
+// CheckConsistency verifies the cache's accounts from scratch: every node's
+// totals equal the sum of its pods' requests, no node holds more than its
+// allocatable of any resource or more pods than it allows, every pod sits
+// on the node it names and on no other, and every pod the cache knows is
+// on a node it knows. It returns the first violation, or nil.
+func (c *Cache) CheckConsistency() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrInconsistent, fmt.Sprintf(format, args...))
+	}
+	seen := make(map[PodKey]string, len(c.pods))
+	var err error
+	c.byName.Ascend(func(it *nodeItem) bool {
+		ni := it.info
+		if c.nodes[ni.node.Name] != it {
+			err = bad("node %q is listed but not indexed", ni.node.Name)
+			return false
+		}
+		var sum Resources
+		var cpu, mem int64
+		for _, pi := range ni.pods {
+			if where, dup := seen[pi.key]; dup {
+				err = bad("pod %s is on nodes %q and %q", pi.key, where, ni.node.Name)
+				return false
+			}
+			seen[pi.key] = ni.node.Name
+			if pi.pod.NodeName != ni.node.Name {
+				err = bad("pod %s names node %q but is on %q", pi.key, pi.pod.NodeName, ni.node.Name)
+				return false
+			}
+			if c.pods[pi.key] != pi {
+				err = bad("pod %s on node %q is not the cache's record of it", pi.key, ni.node.Name)
+				return false
+			}
+			sum = sum.Add(pi.request)
+			cpu += pi.nonZeroCPU
+			mem += pi.nonZeroMem
+		}
+		switch {
+		case !sum.Equal(ni.requested):
+			err = bad("node %q accounts %v requested, its pods sum to %v", ni.node.Name, ni.requested, sum)
+		case cpu != ni.nonZeroCPU || mem != ni.nonZeroMem:
+			err = bad("node %q accounts %d/%d scoring cpu/memory, its pods sum to %d/%d", ni.node.Name, ni.nonZeroCPU, ni.nonZeroMem, cpu, mem)
+		case !sum.Fits(ni.node.Allocatable):
+			err = bad("node %q holds %v, more than its allocatable %v", ni.node.Name, sum, ni.node.Allocatable)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(seen) != len(c.pods) {
+		for key := range c.pods {
+			if _, ok := seen[key]; !ok {
+				return bad("pod %s is in the cache on no node", key)
+			}
+		}
+	}
+	if len(c.nodes) != c.byName.Len() {
+		return bad("%d nodes indexed, %d listed", len(c.nodes), c.byName.Len())
+	}
+	return nil
+}

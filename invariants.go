@@ -1,0 +1,250 @@
+package gangsim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
+)
+
+// ErrInvariant is wrapped by every violation CheckInvariants finds.
+var ErrInvariant = errors.New("gangsim: invariant violated")
+
+// invariantState is what the checker remembers between checks.
+type invariantState struct {
+	evictions int             // evictions already checked
+	wasTrue   map[string]bool // groups whose condition was True
+}
+
+// CheckInvariants verifies the simulation's state from scratch and returns
+// the first violation found, or nil:
+//
+//   - the cache's accounts: no node over any allocatable resource, each
+//     node's totals the sum of its pods, no pod on two nodes or on a node
+//     that is gone (cluster.Cache.CheckConsistency);
+//   - every pod accounted for: a bound or terminating pod is in the cache
+//     on its node, any other is not; a pending pod waits in the queue (its
+//     own item or its root group's), for its group to be defined, or names
+//     a scheduler no profile has; the cache holds no pod the scheduler
+//     does not know as bound or terminating;
+//   - no PodGroupInitiallyScheduled condition back from True;
+//   - no preemption victim of equal or higher priority than its preemptor.
+//
+// With Config.CheckInvariants the scheduler runs it after every cycle and
+// timer, adds the check that a cycle binding pods of a gang left it with
+// at least minCount scheduled, and, when Run ends, the liveness check
+// (CheckQuiescent).
+func (s *Scheduler) CheckInvariants() error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if err := s.cache.CheckConsistency(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvariant, err)
+	}
+	if err := s.checkPodAccounts(); err != nil {
+		return err
+	}
+	if err := s.checkConditions(); err != nil {
+		return err
+	}
+	return s.checkVictims()
+}
+
+func invariantError(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvariant, fmt.Sprintf(format, args...))
+}
+
+func (s *Scheduler) checkPodAccounts() error {
+	for _, key := range slices.Sorted(mapKeys(s.pods)) {
+		r := s.pods[key]
+		pi, cached := s.cache.Pod(key)
+		switch r.phase {
+		case PhaseBound, PhaseTerminating:
+			if !cached {
+				return invariantError("pod %s is %s on %q but not in the cache", key, r.phase, r.node)
+			}
+			if pi.Pod().NodeName != r.node {
+				return invariantError("pod %s is %s on %q but the cache has it on %q", key, r.phase, r.node, pi.Pod().NodeName)
+			}
+			if (pi.State() == cluster.PodTerminating) != (r.phase == PhaseTerminating) {
+				return invariantError("pod %s is %s but the cache has it %v", key, r.phase, pi.State())
+			}
+		case PhasePending, PhaseSucceeded, PhaseDeleted:
+			if cached {
+				return invariantError("pod %s is %s but the cache has it on %q", key, r.phase, pi.Pod().NodeName)
+			}
+			if r.phase == PhasePending {
+				if err := s.checkWaiting(r); err != nil {
+					return err
+				}
+			}
+		default:
+			return invariantError("pod %s has no known phase (%q)", key, r.phase)
+		}
+	}
+	for pi := range s.cache.Pods() {
+		if r := s.pods[pi.Key()]; r == nil || r.phase != PhaseBound && r.phase != PhaseTerminating {
+			return invariantError("the cache holds pod %s, which the scheduler does not count as running", pi.Key())
+		}
+	}
+	return nil
+}
+
+// checkWaiting reports a pending pod that waits nowhere.
+func (s *Scheduler) checkWaiting(r *podRecord) error {
+	key := r.info.Key()
+	if r.info.Pod().PodGroup != "" {
+		if r.group == nil {
+			gk := podgroup.Key(r.info.Pod().Namespace, r.info.Pod().PodGroup)
+			if !slices.Contains(s.orphans[gk], r) {
+				return invariantError("pod %s waits for group %s but is not among its waiting pods", key, gk)
+			}
+			return nil
+		}
+		if st, ok := r.group.members.State(key); !ok || st != podgroup.Unscheduled {
+			return invariantError("pending pod %s is not an unscheduled member of its group", key)
+		}
+		root := s.forest.Root(podgroup.Ref{Key: r.group.group.Key()})
+		if _, queued := s.queue.Get(s.rootItemKey(root)); !queued {
+			return invariantError("pending pod %s: its root group %s is not queued", key, root.Key)
+		}
+		return nil
+	}
+	if s.profileFor(r.info) == nil {
+		return nil // it names a scheduler no profile has: it stays pending
+	}
+	if _, queued := s.queue.Get(podItemKey(key)); !queued {
+		return invariantError("pending pod %s is not queued", key)
+	}
+	return nil
+}
+
+func (s *Scheduler) checkConditions() error {
+	if s.invariants.wasTrue == nil {
+		s.invariants.wasTrue = map[string]bool{}
+	}
+	for _, key := range slices.Sorted(mapKeys(s.groups)) {
+		c, ok := s.groups[key].conditions.Get(podgroup.ConditionInitiallyScheduled)
+		isTrue := ok && c.Status == podgroup.ConditionTrue
+		if s.invariants.wasTrue[key] && !isTrue {
+			return invariantError("group %s: condition %s went back from True", key, podgroup.ConditionInitiallyScheduled)
+		}
+		if isTrue {
+			s.invariants.wasTrue[key] = true
+		}
+	}
+	return nil
+}
+
+func (s *Scheduler) checkVictims() error {
+	for _, e := range s.evictions[s.invariants.evictions:] {
+		victim := s.pods[e.Pod]
+		if victim == nil {
+			return invariantError("eviction of unknown pod %s", e.Pod)
+		}
+		var prio int32
+		switch e.By.Kind {
+		case KindPod:
+			r := s.pods[cluster.PodKey(e.By.Key)]
+			if r == nil {
+				return invariantError("pod %s evicted by unknown pod %s", e.Pod, e.By.Key)
+			}
+			prio = r.info.Priority()
+		case KindPodGroup:
+			prio = s.groups[e.By.Key].group.EffectivePriority()
+		case KindCompositePodGroup:
+			prio = s.composites[e.By.Key].cpg.EffectivePriority()
+		default:
+			continue // a drain, not a preemption
+		}
+		if victim.info.Priority() >= prio {
+			return invariantError("pod %s (priority %d) was evicted by %s of priority %d", e.Pod, victim.info.Priority(), e.By.Key, prio)
+		}
+	}
+	s.invariants.evictions = len(s.evictions)
+	return nil
+}
+
+// checkCycle adds to CheckInvariants what a cycle's result tells: a cycle
+// that bound pods of a gang left it with at least minCount scheduled.
+func (s *Scheduler) checkCycle(res CycleResult) error {
+	for _, b := range res.Bound {
+		r := s.pods[b.Pod]
+		if r == nil || r.group == nil {
+			continue
+		}
+		g := &r.group.group
+		if n := r.group.members.Scheduled(); n < g.Quorum() {
+			return invariantError("cycle at %v bound pods of group %s, leaving %d scheduled below its quorum %d", res.At, g.Key(), n, g.Quorum())
+		}
+	}
+	return s.CheckInvariants()
+}
+
+// CheckQuiescent is the liveness check for when a run has ended: no
+// pending pod or ready group could be placed by trying it again now. A
+// pod that could was not retried after the change that made room for it.
+// It changes nothing (the dry runs are rolled back).
+func (s *Scheduler) CheckQuiescent() error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
+		return err
+	}
+	restore := s.saveScanPositions()
+	defer restore()
+	for it := range s.queue.All() {
+		if it.InFlight() {
+			continue
+		}
+		if r := it.Value.pod; r != nil {
+			p := s.profileFor(r.info)
+			if p == nil {
+				continue
+			}
+			if idx, fit := p.pods.Schedule(s.snap, r.info, nil, s.nominations.index(r)); fit == nil {
+				return invariantError("pending pod %s fits node %q now but the run ended without retrying it", r.info.Key(), s.snap.Node(idx).Name())
+			}
+			continue
+		}
+		root := it.Value.root
+		if !s.treeReady(root) {
+			continue // gated: it waits for members, not for room
+		}
+		pending := s.hierarchyPending(root)
+		if len(pending) == 0 {
+			continue
+		}
+		leaves := s.leafRecords(root)
+		if s.validateRoot(root, leaves, pending[0]) != "" {
+			continue
+		}
+		p := s.profileFor(pending[0].info)
+		if p == nil {
+			continue
+		}
+		tree := s.buildTree(root)
+		out := s.placeRoot(p, tree)
+		if out.Err == nil && out.Feasible && len(out.Assignments(tree)) > 0 {
+			return invariantError("group %s can be placed now but the run ended without retrying it", root.Key)
+		}
+	}
+	return nil
+}
+
+// saveScanPositions remembers where every profile's filter scan starts,
+// so that dry runs leave later decisions unchanged.
+func (s *Scheduler) saveScanPositions() func() {
+	saved := map[*profile]int{}
+	for _, p := range s.profiles {
+		saved[p] = p.pods.ScanPosition()
+	}
+	return func() {
+		for p, pos := range saved {
+			p.pods.SetScanPosition(pos)
+		}
+	}
+}

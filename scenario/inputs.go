@@ -1,0 +1,175 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// File is one input held in memory: its name, which errors name, and its
+// contents.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// input is one input file: a scenario file, or Kubernetes objects, which
+// the importer turns into scenario entries (spec) before the build.
+type input struct {
+	name    string
+	spec    *file
+	objects []*kubeObject // nil for a scenario file
+}
+
+// LoadFiles reads several files and merges them into one scenario. Each is
+// a scenario file or Kubernetes objects as kubectl prints them (-o json or
+// -o yaml: one object, a List, or a stream of YAML documents), detected
+// from its contents; docs/kubernetes-inputs.md says what is read. An entry
+// of one file may name what another defines; an object defined twice is an
+// error naming both files. What the inputs hold that the simulator does
+// not model is listed in the scenario's Warnings.
+func LoadFiles(paths []string, opts ...Option) (*Scenario, error) {
+	files := make([]File, 0, len(paths))
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, &FieldError{File: p, Err: err}
+		}
+		files = append(files, File{Name: p, Data: data})
+	}
+	return ParseFiles(files, opts...)
+}
+
+// ParseFiles is LoadFiles on contents held in memory.
+func ParseFiles(files []File, opts ...Option) (*Scenario, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w: no input file", ErrScenario)
+	}
+	var ws warnings
+	ins := make([]*input, 0, len(files))
+	names := make([]string, 0, len(files))
+	for _, f := range files {
+		in, err := readInput(f.Name, f.Data, &ws)
+		if err != nil {
+			return nil, err
+		}
+		ins = append(ins, in)
+		names = append(names, f.Name)
+	}
+	if err := importKube(ins, &ws, opts); err != nil {
+		return nil, err
+	}
+	if err := checkDuplicates(ins); err != nil {
+		return nil, err
+	}
+	b := newBuilder(strings.Join(names, ", "), opts)
+	b.ws = &ws
+	if err := b.build(ins); err != nil {
+		return nil, err
+	}
+	b.sc.Warnings = ws.list()
+	return b.sc, nil
+}
+
+// readInput parses one file and tells a scenario from Kubernetes objects:
+// a document with apiVersion or kind at its top is an object. A file holds
+// one or the other, and a scenario is one document.
+func readInput(name string, data []byte, ws *warnings) (*input, error) {
+	docs, err := parseDocuments(name, data)
+	if err != nil {
+		return nil, err
+	}
+	in := &input{name: name, spec: &file{}}
+	var scenarios []*yaml.Node
+	for _, doc := range docs {
+		if !isKubeDocument(doc) {
+			scenarios = append(scenarios, doc)
+			continue
+		}
+		objs, err := kubeObjects(name, doc)
+		if err != nil {
+			return nil, err
+		}
+		in.objects = append(in.objects, objs...)
+	}
+	switch {
+	case len(scenarios) > 0 && len(in.objects) > 0:
+		return nil, &FieldError{File: name, Line: scenarios[0].Line, Err: errors.New("a file holds a scenario or Kubernetes objects, not both")}
+	case len(scenarios) > 1:
+		return nil, &FieldError{File: name, Line: scenarios[1].Line, Err: errors.New("a scenario file is a single YAML document")}
+	case len(scenarios) == 1:
+		return in, decodeScenario(name, scenarios[0], in.spec, ws)
+	}
+	return in, nil
+}
+
+// decodeScenario decodes a scenario document strictly; fields that are
+// accepted but not modelled become warnings.
+func decodeScenario(name string, doc *yaml.Node, f *file, ws *warnings) error {
+	d := &decoder{warn: func(path string) {
+		entry, _, _ := strings.Cut(path, ".")
+		if i := strings.Index(path, ")."); i >= 0 {
+			entry = path[:i+1] // the name may hold dots
+		}
+		ws.add("", fieldOf(path), notModelled, name+": "+entry)
+	}}
+	if err := d.decode(doc, f); err != nil {
+		var de *decodeError
+		if errors.As(err, &de) {
+			return &FieldError{File: name, Line: de.Line, Path: de.Path, Err: de.Err}
+		}
+		return &FieldError{File: name, Err: err}
+	}
+	return nil
+}
+
+// parseDocuments parses a file's documents: JSON (one document; text
+// after it is an error) or a YAML stream. Text starting with "{" that is
+// not JSON may still be YAML in flow style.
+func parseDocuments(name string, data []byte) ([]*yaml.Node, error) {
+	if looksLikeJSON(data) {
+		doc, err := parseJSON(data)
+		if err == nil {
+			return []*yaml.Node{doc}, nil
+		}
+		var se *jsonSyntaxError
+		if !errors.As(err, &se) {
+			return nil, &FieldError{File: name, Err: err}
+		}
+		if !errors.Is(err, errTrailingData) {
+			if docs, yerr := parseYAML(data); yerr == nil {
+				return docs, nil
+			}
+		}
+		return nil, &FieldError{File: name, Line: se.Line, Err: se.Err}
+	}
+	docs, err := parseYAML(data)
+	if err != nil {
+		return nil, &FieldError{File: name, Err: err}
+	}
+	return docs, nil
+}
+
+// parseYAML parses a stream of YAML documents, leaving out empty ones.
+func parseYAML(data []byte) ([]*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var docs []*yaml.Node
+	for {
+		doc := new(yaml.Node)
+		err := dec.Decode(doc)
+		if err == io.EOF {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(doc.Content) > 0 {
+			docs = append(docs, doc)
+		}
+	}
+}

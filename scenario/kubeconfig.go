@@ -1,0 +1,187 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// kubeSchedulerConfig is KubeSchedulerConfiguration
+// (kubescheduler.config.k8s.io/v1): the profiles, the node sampling and
+// the queue's backoffs are modelled; the rest runs the process and has no
+// meaning here.
+type kubeSchedulerConfig struct {
+	APIVersion                skipped       `yaml:"apiVersion"`
+	Kind                      skipped       `yaml:"kind"`
+	Profiles                  []kubeProfile `yaml:"profiles"`
+	PercentageOfNodesToScore  *int32        `yaml:"percentageOfNodesToScore"`
+	PodInitialBackoffSeconds  *int64        `yaml:"podInitialBackoffSeconds"`
+	PodMaxBackoffSeconds      *int64        `yaml:"podMaxBackoffSeconds"`
+	Extenders                 unmodelled    `yaml:"extenders"`
+	Parallelism               skipped       `yaml:"parallelism"`
+	LeaderElection            skipped       `yaml:"leaderElection"`
+	ClientConnection          skipped       `yaml:"clientConnection"`
+	HealthzBindAddress        skipped       `yaml:"healthzBindAddress"`
+	MetricsBindAddress        skipped       `yaml:"metricsBindAddress"`
+	EnableProfiling           skipped       `yaml:"enableProfiling"`
+	EnableContentionProfiling skipped       `yaml:"enableContentionProfiling"`
+	DelayCacheUntilActive     skipped       `yaml:"delayCacheUntilActive"`
+}
+
+type kubeProfile struct {
+	SchedulerName            string             `yaml:"schedulerName"`
+	PercentageOfNodesToScore *int32             `yaml:"percentageOfNodesToScore"`
+	Plugins                  *kubePlugins       `yaml:"plugins"`
+	PluginConfig             []pluginConfigSpec `yaml:"pluginConfig"`
+}
+
+// kubePlugins are a profile's plugins: the extension points the simulator
+// has, and those it has not (queue sort, binding and its neighbours),
+// which warn when set.
+type kubePlugins struct {
+	pluginsSpec `yaml:",inline"`
+	PreEnqueue  unmodelled `yaml:"preEnqueue"`
+	QueueSort   unmodelled `yaml:"queueSort"`
+	Reserve     unmodelled `yaml:"reserve"`
+	Permit      unmodelled `yaml:"permit"`
+	PreBind     unmodelled `yaml:"preBind"`
+	Bind        unmodelled `yaml:"bind"`
+	PostBind    unmodelled `yaml:"postBind"`
+}
+
+// kubePluginNames are kube-scheduler's in-tree plugins, past and present.
+// One the simulator has not is left out of a profile with a warning; a
+// name in neither list is kept, for the profile's check to reject as a
+// typo.
+var kubePluginNames = []string{
+	"AzureDiskLimits", "CinderLimits", "DefaultBinder", "DefaultPreemption", "DynamicResources", "EBSLimits",
+	"GCEPDLimits", "GangScheduling", "ImageLocality", "InterPodAffinity", "NodeAffinity", "NodeDeclaredFeatures",
+	"NodeLabel", "NodeName", "NodePorts", "NodePreferAvoidPods", "NodeResourceLimits", "NodeResourcesBalancedAllocation",
+	"NodeResourcesFit", "NodeResourcesLeastAllocated", "NodeResourcesMostAllocated", "NodeUnschedulable",
+	"NodeVolumeLimits", "PodTopologySpread", "PrioritySort", "RequestedToCapacityRatio", "SchedulingGates",
+	"SelectorSpread", "ServiceAffinity", "TaintToleration", "VolumeBinding", "VolumeRestrictions", "VolumeZone",
+}
+
+// kubeArgsIgnored are plugin arguments kube-scheduler has and the
+// simulator's plugin does not model: they are dropped with a warning.
+var kubeArgsIgnored = map[string][]string{
+	"NodeResourcesFit": {"ignoredResources", "ignoredResourceGroups"},
+}
+
+// config converts a KubeSchedulerConfiguration into the scenario's config.
+func (k *kubeImport) config(o *kubeObject, v *kubeSchedulerConfig, f *file) error {
+	if f.Config != nil {
+		return o.failf(nil, "", "a second configuration in the file (the first at line %d)", f.Config.Line)
+	}
+	c := &configSpec{Line: o.line, PercentageOfNodesToScore: v.PercentageOfNodesToScore,
+		src: &kubeSource{object: o.ref(), where: "config", node: o.node}}
+	for _, b := range []struct {
+		secs  *int64
+		into  **time.Duration
+		field string
+	}{{v.PodInitialBackoffSeconds, &c.initialBackoff, "podInitialBackoffSeconds"}, {v.PodMaxBackoffSeconds, &c.maxBackoff, "podMaxBackoffSeconds"}} {
+		if b.secs == nil {
+			continue
+		}
+		if *b.secs <= 0 || *b.secs > 1<<30 {
+			return o.failf(nil, b.field, "%d is not a positive number of seconds", *b.secs)
+		}
+		d := time.Duration(*b.secs) * time.Second
+		*b.into = &d
+	}
+	for i := range v.Profiles {
+		p, err := k.profile(o, &v.Profiles[i], fmt.Sprintf("profiles[%d]", i))
+		if err != nil {
+			return err
+		}
+		c.Profiles = append(c.Profiles, p)
+	}
+	f.Config = c
+	return nil
+}
+
+// profile converts a profile, leaving out the plugins the simulator has
+// not and the arguments its plugins do not take.
+func (k *kubeImport) profile(o *kubeObject, p *kubeProfile, where string) (profileSpec, error) {
+	out := profileSpec{Line: o.line, SchedulerName: p.SchedulerName, PercentageOfNodesToScore: p.PercentageOfNodesToScore}
+	if p.Plugins != nil {
+		ps := p.Plugins.pluginsSpec
+		for _, set := range []*pluginSetSpec{ps.MultiPoint, ps.PreFilter, ps.Filter, ps.PostFilter, ps.PreScore, ps.Score,
+			ps.PlacementGenerate, ps.PlacementFeasible, ps.PlacementScore, ps.PodGroupPostFilter} {
+			if set != nil {
+				set.Enabled = k.knownPlugins(o, set.Enabled, true)
+				set.Disabled = k.knownPlugins(o, set.Disabled, false)
+			}
+		}
+		out.Plugins = &ps
+	}
+	for _, pc := range p.PluginConfig {
+		if !k.modelled(pc.Name) {
+			k.ws.add(o.kind, "pluginConfig "+pc.Name, "plugin not modelled, its arguments are ignored", o.file+": "+o.ref())
+			continue
+		}
+		args, err := k.args(o, pc.Name, pc.Args)
+		if err != nil {
+			return out, err
+		}
+		pc.Args = args
+		out.PluginConfig = append(out.PluginConfig, pc)
+	}
+	return out, nil
+}
+
+// modelled reports whether a plugin named in a configuration is kept: the
+// simulator has it, or kube-scheduler does not (a typo, for the profile's
+// check to report).
+func (k *kubeImport) modelled(name string) bool {
+	_, ours := k.plugins[name]
+	return ours || name == "*" || !slices.Contains(kubePluginNames, name)
+}
+
+// knownPlugins drops the kube-scheduler plugins the simulator has not;
+// enabling one warns.
+func (k *kubeImport) knownPlugins(o *kubeObject, refs []weightedSpec, enabled bool) []weightedSpec {
+	var out []weightedSpec
+	for _, r := range refs {
+		if k.modelled(r.Name) {
+			out = append(out, r)
+		} else if enabled {
+			k.ws.add(o.kind, "plugin "+r.Name, "not modelled, left out of the profile", o.file+": "+o.ref())
+		}
+	}
+	return out
+}
+
+// args prepares a plugin's arguments for the profile's decoder: without
+// the apiVersion and kind a configuration may give them, and without the
+// fields the simulator's plugin does not take (all of them for a plugin
+// without arguments), which warn.
+func (k *kubeImport) args(o *kubeObject, plugin string, args *yaml.Node) (*yaml.Node, error) {
+	if args == nil || args.Kind != yaml.MappingNode {
+		return args, nil
+	}
+	ignored := kubeArgsIgnored[plugin]
+	takesArgs := k.plugins[plugin].Args != nil
+	out := *args
+	out.Content = nil
+	for i := 0; i+1 < len(args.Content); i += 2 {
+		key := args.Content[i].Value
+		switch {
+		case key == "apiVersion":
+		case key == "kind":
+			if want := plugin + "Args"; args.Content[i+1].Value != want {
+				return nil, o.failf(args.Content[i+1], "pluginConfig ("+plugin+").args.kind", "%q is not %q", args.Content[i+1].Value, want)
+			}
+		case !takesArgs || slices.Contains(ignored, key):
+			k.ws.add(o.kind, "pluginConfig "+plugin+" args."+key, notModelled, o.file+": "+o.ref())
+		default:
+			out.Content = append(out.Content, args.Content[i], args.Content[i+1])
+		}
+	}
+	if len(out.Content) == 0 {
+		return nil, nil
+	}
+	return &out, nil
+}

@@ -1,0 +1,64 @@
+package scenario
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/placement"
+)
+
+// A KubeSchedulerConfiguration gives the profiles, their plugins, weights
+// and arguments, the node sampling and the queue's backoffs; plugins and
+// arguments the simulator does not have are left out with a warning.
+func TestKubeSchedulerConfiguration(t *testing.T) {
+	sc, err := Load("testdata/kube/scheduler-config.yaml")
+	require.NoError(t, err)
+	cfg := sc.Config
+	require.Equal(t, int32(50), cfg.PercentageOfNodesToScore)
+	require.Equal(t, 2*time.Second, cfg.PodInitialBackoff)
+	require.Equal(t, 20*time.Second, cfg.PodMaxBackoff)
+	require.Len(t, cfg.Profiles, 2)
+	p := cfg.Profiles[0]
+	require.Equal(t, "default-scheduler", p.SchedulerName)
+	require.Equal(t, []gangsim.PluginRef{{Name: "NodeResourcesBalancedAllocation"}}, p.Plugins.Score.Disabled)
+	require.Equal(t, []gangsim.PluginRef{{Name: "NodeResourcesFit", Weight: 5}}, p.Plugins.Score.Enabled)
+	require.Len(t, p.PluginConfig, 2)
+	args := p.PluginConfig[0].Args.(*placement.NodeResourcesFitArgs)
+	require.Equal(t, placement.MostAllocated, args.ScoringStrategy.Type)
+	require.Equal(t, gangsim.PluginConfig{Name: "DefaultPreemption"}, p.PluginConfig[1], "its arguments are not modelled")
+	require.Equal(t, "spread-scheduler", cfg.Profiles[1].SchedulerName)
+	require.Empty(t, cfg.Profiles[1].Plugins.MultiPoint.Enabled)
+
+	var got []string
+	for _, w := range sc.Warnings {
+		got = append(got, w.Kind+" "+w.Field+": "+w.Detail)
+	}
+	require.Equal(t, []string{
+		"KubeSchedulerConfiguration plugin ImageLocality: not modelled, left out of the profile",
+		"KubeSchedulerConfiguration pluginConfig DefaultPreemption args.minCandidateNodesAbsolute: not modelled, ignored",
+		"KubeSchedulerConfiguration pluginConfig DefaultPreemption args.minCandidateNodesPercentage: not modelled, ignored",
+		"KubeSchedulerConfiguration pluginConfig NodeResourcesFit args.ignoredResources: not modelled, ignored",
+		"KubeSchedulerConfiguration pluginConfig VolumeBinding: plugin not modelled, its arguments are ignored",
+		"KubeSchedulerConfiguration profiles[].plugins.queueSort: not modelled, ignored",
+	}, got)
+	_, err = sc.Run()
+	require.NoError(t, err)
+}
+
+func TestKubeSchedulerConfigurationErrors(t *testing.T) {
+	head := "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+	for _, tt := range []struct{ text, want string }{
+		{"percentageOfNodesToScore: 120\n", "KubeSchedulerConfiguration: percentageOfNodesToScore: 120 is not in 0..100"},
+		{"podMaxBackoffSeconds: 0\n", "line 3: KubeSchedulerConfiguration: podMaxBackoffSeconds: 0 is not a positive number of seconds"},
+		{"profiles: [{pluginConfig: [{name: NodeResourcesFit, args: {scoringStrategy: {type: Most}}}]}]\n", "line 3: KubeSchedulerConfiguration: profiles[0].pluginConfig[0].args.scoringStrategy.type: \"Most\" is not"},
+		{"profiles: [{schedulerName: a}, {schedulerName: a}]\n", `KubeSchedulerConfiguration: profiles[1].schedulerName: "a" is used by two profiles`},
+		{"profile: []\n", "KubeSchedulerConfiguration: profile: unknown field"},
+		{"---\n" + head, "a second configuration in the file"},
+	} {
+		_, err := Parse("ksc.yaml", []byte(head+tt.text))
+		require.ErrorContains(t, err, tt.want)
+	}
+}

@@ -1,0 +1,117 @@
+package scenario
+
+import (
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// daemonTolerations are the tolerations the DaemonSet controller adds to
+// its pods, so that they run on nodes that are not ready, under pressure
+// or cordoned; network-unavailable only for host-network pods.
+var daemonTolerations = []tolerationSpec{
+	{Key: "node.kubernetes.io/not-ready", Operator: "Exists", Effect: "NoExecute"},
+	{Key: "node.kubernetes.io/unreachable", Operator: "Exists", Effect: "NoExecute"},
+	{Key: "node.kubernetes.io/disk-pressure", Operator: "Exists", Effect: "NoSchedule"},
+	{Key: "node.kubernetes.io/memory-pressure", Operator: "Exists", Effect: "NoSchedule"},
+	{Key: "node.kubernetes.io/pid-pressure", Operator: "Exists", Effect: "NoSchedule"},
+	{Key: "node.kubernetes.io/unschedulable", Operator: "Exists", Effect: "NoSchedule"},
+}
+
+var hostNetworkToleration = tolerationSpec{Key: "node.kubernetes.io/network-unavailable", Operator: "Exists", Effect: "NoSchedule"}
+
+// daemonSet makes one pod for every node present at time 0 that should run
+// one, as the DaemonSet controller decides: the template's node selector
+// and required node affinity match the node, and its tolerations, with
+// those the controller adds, tolerate every NoSchedule and NoExecute
+// taint. The controller does not look at resources: a pod that does not
+// fit stays pending. Each pod is pinned to its node by a required node
+// affinity on the node's name, which replaces the template's required
+// terms, as the controller does, and is named <daemonset>-<node>.
+func (k *kubeImport) daemonSet(o *kubeObject, v *kubeDaemonSet, f *file) error {
+	t, err := k.template(o, &v.Metadata, &v.Spec.Template, v.Spec.Selector, true)
+	if err != nil {
+		return err
+	}
+	tols := withDaemonTolerations(v.Spec.Template.Spec.Tolerations, v.Spec.Template.Spec.HostNetwork)
+	var check cluster.Pod
+	for _, tol := range tols {
+		check.Tolerations = append(check.Tolerations, tol.convert())
+	}
+	check.NodeSelector, check.Affinity, check.NodeName = t.entry.NodeSelector, t.entry.Affinity.convert(), t.entry.NodeName
+	have := k.owned[kubeOwnerKey{o.namespace, o.kind, o.name}]
+	for i := range k.nodes {
+		n := &k.nodes[i]
+		if have != nil && have.nodes[n.Name] || !daemonRunsOn(&check, n) {
+			continue
+		}
+		name := o.name + "-" + n.Name
+		if k.podNames[cluster.MakePodKey(o.namespace, name)] {
+			continue
+		}
+		k.podNames[cluster.MakePodKey(o.namespace, name)] = true
+		p := t.pod(name, map[string]string{"controller-revision-hash": t.hash})
+		p.Tolerations, p.Affinity, p.NodeName = tols, pinToNode(t.entry.Affinity, n.Name), ""
+		f.Pods = append(f.Pods, p)
+	}
+	return nil
+}
+
+// withDaemonTolerations adds the controller's tolerations that the
+// template does not have already.
+func withDaemonTolerations(own []tolerationSpec, hostNetwork bool) []tolerationSpec {
+	out := append([]tolerationSpec(nil), own...)
+	add := daemonTolerations
+	if hostNetwork {
+		add = append(append([]tolerationSpec(nil), add...), hostNetworkToleration)
+	}
+	for _, t := range add {
+		dup := false
+		for _, o := range own {
+			dup = dup || o.Key == t.Key && o.Operator == t.Operator && o.Effect == t.Effect && o.Value == t.Value
+		}
+		if !dup {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (t tolerationSpec) convert() cluster.Toleration {
+	return cluster.Toleration{Key: t.Key, Operator: cluster.TolerationOperator(t.Operator), Value: t.Value, Effect: cluster.TaintEffect(t.Effect)}
+}
+
+// daemonRunsOn is the DaemonSet controller's test: node name, node
+// selector and required node affinity, and the NoSchedule and NoExecute
+// taints.
+func daemonRunsOn(p *cluster.Pod, n *cluster.Node) bool {
+	if p.NodeName != "" && p.NodeName != n.Name || !cluster.MatchesSelector(p.NodeSelector, n.Labels) {
+		return false
+	}
+	if p.Affinity != nil && !p.Affinity.NodeAffinity.MatchesNode(n) {
+		return false
+	}
+	for i := range n.Taints {
+		t := &n.Taints[i]
+		if (t.Effect == cluster.TaintNoSchedule || t.Effect == cluster.TaintNoExecute) && !cluster.TolerationsTolerate(p.Tolerations, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// pinToNode returns a's copy whose required node affinity is one term
+// matching the node's name.
+func pinToNode(a *affinitySpec, node string) *affinitySpec {
+	var out affinitySpec
+	if a != nil {
+		out = *a
+	}
+	var na nodeAffinitySpec
+	if out.NodeAffinity != nil {
+		na = *out.NodeAffinity
+	}
+	na.Required = &struct {
+		Terms []nodeSelectorTermSpec `yaml:"nodeSelectorTerms"`
+	}{Terms: []nodeSelectorTermSpec{{MatchFields: []requirementSpec{{Key: cluster.NodeNameField, Operator: "In", Values: []string{node}}}}}}
+	out.NodeAffinity = &na
+	return &out
+}

@@ -1,0 +1,149 @@
+package scenario
+
+import (
+	"strconv"
+
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// index records, before any conversion, every node present at time 0 (of
+// scenario files and objects alike) and, for every controller, the pods
+// and ReplicaSets of the inputs it controls and its selector.
+func (k *kubeImport) index(ins []*input) {
+	for _, in := range ins {
+		for i := range in.spec.Nodes {
+			k.nodes = append(k.nodes, scenarioNodes(&in.spec.Nodes[i])...)
+		}
+		for _, p := range in.spec.Pods {
+			for _, name := range countNames(p.Name, p.Count) {
+				k.podNames[cluster.MakePodKey(p.Namespace, name)] = true
+			}
+		}
+	}
+	for _, d := range k.objs {
+		switch v := d.v.(type) {
+		case *kubeNode:
+			k.nodes = append(k.nodes, kubeClusterNode(d.o, v))
+		case *kubePod:
+			k.podNames[cluster.MakePodKey(d.o.namespace, d.o.name)] = true
+			k.indexPod(d.o, v)
+		case *kubeReplicaSet:
+			k.selectors[kubeOwnerKey{d.o.namespace, d.o.kind, d.o.name}] = v.Spec.Selector
+			if ref := controllerOf(&v.Metadata); ref != nil {
+				k.ownedBy(d.o.namespace, ref).children++
+			}
+		case *kubeStatefulSet:
+			k.selectors[kubeOwnerKey{d.o.namespace, d.o.kind, d.o.name}] = v.Spec.Selector
+		}
+	}
+}
+
+// scenarioNodes are the nodes a scenario entry makes (count expanded), as
+// far as a DaemonSet looks at them.
+func scenarioNodes(s *nodeSpec) []cluster.Node {
+	n := cluster.Node{Name: s.Name, Labels: s.Labels, Unschedulable: s.Unschedulable}
+	for _, t := range s.Taints {
+		n.Taints = append(n.Taints, cluster.Taint{Key: t.Key, Value: t.Value, Effect: cluster.TaintEffect(t.Effect)})
+	}
+	var out []cluster.Node
+	for _, name := range countNames(s.Name, s.Count) {
+		c := n
+		c.Name = name
+		out = append(out, withHostname(c))
+	}
+	return out
+}
+
+// countNames are the names an entry with count expands to (a count out of
+// range gives none: the builder reports it).
+func countNames(name string, count *int) []string {
+	if count == nil {
+		return []string{name}
+	}
+	var out []string
+	for i := range min(max(*count, 0), maxCount) {
+		out = append(out, name+"-"+strconv.Itoa(i))
+	}
+	return out
+}
+
+// withHostname gives n the hostname label the scheduler gives every node.
+func withHostname(n cluster.Node) cluster.Node {
+	if _, ok := n.Labels[gangsim.LabelHostname]; ok {
+		return n
+	}
+	labels := map[string]string{gangsim.LabelHostname: n.Name}
+	for k, v := range n.Labels {
+		labels[k] = v
+	}
+	n.Labels = labels
+	return n
+}
+
+func kubeClusterNode(o *kubeObject, v *kubeNode) cluster.Node {
+	n := cluster.Node{Name: o.name, Labels: v.Metadata.Labels, Unschedulable: v.Spec.Unschedulable}
+	for _, t := range v.Spec.Taints {
+		n.Taints = append(n.Taints, cluster.Taint{Key: t.Key, Value: t.Value, Effect: cluster.TaintEffect(t.Effect)})
+	}
+	return withHostname(n)
+}
+
+// controllerOf returns the owner reference that is the object's controller.
+func controllerOf(m *kubeMeta) *kubeOwnerRef {
+	for i := range m.OwnerReferences {
+		if r := &m.OwnerReferences[i]; r.Controller != nil && *r.Controller {
+			return r
+		}
+	}
+	return nil
+}
+
+func (k *kubeImport) ownedBy(namespace string, ref *kubeOwnerRef) *kubeOwnedCount {
+	key := kubeOwnerKey{namespace, ref.Kind, ref.Name}
+	c := k.owned[key]
+	if c == nil {
+		c = &kubeOwnedCount{nodes: map[string]bool{}}
+		k.owned[key] = c
+	}
+	return c
+}
+
+// indexPod counts a pod for its controller: finished or not, and on which
+// node (a DaemonSet's pending pod names its node in its node affinity).
+func (k *kubeImport) indexPod(o *kubeObject, p *kubePod) {
+	ref := controllerOf(&p.Metadata)
+	if ref == nil {
+		return
+	}
+	c := k.ownedBy(o.namespace, ref)
+	switch p.Status.Phase {
+	case "Succeeded":
+		c.succeeded++
+		return
+	case "Failed":
+		return
+	}
+	c.active++
+	if node := p.Spec.NodeName; node != "" {
+		c.nodes[node] = true
+	} else if node := daemonNodeOf(p.Spec.Affinity); node != "" {
+		c.nodes[node] = true
+	}
+}
+
+// daemonNodeOf reads the node a DaemonSet's pod is pinned to: a required
+// term matching the field metadata.name to one node.
+func daemonNodeOf(a *affinitySpec) string {
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.Required == nil {
+		return ""
+	}
+	for _, t := range a.NodeAffinity.Required.Terms {
+		for _, r := range t.MatchFields {
+			if r.Key == cluster.NodeNameField && r.Operator == "In" && len(r.Values) == 1 {
+				return r.Values[0]
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,291 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// kubeObject is one Kubernetes object of an input file, before decoding:
+// its kind, name and place, and its node.
+type kubeObject struct {
+	file       string
+	line       int
+	where      string // its place in a List ("items[3]"), "" at the top
+	apiVersion string
+	kind       string
+	namespace  string // "default" for a namespaced object without one
+	name       string
+	node       *yaml.Node
+}
+
+// ref names the object as errors and warnings do: "Pod ml/train-0",
+// "Node n1".
+func (o *kubeObject) ref() string {
+	if o.kind == "KubeSchedulerConfiguration" {
+		return o.kind
+	}
+	name := o.name
+	if name == "" {
+		name = "(no name"
+		if o.where != "" {
+			name += " at " + o.where
+		}
+		name += ")"
+	}
+	if o.namespace != "" {
+		return o.kind + " " + o.namespace + "/" + name
+	}
+	return o.kind + " " + name
+}
+
+// kubeKind is what the importer knows of a kind: its API versions, whether
+// it is namespaced, and the value its objects decode into.
+type kubeKind struct {
+	versions   []string
+	namespaced bool
+	decoded    func() any
+}
+
+// kubeKinds are the kinds the importer reads; any other kind is skipped
+// with a warning.
+var kubeKinds = map[string]kubeKind{
+	"Node":                       {[]string{"v1"}, false, func() any { return new(kubeNode) }},
+	"Pod":                        {[]string{"v1"}, true, func() any { return new(kubePod) }},
+	"Namespace":                  {[]string{"v1"}, false, func() any { return new(kubeNamespace) }},
+	"PriorityClass":              {[]string{"scheduling.k8s.io/v1"}, false, func() any { return new(kubePriorityClass) }},
+	"PodDisruptionBudget":        {[]string{"policy/v1"}, true, func() any { return new(kubeBudget) }},
+	"PodGroup":                   {[]string{"scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha3"}, true, func() any { return new(kubePodGroup) }},
+	"CompositePodGroup":          {[]string{"scheduling.k8s.io/v1alpha3"}, true, func() any { return new(kubeCompositePodGroup) }},
+	"Deployment":                 {[]string{"apps/v1"}, true, func() any { return new(kubeDeployment) }},
+	"ReplicaSet":                 {[]string{"apps/v1"}, true, func() any { return new(kubeReplicaSet) }},
+	"StatefulSet":                {[]string{"apps/v1"}, true, func() any { return new(kubeStatefulSet) }},
+	"DaemonSet":                  {[]string{"apps/v1"}, true, func() any { return new(kubeDaemonSet) }},
+	"Job":                        {[]string{"batch/v1"}, true, func() any { return new(kubeJob) }},
+	"KubeSchedulerConfiguration": {[]string{"kubescheduler.config.k8s.io/v1"}, false, func() any { return new(kubeSchedulerConfig) }},
+}
+
+// isKubeDocument reports whether a document is a Kubernetes object (or a
+// List of them) rather than a scenario: it has apiVersion or kind at the
+// top, which a scenario file never has.
+func isKubeDocument(doc *yaml.Node) bool {
+	n := doc
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	return mapValue(n, "apiVersion") != nil || mapValue(n, "kind") != nil
+}
+
+// mapValue returns the value of key in a mapping node, or nil.
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// scalarAt returns the string at key of a mapping ("" when absent) or an
+// error when it is not a single value.
+func scalarAt(n *yaml.Node, key string) (string, *yaml.Node, error) {
+	v := mapValue(n, key)
+	if v == nil || v.Tag == "!!null" {
+		return "", nil, nil
+	}
+	if v.Kind != yaml.ScalarNode {
+		return "", v, fmt.Errorf("expected a single value, got %s", kindName(v))
+	}
+	return v.Value, v, nil
+}
+
+// kubeObjects reads the objects of one document: one object, or the items
+// of a List ("List", or a typed list such as "PodList", whose items may
+// leave out their kind).
+func kubeObjects(file string, doc *yaml.Node) ([]*kubeObject, error) {
+	n := doc
+	if n.Kind == yaml.DocumentNode {
+		n = n.Content[0]
+	}
+	return kubeItems(file, n, "", "", "")
+}
+
+func kubeItems(file string, n *yaml.Node, where, defVersion, defKind string) ([]*kubeObject, error) {
+	bad := func(at *yaml.Node, field string, err error) error {
+		return &FieldError{File: file, Line: at.Line, Path: joinWhere(where, field), Err: err}
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, bad(n, "", fmt.Errorf("expected a Kubernetes object (a mapping), got %s", kindName(n)))
+	}
+	o := &kubeObject{file: file, line: n.Line, where: where, node: n}
+	var err error
+	var at *yaml.Node
+	if o.apiVersion, at, err = scalarAt(n, "apiVersion"); err != nil {
+		return nil, bad(at, "apiVersion", err)
+	}
+	if o.kind, at, err = scalarAt(n, "kind"); err != nil {
+		return nil, bad(at, "kind", err)
+	}
+	o.apiVersion, o.kind = cmpOr(o.apiVersion, defVersion), cmpOr(o.kind, defKind)
+	switch {
+	case o.kind == "":
+		return nil, bad(n, "kind", errors.New("required"))
+	case o.apiVersion == "":
+		return nil, bad(n, "apiVersion", errors.New("required"))
+	}
+	if items := mapValue(n, "items"); items != nil && (o.kind == "List" || strings.HasSuffix(o.kind, "List")) {
+		return kubeListItems(file, o, items, where)
+	}
+	if err := o.readName(); err != nil {
+		return nil, err
+	}
+	return []*kubeObject{o}, nil
+}
+
+func kubeListItems(file string, list *kubeObject, items *yaml.Node, where string) ([]*kubeObject, error) {
+	if items.Kind != yaml.SequenceNode {
+		if items.Tag == "!!null" {
+			return nil, nil
+		}
+		return nil, &FieldError{File: file, Line: items.Line, Path: joinWhere(where, "items"), Err: fmt.Errorf("expected a list, got %s", kindName(items))}
+	}
+	var defVersion, defKind string
+	if list.kind != "List" {
+		defVersion, defKind = list.apiVersion, strings.TrimSuffix(list.kind, "List")
+	}
+	var out []*kubeObject
+	for i, item := range items.Content {
+		objs, err := kubeItems(file, item, joinWhere(where, fmt.Sprintf("items[%d]", i)), defVersion, defKind)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+// readName reads metadata.name and metadata.namespace, so that errors name
+// the object before it is decoded.
+func (o *kubeObject) readName() error {
+	kind, known := kubeKinds[o.kind]
+	meta := mapValue(o.node, "metadata")
+	for _, f := range []struct {
+		key  string
+		into *string
+	}{{"name", &o.name}, {"namespace", &o.namespace}} {
+		v, at, err := scalarAt(meta, f.key)
+		if err != nil {
+			return &FieldError{File: o.file, Line: at.Line, Path: o.ref() + ": metadata." + f.key, Err: err}
+		}
+		*f.into = v
+	}
+	switch {
+	case known && !kind.namespaced && o.namespace != "":
+		o.namespace = ""
+		return o.failf(mapValue(meta, "namespace"), "metadata.namespace", "%s is not namespaced", o.kind)
+	case known && kind.namespaced && o.namespace == "":
+		o.namespace = "default" // where kubectl creates it
+	}
+	return nil
+}
+
+func joinWhere(where, field string) string {
+	if where == "" {
+		return field
+	}
+	if field == "" {
+		return where
+	}
+	return where + "." + field
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// decodeKube decodes an object into its kind's value, checking its API
+// version, and returns the paths of the fields it holds that are not
+// modelled. A kind the importer does not read gives nil and a warning.
+func decodeKube(o *kubeObject, ws *warnings, types map[reflect.Type]*structFields) (any, []string, error) {
+	kind, ok := kubeKinds[o.kind]
+	if !ok {
+		ws.add(o.kind, "", "kind not modelled, objects skipped", o.file+": "+o.ref())
+		return nil, nil, nil
+	}
+	if !slices.Contains(kind.versions, o.apiVersion) {
+		return nil, nil, o.fail(mapValue(o.node, "apiVersion"), "apiVersion", fmt.Errorf("%q is not a version of %s the simulator reads (%s)", o.apiVersion, o.kind, strings.Join(kind.versions, ", ")))
+	}
+	v := kind.decoded()
+	var unmodelled []string
+	d := &decoder{warn: func(path string) { unmodelled = append(unmodelled, path) }, types: types}
+	if err := d.decode(o.node, v); err != nil {
+		return nil, nil, o.decodeFail(err)
+	}
+	return v, unmodelled, nil
+}
+
+// fail returns an error about a field of the object, at the line of at
+// (the field's, found by its path, when at is nil).
+func (o *kubeObject) fail(at *yaml.Node, field string, err error) error {
+	line := lineOf(o.node, field)
+	if at != nil {
+		line = at.Line
+	}
+	path := o.ref()
+	if field != "" {
+		path += ": " + field
+	}
+	return &FieldError{File: o.file, Line: line, Path: path, Err: err}
+}
+
+// decodeFail reports a decoding problem inside the object.
+func (o *kubeObject) decodeFail(err error) error {
+	var de *decodeError
+	if errors.As(err, &de) {
+		return &FieldError{File: o.file, Line: de.Line, Path: o.ref() + ": " + de.Path, Err: de.Err}
+	}
+	return o.fail(nil, "", err)
+}
+
+// failf is fail with a formatted cause.
+func (o *kubeObject) failf(at *yaml.Node, field, format string, args ...any) error {
+	return o.fail(at, field, fmt.Errorf(format, args...))
+}
+
+// lineOf returns the line of the deepest node of n that path reaches
+// ("spec.containers[0] (app).resources.requests.memroy"): the field at
+// fault, or the closest enclosing one when the path goes where the object
+// has nothing (a list without an index, a field the scenario computes).
+func lineOf(n *yaml.Node, path string) int {
+	line := n.Line
+	for _, part := range strings.Split(path, ".") {
+		part, _, _ = strings.Cut(part, " (")
+		name, rest, indexed := strings.Cut(part, "[")
+		if n = mapValue(n, name); n == nil {
+			return line
+		}
+		line = n.Line
+		for indexed {
+			var idx string
+			idx, rest, _ = strings.Cut(rest, "]")
+			i, err := strconv.Atoi(idx)
+			if err != nil || n.Kind != yaml.SequenceNode || i < 0 || i >= len(n.Content) {
+				return line
+			}
+			n, line = n.Content[i], n.Content[i].Line
+			rest, indexed = strings.CutPrefix(rest, "[")
+		}
+	}
+	return line
+}

@@ -1,0 +1,93 @@
+package scenario
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// defaultGracePeriodSeconds is the pod default of Kubernetes, which the
+// simulator's terminationGracePeriod models for every pod.
+const defaultGracePeriodSeconds = 30
+
+// pod converts a Pod. Its phase decides its role: Running, or any pod
+// with spec.nodeName, is bound at time 0; Pending arrives at time 0;
+// Succeeded and Failed are over and left out.
+func (k *kubeImport) pod(o *kubeObject, v *kubePod, f *file) error {
+	if err := checkName(o, false); err != nil {
+		return err
+	}
+	if finished(v) {
+		return nil
+	}
+	switch v.Status.Phase {
+	case "", "Pending", "Running", "Unknown":
+	default:
+		return o.failf(nil, "status.phase", "%q is not Pending, Running, Succeeded, Failed or Unknown", v.Status.Phase)
+	}
+	if v.Status.Phase == "Running" && v.Spec.NodeName == "" {
+		return o.failf(nil, "spec.nodeName", "required: a Running pod is bound to a node")
+	}
+	src := newKubeSource(o, kubePodFields)
+	created, err := creationTime(o, &v.Metadata)
+	if err != nil {
+		return err
+	}
+	src.created = created
+	s, err := k.podEntry(o, src, o.name, v.Metadata.Labels, &v.Spec)
+	if err != nil {
+		return err
+	}
+	if ref := controllerOf(&v.Metadata); ref != nil {
+		s.owner = &cluster.Owner{Kind: ref.Kind, Name: ref.Name, Selector: k.selectors[kubeOwnerKey{o.namespace, ref.Kind, ref.Name}].convert()}
+	}
+	f.Pods = append(f.Pods, s)
+	return nil
+}
+
+// creationTime reads metadata.creationTimestamp (zero when absent).
+func creationTime(o *kubeObject, m *kubeMeta) (time.Time, error) {
+	if m.CreationTimestamp == nil {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, *m.CreationTimestamp)
+	if err != nil {
+		return time.Time{}, o.failf(nil, "metadata.creationTimestamp", "%q is not a time like 2025-01-31T12:00:00Z", *m.CreationTimestamp)
+	}
+	return t, nil
+}
+
+// podEntry makes a scenario pod entry from a pod spec: a Pod's own, or a
+// workload's template (src.spec says which, for the paths of errors and
+// warnings). The entry arrives at time 0, bound when it names a node.
+func (k *kubeImport) podEntry(o *kubeObject, src *kubeSource, name string, labels map[string]string, spec *kubePodSpec) (podSpec, error) {
+	s := podSpec{Line: o.line, Name: name, Namespace: o.namespace, Labels: labels,
+		Priority: spec.Priority, PriorityClassName: spec.PriorityClassName, PreemptionPolicy: spec.PreemptionPolicy,
+		SchedulerName: spec.SchedulerName, NodeName: spec.NodeName, NodeSelector: spec.NodeSelector,
+		Affinity: spec.Affinity, Tolerations: spec.Tolerations, TopologySpreadConstraints: spec.TopologySpreadConstraints,
+		src: src}
+	if len(spec.Containers) == 0 {
+		return s, o.failf(nil, src.spec+".containers", "required: a pod has at least one container")
+	}
+	req, field, err := podRequests(spec, src.spec)
+	if err != nil {
+		return s, o.fail(nil, field, err)
+	}
+	s.Requests = req
+	if g := spec.SchedulingGroup; g != nil {
+		if g.PodGroupName == "" {
+			return s, o.failf(nil, src.spec+".schedulingGroup.podGroupName", "required")
+		}
+		s.PodGroup = g.PodGroupName
+	}
+	first := o.file + ": " + o.ref()
+	if p := spec.TerminationGracePeriodSeconds; p != nil && *p != defaultGracePeriodSeconds {
+		k.ws.add(o.kind, src.spec+".terminationGracePeriodSeconds",
+			fmt.Sprintf("not modelled per pod: every victim keeps its node for config.terminationGracePeriod (%ds by default)", defaultGracePeriodSeconds), first)
+	}
+	if spec.HostNetwork {
+		k.ws.add(o.kind, src.spec+".hostNetwork", "not modelled: host ports are not checked", first)
+	}
+	return s, nil
+}

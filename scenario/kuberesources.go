@@ -1,0 +1,200 @@
+package scenario
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// resourceUse says where a resource list appears, which decides the
+// standard names it may hold.
+type resourceUse int
+
+const (
+	resourcesOfContainer resourceUse = iota // containers, pod overhead, pod-level resources
+	resourcesOfNode                         // a node's allocatable: pods too
+)
+
+// checkResourceName checks a resource name as the API server does: a name
+// without a domain prefix must be a standard one (so "memroy" is a typo,
+// not a new extended resource); a prefixed one must be a qualified name.
+func checkResourceName(name string, use resourceUse) error {
+	prefix, base, prefixed := strings.Cut(name, "/")
+	if !prefixed {
+		switch {
+		case name == "cpu", name == "memory", name == "ephemeral-storage", strings.HasPrefix(name, "hugepages-"):
+			return nil
+		case use == resourcesOfNode && (name == "pods" || strings.HasPrefix(name, "attachable-volumes-")):
+			return nil
+		}
+		return fmt.Errorf("%q is not a standard resource name (cpu, memory, ephemeral-storage, hugepages-<size>%s); an extended resource needs a domain prefix, such as example.com/%s",
+			name, map[bool]string{true: ", pods"}[use == resourcesOfNode], name)
+	}
+	if len(prefix) > 253 || !dnsSubdomain.MatchString(prefix) || base == "" || len(base) > 63 || !qualifiedName.MatchString(base) {
+		return fmt.Errorf("%q is not a valid resource name (a DNS prefix, '/', and a name of letters, digits, '-', '_' and '.')", name)
+	}
+	return nil
+}
+
+// parseResourceList parses a list into amounts in the model's units
+// (millicores for cpu, whole units otherwise), checking names and signs
+// in name order; on error it returns the resource at fault.
+func parseResourceList(list map[string]string, use resourceUse) (map[string]int64, string, error) {
+	out := make(map[string]int64, len(list))
+	for _, name := range slices.Sorted(maps.Keys(list)) {
+		if err := checkResourceName(name, use); err != nil {
+			return nil, name, err
+		}
+		v, err := cluster.ParseResourceQuantity(cluster.ResourceName(name), list[name])
+		if err != nil {
+			return nil, name, err
+		}
+		if v < 0 {
+			return nil, name, fmt.Errorf("%q is negative", list[name])
+		}
+		out[name] = v
+	}
+	return out, "", nil
+}
+
+// overcommittable reports whether requests may be below limits: cpu,
+// memory and ephemeral storage; not huge pages or extended resources.
+func overcommittable(name string) bool {
+	return name == "cpu" || name == "memory" || name == "ephemeral-storage"
+}
+
+// containerRequests returns a container's requests as the API server
+// stores them: a limit without a request gives the request, a request
+// above its limit is an error, and a resource that cannot be overcommitted
+// needs its limit, equal to the request, in whole units.
+func containerRequests(r *kubeResources) (map[string]int64, string, error) {
+	req, name, err := parseResourceList(r.Requests, resourcesOfContainer)
+	if err != nil {
+		return nil, "requests." + name, err
+	}
+	lim, name, err := parseResourceList(r.Limits, resourcesOfContainer)
+	if err != nil {
+		return nil, "limits." + name, err
+	}
+	for name, l := range lim {
+		if _, ok := req[name]; !ok {
+			req[name] = l // defaulted from the limit
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(req)) {
+		l, limited := lim[name]
+		switch {
+		case limited && req[name] > l:
+			return nil, "requests." + name, fmt.Errorf("%s is above the limit %s", r.Requests[name], r.Limits[name])
+		case overcommittable(name):
+		case !limited:
+			return nil, "limits." + name, fmt.Errorf("required: %s cannot be overcommitted, so its limit must be set (and equal to the request)", name)
+		case req[name] != l:
+			return nil, "requests." + name, fmt.Errorf("%s differs from the limit %s: %s cannot be overcommitted", r.Requests[name], r.Limits[name], name)
+		}
+		if !strings.HasPrefix(name, "hugepages-") {
+			if err := wholeUnits(r, name); err != nil {
+				return nil, "limits." + name, err
+			}
+		}
+	}
+	return req, "", nil
+}
+
+// wholeUnits checks that an extended resource is asked in whole units.
+func wholeUnits(r *kubeResources, name string) error {
+	if overcommittable(name) {
+		return nil
+	}
+	text := r.Limits[name]
+	milli, err := cluster.ParseQuantity(text, 1000)
+	if err == nil && milli%1000 != 0 {
+		return fmt.Errorf("%q: %s is counted in whole units", text, name)
+	}
+	return nil
+}
+
+// podRequests computes a pod's effective requests as Kubernetes does:
+// the sum over its containers; at least the largest init container, where
+// a restartable (sidecar) init container runs beside the containers and
+// the init containers after it; pod-level requests, when given, replace
+// the cpu and memory so computed; then the overhead. The result is a
+// resource list in the scenario's notation.
+func podRequests(spec *kubePodSpec, at string) (map[string]string, string, error) {
+	reqs := map[string]int64{}
+	for i := range spec.Containers {
+		c := &spec.Containers[i]
+		r, field, err := containerRequests(&c.Resources)
+		if err != nil {
+			return nil, fmt.Sprintf("%s.containers[%d] (%s).resources.%s", at, i, c.Name, field), err
+		}
+		addAmounts(reqs, r)
+	}
+	sidecars, initMax := map[string]int64{}, map[string]int64{}
+	for i := range spec.InitContainers {
+		c := &spec.InitContainers[i]
+		r, field, err := containerRequests(&c.Resources)
+		if err != nil {
+			return nil, fmt.Sprintf("%s.initContainers[%d] (%s).resources.%s", at, i, c.Name, field), err
+		}
+		if c.RestartPolicy == "Always" {
+			addAmounts(reqs, r)
+			addAmounts(sidecars, r)
+			r = maps.Clone(sidecars)
+		} else {
+			addAmounts(r, sidecars)
+		}
+		maxAmounts(initMax, r)
+	}
+	maxAmounts(reqs, initMax)
+	if pl := spec.Resources; pl != nil {
+		r, field, err := podLevelRequests(pl)
+		if err != nil {
+			return nil, at + ".resources." + field, err
+		}
+		maps.Copy(reqs, r)
+	}
+	over, name, err := parseResourceList(spec.Overhead, resourcesOfContainer)
+	if err != nil {
+		return nil, at + ".overhead." + name, err
+	}
+	addAmounts(reqs, over)
+	out := map[string]string{}
+	for name, v := range reqs {
+		if v != 0 {
+			out[name] = cluster.FormatQuantity(cluster.ResourceName(name), v)
+		}
+	}
+	return out, "", nil
+}
+
+// podLevelRequests reads pod-level resources, which may give cpu and
+// memory only.
+func podLevelRequests(r *kubeResources) (map[string]int64, string, error) {
+	for _, list := range []struct {
+		field string
+		names map[string]string
+	}{{"requests", r.Requests}, {"limits", r.Limits}} {
+		for _, name := range slices.Sorted(maps.Keys(list.names)) {
+			if name != "cpu" && name != "memory" {
+				return nil, list.field + "." + name, fmt.Errorf("pod-level resources are cpu and memory only")
+			}
+		}
+	}
+	return containerRequests(r)
+}
+
+func addAmounts(dst, src map[string]int64) {
+	for k, v := range src {
+		dst[k] += v
+	}
+}
+
+func maxAmounts(dst, src map[string]int64) {
+	for k, v := range src {
+		dst[k] = max(dst[k], v)
+	}
+}
