@@ -64,6 +64,7 @@ func Pending(rep *metrics.Report) Figure {
 		pts := steps(rep, find(rep, "pending "+what))
 		addLine(p, "pending "+what, pts, i, 0)
 		roomForLegend(p, maxY(pts))
+		p.Y.Tick.Marker = countTicks{}
 		f.Panels = append(f.Panels, p)
 	}
 	f.Panels[0].Title.Text = "Pending pods and PodGroups over time: " + name(rep)
@@ -242,6 +243,31 @@ func cdf(sample []float64, end float64) plotter.XYs {
 		pts = append(pts, plotter.XY{X: v, Y: y})
 	}
 	return append(pts, plotter.XY{X: end, Y: 100})
+}
+
+// countTicks are the default ticks without the fractional ones: a count
+// axis reads 0, 1, 2, never 2.50.
+type countTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (countTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	if hi-lo <= 10 { // small counts: every one
+		for v := math.Ceil(lo); v <= hi; v++ {
+			out = append(out, plot.Tick{Value: v, Label: fmt.Sprint(int64(v))})
+		}
+		return out
+	}
+	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
+		if t.Value != math.Trunc(t.Value) {
+			continue
+		}
+		if t.Label != "" {
+			t.Label = fmt.Sprint(int64(t.Value))
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // durationTicks labels a log axis in seconds with readable durations, up
