@@ -1,8 +1,10 @@
 package gangsim
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -236,4 +238,105 @@ func runBusyGPUCluster(b *testing.B, s *Scheduler) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(s.Stats().Cycles), "cycles")
+}
+
+// BenchmarkOversubscribedDays is an oversubscribed cluster: 2,000 nodes,
+// 50,000 pods arriving over three simulated days (Poisson, 12 to 48 hours
+// of run time, three priorities) asking for about twice what the cluster
+// holds, and 40 node failures (each node back two hours later). It reports
+// the whole run.
+func BenchmarkOversubscribedDays(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		s, err := New(Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		runOversubscribed(b, s, 2000, 50000)
+	}
+}
+
+// runOversubscribed runs the oversubscribed days on nodes nodes with pods
+// pods (the failures scale with the nodes).
+func runOversubscribed(b *testing.B, s *Scheduler, nodes, pods int) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	nodeCPU := []int64{8000, 16000, 32000}
+	node := func(i int) cluster.Node {
+		cpu := nodeCPU[i%3]
+		return cluster.Node{Name: fmt.Sprintf("node-%04d", i), Labels: map[string]string{"topology.kubernetes.io/zone": fmt.Sprintf("zone-%d", i%4)},
+			Allocatable: cluster.NewResources(cpu, cpu/1000*4<<30, 110)}
+	}
+	for i := range nodes {
+		if err := s.AddNode(node(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	type failure struct {
+		at   time.Duration
+		node int
+		back bool
+	}
+	var failures []failure
+	for range nodes / 50 {
+		at := time.Duration(rng.Int64N(int64(70 * time.Hour)))
+		n := rng.IntN(nodes)
+		failures = append(failures, failure{at, n, false}, failure{at + 2*time.Hour, n, true})
+	}
+	slices.SortFunc(failures, func(x, y failure) int { return cmp.Compare(x.at, y.at) })
+	down := map[int]bool{}
+	podCPU := []int64{1000, 2000, 4000, 8000}
+	prios := []int32{0, 100, 1000}
+	at := time.Duration(0)
+	for i := range pods {
+		at += time.Duration(rng.ExpFloat64() * float64(72*time.Hour) / float64(pods))
+		for len(failures) > 0 && failures[0].at <= at {
+			f := failures[0]
+			failures = failures[1:]
+			if err := s.RunUntil(f.at); err != nil {
+				b.Fatal(err)
+			}
+			switch {
+			case !f.back && !down[f.node]:
+				if err := s.RemoveNode(node(f.node).Name); err != nil {
+					b.Fatal(err)
+				}
+				down[f.node] = true
+			case f.back && down[f.node]:
+				if err := s.AddNode(node(f.node)); err != nil {
+					b.Fatal(err)
+				}
+				delete(down, f.node)
+			}
+		}
+		if err := s.RunUntil(at); err != nil {
+			b.Fatal(err)
+		}
+		cpu := podCPU[rng.IntN(len(podCPU))]
+		p := cluster.Pod{Name: fmt.Sprintf("pod-%05d", i), Priority: new(prios[rng.IntN(3)]), Requests: cluster.NewResources(cpu, cpu<<20, 0)}
+		if err := s.AddPod(p, 12*time.Hour+time.Duration(rng.Int64N(int64(36*time.Hour)))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.Run(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(s.Stats().Cycles), "cycles")
+	b.ReportMetric(float64(s.Stats().Evictions), "evictions")
+}
+
+// BenchmarkOversubscribedSmall is BenchmarkOversubscribedDays at a tenth
+// of the size, for profiling.
+func BenchmarkOversubscribedSmall(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		s, err := New(Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		runOversubscribed(b, s, 100, 2500)
+	}
 }

@@ -28,13 +28,12 @@ type Config struct {
 	PodInitialBackoff        time.Duration
 	PodMaxBackoff            time.Duration
 	MaxUnschedulable         time.Duration
-	// MaxCycles is a safety cap on the cycles of one Run or RunUntil; 0
-	// means 100 per pod and group known, at least 100,000. A simulation
-	// that keeps evicting and rescheduling without converging stops with
-	// ErrNoProgress instead of running forever. Failed retries that saw no
-	// change since their last attempt (the periodic retries of a cluster
-	// waiting for time to pass) do not count, except when they pile up at
-	// one simulated instant.
+	// MaxCycles is a safety cap for a simulation that never settles: a
+	// Run or RunUntil stops with ErrNoProgress after this many cycles at
+	// one simulated instant, or this many evictions. 0 means 100 per pod
+	// and group known, at least 100,000. A busy cluster retrying its
+	// pending pods for days, or a quiet one waiting for a far event, never
+	// reaches it.
 	MaxCycles int
 	// TerminationGracePeriod is how long an evicted pod keeps its node
 	// before it is gone (nil: 30s, the pod default; point to 0 for

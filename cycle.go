@@ -17,10 +17,6 @@ func (s *Scheduler) scheduleOne() (CycleResult, bool, error) {
 	if !ok {
 		return CycleResult{}, false, nil
 	}
-	// a retry that saw no change since its last attempt (a periodic flush
-	// or backoff) repeats what is known; if it fails too, it made no
-	// progress and does not count against the cycle cap
-	retry := it.Attempts > 1 && it.Version == s.version
 	s.cycle++
 	s.inCycle = s.cycle
 	defer func() { s.inCycle = 0 }()
@@ -39,7 +35,6 @@ func (s *Scheduler) scheduleOne() (CycleResult, bool, error) {
 		ev.Reason = res.Status.Code().String()
 	}
 	s.emit(ev)
-	s.quietCycle = retry && res.Status != nil && len(res.Bound) == 0 && len(res.Evicted) == 0 && len(res.Nominated) == 0
 	if err == nil && s.cfg.CheckInvariants {
 		err = s.checkCycle(res)
 	}

@@ -143,19 +143,21 @@ func (s *Scheduler) maxCycles() int {
 }
 
 // run schedules until nothing is due before until (bounded) or at all.
-// The cycle cap counts the cycles that could change something; failed
-// retries that saw no change since their item's last attempt only follow
-// the clock, so a quiet cluster waiting for a far event is never refused.
-// Those are capped per instant instead: retries that keep coming at one
-// simulated time without anything moving mean a wakeup that moves nothing.
+// Two caps stop a run that never settles, neither of which a busy or a
+// quiet cluster reaches however long it runs: the cycles at one simulated
+// instant (a loop that never lets time pass) and the evictions of one run
+// (a loop of preemptions that does, each round waiting for its victims).
 func (s *Scheduler) run(until time.Duration, bounded bool) error {
-	counted, quiet, quietAt, idle := 0, 0, s.now, 0
+	atNow, instant, idle, evictions := 0, s.now, 0, s.stats.Evictions
 	for {
-		if counted >= s.maxCycles() {
-			return fmt.Errorf("%w: %d cycles in one run, simulated time %v, %d evictions so far", ErrNoProgress, counted, s.now, s.stats.Evictions)
+		if s.now != instant {
+			atNow, instant = 0, s.now
 		}
-		if quiet >= s.maxCycles() {
-			return fmt.Errorf("%w: %d retries at simulated time %v with nothing changing", ErrNoProgress, quiet, s.now)
+		if atNow >= s.maxCycles() {
+			return fmt.Errorf("%w: %d cycles at simulated time %v, %d evictions so far", ErrNoProgress, atNow, s.now, s.stats.Evictions)
+		}
+		if n := s.stats.Evictions - evictions; n >= s.maxCycles() {
+			return fmt.Errorf("%w: %d evictions in one run, simulated time %v", ErrNoProgress, n, s.now)
 		}
 		if bounded && s.now >= until {
 			return nil // what happens at until itself waits for the caller
@@ -167,14 +169,7 @@ func (s *Scheduler) run(until time.Duration, bounded bool) error {
 			return err
 		} else if ok {
 			idle = 0
-			switch {
-			case !s.quietCycle:
-				counted++
-			case s.now != quietAt:
-				quiet, quietAt = 1, s.now
-			default:
-				quiet++
-			}
+			atNow++
 			continue
 		}
 		next, ok := s.nextWakeup(bounded)

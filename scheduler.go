@@ -69,23 +69,20 @@ type Scheduler struct {
 	// forestVersion changes whenever a group joins the forest; per-root
 	// caches derived from it are valid while it holds.
 	forestVersion int
-	// quietCycle says the last cycle was a failed retry that saw no
-	// change since its item's previous attempt (see run).
-	quietCycle  bool
-	invariants  invariantState
-	orphans     map[string][]*podRecord // members whose group is not defined yet
-	profiles    map[string]*profile     // by scheduler name
-	nominations *nominator
-	classes     cluster.PriorityClasses
-	now         time.Duration
-	version     int64 // bumped by every cluster change that may help pending pods
-	timers      *btree.BTreeG[timer]
-	timerSeq    uint64
-	cycle       int // cycles run so far
-	inCycle     int // the cycle running; 0 between cycles
-	observers   []Observer
-	evictions   []Eviction
-	stats       Stats
+	invariants    invariantState
+	orphans       map[string][]*podRecord // members whose group is not defined yet
+	profiles      map[string]*profile     // by scheduler name
+	nominations   *nominator
+	classes       cluster.PriorityClasses
+	now           time.Duration
+	version       int64 // bumped by every cluster change that may help pending pods
+	timers        *btree.BTreeG[timer]
+	timerSeq      uint64
+	cycle         int // cycles run so far
+	inCycle       int // the cycle running; 0 between cycles
+	observers     []Observer
+	evictions     []Eviction
+	stats         Stats
 
 	userRegistry Registry
 	explainer    explainer
