@@ -54,9 +54,21 @@ func (s *Scheduler) nominate(r *podRecord, node string) {
 // or, for a member of a group whose disruption mode is All, every scheduled
 // pod of that group. A unit's priority is its group's.
 func (s *Scheduler) unitsOnNode(node int) []*preemption.Unit {
+	ni := s.snap.Node(node)
+	pods := ni.PodList()
+	loneOnly := true
+	for _, p := range pods {
+		if r := s.pods[p.Key()]; r != nil && r.group != nil {
+			loneOnly = false
+			break
+		}
+	}
+	if loneOnly {
+		return s.loneUnits(node, pods)
+	}
 	var out []*preemption.Unit
 	seen := map[string]bool{}
-	for p := range s.snap.Node(node).Pods() {
+	for _, p := range pods {
 		u := s.unitOf(p)
 		if !seen[u.Key] {
 			seen[u.Key] = true
@@ -64,6 +76,34 @@ func (s *Scheduler) unitsOnNode(node int) []*preemption.Unit {
 		}
 	}
 	return out
+}
+
+// loneUnits returns the units of a node whose pods belong to no group:
+// one per pod, remembered while the node's snapshot stamp holds (such a
+// unit depends on its pod alone), since a busy cluster's failed
+// preemptions ask for the same nodes' units cycle after cycle.
+func (s *Scheduler) loneUnits(node int, pods []*cluster.PodInfo) []*preemption.Unit {
+	stamp := s.snap.Stamp(node)
+	if len(s.unitCache) != s.snap.Len() {
+		s.unitCache = make([]cachedUnits, s.snap.Len())
+	}
+	c := &s.unitCache[node]
+	if c.stamp == stamp && c.snap == s.snap {
+		return c.units
+	}
+	out := make([]*preemption.Unit, len(pods))
+	for i, p := range pods {
+		out[i] = preemption.NewPodUnit(p)
+	}
+	*c = cachedUnits{snap: s.snap, stamp: stamp, units: out}
+	return out
+}
+
+// cachedUnits are a node's units at a snapshot stamp.
+type cachedUnits struct {
+	snap  *cluster.Snapshot
+	stamp uint64
+	units []*preemption.Unit
 }
 
 // unitOf returns the victim unit of a pod: the pod alone, or every

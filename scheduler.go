@@ -70,6 +70,7 @@ type Scheduler struct {
 	// caches derived from it are valid while it holds.
 	forestVersion int
 	invariants    invariantState
+	unitCache     []cachedUnits           // by snapshot index (see loneUnits)
 	orphans       map[string][]*podRecord // members whose group is not defined yet
 	profiles      map[string]*profile     // by scheduler name
 	nominations   *nominator
