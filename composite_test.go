@@ -135,3 +135,30 @@ func BenchmarkScheduleComposites(b *testing.B) {
 	}
 	b.ReportMetric(float64(roots)/b.Elapsed().Seconds(), "roots/s")
 }
+
+// BenchmarkCompositeChildren is one gang composite of n children (each a
+// PodGroup of one pod), defined and filled child by child, then placed:
+// the cost per child must not grow with n.
+func BenchmarkCompositeChildren(b *testing.B) {
+	for _, n := range []int{1000, 2000, 4000} {
+		b.Run(fmt.Sprintf("children=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				ts := newTestSched(b, Config{})
+				for i := range n / 100 {
+					require.NoError(b, ts.AddNode(cluster.Node{Name: fmt.Sprintf("node-%04d", i), Allocatable: cluster.NewResources(110_000, 512*gi, 110)}))
+				}
+				ts.composite(podgroup.CompositePodGroup{Name: "big", Policy: podgroup.Gang, MinGroupCount: int32(n)})
+				for c := range n {
+					leaf := fmt.Sprintf("c-%05d", c)
+					ts.leaf(leaf, "big", 1, 0, "").leafPods(leaf, 1, 100, 0)
+				}
+				require.NoError(b, ts.Run())
+				if got := ts.Stats().Scheduled; got != n {
+					b.Fatalf("%d of %d scheduled", got, n)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/child")
+		})
+	}
+}

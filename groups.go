@@ -29,6 +29,9 @@ type compositeRecord struct {
 	itemKey      string
 	leaves       []*groupRecord // the PodGroups below, in child order
 	leavesForest int            // the forest version leaves was taken at
+	// readyChildren counts the children that are ready (treeReady),
+	// kept as members come and go.
+	readyChildren int
 }
 
 // GroupStatus is what the scheduler knows of a PodGroup.
@@ -73,6 +76,7 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 	if err := s.forest.AddGroup(&gr.group); err != nil {
 		return err
 	}
+	s.extendLeaves(gr)
 	s.forestVersion++
 	s.groups[g.Key()] = gr
 	delete(s.orphans, g.Key())
@@ -82,7 +86,7 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 		}
 		s.join(gr, r)
 	}
-	return s.offerGroup(gr)
+	return s.offerGroup(gr, gr.pending())
 }
 
 // readmit returns, for the pods that arrived before their group, the pod
@@ -189,7 +193,7 @@ func (s *Scheduler) join(gr *groupRecord, r *podRecord) {
 	if r.phase == PhaseBound {
 		state = podgroup.Bound
 	}
-	gr.members.Set(r.info.Key(), state)
+	s.changeMembers(gr, func(m *podgroup.Membership) { m.Set(r.info.Key(), state) })
 }
 
 func (s *Scheduler) dropOrphan(r *podRecord) {
@@ -256,9 +260,9 @@ func (s *Scheduler) rootItemKey(ref podgroup.Ref) string {
 }
 
 // offerGroup keeps the queue item of the group's root in step with its
-// members.
-func (s *Scheduler) offerGroup(gr *groupRecord) error {
-	return s.offerRoot(s.forest.Root(podgroup.Ref{Key: gr.group.Key()}))
+// members; fresh are the members that have just become pending.
+func (s *Scheduler) offerGroup(gr *groupRecord, fresh []*podRecord) error {
+	return s.offerRoot(s.forest.Root(podgroup.Ref{Key: gr.group.Key()}), fresh)
 }
 
 // offerRoot keeps a root's queue item in step with the pods of its
@@ -267,7 +271,7 @@ func (s *Scheduler) offerGroup(gr *groupRecord) error {
 // minCount known pods, a composite with minGroupCount ready children),
 // otherwise queued. A new item's first-seen time is now: a root enters the
 // queue when its objects and a pending pod are all known.
-func (s *Scheduler) offerRoot(root podgroup.Ref) error {
+func (s *Scheduler) offerRoot(root podgroup.Ref, fresh []*podRecord) error {
 	key := s.rootItemKey(root)
 	pending := s.pendingCount(root)
 	ready := s.treeReady(root)
@@ -297,7 +301,11 @@ func (s *Scheduler) offerRoot(root podgroup.Ref) error {
 		if ready {
 			return s.queue.Activate(key, s.now)
 		}
-		s.explainGate(root)
+		if it.Gated() {
+			s.explainGate(fresh) // the others were told when they became pending
+			return nil
+		}
+		s.explainGate(s.hierarchyPending(root))
 		return s.queue.Gate(key)
 	}
 	item := &queue.Item[entry]{Key: key, Kind: queue.KindGroup, Priority: s.rootPriority(root),
@@ -305,7 +313,7 @@ func (s *Scheduler) offerRoot(root podgroup.Ref) error {
 	if ready {
 		return s.queue.Add(item)
 	}
-	s.explainGate(root)
+	s.explainGate(s.hierarchyPending(root))
 	return s.queue.AddGated(item)
 }
 
@@ -315,37 +323,71 @@ func (s *Scheduler) offerRoot(root podgroup.Ref) error {
 const changedSinceAttempt = -1
 
 // treeReady is the hierarchical quorum of kube-scheduler's GangScheduling
-// PreEnqueue.
+// PreEnqueue: a leaf is ready with minCount known pods, a composite with
+// minGroupCount ready children (counted as they change, see
+// readinessChanged).
 func (s *Scheduler) treeReady(ref podgroup.Ref) bool {
 	if !ref.Composite {
 		gr := s.groups[ref.Key]
 		return gr.members.Known() >= gr.group.Quorum()
 	}
-	ready := 0
-	for _, child := range s.forest.Children(ref.Key) {
-		if s.treeReady(child) {
-			ready++
-		}
-	}
-	return ready >= s.composites[ref.Key].cpg.Quorum()
+	c := s.composites[ref.Key]
+	return c.readyChildren >= c.cpg.Quorum()
 }
 
-// explainGate tells the pending pods of a gated root what they wait for,
-// in the user's terms: the pods their gang still lacks, or the ready groups
-// a composite still lacks. A pod hears it once as an event; later counts
-// only update its reason.
-func (s *Scheduler) explainGate(root podgroup.Ref) {
-	for _, gr := range s.leafRecords(root) {
-		msg := s.gateMessage(podgroup.Ref{Key: gr.group.Key()})
-		for _, r := range gr.pending() {
-			if r.gated {
-				r.reason = msg
-				continue
-			}
-			s.setReason(r, msg)
-			r.gated = true
+// readinessChanged tells ref's parent that ref became ready (or stopped
+// being ready), and so on up while the parent's own readiness flips.
+func (s *Scheduler) readinessChanged(ref podgroup.Ref, ready bool) {
+	for {
+		parent, ok := s.forest.Parent(ref)
+		if !ok {
+			return
 		}
+		c := s.composites[parent.Key]
+		was := c.readyChildren >= c.cpg.Quorum()
+		if ready {
+			c.readyChildren++
+		} else {
+			c.readyChildren--
+		}
+		if now := c.readyChildren >= c.cpg.Quorum(); now == was {
+			return
+		}
+		ref, ready = parent, !was
 	}
+}
+
+// changeMembers applies a change to a group's members and keeps the
+// readiness counts of its ancestors in step.
+func (s *Scheduler) changeMembers(gr *groupRecord, change func(*podgroup.Membership)) {
+	ref := podgroup.Ref{Key: gr.group.Key()}
+	was := s.treeReady(ref)
+	change(&gr.members)
+	if now := s.treeReady(ref); now != was {
+		s.readinessChanged(ref, now)
+	}
+}
+
+// explainGate tells pending pods of a gated root what they wait for, in
+// the user's terms (gateMessage), once: while the root stays gated, their
+// reason follows the counts without an event (see gatedReason).
+func (s *Scheduler) explainGate(pods []*podRecord) {
+	for _, r := range pods {
+		if r.gated || r.phase != PhasePending || r.group == nil {
+			continue
+		}
+		s.setReason(r, s.gateMessage(podgroup.Ref{Key: r.group.group.Key()}))
+		r.gated = true
+	}
+}
+
+// gatedReason is a pod's reason as it stands: for a pod waiting on its
+// group's quorum, what it waits for now.
+func (s *Scheduler) gatedReason(r *podRecord) string {
+	if r.gated && r.group != nil {
+		return s.gateMessage(podgroup.Ref{Key: r.group.group.Key()})
+	}
+	return r.reason
 }
 
 // gateMessage says what keeps ref's hierarchy from being ready, from ref
@@ -359,13 +401,7 @@ func (s *Scheduler) gateMessage(ref podgroup.Ref) string {
 	}
 	for _, up := range s.forest.Ancestors(ref) {
 		c := s.composites[up.Key]
-		ready := 0
-		for _, child := range s.forest.Children(up.Key) {
-			if s.treeReady(child) {
-				ready++
-			}
-		}
-		if missing := c.cpg.Quorum() - ready; missing > 0 {
+		if missing := c.cpg.Quorum() - c.readyChildren; missing > 0 {
 			return fmt.Sprintf("waiting for %d more ready %s of composite group %s: minGroupCount %d",
 				missing, plural(missing, "group", "groups"), displayName(c.cpg.Namespace, c.cpg.Name), c.cpg.Quorum())
 		}
@@ -429,6 +465,26 @@ func (s *Scheduler) leafRecords(ref podgroup.Ref) []*groupRecord {
 		c.leavesForest = s.forestVersion
 	}
 	return c.leaves
+}
+
+// extendLeaves keeps the cached leaf lists of a new PodGroup's ancestors
+// valid when the group comes last under each of them (children defined in
+// creation order, the usual case): it is appended, so that a composite
+// built child by child costs linear time, not quadratic. Other caches are
+// rebuilt on use.
+func (s *Scheduler) extendLeaves(gr *groupRecord) {
+	ref := podgroup.Ref{Key: gr.group.Key()}
+	last := true
+	for _, up := range s.forest.Ancestors(ref) {
+		kids := s.forest.Children(up.Key)
+		last = last && len(kids) > 0 && kids[len(kids)-1] == ref
+		c := s.composites[up.Key]
+		if last && c.leaves != nil && c.leavesForest == s.forestVersion {
+			c.leaves = append(c.leaves, gr)
+			c.leavesForest = s.forestVersion + 1 // the version about to be
+		}
+		ref = up
+	}
 }
 
 // hierarchyPending returns the pending pods of every leaf under ref, each

@@ -17,10 +17,12 @@ type testSched struct {
 	t testing.TB
 }
 
-// newTestSched makes a scheduler for a test, with the invariant checker on.
+// newTestSched makes a scheduler for a test, with the invariant checker on
+// (off for benchmarks: they measure the engine, not the checker).
 func newTestSched(t testing.TB, cfg Config) *testSched {
 	t.Helper()
-	cfg.CheckInvariants = true
+	_, bench := t.(*testing.B)
+	cfg.CheckInvariants = !bench
 	s, err := New(cfg)
 	require.NoError(t, err)
 	return &testSched{Scheduler: s, t: t}

@@ -29,6 +29,7 @@ type invariantState struct {
 //     own item or its root group's), for its group to be defined, or names
 //     a scheduler no profile has; the cache holds no pod the scheduler
 //     does not know as bound or terminating;
+//   - every composite's count of ready children is right;
 //   - no PodGroupInitiallyScheduled condition back from True;
 //   - no preemption victim of equal or higher priority than its preemptor.
 //
@@ -49,7 +50,37 @@ func (s *Scheduler) CheckInvariants() error {
 	if err := s.checkConditions(); err != nil {
 		return err
 	}
+	if err := s.checkReadiness(); err != nil {
+		return err
+	}
 	return s.checkVictims()
+}
+
+// checkReadiness recounts every composite's ready children.
+func (s *Scheduler) checkReadiness() error {
+	for _, key := range slices.Sorted(mapKeys(s.composites)) {
+		c := s.composites[key]
+		ready := 0
+		for _, child := range s.forest.Children(key) {
+			if s.treeReady(child) {
+				ready++
+			}
+		}
+		if ready != c.readyChildren {
+			return invariantError("composite %s counts %d ready children, %d are", key, c.readyChildren, ready)
+		}
+		leaves := s.forest.Leaves(podgroup.Ref{Composite: true, Key: key})
+		cached := s.leafRecords(podgroup.Ref{Composite: true, Key: key})
+		if len(leaves) != len(cached) {
+			return invariantError("composite %s lists %d leaves, it has %d", key, len(cached), len(leaves))
+		}
+		for i, l := range leaves {
+			if cached[i].group.Key() != l.Key {
+				return invariantError("composite %s lists leaf %s at %d, it is %s", key, cached[i].group.Key(), i, l.Key)
+			}
+		}
+	}
+	return nil
 }
 
 func invariantError(format string, args ...any) error {

@@ -94,8 +94,8 @@ func (s *Scheduler) setPending(r *podRecord) error {
 	r.phase, r.node = PhasePending, ""
 	if r.info.Pod().PodGroup != "" {
 		if r.group != nil {
-			r.group.members.Set(r.info.Key(), podgroup.Unscheduled)
-			return s.offerGroup(r.group)
+			r.group.members.Set(r.info.Key(), podgroup.Unscheduled) // known already: readiness stays
+			return s.offerGroup(r.group, []*podRecord{r})
 		}
 		p := r.info.Pod()
 		s.setReason(r, fmt.Sprintf("pod group %s does not exist: the pod waits until it is created", displayName(p.Namespace, p.PodGroup)))
@@ -208,10 +208,10 @@ func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
 	}
 	switch {
 	case r.group != nil:
-		r.group.members.Remove(r.info.Key())
+		s.changeMembers(r.group, func(m *podgroup.Membership) { m.Remove(r.info.Key()) })
 		delete(r.group.pods, r.info.Key())
 		if pending {
-			return s.offerGroup(r.group)
+			return s.offerGroup(r.group, nil)
 		}
 	case r.info.Pod().PodGroup != "":
 		s.dropOrphan(r)

@@ -277,6 +277,13 @@ type podRecord struct {
 	lastFit   *fw.FitError // the node by node rejections of its last failed attempt
 }
 
+// podStatus is r's status with its reason as it stands now.
+func (s *Scheduler) podStatus(r *podRecord) PodStatus {
+	st := r.status()
+	st.Reason = s.gatedReason(r)
+	return st
+}
+
 func (r *podRecord) status() PodStatus {
 	return PodStatus{Key: r.info.Key(), Node: r.node, Phase: r.phase, Reason: r.reason, Priority: r.info.Priority(),
 		PreemptionPolicy: r.info.Pod().EffectivePreemptionPolicy(),
@@ -289,14 +296,14 @@ func (s *Scheduler) Pod(key cluster.PodKey) (PodStatus, bool) {
 	if !ok {
 		return PodStatus{}, false
 	}
-	return r.status(), true
+	return s.podStatus(r), true
 }
 
 // Pods yields the status of every pod the scheduler knows, in key order.
 func (s *Scheduler) Pods() iter.Seq[PodStatus] {
 	return func(yield func(PodStatus) bool) {
 		for _, k := range slices.Sorted(mapKeys(s.pods)) {
-			if !yield(s.pods[k].status()) {
+			if !yield(s.podStatus(s.pods[k])) {
 				return
 			}
 		}

@@ -115,14 +115,17 @@ func hierarchyError(composite bool, key, field, format string, args ...any) erro
 }
 
 // link records child under the parent with key pk, in child order.
+// Children in creation order, the usual case, are appended: a composite of
+// k children costs O(k), not O(k² log k).
 func (f *Forest) link(child Ref, pk string, order childOrder) {
 	f.order[child] = order
-	kids := append(f.children[pk], child)
-	slices.SortFunc(kids, func(a, b Ref) int {
+	cmpRef := func(a, b Ref) int {
 		oa, ob := f.order[a], f.order[b]
 		return cmp.Or(cmp.Compare(oa.created, ob.created), cmp.Compare(oa.name, ob.name), cmp.Compare(a.Key, b.Key))
-	})
-	f.children[pk] = kids
+	}
+	kids := f.children[pk]
+	i, _ := slices.BinarySearchFunc(kids, child, cmpRef)
+	f.children[pk] = slices.Insert(kids, i, child)
 }
 
 func (f *Forest) init() {

@@ -57,6 +57,9 @@ type Item[T any] struct {
 	parkedSince time.Duration // valid inUnschedulable
 }
 
+// Gated reports whether the item waits in the gated pool.
+func (it *Item[T]) Gated() bool { return it.loc == inGated }
+
 // InFlight reports whether the item was popped and not yet requeued.
 func (it *Item[T]) InFlight() bool { return it.loc == inFlight }
 

@@ -129,6 +129,12 @@ func (b *builder) composites(items []compositeItem, forest *podgroup.Forest) err
 				return b.failf(s.Line, b.enter(items[k])+".parent", "cycle %s", strings.Join(append(path[j:], s.Name), " -> "))
 			}
 		}
+		if len(path) > podgroup.MaxDepth {
+			// no valid hierarchy is this deep: stop before the walk grows
+			// with the chain
+			return b.failf(items[index[podgroup.Key(s.Namespace, path[0])]].spec.Line, b.enter(items[index[podgroup.Key(s.Namespace, path[0])]])+".parent",
+				"the chain of parents is deeper than %d levels (%s ...)", podgroup.MaxDepth, strings.Join(path, " -> "))
+		}
 		if p, ok := index[podgroup.Key(s.Namespace, s.Parent)]; ok && s.Parent != "" {
 			if err := visit(p, append(path, s.Name)); err != nil {
 				return err
