@@ -140,6 +140,14 @@ type PreScoreIgnoresNodes interface {
 	PreScoreIgnoresNodes()
 }
 
+// PreScoreSkipper is a PreScore plugin that can tell from the pod alone
+// that its PreScore will return Skip (whatever the feasible nodes, as long
+// as there are some): the engine may then rank the nodes without running
+// it, from remembered scores.
+type PreScoreSkipper interface {
+	PreScoreSkips(pod *cluster.PodInfo) bool
+}
+
 // Handle is what the scheduler offers plugins: the cycle's snapshot and
 // the filter machinery, for plugins that simulate (preemption). A plugin's
 // factory receives it.

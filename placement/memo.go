@@ -50,6 +50,7 @@ type memo struct {
 // sit in one cache line, since the scan reads them together.
 type memoTable struct {
 	nodes []memoEntry
+	tree  *memoTree // built on first use by a pod the tree can answer
 }
 
 type memoEntry struct {
@@ -242,6 +243,7 @@ func (m *memo) newTable(n int) *memoTable {
 	if t := m.spare; t != nil && len(t.nodes) == n {
 		m.spare = nil
 		clear(t.nodes)
+		t.tree = nil
 		return t
 	}
 	return &memoTable{nodes: make([]memoEntry, n)}

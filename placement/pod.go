@@ -78,6 +78,9 @@ type PodScheduler struct {
 	// each explained pod's scores when it is scored.
 	Explain   func(*cluster.PodInfo) bool
 	Explained func(ScoreExplanation)
+	// NoTree turns the memo tree off (see memoTree): every pod is then
+	// scanned node by node. For tests comparing the two.
+	NoTree bool
 
 	plugins    PodPlugins
 	percentage int32
@@ -316,6 +319,11 @@ func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 	}
 	explain := ps.Explain != nil && ps.Explain(pod)
 	t := ps.memoTable(snap, pod, explain)
+	if t != nil && candidates == nil && !ps.NoTree && ps.treeUsable(pod) {
+		if idx, ok := ps.scheduleByTree(snap, pod, t); ok {
+			return idx, nil
+		}
+	}
 	ps.scan(snap, pod, candidates, n, t)
 	switch len(ps.feasible) {
 	case 0:

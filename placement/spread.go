@@ -112,6 +112,7 @@ type PodTopologySpread struct {
 }
 
 var (
+	_ fw.PreScoreSkipper     = (*PodTopologySpread)(nil)
 	_ fw.PreFilterPlugin     = (*PodTopologySpread)(nil)
 	_ fw.PreFilterExtensions = (*PodTopologySpread)(nil)
 	_ fw.FilterPlugin        = (*PodTopologySpread)(nil)
@@ -469,6 +470,13 @@ func (pl *PodTopologySpread) Filter(state *fw.CycleState, _ *cluster.PodInfo, no
 		}
 	}
 	return nil
+}
+
+// PreScoreSkips reports that the pod has no soft constraints (its own, or
+// defaults): PreScore would skip it.
+func (pl *PodTopologySpread) PreScoreSkips(pod *cluster.PodInfo) bool {
+	_, soft, _ := pl.constraintsOf(pod.Pod())
+	return len(soft) == 0
 }
 
 // PreScore prepares the soft constraints' weights over the feasible

@@ -1,0 +1,287 @@
+package placement
+
+import (
+	"math"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+)
+
+// The memo tree answers a pod's whole filter-and-score pass in O(log n)
+// when every plugin that runs for it is remembered (no live filter or
+// score) and its normalised scores come out constant over the nodes it
+// would score, the usual case: resource fit, balance and taint scores on
+// a cluster without PreferNoSchedule taints.
+//
+// A scan that visits the nodes in rotation from start and stops at the
+// want-th feasible node scores exactly the feasible nodes from start up to
+// that one; the tree, built over a signature's remembered verdicts and
+// scores, finds that node by counting, and the best of the range by its
+// per-subtree maxima, without visiting the nodes. The outcome is the
+// scan's (memoTree_test checks it against the scan on random clusters).
+type memoTree struct {
+	size  int // leaves, a power of two >= the node count
+	n     int // nodes
+	pos   cluster.FeedPos
+	snap  *cluster.Snapshot
+	nNorm int
+	cnt   []int32 // feasible nodes under each tree node
+	best  []int32 // the feasible node with the highest fixed score (lowest index among equals), or -1
+	lo    [maxNormalizers][]int64
+	hi    [maxNormalizers][]int64
+}
+
+// treeUsable reports whether the plan lets the tree answer for the pod:
+// no live filter, and every score plugin remembered or known to skip the
+// pod (its PreScore runs now when it ignores the nodes, or says from the
+// pod alone that it skips).
+func (ps *PodScheduler) treeUsable(pod *cluster.PodInfo) bool {
+	plan := &ps.plan
+	if len(plan.liveFilters) > 0 {
+		return false
+	}
+	n := len(ps.plugins.Score)
+	for i := range ps.plugins.Score {
+		if plan.memoScores[i] || ps.state.ScoreSkipped(i) {
+			continue
+		}
+		pre := ps.scorePre[i]
+		if pre < 0 {
+			return false // scored live on every node
+		}
+		p := ps.plugins.PreScore[pre]
+		switch p := p.(type) {
+		case fw.PreScoreSkipper:
+			if !p.PreScoreSkips(pod) {
+				return false
+			}
+		case fw.PreScoreIgnoresNodes:
+			if p.(fw.PreScorePlugin).PreScore(ps.state, pod, nil).IsSuccess() {
+				return false
+			}
+		default:
+			return false
+		}
+		ps.state.SetScoreSkipped(i, n, true)
+	}
+	return true
+}
+
+// tree returns t's tree up to date with snap: the nodes that changed since
+// its last use get their remembered answers refreshed first.
+func (ps *PodScheduler) tree(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable) *memoTree {
+	tr := t.tree
+	if tr == nil || tr.snap != snap || tr.n != snap.Len() || tr.nNorm != ps.plan.nNorm {
+		tr = newMemoTree(snap.Len(), ps.plan.nNorm)
+		tr.snap = snap
+		t.tree = tr
+		for i := range tr.n {
+			ps.refreshEntry(snap, pod, t, i)
+			tr.setLeaf(t, i)
+		}
+		for i := tr.size - 1; i >= 1; i-- {
+			tr.pull(t, i)
+		}
+		tr.pos = snap.FeedPos()
+		return tr
+	}
+	changed, ok := snap.ChangedSince(tr.pos)
+	if !ok {
+		t.tree = nil
+		return ps.tree(snap, pod, t)
+	}
+	for _, i := range changed {
+		ps.refreshEntry(snap, pod, t, int(i))
+		tr.update(t, int(i))
+	}
+	tr.pos = snap.FeedPos()
+	return tr
+}
+
+// refreshEntry brings node i's remembered verdict and scores up to date.
+func (ps *PodScheduler) refreshEntry(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable, i int) {
+	stamp, e := snap.Stamp(i), &t.nodes[i]
+	if e.stamp != stamp {
+		e.status, e.failAt = ps.memoFilter(ps.state, pod, snap.Node(i))
+		e.stamp = stamp
+	}
+	if e.status == nil && e.scored != stamp {
+		ps.memoScore(e, ps.state, pod, snap.Node(i))
+		e.scored = stamp
+	}
+}
+
+func newMemoTree(n, nNorm int) *memoTree {
+	size := 1
+	for size < n {
+		size *= 2
+	}
+	tr := &memoTree{size: size, n: n, nNorm: nNorm, cnt: make([]int32, 2*size), best: make([]int32, 2*size)}
+	for j := range nNorm {
+		tr.lo[j], tr.hi[j] = make([]int64, 2*size), make([]int64, 2*size)
+	}
+	for i := range tr.best {
+		tr.best[i] = -1
+		for j := range nNorm {
+			tr.lo[j][i], tr.hi[j][i] = math.MaxInt64, math.MinInt64
+		}
+	}
+	return tr
+}
+
+// setLeaf copies node i's entry into its leaf.
+func (tr *memoTree) setLeaf(t *memoTable, i int) {
+	k := tr.size + i
+	e := &t.nodes[i]
+	if e.status != nil {
+		tr.cnt[k], tr.best[k] = 0, -1
+		for j := range tr.nNorm {
+			tr.lo[j][k], tr.hi[j][k] = math.MaxInt64, math.MinInt64
+		}
+		return
+	}
+	tr.cnt[k], tr.best[k] = 1, int32(i)
+	for j := range tr.nNorm {
+		tr.lo[j][k], tr.hi[j][k] = e.norm[j], e.norm[j]
+	}
+}
+
+// pull recomputes tree node k from its children.
+func (tr *memoTree) pull(t *memoTable, k int) {
+	l, r := 2*k, 2*k+1
+	tr.cnt[k] = tr.cnt[l] + tr.cnt[r]
+	tr.best[k] = better(t, tr.best[l], tr.best[r])
+	for j := range tr.nNorm {
+		tr.lo[j][k], tr.hi[j][k] = min(tr.lo[j][l], tr.lo[j][r]), max(tr.hi[j][l], tr.hi[j][r])
+	}
+}
+
+// better returns the node with the higher fixed score, the lower index
+// among equals (-1 is no node).
+func better(t *memoTable, a, b int32) int32 {
+	switch {
+	case a < 0:
+		return b
+	case b < 0:
+		return a
+	}
+	fa, fb := t.nodes[a].fixed, t.nodes[b].fixed
+	if fa > fb || fa == fb && a < b {
+		return a
+	}
+	return b
+}
+
+// update refreshes node i's leaf and its ancestors.
+func (tr *memoTree) update(t *memoTable, i int) {
+	tr.setLeaf(t, i)
+	for k := (tr.size + i) / 2; k >= 1; k /= 2 {
+		tr.pull(t, k)
+	}
+}
+
+// count returns the feasible nodes in [l, r).
+func (tr *memoTree) count(l, r int) int {
+	var n int32
+	for l, r = l+tr.size, r+tr.size; l < r; l, r = l/2, r/2 {
+		if l&1 == 1 {
+			n += tr.cnt[l]
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			n += tr.cnt[r]
+		}
+	}
+	return int(n)
+}
+
+// kth returns the index of the k-th feasible node (1-based) in index
+// order; k must not exceed the total.
+func (tr *memoTree) kth(k int) int {
+	node := 1
+	for node < tr.size {
+		if c := int(tr.cnt[2*node]); k <= c {
+			node = 2 * node
+		} else {
+			k -= c
+			node = 2*node + 1
+		}
+	}
+	return node - tr.size
+}
+
+// rangeSummary is the best node and the normaliser bounds over [l, r).
+type rangeSummary struct {
+	best   int32
+	lo, hi [maxNormalizers]int64
+}
+
+func (tr *memoTree) summarize(t *memoTable, l, r int, acc *rangeSummary) {
+	add := func(k int) {
+		acc.best = better(t, acc.best, tr.best[k])
+		for j := range tr.nNorm {
+			acc.lo[j], acc.hi[j] = min(acc.lo[j], tr.lo[j][k]), max(acc.hi[j], tr.hi[j][k])
+		}
+	}
+	for l, r = l+tr.size, r+tr.size; l < r; l, r = l/2, r/2 {
+		if l&1 == 1 {
+			add(l)
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			add(r)
+		}
+	}
+}
+
+// scheduleByTree is Schedule's scan and scoring for a whole-cluster pod
+// answered by the tree. It returns the chosen node and true, or false when
+// the tree cannot answer (no feasible node, which needs every rejection
+// for the FitError, or normalised scores that vary over the range).
+func (ps *PodScheduler) scheduleByTree(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable) (int, bool) {
+	tr := ps.tree(snap, pod, t)
+	n := tr.n
+	total := tr.count(0, n)
+	if total == 0 {
+		return -1, false
+	}
+	want := NumFeasibleNodesToFind(ps.percentage, n)
+	if len(ps.plugins.Score) == 0 {
+		want = 1
+	}
+	start := ps.nextStart % n
+	// the scan from start takes nodes in rotation until it has want
+	// feasible ones (or has seen every node): find where it stops
+	var ranges [2][2]int
+	nr, processed, found := 1, n, min(want, total)
+	before := tr.count(0, start)
+	switch after := total - before; {
+	case total < want:
+		ranges[0] = [2]int{0, n}
+	case after >= want:
+		end := tr.kth(before+want) + 1
+		ranges[0], processed = [2]int{start, end}, end-start
+	default:
+		end := tr.kth(want-after) + 1 // before start: the scan went round
+		ranges[0], ranges[1], nr = [2]int{start, n}, [2]int{0, end}, 2
+		processed = n - start + end
+	}
+	acc := rangeSummary{best: -1}
+	for j := range tr.nNorm {
+		acc.lo[j], acc.hi[j] = math.MaxInt64, math.MinInt64
+	}
+	for _, rg := range ranges[:nr] {
+		tr.summarize(t, rg[0], rg[1], &acc)
+	}
+	if found > 1 {
+		for j := range tr.nNorm {
+			if acc.lo[j] != acc.hi[j] {
+				return -1, false // the normalised scores differ node by node: scan
+			}
+		}
+	}
+	ps.nextStart = (start + processed) % n
+	return int(acc.best), true
+}
