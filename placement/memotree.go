@@ -27,6 +27,7 @@ type memoTree struct {
 	nNorm int
 	cnt   []int32 // feasible nodes under each tree node
 	best  []int32 // the feasible node with the highest fixed score (lowest index among equals), or -1
+	bestV []int64 // that node's fixed score (read without touching the entries)
 	lo    [maxNormalizers][]int64
 	hi    [maxNormalizers][]int64
 }
@@ -116,7 +117,7 @@ func newMemoTree(n, nNorm int) *memoTree {
 	for size < n {
 		size *= 2
 	}
-	tr := &memoTree{size: size, n: n, nNorm: nNorm, cnt: make([]int32, 2*size), best: make([]int32, 2*size)}
+	tr := &memoTree{size: size, n: n, nNorm: nNorm, cnt: make([]int32, 2*size), best: make([]int32, 2*size), bestV: make([]int64, 2*size)}
 	for j := range nNorm {
 		tr.lo[j], tr.hi[j] = make([]int64, 2*size), make([]int64, 2*size)
 	}
@@ -140,17 +141,20 @@ func (tr *memoTree) setLeaf(t *memoTable, i int) {
 		}
 		return
 	}
-	tr.cnt[k], tr.best[k] = 1, int32(i)
+	tr.cnt[k], tr.best[k], tr.bestV[k] = 1, int32(i), e.fixed
 	for j := range tr.nNorm {
 		tr.lo[j][k], tr.hi[j][k] = e.norm[j], e.norm[j]
 	}
 }
 
 // pull recomputes tree node k from its children.
-func (tr *memoTree) pull(t *memoTable, k int) {
+func (tr *memoTree) pull(_ *memoTable, k int) {
 	l, r := 2*k, 2*k+1
 	tr.cnt[k] = tr.cnt[l] + tr.cnt[r]
-	tr.best[k] = better(t, tr.best[l], tr.best[r])
+	tr.best[k], tr.bestV[k] = tr.best[l], tr.bestV[l]
+	if b := tr.best[r]; b >= 0 && (tr.best[l] < 0 || tr.bestV[r] > tr.bestV[l]) {
+		tr.best[k], tr.bestV[k] = b, tr.bestV[r] // the left child wins ties: its indexes are lower
+	}
 	for j := range tr.nNorm {
 		tr.lo[j][k], tr.hi[j][k] = min(tr.lo[j][l], tr.lo[j][r]), max(tr.hi[j][l], tr.hi[j][r])
 	}
