@@ -19,8 +19,11 @@ import (
 // costs memoBytesPerNode per node); the oldest is forgotten first.
 const (
 	maxMemoSignatures = 64
-	memoBudgetBytes   = 64 << 20
-	memoBytesPerNode  = 56
+	memoBudgetBytes   = 512 << 20
+	// memoBytesPerNode is a table entry (56 bytes) and its share of a memo
+	// tree (two tree nodes of a count, an index, a score and two
+	// normalisers' bounds).
+	memoBytesPerNode = 56 + 2*(4+4+8+2*2*8)
 	// maxNormalizers bounds the pointwise-normalised score plugins
 	// remembered per node; more run live.
 	maxNormalizers = 2
