@@ -190,16 +190,7 @@ func benchWorkloads(b *testing.B, shape func(p *cluster.Pod, app string)) {
 // of 8 pods x 8 GPUs arriving every 30 s and running 2 hours, so that
 // most gang cycles fail while they wait; it reports the whole run.
 func BenchmarkBusyGPUCluster(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		b.StopTimer()
-		s, err := New(Config{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		runBusyGPUCluster(b, s)
-	}
+	benchWholeRun(b, runBusyGPUCluster)
 }
 
 func runBusyGPUCluster(b *testing.B, s *Scheduler) {
@@ -246,16 +237,7 @@ func runBusyGPUCluster(b *testing.B, s *Scheduler) {
 // holds, and 40 node failures (each node back two hours later). It reports
 // the whole run.
 func BenchmarkOversubscribedDays(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		b.StopTimer()
-		s, err := New(Config{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		runOversubscribed(b, s, 2000, 50000)
-	}
+	benchWholeRun(b, func(b *testing.B, s *Scheduler) { runOversubscribed(b, s, 2000, 50000) })
 }
 
 // runOversubscribed runs the oversubscribed days on nodes nodes with pods
@@ -326,9 +308,14 @@ func runOversubscribed(b *testing.B, s *Scheduler, nodes, pods int) {
 	b.ReportMetric(float64(s.Stats().Evictions), "evictions")
 }
 
-// BenchmarkOversubscribedSmall is BenchmarkOversubscribedDays at a tenth
-// of the size, for profiling.
+// BenchmarkOversubscribedSmall is BenchmarkOversubscribedDays on 100
+// nodes with 2,500 pods, for profiling.
 func BenchmarkOversubscribedSmall(b *testing.B) {
+	benchWholeRun(b, func(b *testing.B, s *Scheduler) { runOversubscribed(b, s, 100, 2500) })
+}
+
+// benchWholeRun times run on a fresh default Scheduler per iteration.
+func benchWholeRun(b *testing.B, run func(*testing.B, *Scheduler)) {
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
@@ -337,6 +324,6 @@ func BenchmarkOversubscribedSmall(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		runOversubscribed(b, s, 100, 2500)
+		run(b, s)
 	}
 }
