@@ -54,6 +54,9 @@ type memo struct {
 type memoTable struct {
 	nodes []memoEntry
 	tree  *memoTree // built on first use by a pod the tree can answer
+	// scanned counts the nodes scans visited for the signature since the
+	// tree was last used (see treePays).
+	scanned int
 }
 
 type memoEntry struct {
@@ -246,7 +249,7 @@ func (m *memo) newTable(n int) *memoTable {
 	if t := m.spare; t != nil && len(t.nodes) == n {
 		m.spare = nil
 		clear(t.nodes)
-		t.tree = nil
+		t.tree, t.scanned = nil, 0
 		return t
 	}
 	return &memoTable{nodes: make([]memoEntry, n)}

@@ -68,9 +68,30 @@ func (ps *PodScheduler) treeUsable(pod *cluster.PodInfo) bool {
 	return true
 }
 
+// treeChangeCost is what bringing the tree up to date costs per node
+// changed since its last use, in nodes a scan visits: refreshing the
+// node's remembered answers and its path to the root.
+const treeChangeCost = 16
+
+// treePays reports whether the tree should answer a pod that a scan would
+// answer by visiting at least want nodes. Bringing the tree up to date
+// costs the nodes changed since its last use (all of them to build it);
+// the scans made instead since then count towards it, so that the tree is
+// built, or caught up, once the scans have cost as much.
+func treePays(snap *cluster.Snapshot, t *memoTable, want int) bool {
+	pending := snap.Len()
+	if tr := t.tree; tr != nil && tr.snap == snap && tr.n == snap.Len() {
+		if changed, ok := snap.ChangedSince(tr.pos); ok {
+			pending = len(changed)
+		}
+	}
+	return pending*treeChangeCost <= want+t.scanned
+}
+
 // tree returns t's tree up to date with snap: the nodes that changed since
 // its last use get their remembered answers refreshed first.
 func (ps *PodScheduler) tree(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable) *memoTree {
+	t.scanned = 0
 	tr := t.tree
 	if tr == nil || tr.snap != snap || tr.n != snap.Len() || tr.nNorm != ps.plan.nNorm {
 		tr = newMemoTree(snap.Len(), ps.plan.nNorm)

@@ -319,12 +319,15 @@ func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 	}
 	explain := ps.Explain != nil && ps.Explain(pod)
 	t := ps.memoTable(snap, pod, explain)
-	if t != nil && candidates == nil && !ps.NoTree && ps.treeUsable(pod) {
+	if t != nil && candidates == nil && !ps.NoTree && treePays(snap, t, NumFeasibleNodesToFind(ps.percentage, n)) && ps.treeUsable(pod) {
 		if idx, ok := ps.scheduleByTree(snap, pod, t); ok {
 			return idx, nil
 		}
 	}
-	ps.scan(snap, pod, candidates, n, t)
+	processed := ps.scan(snap, pod, candidates, n, t)
+	if t != nil {
+		t.scanned += processed
+	}
 	switch len(ps.feasible) {
 	case 0:
 		return -1, ps.fitError(pod, n)
@@ -357,7 +360,7 @@ func (ps *PodScheduler) rejectAll(snap *cluster.Snapshot, pod *cluster.PodInfo, 
 // found, filling ps.feasible and ps.rejections. With a memo table it reads
 // and refreshes the remembered answers inline: it runs once per node per
 // pod.
-func (ps *PodScheduler) scan(snap *cluster.Snapshot, pod *cluster.PodInfo, candidates []int, n int, t *memoTable) {
+func (ps *PodScheduler) scan(snap *cluster.Snapshot, pod *cluster.PodInfo, candidates []int, n int, t *memoTable) int {
 	want := NumFeasibleNodesToFind(ps.percentage, n)
 	if len(ps.plugins.Score) == 0 {
 		want = 1
@@ -371,6 +374,7 @@ func (ps *PodScheduler) scan(snap *cluster.Snapshot, pod *cluster.PodInfo, candi
 		processed = ps.scanMemo(snap, pod, candidates, n, start, want, t)
 	}
 	ps.nextStart = (start + processed) % n
+	return processed
 }
 
 // scanLive filters every node with every plugin.
