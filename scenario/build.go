@@ -175,7 +175,7 @@ func (b *builder) expandNode(s *nodeSpec, where string) ([]cluster.Node, error) 
 	}
 	out := make([]cluster.Node, 0, len(names))
 	for _, name := range names {
-		c := n.Clone()
+		c := n // the copies share the entry's maps: read-only (Scenario)
 		c.Name = name
 		if err := c.Validate(); err != nil {
 			return nil, b.fail(s.Line, where, err)

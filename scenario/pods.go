@@ -47,7 +47,7 @@ func (b *builder) expandPod(s *podSpec, i int) ([]Pod, error) {
 	}
 	out := make([]Pod, 0, len(names))
 	for _, name := range names {
-		c := p.Clone()
+		c := p // the copies share the template's maps: read-only (Scenario)
 		c.Name = name
 		if b.podNames[c.Key()] {
 			return nil, b.failf(s.Line, where+".name", "pod %s is defined twice", c.Key().Display())
