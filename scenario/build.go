@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
 )
@@ -40,10 +42,7 @@ type builder struct {
 
 func newBuilder(name string, opts []Option) *builder {
 	b := &builder{sc: &Scenario{Name: name}, nodeNames: map[string]bool{}, podNames: map[cluster.PodKey]bool{},
-		groupByKey: map[string]*podgroup.PodGroup{}, file: name, nsDefined: map[string]bool{}}
-	for _, o := range opts {
-		o(&b.opts)
-	}
+		groupByKey: map[string]*podgroup.PodGroup{}, file: name, nsDefined: map[string]bool{}, opts: applyOptions(opts)}
 	b.sc.registry = b.opts.registry
 	for _, pc := range cluster.SystemPriorityClasses() {
 		_ = b.classes.Add(pc) // cannot fail on an empty set
@@ -169,7 +168,7 @@ func (b *builder) expandNode(s *nodeSpec, where string) ([]cluster.Node, error) 
 	for _, t := range s.Taints {
 		n.Taints = append(n.Taints, cluster.Taint{Key: t.Key, Value: t.Value, Effect: cluster.TaintEffect(t.Effect)})
 	}
-	names, err := b.expandNames(s.Name, s.Count, s.Line, where)
+	names, err := b.expandNames(s.Name, s.Count, b.opts.limits.Nodes, s.Line, where)
 	if err != nil {
 		return nil, err
 	}
@@ -193,16 +192,14 @@ func (b *builder) expandNode(s *nodeSpec, where string) ([]cluster.Node, error) 
 // does not state its pod capacity.
 const defaultPodsPerNode = 110
 
-// maxCount bounds one entry's count, so that a typo cannot exhaust memory.
-const maxCount = 1_000_000
-
-// expandNames applies count: name-0 .. name-(count-1), or just name.
-func (b *builder) expandNames(name string, count *int, line int, where string) ([]string, error) {
+// expandNames applies count: name-0 .. name-(count-1), or just name. A
+// count is at most limit, the limit of the objects' kind (Limits).
+func (b *builder) expandNames(name string, count *int, limit, line int, where string) ([]string, error) {
 	if count == nil {
 		return []string{name}, nil
 	}
-	if *count < 1 || *count > maxCount {
-		return nil, b.failf(line, where+".count", "%d is not in 1..%d", *count, maxCount)
+	if *count < 1 || *count > limit {
+		return nil, b.failf(line, where+".count", "%d is not in 1..%d", *count, limit)
 	}
 	names := make([]string, *count)
 	for i := range names {
@@ -278,19 +275,30 @@ func parseIntOrPercent(s *string) (*cluster.IntOrPercent, error) {
 }
 
 // parseTime reads a simulated time or duration ("0s", "5m", "6m30s");
-// empty means 0.
+// empty means 0. It is at most gangsim.MaxSimulatedTime, a hundred years.
 func parseTime(s string) (time.Duration, error) {
 	if s == "" {
 		return 0, nil
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil {
+	switch {
+	case err != nil && durationSyntax.MatchString(s):
+		return 0, errBeyond(s) // too large for a time.Duration
+	case err != nil:
 		return 0, fmt.Errorf("%q is not a duration like 90s or 5m", s)
-	}
-	if d < 0 {
+	case d < 0:
 		return 0, fmt.Errorf("%q is negative", s)
+	case d > gangsim.MaxSimulatedTime:
+		return 0, errBeyond(s)
 	}
 	return d, nil
+}
+
+// durationSyntax is a positive duration as time.ParseDuration writes it.
+var durationSyntax = regexp.MustCompile(`^\+?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
+
+func errBeyond(s string) error {
+	return fmt.Errorf("%q is beyond the largest simulated time, %v (a hundred years)", s, gangsim.MaxSimulatedTime)
 }
 
 func (b *builder) events(f *file) error {

@@ -87,8 +87,14 @@ func ParseFiles(files []File, opts ...Option) (*Scenario, error) {
 		ins = append(ins, in)
 		names = append(names, f.Name)
 	}
-	if err := importKube(ins, &ws, opts); err != nil {
+	t := &tally{lim: o.limits}
+	if err := t.scenarioEntries(ins); err != nil {
 		return nil, err
+	}
+	if hasObjects(ins) {
+		if err := importKube(ins, &ws, opts, t); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkDuplicates(ins); err != nil {
 		return nil, err
@@ -100,6 +106,16 @@ func ParseFiles(files []File, opts ...Option) (*Scenario, error) {
 	}
 	b.sc.Warnings = ws.list()
 	return b.sc, nil
+}
+
+// hasObjects reports whether some input holds Kubernetes objects.
+func hasObjects(ins []*input) bool {
+	for _, in := range ins {
+		if len(in.objects) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // readInput parses one file and tells a scenario from Kubernetes objects:

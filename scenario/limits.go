@@ -211,3 +211,89 @@ func shareable(t reflect.Type) bool {
 	}
 	return false
 }
+
+// tally counts the nodes and pods of a load's inputs against the limits,
+// before anything is expanded.
+type tally struct {
+	lim         *Limits
+	nodes, pods int
+}
+
+// scenarioEntries counts what the scenario files' entries make, count
+// expanded; the error names the entry that goes past a limit. A count out
+// of range is left to the builder, which says so.
+func (t *tally) scenarioEntries(ins []*input) error {
+	for _, in := range ins {
+		f := in.spec
+		for i := range f.Nodes {
+			s := &f.Nodes[i]
+			if err := t.entry(in.name, s.Line, entry("nodes", i, s.Name), s.Count, t.addNodes); err != nil {
+				return err
+			}
+		}
+		for i, e := range f.Events {
+			if e.AddNode != nil {
+				if err := t.entry(in.name, e.Line, entry("events", i, "")+".addNode", nil, t.addNodes); err != nil {
+					return err
+				}
+			}
+		}
+		for i := range f.Pods {
+			s := &f.Pods[i]
+			if err := t.entry(in.name, s.Line, entry("pods", i, s.Name), s.Count, t.addPods); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// entry counts one entry of a scenario file.
+func (t *tally) entry(file string, line int, where string, count *int, add func(int) error) error {
+	n := 1
+	if count != nil {
+		if *count < 1 {
+			return nil
+		}
+		n, where = *count, where+".count"
+	}
+	if err := add(n); err != nil {
+		return &FieldError{File: file, Line: line, Path: where, Err: err}
+	}
+	return nil
+}
+
+func (t *tally) addNodes(n int) error {
+	if n > t.lim.Nodes-t.nodes {
+		return fmt.Errorf("%s more %s would go past the limit of %s nodes in all inputs", commas(n), plural(n, "node", "nodes"), commas(t.lim.Nodes))
+	}
+	t.nodes += n
+	return nil
+}
+
+func (t *tally) addPods(n int) error {
+	if n > t.lim.Pods-t.pods {
+		return fmt.Errorf("%s more %s would go past the limit of %s pods in all inputs", commas(n), plural(n, "pod", "pods"), commas(t.lim.Pods))
+	}
+	t.pods += n
+	return nil
+}
+
+// room counts n pods an object makes; the error names the object and the
+// field that asks for them.
+func (k *kubeImport) room(o *kubeObject, field string, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	if err := k.tally.addPods(n); err != nil {
+		return o.fail(nil, field, err)
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

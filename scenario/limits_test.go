@@ -144,3 +144,30 @@ func TestFileSizeLimit(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(1<<30), DefaultLimits().FileSize)
 }
+
+// The pods and nodes of all inputs together are counted against the
+// limits before anything is expanded: counts, Node objects, the pods a
+// workload or a DaemonSet makes.
+func TestPodAndNodeLimits(t *testing.T) {
+	small := WithLimits(Limits{Nodes: 3, Pods: 4})
+	nodes := "nodes:\n  - {name: n, allocatable: {cpu: \"1\"}, count: 3}\n"
+	_, err := Parse("ok.yaml", []byte(nodes), small)
+	require.NoError(t, err)
+	_, err = ParseFiles([]File{{Name: "a.yaml", Data: []byte(nodes)},
+		{Name: "b.json", Data: []byte(`{"kind": "Node", "apiVersion": "v1", "metadata": {"name": "m"}, "status": {"allocatable": {"cpu": "1"}}}`)}}, small)
+	require.EqualError(t, err, "invalid scenario: b.json: line 1: Node m: metadata.name: 1 more node would go past the limit of 3 nodes in all inputs")
+
+	daemon := "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d}\nspec:\n  selector: {matchLabels: {a: b}}\n" +
+		"  template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c}]}}\n"
+	_, err = ParseFiles([]File{{Name: "a.yaml", Data: []byte(nodes + "pods:\n  - {name: p, count: 2}\n")}, {Name: "d.yaml", Data: []byte(daemon)}}, small)
+	require.EqualError(t, err, "invalid scenario: d.yaml: line 1: DaemonSet default/d: 1 more pod would go past the limit of 4 pods in all inputs")
+
+	job := "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  parallelism: 5\n  template: {spec: {containers: [{name: c}]}}\n"
+	_, err = Parse("j.yaml", []byte(job), small)
+	require.EqualError(t, err, "invalid scenario: j.yaml: line 5: Job default/j: spec.parallelism: 5 more pods would go past the limit of 4 pods in all inputs")
+
+	_, err = Parse("c.yaml", []byte("pods:\n  - {name: p, count: 5}\n"), small)
+	require.EqualError(t, err, "invalid scenario: c.yaml: line 2: pods[0] (p).count: 5 more pods would go past the limit of 4 pods in all inputs")
+	d := DefaultLimits()
+	require.Equal(t, []int{1_000_000, 10_000_000, 100_000_000}, []int{d.Nodes, d.Pods, d.AliasedValues})
+}

@@ -41,7 +41,7 @@ func (b *builder) expandPod(s *podSpec, i int) ([]Pod, error) {
 	if p.NodeName != "" && !b.nodeNames[p.NodeName] {
 		return nil, b.failf(s.Line, where+".nodeName", "node %q is not defined", p.NodeName)
 	}
-	names, err := b.expandNames(s.Name, s.Count, s.Line, where)
+	names, err := b.expandNames(s.Name, s.Count, b.opts.limits.Pods, s.Line, where)
 	if err != nil {
 		return nil, err
 	}
