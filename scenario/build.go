@@ -33,16 +33,17 @@ type builder struct {
 	groupByKey map[string]*podgroup.PodGroup // as admitted: priorities resolved
 	opts       options
 
-	file       string          // the file of the entry being built
-	cur        *kubeSource     // the Kubernetes object of that entry, if any
-	configFile string          // the file that gave the configuration
-	nsDefined  map[string]bool // namespaces defined so far
-	ws         *warnings       // what the inputs hold that the simulation does not use
+	file       string            // the file of the entry being built
+	cur        *kubeSource       // the Kubernetes object of that entry, if any
+	configFile string            // the file that gave the configuration
+	nsDefined  map[string]bool   // namespaces defined so far
+	budgetKeys map[string]string // budgets defined so far, and where
+	ws         *warnings         // what the inputs hold that the simulation does not use
 }
 
 func newBuilder(name string, opts []Option) *builder {
 	b := &builder{sc: &Scenario{Name: name}, nodeNames: map[string]bool{}, podNames: map[cluster.PodKey]bool{},
-		groupByKey: map[string]*podgroup.PodGroup{}, file: name, nsDefined: map[string]bool{}, opts: applyOptions(opts)}
+		groupByKey: map[string]*podgroup.PodGroup{}, file: name, nsDefined: map[string]bool{}, budgetKeys: map[string]string{}, opts: applyOptions(opts)}
 	b.sc.registry = b.opts.registry
 	for _, pc := range cluster.SystemPriorityClasses() {
 		_ = b.classes.Add(pc) // cannot fail on an empty set
@@ -114,10 +115,31 @@ func (b *builder) priorityClasses(f *file) error {
 		if cluster.IsSystemPriorityClass(pc) {
 			continue // built in, as in every cluster
 		}
+		if err := b.checkNames(s.Line, where, s.Name, ""); err != nil {
+			return err
+		}
 		if err := b.classes.Add(pc); err != nil {
 			return b.fail(s.Line, where, err)
 		}
 		b.sc.PriorityClasses = append(b.sc.PriorityClasses, pc)
+	}
+	return nil
+}
+
+// checkNames checks an entry's name, a DNS subdomain as Kubernetes wants
+// it, and its namespace, a DNS label, when it has one: a name holding a
+// slash, a space or a capital is an error.
+func (b *builder) checkNames(line int, where, name, namespace string) error {
+	if name == "" {
+		return b.failf(line, where+".name", "required")
+	}
+	if err := nameError(name, false); err != nil {
+		return b.fail(line, where+".name", err)
+	}
+	if namespace != "" {
+		if err := nameError(namespace, true); err != nil {
+			return b.fail(line, where+".namespace", err)
+		}
 	}
 	return nil
 }
@@ -151,8 +173,8 @@ func (b *builder) nodes(f *file) error {
 
 // expandNode converts a node spec, expanding count, and registers names.
 func (b *builder) expandNode(s *nodeSpec, where string) ([]cluster.Node, error) {
-	if s.Name == "" {
-		return nil, b.failf(s.Line, where+".name", "required")
+	if err := b.checkNames(s.Line, where, s.Name, ""); err != nil {
+		return nil, err
 	}
 	if err := checkResourceNames(s.Allocatable, resourcesOfNode); err != nil {
 		return nil, b.fail(s.Line, where+".allocatable", err)
@@ -205,13 +227,23 @@ func (b *builder) expandNames(name string, count *int, limit, line int, where st
 	for i := range names {
 		names[i] = name + "-" + strconv.Itoa(i)
 	}
+	if last := names[len(names)-1]; len(last) > 253 {
+		return nil, b.failf(line, where+".count", "the name of the last copy, %s, is longer than 253 characters", last)
+	}
 	return names, nil
 }
 
 func (b *builder) budgets(f *file) error {
 	for i, s := range f.Budgets {
 		where := b.entry(s.src, "podDisruptionBudgets", i, s.Name)
+		if err := b.checkNames(s.Line, where, s.Name, s.Namespace); err != nil {
+			return err
+		}
 		pdb := cluster.PodDisruptionBudget{Name: s.Name, Namespace: s.Namespace}
+		if first, dup := b.budgetKeys[pdb.Key()]; dup {
+			return b.failf(s.Line, where+".name", "pod disruption budget %s is defined twice: first in %s", cluster.PodKey(pdb.Key()).Display(), first)
+		}
+		b.budgetKeys[pdb.Key()] = fmt.Sprintf("%s, line %d (%s)", b.file, s.Line, where)
 		var err error
 		if pdb.Selector, err = budgetSelector(s.Selector, where+".selector"); err != nil {
 			return b.decodeFail(err)
@@ -388,6 +420,9 @@ func (b *builder) namespaces(f *file) error {
 		where := b.entry(s.src, "namespaces", i, s.Name)
 		if s.Name == "" {
 			return b.failf(s.Line, where+".name", "required")
+		}
+		if err := nameError(s.Name, true); err != nil {
+			return b.fail(s.Line, where+".name", err)
 		}
 		if b.nsDefined[s.Name] {
 			return b.failf(s.Line, where+".name", "namespace %q is defined twice", s.Name)

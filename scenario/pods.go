@@ -23,8 +23,13 @@ func (b *builder) pods(f *file) error {
 // names its entry and its own name as its source ("pods[3] (web-2)").
 func (b *builder) expandPod(s *podSpec, i int) ([]Pod, error) {
 	where := b.entry(s.src, "pods", i, s.Name)
-	if s.Name == "" {
-		return nil, b.failf(s.Line, where+".name", "required")
+	if err := b.checkNames(s.Line, where, s.Name, s.Namespace); err != nil {
+		return nil, err
+	}
+	if s.PodGroup != "" {
+		if err := nameError(s.PodGroup, false); err != nil {
+			return nil, b.fail(s.Line, where+".podGroup", err)
+		}
 	}
 	p, err := b.podTemplate(s, where)
 	if err != nil {
