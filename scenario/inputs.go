@@ -148,9 +148,9 @@ func readInput(name string, data []byte, ws *warnings, lim *Limits) (*input, err
 	}
 	switch {
 	case len(scenarios) > 0 && len(in.objects) > 0:
-		return nil, &FieldError{File: name, Line: scenarios[0].Line, Err: errors.New("a file holds a scenario or Kubernetes objects, not both")}
+		return nil, &FieldError{File: name, Line: scenarios[0].Content[0].Line, Err: errors.New("a file holds a scenario or Kubernetes objects, not both")}
 	case len(scenarios) > 1:
-		return nil, &FieldError{File: name, Line: scenarios[1].Line, Err: errors.New("a scenario file is a single YAML document")}
+		return nil, &FieldError{File: name, Line: scenarios[1].Content[0].Line, Err: errors.New("a scenario file is a single YAML document")}
 	case len(scenarios) == 1:
 		return in, decodeScenario(name, scenarios[0], in.spec, ws, exp)
 	}
@@ -222,7 +222,8 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// parseYAML parses a stream of YAML documents, leaving out empty ones.
+// parseYAML parses a stream of YAML documents, leaving out empty ones:
+// nothing, a comment, or null.
 func parseYAML(data []byte) ([]*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []*yaml.Node
@@ -235,8 +236,11 @@ func parseYAML(data []byte) ([]*yaml.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(doc.Content) > 0 {
+		if len(doc.Content) > 0 && !isNull(doc.Content[0]) {
 			docs = append(docs, doc)
 		}
 	}
 }
+
+// isNull reports whether n is null: empty, ~ or null.
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
