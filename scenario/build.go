@@ -105,7 +105,7 @@ func (b *builder) build(ins []*input) error {
 			return err
 		}
 	}
-	return nil
+	return b.sc.checkTimeline()
 }
 
 func (b *builder) priorityClasses(f *file) error {
