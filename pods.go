@@ -153,6 +153,41 @@ func (s *Scheduler) markBound(r *podRecord, node string) {
 	if r.duration > 0 {
 		s.addTimer(timer{at: addTime(s.now, r.duration), kind: timerPodDone, pod: r.info.Key(), token: r.runs})
 	}
+	s.podPlaced()
+}
+
+// podPlaced notes a pod placed on a node: the unschedulable pods whose
+// filters count the pods on nodes (required pod affinity, which the new
+// pod may satisfy; a DoNotSchedule spread constraint, whose least
+// populated domain it may fill) are retried, as kube-scheduler requeues
+// them on a pod's arrival. Anything else a placement cannot help.
+func (s *Scheduler) podPlaced() {
+	s.queue.MoveIf(s.now, func(it *queue.Item[entry]) bool {
+		if r := it.Value.pod; r != nil {
+			return waitsOnPods(r.info.Pod())
+		}
+		for _, r := range s.hierarchyPending(it.Value.root) {
+			if waitsOnPods(r.info.Pod()) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// waitsOnPods reports whether a pod's filters may pass once another pod
+// is placed: it has required pod affinity or a DoNotSchedule spread
+// constraint.
+func waitsOnPods(p *cluster.Pod) bool {
+	if a := p.Affinity; a != nil && a.PodAffinity != nil && len(a.PodAffinity.Required) > 0 {
+		return true
+	}
+	for _, c := range p.TopologySpreadConstraints {
+		if c.WhenUnsatisfiable == cluster.DoNotSchedule {
+			return true
+		}
+	}
+	return false
 }
 
 // bind assumes the pod on node and completes its binding at once.

@@ -1,0 +1,60 @@
+package gangsim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// A pod whose required pod affinity no pod satisfies waits; when a pod it
+// selects is placed, it is retried at once, as kube-scheduler requeues it
+// on the other pod's arrival, and Run does not end with it pending while
+// it fits (found by FuzzSchedulerAPI: CheckQuiescent failed at the end of
+// Run).
+func TestPodAffinityRetriedWhenItsTargetIsPlaced(t *testing.T) {
+	s := newTestSched(t, Config{})
+	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Labels: map[string]string{"zone": "a"}, Allocatable: cluster.NewResources(4000, 8<<30, 110)}))
+	follower := cluster.Pod{Name: "follower", Labels: map[string]string{"app": "cache"}, Affinity: &cluster.Affinity{PodAffinity: &cluster.PodAffinity{
+		Required: []cluster.PodAffinityTerm{{LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, TopologyKey: "zone"}}}}}
+	require.NoError(t, s.AddPod(follower, 0))
+	s.run()
+	st, _ := s.Pod("default/follower")
+	require.Equal(t, PhasePending, st.Phase)
+
+	require.NoError(t, s.RunUntil(time.Minute))
+	require.NoError(t, s.AddPod(cluster.Pod{Name: "db", Labels: map[string]string{"app": "db"}}, 0))
+	s.run() // Config.CheckInvariants: CheckQuiescent when Run ends
+	st, _ = s.Pod("default/follower")
+	require.Equal(t, PhaseBound, st.Phase)
+	require.Equal(t, time.Minute, st.BoundAt, "retried when db was placed, not five minutes later")
+}
+
+// The same for a topology spread constraint: a pod placed in the emptiest
+// domain raises the minimum and makes room under maxSkew elsewhere.
+func TestSpreadRetriedWhenAPodIsPlaced(t *testing.T) {
+	s := newTestSched(t, Config{})
+	for _, n := range []struct{ name, zone string }{{"a", "za"}, {"b", "zb"}} {
+		require.NoError(t, s.AddNode(cluster.Node{Name: n.name, Labels: map[string]string{"zone": n.zone}, Allocatable: cluster.NewResources(4000, 8<<30, 110)}))
+	}
+	web := func(name, node string) cluster.Pod {
+		return cluster.Pod{Name: name, Labels: map[string]string{"app": "web"}, NodeName: node, NodeSelector: map[string]string{"zone": "za"},
+			TopologySpreadConstraints: []cluster.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: cluster.DoNotSchedule, NodeAffinityPolicy: "Ignore",
+				LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}}
+	}
+	require.NoError(t, s.AddPod(web("w0", "a"), 0))
+	// za holds 1, zb 0: w1 may go to za only (its node selector) and would make the skew 2
+	require.NoError(t, s.AddPod(web("w1", ""), 0))
+	s.run()
+	st, _ := s.Pod("default/w1")
+	require.Equal(t, PhasePending, st.Phase)
+	require.NoError(t, s.RunUntil(time.Minute))
+	other := cluster.Pod{Name: "w2", Labels: map[string]string{"app": "web"}}
+	require.NoError(t, s.AddPod(other, 0)) // goes to zb, the emptiest
+	s.run()
+	st, _ = s.Pod("default/w1")
+	require.Equal(t, PhaseBound, st.Phase)
+	require.Equal(t, time.Minute, st.BoundAt)
+}
