@@ -163,16 +163,30 @@ func (s *Scheduler) markBound(r *podRecord, node string) {
 // them on a pod's arrival. Anything else a placement cannot help.
 func (s *Scheduler) podPlaced() {
 	s.queue.MoveIf(s.now, func(it *queue.Item[entry]) bool {
-		if r := it.Value.pod; r != nil {
-			return waitsOnPods(r.info.Pod())
+		if !s.waitsOnPods(it.Value) {
+			return false
 		}
-		for _, r := range s.hierarchyPending(it.Value.root) {
-			if waitsOnPods(r.info.Pod()) {
+		// its last attempt says nothing about the next: Run retries it
+		// when its backoff ends, though the cluster version is the same
+		it.Version = changedSinceAttempt
+		return true
+	})
+}
+
+// waitsOnPods reports whether a queue item has a pod that a placement may
+// help.
+func (s *Scheduler) waitsOnPods(e entry) bool {
+	if e.pod != nil {
+		return waitsOnPods(e.pod.info.Pod())
+	}
+	for _, gr := range s.leafRecords(e.root) {
+		for _, r := range gr.pods {
+			if r.phase == PhasePending && waitsOnPods(r.info.Pod()) {
 				return true
 			}
 		}
-		return false
-	})
+	}
+	return false
 }
 
 // waitsOnPods reports whether a pod's filters may pass once another pod

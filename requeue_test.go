@@ -58,3 +58,22 @@ func TestSpreadRetriedWhenAPodIsPlaced(t *testing.T) {
 	require.Equal(t, PhaseBound, st.Phase)
 	require.Equal(t, time.Minute, st.BoundAt)
 }
+
+// A pod retried because of a placement while its backoff still runs is
+// retried when the backoff ends, even by a Run that sees no other change
+// (found by TestAPIProgramsRandom: the target placed by ScheduleOne, then
+// Run ended at once).
+func TestPodAffinityRetriedAfterItsBackoff(t *testing.T) {
+	s := newTestSched(t, Config{})
+	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Labels: map[string]string{"zone": "a"}, Allocatable: cluster.NewResources(4000, 8<<30, 110)}))
+	follower := cluster.Pod{Name: "follower", Affinity: &cluster.Affinity{PodAffinity: &cluster.PodAffinity{
+		Required: []cluster.PodAffinityTerm{{LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, TopologyKey: "zone"}}}}}
+	require.NoError(t, s.AddPod(follower, 0))
+	require.NoError(t, s.RunUntil(15*time.Minute+time.Second)) // tried at 0, 5m, 10m, 15m: backoff until 15m8s
+	require.NoError(t, s.AddPod(cluster.Pod{Name: "db", Labels: map[string]string{"app": "db"}}, 0))
+	s.scheduleOne() // db placed: follower waits out its backoff
+	s.run()
+	st, _ := s.Pod("default/follower")
+	require.Equal(t, PhaseBound, st.Phase)
+	require.Equal(t, 15*time.Minute+8*time.Second, st.BoundAt)
+}

@@ -330,7 +330,8 @@ func (q *Queue[T]) MoveAll(now time.Duration) {
 }
 
 // MoveIf moves the unschedulable items helped reports true for, as
-// MoveAll does: a change that may help some of them.
+// MoveAll does: a change that may help some of them. helped may mark the
+// items it moves (their Version).
 func (q *Queue[T]) MoveIf(now time.Duration, helped func(*Item[T]) bool) {
 	var move []*Item[T]
 	q.unschedulable.Ascend(func(it *Item[T]) bool {
