@@ -29,6 +29,10 @@ var allowedImports = map[string][]string{
 	"scenario": {"", "cluster", "podgroup", "framework", "placement", "preemption"},
 	// importers build scenarios
 	"trace": {"", "cluster", "podgroup", "scenario"},
+	// metrics reads the event stream alone (its plots sub-package too)
+	"metrics": {"", "cluster", "podgroup"},
+	// what-if searches run scenarios and measure them
+	"whatif": {"", "cluster", "podgroup", "framework", "placement", "scenario", "metrics"},
 }
 
 // engineStdlibBans are the standard packages the engine (the root and every
@@ -127,6 +131,7 @@ func TestEngineDoesNoIO(t *testing.T) {
 		engine++
 		for _, imp := range fields[1:] {
 			require.False(t, strings.Contains(imp, "yaml"), "%s imports %s", fields[0], imp)
+			require.False(t, strings.HasPrefix(imp, "gonum.org/"), "%s imports %s: numerics and plots belong to the user layer", fields[0], imp)
 			require.False(t, slices.Contains(engineStdlibBans, imp), "%s imports %s", fields[0], imp)
 			require.False(t, strings.HasPrefix(imp, modulePath+"/scenario"), "%s imports %s", fields[0], imp)
 			require.False(t, strings.HasPrefix(imp, modulePath+"/trace"), "%s imports %s", fields[0], imp)

@@ -31,6 +31,7 @@ type builder struct {
 	nodeNames  map[string]bool
 	podNames   map[cluster.PodKey]bool
 	groupByKey map[string]*podgroup.PodGroup // as admitted: priorities resolved
+	forest     podgroup.Forest               // the groups as admitted, for parents
 	opts       options
 
 	file       string            // the file of the entry being built
@@ -38,12 +39,14 @@ type builder struct {
 	configFile string            // the file that gave the configuration
 	nsDefined  map[string]bool   // namespaces defined so far
 	budgetKeys map[string]string // budgets defined so far, and where
+	tally      *tally            // the pods and nodes of the inputs, against the limits
 	ws         *warnings         // what the inputs hold that the simulation does not use
 }
 
 func newBuilder(name string, opts []Option) *builder {
 	b := &builder{sc: &Scenario{Name: name}, nodeNames: map[string]bool{}, podNames: map[cluster.PodKey]bool{},
 		groupByKey: map[string]*podgroup.PodGroup{}, file: name, nsDefined: map[string]bool{}, budgetKeys: map[string]string{}, opts: applyOptions(opts)}
+	b.tally = &tally{lim: b.opts.limits}
 	b.sc.registry = b.opts.registry
 	for _, pc := range cluster.SystemPriorityClasses() {
 		_ = b.classes.Add(pc) // cannot fail on an empty set
@@ -99,7 +102,7 @@ func (b *builder) build(ins []*input) error {
 		}
 	}
 	steps := []func([]*input) error{each(b.config), each(b.priorityClasses), each(b.namespaces), each(b.nodes),
-		b.groups, each(b.budgets), each(b.pods), each(b.events), each(b.explain)}
+		b.groups, each(b.budgets), each(b.pods), each(b.workloads), each(b.events), each(b.explain)}
 	for _, step := range steps {
 		if err := step(ins); err != nil {
 			return err

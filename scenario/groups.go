@@ -14,26 +14,26 @@ import (
 // name, as kube-scheduler orders children created in the same second. A
 // forest and the Scheduler's admission check them as the Scheduler will.
 func (b *builder) groups(ins []*input) error {
-	var forest podgroup.Forest
+	forest := &b.forest // workload templates add their groups to it later
 	var comps []compositeItem
 	for _, in := range ins {
 		for i := range in.spec.CompositePodGroups {
 			comps = append(comps, compositeItem{in.name, i, &in.spec.CompositePodGroups[i]})
 		}
 	}
-	if err := b.composites(comps, &forest); err != nil {
+	if err := b.composites(comps, forest); err != nil {
 		return err
 	}
 	for _, in := range ins {
 		b.file = in.name
-		if err := b.podGroups(in.spec.PodGroups, &forest); err != nil {
+		if err := b.podGroups(in.spec.PodGroups); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (b *builder) podGroups(specs []podGroupSpec, forest *podgroup.Forest) error {
+func (b *builder) podGroups(specs []podGroupSpec) error {
 	for i := range specs {
 		s := &specs[i]
 		where := b.entry(s.src, "podGroups", i, s.Name)
@@ -46,17 +46,9 @@ func (b *builder) podGroups(specs []podGroupSpec, forest *podgroup.Forest) error
 		if err := b.checkGroupNames(&s.groupCommon, where); err != nil {
 			return err
 		}
-		admitted, err := b.admitGroup(g.Key(), &s.groupCommon, forest, where)
-		if err != nil {
+		if err := b.addGroup(g, &s.groupCommon, s.Line, where); err != nil {
 			return err
 		}
-		checked := g
-		checked.Priority, checked.PreemptionPolicy = &admitted.prio, admitted.policy
-		if err := forest.AddGroup(&checked); err != nil {
-			return b.fail(s.Line, where, err)
-		}
-		b.groupByKey[g.Key()] = &checked
-		b.sc.PodGroups = append(b.sc.PodGroups, g)
 	}
 	return nil
 }
@@ -71,6 +63,23 @@ func (b *builder) checkGroupNames(s *groupCommon, where string) error {
 			return b.fail(s.Line, where+".parent", err)
 		}
 	}
+	return nil
+}
+
+// addGroup checks a PodGroup as the Scheduler's admission will and adds it
+// to the scenario (hand-written entries and workload templates alike).
+func (b *builder) addGroup(g podgroup.PodGroup, s *groupCommon, line int, where string) error {
+	admitted, err := b.admitGroup(g.Key(), s, &b.forest, where)
+	if err != nil {
+		return err
+	}
+	checked := g
+	checked.Priority, checked.PreemptionPolicy = &admitted.prio, admitted.policy
+	if err := b.forest.AddGroup(&checked); err != nil {
+		return b.fail(line, where, err)
+	}
+	b.groupByKey[g.Key()] = &checked
+	b.sc.PodGroups = append(b.sc.PodGroups, g)
 	return nil
 }
 

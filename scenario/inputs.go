@@ -100,7 +100,7 @@ func ParseFiles(files []File, opts ...Option) (*Scenario, error) {
 		return nil, err
 	}
 	b := newBuilder(strings.Join(names, ", "), opts)
-	b.ws = &ws
+	b.ws, b.tally = &ws, t
 	if err := b.build(ins); err != nil {
 		return nil, err
 	}

@@ -272,10 +272,19 @@ func (t *tally) addNodes(n int) error {
 }
 
 func (t *tally) addPods(n int) error {
+	if err := t.room(n); err != nil {
+		return err
+	}
+	t.pods += n
+	return nil
+}
+
+// room checks that n more pods stay within the limit, without counting
+// them.
+func (t *tally) room(n int) error {
 	if n > t.lim.Pods-t.pods {
 		return fmt.Errorf("%s more %s would go past the limit of %s pods in all inputs", commas(n), plural(n, "pod", "pods"), commas(t.lim.Pods))
 	}
-	t.pods += n
 	return nil
 }
 

@@ -27,6 +27,9 @@ type file struct {
 	// Explain names pods whose placement the result explains, node by
 	// node and plugin by plugin.
 	Explain []string `yaml:"explain"`
+	// Workloads are templates expanded into pods and PodGroups
+	// (workloads.go).
+	Workloads []workloadSpec `yaml:"workloads"`
 }
 
 type configSpec struct {

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// When this variable is set the test binary behaves as the command, so that
+// tests can check its exit status and output streams.
+const asCommand = "GANGSIM_CAPACITY_AS_COMMAND"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asCommand) != "" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// runCommand runs the command with args and extra environment variables.
+func runCommand(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), asCommand+"=1"), env...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if exit, ok := err.(*exec.ExitError); ok {
+		return out.String(), errOut.String(), exit.ExitCode()
+	}
+	require.NoError(t, err)
+	return out.String(), errOut.String(), 0
+}
+
+// The README's main job: the embedded default day, its summary within a
+// minute, and its files, plots included.
+func TestDefaultDay(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Now()
+	out, errOut, code := runCommand(t, nil, "-out", dir)
+	elapsed := time.Since(start)
+	require.Equal(t, 0, code, errOut)
+	require.Less(t, elapsed, time.Minute, "the summary comes within a minute")
+	assert.Empty(t, errOut, "no progress when standard error is not a terminal")
+	for _, want := range []string{"default.yaml: simulated 0s to", "224 nodes", "nvidia.com/gpu (GPUs)", "WAIT", "priority 500",
+		"PREEMPTIONS", "rack=a01", "Wrote to " + dir} {
+		assert.Contains(t, out, want)
+	}
+	var rep struct {
+		Nodes int `json:"nodes"`
+		Pods  struct {
+			Arrived int `json:"arrived"`
+		} `json:"pods"`
+		Series []json.RawMessage `json:"series"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &rep))
+	assert.Equal(t, 224, rep.Nodes)
+	assert.Positive(t, rep.Pods.Arrived)
+	assert.NotEmpty(t, rep.Series)
+	for _, name := range []string{"timeseries.csv", "waits.csv", "allocation.svg", "pending.svg", "waits.svg", "domains-rack.svg"} {
+		info, err := os.Stat(filepath.Join(dir, name))
+		require.NoError(t, err, name)
+		assert.Positive(t, info.Size(), name)
+	}
+	for _, name := range []string{"allocation.png", "pending.png", "waits.png", "domains-rack.png"} {
+		f, err := os.Open(filepath.Join(dir, name))
+		require.NoError(t, err)
+		_, err = png.Decode(f)
+		f.Close()
+		require.NoError(t, err, name)
+	}
+}
+
+// The issue's question, answered: how many racks must be added so that
+// every training job starts within a minute (by hand in the file: 20).
+func TestRacksQuestionJSON(t *testing.T) {
+	out, errOut, code := runCommand(t, nil, "-add-like-rack", "g01", "-max-wait", "1m", "-json", "testdata/training.yaml")
+	require.Equal(t, 0, code, errOut)
+	var ans struct {
+		RacksToAdd *int `json:"racksToAdd"`
+		Found      bool `json:"found"`
+		Runs       []struct {
+			RacksToAdd int  `json:"racksToAdd"`
+			OK         bool `json:"ok"`
+		} `json:"runs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &ans), out)
+	require.NotNil(t, ans.RacksToAdd)
+	assert.Equal(t, 20, *ans.RacksToAdd)
+	ok := map[int]bool{}
+	for _, r := range ans.Runs {
+		ok[r.RacksToAdd] = r.OK
+	}
+	assert.Equal(t, map[int]bool{19: false, 20: true}, map[int]bool{19: ok[19], 20: ok[20]}, "minimal: one rack fewer fails")
+}
+
+// -add-like with -json: at least nodesToAdd, an integer, and the runs.
+func TestAddLikeJSON(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "five.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("nodes: [{name: n, allocatable: {cpu: \"4\"}, count: 2}]\npods: [{name: p, requests: {cpu: \"3\"}, count: 5}]\n"), 0o644))
+	out, errOut, code := runCommand(t, nil, "-add-like", "n-0", "-json", file)
+	require.Equal(t, 0, code, errOut)
+	var ans map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &ans))
+	assert.Equal(t, 3.0, ans["nodesToAdd"])
+	assert.Len(t, ans["runs"], 5)
+
+	table, _, code := runCommand(t, nil, "-add-like", "n-0", file)
+	require.Equal(t, 0, code)
+	assert.Contains(t, table, "Answer: 3 (add:n-0:3), after 5 runs.")
+
+	// with one variant, the question is asked of the variant
+	out, errOut, code = runCommand(t, nil, "-add-like", "n-0", "-variant", "add:n-0:1", "-json", file)
+	require.Equal(t, 0, code, errOut)
+	require.NoError(t, json.Unmarshal([]byte(out), &ans))
+	assert.Equal(t, 2.0, ans["nodesToAdd"])
+	assert.Equal(t, "fewest nodes like n-0 to add so that every pod is placed, with add:n-0:1", ans["question"])
+}
+
+// A sweep written as an Indexed Job, run completion by completion through
+// JOB_COMPLETION_INDEX and merged, gives the local comparison.
+func TestSweepLocally(t *testing.T) {
+	dir := t.TempDir()
+	variants := []string{"-variant", "base", "-variant", "add:g01-0:4", "-variant", "strategy:MostAllocated"}
+	file := "testdata/training.yaml"
+	job := filepath.Join(dir, "job.yaml")
+	out, errOut, code := runCommand(t, nil, append(append([]string{"-write-job", job, "-job-image", "registry.example/cp:v1"}, variants...), file)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "an Indexed Job of 3 completions")
+	yamlText, err := os.ReadFile(job)
+	require.NoError(t, err)
+	for _, want := range []string{"completionMode: Indexed", "completions: 3", "image: registry.example/cp:v1", "- -sweep-worker", "- /scenarios/training.yaml", "training.yaml: |"} {
+		assert.Contains(t, string(yamlText), want)
+	}
+
+	var lines strings.Builder
+	for i := range 3 {
+		line, errOut, code := runCommand(t, []string{fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i)}, append(append([]string{"-sweep-worker"}, variants...), file)...)
+		require.Equal(t, 0, code, errOut)
+		require.Equal(t, 1, strings.Count(line, "\n"), "one JSON line")
+		lines.WriteString(line)
+	}
+	linesFile := filepath.Join(dir, "lines.jsonl")
+	require.NoError(t, os.WriteFile(linesFile, []byte(lines.String()), 0o644))
+	merged, errOut, code := runCommand(t, nil, "-merge", linesFile, "-json")
+	require.Equal(t, 0, code, errOut)
+	local, errOut, code := runCommand(t, nil, append(append([]string{"-json"}, variants...), file)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, local, merged)
+
+	_, errOut, code = runCommand(t, nil, append([]string{"-sweep-worker"}, variants...)...)
+	require.Equal(t, 1, code)
+	assert.Contains(t, errOut, "JOB_COMPLETION_INDEX is not set")
+}
+
+func TestCompareFiles(t *testing.T) {
+	out, errOut, code := runCommand(t, nil, "-out", "", "testdata/training.yaml", "../../scenario/testdata/scenarios/workloads.yaml")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "side by side")
+	assert.Contains(t, out, "training.yaml")
+	assert.Contains(t, out, "workloads.yaml")
+}
+
+func TestBadUse(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-add-like", "a", "-remove-like", "b"}, 2, "give one of -add-like, -add-like-rack, -remove-like, -variant and -merge"},
+		{[]string{"-max-wait", "5m"}, 2, "-max-wait and -limit go with -add-like"},
+		{[]string{"-workers", "-1"}, 2, "-workers -1 is negative"},
+		{[]string{"-max-wait", "soon"}, 2, `invalid value "soon" for flag -max-wait`},
+		{[]string{"-variant", "grow:1"}, 2, `unknown change "grow"`},
+		{[]string{"-write-job", "j.yaml", "-variant", "base"}, 2, "-write-job needs -job-image"},
+		{[]string{"-sweep-worker"}, 2, "a sweep needs its variants"},
+		{[]string{"-add-like", "n", "a.yaml", "b.yaml"}, 2, "questions and variants take one scenario, not 2"},
+		{[]string{"-add-like", "nope"}, 1, `-add-like: whatif: change does not apply: node "nope" is not one of the scenario's nodes`},
+		{[]string{"no-such-file.yaml"}, 1, "no-such-file.yaml"},
+		{[]string{"../../scenario/testdata/scenarios/bad/workload-rate.yaml"}, 1, `workloads[0] (web).arrival.rate: "12 per hour" is not a rate`},
+		{[]string{"-merge", "no-such-lines"}, 1, "no-such-lines"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, errOut, code := runCommand(t, nil, append([]string{"-out", ""}, tt.args...)...)
+			assert.Equal(t, tt.code, code)
+			assert.Empty(t, out)
+			assert.Contains(t, errOut, tt.want)
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	_, errOut, code := runCommand(t, nil, "-h")
+	assert.Equal(t, 0, code)
+	for _, want := range []string{"-add-like NODE", "-add-like-rack RACK", "-variant SPEC", "-write-job FILE", "-merge FILE", "-json"} {
+		assert.Contains(t, errOut, want)
+	}
+}

@@ -1,0 +1,39 @@
+// Package metrics turns a simulation's event stream into capacity-planning
+// numbers: the allocation of every resource over time, cluster-wide and
+// per topology domain; pending pods and groups over time; each pod's wait
+// and each group's time to schedule, with quantiles; preemptions and their
+// victims by priority; unschedulable reasons; and fragmentation, the free
+// resources no pending pod can use (for GPUs, stranded devices).
+//
+// A Recorder is an observer of the stream (gangsim.WithObserver(r.Observe)).
+// It keeps the simulation's state as step functions of simulated time, so
+// every number is exact: a series changes only where an event changed it,
+// and time averages are integrals over those steps, with no sampling.
+// Within one instant only the state after the instant's last event counts
+// (an eviction and the binding that follows it at the same time leave no
+// zero-length peak). Report assembles a Report, which renders as JSON, as
+// a CSV time series and as a terminal table; package metrics/plots draws
+// it.
+//
+// Definitions (docs/capacity-planning.md):
+//
+//   - allocated: the requests of the pods holding a node (bound, or
+//     evicted and still terminating), plus one pod each for the pods
+//     resource; capacity: the allocatable of the nodes in the cluster.
+//   - wait: from a pod's arrival to its first binding; pods that arrive
+//     already running have none. Time to schedule: from the arrival of a
+//     PodGroup's first pod to the first binding of any of its pods.
+//   - fragmented: on each schedulable node holding at least one pod, the
+//     free amount of a resource when at least one pending pod eligible for
+//     the node (it could run there were the node empty: requests, taints,
+//     node selector, node affinity) requests that resource and no such pod
+//     fits the node's free resources. For a GPU resource these are the
+//     stranded GPUs. Pod slots are never counted.
+//
+// Determinism: no map order reaches a Report; resources, domains, reasons
+// and priorities are sorted, and the same stream gives the same bytes.
+//
+// Concurrency: a Recorder belongs to the goroutine driving its Scheduler,
+// as the Scheduler does. A Report is a value, safe to read from anywhere
+// once built.
+package metrics

@@ -1,0 +1,15 @@
+// Package plots draws a metrics.Report with gonum.org/v1/plot, as PNG and
+// SVG: allocation of each resource over time (allocated, capacity and
+// fragmented, in the resource's unit), pending pods and groups over time,
+// the distribution of pod waits by priority, and each topology domain's
+// mean allocation. Every axis is labelled with its unit and every figure
+// has a legend.
+//
+// It is a package of its own so that programs that only compute metrics
+// (a what-if search, a sweep worker) do not link the plotting and font
+// code.
+//
+// Determinism: the same report gives the same images, byte for byte.
+// Concurrency: figures are values built per call; separate calls may run
+// at once.
+package plots

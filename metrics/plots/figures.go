@@ -1,0 +1,321 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/metrics"
+)
+
+// legends explain the allocation figure's lines.
+var legends = map[string]string{
+	"allocated":  "allocated (requests of the pods on nodes)",
+	"capacity":   "capacity (allocatable of the nodes)",
+	"fragmented": "fragmented (free on used nodes, but no pending pod fits)",
+}
+
+const (
+	width       = 9 * vg.Inch
+	panelHeight = 2.6 * vg.Inch
+	timeLabel   = "simulated time (hours)"
+)
+
+// Allocation returns the allocation figure: one panel per resource (pods
+// left out), with the allocated amount, the capacity and the fragmented
+// amount over time, in the resource's unit. ok is false when the report
+// has no resource with capacity.
+func Allocation(rep *metrics.Report) (f Figure, ok bool) {
+	f = Figure{Name: "allocation", Width: width, PanelHeight: panelHeight}
+	for _, r := range rep.Resources {
+		if r.Resource == cluster.ResourcePods || r.Capacity == 0 {
+			continue
+		}
+		p := newPlot(timeLabel, fmt.Sprintf("%s (%s)", r.Resource, r.Unit))
+		top := 0.0
+		for i, m := range []string{"allocated", "capacity", "fragmented"} {
+			pts := steps(rep, find(rep, m+" "+string(r.Resource)))
+			addLine(p, legends[m], pts, i, i)
+			top = max(top, maxY(pts))
+		}
+		roomForLegend(p, top)
+		f.Panels = append(f.Panels, p)
+	}
+	if len(f.Panels) == 0 {
+		return f, false
+	}
+	f.Panels[0].Title.Text = "Allocation over time: " + name(rep)
+	return f, true
+}
+
+// Pending returns the figure of pending pods and pending groups over time.
+func Pending(rep *metrics.Report) Figure {
+	f := Figure{Name: "pending", Width: width, PanelHeight: panelHeight}
+	for i, what := range []string{"pods", "groups"} {
+		p := newPlot(timeLabel, "pending "+what+" (count)")
+		pts := steps(rep, find(rep, "pending "+what))
+		addLine(p, "pending "+what, pts, i, 0)
+		roomForLegend(p, maxY(pts))
+		p.Y.Tick.Marker = countTicks{}
+		f.Panels = append(f.Panels, p)
+	}
+	f.Panels[0].Title.Text = "Pending pods and PodGroups over time: " + name(rep)
+	return f
+}
+
+// Waits returns the wait-time distribution: for each priority, the share
+// of its scheduled pods that waited at most a given time. ok is false
+// when no pod was scheduled.
+func Waits(rep *metrics.Report) (f Figure, ok bool) {
+	if len(rep.Waits) == 0 {
+		return f, false
+	}
+	longest := slices.MaxFunc(rep.Waits, func(a, b metrics.PodWait) int { return int(a.Wait - b.Wait) }).Wait
+	end := max(60, longest.Seconds()) // seconds
+	// a long axis label makes gonum/plot shrink a log axis: keep it short
+	p := newPlot("wait (log scale)", "pods that waited at most this long (%)")
+	p.Title.Text = "Pod waits from arrival to first binding, by priority (under 1s drawn at 1s): " + name(rep)
+	for i, pw := range rep.Pods.WaitByPriority {
+		var waits []float64
+		for _, w := range rep.Waits {
+			if w.Priority == pw.Priority {
+				waits = append(waits, max(1, w.Wait.Seconds()))
+			}
+		}
+		addLine(p, fmt.Sprintf("priority %d (%d pods)", pw.Priority, len(waits)), cdf(waits, end), i, i)
+	}
+	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, durationTicks(end)
+	p.X.Min, p.X.Max = 1, end
+	percentAxis(p)
+	p.Legend.Top, p.Legend.Left = false, true
+	return Figure{Name: "waits", Width: width, PanelHeight: 4 * vg.Inch, Panels: []*plot.Plot{p}}, true
+}
+
+// Domains returns one figure per domain key: each domain's time-averaged
+// allocation of each resource (pods left out), as a share of its
+// capacity.
+func Domains(rep *metrics.Report) []Figure {
+	var keys []string
+	for _, d := range rep.Domains {
+		if !slices.Contains(keys, d.Key) {
+			keys = append(keys, d.Key)
+		}
+	}
+	var out []Figure
+	for _, key := range keys {
+		out = append(out, domainFigure(rep, key))
+	}
+	return out
+}
+
+func domainFigure(rep *metrics.Report, key string) Figure {
+	var values []string
+	var resources []cluster.ResourceName
+	util := map[string]map[cluster.ResourceName]float64{}
+	for _, d := range rep.Domains {
+		if d.Key != key || d.Resource == cluster.ResourcePods {
+			continue
+		}
+		if !slices.Contains(values, d.Value) {
+			values = append(values, d.Value)
+			util[d.Value] = map[cluster.ResourceName]float64{}
+		}
+		if !slices.Contains(resources, d.Resource) {
+			resources = append(resources, d.Resource)
+		}
+		util[d.Value][d.Resource] = 100 * d.Utilization
+	}
+	p := newPlot(key, "mean allocation (% of capacity)")
+	p.Title.Text = "Mean allocation by " + key + ": " + name(rep)
+	barWidth := min(vg.Points(30), (width-vg.Inch)/vg.Length(len(values)*(len(resources)+1)))
+	for i, res := range resources {
+		vals := make(plotter.Values, len(values))
+		for j, v := range values {
+			vals[j] = util[v][res]
+		}
+		bars, err := plotter.NewBarChart(vals, barWidth)
+		if err != nil {
+			continue // only for NaN or infinite values, which utilisations are not
+		}
+		bars.Color = plotutil.Color(i)
+		bars.LineStyle.Width = 0
+		bars.Offset = vg.Length(i-len(resources)/2) * barWidth
+		if len(resources)%2 == 0 {
+			bars.Offset += barWidth / 2
+		}
+		p.Add(bars)
+		p.Legend.Add(string(res), bars)
+	}
+	p.NominalX(values...)
+	p.X.Min, p.X.Max = -0.6, float64(len(values))-0.4
+	if len(values) > 8 {
+		p.X.Tick.Label.Rotation = math.Pi / 3
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YCenter
+	}
+	percentAxis(p)
+	p.Y.Max = 135 // the legend's room above 100%
+	return Figure{Name: "domains-" + fileSafe(key), Width: width, PanelHeight: 4 * vg.Inch, Panels: []*plot.Plot{p}}
+}
+
+func newPlot(x, y string) *plot.Plot {
+	p := plot.New()
+	p.X.Label.Text, p.Y.Label.Text = x, y
+	p.Add(plotter.NewGrid())
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Y.Min = 0
+	return p
+}
+
+// percentAxis makes the y axis 0 to 100% with ticks every 20%.
+func percentAxis(p *plot.Plot) {
+	p.Y.Min, p.Y.Max = 0, 102
+	var ticks []plot.Tick
+	for v := 0; v <= 100; v += 10 {
+		t := plot.Tick{Value: float64(v)}
+		if v%20 == 0 {
+			t.Label = fmt.Sprint(v)
+		}
+		ticks = append(ticks, t)
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+}
+
+// addLine adds a step line in colour i and dash pattern dash.
+func addLine(p *plot.Plot, label string, pts plotter.XYs, i, dash int) {
+	if len(pts) == 0 {
+		return
+	}
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return // only for NaN or infinite values, which series do not hold
+	}
+	l.StepStyle = plotter.PostStep
+	l.Color = plotutil.Color(i)
+	l.Width = vg.Points(1.5)
+	l.Dashes = plotutil.Dashes(dash)
+	p.Add(l)
+	p.Legend.Add(label, l)
+}
+
+// roomForLegend leaves the top of a panel, above the highest line, to its
+// legend.
+func roomForLegend(p *plot.Plot, top float64) {
+	p.Y.Max = max(1, top) * 1.7
+}
+
+// steps returns a series as plot points in hours, its last value carried
+// to the report's end.
+func steps(rep *metrics.Report, s *metrics.Series) plotter.XYs {
+	if s == nil || len(s.Points) == 0 {
+		return nil
+	}
+	pts := make(plotter.XYs, 0, len(s.Points)+1)
+	for _, pt := range s.Points {
+		pts = append(pts, plotter.XY{X: pt.At.Hours(), Y: pt.Value})
+	}
+	if last := s.Points[len(s.Points)-1]; last.At < rep.End {
+		pts = append(pts, plotter.XY{X: rep.End.Hours(), Y: last.Value})
+	}
+	return pts
+}
+
+// cdf returns the empirical distribution of a sample as steps: at each
+// distinct value, the percentage of the sample at or below it, carried to
+// end.
+func cdf(sample []float64, end float64) plotter.XYs {
+	slices.Sort(sample)
+	var pts plotter.XYs
+	for i, v := range sample {
+		y := 100 * float64(i+1) / float64(len(sample))
+		if n := len(pts); n > 0 && pts[n-1].X == v {
+			pts[n-1].Y = y
+			continue
+		}
+		pts = append(pts, plotter.XY{X: v, Y: y})
+	}
+	return append(pts, plotter.XY{X: end, Y: 100})
+}
+
+// countTicks are the default ticks without the fractional ones: a count
+// axis reads 0, 1, 2, never 2.50.
+type countTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (countTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	if hi-lo <= 10 { // small counts: every one
+		for v := math.Ceil(lo); v <= hi; v++ {
+			out = append(out, plot.Tick{Value: v, Label: fmt.Sprint(int64(v))})
+		}
+		return out
+	}
+	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
+		if t.Value != math.Trunc(t.Value) {
+			continue
+		}
+		if t.Label != "" {
+			t.Label = fmt.Sprint(int64(t.Value))
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// durationTicks labels a log axis in seconds with readable durations, up
+// to end.
+func durationTicks(end float64) plot.ConstantTicks {
+	marks := []struct {
+		secs  float64
+		label string
+	}{{1, "1s"}, {10, "10s"}, {60, "1m"}, {600, "10m"}, {3600, "1h"}, {6 * 3600, "6h"}, {86400, "1d"}, {7 * 86400, "1w"}}
+	var ticks []plot.Tick
+	for _, m := range marks {
+		if m.secs <= end*1.01 {
+			ticks = append(ticks, plot.Tick{Value: m.secs, Label: m.label})
+		}
+	}
+	return ticks
+}
+
+func find(rep *metrics.Report, name string) *metrics.Series {
+	for i := range rep.Series {
+		if rep.Series[i].Name == name {
+			return &rep.Series[i]
+		}
+	}
+	return nil
+}
+
+func maxY(pts plotter.XYs) float64 {
+	m := 0.0
+	for _, p := range pts {
+		m = max(m, p.Y)
+	}
+	return m
+}
+
+func name(rep *metrics.Report) string {
+	if rep.Name == "" {
+		return "run"
+	}
+	return rep.Name
+}
+
+// fileSafe turns a label key into a file name part.
+func fileSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' || r == ' ' {
+			return '-'
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,94 @@
+package whatif
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// JSON renders the answer as indented JSON with a final newline, its
+// count under CountKey:
+//
+//	{"question": "...", "nodesToAdd": 3, "found": true, "limit": 64,
+//	 "variant": "add:n-0:3", "runs": [{"nodesToAdd": 0, "ok": false, ...}],
+//	 "summary": {...}}
+//
+// Times are in seconds; the same answer gives the same bytes.
+func (a *Answer) JSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("{\n")
+	fields := []struct {
+		key   string
+		value any
+	}{
+		{"question", a.Question}, {a.CountKey, a.Count}, {"found", a.Found}, {"limit", a.Limit},
+		{"reason", a.Reason}, {"variant", a.Variant.Name}, {"runs", a.jsonRuns()}, {"summary", a.Summary},
+	}
+	for i, f := range fields {
+		v, err := json.MarshalIndent(f.value, "  ", "  ")
+		if err != nil {
+			return nil, err
+		}
+		key, _ := json.Marshal(f.key)
+		fmt.Fprintf(&b, "  %s: %s", key, v)
+		if i < len(fields)-1 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("}\n")
+	return b.Bytes(), nil
+}
+
+// jsonRuns renders the runs with the count under the answer's key.
+func (a *Answer) jsonRuns() []map[string]any {
+	out := make([]map[string]any, 0, len(a.Runs))
+	for _, r := range a.Runs {
+		run := map[string]any{a.CountKey: r.Count, "ok": r.OK, "pendingAtEnd": r.PendingAtEnd,
+			"groupsNeverPlaced": r.GroupsUnplaced, "maxWaitSeconds": r.MaxWait.Seconds()}
+		if r.Note != "" {
+			run["note"] = r.Note
+		}
+		out = append(out, run)
+	}
+	return out
+}
+
+// WriteTable writes the answer for a terminal: the question, the answer,
+// the runs in the order the search took them, and the answer's run.
+func (a *Answer) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s?\n", capitalize(a.Question))
+	if a.Found {
+		fmt.Fprintf(tw, "Answer: %d (%s), after %d runs.\n\n", a.Count, a.Variant.Name, len(a.Runs))
+	} else {
+		fmt.Fprintf(tw, "No answer: %s.\n\n", a.Reason)
+	}
+	fmt.Fprintln(tw, "RUN\tCOUNT\tOK\tPENDING\tGROUPS NEVER PLACED\tLONGEST WAIT\tNOTE")
+	for i, r := range a.Runs {
+		ok := "no"
+		if r.OK {
+			ok = "yes"
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%d\t%v\t%s\n", i+1, r.Count, ok, r.PendingAtEnd, r.GroupsUnplaced, durs(r.MaxWait.Seconds()), r.Note)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if !a.Found {
+		return nil
+	}
+	fmt.Fprintln(w)
+	c := &Comparison{Scenario: "with the answer", Variants: []VariantResult{{Variant: a.Variant.Name, Summary: a.Summary}}}
+	return c.WriteTable(w)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

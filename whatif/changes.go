@@ -1,0 +1,290 @@
+package whatif
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/scenario"
+)
+
+// ErrChange is wrapped by every error about a change that does not apply
+// to its scenario (an unknown template node, a name taken).
+var ErrChange = errors.New("whatif: change does not apply")
+
+// Change is one modification of a scenario. Apply changes a copy that the
+// caller owns (see Variant.Apply): it may replace the copy's slices and
+// config, never modify the elements they share with the original.
+type Change interface {
+	Apply(sc *scenario.Scenario) error
+	// String spells the change as ParseVariant reads it.
+	String() string
+}
+
+// AddNodesLike adds Count copies of the scenario's node Node, named
+// NODE-new1, NODE-new2, ... (the first names not taken) with the same
+// labels (so in the same topology domains), allocatable and taints.
+type AddNodesLike struct {
+	Node  string
+	Count int
+}
+
+// Apply implements Change.
+func (c AddNodesLike) Apply(sc *scenario.Scenario) error {
+	tmpl, ok := findNode(sc, c.Node)
+	if !ok {
+		return changeError("node %q is not one of the scenario's nodes", c.Node)
+	}
+	taken := nodeNames(sc)
+	added := make([]cluster.Node, 0, c.Count)
+	for range c.Count {
+		added = append(added, copyNode(tmpl, fresh(taken, tmpl.Name), "", ""))
+	}
+	addNodes(sc, added)
+	return nil
+}
+
+// String implements Change.
+func (c AddNodesLike) String() string { return fmt.Sprintf("add:%s:%d", c.Node, c.Count) }
+
+// AddDomainsLike adds Count copies of the topology domain Key=Value (a
+// rack, a zone): copies of all its nodes, labelled Key=VALUE-new1,
+// VALUE-new2, ... (the first values not taken), each node named as
+// AddNodesLike names its copies.
+type AddDomainsLike struct {
+	Key, Value string
+	Count      int
+}
+
+// Apply implements Change.
+func (c AddDomainsLike) Apply(sc *scenario.Scenario) error {
+	var tmpl []cluster.Node
+	for _, n := range sc.Nodes {
+		if n.Labels[c.Key] == c.Value {
+			tmpl = append(tmpl, n)
+		}
+	}
+	if len(tmpl) == 0 || c.Key == "" {
+		return changeError("no node of the scenario has the label %s=%s", c.Key, c.Value)
+	}
+	taken, values := nodeNames(sc), map[string]bool{}
+	for _, n := range sc.Nodes {
+		if v, ok := n.Labels[c.Key]; ok {
+			values[v] = true
+		}
+	}
+	added := make([]cluster.Node, 0, c.Count*len(tmpl))
+	for range c.Count {
+		value := fresh(values, c.Value)
+		for _, n := range tmpl {
+			added = append(added, copyNode(n, fresh(taken, n.Name), c.Key, value))
+		}
+	}
+	addNodes(sc, added)
+	return nil
+}
+
+// String implements Change.
+func (c AddDomainsLike) String() string {
+	return fmt.Sprintf("add-domain:%s=%s:%d", c.Key, c.Value, c.Count)
+}
+
+// RemoveNodesLike removes Count nodes of the same kind as Node: the same
+// allocatable and taints, whatever their labels, and named by no event
+// or pod. They go in reverse name order (the last names first), so the
+// same count always removes the same nodes.
+type RemoveNodesLike struct {
+	Node  string
+	Count int
+}
+
+// Apply implements Change.
+func (c RemoveNodesLike) Apply(sc *scenario.Scenario) error {
+	cands, err := RemovalCandidates(sc, c.Node)
+	if err != nil {
+		return err
+	}
+	if c.Count > len(cands) {
+		return changeError("only %d nodes like %q can be removed, not %d", len(cands), c.Node, c.Count)
+	}
+	gone := map[string]bool{}
+	for _, name := range cands[:c.Count] {
+		gone[name] = true
+	}
+	sc.Nodes = slices.DeleteFunc(slices.Clone(sc.Nodes), func(n cluster.Node) bool { return gone[n.Name] })
+	return nil
+}
+
+// String implements Change.
+func (c RemoveNodesLike) String() string { return fmt.Sprintf("remove:%s:%d", c.Node, c.Count) }
+
+// RemovalCandidates returns the nodes RemoveNodesLike may remove for a
+// template node, in the order it removes them.
+func RemovalCandidates(sc *scenario.Scenario, node string) ([]string, error) {
+	tmpl, ok := findNode(sc, node)
+	if !ok {
+		return nil, changeError("node %q is not one of the scenario's nodes", node)
+	}
+	named := map[string]bool{}
+	for _, e := range sc.Events {
+		named[e.Name] = true
+	}
+	for _, p := range sc.Pods {
+		named[p.Pod.NodeName] = true
+	}
+	var out []string
+	for _, n := range sc.Nodes {
+		if n.Allocatable.Equal(tmpl.Allocatable) && slices.Equal(n.Taints, tmpl.Taints) && !named[n.Name] {
+			out = append(out, n.Name)
+		}
+	}
+	slices.Sort(out)
+	slices.Reverse(out)
+	return out, nil
+}
+
+// ScoringStrategy sets NodeResourcesFit's scoring strategy type
+// (LeastAllocated or MostAllocated) in every profile, keeping its
+// resource weights.
+type ScoringStrategy struct {
+	Type placement.ScoringType
+}
+
+// Apply implements Change.
+func (c ScoringStrategy) Apply(sc *scenario.Scenario) error {
+	eachProfile(sc, func(p *gangsim.Profile) {
+		st := placement.ScoringStrategy{Type: c.Type}
+		i := slices.IndexFunc(p.PluginConfig, func(pc gangsim.PluginConfig) bool { return pc.Name == placement.NodeResourcesFitName })
+		if i >= 0 {
+			if old, ok := p.PluginConfig[i].Args.(*placement.NodeResourcesFitArgs); ok && old != nil && old.ScoringStrategy != nil {
+				st.Resources = slices.Clone(old.ScoringStrategy.Resources)
+			}
+			p.PluginConfig[i].Args = &placement.NodeResourcesFitArgs{ScoringStrategy: &st}
+			return
+		}
+		p.PluginConfig = append(p.PluginConfig, gangsim.PluginConfig{Name: placement.NodeResourcesFitName, Args: &placement.NodeResourcesFitArgs{ScoringStrategy: &st}})
+	})
+	return nil
+}
+
+// String implements Change.
+func (c ScoringStrategy) String() string { return "strategy:" + string(c.Type) }
+
+// PluginWeight sets a plugin's weight at every scoring point it extends
+// (Score, PlacementScore), in every profile, enabling it if it was not.
+type PluginWeight struct {
+	Plugin string
+	Weight int32
+}
+
+// Apply implements Change.
+func (c PluginWeight) Apply(sc *scenario.Scenario) error {
+	eachProfile(sc, func(p *gangsim.Profile) {
+		var plugins gangsim.Plugins
+		if p.Plugins != nil {
+			plugins = *p.Plugins
+		}
+		enabled := slices.DeleteFunc(slices.Clone(plugins.MultiPoint.Enabled), func(r gangsim.PluginRef) bool { return r.Name == c.Plugin })
+		plugins.MultiPoint.Enabled = append(enabled, gangsim.PluginRef{Name: c.Plugin, Weight: c.Weight})
+		p.Plugins = &plugins
+	})
+	return nil
+}
+
+// String implements Change.
+func (c PluginWeight) String() string { return fmt.Sprintf("weight:%s:%d", c.Plugin, c.Weight) }
+
+// eachProfile calls f on a copy of every profile of the scenario's config
+// (the default profile when it has none), which then replaces them.
+func eachProfile(sc *scenario.Scenario, f func(*gangsim.Profile)) {
+	profiles := slices.Clone(sc.Config.Profiles)
+	if len(profiles) == 0 {
+		profiles = []gangsim.Profile{gangsim.DefaultProfile()}
+	}
+	for i := range profiles {
+		profiles[i].PluginConfig = slices.Clone(profiles[i].PluginConfig)
+		f(&profiles[i])
+	}
+	sc.Config.Profiles = profiles
+}
+
+func findNode(sc *scenario.Scenario, name string) (cluster.Node, bool) {
+	i := slices.IndexFunc(sc.Nodes, func(n cluster.Node) bool { return n.Name == name })
+	if i < 0 {
+		return cluster.Node{}, false
+	}
+	return sc.Nodes[i], true
+}
+
+// copyNode returns a copy of a node under a new name, with label key set
+// to value when key is given; a hostname label follows the name.
+func copyNode(tmpl cluster.Node, name, key, value string) cluster.Node {
+	n := tmpl.Clone()
+	n.Name = name
+	labels := maps.Clone(n.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	if _, ok := labels[gangsim.LabelHostname]; ok {
+		labels[gangsim.LabelHostname] = name
+	}
+	if key != "" {
+		labels[key] = value
+	}
+	n.Labels = labels
+	return n
+}
+
+// nodeNames returns the names of the scenario's nodes, those its events
+// add included.
+func nodeNames(sc *scenario.Scenario) map[string]bool {
+	taken := map[string]bool{}
+	for _, n := range sc.Nodes {
+		taken[n.Name] = true
+	}
+	for _, e := range sc.Events {
+		if e.Node != nil {
+			taken[e.Node.Name] = true
+		}
+	}
+	return taken
+}
+
+// fresh returns base-new1, base-new2, ...: the first not taken, which it
+// takes.
+func fresh(taken map[string]bool, base string) string {
+	for i := 1; ; i++ {
+		name := fmt.Sprintf("%s-new%d", base, i)
+		if !taken[name] {
+			taken[name] = true
+			return name
+		}
+	}
+}
+
+// addNodes appends nodes to the scenario's in a new array (the old one
+// may be shared with the base).
+func addNodes(sc *scenario.Scenario, nodes []cluster.Node) {
+	sc.Nodes = append(slices.Clip(sc.Nodes), nodes...)
+}
+
+func changeError(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrChange, fmt.Sprintf(format, args...))
+}
+
+// spell joins changes as ParseVariant reads them.
+func spell(changes []Change) string {
+	if len(changes) == 0 {
+		return Base
+	}
+	parts := make([]string, len(changes))
+	for i, c := range changes {
+		parts[i] = c.String()
+	}
+	return strings.Join(parts, ",")
+}

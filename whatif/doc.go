@@ -1,0 +1,30 @@
+// Package whatif answers capacity questions by simulation: the fewest
+// nodes like a given node (FewestNodesToAdd) or topology domains like a
+// given rack (FewestDomainsToAdd) to add so that every pod and gang is
+// placed, optionally with no wait above a bound; the most nodes that can
+// be removed with everything still placed (MostNodesToRemove); and a
+// side-by-side comparison of variants of a scenario (Compare): node
+// counts, scoring strategy, plugin weights.
+//
+// A Variant is a list of Changes applied to a copy of a loaded scenario;
+// ParseVariant reads them from text ("add:gpu-0:4,strategy:MostAllocated").
+// Searches gallop (1, 2, 4, ...) to bracket the answer and bisect, and
+// report every run their decisions rest on, so the answer's minimality
+// can be read off: the count one below an addition answer was run and
+// failed. They assume more nodes never hurt, which schedulers mostly but
+// not strictly honour (placement is greedy); the runs show where not. A
+// search with a wait bound stops each run the moment it fails the bound.
+//
+// Several runs go at once on a bounded pool of goroutines
+// (Options.Workers, runtime.GOMAXPROCS(0) by default), each with its own
+// Scheduler; a Scheduler is never shared. Beyond one machine, a sweep of
+// variants is written as a Kubernetes Indexed Job (WriteIndexedJob):
+// each completion runs one variant (CompletionIndex, RunIndex) and prints
+// one JSON line, and Merge gathers the lines.
+//
+// Determinism: results, answers, the runs they list and every rendering
+// are the same for the same input whatever the number of workers; with
+// several workers a search also runs, ahead of need, counts it may not
+// use, which change only its wall time. Progress callbacks are the only
+// output whose order depends on timing.
+package whatif

@@ -1,0 +1,99 @@
+package whatif
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/metrics"
+	"github.com/gangsim/gangsim/scenario"
+)
+
+// A search only needs to know whether a run meets its criteria, and a run
+// with a wait bound fails for good the moment a pod has waited longer:
+// the rest of a run of a count far too small (every pod retried at every
+// change of the cluster) can take minutes. judge stops such a run there.
+// The engine has no way to be stopped from an observer, so the watcher
+// panics with a private value that judge recovers; the Scheduler, half
+// way through a cycle, is then thrown away and never used again.
+
+// stopRun is the panic value that ends a run early.
+type stopRun struct {
+	reason string
+	waited time.Duration
+}
+
+// judge runs a scenario for a search: to its end, or until it has failed
+// the criteria's wait bound. A run that does not converge (the engine's
+// cycle cap, gangsim.ErrNoProgress) fails the criteria too. note says why
+// a run ended early.
+func judge(sc *scenario.Scenario, keys []string, c Criteria) (out outcome, err error) {
+	rec := metrics.NewRecorder(metrics.Options{DomainKeys: keys})
+	w := &waitWatch{bound: c.MaxWait}
+	defer func() {
+		if r := recover(); r != nil {
+			st, ok := r.(stopRun)
+			if !ok {
+				panic(r)
+			}
+			out, err = outcome{report: named(rec.Report(), sc), note: st.reason, waited: st.waited}, nil
+		}
+	}()
+	observe := func(e gangsim.Event) {
+		rec.Observe(e)
+		if c.MaxWait > 0 {
+			w.observe(e)
+		}
+	}
+	_, err = sc.Run(gangsim.WithObserver(observe))
+	if errors.Is(err, gangsim.ErrNoProgress) {
+		return outcome{report: named(rec.Report(), sc), note: "did not converge: " + err.Error()}, nil
+	}
+	if err != nil {
+		return outcome{}, err
+	}
+	return outcome{report: named(rec.Report(), sc)}, nil
+}
+
+func named(rep *metrics.Report, sc *scenario.Scenario) *metrics.Report {
+	rep.Name = sc.Name
+	return rep
+}
+
+// waitWatch follows the pods that have not been bound yet, in arrival
+// order (arrivals come in time order), and stops the run when the oldest
+// has waited longer than bound.
+type waitWatch struct {
+	bound   time.Duration
+	waiting []waiter
+	gone    map[cluster.PodKey]bool // bound or deleted
+}
+
+type waiter struct {
+	key cluster.PodKey
+	at  time.Duration
+}
+
+func (w *waitWatch) observe(e gangsim.Event) {
+	switch e.Kind {
+	case gangsim.EventPodArrived:
+		if e.Node == "" {
+			w.waiting = append(w.waiting, waiter{e.Pod.Key(), e.At})
+		}
+	case gangsim.EventPodBound, gangsim.EventPodDeleted:
+		if w.gone == nil {
+			w.gone = map[cluster.PodKey]bool{}
+		}
+		w.gone[e.Pod.Key()] = true
+	}
+	for len(w.waiting) > 0 && w.gone[w.waiting[0].key] {
+		w.waiting = w.waiting[1:]
+	}
+	if len(w.waiting) > 0 && e.At-w.waiting[0].at > w.bound {
+		oldest := w.waiting[0]
+		panic(stopRun{reason: fmt.Sprintf("stopped at %v: pod %s had waited %v, over %v", e.At, oldest.key.Display(), e.At-oldest.at, w.bound),
+			waited: e.At - oldest.at})
+	}
+}

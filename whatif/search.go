@@ -1,0 +1,329 @@
+package whatif
+
+import (
+	"fmt"
+	"math/bits"
+	"strings"
+	"time"
+
+	"github.com/gangsim/gangsim/metrics"
+	"github.com/gangsim/gangsim/scenario"
+)
+
+// Criteria say when a run is good enough, and how far a search goes.
+type Criteria struct {
+	// MaxWait, when positive, bounds every scheduled pod's wait (from
+	// arrival to first binding); 0 asks only that every pod is placed.
+	MaxWait time.Duration
+	// Limit is the largest count a search tries; 0 takes a default: for
+	// nodes to add, as many as the scenario has (at least 64); for domains
+	// to add, four times as many as it has of that key (at least 32); for
+	// nodes to remove, every candidate.
+	Limit int
+}
+
+// OK reports whether a run meets the criteria: no pod is pending at its
+// end (so every pod, and every gang, was placed), and no wait exceeds
+// MaxWait.
+func (c Criteria) OK(rep *metrics.Report) bool {
+	return rep.Pods.PendingAtEnd == 0 && (c.MaxWait <= 0 || rep.Pods.Wait.Max <= c.MaxWait)
+}
+
+// Answer is the result of a search: the count, and the runs the search
+// took to find it, in the order it took them.
+type Answer struct {
+	// Question says what was asked, in words.
+	Question string
+	// CountKey names the count in JSON: nodesToAdd, nodesToRemove, or
+	// for domains the key's last word: racksToAdd, zonesToAdd
+	// (domainsToAdd when the key has none).
+	CountKey string
+	// Found is false when no count up to Limit met the criteria (to add),
+	// or the scenario does not meet them as it is (to remove); Count is
+	// then -1 and Reason says why.
+	Found  bool
+	Count  int
+	Limit  int
+	Reason string
+	// Runs are the simulations the search's decisions rest on, in order.
+	// With several workers a search also runs, in parallel, counts its
+	// next steps may need; those it did not need are not listed.
+	Runs []SearchRun
+	// Summary summarises the answer's run (zero when not Found).
+	Summary Summary
+	// Variant is the change that gives the answer.
+	Variant Variant
+}
+
+// SearchRun is one simulation of a search. A run that failed the wait
+// bound is stopped there, and one that did not converge fails too; Note
+// then says why, and the counts are those of the moment it stopped.
+type SearchRun struct {
+	Count          int
+	OK             bool
+	PendingAtEnd   int
+	GroupsUnplaced int
+	MaxWait        time.Duration // the longest wait (of the pod that stopped it, for a stopped run)
+	Note           string
+}
+
+// FewestNodesToAdd finds the fewest nodes like the scenario's node node
+// to add (AddNodesLike) so that the run meets the criteria.
+func FewestNodesToAdd(sc *scenario.Scenario, node string, c Criteria, opts Options) (*Answer, error) {
+	if _, ok := findNode(sc, node); !ok {
+		return nil, changeError("node %q is not one of the scenario's nodes", node)
+	}
+	limit := orDefault(c.Limit, max(64, len(sc.Nodes)))
+	q := fmt.Sprintf("fewest nodes like %s to add so that every pod is placed%s", node, waitClause(c))
+	return addSearch(sc, q, "nodesToAdd", limit, c, opts, func(k int) Change { return AddNodesLike{Node: node, Count: k} })
+}
+
+// FewestDomainsToAdd finds the fewest topology domains like key=value
+// (racks, zones; AddDomainsLike) to add so that the run meets the
+// criteria.
+func FewestDomainsToAdd(sc *scenario.Scenario, key, value string, c Criteria, opts Options) (*Answer, error) {
+	domains := map[string]bool{}
+	for _, n := range sc.Nodes {
+		if v, ok := n.Labels[key]; ok {
+			domains[v] = true
+		}
+	}
+	if !domains[value] {
+		return nil, changeError("no node of the scenario has the label %s=%s", key, value)
+	}
+	limit := orDefault(c.Limit, max(32, 4*len(domains)))
+	word := domainWord(key)
+	q := fmt.Sprintf("fewest %ss like %s (%s=%s) to add so that every pod is placed%s", word, value, key, value, waitClause(c))
+	return addSearch(sc, q, word+"sToAdd", limit, c, opts, func(k int) Change { return AddDomainsLike{Key: key, Value: value, Count: k} })
+}
+
+// MostNodesToRemove finds the most nodes of the kind of node (see
+// RemoveNodesLike) that can be removed with the run still meeting the
+// criteria.
+func MostNodesToRemove(sc *scenario.Scenario, node string, c Criteria, opts Options) (*Answer, error) {
+	cands, err := RemovalCandidates(sc, node)
+	if err != nil {
+		return nil, err
+	}
+	limit := len(cands)
+	if c.Limit > 0 {
+		limit = min(c.Limit, limit)
+	}
+	s := newSearch(sc, limit, c, opts, func(k int) Change { return RemoveNodesLike{Node: node, Count: k} })
+	s.answer.Question = fmt.Sprintf("most nodes like %s to remove with every pod still placed%s", node, waitClause(c))
+	s.answer.CountKey = "nodesToRemove"
+	// the first count that fails, minus one
+	first, found, err := s.first(func(r SearchRun) bool { return !r.OK })
+	switch {
+	case err != nil:
+		return nil, err
+	case found && first == 0:
+		return s.notFound("the scenario does not meet the criteria even as it is")
+	case found:
+		return s.found(first - 1)
+	}
+	return s.found(limit)
+}
+
+func addSearch(sc *scenario.Scenario, question, key string, limit int, c Criteria, opts Options, change func(int) Change) (*Answer, error) {
+	s := newSearch(sc, limit, c, opts, change)
+	s.answer.Question, s.answer.CountKey = question, key
+	first, found, err := s.first(func(r SearchRun) bool { return r.OK })
+	switch {
+	case err != nil:
+		return nil, err
+	case !found:
+		last := s.memo[limit]
+		if last.run.PendingAtEnd > 0 {
+			return s.notFound(fmt.Sprintf("with %d added, %d pods are still pending (%s)", limit, last.run.PendingAtEnd, last.pending))
+		}
+		return s.notFound(fmt.Sprintf("with %d added, the longest wait is still %v, over %v", limit, metrics.Round(last.run.MaxWait), c.MaxWait))
+	}
+	return s.found(first)
+}
+
+// search finds the first count in 0..limit where a monotone predicate of
+// the run holds: galloping (1, 2, 4, ...) to bracket it, then bisection.
+// Runs are memoised; with W workers each round runs the next counts the
+// walk may need (W of the gallop; the midpoints of the next
+// floor(log2(W+1)) bisection levels) at once, and the walk then takes
+// them in order, so the path, the answer and Runs are the same for any W.
+type search struct {
+	base   *scenario.Scenario
+	limit  int
+	crit   Criteria
+	opts   Options
+	change func(int) Change
+	memo   map[int]probed
+	count  counter
+	answer Answer
+}
+
+// probed is a finished run of a search; the summary is kept, the series
+// are dropped.
+type probed struct {
+	run     SearchRun
+	summary Summary
+	pending string // the first pending pods, for messages
+}
+
+func newSearch(sc *scenario.Scenario, limit int, c Criteria, opts Options, change func(int) Change) *search {
+	return &search{base: sc, limit: limit, crit: c, opts: opts, change: change, memo: map[int]probed{}, answer: Answer{Limit: limit}}
+}
+
+// first returns the first count in 0..limit where pred holds.
+func (s *search) first(pred func(SearchRun) bool) (int, bool, error) {
+	r, err := s.at(0)
+	if err != nil || pred(r) {
+		return 0, err == nil, err
+	}
+	lo, hi := 0, -1 // pred fails at lo, holds at hi
+	steps := gallop(s.limit)
+	for i := 0; i < len(steps) && hi < 0; i += s.opts.workers() {
+		batch := steps[i:min(len(steps), i+s.opts.workers())]
+		if err := s.eval(batch); err != nil {
+			return 0, false, err
+		}
+		for _, k := range batch {
+			if r, _ := s.at(k); pred(r) {
+				hi = k
+				break
+			}
+			lo = k
+		}
+	}
+	if hi < 0 {
+		return 0, false, nil
+	}
+	for hi-lo > 1 {
+		if err := s.eval(midpoints(lo, hi, levels(s.opts.workers()))); err != nil {
+			return 0, false, err
+		}
+		for range levels(s.opts.workers()) {
+			if hi-lo <= 1 {
+				break
+			}
+			mid := lo + (hi-lo)/2
+			if r, _ := s.at(mid); pred(r) {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+	}
+	return hi, true, nil
+}
+
+// gallop returns 1, 2, 4, ... below limit, then limit.
+func gallop(limit int) []int {
+	if limit < 1 {
+		return nil
+	}
+	var out []int
+	for k := 1; k < limit; k *= 2 {
+		out = append(out, k)
+	}
+	return append(out, limit)
+}
+
+// levels is how many bisection levels w workers run at once.
+func levels(w int) int { return max(1, bits.Len(uint(w+1))-1) }
+
+// midpoints returns the midpoints bisection may visit in its next depth
+// levels between lo and hi.
+func midpoints(lo, hi, depth int) []int {
+	if depth == 0 || hi-lo <= 1 {
+		return nil
+	}
+	mid := lo + (hi-lo)/2
+	return append(append([]int{mid}, midpoints(lo, mid, depth-1)...), midpoints(mid, hi, depth-1)...)
+}
+
+// at returns the run of count k (running it if needed) and adds it to
+// the answer's runs.
+func (s *search) at(k int) (SearchRun, error) {
+	if err := s.eval([]int{k}); err != nil {
+		return SearchRun{}, err
+	}
+	p := s.memo[k]
+	s.answer.Runs = append(s.answer.Runs, p.run)
+	return p.run, nil
+}
+
+// eval runs the counts not run yet, in parallel.
+func (s *search) eval(ks []int) error {
+	var todo []int
+	var scs []*scenario.Scenario
+	for _, k := range ks {
+		if _, done := s.memo[k]; done || k < 0 || k > s.limit {
+			continue
+		}
+		sc, err := Variant{Name: s.change(k).String(), Changes: []Change{s.change(k)}}.Apply(s.base)
+		if err != nil {
+			return err
+		}
+		todo, scs = append(todo, k), append(scs, sc)
+	}
+	s.count.total += len(scs)
+	outs, err := runBatch(scs, s.opts, &s.count, func(sc *scenario.Scenario) (outcome, error) { return judge(sc, s.opts.DomainKeys, s.crit) })
+	if err != nil {
+		return err
+	}
+	for i, o := range outs {
+		rep := o.report
+		s.memo[todo[i]] = probed{run: SearchRun{Count: todo[i], OK: o.note == "" && s.crit.OK(rep), PendingAtEnd: rep.Pods.PendingAtEnd,
+			GroupsUnplaced: rep.Groups.Unplaced, MaxWait: max(rep.Pods.Wait.Max, o.waited), Note: o.note}, summary: Summarize(rep), pending: firstFew(rep.PendingPods)}
+	}
+	return nil
+}
+
+func (s *search) found(k int) (*Answer, error) {
+	if _, done := s.memo[k]; !done {
+		if _, err := s.at(k); err != nil {
+			return nil, err
+		}
+	}
+	a := s.answer
+	a.Found, a.Count, a.Summary = true, k, s.memo[k].summary
+	a.Variant = Variant{Name: s.change(k).String(), Changes: []Change{s.change(k)}}
+	return &a, nil
+}
+
+func (s *search) notFound(reason string) (*Answer, error) {
+	a := s.answer
+	a.Count, a.Reason = -1, reason
+	return &a, nil
+}
+
+// domainWord names a label key's domains by its last word: rack for
+// "rack", zone for "topology.kubernetes.io/zone"; "domain" when that is
+// not a plain lower-case word.
+func domainWord(key string) string {
+	word := key[strings.LastIndexAny(key, "/.")+1:]
+	if word == "" || strings.Trim(word, "abcdefghijklmnopqrstuvwxyz") != "" {
+		return "domain"
+	}
+	return word
+}
+
+func firstFew(names []string) string {
+	const n = 5
+	if len(names) > n {
+		return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
+	}
+	return strings.Join(names, ", ")
+}
+
+func waitClause(c Criteria) string {
+	if c.MaxWait > 0 {
+		return fmt.Sprintf(" and no pod waits more than %v", c.MaxWait)
+	}
+	return ""
+}
+
+func orDefault(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,208 @@
+package whatif_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/scenario"
+	"github.com/gangsim/gangsim/whatif"
+)
+
+func parse(t testing.TB, text string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Parse("test.yaml", []byte(text))
+	require.NoError(t, err)
+	return sc
+}
+
+func counts(runs []whatif.SearchRun) (out []int) {
+	for _, r := range runs {
+		out = append(out, r.Count)
+	}
+	return out
+}
+
+// runOf returns the search's run of count k.
+func runOf(t *testing.T, a *whatif.Answer, k int) whatif.SearchRun {
+	t.Helper()
+	for _, r := range a.Runs {
+		if r.Count == k {
+			return r
+		}
+	}
+	t.Fatalf("no run with count %d in %v", k, counts(a.Runs))
+	return whatif.SearchRun{}
+}
+
+// requireMinimal checks that the answer's run succeeded and the run one
+// below it was taken and failed.
+func requireMinimal(t *testing.T, a *whatif.Answer) {
+	t.Helper()
+	require.True(t, a.Found, a.Reason)
+	require.True(t, runOf(t, a, a.Count).OK)
+	if a.Count > 0 {
+		require.False(t, runOf(t, a, a.Count-1).OK, "one fewer fails")
+	}
+}
+
+// By hand: two 4-cpu nodes, five 3-cpu pods running forever; one pod a
+// node, so five nodes: three to add.
+const fivePods = `
+nodes: [{name: n, allocatable: {cpu: "4"}, count: 2}]
+pods: [{name: p, requests: {cpu: "3"}, count: 5}]
+`
+
+func TestFewestNodesToAdd(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		a, err := whatif.FewestNodesToAdd(parse(t, fivePods), "n-0", whatif.Criteria{}, whatif.Options{Workers: workers})
+		require.NoError(t, err)
+		requireMinimal(t, a)
+		assert.Equal(t, 3, a.Count)
+		assert.Equal(t, []int{0, 1, 2, 4, 3}, counts(a.Runs), "gallop 1, 2, 4, then bisect: the same path for %d workers", workers)
+		assert.Equal(t, 3, runOf(t, a, 0).PendingAtEnd)
+		assert.Equal(t, 5, a.Summary.Nodes)
+		assert.Equal(t, "add:n-0:3", a.Variant.Name)
+	}
+}
+
+// By hand: one rack r1 of two 8-GPU nodes; three gangs of four 4-GPU pods,
+// each gang in one rack, so each needs 16 GPUs of one rack. A rack like
+// r1 holds one gang: two racks to add. Nodes like r1-0 go into rack r1,
+// which then holds floor(8n/16) gangs for n nodes: six nodes, four to add.
+const rackGangs = `
+nodes: [{name: r1, labels: {rack: r1}, allocatable: {cpu: "64", nvidia.com/gpu: "8"}, count: 2}]
+workloads:
+  - name: train
+    replicas: 3
+    group: {minCount: 4, pods: 4, topologyKey: rack}
+    pod: {requests: {cpu: "1", nvidia.com/gpu: "4"}}
+`
+
+func TestGangsNeedWholeRacks(t *testing.T) {
+	racks, err := whatif.FewestDomainsToAdd(parse(t, rackGangs), "rack", "r1", whatif.Criteria{}, whatif.Options{})
+	require.NoError(t, err)
+	requireMinimal(t, racks)
+	assert.Equal(t, 2, racks.Count)
+	assert.Equal(t, "racksToAdd", racks.CountKey)
+	assert.Equal(t, 3, racks.Summary.GroupsPlaced)
+
+	nodes, err := whatif.FewestNodesToAdd(parse(t, rackGangs), "r1-0", whatif.Criteria{}, whatif.Options{})
+	require.NoError(t, err)
+	requireMinimal(t, nodes)
+	assert.Equal(t, 4, nodes.Count)
+}
+
+// By hand: three 1-hour pods on one 1-cpu node wait 0, 1h and 2h. With a
+// bound of 90m one node more (waits 0, 0, 1h) is enough; with 30m, two.
+func TestWaitBound(t *testing.T) {
+	sc := `
+nodes: [{name: n, allocatable: {cpu: "1"}}]
+pods: [{name: p, requests: {cpu: "1"}, duration: 1h, count: 3}]
+`
+	for _, tt := range []struct {
+		bound time.Duration
+		want  int
+	}{{0, 0}, {90 * time.Minute, 1}, {30 * time.Minute, 2}} {
+		a, err := whatif.FewestNodesToAdd(parse(t, sc), "n", whatif.Criteria{MaxWait: tt.bound}, whatif.Options{})
+		require.NoError(t, err)
+		requireMinimal(t, a)
+		assert.Equal(t, tt.want, a.Count, "bound %v", tt.bound)
+	}
+}
+
+// By hand: six identical 4-cpu nodes, two 3-cpu pods: four can go. The
+// node a pod names stays.
+func TestMostNodesToRemove(t *testing.T) {
+	a, err := whatif.MostNodesToRemove(parse(t, `
+nodes: [{name: n, allocatable: {cpu: "4"}, count: 6}]
+pods:
+  - {name: p, requests: {cpu: "3"}, count: 2}
+`), "n-0", whatif.Criteria{}, whatif.Options{})
+	require.NoError(t, err)
+	require.True(t, a.Found)
+	assert.Equal(t, 4, a.Count)
+	assert.True(t, runOf(t, a, 4).OK)
+	assert.False(t, runOf(t, a, 5).OK, "one more fails")
+	assert.Equal(t, "nodesToRemove", a.CountKey)
+
+	cands, err := whatif.RemovalCandidates(parse(t, `
+nodes: [{name: n, allocatable: {cpu: "4"}, count: 3}, {name: big, allocatable: {cpu: "8"}}]
+pods: [{name: p, requests: {cpu: "3"}, nodeName: n-2}]
+`), "n-0")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"n-1", "n-0"}, cands, "same kind, not named by a pod, last names first")
+}
+
+func TestNotFound(t *testing.T) {
+	a, err := whatif.FewestNodesToAdd(parse(t, `
+nodes: [{name: n, allocatable: {cpu: "4"}}]
+pods: [{name: huge, requests: {cpu: "16"}}]
+`), "n", whatif.Criteria{Limit: 4}, whatif.Options{})
+	require.NoError(t, err)
+	assert.False(t, a.Found)
+	assert.Equal(t, -1, a.Count)
+	assert.Equal(t, []int{0, 1, 2, 4}, counts(a.Runs))
+	assert.Equal(t, "with 4 added, 1 pods are still pending (huge)", a.Reason)
+
+	r, err := whatif.MostNodesToRemove(parse(t, `
+nodes: [{name: n, allocatable: {cpu: "4"}}]
+pods: [{name: huge, requests: {cpu: "16"}}]
+`), "n", whatif.Criteria{}, whatif.Options{})
+	require.NoError(t, err)
+	assert.False(t, r.Found)
+
+	_, err = whatif.FewestNodesToAdd(parse(t, fivePods), "nope", whatif.Criteria{}, whatif.Options{})
+	require.ErrorIs(t, err, whatif.ErrChange)
+	_, err = whatif.FewestDomainsToAdd(parse(t, fivePods), "rack", "r9", whatif.Criteria{}, whatif.Options{})
+	require.ErrorIs(t, err, whatif.ErrChange)
+}
+
+// Progress counts every run, on the caller's goroutine.
+func TestProgress(t *testing.T) {
+	var seen []whatif.Progress
+	a, err := whatif.FewestNodesToAdd(parse(t, fivePods), "n-0", whatif.Criteria{}, whatif.Options{Workers: 2,
+		Progress: func(p whatif.Progress) { seen = append(seen, p) }})
+	require.NoError(t, err)
+	require.NotEmpty(t, seen)
+	last := seen[len(seen)-1]
+	assert.Equal(t, last.Done, last.Total)
+	assert.GreaterOrEqual(t, last.Done, len(a.Runs), "speculative runs count too")
+}
+
+func TestAnswerJSON(t *testing.T) {
+	a, err := whatif.FewestNodesToAdd(parse(t, fivePods), "n-0", whatif.Criteria{}, whatif.Options{})
+	require.NoError(t, err)
+	out, err := a.JSON()
+	require.NoError(t, err)
+	var got struct {
+		Question   string
+		NodesToAdd *int `json:"nodesToAdd"`
+		Found      bool
+		Runs       []struct {
+			NodesToAdd   int     `json:"nodesToAdd"`
+			OK           bool    `json:"ok"`
+			PendingAtEnd int     `json:"pendingAtEnd"`
+			MaxWait      float64 `json:"maxWaitSeconds"`
+		}
+		Summary whatif.Summary
+	}
+	require.NoError(t, json.Unmarshal(out, &got))
+	require.NotNil(t, got.NodesToAdd)
+	assert.Equal(t, 3, *got.NodesToAdd)
+	assert.True(t, got.Found)
+	require.Len(t, got.Runs, 5)
+	assert.Equal(t, 4, got.Runs[3].NodesToAdd)
+	assert.True(t, got.Runs[3].OK)
+	assert.Equal(t, 5, got.Summary.PodsPlaced)
+	again, _ := a.JSON()
+	assert.Equal(t, string(out), string(again))
+
+	var b bytes.Buffer
+	require.NoError(t, a.WriteTable(&b))
+	assert.Contains(t, b.String(), "Fewest nodes like n-0 to add so that every pod is placed?\nAnswer: 3 (add:n-0:3), after 5 runs.")
+}

@@ -1,0 +1,126 @@
+package whatif
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/scenario"
+)
+
+// Base is the spelling of the variant with no change.
+const Base = "base"
+
+// Variant is a named list of changes to a scenario.
+type Variant struct {
+	Name    string
+	Changes []Change
+}
+
+// Apply returns a copy of base with the variant's changes, named
+// "NAME [VARIANT]". base is not modified, and the copy shares with it
+// everything no change replaced, so variants of one scenario are cheap
+// and may run at once.
+func (v Variant) Apply(base *scenario.Scenario) (*scenario.Scenario, error) {
+	sc := *base // Scenario is a struct of values and slices: changes replace, never modify
+	if v.Name != "" && v.Name != Base {
+		sc.Name = fmt.Sprintf("%s [%s]", base.Name, v.Name)
+	}
+	for _, c := range v.Changes {
+		if err := c.Apply(&sc); err != nil {
+			return nil, fmt.Errorf("variant %q: %w", v.Name, err)
+		}
+	}
+	return &sc, nil
+}
+
+// ErrVariant is wrapped by every error of ParseVariant.
+var ErrVariant = errors.New("whatif: invalid variant")
+
+// maxCount bounds the counts of a variant (nodes or domains added or
+// removed), so that a typo cannot exhaust memory.
+const maxCount = 100_000
+
+// ParseVariant reads a variant: "base" (no change), or changes separated
+// by commas, each one of
+//
+//	add:NODE:N            N nodes like NODE
+//	add-domain:KEY=VALUE:N  N topology domains like KEY=VALUE (racks, zones)
+//	remove:NODE:N         N nodes of NODE's kind (see RemoveNodesLike)
+//	strategy:TYPE         NodeResourcesFit scoring: LeastAllocated or MostAllocated
+//	weight:PLUGIN:W       a scoring plugin's weight, 1..100
+//
+// The variant is named by its spelling. Errors name the change at fault.
+func ParseVariant(spec string) (Variant, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == Base {
+		return Variant{Name: Base}, nil
+	}
+	if spec == "" {
+		return Variant{}, fmt.Errorf("%w: empty (write %q for no change)", ErrVariant, Base)
+	}
+	var changes []Change
+	for i, part := range strings.Split(spec, ",") {
+		c, err := parseChange(strings.TrimSpace(part))
+		if err != nil {
+			return Variant{}, fmt.Errorf("%w %q: change %d (%q): %v", ErrVariant, spec, i+1, part, err)
+		}
+		changes = append(changes, c)
+	}
+	return Variant{Name: spell(changes), Changes: changes}, nil
+}
+
+func parseChange(s string) (Change, error) {
+	kind, rest, _ := strings.Cut(s, ":")
+	args := strings.Split(rest, ":")
+	switch kind {
+	case "add", "remove":
+		if len(args) != 2 || args[0] == "" {
+			return nil, fmt.Errorf("want %s:NODE:COUNT", kind)
+		}
+		n, err := count(args[1])
+		if err != nil {
+			return nil, err
+		}
+		if kind == "add" {
+			return AddNodesLike{Node: args[0], Count: n}, nil
+		}
+		return RemoveNodesLike{Node: args[0], Count: n}, nil
+	case "add-domain":
+		key, value, ok := strings.Cut(args[0], "=")
+		if len(args) != 2 || !ok || key == "" {
+			return nil, errors.New("want add-domain:KEY=VALUE:COUNT")
+		}
+		n, err := count(args[1])
+		if err != nil {
+			return nil, err
+		}
+		return AddDomainsLike{Key: key, Value: value, Count: n}, nil
+	case "strategy":
+		t := placement.ScoringType(rest)
+		if t != placement.LeastAllocated && t != placement.MostAllocated {
+			return nil, fmt.Errorf("%q is not %s or %s", rest, placement.LeastAllocated, placement.MostAllocated)
+		}
+		return ScoringStrategy{Type: t}, nil
+	case "weight":
+		if len(args) != 2 || args[0] == "" {
+			return nil, errors.New("want weight:PLUGIN:WEIGHT")
+		}
+		w, err := strconv.Atoi(args[1])
+		if err != nil || w < 1 || w > 100 {
+			return nil, fmt.Errorf("weight %q is not in 1..100", args[1])
+		}
+		return PluginWeight{Plugin: args[0], Weight: int32(w)}, nil
+	}
+	return nil, fmt.Errorf("unknown change %q (known: add, add-domain, remove, strategy, weight)", kind)
+}
+
+func count(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > maxCount {
+		return 0, fmt.Errorf("count %q is not in 0..%d", s, maxCount)
+	}
+	return n, nil
+}
