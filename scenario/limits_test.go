@@ -168,6 +168,11 @@ func TestPodAndNodeLimits(t *testing.T) {
 
 	_, err = Parse("c.yaml", []byte("pods:\n  - {name: p, count: 5}\n"), small)
 	require.EqualError(t, err, "invalid scenario: c.yaml: line 2: pods[0] (p).count: 5 more pods would go past the limit of 4 pods in all inputs")
+	// workload templates: replicas times the largest group, before anything is drawn
+	_, err = Parse("w.yaml", []byte("pods: [{name: p}]\nworkloads:\n  - {name: w, replicas: 2, group: {pods: 2}, pod: {}}\n"), small)
+	require.EqualError(t, err, "invalid scenario: w.yaml: line 3: workloads[0] (w).replicas: 4 more pods would go past the limit of 4 pods in all inputs")
+	_, err = Parse("w.yaml", []byte("workloads:\n  - {name: w, replicas: 20000000, pod: {}}\n"))
+	require.EqualError(t, err, "invalid scenario: w.yaml: line 2: workloads[0] (w).replicas: 20000000 is not in 1..10000000")
 	d := DefaultLimits()
 	require.Equal(t, []int{1_000_000, 10_000_000, 100_000_000}, []int{d.Nodes, d.Pods, d.AliasedValues})
 }
