@@ -146,7 +146,7 @@ func podItemKey(k cluster.PodKey) string { return "pod/" + string(k) }
 func (s *Scheduler) markBound(r *podRecord, node string) {
 	r.phase, r.node, r.reason, r.boundAt, r.gated = PhaseBound, node, "", s.now, false
 	r.runs++
-	s.nominations.clear(r)
+	s.nominations.taken(r, node)
 	if r.group != nil {
 		r.group.members.Set(r.info.Key(), podgroup.Bound)
 	}

@@ -77,3 +77,25 @@ func TestPodAffinityRetriedAfterItsBackoff(t *testing.T) {
 	require.Equal(t, PhaseBound, st.Phase)
 	require.Equal(t, 15*time.Minute+8*time.Second, st.BoundAt)
 }
+
+// A nomination that goes without its pod taking the node (the preemptor
+// deleted, or failing elsewhere) frees the room it held: the pods that
+// failed for that room are retried at their periodic retry, and Run does
+// not end before (found by TestRandomScenarios: CheckQuiescent failed when
+// a preemptor's nomination was cleared by a later attempt).
+func TestDroppedNominationFreesItsRoom(t *testing.T) {
+	s := newTestSched(t, Config{TerminationGracePeriod: new(time.Duration(0))})
+	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(1000, 8<<30, 110)}))
+	require.NoError(t, s.AddPod(cluster.Pod{Name: "victim", Priority: new(int32(0)), Requests: cluster.NewResources(1000, 0, 0)}, 0))
+	s.run()
+	require.NoError(t, s.AddPod(cluster.Pod{Name: "preemptor", Priority: new(int32(100)), Requests: cluster.NewResources(1000, 0, 0)}, 0))
+	s.scheduleOne() // evicts victim, which is gone at once, and nominates preemptor to n
+	s.scheduleOne() // victim: n's room is held for preemptor
+	st, _ := s.Pod("default/victim")
+	require.Equal(t, PhasePending, st.Phase)
+	require.NoError(t, s.DeletePod("default/preemptor")) // never placed: its nomination goes
+	s.run()
+	st, _ = s.Pod("default/victim")
+	require.Equal(t, PhaseBound, st.Phase)
+	require.Equal(t, 5*time.Minute, st.BoundAt, "at its periodic retry, as kube-scheduler's flush retries it")
+}

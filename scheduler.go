@@ -126,6 +126,10 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 	})
 	s.snap = s.cache.Snapshot()
 	s.nominations = newNominator(s.snap)
+	// a pod that failed for the room a nomination held may fit once it
+	// goes: Run retries it at its periodic retry, as kube-scheduler's
+	// flush of unschedulable pods does
+	s.nominations.dropped = func() { s.version++ }
 	for i := range cfg.Profiles {
 		if err := s.addProfile(&cfg.Profiles[i], reg, i); err != nil {
 			return nil, err
