@@ -21,26 +21,15 @@ import (
 // ScheduleOne, with Config.CheckInvariants on. An error from a call is
 // fine (the bytes ask for all sorts of nonsense); a panic, an invariant
 // violated, or a state the checker rejects after a refused call is not.
+//
+// The seeds are testdata/fuzz/FuzzSchedulerAPI: programs chosen among
+// random ones for the variety of what they make happen.
 func FuzzSchedulerAPI(f *testing.F) {
-	for _, seed := range apiFuzzSeeds {
-		f.Add(seed)
-	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err := runAPIProgram(data, nil); err != nil {
 			t.Fatal(err)
 		}
 	})
-}
-
-// apiFuzzSeeds are programs worth starting from: a gang that preempts, a
-// composite over zones, nodes lost under running pods, drains against
-// budgets.
-var apiFuzzSeeds = [][]byte{
-	{0, 1, 0, 0, 1, 1, 0, 1, 6, 2, 0, 1, 7, 0, 2, 3, 5, 1, 6, 3, 0, 2, 7, 1, 0, 0, 13, 0, 12, 5},
-	{0, 0, 1, 2, 0, 1, 2, 2, 0, 2, 2, 2, 8, 0, 1, 3, 7, 0, 0, 9, 6, 0, 0, 0, 6, 1, 0, 0, 6, 2, 0, 0, 12, 1, 14},
-	{0, 0, 0, 1, 0, 1, 0, 1, 6, 0, 0, 1, 6, 1, 1, 1, 6, 2, 2, 3, 12, 2, 3, 0, 12, 4, 4, 1, 13, 1},
-	{0, 0, 0, 1, 0, 1, 0, 1, 10, 0, 1, 6, 0, 0, 1, 6, 1, 0, 1, 5, 0, 12, 1, 12, 5, 13},
-	{0, 2, 2, 0, 6, 3, 1, 2, 6, 4, 1, 2, 6, 5, 1, 2, 7, 0, 1, 1, 6, 6, 2, 0, 4, 2, 12, 3, 11, 1, 2, 14, 13},
 }
 
 // The universe the programs name: few enough names that calls collide.
@@ -135,21 +124,25 @@ func (p *apiProgram) call(s *Scheduler) (string, error) {
 		return "AddNode " + n.Name, s.AddNode(n)
 	case 1:
 		n := p.node()
+		n.Name = p.existingNode(s)
 		return "UpdateNode " + n.Name, s.UpdateNode(n)
 	case 2:
-		name := p.nodeName()
+		name := p.existingNode(s)
 		return "RemoveNode " + name, s.RemoveNode(name)
 	case 3:
-		name := p.nodeName()
+		name := p.existingNode(s)
 		return "CordonNode " + name, s.CordonNode(name)
 	case 4:
-		name := p.nodeName()
+		name := p.existingNode(s)
 		return "UncordonNode " + name, s.UncordonNode(name)
 	case 5:
-		name := p.nodeName()
+		name := p.existingNode(s)
 		return "DrainNode " + name, s.DrainNode(name)
 	case 6, 7:
 		pod, d := p.pod(op == 7)
+		if op == 7 {
+			pod.NodeName = p.existingNode(s)
+		}
 		return fmt.Sprintf("AddPod %s node=%q group=%q for %v", pod.Key(), pod.NodeName, pod.PodGroup, d), s.AddPod(pod, d)
 	case 8:
 		g := p.group()
@@ -161,7 +154,7 @@ func (p *apiProgram) call(s *Scheduler) (string, error) {
 		b := p.budget()
 		return "AddPodDisruptionBudget " + b.Key(), s.AddPodDisruptionBudget(b)
 	case 11:
-		key := cluster.MakePodKey(fuzzNS[p.pick(len(fuzzNS))], p.podName())
+		key := p.existingPod(s)
 		return "DeletePod " + string(key), s.DeletePod(key)
 	case 12:
 		t := s.Now() + p.duration()
@@ -178,7 +171,33 @@ func (p *apiProgram) call(s *Scheduler) (string, error) {
 }
 
 func (p *apiProgram) nodeName() string { return fmt.Sprintf("n%d", p.pick(6)) }
-func (p *apiProgram) podName() string  { return fmt.Sprintf("p%d", p.pick(16)) }
+
+// existingNode names a node of the cluster, now and then one that is not
+// there.
+func (p *apiProgram) existingNode(s *Scheduler) string {
+	var names []string
+	for n := range s.Nodes() {
+		names = append(names, n.Name())
+	}
+	if i := p.pick(len(names) + 1); i < len(names) {
+		return names[i]
+	}
+	return p.nodeName()
+}
+
+// existingPod names a pod the scheduler knows, now and then one it does
+// not.
+func (p *apiProgram) existingPod(s *Scheduler) cluster.PodKey {
+	var keys []cluster.PodKey
+	for st := range s.Pods() {
+		keys = append(keys, st.Key)
+	}
+	if i := p.pick(len(keys) + 1); i < len(keys) {
+		return keys[i]
+	}
+	return cluster.MakePodKey(fuzzNS[p.pick(len(fuzzNS))], p.podName())
+}
+func (p *apiProgram) podName() string { return fmt.Sprintf("p%d", p.pick(16)) }
 
 // duration is a small step of simulated time, now and then a long one.
 func (p *apiProgram) duration() time.Duration {
