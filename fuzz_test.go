@@ -197,6 +197,7 @@ func (p *apiProgram) existingPod(s *Scheduler) cluster.PodKey {
 	}
 	return cluster.MakePodKey(fuzzNS[p.pick(len(fuzzNS))], p.podName())
 }
+
 func (p *apiProgram) podName() string { return fmt.Sprintf("p%d", p.pick(16)) }
 
 // duration is a small step of simulated time, now and then a long one.
