@@ -104,7 +104,7 @@ events:
 // before it arrives or twice, a pod arriving on a node that is gone. Each
 // error names the entry, its line and the event it collides with.
 func TestTimelineCheckedAtLoad(t *testing.T) {
-	for _, f := range []string{"event-removed-node", "event-node-not-yet", "delete-before-arrival", "delete-twice", "pod-on-removed-node"} {
+	for _, f := range []string{"event-removed-node", "event-node-not-yet", "delete-before-arrival", "delete-twice", "pod-on-removed-node", "running-member-priority"} {
 		_, err := Load("testdata/scenarios/bad/" + f + ".yaml")
 		require.ErrorIs(t, err, ErrScenario, f)
 		require.ErrorContains(t, err, f+".yaml: line ", f)

@@ -97,8 +97,14 @@ func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
 				podgroup.Key(s.Namespace, s.PodGroup)), b.file+": "+where)
 		}
 	}
-	if err := b.checkPriority(&p, group, s.Line, where); err != nil {
+	prio, err := b.checkPriority(&p, group, s.Line, where)
+	if err != nil {
 		return cluster.Pod{}, err
+	}
+	if p.NodeName != "" && group != nil && prio != group.EffectivePriority() {
+		// a running member cannot be fixed by a later cycle: the run would refuse it
+		return cluster.Pod{}, b.failf(s.Line, where+".priority", "%d differs from the priority %d of its pod group %s, and the pod is already running (nodeName)",
+			prio, group.EffectivePriority(), group.Name)
 	}
 	for _, t := range s.Tolerations {
 		p.Tolerations = append(p.Tolerations, cluster.Toleration{
@@ -117,11 +123,12 @@ func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
 
 // checkPriority resolves the pod's priority as admission will, with its
 // group as admitted.
-func (b *builder) checkPriority(p *cluster.Pod, group *podgroup.PodGroup, line int, where string) error {
-	if _, _, err := gangsim.PodPriority(&b.classes, p, group); err != nil {
-		return b.fail(line, where, err)
+func (b *builder) checkPriority(p *cluster.Pod, group *podgroup.PodGroup, line int, where string) (int32, error) {
+	prio, _, err := gangsim.PodPriority(&b.classes, p, group)
+	if err != nil {
+		return 0, b.fail(line, where, err)
 	}
-	return nil
+	return prio, nil
 }
 
 func orDefault(a, b string) string {
