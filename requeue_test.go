@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
 )
 
 // A pod whose required pod affinity no pod satisfies waits; when a pod it
@@ -98,4 +99,24 @@ func TestDroppedNominationFreesItsRoom(t *testing.T) {
 	st, _ = s.Pod("default/victim")
 	require.Equal(t, PhaseBound, st.Phase)
 	require.Equal(t, 5*time.Minute, st.BoundAt, "at its periodic retry, as kube-scheduler's flush retries it")
+}
+
+// A group waits out its backoff after a failed cycle, rather than being
+// parked: a placement that may help it marks it, so that Run retries it
+// when the backoff ends (found by TestRandomScenarios: a composite whose
+// pod wanted to be near a pod placed just after its failed cycle).
+func TestGroupRetriedAfterItsBackoffWhenAPodIsPlaced(t *testing.T) {
+	s := newTestSched(t, Config{})
+	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Labels: map[string]string{"zone": "a"}, Allocatable: cluster.NewResources(4000, 8<<30, 110)}))
+	require.NoError(t, s.AddPodGroup(podgroup.PodGroup{Name: "g"}))
+	near := &cluster.Affinity{PodAffinity: &cluster.PodAffinity{Required: []cluster.PodAffinityTerm{
+		{LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, TopologyKey: "zone"}}}}
+	require.NoError(t, s.AddPod(cluster.Pod{Name: "m", PodGroup: "g", Affinity: near}, 0))
+	s.scheduleOne() // the group fails: no db anywhere; it backs off
+	require.NoError(t, s.AddPod(cluster.Pod{Name: "db", Labels: map[string]string{"app": "db"}}, 0))
+	s.scheduleOne() // db placed while g waits out its backoff
+	s.run()
+	st, _ := s.Pod("default/m")
+	require.Equal(t, PhaseBound, st.Phase)
+	require.Equal(t, time.Second, st.BoundAt)
 }

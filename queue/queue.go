@@ -330,9 +330,14 @@ func (q *Queue[T]) MoveAll(now time.Duration) {
 }
 
 // MoveIf moves the unschedulable items helped reports true for, as
-// MoveAll does: a change that may help some of them. helped may mark the
-// items it moves (their Version).
+// MoveAll does: a change that may help some of them. helped is asked about
+// the items in backoffQ too, which stay there; it may mark the items it is
+// asked about (their Version), which orders no pool.
 func (q *Queue[T]) MoveIf(now time.Duration, helped func(*Item[T]) bool) {
+	q.backoff.Ascend(func(it *Item[T]) bool {
+		helped(it)
+		return true
+	})
 	var move []*Item[T]
 	q.unschedulable.Ascend(func(it *Item[T]) bool {
 		if helped(it) {
