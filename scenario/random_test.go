@@ -113,6 +113,7 @@ type scenarioGen struct {
 	pods       []genPod          // in file order
 	used       map[string]bool   // node names taken
 	free       map[string][2]int // cpu (millicores) and pods left on each node, for running pods
+	packer     bool              // the configuration has a second profile, "packer"
 }
 
 type genNode struct {
@@ -176,6 +177,11 @@ func (g *scenarioGen) config() {
 		parts = append(parts, "scoringStrategy: {type: MostAllocated}")
 	case 2:
 		parts = append(parts, "percentageOfNodesToScore: "+g.pick("10", "50", "100"))
+	case 3:
+		// a second profile that packs; some pods name it
+		g.packer = true
+		parts = append(parts, "profiles: [{schedulerName: default-scheduler}, {schedulerName: packer, pluginConfig: "+
+			"[{name: NodeResourcesFit, args: {scoringStrategy: {type: MostAllocated}}}]}]")
 	}
 	if len(parts) > 0 {
 		g.printf("config: {%s}\n", strings.Join(parts, ", "))
@@ -234,7 +240,12 @@ func (g *scenarioGen) genGroups() {
 		for i := range 1 + g.r.IntN(2) {
 			name := fmt.Sprintf("job%d", i)
 			g.composites = append(g.composites, name)
-			line := fmt.Sprintf("  - {name: %s, %s", name, g.priorityField())
+			line := "  - {name: " + name
+			if i > 0 && g.chance(2) {
+				line += ", parent: job0" // three levels: its priority is job0's
+			} else {
+				line += ", " + g.priorityField()
+			}
 			if g.chance(2) {
 				line += fmt.Sprintf(", minGroupCount: %d", 1+g.r.IntN(2))
 			}
@@ -361,6 +372,12 @@ func (g *scenarioGen) genPod(i int) {
 		}
 		if g.chance(8) {
 			fields = append(fields, "preemptionPolicy: Never")
+		}
+		switch {
+		case g.packer && g.chance(3):
+			fields = append(fields, "schedulerName: packer")
+		case g.chance(40):
+			fields = append(fields, "schedulerName: other-scheduler") // no profile: it stays pending
 		}
 	}
 	fields = append(fields, g.constraints(app)...)
