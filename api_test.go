@@ -127,3 +127,23 @@ func TestGroupRefusedWhenARunningMemberHasAnotherPriority(t *testing.T) {
 	require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, Priority: new(int32(5))}))
 	require.NoError(t, ts.CheckInvariants())
 }
+
+// An update that leaves a node less than its pods request is refused and
+// changes nothing: the pods would overcommit it (found by FuzzSchedulerAPI:
+// a GPU node updated without its GPU while a GPU pod ran there).
+func TestUpdateNodeBelowItsPods(t *testing.T) {
+	s := newTestSched(t, Config{})
+	gpu := cluster.NewResources(4000, 8<<30, 110).With("nvidia.com/gpu", 1)
+	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Allocatable: gpu}))
+	require.NoError(t, s.AddPod(cluster.Pod{Name: "p", Requests: cluster.NewResources(2000, 0, 0).With("nvidia.com/gpu", 1)}, 0))
+	s.run()
+	err := s.UpdateNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(4000, 8<<30, 110)})
+	require.ErrorIs(t, err, cluster.ErrInvalidNode)
+	require.ErrorContains(t, err, "allocatable")
+	ni, _ := s.Node("n")
+	require.Equal(t, int64(1), ni.Allocatable().Get("nvidia.com/gpu"), "the refused update changed nothing")
+	require.NoError(t, s.CheckInvariants())
+	// room for what runs there is fine
+	require.NoError(t, s.UpdateNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(2000, 1<<30, 1).With("nvidia.com/gpu", 1)}))
+	require.NoError(t, s.CheckInvariants())
+}

@@ -3,6 +3,7 @@ package gangsim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gangsim/gangsim/cluster"
@@ -54,6 +55,26 @@ func (c Config) gracePeriod() time.Duration {
 		return DefaultTerminationGracePeriod
 	}
 	return *c.TerminationGracePeriod
+}
+
+// clone returns c with its own profiles and pointers; plugin arguments are
+// shared.
+func (c Config) clone() Config {
+	if c.TerminationGracePeriod != nil {
+		c.TerminationGracePeriod = new(*c.TerminationGracePeriod)
+	}
+	c.Profiles = slices.Clone(c.Profiles)
+	for i := range c.Profiles {
+		p := &c.Profiles[i]
+		if p.Plugins != nil {
+			p.Plugins = new(p.Plugins.clone())
+		}
+		p.PluginConfig = slices.Clone(p.PluginConfig)
+		if p.PercentageOfNodesToScore != nil {
+			p.PercentageOfNodesToScore = new(*p.PercentageOfNodesToScore)
+		}
+	}
+	return c
 }
 
 // WithDefaults returns c with every zero field set to its default.

@@ -1,6 +1,7 @@
 package gangsim
 
 import (
+	"slices"
 	"time"
 
 	"github.com/gangsim/gangsim/cluster"
@@ -49,10 +50,21 @@ func WithExplain(pods ...cluster.PodKey) Option {
 }
 
 // Explanation returns the latest explanation of a pod asked for with
-// WithExplain, once it has been attempted.
+// WithExplain, once it has been attempted: a copy, the caller's to change.
 func (s *Scheduler) Explanation(key cluster.PodKey) (Explanation, bool) {
 	ex, ok := s.explainer.done[key]
-	return ex, ok
+	if !ok {
+		return Explanation{}, false
+	}
+	ex.Filtered = slices.Clone(ex.Filtered)
+	for i := range ex.Filtered {
+		ex.Filtered[i].Reasons = slices.Clone(ex.Filtered[i].Reasons)
+	}
+	ex.Nodes = slices.Clone(ex.Nodes)
+	for i := range ex.Nodes {
+		ex.Nodes[i].Plugins = slices.Clone(ex.Nodes[i].Plugins)
+	}
+	return ex, true
 }
 
 // Diagnosis breaks down the last failed attempt of a pending pod by filter

@@ -169,7 +169,11 @@ func (s *Scheduler) PodGroups() iter.Seq[GroupStatus] {
 }
 
 func (gr *groupRecord) status() GroupStatus {
-	return GroupStatus{Key: gr.group.Key(), Group: gr.group, Known: gr.members.Known(),
+	g := gr.group
+	if g.Priority != nil {
+		g.Priority = new(*g.Priority) // the caller's copy
+	}
+	return GroupStatus{Key: gr.group.Key(), Group: g, Known: gr.members.Known(),
 		Scheduled: gr.members.Scheduled(), Conditions: slices.Clone(gr.conditions)}
 }
 

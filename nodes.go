@@ -3,6 +3,7 @@ package gangsim
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/gangsim/gangsim/cluster"
 )
@@ -31,10 +32,16 @@ func (s *Scheduler) nodeObject(name string) *cluster.Node {
 }
 
 // UpdateNode replaces a node's labels, allocatable, taints and
-// unschedulable flag; its pods stay. Pending pods are retried.
+// unschedulable flag; its pods stay. Pending pods are retried. An
+// allocatable less than what the node's pods request (terminating ones
+// included) is refused and changes nothing: take pods off first.
 func (s *Scheduler) UpdateNode(n cluster.Node) error {
 	if err := s.usable(); err != nil {
 		return err
+	}
+	if ni, ok := s.cache.Node(n.Name); ok && !ni.Requested().Fits(n.Allocatable) {
+		return &cluster.FieldError{Sentinel: cluster.ErrInvalidNode, Object: strconv.Quote(n.Name), Field: "allocatable",
+			Detail: fmt.Sprintf("%v is less than its pods request, %v", n.Allocatable, ni.Requested())}
 	}
 	return s.updateNode(n, EventNodeUpdated)
 }

@@ -14,6 +14,9 @@ import (
 type nominator struct {
 	byNode map[string][]*podRecord // in nomination order
 	snap   *cluster.Snapshot
+	// dropped is called when a nomination goes without its pod taking
+	// the node: the room it held is free for others.
+	dropped func()
 }
 
 var _ placement.Nominations = (*nominator)(nil)
@@ -37,16 +40,34 @@ func (n *nominator) NominatedTo(i int) []*cluster.PodInfo {
 
 // nominate records r's nominated node, replacing any earlier one.
 func (n *nominator) nominate(r *podRecord, node string) {
-	n.clear(r)
+	n.taken(r, node) // nominated there again: nothing is freed
 	r.nominated = node
 	n.byNode[node] = append(n.byNode[node], r)
 }
 
-// clear drops r's nomination, if any.
+// clear drops r's nomination, if any: the room it held is free.
 func (n *nominator) clear(r *podRecord) {
 	if r.nominated == "" {
 		return
 	}
+	n.remove(r)
+	if n.dropped != nil {
+		n.dropped()
+	}
+}
+
+// taken drops r's nomination as r is placed on node: when that is the
+// nominated node, the pod takes the room it held and nothing is freed.
+func (n *nominator) taken(r *podRecord, node string) {
+	if r.nominated == node {
+		n.remove(r)
+		return
+	}
+	n.clear(r)
+}
+
+// remove forgets r's nomination.
+func (n *nominator) remove(r *podRecord) {
 	rs := slices.DeleteFunc(n.byNode[r.nominated], func(o *podRecord) bool { return o == r })
 	if len(rs) == 0 {
 		delete(n.byNode, r.nominated)

@@ -146,13 +146,62 @@ func podItemKey(k cluster.PodKey) string { return "pod/" + string(k) }
 func (s *Scheduler) markBound(r *podRecord, node string) {
 	r.phase, r.node, r.reason, r.boundAt, r.gated = PhaseBound, node, "", s.now, false
 	r.runs++
-	s.nominations.clear(r)
+	s.nominations.taken(r, node)
 	if r.group != nil {
 		r.group.members.Set(r.info.Key(), podgroup.Bound)
 	}
 	if r.duration > 0 {
 		s.addTimer(timer{at: addTime(s.now, r.duration), kind: timerPodDone, pod: r.info.Key(), token: r.runs})
 	}
+	s.podPlaced()
+}
+
+// podPlaced notes a pod placed on a node: the unschedulable pods whose
+// filters count the pods on nodes (required pod affinity, which the new
+// pod may satisfy; a DoNotSchedule spread constraint, whose least
+// populated domain it may fill) are retried, as kube-scheduler requeues
+// them on a pod's arrival. Anything else a placement cannot help.
+func (s *Scheduler) podPlaced() {
+	s.queue.MoveIf(s.now, func(it *queue.Item[entry]) bool {
+		if !s.waitsOnPods(it.Value) {
+			return false
+		}
+		// its last attempt says nothing about the next: Run retries it
+		// when its backoff ends, though the cluster version is the same
+		it.Version = changedSinceAttempt
+		return true
+	})
+}
+
+// waitsOnPods reports whether a queue item has a pod that a placement may
+// help.
+func (s *Scheduler) waitsOnPods(e entry) bool {
+	if e.pod != nil {
+		return waitsOnPods(e.pod.info.Pod())
+	}
+	for _, gr := range s.leafRecords(e.root) {
+		for _, r := range gr.pods {
+			if r.phase == PhasePending && waitsOnPods(r.info.Pod()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// waitsOnPods reports whether a pod's filters may pass once another pod
+// is placed: it has required pod affinity or a DoNotSchedule spread
+// constraint.
+func waitsOnPods(p *cluster.Pod) bool {
+	if a := p.Affinity; a != nil && a.PodAffinity != nil && len(a.PodAffinity.Required) > 0 {
+		return true
+	}
+	for _, c := range p.TopologySpreadConstraints {
+		if c.WhenUnsatisfiable == cluster.DoNotSchedule {
+			return true
+		}
+	}
+	return false
 }
 
 // bind assumes the pod on node and completes its binding at once.

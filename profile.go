@@ -38,6 +38,16 @@ type Plugins struct {
 	PodGroupPostFilter PluginSet
 }
 
+// clone returns a copy of p with its own lists.
+func (p *Plugins) clone() Plugins {
+	c := *p
+	for _, set := range []*PluginSet{&c.MultiPoint, &c.PreFilter, &c.Filter, &c.PostFilter, &c.PreScore, &c.Score,
+		&c.PlacementGenerate, &c.PlacementFeasible, &c.PlacementScore, &c.PodGroupPostFilter} {
+		set.Enabled, set.Disabled = slices.Clone(set.Enabled), slices.Clone(set.Disabled)
+	}
+	return c
+}
+
 // PluginSet enables and disables plugins at one extension point. A
 // disabled entry named "*" disables every default plugin there.
 type PluginSet struct {

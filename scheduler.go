@@ -55,8 +55,10 @@ type entry struct {
 // construction.
 //
 // A Scheduler is single-threaded: it is not safe for concurrent use, and
-// one Scheduler must be driven from one goroutine at a time. Separate
-// Schedulers share nothing and may run in parallel.
+// one Scheduler must be driven from one goroutine at a time (observers are
+// called on that goroutine). Separate Schedulers share nothing and may run
+// in parallel. What it hands out (statuses, evictions, explanations, the
+// configuration, nodes) is a copy, or a read-only view where it says so.
 type Scheduler struct {
 	cfg        Config
 	cache      *cluster.Cache
@@ -116,7 +118,7 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 	if err := cfg.validate(reg); err != nil {
 		return nil, err
 	}
-	cfg = cfg.WithDefaults()
+	cfg = cfg.WithDefaults().clone() // the caller's pointers stay the caller's
 	s.cfg = cfg
 	s.queue = queue.New[entry](queue.Config{
 		Backoff:          queue.Backoff{Initial: cfg.PodInitialBackoff, Max: cfg.PodMaxBackoff},
@@ -124,6 +126,10 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 	})
 	s.snap = s.cache.Snapshot()
 	s.nominations = newNominator(s.snap)
+	// a pod that failed for the room a nomination held may fit once it
+	// goes: Run retries it at its periodic retry, as kube-scheduler's
+	// flush of unschedulable pods does
+	s.nominations.dropped = func() { s.version++ }
 	for i := range cfg.Profiles {
 		if err := s.addProfile(&cfg.Profiles[i], reg, i); err != nil {
 			return nil, err
@@ -157,8 +163,9 @@ func (s *Scheduler) profileFor(pod *cluster.PodInfo) *profile {
 	return s.profiles[pod.Pod().EffectiveSchedulerName()]
 }
 
-// Config returns the configuration with defaults applied.
-func (s *Scheduler) Config() Config { return s.cfg }
+// Config returns a copy of the configuration with defaults applied; the
+// plugin arguments in its profiles are shared, read-only.
+func (s *Scheduler) Config() Config { return s.cfg.clone() }
 
 // Now returns the simulated time.
 func (s *Scheduler) Now() time.Duration { return s.now }

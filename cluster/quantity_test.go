@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"math"
+	"regexp"
 	"strconv"
 	"testing"
 
@@ -207,5 +208,17 @@ func FuzzParseQuantity(f *testing.F) {
 			// Whatever fits in millicores fits in whole units.
 			require.NoError(t, errBytes)
 		}
+		if plainInteger.MatchString(text) && len(text) <= maxQuantityLength {
+			// an oracle of its own: digits alone are the integer they spell
+			want, err := strconv.ParseInt(text, 10, 64)
+			if err == nil {
+				require.NoError(t, errBytes)
+				require.Equal(t, want, bytes)
+			} else {
+				require.Error(t, errBytes, "%q is beyond int64", text)
+			}
+		}
 	})
 }
+
+var plainInteger = regexp.MustCompile(`^[0-9]+$`)

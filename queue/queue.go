@@ -329,6 +329,29 @@ func (q *Queue[T]) MoveAll(now time.Duration) {
 	}
 }
 
+// MoveIf moves the unschedulable items helped reports true for, as
+// MoveAll does: a change that may help some of them. helped is asked about
+// the items in backoffQ too, which stay there; it may mark the items it is
+// asked about (their Version), which orders no pool.
+func (q *Queue[T]) MoveIf(now time.Duration, helped func(*Item[T]) bool) {
+	q.backoff.Ascend(func(it *Item[T]) bool {
+		helped(it)
+		return true
+	})
+	var move []*Item[T]
+	q.unschedulable.Ascend(func(it *Item[T]) bool {
+		if helped(it) {
+			move = append(move, it)
+		}
+		return true
+	})
+	for _, it := range move {
+		q.unschedulable.Delete(it)
+		it.loc = nowhere
+		q.activeOrBackoff(it, now)
+	}
+}
+
 // NextWakeup returns the earliest time after now at which Flush would move
 // an item, and whether there is one; wanted filters the items considered.
 func (q *Queue[T]) NextWakeup(wanted func(*Item[T]) bool) (time.Duration, bool) {

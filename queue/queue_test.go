@@ -374,3 +374,18 @@ func TestAllOrder(t *testing.T) {
 	}
 	require.Equal(t, want[:3], first, "stopping early is honoured across pools")
 }
+
+// MoveIf moves only the unschedulable items it is asked to, respecting
+// their backoff as MoveAll does.
+func TestMoveIfMovesTheHelpedOnly(t *testing.T) {
+	q := newQueue()
+	add(t, q, pod("a"), pod("b"))
+	pop(t, q, 0, "pod/a")
+	pop(t, q, 0, "pod/b")
+	require.NoError(t, q.Park("pod/a", 0, 0))
+	require.NoError(t, q.Park("pod/b", 0, 0))
+	q.MoveIf(5*time.Second, func(it *queue.Item[int]) bool { return it.Key == "pod/b" })
+	require.Equal(t, pools{Active: 1, Unschedulable: 1}, countsOf(q))
+	pop(t, q, 5*time.Second, "pod/b")
+	popNone(t, q, 5*time.Second)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
 )
@@ -32,19 +34,19 @@ type builder struct {
 	forest     podgroup.Forest               // the groups as admitted, for parents
 	opts       options
 
-	file       string          // the file of the entry being built
-	cur        *kubeSource     // the Kubernetes object of that entry, if any
-	configFile string          // the file that gave the configuration
-	nsDefined  map[string]bool // namespaces defined so far
-	ws         *warnings       // what the inputs hold that the simulation does not use
+	file       string            // the file of the entry being built
+	cur        *kubeSource       // the Kubernetes object of that entry, if any
+	configFile string            // the file that gave the configuration
+	nsDefined  map[string]bool   // namespaces defined so far
+	budgetKeys map[string]string // budgets defined so far, and where
+	tally      *tally            // the pods and nodes of the inputs, against the limits
+	ws         *warnings         // what the inputs hold that the simulation does not use
 }
 
 func newBuilder(name string, opts []Option) *builder {
 	b := &builder{sc: &Scenario{Name: name}, nodeNames: map[string]bool{}, podNames: map[cluster.PodKey]bool{},
-		groupByKey: map[string]*podgroup.PodGroup{}, file: name, nsDefined: map[string]bool{}}
-	for _, o := range opts {
-		o(&b.opts)
-	}
+		groupByKey: map[string]*podgroup.PodGroup{}, file: name, nsDefined: map[string]bool{}, budgetKeys: map[string]string{}, opts: applyOptions(opts)}
+	b.tally = &tally{lim: b.opts.limits}
 	b.sc.registry = b.opts.registry
 	for _, pc := range cluster.SystemPriorityClasses() {
 		_ = b.classes.Add(pc) // cannot fail on an empty set
@@ -106,7 +108,7 @@ func (b *builder) build(ins []*input) error {
 			return err
 		}
 	}
-	return nil
+	return b.sc.checkTimeline()
 }
 
 func (b *builder) priorityClasses(f *file) error {
@@ -116,10 +118,31 @@ func (b *builder) priorityClasses(f *file) error {
 		if cluster.IsSystemPriorityClass(pc) {
 			continue // built in, as in every cluster
 		}
+		if err := b.checkNames(s.Line, where, s.Name, ""); err != nil {
+			return err
+		}
 		if err := b.classes.Add(pc); err != nil {
 			return b.fail(s.Line, where, err)
 		}
 		b.sc.PriorityClasses = append(b.sc.PriorityClasses, pc)
+	}
+	return nil
+}
+
+// checkNames checks an entry's name, a DNS subdomain as Kubernetes wants
+// it, and its namespace, a DNS label, when it has one: a name holding a
+// slash, a space or a capital is an error.
+func (b *builder) checkNames(line int, where, name, namespace string) error {
+	if name == "" {
+		return b.failf(line, where+".name", "required")
+	}
+	if err := nameError(name, false); err != nil {
+		return b.fail(line, where+".name", err)
+	}
+	if namespace != "" {
+		if err := nameError(namespace, true); err != nil {
+			return b.fail(line, where+".namespace", err)
+		}
 	}
 	return nil
 }
@@ -153,8 +176,8 @@ func (b *builder) nodes(f *file) error {
 
 // expandNode converts a node spec, expanding count, and registers names.
 func (b *builder) expandNode(s *nodeSpec, where string) ([]cluster.Node, error) {
-	if s.Name == "" {
-		return nil, b.failf(s.Line, where+".name", "required")
+	if err := b.checkNames(s.Line, where, s.Name, ""); err != nil {
+		return nil, err
 	}
 	if err := checkResourceNames(s.Allocatable, resourcesOfNode); err != nil {
 		return nil, b.fail(s.Line, where+".allocatable", err)
@@ -170,13 +193,13 @@ func (b *builder) expandNode(s *nodeSpec, where string) ([]cluster.Node, error) 
 	for _, t := range s.Taints {
 		n.Taints = append(n.Taints, cluster.Taint{Key: t.Key, Value: t.Value, Effect: cluster.TaintEffect(t.Effect)})
 	}
-	names, err := b.expandNames(s.Name, s.Count, s.Line, where)
+	names, err := b.expandNames(s.Name, s.Count, b.opts.limits.Nodes, s.Line, where)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]cluster.Node, 0, len(names))
 	for _, name := range names {
-		c := n.Clone()
+		c := n // the copies share the entry's maps: read-only (Scenario)
 		c.Name = name
 		if err := c.Validate(); err != nil {
 			return nil, b.fail(s.Line, where, err)
@@ -194,20 +217,21 @@ func (b *builder) expandNode(s *nodeSpec, where string) ([]cluster.Node, error) 
 // does not state its pod capacity.
 const defaultPodsPerNode = 110
 
-// maxCount bounds one entry's count, so that a typo cannot exhaust memory.
-const maxCount = 1_000_000
-
-// expandNames applies count: name-0 .. name-(count-1), or just name.
-func (b *builder) expandNames(name string, count *int, line int, where string) ([]string, error) {
+// expandNames applies count: name-0 .. name-(count-1), or just name. A
+// count is at most limit, the limit of the objects' kind (Limits).
+func (b *builder) expandNames(name string, count *int, limit, line int, where string) ([]string, error) {
 	if count == nil {
 		return []string{name}, nil
 	}
-	if *count < 1 || *count > maxCount {
-		return nil, b.failf(line, where+".count", "%d is not in 1..%d", *count, maxCount)
+	if *count < 1 || *count > limit {
+		return nil, b.failf(line, where+".count", "%d is not in 1..%d", *count, limit)
 	}
 	names := make([]string, *count)
 	for i := range names {
 		names[i] = name + "-" + strconv.Itoa(i)
+	}
+	if last := names[len(names)-1]; len(last) > 253 {
+		return nil, b.failf(line, where+".count", "the name of the last copy, %s, is longer than 253 characters", last)
 	}
 	return names, nil
 }
@@ -215,7 +239,14 @@ func (b *builder) expandNames(name string, count *int, line int, where string) (
 func (b *builder) budgets(f *file) error {
 	for i, s := range f.Budgets {
 		where := b.entry(s.src, "podDisruptionBudgets", i, s.Name)
+		if err := b.checkNames(s.Line, where, s.Name, s.Namespace); err != nil {
+			return err
+		}
 		pdb := cluster.PodDisruptionBudget{Name: s.Name, Namespace: s.Namespace}
+		if first, dup := b.budgetKeys[pdb.Key()]; dup {
+			return b.failf(s.Line, where+".name", "pod disruption budget %s is defined twice: first in %s", cluster.PodKey(pdb.Key()).Display(), first)
+		}
+		b.budgetKeys[pdb.Key()] = fmt.Sprintf("%s, line %d (%s)", b.file, s.Line, where)
 		var err error
 		if pdb.Selector, err = budgetSelector(s.Selector, where+".selector"); err != nil {
 			return b.decodeFail(err)
@@ -279,19 +310,30 @@ func parseIntOrPercent(s *string) (*cluster.IntOrPercent, error) {
 }
 
 // parseTime reads a simulated time or duration ("0s", "5m", "6m30s");
-// empty means 0.
+// empty means 0. It is at most gangsim.MaxSimulatedTime, a hundred years.
 func parseTime(s string) (time.Duration, error) {
 	if s == "" {
 		return 0, nil
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil {
+	switch {
+	case err != nil && durationSyntax.MatchString(s):
+		return 0, errBeyond(s) // too large for a time.Duration
+	case err != nil:
 		return 0, fmt.Errorf("%q is not a duration like 90s or 5m", s)
-	}
-	if d < 0 {
+	case d < 0:
 		return 0, fmt.Errorf("%q is negative", s)
+	case d > gangsim.MaxSimulatedTime:
+		return 0, errBeyond(s)
 	}
 	return d, nil
+}
+
+// durationSyntax is a positive duration as time.ParseDuration writes it.
+var durationSyntax = regexp.MustCompile(`^\+?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
+
+func errBeyond(s string) error {
+	return fmt.Errorf("%q is beyond the largest simulated time, %v (a hundred years)", s, gangsim.MaxSimulatedTime)
 }
 
 func (b *builder) events(f *file) error {
@@ -381,6 +423,9 @@ func (b *builder) namespaces(f *file) error {
 		where := b.entry(s.src, "namespaces", i, s.Name)
 		if s.Name == "" {
 			return b.failf(s.Line, where+".name", "required")
+		}
+		if err := nameError(s.Name, true); err != nil {
+			return b.fail(s.Line, where+".name", err)
 		}
 		if b.nsDefined[s.Name] {
 			return b.failf(s.Line, where+".name", "namespace %q is defined twice", s.Name)

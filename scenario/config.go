@@ -14,6 +14,20 @@ type Option func(*options)
 
 type options struct {
 	registry gangsim.Registry
+	limits   *Limits // nil: DefaultLimits
+}
+
+// applyOptions applies a load's options.
+func applyOptions(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.limits == nil {
+		l := DefaultLimits()
+		o.limits = &l
+	}
+	return o
 }
 
 // WithRegistry makes the user's plugins known to the scenario: profiles

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -20,6 +21,10 @@ func decodeStrict(n *yaml.Node, v any) error { return (&decoder{}).decode(n, v) 
 type decoder struct {
 	warn  func(path string)
 	types map[reflect.Type]*structFields // a cache, shared by the decoders of one load
+	// exp counts the values aliases repeat and shares what they may
+	// share; nil for trees without aliases (JSON).
+	exp     *expansion
+	aliased int // > 0 while decoding what an alias names
 }
 
 // decode decodes a document or a value node into v (a pointer).
@@ -63,10 +68,19 @@ func (e *decodeError) Error() string {
 }
 
 func fail(n *yaml.Node, path, format string, args ...any) error {
+	return &decodeError{Path: orTop(path), Line: n.Line, Err: fmt.Errorf(format, args...)}
+}
+
+// failErr is fail with a cause as it is.
+func failErr(n *yaml.Node, path string, err error) error {
+	return &decodeError{Path: orTop(path), Line: n.Line, Err: err}
+}
+
+func orTop(path string) string {
 	if path == "" {
-		path = "top level"
+		return "top level"
 	}
-	return &decodeError{Path: path, Line: n.Line, Err: fmt.Errorf(format, args...)}
+	return path
 }
 
 var (
@@ -83,10 +97,18 @@ func decodeValue(n *yaml.Node, v reflect.Value, path string) error {
 
 func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind == yaml.AliasNode {
-		n = n.Alias
+		return d.alias(n, v, path)
+	}
+	if d.aliased > 0 {
+		if err := d.exp.charge(1); err != nil {
+			return failErr(n, path, err)
+		}
 	}
 	switch v.Type() {
 	case yamlNodeType:
+		if err := d.chargeKept(n); err != nil {
+			return failErr(n, path, err)
+		}
 		v.Set(reflect.ValueOf(*n))
 		return nil
 	case skippedType:
@@ -111,17 +133,90 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) error {
 	case reflect.Struct:
 		return d.structure(n, v, path)
 	case reflect.Slice:
-		return d.slice(n, v, path)
+		if err := d.slice(n, v, path); err != nil {
+			return err
+		}
+		d.remember(n, v)
+		return nil
 	case reflect.Map:
-		return d.mapping(n, v, path)
+		if err := d.mapping(n, v, path); err != nil {
+			return err
+		}
+		d.remember(n, v)
+		return nil
 	}
 	if n.Kind != yaml.ScalarNode {
 		return fail(n, path, "expected a single value, got %s", kindName(n))
+	}
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if n.Tag == "!!float" {
+			// yaml.v3 would take 1.5 as 1
+			return fail(n, path, "%q is not a whole number written in digits", n.Value)
+		}
 	}
 	if err := n.Decode(v.Addr().Interface()); err != nil {
 		return fail(n, path, "%q is not a valid %s", n.Value, v.Kind())
 	}
 	return nil
+}
+
+// alias decodes the value an alias names. Every alias counts against the
+// file's limit, and so does every value decoded through it; a label map
+// or a list of strings decoded once is shared by every alias to it.
+func (d *decoder) alias(n *yaml.Node, v reflect.Value, path string) error {
+	target := n.Alias
+	if target == nil {
+		return fail(n, path, "alias *%s names no anchor", n.Value)
+	}
+	if d.exp == nil {
+		return d.value(target, v, path)
+	}
+	if err := d.exp.charge(1); err != nil {
+		return failErr(n, path, err)
+	}
+	if shareable(v.Type()) {
+		if sv, ok := d.exp.shared[sharedKey{target, v.Type()}]; ok {
+			v.Set(sv)
+			return nil
+		}
+	}
+	d.aliased++
+	err := d.value(target, v, path)
+	d.aliased--
+	var de *decodeError
+	var le *aliasLimitError
+	if errors.As(err, &de) && errors.As(de.Err, &le) && !le.placed {
+		le.placed = true // said at the innermost alias that led there
+		return &decodeError{Path: orTop(path), Line: n.Line, Err: fmt.Errorf("alias *%s: %w", n.Value, le)}
+	}
+	return err
+}
+
+// remember keeps the value decoded from an anchored node for the aliases
+// to it, when it may be shared.
+func (d *decoder) remember(n *yaml.Node, v reflect.Value) {
+	if d.exp != nil && n.Anchor != "" && shareable(v.Type()) && !v.IsNil() {
+		d.exp.shared[sharedKey{n, v.Type()}] = reflect.ValueOf(v.Interface())
+	}
+}
+
+// chargeKept counts the values a node kept as it is (decoded later, into
+// a type known then) stands for through its aliases: all of it when an
+// alias led here, else what the aliases inside it repeat.
+func (d *decoder) chargeKept(n *yaml.Node) error {
+	switch {
+	case d.exp == nil:
+		return nil
+	case d.aliased > 0:
+		size, err := d.exp.size(n)
+		if err != nil {
+			return err
+		}
+		return d.exp.charge(size - 1) // n itself is counted
+	}
+	return d.exp.chargeTree(n)
 }
 
 func kindName(n *yaml.Node) string {
@@ -166,7 +261,7 @@ func (d *decoder) structure(n *yaml.Node, v reflect.Value, path string) error {
 		v.FieldByIndex(si.line).SetInt(int64(n.Line))
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		key, val := n.Content[i], n.Content[i+1]
+		key, val := keyNode(n.Content[i]), n.Content[i+1]
 		idx, ok := si.fields[key.Value]
 		switch {
 		case !ok && si.open:
@@ -186,11 +281,19 @@ func (d *decoder) structure(n *yaml.Node, v reflect.Value, path string) error {
 // givenBefore reports whether the key at i of a mapping came before.
 func givenBefore(n *yaml.Node, i int) bool {
 	for j := 0; j < i; j += 2 {
-		if n.Content[j].Value == n.Content[i].Value {
+		if keyNode(n.Content[j]).Value == keyNode(n.Content[i]).Value {
 			return true
 		}
 	}
 	return false
+}
+
+// keyNode is a mapping key, the value it names when it is an alias.
+func keyNode(k *yaml.Node) *yaml.Node {
+	if k.Kind == yaml.AliasNode && k.Alias != nil {
+		return k.Alias
+	}
+	return k
 }
 
 // structFields is what the decoder knows of a struct type: its fields by

@@ -6,11 +6,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gangsim/gangsim"
 )
 
 // Arrival processes and run-time distributions of workload templates.
@@ -156,7 +159,7 @@ func parseUnit(s string) (time.Duration, error) {
 }
 
 // errPastEnd is returned when arrivals go past the largest simulated time.
-var errPastEnd = errors.New("the arrivals go past the largest simulated time")
+var errPastEnd = fmt.Errorf("the arrivals go past the largest simulated time, %v (a hundred years)", gangsim.MaxSimulatedTime)
 
 // times returns n arrival times.
 func (a *arrival) times(n int, rng *rand.Rand) ([]time.Duration, error) {
@@ -185,6 +188,9 @@ func (a *arrival) times(n int, rng *rand.Rand) ([]time.Duration, error) {
 		for i := range out {
 			out[i] = a.start + time.Duration(i)*a.every
 		}
+	}
+	if n > 0 && slices.Max(out) > gangsim.MaxSimulatedTime {
+		return nil, errPastEnd
 	}
 	return out, nil
 }

@@ -98,3 +98,31 @@ events:
 	require.Len(t, evs, 2)
 	require.Equal(t, gangsim.Eviction{Pod: "default/low", Node: "n2", By: gangsim.PodRef("default/urgent"), At: 2 * time.Minute}, evs[1])
 }
+
+// Events and arrivals are checked at load time in the order Run applies
+// them: an event on a node that is gone or not there yet, a pod deleted
+// before it arrives or twice, a pod arriving on a node that is gone. Each
+// error names the entry, its line and the event it collides with.
+func TestTimelineCheckedAtLoad(t *testing.T) {
+	for _, f := range []string{"event-removed-node", "event-node-not-yet", "delete-before-arrival", "delete-twice", "pod-on-removed-node", "running-member-priority"} {
+		_, err := Load("testdata/scenarios/bad/" + f + ".yaml")
+		require.ErrorIs(t, err, ErrScenario, f)
+		require.ErrorContains(t, err, f+".yaml: line ", f)
+	}
+	// across files, the other entry's file is named
+	_, err := ParseFiles([]File{
+		{Name: "cluster.yaml", Data: []byte("nodes: [{name: n, allocatable: {cpu: \"1\"}}]\nevents: [{at: 1m, removeNode: n}]\n")},
+		{Name: "later.yaml", Data: []byte("events: [{at: 2m, cordonNode: n}]\n")},
+	})
+	require.EqualError(t, err, `invalid scenario: later.yaml: line 1: events[0].cordonNode: at 2m0s: node "n" is gone: events[0] (cluster.yaml, line 2) removes it at 1m0s`)
+}
+
+// Deleting a pod that has run its duration and succeeded changes nothing:
+// a run does not fail on it.
+func TestDeleteSucceededPod(t *testing.T) {
+	sc, err := Parse("done.yaml", []byte("nodes: [{name: n, allocatable: {cpu: \"1\"}}]\npods: [{name: p, duration: 1m}]\nevents: [{at: 5m, deletePod: p}]\n"))
+	require.NoError(t, err)
+	res, err := sc.Run()
+	require.NoError(t, err)
+	require.Equal(t, gangsim.PhaseSucceeded, res.Pods[0].Phase)
+}

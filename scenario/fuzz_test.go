@@ -6,15 +6,24 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/cluster"
 )
 
-var bigNumber = regexp.MustCompile(`[0-9]{5,}`)
+// fuzzLimits are the limits of the fuzz targets' loads: a count or a
+// replicas field far beyond them fails fast, as it would with the default
+// limits, while what loads stays small enough to run within a second.
+var fuzzLimits = WithLimits(Limits{Nodes: 64, Pods: 512, AliasedValues: 50_000})
 
 // FuzzParse: any input is either a scenario or an error wrapping
-// ErrScenario, never a panic; a small valid scenario also runs to the end
-// or stops with an error, never a panic or a hang.
+// ErrScenario and naming the file, never a panic. A scenario that loads
+// runs to the end with the invariant checker on, gives the same result
+// twice, and fails, if at all, only for what a load cannot know (a cycle
+// cap reached, a pod arriving on a node that has no room for it).
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob("testdata/scenarios/*.yaml")
 	bad, _ := filepath.Glob("testdata/scenarios/bad/*.yaml")
@@ -24,22 +33,68 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > 8192 || bigNumber.Match(data) {
-			t.Skip("large counts and times make slow runs, not interesting ones")
-		}
-		sc, err := Parse("fuzz.yaml", data)
+		defer checkQuick(t, time.Now())
+		sc, err := Parse("fuzz.yaml", data, fuzzLimits)
 		if err != nil {
-			if !errors.Is(err, ErrScenario) {
-				t.Fatalf("error does not wrap ErrScenario: %v", err)
-			}
+			checkLoadError(t, err, "fuzz.yaml")
 			return
 		}
-		if len(sc.Pods) > 200 || len(sc.Nodes) > 200 {
-			return
-		}
-		sc.Config.MaxCycles = 10_000
-		_, _ = sc.Run() // run-time refusals are errors by design
+		checkRuns(t, sc)
 	})
+}
+
+// checkQuick fails an input whose load and runs took more than a few
+// seconds: within fuzzLimits, a slow input is a finding.
+func checkQuick(t *testing.T, start time.Time) {
+	t.Helper()
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("loading and running this input takes %v", took)
+	}
+}
+
+// checkLoadError requires an error that wraps ErrScenario and names the
+// file.
+func checkLoadError(t *testing.T, err error, file string) {
+	t.Helper()
+	if !errors.Is(err, ErrScenario) {
+		t.Fatalf("error does not wrap ErrScenario: %v", err)
+	}
+	if !strings.Contains(err.Error(), file) {
+		t.Fatalf("error does not name the file: %v", err)
+	}
+}
+
+// checkRuns runs a loaded scenario twice with the invariant checker on:
+// the runs end, quickly, with the same bytes; an error is one a load
+// cannot foresee.
+func checkRuns(t *testing.T, sc *Scenario) {
+	t.Helper()
+	sc.Config.MaxCycles = 5_000
+	sc.Config.CheckInvariants = true
+	first, err := sc.Run()
+	if err != nil {
+		if !runTimeRefusal(err) {
+			t.Fatalf("a scenario that loads fails to run: %v", err)
+		}
+		return
+	}
+	second, err := sc.Run()
+	if err != nil {
+		t.Fatalf("the second run fails: %v", err)
+	}
+	a, _ := first.JSON()
+	b, _ := second.JSON()
+	if string(a) != string(b) {
+		t.Fatalf("two runs differ:\n%s\n%s", a, b)
+	}
+}
+
+// runTimeRefusal reports whether a run's error is one only the run can
+// find: the cycle cap, or a pod arriving running on a node that the pods
+// before it have filled.
+func runTimeRefusal(err error) bool {
+	return errors.Is(err, gangsim.ErrNoProgress) ||
+		errors.Is(err, cluster.ErrInvalidPod) && strings.Contains(err.Error(), "has no room")
 }
 
 // FuzzParseRate: a rate is positive and finite, or an error.
@@ -68,18 +123,15 @@ func FuzzWorkloads(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if len(s) > 2048 || bigNumber.MatchString(s) {
-			t.Skip("large counts make slow expansions, not interesting ones")
-		}
 		text := "nodes: [{name: n, labels: {rack: a}, allocatable: {cpu: 4}}]\nworkloads:\n" + s
-		a, err := Parse("fuzz.yaml", []byte(text))
+		a, err := Parse("fuzz.yaml", []byte(text), fuzzLimits)
 		if err != nil {
 			if !errors.Is(err, ErrScenario) {
 				t.Fatalf("error does not wrap ErrScenario: %v", err)
 			}
 			return
 		}
-		b, err := Parse("fuzz.yaml", []byte(text))
+		b, err := Parse("fuzz.yaml", []byte(text), fuzzLimits)
 		if err != nil || !reflect.DeepEqual(a.Pods, b.Pods) {
 			t.Fatalf("two loads differ: %v", err)
 		}

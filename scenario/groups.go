@@ -43,11 +43,24 @@ func (b *builder) podGroups(specs []podGroupSpec) error {
 		if s.MinCount != nil {
 			g.Policy, g.MinCount = podgroup.Gang, *s.MinCount
 		}
-		if s.Name == "" {
-			return b.failf(s.Line, where+".name", "required")
+		if err := b.checkGroupNames(&s.groupCommon, where); err != nil {
+			return err
 		}
 		if err := b.addGroup(g, &s.groupCommon, s.Line, where); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkGroupNames checks a group's name, namespace and parent.
+func (b *builder) checkGroupNames(s *groupCommon, where string) error {
+	if err := b.checkNames(s.Line, where, s.Name, s.Namespace); err != nil {
+		return err
+	}
+	if s.Parent != "" {
+		if err := nameError(s.Parent, false); err != nil {
+			return b.fail(s.Line, where+".parent", err)
 		}
 	}
 	return nil
@@ -109,8 +122,8 @@ func (b *builder) composites(items []compositeItem, forest *podgroup.Forest) err
 	for k, it := range items {
 		s := it.spec
 		where := b.enter(it)
-		if s.Name == "" {
-			return b.failf(s.Line, where+".name", "required")
+		if err := b.checkGroupNames(&s.groupCommon, where); err != nil {
+			return err
 		}
 		if _, dup := index[podgroup.Key(s.Namespace, s.Name)]; dup {
 			return b.failf(s.Line, where+".name", "composite pod group %q is defined twice", s.Name)

@@ -34,15 +34,37 @@ type input struct {
 // error naming both files. What the inputs hold that the simulator does
 // not model is listed in the scenario's Warnings.
 func LoadFiles(paths []string, opts ...Option) (*Scenario, error) {
+	limit := applyOptions(opts).limits.FileSize
 	files := make([]File, 0, len(paths))
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		data, err := readLimited(p, limit)
 		if err != nil {
-			return nil, &FieldError{File: p, Err: err}
+			return nil, err
 		}
 		files = append(files, File{Name: p, Data: data})
 	}
 	return ParseFiles(files, opts...)
+}
+
+// readLimited reads a file of at most limit bytes; a larger one is an
+// error before it is read.
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &FieldError{File: path, Err: err}
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
+		return nil, fileTooLarge(path, fi.Size(), limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, &FieldError{File: path, Err: err}
+	}
+	if int64(len(data)) > limit {
+		return nil, &FieldError{File: path, Err: fmt.Errorf("the file is more than %d bytes, the limit (%s)", limit, byteSize(limit))}
+	}
+	return data, nil
 }
 
 // ParseFiles is LoadFiles on contents held in memory.
@@ -50,25 +72,35 @@ func ParseFiles(files []File, opts ...Option) (*Scenario, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no input file", ErrScenario)
 	}
+	o := applyOptions(opts)
 	var ws warnings
 	ins := make([]*input, 0, len(files))
 	names := make([]string, 0, len(files))
 	for _, f := range files {
-		in, err := readInput(f.Name, f.Data, &ws)
+		if size := int64(len(f.Data)); size > o.limits.FileSize {
+			return nil, fileTooLarge(f.Name, size, o.limits.FileSize)
+		}
+		in, err := readInput(f.Name, f.Data, &ws, o.limits)
 		if err != nil {
 			return nil, err
 		}
 		ins = append(ins, in)
 		names = append(names, f.Name)
 	}
-	if err := importKube(ins, &ws, opts); err != nil {
+	t := &tally{lim: o.limits}
+	if err := t.scenarioEntries(ins); err != nil {
 		return nil, err
+	}
+	if hasObjects(ins) {
+		if err := importKube(ins, &ws, opts, t); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkDuplicates(ins); err != nil {
 		return nil, err
 	}
 	b := newBuilder(strings.Join(names, ", "), opts)
-	b.ws = &ws
+	b.ws, b.tally = &ws, t
 	if err := b.build(ins); err != nil {
 		return nil, err
 	}
@@ -76,13 +108,27 @@ func ParseFiles(files []File, opts ...Option) (*Scenario, error) {
 	return b.sc, nil
 }
 
+// hasObjects reports whether some input holds Kubernetes objects.
+func hasObjects(ins []*input) bool {
+	for _, in := range ins {
+		if len(in.objects) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // readInput parses one file and tells a scenario from Kubernetes objects:
 // a document with apiVersion or kind at its top is an object. A file holds
 // one or the other, and a scenario is one document.
-func readInput(name string, data []byte, ws *warnings) (*input, error) {
-	docs, err := parseDocuments(name, data)
+func readInput(name string, data []byte, ws *warnings, lim *Limits) (*input, error) {
+	docs, isJSON, err := parseDocuments(name, data)
 	if err != nil {
 		return nil, err
+	}
+	var exp *expansion // JSON has no aliases
+	if !isJSON {
+		exp = newExpansion(docs, lim.AliasedValues)
 	}
 	in := &input{name: name, spec: &file{}}
 	var scenarios []*yaml.Node
@@ -95,23 +141,26 @@ func readInput(name string, data []byte, ws *warnings) (*input, error) {
 		if err != nil {
 			return nil, err
 		}
+		for _, o := range objs {
+			o.exp = exp
+		}
 		in.objects = append(in.objects, objs...)
 	}
 	switch {
 	case len(scenarios) > 0 && len(in.objects) > 0:
-		return nil, &FieldError{File: name, Line: scenarios[0].Line, Err: errors.New("a file holds a scenario or Kubernetes objects, not both")}
+		return nil, &FieldError{File: name, Line: scenarios[0].Content[0].Line, Err: errors.New("a file holds a scenario or Kubernetes objects, not both")}
 	case len(scenarios) > 1:
-		return nil, &FieldError{File: name, Line: scenarios[1].Line, Err: errors.New("a scenario file is a single YAML document")}
+		return nil, &FieldError{File: name, Line: scenarios[1].Content[0].Line, Err: errors.New("a scenario file is a single YAML document")}
 	case len(scenarios) == 1:
-		return in, decodeScenario(name, scenarios[0], in.spec, ws)
+		return in, decodeScenario(name, scenarios[0], in.spec, ws, exp)
 	}
 	return in, nil
 }
 
 // decodeScenario decodes a scenario document strictly; fields that are
 // accepted but not modelled become warnings.
-func decodeScenario(name string, doc *yaml.Node, f *file, ws *warnings) error {
-	d := &decoder{warn: func(path string) {
+func decodeScenario(name string, doc *yaml.Node, f *file, ws *warnings, exp *expansion) error {
+	d := &decoder{exp: exp, warn: func(path string) {
 		entry, _, _ := strings.Cut(path, ".")
 		if i := strings.Index(path, ")."); i >= 0 {
 			entry = path[:i+1] // the name may hold dots
@@ -131,31 +180,50 @@ func decodeScenario(name string, doc *yaml.Node, f *file, ws *warnings) error {
 // parseDocuments parses a file's documents: JSON (one document; text
 // after it is an error) or a YAML stream. Text starting with "{" that is
 // not JSON may still be YAML in flow style.
-func parseDocuments(name string, data []byte) ([]*yaml.Node, error) {
+func parseDocuments(name string, data []byte) (docs []*yaml.Node, isJSON bool, err error) {
 	if looksLikeJSON(data) {
 		doc, err := parseJSON(data)
 		if err == nil {
-			return []*yaml.Node{doc}, nil
+			return []*yaml.Node{doc}, true, nil
 		}
 		var se *jsonSyntaxError
 		if !errors.As(err, &se) {
-			return nil, &FieldError{File: name, Err: err}
+			return nil, false, &FieldError{File: name, Err: err}
 		}
 		if !errors.Is(err, errTrailingData) {
 			if docs, yerr := parseYAML(data); yerr == nil {
-				return docs, nil
+				return docs, false, nil
 			}
 		}
-		return nil, &FieldError{File: name, Line: se.Line, Err: se.Err}
+		return nil, false, &FieldError{File: name, Line: se.Line, Err: se.Err}
 	}
-	docs, err := parseYAML(data)
+	docs, err = parseYAML(data)
 	if err != nil {
-		return nil, &FieldError{File: name, Err: err}
+		return nil, false, &FieldError{File: name, Err: err}
 	}
-	return docs, nil
+	return docs, false, nil
 }
 
-// parseYAML parses a stream of YAML documents, leaving out empty ones.
+// fileTooLarge is the error for a file above Limits.FileSize.
+func fileTooLarge(name string, size, limit int64) error {
+	return &FieldError{File: name, Err: fmt.Errorf("the file is %d bytes, more than the limit of %d (%s)", size, limit, byteSize(limit))}
+}
+
+// byteSize renders a byte count in binary units ("1 GiB").
+func byteSize(n int64) string {
+	for _, u := range []struct {
+		unit string
+		size int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.unit)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// parseYAML parses a stream of YAML documents, leaving out empty ones:
+// nothing, a comment, or null.
 func parseYAML(data []byte) ([]*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []*yaml.Node
@@ -168,8 +236,11 @@ func parseYAML(data []byte) ([]*yaml.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(doc.Content) > 0 {
+		if len(doc.Content) > 0 && !isNull(doc.Content[0]) {
 			docs = append(docs, doc)
 		}
 	}
 }
+
+// isNull reports whether n is null: empty, ~ or null.
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }

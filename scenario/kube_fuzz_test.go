@@ -1,15 +1,15 @@
 package scenario
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // FuzzKubeObjects: any input is Kubernetes objects, a scenario, or an
-// error wrapping ErrScenario, never a panic; what loads also runs, or
-// stops with an error. The seeds are the kubectl dumps and the bad files
+// error wrapping ErrScenario, never a panic; what loads also runs, as
+// FuzzParse checks it. The seeds are the kubectl dumps and the bad files
 // of testdata/kube.
 func FuzzKubeObjects(f *testing.F) {
 	for _, pattern := range []string{"testdata/kube/*.json", "testdata/kube/*.yaml", "testdata/kube/bad/*"} {
@@ -24,20 +24,12 @@ func FuzzKubeObjects(f *testing.F) {
 	f.Add([]byte("apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d}\nspec: {selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c}]}}}\n" +
 		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"1\"}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > 1<<17 || bigNumber.Match(data) {
-			t.Skip("large counts make slow runs, not interesting ones")
-		}
-		sc, err := ParseFiles([]File{{Name: "fuzz", Data: data}})
+		defer checkQuick(t, time.Now())
+		sc, err := ParseFiles([]File{{Name: "fuzz", Data: data}}, fuzzLimits)
 		if err != nil {
-			if !errors.Is(err, ErrScenario) {
-				t.Fatalf("error does not wrap ErrScenario: %v", err)
-			}
+			checkLoadError(t, err, "fuzz")
 			return
 		}
-		if len(sc.Pods) > 200 || len(sc.Nodes) > 200 {
-			return
-		}
-		sc.Config.MaxCycles = 10_000
-		_, _ = sc.Run()
+		checkRuns(t, sc)
 	})
 }

@@ -292,3 +292,21 @@ func TestKubeErrorsNeverPanic(t *testing.T) {
 		}
 	}
 }
+
+// Empty documents in a YAML stream (a trailing "---", a template that
+// rendered nothing) say nothing and are skipped, in object streams and
+// scenario files alike; a second document that says something is an error.
+func TestEmptyDocuments(t *testing.T) {
+	node := "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"1\"}}\n"
+	for name, text := range map[string]string{
+		"trailing separator": node + "---\n",
+		"rendered nothing":   "---\n# Source: chart/templates/empty.yaml\n---\n" + node + "---\n~\n---\nnull\n",
+		"scenario":           "nodes: [{name: n, allocatable: {cpu: \"1\"}}]\n---\n# nothing\n",
+	} {
+		sc, err := Parse(name+".yaml", []byte(text))
+		require.NoError(t, err, name)
+		require.Len(t, sc.Nodes, 1, name)
+	}
+	_, err := Parse("two.yaml", []byte("nodes: [{name: n, allocatable: {cpu: \"1\"}}]\n---\npods: [{name: p}]\n"))
+	require.EqualError(t, err, "invalid scenario: two.yaml: line 3: a scenario file is a single YAML document")
+}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"reflect"
 	"regexp"
 )
@@ -17,15 +18,29 @@ var (
 // a DNS subdomain (a DNS label for a Namespace, label is true), and a DNS
 // label for the namespace.
 func checkName(o *kubeObject, label bool) error {
-	switch {
-	case o.name == "":
+	if o.name == "" {
 		return o.failf(nil, "metadata.name", "required")
-	case label && (len(o.name) > 63 || !dnsLabel.MatchString(o.name)):
-		return o.failf(nil, "metadata.name", "%q is not a DNS label (lower case letters, digits and '-', at most 63)", o.name)
-	case len(o.name) > 253 || !dnsSubdomain.MatchString(o.name):
-		return o.failf(nil, "metadata.name", "%q is not a DNS subdomain (lower case letters, digits, '-' and '.', at most 253)", o.name)
-	case o.namespace != "" && (len(o.namespace) > 63 || !dnsLabel.MatchString(o.namespace)):
-		return o.failf(nil, "metadata.namespace", "%q is not a DNS label", o.namespace)
+	}
+	if err := nameError(o.name, label); err != nil {
+		return o.fail(nil, "metadata.name", err)
+	}
+	if o.namespace != "" {
+		if err := nameError(o.namespace, true); err != nil {
+			return o.fail(nil, "metadata.namespace", err)
+		}
+	}
+	return nil
+}
+
+// nameError says what is wrong with a name, as the API server checks
+// names: a DNS subdomain (pods, nodes, groups, budgets, classes), or a DNS
+// label (namespaces) when label is set. nil for a valid name.
+func nameError(name string, label bool) error {
+	switch {
+	case label && (len(name) > 63 || !dnsLabel.MatchString(name)):
+		return fmt.Errorf("%q is not a DNS label (lower case letters, digits and '-', at most 63)", name)
+	case len(name) > 253 || !dnsSubdomain.MatchString(name):
+		return fmt.Errorf("%q is not a DNS subdomain (lower case letters, digits, '-' and '.', at most 253)", name)
 	}
 	return nil
 }

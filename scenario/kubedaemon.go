@@ -47,6 +47,9 @@ func (k *kubeImport) daemonSet(o *kubeObject, v *kubeDaemonSet, f *file) error {
 		if k.podNames[cluster.MakePodKey(o.namespace, name)] {
 			continue
 		}
+		if err := k.room(o, "", 1); err != nil {
+			return err
+		}
 		k.podNames[cluster.MakePodKey(o.namespace, name)] = true
 		p := t.pod(name, map[string]string{"controller-revision-hash": t.hash})
 		p.Tolerations, p.Affinity, p.NodeName = tols, pinToNode(t.entry.Affinity, n.Name), ""

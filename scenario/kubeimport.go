@@ -14,6 +14,7 @@ import (
 // first, so that a workload can see the pods it already has and a
 // DaemonSet every node, whichever file they are in.
 type kubeImport struct {
+	tally   *tally // the pods and nodes of the inputs so far
 	ws      *warnings
 	plugins gangsim.Registry // the plugins a configuration may name
 	objs    []kubeDecoded
@@ -46,13 +47,10 @@ type kubeOwnedCount struct {
 
 // importKube converts the objects of every input. opts give the plugins a
 // KubeSchedulerConfiguration may configure.
-func importKube(ins []*input, ws *warnings, opts []Option) error {
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
+func importKube(ins []*input, ws *warnings, opts []Option, t *tally) error {
+	o := applyOptions(opts)
 	types := map[reflect.Type]*structFields{}
-	k := &kubeImport{ws: ws, plugins: gangsim.DefaultRegistry(), owned: map[kubeOwnerKey]*kubeOwnedCount{},
+	k := &kubeImport{tally: t, ws: ws, plugins: gangsim.DefaultRegistry(), owned: map[kubeOwnerKey]*kubeOwnedCount{},
 		selectors: map[kubeOwnerKey]*labelSelectorSpec{}, podNames: map[cluster.PodKey]bool{}}
 	for name, f := range o.registry {
 		k.plugins[name] = f
@@ -90,6 +88,9 @@ func (k *kubeImport) convert(d kubeDecoded) error {
 	f, o := d.in.spec, d.o
 	switch v := d.v.(type) {
 	case *kubeNode:
+		if err := k.tally.addNodes(1); err != nil {
+			return o.fail(nil, "metadata.name", err)
+		}
 		s, err := k.node(o, v)
 		f.Nodes = append(f.Nodes, s)
 		return err

@@ -62,7 +62,7 @@ func countNames(name string, count *int) []string {
 		return []string{name}
 	}
 	var out []string
-	for i := range min(max(*count, 0), maxCount) {
+	for i := range max(*count, 0) { // the totals are checked already
 		out = append(out, name+"-"+strconv.Itoa(i))
 	}
 	return out

@@ -22,6 +22,7 @@ type kubeObject struct {
 	namespace  string // "default" for a namespaced object without one
 	name       string
 	node       *yaml.Node
+	exp        *expansion // its file's aliases; nil in JSON
 }
 
 // ref names the object as errors and warnings do: "Pod ml/train-0",
@@ -228,7 +229,7 @@ func decodeKube(o *kubeObject, ws *warnings, types map[reflect.Type]*structField
 	}
 	v := kind.decoded()
 	var unmodelled []string
-	d := &decoder{warn: func(path string) { unmodelled = append(unmodelled, path) }, types: types}
+	d := &decoder{warn: func(path string) { unmodelled = append(unmodelled, path) }, types: types, exp: o.exp}
 	if err := d.decode(o.node, v); err != nil {
 		return nil, nil, o.decodeFail(err)
 	}

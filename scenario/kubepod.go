@@ -42,6 +42,9 @@ func (k *kubeImport) pod(o *kubeObject, v *kubePod, f *file) error {
 	if ref := controllerOf(&v.Metadata); ref != nil {
 		s.owner = &cluster.Owner{Kind: ref.Kind, Name: ref.Name, Selector: k.selectors[kubeOwnerKey{o.namespace, ref.Kind, ref.Name}].convert()}
 	}
+	if err := k.room(o, "metadata.name", 1); err != nil {
+		return err
+	}
 	f.Pods = append(f.Pods, s)
 	return nil
 }

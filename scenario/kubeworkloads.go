@@ -119,15 +119,18 @@ func replicas(o *kubeObject, n *int32) (int, error) {
 	if n == nil {
 		return 1, nil
 	}
-	if *n < 0 || *n > maxCount {
-		return 0, o.failf(nil, "spec.replicas", "%d is not in 0..%d", *n, maxCount)
+	if *n < 0 {
+		return 0, o.failf(nil, "spec.replicas", "%d is negative", *n)
 	}
 	return int(*n), nil
 }
 
 // addIndexed adds count pods named prefix-0, prefix-1, ..., skipping names
 // that pods of the inputs have already.
-func (k *kubeImport) addIndexed(f *file, t *kubeTemplate, prefix string, count int, labels func(i int) map[string]string) {
+func (k *kubeImport) addIndexed(f *file, t *kubeTemplate, prefix string, count int, field string, labels func(i int) map[string]string) error {
+	if err := k.room(t.o, field, count); err != nil {
+		return err
+	}
 	for i := 0; count > 0; i++ {
 		name := prefix + "-" + strconv.Itoa(i)
 		if k.podNames[cluster.MakePodKey(t.o.namespace, name)] {
@@ -137,6 +140,7 @@ func (k *kubeImport) addIndexed(f *file, t *kubeTemplate, prefix string, count i
 		f.Pods = append(f.Pods, t.pod(name, labels(i)))
 		count--
 	}
+	return nil
 }
 
 // deployment makes the pods of its ReplicaSet, named <deployment>-<hash>,
@@ -159,8 +163,7 @@ func (k *kubeImport) deployment(o *kubeObject, v *kubeDeployment, f *file) error
 	}
 	sel.MatchLabels["pod-template-hash"] = t.hash
 	t.owner = &cluster.Owner{Kind: "ReplicaSet", Name: rs, Selector: sel.convert()}
-	k.addIndexed(f, t, rs, n, func(int) map[string]string { return hash })
-	return nil
+	return k.addIndexed(f, t, rs, n, "spec.replicas", func(int) map[string]string { return hash })
 }
 
 func (k *kubeImport) replicaSet(o *kubeObject, v *kubeReplicaSet, f *file) error {
@@ -172,8 +175,7 @@ func (k *kubeImport) replicaSet(o *kubeObject, v *kubeReplicaSet, f *file) error
 	if err != nil {
 		return err
 	}
-	k.addIndexed(f, t, o.name, n-k.owned[kubeOwnerKey{o.namespace, o.kind, o.name}].activeCount(), func(int) map[string]string { return nil })
-	return nil
+	return k.addIndexed(f, t, o.name, n-k.owned[kubeOwnerKey{o.namespace, o.kind, o.name}].activeCount(), "spec.replicas", func(int) map[string]string { return nil })
 }
 
 // statefulSet makes the pods name-<ordinal> its set lacks, with the
@@ -197,6 +199,9 @@ func (k *kubeImport) statefulSet(o *kubeObject, v *kubeStatefulSet, f *file) err
 	start := 0
 	if v.Spec.Ordinals != nil {
 		start = int(v.Spec.Ordinals.Start)
+	}
+	if err := k.room(o, "spec.replicas", n); err != nil {
+		return err
 	}
 	for i := start; i < start+n; i++ {
 		name := o.name + "-" + strconv.Itoa(i)
@@ -241,7 +246,7 @@ func (k *kubeImport) job(o *kubeObject, v *kubeJob, f *file) error {
 		t.owner.Selector = &cluster.LabelSelector{MatchLabels: map[string]string{"batch.kubernetes.io/job-name": o.name}}
 	}
 	indexed := spec.CompletionMode == "Indexed"
-	k.addIndexed(f, t, o.name, want, func(i int) map[string]string {
+	return k.addIndexed(f, t, o.name, want, "spec.parallelism", func(i int) map[string]string {
 		if !indexed {
 			return labels
 		}
@@ -249,7 +254,6 @@ func (k *kubeImport) job(o *kubeObject, v *kubeJob, f *file) error {
 		l["batch.kubernetes.io/job-completion-index"] = strconv.Itoa(i)
 		return l
 	})
-	return nil
 }
 
 // jobActive is how many more pods a Job runs now.
@@ -257,8 +261,8 @@ func jobActive(o *kubeObject, v *kubeJob, have *kubeOwnedCount) (int, error) {
 	spec := &v.Spec
 	par := 1
 	if spec.Parallelism != nil {
-		if *spec.Parallelism < 0 || *spec.Parallelism > maxCount {
-			return 0, o.failf(nil, "spec.parallelism", "%d is not in 0..%d", *spec.Parallelism, maxCount)
+		if *spec.Parallelism < 0 {
+			return 0, o.failf(nil, "spec.parallelism", "%d is negative", *spec.Parallelism)
 		}
 		par = int(*spec.Parallelism)
 	}

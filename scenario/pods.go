@@ -23,8 +23,13 @@ func (b *builder) pods(f *file) error {
 // names its entry and its own name as its source ("pods[3] (web-2)").
 func (b *builder) expandPod(s *podSpec, i int) ([]Pod, error) {
 	where := b.entry(s.src, "pods", i, s.Name)
-	if s.Name == "" {
-		return nil, b.failf(s.Line, where+".name", "required")
+	if err := b.checkNames(s.Line, where, s.Name, s.Namespace); err != nil {
+		return nil, err
+	}
+	if s.PodGroup != "" {
+		if err := nameError(s.PodGroup, false); err != nil {
+			return nil, b.fail(s.Line, where+".podGroup", err)
+		}
 	}
 	p, err := b.podTemplate(s, where)
 	if err != nil {
@@ -41,13 +46,13 @@ func (b *builder) expandPod(s *podSpec, i int) ([]Pod, error) {
 	if p.NodeName != "" && !b.nodeNames[p.NodeName] {
 		return nil, b.failf(s.Line, where+".nodeName", "node %q is not defined", p.NodeName)
 	}
-	names, err := b.expandNames(s.Name, s.Count, s.Line, where)
+	names, err := b.expandNames(s.Name, s.Count, b.opts.limits.Pods, s.Line, where)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Pod, 0, len(names))
 	for _, name := range names {
-		c := p.Clone()
+		c := p // the copies share the template's maps: read-only (Scenario)
 		c.Name = name
 		if b.podNames[c.Key()] {
 			return nil, b.failf(s.Line, where+".name", "pod %s is defined twice", c.Key().Display())
@@ -92,8 +97,14 @@ func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
 				podgroup.Key(s.Namespace, s.PodGroup)), b.file+": "+where)
 		}
 	}
-	if err := b.checkPriority(&p, group, s.Line, where); err != nil {
+	prio, err := b.checkPriority(&p, group, s.Line, where)
+	if err != nil {
 		return cluster.Pod{}, err
+	}
+	if p.NodeName != "" && group != nil && prio != group.EffectivePriority() {
+		// a running member cannot be fixed by a later cycle: the run would refuse it
+		return cluster.Pod{}, b.failf(s.Line, where+".priority", "%d differs from the priority %d of its pod group %s, and the pod is already running (nodeName)",
+			prio, group.EffectivePriority(), group.Name)
 	}
 	for _, t := range s.Tolerations {
 		p.Tolerations = append(p.Tolerations, cluster.Toleration{
@@ -112,11 +123,12 @@ func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
 
 // checkPriority resolves the pod's priority as admission will, with its
 // group as admitted.
-func (b *builder) checkPriority(p *cluster.Pod, group *podgroup.PodGroup, line int, where string) error {
-	if _, _, err := gangsim.PodPriority(&b.classes, p, group); err != nil {
-		return b.fail(line, where, err)
+func (b *builder) checkPriority(p *cluster.Pod, group *podgroup.PodGroup, line int, where string) (int32, error) {
+	prio, _, err := gangsim.PodPriority(&b.classes, p, group)
+	if err != nil {
+		return 0, b.fail(line, where, err)
 	}
-	return nil
+	return prio, nil
 }
 
 func orDefault(a, b string) string {

@@ -159,6 +159,9 @@ func (sc *Scenario) apply(s *gangsim.Scheduler, a action) error {
 	case DrainNode:
 		err = s.DrainNode(e.Name)
 	case DeletePod:
+		if st, ok := s.Pod(podKeyOf(e.Name)); ok && st.Phase == gangsim.PhaseSucceeded {
+			break // it has run its course: deleting it changes nothing
+		}
 		err = s.DeletePod(podKeyOf(e.Name))
 	}
 	if err != nil {

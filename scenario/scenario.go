@@ -98,6 +98,12 @@ type Event struct {
 // Scenario is a loaded, validated scenario: a cluster, its workloads, the
 // scheduler configuration and timed events. Pods and nodes are expanded
 // (count) and listed in input order.
+//
+// Its objects are read-only: the copies count makes of one entry share
+// their maps, slices and pointers, and so do entries given one label map
+// through a YAML alias. Clone a pod or a node before changing it. The
+// Scheduler copies what it is given, so runs never change a Scenario, and
+// one Scenario may run in several goroutines at once.
 type Scenario struct {
 	Name               string
 	Config             gangsim.Config

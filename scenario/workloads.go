@@ -100,6 +100,10 @@ func (b *builder) planWorkload(w *workloadSpec, i int) (*workloadPlan, error) {
 	if w.Pod == nil {
 		return nil, b.failf(w.Line, p.where+".pod", "required: the template of the workload's pods")
 	}
+	// its pods and groups are named after it: name-0, name-0-0...
+	if err := b.checkNames(w.Line, p.where, w.Name, w.Pod.Namespace); err != nil {
+		return nil, err
+	}
 	if err := b.checkPodTemplate(w.Pod, p.where+".pod"); err != nil {
 		return nil, err
 	}
@@ -168,8 +172,8 @@ func (b *builder) replicas(w *workloadSpec, arr *arrival, where string) (int, er
 		return 0, b.failf(w.Line, where+".replicas", "required (or give arrival.at, one time per replica)")
 	}
 	n := *w.Replicas
-	if n < 1 || n > maxCount {
-		return 0, b.failf(w.Line, where+".replicas", "%d is not in 1..%d", n, maxCount)
+	if n < 1 || n > b.opts.limits.Pods {
+		return 0, b.failf(w.Line, where+".replicas", "%d is not in 1..%d", n, b.opts.limits.Pods)
 	}
 	if len(arr.at) > 0 && len(arr.at) != n {
 		return 0, b.failf(w.Line, where+".replicas", "%d replicas but arrival.at lists %d times", n, len(arr.at))
@@ -246,8 +250,8 @@ func (b *builder) groupPods(n *int, line int, where string) (int, error) {
 	if n == nil {
 		return 0, b.failf(line, where, "required: how many pods each group has")
 	}
-	if *n < 1 || *n > maxCount {
-		return 0, b.failf(line, where, "%d is not in 1..%d", *n, maxCount)
+	if *n < 1 || *n > b.opts.limits.Pods {
+		return 0, b.failf(line, where, "%d is not in 1..%d", *n, b.opts.limits.Pods)
 	}
 	return *n, nil
 }
@@ -282,8 +286,8 @@ func (b *builder) expandWorkload(p *workloadPlan) error {
 	for _, s := range p.sizes {
 		most = max(most, s.pods)
 	}
-	if total := len(p.arrivals) * most; total > maxCount {
-		return b.failf(p.spec.Line, p.where+".replicas", "%d pods is more than %d", total, maxCount)
+	if err := b.tally.room(len(p.arrivals) * most); err != nil {
+		return b.fail(p.spec.Line, p.where+".replicas", err)
 	}
 	for i, at := range p.arrivals {
 		s := p.pick()
@@ -340,7 +344,13 @@ func (b *builder) addWorkloadPods(p *workloadPlan, group string, names []string,
 		return err
 	}
 	tmpl.Requests = req
+	if err := b.tally.addPods(len(names)); err != nil {
+		return b.fail(p.spec.Line, p.where+".replicas", err)
+	}
 	for _, name := range names {
+		if len(name) > 253 {
+			return b.failf(p.spec.Line, p.where+".name", "makes the name %s, longer than 253 characters", name)
+		}
 		c := tmpl.Clone()
 		c.Name = name
 		src := Source{File: b.file, Line: p.spec.Line, Path: entry("workloads", p.index, name)}

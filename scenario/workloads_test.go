@@ -216,7 +216,7 @@ func TestWorkloadErrors(t *testing.T) {
 		{"class", `{name: t, replicas: 1, pod: {priorityClassName: gold}}`, `workloads[0] (t).pod`},
 		{"duplicate", `{name: t, replicas: 1, pod: {}}
   - {name: t, replicas: 1, pod: {}}`, `workloads[1] (t-0).name: pod t-0 is defined twice`},
-		{"past the end", `{name: t, replicas: 1000, arrival: {every: 1000000h}, pod: {}}`, `workloads[0] (t).arrival: the arrivals go past the largest simulated time`},
+		{"past the end", `{name: t, replicas: 1000, arrival: {every: 1000h}, pod: {}}`, `workloads[0] (t).arrival: the arrivals go past the largest simulated time`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

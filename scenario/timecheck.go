@@ -1,0 +1,112 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// checkTimeline follows the scenario's actions in the order Run applies
+// them (events before arrivals at equal times, each in input order) and
+// reports, at load time, an event on a node that does not exist at its
+// time (removed by an earlier event, or added by a later one), the
+// deletion of a pod that has not arrived or was deleted already, and a
+// pod arriving on a node that is not there.
+func (sc *Scenario) checkTimeline() error {
+	type change struct {
+		at  time.Duration
+		src Source
+	}
+	nodes := map[string]bool{}
+	for _, n := range sc.Nodes {
+		nodes[n.Name] = true
+	}
+	added := map[string]change{}   // nodes events add, by the event
+	removed := map[string]change{} // nodes removed, by the event
+	arrival := map[string]change{} // pods by key, when they arrive
+	for _, p := range sc.Pods {
+		arrival[string(p.Pod.Key())] = change{p.At, p.Source}
+	}
+	arrived := map[string]bool{}
+	deleted := map[string]change{}
+	for _, e := range sc.Events {
+		if e.Kind == AddNode && e.Node != nil {
+			added[e.Node.Name] = change{e.At, e.Source}
+		}
+	}
+	missing := func(name string) string {
+		if r, ok := removed[name]; ok {
+			return fmt.Sprintf("node %q is gone: %s removes it at %v", name, sc.where(r.src), r.at)
+		}
+		if a, ok := added[name]; ok {
+			return fmt.Sprintf("node %q is not there yet: %s adds it at %v", name, sc.where(a.src), a.at)
+		}
+		return fmt.Sprintf("node %q is not defined", name)
+	}
+	for _, a := range sc.timeline() {
+		if p := a.pod; p != nil {
+			key := string(p.Pod.Key())
+			arrived[key] = true
+			if node := p.Pod.NodeName; node != "" && !nodes[node] {
+				field := "nodeName"
+				if !strings.HasPrefix(p.Source.Path, "pods[") {
+					field = "spec.nodeName" // a Pod object
+				}
+				return sc.timeError(p.Source, field, a.at, "the pod arrives running on it, but "+missing(node))
+			}
+			continue
+		}
+		e := a.event
+		switch e.Kind {
+		case AddNode:
+			if e.Node != nil {
+				nodes[e.Node.Name] = true
+			}
+		case CordonNode, UncordonNode, DrainNode, RemoveNode:
+			if !nodes[e.Name] {
+				return sc.timeError(e.Source, string(e.Kind), e.At, missing(e.Name))
+			}
+			if e.Kind == RemoveNode {
+				delete(nodes, e.Name)
+				removed[e.Name] = change{e.At, e.Source}
+			}
+		case DeletePod:
+			key := string(podKeyOf(e.Name))
+			if d, ok := deleted[key]; ok {
+				return sc.timeError(e.Source, string(e.Kind), e.At, fmt.Sprintf("pod %q is gone: %s deletes it at %v", e.Name, sc.where(d.src), d.at))
+			}
+			if !arrived[key] {
+				arr := arrival[key]
+				msg := fmt.Sprintf("pod %q is not there yet: %s arrives at %v", e.Name, sc.where(arr.src), arr.at)
+				if arr.at == e.At {
+					msg += ", and at equal times events come first"
+				}
+				return sc.timeError(e.Source, string(e.Kind), e.At, msg)
+			}
+			deleted[key] = change{e.At, e.Source}
+		}
+	}
+	return nil
+}
+
+// where names an entry for a message about another: its path, and its
+// line, with its file when the scenario has several.
+func (sc *Scenario) where(src Source) string {
+	if src.File != "" && src.File != sc.Name {
+		return fmt.Sprintf("%s (%s, line %d)", src.Path, src.File, src.Line)
+	}
+	return fmt.Sprintf("%s (line %d)", src.Path, src.Line)
+}
+
+// timeError is a FieldError about the field of an entry, at a time.
+func (sc *Scenario) timeError(src Source, field string, at time.Duration, msg string) error {
+	file := src.File
+	if file == "" {
+		file = sc.Name
+	}
+	sep := "."
+	if field == "spec.nodeName" {
+		sep = ": "
+	}
+	return &FieldError{File: file, Line: src.Line, Path: src.Path + sep + field, Err: fmt.Errorf("at %v: %s", at, msg)}
+}
