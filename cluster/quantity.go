@@ -3,7 +3,9 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
+	"math/bits"
 	"strings"
 )
 
@@ -47,6 +49,9 @@ func ParseQuantity(text string, scale int64) (int64, error) {
 		s = s[1:]
 	}
 	num, suffix := splitNumber(s)
+	if v, ok := wholeQuantity(num, suffix, scale); ok {
+		return v, nil
+	}
 	if num == "" || num == "." || strings.Count(num, ".") > 1 {
 		return fail("no number")
 	}
@@ -61,6 +66,51 @@ func ParseQuantity(text string, scale int64) (int64, error) {
 	value.Mul(value, mult)
 	value.Mul(value, new(big.Rat).SetInt64(scale))
 	return ceilToInt64(value, fail)
+}
+
+// wholeQuantity computes, without rationals, the usual quantity: a whole
+// number of at most 18 digits with a unit suffix or none ("4", "500m",
+// "64Gi"). It reports false for anything else, or a result that does not
+// fit, which the exact rational path then decides (and words).
+func wholeQuantity(num, suffix string, scale int64) (int64, bool) {
+	if num == "" || len(num) > 18 {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < len(num); i++ {
+		if num[i] < '0' || num[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(num[i]-'0')
+	}
+	mult, div := uint64(1), uint64(1)
+	if shift, ok := binarySuffixes[suffix]; ok {
+		mult = 1 << shift
+	} else if exp, ok := decimalSuffixes[suffix]; ok {
+		for ; exp > 0; exp-- {
+			mult *= 10
+		}
+		for ; exp < 0; exp++ {
+			div *= 10
+		}
+	} else {
+		return 0, false
+	}
+	hi, v := bits.Mul64(n, mult)
+	if hi != 0 {
+		return 0, false
+	}
+	if hi, v = bits.Mul64(v, uint64(scale)); hi != 0 {
+		return 0, false
+	}
+	q := v / div
+	if v%div != 0 {
+		q++ // rounded up, as the rational path rounds
+	}
+	if q > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(q), true
 }
 
 // splitNumber splits "1.5Gi" into "1.5" and "Gi".

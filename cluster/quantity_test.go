@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"math"
+	"math/big"
+	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"testing"
@@ -222,3 +224,38 @@ func FuzzParseQuantity(f *testing.F) {
 }
 
 var plainInteger = regexp.MustCompile(`^[0-9]+$`)
+
+// The whole-number path agrees with exact rational arithmetic on random
+// whole numbers of up to 20 digits with every suffix, including those that
+// overflow.
+func TestWholeQuantityAgreesWithRationals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	suffixes := []string{"", "m", "n", "u", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"}
+	for range 200_000 {
+		digits := make([]byte, 1+rng.IntN(20))
+		for i := range digits {
+			digits[i] = byte('0' + rng.IntN(10))
+		}
+		num, suffix := string(digits), suffixes[rng.IntN(len(suffixes))]
+		scale := []int64{1, 1000, 1 << 20}[rng.IntN(3)]
+		want, ok := new(big.Rat).SetString(num)
+		require.True(t, ok)
+		mult, err := suffixMultiplier(suffix)
+		require.NoError(t, err)
+		want.Mul(want, mult).Mul(want, new(big.Rat).SetInt64(scale))
+		q, r := new(big.Int).QuoRem(want.Num(), want.Denom(), new(big.Int))
+		if r.Sign() > 0 {
+			q.Add(q, big.NewInt(1))
+		}
+		got, err := ParseQuantity(num+suffix, scale)
+		if !q.IsInt64() {
+			require.Error(t, err, "%s%s scale %d", num, suffix, scale)
+			continue
+		}
+		require.NoError(t, err, "%s%s scale %d", num, suffix, scale)
+		require.Equal(t, q.Int64(), got, "%s%s scale %d", num, suffix, scale)
+		if fast, ok := wholeQuantity(num, suffix, scale); ok {
+			require.Equal(t, q.Int64(), fast)
+		}
+	}
+}

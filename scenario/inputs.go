@@ -122,6 +122,11 @@ func hasObjects(ins []*input) bool {
 // a document with apiVersion or kind at its top is an object. A file holds
 // one or the other, and a scenario is one document.
 func readInput(name string, data []byte, ws *warnings, lim *Limits) (*input, error) {
+	if looksLikeJSON(data) {
+		if in := (&input{name: name, spec: &file{}}); decodeJSONDirect(data, in.spec) {
+			return in, nil
+		}
+	}
 	docs, isJSON, err := parseDocuments(name, data)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,139 @@
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+)
+
+// decodeThroughTree decodes a JSON scenario the long way, through the node
+// tree, as readInput does when the direct decoder gives up.
+func decodeThroughTree(data []byte) (*file, int, error) {
+	f := &file{}
+	ws := &warnings{byKey: map[[2]string]*warningCount{}}
+	docs, _, err := parseDocuments("f.json", data)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(docs) != 1 || isKubeDocument(docs[0]) {
+		return nil, 0, os.ErrInvalid
+	}
+	err = decodeScenario("f.json", docs[0], f, ws, nil)
+	return f, len(ws.byKey), err
+}
+
+// checkJSONDirect requires that whatever the direct decoder takes, the node
+// tree takes too, without a warning, into the same values and lines.
+func checkJSONDirect(t *testing.T, data []byte) bool {
+	t.Helper()
+	direct := &file{}
+	if !decodeJSONDirect(data, direct) {
+		return false
+	}
+	viaTree, nwarn, err := decodeThroughTree(data)
+	require.NoError(t, err, "the direct decoder took a file the node tree refuses:\n%s", data)
+	require.Zero(t, nwarn, "the direct decoder took a file with warnings:\n%s", data)
+	require.True(t, reflect.DeepEqual(viaTree, direct), "the two decoders differ on\n%s", data)
+	return true
+}
+
+// asJSON rewrites a YAML scenario as indented JSON (aliases expanded), or
+// nil when JSON cannot say it (keys that are not strings).
+func asJSON(t *testing.T, text []byte) []byte {
+	var v any
+	if yaml.Unmarshal(text, &v) != nil || v == nil {
+		return nil
+	}
+	out, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// Every scenario of testdata, good and bad, as JSON: the direct decoder
+// agrees with the node tree on all it takes, and it takes most of them.
+func TestJSONDirectAgrees(t *testing.T) {
+	paths, err := filepath.Glob("testdata/scenarios/*.yaml")
+	require.NoError(t, err)
+	bad, err := filepath.Glob("testdata/scenarios/bad/*.yaml")
+	require.NoError(t, err)
+	var converted, taken int
+	for _, p := range append(paths, bad...) {
+		text, err := os.ReadFile(p)
+		require.NoError(t, err)
+		data := asJSON(t, text)
+		if data == nil {
+			continue
+		}
+		converted++
+		if checkJSONDirect(t, data) {
+			taken++
+		}
+		// on one line, and compact: lines and white space do not matter
+		var compact bytes.Buffer
+		require.NoError(t, json.Compact(&compact, data))
+		checkJSONDirect(t, compact.Bytes())
+	}
+	t.Logf("%d files as JSON, %d taken directly", converted, taken)
+	require.Greater(t, converted, 100)
+	require.Greater(t, taken*10, converted*8, "the direct decoder gives up on too many files: %d of %d", converted-taken, converted)
+}
+
+// Files the direct decoder must give up on, so that the node tree names
+// the problem or words the warning; and files it must take.
+func TestJSONDirectGivesUp(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		takes bool
+	}{
+		{`{"nodes": [{"name": "n", "allocatable": {"cpu": "4", "pods": 110}}]}`, true},
+		{`{"nodes": [{"name": "n", "labels": {"a": true, "b": null, "c": 1.5}}]}`, true},
+		{`{"pods": [{"name": "p\u00e9", "requests": {"cpu": "1"}, "count": 3}]}`, true},
+		{`{"pods": [{"name": "p", "count": 1.5}]}`, false},                                           // not a whole number
+		{`{"pods": [{"name": "p", "count": "3"}]}`, false},                                           // a string for a number
+		{`{"pods": [{"name": "p", "name": "q"}]}`, false},                                            // given twice
+		{`{"pods": [{"name": "p", "nmae": "q"}]}`, false},                                            // unknown field
+		{`{"nodes": [{"name": "n", "labels": {"a": "1", "a": "2"}}]}`, false},                        // key twice
+		{`{"nodes": [{"name": "n", "labels": {"a": [1]}}]}`, false},                                  // not a scalar
+		{`{"nodes": [{"name": "n"}]} x`, false},                                                      // trailing data
+		{`{"nodes": [{"name": "n"},]}`, false},                                                       // syntax
+		{`{"nodes": [{"name": "n"}]`, false},                                                         // cut short
+		{`{"pods": [{"name": "p", "tolerations": [{"key": "k", "tolerationSeconds": 30}]}]}`, false}, // a warning
+		{`{"apiVersion": "v1", "kind": "Node"}`, false},                                              // a Kubernetes object
+		{"{\"pods\": [{\"name\": \"p\xff\"}]}", false},                                               // not UTF-8
+		{`{"pods": [{"name": "a\"b"}]}`, true},
+	} {
+		got := checkJSONDirect(t, []byte(tc.text))
+		require.Equal(t, tc.takes, got, tc.text)
+	}
+}
+
+// FuzzJSONDirect: on any input, what the direct decoder takes the node tree
+// takes into the same values.
+func FuzzJSONDirect(f *testing.F) {
+	for _, name := range []string{"gang-compete", "ipa-namespaces", "spread-policies", "profiles", "preempt-grace", "workloads", "comp-zone-rack"} {
+		text, err := os.ReadFile(filepath.Join("testdata/scenarios", name+".yaml"))
+		if err != nil {
+			continue
+		}
+		if data := asJSON(nil, text); data != nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"nodes": [{"name": "n", "allocatable": {"cpu": "4", "pods": 110}, "labels": {"a": true}}], "pods": [{"name": "p", "count": 2, "requests": {"cpu": "1"}}]}`))
+	f.Add([]byte(`{"config": {"profiles": [{"schedulerName": "s", "pluginConfig": [{"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": "MostAllocated"}}}]}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !strings.HasPrefix(strings.TrimLeft(string(data), " \t\r\n"), "{") {
+			return
+		}
+		checkJSONDirect(t, data)
+	})
+}
