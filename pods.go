@@ -147,6 +147,7 @@ func (s *Scheduler) markBound(r *podRecord, node string) {
 	r.phase, r.node, r.reason, r.boundAt, r.gated = PhaseBound, node, "", s.now, false
 	r.runs++
 	s.nominations.taken(r, node)
+	s.dryRuns.forget(r.info)
 	if r.group != nil {
 		r.group.members.Set(r.info.Key(), podgroup.Bound)
 	}
@@ -252,6 +253,7 @@ func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
 	pending := r.phase == PhasePending
 	r.phase, r.reason, r.endedAt = phase, "", s.now
 	s.nominations.clear(r)
+	s.dryRuns.forget(r.info)
 	if phase == PhaseDeleted {
 		r.node = ""
 	}

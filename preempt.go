@@ -54,6 +54,9 @@ func (s *Scheduler) nominate(r *podRecord, node string) {
 // or, for a member of a group whose disruption mode is All, every scheduled
 // pod of that group. A unit's priority is its group's.
 func (s *Scheduler) unitsOnNode(node int) []*preemption.Unit {
+	if units, ok := s.cachedLoneUnits(node); ok {
+		return units
+	}
 	ni := s.snap.Node(node)
 	pods := ni.PodList()
 	loneOnly := true
@@ -83,20 +86,29 @@ func (s *Scheduler) unitsOnNode(node int) []*preemption.Unit {
 // unit depends on its pod alone), since a busy cluster's failed
 // preemptions ask for the same nodes' units cycle after cycle.
 func (s *Scheduler) loneUnits(node int, pods []*cluster.PodInfo) []*preemption.Unit {
-	stamp := s.snap.Stamp(node)
 	if len(s.unitCache) != s.snap.Len() {
 		s.unitCache = make([]cachedUnits, s.snap.Len())
-	}
-	c := &s.unitCache[node]
-	if c.stamp == stamp && c.snap == s.snap {
-		return c.units
 	}
 	out := make([]*preemption.Unit, len(pods))
 	for i, p := range pods {
 		out[i] = preemption.NewPodUnit(p)
 	}
-	*c = cachedUnits{snap: s.snap, stamp: stamp, units: out}
+	s.unitCache[node] = cachedUnits{snap: s.snap, stamp: s.snap.Stamp(node), units: out}
 	return out
+}
+
+// cachedLoneUnits returns the units loneUnits remembered for the node, if
+// its stamp still holds: its pods are the same, so they are still alone
+// (a pod's group is fixed at admission).
+func (s *Scheduler) cachedLoneUnits(node int) ([]*preemption.Unit, bool) {
+	if node >= len(s.unitCache) || len(s.unitCache) != s.snap.Len() {
+		return nil, false
+	}
+	c := &s.unitCache[node]
+	if c.snap != s.snap || c.stamp != s.snap.Stamp(node) || c.snap == nil {
+		return nil, false
+	}
+	return c.units, true
 }
 
 // cachedUnits are a node's units at a snapshot stamp.

@@ -73,6 +73,7 @@ type Scheduler struct {
 	forestVersion int
 	invariants    invariantState
 	unitCache     []cachedUnits           // by snapshot index (see loneUnits)
+	dryRuns       dryRuns                 // nodes known to be no preemption candidate, per pod
 	orphans       map[string][]*podRecord // members whose group is not defined yet
 	profiles      map[string]*profile     // by scheduler name
 	nominations   *nominator

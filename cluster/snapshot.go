@@ -37,8 +37,9 @@ type Snapshot struct {
 	nsVersion      int64
 	log            []change
 	// stamps[i] changes whenever node i's content may have changed in
-	// this snapshot (refresh, reservation, removal, rollback); a stamp is
-	// never reused, so derived data keyed by it cannot go stale.
+	// this snapshot (refresh, reservation, removal); a rollback gives the
+	// node back the stamp of the content it restores. A stamp names one
+	// content of its node, so derived data keyed by it cannot go stale.
 	stamps   []uint64
 	stampSeq uint64
 	// feed lists the nodes touched since feedEpoch began, in order (with
@@ -63,6 +64,7 @@ type change struct {
 	pos   int
 	pod   *PodInfo
 	added bool
+	stamp uint64 // the node's stamp before the change, given back by Rollback
 }
 
 // Checkpoint marks a point in a snapshot's tentative changes.
@@ -277,9 +279,10 @@ func (s *Snapshot) Budgets() iter.Seq[BudgetStatus] { return slices.Values(s.bud
 
 // Reserve tentatively places pi on the node at index node.
 func (s *Snapshot) Reserve(pi *PodInfo, node int) {
+	before := s.stamps[node]
 	s.touch(node)
 	ni := s.nodes[node]
-	s.log = append(s.log, change{node: node, pos: len(ni.pods), pod: pi, added: true})
+	s.log = append(s.log, change{node: node, pos: len(ni.pods), pod: pi, added: true, stamp: before})
 	ni.insertPod(len(ni.pods), pi)
 	s.countPod(pi, 1)
 	for _, t := range s.totals {
@@ -300,8 +303,9 @@ func (s *Snapshot) Remove(key PodKey, node int) error {
 	for _, t := range s.totals {
 		t.addPod(node, ni, pi, -1)
 	}
+	before := s.stamps[node]
 	s.touch(node)
-	s.log = append(s.log, change{node: node, pos: pos, pod: pi})
+	s.log = append(s.log, change{node: node, pos: pos, pod: pi, stamp: before})
 	return nil
 }
 
@@ -315,6 +319,11 @@ func (s *Snapshot) Rollback(cp Checkpoint) {
 		s.log = s.log[:len(s.log)-1]
 		ni := s.nodes[ch.node]
 		s.touch(ch.node)
+		// the node holds again what it held under its stamp before the
+		// change, so data derived under that stamp (filter memos, victim
+		// units) holds again: a preemption dry run or a failed gang cycle
+		// leaves the nodes it tried as they were
+		s.stamps[ch.node] = ch.stamp
 		sign := int64(1)
 		if ch.added {
 			ni.removePodAt(ch.pos)
@@ -396,6 +405,7 @@ func (s *Snapshot) ChangedSince(p FeedPos) ([]int32, bool) {
 	return s.feed[p.pos:], true
 }
 
-// Stamp returns node i's change stamp: equal stamps mean the node's
-// content is unchanged since the stamp was read (within this snapshot).
+// Stamp returns node i's change stamp: equal stamps mean the node holds
+// what it held when the stamp was read (within this snapshot), though it
+// may have changed and been rolled back in between.
 func (s *Snapshot) Stamp(i int) uint64 { return s.stamps[i] }

@@ -1,7 +1,7 @@
 package framework
 
 import (
-	"fmt"
+	"strconv"
 	"slices"
 	"strings"
 
@@ -31,18 +31,32 @@ func (e *FitError) Error() string {
 	if e.NumAllNodes == 0 {
 		return "no nodes available to schedule pods"
 	}
-	counts := map[string]int{}
+	// a failed pod's message is made at every retry: a short list of
+	// the few distinct reasons, not a map and formatting
+	type reasonCount struct {
+		reason string
+		n      int
+	}
+	var countsBuf [8]reasonCount
+	counts := countsBuf[:0]
 	for _, ns := range e.Statuses {
+	reasons:
 		for _, reason := range ns.Status.Reasons() {
-			counts[reason]++
+			for i := range counts {
+				if counts[i].reason == reason {
+					counts[i].n++
+					continue reasons
+				}
+			}
+			counts = append(counts, reasonCount{reason, 1})
 		}
 	}
 	parts := make([]string, 0, len(counts))
-	for reason, n := range counts {
-		parts = append(parts, fmt.Sprintf("%d %s", n, reason))
+	for _, c := range counts {
+		parts = append(parts, strconv.Itoa(c.n)+" "+c.reason)
 	}
 	slices.Sort(parts)
-	msg := fmt.Sprintf("0/%d nodes are available", e.NumAllNodes)
+	msg := "0/" + strconv.Itoa(e.NumAllNodes) + " nodes are available"
 	if len(parts) == 0 {
 		return msg + "."
 	}

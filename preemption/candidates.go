@@ -32,6 +32,12 @@ type Request struct {
 	// Sim returns a fresh what-if world for trying victims on a node.
 	Sim     func(node int) Sim
 	Budgets []cluster.BudgetStatus
+	// Known, when set, reports a node an earlier dry run found to be no
+	// candidate, with nothing that decides it changed since; it is passed
+	// over as if tried. Rejected, when set, is told of every node tried
+	// that is no candidate. See DryRunMemo.
+	Known    func(node int) bool
+	Rejected func(node int)
 }
 
 // FindCandidates is the dry run: it evaluates potential nodes in order
@@ -42,8 +48,14 @@ func FindCandidates(req Request) []Candidate {
 	want := NumCandidates(len(req.Potential), DefaultMinCandidateNodesPercentage, DefaultMinCandidateNodesAbsolute)
 	var clean, violating []Candidate
 	for _, node := range req.Potential {
+		if req.Known != nil && req.Known(node) {
+			continue
+		}
 		c, ok := SelectVictimsOnNode(req.Sim(node), node, req.PreemptorPriority, req.Units(node), req.Budgets)
 		if !ok {
+			if req.Rejected != nil {
+				req.Rejected(node)
+			}
 			continue
 		}
 		if c.PDBViolations == 0 {

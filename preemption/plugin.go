@@ -28,6 +28,19 @@ type Handle interface {
 	NodeLocal(pod *cluster.PodInfo) bool
 }
 
+// DryRunMemo is a capability a Handle may offer: it remembers the nodes
+// where evicting every lower-priority pod did not make a pod fit, for as
+// long as nothing that decides it changes (the node's pods, pods nominated
+// to it), so that a pod retried cycle after cycle in a busy cluster tries
+// again only the nodes that changed. A node passed over this way is no
+// candidate, exactly as a new try would find: decisions stay the same.
+type DryRunMemo interface {
+	// DryRunMemo returns the Request's Known and Rejected for one dry run
+	// of pod with its PreFilter state, or nils when its nodes cannot be
+	// remembered (a filter that runs for it reads other nodes).
+	DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo) (known func(node int) bool, rejected func(node int))
+}
+
 // ErrHandle is returned by New when the scheduler's handle lacks what
 // DefaultPreemption needs.
 var ErrHandle = errors.New("preemption: the handle does not offer victim units")
@@ -87,13 +100,17 @@ func (d *DefaultPreemption) PostFilter(_ *fw.CycleState, pod *cluster.PodInfo, f
 	if !victimsCanExist(snap, pod.Priority()) {
 		return &fw.PostFilterResult{}, errNoRoom
 	}
-	cands := FindCandidates(Request{
+	req := Request{
 		PreemptorPriority: pod.Priority(),
 		Potential:         fit.Resolvable(),
 		Units:             d.h.Units,
-		Sim:               func(int) Sim { return &podSim{h: d.h, state: base.Clone(), pod: pod} },
+		Sim:               func(int) Sim { return &podSim{h: d.h, base: base, pod: pod} },
 		Budgets:           slices.Collect(snap.Budgets()),
-	})
+	}
+	if m, ok := d.h.(DryRunMemo); ok {
+		req.Known, req.Rejected = m.DryRunMemo(base, pod)
+	}
+	cands := FindCandidates(req)
 	best := PickOne(cands)
 	if best < 0 {
 		return &fw.PostFilterResult{}, errNoRoom
@@ -149,20 +166,29 @@ func terminatingBelow(ni *cluster.NodeInfo, p int32) bool {
 }
 
 // podSim is the what-if world of one candidate node: the cycle's snapshot
-// and a copy of the preemptor's PreFilter state, changed together.
+// and a copy of the preemptor's PreFilter state, changed together. The
+// copy is made at the first change: most nodes tried hold no victim.
 type podSim struct {
 	h     Handle
+	base  *fw.CycleState
 	state *fw.CycleState
 	pod   *cluster.PodInfo
 }
 
+func (s *podSim) own() *fw.CycleState {
+	if s.state == nil {
+		s.state = s.base.Clone()
+	}
+	return s.state
+}
+
 func (s *podSim) Snapshot() *cluster.Snapshot { return s.h.Snapshot() }
 func (s *podSim) Remove(p *cluster.PodInfo, node int) {
-	_ = s.h.RemovePod(s.state, s.pod, p, node) // units are built from the snapshot's pods
+	_ = s.h.RemovePod(s.own(), s.pod, p, node) // units are built from the snapshot's pods
 }
-func (s *podSim) Add(p *cluster.PodInfo, node int) { s.h.AddPod(s.state, s.pod, p, node) }
-func (s *podSim) Rollback(cp cluster.Checkpoint)   { s.h.Rollback(s.state, s.pod, cp) }
-func (s *podSim) Fits(node int) bool               { return s.h.Filter(s.state, s.pod, node).IsSuccess() }
+func (s *podSim) Add(p *cluster.PodInfo, node int) { s.h.AddPod(s.own(), s.pod, p, node) }
+func (s *podSim) Rollback(cp cluster.Checkpoint)   { s.h.Rollback(s.own(), s.pod, cp) }
+func (s *podSim) Fits(node int) bool               { return s.h.Filter(s.own(), s.pod, node).IsSuccess() }
 
 var errGroupNever = fw.NewStatus(fw.Unschedulable, "not eligible due to preemptionPolicy=Never.").WithPlugin(Name)
 

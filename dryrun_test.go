@@ -1,0 +1,91 @@
+package gangsim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/stretchr/testify/require"
+)
+
+// runBusyCluster runs a small oversubscribed cluster drawn from seed:
+// pods of three priorities (some never preempting, some with a node
+// selector or a budget over them) arriving and finishing, nodes failing
+// and coming back, and returns every event as text.
+func runBusyCluster(t *testing.T, seed uint64, memoOff bool) ([]string, int) {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	var events []string
+	s, err := New(Config{CheckInvariants: true}, WithObserver(func(e Event) {
+		line := fmt.Sprintf("%v %v %s %s %s", e.At, e.Kind, e.Group.Display(), e.Node, e.Reason)
+		if e.Pod != nil {
+			line += " " + string(e.Pod.Key())
+		}
+		if !e.By.IsZero() {
+			line += " by " + e.By.Display()
+		}
+		events = append(events, line)
+	}))
+	require.NoError(t, err)
+	s.dryRuns.off = memoOff
+	nodes := 2 + rng.IntN(8)
+	node := func(i int) cluster.Node {
+		cpu := int64(2000 * (1 + i%3))
+		return cluster.Node{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"zone": fmt.Sprintf("z%d", i%2)},
+			Allocatable: cluster.NewResources(cpu, cpu<<20, 10)}
+	}
+	for i := range nodes {
+		require.NoError(t, s.AddNode(node(i)))
+	}
+	require.NoError(t, s.AddPodDisruptionBudget(cluster.PodDisruptionBudget{Name: "keep", Selector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "kept"}},
+		MinAvailable: &cluster.IntOrPercent{Value: 2}}))
+	down := map[int]bool{}
+	at := time.Duration(0)
+	for i := range 20 + rng.IntN(60) {
+		at += time.Duration(rng.IntN(300)) * time.Second
+		require.NoError(t, s.RunUntil(at))
+		if rng.IntN(10) == 0 {
+			n := rng.IntN(nodes)
+			if down[n] {
+				require.NoError(t, s.AddNode(node(n)))
+			} else {
+				require.NoError(t, s.RemoveNode(node(n).Name))
+			}
+			down[n] = !down[n]
+		}
+		cpu := int64(500 * (1 + rng.IntN(6)))
+		p := cluster.Pod{Name: fmt.Sprintf("p%03d", i), Priority: new([]int32{0, 100, 1000}[rng.IntN(3)]),
+			Requests: cluster.NewResources(cpu, cpu<<20, 0), Labels: map[string]string{"app": []string{"kept", "free"}[rng.IntN(2)]}}
+		if rng.IntN(6) == 0 {
+			p.PreemptionPolicy = cluster.PreemptNever
+		}
+		if rng.IntN(5) == 0 {
+			p.NodeSelector = map[string]string{"zone": fmt.Sprintf("z%d", rng.IntN(2))}
+		}
+		require.NoError(t, s.AddPod(p, time.Duration(10+rng.IntN(3600))*time.Second))
+	}
+	require.NoError(t, s.Run())
+	return events, s.dryRuns.hits
+}
+
+// The dry-run memo passes over only nodes a new try would find to be no
+// candidate: on random busy clusters the event streams with and without
+// it are the same, and it is used.
+func TestDryRunMemoKeepsDecisions(t *testing.T) {
+	hits := 0
+	for seed := range uint64(200) {
+		with, h := runBusyCluster(t, seed, false)
+		without, _ := runBusyCluster(t, seed, true)
+		if !slices.Equal(with, without) {
+			for i := range min(len(with), len(without)) {
+				require.Equal(t, without[i], with[i], "seed %d: first difference at event %d", seed, i)
+			}
+			require.Equal(t, len(without), len(with), "seed %d", seed)
+		}
+		hits += h
+	}
+	t.Logf("%d nodes passed over", hits)
+	require.Greater(t, hits, 1000, "the memo is hardly used: the test says little")
+}
