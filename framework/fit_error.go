@@ -1,8 +1,8 @@
 package framework
 
 import (
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gangsim/gangsim/cluster"

@@ -35,6 +35,9 @@ type jsonDirect struct {
 	pos  int
 	line int
 	d    *decoder // for its cache of struct fields
+	// depth is the number of objects open around pos; count is the number
+	// of elements of the last list skipped.
+	depth, count int
 	// interned shares the strings of label and resource maps: a million
 	// pods name a few dozen keys and values.
 	interned map[string]string
@@ -163,6 +166,8 @@ func (s *jsonDirect) object(v reflect.Value) bool {
 		v.FieldByIndex(si.line).SetInt(int64(s.line))
 	}
 	s.pos++
+	s.depth++
+	defer func() { s.depth-- }()
 	var seenBuf [24]string
 	seen := seenBuf[:0]
 	for first := true; ; first = false {
@@ -209,8 +214,18 @@ func (s *jsonDirect) array(v reflect.Value) bool {
 	if s.peek() != '[' {
 		return false
 	}
+	size := 0
+	if s.depth == 1 {
+		// the file's lists hold up to millions of large elements: counted
+		// first, they are made once instead of grown by copies
+		save, line := s.pos, s.line
+		if s.skip() {
+			size = s.count
+		}
+		s.pos, s.line = save, line
+	}
 	s.pos++
-	out := reflect.MakeSlice(v.Type(), 0, 0)
+	out := reflect.MakeSlice(v.Type(), 0, size)
 	zero := reflect.Zero(v.Type().Elem())
 	for first := true; ; first = false {
 		if s.peek() == ']' {
@@ -418,11 +433,14 @@ func (s *jsonDirect) skipEmpty() (empty, ok bool) {
 		s.pos++
 		if s.peek() == closing {
 			s.pos++
+			s.count = 0
 			return true, true
 		}
-		for first := true; ; first = false {
+		for n := 0; ; n++ {
+			first := n == 0
 			if s.peek() == closing {
 				s.pos++
+				s.count = n
 				return false, true
 			}
 			if !first {
