@@ -229,6 +229,20 @@ func (r Resources) String() string {
 // reported is deterministic; an error names the resource and the text.
 func ParseResources(list map[string]string) (Resources, error) {
 	var r Resources
+	ok := true
+	for name, text := range list { // With keeps names in order: any order will do
+		v, err := ParseResourceQuantity(ResourceName(name), text)
+		if name == "" || err != nil {
+			ok = false
+			break
+		}
+		r = r.With(ResourceName(name), v)
+	}
+	if ok {
+		return r, nil
+	}
+	// the error of the first bad name in name order, whatever the map's
+	r = Resources{}
 	for _, name := range slices.Sorted(maps.Keys(list)) {
 		if name == "" {
 			return Resources{}, fieldError(ErrQuantity, "", "", "a resource name is empty")

@@ -150,9 +150,9 @@ func (b *builder) checkNames(line int, where, name, namespace string) error {
 // entry names a list entry: "pods[2] (api)", or "pods[2]" without a name.
 func entry(list string, i int, name string) string {
 	if name == "" {
-		return fmt.Sprintf("%s[%d]", list, i)
+		return list + "[" + strconv.Itoa(i) + "]"
 	}
-	return fmt.Sprintf("%s[%d] (%s)", list, i, name)
+	return list + "[" + strconv.Itoa(i) + "] (" + name + ")"
 }
 
 func (b *builder) nodes(f *file) error {
@@ -289,7 +289,17 @@ func budgetSelector(n *yaml.Node, path string) (*cluster.LabelSelector, error) {
 // checkResourceNames checks the names of a scenario's resource list as
 // the API server would (checkResourceName); the error names the resource.
 func checkResourceNames(list map[string]string, use resourceUse) error {
-	for _, name := range slices.Sorted(maps.Keys(list)) {
+	bad := false
+	for name := range list {
+		if checkResourceName(name, use) != nil {
+			bad = true
+			break
+		}
+	}
+	if !bad {
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(list)) { // the first in name order
 		if err := checkResourceName(name, use); err != nil {
 			return &cluster.FieldError{Sentinel: cluster.ErrQuantity, Field: name, Detail: err.Error()}
 		}

@@ -54,10 +54,16 @@ func readLimited(path string, limit int64) ([]byte, error) {
 		return nil, &FieldError{File: path, Err: err}
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
-		return nil, fileTooLarge(path, fi.Size(), limit)
+	var data []byte
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		if fi.Size() > limit {
+			return nil, fileTooLarge(path, fi.Size(), limit)
+		}
+		data = make([]byte, 0, fi.Size()+bytes.MinRead) // read once, not grown by copies
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	buf := bytes.NewBuffer(data)
+	_, err = buf.ReadFrom(io.LimitReader(f, limit+1))
+	data = buf.Bytes()
 	if err != nil {
 		return nil, &FieldError{File: path, Err: err}
 	}

@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"strings"
 )
 
 var (
-	dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-	dnsLabel     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	// qualifiedName is the name part of a qualified name (a label key's,
 	// an extended resource's).
 	qualifiedName = regexp.MustCompile(`^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`)
@@ -32,14 +31,43 @@ func checkName(o *kubeObject, label bool) error {
 	return nil
 }
 
+// isDNSLabel reports whether s is lower case letters, digits and '-',
+// starting and ending with a letter or digit (the length is checked apart).
+// Every name of a file is checked: by hand, not by a regular expression.
+func isDNSLabel(s string) bool {
+	if s == "" || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// isDNSSubdomain reports whether s is DNS labels joined by '.'.
+func isDNSSubdomain(s string) bool {
+	for {
+		label, rest, more := strings.Cut(s, ".")
+		if !isDNSLabel(label) {
+			return false
+		}
+		if !more {
+			return true
+		}
+		s = rest
+	}
+}
+
 // nameError says what is wrong with a name, as the API server checks
 // names: a DNS subdomain (pods, nodes, groups, budgets, classes), or a DNS
 // label (namespaces) when label is set. nil for a valid name.
 func nameError(name string, label bool) error {
 	switch {
-	case label && (len(name) > 63 || !dnsLabel.MatchString(name)):
+	case label && (len(name) > 63 || !isDNSLabel(name)):
 		return fmt.Errorf("%q is not a DNS label (lower case letters, digits and '-', at most 63)", name)
-	case len(name) > 253 || !dnsSubdomain.MatchString(name):
+	case len(name) > 253 || !isDNSSubdomain(name):
 		return fmt.Errorf("%q is not a DNS subdomain (lower case letters, digits, '-' and '.', at most 253)", name)
 	}
 	return nil

@@ -33,7 +33,7 @@ func checkResourceName(name string, use resourceUse) error {
 		return fmt.Errorf("%q is not a standard resource name (cpu, memory, ephemeral-storage, hugepages-<size>%s); an extended resource needs a domain prefix, such as example.com/%s",
 			name, map[bool]string{true: ", pods"}[use == resourcesOfNode], name)
 	}
-	if len(prefix) > 253 || !dnsSubdomain.MatchString(prefix) || base == "" || len(base) > 63 || !qualifiedName.MatchString(base) {
+	if len(prefix) > 253 || !isDNSSubdomain(prefix) || base == "" || len(base) > 63 || !qualifiedName.MatchString(base) {
 		return fmt.Errorf("%q is not a valid resource name (a DNS prefix, '/', and a name of letters, digits, '-', '_' and '.')", name)
 	}
 	return nil

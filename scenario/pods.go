@@ -2,12 +2,25 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
+
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
 func (b *builder) pods(f *file) error {
+	n := 0
+	for i := range f.Pods {
+		if c := f.Pods[i].Count; c != nil && *c > 1 {
+			n += min(*c, b.opts.limits.Pods) // the limit is checked on expansion
+		} else {
+			n++
+		}
+	}
+	// made once for a file of many entries; a few entries with large
+	// counts (which may yet break the limit) grow as they expand
+	b.sc.Pods = slices.Grow(b.sc.Pods, min(n, b.opts.limits.Pods, 2*len(f.Pods)))
 	for i := range f.Pods {
 		s := &f.Pods[i]
 		pods, err := b.expandPod(s, i)

@@ -23,16 +23,24 @@ func (sc *Scenario) checkTimeline() error {
 	}
 	added := map[string]change{}   // nodes events add, by the event
 	removed := map[string]change{} // nodes removed, by the event
-	arrival := map[string]change{} // pods by key, when they arrive
-	for _, p := range sc.Pods {
-		arrival[string(p.Pod.Key())] = change{p.At, p.Source}
-	}
+	deletes := map[string]bool{} // pods events delete: only their arrivals matter
 	arrived := map[string]bool{}
 	deleted := map[string]change{}
 	for _, e := range sc.Events {
 		if e.Kind == AddNode && e.Node != nil {
 			added[e.Node.Name] = change{e.At, e.Source}
 		}
+		if e.Kind == DeletePod {
+			deletes[string(podKeyOf(e.Name))] = true
+		}
+	}
+	arrival := func(key string) change { // for the message: looked up once
+		for _, p := range sc.Pods {
+			if string(p.Pod.Key()) == key {
+				return change{p.At, p.Source}
+			}
+		}
+		return change{}
 	}
 	missing := func(name string) string {
 		if r, ok := removed[name]; ok {
@@ -45,8 +53,11 @@ func (sc *Scenario) checkTimeline() error {
 	}
 	for _, a := range sc.timeline() {
 		if p := a.pod; p != nil {
-			key := string(p.Pod.Key())
-			arrived[key] = true
+			if len(deletes) > 0 {
+				if key := string(p.Pod.Key()); deletes[key] {
+					arrived[key] = true
+				}
+			}
 			if node := p.Pod.NodeName; node != "" && !nodes[node] {
 				field := "nodeName"
 				if !strings.HasPrefix(p.Source.Path, "pods[") {
@@ -76,7 +87,7 @@ func (sc *Scenario) checkTimeline() error {
 				return sc.timeError(e.Source, string(e.Kind), e.At, fmt.Sprintf("pod %q is gone: %s deletes it at %v", e.Name, sc.where(d.src), d.at))
 			}
 			if !arrived[key] {
-				arr := arrival[key]
+				arr := arrival(key)
 				msg := fmt.Sprintf("pod %q is not there yet: %s arrives at %v", e.Name, sc.where(arr.src), arr.at)
 				if arr.at == e.At {
 					msg += ", and at equal times events come first"
