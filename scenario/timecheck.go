@@ -23,7 +23,7 @@ func (sc *Scenario) checkTimeline() error {
 	}
 	added := map[string]change{}   // nodes events add, by the event
 	removed := map[string]change{} // nodes removed, by the event
-	deletes := map[string]bool{} // pods events delete: only their arrivals matter
+	deletes := map[string]bool{}   // pods events delete: only their arrivals matter
 	arrived := map[string]bool{}
 	deleted := map[string]change{}
 	for _, e := range sc.Events {
