@@ -48,3 +48,28 @@ func ExampleScheduler_ScheduleOne() {
 	// Unschedulable default/batch evicted; api nominated to n
 	// Bound n at 10s
 }
+
+// Ask a what-if question mid-run: at two hours, fork the simulation and
+// lose a node in the fork only. The original goes on untouched.
+func ExampleScheduler_Fork() {
+	s, _ := gangsim.New(gangsim.Config{})
+	for _, name := range []string{"node-a", "node-b"} {
+		_ = s.AddNode(cluster.Node{Name: name, Allocatable: cluster.NewResources(4000, 8<<30, 110)})
+	}
+	for i, cpu := range []int64{3000, 3000} {
+		_ = s.AddPod(cluster.Pod{Name: fmt.Sprintf("job-%d", i), Requests: cluster.NewResources(cpu, 1<<30, 0)}, 8*time.Hour)
+	}
+	_ = s.RunUntil(2 * time.Hour)
+
+	whatIf, _ := s.Fork()
+	_ = whatIf.RemoveNode("node-b")
+	_ = whatIf.RunUntil(3 * time.Hour)
+	_ = s.RunUntil(3 * time.Hour)
+	for _, sim := range []*gangsim.Scheduler{s, whatIf} {
+		job, _ := sim.Pod(cluster.MakePodKey("", "job-1"))
+		fmt.Println(job.Phase, job.Node+job.Reason)
+	}
+	// Output:
+	// Bound node-b
+	// Pending 0/1 nodes are available: 1 Insufficient cpu.
+}

@@ -1,0 +1,128 @@
+package gangsim
+
+import (
+	"errors"
+	"maps"
+	"slices"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
+)
+
+// ErrForkInCycle is returned by Fork called from an observer during a
+// cycle: a fork is taken between cycles.
+var ErrForkInCycle = errors.New("gangsim: Fork during a scheduling cycle")
+
+// Fork returns an independent copy of the simulation as it stands now,
+// for what-if questions asked mid-run: both go on from here on their own,
+// and one given the same calls as the other makes the same decisions. It
+// costs a copy of the records, the queue and the node accounts, not a
+// replay: pods and node objects, which never change once made, are
+// shared. The fork has the observers opts give it (none of s's); its
+// plugins are new instances from the same registry and configuration, so a
+// plugin's own state starts afresh, while what the scheduler keeps for
+// them (the scan position of each profile) carries over.
+func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	if s.inCycle != 0 {
+		return nil, ErrForkInCycle
+	}
+	f, err := New(s.cfg, append([]Option{WithRegistry(s.userRegistry), WithStartTime(s.now)}, opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	f.cache = s.cache.Clone()
+	f.snap = f.cache.Snapshot()
+	f.nominations = newNominator(f.snap)
+	f.nominations.dropped = func() { f.version++ }
+	f.explainer = s.explainer.clone()
+	for name, p := range f.profiles {
+		p.pods.Nominations = f.nominations
+		p.pods.SetScanPosition(s.profiles[name].pods.ScanPosition())
+		f.explainer.wire(p.pods)
+	}
+
+	// records, each copied once, and every pointer between them mapped
+	pods := make(map[*podRecord]*podRecord, len(s.pods))
+	pod := func(r *podRecord) *podRecord {
+		if r == nil {
+			return nil
+		}
+		return pods[r]
+	}
+	groups := make(map[*groupRecord]*groupRecord, len(s.groups))
+	for key, r := range s.pods {
+		c := *r
+		f.pods[key], pods[r] = &c, &c
+	}
+	for key, g := range s.groups {
+		c := *g
+		c.members = g.members.Clone()
+		c.conditions = slices.Clone(g.conditions)
+		f.groups[key], groups[g] = &c, &c
+	}
+	for _, g := range f.groups {
+		members := make(map[cluster.PodKey]*podRecord, len(g.pods))
+		for k, r := range g.pods {
+			members[k] = pods[r]
+		}
+		g.pods = members
+		if g.self != nil {
+			g.self = []*groupRecord{g}
+		}
+	}
+	for _, r := range f.pods {
+		if r.group != nil {
+			r.group = groups[r.group]
+		}
+	}
+	composites := make(map[*podgroup.CompositePodGroup]*podgroup.CompositePodGroup, len(s.composites))
+	for key, c := range s.composites {
+		cp := *c
+		cp.leaves = make([]*groupRecord, len(c.leaves))
+		for i, l := range c.leaves {
+			cp.leaves[i] = groups[l]
+		}
+		f.composites[key] = &cp
+		composites[&c.cpg] = &cp.cpg
+	}
+	leaves := make(map[*podgroup.PodGroup]*podgroup.PodGroup, len(groups))
+	for old, g := range groups {
+		leaves[&old.group] = &g.group
+	}
+	f.forest = s.forest.Clone(func(g *podgroup.PodGroup) *podgroup.PodGroup { return leaves[g] },
+		func(c *podgroup.CompositePodGroup) *podgroup.CompositePodGroup { return composites[c] })
+	f.forestVersion = s.forestVersion
+	for key, list := range s.orphans {
+		mapped := make([]*podRecord, len(list))
+		for i, r := range list {
+			mapped[i] = pods[r]
+		}
+		f.orphans[key] = mapped
+	}
+	for node, list := range s.nominations.byNode {
+		mapped := make([]*podRecord, len(list))
+		for i, r := range list {
+			mapped[i] = pods[r]
+		}
+		f.nominations.byNode[node] = mapped
+	}
+	f.queue = s.queue.Clone(func(e entry) entry { return entry{pod: pod(e.pod), root: e.root} })
+
+	f.invariants = invariantState{evictions: s.invariants.evictions, wasTrue: maps.Clone(s.invariants.wasTrue)}
+	f.classes = s.classes.Clone()
+	f.version = s.version
+	f.timers = s.timers.Clone() // copy-on-write: timers are values
+	f.timerSeq = s.timerSeq
+	f.cycle = s.cycle
+	f.evictions = slices.Clone(s.evictions)
+	f.stats = s.stats
+	return f, nil
+}
+
+// clone copies the explainer's requests and results.
+func (e *explainer) clone() explainer {
+	return explainer{want: maps.Clone(e.want), done: maps.Clone(e.done)}
+}

@@ -1,0 +1,203 @@
+package gangsim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
+	"github.com/stretchr/testify/require"
+)
+
+// step is one call of a random program on a scheduler.
+type step func(s *Scheduler) error
+
+// busyProgram draws a program from seed: nodes coming and going, pods of
+// three priorities (lone, in gangs, in a composite of two gangs) arriving,
+// running and deleted, time passing.
+func busyProgram(seed uint64) []step {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var prog []step
+	nodes := 2 + rng.IntN(6)
+	node := func(i int) cluster.Node {
+		cpu := int64(2000 * (1 + i%3))
+		return cluster.Node{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"rack": fmt.Sprintf("r%d", i%2)},
+			Allocatable: cluster.NewResources(cpu, cpu<<20, 10)}
+	}
+	for i := range nodes {
+		prog = append(prog, func(s *Scheduler) error { return s.AddNode(node(i)) })
+	}
+	down := map[int]bool{}
+	at := time.Duration(0)
+	for i := range 15 + rng.IntN(40) {
+		at += time.Duration(rng.IntN(200)) * time.Second
+		until := at
+		prog = append(prog, func(s *Scheduler) error { return s.RunUntil(until) })
+		prio := []int32{0, 100, 1000}[rng.IntN(3)]
+		cpu := int64(500 * (1 + rng.IntN(4)))
+		run := time.Duration(30+rng.IntN(1800)) * time.Second
+		pod := func(name, group string) cluster.Pod {
+			return cluster.Pod{Name: name, PodGroup: group, Priority: new(prio), Requests: cluster.NewResources(cpu, cpu<<20, 0)}
+		}
+		switch k := rng.IntN(10); {
+		case k < 5:
+			prog = append(prog, func(s *Scheduler) error { return s.AddPod(pod(fmt.Sprintf("p%d", i), ""), run) })
+		case k < 7:
+			g := fmt.Sprintf("g%d", i)
+			size := 2 + rng.IntN(3)
+			prog = append(prog, func(s *Scheduler) error {
+				err := s.AddPodGroup(podgroup.PodGroup{Name: g, Policy: podgroup.Gang, MinCount: int32(size), Priority: new(prio),
+					TopologyKey: []string{"", "rack"}[i%2], DisruptionMode: podgroup.DisruptAll})
+				for m := range size {
+					err = cmpErr(err, s.AddPod(pod(fmt.Sprintf("%s-%d", g, m), g), run))
+				}
+				return err
+			})
+		case k < 8:
+			c := fmt.Sprintf("c%d", i)
+			prog = append(prog, func(s *Scheduler) error {
+				err := s.AddCompositePodGroup(podgroup.CompositePodGroup{Name: c, Policy: podgroup.Gang, MinGroupCount: 2, Priority: new(prio)})
+				for j := range 2 {
+					g := fmt.Sprintf("%s-g%d", c, j)
+					err = cmpErr(err, s.AddPodGroup(podgroup.PodGroup{Name: g, Parent: c, Policy: podgroup.Gang, MinCount: 2, Priority: new(prio)}))
+					for m := range 2 {
+						err = cmpErr(err, s.AddPod(pod(fmt.Sprintf("%s-%d", g, m), g), run))
+					}
+				}
+				return err
+			})
+		case k < 9:
+			n := rng.IntN(nodes)
+			prog = append(prog, func(s *Scheduler) error {
+				if _, ok := s.Node(node(n).Name); ok {
+					return s.RemoveNode(node(n).Name)
+				}
+				return s.AddNode(node(n))
+			})
+			down[n] = !down[n]
+		default:
+			victim := fmt.Sprintf("p%d", rng.IntN(i+1))
+			prog = append(prog, func(s *Scheduler) error {
+				if st, ok := s.Pod(cluster.PodKey("default/" + victim)); ok && (st.Phase == PhasePending || st.Phase == PhaseBound) {
+					return s.DeletePod(cluster.PodKey("default/" + victim))
+				}
+				return nil
+			})
+		}
+	}
+	return append(prog, func(s *Scheduler) error { return s.Run() })
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// eventLog records events as text.
+func eventLog(log *[]string) Option {
+	return WithObserver(func(e Event) {
+		line := fmt.Sprintf("%v %v %s %s %s", e.At, e.Kind, e.Group.Display(), e.Node, e.Reason)
+		if e.Pod != nil {
+			line += " " + string(e.Pod.Key())
+		}
+		if !e.By.IsZero() {
+			line += " by " + e.By.Display()
+		}
+		*log = append(*log, line)
+	})
+}
+
+// A fork goes on exactly as the simulation would have, whatever the
+// original does after it: on random programs with gangs, composites,
+// preemption and node churn, forked at a random step, the fork's events
+// are the unforked run's from that step, and both pass the invariant
+// checks.
+func TestForkContinuesAlike(t *testing.T) {
+	forks := 0
+	for seed := range uint64(60) {
+		prog := busyProgram(seed)
+		var whole []string
+		s, err := New(Config{CheckInvariants: true}, eventLog(&whole))
+		require.NoError(t, err)
+		marks := make([]int, len(prog)+1) // events before each step
+		for i, st := range prog {
+			marks[i] = len(whole)
+			require.NoError(t, st(s), "seed %d step %d", seed, i)
+		}
+		marks[len(prog)] = len(whole)
+
+		k := len(prog)/4 + rand.New(rand.NewPCG(seed, 1)).IntN(len(prog)/2+1) // mid-run
+		var before, after, other []string
+		orig, err := New(Config{CheckInvariants: true}, eventLog(&before))
+		require.NoError(t, err)
+		for _, st := range prog[:k] {
+			require.NoError(t, st(orig))
+		}
+		fork, err := orig.Fork(eventLog(&after))
+		require.NoError(t, err)
+		forks++
+		// the original goes its own way first: none of it may reach the fork
+		orig.observers = append(orig.observers, func(e Event) { other = append(other, e.Kind.String()) })
+		require.NoError(t, orig.AddNode(cluster.Node{Name: "extra", Allocatable: cluster.NewResources(64000, 64<<30, 110)}))
+		require.NoError(t, orig.AddPod(cluster.Pod{Name: "intruder", Priority: new(int32(5000)), Requests: cluster.NewResources(1000, 1<<30, 0)}, 0))
+		require.NoError(t, orig.RunUntil(orig.Now()+10*time.Hour))
+		for _, st := range prog[k:] {
+			require.NoError(t, st(fork), "seed %d: the fork at step %d", seed, k)
+		}
+		require.True(t, slices.Equal(whole[marks[k]:], after), "seed %d: the fork at step %d differs:\nwant %q\ngot  %q", seed, k, whole[marks[k]:], after)
+		require.Equal(t, s.Stats(), fork.Stats(), "seed %d: the fork's counts (cycles included)", seed)
+		require.NoError(t, fork.CheckInvariants())
+		require.NoError(t, orig.CheckInvariants())
+	}
+	require.Equal(t, 60, forks)
+}
+
+// Where the scan of a profile stands carries over: with 300 nodes and
+// 10 % of them scored, each pod's scan starts where the last one stopped.
+func TestForkKeepsScanPosition(t *testing.T) {
+	pct := int32(10)
+	run := func(forkAt int) []string {
+		var log []string
+		s, err := New(Config{PercentageOfNodesToScore: pct}, eventLog(&log))
+		require.NoError(t, err)
+		for i := range 300 {
+			require.NoError(t, s.AddNode(cluster.Node{Name: fmt.Sprintf("n%03d", i), Allocatable: cluster.NewResources(int64(4000+i%7*1000), 64<<30, 110)}))
+		}
+		for i := range 60 {
+			if i == forkAt {
+				mark := len(log)
+				f, err := s.Fork(eventLog(&log))
+				require.NoError(t, err)
+				s, log = f, log[:mark]
+			}
+			require.NoError(t, s.AddPod(cluster.Pod{Name: fmt.Sprintf("p%02d", i), Requests: cluster.NewResources(int64(100*(1+i%5)), 1<<30, 0)}, 0))
+			require.NoError(t, s.Run())
+		}
+		return log
+	}
+	require.Equal(t, run(-1), run(31)) // 31 pods of 100 nodes each: the scan stands at node 100
+}
+
+// Fork refuses a zero Scheduler and a call from inside a cycle.
+func TestForkMisuse(t *testing.T) {
+	var zero Scheduler
+	_, err := zero.Fork()
+	require.ErrorIs(t, err, ErrNotInitialized)
+	var s *Scheduler
+	var inCycle error
+	s, err = New(Config{}, WithObserver(func(e Event) {
+		if e.Kind == EventPodBound && inCycle == nil {
+			_, inCycle = s.Fork()
+		}
+	}))
+	require.NoError(t, err)
+	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(4000, 4<<30, 10)}))
+	require.NoError(t, s.AddPod(cluster.Pod{Name: "p", Requests: cluster.NewResources(1000, 1<<30, 0)}, 0))
+	require.NoError(t, s.Run())
+	require.ErrorIs(t, inCycle, ErrForkInCycle)
+}
