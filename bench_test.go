@@ -327,3 +327,31 @@ func benchWholeRun(b *testing.B, run func(*testing.B, *Scheduler)) {
 		run(b, s)
 	}
 }
+
+// BenchmarkFork forks a running simulation of 5,000 nodes with 50,000
+// pods bound and 5,000 pending.
+func BenchmarkFork(b *testing.B) {
+	s, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 5000 {
+		if err := s.AddNode(cluster.Node{Name: fmt.Sprintf("n%05d", i), Allocatable: cluster.NewResources(32000, 128<<30, 110)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range 55000 {
+		if err := s.AddPod(cluster.Pod{Name: fmt.Sprintf("p%05d", i), Requests: cluster.NewResources(3000, 1<<30, 0)}, time.Hour); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.RunUntil(time.Minute); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Fork(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
