@@ -114,45 +114,21 @@ func (r *Result) JSON() ([]byte, error) {
 	return append(out, '\n'), nil
 }
 
-// recorder builds a Result from the event stream alone: pods' states,
-// evictions and counts.
+// recorder keeps what a Result needs from the event stream beyond the
+// scheduler's final state: the evictions in order and the counts. Pods'
+// states are read from the scheduler at the end, which keeps every pod's
+// record: a million pods cost no second map.
 type recorder struct {
-	pods      map[cluster.PodKey]*PodResult
 	evictions []EvictionResult
 	stats     gangsim.Stats
 }
 
-func newRecorder() *recorder { return &recorder{pods: map[cluster.PodKey]*PodResult{}} }
+func newRecorder() *recorder { return &recorder{} }
 
 func (r *recorder) observe(e gangsim.Event) {
 	r.stats.Observe(e)
-	if e.Pod == nil {
-		return
-	}
-	p := r.pods[e.Pod.Key()]
-	if p == nil {
-		p = &PodResult{Name: e.Pod.Key().Display()}
-		r.pods[e.Pod.Key()] = p
-	}
-	switch e.Kind {
-	case gangsim.EventPodArrived:
-		p.Node, p.Phase, p.Reason = e.Node, gangsim.PhasePending, ""
-		if e.Node != "" {
-			p.Phase = gangsim.PhaseBound
-		}
-	case gangsim.EventPodBound:
-		p.Node, p.Phase, p.Reason = e.Node, gangsim.PhaseBound, ""
-	case gangsim.EventPodUnschedulable:
-		p.Reason = e.Reason
-	case gangsim.EventPodEvicted:
-		p.Phase = gangsim.PhaseTerminating
-		r.evictions = append(r.evictions, EvictionResult{Pod: p.Name, Node: e.Node, By: e.By.Display(), ByKind: e.By.Kind.String(), At: e.At.String()})
-	case gangsim.EventPodTerminated:
-		p.Node, p.Phase, p.Reason = "", gangsim.PhasePending, e.Reason
-	case gangsim.EventPodSucceeded:
-		p.Phase, p.Reason = gangsim.PhaseSucceeded, ""
-	case gangsim.EventPodDeleted:
-		p.Node, p.Phase, p.Reason = "", gangsim.PhaseDeleted, ""
+	if e.Kind == gangsim.EventPodEvicted {
+		r.evictions = append(r.evictions, EvictionResult{Pod: e.Pod.Key().Display(), Node: e.Node, By: e.By.Display(), ByKind: e.By.Kind.String(), At: e.At.String()})
 	}
 }
 
@@ -163,17 +139,13 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler) *Result {
 	if res.Evictions == nil {
 		res.Evictions = []EvictionResult{}
 	}
+	res.Pods = make([]PodResult, 0, len(sc.Pods))
 	for _, sp := range sc.Pods {
-		pr := *r.pods[sp.Pod.Key()]
+		st, _ := s.Pod(sp.Pod.Key())
+		pr := PodResult{Name: st.Key.Display(), Node: st.Node, Phase: st.Phase}
 		if pr.Phase == gangsim.PhasePending {
 			res.Stats.Pending++
-			if st, ok := s.Pod(sp.Pod.Key()); ok {
-				// the scheduler's reason: a gated pod's count moves on
-				// without an event for every arrival
-				pr.Reason = st.Reason
-			}
-		} else {
-			pr.Reason = ""
+			pr.Reason = st.Reason
 		}
 		res.Pods = append(res.Pods, pr)
 	}
