@@ -208,10 +208,7 @@ func waitsOnPods(p *cluster.Pod) bool {
 // bind assumes the pod on node and completes its binding at once.
 func (s *Scheduler) bind(r *podRecord, node string) error {
 	key := r.info.Key()
-	if err := s.cache.AssumePod(r.info, node); err != nil {
-		return fmt.Errorf("binding pod %s: %w", key, err)
-	}
-	if err := s.cache.FinishBinding(key, s.now); err != nil {
+	if err := s.cache.BindPod(r.info, node, s.now); err != nil {
 		return fmt.Errorf("binding pod %s: %w", key, err)
 	}
 	s.markBound(r, node)

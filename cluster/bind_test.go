@@ -1,0 +1,44 @@
+package cluster
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// BindPod leaves the cache as AssumePod then FinishBinding do: the pod
+// bound on its node from now, the node's totals, the budgets' counts.
+func TestBindPodIsAssumeAndFinish(t *testing.T) {
+	build := func(oneStep bool) *Cache {
+		c := NewCache()
+		require.NoError(t, c.AddNode(Node{Name: "n", Allocatable: NewResources(4000, 8<<30, 10)}))
+		require.NoError(t, c.AddBudget(PodDisruptionBudget{Name: "b", Selector: &LabelSelector{MatchLabels: map[string]string{"app": "a"}}, MinAvailable: &IntOrPercent{Value: 1}}))
+		for _, name := range []string{"p1", "p2"} {
+			pi := NewPodInfo(Pod{Namespace: "default", Name: name, Labels: map[string]string{"app": "a"}, Requests: NewResources(1000, 1<<30, 0)})
+			if oneStep {
+				require.NoError(t, c.BindPod(pi, "n", 5*time.Second))
+			} else {
+				require.NoError(t, c.AssumePod(pi, "n"))
+				require.NoError(t, c.FinishBinding(pi.Key(), 5*time.Second))
+			}
+		}
+		require.NoError(t, c.CheckConsistency())
+		return c
+	}
+	a, b := build(false), build(true)
+	na, _ := a.Node("n")
+	nb, _ := b.Node("n")
+	require.Equal(t, na.Requested(), nb.Requested())
+	for i, pa := range na.PodList() {
+		pb := nb.PodList()[i]
+		require.Equal(t, pa.Key(), pb.Key())
+		require.Equal(t, PodBound, pb.State())
+		require.Equal(t, *pa.Pod(), *pb.Pod())
+	}
+	require.Equal(t, slices.Collect(a.Budgets()), slices.Collect(b.Budgets()))
+	// and refuses what AssumePod refuses
+	require.ErrorIs(t, b.BindPod(NewPodInfo(Pod{Namespace: "default", Name: "p1"}), "n", 0), ErrPodExists)
+	require.ErrorIs(t, b.BindPod(NewPodInfo(Pod{Namespace: "default", Name: "p3"}), "gone", 0), ErrNodeNotFound)
+}
