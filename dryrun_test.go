@@ -18,16 +18,7 @@ import (
 func runBusyCluster(t *testing.T, seed uint64, memoOff bool) ([]string, int) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	var events []string
-	s, err := New(Config{CheckInvariants: true}, WithObserver(func(e Event) {
-		line := fmt.Sprintf("%v %v %s %s %s", e.At, e.Kind, e.Group.Display(), e.Node, e.Reason)
-		if e.Pod != nil {
-			line += " " + string(e.Pod.Key())
-		}
-		if !e.By.IsZero() {
-			line += " by " + e.By.Display()
-		}
-		events = append(events, line)
-	}))
+	s, err := New(Config{CheckInvariants: true}, eventLog(&events))
 	require.NoError(t, err)
 	s.dryRuns.off = memoOff
 	nodes := 2 + rng.IntN(8)

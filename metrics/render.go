@@ -193,8 +193,10 @@ func (d Durations) json() jsonDurations {
 // which any series changed, each value holding until the next row. A
 // series is 0 before its first point.
 func (rep *Report) WriteCSV(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	cw := csv.NewWriter(bw)
+	return writeCSV(w, rep.seriesRows)
+}
+
+func (rep *Report) seriesRows(write func([]string) error) error {
 	header := []string{"time_seconds"}
 	var times []time.Duration
 	for _, s := range rep.Series {
@@ -205,7 +207,7 @@ func (rep *Report) WriteCSV(w io.Writer) error {
 	}
 	slices.Sort(times)
 	times = slices.Compact(times)
-	if err := cw.Write(header); err != nil {
+	if err := write(header); err != nil {
 		return err
 	}
 	next := make([]int, len(rep.Series)) // each series' next point
@@ -222,31 +224,37 @@ func (rep *Report) WriteCSV(w io.Writer) error {
 			}
 			row[i+1] = formatFloat(v)
 		}
-		if err := cw.Write(row); err != nil {
+		if err := write(row); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return nil
 }
 
 // WriteWaitsCSV writes every scheduled pod's wait, one a row: pod,
 // priority, arrived_seconds, wait_seconds, in the order the pods were
 // first bound.
 func (rep *Report) WriteWaitsCSV(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	cw := csv.NewWriter(bw)
-	if err := cw.Write([]string{"pod", "priority", "arrived_seconds", "wait_seconds"}); err != nil {
-		return err
-	}
-	for _, pw := range rep.Waits {
-		row := []string{pw.Pod, strconv.Itoa(int(pw.Priority)), formatFloat(pw.Arrived.Seconds()), formatFloat(pw.Wait.Seconds())}
-		if err := cw.Write(row); err != nil {
+	return writeCSV(w, func(write func([]string) error) error {
+		if err := write([]string{"pod", "priority", "arrived_seconds", "wait_seconds"}); err != nil {
 			return err
 		}
+		for _, pw := range rep.Waits {
+			row := []string{pw.Pod, strconv.Itoa(int(pw.Priority)), formatFloat(pw.Arrived.Seconds()), formatFloat(pw.Wait.Seconds())}
+			if err := write(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeCSV writes the rows rows gives through a buffered CSV writer.
+func writeCSV(w io.Writer, rows func(write func([]string) error) error) error {
+	bw := bufio.NewWriter(w)
+	cw := csv.NewWriter(bw)
+	if err := rows(cw.Write); err != nil {
+		return err
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {
