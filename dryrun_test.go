@@ -65,8 +65,11 @@ func runBusyCluster(t *testing.T, seed uint64, memoOff bool) ([]string, int) {
 // candidate: on random busy clusters the event streams with and without
 // it are the same, and it is used.
 func TestDryRunMemoKeepsDecisions(t *testing.T) {
-	hits := 0
-	for seed := range uint64(200) {
+	hits, seeds := 0, uint64(200)
+	if raceOn {
+		seeds = 20
+	}
+	for seed := range seeds {
 		with, h := runBusyCluster(t, seed, false)
 		without, _ := runBusyCluster(t, seed, true)
 		if !slices.Equal(with, without) {
@@ -78,5 +81,5 @@ func TestDryRunMemoKeepsDecisions(t *testing.T) {
 		hits += h
 	}
 	t.Logf("%d nodes passed over", hits)
-	require.Greater(t, hits, 1000, "the memo is hardly used: the test says little")
+	require.Greater(t, hits, int(seeds)*5, "the memo is hardly used: the test says little")
 }

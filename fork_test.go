@@ -118,8 +118,11 @@ func eventLog(log *[]string) Option {
 // are the unforked run's from that step, and both pass the invariant
 // checks.
 func TestForkContinuesAlike(t *testing.T) {
-	forks := 0
-	for seed := range uint64(60) {
+	forks, seeds := 0, 60
+	if raceOn {
+		seeds = 8
+	}
+	for seed := range uint64(seeds) {
 		prog := busyProgram(seed)
 		var whole []string
 		s, err := New(Config{CheckInvariants: true}, eventLog(&whole))
@@ -154,7 +157,7 @@ func TestForkContinuesAlike(t *testing.T) {
 		require.NoError(t, fork.CheckInvariants())
 		require.NoError(t, orig.CheckInvariants())
 	}
-	require.Equal(t, 60, forks)
+	require.Equal(t, seeds, forks)
 }
 
 // Where the scan of a profile stands carries over: with 300 nodes and

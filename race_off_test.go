@@ -1,0 +1,5 @@
+//go:build !race
+
+package gangsim
+
+const raceOn = false
