@@ -36,8 +36,9 @@ type jsonDirect struct {
 	line int
 	d    *decoder // for its cache of struct fields
 	// depth is the number of objects open around pos; count is the number
-	// of elements of the last list skipped.
-	depth, count int
+	// of elements of the last list skipped; skipping is the nesting of the
+	// value being skipped.
+	depth, count, skipping int
 	// interned shares the strings of label and resource maps: a million
 	// pods name a few dozen keys and values.
 	interned map[string]string
@@ -46,6 +47,10 @@ type jsonDirect struct {
 // internLimit bounds the shared strings: past it, map strings are new
 // strings, as unique names would be anyway.
 const internLimit = 1 << 16
+
+// maxSkipDepth bounds the nesting of a skipped value, which is read by
+// recursion: deeper, the decoder gives up.
+const maxSkipDepth = 1000
 
 var mapStringStringType = reflect.TypeFor[map[string]string]()
 
@@ -426,6 +431,10 @@ func (s *jsonDirect) skip() bool {
 func (s *jsonDirect) skipEmpty() (empty, ok bool) {
 	switch c := s.peek(); c {
 	case '{', '[':
+		if s.skipping++; s.skipping > maxSkipDepth {
+			return false, false // the node tree's reader says how deep is too deep
+		}
+		defer func() { s.skipping-- }()
 		closing := byte('}')
 		if c == '[' {
 			closing = ']'

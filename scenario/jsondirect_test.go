@@ -137,3 +137,17 @@ func FuzzJSONDirect(f *testing.F) {
 		checkJSONDirect(t, data)
 	})
 }
+
+// A value nested a million deep where a field is skipped does not take
+// the stack: the direct decoder gives up and the node tree's reader says
+// the file is too deep.
+func TestJSONDirectDeepNesting(t *testing.T) {
+	deep := strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000)
+	data := []byte(`{"pods": [{"name": "p", "tolerations": [{"key": "k", "tolerationSeconds": ` + deep + `}]}]}`)
+	require.False(t, decodeJSONDirect(data, &file{}))
+	_, err := Parse("deep.json", data)
+	require.ErrorContains(t, err, "deep.json: line 1: lists and objects nested more than 10000 deep")
+	// YAML in flow style is bounded by the YAML reader
+	_, err = Parse("deep.yaml", []byte("pods: "+strings.Repeat("[", 100_000)+strings.Repeat("]", 100_000)))
+	require.ErrorContains(t, err, "deep.yaml")
+}

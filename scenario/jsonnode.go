@@ -55,7 +55,15 @@ func parseJSON(data []byte) (*yaml.Node, error) {
 type jsonParser struct {
 	dec   *json.Decoder
 	lines []int64 // offsets of the newlines
+	depth int     // lists and objects open
 }
+
+// maxJSONDepth bounds nesting, as the YAML reader bounds it: the tree is
+// built by recursion.
+const maxJSONDepth = 10_000
+
+// errTooDeep is the error for a document nested deeper than maxJSONDepth.
+var errTooDeep = fmt.Errorf("lists and objects nested more than %d deep", maxJSONDepth)
 
 func newlineOffsets(data []byte) []int64 {
 	var out []int64
@@ -92,6 +100,10 @@ func (p *jsonParser) node(tok json.Token) (*yaml.Node, error) {
 	n := &yaml.Node{Line: p.line(), Column: 1}
 	switch t := tok.(type) {
 	case json.Delim:
+		if p.depth++; p.depth > maxJSONDepth {
+			return nil, &jsonSyntaxError{Line: p.line(), Err: errTooDeep}
+		}
+		defer func() { p.depth-- }()
 		if t == '{' {
 			n.Kind, n.Tag = yaml.MappingNode, "!!map"
 			return n, p.object(n)
