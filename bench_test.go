@@ -314,6 +314,13 @@ func BenchmarkOversubscribedSmall(b *testing.B) {
 	benchWholeRun(b, func(b *testing.B, s *Scheduler) { runOversubscribed(b, s, 100, 2500) })
 }
 
+// BenchmarkOversubscribedMedium is BenchmarkOversubscribedDays on 400
+// nodes with 10,000 pods: how the cost grows between the small and the
+// full size.
+func BenchmarkOversubscribedMedium(b *testing.B) {
+	benchWholeRun(b, func(b *testing.B, s *Scheduler) { runOversubscribed(b, s, 400, 10000) })
+}
+
 // benchWholeRun times run on a fresh default Scheduler per iteration.
 func benchWholeRun(b *testing.B, run func(*testing.B, *Scheduler)) {
 	b.ReportAllocs()
