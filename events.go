@@ -139,7 +139,9 @@ type Event struct {
 	At   time.Duration
 	Kind EventKind
 	// Pod is the pod of a pod event (and of EventCycle for a pod), as
-	// admitted: its resolved priority, its requests.
+	// admitted: its resolved priority, its requests. Events after a pod is
+	// bound give its bound form (with its node and start time), the one
+	// the cache holds; read-only, as every PodInfo.
 	Pod *cluster.PodInfo
 	// Group is the group of a group event (a leaf PodGroup, or a root
 	// CompositePodGroup) and of EventCycle for a root group.

@@ -204,3 +204,31 @@ func TestForkMisuse(t *testing.T) {
 	require.NoError(t, s.Run())
 	require.ErrorIs(t, inCycle, ErrForkInCycle)
 }
+
+// A running pod is kept once: its record holds the cache's bound form,
+// and the pending form is made again when it returns to the queue.
+func TestRunningPodKeptOnce(t *testing.T) {
+	s, err := New(Config{CheckInvariants: true})
+	require.NoError(t, err)
+	for _, n := range []string{"a", "b"} {
+		require.NoError(t, s.AddNode(cluster.Node{Name: n, Allocatable: cluster.NewResources(4000, 4<<30, 10)}))
+	}
+	require.NoError(t, s.AddPod(cluster.Pod{Name: "p", Requests: cluster.NewResources(1000, 1<<30, 0)}, 0))
+	require.NoError(t, s.Run())
+	r := s.pods["default/p"]
+	bound, ok := s.cache.Pod("default/p")
+	require.True(t, ok)
+	require.Same(t, bound, r.info)
+	node := r.node
+	require.NoError(t, s.DrainNode(node))
+	r = s.pods["default/p"]
+	require.Equal(t, PhasePending, r.phase)
+	require.Equal(t, cluster.PodPending, r.info.State())
+	require.Empty(t, r.info.Pod().NodeName)
+	require.NoError(t, s.Run())
+	require.Equal(t, PhaseBound, r.phase)
+	require.NotEqual(t, node, r.node)
+	bound, _ = s.cache.Pod("default/p")
+	require.Same(t, bound, r.info)
+	require.Equal(t, r.node, r.info.Pod().NodeName)
+}

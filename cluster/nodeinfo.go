@@ -125,6 +125,16 @@ func (pi *PodInfo) with(state PodState, node string, start time.Duration) *PodIn
 	return &cp
 }
 
+// Pending returns the pod as it was before it was bound by the
+// scheduler: pending, with no node and no start time. The scheduler keeps
+// only the bound form of a running pod and makes its pending form again if
+// it returns to the queue.
+func (pi *PodInfo) Pending() *PodInfo {
+	cp := pi.with(PodPending, "", 0)
+	cp.deletedAt = 0
+	return cp
+}
+
 // NodeInfo is a node with the pods on it (bound, assumed or terminating)
 // and their summed requests. Requested counts each pod's requests plus one
 // pod; NonZeroRequested counts cpu and memory as scoring does (100m and
