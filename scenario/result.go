@@ -1,7 +1,11 @@
 package scenario
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
@@ -107,11 +111,53 @@ type StatsResult struct {
 // JSON renders the result as indented JSON with a final newline; the same
 // result always gives the same bytes.
 func (r *Result) JSON() ([]byte, error) {
-	out, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	if err := r.WriteJSON(&buf); err != nil {
 		return nil, err
 	}
-	return append(out, '\n'), nil
+	return buf.Bytes(), nil
+}
+
+// WriteJSON writes what JSON returns, a pod at a time: a million pods'
+// result is written without holding its text, twice over, in memory.
+func (r *Result) WriteJSON(w io.Writer) error {
+	if r.Pods == nil { // null, not a list: nothing to stream
+		out, err := json.MarshalIndent(r, "", "  ")
+		if err == nil {
+			_, err = w.Write(append(out, '\n'))
+		}
+		return err
+	}
+	rest := *r
+	rest.Pods = []PodResult{}
+	tail, err := json.MarshalIndent(&rest, "", "  ")
+	if err != nil {
+		return err
+	}
+	const head = "{\n  \"pods\": []"
+	if !bytes.HasPrefix(tail, []byte(head)) {
+		return fmt.Errorf("scenario: result JSON starts %q", tail[:min(len(tail), len(head))])
+	}
+	bw := bufio.NewWriter(w)
+	bw.WriteString("{\n  \"pods\": [")
+	for i := range r.Pods {
+		pod, err := json.MarshalIndent(&r.Pods[i], "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(pod)
+	}
+	if len(r.Pods) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteByte(']')
+	bw.Write(tail[len(head):])
+	bw.WriteByte('\n')
+	return bw.Flush()
 }
 
 // recorder keeps what a Result needs from the event stream beyond the

@@ -47,10 +47,5 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out, err := res.JSON()
-	if err != nil {
-		return err
-	}
-	_, err = stdout.Write(out)
-	return err
+	return res.WriteJSON(stdout)
 }
