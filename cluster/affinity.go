@@ -196,15 +196,25 @@ func (a *NodeAffinity) validate() (field, detail string) {
 		}
 	}
 	for i, p := range a.Preferred {
-		where := fmt.Sprintf("preferredDuringSchedulingIgnoredDuringExecution[%d]", i)
-		if p.Weight < 1 || p.Weight > 100 {
-			return where + ".weight", fmt.Sprintf("%d is not in 1..100", p.Weight)
+		where, field, detail := preferredWeight(i, p.Weight)
+		if detail != "" {
+			return field, detail
 		}
 		if field, detail := p.Preference.validate(); detail != "" {
 			return JoinField(where+".preference", field), detail
 		}
 	}
 	return "", ""
+}
+
+// preferredWeight names the preferred term at i and checks its weight,
+// for node and pod affinity alike.
+func preferredWeight(i int, weight int32) (where, field, detail string) {
+	where = fmt.Sprintf("preferredDuringSchedulingIgnoredDuringExecution[%d]", i)
+	if weight < 1 || weight > 100 {
+		return where, where + ".weight", fmt.Sprintf("%d is not in 1..100", weight)
+	}
+	return where, "", ""
 }
 
 // validate checks a term's requirements.

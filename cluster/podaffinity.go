@@ -110,9 +110,9 @@ func (a *PodAffinity) validate() (field, detail string) {
 		}
 	}
 	for i, w := range a.Preferred {
-		where := fmt.Sprintf("preferredDuringSchedulingIgnoredDuringExecution[%d]", i)
-		if w.Weight < 1 || w.Weight > 100 {
-			return where + ".weight", fmt.Sprintf("%d is not in 1..100", w.Weight)
+		where, field, detail := preferredWeight(i, w.Weight)
+		if detail != "" {
+			return field, detail
 		}
 		if f, d := w.Term.validate(); d != "" {
 			return JoinField(where+".podAffinityTerm", f), d
