@@ -22,11 +22,7 @@ func runBusyCluster(t *testing.T, seed uint64, memoOff bool) ([]string, int) {
 	require.NoError(t, err)
 	s.dryRuns.off = memoOff
 	nodes := 2 + rng.IntN(8)
-	node := func(i int) cluster.Node {
-		cpu := int64(2000 * (1 + i%3))
-		return cluster.Node{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"zone": fmt.Sprintf("z%d", i%2)},
-			Allocatable: cluster.NewResources(cpu, cpu<<20, 10)}
-	}
+	node := busyNode
 	for i := range nodes {
 		require.NoError(t, s.AddNode(node(i)))
 	}

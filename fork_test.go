@@ -15,6 +15,14 @@ import (
 // step is one call of a random program on a scheduler.
 type step func(s *Scheduler) error
 
+// busyNode is node i of the random busy clusters: 2, 4 or 6 cores, in
+// one of two zones and racks.
+func busyNode(i int) cluster.Node {
+	cpu := int64(2000 * (1 + i%3))
+	return cluster.Node{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"zone": fmt.Sprintf("z%d", i%2), "rack": fmt.Sprintf("r%d", i%2)},
+		Allocatable: cluster.NewResources(cpu, cpu<<20, 10)}
+}
+
 // busyProgram draws a program from seed: nodes coming and going, pods of
 // three priorities (lone, in gangs, in a composite of two gangs) arriving,
 // running and deleted, time passing.
@@ -22,11 +30,7 @@ func busyProgram(seed uint64) []step {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	var prog []step
 	nodes := 2 + rng.IntN(6)
-	node := func(i int) cluster.Node {
-		cpu := int64(2000 * (1 + i%3))
-		return cluster.Node{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"rack": fmt.Sprintf("r%d", i%2)},
-			Allocatable: cluster.NewResources(cpu, cpu<<20, 10)}
-	}
+	node := busyNode
 	for i := range nodes {
 		prog = append(prog, func(s *Scheduler) error { return s.AddNode(node(i)) })
 	}
