@@ -1,6 +1,8 @@
 package gangsim
 
 import (
+	"slices"
+
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/preemption"
@@ -12,59 +14,135 @@ var _ preemption.DryRunMemo = (*handle)(nil)
 // found to be no candidate, each under the node's stamp. A pod whose
 // filters read only their node is no candidate on a node for as long as
 // the node holds the same pods (its stamp; a dry run's own removals are
-// rolled back to it) and no pod is nominated there; the pod's priority
+// rolled back to it) and the pods nominated there stay; the pod's priority
 // and filters do not change while it waits. In a busy cluster a pending
 // pod is retried after every change anywhere, and this turns its dry run
 // from every node into the nodes that changed.
 type dryRuns struct {
 	snap    *cluster.Snapshot
-	byPod   map[*cluster.PodInfo]map[int]uint64 // by the pod as admitted: a pod admitted again starts afresh
+	byPod   map[*cluster.PodInfo]*podDryRuns // by the pod as admitted: a pod admitted again starts afresh
 	entries int
 	off     bool // tests compare runs with and without it
-	hits    int  // nodes passed over, for tests
+	hits    int  // nodes passed over by Known, for tests
+	skipped int  // nodes passed over by Since, for tests
+}
+
+// podDryRuns is one preemptor's memory.
+type podDryRuns struct {
+	nodes map[int]uint64 // nodes found no candidate, with their stamps then
+	// none is the last dry run of a whole potential list that found no
+	// candidate: with the nodes as at pos and the nominations as at
+	// nomPos, only the nodes changed since need trying again.
+	none   []int
+	pos    cluster.FeedPos
+	nomPos uint64
+	since  []int // Since's answer, reused
 }
 
 // maxDryRunEntries bounds the memo; past it, it starts over.
 const maxDryRunEntries = 1 << 20
 
 // DryRunMemo implements preemption.DryRunMemo.
-func (h *handle) DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo) (func(int) bool, func(int)) {
+func (h *handle) DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, req *preemption.Request) {
 	m, s := &h.s.dryRuns, h.s
 	if m.off || !h.p.pods.NodeLocalFor(state) {
-		return nil, nil
+		return
 	}
 	if m.snap != s.snap || m.entries > maxDryRunEntries {
-		*m = dryRuns{snap: s.snap, byPod: map[*cluster.PodInfo]map[int]uint64{}}
+		*m = dryRuns{snap: s.snap, byPod: map[*cluster.PodInfo]*podDryRuns{}}
 	}
-	nodes := m.byPod[pod]
-	known := func(node int) bool {
-		stamp, ok := nodes[node]
-		if ok && stamp == s.snap.Stamp(node) && len(s.nominations.NominatedTo(node)) == 0 {
+	d := m.byPod[pod]
+	if d == nil {
+		d = &podDryRuns{}
+		m.byPod[pod] = d
+	}
+	req.Known = func(node int) bool {
+		stamp, ok := d.nodes[node]
+		if ok && stamp == s.snap.Stamp(node) && !s.nominations.has(node) {
 			m.hits++
 			return true
 		}
 		return false
 	}
-	rejected := func(node int) {
-		if len(s.nominations.NominatedTo(node)) > 0 {
+	req.Rejected = func(node int) {
+		if s.nominations.has(node) {
 			return
 		}
-		if nodes == nil {
-			nodes = map[int]uint64{}
-			m.byPod[pod] = nodes
+		if d.nodes == nil {
+			d.nodes = map[int]uint64{}
 		}
-		if _, had := nodes[node]; !had {
+		if _, had := d.nodes[node]; !had {
 			m.entries++
 		}
-		nodes[node] = s.snap.Stamp(node)
+		d.nodes[node] = s.snap.Stamp(node)
 	}
-	return known, rejected
+	req.Since = func(potential []int) ([]int, bool) {
+		nodes, ok := d.changedSince(s, potential)
+		if ok {
+			m.skipped += len(potential) - len(nodes)
+		}
+		return nodes, ok
+	}
+	req.NoneFound = func(potential []int) {
+		if !slices.IsSorted(potential) {
+			d.none = nil
+			return
+		}
+		if !sameList(d.none, potential) {
+			m.entries += len(potential) - len(d.none)
+			d.none = potential // read-only: a FitError's list, kept as is
+		}
+		d.pos, d.nomPos = s.snap.FeedPos(), s.nominations.changePos()
+	}
+}
+
+// changedSince returns the nodes of potential changed since the pod's last
+// dry run over the same list that found no candidate, in node order.
+func (d *podDryRuns) changedSince(s *Scheduler, potential []int) ([]int, bool) {
+	if d.none == nil || !sameList(d.none, potential) {
+		return nil, false
+	}
+	changed, ok := s.snap.ChangedSince(d.pos)
+	noms, nomsOK := s.nominations.changedSince(d.nomPos)
+	if !ok || !nomsOK || len(changed)+len(noms) > 2*len(potential) {
+		return nil, false // sorting them costs more than the whole list
+	}
+	out := d.since[:0]
+	add := func(i int) {
+		if _, in := slices.BinarySearch(potential, i); in {
+			out = append(out, i)
+		}
+	}
+	for _, i := range changed {
+		add(int(i))
+	}
+	for _, name := range noms {
+		if i, ok := s.snap.Index(name); ok {
+			add(i)
+		}
+	}
+	slices.Sort(out)
+	d.since = slices.Compact(out)
+	return d.since, true
+}
+
+// sameList reports whether a and b hold the same nodes; FitErrors of pods
+// that failed alike share one list, which makes the usual case one
+// comparison.
+func sameList(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return slices.Equal(a, b)
 }
 
 // forget drops a pod's remembered dry runs: it is bound or gone.
 func (m *dryRuns) forget(pod *cluster.PodInfo) {
-	if nodes, ok := m.byPod[pod]; ok {
-		m.entries -= len(nodes)
+	if d, ok := m.byPod[pod]; ok {
+		m.entries -= len(d.nodes) + len(d.none)
 		delete(m.byPod, pod)
 	}
 }

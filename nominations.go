@@ -17,6 +17,34 @@ type nominator struct {
 	// dropped is called when a nomination goes without its pod taking
 	// the node: the room it held is free for others.
 	dropped func()
+	// changed lists the nodes whose nominations changed, the latest
+	// ones; changedBase counts those dropped before them.
+	changed     []string
+	changedBase uint64
+}
+
+// maxNominationChanges bounds the list of changed nominations kept.
+const maxNominationChanges = 1024
+
+// note records that the nominations to node changed.
+func (n *nominator) note(node string) {
+	if len(n.changed) >= maxNominationChanges {
+		n.changedBase += uint64(len(n.changed))
+		n.changed = n.changed[:0]
+	}
+	n.changed = append(n.changed, node)
+}
+
+// changePos is the position of the next change of nominations.
+func (n *nominator) changePos() uint64 { return n.changedBase + uint64(len(n.changed)) }
+
+// changedSince returns the nodes whose nominations changed since position
+// p (with repeats), or false when that is no longer known.
+func (n *nominator) changedSince(p uint64) ([]string, bool) {
+	if p < n.changedBase || p > n.changePos() {
+		return nil, false
+	}
+	return n.changed[p-n.changedBase:], true
 }
 
 var _ placement.Nominations = (*nominator)(nil)
@@ -38,9 +66,25 @@ func (n *nominator) NominatedTo(i int) []*cluster.PodInfo {
 	return out
 }
 
+// Nodes appends the snapshot indexes of the nodes pods are nominated to.
+func (n *nominator) Nodes(buf []int) []int {
+	for name := range n.byNode {
+		if i, ok := n.snap.Index(name); ok {
+			buf = append(buf, i)
+		}
+	}
+	return buf
+}
+
+// has reports whether some pod is nominated to the node at snapshot index i.
+func (n *nominator) has(i int) bool {
+	return len(n.byNode) > 0 && len(n.byNode[n.snap.Node(i).Name()]) > 0
+}
+
 // nominate records r's nominated node, replacing any earlier one.
 func (n *nominator) nominate(r *podRecord, node string) {
 	n.taken(r, node) // nominated there again: nothing is freed
+	n.note(node)
 	r.nominated = node
 	n.byNode[node] = append(n.byNode[node], r)
 }
@@ -68,6 +112,7 @@ func (n *nominator) taken(r *podRecord, node string) {
 
 // remove forgets r's nomination.
 func (n *nominator) remove(r *podRecord) {
+	n.note(r.nominated)
 	rs := slices.DeleteFunc(n.byNode[r.nominated], func(o *podRecord) bool { return o == r })
 	if len(rs) == 0 {
 		delete(n.byNode, r.nominated)

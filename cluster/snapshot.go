@@ -47,6 +47,10 @@ type Snapshot struct {
 	// ChangedSince).
 	feed      []int32
 	feedEpoch uint64
+	// handed is the furthest feed position given out in this epoch: a
+	// rollback may cut the feed back only to a position no consumer is
+	// past.
+	handed int
 	// podsWithAffinity and podsWithRequiredAnti count, over all nodes, the
 	// pods with inter-pod affinity terms and with required anti-affinity.
 	podsWithAffinity     int64
@@ -65,6 +69,7 @@ type change struct {
 	pod   *PodInfo
 	added bool
 	stamp uint64 // the node's stamp before the change, given back by Rollback
+	feed  FeedPos // the feed before the change
 }
 
 // Checkpoint marks a point in a snapshot's tentative changes.
@@ -172,7 +177,7 @@ func (s *Snapshot) rebuild(c *Cache, fresh map[string]*NodeInfo) {
 	})
 	s.nodes, s.index = nodes, index
 	s.stamps = make([]uint64, len(nodes))
-	s.feed, s.feedEpoch = s.feed[:0], s.feedEpoch+1 // positions in the old list mean nothing now
+	s.feed, s.feedEpoch, s.handed = s.feed[:0], s.feedEpoch+1, 0 // positions in the old list mean nothing now
 	s.podsWithAffinity, s.podsWithRequiredAnti = 0, 0
 	clear(s.priorities)
 	for i, ni := range nodes {
@@ -279,10 +284,10 @@ func (s *Snapshot) Budgets() iter.Seq[BudgetStatus] { return slices.Values(s.bud
 
 // Reserve tentatively places pi on the node at index node.
 func (s *Snapshot) Reserve(pi *PodInfo, node int) {
-	before := s.stamps[node]
+	before, feed := s.stamps[node], s.feedEnd()
 	s.touch(node)
 	ni := s.nodes[node]
-	s.log = append(s.log, change{node: node, pos: len(ni.pods), pod: pi, added: true, stamp: before})
+	s.log = append(s.log, change{node: node, pos: len(ni.pods), pod: pi, added: true, stamp: before, feed: feed})
 	ni.insertPod(len(ni.pods), pi)
 	s.countPod(pi, 1)
 	for _, t := range s.totals {
@@ -303,9 +308,9 @@ func (s *Snapshot) Remove(key PodKey, node int) error {
 	for _, t := range s.totals {
 		t.addPod(node, ni, pi, -1)
 	}
-	before := s.stamps[node]
+	before, feed := s.stamps[node], s.feedEnd()
 	s.touch(node)
-	s.log = append(s.log, change{node: node, pos: pos, pod: pi, stamp: before})
+	s.log = append(s.log, change{node: node, pos: pos, pod: pi, stamp: before, feed: feed})
 	return nil
 }
 
@@ -314,6 +319,10 @@ func (s *Snapshot) Checkpoint() Checkpoint { return Checkpoint(len(s.log)) }
 
 // Rollback undoes every tentative change made after cp, newest first.
 func (s *Snapshot) Rollback(cp Checkpoint) {
+	if len(s.log) <= int(cp) {
+		return
+	}
+	first := s.log[cp].feed
 	for len(s.log) > int(cp) {
 		ch := s.log[len(s.log)-1]
 		s.log = s.log[:len(s.log)-1]
@@ -335,6 +344,13 @@ func (s *Snapshot) Rollback(cp Checkpoint) {
 		for _, t := range s.totals {
 			t.addPod(ch.node, ni, ch.pod, sign)
 		}
+	}
+	// Every node touched since first holds again what it held then, under
+	// the same stamp: the feed since then says nothing, and cutting it
+	// keeps the feed short for its consumers (a dry run tries victims on
+	// many nodes and puts them all back).
+	if first.epoch == s.feedEpoch && s.handed <= first.pos {
+		s.feed = s.feed[:first.pos]
 	}
 }
 
@@ -376,10 +392,13 @@ func (s *Snapshot) touch(i int) {
 	s.stampSeq++
 	s.stamps[i] = s.stampSeq
 	if len(s.feed) >= maxFeed(len(s.nodes)) {
-		s.feed, s.feedEpoch = s.feed[:0], s.feedEpoch+1 // consumers start over
+		s.feed, s.feedEpoch, s.handed = s.feed[:0], s.feedEpoch+1, 0 // consumers start over
 	}
 	s.feed = append(s.feed, int32(i))
 }
+
+// feedEnd is the end of the feed, not given out to a consumer.
+func (s *Snapshot) feedEnd() FeedPos { return FeedPos{epoch: s.feedEpoch, pos: len(s.feed)} }
 
 // maxFeed bounds the change feed: past it, consumers recompute from
 // scratch, which costs about what replaying that many changes would.
@@ -392,7 +411,10 @@ type FeedPos struct {
 }
 
 // FeedPos returns the current end of the feed of changed nodes.
-func (s *Snapshot) FeedPos() FeedPos { return FeedPos{epoch: s.feedEpoch, pos: len(s.feed)} }
+func (s *Snapshot) FeedPos() FeedPos {
+	s.handed = max(s.handed, len(s.feed))
+	return s.feedEnd()
+}
 
 // ChangedSince returns the indexes of the nodes touched since p (with
 // repeats, in order), or false when p is too old to tell (the node list

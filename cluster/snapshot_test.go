@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -335,4 +337,79 @@ func TestUpdateSnapshotAllocsIndependentOfSize(t *testing.T) {
 	small, large := allocs(10), allocs(5000)
 	assert.Equal(t, small, large)
 	assert.LessOrEqual(t, large, 4.0)
+}
+
+// The change feed's contract, through reservations, removals, rollbacks
+// (which may cut the feed back) and cache updates: a consumer that took a
+// position and the stamps then finds, while ChangedSince says ok, every
+// node whose stamp differs since in the nodes it returns.
+func TestChangeFeedTellsEveryChange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 40 {
+		c := NewCache()
+		nodes := 2 + rng.IntN(6)
+		for i := range nodes {
+			require.NoError(t, c.AddNode(node(fmt.Sprintf("n%d", i)).cpu(8).mem(8*gi).obj()))
+		}
+		s := c.Snapshot()
+		type consumer struct {
+			pos    FeedPos
+			stamps []uint64
+		}
+		var consumers []consumer
+		take := func() {
+			cs := consumer{pos: s.FeedPos(), stamps: make([]uint64, s.Len())}
+			for i := range cs.stamps {
+				cs.stamps[i] = s.Stamp(i)
+			}
+			consumers = append(consumers, cs)
+		}
+		check := func(step int) {
+			for _, cs := range consumers {
+				changed, ok := s.ChangedSince(cs.pos)
+				if !ok {
+					continue
+				}
+				for i, was := range cs.stamps {
+					if s.Stamp(i) != was {
+						require.Contains(t, changed, int32(i), "trial %d step %d: node %d changed unseen", trial, step, i)
+					}
+				}
+			}
+		}
+		var reserved []PodKey
+		var where []int
+		for step := range 200 {
+			switch rng.IntN(6) {
+			case 0:
+				take()
+			case 1, 2:
+				p := NewPodInfo(pod(fmt.Sprintf("p%d-%d", trial, step)).milli(100).p)
+				n := rng.IntN(s.Len())
+				s.Reserve(p, n)
+				reserved, where = append(reserved, p.Key()), append(where, n)
+			case 3:
+				if len(reserved) > 0 {
+					j := rng.IntN(len(reserved))
+					if s.Remove(reserved[j], where[j]) == nil {
+						reserved, where = slices.Delete(reserved, j, j+1), slices.Delete(where, j, j+1)
+					}
+				}
+			case 4:
+				s.Rollback(Checkpoint(rng.IntN(s.Tentative() + 1)))
+				reserved, where = reserved[:0], where[:0]
+				for ch := range s.ChangesSince(0) {
+					if ch.Added {
+						reserved, where = append(reserved, ch.Pod.Key()), append(where, ch.Node)
+					}
+				}
+			case 5:
+				s.Rollback(0)
+				reserved, where = nil, nil
+				require.NoError(t, c.AddPod(pod(fmt.Sprintf("b%d-%d", trial, step)).milli(100).on(fmt.Sprintf("n%d", rng.IntN(nodes))).p))
+				require.NoError(t, c.UpdateSnapshot(s))
+			}
+			check(step)
+		}
+	}
 }

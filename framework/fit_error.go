@@ -19,8 +19,27 @@ type FitError struct {
 	Pod         cluster.PodKey
 	NumAllNodes int
 	// Statuses holds one rejection per node examined, in node order; each
-	// names the plugin that gave it.
+	// names the plugin that gave it. Read-only: pods that failed alike
+	// may share one list.
 	Statuses []NodeStatus
+
+	// msg and resolvable are computed once for a FitError shared by pods
+	// that failed alike (see For).
+	msg        string
+	resolvable []int
+	shared     bool
+}
+
+// For returns the FitError of another pod that failed exactly as e's did:
+// the same node statuses (shared, not copied), its message and resolvable
+// nodes computed once for all such pods.
+func (e *FitError) For(pod cluster.PodKey) *FitError {
+	if !e.shared {
+		e.msg, e.resolvable, e.shared = e.message(), e.resolvableNodes(), true
+	}
+	c := *e
+	c.Pod = pod
+	return &c
 }
 
 // Error renders kube-scheduler's message: "0/5 nodes are available: 2
@@ -28,6 +47,13 @@ type FitError struct {
 // "count reason" strings sorted as strings, as kube-scheduler sorts them
 // (so "10 ..." comes before "2 ...").
 func (e *FitError) Error() string {
+	if e.shared {
+		return e.msg
+	}
+	return e.message()
+}
+
+func (e *FitError) message() string {
 	if e.NumAllNodes == 0 {
 		return "no nodes available to schedule pods"
 	}
@@ -65,7 +91,15 @@ func (e *FitError) Error() string {
 
 // Resolvable yields the nodes whose rejection preemption might cure
 // (Unschedulable, not UnschedulableAndUnresolvable), in node order.
+// Read-only: FitErrors made by For share it.
 func (e *FitError) Resolvable() []int {
+	if e.shared {
+		return e.resolvable
+	}
+	return e.resolvableNodes()
+}
+
+func (e *FitError) resolvableNodes() []int {
 	var out []int
 	for _, ns := range e.Statuses {
 		if ns.Status.Code() == Unschedulable {

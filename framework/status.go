@@ -1,6 +1,9 @@
 package framework
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Code is the outcome of a cycle or a plugin, as kube-scheduler's
 // framework codes it.
@@ -37,6 +40,17 @@ type Status struct {
 // NewStatus returns a status with the given code and reasons.
 func NewStatus(code Code, reasons ...string) *Status {
 	return &Status{code: code, reasons: reasons}
+}
+
+// Equal reports whether s and o say the same: code, reasons and plugin.
+func (s *Status) Equal(o *Status) bool {
+	if s == o {
+		return true
+	}
+	if s == nil || o == nil {
+		return s.Code() == o.Code() && len(s.Reasons()) == 0 && len(o.Reasons()) == 0 && s.Plugin() == o.Plugin()
+	}
+	return s.code == o.code && s.plugin == o.plugin && slices.Equal(s.reasons, o.reasons)
 }
 
 // WithPlugin returns a copy of s that names the plugin it came from (nil

@@ -57,6 +57,17 @@ type memoTable struct {
 	// scanned counts the nodes scans visited for the signature since the
 	// tree was last used (see treePays).
 	scanned int
+	// failed is the signature's last failure on every node (see
+	// reuseFailure), nil when its last scan found a node.
+	failed *failure
+}
+
+// failure is a scan that found no node for a signature: its FitError,
+// shared by the pods that fail alike, valid at pos of the snapshot's feed.
+type failure struct {
+	fit       *fw.FitError
+	pos       cluster.FeedPos
+	nominated []int // the nodes pods were nominated to
 }
 
 type memoEntry struct {
@@ -83,8 +94,7 @@ type memoPlan struct {
 
 // memoTable plans the pod's filtering and scoring and returns the table
 // for its signature, or nil when the memo may not be used: an explained
-// pod (it is scored plugin by plugin), pods nominated somewhere (filtering
-// then depends on the pod's priority), nothing to remember, or the
+// pod (it is scored plugin by plugin), nothing to remember, or the
 // signature's first sighting. The PreScore of remembered score plugins
 // runs here, without the node list (they declare they do not read it).
 func (ps *PodScheduler) memoTable(snap *cluster.Snapshot, pod *cluster.PodInfo, explain bool) *memoTable {
@@ -92,7 +102,7 @@ func (ps *PodScheduler) memoTable(snap *cluster.Snapshot, pod *cluster.PodInfo, 
 	plan.memoFilters, plan.liveFilters, plan.fixed = plan.memoFilters[:0], plan.liveFilters[:0], plan.fixed[:0]
 	plan.memoScores = resizeBools(plan.memoScores, len(ps.plugins.Score))
 	plan.nNorm = 0
-	if explain || ps.Nominations != nil && !ps.Nominations.Empty() {
+	if explain {
 		return nil
 	}
 	m := &ps.memo
@@ -174,6 +184,75 @@ func resizeBools(b []bool, n int) []bool {
 	return b
 }
 
+// reuseFailure returns the FitError of the signature's last failure when
+// it still holds: the failure was on every node, and each node changed
+// since, or with pods nominated to it then or now, rejects the pod as it
+// did then. A pending pod is retried after every change anywhere in a busy
+// cluster; this makes a retry that fails again cost the nodes changed,
+// not all nodes. The pod's filters must all be remembered ones.
+func (ps *PodScheduler) reuseFailure(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable) *fw.FitError {
+	f := t.failed
+	if f == nil || len(ps.plan.liveFilters) > 0 {
+		return nil
+	}
+	changed, ok := snap.ChangedSince(f.pos)
+	if !ok {
+		t.failed = nil
+		return nil
+	}
+	nominated := ps.markNominated(snap)
+	defer ps.unmarkNominated()
+	same := func(i int) bool {
+		e, stamp := &t.nodes[i], snap.Stamp(i)
+		if e.stamp != stamp {
+			e.status, e.failAt = ps.memoFilter(ps.state, pod, snap.Node(i))
+			e.stamp = stamp
+		}
+		st := e.status
+		if nominated && ps.nomMark[i] {
+			if s := ps.filterWithNominated(ps.state, snap, pod, i); s != nil {
+				st = s
+			}
+		}
+		was := f.fit.Statuses[i].Status
+		if st == nil || !st.Equal(was) {
+			return false
+		}
+		if st == e.status {
+			e.status = was // one pointer for equal statuses: the next check is cheap
+		}
+		return true
+	}
+	for _, i := range changed {
+		if !same(int(i)) {
+			t.failed = nil
+			return nil
+		}
+	}
+	// nominations count for pods of lower or equal priority, and may have
+	// come or gone on unchanged nodes
+	for _, nodes := range [][]int{f.nominated, ps.nomNodes} {
+		for _, i := range nodes {
+			if !same(i) {
+				t.failed = nil
+				return nil
+			}
+		}
+	}
+	f.pos = snap.FeedPos()
+	f.nominated = append(f.nominated[:0], ps.nomNodes...)
+	return f.fit.For(pod.Key())
+}
+
+// rememberFailure records a scan of every node, in node order, that found
+// none for the signature.
+func (ps *PodScheduler) rememberFailure(snap *cluster.Snapshot, t *memoTable, fit *fw.FitError) {
+	if len(ps.plan.liveFilters) > 0 || len(fit.Statuses) != snap.Len() {
+		return
+	}
+	t.failed = &failure{fit: fit, pos: snap.FeedPos(), nominated: append([]int(nil), ps.nomNodes...)}
+}
+
 // memoFilter runs the remembered filters on one node and returns the first
 // rejection and the index of its filter.
 func (ps *PodScheduler) memoFilter(state *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) (*fw.Status, int32) {
@@ -249,7 +328,7 @@ func (m *memo) newTable(n int) *memoTable {
 	if t := m.spare; t != nil && len(t.nodes) == n {
 		m.spare = nil
 		clear(t.nodes)
-		t.tree, t.scanned = nil, 0
+		t.tree, t.scanned, t.failed = nil, 0, nil
 		return t
 	}
 	return &memoTable{nodes: make([]memoEntry, n)}

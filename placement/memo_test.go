@@ -44,9 +44,21 @@ func podSchedulers(pct int32) (memo, plain *placement.PodScheduler) {
 	return memo, newPodScheduler(pf, ps, pct)
 }
 
+// fakeNominations nominates pods by snapshot index.
+type fakeNominations map[int][]*cluster.PodInfo
+
+func (f fakeNominations) Empty() bool                             { return len(f) == 0 }
+func (f fakeNominations) NominatedTo(node int) []*cluster.PodInfo { return f[node] }
+func (f fakeNominations) Nodes(buf []int) []int {
+	for i := range f {
+		buf = append(buf, i)
+	}
+	return buf
+}
+
 // Remembering answers per signature never changes a decision: a memoised
-// and a plain PodScheduler agree through reservations, rollbacks and cache
-// updates.
+// and a plain PodScheduler agree through reservations, rollbacks, cache
+// updates and pods nominated to nodes.
 func TestMemoNeverChangesDecisions(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 1))
 	for trial := range 60 {
@@ -70,10 +82,27 @@ func TestMemoNeverChangesDecisions(t *testing.T) {
 		}
 		snap := c.Snapshot()
 		memo, plain := podSchedulers(int32(rng.IntN(3) * 50))
+		noms := fakeNominations{}
+		if trial%2 == 1 {
+			memo.Nominations, plain.Nominations = noms, noms
+		}
 		for step := range 300 {
 			shape := shapes[rng.IntN(len(shapes))]
 			shape.Name = fmt.Sprintf("p%d", step)
+			shape.Priority = new(int32(rng.IntN(3)))
 			pod := cluster.NewPodInfo(shape)
+			if trial%2 == 1 && rng.IntN(4) == 0 {
+				// a pod of another shape nominated to a random node, or
+				// a node's nominations dropped
+				i := rng.IntN(snap.Len())
+				if rng.IntN(3) == 0 {
+					delete(noms, i)
+				} else {
+					n := shapes[rng.IntN(len(shapes))]
+					n.Name, n.Priority = fmt.Sprintf("nom%d", step), new(int32(rng.IntN(3)))
+					noms[i] = append(noms[i], cluster.NewPodInfo(n))
+				}
+			}
 			a, errA := memo.Schedule(snap, pod, nil, -1)
 			b, errB := plain.Schedule(snap, pod, nil, -1)
 			require.Equal(t, b, a, "trial %d step %d", trial, step)

@@ -181,22 +181,6 @@ func (tr *memoTree) pull(_ *memoTable, k int) {
 	}
 }
 
-// better returns the node with the higher fixed score, the lower index
-// among equals (-1 is no node).
-func better(t *memoTable, a, b int32) int32 {
-	switch {
-	case a < 0:
-		return b
-	case b < 0:
-		return a
-	}
-	fa, fb := t.nodes[a].fixed, t.nodes[b].fixed
-	if fa > fb || fa == fb && a < b {
-		return a
-	}
-	return b
-}
-
 // update refreshes node i's leaf and its ancestors.
 func (tr *memoTree) update(t *memoTable, i int) {
 	tr.setLeaf(t, i)
@@ -239,12 +223,18 @@ func (tr *memoTree) kth(k int) int {
 // rangeSummary is the best node and the normaliser bounds over [l, r).
 type rangeSummary struct {
 	best   int32
+	bestV  int64
 	lo, hi [maxNormalizers]int64
 }
 
-func (tr *memoTree) summarize(t *memoTable, l, r int, acc *rangeSummary) {
+func (tr *memoTree) summarize(l, r int, acc *rangeSummary) {
 	add := func(k int) {
-		acc.best = better(t, acc.best, tr.best[k])
+		// the higher fixed score, the lower index among equals; from the
+		// tree's own copies: the table's entries may be newer than the
+		// tree (a scan refreshes them, a rollback restores the nodes)
+		if b, v := tr.best[k], tr.bestV[k]; b >= 0 && (acc.best < 0 || v > acc.bestV || v == acc.bestV && b < acc.best) {
+			acc.best, acc.bestV = b, v
+		}
 		for j := range tr.nNorm {
 			acc.lo[j], acc.hi[j] = min(acc.lo[j], tr.lo[j][k]), max(acc.hi[j], tr.hi[j][k])
 		}
@@ -298,7 +288,7 @@ func (ps *PodScheduler) scheduleByTree(snap *cluster.Snapshot, pod *cluster.PodI
 		acc.lo[j], acc.hi[j] = math.MaxInt64, math.MinInt64
 	}
 	for _, rg := range ranges[:nr] {
-		tr.summarize(t, rg[0], rg[1], &acc)
+		tr.summarize(rg[0], rg[1], &acc)
 	}
 	if found > 1 {
 		for j := range tr.nNorm {

@@ -51,6 +51,9 @@ type Nominations interface {
 	Empty() bool
 	// NominatedTo returns the pods nominated to the node at index node.
 	NominatedTo(node int) []*cluster.PodInfo
+	// Nodes appends to buf the indexes of the nodes some pod is nominated
+	// to, in any order, and returns it.
+	Nodes(buf []int) []int
 }
 
 // PodScheduler runs one profile's PreFilter, Filter, PreScore and Score
@@ -99,10 +102,14 @@ type PodScheduler struct {
 	feasible   []int
 	infos      []*cluster.NodeInfo
 	rejections []fw.NodeStatus
-	scores     []fw.NodeScore
-	totals     []int64
-	plan       memoPlan
-	memo       memo
+	// nomNodes are the nodes pods are nominated to during a scan, marked
+	// in nomMark (by snapshot index).
+	nomNodes []int
+	nomMark  []bool
+	scores   []fw.NodeScore
+	totals   []int64
+	plan     memoPlan
+	memo     memo
 }
 
 // NewPodScheduler returns a PodScheduler running plugins; percentage is
@@ -319,7 +326,13 @@ func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 	}
 	explain := ps.Explain != nil && ps.Explain(pod)
 	t := ps.memoTable(snap, pod, explain)
-	if t != nil && candidates == nil && !ps.NoTree && treePays(snap, t, NumFeasibleNodesToFind(ps.percentage, n)) && ps.treeUsable(pod) {
+	nominations := ps.Nominations != nil && !ps.Nominations.Empty()
+	if t != nil && candidates == nil {
+		if fit := ps.reuseFailure(snap, pod, t); fit != nil {
+			return -1, fit
+		}
+	}
+	if t != nil && candidates == nil && !nominations && !ps.NoTree && treePays(snap, t, NumFeasibleNodesToFind(ps.percentage, n)) && ps.treeUsable(pod) {
 		if idx, ok := ps.scheduleByTree(snap, pod, t); ok {
 			return idx, nil
 		}
@@ -328,9 +341,16 @@ func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 	if t != nil {
 		t.scanned += processed
 	}
+	if t != nil {
+		t.failed = nil
+	}
 	switch len(ps.feasible) {
 	case 0:
-		return -1, ps.fitError(pod, n)
+		fit := ps.fitError(pod, n)
+		if t != nil && candidates == nil {
+			ps.rememberFailure(snap, t, fit)
+		}
+		return -1, fit
 	case 1:
 		if explain {
 			ps.explainLone(pod, ps.feasible[0])
@@ -408,6 +428,11 @@ func (ps *PodScheduler) scanMemo(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 	}
 	processed := 0
 	feasible, rejections, nodes := ps.feasible, ps.rejections, t.nodes
+	// Pods nominated to a node count there for pods of lower or equal
+	// priority: such a node is filtered with them first, live, and then
+	// without them as remembered.
+	nominated := ps.markNominated(snap)
+	defer ps.unmarkNominated()
 	for i := 0; i < n && len(feasible) < want; i++ {
 		idx := start + i
 		if idx >= n {
@@ -417,6 +442,12 @@ func (ps *PodScheduler) scanMemo(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 			idx = candidates[idx]
 		}
 		processed++
+		if nominated && ps.nomMark[idx] {
+			if st := ps.filterWithNominated(state, snap, pod, idx); st != nil {
+				rejections = append(rejections, fw.NodeStatus{Node: idx, Status: st})
+				continue
+			}
+		}
 		stamp, e := snap.Stamp(idx), &nodes[idx]
 		if e.stamp != stamp {
 			e.status, e.failAt = ps.memoFilter(state, pod, snap.Node(idx))
@@ -450,14 +481,56 @@ func (ps *PodScheduler) scanMemo(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 	return processed
 }
 
+// markNominated lists in ps.nomNodes and marks in ps.nomMark the nodes
+// pods are nominated to, and reports whether there are any. The list
+// stays after unmarkNominated, until the next call.
+func (ps *PodScheduler) markNominated(snap *cluster.Snapshot) bool {
+	ps.nomNodes = ps.nomNodes[:0]
+	if ps.Nominations == nil || ps.Nominations.Empty() {
+		return false
+	}
+	if len(ps.nomMark) < snap.Len() {
+		ps.nomMark = make([]bool, snap.Len())
+	}
+	ps.nomNodes = ps.Nominations.Nodes(ps.nomNodes)
+	for _, i := range ps.nomNodes {
+		ps.nomMark[i] = true
+	}
+	return len(ps.nomNodes) > 0
+}
+
+func (ps *PodScheduler) unmarkNominated() {
+	for _, i := range ps.nomNodes {
+		ps.nomMark[i] = false
+	}
+}
+
 func (ps *PodScheduler) fitError(pod *cluster.PodInfo, n int) *fw.FitError {
-	rej := append([]fw.NodeStatus(nil), ps.rejections...)
-	sortStatuses(rej)
-	return &fw.FitError{Pod: pod.Key(), NumAllNodes: n, Statuses: rej}
+	return &fw.FitError{Pod: pod.Key(), NumAllNodes: n, Statuses: sortedStatuses(ps.rejections)}
+}
+
+// sortedStatuses returns a copy of r in node order. A scan starts mid-list
+// and wraps around, so r is usually two ascending runs: rotating them is
+// linear, where sorting is not.
+func sortedStatuses(r []fw.NodeStatus) []fw.NodeStatus {
+	out := make([]fw.NodeStatus, 0, len(r))
+	wrap := 0
+	for i := 1; i < len(r); i++ {
+		if r[i].Node < r[i-1].Node {
+			if wrap != 0 || r[len(r)-1].Node > r[0].Node {
+				out = append(out, r...)
+				sortStatuses(out)
+				return out
+			}
+			wrap = i
+		}
+	}
+	out = append(out, r[wrap:]...)
+	return append(out, r[:wrap]...)
 }
 
 func sortStatuses(r []fw.NodeStatus) {
-	// the scan started mid-list; node order keeps reports stable
+	// node order keeps reports stable
 	slices.SortFunc(r, func(a, b fw.NodeStatus) int { return a.Node - b.Node })
 }
 

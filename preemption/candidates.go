@@ -38,6 +38,13 @@ type Request struct {
 	// that is no candidate. See DryRunMemo.
 	Known    func(node int) bool
 	Rejected func(node int)
+	// Since, when set, returns the nodes of Potential that may have
+	// changed since the preemptor's last dry run over the same list found
+	// no candidate, in Potential's order; false when the whole list must
+	// be tried. NoneFound, when set, is told of a dry run of the whole list
+	// that found no candidate.
+	Since     func(potential []int) ([]int, bool)
+	NoneFound func(potential []int)
 }
 
 // FindCandidates is the dry run: it evaluates potential nodes in order
@@ -47,7 +54,14 @@ type Request struct {
 func FindCandidates(req Request) []Candidate {
 	want := NumCandidates(len(req.Potential), DefaultMinCandidateNodesPercentage, DefaultMinCandidateNodesAbsolute)
 	var clean, violating []Candidate
-	for _, node := range req.Potential {
+	nodes := req.Potential
+	if req.Since != nil {
+		// the other nodes were no candidate and are still none
+		if changed, ok := req.Since(nodes); ok {
+			nodes = changed
+		}
+	}
+	for _, node := range nodes {
 		if req.Known != nil && req.Known(node) {
 			continue
 		}
@@ -66,6 +80,9 @@ func FindCandidates(req Request) []Candidate {
 		if len(clean) > 0 && len(clean)+len(violating) >= want {
 			break
 		}
+	}
+	if len(clean)+len(violating) == 0 && req.NoneFound != nil {
+		req.NoneFound(req.Potential)
 	}
 	return append(clean, violating...)
 }

@@ -35,10 +35,11 @@ type Handle interface {
 // again only the nodes that changed. A node passed over this way is no
 // candidate, exactly as a new try would find: decisions stay the same.
 type DryRunMemo interface {
-	// DryRunMemo returns the Request's Known and Rejected for one dry run
-	// of pod with its PreFilter state, or nils when its nodes cannot be
-	// remembered (a filter that runs for it reads other nodes).
-	DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo) (known func(node int) bool, rejected func(node int))
+	// DryRunMemo sets the Request's Known, Rejected, Since and NoneFound
+	// for one dry run of pod with its PreFilter state, or leaves them nil
+	// when its nodes cannot be remembered (a filter that runs for it reads
+	// other nodes).
+	DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, req *Request)
 }
 
 // ErrHandle is returned by New when the scheduler's handle lacks what
@@ -108,7 +109,7 @@ func (d *DefaultPreemption) PostFilter(_ *fw.CycleState, pod *cluster.PodInfo, f
 		Budgets:           slices.Collect(snap.Budgets()),
 	}
 	if m, ok := d.h.(DryRunMemo); ok {
-		req.Known, req.Rejected = m.DryRunMemo(base, pod)
+		m.DryRunMemo(base, pod, &req)
 	}
 	cands := FindCandidates(req)
 	best := PickOne(cands)
