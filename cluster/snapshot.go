@@ -68,7 +68,7 @@ type change struct {
 	pos   int
 	pod   *PodInfo
 	added bool
-	stamp uint64 // the node's stamp before the change, given back by Rollback
+	stamp uint64  // the node's stamp before the change, given back by Rollback
 	feed  FeedPos // the feed before the change
 }
 
