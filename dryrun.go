@@ -10,17 +10,22 @@ import (
 
 var _ preemption.DryRunMemo = (*handle)(nil)
 
-// dryRuns remembers, per preemptor, the nodes its preemption dry runs
-// found to be no candidate, each under the node's stamp. A pod whose
-// filters read only their node is no candidate on a node for as long as
-// the node holds the same pods (its stamp; a dry run's own removals are
-// rolled back to it) and the pods nominated there stay; the pod's priority
-// and filters do not change while it waits. In a busy cluster a pending
-// pod is retried after every change anywhere, and this turns its dry run
-// from every node into the nodes that changed.
+// dryRuns remembers the nodes preemption dry runs found to be no
+// candidate, each under the node's stamp. A pod whose filters read only
+// their node is no candidate on a node for as long as the node holds the
+// same pods (its stamp; a dry run's own removals are rolled back to it)
+// and no pod is nominated there; the pod's priority and filters do not
+// change while it waits. Pods of one priority whose filters sign alike
+// share what they found: the class. In a busy cluster a pending pod is
+// retried after every change anywhere, and this turns its dry run from
+// every node into the nodes that changed, tried once for all the pods of
+// a class.
 type dryRuns struct {
 	snap    *cluster.Snapshot
+	nodeSet int64
 	byPod   map[*cluster.PodInfo]*podDryRuns // by the pod as admitted: a pod admitted again starts afresh
+	byClass map[string][]uint64              // by filter signature and priority: node stamps, noStamp where unknown
+	sig     []byte                           // the signature being built
 	entries int
 	off     bool // tests compare runs with and without it
 	hits    int  // nodes passed over by Known, for tests
@@ -29,7 +34,7 @@ type dryRuns struct {
 
 // podDryRuns is one preemptor's memory.
 type podDryRuns struct {
-	nodes map[int]uint64 // nodes found no candidate, with their stamps then
+	nodes map[int]uint64 // nodes found no candidate, with their stamps then, when the pod has no class
 	// none is the last dry run of a whole potential list that found no
 	// candidate: with the nodes as at pos and the nominations as at
 	// nomPos, only the nodes changed since need trying again.
@@ -39,8 +44,12 @@ type podDryRuns struct {
 	since  []int // Since's answer, reused
 }
 
-// maxDryRunEntries bounds the memo; past it, it starts over.
-const maxDryRunEntries = 1 << 20
+// maxDryRunEntries bounds the memo (a class costs an entry per node);
+// past it, it starts over.
+const maxDryRunEntries = 1 << 23
+
+// noStamp marks a node of a class not known to be no candidate.
+const noStamp = ^uint64(0)
 
 // DryRunMemo implements preemption.DryRunMemo.
 func (h *handle) DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, req *preemption.Request) {
@@ -48,33 +57,60 @@ func (h *handle) DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, req *pre
 	if m.off || !h.p.pods.NodeLocalFor(state) {
 		return
 	}
-	if m.snap != s.snap || m.entries > maxDryRunEntries {
-		*m = dryRuns{snap: s.snap, byPod: map[*cluster.PodInfo]*podDryRuns{}}
+	if m.snap != s.snap || m.nodeSet != s.snap.NodeSetVersion() || m.entries > maxDryRunEntries {
+		// node indexes are kept: they hold for one node list
+		*m = dryRuns{snap: s.snap, nodeSet: s.snap.NodeSetVersion(), byPod: map[*cluster.PodInfo]*podDryRuns{}, byClass: map[string][]uint64{}, sig: m.sig}
 	}
 	d := m.byPod[pod]
 	if d == nil {
 		d = &podDryRuns{}
 		m.byPod[pod] = d
 	}
-	req.Known = func(node int) bool {
-		stamp, ok := d.nodes[node]
-		if ok && stamp == s.snap.Stamp(node) && !s.nominations.has(node) {
-			m.hits++
-			return true
+	if sig, ok := h.p.pods.FilterSignature(state, pod, m.sig[:0]); ok {
+		p := pod.Priority()
+		m.sig = append(sig, byte(p), byte(p>>8), byte(p>>16), byte(p>>24))
+		class, ok := m.byClass[string(m.sig)]
+		if !ok {
+			class = make([]uint64, s.snap.Len())
+			for i := range class {
+				class[i] = noStamp
+			}
+			m.byClass[string(m.sig)] = class
+			m.entries += len(class)
 		}
-		return false
-	}
-	req.Rejected = func(node int) {
-		if s.nominations.has(node) {
-			return
+		req.Known = func(node int) bool {
+			if class[node] == s.snap.Stamp(node) && !s.nominations.has(node) {
+				m.hits++
+				return true
+			}
+			return false
 		}
-		if d.nodes == nil {
-			d.nodes = map[int]uint64{}
+		req.Rejected = func(node int) {
+			if !s.nominations.has(node) {
+				class[node] = s.snap.Stamp(node)
+			}
 		}
-		if _, had := d.nodes[node]; !had {
-			m.entries++
+	} else {
+		req.Known = func(node int) bool {
+			stamp, ok := d.nodes[node]
+			if ok && stamp == s.snap.Stamp(node) && !s.nominations.has(node) {
+				m.hits++
+				return true
+			}
+			return false
 		}
-		d.nodes[node] = s.snap.Stamp(node)
+		req.Rejected = func(node int) {
+			if s.nominations.has(node) {
+				return
+			}
+			if d.nodes == nil {
+				d.nodes = map[int]uint64{}
+			}
+			if _, had := d.nodes[node]; !had {
+				m.entries++
+			}
+			d.nodes[node] = s.snap.Stamp(node)
+		}
 	}
 	req.Since = func(potential []int) ([]int, bool) {
 		nodes, ok := d.changedSince(s, potential)

@@ -21,13 +21,21 @@ type nominator struct {
 	// ones; changedBase counts those dropped before them.
 	changed     []string
 	changedBase uint64
+	// at holds the nominated pods by snapshot index, and nodes the indexes
+	// that have some, in order, for the node list of version atVersion;
+	// filtering reads them node by node.
+	at        [][]*cluster.PodInfo
+	nodes     []int
+	atVersion int64
+	atValid   bool
 }
 
 // maxNominationChanges bounds the list of changed nominations kept.
 const maxNominationChanges = 1024
 
-// note records that the nominations to node changed.
+// note records that the nominations to node changed, once they have.
 func (n *nominator) note(node string) {
+	n.refresh(node)
 	if len(n.changed) >= maxNominationChanges {
 		n.changedBase += uint64(len(n.changed))
 		n.changed = n.changed[:0]
@@ -56,9 +64,72 @@ func newNominator(snap *cluster.Snapshot) *nominator {
 // Empty reports whether no pod is nominated.
 func (n *nominator) Empty() bool { return len(n.byNode) == 0 }
 
-// NominatedTo returns the pods nominated to the node at snapshot index i.
-func (n *nominator) NominatedTo(i int) []*cluster.PodInfo {
-	rs := n.byNode[n.snap.Node(i).Name()]
+// NominatedTo returns the pods nominated to the node at snapshot index i;
+// read-only.
+func (n *nominator) NominatedTo(i int) []*cluster.PodInfo { return n.byIndex()[i] }
+
+// Nodes appends the snapshot indexes of the nodes pods are nominated to,
+// in order.
+func (n *nominator) Nodes(buf []int) []int {
+	n.byIndex()
+	return append(buf, n.nodes...)
+}
+
+// has reports whether some pod is nominated to the node at snapshot index i.
+func (n *nominator) has(i int) bool { return len(n.byNode) > 0 && len(n.byIndex()[i]) > 0 }
+
+// byIndex returns the nominated pods by snapshot index, rebuilt when the
+// node list changed.
+func (n *nominator) byIndex() [][]*cluster.PodInfo {
+	if n.atValid && n.atVersion == n.snap.NodeSetVersion() && len(n.at) == n.snap.Len() {
+		return n.at
+	}
+	if cap(n.at) >= n.snap.Len() {
+		n.at = n.at[:n.snap.Len()]
+		clear(n.at)
+	} else {
+		n.at = make([][]*cluster.PodInfo, n.snap.Len())
+	}
+	n.nodes = n.nodes[:0]
+	for name, rs := range n.byNode {
+		if i, ok := n.snap.Index(name); ok {
+			n.at[i] = infos(rs)
+			n.nodes = append(n.nodes, i)
+		}
+	}
+	slices.Sort(n.nodes)
+	n.atVersion, n.atValid = n.snap.NodeSetVersion(), true
+	return n.at
+}
+
+// refresh brings node's entry in byIndex's answer up to date after its
+// nominations changed.
+func (n *nominator) refresh(node string) {
+	if !n.atValid || n.atVersion != n.snap.NodeSetVersion() || len(n.at) != n.snap.Len() {
+		n.atValid = false
+		return
+	}
+	i, ok := n.snap.Index(node)
+	if !ok {
+		return
+	}
+	n.at[i] = infos(n.byNode[node]) // a new list: lists handed out stay as they were
+	pos, had := slices.BinarySearch(n.nodes, i)
+	switch has := len(n.at[i]) > 0; {
+	case has && !had:
+		n.nodes = slices.Insert(n.nodes, pos, i)
+	case !has && had:
+		n.nodes = slices.Delete(n.nodes, pos, pos+1)
+	}
+}
+
+// forgetIndex drops byIndex's answer (a nominated pod's info changed).
+func (n *nominator) forgetIndex() { n.atValid = false }
+
+func infos(rs []*podRecord) []*cluster.PodInfo {
+	if len(rs) == 0 {
+		return nil
+	}
 	out := make([]*cluster.PodInfo, len(rs))
 	for j, r := range rs {
 		out[j] = r.info
@@ -66,27 +137,12 @@ func (n *nominator) NominatedTo(i int) []*cluster.PodInfo {
 	return out
 }
 
-// Nodes appends the snapshot indexes of the nodes pods are nominated to.
-func (n *nominator) Nodes(buf []int) []int {
-	for name := range n.byNode {
-		if i, ok := n.snap.Index(name); ok {
-			buf = append(buf, i)
-		}
-	}
-	return buf
-}
-
-// has reports whether some pod is nominated to the node at snapshot index i.
-func (n *nominator) has(i int) bool {
-	return len(n.byNode) > 0 && len(n.byNode[n.snap.Node(i).Name()]) > 0
-}
-
 // nominate records r's nominated node, replacing any earlier one.
 func (n *nominator) nominate(r *podRecord, node string) {
 	n.taken(r, node) // nominated there again: nothing is freed
-	n.note(node)
 	r.nominated = node
 	n.byNode[node] = append(n.byNode[node], r)
+	n.note(node)
 }
 
 // clear drops r's nomination, if any: the room it held is free.
@@ -112,14 +168,15 @@ func (n *nominator) taken(r *podRecord, node string) {
 
 // remove forgets r's nomination.
 func (n *nominator) remove(r *podRecord) {
-	n.note(r.nominated)
-	rs := slices.DeleteFunc(n.byNode[r.nominated], func(o *podRecord) bool { return o == r })
+	node := r.nominated
+	rs := slices.DeleteFunc(n.byNode[node], func(o *podRecord) bool { return o == r })
 	if len(rs) == 0 {
-		delete(n.byNode, r.nominated)
+		delete(n.byNode, node)
 	} else {
-		n.byNode[r.nominated] = rs
+		n.byNode[node] = rs
 	}
 	r.nominated = ""
+	n.note(node)
 }
 
 // clearBelow drops the nominations to node of pods with priority below p:

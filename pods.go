@@ -94,6 +94,9 @@ func (s *Scheduler) setPending(r *podRecord) error {
 	r.phase, r.node = PhasePending, ""
 	if r.info.State() != cluster.PodPending {
 		r.info = r.info.Pending()
+		if r.nominated != "" {
+			s.nominations.forgetIndex()
+		}
 	}
 	if r.info.Pod().PodGroup != "" {
 		if r.group != nil {

@@ -68,6 +68,46 @@ type failure struct {
 	fit       *fw.FitError
 	pos       cluster.FeedPos
 	nominated []int // the nodes pods were nominated to
+	// verdicts are the filters' verdicts on nodes with the nominated pods
+	// that count added, by node.
+	verdicts map[int]nominatedVerdict
+}
+
+// nominatedVerdict is the verdict of the filters on a node under stamp
+// with the nominated pods counted there added (nil: they pass).
+type nominatedVerdict struct {
+	stamp   uint64
+	counted []*cluster.PodInfo
+	status  *fw.Status
+}
+
+// nominatedVerdict returns filterWithNominated's answer for node i,
+// remembered in f while the node and the nominated pods that count there
+// stay: pods of one signature get the same answer.
+func (ps *PodScheduler) nominatedVerdict(snap *cluster.Snapshot, pod *cluster.PodInfo, f *failure, i int) *fw.Status {
+	ni := snap.Node(i)
+	counted := ps.nomBuf[:0]
+	for _, n := range ps.Nominations.NominatedTo(i) {
+		if n.Key() == pod.Key() || n.Priority() < pod.Priority() {
+			continue
+		}
+		if _, there := ni.Pod(n.Key()); !there {
+			counted = append(counted, n)
+		}
+	}
+	ps.nomBuf = counted
+	if len(counted) == 0 {
+		return nil
+	}
+	if v, ok := f.verdicts[i]; ok && v.stamp == snap.Stamp(i) && slices.Equal(v.counted, counted) {
+		return v.status
+	}
+	st := ps.filterWithNominated(ps.state, snap, pod, i)
+	if f.verdicts == nil {
+		f.verdicts = map[int]nominatedVerdict{}
+	}
+	f.verdicts[i] = nominatedVerdict{stamp: snap.Stamp(i), counted: slices.Clone(counted), status: st}
+	return st
 }
 
 type memoEntry struct {
@@ -106,26 +146,13 @@ func (ps *PodScheduler) memoTable(snap *cluster.Snapshot, pod *cluster.PodInfo, 
 		return nil
 	}
 	m := &ps.memo
-	sig := m.buf[:0]
-	sig = append(sig, 'F')
-	for i, sg := range ps.filterSign {
-		if !ps.filterActive(ps.state, i) {
-			continue
-		}
-		ok := false
-		if sg != nil {
-			mark := len(sig)
-			sig = appendIndex(sig, i)
-			if sig, ok = sg.Sign(pod, sig); !ok {
-				sig = sig[:mark]
-			}
-		}
-		if ok {
+	sig := ps.signFilters(ps.state, pod, m.buf[:0], func(i int, signed bool) {
+		if signed {
 			plan.memoFilters = append(plan.memoFilters, i)
 		} else {
 			plan.liveFilters = append(plan.liveFilters, i)
 		}
-	}
+	})
 	sig = append(sig, 'S')
 	n := len(ps.plugins.Score)
 	for i, ws := range ps.plugins.Score {
@@ -173,6 +200,37 @@ func (ps *PodScheduler) noMemo() *memoTable {
 	return nil
 }
 
+// signFilters appends the signature of the pod's active filters under
+// state to sig and tells each active filter, in order, whether it signed.
+func (ps *PodScheduler) signFilters(state *fw.CycleState, pod *cluster.PodInfo, sig []byte, each func(i int, signed bool)) []byte {
+	sig = append(sig, 'F')
+	for i, sg := range ps.filterSign {
+		if !ps.filterActive(state, i) {
+			continue
+		}
+		ok := false
+		if sg != nil {
+			mark := len(sig)
+			sig = appendIndex(sig, i)
+			if sig, ok = sg.Sign(pod, sig); !ok {
+				sig = sig[:mark]
+			}
+		}
+		each(i, ok)
+	}
+	return sig
+}
+
+// FilterSignature appends to buf the signature of the pod's active filters
+// under state, its PreFilter state, and reports whether every one of them
+// signed: pods of equal signatures then get the same verdicts from the
+// filters on nodes holding the same pods.
+func (ps *PodScheduler) FilterSignature(state *fw.CycleState, pod *cluster.PodInfo, buf []byte) ([]byte, bool) {
+	all := true
+	buf = ps.signFilters(state, pod, buf, func(_ int, signed bool) { all = all && signed })
+	return buf, all
+}
+
 func appendIndex(sig []byte, i int) []byte { return append(sig, '#', byte(i), byte(i>>8)) }
 
 func resizeBools(b []bool, n int) []bool {
@@ -210,7 +268,7 @@ func (ps *PodScheduler) reuseFailure(snap *cluster.Snapshot, pod *cluster.PodInf
 		}
 		st := e.status
 		if nominated && ps.nomMark[i] {
-			if s := ps.filterWithNominated(ps.state, snap, pod, i); s != nil {
+			if s := ps.nominatedVerdict(snap, pod, f, i); s != nil {
 				st = s
 			}
 		}

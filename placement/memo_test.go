@@ -126,3 +126,32 @@ func TestMemoNeverChangesDecisions(t *testing.T) {
 		}
 	}
 }
+
+// A signature's failure is reused only while each node with nominated pods
+// rejects the pod as then: which nominated pods count depends on the pod's
+// priority, so a pod of higher priority may fit where the last one did not.
+func TestFailureReuseHonoursNominations(t *testing.T) {
+	c := cluster.NewCache()
+	require.NoError(t, c.AddNode(node("x").milli(4000).mem(8*gi).n))
+	require.NoError(t, c.AddNode(node("y").milli(1000).mem(8*gi).n))
+	require.NoError(t, c.AddPod(cluster.Pod{Name: "busy", NodeName: "y", Requests: cluster.NewResources(1000, 0, 0)}))
+	snap := c.Snapshot()
+	nominated := func(name string, milli int64, prio int32) *cluster.PodInfo {
+		return cluster.NewPodInfo(cluster.Pod{Name: name, Priority: new(prio), Requests: cluster.NewResources(milli, 0, 0)})
+	}
+	noms := fakeNominations{0: {nominated("small", 1000, 2), nominated("large", 3000, 1)}}
+	memo, plain := podSchedulers(100)
+	memo.Nominations, plain.Nominations = noms, noms
+	for i, prio := range []int32{1, 1, 1, 2, 1, 2} {
+		p := cluster.NewPodInfo(cluster.Pod{Name: fmt.Sprintf("p%d", i), Priority: new(prio), Requests: cluster.NewResources(2000, 0, 0)})
+		a, errA := memo.Schedule(snap, p, nil, -1)
+		b, errB := plain.Schedule(snap, p, nil, -1)
+		require.Equal(t, b, a, "pod %d", i)
+		if prio == 2 {
+			require.Equal(t, 0, a, "pod %d: only the small nominated pod counts", i)
+		} else {
+			require.Error(t, errA)
+			require.Equal(t, errB.Error(), errA.Error())
+		}
+	}
+}

@@ -106,6 +106,7 @@ type PodScheduler struct {
 	// in nomMark (by snapshot index).
 	nomNodes []int
 	nomMark  []bool
+	nomBuf   []*cluster.PodInfo
 	scores   []fw.NodeScore
 	totals   []int64
 	plan     memoPlan
