@@ -24,7 +24,7 @@ type dryRuns struct {
 	snap    *cluster.Snapshot
 	nodeSet int64
 	byPod   map[*cluster.PodInfo]*podDryRuns // by the pod as admitted: a pod admitted again starts afresh
-	byClass map[string][]uint64              // by filter signature and priority: node stamps, noStamp where unknown
+	byClass map[string]*classDryRuns         // by filter signature and priority
 	sig     []byte                           // the signature being built
 	entries int
 	off     bool // tests compare runs with and without it
@@ -35,13 +35,23 @@ type dryRuns struct {
 // podDryRuns is one preemptor's memory.
 type podDryRuns struct {
 	nodes map[int]uint64 // nodes found no candidate, with their stamps then, when the pod has no class
-	// none is the last dry run of a whole potential list that found no
-	// candidate: with the nodes as at pos and the nominations as at
-	// nomPos, only the nodes changed since need trying again.
-	none   []int
+	none  noneFound      // when the pod has no class, or is nominated somewhere
+}
+
+// classDryRuns is the memory of the pods of a class.
+type classDryRuns struct {
+	stamps []uint64  // by node: the stamp under which it was no candidate, noStamp when unknown
+	none   noneFound // of pods nominated nowhere: nominated pods on a node count alike for them
+}
+
+// noneFound is the last dry run of a whole potential list that found no
+// candidate: with the nodes as at pos and the nominations as at nomPos,
+// only the nodes changed since need trying again.
+type noneFound struct {
+	list   []int // read-only: a FitError's list, kept as is
 	pos    cluster.FeedPos
 	nomPos uint64
-	since  []int // Since's answer, reused
+	since  []int // changedSince's answer, reused
 }
 
 // maxDryRunEntries bounds the memo (a class costs an entry per node);
@@ -59,27 +69,31 @@ func (h *handle) DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, req *pre
 	}
 	if m.snap != s.snap || m.nodeSet != s.snap.NodeSetVersion() || m.entries > maxDryRunEntries {
 		// node indexes are kept: they hold for one node list
-		*m = dryRuns{snap: s.snap, nodeSet: s.snap.NodeSetVersion(), byPod: map[*cluster.PodInfo]*podDryRuns{}, byClass: map[string][]uint64{}, sig: m.sig}
+		*m = dryRuns{snap: s.snap, nodeSet: s.snap.NodeSetVersion(), byPod: map[*cluster.PodInfo]*podDryRuns{}, byClass: map[string]*classDryRuns{}, sig: m.sig}
 	}
 	d := m.byPod[pod]
 	if d == nil {
 		d = &podDryRuns{}
 		m.byPod[pod] = d
 	}
+	none := &d.none
 	if sig, ok := h.p.pods.FilterSignature(state, pod, m.sig[:0]); ok {
 		p := pod.Priority()
 		m.sig = append(sig, byte(p), byte(p>>8), byte(p>>16), byte(p>>24))
-		class, ok := m.byClass[string(m.sig)]
-		if !ok {
-			class = make([]uint64, s.snap.Len())
-			for i := range class {
-				class[i] = noStamp
+		c := m.byClass[string(m.sig)]
+		if c == nil {
+			c = &classDryRuns{stamps: make([]uint64, s.snap.Len())}
+			for i := range c.stamps {
+				c.stamps[i] = noStamp
 			}
-			m.byClass[string(m.sig)] = class
-			m.entries += len(class)
+			m.byClass[string(m.sig)] = c
+			m.entries += len(c.stamps)
+		}
+		if r := s.pods[pod.Key()]; r == nil || r.nominated == "" {
+			none = &c.none // the pod is no nominated pod that counts on some node for others
 		}
 		req.Known = func(node int) bool {
-			if class[node] == s.snap.Stamp(node) && !s.nominations.has(node) {
+			if c.stamps[node] == s.snap.Stamp(node) && !s.nominations.has(node) {
 				m.hits++
 				return true
 			}
@@ -87,7 +101,7 @@ func (h *handle) DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, req *pre
 		}
 		req.Rejected = func(node int) {
 			if !s.nominations.has(node) {
-				class[node] = s.snap.Stamp(node)
+				c.stamps[node] = s.snap.Stamp(node)
 			}
 		}
 	} else {
@@ -113,37 +127,36 @@ func (h *handle) DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, req *pre
 		}
 	}
 	req.Since = func(potential []int) ([]int, bool) {
-		nodes, ok := d.changedSince(s, potential)
+		nodes, ok := none.changedSince(s, potential)
 		if ok {
 			m.skipped += len(potential) - len(nodes)
 		}
 		return nodes, ok
 	}
-	req.NoneFound = func(potential []int) {
-		if !slices.IsSorted(potential) {
-			d.none = nil
-			return
-		}
-		if !sameList(d.none, potential) {
-			m.entries += len(potential) - len(d.none)
-			d.none = potential // read-only: a FitError's list, kept as is
-		}
-		d.pos, d.nomPos = s.snap.FeedPos(), s.nominations.changePos()
-	}
+	req.NoneFound = func(potential []int) { none.record(s, potential) }
 }
 
-// changedSince returns the nodes of potential changed since the pod's last
-// dry run over the same list that found no candidate, in node order.
-func (d *podDryRuns) changedSince(s *Scheduler, potential []int) ([]int, bool) {
-	if d.none == nil || !sameList(d.none, potential) {
+// record remembers a dry run of potential that found no candidate.
+func (nf *noneFound) record(s *Scheduler, potential []int) {
+	if !sameList(nf.list, potential) && !slices.IsSorted(potential) {
+		nf.list = nil
+		return
+	}
+	nf.list, nf.pos, nf.nomPos = potential, s.snap.FeedPos(), s.nominations.changePos()
+}
+
+// changedSince returns the nodes of potential changed since the last dry
+// run over the same list that found no candidate, in node order.
+func (nf *noneFound) changedSince(s *Scheduler, potential []int) ([]int, bool) {
+	if nf.list == nil || !sameList(nf.list, potential) {
 		return nil, false
 	}
-	changed, ok := s.snap.ChangedSince(d.pos)
-	noms, nomsOK := s.nominations.changedSince(d.nomPos)
+	changed, ok := s.snap.ChangedSince(nf.pos)
+	noms, nomsOK := s.nominations.changedSince(nf.nomPos)
 	if !ok || !nomsOK || len(changed)+len(noms) > 2*len(potential) {
 		return nil, false // sorting them costs more than the whole list
 	}
-	out := d.since[:0]
+	out := nf.since[:0]
 	add := func(i int) {
 		if _, in := slices.BinarySearch(potential, i); in {
 			out = append(out, i)
@@ -158,8 +171,8 @@ func (d *podDryRuns) changedSince(s *Scheduler, potential []int) ([]int, bool) {
 		}
 	}
 	slices.Sort(out)
-	d.since = slices.Compact(out)
-	return d.since, true
+	nf.since = slices.Compact(out)
+	return nf.since, true
 }
 
 // sameList reports whether a and b hold the same nodes; FitErrors of pods
@@ -178,7 +191,7 @@ func sameList(a, b []int) bool {
 // forget drops a pod's remembered dry runs: it is bound or gone.
 func (m *dryRuns) forget(pod *cluster.PodInfo) {
 	if d, ok := m.byPod[pod]; ok {
-		m.entries -= len(d.nodes) + len(d.none)
+		m.entries -= len(d.nodes)
 		delete(m.byPod, pod)
 	}
 }

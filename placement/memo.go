@@ -74,39 +74,42 @@ type failure struct {
 }
 
 // nominatedVerdict is the verdict of the filters on a node under stamp
-// with the nominated pods counted there added (nil: they pass).
+// with the nominated pods that count for pods of priority prio added (nil:
+// they pass); noms and n identify the node's list of nominated pods then
+// (the nominator makes a new list at every change).
 type nominatedVerdict struct {
-	stamp   uint64
-	counted []*cluster.PodInfo
-	status  *fw.Status
+	stamp  uint64
+	noms   **cluster.PodInfo
+	n      int
+	prio   int32
+	status *fw.Status
 }
 
 // nominatedVerdict returns filterWithNominated's answer for node i,
-// remembered in f while the node and the nominated pods that count there
-// stay: pods of one signature get the same answer.
+// remembered in f while the node and the pods nominated there stay: pods
+// of one signature and priority, not nominated there themselves, get the
+// same answer.
 func (ps *PodScheduler) nominatedVerdict(snap *cluster.Snapshot, pod *cluster.PodInfo, f *failure, i int) *fw.Status {
-	ni := snap.Node(i)
-	counted := ps.nomBuf[:0]
-	for _, n := range ps.Nominations.NominatedTo(i) {
-		if n.Key() == pod.Key() || n.Priority() < pod.Priority() {
-			continue
-		}
-		if _, there := ni.Pod(n.Key()); !there {
-			counted = append(counted, n)
-		}
-	}
-	ps.nomBuf = counted
-	if len(counted) == 0 {
+	noms := ps.Nominations.NominatedTo(i)
+	if len(noms) == 0 {
 		return nil
 	}
-	if v, ok := f.verdicts[i]; ok && v.stamp == snap.Stamp(i) && slices.Equal(v.counted, counted) {
+	prio, self := pod.Priority(), false
+	for _, n := range noms {
+		self = self || n.Priority() >= prio && n.Key() == pod.Key()
+	}
+	if self {
+		return ps.filterWithNominated(ps.state, snap, pod, i)
+	}
+	stamp := snap.Stamp(i)
+	if v, ok := f.verdicts[i]; ok && v.stamp == stamp && v.noms == &noms[0] && v.n == len(noms) && v.prio == prio {
 		return v.status
 	}
 	st := ps.filterWithNominated(ps.state, snap, pod, i)
 	if f.verdicts == nil {
 		f.verdicts = map[int]nominatedVerdict{}
 	}
-	f.verdicts[i] = nominatedVerdict{stamp: snap.Stamp(i), counted: slices.Clone(counted), status: st}
+	f.verdicts[i] = nominatedVerdict{stamp: stamp, noms: &noms[0], n: len(noms), prio: prio, status: st}
 	return st
 }
 

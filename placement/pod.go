@@ -49,7 +49,9 @@ func NumFeasibleNodesToFind(percentage int32, numNodes int) int {
 type Nominations interface {
 	// Empty reports whether no pod is nominated anywhere (the fast path).
 	Empty() bool
-	// NominatedTo returns the pods nominated to the node at index node.
+	// NominatedTo returns the pods nominated to the node at index node. A
+	// list once returned never changes: a change of the node's nominations
+	// makes a new one (the memo tells lists apart by address and length).
 	NominatedTo(node int) []*cluster.PodInfo
 	// Nodes appends to buf the indexes of the nodes some pod is nominated
 	// to, in any order, and returns it.
