@@ -59,7 +59,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry]) (CycleResult, error) {
 		res.Status = NewStatus(Unschedulable, r.reason)
 		res.Evicted, res.Nominated = s.postFilterPod(p, r, fitErr)
 		s.explainer.finish(s, r, "")
-		return res, s.queue.Park(it.Key, s.now, s.version)
+		return res, s.queue.ParkFor(it.Key, s.now, s.version, p.wakeOn(fitErr))
 	}
 	node := s.snap.Node(idx).Name()
 	if err := s.bind(r, node); err != nil {
@@ -152,7 +152,18 @@ func (s *Scheduler) failRoot(it *queue.Item[entry], p *profile, root podgroup.Re
 		s.explainer.finish(s, r, "")
 	}
 	res.Evicted, res.Nominated = s.postFilterGroup(p, root, pending)
-	return res, s.queue.BackOff(it.Key, s.now, s.version, false)
+	return res, s.backOff(it, false)
+}
+
+// backOff puts a failed group in backoffQ. Any change makes it worth
+// retrying once its backoff ends, except a pod placed, which only helps
+// groups with a pod whose filters count the pods on nodes.
+func (s *Scheduler) backOff(it *queue.Item[entry], isError bool) error {
+	it.WakeOn = queue.AnyChange
+	if !s.waitsOnPods(it.Value) {
+		it.WakeOn &^= uint64(fw.AssignedPodAdded)
+	}
+	return s.queue.BackOff(it.Key, s.now, s.version, isError)
 }
 
 // errPodGroupUnschedulable is kube-scheduler's message for a group whose
@@ -211,7 +222,7 @@ func (s *Scheduler) errorCycle(it *queue.Item[entry], leaves []*groupRecord, pen
 		s.emit(Event{Kind: EventGroupFailed, Group: Ref{Kind: KindPodGroup, Key: gr.group.Key()}, Reason: msg})
 	}
 	res.Status = NewStatus(Error, msg)
-	return res, s.queue.BackOff(it.Key, s.now, s.version, true)
+	return res, s.backOff(it, true)
 }
 
 // validateRoot checks what kube-scheduler's validatePodGroup checks: every

@@ -36,7 +36,7 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 	f.cache = s.cache.Clone()
 	f.snap = f.cache.Snapshot()
 	f.nominations = newNominator(f.snap)
-	f.nominations.dropped = func() { f.version++ }
+	f.nominations.dropped = f.nominationDropped
 	f.explainer = s.explainer.clone()
 	for name, p := range f.profiles {
 		p.pods.Nominations = f.nominations
@@ -113,7 +113,7 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 
 	f.invariants = invariantState{evictions: s.invariants.evictions, wasTrue: maps.Clone(s.invariants.wasTrue)}
 	f.classes = s.classes.Clone()
-	f.version = s.version
+	f.version, f.lastChange = s.version, s.lastChange
 	f.timers = s.timers.Clone() // copy-on-write: timers are values
 	f.timerSeq = s.timerSeq
 	f.cycle = s.cycle

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 )
 
 // AddNode adds a node; pending pods are retried. A node without the
@@ -20,7 +21,7 @@ func (s *Scheduler) AddNode(n cluster.Node) error {
 		return err
 	}
 	s.emit(Event{Kind: EventNodeAdded, Node: n.Name, NodeObject: s.nodeObject(n.Name)})
-	s.clusterChanged()
+	s.clusterChanged(fw.NodeAdded)
 	return nil
 }
 
@@ -52,7 +53,7 @@ func (s *Scheduler) updateNode(n cluster.Node, kind EventKind) error {
 		return err
 	}
 	s.emit(Event{Kind: kind, Node: n.Name, NodeObject: s.nodeObject(n.Name)})
-	s.clusterChanged()
+	s.clusterChanged(fw.NodeChanged)
 	return nil
 }
 
@@ -93,7 +94,7 @@ func (s *Scheduler) RemoveNode(name string) error {
 		return err
 	}
 	s.emit(Event{Kind: EventNodeRemoved, Node: name})
-	s.clusterChanged()
+	s.clusterChanged(fw.NodeDeleted | fw.AssignedPodDeleted)
 	return nil
 }
 
@@ -123,7 +124,7 @@ func (s *Scheduler) DrainNode(name string) error {
 		return err
 	}
 	s.emit(Event{Kind: EventNodeDrained, Node: name})
-	s.clusterChanged()
+	s.clusterChanged(fw.AssignedPodDeleted)
 	return nil
 }
 

@@ -163,22 +163,12 @@ func (s *Scheduler) markBound(r *podRecord, node string) {
 	s.podPlaced()
 }
 
-// podPlaced notes a pod placed on a node: the unschedulable pods whose
-// filters count the pods on nodes (required pod affinity, which the new
-// pod may satisfy; a DoNotSchedule spread constraint, whose least
-// populated domain it may fill) are retried, as kube-scheduler requeues
-// them on a pod's arrival. Anything else a placement cannot help.
-func (s *Scheduler) podPlaced() {
-	s.queue.MoveIf(s.now, func(it *queue.Item[entry]) bool {
-		if !s.waitsOnPods(it.Value) {
-			return false
-		}
-		// its last attempt says nothing about the next: Run retries it
-		// when its backoff ends, though the cluster version is the same
-		it.Version = changedSinceAttempt
-		return true
-	})
-}
+// podPlaced notes a pod placed on a node: the unschedulable pods that a
+// plugin counting the pods on nodes rejected (required pod affinity, which
+// the new pod may satisfy; a spread constraint, whose least populated
+// domain it may fill) are retried, as kube-scheduler requeues them on a
+// pod's arrival. Anything else a placement cannot help.
+func (s *Scheduler) podPlaced() { s.clusterChanged(fw.AssignedPodAdded) }
 
 // waitsOnPods reports whether a queue item has a pod that a placement may
 // help.
@@ -250,7 +240,7 @@ func (s *Scheduler) DeletePod(key cluster.PodKey) error {
 	}
 	s.emit(Event{Kind: EventPodDeleted, Pod: r.info, Node: node})
 	if wasOnNode {
-		s.clusterChanged()
+		s.clusterChanged(fw.AssignedPodDeleted)
 	}
 	return nil
 }
@@ -282,9 +272,35 @@ func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
 
 // clusterChanged notes a change that may let pending pods fit: every
 // unschedulable item is retried.
-func (s *Scheduler) clusterChanged() {
+func (s *Scheduler) clusterChanged(kinds fw.ClusterEvent) {
 	s.version++
-	s.queue.MoveAll(s.now)
+	for b := range s.lastChange {
+		if kinds&(1<<b) != 0 {
+			s.lastChange[b] = s.version
+		}
+	}
+	s.queue.MoveOn(s.now, uint64(kinds))
+}
+
+// nominationDropped notes that a nomination went without its pod: the
+// room it held may help any pending pod, which Run then waits for, though
+// nothing moves now.
+func (s *Scheduler) nominationDropped() {
+	s.version++
+	for b := range s.lastChange {
+		s.lastChange[b] = s.version
+	}
+}
+
+// changedSince reports whether a change of a kind in wakeOn happened after
+// cluster version v.
+func (s *Scheduler) changedSince(v int64, wakeOn uint64) bool {
+	for b, at := range s.lastChange {
+		if wakeOn&(1<<b) != 0 && at > v {
+			return true
+		}
+	}
+	return false
 }
 
 // terminate takes pods off a node that is going away or being drained:

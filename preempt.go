@@ -202,6 +202,6 @@ func (s *Scheduler) finishEviction(r *podRecord) error {
 	if err := s.terminate([]*cluster.PodInfo{r.info}, r.node, TerminatedPreempted); err != nil {
 		return err
 	}
-	s.clusterChanged()
+	s.clusterChanged(fw.AssignedPodDeleted)
 	return nil
 }

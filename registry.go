@@ -8,6 +8,7 @@ import (
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/preemption"
+	"github.com/gangsim/gangsim/queue"
 )
 
 // PluginFactory builds a plugin. A profile instantiates each plugin it
@@ -127,6 +128,28 @@ type profile struct {
 	postFilter      []fw.PostFilterPlugin
 	groupPostFilter []fw.PodGroupPostFilterPlugin
 	handle          *handle
+	// retryOn is, by plugin name, the kinds of change that may help a pod
+	// the plugin rejected (PreFilter and Filter plugins).
+	retryOn map[string]fw.ClusterEvent
+}
+
+// wakeOn returns the kinds of change that may help a pod that failed with
+// fit: those of the plugins that rejected it, or any change when a
+// rejection names no plugin this profile knows.
+func (p *profile) wakeOn(fit *fw.FitError) uint64 {
+	names := fit.Plugins()
+	if len(names) == 0 {
+		return queue.AnyChange
+	}
+	var kinds fw.ClusterEvent
+	for _, name := range names {
+		k, ok := p.retryOn[name]
+		if !ok {
+			return queue.AnyChange
+		}
+		kinds |= k
+	}
+	return uint64(kinds)
 }
 
 // newProfile instantiates a resolved profile for s.
@@ -157,6 +180,13 @@ func (s *Scheduler) newProfile(rp *resolvedProfile, reg Registry, pct int32) (*p
 	}
 	p.pods = placement.NewPodScheduler(pods, pct)
 	p.groups.Pods = p.pods
+	p.retryOn = map[string]fw.ClusterEvent{}
+	for _, pl := range pods.PreFilter {
+		p.retryOn[pl.Name()] |= fw.RetryEvents(pl)
+	}
+	for _, pl := range pods.Filter {
+		p.retryOn[pl.Name()] |= fw.RetryEvents(pl)
+	}
 	return p, nil
 }
 

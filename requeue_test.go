@@ -120,3 +120,36 @@ func TestGroupRetriedAfterItsBackoffWhenAPodIsPlaced(t *testing.T) {
 	require.Equal(t, PhaseBound, st.Phase)
 	require.Equal(t, time.Second, st.BoundAt)
 }
+
+// A pod is retried on the kinds of change that may help a plugin that
+// rejected it, as kube-scheduler's queueing hints decide: a pod no node's
+// labels admit stays put when a pod leaves a node, and is retried when a
+// node is relabelled; a pod short of room is retried when a pod leaves.
+func TestRetriedOnlyOnChangesThatMayHelp(t *testing.T) {
+	s := newTestSched(t, Config{MaxUnschedulable: 24 * time.Hour}) // no periodic retries in the way
+	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Labels: map[string]string{"disk": "hdd"}, Allocatable: cluster.NewResources(2000, 8<<30, 110)}))
+	require.NoError(t, s.AddPod(cluster.Pod{Name: "filler", Requests: cluster.NewResources(2000, 0, 0)}, time.Hour))
+	require.NoError(t, s.AddPod(cluster.Pod{Name: "ssd", NodeSelector: map[string]string{"disk": "ssd"}}, 0))
+	require.NoError(t, s.AddPod(cluster.Pod{Name: "big", Requests: cluster.NewResources(1000, 0, 0)}, 0))
+	cycles := map[cluster.PodKey]int{}
+	s.observers = append(s.observers, func(e Event) {
+		if e.Kind == EventCycle && e.Pod != nil {
+			cycles[e.Pod.Key()]++
+		}
+	})
+	require.NoError(t, s.RunUntil(30*time.Minute))
+	require.Equal(t, 1, cycles["default/ssd"])
+	require.Equal(t, 1, cycles["default/big"])
+
+	require.NoError(t, s.RunUntil(time.Hour+time.Second)) // the filler completes at 1h
+	st, _ := s.Pod("default/big")
+	require.Equal(t, PhaseBound, st.Phase)
+	require.Equal(t, time.Hour, st.BoundAt, "retried when the filler left")
+	require.Equal(t, 1, cycles["default/ssd"], "the filler leaving cannot help ssd")
+
+	require.NoError(t, s.UpdateNode(cluster.Node{Name: "n", Labels: map[string]string{"disk": "ssd"}, Allocatable: cluster.NewResources(2000, 8<<30, 110)}))
+	require.NoError(t, s.RunUntil(time.Hour+2*time.Second))
+	st, _ = s.Pod("default/ssd")
+	require.Equal(t, PhaseBound, st.Phase)
+	require.Equal(t, time.Hour+time.Second, st.BoundAt, "retried when the node was relabelled")
+}

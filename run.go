@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/queue"
 )
 
@@ -78,7 +79,7 @@ func (s *Scheduler) fire(t timer) error {
 			return err
 		}
 		s.emit(Event{Kind: EventPodSucceeded, Pod: r.info, Node: r.node})
-		s.clusterChanged()
+		s.clusterChanged(fw.AssignedPodDeleted)
 	}
 	return nil
 }
@@ -198,7 +199,9 @@ func (s *Scheduler) run(until time.Duration, bounded bool) error {
 func (s *Scheduler) nextWakeup(everyRetry bool) (time.Duration, bool) {
 	var wanted func(*queue.Item[entry]) bool
 	if !everyRetry {
-		wanted = func(it *queue.Item[entry]) bool { return it.Attempts == 0 || it.Version < s.version }
+		wanted = func(it *queue.Item[entry]) bool {
+			return it.Attempts == 0 || it.Version == changedSinceAttempt || s.changedSince(it.Version, it.WakeOn)
+		}
 	}
 	next, ok := s.queue.NextWakeup(wanted)
 	if t, has := s.timers.Min(); has && (!ok || t.at < next) {

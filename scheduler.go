@@ -80,13 +80,16 @@ type Scheduler struct {
 	classes       cluster.PriorityClasses
 	now           time.Duration
 	version       int64 // bumped by every cluster change that may help pending pods
-	timers        *btree.BTreeG[timer]
-	timerSeq      uint64
-	cycle         int // cycles run so far
-	inCycle       int // the cycle running; 0 between cycles
-	observers     []Observer
-	evictions     []Eviction
-	stats         Stats
+	// lastChange is, by bit of fw.ClusterEvent, the version of the last
+	// change of that kind.
+	lastChange [8]int64
+	timers     *btree.BTreeG[timer]
+	timerSeq   uint64
+	cycle      int // cycles run so far
+	inCycle    int // the cycle running; 0 between cycles
+	observers  []Observer
+	evictions  []Eviction
+	stats      Stats
 
 	userRegistry Registry
 	explainer    explainer
@@ -130,7 +133,7 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 	// a pod that failed for the room a nomination held may fit once it
 	// goes: Run retries it at its periodic retry, as kube-scheduler's
 	// flush of unschedulable pods does
-	s.nominations.dropped = func() { s.version++ }
+	s.nominations.dropped = s.nominationDropped
 	for i := range cfg.Profiles {
 		if err := s.addProfile(&cfg.Profiles[i], reg, i); err != nil {
 			return nil, err

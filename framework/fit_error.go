@@ -27,6 +27,7 @@ type FitError struct {
 	// that failed alike (see For).
 	msg        string
 	resolvable []int
+	plugins    []string
 	shared     bool
 }
 
@@ -35,7 +36,7 @@ type FitError struct {
 // nodes computed once for all such pods.
 func (e *FitError) For(pod cluster.PodKey) *FitError {
 	if !e.shared {
-		e.msg, e.resolvable, e.shared = e.message(), e.resolvableNodes(), true
+		e.msg, e.resolvable, e.plugins, e.shared = e.message(), e.resolvableNodes(), e.rejectors(), true
 	}
 	c := *e
 	c.Pod = pod
@@ -106,6 +107,27 @@ func (e *FitError) resolvableNodes() []int {
 			out = append(out, ns.Node)
 		}
 	}
+	return out
+}
+
+// Plugins returns the names of the plugins that rejected some node, in
+// name order ("" for a rejection that names none). Read-only: FitErrors
+// made by For share it.
+func (e *FitError) Plugins() []string {
+	if e.shared {
+		return e.plugins
+	}
+	return e.rejectors()
+}
+
+func (e *FitError) rejectors() []string {
+	var out []string
+	for _, ns := range e.Statuses {
+		if p := ns.Status.Plugin(); !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

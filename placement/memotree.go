@@ -25,11 +25,17 @@ type memoTree struct {
 	pos   cluster.FeedPos
 	snap  *cluster.Snapshot
 	nNorm int
-	cnt   []int32 // feasible nodes under each tree node
-	best  []int32 // the feasible node with the highest fixed score (lowest index among equals), or -1
-	bestV []int64 // that node's fixed score (read without touching the entries)
-	lo    [maxNormalizers][]int64
-	hi    [maxNormalizers][]int64
+	nodes []treeNode
+}
+
+// treeNode sums up the leaves under it, in one cache line since a pull
+// reads three of them together.
+type treeNode struct {
+	cnt   int32 // feasible nodes under it
+	best  int32 // the feasible node with the highest fixed score (lowest index among equals), or -1
+	bestV int64 // that node's fixed score (read without touching the entries)
+	// the lowest and highest raw score of each normaliser
+	lo, hi [maxNormalizers]int64
 }
 
 // treeUsable reports whether the plan lets the tree answer for the pod:
@@ -138,46 +144,39 @@ func newMemoTree(n, nNorm int) *memoTree {
 	for size < n {
 		size *= 2
 	}
-	tr := &memoTree{size: size, n: n, nNorm: nNorm, cnt: make([]int32, 2*size), best: make([]int32, 2*size), bestV: make([]int64, 2*size)}
-	for j := range nNorm {
-		tr.lo[j], tr.hi[j] = make([]int64, 2*size), make([]int64, 2*size)
-	}
-	for i := range tr.best {
-		tr.best[i] = -1
-		for j := range nNorm {
-			tr.lo[j][i], tr.hi[j][i] = math.MaxInt64, math.MinInt64
-		}
+	tr := &memoTree{size: size, n: n, nNorm: nNorm, nodes: make([]treeNode, 2*size)}
+	for i := range tr.nodes {
+		tr.nodes[i] = emptyTreeNode
 	}
 	return tr
 }
 
+// emptyTreeNode has no feasible node under it.
+var emptyTreeNode = treeNode{best: -1, lo: [maxNormalizers]int64{math.MaxInt64, math.MaxInt64}, hi: [maxNormalizers]int64{math.MinInt64, math.MinInt64}}
+
 // setLeaf copies node i's entry into its leaf.
 func (tr *memoTree) setLeaf(t *memoTable, i int) {
-	k := tr.size + i
-	e := &t.nodes[i]
+	e, leaf := &t.nodes[i], &tr.nodes[tr.size+i]
 	if e.status != nil {
-		tr.cnt[k], tr.best[k] = 0, -1
-		for j := range tr.nNorm {
-			tr.lo[j][k], tr.hi[j][k] = math.MaxInt64, math.MinInt64
-		}
+		*leaf = emptyTreeNode
 		return
 	}
-	tr.cnt[k], tr.best[k], tr.bestV[k] = 1, int32(i), e.fixed
+	leaf.cnt, leaf.best, leaf.bestV = 1, int32(i), e.fixed
 	for j := range tr.nNorm {
-		tr.lo[j][k], tr.hi[j][k] = e.norm[j], e.norm[j]
+		leaf.lo[j], leaf.hi[j] = e.norm[j], e.norm[j]
 	}
 }
 
 // pull recomputes tree node k from its children.
 func (tr *memoTree) pull(_ *memoTable, k int) {
-	l, r := 2*k, 2*k+1
-	tr.cnt[k] = tr.cnt[l] + tr.cnt[r]
-	tr.best[k], tr.bestV[k] = tr.best[l], tr.bestV[l]
-	if b := tr.best[r]; b >= 0 && (tr.best[l] < 0 || tr.bestV[r] > tr.bestV[l]) {
-		tr.best[k], tr.bestV[k] = b, tr.bestV[r] // the left child wins ties: its indexes are lower
+	l, r, to := &tr.nodes[2*k], &tr.nodes[2*k+1], &tr.nodes[k]
+	to.cnt = l.cnt + r.cnt
+	to.best, to.bestV = l.best, l.bestV
+	if r.best >= 0 && (l.best < 0 || r.bestV > l.bestV) {
+		to.best, to.bestV = r.best, r.bestV // the left child wins ties: its indexes are lower
 	}
 	for j := range tr.nNorm {
-		tr.lo[j][k], tr.hi[j][k] = min(tr.lo[j][l], tr.lo[j][r]), max(tr.hi[j][l], tr.hi[j][r])
+		to.lo[j], to.hi[j] = min(l.lo[j], r.lo[j]), max(l.hi[j], r.hi[j])
 	}
 }
 
@@ -194,12 +193,12 @@ func (tr *memoTree) count(l, r int) int {
 	var n int32
 	for l, r = l+tr.size, r+tr.size; l < r; l, r = l/2, r/2 {
 		if l&1 == 1 {
-			n += tr.cnt[l]
+			n += tr.nodes[l].cnt
 			l++
 		}
 		if r&1 == 1 {
 			r--
-			n += tr.cnt[r]
+			n += tr.nodes[r].cnt
 		}
 	}
 	return int(n)
@@ -210,7 +209,7 @@ func (tr *memoTree) count(l, r int) int {
 func (tr *memoTree) kth(k int) int {
 	node := 1
 	for node < tr.size {
-		if c := int(tr.cnt[2*node]); k <= c {
+		if c := int(tr.nodes[2*node].cnt); k <= c {
 			node = 2 * node
 		} else {
 			k -= c
@@ -232,11 +231,12 @@ func (tr *memoTree) summarize(l, r int, acc *rangeSummary) {
 		// the higher fixed score, the lower index among equals; from the
 		// tree's own copies: the table's entries may be newer than the
 		// tree (a scan refreshes them, a rollback restores the nodes)
-		if b, v := tr.best[k], tr.bestV[k]; b >= 0 && (acc.best < 0 || v > acc.bestV || v == acc.bestV && b < acc.best) {
+		tn := &tr.nodes[k]
+		if b, v := tn.best, tn.bestV; b >= 0 && (acc.best < 0 || v > acc.bestV || v == acc.bestV && b < acc.best) {
 			acc.best, acc.bestV = b, v
 		}
 		for j := range tr.nNorm {
-			acc.lo[j], acc.hi[j] = min(acc.lo[j], tr.lo[j][k]), max(acc.hi[j], tr.hi[j][k])
+			acc.lo[j], acc.hi[j] = min(acc.lo[j], tn.lo[j]), max(acc.hi[j], tn.hi[j])
 		}
 	}
 	for l, r = l+tr.size, r+tr.size; l < r; l, r = l/2, r/2 {

@@ -48,6 +48,10 @@ type Item[T any] struct {
 	Attempts int
 	// Version is the cluster version (see MoveAll) the last attempt saw.
 	Version int64
+	// WakeOn is the set of kinds of cluster change (bits the scheduler
+	// defines) that move the item out of the unschedulable pool: see
+	// ParkFor and MoveOn.
+	WakeOn uint64
 	// Value is the scheduler's payload.
 	Value T
 

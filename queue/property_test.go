@@ -68,7 +68,12 @@ func (m *model) step() {
 	case op == 6:
 		m.withFlight(func(k string) error { return m.q.Requeue(k) }, true)
 	case op == 7:
-		m.withFlight(func(k string) error { return m.q.Park(k, m.now, 0) }, true)
+		if m.r.IntN(2) == 0 {
+			m.withFlight(func(k string) error { return m.q.Park(k, m.now, 0) }, true)
+		} else {
+			wake := uint64(1 + m.r.IntN(7))
+			m.withFlight(func(k string) error { return m.q.ParkFor(k, m.now, 0, wake) }, true)
+		}
 	case op == 8:
 		isErr := m.r.IntN(3) == 0
 		m.withFlight(func(k string) error { return m.q.BackOff(k, m.now, 0, isErr) }, true)
@@ -81,7 +86,11 @@ func (m *model) step() {
 	case op == 12:
 		m.withAny(func(k string) error { return m.q.Activate(k, m.now) })
 	case op == 13:
-		m.q.MoveAll(m.now)
+		if m.r.IntN(2) == 0 {
+			m.q.MoveAll(m.now)
+		} else {
+			m.q.MoveOn(m.now, uint64(1+m.r.IntN(7)))
+		}
 	case op == 14:
 		p := m.priority()
 		m.withAny(func(k string) error {

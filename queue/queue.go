@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/google/btree"
@@ -64,10 +65,14 @@ func (c Config) withDefaults() Config {
 // backing-off item when activeQ is empty would retry it in a loop at the
 // same instant. A Queue is not safe for concurrent use.
 type Queue[T any] struct {
-	cfg           Config
-	active        *btree.BTreeG[*Item[T]]
-	backoff       *btree.BTreeG[*Item[T]]
-	unschedulable *btree.BTreeG[*Item[T]] // by parkedSince, then seq
+	cfg     Config
+	active  *btree.BTreeG[*Item[T]]
+	backoff *btree.BTreeG[*Item[T]]
+	// unschedulable is the unschedulable pool, one tree per WakeOn set
+	// (by parkedSince, then seq), so that a change moves only the items it
+	// may help without visiting the others; wakes lists the sets in order.
+	unschedulable map[uint64]*btree.BTreeG[*Item[T]]
+	wakes         []uint64
 	gated         *btree.BTreeG[*Item[T]] // by seq
 	items         map[string]*Item[T]
 	seq           uint64
@@ -84,14 +89,9 @@ func New[T any](cfg Config) *Queue[T] {
 			}
 			return before(a, b)
 		}),
-		unschedulable: btree.NewG(16, func(a, b *Item[T]) bool {
-			if a.parkedSince != b.parkedSince {
-				return a.parkedSince < b.parkedSince
-			}
-			return a.seq < b.seq
-		}),
-		gated: btree.NewG(16, func(a, b *Item[T]) bool { return a.seq < b.seq }),
-		items: map[string]*Item[T]{},
+		unschedulable: map[uint64]*btree.BTreeG[*Item[T]]{},
+		gated:         btree.NewG(16, func(a, b *Item[T]) bool { return a.seq < b.seq }),
+		items:         map[string]*Item[T]{},
 	}
 }
 
@@ -121,23 +121,54 @@ func (q *Queue[T]) add(it *Item[T], loc location) error {
 	return nil
 }
 
-func (q *Queue[T]) tree(loc location) *btree.BTreeG[*Item[T]] {
+func (q *Queue[T]) tree(it *Item[T], loc location) *btree.BTreeG[*Item[T]] {
 	switch loc {
 	case inActive:
 		return q.active
 	case inBackoff:
 		return q.backoff
 	case inUnschedulable:
-		return q.unschedulable
+		return q.parked(it.WakeOn)
 	case inGated:
 		return q.gated
 	}
 	return nil
 }
 
+// parked returns the unschedulable pool's tree of the items that wake on
+// wake.
+func (q *Queue[T]) parked(wake uint64) *btree.BTreeG[*Item[T]] {
+	if t, ok := q.unschedulable[wake]; ok {
+		return t
+	}
+	t := btree.NewG(16, parkedBefore[T])
+	q.unschedulable[wake] = t
+	i, _ := slices.BinarySearch(q.wakes, wake)
+	q.wakes = slices.Insert(q.wakes, i, wake)
+	return t
+}
+
+func parkedBefore[T any](a, b *Item[T]) bool {
+	if a.parkedSince != b.parkedSince {
+		return a.parkedSince < b.parkedSince
+	}
+	return a.seq < b.seq
+}
+
+// parkedTrees yields the unschedulable pool's trees, in WakeOn order.
+func (q *Queue[T]) parkedTrees() iter.Seq[*btree.BTreeG[*Item[T]]] {
+	return func(yield func(*btree.BTreeG[*Item[T]]) bool) {
+		for _, w := range q.wakes {
+			if !yield(q.unschedulable[w]) {
+				return
+			}
+		}
+	}
+}
+
 func (q *Queue[T]) place(it *Item[T], loc location) {
 	it.loc = loc
-	if t := q.tree(loc); t != nil {
+	if t := q.tree(it, loc); t != nil {
 		t.ReplaceOrInsert(it)
 	}
 }
@@ -145,7 +176,7 @@ func (q *Queue[T]) place(it *Item[T], loc location) {
 // unplace takes it out of its pool; it must be removed before any field an
 // order depends on changes.
 func (q *Queue[T]) unplace(it *Item[T]) {
-	if t := q.tree(it.loc); t != nil {
+	if t := q.tree(it, it.loc); t != nil {
 		t.Delete(it)
 	}
 	it.loc = nowhere
@@ -223,13 +254,15 @@ func (q *Queue[T]) Flush(now time.Duration) {
 		q.unplace(it)
 		q.place(it, inActive)
 	}
-	for {
-		it, ok := q.unschedulable.Min()
-		if !ok || now-it.parkedSince < q.cfg.MaxUnschedulable {
-			break
+	for t := range q.parkedTrees() {
+		for {
+			it, ok := t.Min()
+			if !ok || now-it.parkedSince < q.cfg.MaxUnschedulable {
+				break
+			}
+			q.unplace(it)
+			q.activeOrBackoff(it, now)
 		}
-		q.unplace(it)
-		q.activeOrBackoff(it, now)
 	}
 }
 
@@ -282,16 +315,26 @@ func (q *Queue[T]) Requeue(key string) error {
 }
 
 // Park records an unschedulable attempt of an in-flight item at now and
-// puts it in the unschedulable pool, where it waits for MoveAll or
-// MaxUnschedulable. version is the cluster version the attempt saw.
+// puts it in the unschedulable pool, where it waits for MoveAll, any
+// MoveOn or MaxUnschedulable. version is the cluster version the attempt
+// saw.
 func (q *Queue[T]) Park(key string, now time.Duration, version int64) error {
+	return q.ParkFor(key, now, version, AnyChange)
+}
+
+// AnyChange is the WakeOn of an item any change may help.
+const AnyChange = ^uint64(0)
+
+// ParkFor is Park for an item that only the kinds of change in wakeOn may
+// help: MoveOn moves it for those alone.
+func (q *Queue[T]) ParkFor(key string, now time.Duration, version int64, wakeOn uint64) error {
 	it, err := q.inFlight(key)
 	if err != nil {
 		return err
 	}
 	it.UnschedulableCount++
 	it.ConsecutiveErrors = 0
-	it.Timestamp, it.parkedSince, it.Version = now, now, version
+	it.Timestamp, it.parkedSince, it.Version, it.WakeOn = now, now, version, wakeOn
 	q.place(it, inUnschedulable)
 	return nil
 }
@@ -318,37 +361,24 @@ func (q *Queue[T]) BackOff(key string, now time.Duration, version int64, isError
 
 // MoveAll moves every unschedulable item to activeQ, or to backoffQ while
 // its backoff lasts: the cluster changed in a way that may help them.
-func (q *Queue[T]) MoveAll(now time.Duration) {
-	for {
-		it, ok := q.unschedulable.DeleteMin()
-		if !ok {
-			return
-		}
-		it.loc = nowhere
-		q.activeOrBackoff(it, now)
-	}
-}
+func (q *Queue[T]) MoveAll(now time.Duration) { q.MoveOn(now, AnyChange) }
 
-// MoveIf moves the unschedulable items helped reports true for, as
-// MoveAll does: a change that may help some of them. helped is asked about
-// the items in backoffQ too, which stay there; it may mark the items it is
-// asked about (their Version), which orders no pool.
-func (q *Queue[T]) MoveIf(now time.Duration, helped func(*Item[T]) bool) {
-	q.backoff.Ascend(func(it *Item[T]) bool {
-		helped(it)
-		return true
-	})
-	var move []*Item[T]
-	q.unschedulable.Ascend(func(it *Item[T]) bool {
-		if helped(it) {
-			move = append(move, it)
+// MoveOn moves the unschedulable items that wake on one of the kinds of
+// change in kinds, as MoveAll does; the others are not visited.
+func (q *Queue[T]) MoveOn(now time.Duration, kinds uint64) {
+	for _, w := range q.wakes {
+		if w&kinds == 0 {
+			continue
 		}
-		return true
-	})
-	for _, it := range move {
-		q.unschedulable.Delete(it)
-		it.loc = nowhere
-		q.activeOrBackoff(it, now)
+		t := q.unschedulable[w]
+		for {
+			it, ok := t.DeleteMin()
+			if !ok {
+				break
+			}
+			it.loc = nowhere
+			q.activeOrBackoff(it, now)
+		}
 	}
 }
 
@@ -369,19 +399,24 @@ func (q *Queue[T]) NextWakeup(wanted func(*Item[T]) bool) (time.Duration, bool) 
 		}
 		return true
 	})
-	q.unschedulable.Ascend(func(it *Item[T]) bool {
-		if wanted == nil || wanted(it) {
-			consider(it.parkedSince + q.cfg.MaxUnschedulable)
-			return false
-		}
-		return true
-	})
+	for t := range q.parkedTrees() {
+		t.Ascend(func(it *Item[T]) bool {
+			if wanted == nil || wanted(it) {
+				consider(it.parkedSince + q.cfg.MaxUnschedulable)
+				return false
+			}
+			return true
+		})
+	}
 	return best, found
 }
 
 // Counts returns how many items are in each pool.
 func (q *Queue[T]) Counts() (active, backoff, unschedulable, gated int) {
-	return q.active.Len(), q.backoff.Len(), q.unschedulable.Len(), q.gated.Len()
+	for t := range q.parkedTrees() {
+		unschedulable += t.Len()
+	}
+	return q.active.Len(), q.backoff.Len(), unschedulable, q.gated.Len()
 }
 
 // Len returns the number of items the queue holds, in flight included.
@@ -391,7 +426,15 @@ func (q *Queue[T]) Len() int { return len(q.items) }
 // backoffQ, the unschedulable pool and the gated pool in their orders.
 func (q *Queue[T]) All() iter.Seq[*Item[T]] {
 	return func(yield func(*Item[T]) bool) {
-		for _, t := range []*btree.BTreeG[*Item[T]]{q.active, q.backoff, q.unschedulable, q.gated} {
+		// the unschedulable pool's trees merged back into one order
+		parked := btree.NewG(16, parkedBefore[T])
+		for t := range q.parkedTrees() {
+			t.Ascend(func(it *Item[T]) bool {
+				parked.ReplaceOrInsert(it)
+				return true
+			})
+		}
+		for _, t := range []*btree.BTreeG[*Item[T]]{q.active, q.backoff, parked, q.gated} {
 			stopped := false
 			t.Ascend(func(it *Item[T]) bool {
 				stopped = !yield(it)

@@ -375,17 +375,39 @@ func TestAllOrder(t *testing.T) {
 	require.Equal(t, want[:3], first, "stopping early is honoured across pools")
 }
 
-// MoveIf moves only the unschedulable items it is asked to, respecting
-// their backoff as MoveAll does.
-func TestMoveIfMovesTheHelpedOnly(t *testing.T) {
+// MoveOn moves only the unschedulable items that wake on one of the kinds
+// of change given, respecting their backoff as MoveAll does; an item
+// parked by Park wakes on any change.
+func TestMoveOnMovesTheHelpedOnly(t *testing.T) {
 	q := newQueue()
-	add(t, q, pod("a"), pod("b"))
+	add(t, q, pod("a"), pod("b"), pod("c"))
 	pop(t, q, 0, "pod/a")
 	pop(t, q, 0, "pod/b")
-	require.NoError(t, q.Park("pod/a", 0, 0))
-	require.NoError(t, q.Park("pod/b", 0, 0))
-	q.MoveIf(5*time.Second, func(it *queue.Item[int]) bool { return it.Key == "pod/b" })
-	require.Equal(t, pools{Active: 1, Unschedulable: 1}, countsOf(q))
-	pop(t, q, 5*time.Second, "pod/b")
+	pop(t, q, 0, "pod/c")
+	require.NoError(t, q.ParkFor("pod/a", 0, 0, 1))
+	require.NoError(t, q.ParkFor("pod/b", 0, 0, 2|4))
+	require.NoError(t, q.Park("pod/c", 0, 0))
+	q.MoveOn(5*time.Second, 1)
+	require.Equal(t, pools{Active: 2, Unschedulable: 1}, countsOf(q))
+	pop(t, q, 5*time.Second, "pod/a")
+	pop(t, q, 5*time.Second, "pod/c")
 	popNone(t, q, 5*time.Second)
+	q.MoveOn(5*time.Second, 8)
+	require.Equal(t, pools{Unschedulable: 1}, countsOf(q), "no kind b wakes on")
+	q.MoveOn(5*time.Second, 4)
+	pop(t, q, 5*time.Second, "pod/b")
+}
+
+// All gives the unschedulable pool in the order items were parked, whatever
+// they wake on.
+func TestAllMergesTheUnschedulablePool(t *testing.T) {
+	q := newQueue()
+	add(t, q, pod("a"), pod("b"), pod("c"))
+	for _, k := range []string{"pod/a", "pod/b", "pod/c"} {
+		pop(t, q, 0, k)
+	}
+	require.NoError(t, q.ParkFor("pod/b", time.Second, 0, 2))
+	require.NoError(t, q.ParkFor("pod/a", 2*time.Second, 0, 1))
+	require.NoError(t, q.Park("pod/c", 3*time.Second, 0))
+	require.Equal(t, []string{"pod/b", "pod/a", "pod/c"}, keysOf(q.All()))
 }
