@@ -2,6 +2,7 @@ package placement
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
@@ -26,6 +27,7 @@ type memoTree struct {
 	snap  *cluster.Snapshot
 	nNorm int
 	nodes []treeNode
+	up    []int32 // tree nodes to pull, reused
 }
 
 // treeNode sums up the leaves under it, in one cache line since a pull
@@ -118,10 +120,27 @@ func (ps *PodScheduler) tree(snap *cluster.Snapshot, pod *cluster.PodInfo, t *me
 		t.tree = nil
 		return ps.tree(snap, pod, t)
 	}
+	// refresh the changed leaves, then their ancestors level by level,
+	// each once: changes share the upper levels
+	up := tr.up[:0]
 	for _, i := range changed {
 		ps.refreshEntry(snap, pod, t, int(i))
-		tr.update(t, int(i))
+		tr.setLeaf(t, int(i))
+		up = append(up, int32((tr.size+int(i))/2))
 	}
+	slices.Sort(up) // parents of sorted nodes come sorted
+	for len(up) > 0 {
+		up = slices.Compact(up)
+		next := up[:0]
+		for _, k := range up {
+			tr.pull(t, int(k))
+			if k > 1 {
+				next = append(next, k/2)
+			}
+		}
+		up = next
+	}
+	tr.up = up
 	tr.pos = snap.FeedPos()
 	return tr
 }
@@ -180,13 +199,6 @@ func (tr *memoTree) pull(_ *memoTable, k int) {
 	}
 }
 
-// update refreshes node i's leaf and its ancestors.
-func (tr *memoTree) update(t *memoTable, i int) {
-	tr.setLeaf(t, i)
-	for k := (tr.size + i) / 2; k >= 1; k /= 2 {
-		tr.pull(t, k)
-	}
-}
 
 // count returns the feasible nodes in [l, r).
 func (tr *memoTree) count(l, r int) int {

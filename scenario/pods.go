@@ -67,16 +67,20 @@ func (b *builder) expandPod(s *podSpec, i int) ([]Pod, error) {
 	for _, name := range names {
 		c := p // the copies share the template's maps: read-only (Scenario)
 		c.Name = name
-		if b.podNames[c.Key()] {
-			return nil, b.failf(s.Line, where+".name", "pod %s is defined twice", c.Key().Display())
+		key := c.Key()
+		if b.podNames[key] {
+			return nil, b.failf(s.Line, where+".name", "pod %s is defined twice", key.Display())
 		}
-		b.podNames[c.Key()] = true
+		b.podNames[key] = true
 		if err := c.Validate(); err != nil {
 			return nil, b.fail(s.Line, where, err)
 		}
-		src := Source{File: b.file, Line: s.Line, Path: entry("pods", i, name)}
-		if s.src != nil {
+		src := Source{File: b.file, Line: s.Line, Path: where}
+		switch {
+		case s.src != nil:
 			src.Path = s.src.object
+		case name != s.Name:
+			src.Path = entry("pods", i, name) // a copy of a counted entry
 		}
 		out = append(out, Pod{Pod: c, At: at, Duration: duration, Source: src})
 	}
