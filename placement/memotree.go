@@ -199,7 +199,6 @@ func (tr *memoTree) pull(_ *memoTable, k int) {
 	}
 }
 
-
 // count returns the feasible nodes in [l, r).
 func (tr *memoTree) count(l, r int) int {
 	var n int32
