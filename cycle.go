@@ -52,6 +52,13 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry]) (CycleResult, error) {
 		return res, err
 	}
 	p := s.profileFor(r.info)
+	if f := s.knownFailure(p, r); f != nil {
+		// a pod of its shape failed this way with the cluster as it is
+		s.failFit(r, f.fit.For(r.info.Key()))
+		res.Status = NewStatus(Unschedulable, r.reason)
+		return res, s.queue.ParkFor(it.Key, s.now, s.version, f.wakeOn)
+	}
+	wasNominated := r.nominated != ""
 	s.explainer.start()
 	idx, fitErr := p.pods.Schedule(s.snap, r.info, nil, s.nominations.index(r))
 	if fitErr != nil {
@@ -59,7 +66,11 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry]) (CycleResult, error) {
 		res.Status = NewStatus(Unschedulable, r.reason)
 		res.Evicted, res.Nominated = s.postFilterPod(p, r, fitErr)
 		s.explainer.finish(s, r, "")
-		return res, s.queue.ParkFor(it.Key, s.now, s.version, p.wakeOn(fitErr))
+		wakeOn := p.wakeOn(fitErr)
+		if !wasNominated && r.nominated == "" && res.Evicted == nil && res.Nominated == nil {
+			s.rememberFailure(p, r, fitErr, wakeOn)
+		}
+		return res, s.queue.ParkFor(it.Key, s.now, s.version, wakeOn)
 	}
 	node := s.snap.Node(idx).Name()
 	if err := s.bind(r, node); err != nil {

@@ -15,11 +15,11 @@ import (
 // pods of three priorities (some never preempting, some with a node
 // selector or a budget over them) arriving and finishing, nodes failing
 // and coming back, and returns every event as text.
-func runBusyCluster(t *testing.T, seed uint64, memoOff bool) (events []string, hits, skipped int) {
+func runBusyCluster(t *testing.T, seed uint64, memoOff bool) (events []string, hits, skipped, shortened int) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	s, err := New(Config{CheckInvariants: true}, eventLog(&events))
 	require.NoError(t, err)
-	s.dryRuns.off = memoOff
+	s.dryRuns.off, s.failures.off = memoOff, memoOff
 	nodes := 2 + rng.IntN(8)
 	node := busyNode
 	for i := range nodes {
@@ -53,29 +53,31 @@ func runBusyCluster(t *testing.T, seed uint64, memoOff bool) (events []string, h
 		require.NoError(t, s.AddPod(p, time.Duration(10+rng.IntN(3600))*time.Second))
 	}
 	require.NoError(t, s.Run())
-	return events, s.dryRuns.hits, s.dryRuns.skipped
+	return events, s.dryRuns.hits, s.dryRuns.skipped, s.failures.hits
 }
 
 // The dry-run memo passes over only nodes a new try would find to be no
-// candidate: on random busy clusters the event streams with and without
-// it are the same, and it is used.
+// candidate, and a cycle answered by the last fruitless one of a pod of
+// the same shape ends as a new one would: on random busy clusters the
+// event streams with and without them are the same, and they are used.
 func TestDryRunMemoKeepsDecisions(t *testing.T) {
-	hits, skipped, seeds := 0, 0, uint64(200)
+	hits, skipped, shortened, seeds := 0, 0, 0, uint64(200)
 	if raceOn {
 		seeds = 20
 	}
 	for seed := range seeds {
-		with, h, sk := runBusyCluster(t, seed, false)
-		without, _, _ := runBusyCluster(t, seed, true)
+		with, h, sk, sh := runBusyCluster(t, seed, false)
+		without, _, _, _ := runBusyCluster(t, seed, true)
 		if !slices.Equal(with, without) {
 			for i := range min(len(with), len(without)) {
 				require.Equal(t, without[i], with[i], "seed %d: first difference at event %d", seed, i)
 			}
 			require.Equal(t, len(without), len(with), "seed %d", seed)
 		}
-		hits, skipped = hits+h, skipped+sk
+		hits, skipped, shortened = hits+h, skipped+sk, shortened+sh
 	}
-	t.Logf("%d nodes passed over one by one, %d unchanged since a dry run found none", hits, skipped)
+	t.Logf("%d nodes passed over one by one, %d unchanged since a dry run found none, %d cycles answered by a pod of the same shape", hits, skipped, shortened)
 	require.Greater(t, hits, int(seeds), "the memo is hardly used: the test says little")
 	require.Greater(t, skipped, int(seeds)*5, "dry runs of the changed nodes only are hardly used: the test says little")
+	require.Greater(t, shortened, int(seeds), "cycles answered by a pod of the same shape are rare: the test says little")
 }

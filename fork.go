@@ -114,6 +114,7 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 	f.invariants = invariantState{evictions: s.invariants.evictions, wasTrue: maps.Clone(s.invariants.wasTrue)}
 	f.classes = s.classes.Clone()
 	f.version, f.lastChange = s.version, s.lastChange
+	f.failures = failures{gen: s.failures.gen + 1, off: s.failures.off} // the pods' shape ids are the parent's
 	f.timers = s.timers.Clone() // copy-on-write: timers are values
 	f.timerSeq = s.timerSeq
 	f.cycle = s.cycle

@@ -74,6 +74,7 @@ type Scheduler struct {
 	invariants    invariantState
 	unitCache     []cachedUnits           // by snapshot index (see loneUnits)
 	dryRuns       dryRuns                 // nodes known to be no preemption candidate, per pod
+	failures      failures                // the last fruitless cycle per pod shape
 	orphans       map[string][]*podRecord // members whose group is not defined yet
 	profiles      map[string]*profile     // by scheduler name
 	nominations   *nominator
@@ -286,6 +287,8 @@ type podRecord struct {
 	group     *groupRecord // nil for a pod outside any group
 	nominated string       // node preemption nominated it to; "" for none
 	lastFit   *fw.FitError // the node by node rejections of its last failed attempt
+	shape     int32        // see Scheduler.shape; 0 until its first failure
+	shapeGen  uint32       // the failures.gen its shape id is from
 }
 
 // podStatus is r's status with its reason as it stands now.

@@ -1,0 +1,112 @@
+package gangsim
+
+import (
+	"strconv"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/preemption"
+)
+
+// failures remembers, per pod shape, the last cycle of a pod of that shape
+// that found no node and no preemption: while nothing in the cluster and
+// no nomination changed since, a pod of the same shape nominated nowhere
+// fails the same way, with the same message, and is parked without running
+// the plugins again. In a busy cluster every pending pod is retried after
+// each change; after the first of a shape, the others cost their queue
+// moves and events only. It applies to profiles whose PostFilter is the
+// built-in preemption alone, which keeps no state of its own.
+type failures struct {
+	ids     map[string]int32 // shape -> id, from 1
+	byShape map[int32]*shapeFailure
+	gen     uint32 // counts restarts of ids
+	off     bool   // tests compare runs with and without it
+	hits    int    // cycles answered, for tests
+}
+
+// shapeFailure is a shape's last fruitless cycle.
+type shapeFailure struct {
+	p      *profile
+	fit    *fw.FitError // read-only, shared
+	wakeOn uint64
+	snap   *cluster.Snapshot
+	pos    cluster.FeedPos
+	nomPos uint64
+}
+
+// maxShapes bounds the shapes known; past it, all are forgotten.
+const maxShapes = 4096
+
+// shape returns the id of r's shape: everything its cycle's outcome
+// depends on but its name; 0 for none. Found on its first failure, kept
+// while it waits.
+func (s *Scheduler) shape(r *podRecord) int32 {
+	if r.shape != 0 {
+		return r.shape
+	}
+	shape := r.info.Pod().Shape()
+	if shape == "" {
+		return 0 // never shortened
+	}
+	shape = strconv.FormatInt(int64(r.info.Priority()), 10) + "|" + shape
+	f := &s.failures
+	if f.ids == nil || len(f.ids) >= maxShapes {
+		f.ids, f.byShape = map[string]int32{}, nil // ids restart: records of old ones must go
+		f.gen++
+	}
+	id, ok := f.ids[shape]
+	if !ok {
+		id = int32(len(f.ids) + 1)
+		f.ids[shape] = id
+	}
+	r.shape, r.shapeGen = id, f.gen
+	return id
+}
+
+// knownFailure returns the remembered failure that holds for r now, or nil.
+func (s *Scheduler) knownFailure(p *profile, r *podRecord) *shapeFailure {
+	if s.failures.off || r.nominated != "" || len(s.explainer.want) > 0 || !p.plainPostFilter() {
+		return nil
+	}
+	if r.shape != 0 && r.shapeGen != s.failures.gen {
+		r.shape = 0 // its id is from before the ids restarted
+	}
+	f := s.failures.byShape[s.shape(r)]
+	if f == nil || r.shape == 0 || f.p != p || f.snap != s.snap || f.pos != s.snap.FeedPos() || f.nomPos != s.nominations.changePos() {
+		return nil
+	}
+	s.failures.hits++
+	return f
+}
+
+// rememberFailure records a cycle of r that found no node and left no
+// nomination, evicted nobody.
+func (s *Scheduler) rememberFailure(p *profile, r *podRecord, fit *fw.FitError, wakeOn uint64) {
+	if s.failures.off || len(s.explainer.want) > 0 || !p.plainPostFilter() {
+		return
+	}
+	if r.shape != 0 && r.shapeGen != s.failures.gen {
+		r.shape = 0
+	}
+	key := s.shape(r)
+	if key == 0 {
+		return
+	}
+	if s.failures.byShape == nil {
+		s.failures.byShape = map[int32]*shapeFailure{}
+	}
+	s.failures.byShape[key] = &shapeFailure{p: p, fit: fit, wakeOn: wakeOn, snap: s.snap, pos: s.snap.FeedPos(), nomPos: s.nominations.changePos()}
+}
+
+// plainPostFilter reports whether the profile's PostFilter is the built-in
+// preemption alone, or nothing.
+func (p *profile) plainPostFilter() bool {
+	switch len(p.postFilter) {
+	case 0:
+		return true
+	case 1:
+		_, ok := p.postFilter[0].(*preemption.DefaultPreemption)
+		return ok
+	}
+	return false
+}
