@@ -76,6 +76,7 @@ type Queue[T any] struct {
 	gated         *btree.BTreeG[*Item[T]] // by seq
 	items         map[string]*Item[T]
 	seq           uint64
+	popped        *Item[T] // the item Pop returned last
 }
 
 // New returns an empty queue.
@@ -276,6 +277,7 @@ func (q *Queue[T]) Pop(now time.Duration) (*Item[T], bool) {
 	}
 	it.loc = inFlight
 	it.Attempts++
+	q.popped = it
 	return it, true
 }
 
@@ -283,6 +285,9 @@ func (q *Queue[T]) Pop(now time.Duration) (*Item[T], bool) {
 func (q *Queue[T]) Peek() (*Item[T], bool) { return q.active.Min() }
 
 func (q *Queue[T]) inFlight(key string) (*Item[T], error) {
+	if it := q.popped; it != nil && it.loc == inFlight && it.Key == key {
+		return it, nil // the usual case: the item just popped, no lookup
+	}
 	it, ok := q.items[key]
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, key)
