@@ -38,8 +38,8 @@ type shapeFailure struct {
 const maxShapes = 4096
 
 // shape returns the id of r's shape: everything its cycle's outcome
-// depends on but its name; 0 for none. Found on its first failure, kept
-// while it waits.
+// depends on but its name; 0 for none. Found on its first failure (most
+// pods never fail), kept while it waits.
 func (s *Scheduler) shape(r *podRecord) int32 {
 	if r.shape != 0 {
 		return r.shape
@@ -68,11 +68,11 @@ func (s *Scheduler) knownFailure(p *profile, r *podRecord) *shapeFailure {
 	if s.failures.off || r.nominated != "" || len(s.explainer.want) > 0 || !p.plainPostFilter() {
 		return nil
 	}
-	if r.shape != 0 && r.shapeGen != s.failures.gen {
-		r.shape = 0 // its id is from before the ids restarted
+	if r.shape == 0 || r.shapeGen != s.failures.gen {
+		return nil // a pod's first cycle, or its id is from before the ids restarted
 	}
-	f := s.failures.byShape[s.shape(r)]
-	if f == nil || r.shape == 0 || f.p != p || f.snap != s.snap || f.pos != s.snap.FeedPos() || f.nomPos != s.nominations.changePos() {
+	f := s.failures.byShape[r.shape]
+	if f == nil || f.p != p || f.snap != s.snap || f.pos != s.snap.FeedPos() || f.nomPos != s.nominations.changePos() {
 		return nil
 	}
 	s.failures.hits++
