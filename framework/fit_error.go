@@ -23,20 +23,25 @@ type FitError struct {
 	// may share one list.
 	Statuses []NodeStatus
 
-	// msg and resolvable are computed once for a FitError shared by pods
-	// that failed alike (see For).
+	// summary is computed once for the FitErrors of pods that failed
+	// alike (see For); nil until then.
+	summary *fitSummary
+}
+
+// fitSummary is what Error, Resolvable and Plugins compute from the
+// statuses.
+type fitSummary struct {
 	msg        string
 	resolvable []int
 	plugins    []string
-	shared     bool
 }
 
 // For returns the FitError of another pod that failed exactly as e's did:
 // the same node statuses (shared, not copied), its message and resolvable
 // nodes computed once for all such pods.
 func (e *FitError) For(pod cluster.PodKey) *FitError {
-	if !e.shared {
-		e.msg, e.resolvable, e.plugins, e.shared = e.message(), e.resolvableNodes(), e.rejectors(), true
+	if e.summary == nil {
+		e.summary = &fitSummary{msg: e.message(), resolvable: e.resolvableNodes(), plugins: e.rejectors()}
 	}
 	c := *e
 	c.Pod = pod
@@ -48,8 +53,8 @@ func (e *FitError) For(pod cluster.PodKey) *FitError {
 // "count reason" strings sorted as strings, as kube-scheduler sorts them
 // (so "10 ..." comes before "2 ...").
 func (e *FitError) Error() string {
-	if e.shared {
-		return e.msg
+	if e.summary != nil {
+		return e.summary.msg
 	}
 	return e.message()
 }
@@ -94,8 +99,8 @@ func (e *FitError) message() string {
 // (Unschedulable, not UnschedulableAndUnresolvable), in node order.
 // Read-only: FitErrors made by For share it.
 func (e *FitError) Resolvable() []int {
-	if e.shared {
-		return e.resolvable
+	if e.summary != nil {
+		return e.summary.resolvable
 	}
 	return e.resolvableNodes()
 }
@@ -114,8 +119,8 @@ func (e *FitError) resolvableNodes() []int {
 // name order ("" for a rejection that names none). Read-only: FitErrors
 // made by For share it.
 func (e *FitError) Plugins() []string {
-	if e.shared {
-		return e.plugins
+	if e.summary != nil {
+		return e.summary.plugins
 	}
 	return e.rejectors()
 }

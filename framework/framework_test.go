@@ -60,3 +60,23 @@ func TestStatus(t *testing.T) {
 	require.True(t, fw.NewStatus(fw.Skip).IsSkip())
 	require.True(t, st.IsRejected())
 }
+
+// A FitError made for another pod by For says what the original says, and
+// shares its statuses; Plugins lists each rejecting plugin once, in order.
+func TestFitErrorFor(t *testing.T) {
+	fit := &FitError{Pod: "ns/a", NumAllNodes: 3, Statuses: []NodeStatus{
+		{Node: 0, Status: NewStatus(Unschedulable, "Insufficient cpu").WithPlugin("NodeResourcesFit")},
+		{Node: 1, Status: NewStatus(UnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector").WithPlugin("NodeAffinity")},
+		{Node: 2, Status: NewStatus(Unschedulable, "Insufficient cpu").WithPlugin("NodeResourcesFit")},
+	}}
+	msg, resolvable, plugins := fit.Error(), fit.Resolvable(), fit.Plugins()
+	require.Equal(t, []int{0, 2}, resolvable)
+	require.Equal(t, []string{"NodeAffinity", "NodeResourcesFit"}, plugins)
+	other := fit.For("ns/b")
+	require.EqualValues(t, "ns/b", other.Pod)
+	require.Equal(t, msg, other.Error())
+	require.Equal(t, resolvable, other.Resolvable())
+	require.Equal(t, plugins, other.Plugins())
+	require.Same(t, &fit.Statuses[0], &other.Statuses[0])
+	require.Equal(t, msg, fit.Error(), "the original is unchanged")
+}
