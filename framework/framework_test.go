@@ -64,10 +64,10 @@ func TestStatus(t *testing.T) {
 // A FitError made for another pod by For says what the original says, and
 // shares its statuses; Plugins lists each rejecting plugin once, in order.
 func TestFitErrorFor(t *testing.T) {
-	fit := &FitError{Pod: "ns/a", NumAllNodes: 3, Statuses: []NodeStatus{
-		{Node: 0, Status: NewStatus(Unschedulable, "Insufficient cpu").WithPlugin("NodeResourcesFit")},
-		{Node: 1, Status: NewStatus(UnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector").WithPlugin("NodeAffinity")},
-		{Node: 2, Status: NewStatus(Unschedulable, "Insufficient cpu").WithPlugin("NodeResourcesFit")},
+	fit := &fw.FitError{Pod: "ns/a", NumAllNodes: 3, Statuses: []fw.NodeStatus{
+		{Node: 0, Status: fw.NewStatus(fw.Unschedulable, "Insufficient cpu").WithPlugin("NodeResourcesFit")},
+		{Node: 1, Status: fw.NewStatus(fw.UnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector").WithPlugin("NodeAffinity")},
+		{Node: 2, Status: fw.NewStatus(fw.Unschedulable, "Insufficient cpu").WithPlugin("NodeResourcesFit")},
 	}}
 	msg, resolvable, plugins := fit.Error(), fit.Resolvable(), fit.Plugins()
 	require.Equal(t, []int{0, 2}, resolvable)
