@@ -83,15 +83,15 @@ type Queue[T any] struct {
 func New[T any](cfg Config) *Queue[T] {
 	return &Queue[T]{
 		cfg:    cfg.withDefaults(),
-		active: btree.NewG(16, before[T]),
-		backoff: btree.NewG(16, func(a, b *Item[T]) bool {
+		active: btree.NewG(32, before[T]),
+		backoff: btree.NewG(32, func(a, b *Item[T]) bool {
 			if a.expiry != b.expiry {
 				return a.expiry < b.expiry
 			}
 			return before(a, b)
 		}),
 		unschedulable: map[uint64]*btree.BTreeG[*Item[T]]{},
-		gated:         btree.NewG(16, func(a, b *Item[T]) bool { return a.seq < b.seq }),
+		gated:         btree.NewG(32, func(a, b *Item[T]) bool { return a.seq < b.seq }),
 		items:         map[string]*Item[T]{},
 	}
 }
@@ -142,7 +142,7 @@ func (q *Queue[T]) parked(wake uint64) *btree.BTreeG[*Item[T]] {
 	if t, ok := q.unschedulable[wake]; ok {
 		return t
 	}
-	t := btree.NewG(16, parkedBefore[T])
+	t := btree.NewG(32, parkedBefore[T])
 	q.unschedulable[wake] = t
 	i, _ := slices.BinarySearch(q.wakes, wake)
 	q.wakes = slices.Insert(q.wakes, i, wake)
@@ -432,7 +432,7 @@ func (q *Queue[T]) Len() int { return len(q.items) }
 func (q *Queue[T]) All() iter.Seq[*Item[T]] {
 	return func(yield func(*Item[T]) bool) {
 		// the unschedulable pool's trees merged back into one order
-		parked := btree.NewG(16, parkedBefore[T])
+		parked := btree.NewG(32, parkedBefore[T])
 		for t := range q.parkedTrees() {
 			t.Ascend(func(it *Item[T]) bool {
 				parked.ReplaceOrInsert(it)
