@@ -206,6 +206,8 @@ type GroupScheduler struct {
 	Feasible  []fw.PlacementFeasiblePlugin
 	Generator fw.PlacementGeneratePlugin // nil: the parent placement only
 	Scorers   []WeightedPlacementScorer
+
+	spare []candidate // scheduleBestFirst's candidates, reused; nil while in use
 }
 
 // candidate is one evaluated placement.
@@ -341,7 +343,13 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 	for i, p := range req.Group.Pods {
 		all[i] = fw.Assignment{Pod: p, Node: -1}
 	}
-	cands := make([]candidate, len(placements))
+	// one list per call, reused by the next (a nested call makes its own)
+	cands := slices.Grow(gs.spare[:0], len(placements))[:len(placements)]
+	gs.spare = nil
+	defer func() {
+		clear(cands)
+		gs.spare = cands[:0]
+	}()
 	for i := range placements {
 		cands[i] = candidate{placement: &placements[i], result: GroupResult{Assignments: all}}
 	}
