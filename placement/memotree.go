@@ -27,17 +27,19 @@ type memoTree struct {
 	snap  *cluster.Snapshot
 	nNorm int
 	nodes []treeNode
-	up    []int32 // tree nodes to pull, reused
+	// bounds holds, per tree node, the lowest and highest raw score of
+	// each normaliser: nNorm pairs a node, none when nNorm is 0 (the
+	// usual case), so that a tree costs what its signature needs
+	bounds []int64
+	up     []int32 // tree nodes to pull, reused
 }
 
-// treeNode sums up the leaves under it, in one cache line since a pull
-// reads three of them together.
+// treeNode sums up the leaves under it; a pull reads two of them side by
+// side.
 type treeNode struct {
 	cnt   int32 // feasible nodes under it
 	best  int32 // the feasible node with the highest fixed score (lowest index among equals), or -1
 	bestV int64 // that node's fixed score (read without touching the entries)
-	// the lowest and highest raw score of each normaliser
-	lo, hi [maxNormalizers]int64
 }
 
 // treeUsable reports whether the plan lets the tree answer for the pod:
@@ -163,26 +165,41 @@ func newMemoTree(n, nNorm int) *memoTree {
 	for size < n {
 		size *= 2
 	}
-	tr := &memoTree{size: size, n: n, nNorm: nNorm, nodes: make([]treeNode, 2*size)}
+	tr := &memoTree{size: size, n: n, nNorm: nNorm, nodes: make([]treeNode, 2*size), bounds: make([]int64, 2*size*2*nNorm)}
 	for i := range tr.nodes {
-		tr.nodes[i] = emptyTreeNode
+		tr.nodes[i] = treeNode{best: -1}
+		tr.empty(i)
 	}
 	return tr
 }
 
-// emptyTreeNode has no feasible node under it.
-var emptyTreeNode = treeNode{best: -1, lo: [maxNormalizers]int64{math.MaxInt64, math.MaxInt64}, hi: [maxNormalizers]int64{math.MinInt64, math.MinInt64}}
+// bound returns tree node k's lowest and highest raw score of normaliser j.
+func (tr *memoTree) bound(k, j int) (lo, hi *int64) {
+	b := tr.bounds[(k*tr.nNorm+j)*2:]
+	return &b[0], &b[1]
+}
+
+// empty gives tree node k the bounds of no feasible node.
+func (tr *memoTree) empty(k int) {
+	for j := range tr.nNorm {
+		lo, hi := tr.bound(k, j)
+		*lo, *hi = math.MaxInt64, math.MinInt64
+	}
+}
 
 // setLeaf copies node i's entry into its leaf.
 func (tr *memoTree) setLeaf(t *memoTable, i int) {
-	e, leaf := &t.nodes[i], &tr.nodes[tr.size+i]
+	k := tr.size + i
+	e, leaf := &t.nodes[i], &tr.nodes[k]
 	if e.status != nil {
-		*leaf = emptyTreeNode
+		*leaf = treeNode{best: -1}
+		tr.empty(k)
 		return
 	}
-	leaf.cnt, leaf.best, leaf.bestV = 1, int32(i), e.fixed
+	*leaf = treeNode{cnt: 1, best: int32(i), bestV: e.fixed}
 	for j := range tr.nNorm {
-		leaf.lo[j], leaf.hi[j] = e.norm[j], e.norm[j]
+		lo, hi := tr.bound(k, j)
+		*lo, *hi = e.norm[j], e.norm[j]
 	}
 }
 
@@ -195,7 +212,10 @@ func (tr *memoTree) pull(_ *memoTable, k int) {
 		to.best, to.bestV = r.best, r.bestV // the left child wins ties: its indexes are lower
 	}
 	for j := range tr.nNorm {
-		to.lo[j], to.hi[j] = min(l.lo[j], r.lo[j]), max(l.hi[j], r.hi[j])
+		lo, hi := tr.bound(k, j)
+		llo, lhi := tr.bound(2*k, j)
+		rlo, rhi := tr.bound(2*k+1, j)
+		*lo, *hi = min(*llo, *rlo), max(*lhi, *rhi)
 	}
 }
 
@@ -247,7 +267,8 @@ func (tr *memoTree) summarize(l, r int, acc *rangeSummary) {
 			acc.best, acc.bestV = b, v
 		}
 		for j := range tr.nNorm {
-			acc.lo[j], acc.hi[j] = min(acc.lo[j], tn.lo[j]), max(acc.hi[j], tn.hi[j])
+			lo, hi := tr.bound(k, j)
+			acc.lo[j], acc.hi[j] = min(acc.lo[j], *lo), max(acc.hi[j], *hi)
 		}
 	}
 	for l, r = l+tr.size, r+tr.size; l < r; l, r = l/2, r/2 {
