@@ -59,6 +59,8 @@ type Item[T any] struct {
 	loc         location      // where the item is
 	expiry      time.Duration // backoff end, valid inBackoff
 	parkedSince time.Duration // valid inUnschedulable
+	token       uint32        // counts its parkings: tells its current entry in the unschedulable pool
+	bidx        int           // its index in its backoff window, valid inBackoff
 }
 
 // Gated reports whether the item waits in the gated pool.

@@ -67,11 +67,11 @@ func (c Config) withDefaults() Config {
 type Queue[T any] struct {
 	cfg     Config
 	active  *btree.BTreeG[*Item[T]]
-	backoff *btree.BTreeG[*Item[T]]
-	// unschedulable is the unschedulable pool, one tree per WakeOn set
-	// (by parkedSince, then seq), so that a change moves only the items it
-	// may help without visiting the others; wakes lists the sets in order.
-	unschedulable map[uint64]*btree.BTreeG[*Item[T]]
+	backoff backoffPool[T]
+	// unschedulable is the unschedulable pool, one list per WakeOn set, so
+	// that a change moves only the items it may help without visiting the
+	// others; wakes lists the sets in order.
+	unschedulable map[uint64]*parkedList[T]
 	wakes         []uint64
 	gated         *btree.BTreeG[*Item[T]] // by seq
 	items         map[string]*Item[T]
@@ -82,15 +82,10 @@ type Queue[T any] struct {
 // New returns an empty queue.
 func New[T any](cfg Config) *Queue[T] {
 	return &Queue[T]{
-		cfg:    cfg.withDefaults(),
-		active: btree.NewG(32, before[T]),
-		backoff: btree.NewG(32, func(a, b *Item[T]) bool {
-			if a.expiry != b.expiry {
-				return a.expiry < b.expiry
-			}
-			return before(a, b)
-		}),
-		unschedulable: map[uint64]*btree.BTreeG[*Item[T]]{},
+		cfg:           cfg.withDefaults(),
+		active:        btree.NewG(32, before[T]),
+		backoff:       newBackoffPool[T](),
+		unschedulable: map[uint64]*parkedList[T]{},
 		gated:         btree.NewG(32, func(a, b *Item[T]) bool { return a.seq < b.seq }),
 		items:         map[string]*Item[T]{},
 	}
@@ -122,31 +117,27 @@ func (q *Queue[T]) add(it *Item[T], loc location) error {
 	return nil
 }
 
-func (q *Queue[T]) tree(it *Item[T], loc location) *btree.BTreeG[*Item[T]] {
+func (q *Queue[T]) tree(loc location) *btree.BTreeG[*Item[T]] {
 	switch loc {
 	case inActive:
 		return q.active
-	case inBackoff:
-		return q.backoff
-	case inUnschedulable:
-		return q.parked(it.WakeOn)
 	case inGated:
 		return q.gated
 	}
 	return nil
 }
 
-// parked returns the unschedulable pool's tree of the items that wake on
+// parked returns the unschedulable pool's list of the items that wake on
 // wake.
-func (q *Queue[T]) parked(wake uint64) *btree.BTreeG[*Item[T]] {
-	if t, ok := q.unschedulable[wake]; ok {
-		return t
+func (q *Queue[T]) parked(wake uint64) *parkedList[T] {
+	if l, ok := q.unschedulable[wake]; ok {
+		return l
 	}
-	t := btree.NewG(32, parkedBefore[T])
-	q.unschedulable[wake] = t
+	l := &parkedList[T]{}
+	q.unschedulable[wake] = l
 	i, _ := slices.BinarySearch(q.wakes, wake)
 	q.wakes = slices.Insert(q.wakes, i, wake)
-	return t
+	return l
 }
 
 func parkedBefore[T any](a, b *Item[T]) bool {
@@ -156,29 +147,33 @@ func parkedBefore[T any](a, b *Item[T]) bool {
 	return a.seq < b.seq
 }
 
-// parkedTrees yields the unschedulable pool's trees, in WakeOn order.
-func (q *Queue[T]) parkedTrees() iter.Seq[*btree.BTreeG[*Item[T]]] {
-	return func(yield func(*btree.BTreeG[*Item[T]]) bool) {
-		for _, w := range q.wakes {
-			if !yield(q.unschedulable[w]) {
-				return
-			}
-		}
-	}
-}
-
 func (q *Queue[T]) place(it *Item[T], loc location) {
 	it.loc = loc
-	if t := q.tree(it, loc); t != nil {
-		t.ReplaceOrInsert(it)
+	switch loc {
+	case inBackoff:
+		q.backoff.add(it)
+	case inUnschedulable:
+		q.parked(it.WakeOn).add(it)
+	default:
+		if t := q.tree(loc); t != nil {
+			t.ReplaceOrInsert(it)
+		}
 	}
 }
 
 // unplace takes it out of its pool; it must be removed before any field an
 // order depends on changes.
 func (q *Queue[T]) unplace(it *Item[T]) {
-	if t := q.tree(it, it.loc); t != nil {
-		t.Delete(it)
+	switch loc := it.loc; loc {
+	case inBackoff:
+		q.backoff.remove(it)
+	case inUnschedulable:
+		it.loc = nowhere // its entry is stale from now on
+		q.unschedulable[it.WakeOn].removed()
+	default:
+		if t := q.tree(loc); t != nil {
+			t.Delete(it)
+		}
 	}
 	it.loc = nowhere
 }
@@ -248,20 +243,17 @@ func (q *Queue[T]) activeOrBackoff(it *Item[T], now time.Duration) {
 // activeQ or backoffQ.
 func (q *Queue[T]) Flush(now time.Duration) {
 	for {
-		it, ok := q.backoff.Min()
-		if !ok || it.expiry > now {
+		due, ok := q.backoff.takeDue(now)
+		if !ok {
 			break
 		}
-		q.unplace(it)
-		q.place(it, inActive)
+		for _, it := range due {
+			q.place(it, inActive)
+		}
 	}
-	for t := range q.parkedTrees() {
-		for {
-			it, ok := t.Min()
-			if !ok || now-it.parkedSince < q.cfg.MaxUnschedulable {
-				break
-			}
-			q.unplace(it)
+	for _, w := range q.wakes {
+		for _, it := range q.unschedulable[w].takeUntil(now - q.cfg.MaxUnschedulable) {
+			it.loc = nowhere
 			q.activeOrBackoff(it, now)
 		}
 	}
@@ -375,12 +367,7 @@ func (q *Queue[T]) MoveOn(now time.Duration, kinds uint64) {
 		if w&kinds == 0 {
 			continue
 		}
-		t := q.unschedulable[w]
-		for {
-			it, ok := t.DeleteMin()
-			if !ok {
-				break
-			}
+		for _, it := range q.unschedulable[w].takeAll() {
 			it.loc = nowhere
 			q.activeOrBackoff(it, now)
 		}
@@ -397,31 +384,23 @@ func (q *Queue[T]) NextWakeup(wanted func(*Item[T]) bool) (time.Duration, bool) 
 			best, found = t, true
 		}
 	}
-	q.backoff.Ascend(func(it *Item[T]) bool {
-		if wanted == nil || wanted(it) {
-			consider(it.expiry)
-			return false
+	if at, ok := q.backoff.firstWanted(wanted); ok {
+		consider(at)
+	}
+	for _, w := range q.wakes {
+		if at, ok := q.unschedulable[w].firstWanted(wanted); ok {
+			consider(at + q.cfg.MaxUnschedulable)
 		}
-		return true
-	})
-	for t := range q.parkedTrees() {
-		t.Ascend(func(it *Item[T]) bool {
-			if wanted == nil || wanted(it) {
-				consider(it.parkedSince + q.cfg.MaxUnschedulable)
-				return false
-			}
-			return true
-		})
 	}
 	return best, found
 }
 
 // Counts returns how many items are in each pool.
 func (q *Queue[T]) Counts() (active, backoff, unschedulable, gated int) {
-	for t := range q.parkedTrees() {
-		unschedulable += t.Len()
+	for _, l := range q.unschedulable {
+		unschedulable += l.live
 	}
-	return q.active.Len(), q.backoff.Len(), unschedulable, q.gated.Len()
+	return q.active.Len(), q.backoff.n, unschedulable, q.gated.Len()
 }
 
 // Len returns the number of items the queue holds, in flight included.
@@ -431,23 +410,27 @@ func (q *Queue[T]) Len() int { return len(q.items) }
 // backoffQ, the unschedulable pool and the gated pool in their orders.
 func (q *Queue[T]) All() iter.Seq[*Item[T]] {
 	return func(yield func(*Item[T]) bool) {
-		// the unschedulable pool's trees merged back into one order
-		parked := btree.NewG(32, parkedBefore[T])
-		for t := range q.parkedTrees() {
-			t.Ascend(func(it *Item[T]) bool {
-				parked.ReplaceOrInsert(it)
-				return true
-			})
+		// the unschedulable pool's lists merged back into one order
+		var parked []*Item[T]
+		for _, w := range q.wakes {
+			parked = append(parked, q.unschedulable[w].items()...)
 		}
-		for _, t := range []*btree.BTreeG[*Item[T]]{q.active, q.backoff, parked, q.gated} {
-			stopped := false
-			t.Ascend(func(it *Item[T]) bool {
-				stopped = !yield(it)
-				return !stopped
-			})
-			if stopped {
-				return
+		slices.SortFunc(parked, func(x, y *Item[T]) int { return order(parkedBefore(x, y), parkedBefore(y, x)) })
+		stopped := false
+		q.active.Ascend(func(it *Item[T]) bool {
+			stopped = !yield(it)
+			return !stopped
+		})
+		if stopped {
+			return
+		}
+		for _, list := range [][]*Item[T]{q.backoff.sorted(), parked} {
+			for _, it := range list {
+				if !yield(it) {
+					return
+				}
 			}
 		}
+		q.gated.Ascend(func(it *Item[T]) bool { return yield(it) })
 	}
 }

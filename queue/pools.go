@@ -1,0 +1,205 @@
+package queue
+
+import (
+	"slices"
+	"time"
+
+	"github.com/google/btree"
+)
+
+// The backoff queue and the unschedulable pool are visited in bulk: a
+// backoff window's items all leave together for activeQ, which orders
+// them; a change moves every unschedulable item that waits for it. Their
+// order within is never observed (All sorts), so they are kept as lists,
+// not trees: a retry in a busy cluster parks, moves and backs off items
+// millions of times.
+
+// backoffPool holds the items in backoff, by expiry window.
+type backoffPool[T any] struct {
+	windows map[time.Duration][]*Item[T] // by expiry; an item knows its index (bidx)
+	keys    *btree.BTreeG[time.Duration] // the expiries with items
+	n       int
+}
+
+func newBackoffPool[T any]() backoffPool[T] {
+	return backoffPool[T]{windows: map[time.Duration][]*Item[T]{}, keys: btree.NewOrderedG[time.Duration](8)}
+}
+
+func (b *backoffPool[T]) add(it *Item[T]) {
+	w := b.windows[it.expiry]
+	if len(w) == 0 {
+		b.keys.ReplaceOrInsert(it.expiry)
+	}
+	it.bidx = len(w)
+	b.windows[it.expiry] = append(w, it)
+	b.n++
+}
+
+func (b *backoffPool[T]) remove(it *Item[T]) {
+	w := b.windows[it.expiry]
+	last := w[len(w)-1]
+	w[it.bidx], last.bidx = last, it.bidx
+	w[len(w)-1] = nil
+	w = w[:len(w)-1]
+	if len(w) == 0 {
+		delete(b.windows, it.expiry)
+		b.keys.Delete(it.expiry)
+	} else {
+		b.windows[it.expiry] = w
+	}
+	b.n--
+}
+
+// takeDue removes and returns the items of the earliest window if it ends
+// by now.
+func (b *backoffPool[T]) takeDue(now time.Duration) ([]*Item[T], bool) {
+	exp, ok := b.keys.Min()
+	if !ok || exp > now {
+		return nil, false
+	}
+	w := b.windows[exp]
+	delete(b.windows, exp)
+	b.keys.Delete(exp)
+	b.n -= len(w)
+	return w, true
+}
+
+// firstWanted returns the earliest expiry of a wanted item.
+func (b *backoffPool[T]) firstWanted(wanted func(*Item[T]) bool) (time.Duration, bool) {
+	var at time.Duration
+	found := false
+	b.keys.Ascend(func(exp time.Duration) bool {
+		if wanted == nil || slices.ContainsFunc(b.windows[exp], wanted) {
+			at, found = exp, true
+		}
+		return !found
+	})
+	return at, found
+}
+
+// sorted returns the items in backoffQ order: expiry, then activeQ order.
+func (b *backoffPool[T]) sorted() []*Item[T] {
+	var out []*Item[T]
+	b.keys.Ascend(func(exp time.Duration) bool {
+		w := slices.Clone(b.windows[exp])
+		slices.SortFunc(w, func(x, y *Item[T]) int { return order(before(x, y), before(y, x)) })
+		out = append(out, w...)
+		return true
+	})
+	return out
+}
+
+// parkedList holds the unschedulable items that wake on one set of kinds
+// of change, in the order of their parkedSince. An item taken out early
+// leaves its entry behind, told apart by the item's park token and
+// compacted away.
+type parkedList[T any] struct {
+	entries []parkedEntry[T]
+	head    int // entries before it are gone
+	live    int
+}
+
+type parkedEntry[T any] struct {
+	it    *Item[T]
+	at    time.Duration // the item's parkedSince then
+	token uint32
+}
+
+func (e parkedEntry[T]) valid() bool { return e.it.loc == inUnschedulable && e.it.token == e.token }
+
+func (l *parkedList[T]) add(it *Item[T]) {
+	it.token++
+	e := parkedEntry[T]{it: it, at: it.parkedSince, token: it.token}
+	l.live++
+	if n := len(l.entries); n == l.head || l.entries[n-1].at <= e.at {
+		l.entries = append(l.entries, e) // the usual case: parked now, after the others
+		return
+	}
+	i, _ := slices.BinarySearchFunc(l.entries[l.head:], e.at, func(x parkedEntry[T], at time.Duration) int {
+		if x.at <= at {
+			return -1
+		}
+		return 1
+	})
+	l.entries = slices.Insert(l.entries, l.head+i, e)
+}
+
+// removed notes that one of the items left (its entry is stale now).
+func (l *parkedList[T]) removed() {
+	l.live--
+	if stale := len(l.entries) - l.head - l.live; stale > 64 && stale > l.live {
+		kept := l.entries[:0]
+		for _, e := range l.entries[l.head:] {
+			if e.valid() {
+				kept = append(kept, e)
+			}
+		}
+		clear(l.entries[len(kept):])
+		l.entries, l.head = kept, 0
+	}
+}
+
+// takeAll removes and returns every item.
+func (l *parkedList[T]) takeAll() []*Item[T] {
+	out := make([]*Item[T], 0, l.live)
+	for _, e := range l.entries[l.head:] {
+		if e.valid() {
+			out = append(out, e.it)
+		}
+	}
+	clear(l.entries)
+	l.entries, l.head, l.live = l.entries[:0], 0, 0
+	return out
+}
+
+// takeUntil removes and returns the items parked at or before t.
+func (l *parkedList[T]) takeUntil(t time.Duration) []*Item[T] {
+	var out []*Item[T]
+	for l.head < len(l.entries) {
+		e := l.entries[l.head]
+		if e.valid() {
+			if e.at > t {
+				break
+			}
+			out = append(out, e.it)
+			l.live--
+		}
+		l.entries[l.head] = parkedEntry[T]{}
+		l.head++
+	}
+	if l.head == len(l.entries) {
+		l.entries, l.head = l.entries[:0], 0
+	}
+	return out
+}
+
+// firstWanted returns the earliest parkedSince of a wanted item.
+func (l *parkedList[T]) firstWanted(wanted func(*Item[T]) bool) (time.Duration, bool) {
+	for _, e := range l.entries[l.head:] {
+		if e.valid() && (wanted == nil || wanted(e.it)) {
+			return e.at, true
+		}
+	}
+	return 0, false
+}
+
+func (l *parkedList[T]) items() []*Item[T] {
+	var out []*Item[T]
+	for _, e := range l.entries[l.head:] {
+		if e.valid() {
+			out = append(out, e.it)
+		}
+	}
+	return out
+}
+
+// order turns two less-than answers into a comparison.
+func order(less, greater bool) int {
+	switch {
+	case less:
+		return -1
+	case greater:
+		return 1
+	}
+	return 0
+}
