@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gangsim/gangsim/cluster"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/placement"
 )
 
 // runBusyCluster runs a small oversubscribed cluster drawn from seed:
@@ -80,4 +83,21 @@ func TestDryRunMemoKeepsDecisions(t *testing.T) {
 	require.Greater(t, hits, int(seeds), "the memo is hardly used: the test says little")
 	require.Greater(t, skipped, int(seeds)*5, "dry runs of the changed nodes only are hardly used: the test says little")
 	require.Greater(t, shortened, int(seeds), "cycles answered by a pod of the same shape are rare: the test says little")
+}
+
+type statefulFilter struct{ calls int }
+
+func (*statefulFilter) Name() string { return "Stateful" }
+func (f *statefulFilter) Filter(*fw.CycleState, *cluster.PodInfo, *cluster.NodeInfo) *fw.Status {
+	f.calls++
+	return nil
+}
+
+// A cycle is answered by another pod's only when the profile's plugins
+// depend on the cluster and the pod alone: a filter of the user's that is
+// no Signer may keep state between calls.
+func TestShapeShortcutOnlyForPurePlugins(t *testing.T) {
+	require.True(t, pureFilter(&placement.NodeResourcesFit{}))
+	require.True(t, pureFilter(placement.TaintToleration{}))
+	require.False(t, pureFilter(&statefulFilter{}))
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/preemption"
 )
 
@@ -98,15 +99,44 @@ func (s *Scheduler) rememberFailure(p *profile, r *podRecord, fit *fw.FitError, 
 	s.failures.byShape[key] = &shapeFailure{p: p, fit: fit, wakeOn: wakeOn, snap: s.snap, pos: s.snap.FeedPos(), nomPos: s.nominations.changePos()}
 }
 
-// plainPostFilter reports whether the profile's PostFilter is the built-in
-// preemption alone, or nothing.
-func (p *profile) plainPostFilter() bool {
+// plainPostFilter reports whether a cycle of the profile depends on
+// nothing but the cluster and the pod: its PostFilter is the built-in
+// preemption alone (or nothing), and each PreFilter and Filter plugin is a
+// built-in one or a Signer (whose answers depend on the node and the pod
+// alone). A plugin of the user's may keep state between calls.
+func (p *profile) plainPostFilter() bool { return p.pure }
+
+// isPure is plainPostFilter's answer, worked out once.
+func (p *profile) isPure() bool {
 	switch len(p.postFilter) {
 	case 0:
-		return true
 	case 1:
-		_, ok := p.postFilter[0].(*preemption.DefaultPreemption)
-		return ok
+		if _, ok := p.postFilter[0].(*preemption.DefaultPreemption); !ok {
+			return false
+		}
+	default:
+		return false
 	}
-	return false
+	plugins := p.pods.Plugins()
+	for _, pl := range plugins.PreFilter {
+		if !pureFilter(pl) {
+			return false
+		}
+	}
+	for _, pl := range plugins.Filter {
+		if !pureFilter(pl) {
+			return false
+		}
+	}
+	return true
+}
+
+func pureFilter(pl fw.Plugin) bool {
+	switch pl.(type) {
+	case placement.NodeName, placement.NodeUnschedulable, placement.TaintToleration, placement.NodeAffinity,
+		*placement.NodeResourcesFit, *placement.InterPodAffinity, *placement.PodTopologySpread:
+		return true
+	}
+	_, signer := pl.(fw.Signer)
+	return signer
 }

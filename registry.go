@@ -131,6 +131,8 @@ type profile struct {
 	// retryOn is, by plugin name, the kinds of change that may help a pod
 	// the plugin rejected (PreFilter and Filter plugins).
 	retryOn map[string]fw.ClusterEvent
+	// pure: a cycle depends on the cluster and the pod alone (fastfail.go)
+	pure bool
 }
 
 // wakeOn returns the kinds of change that may help a pod that failed with
@@ -187,6 +189,7 @@ func (s *Scheduler) newProfile(rp *resolvedProfile, reg Registry, pct int32) (*p
 	for _, pl := range pods.Filter {
 		p.retryOn[pl.Name()] |= fw.RetryEvents(pl)
 	}
+	p.pure = p.isPure()
 	return p, nil
 }
 
