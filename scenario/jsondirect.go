@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -42,6 +43,11 @@ type jsonDirect struct {
 	// interned shares the strings of label and resource maps: a million
 	// pods name a few dozen keys and values.
 	interned map[string]string
+	// maps shares equal label and resource maps (by their sorted pairs):
+	// the pods of a deployment carry one map, not one each. Maps in a
+	// scenario are read-only.
+	maps   map[string]map[string]string
+	mapKey []byte
 }
 
 // internLimit bounds the shared strings: past it, map strings are new
@@ -261,7 +267,7 @@ func (s *jsonDirect) stringMap(v reflect.Value) bool {
 	for first := true; ; first = false {
 		if s.peek() == '}' {
 			s.pos++
-			v.Set(reflect.ValueOf(m))
+			v.Set(reflect.ValueOf(s.shared(m)))
 			return true
 		}
 		if !first {
@@ -296,6 +302,32 @@ func (s *jsonDirect) stringMap(v reflect.Value) bool {
 // scalarText is the text of a scalar as the node tree gives it to a
 // string: a string's contents, a number or true/false as written. Keys of
 // an object must be strings.
+// shared returns a map equal to m decoded before, or m.
+func (s *jsonDirect) shared(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return m
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b := s.mapKey[:0]
+	for _, k := range keys {
+		b = strconv.AppendQuote(b, k)
+		b = strconv.AppendQuote(append(b, ':'), m[k])
+	}
+	s.mapKey = b
+	if old, ok := s.maps[string(b)]; ok {
+		return old
+	}
+	if s.maps == nil || len(s.maps) >= internLimit {
+		s.maps = map[string]map[string]string{}
+	}
+	s.maps[string(b)] = m
+	return m
+}
+
 func (s *jsonDirect) scalarText(intern bool) (string, bool) {
 	switch c := s.peek(); {
 	case c == '"':
