@@ -325,11 +325,13 @@ func checkSnapshotTotals(t testing.TB, s *Snapshot) {
 	checkDomainTotals(t, s, "zone")
 	require.Equal(t, aff, s.PodsWithAffinity())
 	require.Equal(t, anti, s.PodsWithRequiredAntiAffinity())
-	if len(prios) == 0 {
-		require.Empty(t, s.priorities)
-	} else {
-		require.Equal(t, prios, s.priorities)
+	got := map[int32]int64{}
+	for i, pc := range s.priorities {
+		require.NotZero(t, pc.n, "no zero counts")
+		require.True(t, i == 0 || s.priorities[i-1].p < pc.p, "priorities in order")
+		got[pc.p] = pc.n
 	}
+	require.Equal(t, prios, got)
 }
 
 // checkDomainTotals compares the snapshot's totals of key's domains with

@@ -55,7 +55,7 @@ type Snapshot struct {
 	// pods with inter-pod affinity terms and with required anti-affinity.
 	podsWithAffinity     int64
 	podsWithRequiredAnti int64
-	priorities           map[int32]int64     // pods on the nodes, by priority
+	priorities           []priorityCount     // pods on the nodes, by priority ascending; no zero count
 	domains              map[string]*Domains // by label key, valid at domainsVersion
 	domainsVersion       int64
 	totals               []*DomainTotals // kept up to date while domains are valid
@@ -179,7 +179,7 @@ func (s *Snapshot) rebuild(c *Cache, fresh map[string]*NodeInfo) {
 	s.stamps = make([]uint64, len(nodes))
 	s.feed, s.feedEpoch, s.handed = s.feed[:0], s.feedEpoch+1, 0 // positions in the old list mean nothing now
 	s.podsWithAffinity, s.podsWithRequiredAnti = 0, 0
-	clear(s.priorities)
+	s.priorities = s.priorities[:0]
 	for i, ni := range nodes {
 		ni.index = int32(i)
 		s.stampSeq++
@@ -210,14 +210,24 @@ func (s *Snapshot) countPod(pi *PodInfo, sign int64) {
 	s.countPriority(pi.priority, sign)
 }
 
+// priorityCount is how many pods of one priority the nodes hold.
+type priorityCount struct {
+	p int32
+	n int64
+}
+
+// countPriority adds sign pods of priority p. Pods come in a few
+// priorities: a short sorted list, searched from the front.
 func (s *Snapshot) countPriority(p int32, sign int64) {
-	if s.priorities == nil {
-		s.priorities = map[int32]int64{}
+	i := 0
+	for i < len(s.priorities) && s.priorities[i].p < p {
+		i++
 	}
-	if n := s.priorities[p] + sign; n != 0 {
-		s.priorities[p] = n
-	} else {
-		delete(s.priorities, p)
+	if i == len(s.priorities) || s.priorities[i].p != p {
+		s.priorities = slices.Insert(s.priorities, i, priorityCount{p: p})
+	}
+	if s.priorities[i].n += sign; s.priorities[i].n == 0 {
+		s.priorities = slices.Delete(s.priorities, i, i+1)
 	}
 }
 
@@ -225,13 +235,10 @@ func (s *Snapshot) countPriority(p int32, sign int64) {
 // snapshot's nodes, or false when there are none: preemption for a pod of
 // that priority or lower can find no victim anywhere.
 func (s *Snapshot) LowestPriority() (int32, bool) {
-	lowest, found := int32(0), false
-	for p := range s.priorities {
-		if !found || p < lowest {
-			lowest, found = p, true
-		}
+	if len(s.priorities) == 0 {
+		return 0, false
 	}
-	return lowest, found
+	return s.priorities[0].p, true
 }
 
 // PodsWithAffinity counts the pods on all nodes that have pod affinity or
