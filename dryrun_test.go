@@ -12,6 +12,7 @@ import (
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/queue"
 )
 
 // runBusyCluster runs a small oversubscribed cluster drawn from seed:
@@ -100,4 +101,34 @@ func TestShapeShortcutOnlyForPurePlugins(t *testing.T) {
 	require.True(t, pureFilter(&placement.NodeResourcesFit{}))
 	require.True(t, pureFilter(placement.TaintToleration{}))
 	require.False(t, pureFilter(&statefulFilter{}))
+}
+
+// A pod's fruitless cycle answers for a pod of the same shape only while
+// nothing changed: a node's content, a nomination, or the pod being
+// nominated itself each make the next pod run its own cycle.
+func TestShapeShortcutHoldsOnlyWhileNothingChanges(t *testing.T) {
+	s := newTestSched(t, Config{})
+	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(1000, 8<<30, 110)}))
+	require.NoError(t, s.AddPod(cluster.Pod{Name: "filler", Requests: cluster.NewResources(1000, 0, 0)}, 0))
+	for _, name := range []string{"a", "b"} {
+		require.NoError(t, s.AddPod(cluster.Pod{Name: name, Requests: cluster.NewResources(500, 0, 0)}, 0))
+	}
+	require.NoError(t, s.RunUntil(time.Second))
+	a, b := s.pods["default/a"], s.pods["default/b"]
+	p := s.profileFor(a.info)
+	require.NoError(t, s.cache.UpdateSnapshot(s.snap))
+	require.NotNil(t, s.knownFailure(p, b), "a failed with the cluster as it is")
+
+	s.nominate(a, "n") // a nomination changes
+	require.Nil(t, s.knownFailure(p, b))
+	s.rememberFailure(p, b, b.lastFit, queue.AnyChange) // b failed with a nominated
+	require.NotNil(t, s.knownFailure(p, b))
+	require.Nil(t, s.knownFailure(p, a), "a nominated pod runs its own cycle")
+	s.nominations.clear(a)
+
+	s.rememberFailure(p, b, b.lastFit, queue.AnyChange)
+	require.NotNil(t, s.knownFailure(p, a))
+	require.NoError(t, s.AddPod(cluster.Pod{Name: "c", NodeName: "n"}, 0)) // the node's content changes
+	require.NoError(t, s.cache.UpdateSnapshot(s.snap))
+	require.Nil(t, s.knownFailure(p, a))
 }
