@@ -80,7 +80,8 @@ func orDefault(p, def cluster.PreemptionPolicy) cluster.PreemptionPolicy {
 // affinity terms' matchLabelKeys and mismatchLabelKeys folded into their
 // selectors as the Kubernetes API server does. group is
 // its PodGroup's record when the group is known. The result shares p's
-// maps: NewPodInfo copies it.
+// maps and slices, which the caller hands over (AddPod's copy, or
+// AdoptPod's pod).
 func (s *Scheduler) admitPod(p cluster.Pod, group *groupRecord) (*cluster.PodInfo, error) {
 	var g *podgroup.PodGroup
 	if group != nil {
@@ -94,12 +95,8 @@ func (s *Scheduler) admitPod(p cluster.Pod, group *groupRecord) (*cluster.PodInf
 	if p.Namespace == "" {
 		p.Namespace = cluster.DefaultNamespace // as the API server defaults it
 	}
-	if p.Affinity != nil {
-		// the API server folds matchLabelKeys into the selectors at creation
-		p = p.Clone()
-		p.ApplyMatchLabelKeys()
-	}
-	return cluster.NewPodInfo(p), nil
+	p = p.WithLabelKeysApplied() // as the API server does at creation
+	return cluster.NewPodInfoShared(p), nil // the caller's copy, or the pod handed over
 }
 
 // inheritsGroupPriority reports whether admission takes p's priority from

@@ -2,6 +2,7 @@ package gangsim
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -146,4 +147,52 @@ func TestUpdateNodeBelowItsPods(t *testing.T) {
 	// room for what runs there is fine
 	require.NoError(t, s.UpdateNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(2000, 1<<30, 1).With("nvidia.com/gpu", 1)}))
 	require.NoError(t, s.CheckInvariants())
+}
+
+// AddPod keeps a copy of the pod's maps and slices, so the caller may
+// change its own afterwards; AdoptPod keeps the caller's own, stored once,
+// and nothing the scheduler does to the pod (binding, preemption,
+// eviction, returning it to the queue) writes to them.
+func TestAddPodCopiesAdoptPodShares(t *testing.T) {
+	newPod := func(name string, prio int32) cluster.Pod {
+		return cluster.Pod{Name: name, Labels: map[string]string{"app": name}, Priority: &prio,
+			NodeSelector: map[string]string{"pool": "a"},
+			Tolerations:  []cluster.Toleration{{Key: "k", Operator: cluster.TolerationExists}},
+			Affinity: &cluster.Affinity{PodAntiAffinity: &cluster.PodAffinity{Required: []cluster.PodAffinityTerm{{
+				TopologyKey: LabelHostname, LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": name}}}}}},
+			Requests: cluster.NewResources(600, 1<<20, 0)}
+	}
+	arrived := map[cluster.PodKey]*cluster.PodInfo{}
+	s, err := New(Config{}, WithObserver(func(e Event) {
+		if e.Kind == EventPodArrived {
+			arrived[e.Pod.Key()] = e.Pod
+		}
+	}))
+	require.NoError(t, err)
+	require.NoError(t, s.AddNode(cluster.Node{Name: "n0", Labels: map[string]string{"pool": "a", LabelHostname: "n0"}, Allocatable: cluster.NewResources(1000, 1<<30, 10)}))
+
+	copied := newPod("copied", 0)
+	require.NoError(t, s.AddPod(copied, 0))
+	copied.Labels["app"] = "changed"
+	copied.NodeSelector["pool"] = "b"
+	copied.Tolerations[0].Key = "other"
+	require.Equal(t, "copied", arrived["default/copied"].Pod().Labels["app"])
+	require.Equal(t, "a", arrived["default/copied"].Pod().NodeSelector["pool"])
+	require.Equal(t, "k", arrived["default/copied"].Pod().Tolerations[0].Key)
+	require.NoError(t, s.Run())
+	st, _ := s.Pod("default/copied")
+	require.Equal(t, PhaseBound, st.Phase, "the caller's changes did not reach the scheduler")
+
+	adopted := newPod("adopted", 100)
+	before := adopted.Clone()
+	require.NoError(t, s.AdoptPod(adopted, 0))
+	got := arrived["default/adopted"].Pod()
+	require.Equal(t, reflect.ValueOf(adopted.Labels).UnsafePointer(), reflect.ValueOf(got.Labels).UnsafePointer(), "AdoptPod keeps the caller's map")
+	require.Equal(t, &adopted.Tolerations[0], &got.Tolerations[0], "and the caller's slice")
+	require.NoError(t, s.Run()) // preempts copied
+	st, _ = s.Pod("default/adopted")
+	require.Equal(t, PhaseBound, st.Phase)
+	require.NoError(t, s.DrainNode("n0")) // evicts adopted: back to the queue
+	require.NoError(t, s.Run())
+	require.Equal(t, before, adopted, "nothing the scheduler did wrote to the adopted pod")
 }

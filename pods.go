@@ -17,8 +17,22 @@ import (
 // same pod. A pod with NodeName is running there from now on (it must fit,
 // and a group member must then have its group's priority); any other pod
 // is queued. duration is how long the pod runs once bound before it
-// succeeds (0: until deleted or evicted).
+// succeeds (0: until deleted or evicted). The scheduler keeps a copy of
+// p's maps and slices.
 func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
+	return s.addPod(p, duration, false)
+}
+
+// AdoptPod is AddPod without the copy: the scheduler keeps p's maps and
+// slices as they are, and the caller must not change them from then on.
+// It is for callers that hold their pods read-only, as the scenario runner
+// does: every run of a scenario shares its pods' data, so a pod's labels,
+// selectors and terms are stored once however many runs hold it.
+func (s *Scheduler) AdoptPod(p cluster.Pod, duration time.Duration) error {
+	return s.addPod(p, duration, true)
+}
+
+func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
@@ -32,13 +46,16 @@ func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
 	}
 	group := s.groups[groupKeyOf(&p)]
+	if !shared {
+		p = p.Clone()
+	}
 	info, err := s.admitPod(p, group)
 	if err != nil {
 		return err
 	}
 	r := &podRecord{info: info, phase: PhasePending, duration: duration, firstSeen: s.now}
 	if group == nil && inheritsGroupPriority(&p) {
-		r.spec = new(p.Clone()) // its group is not known yet: admission waits for it
+		r.spec = new(p) // its group is not known yet: admission waits for it
 	}
 	if p.NodeName != "" {
 		if err := s.checkPreBound(r, p.NodeName, group); err != nil {
@@ -79,12 +96,11 @@ func (s *Scheduler) checkPreBound(r *podRecord, node string, group *groupRecord)
 
 // startRunning puts a pod that arrives with its node in the cache, bound.
 func (s *Scheduler) startRunning(r *podRecord, node string) error {
-	bound := r.info.Pod().Clone()
-	bound.NodeName, bound.StartTime = node, s.now
-	if err := s.cache.AddPod(bound); err != nil {
+	if err := s.cache.BindPod(r.info, node, s.now); err != nil {
 		return err
 	}
 	s.markBound(r, node)
+	r.info, _ = s.cache.Pod(r.info.Key()) // kept once, as bind does
 	return nil
 }
 

@@ -51,6 +51,17 @@ func NewPodInfo(p Pod) *PodInfo {
 	prio := p.Priority
 	p.Priority = nil // the copy points at pi.priority: one allocation less per pod
 	p = p.Clone()
+	p.Priority = prio
+	return NewPodInfoShared(p)
+}
+
+// NewPodInfoShared wraps p as a pending pod as NewPodInfo does, but keeps
+// p's maps and slices instead of copying them: the caller hands them over
+// and must not change them afterwards. A PodInfo never changes them
+// either, so any number of PodInfos (and runs) may share one pod's data.
+func NewPodInfoShared(p Pod) *PodInfo {
+	prio := p.Priority
+	p.Priority = nil
 	pi := &PodInfo{pod: p, key: p.Key(), request: PodRequest(&p)}
 	pi.nonZeroCPU, pi.nonZeroMem = p.NonZeroRequests()
 	if prio != nil {

@@ -258,3 +258,25 @@ func TestNewPodInfo(t *testing.T) {
 	assert.Equal(t, int32(7), pi.Priority())
 	assert.Equal(t, "web", pi.Pod().Labels["app"], "NewPodInfo copies the pod")
 }
+
+// WithLabelKeysApplied folds matchLabelKeys into a copy of the affinity
+// and leaves the pod it was given as it was; a pod without such keys comes
+// back as it is, sharing its affinity.
+func TestWithLabelKeysApplied(t *testing.T) {
+	term := func(keys ...string) PodAffinityTerm {
+		return PodAffinityTerm{TopologyKey: "zone", LabelSelector: &LabelSelector{MatchLabels: map[string]string{"app": "a"}}, MatchLabelKeys: keys}
+	}
+	plain := Pod{Name: "p", Labels: map[string]string{"app": "a", "rev": "7"},
+		Affinity: &Affinity{PodAffinity: &PodAffinity{Required: []PodAffinityTerm{term()}}}}
+	require.Same(t, plain.Affinity, plain.WithLabelKeysApplied().Affinity)
+
+	keyed := plain
+	keyed.Affinity = &Affinity{PodAntiAffinity: &PodAffinity{Preferred: []WeightedPodAffinityTerm{{Weight: 1, Term: term("rev")}}}}
+	before := keyed.Clone()
+	got := keyed.WithLabelKeysApplied()
+	require.Equal(t, before, keyed, "the pod given is unchanged")
+	applied := got.Affinity.PodAntiAffinity.Preferred[0].Term
+	require.Empty(t, applied.MatchLabelKeys)
+	require.Equal(t, []LabelRequirement{{Key: "rev", Operator: LabelIn, Values: []string{"7"}}}, applied.LabelSelector.MatchExpressions)
+	require.Equal(t, map[string]string{"app": "a"}, applied.LabelSelector.MatchLabels)
+}

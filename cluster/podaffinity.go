@@ -255,6 +255,41 @@ func (p *Pod) ApplyMatchLabelKeys() {
 	}
 }
 
+// WithLabelKeysApplied returns p with ApplyMatchLabelKeys applied to a
+// copy of its affinity, sharing everything else with p; p itself when no
+// term has such keys (the usual case), so that a pod handed over is not
+// copied for nothing.
+func (p Pod) WithLabelKeysApplied() Pod {
+	if !p.Affinity.hasLabelKeys() {
+		return p
+	}
+	p.Affinity = p.Affinity.clone()
+	p.ApplyMatchLabelKeys()
+	return p
+}
+
+func (a *Affinity) hasLabelKeys() bool {
+	if a == nil {
+		return false
+	}
+	for _, pa := range []*PodAffinity{a.PodAffinity, a.PodAntiAffinity} {
+		if pa == nil {
+			continue
+		}
+		for i := range pa.Required {
+			if len(pa.Required[i].MatchLabelKeys)+len(pa.Required[i].MismatchLabelKeys) > 0 {
+				return true
+			}
+		}
+		for i := range pa.Preferred {
+			if len(pa.Preferred[i].Term.MatchLabelKeys)+len(pa.Preferred[i].Term.MismatchLabelKeys) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (p *Pod) rewriteTerm(t *PodAffinityTerm) {
 	for _, k := range t.MatchLabelKeys {
 		if v, ok := p.Labels[k]; ok {

@@ -9,10 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Scenario runs share nothing: the golden scenarios run at once in
-// goroutines, each Scenario several times concurrently (its objects are
-// read-only and the Scheduler copies them), and every run gives the bytes
-// a run alone gives. Run it under go test -race (.ci/run does).
+// Scenario runs share only read-only data: the golden scenarios run at
+// once in goroutines, each Scenario several times concurrently (each
+// Scheduler adopts its pods' data and never writes to it), and every run
+// gives the bytes a run alone gives. Run it under go test -race (.ci/run
+// does).
 func TestScenarioRunsInParallel(t *testing.T) {
 	files, err := filepath.Glob("testdata/scenarios/*.yaml")
 	require.NoError(t, err)

@@ -136,7 +136,7 @@ func (sc *Scenario) timeline() []action {
 
 func (sc *Scenario) apply(s *gangsim.Scheduler, a action) error {
 	if p := a.pod; p != nil {
-		if err := s.AddPod(p.Pod, p.Duration); err != nil {
+		if err := s.AdoptPod(p.Pod, p.Duration); err != nil { // read-only: every run shares it
 			return sc.runError(p.Source, &atError{At: a.at, Err: err})
 		}
 		return nil
