@@ -95,7 +95,7 @@ func (s *Scheduler) admitPod(p cluster.Pod, group *groupRecord) (*cluster.PodInf
 	if p.Namespace == "" {
 		p.Namespace = cluster.DefaultNamespace // as the API server defaults it
 	}
-	p = p.WithLabelKeysApplied() // as the API server does at creation
+	p = p.WithLabelKeysApplied()            // as the API server does at creation
 	return cluster.NewPodInfoShared(p), nil // the caller's copy, or the pod handed over
 }
 

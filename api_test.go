@@ -90,11 +90,11 @@ func TestInvariantCheckerCatches(t *testing.T) {
 	key := cluster.MakePodKey("", "g-0")
 
 	ts := build()
-	ts.pods[key].phase = PhasePending
+	ts.record(key).phase = PhasePending
 	require.ErrorContains(t, ts.CheckInvariants(), "but the cache has it")
 
 	ts = build()
-	ts.pods[key].node = "elsewhere"
+	ts.record(key).node = "elsewhere"
 	require.ErrorContains(t, ts.CheckInvariants(), "the cache has it on")
 
 	ts = build()

@@ -23,7 +23,7 @@ func (s *Scheduler) scheduleOne() (CycleResult, bool, error) {
 	var res CycleResult
 	var err error
 	ev := Event{Kind: EventCycle}
-	if r := it.Value.pod; r != nil {
+	if r := s.records.at(it.Value.pod); r != nil {
 		res, err = s.schedulePod(it)
 		ev.Pod = r.info
 	} else {
@@ -46,7 +46,7 @@ func (s *Scheduler) scheduleOne() (CycleResult, bool, error) {
 // or park the pod as unschedulable with the reason, after PostFilter
 // (preemption) had its chance.
 func (s *Scheduler) schedulePod(it *queue.Item[entry]) (CycleResult, error) {
-	r := it.Value.pod
+	r := s.records.at(it.Value.pod)
 	res := CycleResult{At: s.now, Item: it.Key}
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
 		return res, err
@@ -116,7 +116,7 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry]) (CycleResult, error) {
 	}
 	for _, a := range placed {
 		node := s.snap.Node(a.Node).Name()
-		r := s.pods[a.Pod.Key()]
+		r := s.record(a.Pod.Key())
 		if err := s.bind(r, node); err != nil {
 			return res, err
 		}
@@ -211,7 +211,7 @@ func (s *Scheduler) explainLeaves(leaves []*groupRecord, out placement.TreeResul
 		for _, f := range lr.Failures {
 			failed[f.Pod.Key()] = f.Err
 		}
-		for _, r := range gr.pending() {
+		for _, r := range s.pending(gr) {
 			if fit, ok := failed[r.info.Key()]; ok {
 				s.failFit(r, fit)
 			} else if msg != "" {
@@ -252,7 +252,7 @@ func (s *Scheduler) validateRoot(root podgroup.Ref, leaves []*groupRecord, first
 	}
 	for _, gr := range leaves {
 		for k := range gr.members.Members() {
-			p := gr.pods[k].info
+			p := s.records.at(gr.pods[k]).info
 			switch {
 			case p.Pod().EffectiveSchedulerName() != scheduler:
 				return fmt.Sprintf("pod %s names scheduler %q, but %s %s is scheduled by %q", k.Display(), p.Pod().EffectiveSchedulerName(), what, name, scheduler)
@@ -272,7 +272,7 @@ func (s *Scheduler) validateRoot(root podgroup.Ref, leaves []*groupRecord, first
 func (s *Scheduler) buildTree(ref podgroup.Ref) *placement.TreeNode {
 	if !ref.Composite {
 		gr := s.groups[ref.Key]
-		return &placement.TreeNode{Key: ref.Key, Leaf: s.leafRequest(gr, gr.pending())}
+		return &placement.TreeNode{Key: ref.Key, Leaf: s.leafRequest(gr, s.pending(gr))}
 	}
 	c := &s.composites[ref.Key].cpg
 	n := &placement.TreeNode{Key: ref.Key, Composite: &fw.Group{Ref: ref, Composite: c}}
@@ -292,7 +292,7 @@ func (s *Scheduler) buildTree(ref podgroup.Ref) *placement.TreeNode {
 // leafRequest describes a PodGroup's pending pods (in cycle order) for the
 // placement algorithm.
 func (s *Scheduler) leafRequest(gr *groupRecord, pending []*podRecord) *placement.GroupRequest {
-	g := &fw.Group{Ref: podgroup.Ref{Key: gr.group.Key()}, PodGroup: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: gr.scheduledNodes()}
+	g := &fw.Group{Ref: podgroup.Ref{Key: gr.group.Key()}, PodGroup: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: s.scheduledNodes(gr)}
 	req := &placement.GroupRequest{Group: g}
 	for _, r := range pending {
 		g.Pods = append(g.Pods, r.info)
@@ -307,7 +307,7 @@ func (s *Scheduler) rootGroup(root podgroup.Ref) *fw.Group {
 		return s.buildTree(root).Composite
 	}
 	gr := s.groups[root.Key]
-	return s.leafRequest(gr, gr.pending()).Group
+	return s.leafRequest(gr, s.pending(gr)).Group
 }
 
 // placeForPreemption runs the root's placement algorithm on the snapshot

@@ -89,7 +89,7 @@ func (h *handle) DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, req *pre
 			m.byClass[string(m.sig)] = c
 			m.entries += len(c.stamps)
 		}
-		if r := s.pods[pod.Key()]; r == nil || r.nominated == "" {
+		if r := s.record(pod.Key()); r == nil || r.nominated == "" {
 			none = &c.none // the pod is no nominated pod that counts on some node for others
 		}
 		req.Known = func(node int) bool {

@@ -114,7 +114,7 @@ func TestShapeShortcutHoldsOnlyWhileNothingChanges(t *testing.T) {
 		require.NoError(t, s.AddPod(cluster.Pod{Name: name, Requests: cluster.NewResources(500, 0, 0)}, 0))
 	}
 	require.NoError(t, s.RunUntil(time.Second))
-	a, b := s.pods["default/a"], s.pods["default/b"]
+	a, b := s.record("default/a"), s.record("default/b")
 	p := s.profileFor(a.info)
 	require.NoError(t, s.cache.UpdateSnapshot(s.snap))
 	require.NotNil(t, s.knownFailure(p, b), "a failed with the cluster as it is")

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
@@ -35,7 +34,7 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 	}
 	f.cache = s.cache.Clone()
 	f.snap = f.cache.Snapshot()
-	f.nominations = newNominator(f.snap)
+	f.nominations = newNominator(f.snap, &f.records)
 	f.nominations.dropped = f.nominationDropped
 	f.explainer = s.explainer.clone()
 	for name, p := range f.profiles {
@@ -44,19 +43,11 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 		f.explainer.wire(p.pods)
 	}
 
-	// records, each copied once, and every pointer between them mapped
-	pods := make(map[*podRecord]*podRecord, len(s.pods))
-	pod := func(r *podRecord) *podRecord {
-		if r == nil {
-			return nil
-		}
-		return pods[r]
-	}
+	// records, each copied once: pods are named by ID, so only the links
+	// to group records need mapping
+	f.records = s.records.clone()
+	f.pods = maps.Clone(s.pods)
 	groups := make(map[*groupRecord]*groupRecord, len(s.groups))
-	for key, r := range s.pods {
-		c := *r
-		f.pods[key], pods[r] = &c, &c
-	}
 	for key, g := range s.groups {
 		c := *g
 		c.members = g.members.Clone()
@@ -64,17 +55,13 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 		f.groups[key], groups[g] = &c, &c
 	}
 	for _, g := range f.groups {
-		members := make(map[cluster.PodKey]*podRecord, len(g.pods))
-		for k, r := range g.pods {
-			members[k] = pods[r]
-		}
-		g.pods = members
+		g.pods = maps.Clone(g.pods)
 		if g.self != nil {
 			g.self = []*groupRecord{g}
 		}
 	}
-	for _, r := range f.pods {
-		if r.group != nil {
+	for _, id := range f.pods {
+		if r := f.records.at(id); r.group != nil {
 			r.group = groups[r.group]
 		}
 	}
@@ -96,20 +83,12 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 		func(c *podgroup.CompositePodGroup) *podgroup.CompositePodGroup { return composites[c] })
 	f.forestVersion = s.forestVersion
 	for key, list := range s.orphans {
-		mapped := make([]*podRecord, len(list))
-		for i, r := range list {
-			mapped[i] = pods[r]
-		}
-		f.orphans[key] = mapped
+		f.orphans[key] = slices.Clone(list)
 	}
 	for node, list := range s.nominations.byNode {
-		mapped := make([]*podRecord, len(list))
-		for i, r := range list {
-			mapped[i] = pods[r]
-		}
-		f.nominations.byNode[node] = mapped
+		f.nominations.byNode[node] = slices.Clone(list)
 	}
-	f.queue = s.queue.Clone(func(e entry) entry { return entry{pod: pod(e.pod), root: e.root} })
+	f.queue = s.queue.Clone(func(e entry) entry { return e })
 
 	f.invariants = invariantState{evictions: s.invariants.evictions, wasTrue: maps.Clone(s.invariants.wasTrue)}
 	f.classes = s.classes.Clone()

@@ -219,13 +219,13 @@ func TestRunningPodKeptOnce(t *testing.T) {
 	}
 	require.NoError(t, s.AddPod(cluster.Pod{Name: "p", Requests: cluster.NewResources(1000, 1<<30, 0)}, 0))
 	require.NoError(t, s.Run())
-	r := s.pods["default/p"]
+	r := s.record("default/p")
 	bound, ok := s.cache.Pod("default/p")
 	require.True(t, ok)
 	require.Same(t, bound, r.info)
 	node := r.node
 	require.NoError(t, s.DrainNode(node))
-	r = s.pods["default/p"]
+	r = s.record("default/p")
 	require.Equal(t, PhasePending, r.phase)
 	require.Equal(t, cluster.PodPending, r.info.State())
 	require.Empty(t, r.info.Pod().NodeName)

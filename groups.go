@@ -17,7 +17,7 @@ import (
 type groupRecord struct {
 	group      podgroup.PodGroup
 	members    podgroup.Membership
-	pods       map[cluster.PodKey]*podRecord // known members, any phase but gone
+	pods       map[cluster.PodKey]podID // known members, any phase but gone
 	conditions podgroup.Conditions
 	itemKey    string         // its queue key when it is a root
 	self       []*groupRecord // itself, as the leaves of a root PodGroup
@@ -64,7 +64,7 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 		return err
 	}
 	g.Priority, g.PreemptionPolicy = &prio, policy
-	gr := &groupRecord{group: g, pods: map[cluster.PodKey]*podRecord{}, itemKey: "podgroup/" + g.Key()}
+	gr := &groupRecord{group: g, pods: map[cluster.PodKey]podID{}, itemKey: "podgroup/" + g.Key()}
 	gr.self = []*groupRecord{gr}
 	// the members that arrived first are admitted again before anything
 	// changes: an error leaves the scheduler as it was
@@ -80,22 +80,24 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 	s.forestVersion++
 	s.groups[g.Key()] = gr
 	delete(s.orphans, g.Key())
-	for i, r := range waiting {
+	for i, id := range waiting {
+		r := s.records.at(id)
 		if readmitted[i] != nil {
 			r.info, r.spec = readmitted[i], nil
 		}
 		s.join(gr, r)
 	}
-	return s.offerGroup(gr, gr.pending())
+	return s.offerGroup(gr, s.pending(gr))
 }
 
 // readmit returns, for the pods that arrived before their group, the pod
 // admission gives them now that the group is known (nil: unchanged). A
 // member already running must have the group's priority: no later cycle
 // could fix it.
-func (s *Scheduler) readmit(waiting []*podRecord, gr *groupRecord) ([]*cluster.PodInfo, error) {
+func (s *Scheduler) readmit(waiting []podID, gr *groupRecord) ([]*cluster.PodInfo, error) {
 	out := make([]*cluster.PodInfo, len(waiting))
-	for i, r := range waiting {
+	for i, id := range waiting {
+		r := s.records.at(id)
 		if r.phase != PhasePending {
 			if p := gr.group.EffectivePriority(); r.info.Priority() != p {
 				return nil, &cluster.FieldError{Sentinel: ErrAdmission, Object: "pod group " + gr.group.Key(), Field: "priority",
@@ -187,12 +189,12 @@ func (s *Scheduler) attach(r *podRecord) {
 		s.join(gr, r)
 		return
 	}
-	s.orphans[key] = append(s.orphans[key], r)
+	s.orphans[key] = append(s.orphans[key], r.id)
 }
 
 func (s *Scheduler) join(gr *groupRecord, r *podRecord) {
 	r.group = gr
-	gr.pods[r.info.Key()] = r
+	gr.pods[r.info.Key()] = r.id
 	state := podgroup.Unscheduled
 	if r.phase == PhaseBound {
 		state = podgroup.Bound
@@ -202,7 +204,7 @@ func (s *Scheduler) join(gr *groupRecord, r *podRecord) {
 
 func (s *Scheduler) dropOrphan(r *podRecord) {
 	key := groupKeyOf(r.info.Pod())
-	s.orphans[key] = slices.DeleteFunc(s.orphans[key], func(o *podRecord) bool { return o == r })
+	s.orphans[key] = slices.DeleteFunc(s.orphans[key], func(o podID) bool { return o == r.id })
 	if len(s.orphans[key]) == 0 {
 		delete(s.orphans, key)
 	}
@@ -211,10 +213,10 @@ func (s *Scheduler) dropOrphan(r *podRecord) {
 // pending returns the group's unscheduled members in cycle order: priority
 // desc, attempts desc, first seen asc, name asc (kube-scheduler's
 // PodGroupMemberPodsOrderingFunc).
-func (gr *groupRecord) pending() []*podRecord {
+func (s *Scheduler) pending(gr *groupRecord) []*podRecord {
 	var out []*podRecord
-	for _, r := range gr.pods {
-		if r.phase == PhasePending {
+	for _, id := range gr.pods {
+		if r := s.records.at(id); r.phase == PhasePending {
 			out = append(out, r)
 		}
 	}
@@ -231,11 +233,11 @@ func (gr *groupRecord) pending() []*podRecord {
 
 // scheduledNodes names the nodes of the bound and assumed members, in key
 // order.
-func (gr *groupRecord) scheduledNodes() []string {
+func (s *Scheduler) scheduledNodes(gr *groupRecord) []string {
 	var out []string
 	for k, st := range gr.members.Members() {
 		if st != podgroup.Unscheduled {
-			out = append(out, gr.pods[k].node)
+			out = append(out, s.records.at(gr.pods[k]).node)
 		}
 	}
 	return out
@@ -496,11 +498,11 @@ func (s *Scheduler) extendLeaves(gr *groupRecord) {
 func (s *Scheduler) hierarchyPending(ref podgroup.Ref) []*podRecord {
 	leaves := s.leafRecords(ref)
 	if len(leaves) == 1 {
-		return leaves[0].pending()
+		return s.pending(leaves[0])
 	}
 	var out []*podRecord
 	for _, gr := range leaves {
-		out = append(out, gr.pending()...)
+		out = append(out, s.pending(gr)...)
 	}
 	return out
 }

@@ -57,7 +57,7 @@ func (h *handle) AllUnits() []*preemption.Unit      { return h.s.allUnits() }
 // NominatedNode returns the snapshot index of the node pod is nominated
 // to, or -1.
 func (h *handle) NominatedNode(pod cluster.PodKey) int {
-	r := h.s.pods[pod]
+	r := h.s.record(pod)
 	if r == nil {
 		return -1
 	}

@@ -89,7 +89,7 @@ func invariantError(format string, args ...any) error {
 
 func (s *Scheduler) checkPodAccounts() error {
 	for _, key := range slices.Sorted(mapKeys(s.pods)) {
-		r := s.pods[key]
+		r := s.record(key)
 		pi, cached := s.cache.Pod(key)
 		switch r.phase {
 		case PhaseBound, PhaseTerminating:
@@ -116,7 +116,7 @@ func (s *Scheduler) checkPodAccounts() error {
 		}
 	}
 	for pi := range s.cache.Pods() {
-		if r := s.pods[pi.Key()]; r == nil || r.phase != PhaseBound && r.phase != PhaseTerminating {
+		if r := s.record(pi.Key()); r == nil || r.phase != PhaseBound && r.phase != PhaseTerminating {
 			return invariantError("the cache holds pod %s, which the scheduler does not count as running", pi.Key())
 		}
 	}
@@ -129,7 +129,7 @@ func (s *Scheduler) checkWaiting(r *podRecord) error {
 	if r.info.Pod().PodGroup != "" {
 		if r.group == nil {
 			gk := podgroup.Key(r.info.Pod().Namespace, r.info.Pod().PodGroup)
-			if !slices.Contains(s.orphans[gk], r) {
+			if !slices.Contains(s.orphans[gk], r.id) {
 				return invariantError("pod %s waits for group %s but is not among its waiting pods", key, gk)
 			}
 			return nil
@@ -171,14 +171,14 @@ func (s *Scheduler) checkConditions() error {
 
 func (s *Scheduler) checkVictims() error {
 	for _, e := range s.evictions[s.invariants.evictions:] {
-		victim := s.pods[e.Pod]
+		victim := s.record(e.Pod)
 		if victim == nil {
 			return invariantError("eviction of unknown pod %s", e.Pod)
 		}
 		var prio int32
 		switch e.By.Kind {
 		case KindPod:
-			r := s.pods[cluster.PodKey(e.By.Key)]
+			r := s.record(cluster.PodKey(e.By.Key))
 			if r == nil {
 				return invariantError("pod %s evicted by unknown pod %s", e.Pod, e.By.Key)
 			}
@@ -202,7 +202,7 @@ func (s *Scheduler) checkVictims() error {
 // that bound pods of a gang left it with at least minCount scheduled.
 func (s *Scheduler) checkCycle(res CycleResult) error {
 	for _, b := range res.Bound {
-		r := s.pods[b.Pod]
+		r := s.record(b.Pod)
 		if r == nil || r.group == nil {
 			continue
 		}
@@ -231,7 +231,7 @@ func (s *Scheduler) CheckQuiescent() error {
 		if it.InFlight() {
 			continue
 		}
-		if r := it.Value.pod; r != nil {
+		if r := s.records.at(it.Value.pod); r != nil {
 			p := s.profileFor(r.info)
 			if p == nil {
 				continue

@@ -12,8 +12,9 @@ import (
 // equal priority are filtered, so that nobody takes the room its victims
 // free (kube-scheduler's nominator).
 type nominator struct {
-	byNode map[string][]*podRecord // in nomination order
-	snap   *cluster.Snapshot
+	byNode  map[string][]podID // in nomination order
+	records *podTable          // the scheduler's, where the IDs point
+	snap    *cluster.Snapshot
 	// dropped is called when a nomination goes without its pod taking
 	// the node: the room it held is free for others.
 	dropped func()
@@ -57,8 +58,8 @@ func (n *nominator) changedSince(p uint64) ([]string, bool) {
 
 var _ placement.Nominations = (*nominator)(nil)
 
-func newNominator(snap *cluster.Snapshot) *nominator {
-	return &nominator{byNode: map[string][]*podRecord{}, snap: snap}
+func newNominator(snap *cluster.Snapshot, records *podTable) *nominator {
+	return &nominator{byNode: map[string][]podID{}, records: records, snap: snap}
 }
 
 // Empty reports whether no pod is nominated.
@@ -93,7 +94,7 @@ func (n *nominator) byIndex() [][]*cluster.PodInfo {
 	n.nodes = n.nodes[:0]
 	for name, rs := range n.byNode {
 		if i, ok := n.snap.Index(name); ok {
-			n.at[i] = infos(rs)
+			n.at[i] = n.infos(rs)
 			n.nodes = append(n.nodes, i)
 		}
 	}
@@ -113,7 +114,7 @@ func (n *nominator) refresh(node string) {
 	if !ok {
 		return
 	}
-	n.at[i] = infos(n.byNode[node]) // a new list: lists handed out stay as they were
+	n.at[i] = n.infos(n.byNode[node]) // a new list: lists handed out stay as they were
 	pos, had := slices.BinarySearch(n.nodes, i)
 	switch has := len(n.at[i]) > 0; {
 	case has && !had:
@@ -126,13 +127,13 @@ func (n *nominator) refresh(node string) {
 // forgetIndex drops byIndex's answer (a nominated pod's info changed).
 func (n *nominator) forgetIndex() { n.atValid = false }
 
-func infos(rs []*podRecord) []*cluster.PodInfo {
-	if len(rs) == 0 {
+func (n *nominator) infos(ids []podID) []*cluster.PodInfo {
+	if len(ids) == 0 {
 		return nil
 	}
-	out := make([]*cluster.PodInfo, len(rs))
-	for j, r := range rs {
-		out[j] = r.info
+	out := make([]*cluster.PodInfo, len(ids))
+	for j, id := range ids {
+		out[j] = n.records.at(id).info
 	}
 	return out
 }
@@ -141,7 +142,7 @@ func infos(rs []*podRecord) []*cluster.PodInfo {
 func (n *nominator) nominate(r *podRecord, node string) {
 	n.taken(r, node) // nominated there again: nothing is freed
 	r.nominated = node
-	n.byNode[node] = append(n.byNode[node], r)
+	n.byNode[node] = append(n.byNode[node], r.id)
 	n.note(node)
 }
 
@@ -169,7 +170,7 @@ func (n *nominator) taken(r *podRecord, node string) {
 // remove forgets r's nomination.
 func (n *nominator) remove(r *podRecord) {
 	node := r.nominated
-	rs := slices.DeleteFunc(n.byNode[node], func(o *podRecord) bool { return o == r })
+	rs := slices.DeleteFunc(n.byNode[node], func(o podID) bool { return o == r.id })
 	if len(rs) == 0 {
 		delete(n.byNode, node)
 	} else {
@@ -182,8 +183,8 @@ func (n *nominator) remove(r *podRecord) {
 // clearBelow drops the nominations to node of pods with priority below p:
 // a preemptor takes precedence over them there.
 func (n *nominator) clearBelow(node string, p int32) {
-	for _, r := range slices.Clone(n.byNode[node]) {
-		if r.info.Priority() < p {
+	for _, id := range slices.Clone(n.byNode[node]) {
+		if r := n.records.at(id); r.info.Priority() < p {
 			n.clear(r)
 		}
 	}

@@ -42,7 +42,7 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 	if duration < 0 || duration > MaxSimulatedTime {
 		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(p.Key()), Field: "duration", Detail: fmt.Sprintf("%v is not in 0..%v", duration, MaxSimulatedTime)}
 	}
-	if _, ok := s.pods[p.Key()]; ok {
+	if s.pods[p.Key()] != 0 {
 		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
 	}
 	group := s.groups[groupKeyOf(&p)]
@@ -62,7 +62,8 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 			return err
 		}
 	}
-	s.pods[p.Key()] = r
+	r = s.records.add(*r)
+	s.pods[p.Key()] = r.id
 	if p.PodGroup != "" {
 		s.attach(r)
 	}
@@ -158,7 +159,7 @@ func (s *Scheduler) failFit(r *podRecord, fit *fw.FitError) {
 func (s *Scheduler) enqueue(r *podRecord) error {
 	return s.queue.Add(&queue.Item[entry]{
 		Key: podItemKey(r.info.Key()), Kind: queue.KindPod, Priority: r.info.Priority(),
-		FirstSeen: r.firstSeen, Timestamp: s.now, Size: 1, Value: entry{pod: r},
+		FirstSeen: r.firstSeen, Timestamp: s.now, Size: 1, Value: entry{pod: r.id},
 	})
 }
 
@@ -174,7 +175,7 @@ func (s *Scheduler) markBound(r *podRecord, node string) {
 		r.group.members.Set(r.info.Key(), podgroup.Bound)
 	}
 	if r.duration > 0 {
-		s.addTimer(timer{at: addTime(s.now, r.duration), kind: timerPodDone, pod: r.info.Key(), token: r.runs})
+		s.addTimer(timer{at: addTime(s.now, r.duration), kind: timerPodDone, pod: r.id, token: r.runs})
 	}
 	s.podPlaced()
 }
@@ -189,12 +190,12 @@ func (s *Scheduler) podPlaced() { s.clusterChanged(fw.AssignedPodAdded) }
 // waitsOnPods reports whether a queue item has a pod that a placement may
 // help.
 func (s *Scheduler) waitsOnPods(e entry) bool {
-	if e.pod != nil {
-		return waitsOnPods(e.pod.info.Pod())
+	if r := s.records.at(e.pod); r != nil {
+		return waitsOnPods(r.info.Pod())
 	}
 	for _, gr := range s.leafRecords(e.root) {
-		for _, r := range gr.pods {
-			if r.phase == PhasePending && waitsOnPods(r.info.Pod()) {
+		for _, id := range gr.pods {
+			if r := s.records.at(id); r.phase == PhasePending && waitsOnPods(r.info.Pod()) {
 				return true
 			}
 		}
@@ -238,8 +239,8 @@ func (s *Scheduler) DeletePod(key cluster.PodKey) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	r, ok := s.pods[key]
-	if !ok || r.phase == PhaseDeleted || r.phase == PhaseSucceeded {
+	r := s.record(key)
+	if r == nil || r.phase == PhaseDeleted || r.phase == PhaseSucceeded {
 		return fmt.Errorf("%w: %s", ErrUnknownPod, key)
 	}
 	node := r.node
@@ -323,7 +324,7 @@ func (s *Scheduler) changedSince(v int64, wakeOn uint64) bool {
 // each leaves the cache, is told to observers and waits again.
 func (s *Scheduler) terminate(pods []*cluster.PodInfo, node, reason string) error {
 	for _, pi := range pods {
-		r := s.pods[pi.Key()]
+		r := s.record(pi.Key())
 		r.reason = reason
 		s.emit(Event{Kind: EventPodTerminated, Pod: r.info, Node: node, Reason: reason})
 		if err := s.setPending(r); err != nil {

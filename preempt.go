@@ -61,7 +61,7 @@ func (s *Scheduler) unitsOnNode(node int) []*preemption.Unit {
 	pods := ni.PodList()
 	loneOnly := true
 	for _, p := range pods {
-		if r := s.pods[p.Key()]; r != nil && r.group != nil {
+		if r := s.record(p.Key()); r != nil && r.group != nil {
 			loneOnly = false
 			break
 		}
@@ -124,7 +124,7 @@ type cachedUnits struct {
 // has its root's priority; a member's own unit is typed PodGroup, as
 // kube-scheduler types it.
 func (s *Scheduler) unitOf(p *cluster.PodInfo) *preemption.Unit {
-	r := s.pods[p.Key()]
+	r := s.record(p.Key())
 	if r == nil || r.group == nil {
 		return preemption.NewPodUnit(p)
 	}
@@ -180,7 +180,7 @@ func (s *Scheduler) evictVictims(victims []fw.Victim, by Ref) []Eviction {
 // evict starts the eviction of one bound pod; a pod already terminating
 // is left as it is.
 func (s *Scheduler) evict(key cluster.PodKey, by Ref, violation bool) (Eviction, bool) {
-	r := s.pods[key]
+	r := s.record(key)
 	if r == nil || r.phase != PhaseBound {
 		return Eviction{}, false
 	}
@@ -189,7 +189,7 @@ func (s *Scheduler) evict(key cluster.PodKey, by Ref, violation bool) (Eviction,
 	}
 	r.phase = PhaseTerminating
 	s.emit(Event{Kind: EventPodEvicted, Pod: r.info, Node: r.node, By: by, BudgetViolation: violation})
-	s.addTimer(timer{at: addTime(s.now, s.cfg.gracePeriod()), kind: timerTerminated, pod: key, token: r.runs})
+	s.addTimer(timer{at: addTime(s.now, s.cfg.gracePeriod()), kind: timerTerminated, pod: r.id, token: r.runs})
 	return s.evictions[len(s.evictions)-1], true
 }
 

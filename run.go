@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/queue"
 )
@@ -23,7 +22,7 @@ type timer struct {
 	at    time.Duration
 	seq   uint64
 	kind  timerKind
-	pod   cluster.PodKey
+	pod   podID
 	token int // the pod's binding count when armed; stale if it changed
 }
 
@@ -62,18 +61,18 @@ func (s *Scheduler) fireTimers() error {
 func (s *Scheduler) fire(t timer) error {
 	switch t.kind {
 	case timerTerminated:
-		r := s.pods[t.pod]
-		if r == nil || r.phase != PhaseTerminating || r.runs != t.token {
+		r := s.records.at(t.pod)
+		if r.phase != PhaseTerminating || r.runs != t.token {
 			return nil // deleted or its node removed meanwhile
 		}
 		return s.finishEviction(r)
 	case timerPodDone:
-		r := s.pods[t.pod]
-		if r == nil || r.phase != PhaseBound || r.runs != t.token {
+		r := s.records.at(t.pod)
+		if r.phase != PhaseBound || r.runs != t.token {
 			return nil // deleted, evicted or rebound since
 		}
-		if _, err := s.cache.RemovePod(t.pod); err != nil {
-			return fmt.Errorf("completing pod %s: %w", t.pod, err)
+		if _, err := s.cache.RemovePod(r.info.Key()); err != nil {
+			return fmt.Errorf("completing pod %s: %w", r.info.Key(), err)
 		}
 		if err := s.markGone(r, PhaseSucceeded); err != nil {
 			return err

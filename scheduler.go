@@ -44,7 +44,7 @@ type CycleResult struct {
 // entry is what the queue holds: a pod, or a root group (a PodGroup with no
 // parent, or the top CompositePodGroup of a hierarchy).
 type entry struct {
-	pod  *podRecord
+	pod  podID // 0 for a group
 	root podgroup.Ref
 }
 
@@ -64,7 +64,8 @@ type Scheduler struct {
 	cache      *cluster.Cache
 	snap       *cluster.Snapshot
 	queue      *queue.Queue[entry]
-	pods       map[cluster.PodKey]*podRecord
+	pods       map[cluster.PodKey]podID
+	records    podTable
 	groups     map[string]*groupRecord // by "namespace/name"
 	composites map[string]*compositeRecord
 	forest     podgroup.Forest
@@ -72,11 +73,11 @@ type Scheduler struct {
 	// caches derived from it are valid while it holds.
 	forestVersion int
 	invariants    invariantState
-	unitCache     []cachedUnits           // by snapshot index (see loneUnits)
-	dryRuns       dryRuns                 // nodes known to be no preemption candidate, per pod
-	failures      failures                // the last fruitless cycle per pod shape
-	orphans       map[string][]*podRecord // members whose group is not defined yet
-	profiles      map[string]*profile     // by scheduler name
+	unitCache     []cachedUnits       // by snapshot index (see loneUnits)
+	dryRuns       dryRuns             // nodes known to be no preemption candidate, per pod
+	failures      failures            // the last fruitless cycle per pod shape
+	orphans       map[string][]podID  // members whose group is not defined yet
+	profiles      map[string]*profile // by scheduler name
 	nominations   *nominator
 	classes       cluster.PriorityClasses
 	now           time.Duration
@@ -106,10 +107,10 @@ func WithStartTime(t time.Duration) Option { return func(s *Scheduler) { s.now =
 func New(cfg Config, opts ...Option) (*Scheduler, error) {
 	s := &Scheduler{
 		cache:      cluster.NewCache(),
-		pods:       map[cluster.PodKey]*podRecord{},
+		pods:       map[cluster.PodKey]podID{},
 		groups:     map[string]*groupRecord{},
 		composites: map[string]*compositeRecord{},
-		orphans:    map[string][]*podRecord{},
+		orphans:    map[string][]podID{},
 		profiles:   map[string]*profile{},
 		timers:     btree.NewG(8, timerLess),
 	}
@@ -130,7 +131,7 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 		MaxUnschedulable: cfg.MaxUnschedulable,
 	})
 	s.snap = s.cache.Snapshot()
-	s.nominations = newNominator(s.snap)
+	s.nominations = newNominator(s.snap, &s.records)
 	// a pod that failed for the room a nomination held may fit once it
 	// goes: Run retries it at its periodic retry, as kube-scheduler's
 	// flush of unschedulable pods does
@@ -269,6 +270,7 @@ type PodStatus struct {
 
 // podRecord is the scheduler's record of a pod from arrival to deletion.
 type podRecord struct {
+	id     podID
 	info   *cluster.PodInfo // the pod as admitted, in its pending form
 	spec   *cluster.Pod     // the pod as given, while its group's priority is awaited
 	phase  Phase
@@ -306,8 +308,8 @@ func (r *podRecord) status() PodStatus {
 
 // Pod returns the status of a pod.
 func (s *Scheduler) Pod(key cluster.PodKey) (PodStatus, bool) {
-	r, ok := s.pods[key]
-	if !ok {
+	r := s.record(key)
+	if r == nil {
 		return PodStatus{}, false
 	}
 	return s.podStatus(r), true
@@ -317,7 +319,7 @@ func (s *Scheduler) Pod(key cluster.PodKey) (PodStatus, bool) {
 func (s *Scheduler) Pods() iter.Seq[PodStatus] {
 	return func(yield func(PodStatus) bool) {
 		for _, k := range slices.Sorted(mapKeys(s.pods)) {
-			if !yield(s.podStatus(s.pods[k])) {
+			if !yield(s.podStatus(s.record(k))) {
 				return
 			}
 		}

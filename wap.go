@@ -38,7 +38,7 @@ func (s *Scheduler) actuateGroup(root podgroup.Ref, res *fw.PodGroupPostFilterRe
 	for _, a := range res.Nominations {
 		node := s.snap.Node(a.Node).Name()
 		s.nominations.clearBelow(node, prio)
-		s.nominate(s.pods[a.Pod.Key()], node)
+		s.nominate(s.record(a.Pod.Key()), node)
 		nominated = append(nominated, Binding{Pod: a.Pod.Key(), Node: node})
 	}
 	return s.evictVictims(res.Victims, groupRef(root)), nominated

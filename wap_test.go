@@ -80,7 +80,7 @@ func checkNoReprieve(t *testing.T, ts *testSched, res CycleResult, trial int) {
 		defer snap.Rollback(cp)
 		for _, n := range res.Nominated {
 			idx, _ := snap.Index(n.Node)
-			pi := ts.pods[n.Pod].info
+			pi := ts.record(n.Pod).info
 			if ts.filter(snap, pi, idx) != nil {
 				return false
 			}
