@@ -78,15 +78,11 @@ func orDefault(p, def cluster.PreemptionPolicy) cluster.PreemptionPolicy {
 // admitPod returns the pod as admitted: its priority and preemption policy
 // resolved (PodPriority), nodeName cleared (the caller places it), the
 // affinity terms' matchLabelKeys and mismatchLabelKeys folded into their
-// selectors as the Kubernetes API server does. group is
-// its PodGroup's record when the group is known. The result shares p's
+// selectors as the Kubernetes API server does. g is its PodGroup when the
+// group is known. The result shares p's
 // maps and slices, which the caller hands over (AddPod's copy, or
 // AdoptPod's pod).
-func (s *Scheduler) admitPod(p cluster.Pod, group *groupRecord) (*cluster.PodInfo, error) {
-	var g *podgroup.PodGroup
-	if group != nil {
-		g = &group.group
-	}
+func (s *Scheduler) admitPod(p cluster.Pod, g *podgroup.PodGroup) (*cluster.PodInfo, error) {
 	prio, policy, err := PodPriority(&s.classes, &p, g)
 	if err != nil {
 		return nil, err

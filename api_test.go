@@ -98,7 +98,7 @@ func TestInvariantCheckerCatches(t *testing.T) {
 	require.ErrorContains(t, ts.CheckInvariants(), "the cache has it on")
 
 	ts = build()
-	ts.groups["default/g"].conditions[0].Status = podgroup.ConditionFalse
+	ts.group("default/g").conditions[0].Status = podgroup.ConditionFalse
 	require.ErrorContains(t, ts.CheckInvariants(), "went back from True")
 
 	ts = build()

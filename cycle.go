@@ -147,7 +147,7 @@ func (s *Scheduler) placeRoot(p *profile, tree *placement.TreeNode) placement.Tr
 // its reason, every leaf its condition, then workload-aware preemption
 // runs; the root backs off, even when preemption succeeded (nothing is
 // bound in this cycle).
-func (s *Scheduler) failRoot(it *queue.Item[entry], p *profile, root podgroup.Ref, leaves []*groupRecord, out placement.TreeResult, pending []*podRecord, res CycleResult) (CycleResult, error) {
+func (s *Scheduler) failRoot(it *queue.Item[entry], p *profile, root podgroup.Ref, leaves []groupID, out placement.TreeResult, pending []*podRecord, res CycleResult) (CycleResult, error) {
 	msg := out.Message
 	if out.Feasible {
 		// the policy was met by members scheduled earlier, but no pod was
@@ -185,8 +185,9 @@ const errPodGroupUnschedulable = "pod group is unschedulable"
 // event, and the reasons of its pods still pending. rootMsg is "" when the
 // cycle bound pods, else why it failed; a leaf the cycle never reached (an
 // earlier sibling made its composite give up) fails with that reason.
-func (s *Scheduler) explainLeaves(leaves []*groupRecord, out placement.TreeResult, rootMsg string) {
-	for _, gr := range leaves {
+func (s *Scheduler) explainLeaves(leaves []groupID, out placement.TreeResult, rootMsg string) {
+	for _, id := range leaves {
+		gr := s.groupRecords.at(id)
 		lr, evaluated := out.Leaves[gr.group.Key()]
 		if !evaluated && rootMsg == "" {
 			continue // under a composite that gave up inside a successful root
@@ -224,11 +225,12 @@ func (s *Scheduler) explainLeaves(leaves []*groupRecord, out placement.TreeResul
 // errorCycle ends a cycle that could not judge its groups (invalid
 // members, a broken topology constraint): SchedulerError on every group,
 // the reason on every pending pod, nothing bound, error backoff.
-func (s *Scheduler) errorCycle(it *queue.Item[entry], leaves []*groupRecord, pending []*podRecord, msg string, res CycleResult) (CycleResult, error) {
+func (s *Scheduler) errorCycle(it *queue.Item[entry], leaves []groupID, pending []*podRecord, msg string, res CycleResult) (CycleResult, error) {
 	for _, r := range pending {
 		s.failAttempt(r, msg)
 	}
-	for _, gr := range leaves {
+	for _, id := range leaves {
+		gr := s.groupRecords.at(id)
 		gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonSchedulerError, msg, s.now)
 		s.emit(Event{Kind: EventGroupFailed, Group: Ref{Kind: KindPodGroup, Key: gr.group.Key()}, Reason: msg})
 	}
@@ -240,7 +242,7 @@ func (s *Scheduler) errorCycle(it *queue.Item[entry], leaves []*groupRecord, pen
 // member of the hierarchy, pending or scheduled, names this scheduler, has
 // the root's priority and the root's preemption policy. It returns the
 // first problem, or "".
-func (s *Scheduler) validateRoot(root podgroup.Ref, leaves []*groupRecord, first *podRecord) string {
+func (s *Scheduler) validateRoot(root podgroup.Ref, leaves []groupID, first *podRecord) string {
 	what := "pod group"
 	if root.Composite {
 		what = "composite pod group"
@@ -250,7 +252,8 @@ func (s *Scheduler) validateRoot(root podgroup.Ref, leaves []*groupRecord, first
 	if s.profiles[scheduler] == nil {
 		return fmt.Sprintf("pod %s names scheduler %q, which no profile has", first.info.Key().Display(), scheduler)
 	}
-	for _, gr := range leaves {
+	for _, id := range leaves {
+		gr := s.groupRecords.at(id)
 		for k := range gr.members.Members() {
 			p := s.records.at(gr.pods[k]).info
 			switch {
@@ -271,7 +274,7 @@ func (s *Scheduler) validateRoot(root podgroup.Ref, leaves []*groupRecord, first
 // pods (which pin its topology domain and count in its placement score).
 func (s *Scheduler) buildTree(ref podgroup.Ref) *placement.TreeNode {
 	if !ref.Composite {
-		gr := s.groups[ref.Key]
+		gr := s.group(ref.Key)
 		return &placement.TreeNode{Key: ref.Key, Leaf: s.leafRequest(gr, s.pending(gr))}
 	}
 	c := &s.composites[ref.Key].cpg
@@ -306,7 +309,7 @@ func (s *Scheduler) rootGroup(root podgroup.Ref) *fw.Group {
 	if root.Composite {
 		return s.buildTree(root).Composite
 	}
-	gr := s.groups[root.Key]
+	gr := s.group(root.Key)
 	return s.leafRequest(gr, s.pending(gr)).Group
 }
 

@@ -43,41 +43,26 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 		f.explainer.wire(p.pods)
 	}
 
-	// records, each copied once: pods are named by ID, so only the links
-	// to group records need mapping
-	f.records = s.records.clone()
+	// records, each copied once, linked by ID as they were; what a record
+	// holds that changes in place is copied too
+	f.records = podTable{s.records.clone()}
 	f.pods = maps.Clone(s.pods)
-	groups := make(map[*groupRecord]*groupRecord, len(s.groups))
-	for key, g := range s.groups {
-		c := *g
-		c.members = g.members.Clone()
-		c.conditions = slices.Clone(g.conditions)
-		f.groups[key], groups[g] = &c, &c
-	}
-	for _, g := range f.groups {
+	f.groupRecords = groupTable{s.groupRecords.clone()}
+	f.groups = maps.Clone(s.groups)
+	leaves := make(map[*podgroup.PodGroup]*podgroup.PodGroup, len(s.groups))
+	for _, id := range f.groups {
+		g := f.groupRecords.at(id)
+		g.members = g.members.Clone()
+		g.conditions = slices.Clone(g.conditions)
 		g.pods = maps.Clone(g.pods)
-		if g.self != nil {
-			g.self = []*groupRecord{g}
-		}
-	}
-	for _, id := range f.pods {
-		if r := f.records.at(id); r.group != nil {
-			r.group = groups[r.group]
-		}
+		leaves[&s.groupRecords.at(id).group] = &g.group
 	}
 	composites := make(map[*podgroup.CompositePodGroup]*podgroup.CompositePodGroup, len(s.composites))
 	for key, c := range s.composites {
 		cp := *c
-		cp.leaves = make([]*groupRecord, len(c.leaves))
-		for i, l := range c.leaves {
-			cp.leaves[i] = groups[l]
-		}
+		cp.leaves = slices.Clone(c.leaves)
 		f.composites[key] = &cp
 		composites[&c.cpg] = &cp.cpg
-	}
-	leaves := make(map[*podgroup.PodGroup]*podgroup.PodGroup, len(groups))
-	for old, g := range groups {
-		leaves[&old.group] = &g.group
 	}
 	f.forest = s.forest.Clone(func(g *podgroup.PodGroup) *podgroup.PodGroup { return leaves[g] },
 		func(c *podgroup.CompositePodGroup) *podgroup.CompositePodGroup { return composites[c] })

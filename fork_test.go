@@ -236,3 +236,36 @@ func TestRunningPodKeptOnce(t *testing.T) {
 	require.Same(t, bound, r.info)
 	require.Equal(t, r.node, r.info.Pod().NodeName)
 }
+
+// A composite's list of leaves is its own in each copy: children defined
+// after the fork, different in each, leave the other's list as it was.
+func TestForkKeepsCompositeLeavesApart(t *testing.T) {
+	s, err := New(Config{CheckInvariants: true})
+	require.NoError(t, err)
+	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(64000, 64<<30, 110)}))
+	require.NoError(t, s.AddCompositePodGroup(podgroup.CompositePodGroup{Name: "c", Policy: podgroup.Gang, MinGroupCount: 5}))
+	child := func(s *Scheduler, name string) {
+		require.NoError(t, s.AddPodGroup(podgroup.PodGroup{Name: name, Parent: "c", Policy: podgroup.Gang, MinCount: 1}))
+		require.NoError(t, s.AddPod(cluster.Pod{Name: name + "-0", PodGroup: name, Requests: cluster.NewResources(100, 1<<20, 0)}, 0))
+	}
+	for _, g := range []string{"g1", "g2", "g3"} {
+		child(s, g)
+	}
+	require.NoError(t, s.Run())
+	f, err := s.Fork()
+	require.NoError(t, err)
+	child(s, "h-parent")
+	child(f, "h-fork")
+	for _, sc := range []*Scheduler{s, f} {
+		require.NoError(t, sc.Run())
+		require.NoError(t, sc.CheckInvariants())
+	}
+	leaves := func(sc *Scheduler) (names []string) {
+		for _, id := range sc.leafRecords(podgroup.Ref{Composite: true, Key: "default/c"}) {
+			names = append(names, sc.groupRecords.at(id).group.Name)
+		}
+		return names
+	}
+	require.Equal(t, []string{"g1", "g2", "g3", "h-parent"}, leaves(s))
+	require.Equal(t, []string{"g1", "g2", "g3", "h-fork"}, leaves(f))
+}

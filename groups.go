@@ -15,20 +15,21 @@ import (
 // groupRecord is the scheduler's record of a PodGroup: the object as
 // admitted, its known members and its status conditions.
 type groupRecord struct {
+	id         groupID
 	group      podgroup.PodGroup
 	members    podgroup.Membership
 	pods       map[cluster.PodKey]podID // known members, any phase but gone
 	conditions podgroup.Conditions
-	itemKey    string         // its queue key when it is a root
-	self       []*groupRecord // itself, as the leaves of a root PodGroup
+	itemKey    string    // its queue key when it is a root
+	self       []groupID // itself, as the leaves of a root PodGroup
 }
 
 // compositeRecord is the scheduler's record of a CompositePodGroup.
 type compositeRecord struct {
 	cpg          podgroup.CompositePodGroup
 	itemKey      string
-	leaves       []*groupRecord // the PodGroups below, in child order
-	leavesForest int            // the forest version leaves was taken at
+	leaves       []groupID // the PodGroups below, in child order
+	leavesForest int       // the forest version leaves was taken at
 	// readyChildren counts the children that are ready (treeReady),
 	// kept as members come and go.
 	readyChildren int
@@ -56,7 +57,7 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 	if err := g.Validate(); err != nil {
 		return err
 	}
-	if _, ok := s.groups[g.Key()]; ok {
+	if s.groups[g.Key()] != 0 {
 		return fmt.Errorf("%w: pod group %s", ErrDuplicate, g.Key())
 	}
 	prio, policy, err := GroupPriority(&s.classes, "pod group "+g.Key(), g.Priority, g.PriorityClassName, g.PreemptionPolicy, s.parentOf(g.Namespace, g.Parent))
@@ -64,21 +65,22 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 		return err
 	}
 	g.Priority, g.PreemptionPolicy = &prio, policy
-	gr := &groupRecord{group: g, pods: map[cluster.PodKey]podID{}, itemKey: "podgroup/" + g.Key()}
-	gr.self = []*groupRecord{gr}
 	// the members that arrived first are admitted again before anything
 	// changes: an error leaves the scheduler as it was
 	waiting := s.orphans[g.Key()]
-	readmitted, err := s.readmit(waiting, gr)
+	readmitted, err := s.readmit(waiting, &g)
 	if err != nil {
 		return err
 	}
+	gr := s.groupRecords.add(groupRecord{group: g, pods: map[cluster.PodKey]podID{}, itemKey: "podgroup/" + g.Key()})
+	gr.self = []groupID{gr.id}
 	if err := s.forest.AddGroup(&gr.group); err != nil {
+		s.groupRecords.dropLast()
 		return err
 	}
 	s.extendLeaves(gr)
 	s.forestVersion++
-	s.groups[g.Key()] = gr
+	s.groups[g.Key()] = gr.id
 	delete(s.orphans, g.Key())
 	for i, id := range waiting {
 		r := s.records.at(id)
@@ -94,13 +96,13 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 // admission gives them now that the group is known (nil: unchanged). A
 // member already running must have the group's priority: no later cycle
 // could fix it.
-func (s *Scheduler) readmit(waiting []podID, gr *groupRecord) ([]*cluster.PodInfo, error) {
+func (s *Scheduler) readmit(waiting []podID, g *podgroup.PodGroup) ([]*cluster.PodInfo, error) {
 	out := make([]*cluster.PodInfo, len(waiting))
 	for i, id := range waiting {
 		r := s.records.at(id)
 		if r.phase != PhasePending {
-			if p := gr.group.EffectivePriority(); r.info.Priority() != p {
-				return nil, &cluster.FieldError{Sentinel: ErrAdmission, Object: "pod group " + gr.group.Key(), Field: "priority",
+			if p := g.EffectivePriority(); r.info.Priority() != p {
+				return nil, &cluster.FieldError{Sentinel: ErrAdmission, Object: "pod group " + g.Key(), Field: "priority",
 					Detail: fmt.Sprintf("%d differs from the priority %d of its running member %s", p, r.info.Priority(), r.info.Key())}
 			}
 			continue
@@ -108,7 +110,7 @@ func (s *Scheduler) readmit(waiting []podID, gr *groupRecord) ([]*cluster.PodInf
 		if r.spec == nil {
 			continue
 		}
-		info, err := s.admitPod(*r.spec, gr)
+		info, err := s.admitPod(*r.spec, g)
 		if err != nil {
 			return nil, err
 		}
@@ -152,8 +154,8 @@ func (s *Scheduler) AddCompositePodGroup(c podgroup.CompositePodGroup) error {
 
 // PodGroup returns the status of a PodGroup by "namespace/name".
 func (s *Scheduler) PodGroup(key string) (GroupStatus, bool) {
-	gr, ok := s.groups[key]
-	if !ok {
+	gr := s.group(key)
+	if gr == nil {
 		return GroupStatus{}, false
 	}
 	return gr.status(), true
@@ -163,7 +165,7 @@ func (s *Scheduler) PodGroup(key string) (GroupStatus, bool) {
 func (s *Scheduler) PodGroups() iter.Seq[GroupStatus] {
 	return func(yield func(GroupStatus) bool) {
 		for _, k := range slices.Sorted(mapKeys(s.groups)) {
-			if !yield(s.groups[k].status()) {
+			if !yield(s.group(k).status()) {
 				return
 			}
 		}
@@ -185,7 +187,7 @@ func groupKeyOf(p *cluster.Pod) string { return podgroup.Key(p.Namespace, p.PodG
 // is defined.
 func (s *Scheduler) attach(r *podRecord) {
 	key := groupKeyOf(r.info.Pod())
-	if gr, ok := s.groups[key]; ok {
+	if gr := s.group(key); gr != nil {
 		s.join(gr, r)
 		return
 	}
@@ -193,7 +195,7 @@ func (s *Scheduler) attach(r *podRecord) {
 }
 
 func (s *Scheduler) join(gr *groupRecord, r *podRecord) {
-	r.group = gr
+	r.group = gr.id
 	gr.pods[r.info.Key()] = r.id
 	state := podgroup.Unscheduled
 	if r.phase == PhaseBound {
@@ -262,7 +264,7 @@ func (s *Scheduler) rootItemKey(ref podgroup.Ref) string {
 	if ref.Composite {
 		return s.composites[ref.Key].itemKey
 	}
-	return s.groups[ref.Key].itemKey
+	return s.group(ref.Key).itemKey
 }
 
 // offerGroup keeps the queue item of the group's root in step with its
@@ -334,7 +336,7 @@ const changedSinceAttempt = -1
 // readinessChanged).
 func (s *Scheduler) treeReady(ref podgroup.Ref) bool {
 	if !ref.Composite {
-		gr := s.groups[ref.Key]
+		gr := s.group(ref.Key)
 		return gr.members.Known() >= gr.group.Quorum()
 	}
 	c := s.composites[ref.Key]
@@ -379,10 +381,10 @@ func (s *Scheduler) changeMembers(gr *groupRecord, change func(*podgroup.Members
 // reason follows the counts without an event (see gatedReason).
 func (s *Scheduler) explainGate(pods []*podRecord) {
 	for _, r := range pods {
-		if r.gated || r.phase != PhasePending || r.group == nil {
+		if r.gated || r.phase != PhasePending || r.group == 0 {
 			continue
 		}
-		s.setReason(r, s.gateMessage(podgroup.Ref{Key: r.group.group.Key()}))
+		s.setReason(r, s.gateMessage(podgroup.Ref{Key: s.groupOf(r).group.Key()}))
 		r.gated = true
 	}
 }
@@ -390,8 +392,8 @@ func (s *Scheduler) explainGate(pods []*podRecord) {
 // gatedReason is a pod's reason as it stands: for a pod waiting on its
 // group's quorum, what it waits for now.
 func (s *Scheduler) gatedReason(r *podRecord) string {
-	if r.gated && r.group != nil {
-		return s.gateMessage(podgroup.Ref{Key: r.group.group.Key()})
+	if r.gated && r.group != 0 {
+		return s.gateMessage(podgroup.Ref{Key: s.groupOf(r).group.Key()})
 	}
 	return r.reason
 }
@@ -400,7 +402,7 @@ func (s *Scheduler) gatedReason(r *podRecord) string {
 // up: the leaf's missing pods, else the first composite above short of
 // ready children.
 func (s *Scheduler) gateMessage(ref podgroup.Ref) string {
-	if gr := s.groups[ref.Key]; !ref.Composite && gr.members.Known() < gr.group.Quorum() {
+	if gr := s.group(ref.Key); !ref.Composite && gr.members.Known() < gr.group.Quorum() {
 		missing := gr.group.Quorum() - gr.members.Known()
 		return fmt.Sprintf("waiting for %d more %s of group %s: minCount %d",
 			missing, plural(missing, "pod", "pods"), displayName(gr.group.Namespace, gr.group.Name), gr.group.Quorum())
@@ -436,7 +438,7 @@ func (s *Scheduler) rootPriority(ref podgroup.Ref) int32 {
 	if ref.Composite {
 		return s.composites[ref.Key].cpg.EffectivePriority()
 	}
-	return s.groups[ref.Key].group.EffectivePriority()
+	return s.group(ref.Key).group.EffectivePriority()
 }
 
 // rootPolicy is the preemption policy of a root group.
@@ -444,7 +446,7 @@ func (s *Scheduler) rootPolicy(ref podgroup.Ref) cluster.PreemptionPolicy {
 	if ref.Composite {
 		return s.composites[ref.Key].cpg.EffectivePreemptionPolicy()
 	}
-	return s.groups[ref.Key].group.EffectivePreemptionPolicy()
+	return s.group(ref.Key).group.EffectivePreemptionPolicy()
 }
 
 // rootName is the name of a root group.
@@ -452,19 +454,19 @@ func (s *Scheduler) rootName(ref podgroup.Ref) string {
 	if ref.Composite {
 		return s.composites[ref.Key].cpg.Name
 	}
-	return s.groups[ref.Key].group.Name
+	return s.group(ref.Key).group.Name
 }
 
-// leafRecords returns the records of every leaf under ref, in child order
+// leafRecords returns the IDs of every leaf under ref, in child order
 // (shared: never modify the slice).
-func (s *Scheduler) leafRecords(ref podgroup.Ref) []*groupRecord {
+func (s *Scheduler) leafRecords(ref podgroup.Ref) []groupID {
 	if !ref.Composite {
-		return s.groups[ref.Key].self
+		return s.group(ref.Key).self
 	}
 	c := s.composites[ref.Key]
 	if c.leaves == nil || c.leavesForest != s.forestVersion {
 		leaves := s.forest.Leaves(ref)
-		c.leaves = make([]*groupRecord, len(leaves))
+		c.leaves = make([]groupID, len(leaves))
 		for i, l := range leaves {
 			c.leaves[i] = s.groups[l.Key]
 		}
@@ -486,7 +488,7 @@ func (s *Scheduler) extendLeaves(gr *groupRecord) {
 		last = last && len(kids) > 0 && kids[len(kids)-1] == ref
 		c := s.composites[up.Key]
 		if last && c.leaves != nil && c.leavesForest == s.forestVersion {
-			c.leaves = append(c.leaves, gr)
+			c.leaves = append(c.leaves, gr.id)
 			c.leavesForest = s.forestVersion + 1 // the version about to be
 		}
 		ref = up
@@ -498,10 +500,11 @@ func (s *Scheduler) extendLeaves(gr *groupRecord) {
 func (s *Scheduler) hierarchyPending(ref podgroup.Ref) []*podRecord {
 	leaves := s.leafRecords(ref)
 	if len(leaves) == 1 {
-		return s.pending(leaves[0])
+		return s.pending(s.groupRecords.at(leaves[0]))
 	}
 	var out []*podRecord
-	for _, gr := range leaves {
+	for _, id := range leaves {
+		gr := s.groupRecords.at(id)
 		out = append(out, s.pending(gr)...)
 	}
 	return out
@@ -510,7 +513,8 @@ func (s *Scheduler) hierarchyPending(ref podgroup.Ref) []*podRecord {
 // pendingCount counts the pending pods of every leaf under ref.
 func (s *Scheduler) pendingCount(ref podgroup.Ref) int {
 	n := 0
-	for _, gr := range s.leafRecords(ref) {
+	for _, id := range s.leafRecords(ref) {
+		gr := s.groupRecords.at(id)
 		n += gr.members.Count(podgroup.Unscheduled)
 	}
 	return n

@@ -75,8 +75,8 @@ func (s *Scheduler) checkReadiness() error {
 			return invariantError("composite %s lists %d leaves, it has %d", key, len(cached), len(leaves))
 		}
 		for i, l := range leaves {
-			if cached[i].group.Key() != l.Key {
-				return invariantError("composite %s lists leaf %s at %d, it is %s", key, cached[i].group.Key(), i, l.Key)
+			if s.groupRecords.at(cached[i]).group.Key() != l.Key {
+				return invariantError("composite %s lists leaf %s at %d, it is %s", key, s.groupRecords.at(cached[i]).group.Key(), i, l.Key)
 			}
 		}
 	}
@@ -127,17 +127,17 @@ func (s *Scheduler) checkPodAccounts() error {
 func (s *Scheduler) checkWaiting(r *podRecord) error {
 	key := r.info.Key()
 	if r.info.Pod().PodGroup != "" {
-		if r.group == nil {
+		if r.group == 0 {
 			gk := podgroup.Key(r.info.Pod().Namespace, r.info.Pod().PodGroup)
 			if !slices.Contains(s.orphans[gk], r.id) {
 				return invariantError("pod %s waits for group %s but is not among its waiting pods", key, gk)
 			}
 			return nil
 		}
-		if st, ok := r.group.members.State(key); !ok || st != podgroup.Unscheduled {
+		if st, ok := s.groupOf(r).members.State(key); !ok || st != podgroup.Unscheduled {
 			return invariantError("pending pod %s is not an unscheduled member of its group", key)
 		}
-		root := s.forest.Root(podgroup.Ref{Key: r.group.group.Key()})
+		root := s.forest.Root(podgroup.Ref{Key: s.groupOf(r).group.Key()})
 		if _, queued := s.queue.Get(s.rootItemKey(root)); !queued {
 			return invariantError("pending pod %s: its root group %s is not queued", key, root.Key)
 		}
@@ -157,7 +157,7 @@ func (s *Scheduler) checkConditions() error {
 		s.invariants.wasTrue = map[string]bool{}
 	}
 	for _, key := range slices.Sorted(mapKeys(s.groups)) {
-		c, ok := s.groups[key].conditions.Get(podgroup.ConditionInitiallyScheduled)
+		c, ok := s.group(key).conditions.Get(podgroup.ConditionInitiallyScheduled)
 		isTrue := ok && c.Status == podgroup.ConditionTrue
 		if s.invariants.wasTrue[key] && !isTrue {
 			return invariantError("group %s: condition %s went back from True", key, podgroup.ConditionInitiallyScheduled)
@@ -184,7 +184,7 @@ func (s *Scheduler) checkVictims() error {
 			}
 			prio = r.info.Priority()
 		case KindPodGroup:
-			prio = s.groups[e.By.Key].group.EffectivePriority()
+			prio = s.group(e.By.Key).group.EffectivePriority()
 		case KindCompositePodGroup:
 			prio = s.composites[e.By.Key].cpg.EffectivePriority()
 		default:
@@ -203,11 +203,11 @@ func (s *Scheduler) checkVictims() error {
 func (s *Scheduler) checkCycle(res CycleResult) error {
 	for _, b := range res.Bound {
 		r := s.record(b.Pod)
-		if r == nil || r.group == nil {
+		if r == nil || r.group == 0 {
 			continue
 		}
-		g := &r.group.group
-		if n := r.group.members.Scheduled(); n < g.Quorum() {
+		g := &s.groupOf(r).group
+		if n := s.groupOf(r).members.Scheduled(); n < g.Quorum() {
 			return invariantError("cycle at %v bound pods of group %s, leaving %d scheduled below its quorum %d", res.At, g.Key(), n, g.Quorum())
 		}
 	}

@@ -45,11 +45,15 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 	if s.pods[p.Key()] != 0 {
 		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
 	}
-	group := s.groups[groupKeyOf(&p)]
+	group := s.group(groupKeyOf(&p))
 	if !shared {
 		p = p.Clone()
 	}
-	info, err := s.admitPod(p, group)
+	var def *podgroup.PodGroup
+	if group != nil {
+		def = &group.group
+	}
+	info, err := s.admitPod(p, def)
 	if err != nil {
 		return err
 	}
@@ -116,9 +120,9 @@ func (s *Scheduler) setPending(r *podRecord) error {
 		}
 	}
 	if r.info.Pod().PodGroup != "" {
-		if r.group != nil {
-			r.group.members.Set(r.info.Key(), podgroup.Unscheduled) // known already: readiness stays
-			return s.offerGroup(r.group, []*podRecord{r})
+		if r.group != 0 {
+			s.groupOf(r).members.Set(r.info.Key(), podgroup.Unscheduled) // known already: readiness stays
+			return s.offerGroup(s.groupOf(r), []*podRecord{r})
 		}
 		p := r.info.Pod()
 		s.setReason(r, fmt.Sprintf("pod group %s does not exist: the pod waits until it is created", displayName(p.Namespace, p.PodGroup)))
@@ -171,8 +175,8 @@ func (s *Scheduler) markBound(r *podRecord, node string) {
 	r.runs++
 	s.nominations.taken(r, node)
 	s.dryRuns.forget(r.info)
-	if r.group != nil {
-		r.group.members.Set(r.info.Key(), podgroup.Bound)
+	if r.group != 0 {
+		s.groupOf(r).members.Set(r.info.Key(), podgroup.Bound)
 	}
 	if r.duration > 0 {
 		s.addTimer(timer{at: addTime(s.now, r.duration), kind: timerPodDone, pod: r.id, token: r.runs})
@@ -193,7 +197,8 @@ func (s *Scheduler) waitsOnPods(e entry) bool {
 	if r := s.records.at(e.pod); r != nil {
 		return waitsOnPods(r.info.Pod())
 	}
-	for _, gr := range s.leafRecords(e.root) {
+	for _, id := range s.leafRecords(e.root) {
+		gr := s.groupRecords.at(id)
 		for _, id := range gr.pods {
 			if r := s.records.at(id); r.phase == PhasePending && waitsOnPods(r.info.Pod()) {
 				return true
@@ -273,11 +278,11 @@ func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
 		r.node = ""
 	}
 	switch {
-	case r.group != nil:
-		s.changeMembers(r.group, func(m *podgroup.Membership) { m.Remove(r.info.Key()) })
-		delete(r.group.pods, r.info.Key())
+	case r.group != 0:
+		s.changeMembers(s.groupOf(r), func(m *podgroup.Membership) { m.Remove(r.info.Key()) })
+		delete(s.groupOf(r).pods, r.info.Key())
 		if pending {
-			return s.offerGroup(r.group, nil)
+			return s.offerGroup(s.groupOf(r), nil)
 		}
 	case r.info.Pod().PodGroup != "":
 		s.dropOrphan(r)

@@ -61,7 +61,7 @@ func (s *Scheduler) unitsOnNode(node int) []*preemption.Unit {
 	pods := ni.PodList()
 	loneOnly := true
 	for _, p := range pods {
-		if r := s.record(p.Key()); r != nil && r.group != nil {
+		if r := s.record(p.Key()); r != nil && r.group != 0 {
 			loneOnly = false
 			break
 		}
@@ -125,10 +125,10 @@ type cachedUnits struct {
 // kube-scheduler types it.
 func (s *Scheduler) unitOf(p *cluster.PodInfo) *preemption.Unit {
 	r := s.record(p.Key())
-	if r == nil || r.group == nil {
+	if r == nil || r.group == 0 {
 		return preemption.NewPodUnit(p)
 	}
-	chain := append([]podgroup.Ref{{Key: r.group.group.Key()}}, s.forest.Ancestors(podgroup.Ref{Key: r.group.group.Key()})...)
+	chain := append([]podgroup.Ref{{Key: s.groupOf(r).group.Key()}}, s.forest.Ancestors(podgroup.Ref{Key: s.groupOf(r).group.Key()})...)
 	var top *podgroup.Ref
 	for i := range chain {
 		if s.disruptsAll(chain[i]) {
@@ -141,7 +141,7 @@ func (s *Scheduler) unitOf(p *cluster.PodInfo) *preemption.Unit {
 	}
 	var pods []*cluster.PodInfo
 	for _, leaf := range s.forest.Leaves(*top) {
-		for k, st := range s.groups[leaf.Key].members.Members() {
+		for k, st := range s.group(leaf.Key).members.Members() {
 			if st == podgroup.Unscheduled {
 				continue
 			}
@@ -160,7 +160,7 @@ func (s *Scheduler) disruptsAll(ref podgroup.Ref) bool {
 	if ref.Composite {
 		return s.composites[ref.Key].cpg.EffectiveDisruptionMode() == podgroup.DisruptAll
 	}
-	return s.groups[ref.Key].group.EffectiveDisruptionMode() == podgroup.DisruptAll
+	return s.group(ref.Key).group.EffectiveDisruptionMode() == podgroup.DisruptAll
 }
 
 // evictVictims evicts the victims a preemption chose, for the preemptor by:

@@ -2,69 +2,105 @@ package gangsim
 
 import "github.com/gangsim/gangsim/cluster"
 
-// podID names a pod's record in the scheduler's record table; 0 names no
-// pod. Records refer to pods by ID, not by pointer (queue entries, group
-// members, nominations, members waiting for their group): a million pod
-// records are then a few thousand arrays instead of a million objects for
-// the garbage collector to trace, and a fork copies the table with every
-// link in it still right.
-type podID int32
+// Records refer to each other by ID, not by pointer: queue entries, group
+// members, nominations, members waiting for their group and timers name
+// pods by podID; pods name their group, and composites their leaves, by
+// groupID. A million pod records are then a few thousand arrays instead of
+// a million objects for the garbage collector to trace, and a fork copies
+// the tables with every link in them still right. ID 0 names nothing.
+type (
+	podID   int32
+	groupID int32
+)
 
-// recordChunk is the number of records a chunk of the table holds. Chunks
-// never move, so a *podRecord taken from the table stays valid while
-// records are added.
+// recordChunk is the number of records a chunk of a table holds. Chunks
+// never move, so a pointer taken from a table stays valid while records
+// are added.
 const recordChunk = 256
 
-// podTable holds the pod records, in arrival order; records are never
-// removed (a deleted pod keeps its record and its key).
-type podTable struct {
-	chunks []*[recordChunk]podRecord
+// table holds records in the order they were added; records are never
+// removed (a deleted pod keeps its record and its key; groups are never
+// deleted).
+type table[T any] struct {
+	chunks [][]T
 	n      int // IDs handed out, counting the unused 0
 }
 
-// add stores r and returns its ID.
-func (t *podTable) add(r podRecord) *podRecord {
+// add stores r and returns where, and its ID.
+func (t *table[T]) add(r T) (*T, int) {
 	if t.n == 0 {
-		t.n = 1 // ID 0 names no pod
+		t.n = 1 // ID 0 names nothing
 	}
 	if t.n/recordChunk == len(t.chunks) {
-		t.chunks = append(t.chunks, new([recordChunk]podRecord))
+		t.chunks = append(t.chunks, make([]T, recordChunk))
 	}
-	id := podID(t.n)
+	id := t.n
 	t.n++
-	r.id = id
 	slot := &t.chunks[id/recordChunk][id%recordChunk]
 	*slot = r
-	return slot
+	return slot, id
+}
+
+// dropLast takes back the record added last, for an addition that fails
+// after it.
+func (t *table[T]) dropLast() {
+	t.n--
+	var zero T
+	t.chunks[t.n/recordChunk][t.n%recordChunk] = zero
 }
 
 // at returns the record of id, or nil for 0.
-func (t *podTable) at(id podID) *podRecord {
+func (t *table[T]) at(id int) *T {
 	if id == 0 {
 		return nil
 	}
 	return &t.chunks[id/recordChunk][id%recordChunk]
 }
 
-// clone copies every record.
-func (t *podTable) clone() podTable {
-	c := podTable{chunks: make([]*[recordChunk]podRecord, len(t.chunks)), n: t.n}
+// clone copies every record (shallowly: what records point to outside
+// the tables is shared or copied by the caller).
+func (t *table[T]) clone() table[T] {
+	c := table[T]{chunks: make([][]T, len(t.chunks)), n: t.n}
 	for i, ch := range t.chunks {
-		cp := *ch
-		c.chunks[i] = &cp
+		c.chunks[i] = append([]T(nil), ch...)
 	}
 	return c
 }
 
-// idOf is r's ID, or 0 for nil.
-func idOf(r *podRecord) podID {
-	if r == nil {
-		return 0
-	}
-	return r.id
+// podTable holds the pod records.
+type podTable struct{ table[podRecord] }
+
+func (t *podTable) add(r podRecord) *podRecord {
+	slot, id := t.table.add(r)
+	slot.id = podID(id)
+	return slot
 }
+
+func (t *podTable) at(id podID) *podRecord { return t.table.at(int(id)) }
+
+// groupTable holds the PodGroup records.
+type groupTable struct{ table[groupRecord] }
+
+func (t *groupTable) add(r groupRecord) *groupRecord {
+	slot, id := t.table.add(r)
+	slot.id = groupID(id)
+	return slot
+}
+
+func (t *groupTable) at(id groupID) *groupRecord { return t.table.at(int(id)) }
 
 // record returns the record of the pod key names, or nil.
 func (s *Scheduler) record(key cluster.PodKey) *podRecord {
 	return s.records.at(s.pods[key])
+}
+
+// group returns the record of the PodGroup key names, or nil.
+func (s *Scheduler) group(key string) *groupRecord {
+	return s.groupRecords.at(s.groups[key])
+}
+
+// groupOf returns the record of r's PodGroup, or nil when it has none
+// (yet).
+func (s *Scheduler) groupOf(r *podRecord) *groupRecord {
+	return s.groupRecords.at(r.group)
 }

@@ -60,15 +60,16 @@ type entry struct {
 // in parallel. What it hands out (statuses, evictions, explanations, the
 // configuration, nodes) is a copy, or a read-only view where it says so.
 type Scheduler struct {
-	cfg        Config
-	cache      *cluster.Cache
-	snap       *cluster.Snapshot
-	queue      *queue.Queue[entry]
-	pods       map[cluster.PodKey]podID
-	records    podTable
-	groups     map[string]*groupRecord // by "namespace/name"
-	composites map[string]*compositeRecord
-	forest     podgroup.Forest
+	cfg          Config
+	cache        *cluster.Cache
+	snap         *cluster.Snapshot
+	queue        *queue.Queue[entry]
+	pods         map[cluster.PodKey]podID
+	records      podTable
+	groups       map[string]groupID // by "namespace/name"
+	groupRecords groupTable
+	composites   map[string]*compositeRecord
+	forest       podgroup.Forest
 	// forestVersion changes whenever a group joins the forest; per-root
 	// caches derived from it are valid while it holds.
 	forestVersion int
@@ -108,7 +109,7 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 	s := &Scheduler{
 		cache:      cluster.NewCache(),
 		pods:       map[cluster.PodKey]podID{},
-		groups:     map[string]*groupRecord{},
+		groups:     map[string]groupID{},
 		composites: map[string]*compositeRecord{},
 		orphans:    map[string][]podID{},
 		profiles:   map[string]*profile{},
@@ -286,7 +287,7 @@ type podRecord struct {
 	endedAt   time.Duration
 	runs      int          // bindings so far; tells a stale completion timer apart
 	attempts  int          // group cycles this pod took part in (orders group members)
-	group     *groupRecord // nil for a pod outside any group
+	group     groupID      // 0 for a pod outside any group, or whose group is not defined yet
 	nominated string       // node preemption nominated it to; "" for none
 	lastFit   *fw.FitError // the node by node rejections of its last failed attempt
 	shape     int32        // see Scheduler.shape; 0 until its first failure
