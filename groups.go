@@ -30,9 +30,12 @@ type compositeRecord struct {
 	itemKey      string
 	leaves       []groupID // the PodGroups below, in child order
 	leavesForest int       // the forest version leaves was taken at
-	// readyChildren counts the children that are ready (treeReady),
-	// kept as members come and go.
+	// readyChildren counts the children that are ready (treeReady), and
+	// pending the unscheduled members of the PodGroups below, kept as
+	// members come and go (changeMembers): a composite built child by
+	// child costs linear time, not quadratic.
 	readyChildren int
+	pending       int
 }
 
 // GroupStatus is what the scheduler knows of a PodGroup.
@@ -369,8 +372,13 @@ func (s *Scheduler) readinessChanged(ref podgroup.Ref, ready bool) {
 // readiness counts of its ancestors in step.
 func (s *Scheduler) changeMembers(gr *groupRecord, change func(*podgroup.Membership)) {
 	ref := podgroup.Ref{Key: gr.group.Key()}
-	was := s.treeReady(ref)
+	was, before := s.treeReady(ref), gr.members.Count(podgroup.Unscheduled)
 	change(&gr.members)
+	if d := gr.members.Count(podgroup.Unscheduled) - before; d != 0 {
+		for _, up := range s.forest.Ancestors(ref) {
+			s.composites[up.Key].pending += d
+		}
+	}
 	if now := s.treeReady(ref); now != was {
 		s.readinessChanged(ref, now)
 	}
@@ -512,10 +520,8 @@ func (s *Scheduler) hierarchyPending(ref podgroup.Ref) []*podRecord {
 
 // pendingCount counts the pending pods of every leaf under ref.
 func (s *Scheduler) pendingCount(ref podgroup.Ref) int {
-	n := 0
-	for _, id := range s.leafRecords(ref) {
-		gr := s.groupRecords.at(id)
-		n += gr.members.Count(podgroup.Unscheduled)
+	if ref.Composite {
+		return s.composites[ref.Key].pending
 	}
-	return n
+	return s.group(ref.Key).members.Count(podgroup.Unscheduled)
 }

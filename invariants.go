@@ -69,6 +69,13 @@ func (s *Scheduler) checkReadiness() error {
 		if ready != c.readyChildren {
 			return invariantError("composite %s counts %d ready children, %d are", key, c.readyChildren, ready)
 		}
+		pending := 0
+		for _, l := range s.forest.Leaves(podgroup.Ref{Composite: true, Key: key}) {
+			pending += s.group(l.Key).members.Count(podgroup.Unscheduled)
+		}
+		if pending != c.pending {
+			return invariantError("composite %s counts %d pending pods below it, %d are", key, c.pending, pending)
+		}
 		leaves := s.forest.Leaves(podgroup.Ref{Composite: true, Key: key})
 		cached := s.leafRecords(podgroup.Ref{Composite: true, Key: key})
 		if len(leaves) != len(cached) {

@@ -121,7 +121,7 @@ func (s *Scheduler) setPending(r *podRecord) error {
 	}
 	if r.info.Pod().PodGroup != "" {
 		if r.group != 0 {
-			s.groupOf(r).members.Set(r.info.Key(), podgroup.Unscheduled) // known already: readiness stays
+			s.changeMembers(s.groupOf(r), func(m *podgroup.Membership) { m.Set(r.info.Key(), podgroup.Unscheduled) })
 			return s.offerGroup(s.groupOf(r), []*podRecord{r})
 		}
 		p := r.info.Pod()
@@ -176,7 +176,7 @@ func (s *Scheduler) markBound(r *podRecord, node string) {
 	s.nominations.taken(r, node)
 	s.dryRuns.forget(r.info)
 	if r.group != 0 {
-		s.groupOf(r).members.Set(r.info.Key(), podgroup.Bound)
+		s.changeMembers(s.groupOf(r), func(m *podgroup.Membership) { m.Set(r.info.Key(), podgroup.Bound) })
 	}
 	if r.duration > 0 {
 		s.addTimer(timer{at: addTime(s.now, r.duration), kind: timerPodDone, pod: r.id, token: r.runs})
