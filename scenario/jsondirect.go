@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -48,6 +49,7 @@ type jsonDirect struct {
 	// scenario are read-only.
 	maps   map[string]map[string]string
 	mapKey []byte
+	pairs  [][2]string // a map's pairs while it is read
 }
 
 // internLimit bounds the shared strings: past it, map strings are new
@@ -257,17 +259,25 @@ func (s *jsonDirect) array(v reflect.Value) bool {
 	}
 }
 
-// stringMap decodes an object of scalars into a map[string]string.
+// stringMap decodes an object of scalars into a map[string]string. The
+// pairs are read into a scratch list first, so that a map equal to one
+// decoded before is shared without making a new one to throw away (a
+// million pods with a few distinct request maps make a few maps).
 func (s *jsonDirect) stringMap(v reflect.Value) bool {
 	if s.peek() != '{' {
 		return false
 	}
 	s.pos++
-	m := map[string]string{}
+	pairs := s.pairs[:0]
+	defer func() { s.pairs = pairs[:0] }()
 	for first := true; ; first = false {
 		if s.peek() == '}' {
 			s.pos++
-			v.Set(reflect.ValueOf(s.shared(m)))
+			m, ok := s.shared(pairs)
+			if !ok {
+				return false // a key twice
+			}
+			v.Set(reflect.ValueOf(m))
 			return true
 		}
 		if !first {
@@ -284,9 +294,6 @@ func (s *jsonDirect) stringMap(v reflect.Value) bool {
 			return false
 		}
 		s.pos++
-		if _, twice := m[key]; twice {
-			return false
-		}
 		var val string
 		if s.peek() == 'n' {
 			if !s.literal("null") {
@@ -295,39 +302,43 @@ func (s *jsonDirect) stringMap(v reflect.Value) bool {
 		} else if val, ok = s.scalarText(true); !ok {
 			return false
 		}
-		m[key] = val
+		pairs = append(pairs, [2]string{key, val})
 	}
 }
 
-// scalarText is the text of a scalar as the node tree gives it to a
-// string: a string's contents, a number or true/false as written. Keys of
-// an object must be strings.
-// shared returns a map equal to m decoded before, or m.
-func (s *jsonDirect) shared(m map[string]string) map[string]string {
-	if len(m) == 0 {
-		return m
+// shared returns the map of pairs: one equal to a map decoded before, or a
+// new one; false when a key comes twice.
+func (s *jsonDirect) shared(pairs [][2]string) (map[string]string, bool) {
+	if len(pairs) == 0 {
+		return map[string]string{}, true
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	slices.SortStableFunc(pairs, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
 	b := s.mapKey[:0]
-	for _, k := range keys {
-		b = strconv.AppendQuote(b, k)
-		b = strconv.AppendQuote(append(b, ':'), m[k])
+	for i, kv := range pairs {
+		if i > 0 && pairs[i-1][0] == kv[0] {
+			return nil, false
+		}
+		b = strconv.AppendQuote(b, kv[0])
+		b = strconv.AppendQuote(append(b, ':'), kv[1])
 	}
 	s.mapKey = b
 	if old, ok := s.maps[string(b)]; ok {
-		return old
+		return old, true
+	}
+	m := make(map[string]string, len(pairs))
+	for _, kv := range pairs {
+		m[kv[0]] = kv[1]
 	}
 	if s.maps == nil || len(s.maps) >= internLimit {
 		s.maps = map[string]map[string]string{}
 	}
 	s.maps[string(b)] = m
-	return m
+	return m, true
 }
 
+// scalarText is the text of a scalar as the node tree gives it to a
+// string: a string's contents, a number or true/false as written. Keys of
+// an object must be strings.
 func (s *jsonDirect) scalarText(intern bool) (string, bool) {
 	switch c := s.peek(); {
 	case c == '"':
