@@ -53,9 +53,13 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry]) (CycleResult, error) {
 	}
 	p := s.profileFor(r.info)
 	if f := s.knownFailure(p, r); f != nil {
-		// a pod of its shape failed this way with the cluster as it is
-		s.failFit(r, f.fit.For(r.info.Key()))
-		res.Status = NewStatus(Unschedulable, r.reason)
+		// a pod of its shape failed this way with the cluster as it is:
+		// its rejections and its status are that pod's, shared
+		s.failFit(r, f.fit)
+		if f.status == nil {
+			f.status = NewStatus(Unschedulable, r.reason)
+		}
+		res.Status = f.status
 		return res, s.queue.ParkFor(it.Key, s.now, s.version, f.wakeOn)
 	}
 	wasNominated := r.nominated != ""

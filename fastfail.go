@@ -29,6 +29,7 @@ type failures struct {
 type shapeFailure struct {
 	p      *profile
 	fit    *fw.FitError // read-only, shared
+	status *Status      // the cycles' status, made by the first (read-only, shared)
 	wakeOn uint64
 	snap   *cluster.Snapshot
 	pos    cluster.FeedPos

@@ -289,7 +289,7 @@ type podRecord struct {
 	attempts  int          // group cycles this pod took part in (orders group members)
 	group     groupID      // 0 for a pod outside any group, or whose group is not defined yet
 	nominated string       // node preemption nominated it to; "" for none
-	lastFit   *fw.FitError // the node by node rejections of its last failed attempt
+	lastFit   *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
 	shape     int32        // see Scheduler.shape; 0 until its first failure
 	shapeGen  uint32       // the failures.gen its shape id is from
 }
