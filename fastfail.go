@@ -97,6 +97,7 @@ func (s *Scheduler) rememberFailure(p *profile, r *podRecord, fit *fw.FitError, 
 	if s.failures.byShape == nil {
 		s.failures.byShape = map[int32]*shapeFailure{}
 	}
+	fit.Summarize() // read by every pod that fails alike
 	s.failures.byShape[key] = &shapeFailure{p: p, fit: fit, wakeOn: wakeOn, snap: s.snap, pos: s.snap.FeedPos(), nomPos: s.nominations.changePos()}
 }
 

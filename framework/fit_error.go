@@ -40,12 +40,19 @@ type fitSummary struct {
 // the same node statuses (shared, not copied), its message and resolvable
 // nodes computed once for all such pods.
 func (e *FitError) For(pod cluster.PodKey) *FitError {
-	if e.summary == nil {
-		e.summary = &fitSummary{msg: e.message(), resolvable: e.resolvableNodes(), plugins: e.rejectors()}
-	}
+	e.Summarize()
 	c := *e
 	c.Pod = pod
 	return &c
+}
+
+// Summarize computes e's message, resolvable nodes and rejecting plugins
+// once, for a FitError that is read many times (shared by the pods that
+// failed alike); e must not change afterwards.
+func (e *FitError) Summarize() {
+	if e.summary == nil {
+		e.summary = &fitSummary{msg: e.message(), resolvable: e.resolvableNodes(), plugins: e.rejectors()}
+	}
 }
 
 // Error renders kube-scheduler's message: "0/5 nodes are available: 2
