@@ -45,9 +45,9 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 
 	// records, each copied once, linked by ID as they were; what a record
 	// holds that changes in place is copied too
-	f.records = podTable{s.records.clone()}
+	f.records = s.records.clone()
 	f.pods = maps.Clone(s.pods)
-	f.groupRecords = groupTable{s.groupRecords.clone()}
+	f.groupRecords = s.groupRecords.clone()
 	f.groups = maps.Clone(s.groups)
 	leaves := make(map[*podgroup.PodGroup]*podgroup.PodGroup, len(s.groups))
 	for _, id := range f.groups {

@@ -75,7 +75,8 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 	if err != nil {
 		return err
 	}
-	gr := s.groupRecords.add(groupRecord{group: g, pods: map[cluster.PodKey]podID{}, itemKey: "podgroup/" + g.Key()})
+	gr, id := s.groupRecords.add(groupRecord{group: g, pods: map[cluster.PodKey]podID{}, itemKey: "podgroup/" + g.Key()})
+	gr.id = id
 	gr.self = []groupID{gr.id}
 	if err := s.forest.AddGroup(&gr.group); err != nil {
 		s.groupRecords.dropLast()

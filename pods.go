@@ -66,7 +66,8 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 			return err
 		}
 	}
-	r = s.records.add(*r)
+	r, id := s.records.add(*r)
+	r.id = id
 	s.pods[p.Key()] = r.id
 	if p.PodGroup != "" {
 		s.attach(r)

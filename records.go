@@ -18,16 +18,21 @@ type (
 // are added.
 const recordChunk = 256
 
-// table holds records in the order they were added; records are never
-// removed (a deleted pod keeps its record and its key; groups are never
-// deleted).
-type table[T any] struct {
+// table holds records in the order they were added, named by IDs of type
+// ID; records are never removed (a deleted pod keeps its record and its
+// key; groups are never deleted).
+type table[T any, ID ~int32] struct {
 	chunks [][]T
 	n      int // IDs handed out, counting the unused 0
 }
 
+type (
+	podTable   = table[podRecord, podID]
+	groupTable = table[groupRecord, groupID]
+)
+
 // add stores r and returns where, and its ID.
-func (t *table[T]) add(r T) (*T, int) {
+func (t *table[T, ID]) add(r T) (*T, ID) {
 	if t.n == 0 {
 		t.n = 1 // ID 0 names nothing
 	}
@@ -38,19 +43,19 @@ func (t *table[T]) add(r T) (*T, int) {
 	t.n++
 	slot := &t.chunks[id/recordChunk][id%recordChunk]
 	*slot = r
-	return slot, id
+	return slot, ID(id)
 }
 
 // dropLast takes back the record added last, for an addition that fails
 // after it.
-func (t *table[T]) dropLast() {
+func (t *table[T, ID]) dropLast() {
 	t.n--
 	var zero T
 	t.chunks[t.n/recordChunk][t.n%recordChunk] = zero
 }
 
 // at returns the record of id, or nil for 0.
-func (t *table[T]) at(id int) *T {
+func (t *table[T, ID]) at(id ID) *T {
 	if id == 0 {
 		return nil
 	}
@@ -59,35 +64,13 @@ func (t *table[T]) at(id int) *T {
 
 // clone copies every record (shallowly: what records point to outside
 // the tables is shared or copied by the caller).
-func (t *table[T]) clone() table[T] {
-	c := table[T]{chunks: make([][]T, len(t.chunks)), n: t.n}
+func (t *table[T, ID]) clone() table[T, ID] {
+	c := table[T, ID]{chunks: make([][]T, len(t.chunks)), n: t.n}
 	for i, ch := range t.chunks {
 		c.chunks[i] = append([]T(nil), ch...)
 	}
 	return c
 }
-
-// podTable holds the pod records.
-type podTable struct{ table[podRecord] }
-
-func (t *podTable) add(r podRecord) *podRecord {
-	slot, id := t.table.add(r)
-	slot.id = podID(id)
-	return slot
-}
-
-func (t *podTable) at(id podID) *podRecord { return t.table.at(int(id)) }
-
-// groupTable holds the PodGroup records.
-type groupTable struct{ table[groupRecord] }
-
-func (t *groupTable) add(r groupRecord) *groupRecord {
-	slot, id := t.table.add(r)
-	slot.id = groupID(id)
-	return slot
-}
-
-func (t *groupTable) at(id groupID) *groupRecord { return t.table.at(int(id)) }
 
 // record returns the record of the pod key names, or nil.
 func (s *Scheduler) record(key cluster.PodKey) *podRecord {
