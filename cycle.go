@@ -51,7 +51,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry]) (CycleResult, error) {
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
 		return res, err
 	}
-	p := s.profileFor(r.info)
+	p := s.profileOf(r)
 	if f := s.knownFailure(p, r); f != nil {
 		// a pod of its shape failed this way with the cluster as it is:
 		// its rejections and its status are that pod's, shared

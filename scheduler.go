@@ -79,6 +79,7 @@ type Scheduler struct {
 	failures      failures            // the last fruitless cycle per pod shape
 	orphans       map[string][]podID  // members whose group is not defined yet
 	profiles      map[string]*profile // by scheduler name
+	profileList   []*profile          // in configuration order
 	nominations   *nominator
 	classes       cluster.PriorityClasses
 	now           time.Duration
@@ -162,12 +163,29 @@ func (s *Scheduler) addProfile(cp *Profile, reg Registry, i int) error {
 	p.pods.Nominations = s.nominations
 	s.explainer.wire(p.pods)
 	s.profiles[p.name] = p
+	s.profileList = append(s.profileList, p)
 	return nil
 }
 
 // profileFor returns the profile a pod names, or nil.
 func (s *Scheduler) profileFor(pod *cluster.PodInfo) *profile {
 	return s.profiles[pod.Pod().EffectiveSchedulerName()]
+}
+
+// profileOf is profileFor(r.info), remembered in the record: a pod
+// retried a thousand times reads its pod object once, not at every retry
+// (in a busy cluster of 50,000 pods that read is a cache miss, a quarter
+// of a fast-failed cycle). Profiles never change, and a fork has them in
+// the same order.
+func (s *Scheduler) profileOf(r *podRecord) *profile {
+	if r.profile == 0 {
+		p := s.profileFor(r.info)
+		if p == nil {
+			return nil
+		}
+		r.profile = int32(slices.Index(s.profileList, p) + 1)
+	}
+	return s.profileList[r.profile-1]
 }
 
 // Config returns a copy of the configuration with defaults applied; the
@@ -292,6 +310,7 @@ type podRecord struct {
 	lastFit   *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
 	shape     int32        // see Scheduler.shape; 0 until its first failure
 	shapeGen  uint32       // the failures.gen its shape id is from
+	profile   int32        // see profileOf; 0 until looked up
 }
 
 // podStatus is r's status with its reason as it stands now.
