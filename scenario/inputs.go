@@ -43,7 +43,7 @@ func LoadFiles(paths []string, opts ...Option) (*Scenario, error) {
 		}
 		files = append(files, File{Name: p, Data: data})
 	}
-	return ParseFiles(files, opts...)
+	return parseFiles(files, true, opts...)
 }
 
 // readLimited reads a file of at most limit bytes; a larger one is an
@@ -75,6 +75,14 @@ func readLimited(path string, limit int64) ([]byte, error) {
 
 // ParseFiles is LoadFiles on contents held in memory.
 func ParseFiles(files []File, opts ...Option) (*Scenario, error) {
+	return parseFiles(files, false, opts...)
+}
+
+// parseFiles parses files; when they are its own (read by LoadFiles), a
+// file's bytes are let go once decoded, before the scenario is built from
+// them: nothing decoded points into them, and a 100 MB file is then not
+// held while a million pods are made.
+func parseFiles(files []File, own bool, opts ...Option) (*Scenario, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no input file", ErrScenario)
 	}
@@ -82,13 +90,16 @@ func ParseFiles(files []File, opts ...Option) (*Scenario, error) {
 	var ws warnings
 	ins := make([]*input, 0, len(files))
 	names := make([]string, 0, len(files))
-	for _, f := range files {
+	for i, f := range files {
 		if size := int64(len(f.Data)); size > o.limits.FileSize {
 			return nil, fileTooLarge(f.Name, size, o.limits.FileSize)
 		}
 		in, err := readInput(f.Name, f.Data, &ws, o.limits)
 		if err != nil {
 			return nil, err
+		}
+		if own {
+			files[i].Data = nil
 		}
 		ins = append(ins, in)
 		names = append(names, f.Name)

@@ -22,58 +22,55 @@ func (b *builder) pods(f *file) error {
 	// counts (which may yet break the limit) grow as they expand
 	b.sc.Pods = slices.Grow(b.sc.Pods, min(n, b.opts.limits.Pods, 2*len(f.Pods)))
 	for i := range f.Pods {
-		s := &f.Pods[i]
-		pods, err := b.expandPod(s, i)
-		if err != nil {
+		if err := b.expandPod(&f.Pods[i], i); err != nil {
 			return err
 		}
-		b.sc.Pods = append(b.sc.Pods, pods...)
 	}
 	return nil
 }
 
-// expandPod converts the pod entry at index i, expanding count; each copy
-// names its entry and its own name as its source ("pods[3] (web-2)").
-func (b *builder) expandPod(s *podSpec, i int) ([]Pod, error) {
+// expandPod converts the pod entry at index i into the scenario's pods,
+// expanding count; each copy names its entry and its own name as its
+// source ("pods[3] (web-2)").
+func (b *builder) expandPod(s *podSpec, i int) error {
 	where := b.entry(s.src, "pods", i, s.Name)
 	if err := b.checkNames(s.Line, where, s.Name, s.Namespace); err != nil {
-		return nil, err
+		return err
 	}
 	if s.PodGroup != "" {
 		if err := nameError(s.PodGroup, false); err != nil {
-			return nil, b.fail(s.Line, where+".podGroup", err)
+			return b.fail(s.Line, where+".podGroup", err)
 		}
 	}
 	p, err := b.podTemplate(s, where)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	at, err := parseTime(s.At)
 	if err != nil {
-		return nil, b.fail(s.Line, where+".at", err)
+		return b.fail(s.Line, where+".at", err)
 	}
 	duration, err := parseTime(s.Duration)
 	if err != nil {
-		return nil, b.fail(s.Line, where+".duration", err)
+		return b.fail(s.Line, where+".duration", err)
 	}
 	if p.NodeName != "" && !b.nodeNames[p.NodeName] {
-		return nil, b.failf(s.Line, where+".nodeName", "node %q is not defined", p.NodeName)
+		return b.failf(s.Line, where+".nodeName", "node %q is not defined", p.NodeName)
 	}
 	names, err := b.expandNames(s.Name, s.Count, b.opts.limits.Pods, s.Line, where)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make([]Pod, 0, len(names))
 	for _, name := range names {
 		c := p // the copies share the template's maps: read-only (Scenario)
 		c.Name = name
 		key := c.Key()
 		if b.podNames[key] {
-			return nil, b.failf(s.Line, where+".name", "pod %s is defined twice", key.Display())
+			return b.failf(s.Line, where+".name", "pod %s is defined twice", key.Display())
 		}
 		b.podNames[key] = true
 		if err := c.Validate(); err != nil {
-			return nil, b.fail(s.Line, where, err)
+			return b.fail(s.Line, where, err)
 		}
 		src := Source{File: b.file, Line: s.Line, Path: where}
 		switch {
@@ -82,9 +79,9 @@ func (b *builder) expandPod(s *podSpec, i int) ([]Pod, error) {
 		case name != s.Name:
 			src.Path = entry("pods", i, name) // a copy of a counted entry
 		}
-		out = append(out, Pod{Pod: c, At: at, Duration: duration, Source: src})
+		b.sc.Pods = append(b.sc.Pods, Pod{Pod: c, At: at, Duration: duration, Source: src})
 	}
-	return out, nil
+	return nil
 }
 
 // podTemplate converts the fields every expanded copy shares, and checks
