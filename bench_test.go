@@ -78,17 +78,33 @@ func BenchmarkScheduleGangs(b *testing.B) {
 // BenchmarkScheduleTopologyGangs places 1,000 gangs of 16 pods with a rack
 // topology key on 10,000 nodes in 100 racks and reports groups/s.
 func BenchmarkScheduleTopologyGangs(b *testing.B) {
-	benchGangs(b, 16, "rack", func(b *testing.B) (*Scheduler, []cluster.Pod) {
-		s, ps := benchCluster(b, 0, 16000, 3)
-		for i := range 10000 {
-			n := cluster.Node{Name: fmt.Sprintf("node-%05d", i), Labels: map[string]string{"rack": fmt.Sprintf("rack-%03d", i%100)},
-				Allocatable: cluster.NewResources(32000, 128<<30, 110)}
-			if err := s.AddNode(n); err != nil {
-				b.Fatal(err)
-			}
+	benchGangs(b, 16, "rack", func(b *testing.B) (*Scheduler, []cluster.Pod) { return rackCluster(b, false) })
+}
+
+// rackCluster is 10,000 nodes in 100 racks and 16,000 pods of 20 request
+// shapes; oneShape gives the pods of each run of 16 the first one's.
+func rackCluster(b *testing.B, oneShape bool) (*Scheduler, []cluster.Pod) {
+	s, ps := benchCluster(b, 0, 16000, 3)
+	if oneShape {
+		for i := range ps {
+			ps[i].Requests = ps[i-i%16].Requests
 		}
-		return s, ps
-	})
+	}
+	for i := range 10000 {
+		n := cluster.Node{Name: fmt.Sprintf("node-%05d", i), Labels: map[string]string{"rack": fmt.Sprintf("rack-%03d", i%100)},
+			Allocatable: cluster.NewResources(32000, 128<<30, 110)}
+		if err := s.AddNode(n); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return s, ps
+}
+
+// BenchmarkScheduleTopologyGangsOneShape is BenchmarkScheduleTopologyGangs
+// with the pods of a gang alike, as pods made from one template are: a
+// gang then has one pod signature instead of a dozen.
+func BenchmarkScheduleTopologyGangsOneShape(b *testing.B) {
+	benchGangs(b, 16, "rack", func(b *testing.B) (*Scheduler, []cluster.Pod) { return rackCluster(b, true) })
 }
 
 // benchGangs builds a cluster, adds 1,000 gangs of size pods (minCount
