@@ -108,7 +108,8 @@ func (s *Status) IsRejected() bool {
 	return c == Unschedulable || c == UnschedulableAndUnresolvable
 }
 
-// Reasons returns the reasons.
+// Reasons returns the reasons, read-only: a status may be shared (the
+// cycles of pods that fail alike share one).
 func (s *Status) Reasons() []string {
 	if s == nil {
 		return nil
