@@ -201,3 +201,22 @@ func TestGroupGainingMemberIsRetried(t *testing.T) {
 	ts.run()
 	require.Equal(t, 2, ts.boundCount("a"))
 }
+
+// A PodGroup the hierarchy refuses (its parent is not defined) leaves no
+// record behind: the next group takes its place in the table and works.
+func TestRefusedGroupLeavesNoRecord(t *testing.T) {
+	ts := newTestSched(t, Config{CheckInvariants: true})
+	require.NoError(t, ts.AddNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(8000, 8<<30, 110)}))
+	require.ErrorIs(t, ts.AddPodGroup(podgroup.PodGroup{Name: "orphan", Parent: "missing", Policy: podgroup.Gang, MinCount: 1}), podgroup.ErrHierarchy)
+	_, ok := ts.PodGroup("default/orphan")
+	require.False(t, ok)
+	require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 2}))
+	require.Equal(t, groupID(1), ts.groups["default/g"], "the refused group's ID is taken again")
+	for i := range 2 {
+		require.NoError(t, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("g-%d", i), PodGroup: "g", Requests: cluster.NewResources(100, 1<<20, 0)}, 0))
+	}
+	require.NoError(t, ts.Run())
+	gs, _ := ts.PodGroup("default/g")
+	require.Equal(t, 2, gs.Scheduled)
+	require.NoError(t, ts.CheckInvariants())
+}
