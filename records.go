@@ -5,8 +5,8 @@ import "github.com/gangsim/gangsim/cluster"
 // Records refer to each other by ID, not by pointer: queue entries, group
 // members, nominations, members waiting for their group and timers name
 // pods by podID; pods name their group, and composites their leaves, by
-// groupID. A million pod records are then a few thousand arrays instead of
-// a million objects for the garbage collector to trace, and a fork copies
+// groupID. A million pod records are then a few thousand allocations
+// instead of a million, links are 4 bytes instead of 8, and a fork copies
 // the tables with every link in them still right. ID 0 names nothing.
 type (
 	podID   int32
