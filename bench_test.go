@@ -206,10 +206,10 @@ func benchWorkloads(b *testing.B, shape func(p *cluster.Pod, app string)) {
 // of 8 pods x 8 GPUs arriving every 30 s and running 2 hours, so that
 // most gang cycles fail while they wait; it reports the whole run.
 func BenchmarkBusyGPUCluster(b *testing.B) {
-	benchWholeRun(b, runBusyGPUCluster)
+	benchWholeRun(b, runBusyGPUCluster, false)
 }
 
-func runBusyGPUCluster(b *testing.B, s *Scheduler) {
+func runBusyGPUCluster(b testing.TB, s *Scheduler) {
 	for i := range 640 {
 		n := cluster.Node{Name: fmt.Sprintf("node-%03d", i), Labels: map[string]string{"rack": fmt.Sprintf("rack-%02d", i/16)},
 			Allocatable: cluster.NewResources(64000, 512<<30, 110).With("nvidia.com/gpu", 8)}
@@ -244,7 +244,6 @@ func runBusyGPUCluster(b *testing.B, s *Scheduler) {
 	if err := s.Run(); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(s.Stats().Cycles), "cycles")
 }
 
 // BenchmarkOversubscribedDays is an oversubscribed cluster: 2,000 nodes,
@@ -253,12 +252,12 @@ func runBusyGPUCluster(b *testing.B, s *Scheduler) {
 // holds, and 40 node failures (each node back two hours later). It reports
 // the whole run.
 func BenchmarkOversubscribedDays(b *testing.B) {
-	benchWholeRun(b, func(b *testing.B, s *Scheduler) { runOversubscribed(b, s, 2000, 50000) })
+	benchWholeRun(b, func(b testing.TB, s *Scheduler) { runOversubscribed(b, s, 2000, 50000) }, true)
 }
 
 // runOversubscribed runs the oversubscribed days on nodes nodes with pods
 // pods (the failures scale with the nodes).
-func runOversubscribed(b *testing.B, s *Scheduler, nodes, pods int) {
+func runOversubscribed(b testing.TB, s *Scheduler, nodes, pods int) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	nodeCPU := []int64{8000, 16000, 32000}
 	node := func(i int) cluster.Node {
@@ -320,34 +319,37 @@ func runOversubscribed(b *testing.B, s *Scheduler, nodes, pods int) {
 	if err := s.Run(); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(s.Stats().Cycles), "cycles")
-	b.ReportMetric(float64(s.Stats().Evictions), "evictions")
 }
 
 // BenchmarkOversubscribedSmall is BenchmarkOversubscribedDays on 100
 // nodes with 2,500 pods, for profiling.
 func BenchmarkOversubscribedSmall(b *testing.B) {
-	benchWholeRun(b, func(b *testing.B, s *Scheduler) { runOversubscribed(b, s, 100, 2500) })
+	benchWholeRun(b, func(b testing.TB, s *Scheduler) { runOversubscribed(b, s, 100, 2500) }, true)
 }
 
 // BenchmarkOversubscribedMedium is BenchmarkOversubscribedDays on 400
 // nodes with 10,000 pods: how the cost grows between the small and the
 // full size.
 func BenchmarkOversubscribedMedium(b *testing.B) {
-	benchWholeRun(b, func(b *testing.B, s *Scheduler) { runOversubscribed(b, s, 400, 10000) })
+	benchWholeRun(b, func(b testing.TB, s *Scheduler) { runOversubscribed(b, s, 400, 10000) }, true)
 }
 
 // benchWholeRun times run on a fresh default Scheduler per iteration.
-func benchWholeRun(b *testing.B, run func(*testing.B, *Scheduler)) {
+func benchWholeRun(b *testing.B, run func(testing.TB, *Scheduler), evictions bool) {
 	b.ReportAllocs()
+	var s *Scheduler
 	for b.Loop() {
 		b.StopTimer()
-		s, err := New(Config{})
-		if err != nil {
+		var err error
+		if s, err = New(Config{}); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
 		run(b, s)
+	}
+	b.ReportMetric(float64(s.Stats().Cycles), "cycles")
+	if evictions {
+		b.ReportMetric(float64(s.Stats().Evictions), "evictions")
 	}
 }
 
