@@ -40,9 +40,24 @@ func (f *NodeResourcesFit) ScorePlacement(snap *cluster.Snapshot, _ *fw.Group, p
 	}
 	var want, used, capacity [placementResources]int64
 	var skip [placementResources]bool
+	// cpu and memory, the usual resources, summed in one pass over the
+	// pods (a gang's candidates are scored with the same pods, one after
+	// the other: this loop ran once per pod, resource and candidate)
+	var cpuWant, memWant int64
+	for _, a := range proposed {
+		c, m := a.Pod.NonZeroRequests()
+		cpuWant, memWant = cpuWant+c, memWant+m
+	}
 	for i, r := range f.Resources {
-		for _, a := range proposed {
-			want[i] += nonZeroRequest(a.Pod, r.Name)
+		switch r.Name {
+		case cluster.ResourceCPU:
+			want[i] = cpuWant
+		case cluster.ResourceMemory:
+			want[i] = memWant
+		default:
+			for _, a := range proposed {
+				want[i] += nonZeroRequest(a.Pod, r.Name)
+			}
 		}
 		skip[i] = r.Name == cluster.ResourcePods || want[i] == 0 && isScalar(r.Name)
 	}
