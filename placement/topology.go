@@ -24,12 +24,14 @@ var ErrTopology = errors.New("placement: topology")
 // no topology key the parent placement is the only candidate.
 //
 // Domains over all nodes come from the snapshot (built once per
-// NodeVersion); within a parent placement they are built from the parent's
-// nodes and remembered while the node version holds. Placements come in
+// NodeVersion), and their placements are remembered while it holds; within
+// a parent placement they are built from the parent's nodes and remembered
+// likewise. The placements handed out are shared: read-only. Placements come in
 // label-value order. A TopologyPlacement caches per scheduler: do not
 // share one between schedulers.
 type TopologyPlacement struct {
 	version int64
+	all     map[string][]fw.Placement    // the domains of a key over all nodes
 	within  map[withinKey][]fw.Placement // domains inside a parent placement
 }
 
@@ -77,13 +79,17 @@ func (tp *TopologyPlacement) GeneratePlacements(snap *cluster.Snapshot, g *fw.Gr
 func (tp *TopologyPlacement) generate(snap *cluster.Snapshot, key string, parent fw.Placement) []fw.Placement {
 	ds := snap.Domains(key)
 	if tp.within == nil || tp.version != snap.NodeVersion() {
-		tp.within, tp.version = map[withinKey][]fw.Placement{}, snap.NodeVersion()
+		tp.all, tp.within, tp.version = map[string][]fw.Placement{}, map[withinKey][]fw.Placement{}, snap.NodeVersion()
 	}
 	if parent.Nodes == nil {
+		if out, ok := tp.all[key]; ok {
+			return out
+		}
 		out := make([]fw.Placement, len(ds.Values))
 		for i, v := range ds.Values {
 			out[i] = fw.Placement{Name: v, Nodes: ds.Nodes[i], Key: key, Domain: i}
 		}
+		tp.all[key] = out
 		return out
 	}
 	if len(parent.Nodes) == 0 {
