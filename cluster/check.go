@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // ErrInconsistent is wrapped by every violation CheckConsistency finds.
@@ -27,6 +28,7 @@ func (c *Cache) CheckConsistency() error {
 		}
 		var sum Resources
 		var cpu, mem int64
+		var prios []priorityCount
 		for _, pi := range ni.pods {
 			if where, dup := seen[pi.key]; dup {
 				err = bad("pod %s is on nodes %q and %q", pi.key, where, ni.node.Name)
@@ -44,12 +46,15 @@ func (c *Cache) CheckConsistency() error {
 			sum = sum.Add(pi.request)
 			cpu += pi.nonZeroCPU
 			mem += pi.nonZeroMem
+			addPriority(&prios, pi.priority, 1)
 		}
 		switch {
 		case !sum.Equal(ni.requested):
 			err = bad("node %q accounts %v requested, its pods sum to %v", ni.node.Name, ni.requested, sum)
 		case cpu != ni.nonZeroCPU || mem != ni.nonZeroMem:
 			err = bad("node %q accounts %d/%d scoring cpu/memory, its pods sum to %d/%d", ni.node.Name, ni.nonZeroCPU, ni.nonZeroMem, cpu, mem)
+		case !slices.Equal(prios, ni.priorities):
+			err = bad("node %q counts its pods by priority as %v, they are %v", ni.node.Name, ni.priorities, prios)
 		case !sum.Fits(ni.node.Allocatable):
 			err = bad("node %q holds %v, more than its allocatable %v", ni.node.Name, sum, ni.node.Allocatable)
 		}

@@ -167,6 +167,9 @@ type NodeInfo struct {
 	podsWithAffinity     int32
 	podsWithRequiredAnti int32
 	index                int32 // position in its snapshot; -1 in the cache
+	// priorities counts the pods by priority, so that a snapshot taking
+	// the node in or out counts its pods without reading each
+	priorities []priorityCount
 }
 
 // Node returns the node. It is shared: never modify it.
@@ -238,6 +241,7 @@ func (ni *NodeInfo) removePodAt(pos int) *PodInfo {
 }
 
 func (ni *NodeInfo) account(pi *PodInfo, sign int64) {
+	addPriority(&ni.priorities, pi.priority, sign)
 	ni.requested.addInPlace(pi.request, sign)
 	ni.nonZeroCPU += sign * pi.nonZeroCPU
 	ni.nonZeroMem += sign * pi.nonZeroMem
@@ -272,6 +276,7 @@ func (ni *NodeInfo) Clone() *NodeInfo {
 func (ni *NodeInfo) clone() *NodeInfo {
 	cp := *ni
 	cp.pods = slices.Clone(ni.pods)
+	cp.priorities = slices.Clone(ni.priorities)
 	cp.requested = ni.requested.clone()
 	return &cp
 }

@@ -194,8 +194,8 @@ func (s *Snapshot) rebuild(c *Cache, fresh map[string]*NodeInfo) {
 func (s *Snapshot) countNode(ni *NodeInfo, sign int64) {
 	s.podsWithAffinity += sign * int64(ni.podsWithAffinity)
 	s.podsWithRequiredAnti += sign * int64(ni.podsWithRequiredAnti)
-	for _, pi := range ni.pods {
-		s.countPriority(pi.priority, sign)
+	for _, pc := range ni.priorities {
+		addPriority(&s.priorities, pc.p, sign*pc.n)
 	}
 }
 
@@ -207,7 +207,7 @@ func (s *Snapshot) countPod(pi *PodInfo, sign int64) {
 	if pi.HasRequiredAntiAffinity() {
 		s.podsWithRequiredAnti += sign
 	}
-	s.countPriority(pi.priority, sign)
+	addPriority(&s.priorities, pi.priority, sign)
 }
 
 // priorityCount is how many pods of one priority the nodes hold.
@@ -216,19 +216,24 @@ type priorityCount struct {
 	n int64
 }
 
-// countPriority adds sign pods of priority p. Pods come in a few
-// priorities: a short sorted list, searched from the front.
-func (s *Snapshot) countPriority(p int32, sign int64) {
+// addPriority adds n pods of priority p to the counts. Pods come in a few
+// priorities: a short list sorted by priority, searched from the front,
+// with no zero count.
+func addPriority(counts *[]priorityCount, p int32, n int64) {
+	cs := *counts
 	i := 0
-	for i < len(s.priorities) && s.priorities[i].p < p {
+	for i < len(cs) && cs[i].p < p {
 		i++
 	}
-	if i == len(s.priorities) || s.priorities[i].p != p {
-		s.priorities = slices.Insert(s.priorities, i, priorityCount{p: p})
+	if i == len(cs) || cs[i].p != p {
+		cs = slices.Insert(cs, i, priorityCount{p: p})
 	}
-	if s.priorities[i].n += sign; s.priorities[i].n == 0 {
-		s.priorities = slices.Delete(s.priorities, i, i+1)
+	if cs[i].n += n; cs[i].n == 0 {
+		if cs = slices.Delete(cs, i, i+1); len(cs) == 0 {
+			cs = nil // as it was before the first pod: equal states compare equal
+		}
 	}
+	*counts = cs
 }
 
 // LowestPriority returns the lowest priority among the pods on the

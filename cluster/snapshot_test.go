@@ -294,10 +294,13 @@ func checkAccounting(t *testing.T, s *Snapshot) {
 	t.Helper()
 	for _, ni := range s.Nodes() {
 		var sum Resources
+		var prios []priorityCount
 		for pi := range ni.Pods() {
 			sum = sum.Add(pi.Request())
+			addPriority(&prios, pi.Priority(), 1)
 		}
 		require.Equal(t, sum, ni.Requested(), "node %s", ni.Name())
+		require.Equal(t, prios, ni.priorities, "node %s", ni.Name())
 	}
 }
 
