@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"go.yaml.in/yaml/v3"
 
@@ -41,6 +42,9 @@ type builder struct {
 	budgetKeys map[string]string // budgets defined so far, and where
 	tally      *tally            // the pods and nodes of the inputs, against the limits
 	ws         *warnings         // what the inputs hold that the simulation does not use
+	// requests remembers the parsed request maps by identity: the JSON
+	// decoder shares equal maps, so a million pods parse a few
+	requests map[unsafe.Pointer]cluster.Resources
 }
 
 func newBuilder(name string, opts []Option) *builder {

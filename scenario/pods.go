@@ -2,7 +2,9 @@ package scenario
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
+	"unsafe"
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
@@ -84,14 +86,38 @@ func (b *builder) expandPod(s *podSpec, i int) error {
 	return nil
 }
 
+// podRequests parses a pod's requests, once per map: the JSON decoder
+// shares equal maps, so a million pods parse a few. Maps are read-only.
+func (b *builder) podRequests(m map[string]string) (cluster.Resources, error) {
+	id := reflect.ValueOf(m).UnsafePointer()
+	if req, ok := b.requests[id]; ok {
+		return req, nil
+	}
+	// pods passes the name check: Validate says why it cannot be requested
+	if err := checkResourceNames(m, resourcesOfNode); err != nil {
+		return cluster.Resources{}, err
+	}
+	req, err := cluster.ParseResources(m)
+	if err != nil {
+		return cluster.Resources{}, err
+	}
+	if id == nil {
+		return req, nil // no map: nothing to parse again
+	}
+	if b.requests == nil || len(b.requests) >= maxRememberedRequests {
+		b.requests = map[unsafe.Pointer]cluster.Resources{} // maps not shared (YAML): do not grow without end
+	}
+	b.requests[id] = req
+	return req, nil
+}
+
+// maxRememberedRequests bounds the request maps remembered.
+const maxRememberedRequests = 4096
+
 // podTemplate converts the fields every expanded copy shares, and checks
 // its priority as the Scheduler's admission will resolve it.
 func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
-	// pods passes the name check: Validate says why it cannot be requested
-	if err := checkResourceNames(s.Requests, resourcesOfNode); err != nil {
-		return cluster.Pod{}, b.fail(s.Line, where+".requests", err)
-	}
-	req, err := cluster.ParseResources(s.Requests)
+	req, err := b.podRequests(s.Requests)
 	if err != nil {
 		return cluster.Pod{}, b.fail(s.Line, where+".requests", err)
 	}
