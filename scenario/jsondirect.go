@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -318,8 +319,11 @@ func (s *jsonDirect) shared(pairs [][2]string) (map[string]string, bool) {
 		if i > 0 && pairs[i-1][0] == kv[0] {
 			return nil, false
 		}
-		b = strconv.AppendQuote(b, kv[0])
-		b = strconv.AppendQuote(append(b, ':'), kv[1])
+		// lengths first: the key is unambiguous without quoting
+		b = binary.AppendUvarint(b, uint64(len(kv[0])))
+		b = append(b, kv[0]...)
+		b = binary.AppendUvarint(b, uint64(len(kv[1])))
+		b = append(b, kv[1]...)
 	}
 	s.mapKey = b
 	if old, ok := s.maps[string(b)]; ok {
