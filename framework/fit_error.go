@@ -104,7 +104,7 @@ func (e *FitError) message() string {
 
 // Resolvable yields the nodes whose rejection preemption might cure
 // (Unschedulable, not UnschedulableAndUnresolvable), in node order.
-// Read-only: FitErrors made by For share it.
+// Read-only: the pods that fail alike share it.
 func (e *FitError) Resolvable() []int {
 	if e.summary != nil {
 		return e.summary.resolvable
@@ -123,8 +123,8 @@ func (e *FitError) resolvableNodes() []int {
 }
 
 // Plugins returns the names of the plugins that rejected some node, in
-// name order ("" for a rejection that names none). Read-only: FitErrors
-// made by For share it.
+// name order ("" for a rejection that names none). Read-only: the pods that
+// fail alike share it.
 func (e *FitError) Plugins() []string {
 	if e.summary != nil {
 		return e.summary.plugins
