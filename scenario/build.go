@@ -153,10 +153,18 @@ func (b *builder) checkNames(line int, where, name, namespace string) error {
 
 // entry names a list entry: "pods[2] (api)", or "pods[2]" without a name.
 func entry(list string, i int, name string) string {
-	if name == "" {
-		return list + "[" + strconv.Itoa(i) + "]"
+	// one allocation: every pod of a file names its entry
+	var buf [64]byte
+	b := append(buf[:0], list...)
+	b = append(b, '[')
+	b = strconv.AppendInt(b, int64(i), 10)
+	b = append(b, ']')
+	if name != "" {
+		b = append(b, " ("...)
+		b = append(b, name...)
+		b = append(b, ')')
 	}
-	return list + "[" + strconv.Itoa(i) + "] (" + name + ")"
+	return string(b)
 }
 
 func (b *builder) nodes(f *file) error {

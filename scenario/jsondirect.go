@@ -38,10 +38,9 @@ type jsonDirect struct {
 	pos  int
 	line int
 	d    *decoder // for its cache of struct fields
-	// depth is the number of objects open around pos; count is the number
-	// of elements of the last list skipped; skipping is the nesting of the
-	// value being skipped.
-	depth, count, skipping int
+	// depth is the number of objects open around pos; skipping is the
+	// nesting of the value being skipped.
+	depth, skipping int
 	// interned shares the strings of label and resource maps: a million
 	// pods name a few dozen keys and values.
 	interned map[string]string
@@ -232,11 +231,7 @@ func (s *jsonDirect) array(v reflect.Value) bool {
 	if s.depth == 1 {
 		// the file's lists hold up to millions of large elements: counted
 		// first, they are made once instead of grown by copies
-		save, line := s.pos, s.line
-		if s.skip() {
-			size = s.count
-		}
-		s.pos, s.line = save, line
+		size = s.countElements()
 	}
 	s.pos++
 	out := reflect.MakeSlice(v.Type(), 0, size)
@@ -258,6 +253,45 @@ func (s *jsonDirect) array(v reflect.Value) bool {
 			return false
 		}
 	}
+}
+
+// countElements returns how many elements the array at pos holds, reading
+// bytes only: nesting, strings and commas, nothing checked. It is a
+// capacity, never more than the bytes left; the array's decoding checks
+// the syntax.
+func (s *jsonDirect) countElements() int {
+	data := s.data
+	depth, commas, empty := 0, 0, true
+	for i := s.pos; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+			empty = false
+		case '[', '{':
+			if depth++; depth > 1 {
+				empty = false
+			}
+		case ']', '}':
+			if depth--; depth == 0 {
+				if empty {
+					return 0
+				}
+				return commas + 1
+			}
+		case ',':
+			if depth == 1 {
+				commas++
+			}
+		case ' ', '\t', '\n', '\r':
+		default:
+			empty = false
+		}
+	}
+	return 0
 }
 
 // stringMap decodes an object of scalars into a map[string]string. The
@@ -489,14 +523,12 @@ func (s *jsonDirect) skipEmpty() (empty, ok bool) {
 		s.pos++
 		if s.peek() == closing {
 			s.pos++
-			s.count = 0
 			return true, true
 		}
 		for n := 0; ; n++ {
 			first := n == 0
 			if s.peek() == closing {
 				s.pos++
-				s.count = n
 				return false, true
 			}
 			if !first {

@@ -3,6 +3,8 @@ package scenario
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -150,4 +152,46 @@ func TestJSONDirectDeepNesting(t *testing.T) {
 	// YAML in flow style is bounded by the YAML reader
 	_, err = Parse("deep.yaml", []byte("pods: "+strings.Repeat("[", 100_000)+strings.Repeat("]", 100_000)))
 	require.ErrorContains(t, err, "deep.yaml")
+}
+
+// countElements is the length of any well-formed array (nested values,
+// strings with escaped quotes, brackets and commas), and never more than
+// the bytes left on any input.
+func TestCountElements(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var value func(depth int) any
+	value = func(depth int) any {
+		switch k := r.IntN(7); {
+		case k == 0 && depth < 4:
+			list := []any{}
+			for range r.IntN(4) {
+				list = append(list, value(depth+1))
+			}
+			return list
+		case k == 1 && depth < 4:
+			obj := map[string]any{}
+			for range r.IntN(4) {
+				obj[fmt.Sprint(r.IntN(100), `,"]}[{\`)] = value(depth + 1)
+			}
+			return obj
+		case k == 2:
+			return `a,"b"]}\` + fmt.Sprint(r.IntN(10))
+		case k == 3:
+			return nil
+		default:
+			return r.IntN(1000)
+		}
+	}
+	for range 2000 {
+		list := []any{}
+		for range r.IntN(6) {
+			list = append(list, value(1))
+		}
+		data, err := json.MarshalIndent(list, "", strings.Repeat(" ", r.IntN(3)))
+		require.NoError(t, err)
+		s := &jsonDirect{data: data}
+		require.Equal(t, len(list), s.countElements(), "%s", data)
+		s = &jsonDirect{data: data[:r.IntN(len(data)+1)]}
+		require.LessOrEqual(t, s.countElements(), len(s.data))
+	}
 }

@@ -227,20 +227,20 @@ func (t *tally) scenarioEntries(ins []*input) error {
 		f := in.spec
 		for i := range f.Nodes {
 			s := &f.Nodes[i]
-			if err := t.entry(in.name, s.Line, entry("nodes", i, s.Name), s.Count, t.addNodes); err != nil {
+			if err := t.entry(in.name, s.Line, "nodes", i, s.Name, "", s.Count, t.addNodes); err != nil {
 				return err
 			}
 		}
 		for i, e := range f.Events {
 			if e.AddNode != nil {
-				if err := t.entry(in.name, e.Line, entry("events", i, "")+".addNode", nil, t.addNodes); err != nil {
+				if err := t.entry(in.name, e.Line, "events", i, "", ".addNode", nil, t.addNodes); err != nil {
 					return err
 				}
 			}
 		}
 		for i := range f.Pods {
 			s := &f.Pods[i]
-			if err := t.entry(in.name, s.Line, entry("pods", i, s.Name), s.Count, t.addPods); err != nil {
+			if err := t.entry(in.name, s.Line, "pods", i, s.Name, "", s.Count, t.addPods); err != nil {
 				return err
 			}
 		}
@@ -248,16 +248,22 @@ func (t *tally) scenarioEntries(ins []*input) error {
 	return nil
 }
 
-// entry counts one entry of a scenario file.
-func (t *tally) entry(file string, line int, where string, count *int, add func(int) error) error {
+// entry counts entry i of a scenario file's list, named name, or the
+// object in its field (".addNode"). The entry's path is made only for an
+// error: a file may hold a million entries.
+func (t *tally) entry(file string, line int, list string, i int, name, field string, count *int, add func(int) error) error {
 	n := 1
 	if count != nil {
 		if *count < 1 {
 			return nil
 		}
-		n, where = *count, where+".count"
+		n = *count
 	}
 	if err := add(n); err != nil {
+		where := entry(list, i, name) + field
+		if count != nil {
+			where += ".count"
+		}
 		return &FieldError{File: file, Line: line, Path: where, Err: err}
 	}
 	return nil
