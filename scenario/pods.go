@@ -22,7 +22,11 @@ func (b *builder) pods(f *file) error {
 	}
 	// made once for a file of many entries; a few entries with large
 	// counts (which may yet break the limit) grow as they expand
-	b.sc.Pods = slices.Grow(b.sc.Pods, min(n, b.opts.limits.Pods, 2*len(f.Pods)))
+	room := min(n, b.opts.limits.Pods, 2*len(f.Pods))
+	b.sc.Pods = slices.Grow(b.sc.Pods, room)
+	if len(b.podNames) == 0 && room > 64 {
+		b.podNames = make(map[cluster.PodKey]bool, room) // not grown by rehashing
+	}
 	for i := range f.Pods {
 		if err := b.expandPod(&f.Pods[i], i); err != nil {
 			return err
@@ -59,18 +63,21 @@ func (b *builder) expandPod(s *podSpec, i int) error {
 	if p.NodeName != "" && !b.nodeNames[p.NodeName] {
 		return b.failf(s.Line, where+".nodeName", "node %q is not defined", p.NodeName)
 	}
-	names, err := b.expandNames(s.Name, s.Count, b.opts.limits.Pods, s.Line, where)
-	if err != nil {
-		return err
+	one := [1]string{s.Name}
+	names := one[:] // the usual entry, one pod: no list to make
+	if s.Count != nil {
+		if names, err = b.expandNames(s.Name, s.Count, b.opts.limits.Pods, s.Line, where); err != nil {
+			return err
+		}
 	}
 	for _, name := range names {
 		c := p // the copies share the template's maps: read-only (Scenario)
 		c.Name = name
 		key := c.Key()
-		if b.podNames[key] {
+		had := len(b.podNames)
+		if b.podNames[key] = true; len(b.podNames) == had { // one hash, not a lookup and an insert
 			return b.failf(s.Line, where+".name", "pod %s is defined twice", key.Display())
 		}
-		b.podNames[key] = true
 		if err := c.Validate(); err != nil {
 			return b.fail(s.Line, where, err)
 		}
