@@ -66,7 +66,7 @@ func (c Config) withDefaults() Config {
 // same instant. A Queue is not safe for concurrent use.
 type Queue[T any] struct {
 	cfg     Config
-	active  *btree.BTreeG[*Item[T]]
+	active  activeQueue[T]
 	backoff backoffPool[T]
 	// unschedulable is the unschedulable pool, one list per WakeOn set, so
 	// that a change moves only the items it may help without visiting the
@@ -83,7 +83,6 @@ type Queue[T any] struct {
 func New[T any](cfg Config) *Queue[T] {
 	return &Queue[T]{
 		cfg:           cfg.withDefaults(),
-		active:        btree.NewG(32, before[T]),
 		backoff:       newBackoffPool[T](),
 		unschedulable: map[uint64]*parkedList[T]{},
 		gated:         btree.NewG(32, func(a, b *Item[T]) bool { return a.seq < b.seq }),
@@ -117,16 +116,6 @@ func (q *Queue[T]) add(it *Item[T], loc location) error {
 	return nil
 }
 
-func (q *Queue[T]) tree(loc location) *btree.BTreeG[*Item[T]] {
-	switch loc {
-	case inActive:
-		return q.active
-	case inGated:
-		return q.gated
-	}
-	return nil
-}
-
 // parked returns the unschedulable pool's list of the items that wake on
 // wake.
 func (q *Queue[T]) parked(wake uint64) *parkedList[T] {
@@ -154,10 +143,10 @@ func (q *Queue[T]) place(it *Item[T], loc location) {
 		q.backoff.add(it)
 	case inUnschedulable:
 		q.parked(it.WakeOn).add(it)
-	default:
-		if t := q.tree(loc); t != nil {
-			t.ReplaceOrInsert(it)
-		}
+	case inActive:
+		q.active.add(it)
+	case inGated:
+		q.gated.ReplaceOrInsert(it)
 	}
 }
 
@@ -170,10 +159,10 @@ func (q *Queue[T]) unplace(it *Item[T]) {
 	case inUnschedulable:
 		it.loc = nowhere // its entry is stale from now on
 		q.unschedulable[it.WakeOn].removed()
-	default:
-		if t := q.tree(loc); t != nil {
-			t.Delete(it)
-		}
+	case inActive:
+		q.active.remove(it)
+	case inGated:
+		q.gated.Delete(it)
 	}
 	it.loc = nowhere
 }
@@ -263,7 +252,7 @@ func (q *Queue[T]) Flush(now time.Duration) {
 // flight until Requeue, Park, Backoff or Done.
 func (q *Queue[T]) Pop(now time.Duration) (*Item[T], bool) {
 	q.Flush(now)
-	it, ok := q.active.DeleteMin()
+	it, ok := q.active.deleteMin()
 	if !ok {
 		return nil, false
 	}
@@ -274,7 +263,7 @@ func (q *Queue[T]) Pop(now time.Duration) (*Item[T], bool) {
 }
 
 // Peek returns the head of activeQ without taking it.
-func (q *Queue[T]) Peek() (*Item[T], bool) { return q.active.Min() }
+func (q *Queue[T]) Peek() (*Item[T], bool) { return q.active.min() }
 
 func (q *Queue[T]) inFlight(key string) (*Item[T], error) {
 	if it := q.popped; it != nil && it.loc == inFlight && it.Key == key {
@@ -400,7 +389,7 @@ func (q *Queue[T]) Counts() (active, backoff, unschedulable, gated int) {
 	for _, l := range q.unschedulable {
 		unschedulable += l.live
 	}
-	return q.active.Len(), q.backoff.n, unschedulable, q.gated.Len()
+	return q.active.len(), q.backoff.n, unschedulable, q.gated.Len()
 }
 
 // Len returns the number of items the queue holds, in flight included.
@@ -416,15 +405,7 @@ func (q *Queue[T]) All() iter.Seq[*Item[T]] {
 			parked = append(parked, q.unschedulable[w].items()...)
 		}
 		slices.SortFunc(parked, func(x, y *Item[T]) int { return order(parkedBefore(x, y), parkedBefore(y, x)) })
-		stopped := false
-		q.active.Ascend(func(it *Item[T]) bool {
-			stopped = !yield(it)
-			return !stopped
-		})
-		if stopped {
-			return
-		}
-		for _, list := range [][]*Item[T]{q.backoff.sorted(), parked} {
+		for _, list := range [][]*Item[T]{q.active.items(), q.backoff.sorted(), parked} {
 			for _, it := range list {
 				if !yield(it) {
 					return

@@ -1,0 +1,232 @@
+package queue
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// activeQueue is activeQ: items in the activeQ order (see before), kept as
+// a few sorted runs of entries that carry the order fields inline.
+//
+// Items come in bulk and mostly in order: a cluster change moves every
+// parked item it may help, in the order they were parked, which is the
+// order they were popped; a backoff window ends for many items at once.
+// Arrivals are appended as they come and cut into ascending runs at the
+// next read (sorted first when they are not mostly in order), so that a
+// busy cluster's retries cost a comparison or two each instead of a tree
+// insertion and a tree removal. Runs are merged as a merge sort would,
+// whenever the newest holds at least half as many entries as the one
+// before it: there are at most about log2(n) of them.
+//
+// An item that leaves activeQ other than by a pop leaves its entry behind,
+// told apart by the item's token (as the unschedulable pool's lists do)
+// and dropped when it comes to a head or a merge.
+type activeQueue[T any] struct {
+	runs    []activeRun[T] // oldest first
+	arrived []activeEntry[T]
+	n       int        // items in activeQ
+	spare   [][]activeEntry[T]
+}
+
+// activeEntry is an item with its order fields, valid while the item is
+// in activeQ with the token it had when the entry was made.
+type activeEntry[T any] struct {
+	firstSeen time.Duration
+	seq       uint64
+	it        *Item[T]
+	prio      int32
+	token     uint32
+}
+
+type activeRun[T any] struct {
+	entries []activeEntry[T]
+	head    int // entries before it are gone
+}
+
+// maxArrivedRuns is how many ascending runs arrivals may form and be kept
+// as they are; more are sorted into one.
+const maxArrivedRuns = 4
+
+// entryBefore is before on entries.
+func entryBefore[T any](a, b *activeEntry[T]) bool {
+	if a.prio != b.prio {
+		return a.prio > b.prio
+	}
+	if a.firstSeen != b.firstSeen {
+		return a.firstSeen < b.firstSeen
+	}
+	return a.seq < b.seq
+}
+
+// compareEntries is entryBefore as a comparison, for sorting.
+func compareEntries[T any](a, b activeEntry[T]) int {
+	if a.prio != b.prio {
+		return cmp.Compare(b.prio, a.prio)
+	}
+	if a.firstSeen != b.firstSeen {
+		return cmp.Compare(a.firstSeen, b.firstSeen)
+	}
+	return cmp.Compare(a.seq, b.seq)
+}
+
+func (e *activeEntry[T]) valid() bool { return e.it.loc == inActive && e.it.token == e.token }
+
+func (q *activeQueue[T]) len() int { return q.n }
+
+// add puts it in activeQ; the caller sets its location.
+func (q *activeQueue[T]) add(it *Item[T]) {
+	it.token++
+	q.arrived = append(q.arrived, activeEntry[T]{firstSeen: it.FirstSeen, seq: it.seq, it: it, prio: it.Priority, token: it.token})
+	q.n++
+}
+
+// remove takes it out of activeQ; its entry stays, stale once the caller
+// moves it elsewhere (and if it comes back, its new entry has a new token).
+func (q *activeQueue[T]) remove(*Item[T]) { q.n-- }
+
+// min returns the first item in order, without taking it.
+func (q *activeQueue[T]) min() (*Item[T], bool) {
+	r := q.first()
+	if r < 0 {
+		return nil, false
+	}
+	run := &q.runs[r]
+	return run.entries[run.head].it, true
+}
+
+// deleteMin takes the first item in order.
+func (q *activeQueue[T]) deleteMin() (*Item[T], bool) {
+	r := q.first()
+	if r < 0 {
+		return nil, false
+	}
+	run := &q.runs[r]
+	it := run.entries[run.head].it
+	run.entries[run.head] = activeEntry[T]{}
+	run.head++
+	if run.head == len(run.entries) {
+		q.drop(r)
+	}
+	q.n--
+	return it, true
+}
+
+// first settles the arrivals and returns the run whose head comes first,
+// stale heads dropped, or -1 when activeQ is empty.
+func (q *activeQueue[T]) first() int {
+	q.settle()
+	best := -1
+	for r := 0; r < len(q.runs); r++ {
+		run := &q.runs[r]
+		for run.head < len(run.entries) && !run.entries[run.head].valid() {
+			run.entries[run.head] = activeEntry[T]{}
+			run.head++
+		}
+		if run.head == len(run.entries) {
+			q.drop(r)
+			r--
+			continue
+		}
+		if best < 0 || entryBefore(&run.entries[run.head], &q.runs[best].entries[q.runs[best].head]) {
+			best = r
+		}
+	}
+	return best
+}
+
+// drop removes run r, keeping its space for a later run.
+func (q *activeQueue[T]) drop(r int) {
+	q.spare = append(q.spare, q.runs[r].entries[:0])
+	q.runs = slices.Delete(q.runs, r, r+1)
+}
+
+func (q *activeQueue[T]) buffer(n int) []activeEntry[T] {
+	for len(q.spare) > 0 {
+		b := q.spare[len(q.spare)-1]
+		q.spare = q.spare[:len(q.spare)-1]
+		if cap(b) >= n {
+			return b
+		}
+	}
+	return make([]activeEntry[T], 0, n)
+}
+
+// settle cuts the arrivals into runs.
+func (q *activeQueue[T]) settle() {
+	a := q.arrived
+	if len(a) == 0 {
+		return
+	}
+	cuts := 0
+	for i := 1; i < len(a) && cuts < maxArrivedRuns; i++ {
+		if entryBefore(&a[i], &a[i-1]) {
+			cuts++
+		}
+	}
+	if cuts >= maxArrivedRuns {
+		slices.SortFunc(a, compareEntries[T])
+	}
+	start := 0
+	for i := 1; i <= len(a); i++ {
+		if i == len(a) || entryBefore(&a[i], &a[i-1]) {
+			q.push(append(q.buffer(i-start), a[start:i]...))
+			start = i
+		}
+	}
+	clear(a)
+	q.arrived = a[:0]
+}
+
+// push adds a sorted run, merging the newest runs while the last is at
+// least half the size of the one before it.
+func (q *activeQueue[T]) push(entries []activeEntry[T]) {
+	q.runs = append(q.runs, activeRun[T]{entries: entries})
+	for k := len(q.runs); k >= 2; k = len(q.runs) {
+		x, y := &q.runs[k-2], &q.runs[k-1]
+		if 2*(len(y.entries)-y.head) < len(x.entries)-x.head {
+			return
+		}
+		merged := q.buffer(len(x.entries) - x.head + len(y.entries) - y.head)
+		xs, ys := x.entries[x.head:], y.entries[y.head:]
+		for len(xs) > 0 || len(ys) > 0 {
+			var e *activeEntry[T]
+			if len(ys) == 0 || len(xs) > 0 && !entryBefore(&ys[0], &xs[0]) {
+				e, xs = &xs[0], xs[1:]
+			} else {
+				e, ys = &ys[0], ys[1:]
+			}
+			if e.valid() {
+				merged = append(merged, *e)
+			}
+		}
+		clear(x.entries)
+		clear(y.entries)
+		q.spare = append(q.spare, x.entries[:0], y.entries[:0])
+		q.runs = q.runs[:k-2]
+		if len(merged) == 0 {
+			q.spare = append(q.spare, merged)
+			return
+		}
+		q.runs = append(q.runs, activeRun[T]{entries: merged})
+	}
+}
+
+// items returns activeQ's items in order.
+func (q *activeQueue[T]) items() []*Item[T] {
+	q.settle()
+	var es []activeEntry[T]
+	for _, run := range q.runs {
+		for _, e := range run.entries[run.head:] {
+			if e.valid() {
+				es = append(es, e)
+			}
+		}
+	}
+	slices.SortFunc(es, compareEntries[T])
+	out := make([]*Item[T], len(es))
+	for i := range es {
+		out[i] = es[i].it
+	}
+	return out
+}
