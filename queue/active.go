@@ -25,7 +25,7 @@ import (
 type activeQueue[T any] struct {
 	runs    []activeRun[T] // oldest first
 	arrived []activeEntry[T]
-	n       int        // items in activeQ
+	n       int // items in activeQ
 	spare   [][]activeEntry[T]
 }
 
