@@ -8,7 +8,10 @@
 // maximum scaled by the square root of a group's size, expiry truncated to
 // a whole second.
 //
-// Determinism: every pool is a btree with a total order ending in a unique
-// insertion sequence number; nothing depends on map order or a clock.
+// Determinism: activeQ and the gated pool follow a total order ending in a
+// unique insertion sequence number (activeQ as a few sorted runs of its
+// items, the gated pool as a btree); the backoff queue and the
+// unschedulable pool are lists whose items leave in bulk and whose inner
+// order is never observed; nothing depends on map order or a clock.
 // Concurrency: none; the owner serialises calls.
 package queue
