@@ -202,7 +202,7 @@ func (s *Scheduler) nextWakeup(everyRetry bool) (time.Duration, bool) {
 			return it.Attempts == 0 || it.Version == changedSinceAttempt || s.changedSince(it.Version, it.WakeOn)
 		}
 	}
-	next, ok := s.queue.NextWakeup(wanted)
+	next, ok := s.queue.NextWakeup(wanted, s.version)
 	if t, has := s.timers.Min(); has && (!ok || t.at < next) {
 		next, ok = t.at, true
 	}

@@ -97,6 +97,11 @@ type parkedList[T any] struct {
 	entries []parkedEntry[T]
 	head    int // entries before it are gone
 	live    int
+	// unwanted says that the entries before index unwanted were found
+	// stale or not wanted by firstWanted under epoch: while the epoch
+	// holds, the next search starts there (see Queue.NextWakeup)
+	unwanted int
+	epoch    int64
 }
 
 type parkedEntry[T any] struct {
@@ -122,6 +127,7 @@ func (l *parkedList[T]) add(it *Item[T]) {
 		return 1
 	})
 	l.entries = slices.Insert(l.entries, l.head+i, e)
+	l.unwanted = min(l.unwanted, l.head+i) // the entries after it moved up one
 }
 
 // removed notes that one of the items left (its entry is stale now).
@@ -135,7 +141,7 @@ func (l *parkedList[T]) removed() {
 			}
 		}
 		clear(l.entries[len(kept):])
-		l.entries, l.head = kept, 0
+		l.entries, l.head, l.unwanted = kept, 0, 0
 	}
 }
 
@@ -148,7 +154,7 @@ func (l *parkedList[T]) takeAll() []*Item[T] {
 		}
 	}
 	clear(l.entries)
-	l.entries, l.head, l.live = l.entries[:0], 0, 0
+	l.entries, l.head, l.live, l.unwanted = l.entries[:0], 0, 0, 0
 	return out
 }
 
@@ -168,17 +174,31 @@ func (l *parkedList[T]) takeUntil(t time.Duration) []*Item[T] {
 		l.head++
 	}
 	if l.head == len(l.entries) {
-		l.entries, l.head = l.entries[:0], 0
+		l.entries, l.head, l.unwanted = l.entries[:0], 0, 0
 	}
 	return out
 }
 
-// firstWanted returns the earliest parkedSince of a wanted item.
-func (l *parkedList[T]) firstWanted(wanted func(*Item[T]) bool) (time.Duration, bool) {
-	for _, e := range l.entries[l.head:] {
-		if e.valid() && (wanted == nil || wanted(e.it)) {
+// firstWanted returns the earliest parkedSince of a wanted item. Under
+// the epoch of its last search it starts where that search found nothing
+// wanted: a busy cluster's pool holds thousands of items tried against
+// the cluster as it is, which no wakeup wants, and the search ran at
+// every wakeup.
+func (l *parkedList[T]) firstWanted(wanted func(*Item[T]) bool, epoch int64) (time.Duration, bool) {
+	from := l.head
+	if wanted != nil && epoch == l.epoch {
+		from = max(from, l.unwanted)
+	}
+	for i := from; i < len(l.entries); i++ {
+		if e := l.entries[i]; e.valid() && (wanted == nil || wanted(e.it)) {
+			if wanted != nil {
+				l.unwanted, l.epoch = i, epoch
+			}
 			return e.at, true
 		}
+	}
+	if wanted != nil {
+		l.unwanted, l.epoch = len(l.entries), epoch
 	}
 	return 0, false
 }

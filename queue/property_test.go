@@ -25,6 +25,7 @@ type model struct {
 	nextKey  int
 	nextRank int
 	now      time.Duration
+	epoch    int64 // what wanted reads besides the item (see checkWakeup)
 }
 
 // less is the documented activeQ order, computed by the test: priority
@@ -98,6 +99,9 @@ func (m *model) step() {
 		})
 	default:
 		m.advance()
+	}
+	if m.r.IntN(5) == 0 {
+		m.epoch++
 	}
 }
 
@@ -225,7 +229,7 @@ func (m *model) advance() {
 		m.now += time.Duration(m.r.IntN(3000)) * time.Millisecond
 	}
 	m.q.Flush(m.now)
-	if wake, ok := m.q.NextWakeup(nil); ok {
+	if wake, ok := m.q.NextWakeup(nil, 0); ok {
 		require.Greater(m.t, wake, m.now, "Flush left an item due")
 	}
 }
@@ -261,4 +265,40 @@ func (m *model) check() {
 			t.Fatalf("activeQ out of order: %s before %s", active[i-1].Key, active[i].Key)
 		}
 	}
+	if m.r.IntN(4) == 0 { // now and then: between checks the lists' memory of unwanted items lasts
+		m.checkWakeup()
+	}
+}
+
+// checkWakeup compares NextWakeup with a filter (which the pool's lists
+// remember the answers of while the epoch holds) with the earliest wakeup
+// of the wanted items, computed from the pools as All lists them.
+func (m *model) checkWakeup() {
+	wanted := func(it *queue.Item[int]) bool { return (int64(len(it.Key))*7+int64(it.Key[len(it.Key)-1])+m.epoch)%3 == 0 }
+	got, gotOK := m.q.NextWakeup(wanted, m.epoch)
+	a, b, u, _ := m.q.Counts()
+	items := slices.Collect(m.q.All())
+	var want time.Duration
+	wantOK := false
+	consider := func(at time.Duration) {
+		if !wantOK || at < want {
+			want, wantOK = at, true
+		}
+	}
+	for _, it := range items[a : a+b] {
+		if wanted(it) {
+			failures := it.UnschedulableCount
+			if it.ConsecutiveErrors > 0 {
+				failures = it.ConsecutiveErrors
+			}
+			consider(m.q.Backoff().Expiry(it.Timestamp, failures, it.Size))
+		}
+	}
+	for _, it := range items[a+b : a+b+u] {
+		if wanted(it) {
+			consider(it.Timestamp + queue.DefaultMaxUnschedulable)
+		}
+	}
+	require.Equal(m.t, wantOK, gotOK, "a wanted item waits")
+	require.Equal(m.t, want, got, "the earliest wanted wakeup")
 }

@@ -365,7 +365,10 @@ func (q *Queue[T]) MoveOn(now time.Duration, kinds uint64) {
 
 // NextWakeup returns the earliest time after now at which Flush would move
 // an item, and whether there is one; wanted filters the items considered.
-func (q *Queue[T]) NextWakeup(wanted func(*Item[T]) bool) (time.Duration, bool) {
+// epoch names what wanted reads besides the item: while it is the same, an
+// item wanted says no to is not asked again (its own fields change only
+// through the queue). Without wanted, epoch is not read.
+func (q *Queue[T]) NextWakeup(wanted func(*Item[T]) bool, epoch int64) (time.Duration, bool) {
 	var best time.Duration
 	found := false
 	consider := func(t time.Duration) {
@@ -377,7 +380,7 @@ func (q *Queue[T]) NextWakeup(wanted func(*Item[T]) bool) (time.Duration, bool) 
 		consider(at)
 	}
 	for _, w := range q.wakes {
-		if at, ok := q.unschedulable[w].firstWanted(wanted); ok {
+		if at, ok := q.unschedulable[w].firstWanted(wanted, epoch); ok {
 			consider(at + q.cfg.MaxUnschedulable)
 		}
 	}

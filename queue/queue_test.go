@@ -2,6 +2,7 @@ package queue_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -81,7 +82,7 @@ func TestFlushMovesParkedIntoBackoffWhileItLasts(t *testing.T) {
 
 	q.Flush(5 * time.Minute)
 	require.Equal(t, pools{Backoff: 1}, countsOf(q), "parked too long, but backing off until 10m")
-	wake, ok := q.NextWakeup(nil)
+	wake, ok := q.NextWakeup(nil, 0)
 	require.True(t, ok)
 	require.Equal(t, 10*time.Minute, wake)
 	popNone(t, q, 10*time.Minute-time.Nanosecond)
@@ -307,7 +308,7 @@ func TestErrors(t *testing.T) {
 
 func TestNextWakeup(t *testing.T) {
 	q := newQueue()
-	_, ok := q.NextWakeup(nil)
+	_, ok := q.NextWakeup(nil, 0)
 	require.False(t, ok, "empty queue")
 
 	add(t, q, pod("a").prio(3), pod("b").prio(2).failed(2, 0), pod("c").prio(1), pod("flight"))
@@ -341,7 +342,7 @@ func TestNextWakeup(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := q.NextWakeup(tt.wanted)
+			got, ok := q.NextWakeup(tt.wanted, 0)
 			require.Equal(t, tt.ok, ok)
 			require.Equal(t, tt.want, got)
 		})
@@ -410,4 +411,77 @@ func TestAllMergesTheUnschedulablePool(t *testing.T) {
 	require.NoError(t, q.ParkFor("pod/a", 2*time.Second, 0, 1))
 	require.NoError(t, q.Park("pod/c", 3*time.Second, 0))
 	require.Equal(t, []string{"pod/b", "pod/a", "pod/c"}, keysOf(q.All()))
+}
+
+// While the epoch holds, the unschedulable pool skips the items its last
+// search found unwanted; every way an item comes into a list in front of
+// where that search stopped must still be seen: a change moving the list
+// out and the items parked again, an item re-parked in place by Update, a
+// list emptied by time, and one compacted.
+func TestNextWakeupRemembersUnwantedItems(t *testing.T) {
+	wantedIfPriority := func(it *queue.Item[int]) bool { return it.Priority > 0 }
+	const epoch = 7
+	parkAll := func(t *testing.T, q *queue.Queue[int], at time.Duration) {
+		t.Helper()
+		for {
+			it, ok := q.Pop(at)
+			if !ok {
+				return
+			}
+			require.NoError(t, q.Park(it.Key, at, 0))
+		}
+	}
+	setup := func(t *testing.T, n int) *queue.Queue[int] {
+		q := newQueue()
+		for i := range n {
+			add(t, q, pod(fmt.Sprint("p", i)))
+		}
+		parkAll(t, q, time.Second)
+		_, ok := q.NextWakeup(wantedIfPriority, epoch)
+		require.False(t, ok, "no item is wanted yet")
+		return q
+	}
+	t.Run("moved out and parked again", func(t *testing.T) {
+		q := setup(t, 3)
+		q.MoveAll(time.Minute)
+		require.NoError(t, q.Update("pod/p0", func(it *queue.Item[int]) { it.Priority = 1 }))
+		parkAll(t, q, time.Minute)
+		at, ok := q.NextWakeup(wantedIfPriority, epoch)
+		require.True(t, ok)
+		require.Equal(t, time.Minute+queue.DefaultMaxUnschedulable, at)
+	})
+	t.Run("re-parked in place by Update", func(t *testing.T) {
+		q := newQueue()
+		for i := range 3 { // parked at 1s, 2s, 3s
+			add(t, q, pod(fmt.Sprint("p", i)))
+			parkAll(t, q, time.Duration(i+1)*time.Second)
+		}
+		_, ok := q.NextWakeup(wantedIfPriority, epoch)
+		require.False(t, ok)
+		// p0 goes back in its place, before the entries already read
+		require.NoError(t, q.Update("pod/p0", func(it *queue.Item[int]) { it.Priority = 1 }))
+		at, ok := q.NextWakeup(wantedIfPriority, epoch)
+		require.True(t, ok)
+		require.Equal(t, time.Second+queue.DefaultMaxUnschedulable, at)
+	})
+	t.Run("emptied by time", func(t *testing.T) {
+		q := setup(t, 3)
+		q.Flush(time.Hour) // past MaxUnschedulable: all back to activeQ
+		add(t, q, pod("late").prio(1))
+		parkAll(t, q, time.Hour)
+		at, ok := q.NextWakeup(wantedIfPriority, epoch)
+		require.True(t, ok)
+		require.Equal(t, time.Hour+queue.DefaultMaxUnschedulable, at)
+	})
+	t.Run("compacted", func(t *testing.T) {
+		q := setup(t, 200)
+		for i := range 150 { // stale entries: more than 64 and than those left
+			_, err := q.Delete(fmt.Sprint("pod/p", i))
+			require.NoError(t, err)
+		}
+		require.NoError(t, q.Update("pod/p199", func(it *queue.Item[int]) { it.Priority = 1 }))
+		at, ok := q.NextWakeup(wantedIfPriority, epoch)
+		require.True(t, ok)
+		require.Equal(t, time.Second+queue.DefaultMaxUnschedulable, at)
+	})
 }
