@@ -274,7 +274,9 @@ func (m *model) check() {
 // remember the answers of while the epoch holds) with the earliest wakeup
 // of the wanted items, computed from the pools as All lists them.
 func (m *model) checkWakeup() {
-	wanted := func(it *queue.Item[int]) bool { return (int64(len(it.Key))*7+int64(it.Key[len(it.Key)-1])+m.epoch)%3 == 0 }
+	wanted := func(it *queue.Item[int]) bool {
+		return (int64(len(it.Key))*7+int64(it.Key[len(it.Key)-1])+m.epoch)%3 == 0
+	}
 	got, gotOK := m.q.NextWakeup(wanted, m.epoch)
 	a, b, u, _ := m.q.Counts()
 	items := slices.Collect(m.q.All())
