@@ -167,6 +167,13 @@ func (q *activeQueue[T]) settle() {
 	if cuts >= maxArrivedRuns {
 		slices.SortFunc(a, compareEntries[T])
 	}
+	if cuts == 0 || cuts >= maxArrivedRuns {
+		// one run: the arrivals become it, without a copy (a million pods
+		// arriving at once make a 32 MB list)
+		q.arrived = q.buffer(0)
+		q.push(a)
+		return
+	}
 	start := 0
 	for i := 1; i <= len(a); i++ {
 		if i == len(a) || entryBefore(&a[i], &a[i-1]) {
