@@ -23,11 +23,23 @@ import (
 // told apart by the item's token (as the unschedulable pool's lists do)
 // and dropped when it comes to a head or a merge.
 type activeQueue[T any] struct {
-	runs    []activeRun[T] // oldest first
-	arrived []activeEntry[T]
-	n       int // items in activeQ
-	spare   [][]activeEntry[T]
+	runs []activeRun[T] // oldest first
+	// arrived holds the arrivals in blocks of arrivalBlock entries: a
+	// million pods arriving at once grow no 32 MB list by copies, each
+	// left to the collector
+	arrived  [][]activeEntry[T]
+	narrived int
+	blocks   [][]activeEntry[T] // empty blocks kept for reuse
+	n        int                // items in activeQ
+	spare    [][]activeEntry[T]
 }
+
+// arrivalBlock is the size of a block of arrivals, and how many empty
+// blocks are kept.
+const (
+	arrivalBlock = 1024
+	keptBlocks   = 16
+)
 
 // activeEntry is an item with its order fields, valid while the item is
 // in activeQ with the token it had when the entry was made.
@@ -77,7 +89,18 @@ func (q *activeQueue[T]) len() int { return q.n }
 // add puts it in activeQ; the caller sets its location.
 func (q *activeQueue[T]) add(it *Item[T]) {
 	it.token++
-	q.arrived = append(q.arrived, activeEntry[T]{firstSeen: it.FirstSeen, seq: it.seq, it: it, prio: it.Priority, token: it.token})
+	if k := len(q.arrived); k == 0 || len(q.arrived[k-1]) == arrivalBlock {
+		var b []activeEntry[T]
+		if m := len(q.blocks); m > 0 {
+			b, q.blocks = q.blocks[m-1], q.blocks[:m-1]
+		} else {
+			b = make([]activeEntry[T], 0, arrivalBlock)
+		}
+		q.arrived = append(q.arrived, b)
+	}
+	last := &q.arrived[len(q.arrived)-1]
+	*last = append(*last, activeEntry[T]{firstSeen: it.FirstSeen, seq: it.seq, it: it, prio: it.Priority, token: it.token})
+	q.narrived++
 	q.n++
 }
 
@@ -137,8 +160,16 @@ func (q *activeQueue[T]) first() int {
 
 // drop removes run r, keeping its space for a later run.
 func (q *activeQueue[T]) drop(r int) {
-	q.spare = append(q.spare, q.runs[r].entries[:0])
+	q.recycle(q.runs[r].entries)
 	q.runs = slices.Delete(q.runs, r, r+1)
+}
+
+// recycle keeps b's space for a later run, a few at most.
+func (q *activeQueue[T]) recycle(b []activeEntry[T]) {
+	if len(q.spare) < keptBlocks {
+		clear(b)
+		q.spare = append(q.spare, b[:0])
+	}
 }
 
 func (q *activeQueue[T]) buffer(n int) []activeEntry[T] {
@@ -154,10 +185,19 @@ func (q *activeQueue[T]) buffer(n int) []activeEntry[T] {
 
 // settle cuts the arrivals into runs.
 func (q *activeQueue[T]) settle() {
-	a := q.arrived
-	if len(a) == 0 {
+	if q.narrived == 0 {
 		return
 	}
+	a := q.buffer(q.narrived)
+	for _, b := range q.arrived {
+		a = append(a, b...)
+		clear(b)
+		if len(q.blocks) < keptBlocks {
+			q.blocks = append(q.blocks, b[:0])
+		}
+	}
+	clear(q.arrived)
+	q.arrived, q.narrived = q.arrived[:0], 0
 	cuts := 0
 	for i := 1; i < len(a) && cuts < maxArrivedRuns; i++ {
 		if entryBefore(&a[i], &a[i-1]) {
@@ -168,10 +208,7 @@ func (q *activeQueue[T]) settle() {
 		slices.SortFunc(a, compareEntries[T])
 	}
 	if cuts == 0 || cuts >= maxArrivedRuns {
-		// one run: the arrivals become it, without a copy (a million pods
-		// arriving at once make a 32 MB list)
-		q.arrived = q.buffer(0)
-		q.push(a)
+		q.push(a) // one run
 		return
 	}
 	start := 0
@@ -181,8 +218,7 @@ func (q *activeQueue[T]) settle() {
 			start = i
 		}
 	}
-	clear(a)
-	q.arrived = a[:0]
+	q.recycle(a)
 }
 
 // push adds a sorted run, merging the newest runs while the last is at
@@ -207,12 +243,11 @@ func (q *activeQueue[T]) push(entries []activeEntry[T]) {
 				merged = append(merged, *e)
 			}
 		}
-		clear(x.entries)
-		clear(y.entries)
-		q.spare = append(q.spare, x.entries[:0], y.entries[:0])
+		q.recycle(x.entries)
+		q.recycle(y.entries)
 		q.runs = q.runs[:k-2]
 		if len(merged) == 0 {
-			q.spare = append(q.spare, merged)
+			q.recycle(merged)
 			return
 		}
 		q.runs = append(q.runs, activeRun[T]{entries: merged})
