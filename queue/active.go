@@ -60,7 +60,13 @@ type activeRun[T any] struct {
 // as they are; more are sorted into one.
 const maxArrivedRuns = 4
 
-// entryBefore is before on entries.
+// entryOf is it's entry, with its current token.
+func entryOf[T any](it *Item[T]) activeEntry[T] {
+	return activeEntry[T]{firstSeen: it.FirstSeen, seq: it.seq, it: it, prio: it.Priority, token: it.token}
+}
+
+// entryBefore is the activeQ order: priority descending, first seen
+// ascending, then insertion order (unique).
 func entryBefore[T any](a, b *activeEntry[T]) bool {
 	if a.prio != b.prio {
 		return a.prio > b.prio
@@ -99,7 +105,7 @@ func (q *activeQueue[T]) add(it *Item[T]) {
 		q.arrived = append(q.arrived, b)
 	}
 	last := &q.arrived[len(q.arrived)-1]
-	*last = append(*last, activeEntry[T]{firstSeen: it.FirstSeen, seq: it.seq, it: it, prio: it.Priority, token: it.token})
+	*last = append(*last, entryOf(it))
 	q.narrived++
 	q.n++
 }

@@ -72,14 +72,8 @@ func (it *Item[T]) InFlight() bool { return it.loc == inFlight }
 // Queued reports whether the item is in any of the queue's pools.
 func (it *Item[T]) Queued() bool { return it.loc != nowhere && it.loc != inFlight }
 
-// before is the activeQ order: priority descending, first seen ascending,
-// then insertion order (unique).
+// before is the activeQ order on items (see entryBefore).
 func before[T any](a, b *Item[T]) bool {
-	if a.Priority != b.Priority {
-		return a.Priority > b.Priority
-	}
-	if a.FirstSeen != b.FirstSeen {
-		return a.FirstSeen < b.FirstSeen
-	}
-	return a.seq < b.seq
+	x, y := entryOf(a), entryOf(b)
+	return entryBefore(&x, &y)
 }
