@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// activeQueue is activeQ: items in the activeQ order (see before), kept as
+// activeQueue is activeQ: items in the activeQ order (see entryOrder), kept as
 // a few sorted runs of entries that carry the order fields inline.
 //
 // Items come in bulk and mostly in order: a cluster change moves every
@@ -60,25 +60,14 @@ type activeRun[T any] struct {
 // as they are; more are sorted into one.
 const maxArrivedRuns = 4
 
-// entryOf is it's entry, with its current token.
+// entryOf is its entry, with its current token.
 func entryOf[T any](it *Item[T]) activeEntry[T] {
 	return activeEntry[T]{firstSeen: it.FirstSeen, seq: it.seq, it: it, prio: it.Priority, token: it.token}
 }
 
-// entryBefore is the activeQ order: priority descending, first seen
+// entryOrder is the activeQ order: priority descending, first seen
 // ascending, then insertion order (unique).
-func entryBefore[T any](a, b *activeEntry[T]) bool {
-	if a.prio != b.prio {
-		return a.prio > b.prio
-	}
-	if a.firstSeen != b.firstSeen {
-		return a.firstSeen < b.firstSeen
-	}
-	return a.seq < b.seq
-}
-
-// compareEntries is entryBefore as a comparison, for sorting.
-func compareEntries[T any](a, b activeEntry[T]) int {
+func entryOrder[T any](a, b *activeEntry[T]) int {
 	if a.prio != b.prio {
 		return cmp.Compare(b.prio, a.prio)
 	}
@@ -86,6 +75,13 @@ func compareEntries[T any](a, b activeEntry[T]) int {
 		return cmp.Compare(a.firstSeen, b.firstSeen)
 	}
 	return cmp.Compare(a.seq, b.seq)
+}
+
+func entryBefore[T any](a, b *activeEntry[T]) bool { return entryOrder(a, b) < 0 }
+
+// sortEntries sorts es in the activeQ order.
+func sortEntries[T any](es []activeEntry[T]) {
+	slices.SortFunc(es, func(x, y activeEntry[T]) int { return entryOrder(&x, &y) })
 }
 
 func (e *activeEntry[T]) valid() bool { return e.it.loc == inActive && e.it.token == e.token }
@@ -211,7 +207,7 @@ func (q *activeQueue[T]) settle() {
 		}
 	}
 	if cuts >= maxArrivedRuns {
-		slices.SortFunc(a, compareEntries[T])
+		sortEntries(a)
 	}
 	if cuts == 0 || cuts >= maxArrivedRuns {
 		q.push(a) // one run
@@ -271,7 +267,7 @@ func (q *activeQueue[T]) items() []*Item[T] {
 			}
 		}
 	}
-	slices.SortFunc(es, compareEntries[T])
+	sortEntries(es)
 	out := make([]*Item[T], len(es))
 	for i := range es {
 		out[i] = es[i].it
