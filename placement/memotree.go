@@ -230,7 +230,7 @@ func (tr *memoTree) setLeaf(t *memoTable, i int) {
 		return
 	}
 	*leaf = treeNode{cnt: 1, best: int32(i), bestV: e.fixed, lo: e.norm[0], hi: e.norm[0]}
-	for j := range tr.nNorm {
+	for j := 1; j < tr.nNorm; j++ {
 		lo, hi := tr.bound(k, j)
 		*lo, *hi = e.norm[j], e.norm[j]
 	}
