@@ -162,14 +162,22 @@ func (q *activeQueue[T]) first() int {
 
 // drop removes run r, keeping its space for a later run.
 func (q *activeQueue[T]) drop(r int) {
-	q.recycle(q.runs[r].entries)
+	q.keep(q.runs[r].entries) // zeroed entry by entry as it was read
 	q.runs = slices.Delete(q.runs, r, r+1)
 }
 
-// recycle keeps b's space for a later run, a few at most.
+// recycle keeps b's space for a later run, a few at most, cleared so
+// that it holds no item.
 func (q *activeQueue[T]) recycle(b []activeEntry[T]) {
 	if len(q.spare) < keptBlocks {
 		clear(b)
+		q.keep(b)
+	}
+}
+
+// keep is recycle for a b already zeroed.
+func (q *activeQueue[T]) keep(b []activeEntry[T]) {
+	if len(q.spare) < keptBlocks {
 		q.spare = append(q.spare, b[:0])
 	}
 }
