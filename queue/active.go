@@ -31,7 +31,9 @@ type activeQueue[T any] struct {
 	narrived int
 	blocks   [][]activeEntry[T] // empty blocks kept for reuse
 	n        int                // items in activeQ
-	spare    [][]activeEntry[T]
+	spare    [][]activeEntry[T] // by capacity, ascending
+	// spareRoom is the spares' capacity together
+	spareRoom int
 }
 
 // arrivalBlock is the size of a block of arrivals, and how many empty
@@ -39,6 +41,7 @@ type activeQueue[T any] struct {
 const (
 	arrivalBlock = 1024
 	keptBlocks   = 16
+	keptRoom     = 1 << 16 // entries
 )
 
 // activeEntry is an item with its order fields, valid while the item is
@@ -166,31 +169,48 @@ func (q *activeQueue[T]) drop(r int) {
 	q.runs = slices.Delete(q.runs, r, r+1)
 }
 
-// recycle keeps b's space for a later run, a few at most, cleared so
-// that it holds no item.
+// recycle keeps b's space for a later run, cleared so that it holds no
+// item.
 func (q *activeQueue[T]) recycle(b []activeEntry[T]) {
-	if len(q.spare) < keptBlocks {
+	if len(q.spare) < keptBlocks || cap(b) > cap(q.spare[0]) {
 		clear(b)
 		q.keep(b)
 	}
 }
 
-// keep is recycle for a b already zeroed.
+// keep is recycle for a b already zeroed. The spares are kept by capacity,
+// the largest few: merged runs grow to the size of activeQ, and a busy
+// cluster's retries merge runs of every size over and over.
+// Their room together stays below twice the entries in activeQ (or
+// keptRoom), so that a queue once large does not hold its peak forever.
 func (q *activeQueue[T]) keep(b []activeEntry[T]) {
-	if len(q.spare) < keptBlocks {
-		q.spare = append(q.spare, b[:0])
+	limit := max(keptRoom, 2*q.n)
+	if cap(b) > limit {
+		return
 	}
+	for len(q.spare) > 0 && (len(q.spare) == keptBlocks || q.spareRoom+cap(b) > limit) {
+		if cap(b) <= cap(q.spare[0]) {
+			return
+		}
+		q.spareRoom -= cap(q.spare[0])
+		q.spare = slices.Delete(q.spare, 0, 1)
+	}
+	i, _ := slices.BinarySearchFunc(q.spare, cap(b), func(x []activeEntry[T], c int) int { return cmp.Compare(cap(x), c) })
+	q.spare = slices.Insert(q.spare, i, b[:0])
+	q.spareRoom += cap(b)
 }
 
+// buffer returns an empty list with room for n entries: the smallest
+// spare that holds them, or a new one.
 func (q *activeQueue[T]) buffer(n int) []activeEntry[T] {
-	for len(q.spare) > 0 {
-		b := q.spare[len(q.spare)-1]
-		q.spare = q.spare[:len(q.spare)-1]
-		if cap(b) >= n {
-			return b
-		}
+	i, _ := slices.BinarySearchFunc(q.spare, n, func(x []activeEntry[T], c int) int { return cmp.Compare(cap(x), c) })
+	if i == len(q.spare) {
+		return make([]activeEntry[T], 0, n)
 	}
-	return make([]activeEntry[T], 0, n)
+	b := q.spare[i]
+	q.spare = slices.Delete(q.spare, i, i+1)
+	q.spareRoom -= cap(b)
+	return b
 }
 
 // settle cuts the arrivals into runs.

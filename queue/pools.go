@@ -19,6 +19,7 @@ type backoffPool[T any] struct {
 	windows map[time.Duration][]*Item[T] // by expiry; an item knows its index (bidx)
 	keys    *btree.BTreeG[time.Duration] // the expiries with items
 	n       int
+	spare   [][]*Item[T] // emptied windows, kept for reuse
 }
 
 func newBackoffPool[T any]() backoffPool[T] {
@@ -26,9 +27,12 @@ func newBackoffPool[T any]() backoffPool[T] {
 }
 
 func (b *backoffPool[T]) add(it *Item[T]) {
-	w := b.windows[it.expiry]
-	if len(w) == 0 {
+	w, ok := b.windows[it.expiry]
+	if !ok {
 		b.keys.ReplaceOrInsert(it.expiry)
+		if k := len(b.spare); k > 0 {
+			w, b.spare = b.spare[k-1], b.spare[:k-1]
+		}
 	}
 	it.bidx = len(w)
 	b.windows[it.expiry] = append(w, it)
@@ -63,6 +67,19 @@ func (b *backoffPool[T]) takeDue(now time.Duration) ([]*Item[T], bool) {
 	b.n -= len(w)
 	return w, true
 }
+
+// recycle keeps the space of a window taken by takeDue, once its items
+// have left, for a later window: a busy cluster's retries fill and empty
+// a window a second.
+func (b *backoffPool[T]) recycle(w []*Item[T]) {
+	if len(b.spare) < keptWindows {
+		clear(w)
+		b.spare = append(b.spare, w[:0])
+	}
+}
+
+// keptWindows is how many emptied windows are kept for reuse.
+const keptWindows = 4
 
 // firstWanted returns the earliest expiry of a wanted item.
 func (b *backoffPool[T]) firstWanted(wanted func(*Item[T]) bool) (time.Duration, bool) {
@@ -145,9 +162,8 @@ func (l *parkedList[T]) removed() {
 	}
 }
 
-// takeAll removes and returns every item.
-func (l *parkedList[T]) takeAll() []*Item[T] {
-	out := make([]*Item[T], 0, l.live)
+// takeAll removes every item and appends it to out.
+func (l *parkedList[T]) takeAll(out []*Item[T]) []*Item[T] {
 	for _, e := range l.entries[l.head:] {
 		if e.valid() {
 			out = append(out, e.it)

@@ -76,7 +76,8 @@ type Queue[T any] struct {
 	gated         *btree.BTreeG[*Item[T]] // by seq
 	items         map[string]*Item[T]
 	seq           uint64
-	popped        *Item[T] // the item Pop returned last
+	popped        *Item[T]   // the item Pop returned last
+	moving        []*Item[T] // MoveOn's list, kept between calls
 }
 
 // New returns an empty queue.
@@ -239,6 +240,7 @@ func (q *Queue[T]) Flush(now time.Duration) {
 		for _, it := range due {
 			q.place(it, inActive)
 		}
+		q.backoff.recycle(due)
 	}
 	for _, w := range q.wakes {
 		for _, it := range q.unschedulable[w].takeUntil(now - q.cfg.MaxUnschedulable) {
@@ -356,10 +358,12 @@ func (q *Queue[T]) MoveOn(now time.Duration, kinds uint64) {
 		if w&kinds == 0 {
 			continue
 		}
-		for _, it := range q.unschedulable[w].takeAll() {
+		q.moving = q.unschedulable[w].takeAll(q.moving[:0])
+		for _, it := range q.moving {
 			it.loc = nowhere
 			q.activeOrBackoff(it, now)
 		}
+		clear(q.moving)
 	}
 }
 
