@@ -272,6 +272,21 @@ func (ni *NodeInfo) Clone() *NodeInfo {
 	return cp
 }
 
+// copyTo makes dst a copy of ni that shares nothing mutable with it,
+// reusing the room of dst's pod and priority lists (which dst alone
+// holds; its requests' extended resources may be shared, and are not).
+func (ni *NodeInfo) copyTo(dst *NodeInfo) {
+	pods, prios := dst.pods[:0], dst.priorities[:0]
+	*dst = *ni
+	if len(ni.pods) > 0 {
+		dst.pods = append(pods, ni.pods...)
+	}
+	if len(ni.priorities) > 0 {
+		dst.priorities = append(prios, ni.priorities...)
+	}
+	dst.requested = ni.requested.clone()
+}
+
 // clone returns a copy that shares nothing mutable with ni.
 func (ni *NodeInfo) clone() *NodeInfo {
 	cp := *ni

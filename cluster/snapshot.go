@@ -19,7 +19,9 @@ var ErrTentative = errors.New("cluster: snapshot has tentative changes")
 // that stays valid until the node set changes (NodeSetVersion).
 // Mutating the cache never changes a snapshot: each snapshot owns copies
 // of its NodeInfos. UpdateSnapshot refreshes it in O(changed nodes), plus
-// O(nodes) when nodes were added or removed.
+// O(nodes) when nodes were added or removed; it brings a changed node's
+// copy up to date in place, so a NodeInfo read from a snapshot is good
+// until the next UpdateSnapshot (NodeInfo.Clone keeps one longer).
 //
 // A cycle makes tentative changes on the snapshot (Reserve, Remove); each is
 // logged, and Rollback(cp) undoes every change made since Checkpoint()
@@ -96,17 +98,19 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 	}
 	var fresh map[string]*NodeInfo
 	for it := c.recent; it != nil && it.info.generation > s.generation; it = it.next {
-		clone := it.info.clone()
-		if i, ok := s.index[clone.node.Name]; ok && !rebuild {
-			s.countNode(s.nodes[i], -1)
+		if i, ok := s.index[it.info.node.Name]; ok && !rebuild {
+			// the snapshot's copy is its own: copied over in place, its
+			// lists' room reused (every binding changes a node)
+			own := s.nodes[i]
+			s.countNode(own, -1)
 			for _, t := range s.totals {
-				t.addNode(i, s.nodes[i], -1)
+				t.addNode(i, own, -1)
 			}
-			clone.index = int32(i)
-			s.nodes[i] = clone
-			s.countNode(clone, 1)
+			it.info.copyTo(own)
+			own.index = int32(i)
+			s.countNode(own, 1)
 			for _, t := range s.totals {
-				t.addNode(i, clone, 1)
+				t.addNode(i, own, 1)
 			}
 			s.touch(i)
 			continue
@@ -114,7 +118,7 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 		if fresh == nil {
 			fresh = map[string]*NodeInfo{}
 		}
-		fresh[clone.node.Name] = clone
+		fresh[it.info.node.Name] = it.info.clone()
 	}
 	if rebuild {
 		s.rebuild(c, fresh)

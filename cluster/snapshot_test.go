@@ -113,9 +113,15 @@ func TestUpdateSnapshotCopiesOnlyChangedNodes(t *testing.T) {
 	now := pointers(s)
 	assert.Same(t, old[0], now[0], "unchanged node a copied")
 	assert.Same(t, old[2], now[2], "unchanged node c copied")
-	assert.NotSame(t, old[1], now[1], "changed node b not copied")
-	assert.Equal(t, oldB, old[1], "the replaced copy was modified in place")
+	assert.Same(t, old[1], now[1], "changed node b: the snapshot's own copy is brought up to date in place")
+	assert.NotEqual(t, oldB, now[1], "changed node b not copied")
 	assert.Equal(t, []PodKey{"default/b1", "default/b2", "default/y"}, podKeys(now[1]))
+	cached, _ := c.Node("b")
+	assert.NotSame(t, cached, now[1], "the snapshot shares its copy with the cache")
+	require.NoError(t, c.AddPod(pod("z").on("b").obj()))
+	assert.Equal(t, []PodKey{"default/b1", "default/b2", "default/y"}, podKeys(now[1]), "a cache change reached the snapshot before UpdateSnapshot")
+	require.NoError(t, c.UpdateSnapshot(s))
+	assert.Equal(t, []PodKey{"default/b1", "default/b2", "default/y", "default/z"}, podKeys(now[1]))
 	checkSnapshot(t, c, s)
 
 	// Budget-only changes copy no node.
