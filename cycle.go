@@ -11,23 +11,26 @@ import (
 )
 
 // scheduleOne pops the head of activeQ and runs its cycle: a pod's, or a
-// root group's (a PodGroup being a hierarchy of one leaf).
-func (s *Scheduler) scheduleOne() (CycleResult, bool, error) {
+// root group's (a PodGroup being a hierarchy of one leaf). It fills res,
+// which the caller zeroed: results are filled in place, not returned, for
+// a busy cluster's cycles are mostly a few reads and the copies of a
+// returned result stalled them.
+func (s *Scheduler) scheduleOne(res *CycleResult) (bool, error) {
 	it, ok := s.queue.Pop(s.now)
 	if !ok {
-		return CycleResult{}, false, nil
+		return false, nil
 	}
 	s.cycle++
 	s.inCycle = s.cycle
 	defer func() { s.inCycle = 0 }()
-	var res CycleResult
 	var err error
 	ev := Event{Kind: EventCycle}
+	res.At, res.Item = s.now, it.Key
 	if r := s.records.at(it.Value.pod); r != nil {
-		res, err = s.schedulePod(it)
+		err = s.schedulePod(it, res)
 		ev.Pod = r.info
 	} else {
-		res, err = s.scheduleRoot(it)
+		err = s.scheduleRoot(it, res)
 		ev.Group = groupRef(it.Value.root)
 	}
 	ev.Reason = res.Status.Message()
@@ -36,20 +39,19 @@ func (s *Scheduler) scheduleOne() (CycleResult, bool, error) {
 	}
 	s.emit(ev)
 	if err == nil && s.cfg.CheckInvariants {
-		err = s.checkCycle(res)
+		err = s.checkCycle(*res)
 	}
-	return res, true, err
+	return true, err
 }
 
 // schedulePod runs one pod-by-pod cycle: one snapshot, filter and score,
 // then bind (assume and finish binding in the cache at the same instant)
 // or park the pod as unschedulable with the reason, after PostFilter
 // (preemption) had its chance.
-func (s *Scheduler) schedulePod(it *queue.Item[entry]) (CycleResult, error) {
+func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 	r := s.records.at(it.Value.pod)
-	res := CycleResult{At: s.now, Item: it.Key}
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
-		return res, err
+		return err
 	}
 	p := s.profileOf(r)
 	if f := s.knownFailure(p, r); f != nil {
@@ -60,7 +62,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry]) (CycleResult, error) {
 			f.status = NewStatus(Unschedulable, r.reason)
 		}
 		res.Status = f.status
-		return res, s.queue.ParkFor(it.Key, s.now, s.version, f.wakeOn)
+		return s.queue.ParkFor(it.Key, s.now, s.version, f.wakeOn)
 	}
 	wasNominated := r.nominated != ""
 	s.explainer.start()
@@ -74,15 +76,15 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry]) (CycleResult, error) {
 		if !wasNominated && r.nominated == "" && res.Evicted == nil && res.Nominated == nil {
 			s.rememberFailure(p, r, fitErr, wakeOn)
 		}
-		return res, s.queue.ParkFor(it.Key, s.now, s.version, wakeOn)
+		return s.queue.ParkFor(it.Key, s.now, s.version, wakeOn)
 	}
 	node := s.snap.Node(idx).Name()
 	if err := s.bind(r, node); err != nil {
-		return res, err
+		return err
 	}
 	s.explainer.finish(s, r, node)
 	res.Bound = []Binding{{Pod: r.info.Key(), Node: node}}
-	return res, s.queue.Done(it.Key)
+	return s.queue.Done(it.Key)
 }
 
 // scheduleRoot runs one cycle for a root group (docs/semantics.md §5, §9): validate
@@ -90,12 +92,11 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry]) (CycleResult, error) {
 // (recursive for a composite) with tentative reservations rolled back,
 // then an all-or-nothing commit: every placed pod bound at once, or none
 // and PodGroupPostFilter (workload-aware preemption).
-func (s *Scheduler) scheduleRoot(it *queue.Item[entry]) (CycleResult, error) {
+func (s *Scheduler) scheduleRoot(it *queue.Item[entry], res *CycleResult) error {
 	root := it.Value.root
-	res := CycleResult{At: s.now, Item: it.Key}
 	pending := s.hierarchyPending(root)
 	if len(pending) == 0 {
-		return res, s.queue.Done(it.Key)
+		return s.queue.Done(it.Key)
 	}
 	leaves := s.leafRecords(root)
 	p := s.profileFor(pending[0].info) // kube-scheduler takes the first queued pod's
@@ -103,7 +104,7 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry]) (CycleResult, error) {
 		return s.errorCycle(it, leaves, pending, msg, res)
 	}
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
-		return res, err
+		return err
 	}
 	for _, r := range pending {
 		r.attempts++
@@ -122,7 +123,7 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry]) (CycleResult, error) {
 		node := s.snap.Node(a.Node).Name()
 		r := s.record(a.Pod.Key())
 		if err := s.bind(r, node); err != nil {
-			return res, err
+			return err
 		}
 		s.explainer.finish(s, r, node)
 		res.Bound = append(res.Bound, Binding{Pod: a.Pod.Key(), Node: node})
@@ -133,9 +134,9 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry]) (CycleResult, error) {
 	}
 	if left := s.pendingCount(root); left > 0 {
 		it.Size = left
-		return res, s.queue.Requeue(it.Key)
+		return s.queue.Requeue(it.Key)
 	}
-	return res, s.queue.Done(it.Key)
+	return s.queue.Done(it.Key)
 }
 
 // placeRoot runs the profile's placement algorithm for the hierarchy on
@@ -151,7 +152,7 @@ func (s *Scheduler) placeRoot(p *profile, tree *placement.TreeNode) placement.Tr
 // its reason, every leaf its condition, then workload-aware preemption
 // runs; the root backs off, even when preemption succeeded (nothing is
 // bound in this cycle).
-func (s *Scheduler) failRoot(it *queue.Item[entry], p *profile, root podgroup.Ref, leaves []groupID, out placement.TreeResult, pending []*podRecord, res CycleResult) (CycleResult, error) {
+func (s *Scheduler) failRoot(it *queue.Item[entry], p *profile, root podgroup.Ref, leaves []groupID, out placement.TreeResult, pending []*podRecord, res *CycleResult) error {
 	msg := out.Message
 	if out.Feasible {
 		// the policy was met by members scheduled earlier, but no pod was
@@ -167,7 +168,7 @@ func (s *Scheduler) failRoot(it *queue.Item[entry], p *profile, root podgroup.Re
 		s.explainer.finish(s, r, "")
 	}
 	res.Evicted, res.Nominated = s.postFilterGroup(p, root, pending)
-	return res, s.backOff(it, false)
+	return s.backOff(it, false)
 }
 
 // backOff puts a failed group in backoffQ. Any change makes it worth
@@ -229,7 +230,7 @@ func (s *Scheduler) explainLeaves(leaves []groupID, out placement.TreeResult, ro
 // errorCycle ends a cycle that could not judge its groups (invalid
 // members, a broken topology constraint): SchedulerError on every group,
 // the reason on every pending pod, nothing bound, error backoff.
-func (s *Scheduler) errorCycle(it *queue.Item[entry], leaves []groupID, pending []*podRecord, msg string, res CycleResult) (CycleResult, error) {
+func (s *Scheduler) errorCycle(it *queue.Item[entry], leaves []groupID, pending []*podRecord, msg string, res *CycleResult) error {
 	for _, r := range pending {
 		s.failAttempt(r, msg)
 	}
@@ -239,7 +240,7 @@ func (s *Scheduler) errorCycle(it *queue.Item[entry], leaves []groupID, pending 
 		s.emit(Event{Kind: EventGroupFailed, Group: Ref{Kind: KindPodGroup, Key: gr.group.Key()}, Reason: msg})
 	}
 	res.Status = NewStatus(Error, msg)
-	return res, s.backOff(it, true)
+	return s.backOff(it, true)
 }
 
 // validateRoot checks what kube-scheduler's validatePodGroup checks: every

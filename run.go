@@ -165,7 +165,8 @@ func (s *Scheduler) run(until time.Duration, bounded bool) error {
 		if err := s.fireTimers(); err != nil {
 			return err
 		}
-		if _, ok, err := s.scheduleOne(); err != nil {
+		var res CycleResult
+		if ok, err := s.scheduleOne(&res); err != nil {
 			return err
 		} else if ok {
 			idle = 0
@@ -218,5 +219,7 @@ func (s *Scheduler) ScheduleOne() (CycleResult, bool, error) {
 	if err := s.fireTimers(); err != nil {
 		return CycleResult{}, false, err
 	}
-	return s.scheduleOne()
+	var res CycleResult
+	ok, err := s.scheduleOne(&res)
+	return res, ok, err
 }
