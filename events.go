@@ -215,7 +215,10 @@ func WithObserver(o Observer) Option {
 // scheduler's own accounts (Stats, the eviction log) and to every observer.
 func (s *Scheduler) emit(e Event) {
 	e.At, e.Cycle = s.now, s.inCycle
-	s.stats.Observe(e)
+	// counted from two fields, not through Observe's copy of the event: in
+	// a busy cluster's cycles that copy stalled on the stores just made
+	// to the event (a tenth of a failed cycle)
+	s.stats.count(e.Kind, e.BudgetViolation)
 	if e.Kind == EventPodEvicted {
 		s.evictions = append(s.evictions, Eviction{Pod: e.Pod.Key(), Node: e.Node, By: e.By, At: e.At, BudgetViolation: e.BudgetViolation})
 	}
@@ -235,13 +238,17 @@ type Stats struct {
 }
 
 // Observe counts one event.
-func (st *Stats) Observe(e Event) {
-	switch e.Kind {
+func (st *Stats) Observe(e Event) { st.count(e.Kind, e.BudgetViolation) }
+
+// count counts an event of the kind (an eviction that broke a budget when
+// violation).
+func (st *Stats) count(kind EventKind, violation bool) {
+	switch kind {
 	case EventPodBound:
 		st.Scheduled++
 	case EventPodEvicted:
 		st.Evictions++
-		if e.BudgetViolation {
+		if violation {
 			st.PDBViolations++
 		}
 	case EventCycle:
