@@ -80,6 +80,7 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 	f.version, f.lastChange = s.version, s.lastChange
 	f.failures = failures{gen: s.failures.gen + 1, off: s.failures.off} // the pods' shape ids are the parent's
 	f.timers = s.timers.Clone()                                         // copy-on-write: timers are values
+	f.firstKnown = false
 	f.timerSeq = s.timerSeq
 	f.cycle = s.cycle
 	f.evictions = slices.Clone(s.evictions)

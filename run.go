@@ -37,16 +37,25 @@ func (s *Scheduler) addTimer(t timer) {
 	s.timerSeq++
 	t.seq = s.timerSeq
 	s.timers.ReplaceOrInsert(t)
+	s.firstDue = min(s.firstDue, t.at)
 }
 
 // fireTimers runs every timer due at or before now.
 func (s *Scheduler) fireTimers() error {
 	for {
+		if s.firstKnown && s.firstDue > s.now {
+			return nil
+		}
 		t, ok := s.timers.Min()
 		if !ok || t.at > s.now {
+			s.firstDue, s.firstKnown = MaxSimulatedTime+1, true
+			if ok {
+				s.firstDue = t.at
+			}
 			return nil
 		}
 		s.timers.DeleteMin()
+		s.firstKnown = false
 		if err := s.fire(t); err != nil {
 			return err
 		}
