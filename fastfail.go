@@ -19,7 +19,7 @@ import (
 // built-in preemption alone, which keeps no state of its own.
 type failures struct {
 	ids     map[string]int32 // shape -> id, from 1
-	byShape map[int32]*shapeFailure
+	byShape []*shapeFailure // by shape id (ids are dense, from 1)
 	gen     uint32 // counts restarts of ids
 	off     bool   // tests compare runs with and without it
 	hits    int    // cycles answered, for tests
@@ -73,6 +73,9 @@ func (s *Scheduler) knownFailure(p *profile, r *podRecord) *shapeFailure {
 	if r.shape == 0 || r.shapeGen != s.failures.gen {
 		return nil // a pod's first cycle, or its id is from before the ids restarted
 	}
+	if int(r.shape) >= len(s.failures.byShape) {
+		return nil
+	}
 	f := s.failures.byShape[r.shape]
 	if f == nil || f.p != p || f.snap != s.snap || f.pos != s.snap.FeedPos() || f.nomPos != s.nominations.changePos() {
 		return nil
@@ -94,8 +97,8 @@ func (s *Scheduler) rememberFailure(p *profile, r *podRecord, fit *fw.FitError, 
 	if key == 0 {
 		return
 	}
-	if s.failures.byShape == nil {
-		s.failures.byShape = map[int32]*shapeFailure{}
+	if n := int(key) + 1; n > len(s.failures.byShape) {
+		s.failures.byShape = append(s.failures.byShape, make([]*shapeFailure, n-len(s.failures.byShape))...)
 	}
 	fit.Summarize() // read by every pod that fails alike
 	s.failures.byShape[key] = &shapeFailure{p: p, fit: fit, wakeOn: wakeOn, snap: s.snap, pos: s.snap.FeedPos(), nomPos: s.nominations.changePos()}

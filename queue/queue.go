@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"iter"
@@ -68,11 +69,12 @@ type Queue[T any] struct {
 	cfg     Config
 	active  activeQueue[T]
 	backoff backoffPool[T]
-	// unschedulable is the unschedulable pool, one list per WakeOn set, so
-	// that a change moves only the items it may help without visiting the
-	// others; wakes lists the sets in order.
-	unschedulable map[uint64]*parkedList[T]
-	wakes         []uint64
+	// unschedulable is the unschedulable pool, one list per WakeOn set
+	// (in the order of the sets), so that a change moves only the items it
+	// may help without visiting the others. There are a few sets: a list
+	// is found by a search, and the pool is walked without a map lookup a
+	// list (Flush walks it at every pop).
+	unschedulable []wakeList[T]
 	gated         *btree.BTreeG[*Item[T]] // by seq
 	items         map[string]*Item[T]
 	seq           uint64
@@ -83,11 +85,10 @@ type Queue[T any] struct {
 // New returns an empty queue.
 func New[T any](cfg Config) *Queue[T] {
 	return &Queue[T]{
-		cfg:           cfg.withDefaults(),
-		backoff:       newBackoffPool[T](),
-		unschedulable: map[uint64]*parkedList[T]{},
-		gated:         btree.NewG(32, func(a, b *Item[T]) bool { return a.seq < b.seq }),
-		items:         map[string]*Item[T]{},
+		cfg:     cfg.withDefaults(),
+		backoff: newBackoffPool[T](),
+		gated:   btree.NewG(32, func(a, b *Item[T]) bool { return a.seq < b.seq }),
+		items:   map[string]*Item[T]{},
 	}
 }
 
@@ -120,14 +121,18 @@ func (q *Queue[T]) add(it *Item[T], loc location) error {
 // parked returns the unschedulable pool's list of the items that wake on
 // wake.
 func (q *Queue[T]) parked(wake uint64) *parkedList[T] {
-	if l, ok := q.unschedulable[wake]; ok {
-		return l
+	i, found := slices.BinarySearchFunc(q.unschedulable, wake, func(w wakeList[T], wake uint64) int { return cmp.Compare(w.wake, wake) })
+	if !found {
+		q.unschedulable = slices.Insert(q.unschedulable, i, wakeList[T]{wake: wake, list: &parkedList[T]{}})
 	}
-	l := &parkedList[T]{}
-	q.unschedulable[wake] = l
-	i, _ := slices.BinarySearch(q.wakes, wake)
-	q.wakes = slices.Insert(q.wakes, i, wake)
-	return l
+	return q.unschedulable[i].list
+}
+
+// wakeList is the unschedulable pool's list of the items that wake on
+// one set of kinds of change.
+type wakeList[T any] struct {
+	wake uint64
+	list *parkedList[T]
 }
 
 func parkedBefore[T any](a, b *Item[T]) bool {
@@ -159,7 +164,7 @@ func (q *Queue[T]) unplace(it *Item[T]) {
 		q.backoff.remove(it)
 	case inUnschedulable:
 		it.loc = nowhere // its entry is stale from now on
-		q.unschedulable[it.WakeOn].removed()
+		q.parked(it.WakeOn).removed()
 	case inActive:
 		q.active.remove(it)
 	case inGated:
@@ -242,8 +247,8 @@ func (q *Queue[T]) Flush(now time.Duration) {
 		}
 		q.backoff.recycle(due)
 	}
-	for _, w := range q.wakes {
-		for _, it := range q.unschedulable[w].takeUntil(now - q.cfg.MaxUnschedulable) {
+	for _, w := range q.unschedulable {
+		for _, it := range w.list.takeUntil(now - q.cfg.MaxUnschedulable) {
 			it.loc = nowhere
 			q.activeOrBackoff(it, now)
 		}
@@ -354,11 +359,11 @@ func (q *Queue[T]) MoveAll(now time.Duration) { q.MoveOn(now, AnyChange) }
 // MoveOn moves the unschedulable items that wake on one of the kinds of
 // change in kinds, as MoveAll does; the others are not visited.
 func (q *Queue[T]) MoveOn(now time.Duration, kinds uint64) {
-	for _, w := range q.wakes {
-		if w&kinds == 0 {
+	for _, w := range q.unschedulable {
+		if w.wake&kinds == 0 {
 			continue
 		}
-		q.moving = q.unschedulable[w].takeAll(q.moving[:0])
+		q.moving = w.list.takeAll(q.moving[:0])
 		for _, it := range q.moving {
 			it.loc = nowhere
 			q.activeOrBackoff(it, now)
@@ -383,8 +388,8 @@ func (q *Queue[T]) NextWakeup(wanted func(*Item[T]) bool, epoch int64) (time.Dur
 	if at, ok := q.backoff.firstWanted(wanted); ok {
 		consider(at)
 	}
-	for _, w := range q.wakes {
-		if at, ok := q.unschedulable[w].firstWanted(wanted, epoch); ok {
+	for _, w := range q.unschedulable {
+		if at, ok := w.list.firstWanted(wanted, epoch); ok {
 			consider(at + q.cfg.MaxUnschedulable)
 		}
 	}
@@ -393,8 +398,8 @@ func (q *Queue[T]) NextWakeup(wanted func(*Item[T]) bool, epoch int64) (time.Dur
 
 // Counts returns how many items are in each pool.
 func (q *Queue[T]) Counts() (active, backoff, unschedulable, gated int) {
-	for _, l := range q.unschedulable {
-		unschedulable += l.live
+	for _, w := range q.unschedulable {
+		unschedulable += w.list.live
 	}
 	return q.active.len(), q.backoff.n, unschedulable, q.gated.Len()
 }
@@ -408,8 +413,8 @@ func (q *Queue[T]) All() iter.Seq[*Item[T]] {
 	return func(yield func(*Item[T]) bool) {
 		// the unschedulable pool's lists merged back into one order
 		var parked []*Item[T]
-		for _, w := range q.wakes {
-			parked = append(parked, q.unschedulable[w].items()...)
+		for _, w := range q.unschedulable {
+			parked = append(parked, w.list.items()...)
 		}
 		slices.SortFunc(parked, func(x, y *Item[T]) int { return order(parkedBefore(x, y), parkedBefore(y, x)) })
 		for _, list := range [][]*Item[T]{q.active.items(), q.backoff.sorted(), parked} {
