@@ -1,10 +1,9 @@
 package queue
 
 import (
+	"cmp"
 	"slices"
 	"time"
-
-	"github.com/google/btree"
 )
 
 // The backoff queue and the unschedulable pool are visited in bulk: a
@@ -14,42 +13,55 @@ import (
 // not trees: a retry in a busy cluster parks, moves and backs off items
 // millions of times.
 
-// backoffPool holds the items in backoff, by expiry window.
+// backoffPool holds the items in backoff, by expiry window. Expiries are
+// whole seconds a few seconds ahead, so there are a few windows: a sorted
+// list of them is searched faster than a map and a tree are kept.
 type backoffPool[T any] struct {
-	windows map[time.Duration][]*Item[T] // by expiry; an item knows its index (bidx)
-	keys    *btree.BTreeG[time.Duration] // the expiries with items
+	windows []expiryWindow[T] // by expiry; none empty
 	n       int
-	spare   [][]*Item[T] // emptied windows, kept for reuse
+	spare   [][]*Item[T] // emptied windows' lists, kept for reuse
 }
 
-func newBackoffPool[T any]() backoffPool[T] {
-	return backoffPool[T]{windows: map[time.Duration][]*Item[T]{}, keys: btree.NewOrderedG[time.Duration](8)}
+// expiryWindow is the items whose backoff ends at expiry; an item knows
+// its index (bidx).
+type expiryWindow[T any] struct {
+	expiry time.Duration
+	items  []*Item[T]
+}
+
+func newBackoffPool[T any]() backoffPool[T] { return backoffPool[T]{} }
+
+// window returns the index of the window of expiry, and whether it exists
+// (else where it would go).
+func (b *backoffPool[T]) window(expiry time.Duration) (int, bool) {
+	return slices.BinarySearchFunc(b.windows, expiry, func(w expiryWindow[T], e time.Duration) int { return cmp.Compare(w.expiry, e) })
 }
 
 func (b *backoffPool[T]) add(it *Item[T]) {
-	w, ok := b.windows[it.expiry]
+	i, ok := b.window(it.expiry)
 	if !ok {
-		b.keys.ReplaceOrInsert(it.expiry)
+		var items []*Item[T]
 		if k := len(b.spare); k > 0 {
-			w, b.spare = b.spare[k-1], b.spare[:k-1]
+			items, b.spare = b.spare[k-1], b.spare[:k-1]
 		}
+		b.windows = slices.Insert(b.windows, i, expiryWindow[T]{expiry: it.expiry, items: items})
 	}
-	it.bidx = len(w)
-	b.windows[it.expiry] = append(w, it)
+	w := &b.windows[i]
+	it.bidx = len(w.items)
+	w.items = append(w.items, it)
 	b.n++
 }
 
 func (b *backoffPool[T]) remove(it *Item[T]) {
-	w := b.windows[it.expiry]
-	last := w[len(w)-1]
-	w[it.bidx], last.bidx = last, it.bidx
-	w[len(w)-1] = nil
-	w = w[:len(w)-1]
-	if len(w) == 0 {
-		delete(b.windows, it.expiry)
-		b.keys.Delete(it.expiry)
-	} else {
-		b.windows[it.expiry] = w
+	i, _ := b.window(it.expiry)
+	w := &b.windows[i]
+	last := w.items[len(w.items)-1]
+	w.items[it.bidx], last.bidx = last, it.bidx
+	w.items[len(w.items)-1] = nil
+	w.items = w.items[:len(w.items)-1]
+	if len(w.items) == 0 {
+		b.recycle(w.items)
+		b.windows = slices.Delete(b.windows, i, i+1)
 	}
 	b.n--
 }
@@ -57,13 +69,11 @@ func (b *backoffPool[T]) remove(it *Item[T]) {
 // takeDue removes and returns the items of the earliest window if it ends
 // by now.
 func (b *backoffPool[T]) takeDue(now time.Duration) ([]*Item[T], bool) {
-	exp, ok := b.keys.Min()
-	if !ok || exp > now {
+	if len(b.windows) == 0 || b.windows[0].expiry > now {
 		return nil, false
 	}
-	w := b.windows[exp]
-	delete(b.windows, exp)
-	b.keys.Delete(exp)
+	w := b.windows[0].items
+	b.windows = slices.Delete(b.windows, 0, 1)
 	b.n -= len(w)
 	return w, true
 }
@@ -83,26 +93,22 @@ const keptWindows = 4
 
 // firstWanted returns the earliest expiry of a wanted item.
 func (b *backoffPool[T]) firstWanted(wanted func(*Item[T]) bool) (time.Duration, bool) {
-	var at time.Duration
-	found := false
-	b.keys.Ascend(func(exp time.Duration) bool {
-		if wanted == nil || slices.ContainsFunc(b.windows[exp], wanted) {
-			at, found = exp, true
+	for _, w := range b.windows {
+		if wanted == nil || slices.ContainsFunc(w.items, wanted) {
+			return w.expiry, true
 		}
-		return !found
-	})
-	return at, found
+	}
+	return 0, false
 }
 
 // sorted returns the items in backoffQ order: expiry, then activeQ order.
 func (b *backoffPool[T]) sorted() []*Item[T] {
 	var out []*Item[T]
-	b.keys.Ascend(func(exp time.Duration) bool {
-		w := slices.Clone(b.windows[exp])
-		slices.SortFunc(w, func(x, y *Item[T]) int { return order(before(x, y), before(y, x)) })
-		out = append(out, w...)
-		return true
-	})
+	for _, w := range b.windows {
+		items := slices.Clone(w.items)
+		slices.SortFunc(items, func(x, y *Item[T]) int { return order(before(x, y), before(y, x)) })
+		out = append(out, items...)
+	}
 	return out
 }
 
