@@ -20,6 +20,13 @@ func (s *Scheduler) scheduleOne(res *CycleResult) (bool, error) {
 	if !ok {
 		return false, nil
 	}
+	if a := s.queue.Ahead(); a != nil {
+		// the record of a pod popped soon, read now: in a busy cluster its
+		// miss then overlaps this cycle's work (see Queue.Ahead)
+		if r := s.records.at(a.Value.pod); r != nil {
+			s.readAhead += r.profile
+		}
+	}
 	s.cycle++
 	s.inCycle = s.cycle
 	defer func() { s.inCycle = 0 }()

@@ -34,6 +34,11 @@ type activeQueue[T any] struct {
 	spare    [][]activeEntry[T] // by capacity, ascending
 	// spareRoom is the spares' capacity together
 	spareRoom int
+	// readAhead keeps what deleteMin reads ahead (see there), so that the
+	// read is not compiled away; ahead is the item half as far ahead, for
+	// the caller to read ahead what the item refers to
+	readAhead uint32
+	ahead     *Item[T]
 }
 
 // arrivalBlock is the size of a block of arrivals, and how many empty
@@ -133,12 +138,23 @@ func (q *activeQueue[T]) deleteMin() (*Item[T], bool) {
 	it := run.entries[run.head].it
 	run.entries[run.head] = activeEntry[T]{}
 	run.head++
+	q.ahead = nil
+	if k := run.head + readAheadPops; k < len(run.entries) {
+		// read the item a few pops ahead now: in a busy cluster the items
+		// retried are scattered in memory, and its miss is then taken
+		// while this pop's cycle runs instead of stalling its own pop
+		q.readAhead += run.entries[k].it.token
+		q.ahead = run.entries[run.head+readAheadPops/2].it
+	}
 	if run.head == len(run.entries) {
 		q.drop(r)
 	}
 	q.n--
 	return it, true
 }
+
+// readAheadPops is how many pops ahead deleteMin reads an item.
+const readAheadPops = 8
 
 // first settles the arrivals and returns the run whose head comes first,
 // stale heads dropped, or -1 when activeQ is empty.
