@@ -19,10 +19,10 @@ import (
 // built-in preemption alone, which keeps no state of its own.
 type failures struct {
 	ids     map[string]int32 // shape -> id, from 1
-	byShape []*shapeFailure // by shape id (ids are dense, from 1)
-	gen     uint32 // counts restarts of ids
-	off     bool   // tests compare runs with and without it
-	hits    int    // cycles answered, for tests
+	byShape []*shapeFailure  // by shape id (ids are dense, from 1)
+	gen     uint32           // counts restarts of ids
+	off     bool             // tests compare runs with and without it
+	hits    int              // cycles answered, for tests
 }
 
 // shapeFailure is a shape's last fruitless cycle.
