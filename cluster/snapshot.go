@@ -91,6 +91,10 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 	if len(s.log) > 0 {
 		return fmt.Errorf("%w: %d not rolled back", ErrTentative, len(s.log))
 	}
+	if s.generation == c.generation && s.nodeSetVersion == c.nodeSetVersion && s.nodeVersion == c.nodeVersion &&
+		s.budgetVersion == c.budgetVersion && s.nsVersion == c.nsVersion {
+		return nil // up to date: a busy cluster's failed cycles mostly find it so
+	}
 	rebuild := s.nodeSetVersion != c.nodeSetVersion
 	if s.nodeVersion != c.nodeVersion {
 		// nodes or labels change: domains and their totals are rebuilt on use

@@ -185,10 +185,10 @@ func (l *parkedList[T]) takeUntil(t time.Duration) []*Item[T] {
 	var out []*Item[T]
 	for l.head < len(l.entries) {
 		e := l.entries[l.head]
+		if e.at > t {
+			break // the entries are in the order of at: the item is not read
+		}
 		if e.valid() {
-			if e.at > t {
-				break
-			}
 			out = append(out, e.it)
 			l.live--
 		}

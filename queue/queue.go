@@ -1,7 +1,6 @@
 package queue
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"iter"
@@ -72,14 +71,19 @@ type Queue[T any] struct {
 	// unschedulable is the unschedulable pool, one list per WakeOn set
 	// (in the order of the sets), so that a change moves only the items it
 	// may help without visiting the others. There are a few sets: a list
-	// is found by a search, and the pool is walked without a map lookup a
-	// list (Flush walks it at every pop).
+	// is found by a scan, and the pool is walked without a map lookup a
+	// list.
 	unschedulable []wakeList[T]
 	gated         *btree.BTreeG[*Item[T]] // by seq
 	items         map[string]*Item[T]
 	seq           uint64
 	popped        *Item[T]   // the item Pop returned last
 	moving        []*Item[T] // MoveOn's list, kept between calls
+	// flushed says that Flush at flushedAt left nothing due then, and that
+	// nothing placed since is: every pop flushes, and a busy cluster pops
+	// thousands of times at one instant
+	flushedAt time.Duration
+	flushed   bool
 }
 
 // New returns an empty queue.
@@ -121,8 +125,11 @@ func (q *Queue[T]) add(it *Item[T], loc location) error {
 // parked returns the unschedulable pool's list of the items that wake on
 // wake.
 func (q *Queue[T]) parked(wake uint64) *parkedList[T] {
-	i, found := slices.BinarySearchFunc(q.unschedulable, wake, func(w wakeList[T], wake uint64) int { return cmp.Compare(w.wake, wake) })
-	if !found {
+	i := 0
+	for i < len(q.unschedulable) && q.unschedulable[i].wake < wake {
+		i++
+	}
+	if i == len(q.unschedulable) || q.unschedulable[i].wake != wake {
 		q.unschedulable = slices.Insert(q.unschedulable, i, wakeList[T]{wake: wake, list: &parkedList[T]{}})
 	}
 	return q.unschedulable[i].list
@@ -147,8 +154,10 @@ func (q *Queue[T]) place(it *Item[T], loc location) {
 	switch loc {
 	case inBackoff:
 		q.backoff.add(it)
+		q.flushed = q.flushed && it.expiry > q.flushedAt
 	case inUnschedulable:
 		q.parked(it.WakeOn).add(it)
+		q.flushed = q.flushed && it.parkedSince > q.flushedAt-q.cfg.MaxUnschedulable
 	case inActive:
 		q.active.add(it)
 	case inGated:
@@ -237,6 +246,9 @@ func (q *Queue[T]) activeOrBackoff(it *Item[T], now time.Duration) {
 // activeQ, and items parked unschedulable for MaxUnschedulable or longer to
 // activeQ or backoffQ.
 func (q *Queue[T]) Flush(now time.Duration) {
+	if q.flushed && q.flushedAt == now {
+		return // nothing came since that can be due
+	}
 	for {
 		due, ok := q.backoff.takeDue(now)
 		if !ok {
@@ -253,6 +265,7 @@ func (q *Queue[T]) Flush(now time.Duration) {
 			q.activeOrBackoff(it, now)
 		}
 	}
+	q.flushedAt, q.flushed = now, true
 }
 
 // Pop flushes at now and takes the head of activeQ; the item is then in

@@ -107,6 +107,19 @@ func TestBackOffLeavesAtExpiry(t *testing.T) {
 	pop(t, q, 3*time.Second, "pod/a")
 }
 
+// TestBackOffDueAtOnceIsPopped: a sub-second backoff can end, truncated to
+// the second, before the instant it starts; a pop at that same instant,
+// after pops that found nothing more due, still takes the item.
+func TestBackOffDueAtOnceIsPopped(t *testing.T) {
+	q := queue.New[int](queue.Config{Backoff: queue.Backoff{Initial: 100 * ms, Max: time.Second}})
+	add(t, q, pod("a"))
+	add(t, q, pod("b"))
+	pop(t, q, 5300*ms, "pod/a")
+	require.NoError(t, q.BackOff("pod/a", 5300*ms, 1, false)) // 5.4s -> 5s: due
+	pop(t, q, 5300*ms, "pod/a")                               // before b, first seen alike, added first
+	pop(t, q, 5300*ms, "pod/b")
+}
+
 // TestBackOffCounts: errors drive the backoff while there are any; an
 // unschedulable attempt resets them and counts on from the earlier total.
 func TestBackOffCounts(t *testing.T) {
