@@ -2,9 +2,11 @@ package gangsim
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/internal/prefetch"
 	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/queue"
@@ -21,10 +23,10 @@ func (s *Scheduler) scheduleOne(res *CycleResult) (bool, error) {
 		return false, nil
 	}
 	if a := s.queue.Ahead(); a != nil {
-		// the record of a pod popped soon, read now: in a busy cluster its
-		// miss then overlaps this cycle's work (see Queue.Ahead)
+		// the record of a pod popped soon, fetched now: in a busy cluster
+		// its misses then overlap this cycle (see Queue.Ahead)
 		if r := s.records.at(a.Value.pod); r != nil {
-			s.readAhead += r.profile
+			prefetch.Object(unsafe.Pointer(r), unsafe.Sizeof(*r))
 		}
 	}
 	s.cycle++

@@ -95,9 +95,8 @@ type Scheduler struct {
 	firstDue   time.Duration
 	firstKnown bool
 	timerSeq   uint64
-	readAhead  int32 // keeps the reads ahead of scheduleOne from being compiled away
-	cycle      int   // cycles run so far
-	inCycle    int   // the cycle running; 0 between cycles
+	cycle      int // cycles run so far
+	inCycle    int // the cycle running; 0 between cycles
 	observers  []Observer
 	evictions  []Eviction
 	stats      Stats

@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"slices"
 	"time"
+	"unsafe"
+
+	"github.com/gangsim/gangsim/internal/prefetch"
 )
 
 // activeQueue is activeQ: items in the activeQ order (see entryOrder), kept as
@@ -34,11 +37,9 @@ type activeQueue[T any] struct {
 	spare    [][]activeEntry[T] // by capacity, ascending
 	// spareRoom is the spares' capacity together
 	spareRoom int
-	// readAhead keeps what deleteMin reads ahead (see there), so that the
-	// read is not compiled away; ahead is the item half as far ahead, for
-	// the caller to read ahead what the item refers to
-	readAhead uint32
-	ahead     *Item[T]
+	// ahead is an item half as far ahead as deleteMin fetches, for the
+	// caller to fetch what the item refers to (see Queue.Ahead)
+	ahead *Item[T]
 }
 
 // arrivalBlock is the size of a block of arrivals, and how many empty
@@ -140,10 +141,11 @@ func (q *activeQueue[T]) deleteMin() (*Item[T], bool) {
 	run.head++
 	q.ahead = nil
 	if k := run.head + readAheadPops; k < len(run.entries) {
-		// read the item a few pops ahead now: in a busy cluster the items
-		// retried are scattered in memory, and its miss is then taken
-		// while this pop's cycle runs instead of stalling its own pop
-		q.readAhead += run.entries[k].it.token
+		// the item a few pops ahead, fetched now: in a busy cluster the
+		// items retried are scattered in memory, and its misses then
+		// overlap the cycles before its pop instead of stalling it
+		ahead := run.entries[k].it
+		prefetch.Object(unsafe.Pointer(ahead), unsafe.Sizeof(*ahead))
 		q.ahead = run.entries[run.head+readAheadPops/2].it
 	}
 	if run.head == len(run.entries) {
@@ -153,7 +155,7 @@ func (q *activeQueue[T]) deleteMin() (*Item[T], bool) {
 	return it, true
 }
 
-// readAheadPops is how many pops ahead deleteMin reads an item.
+// readAheadPops is how many pops ahead deleteMin fetches an item.
 const readAheadPops = 8
 
 // first settles the arrivals and returns the run whose head comes first,

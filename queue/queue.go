@@ -284,8 +284,8 @@ func (q *Queue[T]) Pop(now time.Duration) (*Item[T], bool) {
 
 // Ahead returns an item likely to be popped a few pops after the last
 // one, or nil. It may be popped later or have left already: it is only
-// for reading ahead what the caller keeps for it, so that the memory is
-// at hand when its turn comes.
+// for fetching ahead what the caller keeps for it, so that the memory is
+// at hand when its turn comes (the queue fetches the item itself).
 func (q *Queue[T]) Ahead() *Item[T] { return q.active.ahead }
 
 // Peek returns the head of activeQ without taking it.

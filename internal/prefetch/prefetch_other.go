@@ -1,0 +1,7 @@
+//go:build !amd64 && !arm64
+
+package prefetch
+
+import "unsafe"
+
+func object(unsafe.Pointer, uintptr) {}
