@@ -113,7 +113,16 @@ func (e *FitError) Resolvable() []int {
 }
 
 func (e *FitError) resolvableNodes() []int {
-	var out []int
+	n := 0 // counted first: a list grown by appends left its copies to the collector
+	for _, ns := range e.Statuses {
+		if ns.Status.Code() == Unschedulable {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]int, 0, n)
 	for _, ns := range e.Statuses {
 		if ns.Status.Code() == Unschedulable {
 			out = append(out, ns.Node)
