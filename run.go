@@ -162,10 +162,11 @@ func (s *Scheduler) run(until time.Duration, bounded bool) error {
 		if s.now != instant {
 			atNow, instant = 0, s.now
 		}
-		if atNow >= s.maxCycles() {
+		limit := s.maxCycles()
+		if atNow >= limit {
 			return fmt.Errorf("%w: %d cycles at simulated time %v, %d evictions so far", ErrNoProgress, atNow, s.now, s.stats.Evictions)
 		}
-		if n := s.stats.Evictions - evictions; n >= s.maxCycles() {
+		if n := s.stats.Evictions - evictions; n >= limit {
 			return fmt.Errorf("%w: %d evictions in one run, simulated time %v", ErrNoProgress, n, s.now)
 		}
 		if bounded && s.now >= until {

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/google/btree"
 )
@@ -79,6 +80,10 @@ type Queue[T any] struct {
 	seq           uint64
 	popped        *Item[T]   // the item Pop returned last
 	moving        []*Item[T] // MoveOn's list, kept between calls
+	// lastParked is the unschedulable pool's list for lastWake, the one
+	// parked asked for last (lists are never dropped)
+	lastWake   uint64
+	lastParked *parkedList[T]
 	// flushed says that Flush at flushedAt left nothing due then, and that
 	// nothing placed since is: every pop flushes, and a busy cluster pops
 	// thousands of times at one instant
@@ -125,6 +130,15 @@ func (q *Queue[T]) add(it *Item[T], loc location) error {
 // parked returns the unschedulable pool's list of the items that wake on
 // wake.
 func (q *Queue[T]) parked(wake uint64) *parkedList[T] {
+	if q.lastParked != nil && q.lastWake == wake {
+		return q.lastParked // the usual case: pods failing alike park one after another
+	}
+	l := q.findParked(wake)
+	q.lastWake, q.lastParked = wake, l
+	return l
+}
+
+func (q *Queue[T]) findParked(wake uint64) *parkedList[T] {
 	i := 0
 	for i < len(q.unschedulable) && q.unschedulable[i].wake < wake {
 		i++
@@ -292,8 +306,9 @@ func (q *Queue[T]) Ahead() *Item[T] { return q.active.ahead }
 func (q *Queue[T]) Peek() (*Item[T], bool) { return q.active.min() }
 
 func (q *Queue[T]) inFlight(key string) (*Item[T], error) {
-	if it := q.popped; it != nil && it.loc == inFlight && it.Key == key {
-		return it, nil // the usual case: the item just popped, no lookup
+	if it := q.popped; it != nil && it.loc == inFlight && len(it.Key) == len(key) &&
+		(unsafe.StringData(it.Key) == unsafe.StringData(key) || it.Key == key) {
+		return it, nil // the usual case: the item just popped, named by its own key; no lookup
 	}
 	it, ok := q.items[key]
 	if !ok {
