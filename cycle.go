@@ -42,15 +42,77 @@ func (s *Scheduler) scheduleOne(res *CycleResult) (bool, error) {
 		err = s.scheduleRoot(it, res)
 		ev.Group = groupRef(it.Value.root)
 	}
-	ev.Reason = res.Status.Message()
-	if res.Status != nil && ev.Reason == "" {
-		ev.Reason = res.Status.Code().String()
-	}
+	ev.Reason = cycleReason(res.Status)
 	s.emit(ev)
 	if err == nil && s.cfg.CheckInvariants {
 		err = s.checkCycle(*res)
 	}
 	return true, err
+}
+
+// cycleReason is the reason a cycle's event gives for its status.
+func cycleReason(st *Status) string {
+	reason := st.Message()
+	if st != nil && reason == "" {
+		reason = st.Code().String()
+	}
+	return reason
+}
+
+// retryKnownFailures runs the cycles at the head of activeQ, at most max,
+// of pods that fail as a pod of their shape just failed (see failures),
+// one after another; it returns how many it ran. Each is the cycle
+// scheduleOne would run, with the same events and the same outcome: what
+// it leaves out is the search for the head of activeQ at each pop, and
+// the rest of a cycle's general path. A busy cluster's cycles are nearly
+// all such retries.
+func (s *Scheduler) retryKnownFailures(max int) (int, error) {
+	if s.cfg.CheckInvariants || !s.failuresUsable() || len(s.failures.byShape) == 0 || max <= 0 {
+		return 0, nil // with invariants checked, every cycle takes the general path, which checks them
+	}
+	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
+		return 0, err
+	}
+	s.retry.now = s.knownNow() // what nothing in these cycles changes
+	n := s.queue.ParkHead(s.now, s.version, max, s.retryKnown, s.retriedKnown)
+	s.failures.inRow += n
+	return n, nil
+}
+
+// retryKnown begins the cycle of it's pod if it fails as a known failure
+// (else it changes nothing): scheduleOne's and schedulePod's work for
+// that case up to parking, which ParkHead does.
+func (s *Scheduler) retryKnown(it *queue.Item[entry]) (uint64, bool) {
+	r := s.records.at(it.Value.pod)
+	if r == nil {
+		return 0, false
+	}
+	f := s.knownFailureAt(s.profileOf(r), r, s.retry.now)
+	if f == nil {
+		return 0, false
+	}
+	if a := s.queue.Ahead(); a != nil {
+		if r := s.records.at(a.Value.pod); r != nil {
+			prefetch.Object(unsafe.Pointer(r), unsafe.Sizeof(*r))
+		}
+	}
+	s.cycle++
+	s.inCycle = s.cycle
+	f.answered()
+	s.failAttempt(r, f.reason)
+	r.lastFit = f.fit
+	s.retry.pod, s.retry.reason = r.info, f.cycle
+	return f.wakeOn, true
+}
+
+// retriedKnown ends the cycle retryKnown began, once the pod is parked.
+func (s *Scheduler) retriedKnown(*queue.Item[entry]) {
+	if s.observed() {
+		s.emit(Event{Kind: EventCycle, Pod: s.retry.pod, Reason: s.retry.reason})
+	} else {
+		s.stats.count(EventCycle, false)
+	}
+	s.inCycle, s.retry.pod = 0, nil
 }
 
 // schedulePod runs one pod-by-pod cycle: one snapshot, filter and score,
@@ -66,11 +128,9 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 	if f := s.knownFailure(p, r); f != nil {
 		// a pod of its shape failed this way with the cluster as it is:
 		// its rejections and its status are that pod's, shared
-		s.failFit(r, f.fit)
-		if f.status == nil {
-			f.status = NewStatus(Unschedulable, r.reason)
-		}
-		res.Status = f.status
+		res.Status = f.answered()
+		s.failAttempt(r, f.reason)
+		r.lastFit = f.fit
 		return s.queue.ParkFor(it.Key, s.now, s.version, f.wakeOn)
 	}
 	wasNominated := r.nominated != ""

@@ -15,15 +15,31 @@ import (
 	"github.com/gangsim/gangsim/queue"
 )
 
+// busyRun says how runBusyCluster runs.
+type busyRun struct {
+	memoOff bool // no dry-run memo, no cycle answered by another pod's
+	// fast runs without checking invariants: the retries answered by
+	// another pod's cycle then take retryKnownFailures's path
+	fast bool
+	// unobserved runs with no observer (events is then empty)
+	unobserved bool
+}
+
 // runBusyCluster runs a small oversubscribed cluster drawn from seed:
 // pods of three priorities (some never preempting, some with a node
 // selector or a budget over them) arriving and finishing, nodes failing
-// and coming back, and returns every event as text.
-func runBusyCluster(t *testing.T, seed uint64, memoOff bool) (events []string, hits, skipped, shortened int) {
+// and coming back, and returns every event as text, the counts, and how
+// often the memos were used (shortened: the cycles answered by another
+// pod's; fast, those retryKnownFailures ran).
+func runBusyCluster(t *testing.T, seed uint64, how busyRun) (events []string, stats Stats, hits, skipped, shortened int) {
 	rng := rand.New(rand.NewPCG(seed, 99))
-	s, err := New(Config{CheckInvariants: true}, eventLog(&events))
+	var opts []Option
+	if !how.unobserved {
+		opts = append(opts, eventLog(&events))
+	}
+	s, err := New(Config{CheckInvariants: !how.fast}, opts...)
 	require.NoError(t, err)
-	s.dryRuns.off, s.failures.off = memoOff, memoOff
+	s.dryRuns.off, s.failures.off = how.memoOff, how.memoOff
 	nodes := 2 + rng.IntN(8)
 	node := busyNode
 	for i := range nodes {
@@ -36,6 +52,12 @@ func runBusyCluster(t *testing.T, seed uint64, memoOff bool) (events []string, h
 	for i := range 20 + rng.IntN(60) {
 		at += time.Duration(rng.IntN(300)) * time.Second
 		require.NoError(t, s.RunUntil(at))
+		for j := range i { // what a pending pod's last failure was, node by node
+			key := cluster.PodKey(fmt.Sprintf("default/p%03d", j))
+			if d := s.Diagnosis(key); d != nil && !how.unobserved {
+				events = append(events, fmt.Sprintf("%v diagnosis of %s: %v", at, key, d))
+			}
+		}
 		if rng.IntN(10) == 0 {
 			n := rng.IntN(nodes)
 			if down[n] {
@@ -57,33 +79,49 @@ func runBusyCluster(t *testing.T, seed uint64, memoOff bool) (events []string, h
 		require.NoError(t, s.AddPod(p, time.Duration(10+rng.IntN(3600))*time.Second))
 	}
 	require.NoError(t, s.Run())
-	return events, s.dryRuns.hits, s.dryRuns.skipped, s.failures.hits
+	shortened = s.failures.hits
+	if how.fast {
+		shortened = s.failures.inRow
+	}
+	return events, s.Stats(), s.dryRuns.hits, s.dryRuns.skipped, shortened
 }
 
 // The dry-run memo passes over only nodes a new try would find to be no
 // candidate, and a cycle answered by the last fruitless one of a pod of
-// the same shape ends as a new one would: on random busy clusters the
-// event streams with and without them are the same, and they are used.
+// the same shape ends as a new one would, whether it takes the general
+// path or retryKnownFailures's: on random busy clusters the event streams
+// with and without them are the same, and they are used. Unobserved, the
+// events are counted as they would have been.
 func TestDryRunMemoKeepsDecisions(t *testing.T) {
-	hits, skipped, shortened, seeds := 0, 0, 0, uint64(200)
+	hits, skipped, shortened, fast, seeds := 0, 0, 0, 0, uint64(200)
 	if raceOn {
 		seeds = 20
 	}
-	for seed := range seeds {
-		with, h, sk, sh := runBusyCluster(t, seed, false)
-		without, _, _, _ := runBusyCluster(t, seed, true)
-		if !slices.Equal(with, without) {
-			for i := range min(len(with), len(without)) {
-				require.Equal(t, without[i], with[i], "seed %d: first difference at event %d", seed, i)
+	same := func(seed uint64, want, got []string, what string) {
+		if !slices.Equal(want, got) {
+			for i := range min(len(want), len(got)) {
+				require.Equal(t, want[i], got[i], "seed %d, %s: first difference at event %d", seed, what, i)
 			}
-			require.Equal(t, len(without), len(with), "seed %d", seed)
+			require.Equal(t, len(want), len(got), "seed %d, %s", seed, what)
 		}
-		hits, skipped, shortened = hits+h, skipped+sk, shortened+sh
 	}
-	t.Logf("%d nodes passed over one by one, %d unchanged since a dry run found none, %d cycles answered by a pod of the same shape", hits, skipped, shortened)
+	for seed := range seeds {
+		with, stats, h, sk, sh := runBusyCluster(t, seed, busyRun{})
+		without, _, _, _, _ := runBusyCluster(t, seed, busyRun{memoOff: true})
+		same(seed, without, with, "the memos")
+		retried, retriedStats, _, _, f := runBusyCluster(t, seed, busyRun{fast: true})
+		same(seed, without, retried, "retries answered in a row")
+		_, quiet, _, _, _ := runBusyCluster(t, seed, busyRun{fast: true, unobserved: true})
+		require.Equal(t, stats, retriedStats, "seed %d", seed)
+		require.Equal(t, stats, quiet, "seed %d: unobserved", seed)
+		hits, skipped, shortened, fast = hits+h, skipped+sk, shortened+sh, fast+f
+	}
+	t.Logf("%d nodes passed over one by one, %d unchanged since a dry run found none, %d cycles answered by a pod of the same shape, %d of a run's in a row",
+		hits, skipped, shortened, fast)
 	require.Greater(t, hits, int(seeds), "the memo is hardly used: the test says little")
 	require.Greater(t, skipped, int(seeds)*5, "dry runs of the changed nodes only are hardly used: the test says little")
 	require.Greater(t, shortened, int(seeds), "cycles answered by a pod of the same shape are rare: the test says little")
+	require.Greater(t, fast, int(seeds), "retries answered in a row are rare: the test says little")
 }
 
 type statefulFilter struct{ calls int }

@@ -23,6 +23,7 @@ type failures struct {
 	gen     uint32           // counts restarts of ids
 	off     bool             // tests compare runs with and without it
 	hits    int              // cycles answered, for tests
+	inRow   int              // of which retryKnownFailures ran, for tests
 }
 
 // shapeFailure is a shape's last fruitless cycle.
@@ -30,8 +31,28 @@ type shapeFailure struct {
 	p      *profile
 	fit    *fw.FitError // read-only, shared
 	status *Status      // the cycles' status, made by the first (read-only, shared)
-	wakeOn uint64
-	snap   *cluster.Snapshot
+	// reason is fit's message, and cycle the reason of the cycles' events,
+	// made with status
+	reason, cycle string
+	wakeOn        uint64
+	snap          *cluster.Snapshot
+	pos           cluster.FeedPos
+	nomPos        uint64
+}
+
+// answered returns the status of a cycle f answers, made by the first.
+func (f *shapeFailure) answered() *Status {
+	if f.status == nil {
+		f.reason = f.fit.Error()
+		f.status = NewStatus(Unschedulable, f.reason)
+		f.cycle = cycleReason(f.status)
+	}
+	return f.status
+}
+
+// knownNow is what every remembered failure must match to hold now: the
+// snapshot's feed and the nominations as they are.
+type knownNow struct {
 	pos    cluster.FeedPos
 	nomPos uint64
 }
@@ -67,7 +88,23 @@ func (s *Scheduler) shape(r *podRecord) int32 {
 
 // knownFailure returns the remembered failure that holds for r now, or nil.
 func (s *Scheduler) knownFailure(p *profile, r *podRecord) *shapeFailure {
-	if s.failures.off || r.nominated != "" || len(s.explainer.want) > 0 || !p.plainPostFilter() {
+	if !s.failuresUsable() {
+		return nil
+	}
+	return s.knownFailureAt(p, r, s.knownNow())
+}
+
+// failuresUsable reports whether remembered failures may answer cycles.
+func (s *Scheduler) failuresUsable() bool { return !s.failures.off && len(s.explainer.want) == 0 }
+
+func (s *Scheduler) knownNow() knownNow {
+	return knownNow{pos: s.snap.FeedPos(), nomPos: s.nominations.changePos()}
+}
+
+// knownFailureAt is knownFailure with failuresUsable true and now as it
+// is: a busy cluster's retries ask for many pods in a row.
+func (s *Scheduler) knownFailureAt(p *profile, r *podRecord, now knownNow) *shapeFailure {
+	if r.nominated != "" || !p.plainPostFilter() {
 		return nil
 	}
 	if r.shape == 0 || r.shapeGen != s.failures.gen {
@@ -77,7 +114,7 @@ func (s *Scheduler) knownFailure(p *profile, r *podRecord) *shapeFailure {
 		return nil
 	}
 	f := s.failures.byShape[r.shape]
-	if f == nil || f.p != p || f.snap != s.snap || f.pos != s.snap.FeedPos() || f.nomPos != s.nominations.changePos() {
+	if f == nil || f.p != p || f.snap != s.snap || f.pos != now.pos || f.nomPos != now.nomPos {
 		return nil
 	}
 	s.failures.hits++

@@ -150,7 +150,11 @@ func (s *Scheduler) setReason(r *podRecord, reason string) {
 // failAttempt records the failed attempt of a pod to be placed.
 func (s *Scheduler) failAttempt(r *podRecord, reason string) {
 	r.reason, r.lastFit, r.gated = reason, nil, false
-	s.emit(Event{Kind: EventPodUnschedulable, Pod: r.info, Reason: reason})
+	if s.observed() {
+		s.emit(Event{Kind: EventPodUnschedulable, Pod: r.info, Reason: reason})
+	} else {
+		s.stats.count(EventPodUnschedulable, false)
+	}
 }
 
 // failFit records an attempt that found no node, keeping the node by node

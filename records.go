@@ -59,7 +59,8 @@ func (t *table[T, ID]) at(id ID) *T {
 	if id == 0 {
 		return nil
 	}
-	return &t.chunks[id/recordChunk][id%recordChunk]
+	u := uint32(id) // IDs are positive: unsigned, the division is a shift
+	return &t.chunks[u/recordChunk][u%recordChunk]
 }
 
 // clone copies every record (shallowly: what records point to outside

@@ -175,6 +175,13 @@ func (s *Scheduler) run(until time.Duration, bounded bool) error {
 		if err := s.fireTimers(); err != nil {
 			return err
 		}
+		if n, err := s.retryKnownFailures(limit - atNow); err != nil {
+			return err
+		} else if n > 0 {
+			idle = 0
+			atNow += n
+			continue
+		}
 		var res CycleResult
 		if ok, err := s.scheduleOne(&res); err != nil {
 			return err

@@ -97,9 +97,15 @@ type Scheduler struct {
 	timerSeq   uint64
 	cycle      int // cycles run so far
 	inCycle    int // the cycle running; 0 between cycles
-	observers  []Observer
-	evictions  []Eviction
-	stats      Stats
+	// retry is what retryKnownFailures's cycles share
+	retry struct {
+		now    knownNow
+		pod    *cluster.PodInfo // the pod of the cycle running
+		reason string           // its event's reason
+	}
+	observers []Observer
+	evictions []Eviction
+	stats     Stats
 
 	userRegistry Registry
 	explainer    explainer

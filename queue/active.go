@@ -139,15 +139,7 @@ func (q *activeQueue[T]) deleteMin() (*Item[T], bool) {
 	it := run.entries[run.head].it
 	run.entries[run.head] = activeEntry[T]{}
 	run.head++
-	q.ahead = nil
-	if k := run.head + readAheadPops; k < len(run.entries) {
-		// the item a few pops ahead, fetched now: in a busy cluster the
-		// items retried are scattered in memory, and its misses then
-		// overlap the cycles before its pop instead of stalling it
-		ahead := run.entries[k].it
-		prefetch.Object(unsafe.Pointer(ahead), unsafe.Sizeof(*ahead))
-		q.ahead = run.entries[run.head+readAheadPops/2].it
-	}
+	q.readAhead(run, run.head)
 	if run.head == len(run.entries) {
 		q.drop(r)
 	}
@@ -157,6 +149,19 @@ func (q *activeQueue[T]) deleteMin() (*Item[T], bool) {
 
 // readAheadPops is how many pops ahead deleteMin fetches an item.
 const readAheadPops = 8
+
+// readAhead fetches the item readAheadPops pops after the entry next of
+// run, to be popped next: in a busy cluster the items retried are
+// scattered in memory, and its misses then overlap the cycles before its
+// pop instead of stalling it.
+func (q *activeQueue[T]) readAhead(run *activeRun[T], next int) {
+	q.ahead = nil
+	if k := next + readAheadPops; k < len(run.entries) {
+		ahead := run.entries[k].it
+		prefetch.Object(unsafe.Pointer(ahead), unsafe.Sizeof(*ahead))
+		q.ahead = run.entries[next+readAheadPops/2].it
+	}
+}
 
 // first settles the arrivals and returns the run whose head comes first,
 // stale heads dropped, or -1 when activeQ is empty.

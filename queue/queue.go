@@ -170,13 +170,18 @@ func (q *Queue[T]) place(it *Item[T], loc location) {
 		q.backoff.add(it)
 		q.flushed = q.flushed && it.expiry > q.flushedAt
 	case inUnschedulable:
-		q.parked(it.WakeOn).add(it)
-		q.flushed = q.flushed && it.parkedSince > q.flushedAt-q.cfg.MaxUnschedulable
+		q.park(it)
 	case inActive:
 		q.active.add(it)
 	case inGated:
 		q.gated.ReplaceOrInsert(it)
 	}
+}
+
+// park puts it in the unschedulable pool (its location set).
+func (q *Queue[T]) park(it *Item[T]) {
+	q.parked(it.WakeOn).add(it)
+	q.flushed = q.flushed && it.parkedSince > q.flushedAt-q.cfg.MaxUnschedulable
 }
 
 // unplace takes it out of its pool; it must be removed before any field an
@@ -294,6 +299,82 @@ func (q *Queue[T]) Pop(now time.Duration) (*Item[T], bool) {
 	it.Attempts++
 	q.popped = it
 	return it, true
+}
+
+// ParkHead pops the head of activeQ and parks it, as Pop and then
+// ParkFor(key, now, version, wakeOn) would, for as long as try takes the
+// item popped (returning the wakeOn to park it for) and at most max
+// times, and calls parked with each item parked; it returns how many
+// items try took. An item try declines is put back at the head, as it
+// was before the pop, for Pop to return: try must decline before it
+// changes anything. ParkHead stops before an item Pop would have to
+// flush for, and neither function may add to activeQ.
+//
+// It is the cycle of a busy cluster's retries, which fail the way a
+// retry of their kind just failed: their pops and parkings, item after
+// item in one run of activeQ, with no search for the head between them.
+func (q *Queue[T]) ParkHead(now time.Duration, version int64, max int, try func(*Item[T]) (uint64, bool), parked func(*Item[T])) int {
+	taken := 0
+	for taken < max && q.flushed && q.flushedAt == now {
+		r := q.active.first()
+		if r < 0 {
+			break
+		}
+		// the head of the first run comes before the heads of the others
+		// (first dropped their stale heads): its items up to the first of
+		// those heads are popped one after another
+		var bound *activeEntry[T]
+		for o := range q.active.runs {
+			if o != r {
+				if h := &q.active.runs[o].entries[q.active.runs[o].head]; bound == nil || entryBefore(h, bound) {
+					bound = h
+				}
+			}
+		}
+		run := &q.active.runs[r]
+		for taken < max && run.head < len(run.entries) {
+			e := &run.entries[run.head]
+			if !e.valid() {
+				*e = activeEntry[T]{}
+				run.head++
+				continue
+			}
+			if bound != nil && entryBefore(bound, e) {
+				break
+			}
+			it := e.it
+			q.active.readAhead(run, run.head+1)
+			it.loc, q.popped = inFlight, it
+			it.Attempts++
+			q.active.n--
+			wakeOn, ok := try(it)
+			if !ok {
+				it.loc = inActive
+				it.Attempts--
+				q.active.n++
+				return taken
+			}
+			*e = activeEntry[T]{}
+			run.head++
+			it.UnschedulableCount++
+			it.ConsecutiveErrors = 0
+			it.Timestamp, it.parkedSince, it.Version, it.WakeOn = now, now, version, wakeOn
+			it.loc = inUnschedulable
+			q.park(it)
+			parked(it)
+			taken++
+			if q.active.narrived != 0 || !q.flushed {
+				break // try broke its promise, or a parking may be due: a pop sorts it out
+			}
+		}
+		if run.head == len(run.entries) {
+			q.active.drop(r)
+		}
+		if q.active.narrived != 0 {
+			break
+		}
+	}
+	return taken
 }
 
 // Ahead returns an item likely to be popped a few pops after the last
