@@ -27,25 +27,34 @@ const (
 // whose pods are scheduled together. The scheduler owns the Value; the
 // queue reads only the fields below and its own bookkeeping.
 type Item[T any] struct {
-	// Key is unique among the queue's items ("pod/ns/name",
-	// "podgroup/ns/name"); it is the final tie-break of every order.
-	Key      string
-	Kind     Kind
+	// The fields are in the order the queue uses them: moving an item
+	// between pools reads its first 64 bytes alone (where the item is, its
+	// order in activeQ, its backoff), a retry the next ones. A busy
+	// cluster moves thousands of items scattered in memory at every change.
+
+	token    uint32 // counts its placings: tells its current entry in activeQ or the unschedulable pool
 	Priority int32
+	loc      location // where the item is
+	Kind     Kind
 	// FirstSeen is when the scheduler first saw the item; it orders items
 	// of equal priority, earliest first.
 	FirstSeen time.Duration
+	seq       uint64 // insertion order: ties keep it
 	// Timestamp is when the item was last requeued; backoff counts from it.
 	Timestamp time.Duration
-	// Size is the number of pods the item schedules (1 for a pod); a group's
-	// maximum backoff grows with its square root.
-	Size int
 	// UnschedulableCount and ConsecutiveErrors count failed attempts, and
 	// drive the backoff.
 	UnschedulableCount int
 	ConsecutiveErrors  int
+	// Size is the number of pods the item schedules (1 for a pod); a group's
+	// maximum backoff grows with its square root.
+	Size int
+
+	expiry time.Duration // backoff end, valid inBackoff
+	bidx   int           // its index in its backoff window, valid inBackoff
 	// Attempts counts every scheduling attempt.
-	Attempts int
+	Attempts    int
+	parkedSince time.Duration // valid inUnschedulable
 	// Version is the cluster version (see MoveAll) the last attempt saw.
 	Version int64
 	// WakeOn is the set of kinds of cluster change (bits the scheduler
@@ -54,13 +63,9 @@ type Item[T any] struct {
 	WakeOn uint64
 	// Value is the scheduler's payload.
 	Value T
-
-	seq         uint64        // insertion order: ties keep it
-	loc         location      // where the item is
-	expiry      time.Duration // backoff end, valid inBackoff
-	parkedSince time.Duration // valid inUnschedulable
-	token       uint32        // counts its parkings: tells its current entry in the unschedulable pool
-	bidx        int           // its index in its backoff window, valid inBackoff
+	// Key is unique among the queue's items ("pod/ns/name",
+	// "podgroup/ns/name").
+	Key string
 }
 
 // Gated reports whether the item waits in the gated pool.
