@@ -29,6 +29,7 @@ type dryRuns struct {
 	entries int
 	off     bool // tests compare runs with and without it
 	hits    int  // nodes passed over by Known, for tests
+	reused  int  // candidates Remembered, for tests
 	skipped int  // nodes passed over by Since, for tests
 }
 
@@ -42,6 +43,20 @@ type podDryRuns struct {
 type classDryRuns struct {
 	stamps []uint64  // by node: the stamp under which it was no candidate, noStamp when unknown
 	none   noneFound // of pods nominated nowhere: nominated pods on a node count alike for them
+	// found is, by node (nil until the first), the candidate a dry run
+	// found on it, under its stamp then and with budgets as they were. A
+	// successful preemption tries nodes until it has a hundred or a tenth
+	// of them as candidates, and the next pod of the class finds nearly
+	// all of them unchanged: nine dry runs in ten of a busy cluster were
+	// of such searches.
+	found   []foundCandidate
+	budgets []cluster.BudgetStatus
+}
+
+// foundCandidate is a candidate found on a node under a stamp.
+type foundCandidate struct {
+	stamp uint64 // noStamp when none
+	c     preemption.Candidate
 }
 
 // noneFound is the last dry run of a whole potential list that found no
@@ -103,6 +118,30 @@ func (h *handle) DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, req *pre
 			if !s.nominations.has(node) {
 				c.stamps[node] = s.snap.Stamp(node)
 			}
+		}
+		if !slices.Equal(c.budgets, req.Budgets) {
+			// a candidate's victims depend on the budgets' allowances
+			c.found, c.budgets = nil, slices.Clone(req.Budgets)
+		}
+		req.Remembered = func(node int) (preemption.Candidate, bool) {
+			if c.found != nil && c.found[node].stamp == s.snap.Stamp(node) && !s.nominations.has(node) {
+				m.reused++
+				return c.found[node].c, true
+			}
+			return preemption.Candidate{}, false
+		}
+		req.Found = func(node int, cand preemption.Candidate) {
+			if _, lone := s.cachedLoneUnits(node); !lone || s.nominations.has(node) {
+				return // a group's unit reaches other nodes, whose changes the stamp does not tell
+			}
+			if c.found == nil {
+				c.found = make([]foundCandidate, len(c.stamps))
+				for i := range c.found {
+					c.found[i].stamp = noStamp
+				}
+				m.entries += len(c.found)
+			}
+			c.found[node] = foundCandidate{stamp: s.snap.Stamp(node), c: cand}
 		}
 	} else {
 		req.Known = func(node int) bool {

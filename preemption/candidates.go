@@ -45,6 +45,12 @@ type Request struct {
 	// that found no candidate.
 	Since     func(potential []int) ([]int, bool)
 	NoneFound func(potential []int)
+	// Remembered, when set, returns the candidate an earlier dry run found
+	// on a node, with nothing that decides it changed since; it is taken
+	// as if tried (it is read-only: its lists are shared). Found, when
+	// set, is told of every candidate tried.
+	Remembered func(node int) (Candidate, bool)
+	Found      func(node int, c Candidate)
 }
 
 // FindCandidates is the dry run: it evaluates potential nodes in order
@@ -65,7 +71,16 @@ func FindCandidates(req Request) []Candidate {
 		if req.Known != nil && req.Known(node) {
 			continue
 		}
-		c, ok := SelectVictimsOnNode(req.Sim(node), node, req.PreemptorPriority, req.Units(node), req.Budgets)
+		c, ok := Candidate{}, false
+		if req.Remembered != nil {
+			c, ok = req.Remembered(node)
+		}
+		if !ok {
+			c, ok = SelectVictimsOnNode(req.Sim(node), node, req.PreemptorPriority, req.Units(node), req.Budgets)
+			if ok && req.Found != nil {
+				req.Found(node, c)
+			}
+		}
 		if !ok {
 			if req.Rejected != nil {
 				req.Rejected(node)

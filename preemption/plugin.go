@@ -35,8 +35,9 @@ type Handle interface {
 // again only the nodes that changed. A node passed over this way is no
 // candidate, exactly as a new try would find: decisions stay the same.
 type DryRunMemo interface {
-	// DryRunMemo sets the Request's Known, Rejected, Since and NoneFound
-	// for one dry run of pod with its PreFilter state, or leaves them nil
+	// DryRunMemo sets the Request's Known, Rejected, Since, NoneFound,
+	// Remembered and Found for one dry run of pod with its PreFilter
+	// state, or leaves them nil
 	// when its nodes cannot be remembered (a filter that runs for it reads
 	// other nodes).
 	DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, req *Request)
