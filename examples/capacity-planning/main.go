@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/gangsim/gangsim/internal/heapstart"
 )
 
 //go:embed default.yaml
@@ -28,19 +30,8 @@ var defaultScenario []byte
 // defaultName is the name the embedded scenario goes by.
 const defaultName = "default.yaml"
 
-// heapFloor is address space the collector counts as live heap and never
-// scans (it holds no pointers) or touches (fresh pages stay unmapped until
-// written, and it is never written): the collector's first cycles wait
-// until the heap has grown by about its size. A run on a thousand nodes
-// allocates a few tens of MB, a tenth of its time went to collecting them,
-// and a large run's peak grows by at most this much.
-var heapFloor []byte
-
-// heapFloorBytes is heapFloor's size.
-const heapFloorBytes = 64 << 20
-
 func main() {
-	heapFloor = make([]byte, heapFloorBytes)
+	heapstart.Prepare() // the collector and the page faults of a short run (internal/heapstart)
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
