@@ -99,9 +99,10 @@ func (s *Scheduler) retryKnown(it *queue.Item[entry]) (uint64, bool) {
 	s.cycle++
 	s.inCycle = s.cycle
 	f.answered()
-	s.failAttempt(r, f.reason)
-	r.lastFit = f.fit
-	s.retry.pod, s.retry.reason = r.info, f.cycle
+	s.failWith(r, f.reason, f.fit)
+	if s.observed() {
+		s.retry.pod, s.retry.reason = r.info, f.cycle
+	}
 	return f.wakeOn, true
 }
 
@@ -109,10 +110,11 @@ func (s *Scheduler) retryKnown(it *queue.Item[entry]) (uint64, bool) {
 func (s *Scheduler) retriedKnown(*queue.Item[entry]) {
 	if s.observed() {
 		s.emit(Event{Kind: EventCycle, Pod: s.retry.pod, Reason: s.retry.reason})
+		s.retry.pod = nil
 	} else {
 		s.stats.count(EventCycle, false)
 	}
-	s.inCycle, s.retry.pod = 0, nil
+	s.inCycle = 0
 }
 
 // schedulePod runs one pod-by-pod cycle: one snapshot, filter and score,
@@ -129,8 +131,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 		// a pod of its shape failed this way with the cluster as it is:
 		// its rejections and its status are that pod's, shared
 		res.Status = f.answered()
-		s.failAttempt(r, f.reason)
-		r.lastFit = f.fit
+		s.failWith(r, f.reason, f.fit)
 		return s.queue.ParkFor(it.Key, s.now, s.version, f.wakeOn)
 	}
 	wasNominated := r.nominated != ""

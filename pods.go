@@ -148,8 +148,12 @@ func (s *Scheduler) setReason(r *podRecord, reason string) {
 }
 
 // failAttempt records the failed attempt of a pod to be placed.
-func (s *Scheduler) failAttempt(r *podRecord, reason string) {
-	r.reason, r.lastFit, r.gated = reason, nil, false
+func (s *Scheduler) failAttempt(r *podRecord, reason string) { s.failWith(r, reason, nil) }
+
+// failWith is failAttempt for an attempt whose node by node rejections
+// are fit (nil for none).
+func (s *Scheduler) failWith(r *podRecord, reason string, fit *fw.FitError) {
+	r.reason, r.lastFit, r.gated = reason, fit, false
 	if s.observed() {
 		s.emit(Event{Kind: EventPodUnschedulable, Pod: r.info, Reason: reason})
 	} else {
@@ -159,10 +163,7 @@ func (s *Scheduler) failAttempt(r *podRecord, reason string) {
 
 // failFit records an attempt that found no node, keeping the node by node
 // rejections for Diagnosis.
-func (s *Scheduler) failFit(r *podRecord, fit *fw.FitError) {
-	s.failAttempt(r, fit.Error())
-	r.lastFit = fit
-}
+func (s *Scheduler) failFit(r *podRecord, fit *fw.FitError) { s.failWith(r, fit.Error(), fit) }
 
 // enqueue puts a pending pod in activeQ, keeping its first-seen time.
 func (s *Scheduler) enqueue(r *podRecord) error {
