@@ -356,11 +356,7 @@ func (q *Queue[T]) ParkHead(now time.Duration, version int64, max int, try func(
 			}
 			*e = activeEntry[T]{}
 			run.head++
-			it.UnschedulableCount++
-			it.ConsecutiveErrors = 0
-			it.Timestamp, it.parkedSince, it.Version, it.WakeOn = now, now, version, wakeOn
-			it.loc = inUnschedulable
-			q.park(it)
+			q.parkFailed(it, now, version, wakeOn)
 			parked(it)
 			taken++
 			if q.active.narrived != 0 || !q.flushed {
@@ -440,11 +436,18 @@ func (q *Queue[T]) ParkFor(key string, now time.Duration, version int64, wakeOn 
 	if err != nil {
 		return err
 	}
+	q.parkFailed(it, now, version, wakeOn)
+	return nil
+}
+
+// parkFailed records an unschedulable attempt of an in-flight item at
+// now and parks it for wakeOn.
+func (q *Queue[T]) parkFailed(it *Item[T], now time.Duration, version int64, wakeOn uint64) {
 	it.UnschedulableCount++
 	it.ConsecutiveErrors = 0
 	it.Timestamp, it.parkedSince, it.Version, it.WakeOn = now, now, version, wakeOn
-	q.place(it, inUnschedulable)
-	return nil
+	it.loc = inUnschedulable
+	q.park(it)
 }
 
 // BackOff records a failed attempt of an in-flight item at now (an error
