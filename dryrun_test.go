@@ -222,3 +222,51 @@ func TestShapeShortcutHoldsOnlyWhileNothingChanges(t *testing.T) {
 	require.NoError(t, s.cache.UpdateSnapshot(s.snap))
 	require.Nil(t, s.knownFailure(p, a))
 }
+
+// A candidate whose victims include a group's unit is not taken again: the
+// unit reaches other nodes, and a member leaving one of them changes the
+// unit without changing the candidate's node. Here the first preemptor
+// finds the gang g (members on n0 and n1) a candidate on n0 and evicts L
+// on n2 instead; then g-1 leaves n1, and the second preemptor, of the
+// same class, must weigh g as the one pod left on n0: evicting it ties
+// with evicting S on n3 on every count but start time, and g-0 started
+// later, so n0 wins. Weighed as the two pods it was, g would lose to S.
+func TestRememberedCandidateNotForGroupVictims(t *testing.T) {
+	s := newTestSched(t, Config{})
+	for i := range 4 {
+		require.NoError(t, s.AddNode(cluster.Node{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"node": fmt.Sprint(i)},
+			Allocatable: cluster.NewResources(2000, 8<<30, 110)}))
+	}
+	pod := func(name, node string, prio int32) cluster.Pod {
+		return cluster.Pod{Name: name, NodeName: node, Priority: new(prio), Requests: cluster.NewResources(1000, 1<<30, 0)}
+	}
+	day := 24 * time.Hour
+	for _, p := range []cluster.Pod{pod("s", "n3", 0), pod("t", "n3", 1000), pod("k", "n0", 1000), pod("m", "n1", 1000), pod("r", "n2", 1000)} {
+		require.NoError(t, s.AddPod(p, day))
+	}
+	require.NoError(t, s.RunUntil(10*time.Second))
+	require.NoError(t, s.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 2, Priority: new(int32(0)), DisruptionMode: podgroup.DisruptAll}))
+	g0, g1 := pod("g-0", "n0", 0), pod("g-1", "n1", 0)
+	g0.PodGroup, g1.PodGroup = "g", "g"
+	require.NoError(t, s.AddPod(g0, day))
+	require.NoError(t, s.AddPod(g1, 100*time.Second))
+	require.NoError(t, s.RunUntil(20*time.Second))
+	l := pod("l", "n2", 0)
+	l.NodeSelector = map[string]string{"node": "2"} // evicted, it waits for n2
+	require.NoError(t, s.AddPod(l, day))
+	require.NoError(t, s.RunUntil(30*time.Second))
+	require.NoError(t, s.AddPod(pod("p0", "", 1000), day))
+	require.NoError(t, s.RunUntil(120*time.Second))
+	st, _ := s.Pod("default/p0")
+	require.Equal(t, "n2", st.Node, "the first preemptor evicts l")
+	st, _ = s.Pod("default/g-1")
+	require.Equal(t, PhaseSucceeded, st.Phase)
+	require.NoError(t, s.AddPod(pod("q", "n1", 1000), day)) // n1 full again
+	require.NoError(t, s.RunUntil(130*time.Second))
+	require.NoError(t, s.AddPod(pod("p1", "", 1000), day))
+	require.NoError(t, s.RunUntil(200*time.Second))
+	st, _ = s.Pod("default/p1")
+	require.Equal(t, "n0", st.Node, "the second preemptor evicts the one pod of g left")
+	st, _ = s.Pod("default/s")
+	require.Equal(t, PhaseBound, st.Phase)
+}
