@@ -26,10 +26,10 @@ var ErrAdmission = errors.New("gangsim: admission")
 //  4. the global default class, if there is one;
 //  5. 0 and PreemptLowerPriority.
 func PodPriority(classes *cluster.PriorityClasses, p *cluster.Pod, group *podgroup.PodGroup) (int32, cluster.PreemptionPolicy, error) {
-	obj := "pod " + string(p.Key())
 	switch {
 	case p.PriorityClassName != "" || p.Priority == nil && group == nil:
-		return classPriority(classes, obj, p.PriorityClassName, p.Priority, p.PreemptionPolicy)
+		// named for the errors; made only here, since most pods give their priority
+		return classPriority(classes, "pod "+string(p.Key()), p.PriorityClassName, p.Priority, p.PreemptionPolicy)
 	case p.Priority != nil:
 		return *p.Priority, orDefault(p.PreemptionPolicy, cluster.PreemptLowerPriority), nil
 	}

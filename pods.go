@@ -42,7 +42,7 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 	if duration < 0 || duration > MaxSimulatedTime {
 		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(p.Key()), Field: "duration", Detail: fmt.Sprintf("%v is not in 0..%v", duration, MaxSimulatedTime)}
 	}
-	if s.pods[p.Key()] != 0 {
+	if s.pods[p.Key()] != 0 { // a key made for the lookup only, on the stack
 		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
 	}
 	group := s.group(groupKeyOf(&p))
@@ -68,7 +68,7 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 	}
 	r, id := s.records.add(*r)
 	r.id = id
-	s.pods[p.Key()] = r.id
+	s.pods[info.Key()] = r.id // the admitted pod's own key, shared
 	if p.PodGroup != "" {
 		s.attach(r)
 	}
