@@ -270,3 +270,45 @@ func TestRememberedCandidateNotForGroupVictims(t *testing.T) {
 	st, _ = s.Pod("default/s")
 	require.Equal(t, PhaseBound, st.Phase)
 }
+
+// A candidate found on a node with a pod nominated there is not taken
+// again: the nominated pod's room decided it, and the nomination can go
+// without the node changing. Here nom is nominated to n0 (its victim a
+// terminating there) when p0 dry-runs, so on n0 p0 would have to evict b
+// too; then nom is deleted, and p1, of p0's class, finds n0 needs no
+// victim once a is gone. Taking p0's candidate again, it would evict e on
+// n2 instead. The run must decide as the one without the memo does.
+func TestRememberedCandidateNotWhereNominated(t *testing.T) {
+	run := func(memoOff bool) ([]string, *Scheduler) {
+		var events []string
+		s, err := New(Config{CheckInvariants: true}, eventLog(&events))
+		require.NoError(t, err)
+		s.dryRuns.off = memoOff
+		for i := range 3 {
+			require.NoError(t, s.AddNode(cluster.Node{Name: fmt.Sprintf("n%d", i), Allocatable: cluster.NewResources(2000, 8<<30, 110)}))
+		}
+		pod := func(name, node string, prio int32) cluster.Pod {
+			return cluster.Pod{Name: name, NodeName: node, Priority: new(prio), Requests: cluster.NewResources(1000, 1<<20, 0)}
+		}
+		day := 24 * time.Hour
+		for _, p := range []cluster.Pod{pod("a", "n0", 0), pod("b", "n0", 10), pod("c", "n1", 0), pod("d", "n1", 1000), pod("e", "n2", 5), pod("f", "n2", 1000)} {
+			require.NoError(t, s.AddPod(p, day))
+		}
+		require.NoError(t, s.RunUntil(10*time.Second))
+		require.NoError(t, s.AddPod(pod("nom", "", 1000), day))
+		require.NoError(t, s.RunUntil(12*time.Second))
+		require.NoError(t, s.AddPod(pod("p0", "", 1000), day))
+		require.NoError(t, s.RunUntil(14*time.Second))
+		require.NoError(t, s.DeletePod("default/nom"))
+		require.NoError(t, s.RunUntil(16*time.Second))
+		require.NoError(t, s.AddPod(pod("p1", "", 1000), day))
+		require.NoError(t, s.RunUntil(100*time.Second))
+		return events, s
+	}
+	with, s := run(false)
+	without, _ := run(true)
+	require.Equal(t, without, with)
+	require.Contains(t, with, "16s PodNominated  n0  default/p1", "p1 waits for n0, evicting no one")
+	st, _ := s.Pod("default/e")
+	require.Equal(t, PhaseBound, st.Phase)
+}
