@@ -5,8 +5,6 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/placement"
-	"github.com/gangsim/gangsim/preemption"
 )
 
 // failures remembers, per pod shape, the last cycle of a pod of that shape
@@ -15,8 +13,8 @@ import (
 // fails the same way, with the same message, and is parked without running
 // the plugins again. In a busy cluster every pending pod is retried after
 // each change; after the first of a shape, the others cost their queue
-// moves and events only. It applies to profiles whose PostFilter is the
-// built-in preemption alone, which keeps no state of its own.
+// moves and events only. It applies to profiles whose PreFilter, Filter and
+// PostFilter plugins are all framework.Stateless (or Signers).
 type failures struct {
 	ids     map[string]int32 // shape -> id, from 1
 	byShape []*shapeFailure  // by shape id (ids are dense, from 1)
@@ -142,43 +140,28 @@ func (s *Scheduler) rememberFailure(p *profile, r *podRecord, fit *fw.FitError, 
 }
 
 // plainPostFilter reports whether a cycle of the profile depends on
-// nothing but the cluster and the pod: its PostFilter is the built-in
-// preemption alone (or nothing), and each PreFilter and Filter plugin is a
-// built-in one or a Signer (whose answers depend on the node and the pod
-// alone). A plugin of the user's may keep state between calls.
+// nothing but the cluster, the pod and the nominations: each of its
+// PreFilter, Filter and PostFilter plugins declares itself
+// framework.Stateless or is a framework.Signer (whose answers depend on
+// the node and the pod alone). A plugin that declares neither may keep
+// state between calls.
 func (p *profile) plainPostFilter() bool { return p.pure }
 
 // isPure is plainPostFilter's answer, worked out once.
 func (p *profile) isPure() bool {
-	switch len(p.postFilter) {
-	case 0:
-	case 1:
-		if _, ok := p.postFilter[0].(*preemption.DefaultPreemption); !ok {
-			return false
-		}
-	default:
-		return false
-	}
 	plugins := p.pods.Plugins()
-	for _, pl := range plugins.PreFilter {
-		if !pureFilter(pl) {
-			return false
-		}
-	}
-	for _, pl := range plugins.Filter {
-		if !pureFilter(pl) {
+	return allStateless(p.postFilter) && allStateless(plugins.PreFilter) && allStateless(plugins.Filter)
+}
+
+// allStateless reports whether every plugin of a list is Stateless or a
+// Signer.
+func allStateless[P fw.Plugin](list []P) bool {
+	for _, pl := range list {
+		switch any(pl).(type) {
+		case fw.Stateless, fw.Signer:
+		default:
 			return false
 		}
 	}
 	return true
-}
-
-func pureFilter(pl fw.Plugin) bool {
-	switch pl.(type) {
-	case placement.NodeName, placement.NodeUnschedulable, placement.TaintToleration, placement.NodeAffinity,
-		*placement.NodeResourcesFit, *placement.InterPodAffinity, *placement.PodTopologySpread:
-		return true
-	}
-	_, signer := pl.(fw.Signer)
-	return signer
 }

@@ -1,111 +1,25 @@
 package gangsim
 
 import (
-	"fmt"
-	"maps"
-	"slices"
-
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/placement"
-	"github.com/gangsim/gangsim/preemption"
+	"github.com/gangsim/gangsim/plugins"
 	"github.com/gangsim/gangsim/queue"
 )
 
-// PluginFactory builds a plugin. A profile instantiates each plugin it
-// enables once and uses that instance at every extension point.
-type PluginFactory struct {
-	// New builds the plugin from its arguments (nil: the plugin's
-	// defaults; otherwise a value as Args returns, or the same type as a
-	// value) and the scheduler's handle (nil while a configuration is only
-	// checked: the plugin must not use it then).
-	New func(args any, h fw.Handle) (fw.Plugin, error)
-	// Args returns a new arguments value holding the defaults, for
-	// loaders to decode a file's arguments into; nil for a plugin without
-	// arguments.
-	Args func() any
-}
-
-// Registry maps plugin names to their factories.
-type Registry map[string]PluginFactory
-
-// Names returns the registered names in order.
-func (r Registry) Names() []string { return slices.Sorted(maps.Keys(r)) }
-
-// DefaultRegistry returns the built-in plugins.
-func DefaultRegistry() Registry {
-	plain := func(p fw.Plugin) PluginFactory {
-		return PluginFactory{New: func(any, fw.Handle) (fw.Plugin, error) { return p, nil }}
-	}
-	return Registry{
-		placement.NodeNameName:          plain(placement.NodeName{}),
-		placement.NodeUnschedulableName: plain(placement.NodeUnschedulable{}),
-		placement.TaintTolerationName:   plain(placement.TaintToleration{}),
-		placement.NodeAffinityName:      plain(placement.NodeAffinity{}),
-		placement.NodeResourcesFitName: {
-			New: func(args any, _ fw.Handle) (fw.Plugin, error) {
-				a, err := argsAs[placement.NodeResourcesFitArgs](args)
-				if err != nil {
-					return nil, err
-				}
-				return placement.NewNodeResourcesFitFromArgs(a)
-			},
-			Args: func() any { return &placement.NodeResourcesFitArgs{} },
-		},
-		placement.PodTopologySpreadName: {
-			New: func(args any, h fw.Handle) (fw.Plugin, error) {
-				a, err := argsAs[placement.PodTopologySpreadArgs](args)
-				if err != nil {
-					return nil, err
-				}
-				return placement.NewPodTopologySpread(a, h)
-			},
-			Args: func() any { return &placement.PodTopologySpreadArgs{} },
-		},
-		placement.InterPodAffinityName: {
-			New: func(args any, h fw.Handle) (fw.Plugin, error) {
-				a, err := argsAs[placement.InterPodAffinityArgs](args)
-				if err != nil {
-					return nil, err
-				}
-				return placement.NewInterPodAffinity(a, h)
-			},
-			Args: func() any { return &placement.InterPodAffinityArgs{} },
-		},
-		placement.BalancedAllocationName: {New: func(any, fw.Handle) (fw.Plugin, error) { return placement.NewBalancedAllocation(), nil }},
-		placement.GangSchedulingName:     plain(placement.GangScheduling{}),
-		placement.TopologyPlacementName: {New: func(any, fw.Handle) (fw.Plugin, error) {
-			return placement.NewTopologyPlacement(), nil // caches per scheduler: a new one each time
-		}},
-		placement.PodGroupPodsCountName: plain(placement.PodGroupPodsCount{}),
-		preemption.Name: {New: func(_ any, h fw.Handle) (fw.Plugin, error) {
-			return preemption.New(h)
-		}},
-	}
-}
-
-// argsAs reads a plugin's arguments: nil, a *T or a T.
-func argsAs[T any](args any) (*T, error) {
-	switch a := args.(type) {
-	case nil:
-		return nil, nil
-	case *T:
-		return a, nil
-	case T:
-		return &a, nil
-	}
-	var want *T
-	return nil, fmt.Errorf("arguments of type %T, want %T", args, want)
-}
+// DefaultRegistry returns the built-in plugins' factories by name (a new
+// map each call).
+func DefaultRegistry() fw.Registry { return plugins.NewInTreeRegistry() }
 
 // WithRegistry adds plugins to the scheduler's registry, for profiles to
 // enable by name. A name the built-in registry has already is an error at
 // New: replace a built-in by disabling it and enabling yours.
-func WithRegistry(r Registry) Option {
+func WithRegistry(r fw.Registry) Option {
 	return func(s *Scheduler) { s.userRegistry = r }
 }
 
 // registry merges the user's plugins into the defaults.
-func registry(user Registry) (Registry, error) {
+func registry(user fw.Registry) (fw.Registry, error) {
 	reg := DefaultRegistry()
 	for _, name := range user.Names() {
 		if _, dup := reg[name]; dup {
@@ -155,7 +69,7 @@ func (p *profile) wakeOn(fit *fw.FitError) uint64 {
 }
 
 // newProfile instantiates a resolved profile for s.
-func (s *Scheduler) newProfile(rp *resolvedProfile, reg Registry, pct int32) (*profile, error) {
+func (s *Scheduler) newProfile(rp *resolvedProfile, reg fw.Registry, pct int32) (*profile, error) {
 	p := &profile{name: rp.name, groups: &placement.GroupScheduler{}}
 	p.handle = &handle{s: s, p: p}
 	instances := map[string]fw.Plugin{}

@@ -107,7 +107,7 @@ type Scheduler struct {
 	evictions []Eviction
 	stats     Stats
 
-	userRegistry Registry
+	userRegistry fw.Registry
 	explainer    explainer
 }
 
@@ -159,7 +159,7 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 }
 
 // addProfile instantiates one configured profile.
-func (s *Scheduler) addProfile(cp *Profile, reg Registry, i int) error {
+func (s *Scheduler) addProfile(cp *Profile, reg fw.Registry, i int) error {
 	rp, err := resolveProfile(cp, reg, fmt.Sprintf("profiles[%d]", i))
 	if err != nil {
 		return err

@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"reflect"
 
+	fw "github.com/gangsim/gangsim/framework"
+
 	"github.com/gangsim/gangsim"
-	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins/noderesources"
 )
 
 // Option changes how a scenario is loaded.
 type Option func(*options)
 
 type options struct {
-	registry gangsim.Registry
+	registry fw.Registry
 	limits   *Limits // nil: DefaultLimits
 }
 
@@ -34,7 +36,7 @@ func applyOptions(opts []Option) options {
 // may enable them and give them arguments, which are decoded into the
 // value their factory's Args returns. Run passes the registry on to the
 // scheduler.
-func WithRegistry(r gangsim.Registry) Option { return func(o *options) { o.registry = r } }
+func WithRegistry(r fw.Registry) Option { return func(o *options) { o.registry = r } }
 
 func (b *builder) config(f *file) error {
 	c := f.Config
@@ -92,15 +94,15 @@ func (b *builder) config(f *file) error {
 func (b *builder) shorthandProfile(c *configSpec) (gangsim.Profile, error) {
 	p := gangsim.DefaultProfile()
 	if c.ScoringStrategy != nil {
-		var st placement.ScoringStrategy
+		var st noderesources.ScoringStrategy
 		if err := decodeValue(c.ScoringStrategy, reflect.ValueOf(&st).Elem(), "config.scoringStrategy"); err != nil {
 			return p, b.decodeFail(err)
 		}
-		args := &placement.NodeResourcesFitArgs{ScoringStrategy: &st}
+		args := &noderesources.FitArgs{ScoringStrategy: &st}
 		if err := args.Validate(); err != nil {
 			return p, b.fail(c.Line, "config", err)
 		}
-		p.PluginConfig = []gangsim.PluginConfig{{Name: placement.NodeResourcesFitName, Args: args}}
+		p.PluginConfig = []gangsim.PluginConfig{{Name: noderesources.Name, Args: args}}
 	}
 	if len(c.PlacementScore) > 0 {
 		set := gangsim.PluginSet{Disabled: []gangsim.PluginRef{{Name: "*"}}}
@@ -174,7 +176,7 @@ func (b *builder) profile(s *profileSpec, where string) (gangsim.Profile, error)
 }
 
 // registry is the scheduler's registry with the user's plugins.
-func (b *builder) registry() gangsim.Registry {
+func (b *builder) registry() fw.Registry {
 	reg := gangsim.DefaultRegistry()
 	for name, f := range b.opts.registry {
 		reg[name] = f

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	fw "github.com/gangsim/gangsim/framework"
+
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 )
@@ -16,7 +18,7 @@ import (
 type kubeImport struct {
 	tally   *tally // the pods and nodes of the inputs so far
 	ws      *warnings
-	plugins gangsim.Registry // the plugins a configuration may name
+	plugins fw.Registry // the plugins a configuration may name
 	objs    []kubeDecoded
 
 	nodes     []cluster.Node                   // every node at time 0, for DaemonSets

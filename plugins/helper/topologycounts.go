@@ -1,4 +1,4 @@
-package placement
+package helper
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 	"github.com/gangsim/gangsim/cluster"
 )
 
-// topoCounts are counts per slot (a kind of count over one topology key)
+// TopologyCounts are counts per slot (a kind of count over one topology key)
 // and domain, summed over the nodes of a snapshot, for one signature of the
 // pod being scheduled: how many pods matching its spread selector each
 // zone holds, say. They follow the snapshot's change feed, so that after
@@ -19,13 +19,13 @@ import (
 // the node (its labels, taints and pods), the namespaces' labels and the
 // signature. Counts are dense per key's domains (cluster.Domains), so that
 // filters read them by node index without hashing.
-type topoCounts struct {
-	counter     nodeCounter
+type TopologyCounts struct {
+	counter     NodeCounter
 	snap        *cluster.Snapshot
 	nodeVersion int64
 	nsVersion   int64
 	pos         cluster.FeedPos
-	slots       []topoSlot
+	slots       []TopologySlot
 	stamps      []uint64      // per node: the stamp its contribution reflects
 	contrib     [][]nodeCount // per node
 	kindTotal   []int64       // per kind, the sum of all counts
@@ -34,13 +34,15 @@ type topoCounts struct {
 	cur         int // the node being counted
 }
 
-// nodeCounter computes a node's contributions by calling tc.add.
-type nodeCounter interface {
-	count(tc *topoCounts, ni *cluster.NodeInfo)
+// NodeCounter computes a node's contributions by calling tc.Add; Count
+// must depend only on the node (its labels, taints and pods), the
+// namespaces' labels and the signature the counts were made for.
+type NodeCounter interface {
+	Count(tc *TopologyCounts, ni *cluster.NodeInfo)
 }
 
-// topoSlot is one kind of count over one key's domains.
-type topoSlot struct {
+// TopologySlot is one kind of count over one key's domains.
+type TopologySlot struct {
 	kind int
 	key  string
 	// keepMissing counts nodes without the key in one more domain (at
@@ -64,10 +66,12 @@ type nodeCount struct {
 	n    int64
 }
 
-func newTopoCounts(counter nodeCounter) *topoCounts { return &topoCounts{counter: counter} }
+// NewTopologyCounts returns empty counts made by counter; they are counted
+// at the first Sync.
+func NewTopologyCounts(counter NodeCounter) *TopologyCounts { return &TopologyCounts{counter: counter} }
 
-// sync brings the counts up to date with snap.
-func (tc *topoCounts) sync(snap *cluster.Snapshot) {
+// Sync brings the counts up to date with snap.
+func (tc *TopologyCounts) Sync(snap *cluster.Snapshot) {
 	if tc.snap == snap && tc.pos == snap.FeedPos() && tc.nodeVersion == snap.NodeVersion() && tc.nsVersion == snap.NamespaceVersion() {
 		return
 	}
@@ -85,7 +89,7 @@ func (tc *topoCounts) sync(snap *cluster.Snapshot) {
 }
 
 // rebuild counts every node from scratch. Slots keep their indexes.
-func (tc *topoCounts) rebuild(snap *cluster.Snapshot) {
+func (tc *TopologyCounts) rebuild(snap *cluster.Snapshot) {
 	tc.snap, tc.nodeVersion, tc.nsVersion, tc.pos = snap, snap.NodeVersion(), snap.NamespaceVersion(), snap.FeedPos()
 	for i := range tc.slots {
 		tc.resetSlot(&tc.slots[i])
@@ -107,7 +111,7 @@ func (tc *topoCounts) rebuild(snap *cluster.Snapshot) {
 	}
 }
 
-func (tc *topoCounts) resetSlot(s *topoSlot) {
+func (tc *TopologyCounts) resetSlot(s *TopologySlot) {
 	n := tc.snap.Len()
 	if !s.perNode {
 		s.doms = tc.snap.Domains(s.key)
@@ -118,12 +122,12 @@ func (tc *topoCounts) resetSlot(s *topoSlot) {
 }
 
 // recount replaces node i's contribution.
-func (tc *topoCounts) recount(snap *cluster.Snapshot, i int) {
+func (tc *TopologyCounts) recount(snap *cluster.Snapshot, i int) {
 	for _, c := range tc.contrib[i] {
 		tc.apply(c, -1)
 	}
 	tc.scratch, tc.cur = tc.scratch[:0], i
-	tc.counter.count(tc, snap.Node(i))
+	tc.counter.Count(tc, snap.Node(i))
 	tc.contrib[i] = append(tc.contrib[i][:0], tc.scratch...)
 	for _, c := range tc.contrib[i] {
 		tc.apply(c, 1)
@@ -131,9 +135,9 @@ func (tc *topoCounts) recount(snap *cluster.Snapshot, i int) {
 	tc.stamps[i] = snap.Stamp(i)
 }
 
-// add records n for the node being counted in its domain of slot; a node
+// Add records n for the node being counted in its domain of slot; a node
 // without the slot's key counts only when the slot keeps missing ones.
-func (tc *topoCounts) add(slot int, n int64) {
+func (tc *TopologyCounts) Add(slot int, n int64) {
 	s := &tc.slots[slot]
 	if s.perNode {
 		tc.scratch = append(tc.scratch, nodeCount{slot: int32(slot), dom: int32(tc.cur), n: n})
@@ -149,7 +153,7 @@ func (tc *topoCounts) add(slot int, n int64) {
 	tc.scratch = append(tc.scratch, nodeCount{slot: int32(slot), dom: d, n: n})
 }
 
-func (tc *topoCounts) apply(c nodeCount, sign int64) {
+func (tc *TopologyCounts) apply(c nodeCount, sign int64) {
 	s := &tc.slots[c.slot]
 	s.counts[c.dom] += sign * c.n
 	p := s.present[c.dom]
@@ -165,18 +169,16 @@ func (tc *topoCounts) apply(c nodeCount, sign int64) {
 	tc.kindEntries[s.kind] += sign
 }
 
-// slotFor returns the slot of (kind, key), making it on first use (the
+// SlotFor returns the slot of (kind, key), making it on first use (the
 // counts must then be rebuilt before they are read).
-func (tc *topoCounts) slotFor(kind int, key string, keepMissing, perNode bool) int {
+func (tc *TopologyCounts) SlotFor(kind int, key string, keepMissing, perNode bool) int {
 	for i := range tc.slots {
 		if s := &tc.slots[i]; s.kind == kind && s.key == key {
 			return i
 		}
 	}
-	tc.slots = append(tc.slots, topoSlot{kind: kind, key: key, keepMissing: keepMissing, perNode: perNode})
-	for len(tc.kindTotal) <= kind {
-		tc.kindTotal, tc.kindEntries = append(tc.kindTotal, 0), append(tc.kindEntries, 0)
-	}
+	tc.slots = append(tc.slots, TopologySlot{kind: kind, key: key, keepMissing: keepMissing, perNode: perNode})
+	tc.EnsureKind(kind)
 	if tc.snap != nil {
 		tc.resetSlot(&tc.slots[len(tc.slots)-1])
 		tc.snap = nil // counts of a slot made between syncs are unknown: rebuild
@@ -184,26 +186,24 @@ func (tc *topoCounts) slotFor(kind int, key string, keepMissing, perNode bool) i
 	return len(tc.slots) - 1
 }
 
-// dynamicSlot is slotFor for a counter in the middle of counting: the new
+// DynamicSlot is SlotFor for a counter in the middle of counting: the new
 // slot gets its domains at once, and the node's contributions so far stay
 // valid.
-func (tc *topoCounts) dynamicSlot(kind int, key string) int {
+func (tc *TopologyCounts) DynamicSlot(kind int, key string) int {
 	for i := range tc.slots {
 		if s := &tc.slots[i]; s.kind == kind && s.key == key {
 			return i
 		}
 	}
-	tc.slots = append(tc.slots, topoSlot{kind: kind, key: key})
-	for len(tc.kindTotal) <= kind {
-		tc.kindTotal, tc.kindEntries = append(tc.kindTotal, 0), append(tc.kindEntries, 0)
-	}
+	tc.slots = append(tc.slots, TopologySlot{kind: kind, key: key})
+	tc.EnsureKind(kind)
 	tc.resetSlot(&tc.slots[len(tc.slots)-1])
 	return len(tc.slots) - 1
 }
 
-// domainOf returns node's domain in slot s, or -1 when it lacks the key
+// DomainOf returns node's domain in slot s, or -1 when it lacks the key
 // (the missing domain when the slot keeps it).
-func (s *topoSlot) domainOf(ni *cluster.NodeInfo) int {
+func (s *TopologySlot) DomainOf(ni *cluster.NodeInfo) int {
 	if s.perNode {
 		if i := ni.Index(); i < len(s.counts) {
 			return i
@@ -222,9 +222,9 @@ func (s *topoSlot) domainOf(ni *cluster.NodeInfo) int {
 	return int(d)
 }
 
-// minimum returns the lowest count among the domains that exist, and how
+// Minimum returns the lowest count among the domains that exist, and how
 // many exist.
-func (s *topoSlot) minimum() (int64, int) {
+func (s *TopologySlot) Minimum() (int64, int) {
 	if s.minDirty {
 		s.min = math.MaxInt64
 		for d, p := range s.present {
@@ -237,25 +237,25 @@ func (s *topoSlot) minimum() (int64, int) {
 	return s.min, s.numPresent
 }
 
-// topoCache keeps the counts of the last signatures seen, so that the pods
+// TopologyCache keeps the counts of the last signatures seen, so that the pods
 // of one workload share them.
-type topoCache struct {
-	bySig map[string]*topoCounts
+type TopologyCache struct {
+	bySig map[string]*TopologyCounts
 	order []string
 }
 
-const maxTopoSignatures = 32
+const maxTopologySignatures = 32
 
-// get returns the counts for sig, made with newCounts on first use (the
-// oldest signature is forgotten beyond maxTopoSignatures), up to date with
+// Get returns the counts for sig, made with newCounts on first use (the
+// oldest signature is forgotten beyond maxTopologySignatures), up to date with
 // snap.
-func (c *topoCache) get(snap *cluster.Snapshot, sig []byte, newCounts func() *topoCounts) *topoCounts {
+func (c *TopologyCache) Get(snap *cluster.Snapshot, sig []byte, newCounts func() *TopologyCounts) *TopologyCounts {
 	if c.bySig == nil {
-		c.bySig = map[string]*topoCounts{}
+		c.bySig = map[string]*TopologyCounts{}
 	}
 	tc, ok := c.bySig[string(sig)]
 	if !ok {
-		if len(c.order) >= maxTopoSignatures {
+		if len(c.order) >= maxTopologySignatures {
 			delete(c.bySig, c.order[0])
 			c.order = c.order[1:]
 		}
@@ -263,6 +263,46 @@ func (c *topoCache) get(snap *cluster.Snapshot, sig []byte, newCounts func() *to
 		c.bySig[string(sig)] = tc
 		c.order = append(c.order, string(sig))
 	}
-	tc.sync(snap)
+	tc.Sync(snap)
 	return tc
 }
+
+// Counter returns the counter the counts were made with.
+func (tc *TopologyCounts) Counter() NodeCounter { return tc.counter }
+
+// NumSlots returns how many slots the counts have.
+func (tc *TopologyCounts) NumSlots() int { return len(tc.slots) }
+
+// Slot returns slot i; it stays valid until the next SlotFor or
+// DynamicSlot.
+func (tc *TopologyCounts) Slot(i int) *TopologySlot { return &tc.slots[i] }
+
+// KindTotal returns the sum of all counts of kind.
+func (tc *TopologyCounts) KindTotal(kind int) int64 { return tc.kindTotal[kind] }
+
+// KindEntries returns how many contributions of kind the nodes made.
+func (tc *TopologyCounts) KindEntries(kind int) int64 { return tc.kindEntries[kind] }
+
+// EnsureKind makes room for the totals of kinds up to kind, for a counter
+// whose slots of that kind are made only while counting.
+func (tc *TopologyCounts) EnsureKind(kind int) {
+	for len(tc.kindTotal) <= kind {
+		tc.kindTotal, tc.kindEntries = append(tc.kindTotal, 0), append(tc.kindEntries, 0)
+	}
+}
+
+// Kind returns the kind of count the slot holds.
+func (s *TopologySlot) Kind() int { return s.kind }
+
+// Count returns the count of domain d.
+func (s *TopologySlot) Count(d int) int64 { return s.counts[d] }
+
+// NumDomains returns how many domains the slot counts (with the missing
+// one, when it keeps it).
+func (s *TopologySlot) NumDomains() int { return len(s.counts) }
+
+// Present reports whether some node is in domain d (the domain exists).
+func (s *TopologySlot) Present(d int) bool { return s.present[d] > 0 }
+
+// NumPresent returns how many domains exist.
+func (s *TopologySlot) NumPresent() int { return s.numPresent }

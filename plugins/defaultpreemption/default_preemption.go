@@ -1,4 +1,8 @@
-package preemption
+// Package defaultpreemption is the DefaultPreemption plugin: pod priority
+// preemption at PostFilter and workload-aware preemption at
+// PodGroupPostFilter, running the victim searches of package preemption
+// through the scheduler's handle.
+package defaultpreemption
 
 import (
 	"errors"
@@ -6,72 +10,55 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/preemption"
 )
 
 // Name is DefaultPreemption's name in profiles.
 const Name = "DefaultPreemption"
 
-// Handle is what DefaultPreemption needs from the scheduler beyond the
-// framework's Handle: victim units and nominations. The scheduler's
-// handle implements it; a replacement preemption plugin may use it too.
-type Handle interface {
-	fw.Handle
-	// Units returns the victim units with pods on the node at index node.
-	Units(node int) []*Unit
-	// AllUnits returns every victim unit in the cluster.
-	AllUnits() []*Unit
-	// NominatedNode returns the snapshot index of the node the pod is
-	// nominated to, or -1.
-	NominatedNode(pod cluster.PodKey) int
-	// NodeLocal reports whether every filter that runs for pod reads only
-	// its own node.
-	NodeLocal(pod *cluster.PodInfo) bool
-}
-
-// DryRunMemo is a capability a Handle may offer: it remembers the nodes
-// where evicting every lower-priority pod did not make a pod fit, for as
-// long as nothing that decides it changes (the node's pods, pods nominated
-// to it), so that a pod retried cycle after cycle in a busy cluster tries
-// again only the nodes that changed. A node passed over this way is no
-// candidate, exactly as a new try would find: decisions stay the same.
-type DryRunMemo interface {
-	// DryRunMemo sets the Request's Known, Rejected, Since, NoneFound,
-	// Remembered and Found for one dry run of pod with its PreFilter
-	// state, or leaves them nil
-	// when its nodes cannot be remembered (a filter that runs for it reads
-	// other nodes).
-	DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, req *Request)
-}
-
 // ErrHandle is returned by New when the scheduler's handle lacks what
 // DefaultPreemption needs.
-var ErrHandle = errors.New("preemption: the handle does not offer victim units")
+var ErrHandle = errors.New("defaultpreemption: the handle does not offer victim units")
 
 // DefaultPreemption is kube-scheduler's preemption plugin: PostFilter for
 // a pod (docs/semantics.md §7) and PodGroupPostFilter for a whole group
 // (§8). It returns its decisions as values; the scheduler evicts and
 // nominates.
 type DefaultPreemption struct {
-	h Handle
+	h preemption.Handle
 }
 
 var (
+	_ fw.Stateless                = (*DefaultPreemption)(nil)
 	_ fw.PostFilterPlugin         = (*DefaultPreemption)(nil)
 	_ fw.PodGroupPostFilterPlugin = (*DefaultPreemption)(nil)
 )
 
-// New returns the plugin working through h, which must be a Handle (nil
-// while a configuration is only being checked).
-func New(h fw.Handle) (*DefaultPreemption, error) {
+// New builds the plugin, as the registry does; it takes no arguments.
+func New(_ any, h fw.Handle) (fw.Plugin, error) {
+	d, err := NewDefaultPreemption(h)
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// NewDefaultPreemption returns the plugin working through h, which must be
+// a preemption.Handle (nil while a configuration is only being checked).
+func NewDefaultPreemption(h fw.Handle) (*DefaultPreemption, error) {
 	if h == nil {
 		return &DefaultPreemption{}, nil
 	}
-	ph, ok := h.(Handle)
+	ph, ok := h.(preemption.Handle)
 	if !ok {
 		return nil, ErrHandle
 	}
 	return &DefaultPreemption{h: ph}, nil
 }
+
+// Stateless declares that the plugin's answers depend on the pod, the
+// snapshot and the nominations alone: the memos of its dry runs are the scheduler's.
+func (*DefaultPreemption) Stateless() {}
 
 // Name returns Name.
 func (*DefaultPreemption) Name() string { return Name }
@@ -102,18 +89,18 @@ func (d *DefaultPreemption) PostFilter(_ *fw.CycleState, pod *cluster.PodInfo, f
 	if !victimsCanExist(snap, pod.Priority()) {
 		return &fw.PostFilterResult{}, errNoRoom
 	}
-	req := Request{
+	req := preemption.Request{
 		PreemptorPriority: pod.Priority(),
 		Potential:         fit.Resolvable(),
 		Units:             d.h.Units,
-		Sim:               func(int) Sim { return &podSim{h: d.h, base: base, pod: pod} },
+		Sim:               func(int) preemption.Sim { return &podSim{h: d.h, base: base, pod: pod} },
 		Budgets:           slices.Collect(snap.Budgets()),
 	}
-	if m, ok := d.h.(DryRunMemo); ok {
+	if m, ok := d.h.(preemption.DryRunMemo); ok {
 		m.DryRunMemo(base, pod, &req)
 	}
-	cands := FindCandidates(req)
-	best := PickOne(cands)
+	cands := preemption.FindCandidates(req)
+	best := preemption.PickOne(cands)
 	if best < 0 {
 		return &fw.PostFilterResult{}, errNoRoom
 	}
@@ -122,7 +109,7 @@ func (d *DefaultPreemption) PostFilter(_ *fw.CycleState, pod *cluster.PodInfo, f
 }
 
 // victims lists the pods of the units, marking those that break budgets.
-func victims(units []*Unit, violators []cluster.PodKey) []fw.Victim {
+func victims(units []*preemption.Unit, violators []cluster.PodKey) []fw.Victim {
 	var out []fw.Victim
 	for _, u := range units {
 		for _, p := range u.Pods {
@@ -171,7 +158,7 @@ func terminatingBelow(ni *cluster.NodeInfo, p int32) bool {
 // and a copy of the preemptor's PreFilter state, changed together. The
 // copy is made at the first change: most nodes tried hold no victim.
 type podSim struct {
-	h     Handle
+	h     preemption.Handle
 	base  *fw.CycleState
 	state *fw.CycleState
 	pod   *cluster.PodInfo
@@ -220,7 +207,7 @@ func (d *DefaultPreemption) PodGroupPostFilter(g *fw.Group, pending []*cluster.P
 	for _, p := range pending {
 		nodeLocal = nodeLocal && d.h.NodeLocal(p)
 	}
-	out, ok := PreemptForGroup(GroupRequest{
+	out, ok := preemption.PreemptForGroup(preemption.GroupRequest{
 		Snapshot:          snap,
 		PreemptorPriority: prio,
 		Units:             d.h.AllUnits(),

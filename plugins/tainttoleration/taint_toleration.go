@@ -1,11 +1,16 @@
-package placement
+// Package tainttoleration is the TaintToleration plugin: NoSchedule and
+// NoExecute taints a pod does not tolerate filter a node out, and
+// PreferNoSchedule ones it does not tolerate score it down.
+package tainttoleration
 
 import (
-	"fmt"
-
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/plugins/helper"
 )
+
+// Name is the plugin's name in profiles.
+const Name = "TaintToleration"
 
 // TaintToleration filters out nodes with NoSchedule or NoExecute taints a
 // pod does not tolerate, and scores nodes by how few PreferNoSchedule
@@ -18,33 +23,29 @@ var (
 	_ fw.ScoreNormalizer     = TaintToleration{}
 	_ fw.PointwiseNormalizer = TaintToleration{}
 	_ fw.Signer              = TaintToleration{}
+	_ fw.EnqueueExtensions   = TaintToleration{}
 )
 
-// Name returns TaintTolerationName.
-func (TaintToleration) Name() string { return TaintTolerationName }
+// New returns the plugin; it takes no arguments.
+func New(any, fw.Handle) (fw.Plugin, error) { return TaintToleration{}, nil }
+
+var errReason = fw.NewStatus(fw.UnschedulableAndUnresolvable, "node(s) had untolerated taint(s)").WithPlugin(Name)
+
+// Name returns Name.
+func (TaintToleration) Name() string { return Name }
 
 // Filter rejects node if one of its NoSchedule or NoExecute taints is not
 // tolerated.
 func (TaintToleration) Filter(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) *fw.Status {
-	taints := node.Node().Taints
-	for i := range taints {
-		t := &taints[i]
-		if t.Effect != cluster.TaintNoSchedule && t.Effect != cluster.TaintNoExecute {
-			continue
-		}
-		if !cluster.TolerationsTolerate(pod.Pod().Tolerations, t) {
-			return errUntoleratedTaint
-		}
+	if !helper.ToleratesScheduleTaints(pod.Pod(), node.Node()) {
+		return errReason
 	}
 	return nil
 }
 
 // Sign appends the pod's tolerations.
 func (TaintToleration) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
-	if t := pod.Pod().Tolerations; len(t) > 0 {
-		sig = fmt.Appendf(sig, "%q", t)
-	}
-	return sig, true
+	return helper.AppendTolerations(sig, pod.Pod()), true
 }
 
 // Score counts the node's PreferNoSchedule taints that no toleration with
@@ -75,26 +76,14 @@ func toleratesPreferNoSchedule(tolerations []cluster.Toleration, t *cluster.Tain
 // NormalizeScore maps counts to 0..100, reversed: the node with the most
 // intolerable taints gets 0, a node with none 100.
 func (TaintToleration) NormalizeScore(_ *fw.CycleState, _ *cluster.PodInfo, scores []fw.NodeScore) *fw.Status {
-	NormalizeReverse(scores)
+	helper.NormalizeScores(scores, true)
 	return nil
 }
 
-// NormalizeOne is NormalizeReverse for one score given the highest.
+// NormalizeOne is the reversed DefaultNormalizeScore for one score.
 func (TaintToleration) NormalizeOne(raw, highest int64) int64 {
-	if highest == 0 {
-		return fw.MaxNodeScore
-	}
-	return fw.MaxNodeScore - fw.MaxNodeScore*raw/highest
+	return helper.ReverseNormalizeScore(raw, highest)
 }
 
-// NormalizeReverse is kube-scheduler's DefaultNormalizeScore with reverse:
-// score = 100 - 100*score/max, or 100 everywhere when max is 0.
-func NormalizeReverse(scores []fw.NodeScore) {
-	var most int64
-	for _, s := range scores {
-		most = max(most, s.Score)
-	}
-	for i := range scores {
-		scores[i].Score = TaintToleration{}.NormalizeOne(scores[i].Score, most)
-	}
-}
+// EventsToRegister: a node may be added or lose taints.
+func (TaintToleration) EventsToRegister() fw.ClusterEvent { return fw.NodeAdded | fw.NodeChanged }

@@ -1,4 +1,7 @@
-package placement
+// Package topologyplacement is the TopologyPlacementGenerator plugin: a
+// group with a topology key gets one candidate placement per domain of
+// that key (rack, block, zone).
+package topologyplacement
 
 import (
 	"errors"
@@ -9,13 +12,13 @@ import (
 	fw "github.com/gangsim/gangsim/framework"
 )
 
-// TopologyPlacementName is the built-in generator's name, as
-// kube-scheduler's default profile enables it.
-const TopologyPlacementName = "TopologyPlacementGenerator"
+// Name is the generator's name, as kube-scheduler's default profile
+// enables it.
+const Name = "TopologyPlacementGenerator"
 
 // ErrTopology is wrapped by TopologyPlacement's errors: the group's already
 // scheduled members do not pin it to one domain.
-var ErrTopology = errors.New("placement: topology")
+var ErrTopology = errors.New("topologyplacement: topology")
 
 // TopologyPlacement proposes one placement per domain of the group's
 // topology key: the nodes sharing one value of that label (a rack, a
@@ -45,11 +48,16 @@ type withinKey struct {
 
 var _ fw.PlacementGeneratePlugin = (*TopologyPlacement)(nil)
 
+// New returns the generator with an empty domain cache; it takes no
+// arguments. The cache is per scheduler: the registry makes a new one for
+// each.
+func New(any, fw.Handle) (fw.Plugin, error) { return NewTopologyPlacement(), nil }
+
 // NewTopologyPlacement returns the generator with an empty domain cache.
 func NewTopologyPlacement() *TopologyPlacement { return &TopologyPlacement{} }
 
-// Name returns TopologyPlacementName.
-func (tp *TopologyPlacement) Name() string { return TopologyPlacementName }
+// Name returns Name.
+func (tp *TopologyPlacement) Name() string { return Name }
 
 // GeneratePlacements returns the candidate domains (see the type's doc).
 // A group whose scheduled members do not pin one domain is an Error.
@@ -60,7 +68,7 @@ func (tp *TopologyPlacement) GeneratePlacements(snap *cluster.Snapshot, g *fw.Gr
 	}
 	required, err := requiredDomain(snap, key, g.ScheduledNodes)
 	if err != nil {
-		return nil, fw.NewStatus(fw.Error, err.Error()).WithPlugin(TopologyPlacementName)
+		return nil, fw.NewStatus(fw.Error, err.Error()).WithPlugin(Name)
 	}
 	all := tp.generate(snap, key, parent)
 	if required == nil {

@@ -1,4 +1,4 @@
-package placement
+package noderesources
 
 import (
 	"fmt"
@@ -32,7 +32,7 @@ func TestPlacementScoreOnePassMatchesEach(t *testing.T) {
 			pod := cluster.NewPodInfo(cluster.Pod{Name: fmt.Sprintf("q%d", i), Requests: cluster.NewResources(rng.Int64N(2000), rng.Int64N(4<<30), 0, cluster.Scalar{Name: "nvidia.com/gpu", Value: rng.Int64N(2)})})
 			proposed = append(proposed, fw.Assignment{Pod: pod, Node: 0})
 		}
-		f := &NodeResourcesFit{}
+		f := &Fit{}
 		for _, n := range names {
 			if rng.IntN(2) == 0 {
 				f.Resources = append(f.Resources, ResourceWeight{Name: n, Weight: 1 + rng.Int64N(5)})

@@ -1,14 +1,16 @@
-package placement
+package noderesources
 
 import (
-	"errors"
 	"fmt"
 	"math/bits"
-	"strconv"
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/plugins/helper"
 )
+
+// Name is the NodeResourcesFit plugin's name in profiles.
+const Name = "NodeResourcesFit"
 
 // ScoringType is the NodeResourcesFit scoring strategy.
 type ScoringType string
@@ -30,34 +32,49 @@ func DefaultResourceWeights() []ResourceWeight {
 	return []ResourceWeight{{cluster.ResourceCPU, 1}, {cluster.ResourceMemory, 1}}
 }
 
-// NodeResourcesFit rejects nodes without room for a pod's requests, scores
+// Fit rejects nodes without room for a pod's requests, scores
 // nodes by the configured strategy over the weighted resources, and scores
 // placements (always MostAllocated over the whole placement, with the
 // same resource weights).
-type NodeResourcesFit struct {
+type Fit struct {
 	Strategy  ScoringType
 	Resources []ResourceWeight
 }
 
 var (
-	_ fw.FilterPlugin          = (*NodeResourcesFit)(nil)
-	_ fw.ScorePlugin           = (*NodeResourcesFit)(nil)
-	_ fw.Signer                = (*NodeResourcesFit)(nil)
-	_ fw.PlacementScorePlugin  = (*NodeResourcesFit)(nil)
-	_ fw.NodeIndependentScorer = (*NodeResourcesFit)(nil)
+	_ fw.FilterPlugin          = (*Fit)(nil)
+	_ fw.ScorePlugin           = (*Fit)(nil)
+	_ fw.Signer                = (*Fit)(nil)
+	_ fw.PlacementScorePlugin  = (*Fit)(nil)
+	_ fw.NodeIndependentScorer = (*Fit)(nil)
+	_ fw.EnqueueExtensions     = (*Fit)(nil)
 )
 
-// NewNodeResourcesFit returns the plugin; an empty resources list means
-// DefaultResourceWeights.
-func NewNodeResourcesFit(strategy ScoringType, resources []ResourceWeight) *NodeResourcesFit {
+// New builds NodeResourcesFit from its arguments (nil, a FitArgs or a
+// *FitArgs), as the registry does.
+func New(args any, _ fw.Handle) (fw.Plugin, error) {
+	a, err := fw.ArgsAs[FitArgs](args)
+	if err != nil {
+		return nil, err
+	}
+	return NewFitFromArgs(a)
+}
+
+// NewArgs returns NodeResourcesFit's default arguments, for a loader to
+// decode a file's arguments into.
+func NewArgs() any { return &FitArgs{} }
+
+// NewFitStrategy returns the plugin scoring by strategy; an empty
+// resources list means DefaultResourceWeights.
+func NewFitStrategy(strategy ScoringType, resources []ResourceWeight) *Fit {
 	if len(resources) == 0 {
 		resources = DefaultResourceWeights()
 	}
-	return &NodeResourcesFit{Strategy: strategy, Resources: resources}
+	return &Fit{Strategy: strategy, Resources: resources}
 }
 
-// Name returns NodeResourcesFitName.
-func (f *NodeResourcesFit) Name() string { return NodeResourcesFitName }
+// Name returns Name.
+func (f *Fit) Name() string { return Name }
 
 // The rejections for pods, cpu and memory shortages, indexed by a bit set
 // (1 pods, 2 cpu, 4 memory) and resolvability, built once so that the
@@ -74,8 +91,8 @@ var fitRejections = func() (out [8][2]*fw.Status) {
 		if mask&4 != 0 {
 			reasons = append(reasons, "Insufficient memory")
 		}
-		out[mask][0] = fw.NewStatus(fw.Unschedulable, reasons...).WithPlugin(NodeResourcesFitName)
-		out[mask][1] = fw.NewStatus(fw.UnschedulableAndUnresolvable, reasons...).WithPlugin(NodeResourcesFitName)
+		out[mask][0] = fw.NewStatus(fw.Unschedulable, reasons...).WithPlugin(Name)
+		out[mask][1] = fw.NewStatus(fw.UnschedulableAndUnresolvable, reasons...).WithPlugin(Name)
 	}
 	return out
 }()
@@ -85,28 +102,19 @@ var fitRejections = func() (out [8][2]*fw.Status) {
 // many pods", "Insufficient cpu", "Insufficient memory", "Insufficient
 // <name>"). The rejection is unresolvable when a request exceeds the
 // node's whole allocatable, so that no eviction could help.
-func (f *NodeResourcesFit) Filter(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) *fw.Status {
+func (f *Fit) Filter(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) *fw.Status {
 	return Fits(pod, node)
 }
 
 // Sign appends the pod's requests, all the filter and the score read.
-func (f *NodeResourcesFit) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
-	return appendRequests(sig, &pod.Pod().Requests), true
+func (f *Fit) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
+	return helper.AppendRequests(sig, &pod.Pod().Requests), true
 }
 
-// appendRequests appends a pod's requests to a signature without
-// allocating.
-func appendRequests(sig []byte, r *cluster.Resources) []byte {
-	sig = strconv.AppendInt(sig, r.MilliCPU, 10)
-	sig = append(sig, ',')
-	sig = strconv.AppendInt(sig, r.Memory, 10)
-	for sc := range r.Scalars() {
-		sig = append(sig, ',')
-		sig = append(sig, sc.Name...)
-		sig = append(sig, '=')
-		sig = strconv.AppendInt(sig, sc.Value, 10)
-	}
-	return sig
+// EventsToRegister: room is freed when a pod leaves a node, and comes with
+// a node added or grown.
+func (*Fit) EventsToRegister() fw.ClusterEvent {
+	return fw.AssignedPodDeleted | fw.NodeAdded | fw.NodeChanged
 }
 
 // Fits is the NodeResourcesFit filter as a plain function.
@@ -148,7 +156,7 @@ func Fits(pod *cluster.PodInfo, node *cluster.NodeInfo) *fw.Status {
 	if unresolvable {
 		code = fw.UnschedulableAndUnresolvable
 	}
-	return fw.NewStatus(code, append(reasons, extra...)...).WithPlugin(NodeResourcesFitName)
+	return fw.NewStatus(code, append(reasons, extra...)...).WithPlugin(Name)
 }
 
 func boolIndex(b bool) int {
@@ -159,11 +167,11 @@ func boolIndex(b bool) int {
 }
 
 // Score scores node for pod by the strategy (see AllocationScore).
-func (f *NodeResourcesFit) Score(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) (int64, *fw.Status) {
+func (f *Fit) Score(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) (int64, *fw.Status) {
 	return AllocationScore(f.Strategy, f.Resources, pod, node), nil
 }
 
-// AllocationScore is NodeResourcesFit's node score: for each weighted
+// AllocationScore is Fit's node score: for each weighted
 // resource, the requested amount after adding the pod (cpu and memory
 // counted non-zero: 100m and 200Mi for zero requests) against the node's
 // allocatable, scored by LeastAllocatedResource or MostAllocatedResource,
@@ -236,7 +244,7 @@ func MostAllocatedResource(requested, capacity int64) int64 {
 	return scaleTo100(max(0, min(requested, capacity)), capacity)
 }
 
-// ScoringStrategy is NodeResourcesFit's scoring strategy argument: the
+// ScoringStrategy is Fit's scoring strategy argument: the
 // pod-by-pod type and the resource weights (which placement scoring uses
 // too).
 type ScoringStrategy struct {
@@ -244,47 +252,40 @@ type ScoringStrategy struct {
 	Resources []ResourceWeight `yaml:"resources"` // empty means cpu 1, memory 1
 }
 
-// NodeResourcesFitArgs are NodeResourcesFit's arguments, as
+// FitArgs are Fit's arguments, as
 // KubeSchedulerConfiguration's pluginConfig gives them.
-type NodeResourcesFitArgs struct {
+type FitArgs struct {
 	ScoringStrategy *ScoringStrategy `yaml:"scoringStrategy"`
 }
 
-// ErrArgs is wrapped by every invalid plugin argument.
-var ErrArgs = errors.New("placement: invalid plugin arguments")
-
 // Validate checks the arguments; its errors name the field.
-func (a *NodeResourcesFitArgs) Validate() error {
+func (a *FitArgs) Validate() error {
 	if a == nil || a.ScoringStrategy == nil {
 		return nil
 	}
 	switch a.ScoringStrategy.Type {
 	case "", LeastAllocated, MostAllocated:
 	default:
-		return argError("scoringStrategy.type", "%q is not LeastAllocated or MostAllocated", a.ScoringStrategy.Type)
+		return fw.ArgError("scoringStrategy.type", "%q is not LeastAllocated or MostAllocated", a.ScoringStrategy.Type)
 	}
 	seen := map[cluster.ResourceName]bool{}
 	for i, r := range a.ScoringStrategy.Resources {
 		switch {
 		case r.Name == "":
-			return argError(fmt.Sprintf("scoringStrategy.resources[%d].name", i), "must not be empty")
+			return fw.ArgError(fmt.Sprintf("scoringStrategy.resources[%d].name", i), "must not be empty")
 		case seen[r.Name]:
-			return argError(fmt.Sprintf("scoringStrategy.resources[%d].name", i), "%q is listed twice", r.Name)
+			return fw.ArgError(fmt.Sprintf("scoringStrategy.resources[%d].name", i), "%q is listed twice", r.Name)
 		case r.Weight < 1 || r.Weight > 100:
-			return argError(fmt.Sprintf("scoringStrategy.resources[%d] (%s).weight", i, r.Name), "%d is not in 1..100", r.Weight)
+			return fw.ArgError(fmt.Sprintf("scoringStrategy.resources[%d] (%s).weight", i, r.Name), "%d is not in 1..100", r.Weight)
 		}
 		seen[r.Name] = true
 	}
 	return nil
 }
 
-func argError(field, format string, args ...any) error {
-	return &cluster.FieldError{Sentinel: ErrArgs, Field: field, Detail: fmt.Sprintf(format, args...)}
-}
-
-// NewNodeResourcesFitFromArgs returns the plugin its arguments describe
+// NewFitFromArgs returns the plugin its arguments describe
 // (nil: the defaults, LeastAllocated over cpu 1, memory 1).
-func NewNodeResourcesFitFromArgs(a *NodeResourcesFitArgs) (*NodeResourcesFit, error) {
+func NewFitFromArgs(a *FitArgs) (*Fit, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
@@ -295,5 +296,5 @@ func NewNodeResourcesFitFromArgs(a *NodeResourcesFitArgs) (*NodeResourcesFit, er
 		}
 		resources = a.ScoringStrategy.Resources
 	}
-	return NewNodeResourcesFit(strategy, resources), nil
+	return NewFitStrategy(strategy, resources), nil
 }

@@ -1,4 +1,4 @@
-package placement
+package noderesources
 
 import (
 	"math/rand/v2"
@@ -10,7 +10,7 @@ import (
 // The cpu+memory fast path must give exactly the general formula's score.
 func TestBalancedFastPathMatchesGeneral(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	fast := NewBalancedAllocation()
+	fast := NewBalancedCPUMemory()
 	general := &BalancedAllocation{Resources: fast.Resources}
 	for i := range 20000 {
 		c := cluster.NewCache()

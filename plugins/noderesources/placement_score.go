@@ -1,4 +1,4 @@
-package placement
+package noderesources
 
 import (
 	"math"
@@ -7,13 +7,10 @@ import (
 	fw "github.com/gangsim/gangsim/framework"
 )
 
-// PodGroupPodsCountName is the built-in pod-count placement scorer's name.
-const PodGroupPodsCountName = "PodGroupPodsCount"
-
 // ScoreIgnoresNodes marks the placement score as depending on the
 // placement's nodes as a whole and the proposed pods, not on which node
 // each pod takes.
-func (f *NodeResourcesFit) ScoreIgnoresNodes() {}
+func (f *Fit) ScoreIgnoresNodes() {}
 
 // satAdd adds non-negative amounts, stopping at the largest int64: a
 // placement of many huge nodes must not wrap around.
@@ -34,7 +31,7 @@ const placementResources = 8
 // profile's resource weights; cpu and memory counted non-zero, extended
 // resources only when the group requests them, resources the placement
 // lacks left out. It favours the placement the group fills most.
-func (f *NodeResourcesFit) ScorePlacement(snap *cluster.Snapshot, _ *fw.Group, p *fw.Placement, proposed []fw.Assignment) (int64, *fw.Status) {
+func (f *Fit) ScorePlacement(snap *cluster.Snapshot, _ *fw.Group, p *fw.Placement, proposed []fw.Assignment) (int64, *fw.Status) {
 	if len(f.Resources) > placementResources {
 		return f.scoreEach(snap, p, proposed), nil
 	}
@@ -81,7 +78,7 @@ func (f *NodeResourcesFit) ScorePlacement(snap *cluster.Snapshot, _ *fw.Group, p
 		return f.placementScore(&capacity, &used, &want, &skip), nil
 	}
 	// one pass over the placement's nodes, cpu and memory read directly
-	forNodes(snap, p.Nodes, func(ni *cluster.NodeInfo) {
+	snap.VisitNodes(p.Nodes, func(ni *cluster.NodeInfo) {
 		alloc := ni.Allocatable()
 		cpu, mem := ni.NonZeroRequested()
 		for i, r := range f.Resources {
@@ -105,7 +102,7 @@ func (f *NodeResourcesFit) ScorePlacement(snap *cluster.Snapshot, _ *fw.Group, p
 }
 
 // placementScore is the weighted MostAllocated mean over the resources.
-func (f *NodeResourcesFit) placementScore(capacity, used, want *[placementResources]int64, skip *[placementResources]bool) int64 {
+func (f *Fit) placementScore(capacity, used, want *[placementResources]int64, skip *[placementResources]bool) int64 {
 	var sum, weights int64
 	for i, r := range f.Resources {
 		if skip[i] || capacity[i] == 0 {
@@ -121,7 +118,7 @@ func (f *NodeResourcesFit) placementScore(capacity, used, want *[placementResour
 }
 
 // scoreEach is ScorePlacement resource by resource, for long resource lists.
-func (f *NodeResourcesFit) scoreEach(snap *cluster.Snapshot, p *fw.Placement, proposed []fw.Assignment) int64 {
+func (f *Fit) scoreEach(snap *cluster.Snapshot, p *fw.Placement, proposed []fw.Assignment) int64 {
 	var sum, weights int64
 	for _, r := range f.Resources {
 		var want int64
@@ -132,7 +129,7 @@ func (f *NodeResourcesFit) scoreEach(snap *cluster.Snapshot, p *fw.Placement, pr
 			continue
 		}
 		var used, capacity int64
-		forNodes(snap, p.Nodes, func(ni *cluster.NodeInfo) {
+		snap.VisitNodes(p.Nodes, func(ni *cluster.NodeInfo) {
 			if c := ni.Allocatable().Get(r.Name); c != 0 {
 				capacity, used = satAdd(capacity, c), satAdd(used, nodeNonZeroRequested(ni, r.Name))
 			}
@@ -174,57 +171,3 @@ func nodeNonZeroRequested(ni *cluster.NodeInfo, name cluster.ResourceName) int64
 	}
 	return ni.Requested().Get(name)
 }
-
-// forNodes visits the placement's nodes (nil: all).
-func forNodes(snap *cluster.Snapshot, nodes []int, visit func(*cluster.NodeInfo)) {
-	if nodes == nil {
-		for _, ni := range snap.Nodes() {
-			visit(ni)
-		}
-		return
-	}
-	for _, i := range nodes {
-		visit(snap.Node(i))
-	}
-}
-
-// PodGroupPodsCount scores a placement by how many of the group's pods it
-// holds: already scheduled members plus the proposed ones, normalised to
-// 0..100 against the best candidate.
-type PodGroupPodsCount struct{}
-
-var (
-	_ fw.PlacementScorePlugin     = PodGroupPodsCount{}
-	_ fw.PlacementScoreNormalizer = PodGroupPodsCount{}
-	_ fw.NodeIndependentScorer    = PodGroupPodsCount{}
-)
-
-// ScoreIgnoresNodes marks the score as a pod count.
-func (PodGroupPodsCount) ScoreIgnoresNodes() {}
-
-// Name returns PodGroupPodsCountName.
-func (PodGroupPodsCount) Name() string { return PodGroupPodsCountName }
-
-// ScorePlacement counts scheduled plus proposed pods (of the whole
-// subtree, for a composite).
-func (PodGroupPodsCount) ScorePlacement(_ *cluster.Snapshot, g *fw.Group, _ *fw.Placement, proposed []fw.Assignment) (int64, *fw.Status) {
-	return int64(g.Scheduled + len(proposed)), nil
-}
-
-// NormalizePlacementScores maps counts to score*100/max; all zero is an
-// error, as in kube-scheduler.
-func (PodGroupPodsCount) NormalizePlacementScores(_ *fw.Group, scores []int64) *fw.Status {
-	var most int64
-	for _, s := range scores {
-		most = max(most, s)
-	}
-	if most == 0 {
-		return errNoPodsPlaced
-	}
-	for i := range scores {
-		scores[i] = scores[i] * fw.MaxNodeScore / most
-	}
-	return nil
-}
-
-var errNoPodsPlaced = fw.NewStatus(fw.Error, "no pods from pod group are assigned to any of the candidate placements").WithPlugin(PodGroupPodsCountName)

@@ -1,4 +1,8 @@
-package placement
+// Package interpodaffinity is the InterPodAffinity plugin: a pod's
+// required affinity and anti-affinity to other pods filter nodes (with the
+// symmetry of existing pods' anti-affinity), and preferred terms score
+// them.
+package interpodaffinity
 
 import (
 	"math"
@@ -7,13 +11,14 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/plugins/helper"
 )
 
-// InterPodAffinityName is the plugin's name in profiles.
-const InterPodAffinityName = "InterPodAffinity"
+// Name is the plugin's name in profiles.
+const Name = "InterPodAffinity"
 
-// InterPodAffinityArgs configure InterPodAffinity.
-type InterPodAffinityArgs struct {
+// Args configure InterPodAffinity.
+type Args struct {
 	// HardPodAffinityWeight is what an existing pod's required affinity
 	// term adds to the score of the nodes in its domain when the incoming
 	// pod matches it (0..100; nil means 1, 0 turns it off).
@@ -24,9 +29,9 @@ type InterPodAffinityArgs struct {
 }
 
 // Validate checks the arguments; its errors name the field.
-func (a *InterPodAffinityArgs) Validate() error {
+func (a *Args) Validate() error {
 	if a != nil && a.HardPodAffinityWeight != nil && (*a.HardPodAffinityWeight < 0 || *a.HardPodAffinityWeight > 100) {
-		return argError("hardPodAffinityWeight", "%d is not in 0..100", *a.HardPodAffinityWeight)
+		return fw.ArgError("hardPodAffinityWeight", "%d is not in 0..100", *a.HardPodAffinityWeight)
 	}
 	return nil
 }
@@ -51,18 +56,22 @@ func (a *InterPodAffinityArgs) Validate() error {
 // nodes.
 //
 // Counts are kept per pod signature and follow the snapshot's changes
-// (see topoCounts): a gang's earlier members, reserved tentatively in the
+// (see helper.TopologyCounts): a gang's earlier members, reserved tentatively in the
 // same cycle, count for the later ones, and pods preemption removes
 // tentatively stop counting.
 type InterPodAffinity struct {
-	snapshots       SnapshotSource
+	snapshots       helper.SnapshotSource
 	hardWeight      int64
 	ignorePreferred bool
-	cache           topoCache
+	cache           helper.TopologyCache
 	sig             []byte
 }
 
+var statusSkip = fw.NewStatus(fw.Skip)
+
 var (
+	_ fw.Stateless            = (*InterPodAffinity)(nil)
+	_ fw.EnqueueExtensions    = (*InterPodAffinity)(nil)
 	_ fw.PreFilterPlugin      = (*InterPodAffinity)(nil)
 	_ fw.PreFilterExtensions  = (*InterPodAffinity)(nil)
 	_ fw.FilterPlugin         = (*InterPodAffinity)(nil)
@@ -72,15 +81,29 @@ var (
 	_ fw.ScoreNormalizer      = (*InterPodAffinity)(nil)
 )
 
-// SnapshotSource gives a plugin the cycle's snapshot at points that are
-// not handed it (PreScore); framework.Handle is one.
-type SnapshotSource interface {
-	Snapshot() *cluster.Snapshot
+// New builds the plugin from its arguments (nil, an Args or an *Args),
+// reading the cycle's snapshot through h, as the registry does.
+func New(args any, h fw.Handle) (fw.Plugin, error) {
+	a, err := fw.ArgsAs[Args](args)
+	if err != nil {
+		return nil, err
+	}
+	return NewInterPodAffinity(a, h)
+}
+
+// NewArgs returns the default arguments, for a loader to decode a file's
+// arguments into.
+func NewArgs() any { return &Args{} }
+
+// EventsToRegister: pods matching a term may arrive, conflicting pods may
+// leave, nodes may be added or relabelled.
+func (*InterPodAffinity) EventsToRegister() fw.ClusterEvent {
+	return fw.AssignedPodAdded | fw.AssignedPodDeleted | fw.NodeAdded | fw.NodeChanged
 }
 
 // NewInterPodAffinity returns the plugin configured by a (nil: defaults),
 // reading the cycle's snapshot from snapshots.
-func NewInterPodAffinity(a *InterPodAffinityArgs, snapshots SnapshotSource) (*InterPodAffinity, error) {
+func NewInterPodAffinity(a *Args, snapshots helper.SnapshotSource) (*InterPodAffinity, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
@@ -98,10 +121,14 @@ func NewInterPodAffinity(a *InterPodAffinityArgs, snapshots SnapshotSource) (*In
 // not the feasible nodes.
 func (*InterPodAffinity) PreScoreIgnoresNodes() {}
 
-// Name returns InterPodAffinityName.
-func (*InterPodAffinity) Name() string { return InterPodAffinityName }
+// Stateless declares that the plugin's answers depend on the pod, the
+// snapshot and the nominations alone: its counts are a cache of the snapshot.
+func (*InterPodAffinity) Stateless() {}
 
-// The kinds of counts InterPodAffinity keeps (see topoCounts).
+// Name returns Name.
+func (*InterPodAffinity) Name() string { return Name }
+
+// The kinds of counts InterPodAffinity keeps (see helper.TopologyCounts).
 const (
 	ipaExistingAnti = iota // existing pods' required anti-affinity terms matching the pod
 	ipaAffinity            // pods matching all the pod's required affinity terms, per term
@@ -110,9 +137,9 @@ const (
 )
 
 var (
-	errPodAffinity     = fw.NewStatus(fw.UnschedulableAndUnresolvable, "node(s) didn't match pod affinity rules").WithPlugin(InterPodAffinityName)
-	errPodAntiAffinity = fw.NewStatus(fw.Unschedulable, "node(s) didn't match pod anti-affinity rules").WithPlugin(InterPodAffinityName)
-	errExistingAnti    = fw.NewStatus(fw.Unschedulable, "node(s) didn't satisfy existing pods anti-affinity rules").WithPlugin(InterPodAffinityName)
+	errPodAffinity     = fw.NewStatus(fw.UnschedulableAndUnresolvable, "node(s) didn't match pod affinity rules").WithPlugin(Name)
+	errPodAntiAffinity = fw.NewStatus(fw.Unschedulable, "node(s) didn't match pod anti-affinity rules").WithPlugin(Name)
+	errExistingAnti    = fw.NewStatus(fw.Unschedulable, "node(s) didn't satisfy existing pods anti-affinity rules").WithPlugin(Name)
 )
 
 // affinityTerm is a pod affinity term of the incoming pod with its
@@ -182,7 +209,7 @@ type ipaCounter struct {
 	hard      int64
 }
 
-func (c *ipaCounter) count(tc *topoCounts, ni *cluster.NodeInfo) {
+func (c *ipaCounter) Count(tc *helper.TopologyCounts, ni *cluster.NodeInfo) {
 	labels := ni.Node().Labels
 	for _, e := range ni.PodList() {
 		ep := e.Pod()
@@ -190,18 +217,18 @@ func (c *ipaCounter) count(tc *topoCounts, ni *cluster.NodeInfo) {
 			for i := range ep.Affinity.PodAntiAffinity.Required {
 				t := &ep.Affinity.PodAntiAffinity.Required[i]
 				if existingTermMatches(ep, t, c.pod, c.nsLabels) {
-					tc.add(tc.dynamicSlot(ipaExistingAnti, t.TopologyKey), 1)
+					tc.Add(tc.DynamicSlot(ipaExistingAnti, t.TopologyKey), 1)
 				}
 			}
 		}
 		if len(c.affinity) > 0 && c.matchesAll(ep) {
 			for _, s := range c.affSlots {
-				tc.add(s, 1)
+				tc.Add(s, 1)
 			}
 		}
 		for i := range c.anti {
 			if c.anti[i].matches(ep) {
-				tc.add(c.antiSlots[i], 1)
+				tc.Add(c.antiSlots[i], 1)
 			}
 		}
 		if len(labels) > 0 {
@@ -220,10 +247,10 @@ func (c *ipaCounter) matchesAll(p *cluster.Pod) bool {
 }
 
 // countScore adds the score contributions of the existing pod ep.
-func (c *ipaCounter) countScore(tc *topoCounts, ep *cluster.Pod, hasTerms bool) {
+func (c *ipaCounter) countScore(tc *helper.TopologyCounts, ep *cluster.Pod, hasTerms bool) {
 	for i := range c.preferred {
 		if t := &c.preferred[i]; t.matches(ep) {
-			tc.add(tc.dynamicSlot(ipaScore, t.key), t.weight)
+			tc.Add(tc.DynamicSlot(ipaScore, t.key), t.weight)
 		}
 	}
 	if !hasTerms {
@@ -233,20 +260,20 @@ func (c *ipaCounter) countScore(tc *topoCounts, ep *cluster.Pod, hasTerms bool) 
 		if c.hard > 0 {
 			for i := range pa.Required {
 				if t := &pa.Required[i]; existingTermMatches(ep, t, c.pod, c.nsLabels) {
-					tc.add(tc.dynamicSlot(ipaScore, t.TopologyKey), c.hard)
+					tc.Add(tc.DynamicSlot(ipaScore, t.TopologyKey), c.hard)
 				}
 			}
 		}
 		for i := range pa.Preferred {
 			if w := &pa.Preferred[i]; existingTermMatches(ep, &w.Term, c.pod, c.nsLabels) {
-				tc.add(tc.dynamicSlot(ipaScore, w.Term.TopologyKey), int64(w.Weight))
+				tc.Add(tc.DynamicSlot(ipaScore, w.Term.TopologyKey), int64(w.Weight))
 			}
 		}
 	}
 	if pa := ep.Affinity.PodAntiAffinity; pa != nil {
 		for i := range pa.Preferred {
 			if w := &pa.Preferred[i]; existingTermMatches(ep, &w.Term, c.pod, c.nsLabels) {
-				tc.add(tc.dynamicSlot(ipaScore, w.Term.TopologyKey), -int64(w.Weight))
+				tc.Add(tc.DynamicSlot(ipaScore, w.Term.TopologyKey), -int64(w.Weight))
 			}
 		}
 	}
@@ -258,7 +285,7 @@ func (c *ipaCounter) countScore(tc *topoCounts, ep *cluster.Pod, hasTerms bool) 
 // RemovePod bring each state to.
 type ipaState struct {
 	snap      *cluster.Snapshot
-	counts    *topoCounts
+	counts    *helper.TopologyCounts
 	c         *ipaCounter
 	selfMatch bool // the pod matches all its own required affinity terms
 	scoreKeys []int
@@ -267,7 +294,7 @@ type ipaState struct {
 func (s *ipaState) Clone() fw.StateData { cp := *s; return &cp }
 
 // counts returns the counts for pod, shared by the pods of its signature.
-func (pl *InterPodAffinity) counts(snap *cluster.Snapshot, pod *cluster.PodInfo) (*topoCounts, *ipaCounter) {
+func (pl *InterPodAffinity) counts(snap *cluster.Snapshot, pod *cluster.PodInfo) (*helper.TopologyCounts, *ipaCounter) {
 	p := pod.Pod()
 	c := &ipaCounter{pod: p, nsLabels: snap.NamespaceLabels(p.Namespace), hard: pl.hardWeight}
 	if a := p.Affinity; a != nil {
@@ -291,25 +318,18 @@ func (pl *InterPodAffinity) counts(snap *cluster.Snapshot, pod *cluster.PodInfo)
 		}
 	}
 	pl.sig = appendIPASignature(pl.sig[:0], p, c, snap.NamespaceVersion())
-	tc := pl.cache.get(snap, pl.sig, func() *topoCounts {
-		tc := newTopoCounts(c)
+	tc := pl.cache.Get(snap, pl.sig, func() *helper.TopologyCounts {
+		tc := helper.NewTopologyCounts(c)
 		for _, t := range c.affinity {
-			c.affSlots = append(c.affSlots, tc.slotFor(ipaAffinity, t.key, false, false))
+			c.affSlots = append(c.affSlots, tc.SlotFor(ipaAffinity, t.key, false, false))
 		}
 		for _, t := range c.anti {
-			c.antiSlots = append(c.antiSlots, tc.slotFor(ipaAnti, t.key, false, false))
+			c.antiSlots = append(c.antiSlots, tc.SlotFor(ipaAnti, t.key, false, false))
 		}
-		ensureKind(tc, ipaScore) // kinds must exist before they are read
+		tc.EnsureKind(ipaScore) // kinds must exist before they are read
 		return tc
 	})
-	return tc, tc.counter.(*ipaCounter)
-}
-
-// ensureKind makes sure kind has totals even before any slot of it exists.
-func ensureKind(tc *topoCounts, kind int) {
-	for len(tc.kindTotal) <= kind {
-		tc.kindTotal, tc.kindEntries = append(tc.kindTotal, 0), append(tc.kindEntries, 0)
-	}
+	return tc, tc.Counter().(*ipaCounter)
 }
 
 // appendIPASignature appends what the counts depend on: the pod's
@@ -317,7 +337,7 @@ func ensureKind(tc *topoCounts, kind int) {
 func appendIPASignature(sig []byte, p *cluster.Pod, c *ipaCounter, nsVersion int64) []byte {
 	sig = append(sig, p.Namespace...)
 	sig = append(sig, 0)
-	sig = appendLabels(sig, p.Labels)
+	sig = helper.AppendLabels(sig, p.Labels)
 	sig = strconv.AppendInt(sig, nsVersion, 10) // the counter holds namespace labels
 	for _, group := range [][]affinityTerm{c.affinity, c.anti, c.preferred} {
 		sig = append(sig, '|')
@@ -326,26 +346,6 @@ func appendIPASignature(sig []byte, p *cluster.Pod, c *ipaCounter, nsVersion int
 		}
 	}
 	return sig
-}
-
-// appendLabels appends labels in key order.
-func appendLabels(sig []byte, labels map[string]string) []byte {
-	if len(labels) == 0 {
-		return append(sig, 0)
-	}
-	var buf [8]string // most pods have few labels: no allocation
-	keys := buf[:0]
-	for k := range labels {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		sig = append(sig, k...)
-		sig = append(sig, '=')
-		sig = append(sig, labels[k]...)
-		sig = append(sig, ',')
-	}
-	return append(sig, 0)
 }
 
 func appendTerm(sig []byte, t *affinityTerm) []byte {
@@ -372,16 +372,16 @@ func (pl *InterPodAffinity) PreFilter(state *fw.CycleState, pod *cluster.PodInfo
 		return statusSkip
 	}
 	tc, c := pl.counts(snap, pod)
-	if !hasRequired && tc.kindEntries[ipaExistingAnti] == 0 {
+	if !hasRequired && tc.KindEntries(ipaExistingAnti) == 0 {
 		return statusSkip
 	}
 	s := &ipaState{snap: snap, counts: tc, c: c, selfMatch: len(c.affinity) > 0 && c.matchesAll(p)}
-	state.Write(InterPodAffinityName, s)
+	state.Write(Name, s)
 	return nil
 }
 
 func ipaStateOf(state *fw.CycleState) *ipaState {
-	d, ok := state.Read(InterPodAffinityName)
+	d, ok := state.Read(Name)
 	if !ok {
 		return nil
 	}
@@ -392,7 +392,7 @@ func ipaStateOf(state *fw.CycleState) *ipaState {
 // scheduler just changed.
 func (pl *InterPodAffinity) AddPod(state *fw.CycleState, _, _ *cluster.PodInfo, _ *cluster.NodeInfo) *fw.Status {
 	if s := ipaStateOf(state); s != nil {
-		s.counts.sync(s.snap)
+		s.counts.Sync(s.snap)
 	}
 	return nil
 }
@@ -410,36 +410,36 @@ func (pl *InterPodAffinity) Filter(state *fw.CycleState, pod *cluster.PodInfo, n
 		return nil
 	}
 	tc := s.counts
-	tc.sync(s.snap)
+	tc.Sync(s.snap)
 	if len(s.c.affSlots) > 0 {
 		all := true
 		for _, slot := range s.c.affSlots {
-			sl := &tc.slots[slot]
-			d := sl.domainOf(node)
+			sl := tc.Slot(slot)
+			d := sl.DomainOf(node)
 			if d < 0 {
 				return errPodAffinity
 			}
-			if sl.counts[d] <= 0 {
+			if sl.Count(d) <= 0 {
 				all = false
 			}
 		}
-		if !all && !(tc.kindTotal[ipaAffinity] == 0 && s.selfMatch) {
+		if !all && !(tc.KindTotal(ipaAffinity) == 0 && s.selfMatch) {
 			return errPodAffinity
 		}
 	}
 	for _, slot := range s.c.antiSlots {
-		sl := &tc.slots[slot]
-		if d := sl.domainOf(node); d >= 0 && sl.counts[d] > 0 {
+		sl := tc.Slot(slot)
+		if d := sl.DomainOf(node); d >= 0 && sl.Count(d) > 0 {
 			return errPodAntiAffinity
 		}
 	}
-	if tc.kindEntries[ipaExistingAnti] > 0 {
-		for i := range tc.slots {
-			sl := &tc.slots[i]
-			if sl.kind != ipaExistingAnti {
+	if tc.KindEntries(ipaExistingAnti) > 0 {
+		for i := range tc.NumSlots() {
+			sl := tc.Slot(i)
+			if sl.Kind() != ipaExistingAnti {
 				continue
 			}
-			if d := sl.domainOf(node); d >= 0 && sl.counts[d] > 0 {
+			if d := sl.DomainOf(node); d >= 0 && sl.Count(d) > 0 {
 				return errExistingAnti
 			}
 		}
@@ -458,17 +458,17 @@ func (pl *InterPodAffinity) PreScore(state *fw.CycleState, pod *cluster.PodInfo,
 		return statusSkip
 	}
 	tc, c := pl.counts(snap, pod)
-	if tc.kindEntries[ipaScore] == 0 {
+	if tc.KindEntries(ipaScore) == 0 {
 		return statusSkip
 	}
 	s := ipaStateOf(state)
 	if s == nil {
 		s = &ipaState{snap: snap, counts: tc, c: c}
-		state.Write(InterPodAffinityName, s)
+		state.Write(Name, s)
 	}
 	s.scoreKeys = s.scoreKeys[:0]
-	for i := range tc.slots {
-		if tc.slots[i].kind == ipaScore {
+	for i := range tc.NumSlots() {
+		if tc.Slot(i).Kind() == ipaScore {
 			s.scoreKeys = append(s.scoreKeys, i)
 		}
 	}
@@ -481,12 +481,12 @@ func (pl *InterPodAffinity) Score(state *fw.CycleState, _ *cluster.PodInfo, node
 	if s == nil {
 		return 0, nil
 	}
-	s.counts.sync(s.snap)
+	s.counts.Sync(s.snap)
 	var sum int64
 	for _, slot := range s.scoreKeys {
-		sl := &s.counts.slots[slot]
-		if d := sl.domainOf(node); d >= 0 {
-			sum += sl.counts[d]
+		sl := s.counts.Slot(slot)
+		if d := sl.DomainOf(node); d >= 0 {
+			sum += sl.Count(d)
 		}
 	}
 	return sum, nil

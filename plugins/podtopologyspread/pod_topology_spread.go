@@ -1,4 +1,7 @@
-package placement
+// Package podtopologyspread is the PodTopologySpread plugin: a pod's
+// topology spread constraints (and the system default spreading) filter
+// and score nodes by how many matching pods each domain holds.
+package podtopologyspread
 
 import (
 	"fmt"
@@ -8,12 +11,13 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/plugins/helper"
 )
 
-// PodTopologySpreadName is the plugin's name in profiles.
-const PodTopologySpreadName = "PodTopologySpread"
+// Name is the plugin's name in profiles.
+const Name = "PodTopologySpread"
 
-// The defaulting types of PodTopologySpreadArgs.
+// The defaulting types of Args.
 const (
 	SpreadDefaultingSystem = "System"
 	SpreadDefaultingList   = "List"
@@ -25,9 +29,9 @@ const (
 	LabelZone     = "topology.kubernetes.io/zone"
 )
 
-// PodTopologySpreadArgs configure PodTopologySpread: the constraints given
+// Args configure PodTopologySpread: the constraints given
 // to pods that have none of their own.
-type PodTopologySpreadArgs struct {
+type Args struct {
 	// DefaultingType is System (the default: spread over hostnames with
 	// maxSkew 3 and zones with maxSkew 5, both ScheduleAnyway) or List
 	// (DefaultConstraints).
@@ -53,28 +57,28 @@ var systemDefaultConstraints = []cluster.TopologySpreadConstraint{
 }
 
 // Validate checks the arguments; its errors name the field.
-func (a *PodTopologySpreadArgs) Validate() error {
+func (a *Args) Validate() error {
 	if a == nil {
 		return nil
 	}
 	switch a.DefaultingType {
 	case "", SpreadDefaultingSystem:
 		if len(a.DefaultConstraints) > 0 {
-			return argError("defaultConstraints", "must be empty when defaultingType is System")
+			return fw.ArgError("defaultConstraints", "must be empty when defaultingType is System")
 		}
 		return nil
 	case SpreadDefaultingList:
 	default:
-		return argError("defaultingType", "%q is not System or List", a.DefaultingType)
+		return fw.ArgError("defaultingType", "%q is not System or List", a.DefaultingType)
 	}
 	if field, detail := cluster.ValidateSpread("defaultConstraints", a.constraints()); detail != "" {
-		return argError(field, "%s", detail)
+		return fw.ArgError(field, "%s", detail)
 	}
 	return nil
 }
 
 // constraints returns the default constraints as the pod-level type.
-func (a *PodTopologySpreadArgs) constraints() []cluster.TopologySpreadConstraint {
+func (a *Args) constraints() []cluster.TopologySpreadConstraint {
 	var out []cluster.TopologySpreadConstraint
 	for _, d := range a.DefaultConstraints {
 		out = append(out, cluster.TopologySpreadConstraint{
@@ -104,14 +108,18 @@ func (a *PodTopologySpreadArgs) constraints() []cluster.TopologySpreadConstraint
 // the pods of its owner (ReplicaSet, StatefulSet, ReplicationController);
 // one without such an owner gets none.
 type PodTopologySpread struct {
-	snapshots       SnapshotSource
+	snapshots       helper.SnapshotSource
 	defaults        []cluster.TopologySpreadConstraint
 	systemDefaulted bool
-	cache           topoCache
+	cache           helper.TopologyCache
 	sig             []byte
 }
 
+var statusSkip = fw.NewStatus(fw.Skip)
+
 var (
+	_ fw.Stateless           = (*PodTopologySpread)(nil)
+	_ fw.EnqueueExtensions   = (*PodTopologySpread)(nil)
 	_ fw.PreScoreSkipper     = (*PodTopologySpread)(nil)
 	_ fw.PreFilterPlugin     = (*PodTopologySpread)(nil)
 	_ fw.PreFilterExtensions = (*PodTopologySpread)(nil)
@@ -121,9 +129,27 @@ var (
 	_ fw.ScoreNormalizer     = (*PodTopologySpread)(nil)
 )
 
+// New builds the plugin from its arguments (nil, an Args or an *Args),
+// reading the cycle's snapshot through h, as the registry does.
+func New(args any, h fw.Handle) (fw.Plugin, error) {
+	a, err := fw.ArgsAs[Args](args)
+	if err != nil {
+		return nil, err
+	}
+	return NewPodTopologySpread(a, h)
+}
+
+// NewArgs returns the default arguments, for a loader to decode a file's
+// arguments into.
+func NewArgs() any { return &Args{} }
+
+// EventsToRegister: every change of pods or nodes moves the counts per
+// domain and the domains themselves.
+func (*PodTopologySpread) EventsToRegister() fw.ClusterEvent { return fw.AllEvents }
+
 // NewPodTopologySpread returns the plugin configured by a (nil: System
 // defaults), reading the cycle's snapshot from snapshots.
-func NewPodTopologySpread(a *PodTopologySpreadArgs, snapshots SnapshotSource) (*PodTopologySpread, error) {
+func NewPodTopologySpread(a *Args, snapshots helper.SnapshotSource) (*PodTopologySpread, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
@@ -134,12 +160,16 @@ func NewPodTopologySpread(a *PodTopologySpreadArgs, snapshots SnapshotSource) (*
 	return p, nil
 }
 
-// Name returns PodTopologySpreadName.
-func (*PodTopologySpread) Name() string { return PodTopologySpreadName }
+// Stateless declares that the plugin's answers depend on the pod, the
+// snapshot and the nominations alone: its counts are a cache of the snapshot.
+func (*PodTopologySpread) Stateless() {}
+
+// Name returns Name.
+func (*PodTopologySpread) Name() string { return Name }
 
 var (
-	errSpreadMissingLabel = fw.NewStatus(fw.UnschedulableAndUnresolvable, "node(s) didn't match pod topology spread constraints (missing required label)").WithPlugin(PodTopologySpreadName)
-	errSpread             = fw.NewStatus(fw.Unschedulable, "node(s) didn't match pod topology spread constraints").WithPlugin(PodTopologySpreadName)
+	errSpreadMissingLabel = fw.NewStatus(fw.UnschedulableAndUnresolvable, "node(s) didn't match pod topology spread constraints (missing required label)").WithPlugin(Name)
+	errSpread             = fw.NewStatus(fw.Unschedulable, "node(s) didn't match pod topology spread constraints").WithPlugin(Name)
 )
 
 // spreadConstraint is a constraint ready to evaluate: defaults applied,
@@ -223,12 +253,12 @@ func defaultSelector(p *cluster.Pod) *cluster.LabelSelector {
 	return nil
 }
 
-func (c *spreadCounter) count(tc *topoCounts, ni *cluster.NodeInfo) {
+func (c *spreadCounter) Count(tc *helper.TopologyCounts, ni *cluster.NodeInfo) {
 	labels := ni.Node().Labels
 	if len(c.hard) > 0 && hasKeys(labels, c.hard) {
 		for i := range c.hard {
 			if sc := &c.hard[i]; c.eligible(sc, ni) {
-				tc.add(sc.slot, countMatching(ni, sc.selector, c.pod.Namespace))
+				tc.Add(sc.slot, countMatching(ni, sc.selector, c.pod.Namespace))
 			}
 		}
 	}
@@ -241,9 +271,9 @@ func (c *spreadCounter) count(tc *topoCounts, ni *cluster.NodeInfo) {
 		switch {
 		case sc.key == LabelHostname:
 			// a node's own count, read by Score without the policies
-			tc.add(sc.slot, countMatching(ni, sc.selector, c.pod.Namespace))
+			tc.Add(sc.slot, countMatching(ni, sc.selector, c.pod.Namespace))
 		case (allKeys || !c.requireAll) && c.eligible(sc, ni):
-			tc.add(sc.slot, countMatching(ni, sc.selector, c.pod.Namespace))
+			tc.Add(sc.slot, countMatching(ni, sc.selector, c.pod.Namespace))
 		}
 	}
 }
@@ -259,23 +289,11 @@ func hasKeys(labels map[string]string, cs []spreadConstraint) bool {
 
 // eligible applies the constraint's node inclusion policies.
 func (c *spreadCounter) eligible(sc *spreadConstraint, ni *cluster.NodeInfo) bool {
-	if sc.honorAffinity && !NodeMatches(c.pod, ni.Node()) {
+	if sc.honorAffinity && !helper.NodeMatches(c.pod, ni.Node()) {
 		return false
 	}
-	if sc.honorTaints && !toleratesScheduleTaints(c.pod, ni.Node()) {
+	if sc.honorTaints && !helper.ToleratesScheduleTaints(c.pod, ni.Node()) {
 		return false
-	}
-	return true
-}
-
-// toleratesScheduleTaints reports whether p tolerates every NoSchedule and
-// NoExecute taint of node.
-func toleratesScheduleTaints(p *cluster.Pod, node *cluster.Node) bool {
-	for i := range node.Taints {
-		t := &node.Taints[i]
-		if (t.Effect == cluster.TaintNoSchedule || t.Effect == cluster.TaintNoExecute) && !cluster.TolerationsTolerate(p.Tolerations, t) {
-			return false
-		}
 	}
 	return true
 }
@@ -299,20 +317,20 @@ func countMatching(ni *cluster.NodeInfo, sel *cluster.LabelSelector, ns string) 
 }
 
 // counts returns the counts for pod, shared by the pods of its signature.
-func (pl *PodTopologySpread) counts(snap *cluster.Snapshot, pod *cluster.PodInfo, hard, soft []spreadConstraint, requireAll bool) (*topoCounts, *spreadCounter) {
+func (pl *PodTopologySpread) counts(snap *cluster.Snapshot, pod *cluster.PodInfo, hard, soft []spreadConstraint, requireAll bool) (*helper.TopologyCounts, *spreadCounter) {
 	c := &spreadCounter{pod: pod.Pod(), hard: hard, soft: soft, requireAll: requireAll}
 	pl.sig = appendSpreadSignature(pl.sig[:0], pod, c)
-	tc := pl.cache.get(snap, pl.sig, func() *topoCounts {
-		tc := newTopoCounts(c)
+	tc := pl.cache.Get(snap, pl.sig, func() *helper.TopologyCounts {
+		tc := helper.NewTopologyCounts(c)
 		for i := range c.hard {
-			c.hard[i].slot = tc.slotFor(hardKind(i), c.hard[i].key, false, false)
+			c.hard[i].slot = tc.SlotFor(hardKind(i), c.hard[i].key, false, false)
 		}
 		for j := range c.soft {
-			c.soft[j].slot = tc.slotFor(softKind(j), c.soft[j].key, !requireAll, c.soft[j].key == LabelHostname)
+			c.soft[j].slot = tc.SlotFor(softKind(j), c.soft[j].key, !requireAll, c.soft[j].key == LabelHostname)
 		}
 		return tc
 	})
-	return tc, tc.counter.(*spreadCounter)
+	return tc, tc.Counter().(*spreadCounter)
 }
 
 // appendSpreadSignature appends what the counts depend on.
@@ -334,10 +352,10 @@ func appendSpreadSignature(sig []byte, pod *cluster.PodInfo, c *spreadCounter) [
 		}
 	}
 	if affinity {
-		sig, _ = NodeAffinity{}.Sign(pod, sig)
+		sig = helper.AppendNodeAffinity(sig, pod.Pod())
 	}
 	if taints {
-		sig, _ = TaintToleration{}.Sign(pod, sig)
+		sig = helper.AppendTolerations(sig, pod.Pod())
 	}
 	return sig
 }
@@ -348,7 +366,7 @@ func appendSpreadSignature(sig []byte, pod *cluster.PodInfo, c *spreadCounter) [
 // terminating pods, which PreFilter leaves out but the extensions do not.
 type spreadState struct {
 	snap   *cluster.Snapshot
-	counts *topoCounts
+	counts *helper.TopologyCounts
 	c      *spreadCounter
 	adjust []spreadAdjust
 	// scoring
@@ -368,7 +386,7 @@ func (s *spreadState) Clone() fw.StateData {
 }
 
 func spreadStateOf(state *fw.CycleState) *spreadState {
-	d, ok := state.Read(PodTopologySpreadName)
+	d, ok := state.Read(Name)
 	if !ok {
 		return nil
 	}
@@ -383,7 +401,7 @@ func (pl *PodTopologySpread) PreFilter(state *fw.CycleState, pod *cluster.PodInf
 		return statusSkip
 	}
 	tc, c := pl.counts(snap, pod, hard, soft, requireAll)
-	state.Write(PodTopologySpreadName, &spreadState{snap: snap, counts: tc, c: c})
+	state.Write(Name, &spreadState{snap: snap, counts: tc, c: c})
 	return nil
 }
 
@@ -405,7 +423,7 @@ func (pl *PodTopologySpread) extend(state *fw.CycleState, pod, other *cluster.Po
 	if s == nil {
 		return
 	}
-	s.counts.sync(s.snap)
+	s.counts.Sync(s.snap)
 	op := other.Pod()
 	if other.State() != cluster.PodTerminating || op.Namespace != pod.Pod().Namespace || !hasKeys(node.Node().Labels, s.c.hard) {
 		return
@@ -415,14 +433,14 @@ func (pl *PodTopologySpread) extend(state *fw.CycleState, pod, other *cluster.Po
 		if !sc.selector.Matches(op.Labels) || !s.c.eligible(sc, node) {
 			continue
 		}
-		d := s.counts.slots[sc.slot].domainOf(node)
+		d := s.counts.Slot(sc.slot).DomainOf(node)
 		s.adjust = append(s.adjust, spreadAdjust{slot: sc.slot, dom: d, delta: delta})
 	}
 }
 
 // adjusted returns slot's count at domain d with the adjustments.
 func (s *spreadState) adjusted(slot, d int) int64 {
-	n := s.counts.slots[slot].counts[d]
+	n := s.counts.Slot(slot).Count(d)
 	for _, a := range s.adjust {
 		if a.slot == slot && a.dom == d {
 			n += a.delta
@@ -434,17 +452,17 @@ func (s *spreadState) adjusted(slot, d int) int64 {
 // minimum is the slot's lowest count among existing domains, with the
 // adjustments, and how many domains exist.
 func (s *spreadState) minimum(slot int) (int64, int) {
-	sl := &s.counts.slots[slot]
+	sl := s.counts.Slot(slot)
 	if len(s.adjust) == 0 {
-		return sl.minimum()
+		return sl.Minimum()
 	}
 	lo := int64(math.MaxInt64)
-	for d, p := range sl.present {
-		if p > 0 {
+	for d := range sl.NumDomains() {
+		if sl.Present(d) {
 			lo = min(lo, s.adjusted(slot, d))
 		}
 	}
-	return lo, sl.numPresent
+	return lo, sl.NumPresent()
 }
 
 // Filter rejects a node lacking a constraint's key, or whose domain would
@@ -454,10 +472,10 @@ func (pl *PodTopologySpread) Filter(state *fw.CycleState, _ *cluster.PodInfo, no
 	if s == nil {
 		return nil
 	}
-	s.counts.sync(s.snap)
+	s.counts.Sync(s.snap)
 	for i := range s.c.hard {
 		sc := &s.c.hard[i]
-		d := s.counts.slots[sc.slot].domainOf(node)
+		d := s.counts.Slot(sc.slot).DomainOf(node)
 		if d < 0 {
 			return errSpreadMissingLabel
 		}
@@ -495,7 +513,7 @@ func (pl *PodTopologySpread) PreScore(state *fw.CycleState, pod *cluster.PodInfo
 	s := spreadStateOf(state)
 	if s == nil {
 		s = &spreadState{snap: snap, counts: tc, c: c}
-		state.Write(PodTopologySpreadName, s)
+		state.Write(Name, s)
 	} else if s.counts != tc {
 		s.counts, s.c = tc, c
 	}
@@ -515,11 +533,11 @@ func (pl *PodTopologySpread) PreScore(state *fw.CycleState, pod *cluster.PodInfo
 		sc := &c.soft[j]
 		size := len(nodes) - len(s.ignored)
 		if sc.key != LabelHostname {
-			sl := &tc.slots[sc.slot]
+			sl := tc.Slot(sc.slot)
 			seen := map[int]bool{}
 			for _, ni := range nodes {
 				if !s.ignored[ni.Index()] {
-					seen[sl.domainOf(ni)] = true
+					seen[sl.DomainOf(ni)] = true
 				}
 			}
 			size = len(seen)
@@ -537,7 +555,7 @@ func (pl *PodTopologySpread) Score(state *fw.CycleState, _ *cluster.PodInfo, nod
 	if s == nil || s.ignored[node.Index()] {
 		return 0, nil
 	}
-	s.counts.sync(s.snap)
+	s.counts.Sync(s.snap)
 	var score float64
 	labels := node.Node().Labels
 	for j := range s.c.soft {
@@ -545,10 +563,10 @@ func (pl *PodTopologySpread) Score(state *fw.CycleState, _ *cluster.PodInfo, nod
 		if _, ok := labels[sc.key]; !ok {
 			continue
 		}
-		sl := &s.counts.slots[sc.slot]
+		sl := s.counts.Slot(sc.slot)
 		var cnt int64
-		if d := sl.domainOf(node); d >= 0 {
-			cnt = sl.counts[d]
+		if d := sl.DomainOf(node); d >= 0 {
+			cnt = sl.Count(d)
 		}
 		score += float64(cnt)*s.weights[j] + float64(sc.maxSkew-1)
 	}

@@ -1,10 +1,11 @@
-package placement
+package noderesources
 
 import (
 	"math"
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/plugins/helper"
 )
 
 // BalancedAllocation favours nodes whose cpu and memory use stay balanced
@@ -26,8 +27,16 @@ var (
 // PreScoreIgnoresNodes marks PreScore as deciding on the pod alone.
 func (b *BalancedAllocation) PreScoreIgnoresNodes() {}
 
-// NewBalancedAllocation returns the plugin over cpu and memory.
-func NewBalancedAllocation() *BalancedAllocation {
+// BalancedAllocationName is the NodeResourcesBalancedAllocation plugin's
+// name in profiles.
+const BalancedAllocationName = "NodeResourcesBalancedAllocation"
+
+// NewBalancedAllocation builds the plugin, as the registry does; it takes
+// no arguments.
+func NewBalancedAllocation(any, fw.Handle) (fw.Plugin, error) { return NewBalancedCPUMemory(), nil }
+
+// NewBalancedCPUMemory returns the plugin over cpu and memory.
+func NewBalancedCPUMemory() *BalancedAllocation {
 	return &BalancedAllocation{Resources: []cluster.ResourceName{cluster.ResourceCPU, cluster.ResourceMemory}, cpuMemory: true}
 }
 
@@ -60,7 +69,7 @@ func (b *BalancedAllocation) PreScore(_ *fw.CycleState, pod *cluster.PodInfo, _ 
 
 // Sign appends the pod's requests.
 func (b *BalancedAllocation) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
-	return appendRequests(sig, &pod.Pod().Requests), true
+	return helper.AppendRequests(sig, &pod.Pod().Requests), true
 }
 
 // maxBalancedResources bounds the resources BalancedAllocation compares, so
