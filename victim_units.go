@@ -1,54 +1,10 @@
 package gangsim
 
 import (
-	"fmt"
-
 	"github.com/gangsim/gangsim/cluster"
-	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/preemption"
 )
-
-// postFilterPod runs the profile's PostFilter plugins for a pod that fit
-// no node (docs/semantics.md §7) and carries out the first success: its
-// victims are evicted and the pod is nominated to its node. A plugin's
-// result without success may still clear the nomination. It returns the
-// evictions and the nomination made.
-func (s *Scheduler) postFilterPod(p *profile, r *podRecord, fitErr *fw.FitError) ([]Eviction, []Binding) {
-	state := fw.NewCycleState()
-	for _, pl := range p.postFilter {
-		res, st := pl.PostFilter(state, r.info, fitErr)
-		if st.IsSuccess() && res != nil {
-			return s.actuatePod(r, res, PodRef(r.info.Key()))
-		}
-		if res != nil && res.NominatedNode == "" {
-			s.nominations.clear(r)
-		}
-		if st.Code() == fw.UnschedulableAndUnresolvable {
-			break
-		}
-	}
-	return nil, nil
-}
-
-// actuatePod carries out a pod's successful PostFilter: the pods nominated
-// below it on the node lose their nomination, the victims are evicted, the
-// pod is nominated.
-func (s *Scheduler) actuatePod(r *podRecord, res *fw.PostFilterResult, by Ref) ([]Eviction, []Binding) {
-	if res.NominatedNode == "" {
-		s.nominations.clear(r)
-		return s.evictVictims(res.Victims, by), nil
-	}
-	s.nominations.clearBelow(res.NominatedNode, r.info.Priority())
-	s.nominate(r, res.NominatedNode)
-	return s.evictVictims(res.Victims, by), []Binding{{Pod: r.info.Key(), Node: res.NominatedNode}}
-}
-
-// nominate records a pod's nominated node and tells observers.
-func (s *Scheduler) nominate(r *podRecord, node string) {
-	s.nominations.nominate(r, node)
-	s.emit(Event{Kind: EventPodNominated, Pod: r.info, Node: node})
-}
 
 // unitsOnNode returns the victim units with pods on a node: each pod alone,
 // or, for a member of a group whose disruption mode is All, every scheduled
@@ -163,45 +119,18 @@ func (s *Scheduler) disruptsAll(ref podgroup.Ref) bool {
 	return s.group(ref.Key).group.EffectiveDisruptionMode() == podgroup.DisruptAll
 }
 
-// evictVictims evicts the victims a preemption chose, for the preemptor by:
-// each starts its graceful termination, holding its resources until it
-// ends. A victim that is not running (a plugin's mistake, or a pod already
-// terminating) is left alone.
-func (s *Scheduler) evictVictims(victims []fw.Victim, by Ref) []Eviction {
-	var out []Eviction
-	for _, v := range victims {
-		if ev, ok := s.evict(v.Pod, by, v.BudgetViolation); ok {
-			out = append(out, ev)
+// allUnits returns every victim unit in the cluster, in node order and
+// pod order on the node of their first pod.
+func (s *Scheduler) allUnits() []*preemption.Unit {
+	var out []*preemption.Unit
+	seen := map[string]bool{}
+	for i := range s.snap.Len() {
+		for _, u := range s.unitsOnNode(i) {
+			if !seen[u.Key] {
+				seen[u.Key] = true
+				out = append(out, u)
+			}
 		}
 	}
 	return out
-}
-
-// evict starts the eviction of one bound pod; a pod already terminating
-// is left as it is.
-func (s *Scheduler) evict(key cluster.PodKey, by Ref, violation bool) (Eviction, bool) {
-	r := s.record(key)
-	if r == nil || r.phase != PhaseBound {
-		return Eviction{}, false
-	}
-	if err := s.cache.EvictPod(key, s.now); err != nil {
-		return Eviction{}, false
-	}
-	r.phase = PhaseTerminating
-	s.emit(Event{Kind: EventPodEvicted, Pod: r.info, Node: r.node, By: by, BudgetViolation: violation})
-	s.addTimer(timer{at: addTime(s.now, s.cfg.gracePeriod()), kind: timerTerminated, pod: r.id, token: r.runs})
-	return s.evictions[len(s.evictions)-1], true
-}
-
-// finishEviction ends a victim's termination: it leaves its node and goes
-// back to the queue as a pending pod, free to preempt in turn.
-func (s *Scheduler) finishEviction(r *podRecord) error {
-	if _, err := s.cache.RemovePod(r.info.Key()); err != nil {
-		return fmt.Errorf("ending the eviction of pod %s: %w", r.info.Key(), err)
-	}
-	if err := s.terminate([]*cluster.PodInfo{r.info}, r.node, TerminatedPreempted); err != nil {
-		return err
-	}
-	s.clusterChanged(fw.AssignedPodDeleted)
-	return nil
 }

@@ -2,9 +2,12 @@ package gangsim
 
 import (
 	"strconv"
+	"unsafe"
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/internal/prefetch"
+	"github.com/gangsim/gangsim/queue"
 )
 
 // failures remembers, per pod shape, the last cycle of a pod of that shape
@@ -164,4 +167,62 @@ func allStateless[P fw.Plugin](list []P) bool {
 		}
 	}
 	return true
+}
+
+// retryKnownFailures runs the cycles at the head of activeQ, at most max,
+// of pods that fail as a pod of their shape just failed (see failures),
+// one after another; it returns how many it ran. Each is the cycle
+// scheduleOne would run, with the same events and the same outcome: what
+// it leaves out is the search for the head of activeQ at each pop, and
+// the rest of a cycle's general path. A busy cluster's cycles are nearly
+// all such retries.
+func (s *Scheduler) retryKnownFailures(max int) (int, error) {
+	if s.cfg.CheckInvariants || !s.failuresUsable() || len(s.failures.byShape) == 0 || max <= 0 {
+		return 0, nil // with invariants checked, every cycle takes the general path, which checks them
+	}
+	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
+		return 0, err
+	}
+	s.retry.now = s.knownNow() // what nothing in these cycles changes
+	n := s.queue.ParkHead(s.now, s.version, max, s.retryKnown, s.retriedKnown)
+	s.failures.inRow += n
+	return n, nil
+}
+
+// retryKnown begins the cycle of it's pod if it fails as a known failure
+// (else it changes nothing): scheduleOne's and schedulePod's work for
+// that case up to parking, which ParkHead does.
+func (s *Scheduler) retryKnown(it *queue.Item[entry]) (uint64, bool) {
+	r := s.records.at(it.Value.pod)
+	if r == nil {
+		return 0, false
+	}
+	f := s.knownFailureAt(s.profileOf(r), r, s.retry.now)
+	if f == nil {
+		return 0, false
+	}
+	if a := s.queue.Ahead(); a != nil {
+		if r := s.records.at(a.Value.pod); r != nil {
+			prefetch.Object(unsafe.Pointer(r), unsafe.Sizeof(*r))
+		}
+	}
+	s.cycle++
+	s.inCycle = s.cycle
+	f.answered()
+	s.failWith(r, f.reason, f.fit)
+	if s.observed() {
+		s.retry.pod, s.retry.reason = r.info, f.cycle
+	}
+	return f.wakeOn, true
+}
+
+// retriedKnown ends the cycle retryKnown began, once the pod is parked.
+func (s *Scheduler) retriedKnown(*queue.Item[entry]) {
+	if s.observed() {
+		s.emitCycle(s.retry.pod, Ref{}, s.retry.reason)
+		s.retry.pod = nil
+	} else {
+		s.stats.count(EventCycle, false)
+	}
+	s.inCycle = 0
 }

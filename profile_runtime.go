@@ -45,7 +45,7 @@ type profile struct {
 	// retryOn is, by plugin name, the kinds of change that may help a pod
 	// the plugin rejected (PreFilter and Filter plugins).
 	retryOn map[string]fw.ClusterEvent
-	// pure: a cycle depends on the cluster and the pod alone (fastfail.go)
+	// pure: a cycle depends on the cluster and the pod alone (known_failures.go)
 	pure bool
 }
 
