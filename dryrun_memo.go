@@ -8,14 +8,15 @@ import (
 	"github.com/gangsim/gangsim/preemption"
 )
 
-var _ preemption.DryRunMemo = (*handle)(nil)
+var _ preemption.DryRunMemos = (*handle)(nil)
 
-// dryRuns remembers the nodes preemption dry runs found to be no
-// candidate, each under the node's stamp. A pod whose filters read only
-// their node is no candidate on a node for as long as the node holds the
-// same pods (its stamp; a dry run's own removals are rolled back to it)
-// and no pod is nominated there; the pod's priority and filters do not
-// change while it waits. Pods of one priority whose filters sign alike
+// dryRuns (the DryRunMemo and RememberedCandidates shortcuts) remembers
+// the nodes preemption dry runs found to be no candidate, each under the
+// node's stamp, and the candidates they found. A pod whose filters read
+// only their node is no candidate on a node for as long as the node holds
+// the same pods (its stamp; a dry run's own removals are rolled back to
+// it) and no pod is nominated there; the pod's priority and filters do
+// not change while it waits. Pods of one priority whose filters sign alike
 // share what they found: the class. In a busy cluster a pending pod is
 // retried after every change anywhere, and this turns its dry run from
 // every node into the nodes that changed, tried once for all the pods of
@@ -27,10 +28,6 @@ type dryRuns struct {
 	byClass map[string]*classDryRuns         // by filter signature and priority
 	sig     []byte                           // the signature being built
 	entries int
-	off     bool // tests compare runs with and without it
-	hits    int  // nodes passed over by Known, for tests
-	reused  int  // candidates Remembered, for tests
-	skipped int  // nodes passed over by Since, for tests
 }
 
 // podDryRuns is one preemptor's memory.
@@ -76,11 +73,12 @@ const maxDryRunEntries = 1 << 23
 // noStamp marks a node of a class not known to be no candidate.
 const noStamp = ^uint64(0)
 
-// DryRunMemo implements preemption.DryRunMemo.
-func (h *handle) DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, req *preemption.Request) {
+// DryRunMemo implements preemption.DryRunMemos: the memory of the pod's
+// class when its filters sign, else the pod's own.
+func (h *handle) DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, budgets []cluster.BudgetStatus) preemption.DryRunMemo {
 	m, s := &h.s.dryRuns, h.s
-	if m.off || !h.p.pods.NodeLocalFor(state) {
-		return
+	if !s.uses(DryRunMemo) || !h.p.pods.NodeLocalFor(state) {
+		return nil
 	}
 	if m.snap != s.snap || m.nodeSet != s.snap.NodeSetVersion() || m.entries > maxDryRunEntries {
 		// node indexes are kept: they hold for one node list
@@ -91,88 +89,126 @@ func (h *handle) DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, req *pre
 		d = &podDryRuns{}
 		m.byPod[pod] = d
 	}
+	sig, ok := h.p.pods.FilterSignature(state, pod, m.sig[:0])
+	if !ok {
+		return &podMemo{s: s, d: d}
+	}
+	p := pod.Priority()
+	m.sig = append(sig, byte(p), byte(p>>8), byte(p>>16), byte(p>>24))
+	c := m.byClass[string(m.sig)]
+	if c == nil {
+		c = &classDryRuns{stamps: make([]uint64, s.snap.Len())}
+		for i := range c.stamps {
+			c.stamps[i] = noStamp
+		}
+		m.byClass[string(m.sig)] = c
+		m.entries += len(c.stamps)
+	}
+	if !slices.Equal(c.budgets, budgets) {
+		// a candidate's victims depend on the budgets' allowances
+		c.found, c.budgets = nil, slices.Clone(budgets)
+	}
 	none := &d.none
-	if sig, ok := h.p.pods.FilterSignature(state, pod, m.sig[:0]); ok {
-		p := pod.Priority()
-		m.sig = append(sig, byte(p), byte(p>>8), byte(p>>16), byte(p>>24))
-		c := m.byClass[string(m.sig)]
-		if c == nil {
-			c = &classDryRuns{stamps: make([]uint64, s.snap.Len())}
-			for i := range c.stamps {
-				c.stamps[i] = noStamp
-			}
-			m.byClass[string(m.sig)] = c
-			m.entries += len(c.stamps)
-		}
-		if r := s.record(pod.Key()); r == nil || r.nominated == "" {
-			none = &c.none // the pod is no nominated pod that counts on some node for others
-		}
-		req.Known = func(node int) bool {
-			if c.stamps[node] == s.snap.Stamp(node) && !s.nominations.has(node) {
-				m.hits++
-				return true
-			}
-			return false
-		}
-		req.Rejected = func(node int) {
-			if !s.nominations.has(node) {
-				c.stamps[node] = s.snap.Stamp(node)
-			}
-		}
-		if !slices.Equal(c.budgets, req.Budgets) {
-			// a candidate's victims depend on the budgets' allowances
-			c.found, c.budgets = nil, slices.Clone(req.Budgets)
-		}
-		req.Remembered = func(node int) (preemption.Candidate, bool) {
-			if c.found != nil && c.found[node].stamp == s.snap.Stamp(node) && !s.nominations.has(node) {
-				m.reused++
-				return c.found[node].c, true
-			}
-			return preemption.Candidate{}, false
-		}
-		req.Found = func(node int, cand preemption.Candidate) {
-			if _, lone := s.cachedLoneUnits(node); !lone || s.nominations.has(node) {
-				return // a group's unit reaches other nodes, whose changes the stamp does not tell
-			}
-			if c.found == nil {
-				c.found = make([]foundCandidate, len(c.stamps))
-				for i := range c.found {
-					c.found[i].stamp = noStamp
-				}
-				m.entries += len(c.found)
-			}
-			c.found[node] = foundCandidate{stamp: s.snap.Stamp(node), c: cand}
-		}
-	} else {
-		req.Known = func(node int) bool {
-			stamp, ok := d.nodes[node]
-			if ok && stamp == s.snap.Stamp(node) && !s.nominations.has(node) {
-				m.hits++
-				return true
-			}
-			return false
-		}
-		req.Rejected = func(node int) {
-			if s.nominations.has(node) {
-				return
-			}
-			if d.nodes == nil {
-				d.nodes = map[int]uint64{}
-			}
-			if _, had := d.nodes[node]; !had {
-				m.entries++
-			}
-			d.nodes[node] = s.snap.Stamp(node)
-		}
+	if r := s.record(pod.Key()); r == nil || r.nominated == "" {
+		none = &c.none // the pod is no nominated pod that counts on some node for others
 	}
-	req.Since = func(potential []int) ([]int, bool) {
-		nodes, ok := none.changedSince(s, potential)
-		if ok {
-			m.skipped += len(potential) - len(nodes)
-		}
-		return nodes, ok
+	return &classMemo{s: s, c: c, none: none}
+}
+
+// classMemo is the memory of a class, for one dry run.
+type classMemo struct {
+	s    *Scheduler
+	c    *classDryRuns
+	none *noneFound
+}
+
+func (cm *classMemo) Changed(potential []int) ([]int, bool) {
+	return cm.none.changedSince(cm.s, potential)
+}
+
+func (cm *classMemo) NoneFound(potential []int) { cm.none.record(cm.s, potential) }
+
+func (cm *classMemo) KnownNoCandidate(node int) bool {
+	s := cm.s
+	if cm.c.stamps[node] == s.snap.Stamp(node) && !s.nominations.has(node) {
+		s.shortcutStats.DryRunNodesKnown++
+		return true
 	}
-	req.NoneFound = func(potential []int) { none.record(s, potential) }
+	return false
+}
+
+func (cm *classMemo) KnownCandidate(node int) (preemption.Candidate, bool) {
+	s, c := cm.s, cm.c
+	if c.found != nil && c.found[node].stamp == s.snap.Stamp(node) && !s.nominations.has(node) {
+		s.shortcutStats.RememberedCandidates++
+		return c.found[node].c, true
+	}
+	return preemption.Candidate{}, false
+}
+
+func (cm *classMemo) Tried(node int, cand preemption.Candidate, found bool) {
+	s, c := cm.s, cm.c
+	if !found {
+		if !s.nominations.has(node) {
+			c.stamps[node] = s.snap.Stamp(node)
+		}
+		return
+	}
+	if !s.uses(RememberedCandidates) {
+		return
+	}
+	if _, lone := s.cachedLoneUnits(node); !lone || s.nominations.has(node) {
+		return // a group's unit reaches other nodes, whose changes the stamp does not tell
+	}
+	if c.found == nil {
+		c.found = make([]foundCandidate, len(c.stamps))
+		for i := range c.found {
+			c.found[i].stamp = noStamp
+		}
+		s.dryRuns.entries += len(c.found)
+	}
+	c.found[node] = foundCandidate{stamp: s.snap.Stamp(node), c: cand}
+}
+
+// podMemo is one pod's own memory, for one dry run of a pod whose
+// filters do not sign: nodes found no candidate, no candidates kept.
+type podMemo struct {
+	s *Scheduler
+	d *podDryRuns
+}
+
+func (pm *podMemo) Changed(potential []int) ([]int, bool) {
+	return pm.d.none.changedSince(pm.s, potential)
+}
+
+func (pm *podMemo) NoneFound(potential []int) { pm.d.none.record(pm.s, potential) }
+
+func (pm *podMemo) KnownNoCandidate(node int) bool {
+	s := pm.s
+	stamp, ok := pm.d.nodes[node]
+	if ok && stamp == s.snap.Stamp(node) && !s.nominations.has(node) {
+		s.shortcutStats.DryRunNodesKnown++
+		return true
+	}
+	return false
+}
+
+func (pm *podMemo) KnownCandidate(int) (preemption.Candidate, bool) {
+	return preemption.Candidate{}, false
+}
+
+func (pm *podMemo) Tried(node int, _ preemption.Candidate, found bool) {
+	s, d := pm.s, pm.d
+	if found || s.nominations.has(node) {
+		return
+	}
+	if d.nodes == nil {
+		d.nodes = map[int]uint64{}
+	}
+	if _, had := d.nodes[node]; !had {
+		s.dryRuns.entries++
+	}
+	d.nodes[node] = s.snap.Stamp(node)
 }
 
 // record remembers a dry run of potential that found no candidate.
@@ -211,6 +247,7 @@ func (nf *noneFound) changedSince(s *Scheduler, potential []int) ([]int, bool) {
 	}
 	slices.Sort(out)
 	nf.since = slices.Compact(out)
+	s.shortcutStats.DryRunNodesSkipped += len(potential) - len(nf.since)
 	return nf.since, true
 }
 

@@ -28,7 +28,7 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 	if s.inCycle != 0 {
 		return nil, ErrForkInCycle
 	}
-	f, err := New(s.cfg, append([]Option{WithRegistry(s.userRegistry), WithStartTime(s.now)}, opts...)...)
+	f, err := New(s.cfg, append([]Option{WithRegistry(s.userRegistry), WithStartTime(s.now), WithoutShortcuts(s.shortcutsOff)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +78,9 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 	f.invariants = invariantState{evictions: s.invariants.evictions, wasTrue: maps.Clone(s.invariants.wasTrue)}
 	f.classes = s.classes.Clone()
 	f.version, f.lastChange = s.version, s.lastChange
-	f.failures = failures{gen: s.failures.gen + 1, off: s.failures.off} // the pods' shape ids are the parent's
-	f.timers = s.timers.Clone()                                         // copy-on-write: timers are values
+	f.knownFailures = knownFailures{gen: s.knownFailures.gen + 1} // the pods' shape ids are the parent's
+	f.timers = s.timers.Clone()                                   // copy-on-write: timers are values
+	f.shortcutStats = s.shortcutStats
 	f.firstKnown = false
 	f.timerSeq = s.timerSeq
 	f.cycle = s.cycle

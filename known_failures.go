@@ -10,7 +10,7 @@ import (
 	"github.com/gangsim/gangsim/queue"
 )
 
-// failures remembers, per pod shape, the last cycle of a pod of that shape
+// knownFailures (the KnownFailures shortcut) remembers, per pod shape, the last cycle of a pod of that shape
 // that found no node and no preemption: while nothing in the cluster and
 // no nomination changed since, a pod of the same shape nominated nowhere
 // fails the same way, with the same message, and is parked without running
@@ -18,17 +18,14 @@ import (
 // each change; after the first of a shape, the others cost their queue
 // moves and events only. It applies to profiles whose PreFilter, Filter and
 // PostFilter plugins are all framework.Stateless (or Signers).
-type failures struct {
+type knownFailures struct {
 	ids     map[string]int32 // shape -> id, from 1
-	byShape []*shapeFailure  // by shape id (ids are dense, from 1)
+	byShape []*knownFailure  // by shape id (ids are dense, from 1)
 	gen     uint32           // counts restarts of ids
-	off     bool             // tests compare runs with and without it
-	hits    int              // cycles answered, for tests
-	inRow   int              // of which retryKnownFailures ran, for tests
 }
 
-// shapeFailure is a shape's last fruitless cycle.
-type shapeFailure struct {
+// knownFailure is a shape's last fruitless cycle.
+type knownFailure struct {
 	p      *profile
 	fit    *fw.FitError // read-only, shared
 	status *Status      // the cycles' status, made by the first (read-only, shared)
@@ -42,7 +39,7 @@ type shapeFailure struct {
 }
 
 // answered returns the status of a cycle f answers, made by the first.
-func (f *shapeFailure) answered() *Status {
+func (f *knownFailure) answered() *Status {
 	if f.status == nil {
 		f.reason = f.fit.Error()
 		f.status = NewStatus(Unschedulable, f.reason)
@@ -73,7 +70,7 @@ func (s *Scheduler) shape(r *podRecord) int32 {
 		return 0 // never shortened
 	}
 	shape = strconv.FormatInt(int64(r.info.Priority()), 10) + "|" + shape
-	f := &s.failures
+	f := &s.knownFailures
 	if f.ids == nil || len(f.ids) >= maxShapes {
 		f.ids, f.byShape = map[string]int32{}, nil // ids restart: records of old ones must go
 		f.gen++
@@ -87,59 +84,61 @@ func (s *Scheduler) shape(r *podRecord) int32 {
 	return id
 }
 
-// knownFailure returns the remembered failure that holds for r now, or nil.
-func (s *Scheduler) knownFailure(p *profile, r *podRecord) *shapeFailure {
-	if !s.failuresUsable() {
+// knownFailureFor returns the remembered failure that holds for r now, or nil.
+func (s *Scheduler) knownFailureFor(p *profile, r *podRecord) *knownFailure {
+	if !s.knownFailuresUsable() {
 		return nil
 	}
 	return s.knownFailureAt(p, r, s.knownNow())
 }
 
-// failuresUsable reports whether remembered failures may answer cycles.
-func (s *Scheduler) failuresUsable() bool { return !s.failures.off && len(s.explainer.want) == 0 }
+// knownFailuresUsable reports whether remembered failures may answer cycles.
+func (s *Scheduler) knownFailuresUsable() bool {
+	return s.uses(KnownFailures) && len(s.explainer.want) == 0
+}
 
 func (s *Scheduler) knownNow() knownNow {
 	return knownNow{pos: s.snap.FeedPos(), nomPos: s.nominations.changePos()}
 }
 
-// knownFailureAt is knownFailure with failuresUsable true and now as it
+// knownFailureAt is knownFailureFor with knownFailuresUsable true and now as it
 // is: a busy cluster's retries ask for many pods in a row.
-func (s *Scheduler) knownFailureAt(p *profile, r *podRecord, now knownNow) *shapeFailure {
+func (s *Scheduler) knownFailureAt(p *profile, r *podRecord, now knownNow) *knownFailure {
 	if r.nominated != "" || !p.plainPostFilter() {
 		return nil
 	}
-	if r.shape == 0 || r.shapeGen != s.failures.gen {
+	if r.shape == 0 || r.shapeGen != s.knownFailures.gen {
 		return nil // a pod's first cycle, or its id is from before the ids restarted
 	}
-	if int(r.shape) >= len(s.failures.byShape) {
+	if int(r.shape) >= len(s.knownFailures.byShape) {
 		return nil
 	}
-	f := s.failures.byShape[r.shape]
+	f := s.knownFailures.byShape[r.shape]
 	if f == nil || f.p != p || f.snap != s.snap || f.pos != now.pos || f.nomPos != now.nomPos {
 		return nil
 	}
-	s.failures.hits++
+	s.shortcutStats.KnownFailures++
 	return f
 }
 
-// rememberFailure records a cycle of r that found no node and left no
+// rememberKnownFailure records a cycle of r that found no node and left no
 // nomination, evicted nobody.
-func (s *Scheduler) rememberFailure(p *profile, r *podRecord, fit *fw.FitError, wakeOn uint64) {
-	if s.failures.off || len(s.explainer.want) > 0 || !p.plainPostFilter() {
+func (s *Scheduler) rememberKnownFailure(p *profile, r *podRecord, fit *fw.FitError, wakeOn uint64) {
+	if !s.uses(KnownFailures) || len(s.explainer.want) > 0 || !p.plainPostFilter() {
 		return
 	}
-	if r.shape != 0 && r.shapeGen != s.failures.gen {
+	if r.shape != 0 && r.shapeGen != s.knownFailures.gen {
 		r.shape = 0
 	}
 	key := s.shape(r)
 	if key == 0 {
 		return
 	}
-	if n := int(key) + 1; n > len(s.failures.byShape) {
-		s.failures.byShape = append(s.failures.byShape, make([]*shapeFailure, n-len(s.failures.byShape))...)
+	if n := int(key) + 1; n > len(s.knownFailures.byShape) {
+		s.knownFailures.byShape = append(s.knownFailures.byShape, make([]*knownFailure, n-len(s.knownFailures.byShape))...)
 	}
 	fit.Summarize() // read by every pod that fails alike
-	s.failures.byShape[key] = &shapeFailure{p: p, fit: fit, wakeOn: wakeOn, snap: s.snap, pos: s.snap.FeedPos(), nomPos: s.nominations.changePos()}
+	s.knownFailures.byShape[key] = &knownFailure{p: p, fit: fit, wakeOn: wakeOn, snap: s.snap, pos: s.snap.FeedPos(), nomPos: s.nominations.changePos()}
 }
 
 // plainPostFilter reports whether a cycle of the profile depends on
@@ -177,21 +176,21 @@ func allStateless[P fw.Plugin](list []P) bool {
 // the rest of a cycle's general path. A busy cluster's cycles are nearly
 // all such retries.
 func (s *Scheduler) retryKnownFailures(max int) (int, error) {
-	if s.cfg.CheckInvariants || !s.failuresUsable() || len(s.failures.byShape) == 0 || max <= 0 {
+	if s.cfg.CheckInvariants || !s.knownFailuresUsable() || len(s.knownFailures.byShape) == 0 || max <= 0 {
 		return 0, nil // with invariants checked, every cycle takes the general path, which checks them
 	}
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
 		return 0, err
 	}
 	s.retry.now = s.knownNow() // what nothing in these cycles changes
-	n := s.queue.ParkHead(s.now, s.version, max, s.retryKnown, s.retriedKnown)
-	s.failures.inRow += n
+	n := s.queue.ParkKnownFailures(s.now, s.version, max, s.retryKnown, s.retriedKnown)
+	s.shortcutStats.InRow += n
 	return n, nil
 }
 
 // retryKnown begins the cycle of it's pod if it fails as a known failure
 // (else it changes nothing): scheduleOne's and schedulePod's work for
-// that case up to parking, which ParkHead does.
+// that case up to parking, which ParkKnownFailures does.
 func (s *Scheduler) retryKnown(it *queue.Item[entry]) (uint64, bool) {
 	r := s.records.at(it.Value.pod)
 	if r == nil {

@@ -94,7 +94,7 @@ func (s *Scheduler) newProfile(rp *resolvedProfile, reg fw.Registry, pct int32) 
 			p.add(point.name, pl, int64(ref.Weight), &pods)
 		}
 	}
-	p.pods = placement.NewPodScheduler(pods, pct)
+	p.pods = placement.NewPodScheduler(pods, pct, s.placementShortcuts())
 	p.groups.Pods = p.pods
 	p.retryOn = map[string]fw.ClusterEvent{}
 	for _, pl := range pods.PreFilter {

@@ -98,7 +98,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 		return err
 	}
 	p := s.profileOf(r)
-	if f := s.knownFailure(p, r); f != nil {
+	if f := s.knownFailureFor(p, r); f != nil {
 		// a pod of its shape failed this way with the cluster as it is:
 		// its rejections and its status are that pod's, shared
 		res.Status = f.answered()
@@ -115,7 +115,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 		s.explainer.finish(s, r, "")
 		wakeOn := p.wakeOn(fitErr)
 		if !wasNominated && r.nominated == "" && res.Evicted == nil && res.Nominated == nil {
-			s.rememberFailure(p, r, fitErr, wakeOn)
+			s.rememberKnownFailure(p, r, fitErr, wakeOn)
 		}
 		return s.queue.ParkFor(it.Key, s.now, s.version, wakeOn)
 	}

@@ -69,7 +69,7 @@ type Scheduler struct {
 	invariants    invariantState
 	unitCache     []cachedUnits       // by snapshot index (see loneUnits)
 	dryRuns       dryRuns             // nodes known to be no preemption candidate, per pod
-	failures      failures            // the last fruitless cycle per pod shape
+	knownFailures knownFailures       // the last fruitless cycle per pod shape
 	orphans       map[string][]podID  // members whose group is not defined yet
 	profiles      map[string]*profile // by scheduler name
 	profileList   []*profile          // in configuration order
@@ -102,6 +102,9 @@ type Scheduler struct {
 
 	userRegistry fw.Registry
 	explainer    explainer
+
+	shortcutsOff  Shortcut // see WithoutShortcuts
+	shortcutStats ShortcutStats
 }
 
 // Option wires a Scheduler at construction.

@@ -49,13 +49,18 @@ func (s *Scheduler) loneUnits(node int, pods []*cluster.PodInfo) []*preemption.U
 	for i, p := range pods {
 		out[i] = preemption.NewPodUnit(p)
 	}
+	if !s.uses(VictimUnits) {
+		return out
+	}
 	s.unitCache[node] = cachedUnits{snap: s.snap, stamp: s.snap.Stamp(node), units: out}
 	return out
 }
 
 // cachedLoneUnits returns the units loneUnits remembered for the node, if
 // its stamp still holds: its pods are the same, so they are still alone
-// (a pod's group is fixed at admission).
+// (a pod's group is fixed at admission). This is the VictimUnits
+// shortcut; RememberedCandidates keeps only the candidates of nodes it
+// knows this way to hold lone pods.
 func (s *Scheduler) cachedLoneUnits(node int) ([]*preemption.Unit, bool) {
 	if node >= len(s.unitCache) || len(s.unitCache) != s.snap.Len() {
 		return nil, false

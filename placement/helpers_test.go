@@ -156,5 +156,5 @@ func newPodScheduler(filters []fw.FilterPlugin, scorers []placement.WeightedScor
 			pp.PreScore = append(pp.PreScore, pre)
 		}
 	}
-	return placement.NewPodScheduler(pp, pct)
+	return placement.NewPodScheduler(pp, pct, placement.Shortcuts{})
 }

@@ -145,7 +145,7 @@ func (ps *PodScheduler) memoTable(snap *cluster.Snapshot, pod *cluster.PodInfo, 
 	plan.memoFilters, plan.liveFilters, plan.fixed = plan.memoFilters[:0], plan.liveFilters[:0], plan.fixed[:0]
 	plan.memoScores = resizeBools(plan.memoScores, len(ps.plugins.Score))
 	plan.nNorm = 0
-	if explain {
+	if explain || ps.shortcuts.NoMemo {
 		return nil
 	}
 	m := &ps.memo

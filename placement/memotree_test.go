@@ -25,7 +25,7 @@ func TestMemoTreeMatchesScan(t *testing.T) {
 		r := rand.New(rand.NewPCG(uint64(seed), 99))
 		n := []int{3, 50, 99, 100, 101, 250, 700}[r.IntN(7)]
 		pct := []int32{0, 0, 100, 30, 7}[r.IntN(5)]
-		build := func() (*cluster.Cache, *PodScheduler) {
+		build := func(sc Shortcuts) (*cluster.Cache, *PodScheduler) {
 			c := cluster.NewCache()
 			rn := rand.New(rand.NewPCG(uint64(seed), 1))
 			for i := range n {
@@ -51,11 +51,10 @@ func TestMemoTreeMatchesScan(t *testing.T) {
 					plugins.PreScore = append(plugins.PreScore, pre)
 				}
 			}
-			return c, NewPodScheduler(plugins, pct)
+			return c, NewPodScheduler(plugins, pct, sc)
 		}
-		cTree, psTree := build()
-		cScan, psScan := build()
-		psScan.NoTree = true
+		cTree, psTree := build(Shortcuts{})
+		cScan, psScan := build(Shortcuts{NoTree: true})
 		sTree, sScan := cTree.Snapshot(), cScan.Snapshot()
 		shapes := 1 + r.IntN(4)
 		for i := range 300 {

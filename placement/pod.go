@@ -81,14 +81,11 @@ type PodScheduler struct {
 	Nominations Nominations
 	// Explain, when set, says which pods to explain; Explained receives
 	// each explained pod's scores when it is scored.
-	Explain   func(*cluster.PodInfo) bool
-	Explained func(ScoreExplanation)
-	// NoTree turns the memo tree off (see memoTree): every pod is then
-	// scanned node by node. For tests comparing the two.
-	NoTree bool
-
+	Explain    func(*cluster.PodInfo) bool
+	Explained  func(ScoreExplanation)
 	plugins    PodPlugins
 	percentage int32
+	shortcuts  Shortcuts
 	nextStart  int
 
 	filterPre  []int // the PreFilter index of each filter plugin, or -1
@@ -115,10 +112,22 @@ type PodScheduler struct {
 	memo     memo
 }
 
+// Shortcuts switches off the PodScheduler's shortcuts, each a cache that
+// never changes a decision; the zero value has them all on.
+type Shortcuts struct {
+	// NoMemo runs every plugin for every pod and node: no verdict or
+	// score is remembered per signature (memo.go), no failure reused, and
+	// so no memo tree.
+	NoMemo bool
+	// NoTree scans node by node where the memo tree (memotree.go) would
+	// find the scan's pick without visiting the nodes.
+	NoTree bool
+}
+
 // NewPodScheduler returns a PodScheduler running plugins; percentage is
 // percentageOfNodesToScore (0 adaptive, 100 all).
-func NewPodScheduler(plugins PodPlugins, percentage int32) *PodScheduler {
-	ps := &PodScheduler{plugins: plugins, percentage: percentage, state: fw.NewCycleState()}
+func NewPodScheduler(plugins PodPlugins, percentage int32, shortcuts Shortcuts) *PodScheduler {
+	ps := &PodScheduler{plugins: plugins, percentage: percentage, shortcuts: shortcuts, state: fw.NewCycleState()}
 	for _, pf := range plugins.PreFilter {
 		ext, _ := pf.(fw.PreFilterExtensions)
 		ps.extensions = append(ps.extensions, ext)
@@ -335,7 +344,7 @@ func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 			return -1, fit
 		}
 	}
-	if t != nil && candidates == nil && !nominations && !ps.NoTree && treePays(snap, t, NumFeasibleNodesToFind(ps.percentage, n)) && ps.treeUsable(pod) {
+	if t != nil && candidates == nil && !nominations && !ps.shortcuts.NoTree && treePays(snap, t, NumFeasibleNodesToFind(ps.percentage, n)) && ps.treeUsable(pod) {
 		if idx, ok := ps.scheduleByTree(snap, pod, t); ok {
 			return idx, nil
 		}

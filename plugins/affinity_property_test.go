@@ -202,7 +202,7 @@ func TestAffinityAndSpreadIncrementalEqualsRecomputation(t *testing.T) {
 		ps := placement.NewPodScheduler(placement.PodPlugins{
 			PreFilter: []fw.PreFilterPlugin{pts, ipa},
 			Filter:    []fw.FilterPlugin{pts, ipa},
-		}, 100)
+		}, 100, placement.Shortcuts{})
 		incoming := randPod(r, "incoming")
 		incoming.ApplyMatchLabelKeys()
 		pi := cluster.NewPodInfo(incoming)

@@ -32,25 +32,8 @@ type Request struct {
 	// Sim returns a fresh what-if world for trying victims on a node.
 	Sim     func(node int) Sim
 	Budgets []cluster.BudgetStatus
-	// Known, when set, reports a node an earlier dry run found to be no
-	// candidate, with nothing that decides it changed since; it is passed
-	// over as if tried. Rejected, when set, is told of every node tried
-	// that is no candidate. See DryRunMemo.
-	Known    func(node int) bool
-	Rejected func(node int)
-	// Since, when set, returns the nodes of Potential that may have
-	// changed since the preemptor's last dry run over the same list found
-	// no candidate, in Potential's order; false when the whole list must
-	// be tried. NoneFound, when set, is told of a dry run of the whole list
-	// that found no candidate.
-	Since     func(potential []int) ([]int, bool)
-	NoneFound func(potential []int)
-	// Remembered, when set, returns the candidate an earlier dry run found
-	// on a node, with nothing that decides it changed since; it is taken
-	// as if tried (it is read-only: its lists are shared). Found, when
-	// set, is told of every candidate tried.
-	Remembered func(node int) (Candidate, bool)
-	Found      func(node int, c Candidate)
+	// Memo, when set, remembers earlier dry runs (see DryRunMemo).
+	Memo DryRunMemo
 }
 
 // FindCandidates is the dry run: it evaluates potential nodes in order
@@ -60,31 +43,28 @@ type Request struct {
 func FindCandidates(req Request) []Candidate {
 	want := NumCandidates(len(req.Potential), DefaultMinCandidateNodesPercentage, DefaultMinCandidateNodesAbsolute)
 	var clean, violating []Candidate
-	nodes := req.Potential
-	if req.Since != nil {
+	nodes, memo := req.Potential, req.Memo
+	if memo != nil {
 		// the other nodes were no candidate and are still none
-		if changed, ok := req.Since(nodes); ok {
+		if changed, ok := memo.Changed(nodes); ok {
 			nodes = changed
 		}
 	}
 	for _, node := range nodes {
-		if req.Known != nil && req.Known(node) {
+		if memo != nil && memo.KnownNoCandidate(node) {
 			continue
 		}
 		c, ok := Candidate{}, false
-		if req.Remembered != nil {
-			c, ok = req.Remembered(node)
+		if memo != nil {
+			c, ok = memo.KnownCandidate(node)
 		}
 		if !ok {
 			c, ok = SelectVictimsOnNode(req.Sim(node), node, req.PreemptorPriority, req.Units(node), req.Budgets)
-			if ok && req.Found != nil {
-				req.Found(node, c)
+			if memo != nil {
+				memo.Tried(node, c, ok)
 			}
 		}
 		if !ok {
-			if req.Rejected != nil {
-				req.Rejected(node)
-			}
 			continue
 		}
 		if c.PDBViolations == 0 {
@@ -96,8 +76,8 @@ func FindCandidates(req Request) []Candidate {
 			break
 		}
 	}
-	if len(clean)+len(violating) == 0 && req.NoneFound != nil {
-		req.NoneFound(req.Potential)
+	if len(clean)+len(violating) == 0 && memo != nil {
+		memo.NoneFound(req.Potential)
 	}
 	return append(clean, violating...)
 }

@@ -22,17 +22,37 @@ type Handle interface {
 	NodeLocal(pod *cluster.PodInfo) bool
 }
 
-// DryRunMemo is a capability a Handle may offer: it remembers the nodes
-// where evicting every lower-priority pod did not make a pod fit, for as
-// long as nothing that decides it changes (the node's pods, pods nominated
-// to it), so that a pod retried cycle after cycle in a busy cluster tries
-// again only the nodes that changed. A node passed over this way is no
-// candidate, exactly as a new try would find: decisions stay the same.
+// DryRunMemos is a capability a Handle may offer: a memo of earlier dry
+// runs for one dry run of pod with its PreFilter state under the budgets
+// it weighs, or nil when its nodes cannot be remembered (a filter that
+// runs for it reads other nodes). A plugin that runs FindCandidates passes
+// it in the Request.
+type DryRunMemos interface {
+	DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, budgets []cluster.BudgetStatus) DryRunMemo
+}
+
+// DryRunMemo remembers what earlier dry runs of a pod (or of pods that
+// filter alike) found, for as long as nothing that decides it changes
+// (the node's pods, pods nominated to it, the budgets), so that a pod
+// retried cycle after cycle in a busy cluster tries again only the nodes
+// that changed. It is a shortcut: FindCandidates returns with a memo what
+// it returns without one.
 type DryRunMemo interface {
-	// DryRunMemo sets the Request's Known, Rejected, Since, NoneFound,
-	// Remembered and Found for one dry run of pod with its PreFilter
-	// state, or leaves them nil
-	// when its nodes cannot be remembered (a filter that runs for it reads
-	// other nodes).
-	DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, req *Request)
+	// Changed returns the nodes of potential that may have changed since
+	// a dry run of the same list found no candidate, in potential's
+	// order; false when the whole list must be tried.
+	Changed(potential []int) ([]int, bool)
+	// KnownNoCandidate reports a node an earlier dry run found to be no
+	// candidate, with nothing that decides it changed since; it is passed
+	// over as if tried.
+	KnownNoCandidate(node int) bool
+	// KnownCandidate returns the candidate an earlier dry run found on the
+	// node, with nothing that decides it changed since; it is taken as if
+	// tried (read-only: its lists are shared).
+	KnownCandidate(node int) (Candidate, bool)
+	// Tried is told of every node tried: its candidate, or found false.
+	Tried(node int, c Candidate, found bool)
+	// NoneFound is told of a dry run of the whole list that found no
+	// candidate.
+	NoneFound(potential []int)
 }

@@ -301,19 +301,19 @@ func (q *Queue[T]) Pop(now time.Duration) (*Item[T], bool) {
 	return it, true
 }
 
-// ParkHead pops the head of activeQ and parks it, as Pop and then
+// ParkKnownFailures pops the head of activeQ and parks it, as Pop and then
 // ParkFor(key, now, version, wakeOn) would, for as long as try takes the
 // item popped (returning the wakeOn to park it for) and at most max
 // times, and calls parked with each item parked; it returns how many
 // items try took. An item try declines is put back at the head, as it
 // was before the pop, for Pop to return: try must decline before it
-// changes anything. ParkHead stops before an item Pop would have to
+// changes anything. ParkKnownFailures stops before an item Pop would have to
 // flush for, and neither function may add to activeQ.
 //
 // It is the cycle of a busy cluster's retries, which fail the way a
 // retry of their kind just failed: their pops and parkings, item after
 // item in one run of activeQ, with no search for the head between them.
-func (q *Queue[T]) ParkHead(now time.Duration, version int64, max int, try func(*Item[T]) (uint64, bool), parked func(*Item[T])) int {
+func (q *Queue[T]) ParkKnownFailures(now time.Duration, version int64, max int, try func(*Item[T]) (uint64, bool), parked func(*Item[T])) int {
 	taken := 0
 	for taken < max && q.flushed && q.flushedAt == now {
 		r := q.active.first()

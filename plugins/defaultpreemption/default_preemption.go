@@ -96,8 +96,8 @@ func (d *DefaultPreemption) PostFilter(_ *fw.CycleState, pod *cluster.PodInfo, f
 		Sim:               func(int) preemption.Sim { return &podSim{h: d.h, base: base, pod: pod} },
 		Budgets:           slices.Collect(snap.Budgets()),
 	}
-	if m, ok := d.h.(preemption.DryRunMemo); ok {
-		m.DryRunMemo(base, pod, &req)
+	if m, ok := d.h.(preemption.DryRunMemos); ok {
+		req.Memo = m.DryRunMemo(base, pod, req.Budgets)
 	}
 	cands := preemption.FindCandidates(req)
 	best := preemption.PickOne(cands)

@@ -13,24 +13,24 @@ import (
 )
 
 // twins are two queues given the same operations, except that one parks
-// the head of activeQ with ParkHead where the other pops and parks item by
+// the head of activeQ with ParkKnownFailures where the other pops and parks item by
 // item with Pop and ParkFor.
 type twins struct {
 	t        *testing.T
 	r        *rand.Rand
-	bulk     *queue.Queue[int] // ParkHead
+	bulk     *queue.Queue[int] // ParkKnownFailures
 	each     *queue.Queue[int] // Pop and ParkFor
 	inFlight []string          // the same in both, sorted
 	next     int
 	now      time.Duration
-	taken    int // items ParkHead took, over the test
+	taken    int // items ParkKnownFailures took, over the test
 }
 
-// TestParkHeadIsPopThenParkFor checks ParkHead against Pop and ParkFor on
+// TestParkKnownFailuresIsPopThenParkFor checks ParkKnownFailures against Pop and ParkFor on
 // random queues: the same items taken in the same order, each parked for
 // the wakeOn try gave, an item declined left where it was, and the two
 // queues the same in every field the queue shows after each operation.
-func TestParkHeadIsPopThenParkFor(t *testing.T) {
+func TestParkKnownFailuresIsPopThenParkFor(t *testing.T) {
 	total := 0
 	for seed := uint64(1); seed <= 20; seed++ {
 		tw := &twins{t: t, r: rand.New(rand.NewPCG(seed, 7)), bulk: newQueue(), each: newQueue()}
@@ -40,7 +40,7 @@ func TestParkHeadIsPopThenParkFor(t *testing.T) {
 		}
 		total += tw.taken
 	}
-	require.Greater(t, total, 5000, "ParkHead took too few items for the test to mean much")
+	require.Greater(t, total, 5000, "ParkKnownFailures took too few items for the test to mean much")
 }
 
 func (tw *twins) both(op func(q *queue.Queue[int]) error) {
@@ -92,12 +92,12 @@ func (tw *twins) step() {
 			tw.both(func(q *queue.Queue[int]) error { q.Flush(tw.now); return nil })
 		}
 	default:
-		tw.parkHead()
+		tw.parkKnownFailures()
 	}
 }
 
-// parkHead runs ParkHead on one twin and the same by hand on the other.
-func (tw *twins) parkHead() {
+// parkKnownFailures runs ParkKnownFailures on one twin and the same by hand on the other.
+func (tw *twins) parkKnownFailures() {
 	t := tw.t
 	flushed := tw.r.IntN(2) == 0
 	if flushed {
@@ -107,7 +107,7 @@ func (tw *twins) parkHead() {
 	declineAt := tw.r.IntN(60) // the how-manieth item try declines (never past max)
 	wake := func(key string) uint64 { return uint64(1 + len(key)%3 + int(key[len(key)-1])%2) }
 	var tried []string
-	n := tw.bulk.ParkHead(tw.now, 9, max, func(it *queue.Item[int]) (uint64, bool) {
+	n := tw.bulk.ParkKnownFailures(tw.now, 9, max, func(it *queue.Item[int]) (uint64, bool) {
 		require.True(t, it.InFlight(), "try is given the item popped")
 		tried = append(tried, it.Key)
 		if len(tried) > declineAt {
@@ -124,7 +124,7 @@ func (tw *twins) parkHead() {
 	for i := range n {
 		it, ok := tw.each.Pop(tw.now)
 		require.True(t, ok)
-		require.Equal(t, tried[i], it.Key, "ParkHead's %dth item", i+1)
+		require.Equal(t, tried[i], it.Key, "ParkKnownFailures's %dth item", i+1)
 		require.NoError(t, tw.each.ParkFor(it.Key, tw.now, 9, wake(it.Key)))
 	}
 	if len(tried) > n {
@@ -135,7 +135,7 @@ func (tw *twins) parkHead() {
 	if active, _, _, _ := tw.each.Counts(); flushed && len(tried) == n && n < max {
 		// flushed at now, with nothing parked due: it stops only when
 		// activeQ is empty, never between its runs
-		require.Zero(t, active, "ParkHead stopped with items active")
+		require.Zero(t, active, "ParkKnownFailures stopped with items active")
 	}
 }
 
