@@ -3,10 +3,10 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // Option changes how a scenario is loaded.
@@ -36,22 +36,22 @@ func applyOptions(opts []Option) options {
 // scheduler.
 func WithRegistry(r gangsim.Registry) Option { return func(o *options) { o.registry = r } }
 
-func (b *builder) config(f *file) error {
+func (b *builder) config(f *schema.File) error {
 	c := f.Config
 	if c == nil {
 		return nil
 	}
-	b.cur = c.src
+	b.cur = c.Origin
 	if b.configFile != "" {
 		return b.failf(c.Line, "config", "a second configuration: %s gave one already", b.configFile)
 	}
 	b.configFile = b.file
 	cfg := &b.sc.Config
-	if c.initialBackoff != nil {
-		cfg.PodInitialBackoff = *c.initialBackoff
+	if c.InitialBackoff != nil {
+		cfg.PodInitialBackoff = *c.InitialBackoff
 	}
-	if c.maxBackoff != nil {
-		cfg.PodMaxBackoff = *c.maxBackoff
+	if c.MaxBackoff != nil {
+		cfg.PodMaxBackoff = *c.MaxBackoff
 	}
 	if p := c.PercentageOfNodesToScore; p != nil {
 		cfg.PercentageOfNodesToScore = *p
@@ -89,11 +89,11 @@ func (b *builder) config(f *file) error {
 // shorthandProfile is the default profile with config.scoringStrategy as
 // NodeResourcesFit's arguments and config.placementScore, when given,
 // replacing the placement score plugins.
-func (b *builder) shorthandProfile(c *configSpec) (gangsim.Profile, error) {
+func (b *builder) shorthandProfile(c *schema.Config) (gangsim.Profile, error) {
 	p := gangsim.DefaultProfile()
 	if c.ScoringStrategy != nil {
 		var st placement.ScoringStrategy
-		if err := decodeValue(c.ScoringStrategy, reflect.ValueOf(&st).Elem(), "config.scoringStrategy"); err != nil {
+		if err := schema.DecodeField(c.ScoringStrategy, &st, "config.scoringStrategy"); err != nil {
 			return p, b.decodeFail(err)
 		}
 		args := &placement.NodeResourcesFitArgs{ScoringStrategy: &st}
@@ -114,7 +114,7 @@ func (b *builder) shorthandProfile(c *configSpec) (gangsim.Profile, error) {
 
 // decodeFail turns a decoding problem into a FieldError.
 func (b *builder) decodeFail(err error) error {
-	var de *decodeError
+	var de *schema.DecodeError
 	if errors.As(err, &de) {
 		return b.fieldError(de.Line, de.Path, de.Err)
 	}
@@ -123,12 +123,12 @@ func (b *builder) decodeFail(err error) error {
 
 // profile converts one profile; plugin arguments are decoded into the
 // type the plugin's factory declares.
-func (b *builder) profile(s *profileSpec, where string) (gangsim.Profile, error) {
+func (b *builder) profile(s *schema.Profile, where string) (gangsim.Profile, error) {
 	p := gangsim.Profile{SchedulerName: s.SchedulerName, PercentageOfNodesToScore: s.PercentageOfNodesToScore}
 	if s.Plugins != nil {
 		p.Plugins = &gangsim.Plugins{}
 		for _, set := range []struct {
-			spec *pluginSetSpec
+			spec *schema.PluginSet
 			into *gangsim.PluginSet
 		}{
 			{s.Plugins.MultiPoint, &p.Plugins.MultiPoint}, {s.Plugins.PreFilter, &p.Plugins.PreFilter},
@@ -161,7 +161,7 @@ func (b *builder) profile(s *profileSpec, where string) (gangsim.Profile, error)
 				return p, b.failf(pc.Line, field+".args", "plugin %q takes no arguments", pc.Name)
 			}
 			args = factory.Args()
-			if err := decodeValue(pc.Args, reflect.ValueOf(args).Elem(), field+".args"); err != nil {
+			if err := schema.DecodeField(pc.Args, args, field+".args"); err != nil {
 				return p, b.decodeFail(err)
 			}
 			if _, err := factory.New(args, nil); err != nil {

@@ -1,17 +1,6 @@
 package scenario
 
-import (
-	"fmt"
-	"reflect"
-	"regexp"
-	"strings"
-)
-
-var (
-	// qualifiedName is the name part of a qualified name (a label key's,
-	// an extended resource's).
-	qualifiedName = regexp.MustCompile(`^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`)
-)
+import "github.com/gangsim/gangsim/scenario/internal/schema"
 
 // checkName checks an object's name and namespace as the API server does:
 // a DNS subdomain (a DNS label for a Namespace, label is true), and a DNS
@@ -20,64 +9,22 @@ func checkName(o *kubeObject, label bool) error {
 	if o.name == "" {
 		return o.failf(nil, "metadata.name", "required")
 	}
-	if err := nameError(o.name, label); err != nil {
+	if err := schema.NameError(o.name, label); err != nil {
 		return o.fail(nil, "metadata.name", err)
 	}
 	if o.namespace != "" {
-		if err := nameError(o.namespace, true); err != nil {
+		if err := schema.NameError(o.namespace, true); err != nil {
 			return o.fail(nil, "metadata.namespace", err)
 		}
 	}
 	return nil
 }
 
-// isDNSLabel reports whether s is lower case letters, digits and '-',
-// starting and ending with a letter or digit (the length is checked apart).
-// Every name of a file is checked: by hand, not by a regular expression.
-func isDNSLabel(s string) bool {
-	if s == "" || s[0] == '-' || s[len(s)-1] == '-' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// isDNSSubdomain reports whether s is DNS labels joined by '.'.
-func isDNSSubdomain(s string) bool {
-	for {
-		label, rest, more := strings.Cut(s, ".")
-		if !isDNSLabel(label) {
-			return false
-		}
-		if !more {
-			return true
-		}
-		s = rest
-	}
-}
-
-// nameError says what is wrong with a name, as the API server checks
-// names: a DNS subdomain (pods, nodes, groups, budgets, classes), or a DNS
-// label (namespaces) when label is set. nil for a valid name.
-func nameError(name string, label bool) error {
-	switch {
-	case label && (len(name) > 63 || !isDNSLabel(name)):
-		return fmt.Errorf("%q is not a DNS label (lower case letters, digits and '-', at most 63)", name)
-	case len(name) > 253 || !isDNSSubdomain(name):
-		return fmt.Errorf("%q is not a DNS subdomain (lower case letters, digits, '-' and '.', at most 253)", name)
-	}
-	return nil
-}
-
 // node converts a Node: labels, taints, spec.unschedulable and
 // status.allocatable (its capacity when it gives none).
-func (k *kubeImport) node(o *kubeObject, v *kubeNode) (nodeSpec, error) {
-	s := nodeSpec{Line: o.line, Name: o.name, Labels: v.Metadata.Labels, Unschedulable: v.Spec.Unschedulable,
-		Allocatable: v.Status.Allocatable, src: newKubeSource(o, kubeNodeFields)}
+func (k *kubeImport) node(o *kubeObject, v *kubeNode) (schema.Node, error) {
+	s := schema.Node{Line: o.line, Name: o.name, Labels: v.Metadata.Labels, Unschedulable: v.Spec.Unschedulable,
+		Allocatable: v.Status.Allocatable, Origin: newOrigin(o, kubeNodeFields)}
 	field := "status.allocatable"
 	if s.Allocatable == nil {
 		s.Allocatable, field = v.Status.Capacity, "status.capacity"
@@ -85,30 +32,30 @@ func (k *kubeImport) node(o *kubeObject, v *kubeNode) (nodeSpec, error) {
 	if s.Allocatable == nil {
 		return s, o.failf(nil, "status.allocatable", "required: what the node offers to pods")
 	}
-	if _, name, err := parseResourceList(s.Allocatable, resourcesOfNode); err != nil {
+	if _, name, err := parseResourceList(s.Allocatable, schema.ResourcesOfNode); err != nil {
 		return s, o.fail(nil, field+"."+name, err)
 	}
 	for _, t := range v.Spec.Taints {
-		s.Taints = append(s.Taints, taintSpec{Key: t.Key, Value: t.Value, Effect: t.Effect})
+		s.Taints = append(s.Taints, schema.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
 	return s, checkName(o, false)
 }
 
-func (k *kubeImport) priorityClass(o *kubeObject, v *kubePriorityClass, f *file) error {
-	f.PriorityClasses = append(f.PriorityClasses, priorityClassSpec{Line: o.line, Name: o.name, Value: v.Value,
-		PreemptionPolicy: v.PreemptionPolicy, GlobalDefault: v.GlobalDefault, src: newKubeSource(o, kubeMetaFields)})
+func (k *kubeImport) priorityClass(o *kubeObject, v *kubePriorityClass, f *schema.File) error {
+	f.PriorityClasses = append(f.PriorityClasses, schema.PriorityClass{Line: o.line, Name: o.name, Value: v.Value,
+		PreemptionPolicy: v.PreemptionPolicy, GlobalDefault: v.GlobalDefault, Origin: newOrigin(o, kubeMetaFields)})
 	return checkName(o, false)
 }
 
 // budget converts a PodDisruptionBudget. One whose selector is empty is
 // left out with a warning: kube-scheduler's preemption ignores it.
-func (k *kubeImport) budget(o *kubeObject, v *kubeBudget, f *file) error {
+func (k *kubeImport) budget(o *kubeObject, v *kubeBudget, f *schema.File) error {
 	if err := checkName(o, false); err != nil {
 		return err
 	}
-	var sel labelSelectorSpec
+	var sel schema.LabelSelector
 	if v.Spec.Selector != nil {
-		if err := decodeValue(v.Spec.Selector, reflect.ValueOf(&sel).Elem(), "spec.selector"); err != nil {
+		if err := schema.DecodeField(v.Spec.Selector, &sel, "spec.selector"); err != nil {
 			return o.decodeFail(err)
 		}
 	}
@@ -116,16 +63,16 @@ func (k *kubeImport) budget(o *kubeObject, v *kubeBudget, f *file) error {
 		k.ws.add(o.kind, "spec.selector", "empty: preemption ignores the budget, and so does the simulator", o.file+": "+o.ref())
 		return nil
 	}
-	f.Budgets = append(f.Budgets, budgetSpec{Line: o.line, Name: o.name, Namespace: o.namespace, Selector: v.Spec.Selector,
-		MinAvailable: v.Spec.MinAvailable, MaxUnavailable: v.Spec.MaxUnavailable, src: newKubeSource(o, kubeBudgetFields)})
+	f.Budgets = append(f.Budgets, schema.Budget{Line: o.line, Name: o.name, Namespace: o.namespace, Selector: v.Spec.Selector,
+		MinAvailable: v.Spec.MinAvailable, MaxUnavailable: v.Spec.MaxUnavailable, Origin: newOrigin(o, kubeBudgetFields)})
 	return nil
 }
 
 // group reads what PodGroups and CompositePodGroups share.
-func (k *kubeImport) group(o *kubeObject, g *kubeGroupSpec) (groupCommon, error) {
-	c := groupCommon{Line: o.line, Name: o.name, Namespace: o.namespace, Parent: g.ParentCompositePodGroupName,
+func (k *kubeImport) group(o *kubeObject, g *kubeGroupSpec) (schema.GroupCommon, error) {
+	c := schema.GroupCommon{Line: o.line, Name: o.name, Namespace: o.namespace, Parent: g.ParentCompositePodGroupName,
 		Priority: g.Priority, PriorityClassName: g.PriorityClassName, PreemptionPolicy: g.PreemptionPolicy,
-		src: newKubeSource(o, kubeGroupFields)}
+		Origin: newOrigin(o, kubeGroupFields)}
 	if err := checkName(o, false); err != nil {
 		return c, err
 	}
@@ -168,12 +115,12 @@ func checkPolicy(o *kubeObject, basic bool, gang bool, count *int32, countField 
 	return nil
 }
 
-func (k *kubeImport) podGroup(o *kubeObject, v *kubePodGroup, f *file) error {
+func (k *kubeImport) podGroup(o *kubeObject, v *kubePodGroup, f *schema.File) error {
 	c, err := k.group(o, &v.Spec.kubeGroupSpec)
 	if err != nil {
 		return err
 	}
-	s := podGroupSpec{groupCommon: c}
+	s := schema.PodGroup{GroupCommon: c}
 	p := v.Spec.SchedulingPolicy
 	if p == nil {
 		return o.failf(nil, "spec.schedulingPolicy", "required")
@@ -188,12 +135,12 @@ func (k *kubeImport) podGroup(o *kubeObject, v *kubePodGroup, f *file) error {
 	return nil
 }
 
-func (k *kubeImport) compositePodGroup(o *kubeObject, v *kubeCompositePodGroup, f *file) error {
+func (k *kubeImport) compositePodGroup(o *kubeObject, v *kubeCompositePodGroup, f *schema.File) error {
 	c, err := k.group(o, &v.Spec.kubeGroupSpec)
 	if err != nil {
 		return err
 	}
-	s := compositeSpec{groupCommon: c}
+	s := schema.CompositePodGroup{GroupCommon: c}
 	p := v.Spec.SchedulingPolicy
 	if p == nil {
 		return o.failf(nil, "spec.schedulingPolicy", "required")

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -31,24 +32,24 @@ type kubeSchedulerConfig struct {
 }
 
 type kubeProfile struct {
-	SchedulerName            string             `yaml:"schedulerName"`
-	PercentageOfNodesToScore *int32             `yaml:"percentageOfNodesToScore"`
-	Plugins                  *kubePlugins       `yaml:"plugins"`
-	PluginConfig             []pluginConfigSpec `yaml:"pluginConfig"`
+	SchedulerName            string                `yaml:"schedulerName"`
+	PercentageOfNodesToScore *int32                `yaml:"percentageOfNodesToScore"`
+	Plugins                  *kubePlugins          `yaml:"plugins"`
+	PluginConfig             []schema.PluginConfig `yaml:"pluginConfig"`
 }
 
 // kubePlugins are a profile's plugins: the extension points the simulator
 // has, and those it has not (queue sort, binding and its neighbours),
 // which warn when set.
 type kubePlugins struct {
-	pluginsSpec `yaml:",inline"`
-	PreEnqueue  unmodelled `yaml:"preEnqueue"`
-	QueueSort   unmodelled `yaml:"queueSort"`
-	Reserve     unmodelled `yaml:"reserve"`
-	Permit      unmodelled `yaml:"permit"`
-	PreBind     unmodelled `yaml:"preBind"`
-	Bind        unmodelled `yaml:"bind"`
-	PostBind    unmodelled `yaml:"postBind"`
+	schema.Plugins `yaml:",inline"`
+	PreEnqueue     unmodelled `yaml:"preEnqueue"`
+	QueueSort      unmodelled `yaml:"queueSort"`
+	Reserve        unmodelled `yaml:"reserve"`
+	Permit         unmodelled `yaml:"permit"`
+	PreBind        unmodelled `yaml:"preBind"`
+	Bind           unmodelled `yaml:"bind"`
+	PostBind       unmodelled `yaml:"postBind"`
 }
 
 // kubePluginNames are kube-scheduler's in-tree plugins, past and present.
@@ -71,17 +72,17 @@ var kubeArgsIgnored = map[string][]string{
 }
 
 // config converts a KubeSchedulerConfiguration into the scenario's config.
-func (k *kubeImport) config(o *kubeObject, v *kubeSchedulerConfig, f *file) error {
+func (k *kubeImport) config(o *kubeObject, v *kubeSchedulerConfig, f *schema.File) error {
 	if f.Config != nil {
 		return o.failf(nil, "", "a second configuration in the file (the first at line %d)", f.Config.Line)
 	}
-	c := &configSpec{Line: o.line, PercentageOfNodesToScore: v.PercentageOfNodesToScore,
-		src: &kubeSource{object: o.ref(), where: "config", node: o.node}}
+	c := &schema.Config{Line: o.line, PercentageOfNodesToScore: v.PercentageOfNodesToScore,
+		Origin: &schema.Origin{Object: o.ref(), Where: "config", Node: o.node}}
 	for _, b := range []struct {
 		secs  *int64
 		into  **time.Duration
 		field string
-	}{{v.PodInitialBackoffSeconds, &c.initialBackoff, "podInitialBackoffSeconds"}, {v.PodMaxBackoffSeconds, &c.maxBackoff, "podMaxBackoffSeconds"}} {
+	}{{v.PodInitialBackoffSeconds, &c.InitialBackoff, "podInitialBackoffSeconds"}, {v.PodMaxBackoffSeconds, &c.MaxBackoff, "podMaxBackoffSeconds"}} {
 		if b.secs == nil {
 			continue
 		}
@@ -104,11 +105,11 @@ func (k *kubeImport) config(o *kubeObject, v *kubeSchedulerConfig, f *file) erro
 
 // profile converts a profile, leaving out the plugins the simulator has
 // not and the arguments its plugins do not take.
-func (k *kubeImport) profile(o *kubeObject, p *kubeProfile, where string) (profileSpec, error) {
-	out := profileSpec{Line: o.line, SchedulerName: p.SchedulerName, PercentageOfNodesToScore: p.PercentageOfNodesToScore}
+func (k *kubeImport) profile(o *kubeObject, p *kubeProfile, where string) (schema.Profile, error) {
+	out := schema.Profile{Line: o.line, SchedulerName: p.SchedulerName, PercentageOfNodesToScore: p.PercentageOfNodesToScore}
 	if p.Plugins != nil {
-		ps := p.Plugins.pluginsSpec
-		for _, set := range []*pluginSetSpec{ps.MultiPoint, ps.PreFilter, ps.Filter, ps.PostFilter, ps.PreScore, ps.Score,
+		ps := p.Plugins.Plugins
+		for _, set := range []*schema.PluginSet{ps.MultiPoint, ps.PreFilter, ps.Filter, ps.PostFilter, ps.PreScore, ps.Score,
 			ps.PlacementGenerate, ps.PlacementFeasible, ps.PlacementScore, ps.PodGroupPostFilter} {
 			if set != nil {
 				set.Enabled = k.knownPlugins(o, set.Enabled, true)
@@ -142,8 +143,8 @@ func (k *kubeImport) modelled(name string) bool {
 
 // knownPlugins drops the kube-scheduler plugins the simulator has not;
 // enabling one warns.
-func (k *kubeImport) knownPlugins(o *kubeObject, refs []weightedSpec, enabled bool) []weightedSpec {
-	var out []weightedSpec
+func (k *kubeImport) knownPlugins(o *kubeObject, refs []schema.Weighted, enabled bool) []schema.Weighted {
+	var out []schema.Weighted
 	for _, r := range refs {
 		if k.modelled(r.Name) {
 			out = append(out, r)
@@ -175,7 +176,7 @@ func (k *kubeImport) args(o *kubeObject, plugin string, args *yaml.Node) (*yaml.
 				return nil, o.failf(args.Content[i+1], "pluginConfig ("+plugin+").args.kind", "%q is not %q", args.Content[i+1].Value, want)
 			}
 		case !takesArgs || slices.Contains(ignored, key):
-			k.ws.add(o.kind, "pluginConfig "+plugin+" args."+key, notModelled, o.file+": "+o.ref())
+			k.ws.add(o.kind, "pluginConfig "+plugin+" args."+key, schema.NotModelled, o.file+": "+o.ref())
 		default:
 			out.Content = append(out.Content, args.Content[i], args.Content[i+1])
 		}

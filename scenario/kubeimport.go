@@ -1,12 +1,12 @@
 package scenario
 
 import (
-	"reflect"
 	"slices"
 	"time"
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // kubeImport turns the Kubernetes objects of every input into scenario
@@ -14,14 +14,14 @@ import (
 // first, so that a workload can see the pods it already has and a
 // DaemonSet every node, whichever file they are in.
 type kubeImport struct {
-	tally   *tally // the pods and nodes of the inputs so far
+	tally   *schema.Tally // the pods and nodes of the inputs so far
 	ws      *warnings
 	plugins gangsim.Registry // the plugins a configuration may name
 	objs    []kubeDecoded
 
 	nodes     []cluster.Node                   // every node at time 0, for DaemonSets
 	owned     map[kubeOwnerKey]*kubeOwnedCount // pods and replica sets by controller
-	selectors map[kubeOwnerKey]*labelSelectorSpec
+	selectors map[kubeOwnerKey]*schema.LabelSelector
 	podNames  map[cluster.PodKey]bool // every pod of the inputs, made ones too
 }
 
@@ -47,17 +47,17 @@ type kubeOwnedCount struct {
 
 // importKube converts the objects of every input. opts give the plugins a
 // KubeSchedulerConfiguration may configure.
-func importKube(ins []*input, ws *warnings, opts []Option, t *tally) error {
+func importKube(ins []*input, ws *warnings, opts []Option, t *schema.Tally) error {
 	o := applyOptions(opts)
-	types := map[reflect.Type]*structFields{}
+	d := &schema.Decoder{} // one cache of struct fields for every object
 	k := &kubeImport{tally: t, ws: ws, plugins: gangsim.DefaultRegistry(), owned: map[kubeOwnerKey]*kubeOwnedCount{},
-		selectors: map[kubeOwnerKey]*labelSelectorSpec{}, podNames: map[cluster.PodKey]bool{}}
+		selectors: map[kubeOwnerKey]*schema.LabelSelector{}, podNames: map[cluster.PodKey]bool{}}
 	for name, f := range o.registry {
 		k.plugins[name] = f
 	}
 	for _, in := range ins {
 		for _, obj := range in.objects {
-			v, unmodelled, err := decodeKube(obj, ws, types)
+			v, unmodelled, err := decodeKube(obj, ws, d)
 			if err != nil {
 				return err
 			}
@@ -73,7 +73,7 @@ func importKube(ins []*input, ws *warnings, opts []Option, t *tally) error {
 		}
 		if !finished(d.v) { // a finished pod is left out, and what it holds with it
 			for _, path := range d.unmodelled {
-				ws.add(d.o.kind, fieldOf(path), notModelled, d.o.file+": "+d.o.ref())
+				ws.add(d.o.kind, schema.FieldOf(path), schema.NotModelled, d.o.file+": "+d.o.ref())
 			}
 		}
 	}
@@ -88,7 +88,7 @@ func (k *kubeImport) convert(d kubeDecoded) error {
 	f, o := d.in.spec, d.o
 	switch v := d.v.(type) {
 	case *kubeNode:
-		if err := k.tally.addNodes(1); err != nil {
+		if err := k.tally.AddNodes(1); err != nil {
 			return o.fail(nil, "metadata.name", err)
 		}
 		s, err := k.node(o, v)
@@ -97,7 +97,7 @@ func (k *kubeImport) convert(d kubeDecoded) error {
 	case *kubePod:
 		return k.pod(o, v, f)
 	case *kubeNamespace:
-		f.Namespaces = append(f.Namespaces, namespaceSpec{Line: o.line, Name: o.name, Labels: v.Metadata.Labels, src: newKubeSource(o, kubeMetaFields)})
+		f.Namespaces = append(f.Namespaces, schema.Namespace{Line: o.line, Name: o.name, Labels: v.Metadata.Labels, Origin: newOrigin(o, kubeMetaFields)})
 		return checkName(o, true)
 	case *kubePriorityClass:
 		return k.priorityClass(o, v, f)
@@ -124,12 +124,24 @@ func finished(v any) bool {
 // scheduling queue meets them (first seen first, at equal priority); pods
 // created at the same time, or without a time, keep their order. A
 // scenario file's pods are left as they are.
-func sortPods(f *file) {
-	created := func(p *podSpec) time.Time {
-		if p.src == nil {
+func sortPods(f *schema.File) {
+	created := func(p *schema.Pod) time.Time {
+		if p.Origin == nil {
 			return time.Time{}
 		}
-		return p.src.created
+		return p.Origin.Created
 	}
-	slices.SortStableFunc(f.Pods, func(a, b podSpec) int { return created(&a).Compare(created(&b)) })
+	slices.SortStableFunc(f.Pods, func(a, b schema.Pod) int { return created(&a).Compare(created(&b)) })
+}
+
+// room counts n pods an object makes; the error names the object and the
+// field that asks for them.
+func (k *kubeImport) room(o *kubeObject, field string, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	if err := k.tally.AddPods(n); err != nil {
+		return o.fail(nil, field, err)
+	}
+	return nil
 }

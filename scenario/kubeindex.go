@@ -1,10 +1,9 @@
 package scenario
 
 import (
-	"strconv"
-
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // index records, before any conversion, every node present at time 0 (of
@@ -16,7 +15,7 @@ func (k *kubeImport) index(ins []*input) {
 			k.nodes = append(k.nodes, scenarioNodes(&in.spec.Nodes[i])...)
 		}
 		for _, p := range in.spec.Pods {
-			for _, name := range countNames(p.Name, p.Count) {
+			for _, name := range schema.CountNames(p.Name, p.Count) {
 				k.podNames[cluster.MakePodKey(p.Namespace, name)] = true
 			}
 		}
@@ -41,29 +40,16 @@ func (k *kubeImport) index(ins []*input) {
 
 // scenarioNodes are the nodes a scenario entry makes (count expanded), as
 // far as a DaemonSet looks at them.
-func scenarioNodes(s *nodeSpec) []cluster.Node {
+func scenarioNodes(s *schema.Node) []cluster.Node {
 	n := cluster.Node{Name: s.Name, Labels: s.Labels, Unschedulable: s.Unschedulable}
 	for _, t := range s.Taints {
 		n.Taints = append(n.Taints, cluster.Taint{Key: t.Key, Value: t.Value, Effect: cluster.TaintEffect(t.Effect)})
 	}
 	var out []cluster.Node
-	for _, name := range countNames(s.Name, s.Count) {
+	for _, name := range schema.CountNames(s.Name, s.Count) {
 		c := n
 		c.Name = name
 		out = append(out, withHostname(c))
-	}
-	return out
-}
-
-// countNames are the names an entry with count expands to (a count out of
-// range gives none: the builder reports it).
-func countNames(name string, count *int) []string {
-	if count == nil {
-		return []string{name}
-	}
-	var out []string
-	for i := range max(*count, 0) { // the totals are checked already
-		out = append(out, name+"-"+strconv.Itoa(i))
 	}
 	return out
 }
@@ -134,7 +120,7 @@ func (k *kubeImport) indexPod(o *kubeObject, p *kubePod) {
 
 // daemonNodeOf reads the node a DaemonSet's pod is pinned to: a required
 // term matching the field metadata.name to one node.
-func daemonNodeOf(a *affinitySpec) string {
+func daemonNodeOf(a *schema.Affinity) string {
 	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.Required == nil {
 		return ""
 	}

@@ -3,11 +3,10 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -22,7 +21,7 @@ type kubeObject struct {
 	namespace  string // "default" for a namespaced object without one
 	name       string
 	node       *yaml.Node
-	exp        *expansion // its file's aliases; nil in JSON
+	exp        *schema.Expansion // its file's aliases; nil in JSON
 }
 
 // ref names the object as errors and warnings do: "Pod ml/train-0",
@@ -43,6 +42,29 @@ func (o *kubeObject) ref() string {
 		return o.kind + " " + o.namespace + "/" + name
 	}
 	return o.kind + " " + name
+}
+
+// Scenario fields and the Kubernetes fields they come from; any other
+// field of a pod lies under the pod spec, of a group or a budget under
+// spec, of a class or a configuration at the top.
+var (
+	kubePodFields = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace",
+		"labels": "{meta}.labels", "requests": "{spec}.containers[].resources.requests",
+		"podGroup": "{spec}.schedulingGroup.podGroupName", "": "{spec}"}
+	kubeNodeFields = map[string]string{"name": "metadata.name", "labels": "metadata.labels",
+		"allocatable": "status.allocatable", "": "spec"}
+	kubeGroupFields = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace",
+		"parent": "spec.parentCompositePodGroupName", "topologyKey": "spec.schedulingConstraints.topology[0].key",
+		"minCount": "spec.schedulingPolicy.gang.minCount", "minGroupCount": "spec.schedulingPolicy.gang.minGroupCount",
+		"": "spec"}
+	kubeBudgetFields = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace", "": "spec"}
+	kubeMetaFields   = map[string]string{"name": "metadata.name", "labels": "metadata.labels", "": ""}
+)
+
+// newOrigin is the origin of an entry made from o; fields translate its
+// field names.
+func newOrigin(o *kubeObject, fields map[string]string) *schema.Origin {
+	return &schema.Origin{Object: o.ref(), Where: o.ref(), Fields: fields, Spec: "spec", Node: o.node}
 }
 
 // kubeKind is what the importer knows of a kind: its API versions, whether
@@ -79,31 +101,18 @@ func isKubeDocument(doc *yaml.Node) bool {
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
 	}
-	return mapValue(n, "apiVersion") != nil || mapValue(n, "kind") != nil
-}
-
-// mapValue returns the value of key in a mapping node, or nil.
-func mapValue(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
+	return schema.MapValue(n, "apiVersion") != nil || schema.MapValue(n, "kind") != nil
 }
 
 // scalarAt returns the string at key of a mapping ("" when absent) or an
 // error when it is not a single value.
 func scalarAt(n *yaml.Node, key string) (string, *yaml.Node, error) {
-	v := mapValue(n, key)
+	v := schema.MapValue(n, key)
 	if v == nil || v.Tag == "!!null" {
 		return "", nil, nil
 	}
 	if v.Kind != yaml.ScalarNode {
-		return "", v, fmt.Errorf("expected a single value, got %s", kindName(v))
+		return "", v, fmt.Errorf("expected a single value, got %s", schema.KindName(v))
 	}
 	return v.Value, v, nil
 }
@@ -124,7 +133,7 @@ func kubeItems(file string, n *yaml.Node, where, defVersion, defKind string) ([]
 		return &FieldError{File: file, Line: at.Line, Path: joinWhere(where, field), Err: err}
 	}
 	if n.Kind != yaml.MappingNode {
-		return nil, bad(n, "", fmt.Errorf("expected a Kubernetes object (a mapping), got %s", kindName(n)))
+		return nil, bad(n, "", fmt.Errorf("expected a Kubernetes object (a mapping), got %s", schema.KindName(n)))
 	}
 	o := &kubeObject{file: file, line: n.Line, where: where, node: n}
 	var err error
@@ -142,7 +151,7 @@ func kubeItems(file string, n *yaml.Node, where, defVersion, defKind string) ([]
 	case o.apiVersion == "":
 		return nil, bad(n, "apiVersion", errors.New("required"))
 	}
-	if items := mapValue(n, "items"); items != nil && (o.kind == "List" || strings.HasSuffix(o.kind, "List")) {
+	if items := schema.MapValue(n, "items"); items != nil && (o.kind == "List" || strings.HasSuffix(o.kind, "List")) {
 		return kubeListItems(file, o, items, where)
 	}
 	if err := o.readName(); err != nil {
@@ -156,7 +165,7 @@ func kubeListItems(file string, list *kubeObject, items *yaml.Node, where string
 		if items.Tag == "!!null" {
 			return nil, nil
 		}
-		return nil, &FieldError{File: file, Line: items.Line, Path: joinWhere(where, "items"), Err: fmt.Errorf("expected a list, got %s", kindName(items))}
+		return nil, &FieldError{File: file, Line: items.Line, Path: joinWhere(where, "items"), Err: fmt.Errorf("expected a list, got %s", schema.KindName(items))}
 	}
 	var defVersion, defKind string
 	if list.kind != "List" {
@@ -177,7 +186,7 @@ func kubeListItems(file string, list *kubeObject, items *yaml.Node, where string
 // the object before it is decoded.
 func (o *kubeObject) readName() error {
 	kind, known := kubeKinds[o.kind]
-	meta := mapValue(o.node, "metadata")
+	meta := schema.MapValue(o.node, "metadata")
 	for _, f := range []struct {
 		key  string
 		into *string
@@ -191,7 +200,7 @@ func (o *kubeObject) readName() error {
 	switch {
 	case known && !kind.namespaced && o.namespace != "":
 		o.namespace = ""
-		return o.failf(mapValue(meta, "namespace"), "metadata.namespace", "%s is not namespaced", o.kind)
+		return o.failf(schema.MapValue(meta, "namespace"), "metadata.namespace", "%s is not namespaced", o.kind)
 	case known && kind.namespaced && o.namespace == "":
 		o.namespace = "default" // where kubectl creates it
 	}
@@ -217,20 +226,21 @@ func cmpOr(a, b string) string {
 
 // decodeKube decodes an object into its kind's value, checking its API
 // version, and returns the paths of the fields it holds that are not
-// modelled. A kind the importer does not read gives nil and a warning.
-func decodeKube(o *kubeObject, ws *warnings, types map[reflect.Type]*structFields) (any, []string, error) {
+// modelled; d's cache of struct fields serves every object. A kind the
+// importer does not read gives nil and a warning.
+func decodeKube(o *kubeObject, ws *warnings, d *schema.Decoder) (any, []string, error) {
 	kind, ok := kubeKinds[o.kind]
 	if !ok {
 		ws.add(o.kind, "", "kind not modelled, objects skipped", o.file+": "+o.ref())
 		return nil, nil, nil
 	}
 	if !slices.Contains(kind.versions, o.apiVersion) {
-		return nil, nil, o.fail(mapValue(o.node, "apiVersion"), "apiVersion", fmt.Errorf("%q is not a version of %s the simulator reads (%s)", o.apiVersion, o.kind, strings.Join(kind.versions, ", ")))
+		return nil, nil, o.fail(schema.MapValue(o.node, "apiVersion"), "apiVersion", fmt.Errorf("%q is not a version of %s the simulator reads (%s)", o.apiVersion, o.kind, strings.Join(kind.versions, ", ")))
 	}
 	v := kind.decoded()
 	var unmodelled []string
-	d := &decoder{warn: func(path string) { unmodelled = append(unmodelled, path) }, types: types, exp: o.exp}
-	if err := d.decode(o.node, v); err != nil {
+	d.Warn, d.Aliases = func(path string) { unmodelled = append(unmodelled, path) }, o.exp
+	if err := d.Decode(o.node, v); err != nil {
 		return nil, nil, o.decodeFail(err)
 	}
 	return v, unmodelled, nil
@@ -239,7 +249,7 @@ func decodeKube(o *kubeObject, ws *warnings, types map[reflect.Type]*structField
 // fail returns an error about a field of the object, at the line of at
 // (the field's, found by its path, when at is nil).
 func (o *kubeObject) fail(at *yaml.Node, field string, err error) error {
-	line := lineOf(o.node, field)
+	line := schema.LineOf(o.node, field)
 	if at != nil {
 		line = at.Line
 	}
@@ -252,7 +262,7 @@ func (o *kubeObject) fail(at *yaml.Node, field string, err error) error {
 
 // decodeFail reports a decoding problem inside the object.
 func (o *kubeObject) decodeFail(err error) error {
-	var de *decodeError
+	var de *schema.DecodeError
 	if errors.As(err, &de) {
 		return &FieldError{File: o.file, Line: de.Line, Path: o.ref() + ": " + de.Path, Err: de.Err}
 	}
@@ -262,31 +272,4 @@ func (o *kubeObject) decodeFail(err error) error {
 // failf is fail with a formatted cause.
 func (o *kubeObject) failf(at *yaml.Node, field, format string, args ...any) error {
 	return o.fail(at, field, fmt.Errorf(format, args...))
-}
-
-// lineOf returns the line of the deepest node of n that path reaches
-// ("spec.containers[0] (app).resources.requests.memroy"): the field at
-// fault, or the closest enclosing one when the path goes where the object
-// has nothing (a list without an index, a field the scenario computes).
-func lineOf(n *yaml.Node, path string) int {
-	line := n.Line
-	for _, part := range strings.Split(path, ".") {
-		part, _, _ = strings.Cut(part, " (")
-		name, rest, indexed := strings.Cut(part, "[")
-		if n = mapValue(n, name); n == nil {
-			return line
-		}
-		line = n.Line
-		for indexed {
-			var idx string
-			idx, rest, _ = strings.Cut(rest, "]")
-			i, err := strconv.Atoi(idx)
-			if err != nil || n.Kind != yaml.SequenceNode || i < 0 || i >= len(n.Content) {
-				return line
-			}
-			n, line = n.Content[i], n.Content[i].Line
-			rest, indexed = strings.CutPrefix(rest, "[")
-		}
-	}
-	return line
 }

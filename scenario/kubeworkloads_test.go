@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // wantPod is what a test expects of a pod a workload made.
@@ -206,7 +207,7 @@ items:
 }
 
 func TestDaemonTolerations(t *testing.T) {
-	own := []tolerationSpec{{Key: "node.kubernetes.io/unschedulable", Operator: "Exists", Effect: "NoSchedule"}}
+	own := []schema.Toleration{{Key: "node.kubernetes.io/unschedulable", Operator: "Exists", Effect: "NoSchedule"}}
 	got := withDaemonTolerations(own, false)
 	var keys []string
 	for _, tol := range got {

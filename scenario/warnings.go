@@ -3,7 +3,6 @@ package scenario
 import (
 	"cmp"
 	"fmt"
-	"regexp"
 	"slices"
 )
 
@@ -35,9 +34,6 @@ func (w Warning) String() string {
 	}
 	return fmt.Sprintf("%s: %s (%s, first %s)", what, w.Detail, objects, w.First)
 }
-
-// notModelled is the detail of most warnings.
-const notModelled = "not modelled, ignored"
 
 // warnings collects warnings; list returns them in a stable order.
 type warnings struct {
@@ -76,9 +72,3 @@ func (ws *warnings) list() []Warning {
 	slices.SortFunc(out, func(a, b Warning) int { return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Field, b.Field)) })
 	return out
 }
-
-var listIndex = regexp.MustCompile(`\[[0-9]+\]( \([^)]*\))?`)
-
-// fieldOf turns a path into a field: "spec.volumes[2] (data).csi" reads
-// "spec.volumes[].csi".
-func fieldOf(path string) string { return listIndex.ReplaceAllString(path, "[]") }
