@@ -148,7 +148,7 @@ func (b *builder) profile(s *schema.Profile, where string) (gangsim.Profile, err
 			}
 		}
 	}
-	reg := b.registry()
+	reg := allPlugins(b.opts.registry)
 	for i, pc := range s.PluginConfig {
 		field := fmt.Sprintf("%s.pluginConfig[%d]", where, i)
 		factory, ok := reg[pc.Name]
@@ -173,10 +173,10 @@ func (b *builder) profile(s *schema.Profile, where string) (gangsim.Profile, err
 	return p, nil
 }
 
-// registry is the scheduler's registry with the user's plugins.
-func (b *builder) registry() gangsim.Registry {
+// allPlugins is the scheduler's registry with the user's plugins.
+func allPlugins(user gangsim.Registry) gangsim.Registry {
 	reg := gangsim.DefaultRegistry()
-	for name, f := range b.opts.registry {
+	for name, f := range user {
 		reg[name] = f
 	}
 	return reg

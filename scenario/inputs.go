@@ -8,8 +8,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/gangsim/gangsim/scenario/internal/schema"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
+	"github.com/gangsim/gangsim/scenario/kube"
 )
 
 // File is one input held in memory: its name, which errors name, and its
@@ -24,7 +27,7 @@ type File struct {
 type input struct {
 	name    string
 	spec    *schema.File
-	objects []*kubeObject // nil for a scenario file
+	objects []*kube.Object // nil for a scenario file
 }
 
 // LoadFiles reads several files and merges them into one scenario. Each is
@@ -110,7 +113,7 @@ func parseFiles(files []File, own bool, opts ...Option) (*Scenario, error) {
 		return nil, err
 	}
 	if hasObjects(ins) {
-		if err := importKube(ins, &ws, opts, t); err != nil {
+		if err := importObjects(ins, o.registry, &ws, t); err != nil {
 			return nil, err
 		}
 	}
@@ -124,6 +127,26 @@ func parseFiles(files []File, own bool, opts ...Option) (*Scenario, error) {
 	}
 	b.sc.Warnings = ws.list()
 	return b.sc, nil
+}
+
+// importObjects turns the Kubernetes objects of every input into entries
+// of its scenario file (kube.Import), with the user's plugins known to a
+// KubeSchedulerConfiguration.
+func importObjects(ins []*input, user gangsim.Registry, ws *warnings, t *schema.Tally) error {
+	kins := make([]*kube.Input, 0, len(ins))
+	for _, in := range ins {
+		kins = append(kins, &kube.Input{File: in.spec, Objects: in.objects})
+	}
+	return kubeError(kube.Import(kins, allPlugins(user), ws, t))
+}
+
+// kubeError reports an error of the importer as a FieldError, with the
+// same file, line, path and cause.
+func kubeError(err error) error {
+	if ke, ok := err.(*kube.Error); ok {
+		return &FieldError{File: ke.File, Line: ke.Line, Path: ke.Path, Err: ke.Err}
+	}
+	return err
 }
 
 // hasObjects reports whether some input holds Kubernetes objects.
@@ -156,16 +179,13 @@ func readInput(name string, data []byte, ws *warnings, lim *Limits) (*input, err
 	in := &input{name: name, spec: &schema.File{}}
 	var scenarios []*yaml.Node
 	for _, doc := range docs {
-		if !isKubeDocument(doc) {
+		if !kube.IsDocument(doc) {
 			scenarios = append(scenarios, doc)
 			continue
 		}
-		objs, err := kubeObjects(name, doc)
+		objs, err := kube.Objects(name, doc, exp)
 		if err != nil {
-			return nil, err
-		}
-		for _, o := range objs {
-			o.exp = exp
+			return nil, kubeError(err)
 		}
 		in.objects = append(in.objects, objs...)
 	}
@@ -188,7 +208,7 @@ func decodeScenario(name string, doc *yaml.Node, f *schema.File, ws *warnings, e
 		if i := strings.Index(path, ")."); i >= 0 {
 			entry = path[:i+1] // the name may hold dots
 		}
-		ws.add("", schema.FieldOf(path), schema.NotModelled, name+": "+entry)
+		ws.Add("", schema.FieldOf(path), schema.NotModelled, name+": "+entry)
 	}}
 	if err := d.Decode(doc, f); err != nil {
 		var de *schema.DecodeError

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gangsim/gangsim/scenario/internal/schema"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // parseWithin parses data and fails the test when that takes longer than

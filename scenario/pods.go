@@ -141,7 +141,7 @@ func (b *builder) podTemplate(s *schema.Pod, where string) (cluster.Pod, error) 
 			group = admitted
 		} else if b.ws != nil {
 			// as in a cluster, the pod waits for its group; its result says so
-			b.ws.add("", "podGroup", fmt.Sprintf("names a pod group no input defines (%s): the pod stays pending, waiting for it",
+			b.ws.Add("", "podGroup", fmt.Sprintf("names a pod group no input defines (%s): the pod stays pending, waiting for it",
 				podgroup.Key(s.Namespace, s.PodGroup)), b.file+": "+where)
 		}
 	}

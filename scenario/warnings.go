@@ -45,9 +45,9 @@ type warningCount struct {
 	last string // the last object counted, so that one object counts once
 }
 
-// add records that object (rendered as Warning.First reads) carries kind's
+// Add records that object (rendered as Warning.First reads) carries kind's
 // field.
-func (ws *warnings) add(kind, field, detail, object string) {
+func (ws *warnings) Add(kind, field, detail, object string) {
 	if ws.byKey == nil {
 		ws.byKey = map[[2]string]*warningCount{}
 	}

@@ -1,4 +1,4 @@
-package scenario
+package kube
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ const defaultGracePeriodSeconds = 30
 // pod converts a Pod. Its phase decides its role: Running, or any pod
 // with spec.nodeName, is bound at time 0; Pending arrives at time 0;
 // Succeeded and Failed are over and left out.
-func (k *kubeImport) pod(o *kubeObject, v *kubePod, f *schema.File) error {
+func (k *kubeImport) pod(o *Object, v *kubePod, f *schema.File) error {
 	if err := checkName(o, false); err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (k *kubeImport) pod(o *kubeObject, v *kubePod, f *schema.File) error {
 }
 
 // creationTime reads metadata.creationTimestamp (zero when absent).
-func creationTime(o *kubeObject, m *kubeMeta) (time.Time, error) {
+func creationTime(o *Object, m *kubeMeta) (time.Time, error) {
 	if m.CreationTimestamp == nil {
 		return time.Time{}, nil
 	}
@@ -65,7 +65,7 @@ func creationTime(o *kubeObject, m *kubeMeta) (time.Time, error) {
 // podEntry makes a scenario pod entry from a pod spec: a Pod's own, or a
 // workload's template (src.Spec says which, for the paths of errors and
 // warnings). The entry arrives at time 0, bound when it names a node.
-func (k *kubeImport) podEntry(o *kubeObject, src *schema.Origin, name string, labels map[string]string, spec *kubePodSpec) (schema.Pod, error) {
+func (k *kubeImport) podEntry(o *Object, src *schema.Origin, name string, labels map[string]string, spec *kubePodSpec) (schema.Pod, error) {
 	s := schema.Pod{Line: o.line, Name: name, Namespace: o.namespace, Labels: labels,
 		Priority: spec.Priority, PriorityClassName: spec.PriorityClassName, PreemptionPolicy: spec.PreemptionPolicy,
 		SchedulerName: spec.SchedulerName, NodeName: spec.NodeName, NodeSelector: spec.NodeSelector,
@@ -87,11 +87,11 @@ func (k *kubeImport) podEntry(o *kubeObject, src *schema.Origin, name string, la
 	}
 	first := o.file + ": " + o.ref()
 	if p := spec.TerminationGracePeriodSeconds; p != nil && *p != defaultGracePeriodSeconds {
-		k.ws.add(o.kind, src.Spec+".terminationGracePeriodSeconds",
+		k.ws.Add(o.kind, src.Spec+".terminationGracePeriodSeconds",
 			fmt.Sprintf("not modelled per pod: every victim keeps its node for config.terminationGracePeriod (%ds by default)", defaultGracePeriodSeconds), first)
 	}
 	if spec.HostNetwork {
-		k.ws.add(o.kind, src.Spec+".hostNetwork", "not modelled: host ports are not checked", first)
+		k.ws.Add(o.kind, src.Spec+".hostNetwork", "not modelled: host ports are not checked", first)
 	}
 	return s, nil
 }

@@ -1,4 +1,4 @@
-package scenario
+package kube
 
 import (
 	"slices"
@@ -15,7 +15,7 @@ import (
 // DaemonSet every node, whichever file they are in.
 type kubeImport struct {
 	tally   *schema.Tally // the pods and nodes of the inputs so far
-	ws      *warnings
+	ws      Warnings
 	plugins gangsim.Registry // the plugins a configuration may name
 	objs    []kubeDecoded
 
@@ -28,8 +28,8 @@ type kubeImport struct {
 // kubeDecoded is a decoded object, the input it belongs to, and the
 // paths of the fields it holds that are not modelled.
 type kubeDecoded struct {
-	in         *input
-	o          *kubeObject
+	in         *Input
+	o          *Object
 	v          any
 	unmodelled []string
 }
@@ -45,18 +45,31 @@ type kubeOwnedCount struct {
 	children  int             // ReplicaSets (a Deployment's)
 }
 
-// importKube converts the objects of every input. opts give the plugins a
-// KubeSchedulerConfiguration may configure.
-func importKube(ins []*input, ws *warnings, opts []Option, t *schema.Tally) error {
-	o := applyOptions(opts)
+// Input is one input file as the importer sees it: the scenario entries
+// it holds (none for a file of objects) and its objects. Import adds the
+// entries the objects make to File.
+type Input struct {
+	File    *schema.File
+	Objects []*Object
+}
+
+// Warnings receives what the objects hold that the simulator does not
+// model: a kind's field (or a whole kind, field ""), what is done about
+// it, and the object, as "file: Kind ns/name".
+type Warnings interface {
+	Add(kind, field, detail, object string)
+}
+
+// Import converts the objects of every input into entries of its File,
+// counting the nodes and pods they make with t. plugins are the plugins a
+// KubeSchedulerConfiguration may configure (the scheduler's and the
+// user's); an error is an *Error naming the object and its field.
+func Import(ins []*Input, plugins gangsim.Registry, ws Warnings, t *schema.Tally) error {
 	d := &schema.Decoder{} // one cache of struct fields for every object
-	k := &kubeImport{tally: t, ws: ws, plugins: gangsim.DefaultRegistry(), owned: map[kubeOwnerKey]*kubeOwnedCount{},
+	k := &kubeImport{tally: t, ws: ws, plugins: plugins, owned: map[kubeOwnerKey]*kubeOwnedCount{},
 		selectors: map[kubeOwnerKey]*schema.LabelSelector{}, podNames: map[cluster.PodKey]bool{}}
-	for name, f := range o.registry {
-		k.plugins[name] = f
-	}
 	for _, in := range ins {
-		for _, obj := range in.objects {
+		for _, obj := range in.Objects {
 			v, unmodelled, err := decodeKube(obj, ws, d)
 			if err != nil {
 				return err
@@ -73,19 +86,19 @@ func importKube(ins []*input, ws *warnings, opts []Option, t *schema.Tally) erro
 		}
 		if !finished(d.v) { // a finished pod is left out, and what it holds with it
 			for _, path := range d.unmodelled {
-				ws.add(d.o.kind, schema.FieldOf(path), schema.NotModelled, d.o.file+": "+d.o.ref())
+				ws.Add(d.o.kind, schema.FieldOf(path), schema.NotModelled, d.o.file+": "+d.o.ref())
 			}
 		}
 	}
 	for _, in := range ins {
-		sortPods(in.spec)
+		sortPods(in.File)
 	}
 	return nil
 }
 
 // convert adds the entries an object makes to its input.
 func (k *kubeImport) convert(d kubeDecoded) error {
-	f, o := d.in.spec, d.o
+	f, o := d.in.File, d.o
 	switch v := d.v.(type) {
 	case *kubeNode:
 		if err := k.tally.AddNodes(1); err != nil {
@@ -136,7 +149,7 @@ func sortPods(f *schema.File) {
 
 // room counts n pods an object makes; the error names the object and the
 // field that asks for them.
-func (k *kubeImport) room(o *kubeObject, field string, n int) error {
+func (k *kubeImport) room(o *Object, field string, n int) error {
 	if n <= 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package scenario
+package kube
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // controller adds a random suffix, the importer adds an index.
 
 // workload converts a Deployment, ReplicaSet, StatefulSet, DaemonSet or Job.
-func (k *kubeImport) workload(o *kubeObject, v any, f *schema.File) error {
+func (k *kubeImport) workload(o *Object, v any, f *schema.File) error {
 	if err := checkName(o, false); err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func (k *kubeImport) workload(o *kubeObject, v any, f *schema.File) error {
 // kubeTemplate is a workload's template made into a pod entry once; each
 // pod copies it and gets its name, labels and source.
 type kubeTemplate struct {
-	o      *kubeObject
+	o      *Object
 	entry  schema.Pod
 	labels map[string]string
 	owner  *cluster.Owner
@@ -50,7 +50,7 @@ type kubeTemplate struct {
 // template checks a workload's selector against its template's labels
 // (as the API server does; selector nil: the controller makes its own) and
 // makes the pod entry every replica copies.
-func (k *kubeImport) template(o *kubeObject, meta *kubeMeta, t *kubePodTemplate, sel *schema.LabelSelector, required bool) (*kubeTemplate, error) {
+func (k *kubeImport) template(o *Object, meta *kubeMeta, t *kubePodTemplate, sel *schema.LabelSelector, required bool) (*kubeTemplate, error) {
 	if sel == nil && required {
 		return nil, o.failf(nil, "spec.selector", "required")
 	}
@@ -94,7 +94,7 @@ func (t *kubeTemplate) pod(name string, extra map[string]string) schema.Pod {
 
 // templateHash is a short, stable name for a template, in the alphabet
 // Kubernetes uses for its pod-template-hash labels.
-func templateHash(o *kubeObject) string {
+func templateHash(o *Object) string {
 	h := fnv.New32a()
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
@@ -116,7 +116,7 @@ func templateHash(o *kubeObject) string {
 }
 
 // replicas reads a replica count (nil: 1).
-func replicas(o *kubeObject, n *int32) (int, error) {
+func replicas(o *Object, n *int32) (int, error) {
 	if n == nil {
 		return 1, nil
 	}
@@ -146,7 +146,7 @@ func (k *kubeImport) addIndexed(f *schema.File, t *kubeTemplate, prefix string, 
 
 // deployment makes the pods of its ReplicaSet, named <deployment>-<hash>,
 // unless the inputs hold a ReplicaSet it controls: that one makes them.
-func (k *kubeImport) deployment(o *kubeObject, v *kubeDeployment, f *schema.File) error {
+func (k *kubeImport) deployment(o *Object, v *kubeDeployment, f *schema.File) error {
 	n, err := replicas(o, v.Spec.Replicas)
 	if err != nil {
 		return err
@@ -167,7 +167,7 @@ func (k *kubeImport) deployment(o *kubeObject, v *kubeDeployment, f *schema.File
 	return k.addIndexed(f, t, rs, n, "spec.replicas", func(int) map[string]string { return hash })
 }
 
-func (k *kubeImport) replicaSet(o *kubeObject, v *kubeReplicaSet, f *schema.File) error {
+func (k *kubeImport) replicaSet(o *Object, v *kubeReplicaSet, f *schema.File) error {
 	n, err := replicas(o, v.Spec.Replicas)
 	if err != nil {
 		return err
@@ -181,14 +181,14 @@ func (k *kubeImport) replicaSet(o *kubeObject, v *kubeReplicaSet, f *schema.File
 
 // statefulSet makes the pods name-<ordinal> its set lacks, with the
 // labels the controller gives them.
-func (k *kubeImport) statefulSet(o *kubeObject, v *kubeStatefulSet, f *schema.File) error {
+func (k *kubeImport) statefulSet(o *Object, v *kubeStatefulSet, f *schema.File) error {
 	n, err := replicas(o, v.Spec.Replicas)
 	if err != nil {
 		return err
 	}
 	switch v.Spec.PodManagementPolicy {
 	case "", "OrderedReady":
-		k.ws.add(o.kind, "spec.podManagementPolicy", "OrderedReady is not modelled: the pods arrive together, as with Parallel", o.file+": "+o.ref())
+		k.ws.Add(o.kind, "spec.podManagementPolicy", "OrderedReady is not modelled: the pods arrive together, as with Parallel", o.file+": "+o.ref())
 	case "Parallel":
 	default:
 		return o.failf(nil, "spec.podManagementPolicy", "%q is not OrderedReady or Parallel", v.Spec.PodManagementPolicy)
@@ -218,13 +218,13 @@ func (k *kubeImport) statefulSet(o *kubeObject, v *kubeStatefulSet, f *schema.Fi
 
 // job makes the pods that run at once: parallelism of them, no more than
 // the completions left, less those running.
-func (k *kubeImport) job(o *kubeObject, v *kubeJob, f *schema.File) error {
+func (k *kubeImport) job(o *Object, v *kubeJob, f *schema.File) error {
 	spec := &v.Spec
 	if spec.Suspend != nil && *spec.Suspend {
 		return nil
 	}
 	if spec.ManagedBy != "" && spec.ManagedBy != "kubernetes.io/job-controller" {
-		k.ws.add(o.kind, "spec.managedBy", "another controller makes the pods: none are made", o.file+": "+o.ref())
+		k.ws.Add(o.kind, "spec.managedBy", "another controller makes the pods: none are made", o.file+": "+o.ref())
 		return nil
 	}
 	sel := spec.Selector
@@ -258,7 +258,7 @@ func (k *kubeImport) job(o *kubeObject, v *kubeJob, f *schema.File) error {
 }
 
 // jobActive is how many more pods a Job runs now.
-func jobActive(o *kubeObject, v *kubeJob, have *kubeOwnedCount) (int, error) {
+func jobActive(o *Object, v *kubeJob, have *kubeOwnedCount) (int, error) {
 	spec := &v.Spec
 	par := 1
 	if spec.Parallelism != nil {

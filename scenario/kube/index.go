@@ -1,4 +1,4 @@
-package scenario
+package kube
 
 import (
 	"github.com/gangsim/gangsim"
@@ -9,12 +9,12 @@ import (
 // index records, before any conversion, every node present at time 0 (of
 // scenario files and objects alike) and, for every controller, the pods
 // and ReplicaSets of the inputs it controls and its selector.
-func (k *kubeImport) index(ins []*input) {
+func (k *kubeImport) index(ins []*Input) {
 	for _, in := range ins {
-		for i := range in.spec.Nodes {
-			k.nodes = append(k.nodes, scenarioNodes(&in.spec.Nodes[i])...)
+		for i := range in.File.Nodes {
+			k.nodes = append(k.nodes, scenarioNodes(&in.File.Nodes[i])...)
 		}
-		for _, p := range in.spec.Pods {
+		for _, p := range in.File.Pods {
 			for _, name := range schema.CountNames(p.Name, p.Count) {
 				k.podNames[cluster.MakePodKey(p.Namespace, name)] = true
 			}
@@ -67,7 +67,7 @@ func withHostname(n cluster.Node) cluster.Node {
 	return n
 }
 
-func kubeClusterNode(o *kubeObject, v *kubeNode) cluster.Node {
+func kubeClusterNode(o *Object, v *kubeNode) cluster.Node {
 	n := cluster.Node{Name: o.name, Labels: v.Metadata.Labels, Unschedulable: v.Spec.Unschedulable}
 	for _, t := range v.Spec.Taints {
 		n.Taints = append(n.Taints, cluster.Taint{Key: t.Key, Value: t.Value, Effect: cluster.TaintEffect(t.Effect)})
@@ -97,7 +97,7 @@ func (k *kubeImport) ownedBy(namespace string, ref *kubeOwnerRef) *kubeOwnedCoun
 
 // indexPod counts a pod for its controller: finished or not, and on which
 // node (a DaemonSet's pending pod names its node in its node affinity).
-func (k *kubeImport) indexPod(o *kubeObject, p *kubePod) {
+func (k *kubeImport) indexPod(o *Object, p *kubePod) {
 	ref := controllerOf(&p.Metadata)
 	if ref == nil {
 		return

@@ -1,12 +1,13 @@
-package scenario
+package kube
 
 import (
 	"fmt"
 	"slices"
 	"time"
 
-	"github.com/gangsim/gangsim/scenario/internal/schema"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // kubeSchedulerConfig is KubeSchedulerConfiguration
@@ -72,7 +73,7 @@ var kubeArgsIgnored = map[string][]string{
 }
 
 // config converts a KubeSchedulerConfiguration into the scenario's config.
-func (k *kubeImport) config(o *kubeObject, v *kubeSchedulerConfig, f *schema.File) error {
+func (k *kubeImport) config(o *Object, v *kubeSchedulerConfig, f *schema.File) error {
 	if f.Config != nil {
 		return o.failf(nil, "", "a second configuration in the file (the first at line %d)", f.Config.Line)
 	}
@@ -105,7 +106,7 @@ func (k *kubeImport) config(o *kubeObject, v *kubeSchedulerConfig, f *schema.Fil
 
 // profile converts a profile, leaving out the plugins the simulator has
 // not and the arguments its plugins do not take.
-func (k *kubeImport) profile(o *kubeObject, p *kubeProfile, where string) (schema.Profile, error) {
+func (k *kubeImport) profile(o *Object, p *kubeProfile, where string) (schema.Profile, error) {
 	out := schema.Profile{Line: o.line, SchedulerName: p.SchedulerName, PercentageOfNodesToScore: p.PercentageOfNodesToScore}
 	if p.Plugins != nil {
 		ps := p.Plugins.Plugins
@@ -120,7 +121,7 @@ func (k *kubeImport) profile(o *kubeObject, p *kubeProfile, where string) (schem
 	}
 	for _, pc := range p.PluginConfig {
 		if !k.modelled(pc.Name) {
-			k.ws.add(o.kind, "pluginConfig "+pc.Name, "plugin not modelled, its arguments are ignored", o.file+": "+o.ref())
+			k.ws.Add(o.kind, "pluginConfig "+pc.Name, "plugin not modelled, its arguments are ignored", o.file+": "+o.ref())
 			continue
 		}
 		args, err := k.args(o, pc.Name, pc.Args)
@@ -143,13 +144,13 @@ func (k *kubeImport) modelled(name string) bool {
 
 // knownPlugins drops the kube-scheduler plugins the simulator has not;
 // enabling one warns.
-func (k *kubeImport) knownPlugins(o *kubeObject, refs []schema.Weighted, enabled bool) []schema.Weighted {
+func (k *kubeImport) knownPlugins(o *Object, refs []schema.Weighted, enabled bool) []schema.Weighted {
 	var out []schema.Weighted
 	for _, r := range refs {
 		if k.modelled(r.Name) {
 			out = append(out, r)
 		} else if enabled {
-			k.ws.add(o.kind, "plugin "+r.Name, "not modelled, left out of the profile", o.file+": "+o.ref())
+			k.ws.Add(o.kind, "plugin "+r.Name, "not modelled, left out of the profile", o.file+": "+o.ref())
 		}
 	}
 	return out
@@ -159,7 +160,7 @@ func (k *kubeImport) knownPlugins(o *kubeObject, refs []schema.Weighted, enabled
 // the apiVersion and kind a configuration may give them, and without the
 // fields the simulator's plugin does not take (all of them for a plugin
 // without arguments), which warn.
-func (k *kubeImport) args(o *kubeObject, plugin string, args *yaml.Node) (*yaml.Node, error) {
+func (k *kubeImport) args(o *Object, plugin string, args *yaml.Node) (*yaml.Node, error) {
 	if args == nil || args.Kind != yaml.MappingNode {
 		return args, nil
 	}
@@ -176,7 +177,7 @@ func (k *kubeImport) args(o *kubeObject, plugin string, args *yaml.Node) (*yaml.
 				return nil, o.failf(args.Content[i+1], "pluginConfig ("+plugin+").args.kind", "%q is not %q", args.Content[i+1].Value, want)
 			}
 		case !takesArgs || slices.Contains(ignored, key):
-			k.ws.add(o.kind, "pluginConfig "+plugin+" args."+key, schema.NotModelled, o.file+": "+o.ref())
+			k.ws.Add(o.kind, "pluginConfig "+plugin+" args."+key, schema.NotModelled, o.file+": "+o.ref())
 		default:
 			out.Content = append(out.Content, args.Content[i], args.Content[i+1])
 		}

@@ -1,4 +1,4 @@
-package scenario
+package kube
 
 import (
 	"errors"
@@ -6,13 +6,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gangsim/gangsim/scenario/internal/schema"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
-// kubeObject is one Kubernetes object of an input file, before decoding:
+// Object is one Kubernetes object of an input file, before decoding:
 // its kind, name and place, and its node.
-type kubeObject struct {
+type Object struct {
 	file       string
 	line       int
 	where      string // its place in a List ("items[3]"), "" at the top
@@ -24,9 +25,35 @@ type kubeObject struct {
 	exp        *schema.Expansion // its file's aliases; nil in JSON
 }
 
+// Error is a problem with an object of an input file: the file, the line,
+// the object and its field ("Pod ml/api: spec.nodeName"), and the cause,
+// which errors.Is and errors.As reach (cluster.ErrQuantity, ...). Package
+// scenario reports it as its FieldError, with the same parts.
+type Error struct {
+	File string
+	Line int
+	Path string
+	Err  error
+}
+
+// Error renders "FILE: line N: PATH: what is wrong".
+func (e *Error) Error() string {
+	msg := e.File
+	if e.Line > 0 {
+		msg += fmt.Sprintf(": line %d", e.Line)
+	}
+	if e.Path != "" {
+		msg += ": " + e.Path
+	}
+	return msg + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
 // ref names the object as errors and warnings do: "Pod ml/train-0",
 // "Node n1".
-func (o *kubeObject) ref() string {
+func (o *Object) ref() string {
 	if o.kind == "KubeSchedulerConfiguration" {
 		return o.kind
 	}
@@ -63,7 +90,7 @@ var (
 
 // newOrigin is the origin of an entry made from o; fields translate its
 // field names.
-func newOrigin(o *kubeObject, fields map[string]string) *schema.Origin {
+func newOrigin(o *Object, fields map[string]string) *schema.Origin {
 	return &schema.Origin{Object: o.ref(), Where: o.ref(), Fields: fields, Spec: "spec", Node: o.node}
 }
 
@@ -93,10 +120,10 @@ var kubeKinds = map[string]kubeKind{
 	"KubeSchedulerConfiguration": {[]string{"kubescheduler.config.k8s.io/v1"}, false, func() any { return new(kubeSchedulerConfig) }},
 }
 
-// isKubeDocument reports whether a document is a Kubernetes object (or a
-// List of them) rather than a scenario: it has apiVersion or kind at the
-// top, which a scenario file never has.
-func isKubeDocument(doc *yaml.Node) bool {
+// IsDocument reports whether a document is a Kubernetes object (or a List
+// of them) rather than a scenario: it has apiVersion or kind at the top,
+// which a scenario file never has.
+func IsDocument(doc *yaml.Node) bool {
 	n := doc
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
@@ -117,25 +144,30 @@ func scalarAt(n *yaml.Node, key string) (string, *yaml.Node, error) {
 	return v.Value, v, nil
 }
 
-// kubeObjects reads the objects of one document: one object, or the items
-// of a List ("List", or a typed list such as "PodList", whose items may
-// leave out their kind).
-func kubeObjects(file string, doc *yaml.Node) ([]*kubeObject, error) {
+// Objects reads the objects of one document of file: one object, or the
+// items of a List ("List", or a typed list such as "PodList", whose items
+// may leave out their kind). exp counts what the file's aliases repeat
+// (nil for JSON); an error is an *Error.
+func Objects(file string, doc *yaml.Node, exp *schema.Expansion) ([]*Object, error) {
 	n := doc
 	if n.Kind == yaml.DocumentNode {
 		n = n.Content[0]
 	}
-	return kubeItems(file, n, "", "", "")
+	objs, err := kubeItems(file, n, "", "", "")
+	for _, o := range objs {
+		o.exp = exp
+	}
+	return objs, err
 }
 
-func kubeItems(file string, n *yaml.Node, where, defVersion, defKind string) ([]*kubeObject, error) {
+func kubeItems(file string, n *yaml.Node, where, defVersion, defKind string) ([]*Object, error) {
 	bad := func(at *yaml.Node, field string, err error) error {
-		return &FieldError{File: file, Line: at.Line, Path: joinWhere(where, field), Err: err}
+		return &Error{File: file, Line: at.Line, Path: joinWhere(where, field), Err: err}
 	}
 	if n.Kind != yaml.MappingNode {
 		return nil, bad(n, "", fmt.Errorf("expected a Kubernetes object (a mapping), got %s", schema.KindName(n)))
 	}
-	o := &kubeObject{file: file, line: n.Line, where: where, node: n}
+	o := &Object{file: file, line: n.Line, where: where, node: n}
 	var err error
 	var at *yaml.Node
 	if o.apiVersion, at, err = scalarAt(n, "apiVersion"); err != nil {
@@ -157,21 +189,21 @@ func kubeItems(file string, n *yaml.Node, where, defVersion, defKind string) ([]
 	if err := o.readName(); err != nil {
 		return nil, err
 	}
-	return []*kubeObject{o}, nil
+	return []*Object{o}, nil
 }
 
-func kubeListItems(file string, list *kubeObject, items *yaml.Node, where string) ([]*kubeObject, error) {
+func kubeListItems(file string, list *Object, items *yaml.Node, where string) ([]*Object, error) {
 	if items.Kind != yaml.SequenceNode {
 		if items.Tag == "!!null" {
 			return nil, nil
 		}
-		return nil, &FieldError{File: file, Line: items.Line, Path: joinWhere(where, "items"), Err: fmt.Errorf("expected a list, got %s", schema.KindName(items))}
+		return nil, &Error{File: file, Line: items.Line, Path: joinWhere(where, "items"), Err: fmt.Errorf("expected a list, got %s", schema.KindName(items))}
 	}
 	var defVersion, defKind string
 	if list.kind != "List" {
 		defVersion, defKind = list.apiVersion, strings.TrimSuffix(list.kind, "List")
 	}
-	var out []*kubeObject
+	var out []*Object
 	for i, item := range items.Content {
 		objs, err := kubeItems(file, item, joinWhere(where, fmt.Sprintf("items[%d]", i)), defVersion, defKind)
 		if err != nil {
@@ -184,7 +216,7 @@ func kubeListItems(file string, list *kubeObject, items *yaml.Node, where string
 
 // readName reads metadata.name and metadata.namespace, so that errors name
 // the object before it is decoded.
-func (o *kubeObject) readName() error {
+func (o *Object) readName() error {
 	kind, known := kubeKinds[o.kind]
 	meta := schema.MapValue(o.node, "metadata")
 	for _, f := range []struct {
@@ -193,7 +225,7 @@ func (o *kubeObject) readName() error {
 	}{{"name", &o.name}, {"namespace", &o.namespace}} {
 		v, at, err := scalarAt(meta, f.key)
 		if err != nil {
-			return &FieldError{File: o.file, Line: at.Line, Path: o.ref() + ": metadata." + f.key, Err: err}
+			return &Error{File: o.file, Line: at.Line, Path: o.ref() + ": metadata." + f.key, Err: err}
 		}
 		*f.into = v
 	}
@@ -228,10 +260,10 @@ func cmpOr(a, b string) string {
 // version, and returns the paths of the fields it holds that are not
 // modelled; d's cache of struct fields serves every object. A kind the
 // importer does not read gives nil and a warning.
-func decodeKube(o *kubeObject, ws *warnings, d *schema.Decoder) (any, []string, error) {
+func decodeKube(o *Object, ws Warnings, d *schema.Decoder) (any, []string, error) {
 	kind, ok := kubeKinds[o.kind]
 	if !ok {
-		ws.add(o.kind, "", "kind not modelled, objects skipped", o.file+": "+o.ref())
+		ws.Add(o.kind, "", "kind not modelled, objects skipped", o.file+": "+o.ref())
 		return nil, nil, nil
 	}
 	if !slices.Contains(kind.versions, o.apiVersion) {
@@ -248,7 +280,7 @@ func decodeKube(o *kubeObject, ws *warnings, d *schema.Decoder) (any, []string, 
 
 // fail returns an error about a field of the object, at the line of at
 // (the field's, found by its path, when at is nil).
-func (o *kubeObject) fail(at *yaml.Node, field string, err error) error {
+func (o *Object) fail(at *yaml.Node, field string, err error) error {
 	line := schema.LineOf(o.node, field)
 	if at != nil {
 		line = at.Line
@@ -257,19 +289,19 @@ func (o *kubeObject) fail(at *yaml.Node, field string, err error) error {
 	if field != "" {
 		path += ": " + field
 	}
-	return &FieldError{File: o.file, Line: line, Path: path, Err: err}
+	return &Error{File: o.file, Line: line, Path: path, Err: err}
 }
 
 // decodeFail reports a decoding problem inside the object.
-func (o *kubeObject) decodeFail(err error) error {
+func (o *Object) decodeFail(err error) error {
 	var de *schema.DecodeError
 	if errors.As(err, &de) {
-		return &FieldError{File: o.file, Line: de.Line, Path: o.ref() + ": " + de.Path, Err: de.Err}
+		return &Error{File: o.file, Line: de.Line, Path: o.ref() + ": " + de.Path, Err: de.Err}
 	}
 	return o.fail(nil, "", err)
 }
 
 // failf is fail with a formatted cause.
-func (o *kubeObject) failf(at *yaml.Node, field, format string, args ...any) error {
+func (o *Object) failf(at *yaml.Node, field, format string, args ...any) error {
 	return o.fail(at, field, fmt.Errorf(format, args...))
 }

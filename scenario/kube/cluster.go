@@ -1,11 +1,11 @@
-package scenario
+package kube
 
 import "github.com/gangsim/gangsim/scenario/internal/schema"
 
 // checkName checks an object's name and namespace as the API server does:
 // a DNS subdomain (a DNS label for a Namespace, label is true), and a DNS
 // label for the namespace.
-func checkName(o *kubeObject, label bool) error {
+func checkName(o *Object, label bool) error {
 	if o.name == "" {
 		return o.failf(nil, "metadata.name", "required")
 	}
@@ -22,7 +22,7 @@ func checkName(o *kubeObject, label bool) error {
 
 // node converts a Node: labels, taints, spec.unschedulable and
 // status.allocatable (its capacity when it gives none).
-func (k *kubeImport) node(o *kubeObject, v *kubeNode) (schema.Node, error) {
+func (k *kubeImport) node(o *Object, v *kubeNode) (schema.Node, error) {
 	s := schema.Node{Line: o.line, Name: o.name, Labels: v.Metadata.Labels, Unschedulable: v.Spec.Unschedulable,
 		Allocatable: v.Status.Allocatable, Origin: newOrigin(o, kubeNodeFields)}
 	field := "status.allocatable"
@@ -41,7 +41,7 @@ func (k *kubeImport) node(o *kubeObject, v *kubeNode) (schema.Node, error) {
 	return s, checkName(o, false)
 }
 
-func (k *kubeImport) priorityClass(o *kubeObject, v *kubePriorityClass, f *schema.File) error {
+func (k *kubeImport) priorityClass(o *Object, v *kubePriorityClass, f *schema.File) error {
 	f.PriorityClasses = append(f.PriorityClasses, schema.PriorityClass{Line: o.line, Name: o.name, Value: v.Value,
 		PreemptionPolicy: v.PreemptionPolicy, GlobalDefault: v.GlobalDefault, Origin: newOrigin(o, kubeMetaFields)})
 	return checkName(o, false)
@@ -49,7 +49,7 @@ func (k *kubeImport) priorityClass(o *kubeObject, v *kubePriorityClass, f *schem
 
 // budget converts a PodDisruptionBudget. One whose selector is empty is
 // left out with a warning: kube-scheduler's preemption ignores it.
-func (k *kubeImport) budget(o *kubeObject, v *kubeBudget, f *schema.File) error {
+func (k *kubeImport) budget(o *Object, v *kubeBudget, f *schema.File) error {
 	if err := checkName(o, false); err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (k *kubeImport) budget(o *kubeObject, v *kubeBudget, f *schema.File) error 
 		}
 	}
 	if len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
-		k.ws.add(o.kind, "spec.selector", "empty: preemption ignores the budget, and so does the simulator", o.file+": "+o.ref())
+		k.ws.Add(o.kind, "spec.selector", "empty: preemption ignores the budget, and so does the simulator", o.file+": "+o.ref())
 		return nil
 	}
 	f.Budgets = append(f.Budgets, schema.Budget{Line: o.line, Name: o.name, Namespace: o.namespace, Selector: v.Spec.Selector,
@@ -69,7 +69,7 @@ func (k *kubeImport) budget(o *kubeObject, v *kubeBudget, f *schema.File) error 
 }
 
 // group reads what PodGroups and CompositePodGroups share.
-func (k *kubeImport) group(o *kubeObject, g *kubeGroupSpec) (schema.GroupCommon, error) {
+func (k *kubeImport) group(o *Object, g *kubeGroupSpec) (schema.GroupCommon, error) {
 	c := schema.GroupCommon{Line: o.line, Name: o.name, Namespace: o.namespace, Parent: g.ParentCompositePodGroupName,
 		Priority: g.Priority, PriorityClassName: g.PriorityClassName, PreemptionPolicy: g.PreemptionPolicy,
 		Origin: newOrigin(o, kubeGroupFields)}
@@ -103,7 +103,7 @@ func (k *kubeImport) group(o *kubeObject, g *kubeGroupSpec) (schema.GroupCommon,
 
 // checkPolicy checks a scheduling policy union: exactly one of basic and gang,
 // and a gang's count.
-func checkPolicy(o *kubeObject, basic bool, gang bool, count *int32, countField string) error {
+func checkPolicy(o *Object, basic bool, gang bool, count *int32, countField string) error {
 	switch {
 	case basic == gang:
 		return o.failf(nil, "spec.schedulingPolicy", "exactly one of basic and gang")
@@ -115,7 +115,7 @@ func checkPolicy(o *kubeObject, basic bool, gang bool, count *int32, countField 
 	return nil
 }
 
-func (k *kubeImport) podGroup(o *kubeObject, v *kubePodGroup, f *schema.File) error {
+func (k *kubeImport) podGroup(o *Object, v *kubePodGroup, f *schema.File) error {
 	c, err := k.group(o, &v.Spec.kubeGroupSpec)
 	if err != nil {
 		return err
@@ -135,7 +135,7 @@ func (k *kubeImport) podGroup(o *kubeObject, v *kubePodGroup, f *schema.File) er
 	return nil
 }
 
-func (k *kubeImport) compositePodGroup(o *kubeObject, v *kubeCompositePodGroup, f *schema.File) error {
+func (k *kubeImport) compositePodGroup(o *Object, v *kubeCompositePodGroup, f *schema.File) error {
 	c, err := k.group(o, &v.Spec.kubeGroupSpec)
 	if err != nil {
 		return err

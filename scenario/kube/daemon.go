@@ -1,4 +1,4 @@
-package scenario
+package kube
 
 import (
 	"github.com/gangsim/gangsim/cluster"
@@ -27,7 +27,7 @@ var hostNetworkToleration = schema.Toleration{Key: "node.kubernetes.io/network-u
 // fit stays pending. Each pod is pinned to its node by a required node
 // affinity on the node's name, which replaces the template's required
 // terms, as the controller does, and is named <daemonset>-<node>.
-func (k *kubeImport) daemonSet(o *kubeObject, v *kubeDaemonSet, f *schema.File) error {
+func (k *kubeImport) daemonSet(o *Object, v *kubeDaemonSet, f *schema.File) error {
 	t, err := k.template(o, &v.Metadata, &v.Spec.Template, v.Spec.Selector, true)
 	if err != nil {
 		return err

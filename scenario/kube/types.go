@@ -1,8 +1,9 @@
-package scenario
+package kube
 
 import (
-	"github.com/gangsim/gangsim/scenario/internal/schema"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // The Kubernetes objects the importer reads, field for field as the API
