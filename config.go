@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 )
 
 // ErrConfig is wrapped by every Config.Validate error.
@@ -99,7 +100,7 @@ func (c Config) WithDefaults() Config {
 // checks them against the registry it is given.
 func (c Config) Validate() error { return c.validate(DefaultRegistry()) }
 
-func (c Config) validate(reg Registry) error {
+func (c Config) validate(reg fw.Registry) error {
 	c = c.WithDefaults()
 	if c.PercentageOfNodesToScore < 0 || c.PercentageOfNodesToScore > 100 {
 		return configError("percentageOfNodesToScore", "%d is not in 0..100", c.PercentageOfNodesToScore)

@@ -11,7 +11,9 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins/interpodaffinity"
+	"github.com/gangsim/gangsim/plugins/noderesources"
+	"github.com/gangsim/gangsim/plugins/tainttoleration"
 	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/queue"
 )
@@ -188,9 +190,8 @@ func (f *statefulFilter) Filter(*fw.CycleState, *cluster.PodInfo, *cluster.NodeI
 // depend on the cluster and the pod alone: a filter of the user's that is
 // no Signer may keep state between calls.
 func TestShapeShortcutOnlyForPurePlugins(t *testing.T) {
-	require.True(t, pureFilter(&placement.NodeResourcesFit{}))
-	require.True(t, pureFilter(placement.TaintToleration{}))
-	require.False(t, pureFilter(&statefulFilter{}))
+	require.True(t, allStateless([]fw.Plugin{&noderesources.Fit{}, tainttoleration.TaintToleration{}, &interpodaffinity.InterPodAffinity{}}))
+	require.False(t, allStateless([]fw.Plugin{&noderesources.Fit{}, &statefulFilter{}}))
 }
 
 // A pod's fruitless cycle answers for a pod of the same shape only while

@@ -233,6 +233,41 @@ func (s *Scheduler) emit(e Event) {
 	}
 }
 
+// The scheduler builds every event it emits here, one function per shape
+// of event, so that this file shows which fields each kind sets.
+
+// emitPod emits a pod's event: where it is or was, and why when the kind
+// has a reason.
+func (s *Scheduler) emitPod(kind EventKind, pod *cluster.PodInfo, node, reason string) {
+	s.emit(Event{Kind: kind, Pod: pod, Node: node, Reason: reason})
+}
+
+// emitEviction emits a preemption victim's eviction, for preemptor by.
+func (s *Scheduler) emitEviction(pod *cluster.PodInfo, node string, by Ref, violation bool) {
+	s.emit(Event{Kind: EventPodEvicted, Pod: pod, Node: node, By: by, BudgetViolation: violation})
+}
+
+// emitGroup emits a group's event, with the reason of a failure.
+func (s *Scheduler) emitGroup(kind EventKind, group Ref, reason string) {
+	s.emit(Event{Kind: kind, Group: group, Reason: reason})
+}
+
+// emitNode emits a node's event, with the node as it is now when withObject
+// (added or updated).
+func (s *Scheduler) emitNode(kind EventKind, node string, withObject bool) {
+	e := Event{Kind: kind, Node: node}
+	if withObject {
+		e.NodeObject = s.nodeObject(node)
+	}
+	s.emit(e)
+}
+
+// emitCycle emits the end of a cycle of a pod or of a group, with the
+// reason its status gives.
+func (s *Scheduler) emitCycle(pod *cluster.PodInfo, group Ref, reason string) {
+	s.emit(Event{Kind: EventCycle, Pod: pod, Group: group, Reason: reason})
+}
+
 // Stats counts what happened over a run. It is built from the event
 // stream; Observe adds one event, so a caller can keep the same counts
 // over any stream.

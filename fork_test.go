@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
-	"github.com/stretchr/testify/require"
 )
 
 // step is one call of a random program on a scheduler.

@@ -5,38 +5,11 @@ import (
 	"fmt"
 	"iter"
 	"slices"
-	"time"
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/queue"
 )
-
-// groupRecord is the scheduler's record of a PodGroup: the object as
-// admitted, its known members and its status conditions.
-type groupRecord struct {
-	id         groupID
-	group      podgroup.PodGroup
-	members    podgroup.Membership
-	pods       map[cluster.PodKey]podID // known members, any phase but gone
-	conditions podgroup.Conditions
-	itemKey    string    // its queue key when it is a root
-	self       []groupID // itself, as the leaves of a root PodGroup
-}
-
-// compositeRecord is the scheduler's record of a CompositePodGroup.
-type compositeRecord struct {
-	cpg          podgroup.CompositePodGroup
-	itemKey      string
-	leaves       []groupID // the PodGroups below, in child order
-	leavesForest int       // the forest version leaves was taken at
-	// readyChildren counts the children that are ready (treeReady), and
-	// pending the unscheduled members of the PodGroups below, kept as
-	// members come and go (changeMembers): a composite built child by
-	// child costs linear time, not quadratic.
-	readyChildren int
-	pending       int
-}
 
 // GroupStatus is what the scheduler knows of a PodGroup.
 type GroupStatus struct {
@@ -176,15 +149,6 @@ func (s *Scheduler) PodGroups() iter.Seq[GroupStatus] {
 	}
 }
 
-func (gr *groupRecord) status() GroupStatus {
-	g := gr.group
-	if g.Priority != nil {
-		g.Priority = new(*g.Priority) // the caller's copy
-	}
-	return GroupStatus{Key: gr.group.Key(), Group: g, Known: gr.members.Known(),
-		Scheduled: gr.members.Scheduled(), Conditions: slices.Clone(gr.conditions)}
-}
-
 func groupKeyOf(p *cluster.Pod) string { return podgroup.Key(p.Namespace, p.PodGroup) }
 
 // attach links a new member pod to its group, or parks it until the group
@@ -247,20 +211,6 @@ func (s *Scheduler) scheduledNodes(gr *groupRecord) []string {
 		}
 	}
 	return out
-}
-
-// setCondition records the PodGroupInitiallyScheduled condition.
-func (gr *groupRecord) setCondition(status podgroup.ConditionStatus, reason, msg string, now time.Duration) {
-	gr.conditions.Set(podgroup.Condition{Type: podgroup.ConditionInitiallyScheduled, Status: status,
-		Reason: reason, Message: msg, LastTransitionTime: now})
-}
-
-// groupRef returns the Ref of a PodGroup or CompositePodGroup.
-func groupRef(ref podgroup.Ref) Ref {
-	if ref.Composite {
-		return Ref{Kind: KindCompositePodGroup, Key: ref.Key}
-	}
-	return Ref{Kind: KindPodGroup, Key: ref.Key}
 }
 
 // rootItemKey is the queue key of a root group.
@@ -440,89 +390,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// rootPriority is the priority of a root group (its hierarchy's).
-func (s *Scheduler) rootPriority(ref podgroup.Ref) int32 {
-	if ref.Composite {
-		return s.composites[ref.Key].cpg.EffectivePriority()
-	}
-	return s.group(ref.Key).group.EffectivePriority()
-}
-
-// rootPolicy is the preemption policy of a root group.
-func (s *Scheduler) rootPolicy(ref podgroup.Ref) cluster.PreemptionPolicy {
-	if ref.Composite {
-		return s.composites[ref.Key].cpg.EffectivePreemptionPolicy()
-	}
-	return s.group(ref.Key).group.EffectivePreemptionPolicy()
-}
-
-// rootName is the name of a root group.
-func (s *Scheduler) rootName(ref podgroup.Ref) string {
-	if ref.Composite {
-		return s.composites[ref.Key].cpg.Name
-	}
-	return s.group(ref.Key).group.Name
-}
-
-// leafRecords returns the IDs of every leaf under ref, in child order
-// (shared: never modify the slice).
-func (s *Scheduler) leafRecords(ref podgroup.Ref) []groupID {
-	if !ref.Composite {
-		return s.group(ref.Key).self
-	}
-	c := s.composites[ref.Key]
-	if c.leaves == nil || c.leavesForest != s.forestVersion {
-		leaves := s.forest.Leaves(ref)
-		c.leaves = make([]groupID, len(leaves))
-		for i, l := range leaves {
-			c.leaves[i] = s.groups[l.Key]
-		}
-		c.leavesForest = s.forestVersion
-	}
-	return c.leaves
-}
-
-// extendLeaves keeps the cached leaf lists of a new PodGroup's ancestors
-// valid when the group comes last under each of them (children defined in
-// creation order, the usual case): it is appended, so that a composite
-// built child by child costs linear time, not quadratic. Other caches are
-// rebuilt on use.
-func (s *Scheduler) extendLeaves(gr *groupRecord) {
-	ref := podgroup.Ref{Key: gr.group.Key()}
-	last := true
-	for _, up := range s.forest.Ancestors(ref) {
-		kids := s.forest.Children(up.Key)
-		last = last && len(kids) > 0 && kids[len(kids)-1] == ref
-		c := s.composites[up.Key]
-		if last && c.leaves != nil && c.leavesForest == s.forestVersion {
-			c.leaves = append(c.leaves, gr.id)
-			c.leavesForest = s.forestVersion + 1 // the version about to be
-		}
-		ref = up
-	}
-}
-
-// hierarchyPending returns the pending pods of every leaf under ref, each
-// leaf's in its cycle order, leaves in child order.
-func (s *Scheduler) hierarchyPending(ref podgroup.Ref) []*podRecord {
-	leaves := s.leafRecords(ref)
-	if len(leaves) == 1 {
-		return s.pending(s.groupRecords.at(leaves[0]))
-	}
-	var out []*podRecord
-	for _, id := range leaves {
-		gr := s.groupRecords.at(id)
-		out = append(out, s.pending(gr)...)
-	}
-	return out
-}
-
-// pendingCount counts the pending pods of every leaf under ref.
-func (s *Scheduler) pendingCount(ref podgroup.Ref) int {
-	if ref.Composite {
-		return s.composites[ref.Key].pending
-	}
-	return s.group(ref.Key).members.Count(podgroup.Unscheduled)
 }

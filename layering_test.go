@@ -27,14 +27,16 @@ var allowedImports = map[string][]string{
 	"queue":      {"cluster", "podgroup", "internal"},
 	"placement":  {"cluster", "podgroup", "framework"},
 	"preemption": {"cluster", "podgroup", "framework"},
+	// the built-in plugins, on the public plugin API (see TestPluginFolders)
+	"plugins": {"cluster", "podgroup", "framework", "preemption"},
 	// the user layer reads the engine; the engine never imports it
-	"scenario": {"", "cluster", "podgroup", "framework", "placement", "preemption"},
+	"scenario": {"", "cluster", "podgroup", "framework", "placement", "preemption", "plugins"},
 	// importers build scenarios
 	"trace": {"", "cluster", "podgroup", "scenario"},
 	// metrics reads the event stream alone (its plots sub-package too)
 	"metrics": {"", "cluster", "podgroup"},
 	// what-if searches run scenarios and measure them
-	"whatif": {"", "cluster", "podgroup", "framework", "placement", "scenario", "metrics"},
+	"whatif": {"", "cluster", "podgroup", "framework", "placement", "plugins", "scenario", "metrics"},
 }
 
 // engineStdlibBans are the standard packages the engine (the root and every
@@ -99,6 +101,29 @@ func moduleImports(t *testing.T, dir string) []string {
 	return out
 }
 
+// TestPluginFolders holds each built-in plugin to what a user's copy of
+// its folder could import: the engine's public API below the root and
+// plugins/helper, never another plugin, the runner (placement) or the
+// scheduler. The registry (plugins itself) names them all.
+func TestPluginFolders(t *testing.T) {
+	allowed := []string{"cluster", "podgroup", "framework", "preemption", "plugins/helper"}
+	dirs, err := os.ReadDir("plugins")
+	require.NoError(t, err)
+	folders := 0
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		folders++
+		for _, imp := range moduleImports(t, filepath.Join("plugins", d.Name())) {
+			if !slices.Contains(allowed, imp) && imp != "plugins/"+d.Name() {
+				t.Errorf("plugins/%s imports %s: a plugin folder uses only %v", d.Name(), imp, allowed)
+			}
+		}
+	}
+	require.Equal(t, 12, folders, "eleven plugin folders and helper")
+}
+
 // TestLayeringCatchesViolations proves the check is live: a lower package
 // importing a sibling is reported.
 func TestLayeringCatchesViolations(t *testing.T) {
@@ -157,5 +182,5 @@ func TestEngineDoesNoIO(t *testing.T) {
 			require.False(t, strings.HasPrefix(imp, modulePath+"/trace"), "%s imports %s", fields[0], imp)
 		}
 	}
-	require.Equal(t, 8, engine, "the root, its six layers and internal/prefetch are listed")
+	require.Equal(t, 8+13, engine, "the root, its six layers, internal/prefetch and the 13 packages of plugins are listed")
 }

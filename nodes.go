@@ -20,7 +20,7 @@ func (s *Scheduler) AddNode(n cluster.Node) error {
 	if err := s.cache.AddNode(n); err != nil {
 		return err
 	}
-	s.emit(Event{Kind: EventNodeAdded, Node: n.Name, NodeObject: s.nodeObject(n.Name)})
+	s.emitNode(EventNodeAdded, n.Name, true)
 	s.clusterChanged(fw.NodeAdded)
 	return nil
 }
@@ -52,7 +52,7 @@ func (s *Scheduler) updateNode(n cluster.Node, kind EventKind) error {
 	if err := s.cache.UpdateNode(n); err != nil {
 		return err
 	}
-	s.emit(Event{Kind: kind, Node: n.Name, NodeObject: s.nodeObject(n.Name)})
+	s.emitNode(kind, n.Name, true)
 	s.clusterChanged(fw.NodeChanged)
 	return nil
 }
@@ -93,7 +93,7 @@ func (s *Scheduler) RemoveNode(name string) error {
 	if err := s.terminate(pods, name, TerminatedNodeRemoved); err != nil {
 		return err
 	}
-	s.emit(Event{Kind: EventNodeRemoved, Node: name})
+	s.emitNode(EventNodeRemoved, name, false)
 	s.clusterChanged(fw.NodeDeleted | fw.AssignedPodDeleted)
 	return nil
 }
@@ -123,7 +123,7 @@ func (s *Scheduler) DrainNode(name string) error {
 	if err := s.terminate(evict, name, TerminatedNodeDrained); err != nil {
 		return err
 	}
-	s.emit(Event{Kind: EventNodeDrained, Node: name})
+	s.emitNode(EventNodeDrained, name, false)
 	s.clusterChanged(fw.AssignedPodDeleted)
 	return nil
 }

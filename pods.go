@@ -6,7 +6,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins/noderesources"
 	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/queue"
 )
@@ -73,10 +73,10 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 		s.attach(r)
 	}
 	if p.NodeName != "" {
-		s.emit(Event{Kind: EventPodArrived, Pod: r.info, Node: p.NodeName})
+		s.emitPod(EventPodArrived, r.info, p.NodeName, "")
 		return s.startRunning(r, p.NodeName)
 	}
-	s.emit(Event{Kind: EventPodArrived, Pod: r.info})
+	s.emitPod(EventPodArrived, r.info, "", "")
 	return s.setPending(r)
 }
 
@@ -89,7 +89,7 @@ func (s *Scheduler) checkPreBound(r *podRecord, node string, group *groupRecord)
 	if !ok {
 		return &cluster.FieldError{Sentinel: cluster.ErrNodeNotFound, Object: "pod " + string(r.info.Key()), Field: "nodeName", Detail: fmt.Sprintf("node %q is not in the cluster", node)}
 	}
-	if rej := placement.Fits(r.info, ni); rej != nil {
+	if rej := noderesources.Fits(r.info, ni); rej != nil {
 		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(r.info.Key()), Field: "nodeName",
 			Detail: fmt.Sprintf("node %q has no room: %s", node, rej.Message())}
 	}
@@ -144,7 +144,7 @@ func (s *Scheduler) setReason(r *podRecord, reason string) {
 		return
 	}
 	r.reason = reason
-	s.emit(Event{Kind: EventPodUnschedulable, Pod: r.info, Reason: reason})
+	s.emitPod(EventPodUnschedulable, r.info, "", reason)
 }
 
 // failAttempt records the failed attempt of a pod to be placed.
@@ -155,7 +155,7 @@ func (s *Scheduler) failAttempt(r *podRecord, reason string) { s.failWith(r, rea
 func (s *Scheduler) failWith(r *podRecord, reason string, fit *fw.FitError) {
 	r.reason, r.lastFit, r.gated = reason, fit, false
 	if s.observed() {
-		s.emit(Event{Kind: EventPodUnschedulable, Pod: r.info, Reason: reason})
+		s.emitPod(EventPodUnschedulable, r.info, "", reason)
 	} else {
 		s.stats.count(EventPodUnschedulable, false)
 	}
@@ -229,22 +229,6 @@ func waitsOnPods(p *cluster.Pod) bool {
 	return false
 }
 
-// bind assumes the pod on node and completes its binding at once.
-func (s *Scheduler) bind(r *podRecord, node string) error {
-	key := r.info.Key()
-	if err := s.cache.BindPod(r.info, node, s.now); err != nil {
-		return fmt.Errorf("binding pod %s: %w", key, err)
-	}
-	s.markBound(r, node)
-	s.emit(Event{Kind: EventPodBound, Pod: r.info, Node: node})
-	if p := r.info.Pod(); p.NodeName == "" && p.StartTime == 0 {
-		// a running pod is kept once, in its bound form (setPending makes
-		// the pending form again): a million pods, 300 MB less
-		r.info, _ = s.cache.Pod(key)
-	}
-	return nil
-}
-
 // DeletePod deletes a pod for good, wherever it is.
 func (s *Scheduler) DeletePod(key cluster.PodKey) error {
 	if err := s.usable(); err != nil {
@@ -266,7 +250,7 @@ func (s *Scheduler) DeletePod(key cluster.PodKey) error {
 	if err := s.markGone(r, PhaseDeleted); err != nil {
 		return err
 	}
-	s.emit(Event{Kind: EventPodDeleted, Pod: r.info, Node: node})
+	s.emitPod(EventPodDeleted, r.info, node, "")
 	if wasOnNode {
 		s.clusterChanged(fw.AssignedPodDeleted)
 	}
@@ -337,7 +321,7 @@ func (s *Scheduler) terminate(pods []*cluster.PodInfo, node, reason string) erro
 	for _, pi := range pods {
 		r := s.record(pi.Key())
 		r.reason = reason
-		s.emit(Event{Kind: EventPodTerminated, Pod: r.info, Node: node, Reason: reason})
+		s.emitPod(EventPodTerminated, r.info, node, reason)
 		if err := s.setPending(r); err != nil {
 			return err
 		}
@@ -362,3 +346,16 @@ const maxTime = time.Duration(1<<63 - 1)
 // is given (run times, grace periods, backoffs, RunUntil): a hundred years.
 // Any time plus any duration then stays far from overflowing.
 const MaxSimulatedTime = 100 * 365 * 24 * time.Hour
+
+// finishEviction ends a victim's termination: it leaves its node and goes
+// back to the queue as a pending pod, free to preempt in turn.
+func (s *Scheduler) finishEviction(r *podRecord) error {
+	if _, err := s.cache.RemovePod(r.info.Key()); err != nil {
+		return fmt.Errorf("ending the eviction of pod %s: %w", r.info.Key(), err)
+	}
+	if err := s.terminate([]*cluster.PodInfo{r.info}, r.node, TerminatedPreempted); err != nil {
+		return err
+	}
+	s.clusterChanged(fw.AssignedPodDeleted)
+	return nil
+}

@@ -134,7 +134,7 @@ type resolvedProfile struct {
 
 // resolveProfile merges p onto the defaults and checks names, points and
 // arguments against reg. It instantiates nothing.
-func resolveProfile(p *Profile, reg Registry, where string) (*resolvedProfile, error) {
+func resolveProfile(p *Profile, reg fw.Registry, where string) (*resolvedProfile, error) {
 	rp := &resolvedProfile{name: p.schedulerName(), points: map[string][]PluginRef{}, args: map[string]any{}}
 	for i, pc := range p.PluginConfig {
 		field := fmt.Sprintf("%s.pluginConfig[%d]", where, i)
@@ -198,7 +198,7 @@ func resolveProfile(p *Profile, reg Registry, where string) (*resolvedProfile, e
 }
 
 // checkNames checks that every plugin named is registered.
-func (rp *resolvedProfile) checkNames(reg Registry, field string, refs []PluginRef) error {
+func (rp *resolvedProfile) checkNames(reg fw.Registry, field string, refs []PluginRef) error {
 	for i, ref := range refs {
 		if _, ok := reg[ref.Name]; !ok {
 			return configError(fmt.Sprintf("%s.enabled[%d].name", field, i), "%q is not a registered plugin (known: %v)", ref.Name, reg.Names())
@@ -210,7 +210,7 @@ func (rp *resolvedProfile) checkNames(reg Registry, field string, refs []PluginR
 // probePlugins builds one throwaway instance of every plugin the profile
 // names, to learn which extension points each implements; the arguments
 // are checked on the way.
-func probePlugins(reg Registry, rp *resolvedProfile, multi []PluginRef, custom *Plugins) (map[string]fw.Plugin, error) {
+func probePlugins(reg fw.Registry, rp *resolvedProfile, multi []PluginRef, custom *Plugins) (map[string]fw.Plugin, error) {
 	out := map[string]fw.Plugin{}
 	add := func(name string) error {
 		if _, done := out[name]; done {

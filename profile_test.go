@@ -8,7 +8,8 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins/noderesources"
+	"github.com/gangsim/gangsim/plugins/topologyplacement"
 )
 
 func names(refs []PluginRef) []string {
@@ -72,7 +73,7 @@ func TestProfileErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  Config
-		reg  Registry
+		reg  fw.Registry
 		want string
 	}{
 		{"unknown plugin, listing the known", Config{Profiles: []Profile{{Plugins: &Plugins{Score: PluginSet{Enabled: []PluginRef{{Name: "PreferLabel"}}}}}}}, nil,
@@ -82,14 +83,14 @@ func TestProfileErrors(t *testing.T) {
 		{"weight out of range", Config{Profiles: []Profile{{Plugins: &Plugins{Score: PluginSet{Enabled: []PluginRef{{Name: "NodeResourcesFit", Weight: 101}}}}}}}, nil,
 			`plugin "NodeResourcesFit" weight 101 is not in 1..100`},
 		{"two generators", Config{Profiles: []Profile{{Plugins: &Plugins{PlacementGenerate: PluginSet{Enabled: []PluginRef{{Name: "Second"}}}}}}},
-			Registry{"Second": {New: func(any, fw.Handle) (fw.Plugin, error) { return placement.NewTopologyPlacement(), nil }}},
+			fw.Registry{"Second": {New: func(any, fw.Handle) (fw.Plugin, error) { return topologyplacement.NewTopologyPlacement(), nil }}},
 			"at most one placement generate plugin is allowed, got 2"},
 		{"bad arguments name their field", Config{Profiles: []Profile{{PluginConfig: []PluginConfig{{Name: "NodeResourcesFit",
-			Args: &placement.NodeResourcesFitArgs{ScoringStrategy: &placement.ScoringStrategy{Type: "Fancy"}}}}}}}, nil,
+			Args: &noderesources.FitArgs{ScoringStrategy: &noderesources.ScoringStrategy{Type: "Fancy"}}}}}}}, nil,
 			`profiles[0].pluginConfig[0].args.scoringStrategy.type: "Fancy" is not LeastAllocated or MostAllocated`},
 		{"arguments of the wrong type", Config{Profiles: []Profile{{PluginConfig: []PluginConfig{{Name: "NodeResourcesFit", Args: 42}}}}}, nil,
 			"arguments of type int"},
-		{"a user plugin may not take a built-in name", Config{}, Registry{"NodeName": {New: func(any, fw.Handle) (fw.Plugin, error) { return nil, nil }}},
+		{"a user plugin may not take a built-in name", Config{}, fw.Registry{"NodeName": {New: func(any, fw.Handle) (fw.Plugin, error) { return nil, nil }}},
 			`plugin "NodeName" is built in`},
 		{"two profiles, one name", Config{Profiles: []Profile{{}, {SchedulerName: cluster.DefaultSchedulerName}}}, nil,
 			`profiles[1].schedulerName: "default-scheduler" is used by two profiles`},
@@ -108,7 +109,7 @@ func TestProfileErrors(t *testing.T) {
 // pending, and so does a group whose first pod names none.
 func TestPodsPickTheirProfile(t *testing.T) {
 	most := Profile{SchedulerName: "packer", PluginConfig: []PluginConfig{{Name: "NodeResourcesFit",
-		Args: &placement.NodeResourcesFitArgs{ScoringStrategy: &placement.ScoringStrategy{Type: placement.MostAllocated}}}}}
+		Args: &noderesources.FitArgs{ScoringStrategy: &noderesources.ScoringStrategy{Type: noderesources.MostAllocated}}}}}
 	ts := newTestSched(t, Config{Profiles: []Profile{DefaultProfile(), most}}).nodes("n", 2, 4000)
 	require.NoError(t, ts.AddPod(cluster.Pod{Name: "seed", NodeName: "n-0", Requests: cluster.NewResources(2000, 0, 0)}, 0))
 	require.NoError(t, ts.AddPod(cluster.Pod{Name: "spread", Requests: cluster.NewResources(1000, 0, 0)}, 0))

@@ -1,6 +1,13 @@
 package gangsim
 
-import "github.com/gangsim/gangsim/cluster"
+import (
+	"slices"
+	"time"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/podgroup"
+)
 
 // Records refer to each other by ID, not by pointer: queue entries, group
 // members, nominations, members waiting for their group and timers name
@@ -87,4 +94,84 @@ func (s *Scheduler) group(key string) *groupRecord {
 // (yet).
 func (s *Scheduler) groupOf(r *podRecord) *groupRecord {
 	return s.groupRecords.at(r.group)
+}
+
+// entry is what the queue holds: a pod, or a root group (a PodGroup with no
+// parent, or the top CompositePodGroup of a hierarchy).
+type entry struct {
+	pod  podID // 0 for a group
+	root podgroup.Ref
+}
+
+// podRecord is the scheduler's record of a pod from arrival to deletion.
+type podRecord struct {
+	id     podID
+	info   *cluster.PodInfo // the pod as admitted, in its pending form
+	spec   *cluster.Pod     // the pod as given, while its group's priority is awaited
+	phase  Phase
+	node   string
+	reason string
+	// gated is set while the pod waits on its group's quorum and was told
+	// so: later changes of the count update the reason without an event,
+	// so that a gang arriving pod by pod makes a linear event stream.
+	gated     bool
+	duration  time.Duration // run time once bound; 0 runs forever
+	firstSeen time.Duration
+	boundAt   time.Duration
+	endedAt   time.Duration
+	runs      int          // bindings so far; tells a stale completion timer apart
+	attempts  int          // group cycles this pod took part in (orders group members)
+	group     groupID      // 0 for a pod outside any group, or whose group is not defined yet
+	nominated string       // node preemption nominated it to; "" for none
+	lastFit   *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
+	shape     int32        // see Scheduler.shape; 0 until its first failure
+	shapeGen  uint32       // the failures.gen its shape id is from
+	profile   int32        // see profileOf; 0 until looked up
+}
+
+func (r *podRecord) status() PodStatus {
+	return PodStatus{Key: r.info.Key(), Node: r.node, Phase: r.phase, Reason: r.reason, Priority: r.info.Priority(),
+		PreemptionPolicy: r.info.Pod().EffectivePreemptionPolicy(),
+		ArrivedAt:        r.firstSeen, BoundAt: r.boundAt, EndedAt: r.endedAt, Binds: r.runs}
+}
+
+// groupRecord is the scheduler's record of a PodGroup: the object as
+// admitted, its known members and its status conditions.
+type groupRecord struct {
+	id         groupID
+	group      podgroup.PodGroup
+	members    podgroup.Membership
+	pods       map[cluster.PodKey]podID // known members, any phase but gone
+	conditions podgroup.Conditions
+	itemKey    string    // its queue key when it is a root
+	self       []groupID // itself, as the leaves of a root PodGroup
+}
+
+// compositeRecord is the scheduler's record of a CompositePodGroup.
+type compositeRecord struct {
+	cpg          podgroup.CompositePodGroup
+	itemKey      string
+	leaves       []groupID // the PodGroups below, in child order
+	leavesForest int       // the forest version leaves was taken at
+	// readyChildren counts the children that are ready (treeReady), and
+	// pending the unscheduled members of the PodGroups below, kept as
+	// members come and go (changeMembers): a composite built child by
+	// child costs linear time, not quadratic.
+	readyChildren int
+	pending       int
+}
+
+func (gr *groupRecord) status() GroupStatus {
+	g := gr.group
+	if g.Priority != nil {
+		g.Priority = new(*g.Priority) // the caller's copy
+	}
+	return GroupStatus{Key: gr.group.Key(), Group: g, Known: gr.members.Known(),
+		Scheduled: gr.members.Scheduled(), Conditions: slices.Clone(gr.conditions)}
+}
+
+// setCondition records the PodGroupInitiallyScheduled condition.
+func (gr *groupRecord) setCondition(status podgroup.ConditionStatus, reason, msg string, now time.Duration) {
+	gr.conditions.Set(podgroup.Condition{Type: podgroup.ConditionInitiallyScheduled, Status: status,
+		Reason: reason, Message: msg, LastTransitionTime: now})
 }

@@ -86,7 +86,7 @@ func (s *Scheduler) fire(t timer) error {
 		if err := s.markGone(r, PhaseSucceeded); err != nil {
 			return err
 		}
-		s.emit(Event{Kind: EventPodSucceeded, Pod: r.info, Node: r.node})
+		s.emitPod(EventPodSucceeded, r.info, r.node, "")
 		s.clusterChanged(fw.AssignedPodDeleted)
 	}
 	return nil
@@ -225,18 +225,4 @@ func (s *Scheduler) nextWakeup(everyRetry bool) (time.Duration, bool) {
 		next, ok = t.at, true
 	}
 	return next, ok
-}
-
-// ScheduleOne runs one scheduling cycle at the current time for the head
-// of the active queue, and reports false when the active queue is empty.
-func (s *Scheduler) ScheduleOne() (CycleResult, bool, error) {
-	if err := s.usable(); err != nil {
-		return CycleResult{}, false, err
-	}
-	if err := s.fireTimers(); err != nil {
-		return CycleResult{}, false, err
-	}
-	var res CycleResult
-	ok, err := s.scheduleOne(&res)
-	return res, ok, err
 }

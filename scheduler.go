@@ -41,13 +41,6 @@ type CycleResult struct {
 	Nominated []Binding
 }
 
-// entry is what the queue holds: a pod, or a root group (a PodGroup with no
-// parent, or the top CompositePodGroup of a hierarchy).
-type entry struct {
-	pod  podID // 0 for a group
-	root podgroup.Ref
-}
-
 // Scheduler simulates kube-scheduler over a cluster in simulated time. It
 // owns the cache, the queue and a manual clock; every method runs to
 // completion with no goroutines, and the same calls give the same results.
@@ -107,7 +100,7 @@ type Scheduler struct {
 	evictions []Eviction
 	stats     Stats
 
-	userRegistry Registry
+	userRegistry fw.Registry
 	explainer    explainer
 }
 
@@ -159,7 +152,7 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 }
 
 // addProfile instantiates one configured profile.
-func (s *Scheduler) addProfile(cp *Profile, reg Registry, i int) error {
+func (s *Scheduler) addProfile(cp *Profile, reg fw.Registry, i int) error {
 	rp, err := resolveProfile(cp, reg, fmt.Sprintf("profiles[%d]", i))
 	if err != nil {
 		return err
@@ -299,43 +292,11 @@ type PodStatus struct {
 	Binds     int // how many times it was bound (more than once after evictions)
 }
 
-// podRecord is the scheduler's record of a pod from arrival to deletion.
-type podRecord struct {
-	id     podID
-	info   *cluster.PodInfo // the pod as admitted, in its pending form
-	spec   *cluster.Pod     // the pod as given, while its group's priority is awaited
-	phase  Phase
-	node   string
-	reason string
-	// gated is set while the pod waits on its group's quorum and was told
-	// so: later changes of the count update the reason without an event,
-	// so that a gang arriving pod by pod makes a linear event stream.
-	gated     bool
-	duration  time.Duration // run time once bound; 0 runs forever
-	firstSeen time.Duration
-	boundAt   time.Duration
-	endedAt   time.Duration
-	runs      int          // bindings so far; tells a stale completion timer apart
-	attempts  int          // group cycles this pod took part in (orders group members)
-	group     groupID      // 0 for a pod outside any group, or whose group is not defined yet
-	nominated string       // node preemption nominated it to; "" for none
-	lastFit   *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
-	shape     int32        // see Scheduler.shape; 0 until its first failure
-	shapeGen  uint32       // the failures.gen its shape id is from
-	profile   int32        // see profileOf; 0 until looked up
-}
-
 // podStatus is r's status with its reason as it stands now.
 func (s *Scheduler) podStatus(r *podRecord) PodStatus {
 	st := r.status()
 	st.Reason = s.gatedReason(r)
 	return st
-}
-
-func (r *podRecord) status() PodStatus {
-	return PodStatus{Key: r.info.Key(), Node: r.node, Phase: r.phase, Reason: r.reason, Priority: r.info.Priority(),
-		PreemptionPolicy: r.info.Pod().EffectivePreemptionPolicy(),
-		ArrivedAt:        r.firstSeen, BoundAt: r.boundAt, EndedAt: r.endedAt, Binds: r.runs}
 }
 
 // Pod returns the status of a pod.

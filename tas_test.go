@@ -7,7 +7,9 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins/noderesources"
+	"github.com/gangsim/gangsim/plugins/podgrouppodscount"
+	"github.com/gangsim/gangsim/plugins/topologyplacement"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
@@ -63,16 +65,16 @@ func TestPlacementResourceWeightsChangeTheChoice(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			resources := []placement.ResourceWeight{{Name: cluster.ResourceCPU, Weight: tc.cpu}, {Name: cluster.ResourceMemory, Weight: tc.mem}}
-			cfg := Config{Profiles: []Profile{{PluginConfig: []PluginConfig{{Name: placement.NodeResourcesFitName,
-				Args: &placement.NodeResourcesFitArgs{ScoringStrategy: &placement.ScoringStrategy{Resources: resources}}}}}}}
+			resources := []noderesources.ResourceWeight{{Name: cluster.ResourceCPU, Weight: tc.cpu}, {Name: cluster.ResourceMemory, Weight: tc.mem}}
+			cfg := Config{Profiles: []Profile{{PluginConfig: []PluginConfig{{Name: noderesources.Name,
+				Args: &noderesources.FitArgs{ScoringStrategy: &noderesources.ScoringStrategy{Resources: resources}}}}}}}
 			ts := newTestSched(t, cfg).rackNode("a", 4000, 16*gi).rackNode("b", 4000, 16*gi)
 			ts.running("cpu-hog", "a", 3000, 0).running("mem-hog", "b", 100, 12*gi)
 
 			// the scorer itself gives the hand-computed numbers
 			snap := ts.cache.Snapshot()
 			pod := cluster.NewPodInfo(cluster.Pod{Name: "p", Requests: cluster.NewResources(500, gi, 0)})
-			scorer := placement.NewNodeResourcesFit(placement.LeastAllocated, resources)
+			scorer := noderesources.NewFitStrategy(noderesources.LeastAllocated, resources)
 			for i, rack := range []string{"a", "b"} {
 				idx, _ := snap.Index(rack)
 				got, st := scorer.ScorePlacement(snap, &fw.Group{}, &fw.Placement{Name: rack, Nodes: []int{idx}}, []fw.Assignment{{Pod: pod, Node: idx}})
@@ -112,7 +114,7 @@ func TestPlacementPluginWeightsChangeTheChoice(t *testing.T) {
 			cfg := Config{}
 			if tc.fit != 0 {
 				cfg.Profiles = []Profile{{Plugins: &Plugins{PlacementScore: PluginSet{Enabled: []PluginRef{
-					{Name: placement.NodeResourcesFitName, Weight: tc.fit}, {Name: placement.PodGroupPodsCountName, Weight: tc.pods}}}}}}
+					{Name: noderesources.Name, Weight: tc.fit}, {Name: podgrouppodscount.Name, Weight: tc.pods}}}}}}
 			}
 			ts := newTestSched(t, cfg).rackNode("a", 3000, 64*gi).rackNode("b", 2000, 4*gi)
 			require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", TopologyKey: "rack"}))
@@ -132,7 +134,7 @@ func TestTopologyGeneratorErrors(t *testing.T) {
 	ts := newTestSched(t, Config{}).rackNode("a", 4000, 8*gi).rackNode("b", 4000, 8*gi)
 	require.NoError(t, ts.AddNode(cluster.Node{Name: "bare", Allocatable: cluster.NewResources(4000, 8*gi, 110)}))
 	snap := ts.cache.Snapshot()
-	gen := placement.NewTopologyPlacement()
+	gen := topologyplacement.NewTopologyPlacement()
 	pg := &podgroup.PodGroup{Name: "g", TopologyKey: "rack"}
 	for _, tc := range []struct {
 		name      string
@@ -180,7 +182,7 @@ func TestGangSpreadOverTwoDomainsIsSchedulerError(t *testing.T) {
 // rebuild them, a label change does.
 func TestTopologyDomainsCachedPerNodeVersion(t *testing.T) {
 	ts := newTestSched(t, Config{}).rackNode("a", 4000, 8*gi).rackNode("b", 4000, 8*gi)
-	gen := placement.NewTopologyPlacement()
+	gen := topologyplacement.NewTopologyPlacement()
 	req := &fw.Group{PodGroup: &podgroup.PodGroup{Name: "g", TopologyKey: "rack"}}
 	snap := ts.cache.Snapshot()
 	first, st := gen.GeneratePlacements(snap, req, fw.Placement{})

@@ -286,6 +286,20 @@ func (s *Snapshot) NodeInfo(name string) (*NodeInfo, bool) {
 // Nodes yields (index, node) in name order.
 func (s *Snapshot) Nodes() iter.Seq2[int, *NodeInfo] { return slices.All(s.nodes) }
 
+// VisitNodes calls visit for the nodes at the given indexes, in order, or
+// for every node when nodes is nil (a placement of the whole cluster).
+func (s *Snapshot) VisitNodes(nodes []int, visit func(*NodeInfo)) {
+	if nodes == nil {
+		for _, ni := range s.nodes {
+			visit(ni)
+		}
+		return
+	}
+	for _, i := range nodes {
+		visit(s.nodes[i])
+	}
+}
+
 // Generation returns the cache generation the snapshot reflects.
 func (s *Snapshot) Generation() int64 { return s.generation }
 

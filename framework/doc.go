@@ -6,7 +6,7 @@
 // NodeIndependentScorer). It sits below the algorithms so that the
 // built-in plugins implement exactly the interfaces a user's plugin does.
 //
-// A plugin is registered by name with a factory (gangsim.Registry) and
+// A plugin is registered by name with a factory (fw.Registry) and
 // enabled per extension point by a profile (gangsim.Profile), as
 // kube-scheduler's KubeSchedulerConfiguration enables them.
 //

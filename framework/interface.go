@@ -174,3 +174,15 @@ type Handle interface {
 	// keeping state in step.
 	Rollback(state *CycleState, pod *cluster.PodInfo, cp cluster.Checkpoint)
 }
+
+// Stateless is a PreFilter, Filter or PostFilter plugin whose answers
+// depend only on the pod, the snapshot and the nominations it is shown:
+// it keeps nothing between calls that could change a later answer. While
+// the cluster and the nominations stay as they were, a pod of the same
+// shape as one that just failed fails the same way in a profile whose
+// PreFilter, Filter and PostFilter plugins are all Stateless (or Signers),
+// and the scheduler answers its cycle from the first failure without
+// running them. A plugin that declares nothing is run every time.
+type Stateless interface {
+	Stateless()
+}

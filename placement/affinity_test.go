@@ -7,7 +7,9 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins/interpodaffinity"
+	"github.com/gangsim/gangsim/plugins/nodeaffinity"
+	"github.com/gangsim/gangsim/plugins/podtopologyspread"
 )
 
 type fixedSnapshot struct{ s *cluster.Snapshot }
@@ -32,7 +34,7 @@ func normalized(s []fw.NodeScore) []int64 {
 
 // The normalisations of the three plugins, on kube-scheduler's examples.
 func TestAffinityNormalisation(t *testing.T) {
-	ipa, err := placement.NewInterPodAffinity(nil, nil)
+	ipa, err := interpodaffinity.NewInterPodAffinity(nil, nil)
 	require.NoError(t, err)
 	s := scoresOf(-3, 0, 5)
 	require.Nil(t, ipa.NormalizeScore(nil, nil, s))
@@ -41,7 +43,7 @@ func TestAffinityNormalisation(t *testing.T) {
 	require.Nil(t, ipa.NormalizeScore(nil, nil, s))
 	require.Equal(t, []int64{0, 0}, normalized(s), "all equal: 0 everywhere")
 
-	pts, err := placement.NewPodTopologySpread(nil, nil)
+	pts, err := podtopologyspread.NewPodTopologySpread(nil, nil)
 	require.NoError(t, err)
 	state := fw.NewCycleState()
 	s = scoresOf(4, 2, 0, 5)
@@ -55,7 +57,7 @@ func TestAffinityNormalisation(t *testing.T) {
 	require.Equal(t, []int64{100, 100}, normalized(s), "highest 0: 100 everywhere")
 
 	s = scoresOf(0, 10, 40)
-	require.Nil(t, placement.NodeAffinity{}.NormalizeScore(nil, nil, s))
+	require.Nil(t, nodeaffinity.NodeAffinity{}.NormalizeScore(nil, nil, s))
 	require.Equal(t, []int64{0, 25, 100}, normalized(s))
 }
 
@@ -67,7 +69,7 @@ func TestSpreadMinDomains(t *testing.T) {
 	var pods []*podBuilder
 	for i, n := range []int{2, 2, 1} {
 		name := []string{"a", "b", "c"}[i]
-		nodes = append(nodes, node(name).milli(8000).label(placement.LabelHostname, name))
+		nodes = append(nodes, node(name).milli(8000).label(podtopologyspread.LabelHostname, name))
 		for j := range n {
 			p := pod(name + string(rune('0'+j))).on(name)
 			p.p.Labels = map[string]string{"foo": ""}
@@ -75,12 +77,12 @@ func TestSpreadMinDomains(t *testing.T) {
 		}
 	}
 	snap := snapshot(t, nodes, pods...)
-	pts, err := placement.NewPodTopologySpread(nil, fixedSnapshot{snap})
+	pts, err := podtopologyspread.NewPodTopologySpread(nil, fixedSnapshot{snap})
 	require.NoError(t, err)
 	in := pod("in")
 	in.p.Labels = map[string]string{"foo": ""}
 	in.p.TopologySpreadConstraints = []cluster.TopologySpreadConstraint{{
-		MaxSkew: 2, MinDomains: new(int32(4)), TopologyKey: placement.LabelHostname, WhenUnsatisfiable: cluster.DoNotSchedule,
+		MaxSkew: 2, MinDomains: new(int32(4)), TopologyKey: podtopologyspread.LabelHostname, WhenUnsatisfiable: cluster.DoNotSchedule,
 		LabelSelector: &cluster.LabelSelector{MatchExpressions: []cluster.LabelRequirement{{Key: "foo", Operator: cluster.LabelExists}}},
 	}}
 	pi := in.info()

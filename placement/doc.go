@@ -1,19 +1,25 @@
-// Package placement decides where pods go: the per-pod Filter and Score
-// plugins (NodeName, NodeUnschedulable, TaintToleration, NodeAffinity,
-// NodeResourcesFit, NodeResourcesBalancedAllocation) and PodScheduler, which
-// runs them for one pod over a snapshot as kube-scheduler v1.37 does. The
-// PodGroup algorithm and placement generation build on it.
+// Package placement runs plugins: it is kube-scheduler's framework runtime
+// and scheduling algorithm, without the plugins themselves (those are in
+// plugins/, one folder each).
 //
-// Plugin interfaces are defined here, where they are used, and are small:
-// FilterPlugin, ScorePlugin, and the optional ScoreNormalizer and
-// ScoreSkipper found by type assertion. Results are plain values: a nil
-// *Rejection means the node fits; *FitError lists the rejection per node
-// and renders kube-scheduler's "0/N nodes are available: ..." message.
+//   - PodScheduler runs one profile's PreFilter, Filter, PreScore and Score
+//     plugins for one pod over a snapshot, as kube-scheduler v1.37 does:
+//     the rotating filter scan that stops at percentageOfNodesToScore,
+//     weighted scores, the pick of the best node, and a *FitError with
+//     every node's rejection when none fits (pod.go).
+//   - GroupScheduler is the PodGroup algorithm: generate candidate
+//     placements, check each by placing the group's pods in order, score
+//     the feasible ones and re-apply the best (group.go, prune.go), and
+//     the same recursively over a CompositePodGroup hierarchy (tree.go).
+//   - The memo remembers, per pod signature and node, the verdicts and
+//     raw scores of plugins that are framework.Signers while the node is
+//     unchanged, and the tree over it finds the node a scan would pick
+//     without visiting the nodes (memo.go, memotree.go).
 //
 // Determinism: nodes are addressed by snapshot index (name order); score
 // ties go to the lowest index; the filter scan's start rotates by a
 // counter, never at random.
 //
-// Concurrency: a PodScheduler holds scratch buffers and must be used from
-// one goroutine; plugins are stateless values.
+// Concurrency: a PodScheduler or GroupScheduler holds scratch buffers and
+// must be used from one goroutine.
 package placement

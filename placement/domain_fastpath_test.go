@@ -9,6 +9,8 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/plugins/noderesources"
+	"github.com/gangsim/gangsim/plugins/topologyplacement"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
@@ -17,7 +19,7 @@ import (
 // random clusters, after random tentative changes.
 func TestDomainTotalsMatchNodeSums(t *testing.T) {
 	gpu := cluster.ResourceName("nvidia.com/gpu")
-	fit := NewNodeResourcesFit(MostAllocated, []ResourceWeight{{Name: cluster.ResourceCPU, Weight: 1}, {Name: cluster.ResourceMemory, Weight: 2}, {Name: gpu, Weight: 3}})
+	fit := noderesources.NewFitStrategy(noderesources.MostAllocated, []noderesources.ResourceWeight{{Name: cluster.ResourceCPU, Weight: 1}, {Name: cluster.ResourceMemory, Weight: 2}, {Name: gpu, Weight: 3}})
 	for seed := range 200 {
 		r := rand.New(rand.NewPCG(uint64(seed), 11))
 		c := cluster.NewCache()
@@ -30,7 +32,7 @@ func TestDomainTotalsMatchNodeSums(t *testing.T) {
 			require.NoError(t, c.AddNode(cluster.Node{Name: fmt.Sprintf("n%02d", i), Labels: map[string]string{"rack": fmt.Sprintf("r%d", r.IntN(3))}, Allocatable: alloc}))
 		}
 		snap := c.Snapshot()
-		tp := NewTopologyPlacement()
+		tp := topologyplacement.NewTopologyPlacement()
 		pods := func() []*cluster.PodInfo {
 			var out []*cluster.PodInfo
 			for i := range 1 + r.IntN(4) {
@@ -47,7 +49,7 @@ func TestDomainTotalsMatchNodeSums(t *testing.T) {
 			// tentative changes: reserve some pods where they fit
 			for _, p := range pods() {
 				node := r.IntN(snap.Len())
-				if Fits(p, snap.Node(node)) == nil {
+				if noderesources.Fits(p, snap.Node(node)) == nil {
 					snap.Reserve(p, node)
 				}
 			}

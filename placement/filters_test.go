@@ -7,7 +7,12 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins/helper"
+	"github.com/gangsim/gangsim/plugins/nodeaffinity"
+	"github.com/gangsim/gangsim/plugins/nodename"
+	"github.com/gangsim/gangsim/plugins/noderesources"
+	"github.com/gangsim/gangsim/plugins/nodeunschedulable"
+	"github.com/gangsim/gangsim/plugins/tainttoleration"
 )
 
 type filterCase struct {
@@ -47,7 +52,7 @@ const (
 )
 
 func TestTaintTolerationFilter(t *testing.T) {
-	runFilterCases(t, placement.TaintToleration{}, []filterCase{
+	runFilterCases(t, tainttoleration.TaintToleration{}, []filterCase{
 		{"no taints", node("n"), pod("p"), ""},
 		{"NoSchedule rejects", node("n").taint("k", "v", NS), pod("p"), untolerated},
 		{"NoExecute rejects", node("n").taint("k", "v", NE), pod("p"), untolerated},
@@ -79,7 +84,7 @@ func TestTaintTolerationScoreCounts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, st := placement.TaintToleration{}.Score(nil, tt.pod.info(), nodeInfo(t, n))
+			got, st := tainttoleration.TaintToleration{}.Score(nil, tt.pod.info(), nodeInfo(t, n))
 			require.Nil(t, st)
 			require.Equal(t, tt.want, got)
 		})
@@ -116,10 +121,10 @@ func TestNormalizeReverse(t *testing.T) {
 				return out
 			}
 			got := scores()
-			placement.NormalizeReverse(got)
+			helper.NormalizeScores(got, true)
 			require.Equal(t, tt.normalized, values(got))
 			got = scores()
-			require.Nil(t, placement.TaintToleration{}.NormalizeScore(nil, nil, got))
+			require.Nil(t, tainttoleration.TaintToleration{}.NormalizeScore(nil, nil, got))
 			require.Equal(t, tt.normalized, values(got), "the plugin normalises the same")
 		})
 	}
@@ -128,7 +133,7 @@ func TestNormalizeReverse(t *testing.T) {
 func TestNodeAffinityFilter(t *testing.T) {
 	const mismatch = "node(s) didn't match Pod's node affinity/selector"
 	In, NotIn, Exists, Gt := cluster.SelectorIn, cluster.SelectorNotIn, cluster.SelectorExists, cluster.SelectorGt
-	runFilterCases(t, placement.NodeAffinity{}, []filterCase{
+	runFilterCases(t, nodeaffinity.NodeAffinity{}, []filterCase{
 		{"no constraint", node("n"), pod("p"), ""},
 		{"selector matches", node("n").label("zone", "a").label("x", "y"), pod("p").selector("zone", "a"), ""},
 		{"selector value differs", node("n").label("zone", "b"), pod("p").selector("zone", "a"), mismatch},
@@ -146,8 +151,8 @@ func TestNodeAffinityFilter(t *testing.T) {
 
 func TestNodeUnschedulableFilter(t *testing.T) {
 	const cordoned = "node(s) were unschedulable"
-	key := placement.TaintNodeUnschedulable
-	runFilterCases(t, placement.NodeUnschedulable{}, []filterCase{
+	key := nodeunschedulable.TaintNodeUnschedulable
+	runFilterCases(t, nodeunschedulable.NodeUnschedulable{}, []filterCase{
 		{"schedulable node", node("n"), pod("p"), ""},
 		{"cordoned node", node("n").cordoned(), pod("p"), cordoned},
 		{"tolerates the unschedulable taint", node("n").cordoned(), pod("p").tolerate(key, E, "", NS), ""},
@@ -160,7 +165,7 @@ func TestNodeUnschedulableFilter(t *testing.T) {
 
 func TestNodeNameFilter(t *testing.T) {
 	const other = "node(s) didn't match the requested node name"
-	runFilterCases(t, placement.NodeName{}, []filterCase{
+	runFilterCases(t, nodename.NodeName{}, []filterCase{
 		{"no node named", node("n1"), pod("p"), ""},
 		{"this node named", node("n1"), pod("p").on("n1"), ""},
 		{"another node named", node("n2"), pod("p").on("n1"), other},
@@ -211,14 +216,14 @@ func TestFits(t *testing.T) {
 				ni = nodeInfo(t, tt.node)
 			}
 			pi := tt.pod.info()
-			r := placement.Fits(pi, ni)
-			require.Equal(t, r, placement.NewNodeResourcesFit(placement.LeastAllocated, nil).Filter(nil, pi, ni), "the plugin filters the same")
+			r := noderesources.Fits(pi, ni)
+			require.Equal(t, r, noderesources.NewFitStrategy(noderesources.LeastAllocated, nil).Filter(nil, pi, ni), "the plugin filters the same")
 			if tt.reasons == nil {
 				require.Nil(t, r)
 				return
 			}
 			require.NotNil(t, r)
-			require.Equal(t, placement.NodeResourcesFitName, r.Plugin())
+			require.Equal(t, noderesources.Name, r.Plugin())
 			require.Equal(t, tt.reasons, r.Reasons())
 			require.Equal(t, tt.unresolvable, r.Code() == fw.UnschedulableAndUnresolvable)
 		})

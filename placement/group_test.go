@@ -10,6 +10,13 @@ import (
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins/gangscheduling"
+	"github.com/gangsim/gangsim/plugins/nodeaffinity"
+	"github.com/gangsim/gangsim/plugins/noderesources"
+	"github.com/gangsim/gangsim/plugins/nodeunschedulable"
+	"github.com/gangsim/gangsim/plugins/podgrouppodscount"
+	"github.com/gangsim/gangsim/plugins/tainttoleration"
+	"github.com/gangsim/gangsim/plugins/topologyplacement"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
@@ -22,20 +29,20 @@ type opaqueNormalizer struct {
 }
 
 func groupScheduler(opaque bool) *placement.GroupScheduler {
-	fit := placement.NewNodeResourcesFit(placement.LeastAllocated, nil)
+	fit := noderesources.NewFitStrategy(noderesources.LeastAllocated, nil)
 	pods := newPodScheduler(
-		[]fw.FilterPlugin{placement.NodeUnschedulable{}, placement.TaintToleration{}, placement.NodeAffinity{}, fit},
-		[]placement.WeightedScorer{{Plugin: placement.TaintToleration{}, Weight: 3}, {Plugin: fit, Weight: 1}, {Plugin: placement.NewBalancedAllocation(), Weight: 1}}, 0)
+		[]fw.FilterPlugin{nodeunschedulable.NodeUnschedulable{}, tainttoleration.TaintToleration{}, nodeaffinity.NodeAffinity{}, fit},
+		[]placement.WeightedScorer{{Plugin: tainttoleration.TaintToleration{}, Weight: 3}, {Plugin: fit, Weight: 1}, {Plugin: noderesources.NewBalancedCPUMemory(), Weight: 1}}, 0)
 	var fitScore fw.PlacementScorePlugin = fit
-	var countScore fw.PlacementScorePlugin = placement.PodGroupPodsCount{}
+	var countScore fw.PlacementScorePlugin = podgrouppodscount.PodGroupPodsCount{}
 	if opaque {
 		fitScore = opaqueScorer{fitScore}
-		countScore = opaqueNormalizer{countScore, placement.PodGroupPodsCount{}}
+		countScore = opaqueNormalizer{countScore, podgrouppodscount.PodGroupPodsCount{}}
 	}
 	return &placement.GroupScheduler{
 		Pods:      pods,
-		Feasible:  []fw.PlacementFeasiblePlugin{placement.GangScheduling{}},
-		Generator: placement.NewTopologyPlacement(),
+		Feasible:  []fw.PlacementFeasiblePlugin{gangscheduling.GangScheduling{}},
+		Generator: topologyplacement.NewTopologyPlacement(),
 		Scorers:   []placement.WeightedPlacementScorer{{Plugin: fitScore, Weight: 1}, {Plugin: countScore, Weight: 1}},
 	}
 }

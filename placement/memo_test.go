@@ -10,6 +10,11 @@ import (
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins/nodeaffinity"
+	"github.com/gangsim/gangsim/plugins/nodename"
+	"github.com/gangsim/gangsim/plugins/noderesources"
+	"github.com/gangsim/gangsim/plugins/nodeunschedulable"
+	"github.com/gangsim/gangsim/plugins/tainttoleration"
 )
 
 // plain hides Signer, so that the plugins run every time.
@@ -27,17 +32,17 @@ type plainSkipper struct {
 func (p plainSkipper) Name() string { return p.ScorePlugin.Name() }
 
 func podSchedulers(pct int32) (memo, plain *placement.PodScheduler) {
-	fit := placement.NewNodeResourcesFit(placement.LeastAllocated, nil)
-	filters := []fw.FilterPlugin{placement.NodeName{}, placement.NodeUnschedulable{}, placement.TaintToleration{}, placement.NodeAffinity{}, fit}
-	bal := placement.NewBalancedAllocation()
-	scorers := []placement.WeightedScorer{{Plugin: placement.TaintToleration{}, Weight: 3}, {Plugin: fit, Weight: 1}, {Plugin: bal, Weight: 1}}
+	fit := noderesources.NewFitStrategy(noderesources.LeastAllocated, nil)
+	filters := []fw.FilterPlugin{nodename.NodeName{}, nodeunschedulable.NodeUnschedulable{}, tainttoleration.TaintToleration{}, nodeaffinity.NodeAffinity{}, fit}
+	bal := noderesources.NewBalancedCPUMemory()
+	scorers := []placement.WeightedScorer{{Plugin: tainttoleration.TaintToleration{}, Weight: 3}, {Plugin: fit, Weight: 1}, {Plugin: bal, Weight: 1}}
 	memo = newPodScheduler(filters, scorers, pct)
 	var pf []fw.FilterPlugin
 	for _, f := range filters {
 		pf = append(pf, plainFilter{f})
 	}
 	ps := []placement.WeightedScorer{
-		{Plugin: plainNormalizer{placement.TaintToleration{}, placement.TaintToleration{}}, Weight: 3},
+		{Plugin: plainNormalizer{tainttoleration.TaintToleration{}, tainttoleration.TaintToleration{}}, Weight: 3},
 		{Plugin: plainScorer{fit}, Weight: 1},
 		{Plugin: plainSkipper{bal, bal}, Weight: 1},
 	}

@@ -10,6 +10,10 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/plugins/nodeaffinity"
+	"github.com/gangsim/gangsim/plugins/noderesources"
+	"github.com/gangsim/gangsim/plugins/nodeunschedulable"
+	"github.com/gangsim/gangsim/plugins/tainttoleration"
 )
 
 // The memo tree must choose what the node-by-node scan chooses, and leave
@@ -38,9 +42,9 @@ func TestMemoTreeMatchesScan(t *testing.T) {
 				require.NoError(t, c.AddNode(node))
 			}
 			plugins := PodPlugins{
-				Filter: []fw.FilterPlugin{NodeUnschedulable{}, TaintToleration{}, NodeAffinity{}, NewNodeResourcesFit(LeastAllocated, nil)},
-				Score: []WeightedScorer{{Plugin: TaintToleration{}, Weight: 3}, {Plugin: NodeAffinity{}, Weight: 2},
-					{Plugin: NewNodeResourcesFit(LeastAllocated, nil), Weight: 1}, {Plugin: NewBalancedAllocation(), Weight: 1}},
+				Filter: []fw.FilterPlugin{nodeunschedulable.NodeUnschedulable{}, tainttoleration.TaintToleration{}, nodeaffinity.NodeAffinity{}, noderesources.NewFitStrategy(noderesources.LeastAllocated, nil)},
+				Score: []WeightedScorer{{Plugin: tainttoleration.TaintToleration{}, Weight: 3}, {Plugin: nodeaffinity.NodeAffinity{}, Weight: 2},
+					{Plugin: noderesources.NewFitStrategy(noderesources.LeastAllocated, nil), Weight: 1}, {Plugin: noderesources.NewBalancedCPUMemory(), Weight: 1}},
 			}
 			for _, ws := range plugins.Score {
 				if pre, ok := ws.Plugin.(fw.PreScorePlugin); ok {

@@ -93,7 +93,7 @@ func (b quorumBound) freeRoom(snap *cluster.Snapshot, p *fw.Placement) cluster.R
 	}
 	var cpu, mem, slots int64
 	extra := make([]int64, len(b.scalars))
-	forNodes(snap, p.Nodes, func(ni *cluster.NodeInfo) {
+	snap.VisitNodes(p.Nodes, func(ni *cluster.NodeInfo) {
 		alloc, used := ni.Allocatable(), ni.Requested()
 		cpu += max(0, alloc.MilliCPU-used.MilliCPU)
 		mem += max(0, alloc.Memory-used.Memory)

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gangsim/gangsim/cluster"
-	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins/noderesources"
 )
 
 // benchSnapshot builds n nodes of four sizes, a seventh of them with a
@@ -47,7 +47,7 @@ func benchSnapshot(b *testing.B, n int) *cluster.Snapshot {
 // default plugins and adaptive sampling (500 feasible nodes per call).
 func BenchmarkSchedule(b *testing.B) {
 	snap := benchSnapshot(b, 5000)
-	ps := newPodScheduler(defaultFilters(), defaultScorers(placement.LeastAllocated), 0)
+	ps := newPodScheduler(defaultFilters(), defaultScorers(noderesources.LeastAllocated), 0)
 	pi := cluster.NewPodInfo(cluster.Pod{Name: "p", Requests: cluster.NewResources(500, gi, 0)})
 	b.ReportAllocs()
 	for b.Loop() {

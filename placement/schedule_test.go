@@ -9,6 +9,11 @@ import (
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins/nodeaffinity"
+	"github.com/gangsim/gangsim/plugins/nodename"
+	"github.com/gangsim/gangsim/plugins/noderesources"
+	"github.com/gangsim/gangsim/plugins/nodeunschedulable"
+	"github.com/gangsim/gangsim/plugins/tainttoleration"
 )
 
 func TestNumFeasibleNodesToFind(t *testing.T) {
@@ -107,16 +112,16 @@ func TestFitErrorResolvable(t *testing.T) {
 // plugins, with their default weights.
 func defaultFilters() []fw.FilterPlugin {
 	return []fw.FilterPlugin{
-		placement.NodeName{}, placement.NodeUnschedulable{}, placement.TaintToleration{},
-		placement.NodeAffinity{}, placement.NewNodeResourcesFit(placement.LeastAllocated, nil),
+		nodename.NodeName{}, nodeunschedulable.NodeUnschedulable{}, tainttoleration.TaintToleration{},
+		nodeaffinity.NodeAffinity{}, noderesources.NewFitStrategy(noderesources.LeastAllocated, nil),
 	}
 }
 
-func defaultScorers(strategy placement.ScoringType) []placement.WeightedScorer {
+func defaultScorers(strategy noderesources.ScoringType) []placement.WeightedScorer {
 	return []placement.WeightedScorer{
-		{Plugin: placement.TaintToleration{}, Weight: 3},
-		{Plugin: placement.NewNodeResourcesFit(strategy, nil), Weight: 1},
-		{Plugin: placement.NewBalancedAllocation(), Weight: 1},
+		{Plugin: tainttoleration.TaintToleration{}, Weight: 3},
+		{Plugin: noderesources.NewFitStrategy(strategy, nil), Weight: 1},
+		{Plugin: noderesources.NewBalancedCPUMemory(), Weight: 1},
 	}
 }
 
@@ -157,15 +162,15 @@ func TestScheduleTotals(t *testing.T) {
 		scorers []placement.WeightedScorer
 		want    string
 	}{
-		{"defaults: d 428 > c 422 > b 402 > a 152", defaultScorers(placement.LeastAllocated), "d"},
-		{"without balanced, c and d tie at 350: lowest index", defaultScorers(placement.LeastAllocated)[:2], "c"},
-		{"most allocated, no balanced: b 368 > c = d 350 > a 18", defaultScorers(placement.MostAllocated)[:2], "b"},
-		{"taint alone: b, c, d tie at 300", defaultScorers(placement.LeastAllocated)[:1], "b"},
+		{"defaults: d 428 > c 422 > b 402 > a 152", defaultScorers(noderesources.LeastAllocated), "d"},
+		{"without balanced, c and d tie at 350: lowest index", defaultScorers(noderesources.LeastAllocated)[:2], "c"},
+		{"most allocated, no balanced: b 368 > c = d 350 > a 18", defaultScorers(noderesources.MostAllocated)[:2], "b"},
+		{"taint alone: b, c, d tie at 300", defaultScorers(noderesources.LeastAllocated)[:1], "b"},
 		{"fit weight 5, taint weight 1: a 405 > c = d 350 > b 255", []placement.WeightedScorer{
-			{Plugin: placement.TaintToleration{}, Weight: 1},
-			{Plugin: placement.NewNodeResourcesFit(placement.LeastAllocated, nil), Weight: 5},
+			{Plugin: tainttoleration.TaintToleration{}, Weight: 1},
+			{Plugin: noderesources.NewFitStrategy(noderesources.LeastAllocated, nil), Weight: 5},
 		}, "a"},
-		{"least allocated alone: a 81", []placement.WeightedScorer{{Plugin: placement.NewNodeResourcesFit(placement.LeastAllocated, nil), Weight: 1}}, "a"},
+		{"least allocated alone: a 81", []placement.WeightedScorer{{Plugin: noderesources.NewFitStrategy(noderesources.LeastAllocated, nil), Weight: 1}}, "a"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -237,8 +242,8 @@ func TestScheduleStopsAndRotates(t *testing.T) {
 	// so the lowest index among those found wins.
 	snap := snapshot(t, identical(200, 0))
 	var seen []string
-	filters := []fw.FilterPlugin{recordingFilter{&seen}, placement.TaintToleration{}}
-	ps := newPodScheduler(filters, defaultScorers(placement.LeastAllocated), 1)
+	filters := []fw.FilterPlugin{recordingFilter{&seen}, tainttoleration.TaintToleration{}}
+	ps := newPodScheduler(filters, defaultScorers(noderesources.LeastAllocated), 1)
 	for i, want := range []struct {
 		node int
 		seen []string
@@ -257,8 +262,8 @@ func TestScheduleResumesAfterRejectedNodes(t *testing.T) {
 	// the lowest index found still wins the tie.
 	snap := snapshot(t, identical(200, 50))
 	var seen []string
-	filters := []fw.FilterPlugin{recordingFilter{&seen}, placement.TaintToleration{}}
-	ps := newPodScheduler(filters, defaultScorers(placement.LeastAllocated), 1)
+	filters := []fw.FilterPlugin{recordingFilter{&seen}, tainttoleration.TaintToleration{}}
+	ps := newPodScheduler(filters, defaultScorers(noderesources.LeastAllocated), 1)
 	for i, want := range []struct {
 		node int
 		seen []string
@@ -277,7 +282,7 @@ func TestScheduleResumesAfterRejectedNodes(t *testing.T) {
 
 func TestScheduleFitErrorAfterRotation(t *testing.T) {
 	snap := snapshot(t, identical(200, 0))
-	ps := newPodScheduler(defaultFilters(), defaultScorers(placement.LeastAllocated), 1)
+	ps := newPodScheduler(defaultFilters(), defaultScorers(noderesources.LeastAllocated), 1)
 	require.Equal(t, "n000", nodeName(t, ps, snap, pod("p").milli(100), nil)) // the next scan starts at n100
 
 	idx, ferr := ps.Schedule(snap, pod("big").milli(2000).info(), nil, -1)
@@ -297,7 +302,7 @@ func TestScheduleCandidates(t *testing.T) {
 	snap := snapshot(t, identical(6, 0))
 	var seen []string
 	filters := append([]fw.FilterPlugin{recordingFilter{&seen}}, defaultFilters()...)
-	ps := newPodScheduler(filters, defaultScorers(placement.LeastAllocated), 0)
+	ps := newPodScheduler(filters, defaultScorers(noderesources.LeastAllocated), 0)
 
 	require.Equal(t, "n001", nodeName(t, ps, snap, pod("p").milli(100), []int{4, 1, 3}))
 	require.Equal(t, []string{"n004", "n001", "n003"}, seen, "only candidates are filtered, in their order")
@@ -314,7 +319,7 @@ func TestScheduleCandidates(t *testing.T) {
 }
 
 func TestScheduleNoNodes(t *testing.T) {
-	ps := newPodScheduler(defaultFilters(), defaultScorers(placement.LeastAllocated), 0)
+	ps := newPodScheduler(defaultFilters(), defaultScorers(noderesources.LeastAllocated), 0)
 	for _, tt := range []struct {
 		name       string
 		snap       *cluster.Snapshot
@@ -341,7 +346,7 @@ func TestScheduleFitErrorMessage(t *testing.T) {
 		node("a").milli(2000).mem(8 * gi), node("b").milli(2000).mem(8 * gi), node("c").milli(2000).mem(8 * gi),
 		node("d").milli(500).mem(8*gi).taint("k", "", NS), node("e").milli(4000).mem(8*gi).taint("k", "", NE),
 	}, pod("ua").on("a").milli(1500), pod("ub").on("b").milli(1500), pod("uc").on("c").milli(1500))
-	ps := newPodScheduler(defaultFilters(), defaultScorers(placement.LeastAllocated), 0)
+	ps := newPodScheduler(defaultFilters(), defaultScorers(noderesources.LeastAllocated), 0)
 	idx, ferr := ps.Schedule(snap, pod("p").milli(1000).info(), nil, -1)
 	require.Equal(t, -1, idx)
 	require.NotNil(t, ferr)
@@ -350,6 +355,6 @@ func TestScheduleFitErrorMessage(t *testing.T) {
 	for i, r := range ferr.Statuses {
 		require.Equal(t, i, r.Node)
 	}
-	require.Equal(t, placement.TaintTolerationName, ferr.Statuses[3].Status.Plugin())
-	require.Equal(t, placement.NodeResourcesFitName, ferr.Statuses[0].Status.Plugin())
+	require.Equal(t, tainttoleration.Name, ferr.Statuses[3].Status.Plugin())
+	require.Equal(t, noderesources.Name, ferr.Statuses[0].Status.Plugin())
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins/noderesources"
 )
 
 // The numbers below are worked out by hand from kube-scheduler's formulas
@@ -32,7 +32,7 @@ func TestLeastAllocatedResource(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, placement.LeastAllocatedResource(tt.requested, tt.capacity))
+			require.Equal(t, tt.want, noderesources.LeastAllocatedResource(tt.requested, tt.capacity))
 		})
 	}
 }
@@ -52,13 +52,13 @@ func TestMostAllocatedResource(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, placement.MostAllocatedResource(tt.requested, tt.capacity))
+			require.Equal(t, tt.want, noderesources.MostAllocatedResource(tt.requested, tt.capacity))
 		})
 	}
 }
 
-func weights(cpu, mem int64, extra ...placement.ResourceWeight) []placement.ResourceWeight {
-	return append([]placement.ResourceWeight{{Name: cluster.ResourceCPU, Weight: cpu}, {Name: cluster.ResourceMemory, Weight: mem}}, extra...)
+func weights(cpu, mem int64, extra ...noderesources.ResourceWeight) []noderesources.ResourceWeight {
+	return append([]noderesources.ResourceWeight{{Name: cluster.ResourceCPU, Weight: cpu}, {Name: cluster.ResourceMemory, Weight: mem}}, extra...)
 }
 
 func TestAllocationScore(t *testing.T) {
@@ -70,75 +70,75 @@ func TestAllocationScore(t *testing.T) {
 	//   least: cpu (4000-1500)*100/4000 = 62 (62.5), memory 7*100/10 = 70
 	//   most:  cpu 1500*100/4000 = 37 (37.5),       memory 3*100/10 = 30
 	incoming := func() *podBuilder { return pod("p").milli(1000).mem(2 * gi) }
-	gpu2 := placement.ResourceWeight{Name: gpuName, Weight: 2}
+	gpu2 := noderesources.ResourceWeight{Name: gpuName, Weight: 2}
 	tests := []struct {
 		name      string
-		strategy  placement.ScoringType
-		resources []placement.ResourceWeight
+		strategy  noderesources.ScoringType
+		resources []noderesources.ResourceWeight
 		node      *nodeBuilder
 		used      []*podBuilder
 		pod       *podBuilder
 		want      int64
 	}{
-		{"least cpu1 mem1: (62+70)/2 = 66", placement.LeastAllocated, weights(1, 1), nodeA(), []*podBuilder{usedA()}, incoming(), 66},
-		{"least cpu3 mem1: (186+70)/4 = 64", placement.LeastAllocated, weights(3, 1), nodeA(), []*podBuilder{usedA()}, incoming(), 64},
-		{"least cpu1 mem3: (62+210)/4 = 68", placement.LeastAllocated, weights(1, 3), nodeA(), []*podBuilder{usedA()}, incoming(), 68},
-		{"least cpu2 mem3: (124+210)/5 = 66 (66.8)", placement.LeastAllocated, weights(2, 3), nodeA(), []*podBuilder{usedA()}, incoming(), 66},
-		{"most cpu1 mem1: (37+30)/2 = 33", placement.MostAllocated, weights(1, 1), nodeA(), []*podBuilder{usedA()}, incoming(), 33},
-		{"most cpu3 mem1: (111+30)/4 = 35", placement.MostAllocated, weights(3, 1), nodeA(), []*podBuilder{usedA()}, incoming(), 35},
-		{"most cpu1 mem3: (37+90)/4 = 31", placement.MostAllocated, weights(1, 3), nodeA(), []*podBuilder{usedA()}, incoming(), 31},
-		{"most cpu2 mem3: (74+90)/5 = 32", placement.MostAllocated, weights(2, 3), nodeA(), []*podBuilder{usedA()}, incoming(), 32},
-		{"default weights when nil: least 66", placement.LeastAllocated, nil, nodeA(), []*podBuilder{usedA()}, incoming(), 66},
+		{"least cpu1 mem1: (62+70)/2 = 66", noderesources.LeastAllocated, weights(1, 1), nodeA(), []*podBuilder{usedA()}, incoming(), 66},
+		{"least cpu3 mem1: (186+70)/4 = 64", noderesources.LeastAllocated, weights(3, 1), nodeA(), []*podBuilder{usedA()}, incoming(), 64},
+		{"least cpu1 mem3: (62+210)/4 = 68", noderesources.LeastAllocated, weights(1, 3), nodeA(), []*podBuilder{usedA()}, incoming(), 68},
+		{"least cpu2 mem3: (124+210)/5 = 66 (66.8)", noderesources.LeastAllocated, weights(2, 3), nodeA(), []*podBuilder{usedA()}, incoming(), 66},
+		{"most cpu1 mem1: (37+30)/2 = 33", noderesources.MostAllocated, weights(1, 1), nodeA(), []*podBuilder{usedA()}, incoming(), 33},
+		{"most cpu3 mem1: (111+30)/4 = 35", noderesources.MostAllocated, weights(3, 1), nodeA(), []*podBuilder{usedA()}, incoming(), 35},
+		{"most cpu1 mem3: (37+90)/4 = 31", noderesources.MostAllocated, weights(1, 3), nodeA(), []*podBuilder{usedA()}, incoming(), 31},
+		{"most cpu2 mem3: (74+90)/5 = 32", noderesources.MostAllocated, weights(2, 3), nodeA(), []*podBuilder{usedA()}, incoming(), 32},
+		{"default weights when nil: least 66", noderesources.LeastAllocated, nil, nodeA(), []*podBuilder{usedA()}, incoming(), 66},
 		// 1000m, 2Gi on an empty 3000m, 3Gi node. Per resource first:
 		// most 100000/3000 = 33 and 200/3 = 66, (33+66)/2 = 49; the exact
 		// mean (33.3+66.7)/2 would give 50.
-		{"most truncates per resource first", placement.MostAllocated, weights(1, 1), node("b").milli(3000).mem(3 * gi), nil, incoming(), 49},
-		{"least truncates per resource first: (66+33)/2", placement.LeastAllocated, weights(1, 1), node("b").milli(3000).mem(3 * gi), nil, incoming(), 49},
+		{"most truncates per resource first", noderesources.MostAllocated, weights(1, 1), node("b").milli(3000).mem(3 * gi), nil, incoming(), 49},
+		{"least truncates per resource first: (66+33)/2", noderesources.LeastAllocated, weights(1, 1), node("b").milli(3000).mem(3 * gi), nil, incoming(), 49},
 		// 800m used + 500m = 1300m > 1000m; memory 1+1 = 2Gi of 4Gi.
-		{"least, requested > capacity: (0+50)/2 = 25", placement.LeastAllocated, weights(1, 1), node("c").milli(1000).mem(4 * gi), []*podBuilder{pod("u").milli(800).mem(gi)}, pod("p").milli(500).mem(gi), 25},
-		{"most, requested > capacity: (100+50)/2 = 75", placement.MostAllocated, weights(1, 1), node("c").milli(1000).mem(4 * gi), []*podBuilder{pod("u").milli(800).mem(gi)}, pod("p").milli(500).mem(gi), 75},
+		{"least, requested > capacity: (0+50)/2 = 25", noderesources.LeastAllocated, weights(1, 1), node("c").milli(1000).mem(4 * gi), []*podBuilder{pod("u").milli(800).mem(gi)}, pod("p").milli(500).mem(gi), 25},
+		{"most, requested > capacity: (100+50)/2 = 75", noderesources.MostAllocated, weights(1, 1), node("c").milli(1000).mem(4 * gi), []*podBuilder{pod("u").milli(800).mem(gi)}, pod("p").milli(500).mem(gi), 75},
 		// The same node pod, but with no memory request: it counts 200Mi,
 		// so memory is 1224Mi of 4096Mi: least (4096-1224)*100/4096 = 70
 		// (70.1), (0+70)/2 = 35; most 122400/4096 = 29 (29.9), (100+29)/2 = 64.
-		{"least, node pod's missing memory counts 200Mi", placement.LeastAllocated, weights(1, 1), node("c").milli(1000).mem(4 * gi), []*podBuilder{pod("u").milli(800)}, pod("p").milli(500).mem(gi), 35},
-		{"most, node pod's missing memory counts 200Mi", placement.MostAllocated, weights(1, 1), node("c").milli(1000).mem(4 * gi), []*podBuilder{pod("u").milli(800)}, pod("p").milli(500).mem(gi), 64},
+		{"least, node pod's missing memory counts 200Mi", noderesources.LeastAllocated, weights(1, 1), node("c").milli(1000).mem(4 * gi), []*podBuilder{pod("u").milli(800)}, pod("p").milli(500).mem(gi), 35},
+		{"most, node pod's missing memory counts 200Mi", noderesources.MostAllocated, weights(1, 1), node("c").milli(1000).mem(4 * gi), []*podBuilder{pod("u").milli(800)}, pod("p").milli(500).mem(gi), 64},
 		// Memory capacity 0: left out with its weight; cpu 500 of 2000.
-		{"least, capacity 0 skipped: 1500*100/2000 = 75", placement.LeastAllocated, weights(1, 1), node("d").milli(2000), nil, pod("p").milli(500).mem(gi), 75},
-		{"most, capacity 0 skipped: 25", placement.MostAllocated, weights(1, 1), node("d").milli(2000), nil, pod("p").milli(500).mem(gi), 25},
+		{"least, capacity 0 skipped: 1500*100/2000 = 75", noderesources.LeastAllocated, weights(1, 1), node("d").milli(2000), nil, pod("p").milli(500).mem(gi), 75},
+		{"most, capacity 0 skipped: 25", noderesources.MostAllocated, weights(1, 1), node("d").milli(2000), nil, pod("p").milli(500).mem(gi), 25},
 		// GPU requested 1+2 = 3 of 4: least (4-3)*100/4 = 25, most 75.
-		{"least with gpu weight 2: (62+70+2*25)/4 = 45", placement.LeastAllocated, weights(1, 1, gpu2), nodeA(), []*podBuilder{usedA()}, incoming().gpus(2), 45},
-		{"most with gpu weight 2: (37+30+2*75)/4 = 54", placement.MostAllocated, weights(1, 1, gpu2), nodeA(), []*podBuilder{usedA()}, incoming().gpus(2), 54},
-		{"gpu not requested: left out with its weight, (62+70)/2", placement.LeastAllocated, weights(1, 1, gpu2), nodeA(), []*podBuilder{usedA()}, incoming(), 66},
-		{"gpu requested, node has none: left out", placement.LeastAllocated, weights(1, 1, gpu2), node("e").milli(4000).mem(10 * gi), []*podBuilder{pod("u").milli(500).mem(gi)}, incoming().gpus(1), 66},
-		{"pods weight is never scored: cpu alone, 62", placement.LeastAllocated, []placement.ResourceWeight{{Name: cluster.ResourceCPU, Weight: 1}, {Name: cluster.ResourcePods, Weight: 5}}, nodeA(), []*podBuilder{usedA()}, incoming(), 62},
+		{"least with gpu weight 2: (62+70+2*25)/4 = 45", noderesources.LeastAllocated, weights(1, 1, gpu2), nodeA(), []*podBuilder{usedA()}, incoming().gpus(2), 45},
+		{"most with gpu weight 2: (37+30+2*75)/4 = 54", noderesources.MostAllocated, weights(1, 1, gpu2), nodeA(), []*podBuilder{usedA()}, incoming().gpus(2), 54},
+		{"gpu not requested: left out with its weight, (62+70)/2", noderesources.LeastAllocated, weights(1, 1, gpu2), nodeA(), []*podBuilder{usedA()}, incoming(), 66},
+		{"gpu requested, node has none: left out", noderesources.LeastAllocated, weights(1, 1, gpu2), node("e").milli(4000).mem(10 * gi), []*podBuilder{pod("u").milli(500).mem(gi)}, incoming().gpus(1), 66},
+		{"pods weight is never scored: cpu alone, 62", noderesources.LeastAllocated, []noderesources.ResourceWeight{{Name: cluster.ResourceCPU, Weight: 1}, {Name: cluster.ResourcePods, Weight: 5}}, nodeA(), []*podBuilder{usedA()}, incoming(), 62},
 		// A pod with no requests counts 100m and 200Mi: on 1000m, 1000Mi,
 		// least (900*100/1000 + 800*100/1000)/2 = (90+80)/2 = 85.
-		{"zero requests scored as 100m, 200Mi (least)", placement.LeastAllocated, weights(1, 1), node("f").milli(1000).mem(1000 * mi), nil, pod("p"), 85},
-		{"zero requests scored as 100m, 200Mi (most): (10+20)/2", placement.MostAllocated, weights(1, 1), node("f").milli(1000).mem(1000 * mi), nil, pod("p"), 15},
+		{"zero requests scored as 100m, 200Mi (least)", noderesources.LeastAllocated, weights(1, 1), node("f").milli(1000).mem(1000 * mi), nil, pod("p"), 85},
+		{"zero requests scored as 100m, 200Mi (most): (10+20)/2", noderesources.MostAllocated, weights(1, 1), node("f").milli(1000).mem(1000 * mi), nil, pod("p"), 15},
 		// Two request-less pods on the node count 2*100m, 2*200Mi; the pod
 		// asks 100m and no memory (200Mi): cpu 300, memory 600Mi.
 		// least (70+40)/2 = 55; most (30+60)/2 = 45.
-		{"node's zero-request pods count the defaults (least)", placement.LeastAllocated, weights(1, 1), node("f").milli(1000).mem(1000 * mi), []*podBuilder{pod("u1"), pod("u2")}, pod("p").milli(100), 55},
-		{"node's zero-request pods count the defaults (most)", placement.MostAllocated, weights(1, 1), node("f").milli(1000).mem(1000 * mi), []*podBuilder{pod("u1"), pod("u2")}, pod("p").milli(100), 45},
+		{"node's zero-request pods count the defaults (least)", noderesources.LeastAllocated, weights(1, 1), node("f").milli(1000).mem(1000 * mi), []*podBuilder{pod("u1"), pod("u2")}, pod("p").milli(100), 55},
+		{"node's zero-request pods count the defaults (most)", noderesources.MostAllocated, weights(1, 1), node("f").milli(1000).mem(1000 * mi), []*podBuilder{pod("u1"), pod("u2")}, pod("p").milli(100), 45},
 		// 300m and no memory on the node counts 300m, 200Mi; the pod 100m
 		// 100Mi: cpu 400 -> 60, memory 300Mi -> 70; (60+70)/2 = 65.
-		{"only the missing request is defaulted", placement.LeastAllocated, weights(1, 1), node("f").milli(1000).mem(1000 * mi), []*podBuilder{pod("u").milli(300)}, pod("p").milli(100).mem(100 * mi), 65},
+		{"only the missing request is defaulted", noderesources.LeastAllocated, weights(1, 1), node("f").milli(1000).mem(1000 * mi), []*podBuilder{pod("u").milli(300)}, pod("p").milli(100).mem(100 * mi), 65},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ni := nodeInfo(t, tt.node, tt.used...)
 			pi := tt.pod.info()
-			require.Equal(t, tt.want, placement.AllocationScore(tt.strategy, resourcesOrDefault(tt.resources), pi, ni))
-			fit := placement.NewNodeResourcesFit(tt.strategy, tt.resources)
+			require.Equal(t, tt.want, noderesources.AllocationScore(tt.strategy, resourcesOrDefault(tt.resources), pi, ni))
+			fit := noderesources.NewFitStrategy(tt.strategy, tt.resources)
 			got, _ := fit.Score(nil, pi, ni)
 			require.Equal(t, tt.want, got, "the plugin scores the same")
 		})
 	}
 }
 
-func resourcesOrDefault(r []placement.ResourceWeight) []placement.ResourceWeight {
+func resourcesOrDefault(r []noderesources.ResourceWeight) []noderesources.ResourceWeight {
 	if r == nil {
-		return placement.DefaultResourceWeights()
+		return noderesources.DefaultResourceWeights()
 	}
 	return r
 }
@@ -171,7 +171,7 @@ func TestBalancedAllocationScore(t *testing.T) {
 		// Memory capacity 0 leaves one fraction: std 0 on both sides.
 		{"one resource: 75", node("n").milli(4000), nil, pod("p").milli(1000).mem(gi), 75},
 	}
-	ba := placement.NewBalancedAllocation()
+	ba := noderesources.NewBalancedCPUMemory()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			require.Equal(t, tt.want, score(ba, tt.pod.info(), nodeInfo(t, tt.node, tt.used...)))
@@ -180,7 +180,7 @@ func TestBalancedAllocationScore(t *testing.T) {
 }
 
 func TestBalancedAllocationThreeResources(t *testing.T) {
-	ba := &placement.BalancedAllocation{Resources: []cluster.ResourceName{cluster.ResourceCPU, cluster.ResourceMemory, gpuName}}
+	ba := &noderesources.BalancedAllocation{Resources: []cluster.ResourceName{cluster.ResourceCPU, cluster.ResourceMemory, gpuName}}
 	n := node("n").milli(4000).mem(8 * gi).gpus(4)
 	// with: 0.25, 0.25, 0.75: mean 0.41667, variance (2*0.16667^2 +
 	// 0.33333^2)/3 = 0.05556, std 0.23570 -> int(76.43) = 76; without: all
@@ -191,7 +191,7 @@ func TestBalancedAllocationThreeResources(t *testing.T) {
 }
 
 func TestBalancedAllocationSkipsBestEffort(t *testing.T) {
-	ba := placement.NewBalancedAllocation()
+	ba := noderesources.NewBalancedCPUMemory()
 	skips := func(p *podBuilder) bool { return ba.PreScore(nil, p.info(), nil).IsSkip() }
 	require.True(t, skips(pod("p")), "best-effort pod")
 	require.True(t, skips(pod("p").gpus(1)), "only resources it does not compare")
@@ -209,8 +209,8 @@ func score(p fw.ScorePlugin, pod *cluster.PodInfo, node *cluster.NodeInfo) int64
 // used is nearly empty, not nearly full.
 func TestResourceScoresOfHugeNodes(t *testing.T) {
 	const eib = int64(1) << 60
-	require.Equal(t, int64(99), placement.LeastAllocatedResource(eib/100, eib))
-	require.Equal(t, int64(1), placement.MostAllocatedResource(eib/100+1, eib))
-	require.Equal(t, int64(100), placement.LeastAllocatedResource(0, math.MaxInt64))
-	require.Equal(t, int64(99), placement.LeastAllocatedResource(1<<30, 1<<31*50))
+	require.Equal(t, int64(99), noderesources.LeastAllocatedResource(eib/100, eib))
+	require.Equal(t, int64(1), noderesources.MostAllocatedResource(eib/100+1, eib))
+	require.Equal(t, int64(100), noderesources.LeastAllocatedResource(0, math.MaxInt64))
+	require.Equal(t, int64(99), noderesources.LeastAllocatedResource(1<<30, 1<<31*50))
 }

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 
+	fw "github.com/gangsim/gangsim/framework"
+
 	"github.com/gangsim/gangsim"
-	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins/noderesources"
 	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
@@ -13,7 +15,7 @@ import (
 type Option func(*options)
 
 type options struct {
-	registry gangsim.Registry
+	registry fw.Registry
 	limits   *Limits // nil: DefaultLimits
 }
 
@@ -34,7 +36,7 @@ func applyOptions(opts []Option) options {
 // may enable them and give them arguments, which are decoded into the
 // value their factory's Args returns. Run passes the registry on to the
 // scheduler.
-func WithRegistry(r gangsim.Registry) Option { return func(o *options) { o.registry = r } }
+func WithRegistry(r fw.Registry) Option { return func(o *options) { o.registry = r } }
 
 func (b *builder) config(f *schema.File) error {
 	c := f.Config
@@ -92,15 +94,15 @@ func (b *builder) config(f *schema.File) error {
 func (b *builder) shorthandProfile(c *schema.Config) (gangsim.Profile, error) {
 	p := gangsim.DefaultProfile()
 	if c.ScoringStrategy != nil {
-		var st placement.ScoringStrategy
+		var st noderesources.ScoringStrategy
 		if err := schema.DecodeField(c.ScoringStrategy, &st, "config.scoringStrategy"); err != nil {
 			return p, b.decodeFail(err)
 		}
-		args := &placement.NodeResourcesFitArgs{ScoringStrategy: &st}
+		args := &noderesources.FitArgs{ScoringStrategy: &st}
 		if err := args.Validate(); err != nil {
 			return p, b.fail(c.Line, "config", err)
 		}
-		p.PluginConfig = []gangsim.PluginConfig{{Name: placement.NodeResourcesFitName, Args: args}}
+		p.PluginConfig = []gangsim.PluginConfig{{Name: noderesources.Name, Args: args}}
 	}
 	if len(c.PlacementScore) > 0 {
 		set := gangsim.PluginSet{Disabled: []gangsim.PluginRef{{Name: "*"}}}
@@ -174,7 +176,7 @@ func (b *builder) profile(s *schema.Profile, where string) (gangsim.Profile, err
 }
 
 // allPlugins is the scheduler's registry with the user's plugins.
-func allPlugins(user gangsim.Registry) gangsim.Registry {
+func allPlugins(user fw.Registry) fw.Registry {
 	reg := gangsim.DefaultRegistry()
 	for name, f := range user {
 		reg[name] = f

@@ -10,7 +10,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/gangsim/gangsim"
+	fw "github.com/gangsim/gangsim/framework"
+
 	"github.com/gangsim/gangsim/scenario/internal/schema"
 	"github.com/gangsim/gangsim/scenario/kube"
 )
@@ -132,7 +133,7 @@ func parseFiles(files []File, own bool, opts ...Option) (*Scenario, error) {
 // importObjects turns the Kubernetes objects of every input into entries
 // of its scenario file (kube.Import), with the user's plugins known to a
 // KubeSchedulerConfiguration.
-func importObjects(ins []*input, user gangsim.Registry, ws *warnings, t *schema.Tally) error {
+func importObjects(ins []*input, user fw.Registry, ws *warnings, t *schema.Tally) error {
 	kins := make([]*kube.Input, 0, len(ins))
 	for _, in := range ins {
 		kins = append(kins, &kube.Input{File: in.spec, Objects: in.objects})

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim"
-	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins/noderesources"
 )
 
 // A KubeSchedulerConfiguration gives the profiles, their plugins, weights
@@ -26,8 +26,8 @@ func TestKubeSchedulerConfiguration(t *testing.T) {
 	require.Equal(t, []gangsim.PluginRef{{Name: "NodeResourcesBalancedAllocation"}}, p.Plugins.Score.Disabled)
 	require.Equal(t, []gangsim.PluginRef{{Name: "NodeResourcesFit", Weight: 5}}, p.Plugins.Score.Enabled)
 	require.Len(t, p.PluginConfig, 2)
-	args := p.PluginConfig[0].Args.(*placement.NodeResourcesFitArgs)
-	require.Equal(t, placement.MostAllocated, args.ScoringStrategy.Type)
+	args := p.PluginConfig[0].Args.(*noderesources.FitArgs)
+	require.Equal(t, noderesources.MostAllocated, args.ScoringStrategy.Type)
 	require.Equal(t, gangsim.PluginConfig{Name: "DefaultPreemption"}, p.PluginConfig[1], "its arguments are not modelled")
 	require.Equal(t, "spread-scheduler", cfg.Profiles[1].SchedulerName)
 	require.Empty(t, cfg.Profiles[1].Plugins.MultiPoint.Enabled)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	fw "github.com/gangsim/gangsim/framework"
+
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
@@ -122,7 +124,7 @@ type Scenario struct {
 	// model, by kind and field; the result repeats them.
 	Warnings []Warning
 
-	registry gangsim.Registry // the user's plugins, passed to the scheduler
+	registry fw.Registry // the user's plugins, passed to the scheduler
 }
 
 // Load reads and validates a scenario file (YAML or JSON), or a file of

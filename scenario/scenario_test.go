@@ -12,11 +12,12 @@ import (
 	"testing"
 	"time"
 
+	fw "github.com/gangsim/gangsim/framework"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
-	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
@@ -114,7 +115,7 @@ func TestScenarioLoadErrorsAreTyped(t *testing.T) {
 	_, err = Load("testdata/scenarios/bad/bad-effect.yaml")
 	require.ErrorIs(t, err, cluster.ErrInvalidNode)
 	_, err = Load("testdata/scenarios/bad/bad-strategy.yaml")
-	require.ErrorIs(t, err, placement.ErrArgs)
+	require.ErrorIs(t, err, fw.ErrArgs)
 	_, err = runScenarioFile("testdata/scenarios/bad/overcommitted.yaml")
 	require.ErrorIs(t, err, cluster.ErrInvalidPod, "a run-time refusal keeps its cause too")
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
-	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins/noderesources"
 	"github.com/gangsim/gangsim/scenario"
 )
 
@@ -152,22 +152,22 @@ func RemovalCandidates(sc *scenario.Scenario, node string) ([]string, error) {
 // (LeastAllocated or MostAllocated) in every profile, keeping its
 // resource weights.
 type ScoringStrategy struct {
-	Type placement.ScoringType
+	Type noderesources.ScoringType
 }
 
 // Apply implements Change.
 func (c ScoringStrategy) Apply(sc *scenario.Scenario) error {
 	eachProfile(sc, func(p *gangsim.Profile) {
-		st := placement.ScoringStrategy{Type: c.Type}
-		i := slices.IndexFunc(p.PluginConfig, func(pc gangsim.PluginConfig) bool { return pc.Name == placement.NodeResourcesFitName })
+		st := noderesources.ScoringStrategy{Type: c.Type}
+		i := slices.IndexFunc(p.PluginConfig, func(pc gangsim.PluginConfig) bool { return pc.Name == noderesources.Name })
 		if i >= 0 {
-			if old, ok := p.PluginConfig[i].Args.(*placement.NodeResourcesFitArgs); ok && old != nil && old.ScoringStrategy != nil {
+			if old, ok := p.PluginConfig[i].Args.(*noderesources.FitArgs); ok && old != nil && old.ScoringStrategy != nil {
 				st.Resources = slices.Clone(old.ScoringStrategy.Resources)
 			}
-			p.PluginConfig[i].Args = &placement.NodeResourcesFitArgs{ScoringStrategy: &st}
+			p.PluginConfig[i].Args = &noderesources.FitArgs{ScoringStrategy: &st}
 			return
 		}
-		p.PluginConfig = append(p.PluginConfig, gangsim.PluginConfig{Name: placement.NodeResourcesFitName, Args: &placement.NodeResourcesFitArgs{ScoringStrategy: &st}})
+		p.PluginConfig = append(p.PluginConfig, gangsim.PluginConfig{Name: noderesources.Name, Args: &noderesources.FitArgs{ScoringStrategy: &st}})
 	})
 	return nil
 }

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins/noderesources"
 	"github.com/gangsim/gangsim/scenario"
 )
 
@@ -99,9 +99,9 @@ func parseChange(s string) (Change, error) {
 		}
 		return AddDomainsLike{Key: key, Value: value, Count: n}, nil
 	case "strategy":
-		t := placement.ScoringType(rest)
-		if t != placement.LeastAllocated && t != placement.MostAllocated {
-			return nil, fmt.Errorf("%q is not %s or %s", rest, placement.LeastAllocated, placement.MostAllocated)
+		t := noderesources.ScoringType(rest)
+		if t != noderesources.LeastAllocated && t != noderesources.MostAllocated {
+			return nil, fmt.Errorf("%q is not %s or %s", rest, noderesources.LeastAllocated, noderesources.MostAllocated)
 		}
 		return ScoringStrategy{Type: t}, nil
 	case "weight":

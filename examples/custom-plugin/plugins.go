@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 )
@@ -128,8 +127,8 @@ func (GoldRacks) ScorePlacement(snap *cluster.Snapshot, _ *fw.Group, p *fw.Place
 }
 
 // Registry registers the three plugins.
-func Registry() gangsim.Registry {
-	return gangsim.Registry{
+func Registry() fw.Registry {
+	return fw.Registry{
 		zoneExclusiveName: {New: func(any, fw.Handle) (fw.Plugin, error) { return ZoneExclusive{}, nil }},
 		"PreferLabel": {
 			New: func(args any, _ fw.Handle) (fw.Plugin, error) {

@@ -4,7 +4,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gangsim/gangsim"
+	fw "github.com/gangsim/gangsim/framework"
+
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
@@ -16,7 +17,7 @@ import (
 type kubeImport struct {
 	tally   *schema.Tally // the pods and nodes of the inputs so far
 	ws      Warnings
-	plugins gangsim.Registry // the plugins a configuration may name
+	plugins fw.Registry // the plugins a configuration may name
 	objs    []kubeDecoded
 
 	nodes     []cluster.Node                   // every node at time 0, for DaemonSets
@@ -64,7 +65,7 @@ type Warnings interface {
 // counting the nodes and pods they make with t. plugins are the plugins a
 // KubeSchedulerConfiguration may configure (the scheduler's and the
 // user's); an error is an *Error naming the object and its field.
-func Import(ins []*Input, plugins gangsim.Registry, ws Warnings, t *schema.Tally) error {
+func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally) error {
 	d := &schema.Decoder{} // one cache of struct fields for every object
 	k := &kubeImport{tally: t, ws: ws, plugins: plugins, owned: map[kubeOwnerKey]*kubeOwnedCount{},
 		selectors: map[kubeOwnerKey]*schema.LabelSelector{}, podNames: map[cluster.PodKey]bool{}}

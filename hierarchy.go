@@ -1,0 +1,219 @@
+package gangsim
+
+import (
+	"fmt"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/podgroup"
+)
+
+// buildTree describes the hierarchy under ref for the placement algorithm:
+// each leaf's pending pods in cycle order, and each composite's scheduled
+// pods (which pin its topology domain and count in its placement score).
+func (s *Scheduler) buildTree(ref podgroup.Ref) *placement.TreeNode {
+	if !ref.Composite {
+		gr := s.group(ref.Key)
+		return &placement.TreeNode{Key: ref.Key, Leaf: s.leafRequest(gr, s.pending(gr))}
+	}
+	c := &s.composites[ref.Key].cpg
+	n := &placement.TreeNode{Key: ref.Key, Composite: &fw.Group{Ref: ref, Composite: c}}
+	for _, child := range s.forest.Children(ref.Key) {
+		cn := s.buildTree(child)
+		n.Children = append(n.Children, cn)
+		sub := cn.Composite
+		if cn.Leaf != nil {
+			sub = cn.Leaf.Group
+		}
+		n.Composite.ScheduledNodes = append(n.Composite.ScheduledNodes, sub.ScheduledNodes...)
+		n.Composite.Scheduled += sub.Scheduled
+	}
+	return n
+}
+
+// leafRequest describes a PodGroup's pending pods (in cycle order) for the
+// placement algorithm.
+func (s *Scheduler) leafRequest(gr *groupRecord, pending []*podRecord) *placement.GroupRequest {
+	g := &fw.Group{Ref: podgroup.Ref{Key: gr.group.Key()}, PodGroup: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: s.scheduledNodes(gr)}
+	req := &placement.GroupRequest{Group: g}
+	for _, r := range pending {
+		g.Pods = append(g.Pods, r.info)
+		req.Nominated = append(req.Nominated, s.nominations.index(r))
+	}
+	return req
+}
+
+// rootGroup describes a root for its PodGroupPostFilter plugins.
+func (s *Scheduler) rootGroup(root podgroup.Ref) *fw.Group {
+	if root.Composite {
+		return s.buildTree(root).Composite
+	}
+	gr := s.group(root.Key)
+	return s.leafRequest(gr, s.pending(gr)).Group
+}
+
+// validateRoot checks what kube-scheduler's validatePodGroup checks: every
+// member of the hierarchy, pending or scheduled, names this scheduler, has
+// the root's priority and the root's preemption policy. It returns the
+// first problem, or "".
+func (s *Scheduler) validateRoot(root podgroup.Ref, leaves []groupID, first *podRecord) string {
+	what := "pod group"
+	if root.Composite {
+		what = "composite pod group"
+	}
+	name, prio, policy := s.rootName(root), s.rootPriority(root), s.rootPolicy(root)
+	scheduler := first.info.Pod().EffectiveSchedulerName()
+	if s.profiles[scheduler] == nil {
+		return fmt.Sprintf("pod %s names scheduler %q, which no profile has", first.info.Key().Display(), scheduler)
+	}
+	for _, id := range leaves {
+		gr := s.groupRecords.at(id)
+		for k := range gr.members.Members() {
+			p := s.records.at(gr.pods[k]).info
+			switch {
+			case p.Pod().EffectiveSchedulerName() != scheduler:
+				return fmt.Sprintf("pod %s names scheduler %q, but %s %s is scheduled by %q", k.Display(), p.Pod().EffectiveSchedulerName(), what, name, scheduler)
+			case p.Priority() != prio:
+				return fmt.Sprintf("pod %s has priority %d, but %s %s has priority %d", k.Display(), p.Priority(), what, name, prio)
+			case p.Pod().EffectivePreemptionPolicy() != policy:
+				return fmt.Sprintf("pod %s has preemptionPolicy %s, but %s %s has %s", k.Display(), p.Pod().EffectivePreemptionPolicy(), what, name, policy)
+			}
+		}
+	}
+	return ""
+}
+
+// explainLeaves records each leaf's outcome of a cycle: its condition, its
+// event, and the reasons of its pods still pending. rootMsg is "" when the
+// cycle bound pods, else why it failed; a leaf the cycle never reached (an
+// earlier sibling made its composite give up) fails with that reason.
+func (s *Scheduler) explainLeaves(leaves []groupID, out placement.TreeResult, rootMsg string) {
+	for _, id := range leaves {
+		gr := s.groupRecords.at(id)
+		lr, evaluated := out.Leaves[gr.group.Key()]
+		if !evaluated && rootMsg == "" {
+			continue // under a composite that gave up inside a successful root
+		}
+		ok := rootMsg == "" && lr.Feasible
+		msg := rootMsg
+		if evaluated && lr.Message != "" {
+			msg = lr.Message
+		}
+		ref := Ref{Kind: KindPodGroup, Key: gr.group.Key()}
+		if ok {
+			gr.setCondition(podgroup.ConditionTrue, podgroup.ReasonScheduled, "", s.now)
+			s.emitGroup(EventGroupScheduled, ref, "")
+		} else {
+			gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonUnschedulable, msg, s.now)
+			s.emitGroup(EventGroupFailed, ref, msg)
+		}
+		if len(lr.Failures) == 0 && msg == "" {
+			continue
+		}
+		failed := make(map[cluster.PodKey]*fw.FitError, len(lr.Failures))
+		for _, f := range lr.Failures {
+			failed[f.Pod.Key()] = f.Err
+		}
+		for _, r := range s.pending(gr) {
+			if fit, ok := failed[r.info.Key()]; ok {
+				s.failFit(r, fit)
+			} else if msg != "" {
+				s.failAttempt(r, msg)
+			}
+		}
+	}
+}
+
+// rootPriority is the priority of a root group (its hierarchy's).
+func (s *Scheduler) rootPriority(ref podgroup.Ref) int32 {
+	if ref.Composite {
+		return s.composites[ref.Key].cpg.EffectivePriority()
+	}
+	return s.group(ref.Key).group.EffectivePriority()
+}
+
+// rootPolicy is the preemption policy of a root group.
+func (s *Scheduler) rootPolicy(ref podgroup.Ref) cluster.PreemptionPolicy {
+	if ref.Composite {
+		return s.composites[ref.Key].cpg.EffectivePreemptionPolicy()
+	}
+	return s.group(ref.Key).group.EffectivePreemptionPolicy()
+}
+
+// rootName is the name of a root group.
+func (s *Scheduler) rootName(ref podgroup.Ref) string {
+	if ref.Composite {
+		return s.composites[ref.Key].cpg.Name
+	}
+	return s.group(ref.Key).group.Name
+}
+
+// leafRecords returns the IDs of every leaf under ref, in child order
+// (shared: never modify the slice).
+func (s *Scheduler) leafRecords(ref podgroup.Ref) []groupID {
+	if !ref.Composite {
+		return s.group(ref.Key).self
+	}
+	c := s.composites[ref.Key]
+	if c.leaves == nil || c.leavesForest != s.forestVersion {
+		leaves := s.forest.Leaves(ref)
+		c.leaves = make([]groupID, len(leaves))
+		for i, l := range leaves {
+			c.leaves[i] = s.groups[l.Key]
+		}
+		c.leavesForest = s.forestVersion
+	}
+	return c.leaves
+}
+
+// extendLeaves keeps the cached leaf lists of a new PodGroup's ancestors
+// valid when the group comes last under each of them (children defined in
+// creation order, the usual case): it is appended, so that a composite
+// built child by child costs linear time, not quadratic. Other caches are
+// rebuilt on use.
+func (s *Scheduler) extendLeaves(gr *groupRecord) {
+	ref := podgroup.Ref{Key: gr.group.Key()}
+	last := true
+	for _, up := range s.forest.Ancestors(ref) {
+		kids := s.forest.Children(up.Key)
+		last = last && len(kids) > 0 && kids[len(kids)-1] == ref
+		c := s.composites[up.Key]
+		if last && c.leaves != nil && c.leavesForest == s.forestVersion {
+			c.leaves = append(c.leaves, gr.id)
+			c.leavesForest = s.forestVersion + 1 // the version about to be
+		}
+		ref = up
+	}
+}
+
+// hierarchyPending returns the pending pods of every leaf under ref, each
+// leaf's in its cycle order, leaves in child order.
+func (s *Scheduler) hierarchyPending(ref podgroup.Ref) []*podRecord {
+	leaves := s.leafRecords(ref)
+	if len(leaves) == 1 {
+		return s.pending(s.groupRecords.at(leaves[0]))
+	}
+	var out []*podRecord
+	for _, id := range leaves {
+		gr := s.groupRecords.at(id)
+		out = append(out, s.pending(gr)...)
+	}
+	return out
+}
+
+// pendingCount counts the pending pods of every leaf under ref.
+func (s *Scheduler) pendingCount(ref podgroup.Ref) int {
+	if ref.Composite {
+		return s.composites[ref.Key].pending
+	}
+	return s.group(ref.Key).members.Count(podgroup.Unscheduled)
+}
+
+// groupRef returns the Ref of a PodGroup or CompositePodGroup.
+func groupRef(ref podgroup.Ref) Ref {
+	if ref.Composite {
+		return Ref{Kind: KindCompositePodGroup, Key: ref.Key}
+	}
+	return Ref{Kind: KindPodGroup, Key: ref.Key}
+}

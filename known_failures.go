@@ -1,0 +1,228 @@
+package gangsim
+
+import (
+	"strconv"
+	"unsafe"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/internal/prefetch"
+	"github.com/gangsim/gangsim/queue"
+)
+
+// failures remembers, per pod shape, the last cycle of a pod of that shape
+// that found no node and no preemption: while nothing in the cluster and
+// no nomination changed since, a pod of the same shape nominated nowhere
+// fails the same way, with the same message, and is parked without running
+// the plugins again. In a busy cluster every pending pod is retried after
+// each change; after the first of a shape, the others cost their queue
+// moves and events only. It applies to profiles whose PreFilter, Filter and
+// PostFilter plugins are all framework.Stateless (or Signers).
+type failures struct {
+	ids     map[string]int32 // shape -> id, from 1
+	byShape []*shapeFailure  // by shape id (ids are dense, from 1)
+	gen     uint32           // counts restarts of ids
+	off     bool             // tests compare runs with and without it
+	hits    int              // cycles answered, for tests
+	inRow   int              // of which retryKnownFailures ran, for tests
+}
+
+// shapeFailure is a shape's last fruitless cycle.
+type shapeFailure struct {
+	p      *profile
+	fit    *fw.FitError // read-only, shared
+	status *Status      // the cycles' status, made by the first (read-only, shared)
+	// reason is fit's message, and cycle the reason of the cycles' events,
+	// made with status
+	reason, cycle string
+	wakeOn        uint64
+	snap          *cluster.Snapshot
+	pos           cluster.FeedPos
+	nomPos        uint64
+}
+
+// answered returns the status of a cycle f answers, made by the first.
+func (f *shapeFailure) answered() *Status {
+	if f.status == nil {
+		f.reason = f.fit.Error()
+		f.status = NewStatus(Unschedulable, f.reason)
+		f.cycle = cycleReason(f.status)
+	}
+	return f.status
+}
+
+// knownNow is what every remembered failure must match to hold now: the
+// snapshot's feed and the nominations as they are.
+type knownNow struct {
+	pos    cluster.FeedPos
+	nomPos uint64
+}
+
+// maxShapes bounds the shapes known; past it, all are forgotten.
+const maxShapes = 4096
+
+// shape returns the id of r's shape: everything its cycle's outcome
+// depends on but its name; 0 for none. Found on its first failure (most
+// pods never fail), kept while it waits.
+func (s *Scheduler) shape(r *podRecord) int32 {
+	if r.shape != 0 {
+		return r.shape
+	}
+	shape := r.info.Pod().Shape()
+	if shape == "" {
+		return 0 // never shortened
+	}
+	shape = strconv.FormatInt(int64(r.info.Priority()), 10) + "|" + shape
+	f := &s.failures
+	if f.ids == nil || len(f.ids) >= maxShapes {
+		f.ids, f.byShape = map[string]int32{}, nil // ids restart: records of old ones must go
+		f.gen++
+	}
+	id, ok := f.ids[shape]
+	if !ok {
+		id = int32(len(f.ids) + 1)
+		f.ids[shape] = id
+	}
+	r.shape, r.shapeGen = id, f.gen
+	return id
+}
+
+// knownFailure returns the remembered failure that holds for r now, or nil.
+func (s *Scheduler) knownFailure(p *profile, r *podRecord) *shapeFailure {
+	if !s.failuresUsable() {
+		return nil
+	}
+	return s.knownFailureAt(p, r, s.knownNow())
+}
+
+// failuresUsable reports whether remembered failures may answer cycles.
+func (s *Scheduler) failuresUsable() bool { return !s.failures.off && len(s.explainer.want) == 0 }
+
+func (s *Scheduler) knownNow() knownNow {
+	return knownNow{pos: s.snap.FeedPos(), nomPos: s.nominations.changePos()}
+}
+
+// knownFailureAt is knownFailure with failuresUsable true and now as it
+// is: a busy cluster's retries ask for many pods in a row.
+func (s *Scheduler) knownFailureAt(p *profile, r *podRecord, now knownNow) *shapeFailure {
+	if r.nominated != "" || !p.plainPostFilter() {
+		return nil
+	}
+	if r.shape == 0 || r.shapeGen != s.failures.gen {
+		return nil // a pod's first cycle, or its id is from before the ids restarted
+	}
+	if int(r.shape) >= len(s.failures.byShape) {
+		return nil
+	}
+	f := s.failures.byShape[r.shape]
+	if f == nil || f.p != p || f.snap != s.snap || f.pos != now.pos || f.nomPos != now.nomPos {
+		return nil
+	}
+	s.failures.hits++
+	return f
+}
+
+// rememberFailure records a cycle of r that found no node and left no
+// nomination, evicted nobody.
+func (s *Scheduler) rememberFailure(p *profile, r *podRecord, fit *fw.FitError, wakeOn uint64) {
+	if s.failures.off || len(s.explainer.want) > 0 || !p.plainPostFilter() {
+		return
+	}
+	if r.shape != 0 && r.shapeGen != s.failures.gen {
+		r.shape = 0
+	}
+	key := s.shape(r)
+	if key == 0 {
+		return
+	}
+	if n := int(key) + 1; n > len(s.failures.byShape) {
+		s.failures.byShape = append(s.failures.byShape, make([]*shapeFailure, n-len(s.failures.byShape))...)
+	}
+	fit.Summarize() // read by every pod that fails alike
+	s.failures.byShape[key] = &shapeFailure{p: p, fit: fit, wakeOn: wakeOn, snap: s.snap, pos: s.snap.FeedPos(), nomPos: s.nominations.changePos()}
+}
+
+// plainPostFilter reports whether a cycle of the profile depends on
+// nothing but the cluster, the pod and the nominations: each of its
+// PreFilter, Filter and PostFilter plugins declares itself
+// framework.Stateless or is a framework.Signer (whose answers depend on
+// the node and the pod alone). A plugin that declares neither may keep
+// state between calls.
+func (p *profile) plainPostFilter() bool { return p.pure }
+
+// isPure is plainPostFilter's answer, worked out once.
+func (p *profile) isPure() bool {
+	plugins := p.pods.Plugins()
+	return allStateless(p.postFilter) && allStateless(plugins.PreFilter) && allStateless(plugins.Filter)
+}
+
+// allStateless reports whether every plugin of a list is Stateless or a
+// Signer.
+func allStateless[P fw.Plugin](list []P) bool {
+	for _, pl := range list {
+		switch any(pl).(type) {
+		case fw.Stateless, fw.Signer:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// retryKnownFailures runs the cycles at the head of activeQ, at most max,
+// of pods that fail as a pod of their shape just failed (see failures),
+// one after another; it returns how many it ran. Each is the cycle
+// scheduleOne would run, with the same events and the same outcome: what
+// it leaves out is the search for the head of activeQ at each pop, and
+// the rest of a cycle's general path. A busy cluster's cycles are nearly
+// all such retries.
+func (s *Scheduler) retryKnownFailures(max int) (int, error) {
+	if s.cfg.CheckInvariants || !s.failuresUsable() || len(s.failures.byShape) == 0 || max <= 0 {
+		return 0, nil // with invariants checked, every cycle takes the general path, which checks them
+	}
+	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
+		return 0, err
+	}
+	s.retry.now = s.knownNow() // what nothing in these cycles changes
+	n := s.queue.ParkHead(s.now, s.version, max, s.retryKnown, s.retriedKnown)
+	s.failures.inRow += n
+	return n, nil
+}
+
+// retryKnown begins the cycle of it's pod if it fails as a known failure
+// (else it changes nothing): scheduleOne's and schedulePod's work for
+// that case up to parking, which ParkHead does.
+func (s *Scheduler) retryKnown(it *queue.Item[entry]) (uint64, bool) {
+	r := s.records.at(it.Value.pod)
+	if r == nil {
+		return 0, false
+	}
+	f := s.knownFailureAt(s.profileOf(r), r, s.retry.now)
+	if f == nil {
+		return 0, false
+	}
+	if a := s.queue.Ahead(); a != nil {
+		if r := s.records.at(a.Value.pod); r != nil {
+			prefetch.Object(unsafe.Pointer(r), unsafe.Sizeof(*r))
+		}
+	}
+	s.cycle++
+	s.inCycle = s.cycle
+	f.answered()
+	s.failWith(r, f.reason, f.fit)
+	if s.observed() {
+		s.retry.pod, s.retry.reason = r.info, f.cycle
+	}
+	return f.wakeOn, true
+}
+
+// retriedKnown ends the cycle retryKnown began, once the pod is parked.
+func (s *Scheduler) retriedKnown(*queue.Item[entry]) {
+	if s.observed() {
+		s.emitCycle(s.retry.pod, Ref{}, s.retry.reason)
+		s.retry.pod = nil
+	} else {
+		s.stats.count(EventCycle, false)
+	}
+	s.inCycle = 0
+}

@@ -1,0 +1,132 @@
+package gangsim
+
+import (
+	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/plugins"
+	"github.com/gangsim/gangsim/queue"
+)
+
+// DefaultRegistry returns the built-in plugins' factories by name (a new
+// map each call).
+func DefaultRegistry() fw.Registry { return plugins.NewInTreeRegistry() }
+
+// WithRegistry adds plugins to the scheduler's registry, for profiles to
+// enable by name. A name the built-in registry has already is an error at
+// New: replace a built-in by disabling it and enabling yours.
+func WithRegistry(r fw.Registry) Option {
+	return func(s *Scheduler) { s.userRegistry = r }
+}
+
+// registry merges the user's plugins into the defaults.
+func registry(user fw.Registry) (fw.Registry, error) {
+	reg := DefaultRegistry()
+	for _, name := range user.Names() {
+		if _, dup := reg[name]; dup {
+			return nil, configError("registry", "plugin %q is built in; disable it and register yours under another name", name)
+		}
+		if user[name].New == nil {
+			return nil, configError("registry", "plugin %q has no New function", name)
+		}
+		reg[name] = user[name]
+	}
+	return reg, nil
+}
+
+// profile is one profile instantiated for a scheduler: its per-pod
+// pipeline, its group algorithm and its PostFilter plugins.
+type profile struct {
+	name            string
+	pods            *placement.PodScheduler
+	groups          *placement.GroupScheduler
+	postFilter      []fw.PostFilterPlugin
+	groupPostFilter []fw.PodGroupPostFilterPlugin
+	handle          *handle
+	// retryOn is, by plugin name, the kinds of change that may help a pod
+	// the plugin rejected (PreFilter and Filter plugins).
+	retryOn map[string]fw.ClusterEvent
+	// pure: a cycle depends on the cluster and the pod alone (known_failures.go)
+	pure bool
+}
+
+// wakeOn returns the kinds of change that may help a pod that failed with
+// fit: those of the plugins that rejected it, or any change when a
+// rejection names no plugin this profile knows.
+func (p *profile) wakeOn(fit *fw.FitError) uint64 {
+	names := fit.Plugins()
+	if len(names) == 0 {
+		return queue.AnyChange
+	}
+	var kinds fw.ClusterEvent
+	for _, name := range names {
+		k, ok := p.retryOn[name]
+		if !ok {
+			return queue.AnyChange
+		}
+		kinds |= k
+	}
+	return uint64(kinds)
+}
+
+// newProfile instantiates a resolved profile for s.
+func (s *Scheduler) newProfile(rp *resolvedProfile, reg fw.Registry, pct int32) (*profile, error) {
+	p := &profile{name: rp.name, groups: &placement.GroupScheduler{}}
+	p.handle = &handle{s: s, p: p}
+	instances := map[string]fw.Plugin{}
+	get := func(name string) (fw.Plugin, error) {
+		if pl, ok := instances[name]; ok {
+			return pl, nil
+		}
+		pl, err := reg[name].New(rp.args[name], p.handle)
+		if err != nil {
+			return nil, configError("profiles ("+rp.name+")", "plugin %q: %v", name, err)
+		}
+		instances[name] = pl
+		return pl, nil
+	}
+	var pods placement.PodPlugins
+	for _, point := range extensionPoints {
+		for _, ref := range rp.points[point.name] {
+			pl, err := get(ref.Name)
+			if err != nil {
+				return nil, err
+			}
+			p.add(point.name, pl, int64(ref.Weight), &pods)
+		}
+	}
+	p.pods = placement.NewPodScheduler(pods, pct)
+	p.groups.Pods = p.pods
+	p.retryOn = map[string]fw.ClusterEvent{}
+	for _, pl := range pods.PreFilter {
+		p.retryOn[pl.Name()] |= fw.RetryEvents(pl)
+	}
+	for _, pl := range pods.Filter {
+		p.retryOn[pl.Name()] |= fw.RetryEvents(pl)
+	}
+	p.pure = p.isPure()
+	return p, nil
+}
+
+// add puts an instance at one extension point.
+func (p *profile) add(point string, pl fw.Plugin, weight int64, pods *placement.PodPlugins) {
+	switch point {
+	case "preFilter":
+		pods.PreFilter = append(pods.PreFilter, pl.(fw.PreFilterPlugin))
+	case "filter":
+		pods.Filter = append(pods.Filter, pl.(fw.FilterPlugin))
+	case "postFilter":
+		p.postFilter = append(p.postFilter, pl.(fw.PostFilterPlugin))
+	case "preScore":
+		pods.PreScore = append(pods.PreScore, pl.(fw.PreScorePlugin))
+	case "score":
+		pods.Score = append(pods.Score, placement.WeightedScorer{Plugin: pl.(fw.ScorePlugin), Weight: weight})
+	case "placementGenerate":
+		p.groups.Generator = pl.(fw.PlacementGeneratePlugin)
+	case "placementFeasible":
+		p.groups.Feasible = append(p.groups.Feasible, pl.(fw.PlacementFeasiblePlugin))
+	case "placementScore":
+		p.groups.Scorers = append(p.groups.Scorers, placement.WeightedPlacementScorer{Plugin: pl.(fw.PlacementScorePlugin), Weight: weight})
+	case "podGroupPostFilter":
+		p.groupPostFilter = append(p.groupPostFilter, pl.(fw.PodGroupPostFilterPlugin))
+	}
+}

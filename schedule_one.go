@@ -1,0 +1,383 @@
+package gangsim
+
+// The scheduling cycle, in the order it runs (docs/semantics.md §3-§9):
+//
+//	ScheduleOne / scheduleOne      pop the head of activeQ
+//	  schedulePod                  a pod: one snapshot, Filter and Score
+//	    postFilterPod, actuatePod  no node fits: PostFilter, evict, nominate
+//	  scheduleRoot                 a root group: validate, place the tree
+//	    failRoot                   nothing placed: conditions, backoff
+//	      postFilterGroup          workload-aware preemption
+//	        actuateGroup           evict, nominate the group's pods
+//	  bind                         every placed pod, at once
+//
+// The run loop that calls it is in run.go; the shortcut that retries, in a
+// row, pods failing as a pod of their shape just failed is in
+// known_failures.go.
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/internal/prefetch"
+	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/queue"
+)
+
+// ScheduleOne runs one scheduling cycle at the current time for the head
+// of the active queue, and reports false when the active queue is empty.
+func (s *Scheduler) ScheduleOne() (CycleResult, bool, error) {
+	if err := s.usable(); err != nil {
+		return CycleResult{}, false, err
+	}
+	if err := s.fireTimers(); err != nil {
+		return CycleResult{}, false, err
+	}
+	var res CycleResult
+	ok, err := s.scheduleOne(&res)
+	return res, ok, err
+}
+
+// scheduleOne pops the head of activeQ and runs its cycle: a pod's, or a
+// root group's (a PodGroup being a hierarchy of one leaf). It fills res,
+// which the caller zeroed: results are filled in place, not returned, for
+// a busy cluster's cycles are mostly a few reads and the copies of a
+// returned result stalled them.
+func (s *Scheduler) scheduleOne(res *CycleResult) (bool, error) {
+	it, ok := s.queue.Pop(s.now)
+	if !ok {
+		return false, nil
+	}
+	if a := s.queue.Ahead(); a != nil {
+		// the record of a pod popped soon, fetched now: in a busy cluster
+		// its misses then overlap this cycle (see Queue.Ahead)
+		if r := s.records.at(a.Value.pod); r != nil {
+			prefetch.Object(unsafe.Pointer(r), unsafe.Sizeof(*r))
+		}
+	}
+	s.cycle++
+	s.inCycle = s.cycle
+	defer func() { s.inCycle = 0 }()
+	var err error
+	var pod *cluster.PodInfo
+	var group Ref
+	res.At, res.Item = s.now, it.Key
+	if r := s.records.at(it.Value.pod); r != nil {
+		err = s.schedulePod(it, res)
+		pod = r.info
+	} else {
+		err = s.scheduleRoot(it, res)
+		group = groupRef(it.Value.root)
+	}
+	s.emitCycle(pod, group, cycleReason(res.Status))
+	if err == nil && s.cfg.CheckInvariants {
+		err = s.checkCycle(*res)
+	}
+	return true, err
+}
+
+// cycleReason is the reason a cycle's event gives for its status.
+func cycleReason(st *Status) string {
+	reason := st.Message()
+	if st != nil && reason == "" {
+		reason = st.Code().String()
+	}
+	return reason
+}
+
+// schedulePod runs one pod-by-pod cycle: one snapshot, filter and score,
+// then bind (assume and finish binding in the cache at the same instant)
+// or park the pod as unschedulable with the reason, after PostFilter
+// (preemption) had its chance.
+func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
+	r := s.records.at(it.Value.pod)
+	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
+		return err
+	}
+	p := s.profileOf(r)
+	if f := s.knownFailure(p, r); f != nil {
+		// a pod of its shape failed this way with the cluster as it is:
+		// its rejections and its status are that pod's, shared
+		res.Status = f.answered()
+		s.failWith(r, f.reason, f.fit)
+		return s.queue.ParkFor(it.Key, s.now, s.version, f.wakeOn)
+	}
+	wasNominated := r.nominated != ""
+	s.explainer.start()
+	idx, fitErr := p.pods.Schedule(s.snap, r.info, nil, s.nominations.index(r))
+	if fitErr != nil {
+		s.failFit(r, fitErr)
+		res.Status = NewStatus(Unschedulable, r.reason)
+		res.Evicted, res.Nominated = s.postFilterPod(p, r, fitErr)
+		s.explainer.finish(s, r, "")
+		wakeOn := p.wakeOn(fitErr)
+		if !wasNominated && r.nominated == "" && res.Evicted == nil && res.Nominated == nil {
+			s.rememberFailure(p, r, fitErr, wakeOn)
+		}
+		return s.queue.ParkFor(it.Key, s.now, s.version, wakeOn)
+	}
+	node := s.snap.Node(idx).Name()
+	if err := s.bind(r, node); err != nil {
+		return err
+	}
+	s.explainer.finish(s, r, node)
+	res.Bound = []Binding{{Pod: r.info.Key(), Node: node}}
+	return s.queue.Done(it.Key)
+}
+
+// postFilterPod runs the profile's PostFilter plugins for a pod that fit
+// no node (docs/semantics.md §7) and carries out the first success: its
+// victims are evicted and the pod is nominated to its node. A plugin's
+// result without success may still clear the nomination. It returns the
+// evictions and the nomination made.
+func (s *Scheduler) postFilterPod(p *profile, r *podRecord, fitErr *fw.FitError) ([]Eviction, []Binding) {
+	state := fw.NewCycleState()
+	for _, pl := range p.postFilter {
+		res, st := pl.PostFilter(state, r.info, fitErr)
+		if st.IsSuccess() && res != nil {
+			return s.actuatePod(r, res, PodRef(r.info.Key()))
+		}
+		if res != nil && res.NominatedNode == "" {
+			s.nominations.clear(r)
+		}
+		if st.Code() == fw.UnschedulableAndUnresolvable {
+			break
+		}
+	}
+	return nil, nil
+}
+
+// actuatePod carries out a pod's successful PostFilter: the pods nominated
+// below it on the node lose their nomination, the victims are evicted, the
+// pod is nominated.
+func (s *Scheduler) actuatePod(r *podRecord, res *fw.PostFilterResult, by Ref) ([]Eviction, []Binding) {
+	if res.NominatedNode == "" {
+		s.nominations.clear(r)
+		return s.evictVictims(res.Victims, by), nil
+	}
+	s.nominations.clearBelow(res.NominatedNode, r.info.Priority())
+	s.nominate(r, res.NominatedNode)
+	return s.evictVictims(res.Victims, by), []Binding{{Pod: r.info.Key(), Node: res.NominatedNode}}
+}
+
+// scheduleRoot runs one cycle for a root group (docs/semantics.md §5, §9): validate
+// every member of the hierarchy, one snapshot, the placement algorithm
+// (recursive for a composite) with tentative reservations rolled back,
+// then an all-or-nothing commit: every placed pod bound at once, or none
+// and PodGroupPostFilter (workload-aware preemption).
+func (s *Scheduler) scheduleRoot(it *queue.Item[entry], res *CycleResult) error {
+	root := it.Value.root
+	pending := s.hierarchyPending(root)
+	if len(pending) == 0 {
+		return s.queue.Done(it.Key)
+	}
+	leaves := s.leafRecords(root)
+	p := s.profileFor(pending[0].info) // kube-scheduler takes the first queued pod's
+	if msg := s.validateRoot(root, leaves, pending[0]); msg != "" {
+		return s.errorCycle(it, leaves, pending, msg, res)
+	}
+	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
+		return err
+	}
+	for _, r := range pending {
+		r.attempts++
+	}
+	s.explainer.start()
+	tree := s.buildTree(root)
+	out := s.placeRoot(p, tree)
+	if out.Err != nil {
+		return s.errorCycle(it, leaves, pending, out.Err.Error(), res)
+	}
+	placed := out.Assignments(tree)
+	if !out.Feasible || len(placed) == 0 {
+		return s.failRoot(it, p, root, leaves, out, pending, res)
+	}
+	for _, a := range placed {
+		node := s.snap.Node(a.Node).Name()
+		r := s.record(a.Pod.Key())
+		if err := s.bind(r, node); err != nil {
+			return err
+		}
+		s.explainer.finish(s, r, node)
+		res.Bound = append(res.Bound, Binding{Pod: a.Pod.Key(), Node: node})
+	}
+	s.explainLeaves(leaves, out, "")
+	if root.Composite {
+		s.emitGroup(EventGroupScheduled, groupRef(root), "")
+	}
+	if left := s.pendingCount(root); left > 0 {
+		it.Size = left
+		return s.queue.Requeue(it.Key)
+	}
+	return s.queue.Done(it.Key)
+}
+
+// placeRoot runs the profile's placement algorithm for the hierarchy on
+// the snapshot as it is and leaves the snapshot unchanged.
+func (s *Scheduler) placeRoot(p *profile, tree *placement.TreeNode) placement.TreeResult {
+	cp := s.snap.Checkpoint()
+	out := p.groups.ScheduleTree(s.snap, tree, fw.Placement{})
+	s.snap.Rollback(cp)
+	return out
+}
+
+// failRoot ends a cycle that bound nothing: every pending pod keeps or gets
+// its reason, every leaf its condition, then workload-aware preemption
+// runs; the root backs off, even when preemption succeeded (nothing is
+// bound in this cycle).
+func (s *Scheduler) failRoot(it *queue.Item[entry], p *profile, root podgroup.Ref, leaves []groupID, out placement.TreeResult, pending []*podRecord, res *CycleResult) error {
+	msg := out.Message
+	if out.Feasible {
+		// the policy was met by members scheduled earlier, but no pod was
+		// placed now: kube-scheduler turns that success into a failure
+		msg = errPodGroupUnschedulable
+	}
+	res.Status = NewStatus(Unschedulable, msg)
+	s.explainLeaves(leaves, out, msg)
+	if root.Composite {
+		s.emitGroup(EventGroupFailed, groupRef(root), msg)
+	}
+	for _, r := range pending {
+		s.explainer.finish(s, r, "")
+	}
+	res.Evicted, res.Nominated = s.postFilterGroup(p, root, pending)
+	return s.backOff(it, false)
+}
+
+// errPodGroupUnschedulable is kube-scheduler's message for a group whose
+// cycle placed nothing without a more specific reason.
+const errPodGroupUnschedulable = "pod group is unschedulable"
+
+// postFilterGroup runs the profile's PodGroupPostFilter plugins when a
+// root's cycle failed (workload-aware preemption, docs/semantics.md §8) and
+// carries out the first success: victims evicted, the group's pods
+// nominated to the nodes found. Nothing is bound in this cycle; the group
+// retries, nominated nodes first, once the victims are gone.
+func (s *Scheduler) postFilterGroup(p *profile, root podgroup.Ref, pending []*podRecord) ([]Eviction, []Binding) {
+	g := s.rootGroup(root)
+	pods := make([]*cluster.PodInfo, len(pending))
+	for i, r := range pending {
+		pods[i] = r.info
+	}
+	place := func() ([]fw.Assignment, *fw.Status) { return s.placeForPreemption(p, root) }
+	for _, pl := range p.groupPostFilter {
+		res, st := pl.PodGroupPostFilter(g, pods, place)
+		if st.IsSuccess() && res != nil {
+			return s.actuateGroup(root, res)
+		}
+		if st.Code() == fw.UnschedulableAndUnresolvable {
+			break
+		}
+	}
+	return nil, nil
+}
+
+// actuateGroup carries out a successful PodGroupPostFilter.
+func (s *Scheduler) actuateGroup(root podgroup.Ref, res *fw.PodGroupPostFilterResult) ([]Eviction, []Binding) {
+	prio := s.rootPriority(root)
+	var nominated []Binding
+	for _, a := range res.Nominations {
+		node := s.snap.Node(a.Node).Name()
+		s.nominations.clearBelow(node, prio)
+		s.nominate(s.record(a.Pod.Key()), node)
+		nominated = append(nominated, Binding{Pod: a.Pod.Key(), Node: node})
+	}
+	return s.evictVictims(res.Victims, groupRef(root)), nominated
+}
+
+// placeForPreemption runs the root's placement algorithm on the snapshot
+// as preemption left it (victims removed) and leaves it unchanged.
+func (s *Scheduler) placeForPreemption(p *profile, root podgroup.Ref) ([]fw.Assignment, *fw.Status) {
+	tree := s.buildTree(root)
+	out := s.placeRoot(p, tree)
+	placed := out.Assignments(tree)
+	switch {
+	case out.Err != nil:
+		return nil, fw.NewStatus(fw.Error, out.Err.Error())
+	case !out.Feasible || len(placed) == 0:
+		return nil, fw.NewStatus(fw.Unschedulable, out.Message)
+	}
+	return placed, nil
+}
+
+// errorCycle ends a cycle that could not judge its groups (invalid
+// members, a broken topology constraint): SchedulerError on every group,
+// the reason on every pending pod, nothing bound, error backoff.
+func (s *Scheduler) errorCycle(it *queue.Item[entry], leaves []groupID, pending []*podRecord, msg string, res *CycleResult) error {
+	for _, r := range pending {
+		s.failAttempt(r, msg)
+	}
+	for _, id := range leaves {
+		gr := s.groupRecords.at(id)
+		gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonSchedulerError, msg, s.now)
+		s.emitGroup(EventGroupFailed, Ref{Kind: KindPodGroup, Key: gr.group.Key()}, msg)
+	}
+	res.Status = NewStatus(Error, msg)
+	return s.backOff(it, true)
+}
+
+// backOff puts a failed group in backoffQ. Any change makes it worth
+// retrying once its backoff ends, except a pod placed, which only helps
+// groups with a pod whose filters count the pods on nodes.
+func (s *Scheduler) backOff(it *queue.Item[entry], isError bool) error {
+	it.WakeOn = queue.AnyChange
+	if !s.waitsOnPods(it.Value) {
+		it.WakeOn &^= uint64(fw.AssignedPodAdded)
+	}
+	return s.queue.BackOff(it.Key, s.now, s.version, isError)
+}
+
+// evictVictims evicts the victims a preemption chose, for the preemptor by:
+// each starts its graceful termination, holding its resources until it
+// ends. A victim that is not running (a plugin's mistake, or a pod already
+// terminating) is left alone.
+func (s *Scheduler) evictVictims(victims []fw.Victim, by Ref) []Eviction {
+	var out []Eviction
+	for _, v := range victims {
+		if ev, ok := s.evict(v.Pod, by, v.BudgetViolation); ok {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// evict starts the eviction of one bound pod; a pod already terminating
+// is left as it is.
+func (s *Scheduler) evict(key cluster.PodKey, by Ref, violation bool) (Eviction, bool) {
+	r := s.record(key)
+	if r == nil || r.phase != PhaseBound {
+		return Eviction{}, false
+	}
+	if err := s.cache.EvictPod(key, s.now); err != nil {
+		return Eviction{}, false
+	}
+	r.phase = PhaseTerminating
+	s.emitEviction(r.info, r.node, by, violation)
+	s.addTimer(timer{at: addTime(s.now, s.cfg.gracePeriod()), kind: timerTerminated, pod: r.id, token: r.runs})
+	return s.evictions[len(s.evictions)-1], true
+}
+
+// nominate records a pod's nominated node and tells observers.
+func (s *Scheduler) nominate(r *podRecord, node string) {
+	s.nominations.nominate(r, node)
+	s.emitPod(EventPodNominated, r.info, node, "")
+}
+
+// bind assumes the pod on node and completes its binding at once.
+func (s *Scheduler) bind(r *podRecord, node string) error {
+	key := r.info.Key()
+	if err := s.cache.BindPod(r.info, node, s.now); err != nil {
+		return fmt.Errorf("binding pod %s: %w", key, err)
+	}
+	s.markBound(r, node)
+	s.emitPod(EventPodBound, r.info, node, "")
+	if p := r.info.Pod(); p.NodeName == "" && p.StartTime == 0 {
+		// a running pod is kept once, in its bound form (setPending makes
+		// the pending form again): a million pods, 300 MB less
+		r.info, _ = s.cache.Pod(key)
+	}
+	return nil
+}
