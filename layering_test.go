@@ -142,6 +142,24 @@ func TestLayeringCatchesViolations(t *testing.T) {
 	}
 }
 
+// belowParent lists sub-packages that lie below their parent package, and
+// what each must not import: scenario's importer and its internals serve
+// scenario's entry points, and the file schema lies below the importer.
+var belowParent = map[string][]string{
+	"scenario/kube":     {"scenario"},
+	"scenario/internal": {"scenario", "scenario/kube"},
+}
+
+func TestSubpackagesBelowParent(t *testing.T) {
+	for sub, banned := range belowParent {
+		for _, imp := range moduleImports(t, sub) {
+			if slices.Contains(banned, imp) {
+				t.Errorf("package %s imports %s/%s, which lies above it (see docs/architecture.md)", sub, modulePath, imp)
+			}
+		}
+	}
+}
+
 // TestEngineDoesNoIO checks, through the build's own dependency list, that
 // the root package and every module package it depends on import no file
 // system, no file-format encoding and no YAML: those belong to the user

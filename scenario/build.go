@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // builder turns the decoded file into a Scenario, checking references and
@@ -36,11 +36,11 @@ type builder struct {
 	opts       options
 
 	file       string            // the file of the entry being built
-	cur        *kubeSource       // the Kubernetes object of that entry, if any
+	cur        *schema.Origin    // the Kubernetes object of that entry, if any
 	configFile string            // the file that gave the configuration
 	nsDefined  map[string]bool   // namespaces defined so far
 	budgetKeys map[string]string // budgets defined so far, and where
-	tally      *tally            // the pods and nodes of the inputs, against the limits
+	tally      *schema.Tally     // the pods and nodes of the inputs, against the limits
 	ws         *warnings         // what the inputs hold that the simulation does not use
 	// requests remembers the parsed request maps by identity: the JSON
 	// decoder shares equal maps, so a million pods parse a few
@@ -50,7 +50,7 @@ type builder struct {
 func newBuilder(name string, opts []Option) *builder {
 	b := &builder{sc: &Scenario{Name: name}, nodeNames: map[string]bool{}, podNames: map[cluster.PodKey]bool{},
 		groupByKey: map[string]*podgroup.PodGroup{}, file: name, nsDefined: map[string]bool{}, budgetKeys: map[string]string{}, opts: applyOptions(opts)}
-	b.tally = &tally{lim: b.opts.limits}
+	b.tally = schema.NewTally(b.opts.limits.Nodes, b.opts.limits.Pods)
 	b.sc.registry = b.opts.registry
 	for _, pc := range cluster.SystemPriorityClasses() {
 		_ = b.classes.Add(pc) // cannot fail on an empty set
@@ -72,17 +72,17 @@ func (b *builder) fail(line int, path string, err error) error {
 // fieldError names the current file and, for an entry made from a
 // Kubernetes object, the object and its own field path.
 func (b *builder) fieldError(line int, path string, err error) error {
-	line, path = b.cur.translate(line, path)
+	line, path = b.cur.Translate(line, path)
 	return &FieldError{File: b.file, Line: line, Path: path, Err: err}
 }
 
 // entry names the entry being built, and makes it the current one: a list
 // entry of a scenario file ("pods[2] (api)") or the Kubernetes object it
 // was made from ("Pod ml/api").
-func (b *builder) entry(src *kubeSource, list string, i int, name string) string {
+func (b *builder) entry(src *schema.Origin, list string, i int, name string) string {
 	b.cur = src
 	if src != nil {
-		return src.where
+		return src.Where
 	}
 	return entry(list, i, name)
 }
@@ -94,7 +94,7 @@ func (b *builder) failf(line int, path, format string, args ...any) error {
 
 // build runs every step over every input file, in order.
 func (b *builder) build(ins []*input) error {
-	each := func(step func(*file) error) func([]*input) error {
+	each := func(step func(*schema.File) error) func([]*input) error {
 		return func(ins []*input) error {
 			for _, in := range ins {
 				b.file, b.cur = in.name, nil
@@ -115,10 +115,10 @@ func (b *builder) build(ins []*input) error {
 	return b.sc.checkTimeline()
 }
 
-func (b *builder) priorityClasses(f *file) error {
+func (b *builder) priorityClasses(f *schema.File) error {
 	for i, s := range f.PriorityClasses {
 		pc := cluster.PriorityClass{Name: s.Name, Value: s.Value, GlobalDefault: s.GlobalDefault, PreemptionPolicy: cluster.PreemptionPolicy(s.PreemptionPolicy)}
-		where := b.entry(s.src, "priorityClasses", i, s.Name)
+		where := b.entry(s.Origin, "priorityClasses", i, s.Name)
 		if cluster.IsSystemPriorityClass(pc) {
 			continue // built in, as in every cluster
 		}
@@ -140,11 +140,11 @@ func (b *builder) checkNames(line int, where, name, namespace string) error {
 	if name == "" {
 		return b.failf(line, where+".name", "required")
 	}
-	if err := nameError(name, false); err != nil {
+	if err := schema.NameError(name, false); err != nil {
 		return b.fail(line, where+".name", err)
 	}
 	if namespace != "" {
-		if err := nameError(namespace, true); err != nil {
+		if err := schema.NameError(namespace, true); err != nil {
 			return b.fail(line, where+".namespace", err)
 		}
 	}
@@ -167,9 +167,9 @@ func entry(list string, i int, name string) string {
 	return string(b)
 }
 
-func (b *builder) nodes(f *file) error {
+func (b *builder) nodes(f *schema.File) error {
 	for i := range f.Nodes {
-		nodes, err := b.expandNode(&f.Nodes[i], b.entry(f.Nodes[i].src, "nodes", i, f.Nodes[i].Name))
+		nodes, err := b.expandNode(&f.Nodes[i], b.entry(f.Nodes[i].Origin, "nodes", i, f.Nodes[i].Name))
 		if err != nil {
 			return err
 		}
@@ -187,11 +187,11 @@ func (b *builder) nodes(f *file) error {
 }
 
 // expandNode converts a node spec, expanding count, and registers names.
-func (b *builder) expandNode(s *nodeSpec, where string) ([]cluster.Node, error) {
+func (b *builder) expandNode(s *schema.Node, where string) ([]cluster.Node, error) {
 	if err := b.checkNames(s.Line, where, s.Name, ""); err != nil {
 		return nil, err
 	}
-	if err := checkResourceNames(s.Allocatable, resourcesOfNode); err != nil {
+	if err := checkResourceNames(s.Allocatable, schema.ResourcesOfNode); err != nil {
 		return nil, b.fail(s.Line, where+".allocatable", err)
 	}
 	alloc, err := cluster.ParseResources(s.Allocatable)
@@ -248,9 +248,9 @@ func (b *builder) expandNames(name string, count *int, limit, line int, where st
 	return names, nil
 }
 
-func (b *builder) budgets(f *file) error {
+func (b *builder) budgets(f *schema.File) error {
 	for i, s := range f.Budgets {
-		where := b.entry(s.src, "podDisruptionBudgets", i, s.Name)
+		where := b.entry(s.Origin, "podDisruptionBudgets", i, s.Name)
 		if err := b.checkNames(s.Line, where, s.Name, s.Namespace); err != nil {
 			return err
 		}
@@ -283,27 +283,28 @@ func budgetSelector(n *yaml.Node, path string) (*cluster.LabelSelector, error) {
 	if n == nil || n.Tag == "!!null" {
 		return nil, nil
 	}
-	ml, me := mapValue(n, "matchLabels"), mapValue(n, "matchExpressions")
+	ml, me := schema.MapValue(n, "matchLabels"), schema.MapValue(n, "matchExpressions")
 	if ml != nil && ml.Kind == yaml.MappingNode || me != nil && me.Kind == yaml.SequenceNode {
-		var s labelSelectorSpec
-		if err := decodeValue(n, reflect.ValueOf(&s).Elem(), path); err != nil {
+		var s schema.LabelSelector
+		if err := schema.DecodeField(n, &s, path); err != nil {
 			return nil, err
 		}
-		return s.convert(), nil
+		return s.Convert(), nil
 	}
 	var labels map[string]string
-	if err := decodeValue(n, reflect.ValueOf(&labels).Elem(), path); err != nil {
+	if err := schema.DecodeField(n, &labels, path); err != nil {
 		return nil, err
 	}
 	return &cluster.LabelSelector{MatchLabels: labels}, nil
 }
 
 // checkResourceNames checks the names of a scenario's resource list as
-// the API server would (checkResourceName); the error names the resource.
-func checkResourceNames(list map[string]string, use resourceUse) error {
+// the API server would (schema.CheckResourceName); the error names the
+// resource.
+func checkResourceNames(list map[string]string, use schema.ResourceUse) error {
 	bad := false
 	for name := range list {
-		if checkResourceName(name, use) != nil {
+		if schema.CheckResourceName(name, use) != nil {
 			bad = true
 			break
 		}
@@ -312,7 +313,7 @@ func checkResourceNames(list map[string]string, use resourceUse) error {
 		return nil
 	}
 	for _, name := range slices.Sorted(maps.Keys(list)) { // the first in name order
-		if err := checkResourceName(name, use); err != nil {
+		if err := schema.CheckResourceName(name, use); err != nil {
 			return &cluster.FieldError{Sentinel: cluster.ErrQuantity, Field: name, Detail: err.Error()}
 		}
 	}
@@ -358,7 +359,7 @@ func errBeyond(s string) error {
 	return fmt.Errorf("%q is beyond the largest simulated time, %v (a hundred years)", s, gangsim.MaxSimulatedTime)
 }
 
-func (b *builder) events(f *file) error {
+func (b *builder) events(f *schema.File) error {
 	for i := range f.Events {
 		s := &f.Events[i]
 		where := b.entry(nil, "events", i, "")
@@ -377,7 +378,7 @@ func (b *builder) events(f *file) error {
 }
 
 // event converts one event, which must hold exactly one action.
-func (b *builder) event(s *eventSpec, where string) (Event, error) {
+func (b *builder) event(s *schema.Event, where string) (Event, error) {
 	var evs []Event
 	if s.AddNode != nil {
 		if s.AddNode.Count != nil {
@@ -429,7 +430,7 @@ func podKeyOf(ref string) cluster.PodKey {
 	return cluster.MakePodKey("", ref)
 }
 
-func (b *builder) explain(f *file) error {
+func (b *builder) explain(f *schema.File) error {
 	for i, name := range f.Explain {
 		key := podKeyOf(name)
 		if !b.podNames[key] {
@@ -440,13 +441,13 @@ func (b *builder) explain(f *file) error {
 	return nil
 }
 
-func (b *builder) namespaces(f *file) error {
+func (b *builder) namespaces(f *schema.File) error {
 	for i, s := range f.Namespaces {
-		where := b.entry(s.src, "namespaces", i, s.Name)
+		where := b.entry(s.Origin, "namespaces", i, s.Name)
 		if s.Name == "" {
 			return b.failf(s.Line, where+".name", "required")
 		}
-		if err := nameError(s.Name, true); err != nil {
+		if err := schema.NameError(s.Name, true); err != nil {
 			return b.fail(s.Line, where+".name", err)
 		}
 		if b.nsDefined[s.Name] {

@@ -3,12 +3,12 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"reflect"
 
 	fw "github.com/gangsim/gangsim/framework"
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/plugins/noderesources"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // Option changes how a scenario is loaded.
@@ -38,22 +38,22 @@ func applyOptions(opts []Option) options {
 // scheduler.
 func WithRegistry(r fw.Registry) Option { return func(o *options) { o.registry = r } }
 
-func (b *builder) config(f *file) error {
+func (b *builder) config(f *schema.File) error {
 	c := f.Config
 	if c == nil {
 		return nil
 	}
-	b.cur = c.src
+	b.cur = c.Origin
 	if b.configFile != "" {
 		return b.failf(c.Line, "config", "a second configuration: %s gave one already", b.configFile)
 	}
 	b.configFile = b.file
 	cfg := &b.sc.Config
-	if c.initialBackoff != nil {
-		cfg.PodInitialBackoff = *c.initialBackoff
+	if c.InitialBackoff != nil {
+		cfg.PodInitialBackoff = *c.InitialBackoff
 	}
-	if c.maxBackoff != nil {
-		cfg.PodMaxBackoff = *c.maxBackoff
+	if c.MaxBackoff != nil {
+		cfg.PodMaxBackoff = *c.MaxBackoff
 	}
 	if p := c.PercentageOfNodesToScore; p != nil {
 		cfg.PercentageOfNodesToScore = *p
@@ -91,11 +91,11 @@ func (b *builder) config(f *file) error {
 // shorthandProfile is the default profile with config.scoringStrategy as
 // NodeResourcesFit's arguments and config.placementScore, when given,
 // replacing the placement score plugins.
-func (b *builder) shorthandProfile(c *configSpec) (gangsim.Profile, error) {
+func (b *builder) shorthandProfile(c *schema.Config) (gangsim.Profile, error) {
 	p := gangsim.DefaultProfile()
 	if c.ScoringStrategy != nil {
 		var st noderesources.ScoringStrategy
-		if err := decodeValue(c.ScoringStrategy, reflect.ValueOf(&st).Elem(), "config.scoringStrategy"); err != nil {
+		if err := schema.DecodeField(c.ScoringStrategy, &st, "config.scoringStrategy"); err != nil {
 			return p, b.decodeFail(err)
 		}
 		args := &noderesources.FitArgs{ScoringStrategy: &st}
@@ -116,7 +116,7 @@ func (b *builder) shorthandProfile(c *configSpec) (gangsim.Profile, error) {
 
 // decodeFail turns a decoding problem into a FieldError.
 func (b *builder) decodeFail(err error) error {
-	var de *decodeError
+	var de *schema.DecodeError
 	if errors.As(err, &de) {
 		return b.fieldError(de.Line, de.Path, de.Err)
 	}
@@ -125,12 +125,12 @@ func (b *builder) decodeFail(err error) error {
 
 // profile converts one profile; plugin arguments are decoded into the
 // type the plugin's factory declares.
-func (b *builder) profile(s *profileSpec, where string) (gangsim.Profile, error) {
+func (b *builder) profile(s *schema.Profile, where string) (gangsim.Profile, error) {
 	p := gangsim.Profile{SchedulerName: s.SchedulerName, PercentageOfNodesToScore: s.PercentageOfNodesToScore}
 	if s.Plugins != nil {
 		p.Plugins = &gangsim.Plugins{}
 		for _, set := range []struct {
-			spec *pluginSetSpec
+			spec *schema.PluginSet
 			into *gangsim.PluginSet
 		}{
 			{s.Plugins.MultiPoint, &p.Plugins.MultiPoint}, {s.Plugins.PreFilter, &p.Plugins.PreFilter},
@@ -150,7 +150,7 @@ func (b *builder) profile(s *profileSpec, where string) (gangsim.Profile, error)
 			}
 		}
 	}
-	reg := b.registry()
+	reg := allPlugins(b.opts.registry)
 	for i, pc := range s.PluginConfig {
 		field := fmt.Sprintf("%s.pluginConfig[%d]", where, i)
 		factory, ok := reg[pc.Name]
@@ -163,7 +163,7 @@ func (b *builder) profile(s *profileSpec, where string) (gangsim.Profile, error)
 				return p, b.failf(pc.Line, field+".args", "plugin %q takes no arguments", pc.Name)
 			}
 			args = factory.Args()
-			if err := decodeValue(pc.Args, reflect.ValueOf(args).Elem(), field+".args"); err != nil {
+			if err := schema.DecodeField(pc.Args, args, field+".args"); err != nil {
 				return p, b.decodeFail(err)
 			}
 			if _, err := factory.New(args, nil); err != nil {
@@ -175,10 +175,10 @@ func (b *builder) profile(s *profileSpec, where string) (gangsim.Profile, error)
 	return p, nil
 }
 
-// registry is the scheduler's registry with the user's plugins.
-func (b *builder) registry() fw.Registry {
+// allPlugins is the scheduler's registry with the user's plugins.
+func allPlugins(user fw.Registry) fw.Registry {
 	reg := gangsim.DefaultRegistry()
-	for name, f := range b.opts.registry {
+	for name, f := range user {
 		reg[name] = f
 	}
 	return reg

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,39 +13,13 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // Arrival processes and run-time distributions of workload templates.
 // Times drawn at random are rounded to whole seconds (run times to at
 // least one second, since a run time of 0 means "runs until deleted"), so
 // that results read well; given times are kept exactly.
-
-// arrivalSpec is a workload's arrival process: exactly one of every
-// (a fixed interval), rate (a Poisson process: "12/h") and at (a list).
-type arrivalSpec struct {
-	Line  int      `yaml:"-"`
-	Start string   `yaml:"start"`
-	Every string   `yaml:"every"`
-	Rate  string   `yaml:"rate"`
-	At    []string `yaml:"at"`
-}
-
-// runTimeSpec is a run-time distribution: exactly one of fixed,
-// exponential (its mean) and logNormal, with an optional cap.
-type runTimeSpec struct {
-	Line        int            `yaml:"-"`
-	Fixed       string         `yaml:"fixed"`
-	Exponential string         `yaml:"exponential"`
-	LogNormal   *logNormalSpec `yaml:"logNormal"`
-	Max         string         `yaml:"max"`
-}
-
-// logNormalSpec is a log-normal distribution by its median and the
-// standard deviation of its logarithm.
-type logNormalSpec struct {
-	Median string  `yaml:"median"`
-	Sigma  float64 `yaml:"sigma"`
-}
 
 // maxSigma bounds a log-normal's sigma: beyond it the draws are
 // meaningless for run times.
@@ -67,11 +40,11 @@ type arrival struct {
 // arrival decodes and checks a workload's arrival process; absent, every
 // replica arrives at 0.
 func (b *builder) arrival(n *yaml.Node, where string) (*arrival, error) {
-	var s arrivalSpec
+	var s schema.Arrival
 	if n == nil {
 		return &arrival{}, nil
 	}
-	if err := decodeValue(n, reflect.ValueOf(&s).Elem(), where); err != nil {
+	if err := schema.DecodeField(n, &s, where); err != nil {
 		return nil, b.decodeFail(err)
 	}
 	a := &arrival{}
@@ -105,7 +78,7 @@ func (b *builder) arrival(n *yaml.Node, where string) (*arrival, error) {
 }
 
 // arrivalList reads a list of arrival times, which start shifts.
-func (b *builder) arrivalList(s *arrivalSpec, where string) ([]time.Duration, error) {
+func (b *builder) arrivalList(s *schema.Arrival, where string) ([]time.Duration, error) {
 	if len(s.At) == 0 {
 		return nil, b.failf(s.Line, where+".at", "is empty")
 	}
@@ -218,14 +191,14 @@ func (b *builder) runTime(n *yaml.Node, where string) (runTime, error) {
 		}
 		return runTime{fixed: d}, nil
 	}
-	var s runTimeSpec
-	if err := decodeValue(n, reflect.ValueOf(&s).Elem(), where); err != nil {
+	var s schema.RunTime
+	if err := schema.DecodeField(n, &s, where); err != nil {
 		return runTime{}, b.decodeFail(err)
 	}
 	return b.checkRunTime(&s, where)
 }
 
-func (b *builder) checkRunTime(s *runTimeSpec, where string) (runTime, error) {
+func (b *builder) checkRunTime(s *schema.RunTime, where string) (runTime, error) {
 	var rt runTime
 	var err error
 	if rt.max, err = parseTime(s.Max); err != nil {

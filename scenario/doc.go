@@ -4,11 +4,13 @@
 // it builds a gangsim.Scheduler from the file, drives it through simulated
 // time, and builds the Result from the scheduler's event stream.
 //
-// It also reads Kubernetes objects as kubectl prints them (kube*.go,
-// docs/kubernetes-inputs.md): they become scenario entries, so that one
-// builder checks both, and several files of either kind merge into one
-// scenario (LoadFiles). What an input holds that the simulator does not
-// model is listed in Scenario.Warnings.
+// It also reads Kubernetes objects as kubectl prints them (package
+// scenario/kube, docs/kubernetes-inputs.md): they become scenario entries,
+// so that one builder checks both, and several files of either kind merge
+// into one scenario (LoadFiles). What an input holds that the simulator
+// does not model is listed in Scenario.Warnings. The file's structures and
+// their strict decoders are internal (scenario/internal/schema): programs
+// use the Scenario this package builds from them.
 //
 // Loading is strict: unknown or repeated fields are errors, and every
 // error is a *FieldError naming the file, line, entry and field, wrapping

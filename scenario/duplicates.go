@@ -5,6 +5,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // definition is where an object is defined: its file, line and entry.
@@ -61,39 +62,39 @@ type namedDefinition struct {
 // expands it.
 func definitions(in *input) []namedDefinition {
 	var out []namedDefinition
-	add := func(kind, name string, line int, src *kubeSource, list string, i int, entryName string) {
+	add := func(kind, name string, line int, src *schema.Origin, list string, i int, entryName string) {
 		d := definition{file: in.name, line: line, path: entry(list, i, entryName)}
 		if src != nil {
-			d.path, d.kube = src.object, true
+			d.path, d.kube = src.Object, true
 		}
 		out = append(out, namedDefinition{kind, name, d})
 	}
 	f := in.spec
 	for i, s := range f.PriorityClasses {
 		if !cluster.IsSystemPriorityClass(cluster.PriorityClass{Name: s.Name, Value: s.Value, GlobalDefault: s.GlobalDefault, PreemptionPolicy: cluster.PreemptionPolicy(s.PreemptionPolicy)}) {
-			add("priority class", s.Name, s.Line, s.src, "priorityClasses", i, s.Name)
+			add("priority class", s.Name, s.Line, s.Origin, "priorityClasses", i, s.Name)
 		}
 	}
 	for i, s := range f.Namespaces {
-		add("namespace", s.Name, s.Line, s.src, "namespaces", i, s.Name)
+		add("namespace", s.Name, s.Line, s.Origin, "namespaces", i, s.Name)
 	}
 	for i, s := range f.Nodes {
-		for _, name := range countNames(s.Name, s.Count) {
-			add("node", name, s.Line, s.src, "nodes", i, s.Name)
+		for _, name := range schema.CountNames(s.Name, s.Count) {
+			add("node", name, s.Line, s.Origin, "nodes", i, s.Name)
 		}
 	}
 	for i, s := range f.CompositePodGroups {
-		add("composite pod group", podgroup.Key(s.Namespace, s.Name), s.Line, s.src, "compositePodGroups", i, s.Name)
+		add("composite pod group", podgroup.Key(s.Namespace, s.Name), s.Line, s.Origin, "compositePodGroups", i, s.Name)
 	}
 	for i, s := range f.PodGroups {
-		add("pod group", podgroup.Key(s.Namespace, s.Name), s.Line, s.src, "podGroups", i, s.Name)
+		add("pod group", podgroup.Key(s.Namespace, s.Name), s.Line, s.Origin, "podGroups", i, s.Name)
 	}
 	for i, s := range f.Budgets {
-		add("pod disruption budget", string(cluster.MakePodKey(s.Namespace, s.Name)), s.Line, s.src, "podDisruptionBudgets", i, s.Name)
+		add("pod disruption budget", string(cluster.MakePodKey(s.Namespace, s.Name)), s.Line, s.Origin, "podDisruptionBudgets", i, s.Name)
 	}
 	for i, s := range f.Pods {
-		for _, name := range countNames(s.Name, s.Count) {
-			add("pod", string(cluster.MakePodKey(s.Namespace, name)), s.Line, s.src, "pods", i, s.Name)
+		for _, name := range schema.CountNames(s.Name, s.Count) {
+			add("pod", string(cluster.MakePodKey(s.Namespace, name)), s.Line, s.Origin, "pods", i, s.Name)
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // groups reads the hierarchy of every input: composites parents first
@@ -33,20 +34,20 @@ func (b *builder) groups(ins []*input) error {
 	return nil
 }
 
-func (b *builder) podGroups(specs []podGroupSpec) error {
+func (b *builder) podGroups(specs []schema.PodGroup) error {
 	for i := range specs {
 		s := &specs[i]
-		where := b.entry(s.src, "podGroups", i, s.Name)
+		where := b.entry(s.Origin, "podGroups", i, s.Name)
 		g := podgroup.PodGroup{Namespace: s.Namespace, Name: s.Name, Parent: s.Parent, TopologyKey: s.TopologyKey, Priority: s.Priority,
 			PriorityClassName: s.PriorityClassName, DisruptionMode: podgroup.DisruptionMode(s.DisruptionMode),
 			PreemptionPolicy: cluster.PreemptionPolicy(s.PreemptionPolicy)}
 		if s.MinCount != nil {
 			g.Policy, g.MinCount = podgroup.Gang, *s.MinCount
 		}
-		if err := b.checkGroupNames(&s.groupCommon, where); err != nil {
+		if err := b.checkGroupNames(&s.GroupCommon, where); err != nil {
 			return err
 		}
-		if err := b.addGroup(g, &s.groupCommon, s.Line, where); err != nil {
+		if err := b.addGroup(g, &s.GroupCommon, s.Line, where); err != nil {
 			return err
 		}
 	}
@@ -54,12 +55,12 @@ func (b *builder) podGroups(specs []podGroupSpec) error {
 }
 
 // checkGroupNames checks a group's name, namespace and parent.
-func (b *builder) checkGroupNames(s *groupCommon, where string) error {
+func (b *builder) checkGroupNames(s *schema.GroupCommon, where string) error {
 	if err := b.checkNames(s.Line, where, s.Name, s.Namespace); err != nil {
 		return err
 	}
 	if s.Parent != "" {
-		if err := nameError(s.Parent, false); err != nil {
+		if err := schema.NameError(s.Parent, false); err != nil {
 			return b.fail(s.Line, where+".parent", err)
 		}
 	}
@@ -68,7 +69,7 @@ func (b *builder) checkGroupNames(s *groupCommon, where string) error {
 
 // addGroup checks a PodGroup as the Scheduler's admission will and adds it
 // to the scenario (hand-written entries and workload templates alike).
-func (b *builder) addGroup(g podgroup.PodGroup, s *groupCommon, line int, where string) error {
+func (b *builder) addGroup(g podgroup.PodGroup, s *schema.GroupCommon, line int, where string) error {
 	admitted, err := b.admitGroup(g.Key(), s, &b.forest, where)
 	if err != nil {
 		return err
@@ -89,7 +90,7 @@ type admittedGroup struct {
 }
 
 // admitGroup resolves a group's priority as the Scheduler will.
-func (b *builder) admitGroup(key string, s *groupCommon, forest *podgroup.Forest, where string) (admittedGroup, error) {
+func (b *builder) admitGroup(key string, s *schema.GroupCommon, forest *podgroup.Forest, where string) (admittedGroup, error) {
 	var parent *podgroup.CompositePodGroup
 	if s.Parent != "" {
 		ns, _, _ := strings.Cut(key, "/")
@@ -106,13 +107,13 @@ func (b *builder) admitGroup(key string, s *groupCommon, forest *podgroup.Forest
 type compositeItem struct {
 	file string
 	i    int
-	spec *compositeSpec
+	spec *schema.CompositePodGroup
 }
 
 // enter makes the item the entry being built and returns its path.
 func (b *builder) enter(it compositeItem) string {
 	b.file = it.file
-	return b.entry(it.spec.src, "compositePodGroups", it.i, it.spec.Name)
+	return b.entry(it.spec.Origin, "compositePodGroups", it.i, it.spec.Name)
 }
 
 // composites adds the composites in an order where each parent comes
@@ -122,7 +123,7 @@ func (b *builder) composites(items []compositeItem, forest *podgroup.Forest) err
 	for k, it := range items {
 		s := it.spec
 		where := b.enter(it)
-		if err := b.checkGroupNames(&s.groupCommon, where); err != nil {
+		if err := b.checkGroupNames(&s.GroupCommon, where); err != nil {
 			return err
 		}
 		if _, dup := index[podgroup.Key(s.Namespace, s.Name)]; dup {
@@ -167,14 +168,14 @@ func (b *builder) composites(items []compositeItem, forest *podgroup.Forest) err
 	return nil
 }
 
-func (b *builder) addComposite(s *compositeSpec, forest *podgroup.Forest, where string) error {
+func (b *builder) addComposite(s *schema.CompositePodGroup, forest *podgroup.Forest, where string) error {
 	c := podgroup.CompositePodGroup{Namespace: s.Namespace, Name: s.Name, Parent: s.Parent, TopologyKey: s.TopologyKey, Priority: s.Priority,
 		PriorityClassName: s.PriorityClassName, DisruptionMode: podgroup.DisruptionMode(s.DisruptionMode),
 		PreemptionPolicy: cluster.PreemptionPolicy(s.PreemptionPolicy)}
 	if s.MinGroupCount != nil {
 		c.Policy, c.MinGroupCount = podgroup.Gang, *s.MinGroupCount
 	}
-	admitted, err := b.admitGroup(c.Key(), &s.groupCommon, forest, where)
+	admitted, err := b.admitGroup(c.Key(), &s.GroupCommon, forest, where)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,11 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	fw "github.com/gangsim/gangsim/framework"
+
+	"github.com/gangsim/gangsim/scenario/internal/schema"
+	"github.com/gangsim/gangsim/scenario/kube"
 )
 
 // File is one input held in memory: its name, which errors name, and its
@@ -22,8 +27,8 @@ type File struct {
 // the importer turns into scenario entries (spec) before the build.
 type input struct {
 	name    string
-	spec    *file
-	objects []*kubeObject // nil for a scenario file
+	spec    *schema.File
+	objects []*kube.Object // nil for a scenario file
 }
 
 // LoadFiles reads several files and merges them into one scenario. Each is
@@ -104,12 +109,12 @@ func parseFiles(files []File, own bool, opts ...Option) (*Scenario, error) {
 		ins = append(ins, in)
 		names = append(names, f.Name)
 	}
-	t := &tally{lim: o.limits}
-	if err := t.scenarioEntries(ins); err != nil {
+	t := schema.NewTally(o.limits.Nodes, o.limits.Pods)
+	if err := countEntries(t, ins); err != nil {
 		return nil, err
 	}
 	if hasObjects(ins) {
-		if err := importKube(ins, &ws, opts, t); err != nil {
+		if err := importObjects(ins, o.registry, &ws, t); err != nil {
 			return nil, err
 		}
 	}
@@ -123,6 +128,26 @@ func parseFiles(files []File, own bool, opts ...Option) (*Scenario, error) {
 	}
 	b.sc.Warnings = ws.list()
 	return b.sc, nil
+}
+
+// importObjects turns the Kubernetes objects of every input into entries
+// of its scenario file (kube.Import), with the user's plugins known to a
+// KubeSchedulerConfiguration.
+func importObjects(ins []*input, user fw.Registry, ws *warnings, t *schema.Tally) error {
+	kins := make([]*kube.Input, 0, len(ins))
+	for _, in := range ins {
+		kins = append(kins, &kube.Input{File: in.spec, Objects: in.objects})
+	}
+	return kubeError(kube.Import(kins, allPlugins(user), ws, t))
+}
+
+// kubeError reports an error of the importer as a FieldError, with the
+// same file, line, path and cause.
+func kubeError(err error) error {
+	if ke, ok := err.(*kube.Error); ok {
+		return &FieldError{File: ke.File, Line: ke.Line, Path: ke.Path, Err: ke.Err}
+	}
+	return err
 }
 
 // hasObjects reports whether some input holds Kubernetes objects.
@@ -139,8 +164,8 @@ func hasObjects(ins []*input) bool {
 // a document with apiVersion or kind at its top is an object. A file holds
 // one or the other, and a scenario is one document.
 func readInput(name string, data []byte, ws *warnings, lim *Limits) (*input, error) {
-	if looksLikeJSON(data) {
-		if in := (&input{name: name, spec: &file{}}); decodeJSONDirect(data, in.spec) {
+	if schema.LooksLikeJSON(data) {
+		if in := (&input{name: name, spec: &schema.File{}}); schema.DecodeJSONDirect(data, in.spec) {
 			return in, nil
 		}
 	}
@@ -148,23 +173,20 @@ func readInput(name string, data []byte, ws *warnings, lim *Limits) (*input, err
 	if err != nil {
 		return nil, err
 	}
-	var exp *expansion // JSON has no aliases
+	var exp *schema.Expansion // JSON has no aliases
 	if !isJSON {
-		exp = newExpansion(docs, lim.AliasedValues)
+		exp = schema.NewExpansion(docs, lim.AliasedValues)
 	}
-	in := &input{name: name, spec: &file{}}
+	in := &input{name: name, spec: &schema.File{}}
 	var scenarios []*yaml.Node
 	for _, doc := range docs {
-		if !isKubeDocument(doc) {
+		if !kube.IsDocument(doc) {
 			scenarios = append(scenarios, doc)
 			continue
 		}
-		objs, err := kubeObjects(name, doc)
+		objs, err := kube.Objects(name, doc, exp)
 		if err != nil {
-			return nil, err
-		}
-		for _, o := range objs {
-			o.exp = exp
+			return nil, kubeError(err)
 		}
 		in.objects = append(in.objects, objs...)
 	}
@@ -181,16 +203,16 @@ func readInput(name string, data []byte, ws *warnings, lim *Limits) (*input, err
 
 // decodeScenario decodes a scenario document strictly; fields that are
 // accepted but not modelled become warnings.
-func decodeScenario(name string, doc *yaml.Node, f *file, ws *warnings, exp *expansion) error {
-	d := &decoder{exp: exp, warn: func(path string) {
+func decodeScenario(name string, doc *yaml.Node, f *schema.File, ws *warnings, exp *schema.Expansion) error {
+	d := &schema.Decoder{Aliases: exp, Warn: func(path string) {
 		entry, _, _ := strings.Cut(path, ".")
 		if i := strings.Index(path, ")."); i >= 0 {
 			entry = path[:i+1] // the name may hold dots
 		}
-		ws.add("", fieldOf(path), notModelled, name+": "+entry)
+		ws.Add("", schema.FieldOf(path), schema.NotModelled, name+": "+entry)
 	}}
-	if err := d.decode(doc, f); err != nil {
-		var de *decodeError
+	if err := d.Decode(doc, f); err != nil {
+		var de *schema.DecodeError
 		if errors.As(err, &de) {
 			return &FieldError{File: name, Line: de.Line, Path: de.Path, Err: de.Err}
 		}
@@ -199,31 +221,18 @@ func decodeScenario(name string, doc *yaml.Node, f *file, ws *warnings, exp *exp
 	return nil
 }
 
-// parseDocuments parses a file's documents: JSON (one document; text
-// after it is an error) or a YAML stream. Text starting with "{" that is
-// not JSON may still be YAML in flow style.
-func parseDocuments(name string, data []byte) (docs []*yaml.Node, isJSON bool, err error) {
-	if looksLikeJSON(data) {
-		doc, err := parseJSON(data)
-		if err == nil {
-			return []*yaml.Node{doc}, true, nil
-		}
-		var se *jsonSyntaxError
-		if !errors.As(err, &se) {
-			return nil, false, &FieldError{File: name, Err: err}
-		}
-		if !errors.Is(err, errTrailingData) {
-			if docs, yerr := parseYAML(data); yerr == nil {
-				return docs, false, nil
-			}
-		}
-		return nil, false, &FieldError{File: name, Line: se.Line, Err: se.Err}
-	}
-	docs, err = parseYAML(data)
+// parseDocuments parses a file's documents (schema.ParseDocuments); the
+// error names the file, and the line when the JSON reader knows it.
+func parseDocuments(name string, data []byte) ([]*yaml.Node, bool, error) {
+	docs, isJSON, err := schema.ParseDocuments(data)
 	if err != nil {
+		var se *schema.JSONSyntaxError
+		if errors.As(err, &se) {
+			return nil, false, &FieldError{File: name, Line: se.Line, Err: se.Err}
+		}
 		return nil, false, &FieldError{File: name, Err: err}
 	}
-	return docs, false, nil
+	return docs, isJSON, nil
 }
 
 // fileTooLarge is the error for a file above Limits.FileSize.
@@ -243,26 +252,3 @@ func byteSize(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
-
-// parseYAML parses a stream of YAML documents, leaving out empty ones:
-// nothing, a comment, or null.
-func parseYAML(data []byte) ([]*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var docs []*yaml.Node
-	for {
-		doc := new(yaml.Node)
-		err := dec.Decode(doc)
-		if err == io.EOF {
-			return docs, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(doc.Content) > 0 && !isNull(doc.Content[0]) {
-			docs = append(docs, doc)
-		}
-	}
-}
-
-// isNull reports whether n is null: empty, ~ or null.
-func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }

@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -203,17 +202,4 @@ items:
 		{"kube-system/agent-n3", nil, cluster.Resources{}, "DaemonSet agent app=agent", "n3"},
 		{"kube-system/agent-q8k2w", nil, cluster.Resources{}, "DaemonSet agent <none>", ""},
 	})
-}
-
-func TestDaemonTolerations(t *testing.T) {
-	own := []tolerationSpec{{Key: "node.kubernetes.io/unschedulable", Operator: "Exists", Effect: "NoSchedule"}}
-	got := withDaemonTolerations(own, false)
-	var keys []string
-	for _, tol := range got {
-		keys = append(keys, strings.TrimPrefix(tol.Key, "node.kubernetes.io/")+":"+tol.Effect)
-	}
-	require.Equal(t, []string{"unschedulable:NoSchedule", "not-ready:NoExecute", "unreachable:NoExecute",
-		"disk-pressure:NoSchedule", "memory-pressure:NoSchedule", "pid-pressure:NoSchedule"}, keys, "one of the six is there already")
-	require.Equal(t, "node.kubernetes.io/network-unavailable", withDaemonTolerations(nil, true)[6].Key)
-	require.Len(t, daemonTolerations, 6, "the controller's list is not changed")
 }

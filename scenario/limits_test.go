@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // parseWithin parses data and fails the test when that takes longer than
@@ -175,4 +177,18 @@ func TestPodAndNodeLimits(t *testing.T) {
 	require.EqualError(t, err, "invalid scenario: w.yaml: line 2: workloads[0] (w).replicas: 20000000 is not in 1..10000000")
 	d := DefaultLimits()
 	require.Equal(t, []int{1_000_000, 10_000_000, 100_000_000}, []int{d.Nodes, d.Pods, d.AliasedValues})
+}
+
+// A value nested a million deep where a field is skipped does not take
+// the stack: the direct decoder gives up and the node tree's reader says
+// the file is too deep.
+func TestJSONDirectDeepNesting(t *testing.T) {
+	deep := strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000)
+	data := []byte(`{"pods": [{"name": "p", "tolerations": [{"key": "k", "tolerationSeconds": ` + deep + `}]}]}`)
+	require.False(t, schema.DecodeJSONDirect(data, &schema.File{}))
+	_, err := Parse("deep.json", data)
+	require.ErrorContains(t, err, "deep.json: line 1: lists and objects nested more than 10000 deep")
+	// YAML in flow style is bounded by the YAML reader
+	_, err = Parse("deep.yaml", []byte("pods: "+strings.Repeat("[", 100_000)+strings.Repeat("]", 100_000)))
+	require.ErrorContains(t, err, "deep.yaml")
 }

@@ -9,9 +9,10 @@ import (
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
-func (b *builder) pods(f *file) error {
+func (b *builder) pods(f *schema.File) error {
 	n := 0
 	for i := range f.Pods {
 		if c := f.Pods[i].Count; c != nil && *c > 1 {
@@ -38,13 +39,13 @@ func (b *builder) pods(f *file) error {
 // expandPod converts the pod entry at index i into the scenario's pods,
 // expanding count; each copy names its entry and its own name as its
 // source ("pods[3] (web-2)").
-func (b *builder) expandPod(s *podSpec, i int) error {
-	where := b.entry(s.src, "pods", i, s.Name)
+func (b *builder) expandPod(s *schema.Pod, i int) error {
+	where := b.entry(s.Origin, "pods", i, s.Name)
 	if err := b.checkNames(s.Line, where, s.Name, s.Namespace); err != nil {
 		return err
 	}
 	if s.PodGroup != "" {
-		if err := nameError(s.PodGroup, false); err != nil {
+		if err := schema.NameError(s.PodGroup, false); err != nil {
 			return b.fail(s.Line, where+".podGroup", err)
 		}
 	}
@@ -83,8 +84,8 @@ func (b *builder) expandPod(s *podSpec, i int) error {
 		}
 		src := Source{File: b.file, Line: s.Line, Path: where}
 		switch {
-		case s.src != nil:
-			src.Path = s.src.object
+		case s.Origin != nil:
+			src.Path = s.Origin.Object
 		case name != s.Name:
 			src.Path = entry("pods", i, name) // a copy of a counted entry
 		}
@@ -101,7 +102,7 @@ func (b *builder) podRequests(m map[string]string) (cluster.Resources, error) {
 		return req, nil
 	}
 	// pods passes the name check: Validate says why it cannot be requested
-	if err := checkResourceNames(m, resourcesOfNode); err != nil {
+	if err := checkResourceNames(m, schema.ResourcesOfNode); err != nil {
 		return cluster.Resources{}, err
 	}
 	req, err := cluster.ParseResources(m)
@@ -123,7 +124,7 @@ const maxRememberedRequests = 4096
 
 // podTemplate converts the fields every expanded copy shares, and checks
 // its priority as the Scheduler's admission will resolve it.
-func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
+func (b *builder) podTemplate(s *schema.Pod, where string) (cluster.Pod, error) {
 	req, err := b.podRequests(s.Requests)
 	if err != nil {
 		return cluster.Pod{}, b.fail(s.Line, where+".requests", err)
@@ -132,7 +133,7 @@ func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
 		Namespace: s.Namespace, Name: s.Name, Labels: s.Labels, Requests: req,
 		Priority: s.Priority, PriorityClassName: s.PriorityClassName,
 		PreemptionPolicy: cluster.PreemptionPolicy(s.PreemptionPolicy), SchedulerName: s.SchedulerName,
-		NodeName: s.NodeName, NodeSelector: s.NodeSelector, PodGroup: s.PodGroup, Owner: s.owner,
+		NodeName: s.NodeName, NodeSelector: s.NodeSelector, PodGroup: s.PodGroup, Owner: s.Controller,
 	}
 	var group *podgroup.PodGroup
 	if s.PodGroup != "" {
@@ -140,7 +141,7 @@ func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
 			group = admitted
 		} else if b.ws != nil {
 			// as in a cluster, the pod waits for its group; its result says so
-			b.ws.add("", "podGroup", fmt.Sprintf("names a pod group no input defines (%s): the pod stays pending, waiting for it",
+			b.ws.Add("", "podGroup", fmt.Sprintf("names a pod group no input defines (%s): the pod stays pending, waiting for it",
 				podgroup.Key(s.Namespace, s.PodGroup)), b.file+": "+where)
 		}
 	}
@@ -154,16 +155,15 @@ func (b *builder) podTemplate(s *podSpec, where string) (cluster.Pod, error) {
 			prio, group.EffectivePriority(), group.Name)
 	}
 	for _, t := range s.Tolerations {
-		p.Tolerations = append(p.Tolerations, cluster.Toleration{
-			Key: t.Key, Operator: cluster.TolerationOperator(t.Operator), Value: t.Value, Effect: cluster.TaintEffect(t.Effect)})
+		p.Tolerations = append(p.Tolerations, t.Convert())
 	}
-	p.Affinity = s.Affinity.convert()
-	p.TopologySpreadConstraints = convertSpread(s.TopologySpreadConstraints)
+	p.Affinity = s.Affinity.Convert()
+	p.TopologySpreadConstraints = schema.ConvertSpread(s.TopologySpreadConstraints)
 	if o := s.Owner; o != nil {
 		if o.Kind == "" {
 			return cluster.Pod{}, b.failf(s.Line, where+".owner.kind", "must not be empty")
 		}
-		p.Owner = &cluster.Owner{Kind: o.Kind, Name: o.Name, Selector: o.Selector.convert()}
+		p.Owner = &cluster.Owner{Kind: o.Kind, Name: o.Name, Selector: o.Selector.Convert()}
 	}
 	return p, nil
 }

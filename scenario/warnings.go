@@ -3,7 +3,6 @@ package scenario
 import (
 	"cmp"
 	"fmt"
-	"regexp"
 	"slices"
 )
 
@@ -36,9 +35,6 @@ func (w Warning) String() string {
 	return fmt.Sprintf("%s: %s (%s, first %s)", what, w.Detail, objects, w.First)
 }
 
-// notModelled is the detail of most warnings.
-const notModelled = "not modelled, ignored"
-
 // warnings collects warnings; list returns them in a stable order.
 type warnings struct {
 	byKey map[[2]string]*warningCount
@@ -49,9 +45,9 @@ type warningCount struct {
 	last string // the last object counted, so that one object counts once
 }
 
-// add records that object (rendered as Warning.First reads) carries kind's
+// Add records that object (rendered as Warning.First reads) carries kind's
 // field.
-func (ws *warnings) add(kind, field, detail, object string) {
+func (ws *warnings) Add(kind, field, detail, object string) {
 	if ws.byKey == nil {
 		ws.byKey = map[[2]string]*warningCount{}
 	}
@@ -76,9 +72,3 @@ func (ws *warnings) list() []Warning {
 	slices.SortFunc(out, func(a, b Warning) int { return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Field, b.Field)) })
 	return out
 }
-
-var listIndex = regexp.MustCompile(`\[[0-9]+\]( \([^)]*\))?`)
-
-// fieldOf turns a path into a field: "spec.volumes[2] (data).csi" reads
-// "spec.volumes[].csi".
-func fieldOf(path string) string { return listIndex.ReplaceAllString(path, "[]") }

@@ -7,10 +7,9 @@ import (
 	"strconv"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // Workload templates (docs/scenario-format.md, "Workload templates"): one
@@ -20,45 +19,13 @@ import (
 // hand-written file gives, so everything downstream (the runner, the
 // result, metrics) cannot tell them apart.
 
-// workloadSpec is one entry of the workloads list.
-type workloadSpec struct {
-	Line     int     `yaml:"-"`
-	Name     string  `yaml:"name"`
-	Replicas *int    `yaml:"replicas"`
-	Seed     *uint64 `yaml:"seed"`
-	// Arrival and Duration are a mapping, or for Duration a plain time
-	// (a fixed run time); they are decoded by arrival and runTime.
-	Arrival  *yaml.Node         `yaml:"arrival"`
-	Duration *yaml.Node         `yaml:"duration"`
-	Sizes    []sizeSpec         `yaml:"sizes"`
-	Pod      *podSpec           `yaml:"pod"`
-	Group    *groupTemplateSpec `yaml:"group"`
-}
-
-// sizeSpec is one size choice: requests replacing the template's (per
-// resource), and for group workloads the pods per group and minCount.
-type sizeSpec struct {
-	Line     int               `yaml:"-"`
-	Weight   *int              `yaml:"weight"`
-	Requests map[string]string `yaml:"requests"`
-	Pods     *int              `yaml:"pods"`
-	MinCount *int32            `yaml:"minCount"`
-}
-
-// groupTemplateSpec is a PodGroup entry without its name, plus the number
-// of pods each group has.
-type groupTemplateSpec struct {
-	podGroupSpec `yaml:",inline"`
-	Pods         *int `yaml:"pods"`
-}
-
 // maxWeight bounds a size's weight, so that sums cannot overflow.
 const maxWeight = 1_000_000
 
 // workloadPlan is a workload checked and ready to expand: its arrival
 // times, its run-time distribution, its size choices and random streams.
 type workloadPlan struct {
-	spec     *workloadSpec
+	spec     *schema.Workload
 	index    int
 	where    string
 	arrivals []time.Duration
@@ -78,7 +45,7 @@ type size struct {
 }
 
 // workloads expands every workload entry into pods and PodGroups.
-func (b *builder) workloads(f *file) error {
+func (b *builder) workloads(f *schema.File) error {
 	for i := range f.Workloads {
 		plan, err := b.planWorkload(&f.Workloads[i], i)
 		if err != nil {
@@ -92,7 +59,7 @@ func (b *builder) workloads(f *file) error {
 }
 
 // planWorkload checks a workload entry and draws its arrival times.
-func (b *builder) planWorkload(w *workloadSpec, i int) (*workloadPlan, error) {
+func (b *builder) planWorkload(w *schema.Workload, i int) (*workloadPlan, error) {
 	p := &workloadPlan{spec: w, index: i, where: b.entry(nil, "workloads", i, w.Name)}
 	if w.Name == "" {
 		return nil, b.failf(w.Line, p.where+".name", "required")
@@ -149,7 +116,7 @@ func streamsOf(seed uint64, name string) [3]*rand.Rand {
 }
 
 // checkPodTemplate rejects the pod fields a workload sets itself.
-func (b *builder) checkPodTemplate(s *podSpec, where string) error {
+func (b *builder) checkPodTemplate(s *schema.Pod, where string) error {
 	for _, f := range []struct {
 		name string
 		set  bool
@@ -164,7 +131,7 @@ func (b *builder) checkPodTemplate(s *podSpec, where string) error {
 
 // replicas returns how many replicas the workload has: its replicas field,
 // or the length of its list of arrival times.
-func (b *builder) replicas(w *workloadSpec, arr *arrival, where string) (int, error) {
+func (b *builder) replicas(w *schema.Workload, arr *arrival, where string) (int, error) {
 	if w.Replicas == nil {
 		if len(arr.at) > 0 {
 			return len(arr.at), nil
@@ -212,7 +179,7 @@ func (b *builder) planSizes(p *workloadPlan) error {
 }
 
 // size converts one size choice on top of the template's size.
-func (b *builder) size(s *sizeSpec, def size, where string, group bool) (size, error) {
+func (b *builder) size(s *schema.Size, def size, where string, group bool) (size, error) {
 	out := def
 	if s.Weight != nil {
 		if *s.Weight < 1 || *s.Weight > maxWeight {
@@ -286,7 +253,7 @@ func (b *builder) expandWorkload(p *workloadPlan) error {
 	for _, s := range p.sizes {
 		most = max(most, s.pods)
 	}
-	if err := b.tally.room(len(p.arrivals) * most); err != nil {
+	if err := b.tally.Room(len(p.arrivals) * most); err != nil {
 		return b.fail(p.spec.Line, p.where+".replicas", err)
 	}
 	for i, at := range p.arrivals {
@@ -323,7 +290,7 @@ func (b *builder) addWorkloadGroup(p *workloadPlan, name string, s size, at, d t
 	if s.minCount != nil {
 		g.Policy, g.MinCount = podgroup.Gang, *s.minCount
 	}
-	if err := b.addGroup(g, &gs.groupCommon, gs.Line, where); err != nil {
+	if err := b.addGroup(g, &gs.GroupCommon, gs.Line, where); err != nil {
 		return err
 	}
 	names := make([]string, s.pods)
@@ -344,7 +311,7 @@ func (b *builder) addWorkloadPods(p *workloadPlan, group string, names []string,
 		return err
 	}
 	tmpl.Requests = req
-	if err := b.tally.addPods(len(names)); err != nil {
+	if err := b.tally.AddPods(len(names)); err != nil {
 		return b.fail(p.spec.Line, p.where+".replicas", err)
 	}
 	for _, name := range names {

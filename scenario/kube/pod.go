@@ -1,10 +1,11 @@
-package scenario
+package kube
 
 import (
 	"fmt"
 	"time"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // defaultGracePeriodSeconds is the pod default of Kubernetes, which the
@@ -14,7 +15,7 @@ const defaultGracePeriodSeconds = 30
 // pod converts a Pod. Its phase decides its role: Running, or any pod
 // with spec.nodeName, is bound at time 0; Pending arrives at time 0;
 // Succeeded and Failed are over and left out.
-func (k *kubeImport) pod(o *kubeObject, v *kubePod, f *file) error {
+func (k *kubeImport) pod(o *Object, v *kubePod, f *schema.File) error {
 	if err := checkName(o, false); err != nil {
 		return err
 	}
@@ -29,18 +30,18 @@ func (k *kubeImport) pod(o *kubeObject, v *kubePod, f *file) error {
 	if v.Status.Phase == "Running" && v.Spec.NodeName == "" {
 		return o.failf(nil, "spec.nodeName", "required: a Running pod is bound to a node")
 	}
-	src := newKubeSource(o, kubePodFields)
+	src := newOrigin(o, kubePodFields)
 	created, err := creationTime(o, &v.Metadata)
 	if err != nil {
 		return err
 	}
-	src.created = created
+	src.Created = created
 	s, err := k.podEntry(o, src, o.name, v.Metadata.Labels, &v.Spec)
 	if err != nil {
 		return err
 	}
 	if ref := controllerOf(&v.Metadata); ref != nil {
-		s.owner = &cluster.Owner{Kind: ref.Kind, Name: ref.Name, Selector: k.selectors[kubeOwnerKey{o.namespace, ref.Kind, ref.Name}].convert()}
+		s.Controller = &cluster.Owner{Kind: ref.Kind, Name: ref.Name, Selector: k.selectors[kubeOwnerKey{o.namespace, ref.Kind, ref.Name}].Convert()}
 	}
 	if err := k.room(o, "metadata.name", 1); err != nil {
 		return err
@@ -50,7 +51,7 @@ func (k *kubeImport) pod(o *kubeObject, v *kubePod, f *file) error {
 }
 
 // creationTime reads metadata.creationTimestamp (zero when absent).
-func creationTime(o *kubeObject, m *kubeMeta) (time.Time, error) {
+func creationTime(o *Object, m *kubeMeta) (time.Time, error) {
 	if m.CreationTimestamp == nil {
 		return time.Time{}, nil
 	}
@@ -62,35 +63,35 @@ func creationTime(o *kubeObject, m *kubeMeta) (time.Time, error) {
 }
 
 // podEntry makes a scenario pod entry from a pod spec: a Pod's own, or a
-// workload's template (src.spec says which, for the paths of errors and
+// workload's template (src.Spec says which, for the paths of errors and
 // warnings). The entry arrives at time 0, bound when it names a node.
-func (k *kubeImport) podEntry(o *kubeObject, src *kubeSource, name string, labels map[string]string, spec *kubePodSpec) (podSpec, error) {
-	s := podSpec{Line: o.line, Name: name, Namespace: o.namespace, Labels: labels,
+func (k *kubeImport) podEntry(o *Object, src *schema.Origin, name string, labels map[string]string, spec *kubePodSpec) (schema.Pod, error) {
+	s := schema.Pod{Line: o.line, Name: name, Namespace: o.namespace, Labels: labels,
 		Priority: spec.Priority, PriorityClassName: spec.PriorityClassName, PreemptionPolicy: spec.PreemptionPolicy,
 		SchedulerName: spec.SchedulerName, NodeName: spec.NodeName, NodeSelector: spec.NodeSelector,
 		Affinity: spec.Affinity, Tolerations: spec.Tolerations, TopologySpreadConstraints: spec.TopologySpreadConstraints,
-		src: src}
+		Origin: src}
 	if len(spec.Containers) == 0 {
-		return s, o.failf(nil, src.spec+".containers", "required: a pod has at least one container")
+		return s, o.failf(nil, src.Spec+".containers", "required: a pod has at least one container")
 	}
-	req, field, err := podRequests(spec, src.spec)
+	req, field, err := podRequests(spec, src.Spec)
 	if err != nil {
 		return s, o.fail(nil, field, err)
 	}
 	s.Requests = req
 	if g := spec.SchedulingGroup; g != nil {
 		if g.PodGroupName == "" {
-			return s, o.failf(nil, src.spec+".schedulingGroup.podGroupName", "required")
+			return s, o.failf(nil, src.Spec+".schedulingGroup.podGroupName", "required")
 		}
 		s.PodGroup = g.PodGroupName
 	}
 	first := o.file + ": " + o.ref()
 	if p := spec.TerminationGracePeriodSeconds; p != nil && *p != defaultGracePeriodSeconds {
-		k.ws.add(o.kind, src.spec+".terminationGracePeriodSeconds",
+		k.ws.Add(o.kind, src.Spec+".terminationGracePeriodSeconds",
 			fmt.Sprintf("not modelled per pod: every victim keeps its node for config.terminationGracePeriod (%ds by default)", defaultGracePeriodSeconds), first)
 	}
 	if spec.HostNetwork {
-		k.ws.add(o.kind, src.spec+".hostNetwork", "not modelled: host ports are not checked", first)
+		k.ws.Add(o.kind, src.Spec+".hostNetwork", "not modelled: host ports are not checked", first)
 	}
 	return s, nil
 }

@@ -1,34 +1,33 @@
-package scenario
+package schema
 
 import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// decodeStrict decodes a YAML node into v (a pointer) like yaml.v3 does,
-// but rejects unknown and repeated fields and names the path of every
-// problem ("pods[2] (api).requests.cpu"), so that an error says which
-// object and which field is wrong.
-func decodeStrict(n *yaml.Node, v any) error { return (&decoder{}).decode(n, v) }
-
-// decoder holds what a decoding reports besides errors: warn, when set,
-// is called with the path of every non-empty field whose type is
-// unmodelled.
-type decoder struct {
-	warn  func(path string)
-	types map[reflect.Type]*structFields // a cache, shared by the decoders of one load
-	// exp counts the values aliases repeat and shares what they may
+// Decoder decodes a YAML node tree into a Go value (a pointer) like
+// yaml.v3 does, but rejects unknown and repeated fields and names the path
+// of every problem ("pods[2] (api).requests.cpu"), so that an error says
+// which object and which field is wrong. Its zero value is ready; one
+// Decoder used for many trees works out each struct type's fields once.
+type Decoder struct {
+	// Warn, when set, is called with the path of every non-empty field of
+	// type Unmodelled.
+	Warn func(path string)
+	// Aliases counts the values aliases repeat and shares what they may
 	// share; nil for trees without aliases (JSON).
-	exp     *expansion
-	aliased int // > 0 while decoding what an alias names
+	Aliases *Expansion
+	types   map[reflect.Type]*structFields // a cache of struct types' fields
+	aliased int                            // > 0 while decoding what an alias names
 }
 
-// decode decodes a document or a value node into v (a pointer).
-func (d *decoder) decode(n *yaml.Node, v any) error {
+// Decode decodes a document or a value node into v (a pointer).
+func (d *Decoder) Decode(n *yaml.Node, v any) error {
 	if n.Kind == yaml.DocumentNode {
 		if len(n.Content) == 0 {
 			return nil
@@ -38,28 +37,39 @@ func (d *decoder) decode(n *yaml.Node, v any) error {
 	return d.value(n, reflect.ValueOf(v).Elem(), "")
 }
 
-// skipped is the type of a field the reader accepts and ignores: it has no
+// Skipped is the type of a field the reader accepts and ignores: it has no
 // meaning for scheduling (a container's image, an object's status).
-type skipped struct{}
+type Skipped struct{}
 
-// unmodelled is the type of a field that has a meaning for scheduling the
+// Unmodelled is the type of a field that has a meaning for scheduling the
 // simulator does not model (a pod's volumes, a container's host ports):
 // it is accepted and, when not empty, reported as a warning.
-type unmodelled struct{}
+type Unmodelled struct{}
 
-// openFields, embedded in a struct, makes the decoder skip the fields the
+// OpenFields, embedded in a struct, makes the decoder skip the fields the
 // struct does not name instead of rejecting them (an object's status,
 // which the server writes and the simulator mostly ignores).
-type openFields struct{}
+type OpenFields struct{}
 
-// decodeError is a decoding problem at a path and line.
-type decodeError struct {
+// NotModelled is the detail of most warnings: what the simulator does
+// with a field of type Unmodelled.
+const NotModelled = "not modelled, ignored"
+
+var listIndex = regexp.MustCompile(`\[[0-9]+\]( \([^)]*\))?`)
+
+// FieldOf turns a decoder's path into a field: "spec.volumes[2]
+// (data).csi" reads "spec.volumes[].csi".
+func FieldOf(path string) string { return listIndex.ReplaceAllString(path, "[]") }
+
+// DecodeError is a decoding problem at a path and line.
+type DecodeError struct {
 	Path string
 	Line int
 	Err  error
 }
 
-func (e *decodeError) Error() string {
+// Error renders "line N: PATH: what is wrong".
+func (e *DecodeError) Error() string {
 	where := e.Path
 	if where == "" {
 		where = "top level"
@@ -68,12 +78,12 @@ func (e *decodeError) Error() string {
 }
 
 func fail(n *yaml.Node, path, format string, args ...any) error {
-	return &decodeError{Path: orTop(path), Line: n.Line, Err: fmt.Errorf(format, args...)}
+	return &DecodeError{Path: orTop(path), Line: n.Line, Err: fmt.Errorf(format, args...)}
 }
 
 // failErr is fail with a cause as it is.
 func failErr(n *yaml.Node, path string, err error) error {
-	return &decodeError{Path: orTop(path), Line: n.Line, Err: err}
+	return &DecodeError{Path: orTop(path), Line: n.Line, Err: err}
 }
 
 func orTop(path string) string {
@@ -85,22 +95,24 @@ func orTop(path string) string {
 
 var (
 	yamlNodeType   = reflect.TypeFor[yaml.Node]()
-	skippedType    = reflect.TypeFor[skipped]()
-	unmodelledType = reflect.TypeFor[unmodelled]()
-	openFieldsType = reflect.TypeFor[openFields]()
+	skippedType    = reflect.TypeFor[Skipped]()
+	unmodelledType = reflect.TypeFor[Unmodelled]()
+	openFieldsType = reflect.TypeFor[OpenFields]()
 )
 
-// decodeValue decodes n into v strictly, naming path in errors.
-func decodeValue(n *yaml.Node, v reflect.Value, path string) error {
-	return (&decoder{}).value(n, v, path)
+// DecodeField decodes n, the value of the field at path, into v (a
+// pointer) strictly, naming path in errors: a node a file's entry kept as
+// it was (a selector, plugin arguments), decoded once its type is known.
+func DecodeField(n *yaml.Node, v any, path string) error {
+	return (&Decoder{}).value(n, reflect.ValueOf(v).Elem(), path)
 }
 
-func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) error {
+func (d *Decoder) value(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind == yaml.AliasNode {
 		return d.alias(n, v, path)
 	}
 	if d.aliased > 0 {
-		if err := d.exp.charge(1); err != nil {
+		if err := d.Aliases.charge(1); err != nil {
 			return failErr(n, path, err)
 		}
 	}
@@ -114,8 +126,8 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) error {
 	case skippedType:
 		return nil
 	case unmodelledType:
-		if d.warn != nil && !isEmptyNode(n) {
-			d.warn(path)
+		if d.Warn != nil && !isEmptyNode(n) {
+			d.Warn(path)
 		}
 		return nil
 	}
@@ -146,7 +158,7 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) error {
 		return nil
 	}
 	if n.Kind != yaml.ScalarNode {
-		return fail(n, path, "expected a single value, got %s", kindName(n))
+		return fail(n, path, "expected a single value, got %s", KindName(n))
 	}
 	switch v.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
@@ -165,19 +177,19 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) error {
 // alias decodes the value an alias names. Every alias counts against the
 // file's limit, and so does every value decoded through it; a label map
 // or a list of strings decoded once is shared by every alias to it.
-func (d *decoder) alias(n *yaml.Node, v reflect.Value, path string) error {
+func (d *Decoder) alias(n *yaml.Node, v reflect.Value, path string) error {
 	target := n.Alias
 	if target == nil {
 		return fail(n, path, "alias *%s names no anchor", n.Value)
 	}
-	if d.exp == nil {
+	if d.Aliases == nil {
 		return d.value(target, v, path)
 	}
-	if err := d.exp.charge(1); err != nil {
+	if err := d.Aliases.charge(1); err != nil {
 		return failErr(n, path, err)
 	}
 	if shareable(v.Type()) {
-		if sv, ok := d.exp.shared[sharedKey{target, v.Type()}]; ok {
+		if sv, ok := d.Aliases.shared[sharedKey{target, v.Type()}]; ok {
 			v.Set(sv)
 			return nil
 		}
@@ -185,41 +197,42 @@ func (d *decoder) alias(n *yaml.Node, v reflect.Value, path string) error {
 	d.aliased++
 	err := d.value(target, v, path)
 	d.aliased--
-	var de *decodeError
+	var de *DecodeError
 	var le *aliasLimitError
 	if errors.As(err, &de) && errors.As(de.Err, &le) && !le.placed {
 		le.placed = true // said at the innermost alias that led there
-		return &decodeError{Path: orTop(path), Line: n.Line, Err: fmt.Errorf("alias *%s: %w", n.Value, le)}
+		return &DecodeError{Path: orTop(path), Line: n.Line, Err: fmt.Errorf("alias *%s: %w", n.Value, le)}
 	}
 	return err
 }
 
 // remember keeps the value decoded from an anchored node for the aliases
 // to it, when it may be shared.
-func (d *decoder) remember(n *yaml.Node, v reflect.Value) {
-	if d.exp != nil && n.Anchor != "" && shareable(v.Type()) && !v.IsNil() {
-		d.exp.shared[sharedKey{n, v.Type()}] = reflect.ValueOf(v.Interface())
+func (d *Decoder) remember(n *yaml.Node, v reflect.Value) {
+	if d.Aliases != nil && n.Anchor != "" && shareable(v.Type()) && !v.IsNil() {
+		d.Aliases.shared[sharedKey{n, v.Type()}] = reflect.ValueOf(v.Interface())
 	}
 }
 
 // chargeKept counts the values a node kept as it is (decoded later, into
 // a type known then) stands for through its aliases: all of it when an
 // alias led here, else what the aliases inside it repeat.
-func (d *decoder) chargeKept(n *yaml.Node) error {
+func (d *Decoder) chargeKept(n *yaml.Node) error {
 	switch {
-	case d.exp == nil:
+	case d.Aliases == nil:
 		return nil
 	case d.aliased > 0:
-		size, err := d.exp.size(n)
+		size, err := d.Aliases.size(n)
 		if err != nil {
 			return err
 		}
-		return d.exp.charge(size - 1) // n itself is counted
+		return d.Aliases.charge(size - 1) // n itself is counted
 	}
-	return d.exp.chargeTree(n)
+	return d.Aliases.chargeTree(n)
 }
 
-func kindName(n *yaml.Node) string {
+// KindName says what a node is: "a mapping", "a list" or "a value".
+func KindName(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"
@@ -252,9 +265,9 @@ func isEmptyNode(n *yaml.Node) bool {
 	return false
 }
 
-func (d *decoder) structure(n *yaml.Node, v reflect.Value, path string) error {
+func (d *Decoder) structure(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind != yaml.MappingNode {
-		return fail(n, path, "expected a mapping, got %s", kindName(n))
+		return fail(n, path, "expected a mapping, got %s", KindName(n))
 	}
 	si := d.structInfo(v.Type())
 	if si.line != nil {
@@ -307,7 +320,7 @@ type structFields struct {
 }
 
 // structInfo returns t's fields, worked out once per type and decoder.
-func (d *decoder) structInfo(t reflect.Type) *structFields {
+func (d *Decoder) structInfo(t reflect.Type) *structFields {
 	if si := d.types[t]; si != nil {
 		return si
 	}
@@ -323,9 +336,9 @@ func (d *decoder) structInfo(t reflect.Type) *structFields {
 	return si
 }
 
-func (d *decoder) slice(n *yaml.Node, v reflect.Value, path string) error {
+func (d *Decoder) slice(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind != yaml.SequenceNode {
-		return fail(n, path, "expected a list, got %s", kindName(n))
+		return fail(n, path, "expected a list, got %s", KindName(n))
 	}
 	out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
@@ -350,9 +363,9 @@ func elementPath(path string, i int, item *yaml.Node) string {
 	return p
 }
 
-func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) error {
+func (d *Decoder) mapping(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind != yaml.MappingNode {
-		return fail(n, path, "expected a mapping, got %s", kindName(n))
+		return fail(n, path, "expected a mapping, got %s", KindName(n))
 	}
 	out := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {

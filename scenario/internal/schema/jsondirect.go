@@ -1,30 +1,26 @@
-package scenario
+package schema
 
 import (
-	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
-
-	"go.yaml.in/yaml/v3"
 )
 
-// decodeJSONDirect decodes a scenario written in JSON straight from its
-// bytes into f, without the node tree: a large file then costs about its
-// own size in memory, not thirty times that, and loads several times
-// faster. It takes what such files hold and gives up (false) at anything
-// else: a syntax error, an unknown or repeated field, a value of another
-// type than its field's, a field worth a warning. The caller then decodes
-// the file through the node tree from a fresh start, which accepts the
-// same files with the same values and names every problem with its line
-// and path; TestJSONDirectAgrees and FuzzJSONDirect hold the two to that.
-func decodeJSONDirect(data []byte, f *file) bool {
-	s := &jsonDirect{data: data, line: 1, d: &decoder{}, interned: map[string]string{}}
-	if !s.value(reflect.ValueOf(f).Elem()) {
+// DecodeJSONDirect decodes a scenario written in JSON straight from its
+// bytes into v (a pointer to a File), without the node tree: a large file
+// then costs about its own size in memory, not thirty times that, and
+// loads several times faster. It takes what such files hold and gives up
+// (false) at anything else: a syntax error, an unknown or repeated field,
+// a value of another type than its field's, a field worth a warning. The
+// caller then decodes the file through the node tree from a fresh start,
+// which accepts the same files with the same values and names every
+// problem with its line and path; TestJSONDirectAgrees and FuzzJSONDirect
+// hold the two to that.
+func DecodeJSONDirect(data []byte, v any) bool {
+	s := &jsonDirect{data: data, line: 1, d: &Decoder{}, interned: map[string]string{}}
+	if !s.value(reflect.ValueOf(v).Elem()) {
 		return false
 	}
 	s.space()
@@ -37,7 +33,7 @@ type jsonDirect struct {
 	data []byte
 	pos  int
 	line int
-	d    *decoder // for its cache of struct fields
+	d    *Decoder // for its cache of struct fields
 	// depth is the number of objects open around pos; skipping is the
 	// nesting of the value being skipped.
 	depth, skipping int
@@ -62,37 +58,7 @@ const maxSkipDepth = 1000
 
 var mapStringStringType = reflect.TypeFor[map[string]string]()
 
-func (s *jsonDirect) space() {
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case '\n':
-			s.line++
-		case ' ', '\t', '\r':
-		default:
-			return
-		}
-		s.pos++
-	}
-}
-
-// peek is the next byte after white space, 0 at the end.
-func (s *jsonDirect) peek() byte {
-	s.space()
-	if s.pos == len(s.data) {
-		return 0
-	}
-	return s.data[s.pos]
-}
-
-func (s *jsonDirect) literal(word string) bool {
-	if !bytes.HasPrefix(s.data[s.pos:], []byte(word)) {
-		return false
-	}
-	s.pos += len(word)
-	return true
-}
-
-// value decodes the next value into v as decoder.value would.
+// value decodes the next value into v as Decoder.value would.
 func (s *jsonDirect) value(v reflect.Value) bool {
 	c := s.peek()
 	switch v.Type() {
@@ -372,224 +338,4 @@ func (s *jsonDirect) shared(pairs [][2]string) (map[string]string, bool) {
 	}
 	s.maps[string(b)] = m
 	return m, true
-}
-
-// scalarText is the text of a scalar as the node tree gives it to a
-// string: a string's contents, a number or true/false as written. Keys of
-// an object must be strings.
-func (s *jsonDirect) scalarText(intern bool) (string, bool) {
-	switch c := s.peek(); {
-	case c == '"':
-		raw, ok := s.rawString()
-		if ok {
-			return s.text(raw, intern), true
-		}
-		return s.escapedString()
-	case c == 't' && s.literal("true"):
-		return "true", true
-	case c == 'f' && s.literal("false"):
-		return "false", true
-	}
-	num, ok := s.number()
-	if !ok {
-		return "", false
-	}
-	return s.text(num, intern), true
-}
-
-func (s *jsonDirect) text(b []byte, intern bool) string {
-	if !intern {
-		return string(b)
-	}
-	if str, ok := s.interned[string(b)]; ok {
-		return str
-	}
-	str := string(b)
-	if len(s.interned) < internLimit {
-		s.interned[str] = str
-	}
-	return str
-}
-
-// rawString reads a string without escapes and returns its bytes; at an
-// escape it reads nothing and fails. Invalid UTF-8 and control characters
-// fail too.
-func (s *jsonDirect) rawString() ([]byte, bool) {
-	if s.peek() != '"' {
-		return nil, false
-	}
-	start := s.pos + 1
-	ascii := true
-	for i := start; i < len(s.data); i++ {
-		switch c := s.data[i]; {
-		case c == '"':
-			b := s.data[start:i]
-			if !ascii && !utf8.Valid(b) {
-				return nil, false
-			}
-			s.pos = i + 1
-			return b, true
-		case c == '\\' || c < 0x20:
-			return nil, false
-		case c >= utf8.RuneSelf:
-			ascii = false
-		}
-	}
-	return nil, false
-}
-
-// escapedString reads a string with escapes through encoding/json, which
-// the node tree uses too.
-func (s *jsonDirect) escapedString() (string, bool) {
-	if s.peek() != '"' {
-		return "", false
-	}
-	end := s.pos + 1
-	for ; end < len(s.data) && s.data[end] != '"'; end++ {
-		if s.data[end] == '\\' {
-			end++
-		} else if s.data[end] < 0x20 || s.data[end] >= utf8.RuneSelf {
-			return "", false
-		}
-	}
-	if end >= len(s.data) {
-		return "", false
-	}
-	var str string
-	if json.Unmarshal(s.data[s.pos:end+1], &str) != nil {
-		return "", false
-	}
-	s.pos = end + 1
-	return str, true
-}
-
-// number reads a JSON number and returns its text.
-func (s *jsonDirect) number() ([]byte, bool) {
-	s.space()
-	start, i := s.pos, s.pos
-	digits := func() bool {
-		j := i
-		for i < len(s.data) && s.data[i] >= '0' && s.data[i] <= '9' {
-			i++
-		}
-		return i > j
-	}
-	if i < len(s.data) && s.data[i] == '-' {
-		i++
-	}
-	if i < len(s.data) && s.data[i] == '0' {
-		i++
-	} else if !digits() {
-		return nil, false
-	}
-	if i < len(s.data) && s.data[i] == '.' {
-		i++
-		if !digits() {
-			return nil, false
-		}
-	}
-	if i < len(s.data) && (s.data[i] == 'e' || s.data[i] == 'E') {
-		i++
-		if i < len(s.data) && (s.data[i] == '+' || s.data[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return nil, false
-		}
-	}
-	s.pos = i
-	return s.data[start:i], true
-}
-
-// skip reads over any value.
-func (s *jsonDirect) skip() bool {
-	_, ok := s.skipEmpty()
-	return ok
-}
-
-// skipEmpty reads over a value and reports whether it says nothing, as
-// isEmptyNode decides: null, "", false, 0, [] or {}.
-func (s *jsonDirect) skipEmpty() (empty, ok bool) {
-	switch c := s.peek(); c {
-	case '{', '[':
-		if s.skipping++; s.skipping > maxSkipDepth {
-			return false, false // the node tree's reader says how deep is too deep
-		}
-		defer func() { s.skipping-- }()
-		closing := byte('}')
-		if c == '[' {
-			closing = ']'
-		}
-		s.pos++
-		if s.peek() == closing {
-			s.pos++
-			return true, true
-		}
-		for n := 0; ; n++ {
-			first := n == 0
-			if s.peek() == closing {
-				s.pos++
-				return false, true
-			}
-			if !first {
-				if s.peek() != ',' {
-					return false, false
-				}
-				s.pos++
-			}
-			if c == '{' {
-				if _, ok := s.scalarString(); !ok || s.peek() != ':' {
-					return false, false
-				}
-				s.pos++
-			}
-			if !s.skip() {
-				return false, false
-			}
-		}
-	case '"':
-		str, ok := s.scalarString()
-		return str == "", ok
-	case 'n':
-		return true, s.literal("null")
-	case 't':
-		return false, s.literal("true")
-	case 'f':
-		return true, s.literal("false")
-	}
-	num, ok := s.number()
-	return string(num) == "0", ok
-}
-
-// scalarString reads a string, escaped or not.
-func (s *jsonDirect) scalarString() (string, bool) {
-	if raw, ok := s.rawString(); ok {
-		return string(raw), true
-	}
-	return s.escapedString()
-}
-
-// node keeps a value as a node tree, for a field decoded later into a
-// type known then (a plugin's args, a selector); its lines are the file's.
-func (s *jsonDirect) node(v reflect.Value) bool {
-	s.space()
-	start, line := s.pos, s.line
-	if !s.skip() {
-		return false
-	}
-	doc, err := parseJSON(s.data[start:s.pos])
-	if err != nil {
-		return false
-	}
-	root := doc.Content[0]
-	shiftLines(root, line-1)
-	v.Set(reflect.ValueOf(root))
-	return true
-}
-
-func shiftLines(n *yaml.Node, by int) {
-	n.Line += by
-	for _, c := range n.Content {
-		shiftLines(c, by)
-	}
 }

@@ -1,14 +1,13 @@
-package scenario
+package kube
 
 import (
-	"reflect"
 	"slices"
 	"time"
 
 	fw "github.com/gangsim/gangsim/framework"
 
-	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // kubeImport turns the Kubernetes objects of every input into scenario
@@ -16,22 +15,22 @@ import (
 // first, so that a workload can see the pods it already has and a
 // DaemonSet every node, whichever file they are in.
 type kubeImport struct {
-	tally   *tally // the pods and nodes of the inputs so far
-	ws      *warnings
+	tally   *schema.Tally // the pods and nodes of the inputs so far
+	ws      Warnings
 	plugins fw.Registry // the plugins a configuration may name
 	objs    []kubeDecoded
 
 	nodes     []cluster.Node                   // every node at time 0, for DaemonSets
 	owned     map[kubeOwnerKey]*kubeOwnedCount // pods and replica sets by controller
-	selectors map[kubeOwnerKey]*labelSelectorSpec
+	selectors map[kubeOwnerKey]*schema.LabelSelector
 	podNames  map[cluster.PodKey]bool // every pod of the inputs, made ones too
 }
 
 // kubeDecoded is a decoded object, the input it belongs to, and the
 // paths of the fields it holds that are not modelled.
 type kubeDecoded struct {
-	in         *input
-	o          *kubeObject
+	in         *Input
+	o          *Object
 	v          any
 	unmodelled []string
 }
@@ -47,19 +46,32 @@ type kubeOwnedCount struct {
 	children  int             // ReplicaSets (a Deployment's)
 }
 
-// importKube converts the objects of every input. opts give the plugins a
-// KubeSchedulerConfiguration may configure.
-func importKube(ins []*input, ws *warnings, opts []Option, t *tally) error {
-	o := applyOptions(opts)
-	types := map[reflect.Type]*structFields{}
-	k := &kubeImport{tally: t, ws: ws, plugins: gangsim.DefaultRegistry(), owned: map[kubeOwnerKey]*kubeOwnedCount{},
-		selectors: map[kubeOwnerKey]*labelSelectorSpec{}, podNames: map[cluster.PodKey]bool{}}
-	for name, f := range o.registry {
-		k.plugins[name] = f
-	}
+// Input is one input file as the importer sees it: the scenario entries
+// it holds (none for a file of objects) and its objects. Import adds the
+// entries the objects make to File.
+type Input struct {
+	File    *schema.File
+	Objects []*Object
+}
+
+// Warnings receives what the objects hold that the simulator does not
+// model: a kind's field (or a whole kind, field ""), what is done about
+// it, and the object, as "file: Kind ns/name".
+type Warnings interface {
+	Add(kind, field, detail, object string)
+}
+
+// Import converts the objects of every input into entries of its File,
+// counting the nodes and pods they make with t. plugins are the plugins a
+// KubeSchedulerConfiguration may configure (the scheduler's and the
+// user's); an error is an *Error naming the object and its field.
+func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally) error {
+	d := &schema.Decoder{} // one cache of struct fields for every object
+	k := &kubeImport{tally: t, ws: ws, plugins: plugins, owned: map[kubeOwnerKey]*kubeOwnedCount{},
+		selectors: map[kubeOwnerKey]*schema.LabelSelector{}, podNames: map[cluster.PodKey]bool{}}
 	for _, in := range ins {
-		for _, obj := range in.objects {
-			v, unmodelled, err := decodeKube(obj, ws, types)
+		for _, obj := range in.Objects {
+			v, unmodelled, err := decodeKube(obj, ws, d)
 			if err != nil {
 				return err
 			}
@@ -75,22 +87,22 @@ func importKube(ins []*input, ws *warnings, opts []Option, t *tally) error {
 		}
 		if !finished(d.v) { // a finished pod is left out, and what it holds with it
 			for _, path := range d.unmodelled {
-				ws.add(d.o.kind, fieldOf(path), notModelled, d.o.file+": "+d.o.ref())
+				ws.Add(d.o.kind, schema.FieldOf(path), schema.NotModelled, d.o.file+": "+d.o.ref())
 			}
 		}
 	}
 	for _, in := range ins {
-		sortPods(in.spec)
+		sortPods(in.File)
 	}
 	return nil
 }
 
 // convert adds the entries an object makes to its input.
 func (k *kubeImport) convert(d kubeDecoded) error {
-	f, o := d.in.spec, d.o
+	f, o := d.in.File, d.o
 	switch v := d.v.(type) {
 	case *kubeNode:
-		if err := k.tally.addNodes(1); err != nil {
+		if err := k.tally.AddNodes(1); err != nil {
 			return o.fail(nil, "metadata.name", err)
 		}
 		s, err := k.node(o, v)
@@ -99,7 +111,7 @@ func (k *kubeImport) convert(d kubeDecoded) error {
 	case *kubePod:
 		return k.pod(o, v, f)
 	case *kubeNamespace:
-		f.Namespaces = append(f.Namespaces, namespaceSpec{Line: o.line, Name: o.name, Labels: v.Metadata.Labels, src: newKubeSource(o, kubeMetaFields)})
+		f.Namespaces = append(f.Namespaces, schema.Namespace{Line: o.line, Name: o.name, Labels: v.Metadata.Labels, Origin: newOrigin(o, kubeMetaFields)})
 		return checkName(o, true)
 	case *kubePriorityClass:
 		return k.priorityClass(o, v, f)
@@ -126,12 +138,24 @@ func finished(v any) bool {
 // scheduling queue meets them (first seen first, at equal priority); pods
 // created at the same time, or without a time, keep their order. A
 // scenario file's pods are left as they are.
-func sortPods(f *file) {
-	created := func(p *podSpec) time.Time {
-		if p.src == nil {
+func sortPods(f *schema.File) {
+	created := func(p *schema.Pod) time.Time {
+		if p.Origin == nil {
 			return time.Time{}
 		}
-		return p.src.created
+		return p.Origin.Created
 	}
-	slices.SortStableFunc(f.Pods, func(a, b podSpec) int { return created(&a).Compare(created(&b)) })
+	slices.SortStableFunc(f.Pods, func(a, b schema.Pod) int { return created(&a).Compare(created(&b)) })
+}
+
+// room counts n pods an object makes; the error names the object and the
+// field that asks for them.
+func (k *kubeImport) room(o *Object, field string, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	if err := k.tally.AddPods(n); err != nil {
+		return o.fail(nil, field, err)
+	}
+	return nil
 }

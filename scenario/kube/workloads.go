@@ -1,4 +1,4 @@
-package scenario
+package kube
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // A workload makes the pods its controller would create, each arriving at
@@ -17,7 +18,7 @@ import (
 // controller adds a random suffix, the importer adds an index.
 
 // workload converts a Deployment, ReplicaSet, StatefulSet, DaemonSet or Job.
-func (k *kubeImport) workload(o *kubeObject, v any, f *file) error {
+func (k *kubeImport) workload(o *Object, v any, f *schema.File) error {
 	if err := checkName(o, false); err != nil {
 		return err
 	}
@@ -39,8 +40,8 @@ func (k *kubeImport) workload(o *kubeObject, v any, f *file) error {
 // kubeTemplate is a workload's template made into a pod entry once; each
 // pod copies it and gets its name, labels and source.
 type kubeTemplate struct {
-	o      *kubeObject
-	entry  podSpec
+	o      *Object
+	entry  schema.Pod
 	labels map[string]string
 	owner  *cluster.Owner
 	hash   string
@@ -49,7 +50,7 @@ type kubeTemplate struct {
 // template checks a workload's selector against its template's labels
 // (as the API server does; selector nil: the controller makes its own) and
 // makes the pod entry every replica copies.
-func (k *kubeImport) template(o *kubeObject, meta *kubeMeta, t *kubePodTemplate, sel *labelSelectorSpec, required bool) (*kubeTemplate, error) {
+func (k *kubeImport) template(o *Object, meta *kubeMeta, t *kubePodTemplate, sel *schema.LabelSelector, required bool) (*kubeTemplate, error) {
 	if sel == nil && required {
 		return nil, o.failf(nil, "spec.selector", "required")
 	}
@@ -57,26 +58,26 @@ func (k *kubeImport) template(o *kubeObject, meta *kubeMeta, t *kubePodTemplate,
 		if len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
 			return nil, o.failf(nil, "spec.selector", "empty: it would select every pod of the namespace")
 		}
-		if !sel.convert().Matches(t.Metadata.Labels) {
+		if !sel.Convert().Matches(t.Metadata.Labels) {
 			return nil, o.failf(nil, "spec.selector", "%s does not select the pods of spec.template (labels %s)",
-				sel.convert(), (&cluster.LabelSelector{MatchLabels: t.Metadata.Labels}).String())
+				sel.Convert(), (&cluster.LabelSelector{MatchLabels: t.Metadata.Labels}).String())
 		}
 	}
 	created, err := creationTime(o, meta)
 	if err != nil {
 		return nil, err
 	}
-	src := &kubeSource{object: o.ref(), where: o.ref(), fields: kubePodFields, spec: "spec.template.spec", created: created, node: o.node}
+	src := &schema.Origin{Object: o.ref(), Where: o.ref(), Fields: kubePodFields, Spec: "spec.template.spec", Created: created, Node: o.node}
 	entry, err := k.podEntry(o, src, o.name, nil, &t.Spec)
 	if err != nil {
 		return nil, err
 	}
-	owner := &cluster.Owner{Kind: o.kind, Name: o.name, Selector: sel.convert()}
+	owner := &cluster.Owner{Kind: o.kind, Name: o.name, Selector: sel.Convert()}
 	return &kubeTemplate{o: o, entry: entry, labels: t.Metadata.Labels, owner: owner, hash: templateHash(o)}, nil
 }
 
 // pod makes the pod named name with the template's labels and extra ones.
-func (t *kubeTemplate) pod(name string, extra map[string]string) podSpec {
+func (t *kubeTemplate) pod(name string, extra map[string]string) schema.Pod {
 	s := t.entry
 	s.Name = name
 	s.Labels = maps.Clone(t.labels)
@@ -84,16 +85,16 @@ func (t *kubeTemplate) pod(name string, extra map[string]string) podSpec {
 		s.Labels = map[string]string{}
 	}
 	maps.Copy(s.Labels, extra)
-	src := *s.src
-	src.object = fmt.Sprintf("%s (pod %s)", t.o.ref(), name)
-	src.where = src.object
-	s.src, s.owner = &src, t.owner
+	src := *s.Origin
+	src.Object = fmt.Sprintf("%s (pod %s)", t.o.ref(), name)
+	src.Where = src.Object
+	s.Origin, s.Controller = &src, t.owner
 	return s
 }
 
 // templateHash is a short, stable name for a template, in the alphabet
 // Kubernetes uses for its pod-template-hash labels.
-func templateHash(o *kubeObject) string {
+func templateHash(o *Object) string {
 	h := fnv.New32a()
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
@@ -103,7 +104,7 @@ func templateHash(o *kubeObject) string {
 		}
 		h.Write([]byte("]"))
 	}
-	if t := mapValue(mapValue(o.node, "spec"), "template"); t != nil {
+	if t := schema.MapValue(schema.MapValue(o.node, "spec"), "template"); t != nil {
 		walk(t)
 	}
 	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
@@ -115,7 +116,7 @@ func templateHash(o *kubeObject) string {
 }
 
 // replicas reads a replica count (nil: 1).
-func replicas(o *kubeObject, n *int32) (int, error) {
+func replicas(o *Object, n *int32) (int, error) {
 	if n == nil {
 		return 1, nil
 	}
@@ -127,7 +128,7 @@ func replicas(o *kubeObject, n *int32) (int, error) {
 
 // addIndexed adds count pods named prefix-0, prefix-1, ..., skipping names
 // that pods of the inputs have already.
-func (k *kubeImport) addIndexed(f *file, t *kubeTemplate, prefix string, count int, field string, labels func(i int) map[string]string) error {
+func (k *kubeImport) addIndexed(f *schema.File, t *kubeTemplate, prefix string, count int, field string, labels func(i int) map[string]string) error {
 	if err := k.room(t.o, field, count); err != nil {
 		return err
 	}
@@ -145,7 +146,7 @@ func (k *kubeImport) addIndexed(f *file, t *kubeTemplate, prefix string, count i
 
 // deployment makes the pods of its ReplicaSet, named <deployment>-<hash>,
 // unless the inputs hold a ReplicaSet it controls: that one makes them.
-func (k *kubeImport) deployment(o *kubeObject, v *kubeDeployment, f *file) error {
+func (k *kubeImport) deployment(o *Object, v *kubeDeployment, f *schema.File) error {
 	n, err := replicas(o, v.Spec.Replicas)
 	if err != nil {
 		return err
@@ -162,11 +163,11 @@ func (k *kubeImport) deployment(o *kubeObject, v *kubeDeployment, f *file) error
 		sel.MatchLabels = map[string]string{}
 	}
 	sel.MatchLabels["pod-template-hash"] = t.hash
-	t.owner = &cluster.Owner{Kind: "ReplicaSet", Name: rs, Selector: sel.convert()}
+	t.owner = &cluster.Owner{Kind: "ReplicaSet", Name: rs, Selector: sel.Convert()}
 	return k.addIndexed(f, t, rs, n, "spec.replicas", func(int) map[string]string { return hash })
 }
 
-func (k *kubeImport) replicaSet(o *kubeObject, v *kubeReplicaSet, f *file) error {
+func (k *kubeImport) replicaSet(o *Object, v *kubeReplicaSet, f *schema.File) error {
 	n, err := replicas(o, v.Spec.Replicas)
 	if err != nil {
 		return err
@@ -180,14 +181,14 @@ func (k *kubeImport) replicaSet(o *kubeObject, v *kubeReplicaSet, f *file) error
 
 // statefulSet makes the pods name-<ordinal> its set lacks, with the
 // labels the controller gives them.
-func (k *kubeImport) statefulSet(o *kubeObject, v *kubeStatefulSet, f *file) error {
+func (k *kubeImport) statefulSet(o *Object, v *kubeStatefulSet, f *schema.File) error {
 	n, err := replicas(o, v.Spec.Replicas)
 	if err != nil {
 		return err
 	}
 	switch v.Spec.PodManagementPolicy {
 	case "", "OrderedReady":
-		k.ws.add(o.kind, "spec.podManagementPolicy", "OrderedReady is not modelled: the pods arrive together, as with Parallel", o.file+": "+o.ref())
+		k.ws.Add(o.kind, "spec.podManagementPolicy", "OrderedReady is not modelled: the pods arrive together, as with Parallel", o.file+": "+o.ref())
 	case "Parallel":
 	default:
 		return o.failf(nil, "spec.podManagementPolicy", "%q is not OrderedReady or Parallel", v.Spec.PodManagementPolicy)
@@ -217,13 +218,13 @@ func (k *kubeImport) statefulSet(o *kubeObject, v *kubeStatefulSet, f *file) err
 
 // job makes the pods that run at once: parallelism of them, no more than
 // the completions left, less those running.
-func (k *kubeImport) job(o *kubeObject, v *kubeJob, f *file) error {
+func (k *kubeImport) job(o *Object, v *kubeJob, f *schema.File) error {
 	spec := &v.Spec
 	if spec.Suspend != nil && *spec.Suspend {
 		return nil
 	}
 	if spec.ManagedBy != "" && spec.ManagedBy != "kubernetes.io/job-controller" {
-		k.ws.add(o.kind, "spec.managedBy", "another controller makes the pods: none are made", o.file+": "+o.ref())
+		k.ws.Add(o.kind, "spec.managedBy", "another controller makes the pods: none are made", o.file+": "+o.ref())
 		return nil
 	}
 	sel := spec.Selector
@@ -257,7 +258,7 @@ func (k *kubeImport) job(o *kubeObject, v *kubeJob, f *file) error {
 }
 
 // jobActive is how many more pods a Job runs now.
-func jobActive(o *kubeObject, v *kubeJob, have *kubeOwnedCount) (int, error) {
+func jobActive(o *Object, v *kubeJob, have *kubeOwnedCount) (int, error) {
 	spec := &v.Spec
 	par := 1
 	if spec.Parallelism != nil {

@@ -1,22 +1,21 @@
-package scenario
+package kube
 
 import (
-	"strconv"
-
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // index records, before any conversion, every node present at time 0 (of
 // scenario files and objects alike) and, for every controller, the pods
 // and ReplicaSets of the inputs it controls and its selector.
-func (k *kubeImport) index(ins []*input) {
+func (k *kubeImport) index(ins []*Input) {
 	for _, in := range ins {
-		for i := range in.spec.Nodes {
-			k.nodes = append(k.nodes, scenarioNodes(&in.spec.Nodes[i])...)
+		for i := range in.File.Nodes {
+			k.nodes = append(k.nodes, scenarioNodes(&in.File.Nodes[i])...)
 		}
-		for _, p := range in.spec.Pods {
-			for _, name := range countNames(p.Name, p.Count) {
+		for _, p := range in.File.Pods {
+			for _, name := range schema.CountNames(p.Name, p.Count) {
 				k.podNames[cluster.MakePodKey(p.Namespace, name)] = true
 			}
 		}
@@ -41,29 +40,16 @@ func (k *kubeImport) index(ins []*input) {
 
 // scenarioNodes are the nodes a scenario entry makes (count expanded), as
 // far as a DaemonSet looks at them.
-func scenarioNodes(s *nodeSpec) []cluster.Node {
+func scenarioNodes(s *schema.Node) []cluster.Node {
 	n := cluster.Node{Name: s.Name, Labels: s.Labels, Unschedulable: s.Unschedulable}
 	for _, t := range s.Taints {
 		n.Taints = append(n.Taints, cluster.Taint{Key: t.Key, Value: t.Value, Effect: cluster.TaintEffect(t.Effect)})
 	}
 	var out []cluster.Node
-	for _, name := range countNames(s.Name, s.Count) {
+	for _, name := range schema.CountNames(s.Name, s.Count) {
 		c := n
 		c.Name = name
 		out = append(out, withHostname(c))
-	}
-	return out
-}
-
-// countNames are the names an entry with count expands to (a count out of
-// range gives none: the builder reports it).
-func countNames(name string, count *int) []string {
-	if count == nil {
-		return []string{name}
-	}
-	var out []string
-	for i := range max(*count, 0) { // the totals are checked already
-		out = append(out, name+"-"+strconv.Itoa(i))
 	}
 	return out
 }
@@ -81,7 +67,7 @@ func withHostname(n cluster.Node) cluster.Node {
 	return n
 }
 
-func kubeClusterNode(o *kubeObject, v *kubeNode) cluster.Node {
+func kubeClusterNode(o *Object, v *kubeNode) cluster.Node {
 	n := cluster.Node{Name: o.name, Labels: v.Metadata.Labels, Unschedulable: v.Spec.Unschedulable}
 	for _, t := range v.Spec.Taints {
 		n.Taints = append(n.Taints, cluster.Taint{Key: t.Key, Value: t.Value, Effect: cluster.TaintEffect(t.Effect)})
@@ -111,7 +97,7 @@ func (k *kubeImport) ownedBy(namespace string, ref *kubeOwnerRef) *kubeOwnedCoun
 
 // indexPod counts a pod for its controller: finished or not, and on which
 // node (a DaemonSet's pending pod names its node in its node affinity).
-func (k *kubeImport) indexPod(o *kubeObject, p *kubePod) {
+func (k *kubeImport) indexPod(o *Object, p *kubePod) {
 	ref := controllerOf(&p.Metadata)
 	if ref == nil {
 		return
@@ -134,7 +120,7 @@ func (k *kubeImport) indexPod(o *kubeObject, p *kubePod) {
 
 // daemonNodeOf reads the node a DaemonSet's pod is pinned to: a required
 // term matching the field metadata.name to one node.
-func daemonNodeOf(a *affinitySpec) string {
+func daemonNodeOf(a *schema.Affinity) string {
 	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.Required == nil {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package scenario
+package kube
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // kubeSchedulerConfig is KubeSchedulerConfiguration
@@ -31,24 +33,24 @@ type kubeSchedulerConfig struct {
 }
 
 type kubeProfile struct {
-	SchedulerName            string             `yaml:"schedulerName"`
-	PercentageOfNodesToScore *int32             `yaml:"percentageOfNodesToScore"`
-	Plugins                  *kubePlugins       `yaml:"plugins"`
-	PluginConfig             []pluginConfigSpec `yaml:"pluginConfig"`
+	SchedulerName            string                `yaml:"schedulerName"`
+	PercentageOfNodesToScore *int32                `yaml:"percentageOfNodesToScore"`
+	Plugins                  *kubePlugins          `yaml:"plugins"`
+	PluginConfig             []schema.PluginConfig `yaml:"pluginConfig"`
 }
 
 // kubePlugins are a profile's plugins: the extension points the simulator
 // has, and those it has not (queue sort, binding and its neighbours),
 // which warn when set.
 type kubePlugins struct {
-	pluginsSpec `yaml:",inline"`
-	PreEnqueue  unmodelled `yaml:"preEnqueue"`
-	QueueSort   unmodelled `yaml:"queueSort"`
-	Reserve     unmodelled `yaml:"reserve"`
-	Permit      unmodelled `yaml:"permit"`
-	PreBind     unmodelled `yaml:"preBind"`
-	Bind        unmodelled `yaml:"bind"`
-	PostBind    unmodelled `yaml:"postBind"`
+	schema.Plugins `yaml:",inline"`
+	PreEnqueue     unmodelled `yaml:"preEnqueue"`
+	QueueSort      unmodelled `yaml:"queueSort"`
+	Reserve        unmodelled `yaml:"reserve"`
+	Permit         unmodelled `yaml:"permit"`
+	PreBind        unmodelled `yaml:"preBind"`
+	Bind           unmodelled `yaml:"bind"`
+	PostBind       unmodelled `yaml:"postBind"`
 }
 
 // kubePluginNames are kube-scheduler's in-tree plugins, past and present.
@@ -71,17 +73,17 @@ var kubeArgsIgnored = map[string][]string{
 }
 
 // config converts a KubeSchedulerConfiguration into the scenario's config.
-func (k *kubeImport) config(o *kubeObject, v *kubeSchedulerConfig, f *file) error {
+func (k *kubeImport) config(o *Object, v *kubeSchedulerConfig, f *schema.File) error {
 	if f.Config != nil {
 		return o.failf(nil, "", "a second configuration in the file (the first at line %d)", f.Config.Line)
 	}
-	c := &configSpec{Line: o.line, PercentageOfNodesToScore: v.PercentageOfNodesToScore,
-		src: &kubeSource{object: o.ref(), where: "config", node: o.node}}
+	c := &schema.Config{Line: o.line, PercentageOfNodesToScore: v.PercentageOfNodesToScore,
+		Origin: &schema.Origin{Object: o.ref(), Where: "config", Node: o.node}}
 	for _, b := range []struct {
 		secs  *int64
 		into  **time.Duration
 		field string
-	}{{v.PodInitialBackoffSeconds, &c.initialBackoff, "podInitialBackoffSeconds"}, {v.PodMaxBackoffSeconds, &c.maxBackoff, "podMaxBackoffSeconds"}} {
+	}{{v.PodInitialBackoffSeconds, &c.InitialBackoff, "podInitialBackoffSeconds"}, {v.PodMaxBackoffSeconds, &c.MaxBackoff, "podMaxBackoffSeconds"}} {
 		if b.secs == nil {
 			continue
 		}
@@ -104,11 +106,11 @@ func (k *kubeImport) config(o *kubeObject, v *kubeSchedulerConfig, f *file) erro
 
 // profile converts a profile, leaving out the plugins the simulator has
 // not and the arguments its plugins do not take.
-func (k *kubeImport) profile(o *kubeObject, p *kubeProfile, where string) (profileSpec, error) {
-	out := profileSpec{Line: o.line, SchedulerName: p.SchedulerName, PercentageOfNodesToScore: p.PercentageOfNodesToScore}
+func (k *kubeImport) profile(o *Object, p *kubeProfile, where string) (schema.Profile, error) {
+	out := schema.Profile{Line: o.line, SchedulerName: p.SchedulerName, PercentageOfNodesToScore: p.PercentageOfNodesToScore}
 	if p.Plugins != nil {
-		ps := p.Plugins.pluginsSpec
-		for _, set := range []*pluginSetSpec{ps.MultiPoint, ps.PreFilter, ps.Filter, ps.PostFilter, ps.PreScore, ps.Score,
+		ps := p.Plugins.Plugins
+		for _, set := range []*schema.PluginSet{ps.MultiPoint, ps.PreFilter, ps.Filter, ps.PostFilter, ps.PreScore, ps.Score,
 			ps.PlacementGenerate, ps.PlacementFeasible, ps.PlacementScore, ps.PodGroupPostFilter} {
 			if set != nil {
 				set.Enabled = k.knownPlugins(o, set.Enabled, true)
@@ -119,7 +121,7 @@ func (k *kubeImport) profile(o *kubeObject, p *kubeProfile, where string) (profi
 	}
 	for _, pc := range p.PluginConfig {
 		if !k.modelled(pc.Name) {
-			k.ws.add(o.kind, "pluginConfig "+pc.Name, "plugin not modelled, its arguments are ignored", o.file+": "+o.ref())
+			k.ws.Add(o.kind, "pluginConfig "+pc.Name, "plugin not modelled, its arguments are ignored", o.file+": "+o.ref())
 			continue
 		}
 		args, err := k.args(o, pc.Name, pc.Args)
@@ -142,13 +144,13 @@ func (k *kubeImport) modelled(name string) bool {
 
 // knownPlugins drops the kube-scheduler plugins the simulator has not;
 // enabling one warns.
-func (k *kubeImport) knownPlugins(o *kubeObject, refs []weightedSpec, enabled bool) []weightedSpec {
-	var out []weightedSpec
+func (k *kubeImport) knownPlugins(o *Object, refs []schema.Weighted, enabled bool) []schema.Weighted {
+	var out []schema.Weighted
 	for _, r := range refs {
 		if k.modelled(r.Name) {
 			out = append(out, r)
 		} else if enabled {
-			k.ws.add(o.kind, "plugin "+r.Name, "not modelled, left out of the profile", o.file+": "+o.ref())
+			k.ws.Add(o.kind, "plugin "+r.Name, "not modelled, left out of the profile", o.file+": "+o.ref())
 		}
 	}
 	return out
@@ -158,7 +160,7 @@ func (k *kubeImport) knownPlugins(o *kubeObject, refs []weightedSpec, enabled bo
 // the apiVersion and kind a configuration may give them, and without the
 // fields the simulator's plugin does not take (all of them for a plugin
 // without arguments), which warn.
-func (k *kubeImport) args(o *kubeObject, plugin string, args *yaml.Node) (*yaml.Node, error) {
+func (k *kubeImport) args(o *Object, plugin string, args *yaml.Node) (*yaml.Node, error) {
 	if args == nil || args.Kind != yaml.MappingNode {
 		return args, nil
 	}
@@ -175,7 +177,7 @@ func (k *kubeImport) args(o *kubeObject, plugin string, args *yaml.Node) (*yaml.
 				return nil, o.failf(args.Content[i+1], "pluginConfig ("+plugin+").args.kind", "%q is not %q", args.Content[i+1].Value, want)
 			}
 		case !takesArgs || slices.Contains(ignored, key):
-			k.ws.add(o.kind, "pluginConfig "+plugin+" args."+key, notModelled, o.file+": "+o.ref())
+			k.ws.Add(o.kind, "pluginConfig "+plugin+" args."+key, schema.NotModelled, o.file+": "+o.ref())
 		default:
 			out.Content = append(out.Content, args.Content[i], args.Content[i+1])
 		}

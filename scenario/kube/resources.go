@@ -1,4 +1,4 @@
-package scenario
+package kube
 
 import (
 	"fmt"
@@ -7,45 +7,16 @@ import (
 	"strings"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
-
-// resourceUse says where a resource list appears, which decides the
-// standard names it may hold.
-type resourceUse int
-
-const (
-	resourcesOfContainer resourceUse = iota // containers, pod overhead, pod-level resources
-	resourcesOfNode                         // a node's allocatable: pods too
-)
-
-// checkResourceName checks a resource name as the API server does: a name
-// without a domain prefix must be a standard one (so "memroy" is a typo,
-// not a new extended resource); a prefixed one must be a qualified name.
-func checkResourceName(name string, use resourceUse) error {
-	prefix, base, prefixed := strings.Cut(name, "/")
-	if !prefixed {
-		switch {
-		case name == "cpu", name == "memory", name == "ephemeral-storage", strings.HasPrefix(name, "hugepages-"):
-			return nil
-		case use == resourcesOfNode && (name == "pods" || strings.HasPrefix(name, "attachable-volumes-")):
-			return nil
-		}
-		return fmt.Errorf("%q is not a standard resource name (cpu, memory, ephemeral-storage, hugepages-<size>%s); an extended resource needs a domain prefix, such as example.com/%s",
-			name, map[bool]string{true: ", pods"}[use == resourcesOfNode], name)
-	}
-	if len(prefix) > 253 || !isDNSSubdomain(prefix) || base == "" || len(base) > 63 || !qualifiedName.MatchString(base) {
-		return fmt.Errorf("%q is not a valid resource name (a DNS prefix, '/', and a name of letters, digits, '-', '_' and '.')", name)
-	}
-	return nil
-}
 
 // parseResourceList parses a list into amounts in the model's units
 // (millicores for cpu, whole units otherwise), checking names and signs
 // in name order; on error it returns the resource at fault.
-func parseResourceList(list map[string]string, use resourceUse) (map[string]int64, string, error) {
+func parseResourceList(list map[string]string, use schema.ResourceUse) (map[string]int64, string, error) {
 	out := make(map[string]int64, len(list))
 	for _, name := range slices.Sorted(maps.Keys(list)) {
-		if err := checkResourceName(name, use); err != nil {
+		if err := schema.CheckResourceName(name, use); err != nil {
 			return nil, name, err
 		}
 		v, err := cluster.ParseResourceQuantity(cluster.ResourceName(name), list[name])
@@ -71,11 +42,11 @@ func overcommittable(name string) bool {
 // above its limit is an error, and a resource that cannot be overcommitted
 // needs its limit, equal to the request, in whole units.
 func containerRequests(r *kubeResources) (map[string]int64, string, error) {
-	req, name, err := parseResourceList(r.Requests, resourcesOfContainer)
+	req, name, err := parseResourceList(r.Requests, schema.ResourcesOfContainer)
 	if err != nil {
 		return nil, "requests." + name, err
 	}
-	lim, name, err := parseResourceList(r.Limits, resourcesOfContainer)
+	lim, name, err := parseResourceList(r.Limits, schema.ResourcesOfContainer)
 	if err != nil {
 		return nil, "limits." + name, err
 	}
@@ -157,7 +128,7 @@ func podRequests(spec *kubePodSpec, at string) (map[string]string, string, error
 		}
 		maps.Copy(reqs, r)
 	}
-	over, name, err := parseResourceList(spec.Overhead, resourcesOfContainer)
+	over, name, err := parseResourceList(spec.Overhead, schema.ResourcesOfContainer)
 	if err != nil {
 		return nil, at + ".overhead." + name, err
 	}

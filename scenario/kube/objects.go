@@ -1,19 +1,19 @@
-package scenario
+package kube
 
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
-// kubeObject is one Kubernetes object of an input file, before decoding:
+// Object is one Kubernetes object of an input file, before decoding:
 // its kind, name and place, and its node.
-type kubeObject struct {
+type Object struct {
 	file       string
 	line       int
 	where      string // its place in a List ("items[3]"), "" at the top
@@ -22,12 +22,38 @@ type kubeObject struct {
 	namespace  string // "default" for a namespaced object without one
 	name       string
 	node       *yaml.Node
-	exp        *expansion // its file's aliases; nil in JSON
+	exp        *schema.Expansion // its file's aliases; nil in JSON
 }
+
+// Error is a problem with an object of an input file: the file, the line,
+// the object and its field ("Pod ml/api: spec.nodeName"), and the cause,
+// which errors.Is and errors.As reach (cluster.ErrQuantity, ...). Package
+// scenario reports it as its FieldError, with the same parts.
+type Error struct {
+	File string
+	Line int
+	Path string
+	Err  error
+}
+
+// Error renders "FILE: line N: PATH: what is wrong".
+func (e *Error) Error() string {
+	msg := e.File
+	if e.Line > 0 {
+		msg += fmt.Sprintf(": line %d", e.Line)
+	}
+	if e.Path != "" {
+		msg += ": " + e.Path
+	}
+	return msg + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
 
 // ref names the object as errors and warnings do: "Pod ml/train-0",
 // "Node n1".
-func (o *kubeObject) ref() string {
+func (o *Object) ref() string {
 	if o.kind == "KubeSchedulerConfiguration" {
 		return o.kind
 	}
@@ -43,6 +69,29 @@ func (o *kubeObject) ref() string {
 		return o.kind + " " + o.namespace + "/" + name
 	}
 	return o.kind + " " + name
+}
+
+// Scenario fields and the Kubernetes fields they come from; any other
+// field of a pod lies under the pod spec, of a group or a budget under
+// spec, of a class or a configuration at the top.
+var (
+	kubePodFields = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace",
+		"labels": "{meta}.labels", "requests": "{spec}.containers[].resources.requests",
+		"podGroup": "{spec}.schedulingGroup.podGroupName", "": "{spec}"}
+	kubeNodeFields = map[string]string{"name": "metadata.name", "labels": "metadata.labels",
+		"allocatable": "status.allocatable", "": "spec"}
+	kubeGroupFields = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace",
+		"parent": "spec.parentCompositePodGroupName", "topologyKey": "spec.schedulingConstraints.topology[0].key",
+		"minCount": "spec.schedulingPolicy.gang.minCount", "minGroupCount": "spec.schedulingPolicy.gang.minGroupCount",
+		"": "spec"}
+	kubeBudgetFields = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace", "": "spec"}
+	kubeMetaFields   = map[string]string{"name": "metadata.name", "labels": "metadata.labels", "": ""}
+)
+
+// newOrigin is the origin of an entry made from o; fields translate its
+// field names.
+func newOrigin(o *Object, fields map[string]string) *schema.Origin {
+	return &schema.Origin{Object: o.ref(), Where: o.ref(), Fields: fields, Spec: "spec", Node: o.node}
 }
 
 // kubeKind is what the importer knows of a kind: its API versions, whether
@@ -71,62 +120,54 @@ var kubeKinds = map[string]kubeKind{
 	"KubeSchedulerConfiguration": {[]string{"kubescheduler.config.k8s.io/v1"}, false, func() any { return new(kubeSchedulerConfig) }},
 }
 
-// isKubeDocument reports whether a document is a Kubernetes object (or a
-// List of them) rather than a scenario: it has apiVersion or kind at the
-// top, which a scenario file never has.
-func isKubeDocument(doc *yaml.Node) bool {
+// IsDocument reports whether a document is a Kubernetes object (or a List
+// of them) rather than a scenario: it has apiVersion or kind at the top,
+// which a scenario file never has.
+func IsDocument(doc *yaml.Node) bool {
 	n := doc
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
 	}
-	return mapValue(n, "apiVersion") != nil || mapValue(n, "kind") != nil
-}
-
-// mapValue returns the value of key in a mapping node, or nil.
-func mapValue(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
+	return schema.MapValue(n, "apiVersion") != nil || schema.MapValue(n, "kind") != nil
 }
 
 // scalarAt returns the string at key of a mapping ("" when absent) or an
 // error when it is not a single value.
 func scalarAt(n *yaml.Node, key string) (string, *yaml.Node, error) {
-	v := mapValue(n, key)
+	v := schema.MapValue(n, key)
 	if v == nil || v.Tag == "!!null" {
 		return "", nil, nil
 	}
 	if v.Kind != yaml.ScalarNode {
-		return "", v, fmt.Errorf("expected a single value, got %s", kindName(v))
+		return "", v, fmt.Errorf("expected a single value, got %s", schema.KindName(v))
 	}
 	return v.Value, v, nil
 }
 
-// kubeObjects reads the objects of one document: one object, or the items
-// of a List ("List", or a typed list such as "PodList", whose items may
-// leave out their kind).
-func kubeObjects(file string, doc *yaml.Node) ([]*kubeObject, error) {
+// Objects reads the objects of one document of file: one object, or the
+// items of a List ("List", or a typed list such as "PodList", whose items
+// may leave out their kind). exp counts what the file's aliases repeat
+// (nil for JSON); an error is an *Error.
+func Objects(file string, doc *yaml.Node, exp *schema.Expansion) ([]*Object, error) {
 	n := doc
 	if n.Kind == yaml.DocumentNode {
 		n = n.Content[0]
 	}
-	return kubeItems(file, n, "", "", "")
+	objs, err := kubeItems(file, n, "", "", "")
+	for _, o := range objs {
+		o.exp = exp
+	}
+	return objs, err
 }
 
-func kubeItems(file string, n *yaml.Node, where, defVersion, defKind string) ([]*kubeObject, error) {
+func kubeItems(file string, n *yaml.Node, where, defVersion, defKind string) ([]*Object, error) {
 	bad := func(at *yaml.Node, field string, err error) error {
-		return &FieldError{File: file, Line: at.Line, Path: joinWhere(where, field), Err: err}
+		return &Error{File: file, Line: at.Line, Path: joinWhere(where, field), Err: err}
 	}
 	if n.Kind != yaml.MappingNode {
-		return nil, bad(n, "", fmt.Errorf("expected a Kubernetes object (a mapping), got %s", kindName(n)))
+		return nil, bad(n, "", fmt.Errorf("expected a Kubernetes object (a mapping), got %s", schema.KindName(n)))
 	}
-	o := &kubeObject{file: file, line: n.Line, where: where, node: n}
+	o := &Object{file: file, line: n.Line, where: where, node: n}
 	var err error
 	var at *yaml.Node
 	if o.apiVersion, at, err = scalarAt(n, "apiVersion"); err != nil {
@@ -142,27 +183,27 @@ func kubeItems(file string, n *yaml.Node, where, defVersion, defKind string) ([]
 	case o.apiVersion == "":
 		return nil, bad(n, "apiVersion", errors.New("required"))
 	}
-	if items := mapValue(n, "items"); items != nil && (o.kind == "List" || strings.HasSuffix(o.kind, "List")) {
+	if items := schema.MapValue(n, "items"); items != nil && (o.kind == "List" || strings.HasSuffix(o.kind, "List")) {
 		return kubeListItems(file, o, items, where)
 	}
 	if err := o.readName(); err != nil {
 		return nil, err
 	}
-	return []*kubeObject{o}, nil
+	return []*Object{o}, nil
 }
 
-func kubeListItems(file string, list *kubeObject, items *yaml.Node, where string) ([]*kubeObject, error) {
+func kubeListItems(file string, list *Object, items *yaml.Node, where string) ([]*Object, error) {
 	if items.Kind != yaml.SequenceNode {
 		if items.Tag == "!!null" {
 			return nil, nil
 		}
-		return nil, &FieldError{File: file, Line: items.Line, Path: joinWhere(where, "items"), Err: fmt.Errorf("expected a list, got %s", kindName(items))}
+		return nil, &Error{File: file, Line: items.Line, Path: joinWhere(where, "items"), Err: fmt.Errorf("expected a list, got %s", schema.KindName(items))}
 	}
 	var defVersion, defKind string
 	if list.kind != "List" {
 		defVersion, defKind = list.apiVersion, strings.TrimSuffix(list.kind, "List")
 	}
-	var out []*kubeObject
+	var out []*Object
 	for i, item := range items.Content {
 		objs, err := kubeItems(file, item, joinWhere(where, fmt.Sprintf("items[%d]", i)), defVersion, defKind)
 		if err != nil {
@@ -175,23 +216,23 @@ func kubeListItems(file string, list *kubeObject, items *yaml.Node, where string
 
 // readName reads metadata.name and metadata.namespace, so that errors name
 // the object before it is decoded.
-func (o *kubeObject) readName() error {
+func (o *Object) readName() error {
 	kind, known := kubeKinds[o.kind]
-	meta := mapValue(o.node, "metadata")
+	meta := schema.MapValue(o.node, "metadata")
 	for _, f := range []struct {
 		key  string
 		into *string
 	}{{"name", &o.name}, {"namespace", &o.namespace}} {
 		v, at, err := scalarAt(meta, f.key)
 		if err != nil {
-			return &FieldError{File: o.file, Line: at.Line, Path: o.ref() + ": metadata." + f.key, Err: err}
+			return &Error{File: o.file, Line: at.Line, Path: o.ref() + ": metadata." + f.key, Err: err}
 		}
 		*f.into = v
 	}
 	switch {
 	case known && !kind.namespaced && o.namespace != "":
 		o.namespace = ""
-		return o.failf(mapValue(meta, "namespace"), "metadata.namespace", "%s is not namespaced", o.kind)
+		return o.failf(schema.MapValue(meta, "namespace"), "metadata.namespace", "%s is not namespaced", o.kind)
 	case known && kind.namespaced && o.namespace == "":
 		o.namespace = "default" // where kubectl creates it
 	}
@@ -217,20 +258,21 @@ func cmpOr(a, b string) string {
 
 // decodeKube decodes an object into its kind's value, checking its API
 // version, and returns the paths of the fields it holds that are not
-// modelled. A kind the importer does not read gives nil and a warning.
-func decodeKube(o *kubeObject, ws *warnings, types map[reflect.Type]*structFields) (any, []string, error) {
+// modelled; d's cache of struct fields serves every object. A kind the
+// importer does not read gives nil and a warning.
+func decodeKube(o *Object, ws Warnings, d *schema.Decoder) (any, []string, error) {
 	kind, ok := kubeKinds[o.kind]
 	if !ok {
-		ws.add(o.kind, "", "kind not modelled, objects skipped", o.file+": "+o.ref())
+		ws.Add(o.kind, "", "kind not modelled, objects skipped", o.file+": "+o.ref())
 		return nil, nil, nil
 	}
 	if !slices.Contains(kind.versions, o.apiVersion) {
-		return nil, nil, o.fail(mapValue(o.node, "apiVersion"), "apiVersion", fmt.Errorf("%q is not a version of %s the simulator reads (%s)", o.apiVersion, o.kind, strings.Join(kind.versions, ", ")))
+		return nil, nil, o.fail(schema.MapValue(o.node, "apiVersion"), "apiVersion", fmt.Errorf("%q is not a version of %s the simulator reads (%s)", o.apiVersion, o.kind, strings.Join(kind.versions, ", ")))
 	}
 	v := kind.decoded()
 	var unmodelled []string
-	d := &decoder{warn: func(path string) { unmodelled = append(unmodelled, path) }, types: types, exp: o.exp}
-	if err := d.decode(o.node, v); err != nil {
+	d.Warn, d.Aliases = func(path string) { unmodelled = append(unmodelled, path) }, o.exp
+	if err := d.Decode(o.node, v); err != nil {
 		return nil, nil, o.decodeFail(err)
 	}
 	return v, unmodelled, nil
@@ -238,8 +280,8 @@ func decodeKube(o *kubeObject, ws *warnings, types map[reflect.Type]*structField
 
 // fail returns an error about a field of the object, at the line of at
 // (the field's, found by its path, when at is nil).
-func (o *kubeObject) fail(at *yaml.Node, field string, err error) error {
-	line := lineOf(o.node, field)
+func (o *Object) fail(at *yaml.Node, field string, err error) error {
+	line := schema.LineOf(o.node, field)
 	if at != nil {
 		line = at.Line
 	}
@@ -247,46 +289,19 @@ func (o *kubeObject) fail(at *yaml.Node, field string, err error) error {
 	if field != "" {
 		path += ": " + field
 	}
-	return &FieldError{File: o.file, Line: line, Path: path, Err: err}
+	return &Error{File: o.file, Line: line, Path: path, Err: err}
 }
 
 // decodeFail reports a decoding problem inside the object.
-func (o *kubeObject) decodeFail(err error) error {
-	var de *decodeError
+func (o *Object) decodeFail(err error) error {
+	var de *schema.DecodeError
 	if errors.As(err, &de) {
-		return &FieldError{File: o.file, Line: de.Line, Path: o.ref() + ": " + de.Path, Err: de.Err}
+		return &Error{File: o.file, Line: de.Line, Path: o.ref() + ": " + de.Path, Err: de.Err}
 	}
 	return o.fail(nil, "", err)
 }
 
 // failf is fail with a formatted cause.
-func (o *kubeObject) failf(at *yaml.Node, field, format string, args ...any) error {
+func (o *Object) failf(at *yaml.Node, field, format string, args ...any) error {
 	return o.fail(at, field, fmt.Errorf(format, args...))
-}
-
-// lineOf returns the line of the deepest node of n that path reaches
-// ("spec.containers[0] (app).resources.requests.memroy"): the field at
-// fault, or the closest enclosing one when the path goes where the object
-// has nothing (a list without an index, a field the scenario computes).
-func lineOf(n *yaml.Node, path string) int {
-	line := n.Line
-	for _, part := range strings.Split(path, ".") {
-		part, _, _ = strings.Cut(part, " (")
-		name, rest, indexed := strings.Cut(part, "[")
-		if n = mapValue(n, name); n == nil {
-			return line
-		}
-		line = n.Line
-		for indexed {
-			var idx string
-			idx, rest, _ = strings.Cut(rest, "]")
-			i, err := strconv.Atoi(idx)
-			if err != nil || n.Kind != yaml.SequenceNode || i < 0 || i >= len(n.Content) {
-				return line
-			}
-			n, line = n.Content[i], n.Content[i].Line
-			rest, indexed = strings.CutPrefix(rest, "[")
-		}
-	}
-	return line
 }

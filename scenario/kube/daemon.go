@@ -1,13 +1,14 @@
-package scenario
+package kube
 
 import (
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // daemonTolerations are the tolerations the DaemonSet controller adds to
 // its pods, so that they run on nodes that are not ready, under pressure
 // or cordoned; network-unavailable only for host-network pods.
-var daemonTolerations = []tolerationSpec{
+var daemonTolerations = []schema.Toleration{
 	{Key: "node.kubernetes.io/not-ready", Operator: "Exists", Effect: "NoExecute"},
 	{Key: "node.kubernetes.io/unreachable", Operator: "Exists", Effect: "NoExecute"},
 	{Key: "node.kubernetes.io/disk-pressure", Operator: "Exists", Effect: "NoSchedule"},
@@ -16,7 +17,7 @@ var daemonTolerations = []tolerationSpec{
 	{Key: "node.kubernetes.io/unschedulable", Operator: "Exists", Effect: "NoSchedule"},
 }
 
-var hostNetworkToleration = tolerationSpec{Key: "node.kubernetes.io/network-unavailable", Operator: "Exists", Effect: "NoSchedule"}
+var hostNetworkToleration = schema.Toleration{Key: "node.kubernetes.io/network-unavailable", Operator: "Exists", Effect: "NoSchedule"}
 
 // daemonSet makes one pod for every node present at time 0 that should run
 // one, as the DaemonSet controller decides: the template's node selector
@@ -26,7 +27,7 @@ var hostNetworkToleration = tolerationSpec{Key: "node.kubernetes.io/network-unav
 // fit stays pending. Each pod is pinned to its node by a required node
 // affinity on the node's name, which replaces the template's required
 // terms, as the controller does, and is named <daemonset>-<node>.
-func (k *kubeImport) daemonSet(o *kubeObject, v *kubeDaemonSet, f *file) error {
+func (k *kubeImport) daemonSet(o *Object, v *kubeDaemonSet, f *schema.File) error {
 	t, err := k.template(o, &v.Metadata, &v.Spec.Template, v.Spec.Selector, true)
 	if err != nil {
 		return err
@@ -34,9 +35,9 @@ func (k *kubeImport) daemonSet(o *kubeObject, v *kubeDaemonSet, f *file) error {
 	tols := withDaemonTolerations(v.Spec.Template.Spec.Tolerations, v.Spec.Template.Spec.HostNetwork)
 	var check cluster.Pod
 	for _, tol := range tols {
-		check.Tolerations = append(check.Tolerations, tol.convert())
+		check.Tolerations = append(check.Tolerations, tol.Convert())
 	}
-	check.NodeSelector, check.Affinity, check.NodeName = t.entry.NodeSelector, t.entry.Affinity.convert(), t.entry.NodeName
+	check.NodeSelector, check.Affinity, check.NodeName = t.entry.NodeSelector, t.entry.Affinity.Convert(), t.entry.NodeName
 	have := k.owned[kubeOwnerKey{o.namespace, o.kind, o.name}]
 	for i := range k.nodes {
 		n := &k.nodes[i]
@@ -60,11 +61,11 @@ func (k *kubeImport) daemonSet(o *kubeObject, v *kubeDaemonSet, f *file) error {
 
 // withDaemonTolerations adds the controller's tolerations that the
 // template does not have already.
-func withDaemonTolerations(own []tolerationSpec, hostNetwork bool) []tolerationSpec {
-	out := append([]tolerationSpec(nil), own...)
+func withDaemonTolerations(own []schema.Toleration, hostNetwork bool) []schema.Toleration {
+	out := append([]schema.Toleration(nil), own...)
 	add := daemonTolerations
 	if hostNetwork {
-		add = append(append([]tolerationSpec(nil), add...), hostNetworkToleration)
+		add = append(append([]schema.Toleration(nil), add...), hostNetworkToleration)
 	}
 	for _, t := range add {
 		dup := false
@@ -76,10 +77,6 @@ func withDaemonTolerations(own []tolerationSpec, hostNetwork bool) []tolerationS
 		}
 	}
 	return out
-}
-
-func (t tolerationSpec) convert() cluster.Toleration {
-	return cluster.Toleration{Key: t.Key, Operator: cluster.TolerationOperator(t.Operator), Value: t.Value, Effect: cluster.TaintEffect(t.Effect)}
 }
 
 // daemonRunsOn is the DaemonSet controller's test: node name, node
@@ -103,18 +100,16 @@ func daemonRunsOn(p *cluster.Pod, n *cluster.Node) bool {
 
 // pinToNode returns a's copy whose required node affinity is one term
 // matching the node's name.
-func pinToNode(a *affinitySpec, node string) *affinitySpec {
-	var out affinitySpec
+func pinToNode(a *schema.Affinity, node string) *schema.Affinity {
+	var out schema.Affinity
 	if a != nil {
 		out = *a
 	}
-	var na nodeAffinitySpec
+	var na schema.NodeAffinity
 	if out.NodeAffinity != nil {
 		na = *out.NodeAffinity
 	}
-	na.Required = &struct {
-		Terms []nodeSelectorTermSpec `yaml:"nodeSelectorTerms"`
-	}{Terms: []nodeSelectorTermSpec{{MatchFields: []requirementSpec{{Key: cluster.NodeNameField, Operator: "In", Values: []string{node}}}}}}
+	na.Required = &schema.NodeSelector{Terms: []schema.NodeSelectorTerm{{MatchFields: []schema.Requirement{{Key: cluster.NodeNameField, Operator: "In", Values: []string{node}}}}}}
 	out.NodeAffinity = &na
 	return &out
 }

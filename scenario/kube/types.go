@@ -1,6 +1,10 @@
-package scenario
+package kube
 
-import "go.yaml.in/yaml/v3"
+import (
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gangsim/gangsim/scenario/internal/schema"
+)
 
 // The Kubernetes objects the importer reads, field for field as the API
 // prints them (docs/kubernetes-inputs.md). A field of type skipped has no
@@ -9,6 +13,13 @@ import "go.yaml.in/yaml/v3"
 // set; a field Kubernetes does not have is an error, as in kubectl's strict
 // validation. Status is written by the server: unknown status fields are
 // ignored (openFields).
+
+// The decoder's markers, by the names the tables below use.
+type (
+	skipped    = schema.Skipped
+	unmodelled = schema.Unmodelled
+	openFields = schema.OpenFields
+)
 
 // kubeMeta is an object's metadata.
 type kubeMeta struct {
@@ -81,47 +92,47 @@ type kubePod struct {
 
 // kubePodSpec is core/v1 PodSpec.
 type kubePodSpec struct {
-	Volumes                       []kubeVolume      `yaml:"volumes"`
-	InitContainers                []kubeContainer   `yaml:"initContainers"`
-	Containers                    []kubeContainer   `yaml:"containers"`
-	EphemeralContainers           skipped           `yaml:"ephemeralContainers"`
-	RestartPolicy                 skipped           `yaml:"restartPolicy"`
-	TerminationGracePeriodSeconds *int64            `yaml:"terminationGracePeriodSeconds"`
-	ActiveDeadlineSeconds         unmodelled        `yaml:"activeDeadlineSeconds"`
-	DNSPolicy                     skipped           `yaml:"dnsPolicy"`
-	NodeSelector                  map[string]string `yaml:"nodeSelector"`
-	ServiceAccountName            skipped           `yaml:"serviceAccountName"`
-	ServiceAccount                skipped           `yaml:"serviceAccount"`
-	AutomountServiceAccountToken  skipped           `yaml:"automountServiceAccountToken"`
-	NodeName                      string            `yaml:"nodeName"`
-	HostNetwork                   bool              `yaml:"hostNetwork"`
-	HostPID                       skipped           `yaml:"hostPID"`
-	HostIPC                       skipped           `yaml:"hostIPC"`
-	ShareProcessNamespace         skipped           `yaml:"shareProcessNamespace"`
-	SecurityContext               skipped           `yaml:"securityContext"`
-	ImagePullSecrets              skipped           `yaml:"imagePullSecrets"`
-	Hostname                      skipped           `yaml:"hostname"`
-	Subdomain                     skipped           `yaml:"subdomain"`
-	Affinity                      *affinitySpec     `yaml:"affinity"`
-	SchedulerName                 string            `yaml:"schedulerName"`
-	Tolerations                   []tolerationSpec  `yaml:"tolerations"`
-	HostAliases                   skipped           `yaml:"hostAliases"`
-	PriorityClassName             string            `yaml:"priorityClassName"`
-	Priority                      *int32            `yaml:"priority"`
-	DNSConfig                     skipped           `yaml:"dnsConfig"`
-	ReadinessGates                skipped           `yaml:"readinessGates"`
-	RuntimeClassName              unmodelled        `yaml:"runtimeClassName"`
-	EnableServiceLinks            skipped           `yaml:"enableServiceLinks"`
-	PreemptionPolicy              string            `yaml:"preemptionPolicy"`
-	Overhead                      map[string]string `yaml:"overhead"`
-	TopologySpreadConstraints     []spreadSpec      `yaml:"topologySpreadConstraints"`
-	SetHostnameAsFQDN             skipped           `yaml:"setHostnameAsFQDN"`
-	OS                            skipped           `yaml:"os"`
-	HostUsers                     skipped           `yaml:"hostUsers"`
-	SchedulingGates               unmodelled        `yaml:"schedulingGates"`
-	ResourceClaims                unmodelled        `yaml:"resourceClaims"`
-	Resources                     *kubeResources    `yaml:"resources"`
-	HostnameOverride              skipped           `yaml:"hostnameOverride"`
+	Volumes                       []kubeVolume        `yaml:"volumes"`
+	InitContainers                []kubeContainer     `yaml:"initContainers"`
+	Containers                    []kubeContainer     `yaml:"containers"`
+	EphemeralContainers           skipped             `yaml:"ephemeralContainers"`
+	RestartPolicy                 skipped             `yaml:"restartPolicy"`
+	TerminationGracePeriodSeconds *int64              `yaml:"terminationGracePeriodSeconds"`
+	ActiveDeadlineSeconds         unmodelled          `yaml:"activeDeadlineSeconds"`
+	DNSPolicy                     skipped             `yaml:"dnsPolicy"`
+	NodeSelector                  map[string]string   `yaml:"nodeSelector"`
+	ServiceAccountName            skipped             `yaml:"serviceAccountName"`
+	ServiceAccount                skipped             `yaml:"serviceAccount"`
+	AutomountServiceAccountToken  skipped             `yaml:"automountServiceAccountToken"`
+	NodeName                      string              `yaml:"nodeName"`
+	HostNetwork                   bool                `yaml:"hostNetwork"`
+	HostPID                       skipped             `yaml:"hostPID"`
+	HostIPC                       skipped             `yaml:"hostIPC"`
+	ShareProcessNamespace         skipped             `yaml:"shareProcessNamespace"`
+	SecurityContext               skipped             `yaml:"securityContext"`
+	ImagePullSecrets              skipped             `yaml:"imagePullSecrets"`
+	Hostname                      skipped             `yaml:"hostname"`
+	Subdomain                     skipped             `yaml:"subdomain"`
+	Affinity                      *schema.Affinity    `yaml:"affinity"`
+	SchedulerName                 string              `yaml:"schedulerName"`
+	Tolerations                   []schema.Toleration `yaml:"tolerations"`
+	HostAliases                   skipped             `yaml:"hostAliases"`
+	PriorityClassName             string              `yaml:"priorityClassName"`
+	Priority                      *int32              `yaml:"priority"`
+	DNSConfig                     skipped             `yaml:"dnsConfig"`
+	ReadinessGates                skipped             `yaml:"readinessGates"`
+	RuntimeClassName              unmodelled          `yaml:"runtimeClassName"`
+	EnableServiceLinks            skipped             `yaml:"enableServiceLinks"`
+	PreemptionPolicy              string              `yaml:"preemptionPolicy"`
+	Overhead                      map[string]string   `yaml:"overhead"`
+	TopologySpreadConstraints     []schema.Spread     `yaml:"topologySpreadConstraints"`
+	SetHostnameAsFQDN             skipped             `yaml:"setHostnameAsFQDN"`
+	OS                            skipped             `yaml:"os"`
+	HostUsers                     skipped             `yaml:"hostUsers"`
+	SchedulingGates               unmodelled          `yaml:"schedulingGates"`
+	ResourceClaims                unmodelled          `yaml:"resourceClaims"`
+	Resources                     *kubeResources      `yaml:"resources"`
+	HostnameOverride              skipped             `yaml:"hostnameOverride"`
 	SchedulingGroup               *struct {
 		PodGroupName string `yaml:"podGroupName"`
 	} `yaml:"schedulingGroup"`
@@ -215,9 +226,9 @@ type kubePodTemplate struct {
 // kubeWorkloadSpec holds the fields the workloads share; each kind's
 // struct adds its own.
 type kubeWorkloadSpec struct {
-	Selector        *labelSelectorSpec `yaml:"selector"`
-	Template        kubePodTemplate    `yaml:"template"`
-	MinReadySeconds skipped            `yaml:"minReadySeconds"`
+	Selector        *schema.LabelSelector `yaml:"selector"`
+	Template        kubePodTemplate       `yaml:"template"`
+	MinReadySeconds skipped               `yaml:"minReadySeconds"`
 }
 
 type kubeDeployment struct {
@@ -273,22 +284,22 @@ type kubeDaemonSet struct {
 type kubeJob struct {
 	kubeHead `yaml:",inline"`
 	Spec     struct {
-		Selector                *labelSelectorSpec `yaml:"selector"`
-		ManualSelector          *bool              `yaml:"manualSelector"`
-		Template                kubePodTemplate    `yaml:"template"`
-		Parallelism             *int32             `yaml:"parallelism"`
-		Completions             *int32             `yaml:"completions"`
-		CompletionMode          string             `yaml:"completionMode"`
-		Suspend                 *bool              `yaml:"suspend"`
-		ManagedBy               string             `yaml:"managedBy"`
-		ActiveDeadlineSeconds   unmodelled         `yaml:"activeDeadlineSeconds"`
-		BackoffLimit            skipped            `yaml:"backoffLimit"`
-		BackoffLimitPerIndex    skipped            `yaml:"backoffLimitPerIndex"`
-		MaxFailedIndexes        skipped            `yaml:"maxFailedIndexes"`
-		PodFailurePolicy        skipped            `yaml:"podFailurePolicy"`
-		SuccessPolicy           skipped            `yaml:"successPolicy"`
-		TTLSecondsAfterFinished skipped            `yaml:"ttlSecondsAfterFinished"`
-		PodReplacementPolicy    skipped            `yaml:"podReplacementPolicy"`
+		Selector                *schema.LabelSelector `yaml:"selector"`
+		ManualSelector          *bool                 `yaml:"manualSelector"`
+		Template                kubePodTemplate       `yaml:"template"`
+		Parallelism             *int32                `yaml:"parallelism"`
+		Completions             *int32                `yaml:"completions"`
+		CompletionMode          string                `yaml:"completionMode"`
+		Suspend                 *bool                 `yaml:"suspend"`
+		ManagedBy               string                `yaml:"managedBy"`
+		ActiveDeadlineSeconds   unmodelled            `yaml:"activeDeadlineSeconds"`
+		BackoffLimit            skipped               `yaml:"backoffLimit"`
+		BackoffLimitPerIndex    skipped               `yaml:"backoffLimitPerIndex"`
+		MaxFailedIndexes        skipped               `yaml:"maxFailedIndexes"`
+		PodFailurePolicy        skipped               `yaml:"podFailurePolicy"`
+		SuccessPolicy           skipped               `yaml:"successPolicy"`
+		TTLSecondsAfterFinished skipped               `yaml:"ttlSecondsAfterFinished"`
+		PodReplacementPolicy    skipped               `yaml:"podReplacementPolicy"`
 	} `yaml:"spec"`
 	Status skipped `yaml:"status"`
 }

@@ -1,0 +1,31 @@
+// Package kube imports Kubernetes objects as kubectl prints them (-o json
+// or -o yaml: one object, a List, or a stream of documents) into scenario
+// entries (docs/kubernetes-inputs.md). Package scenario calls it while it
+// loads files; the entries it makes go through the same builder as a
+// scenario file's, so that the objects are checked by the same rules and
+// a file of either kind may name what the other defines.
+//
+// What is read: Nodes, Pods, Namespaces, PriorityClasses,
+// PodDisruptionBudgets, PodGroups and CompositePodGroups, and a
+// KubeSchedulerConfiguration become the entries they stand for; a
+// Deployment, ReplicaSet, StatefulSet, DaemonSet or Job makes the pods its
+// controller would create that the inputs do not hold already. The
+// objects are decoded field for field as the API prints them (types.go):
+// a field Kubernetes does not have is an error, one without a meaning for
+// scheduling is skipped, one the simulator does not model is a warning.
+// Every entry carries its object (schema.Origin), so that the builder's
+// errors name the object and the field as Kubernetes spells it; the
+// importer's own errors are *Error values with the same parts.
+//
+// Import runs in two passes: it decodes every object of every input
+// first, so that a workload sees the pods it has already and a DaemonSet
+// every node, whichever file they are in, then converts the objects in
+// order.
+//
+// Determinism: the entries follow the objects' order (pods by creation
+// time, ties in order), and names the controllers would pick at random
+// are made from indexes and a hash of the template, so that one set of
+// inputs always gives the same entries. Concurrency: an import works on
+// the inputs it is given and holds nothing after it returns; separate
+// imports may run at once.
+package kube
