@@ -11,6 +11,10 @@
 //	gangsimtest.MakePod("p").CPU("500m").Memory("1Gi").Group("g").Obj()
 //	gangsimtest.MakeGang("g", 4).Rack().Priority(10).Obj()
 //
+// Its checks say where pods ended: Placements, RequireOn, RequireNotPlaced
+// and NodeLabels read a Cluster, which *gangsim.Scheduler is. The package
+// does not import gangsim, so that gangsim's own tests use it too.
+//
 // # Quantities and mistakes
 //
 // Quantities are Kubernetes quantity strings ("500m", "2", "1Gi"), parsed
@@ -31,7 +35,9 @@
 //
 // # Determinism
 //
-// The same calls build equal objects.
+// The same calls build equal objects. The checks read the cluster in node
+// name order and report in pod key order, so that their output and their
+// failure messages are the same from run to run.
 package gangsimtest
 
 import (
