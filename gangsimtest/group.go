@@ -7,18 +7,21 @@ import (
 
 // PodGroupWrapper builds a podgroup.PodGroup one field at a time;
 // MakeGang or MakeBasicGroup starts one and Obj returns it.
-type PodGroupWrapper struct{ group podgroup.PodGroup }
+type PodGroupWrapper struct {
+	group    podgroup.PodGroup // its Priority is set by Obj, from priority
+	priority priority
+}
 
 // MakeGang starts a gang: at least minCount of its pods placed together,
 // or none.
 func MakeGang(name string, minCount int32) *PodGroupWrapper {
-	return &PodGroupWrapper{podgroup.PodGroup{Name: name, Policy: podgroup.Gang, MinCount: minCount}}
+	return &PodGroupWrapper{group: podgroup.PodGroup{Name: name, Policy: podgroup.Gang, MinCount: minCount}}
 }
 
 // MakeBasicGroup starts a basic group: its pods placed independently, in
 // one group cycle.
 func MakeBasicGroup(name string) *PodGroupWrapper {
-	return &PodGroupWrapper{podgroup.PodGroup{Name: name, Policy: podgroup.Basic}}
+	return &PodGroupWrapper{group: podgroup.PodGroup{Name: name, Policy: podgroup.Basic}}
 }
 
 // Namespace sets the namespace.
@@ -29,7 +32,7 @@ func (w *PodGroupWrapper) Namespace(ns string) *PodGroupWrapper {
 
 // Priority sets the priority as given.
 func (w *PodGroupWrapper) Priority(p int32) *PodGroupWrapper {
-	w.group.Priority = &p
+	w.priority = priority{p, true}
 	return w
 }
 
@@ -74,23 +77,26 @@ func (w *PodGroupWrapper) Parent(composite string) *PodGroupWrapper {
 // Obj returns a copy of the group built so far.
 func (w *PodGroupWrapper) Obj() podgroup.PodGroup {
 	g := w.group
-	g.Priority = clonePriority(g.Priority)
+	g.Priority = w.priority.given()
 	return g
 }
 
 // CompositeWrapper builds a podgroup.CompositePodGroup one field at a
 // time; MakeComposite or MakeBasicComposite starts one and Obj returns it.
-type CompositeWrapper struct{ composite podgroup.CompositePodGroup }
+type CompositeWrapper struct {
+	composite podgroup.CompositePodGroup // its Priority is set by Obj, from priority
+	priority  priority
+}
 
 // MakeComposite starts a gang composite: at least minGroupCount of its
 // children schedulable together, or none.
 func MakeComposite(name string, minGroupCount int32) *CompositeWrapper {
-	return &CompositeWrapper{podgroup.CompositePodGroup{Name: name, Policy: podgroup.Gang, MinGroupCount: minGroupCount}}
+	return &CompositeWrapper{composite: podgroup.CompositePodGroup{Name: name, Policy: podgroup.Gang, MinGroupCount: minGroupCount}}
 }
 
 // MakeBasicComposite starts a basic composite: one child suffices.
 func MakeBasicComposite(name string) *CompositeWrapper {
-	return &CompositeWrapper{podgroup.CompositePodGroup{Name: name, Policy: podgroup.Basic}}
+	return &CompositeWrapper{composite: podgroup.CompositePodGroup{Name: name, Policy: podgroup.Basic}}
 }
 
 // Namespace sets the namespace.
@@ -101,7 +107,7 @@ func (w *CompositeWrapper) Namespace(ns string) *CompositeWrapper {
 
 // Priority sets the priority as given.
 func (w *CompositeWrapper) Priority(p int32) *CompositeWrapper {
-	w.composite.Priority = &p
+	w.priority = priority{p, true}
 	return w
 }
 
@@ -135,14 +141,23 @@ func (w *CompositeWrapper) Parent(composite string) *CompositeWrapper {
 // Obj returns a copy of the composite built so far.
 func (w *CompositeWrapper) Obj() podgroup.CompositePodGroup {
 	c := w.composite
-	c.Priority = clonePriority(c.Priority)
+	c.Priority = w.priority.given()
 	return c
 }
 
-// clonePriority returns a pointer of its own to *p, or nil.
-func clonePriority(p *int32) *int32 {
-	if p == nil {
+// priority is a priority as given, or none. A wrapper keeps it by value
+// and Obj points to a copy of its own, so that building an object
+// allocates for its priority once, as a literal does.
+type priority struct {
+	value int32
+	set   bool
+}
+
+// given returns the priority as the objects hold it: nil when none was
+// given.
+func (p priority) given() *int32 {
+	if !p.set {
 		return nil
 	}
-	return new(*p)
+	return new(p.value)
 }

@@ -4,10 +4,13 @@ import "github.com/gangsim/gangsim/cluster"
 
 // PodWrapper builds a cluster.Pod one field at a time; MakePod starts one
 // and Obj returns it.
-type PodWrapper struct{ pod cluster.Pod }
+type PodWrapper struct {
+	pod      cluster.Pod // its Priority is set by Obj, from priority
+	priority priority
+}
 
 // MakePod starts a pod in the default namespace that requests nothing.
-func MakePod(name string) *PodWrapper { return &PodWrapper{cluster.Pod{Name: name}} }
+func MakePod(name string) *PodWrapper { return &PodWrapper{pod: cluster.Pod{Name: name}} }
 
 // Namespace sets the namespace.
 func (w *PodWrapper) Namespace(ns string) *PodWrapper {
@@ -43,7 +46,7 @@ func (w *PodWrapper) Resource(name cluster.ResourceName, q string) *PodWrapper {
 
 // Priority sets the priority as given (spec.priority).
 func (w *PodWrapper) Priority(p int32) *PodWrapper {
-	w.pod.Priority = &p
+	w.priority = priority{p, true}
 	return w
 }
 
@@ -97,4 +100,8 @@ func (w *PodWrapper) SchedulerName(name string) *PodWrapper {
 }
 
 // Obj returns a deep copy of the pod built so far.
-func (w *PodWrapper) Obj() cluster.Pod { return w.pod.Clone() }
+func (w *PodWrapper) Obj() cluster.Pod {
+	p := w.pod.Clone()
+	p.Priority = w.priority.given()
+	return p
+}
