@@ -46,11 +46,12 @@ import (
 	"github.com/gangsim/gangsim/cluster"
 )
 
-// The label keys the rest of the project uses for topology domains: the
-// scenario files, examples and metrics name racks "rack", and zones by
-// the Kubernetes well-known label.
+// The label keys the rest of the project uses for topology domains.
 const (
+	// LabelRack is the node label naming racks in the scenario files,
+	// examples and metrics of the project.
 	LabelRack = "rack"
+	// LabelZone is the Kubernetes well-known label of zones.
 	LabelZone = "topology.kubernetes.io/zone"
 )
 

@@ -30,7 +30,7 @@ func (w *NodeWrapper) Pods(n int64) *NodeWrapper {
 	return w
 }
 
-// GPU sets the allocatable ResourceGPU.
+// GPU sets how many GPUs (ResourceGPU) the node has.
 func (w *NodeWrapper) GPU(n int64) *NodeWrapper {
 	w.node.Allocatable = w.node.Allocatable.With(ResourceGPU, n)
 	return w

@@ -31,7 +31,7 @@ func (w *PodWrapper) MilliCPU(m int64) *PodWrapper {
 // Memory sets the memory request, a quantity such as "1Gi".
 func (w *PodWrapper) Memory(q string) *PodWrapper { return w.Resource(cluster.ResourceMemory, q) }
 
-// GPU sets the request of ResourceGPU.
+// GPU sets how many GPUs (ResourceGPU) the pod requests.
 func (w *PodWrapper) GPU(n int64) *PodWrapper {
 	w.pod.Requests = w.pod.Requests.With(ResourceGPU, n)
 	return w
