@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/queue"
 )
@@ -51,7 +52,7 @@ func TestNodesAreCopies(t *testing.T) {
 	s, err := New(Config{})
 	require.NoError(t, err)
 	for i := range 3 {
-		require.NoError(t, s.AddNode(cluster.Node{Name: fmt.Sprintf("n%d", i), Allocatable: cluster.NewResources(1000, 1<<30, 10)}))
+		require.NoError(t, s.AddNode(gangsimtest.MakeNode(fmt.Sprintf("n%d", i)).CPU("1").Memory("1Gi").Pods(10).Obj()))
 	}
 	ni, ok := s.Node("n0")
 	require.True(t, ok)
@@ -60,7 +61,7 @@ func TestNodesAreCopies(t *testing.T) {
 	again, _ := s.Node("n0")
 	require.False(t, again.Node().Unschedulable)
 	require.NotContains(t, again.Node().Labels, "x")
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "p", Requests: cluster.NewResources(100, 0, 0)}, 0))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("p").CPU("100m").Obj(), 0))
 	require.NoError(t, s.Run())
 	st, _ := s.Pod("default/p")
 	require.Equal(t, PhaseBound, st.Phase, "the caller's change did not cordon n0")
@@ -68,7 +69,7 @@ func TestNodesAreCopies(t *testing.T) {
 	var seen []string
 	for ni := range s.Nodes() {
 		seen = append(seen, ni.Name())
-		require.NoError(t, s.AddNode(cluster.Node{Name: ni.Name() + "-new", Allocatable: cluster.NewResources(1000, 1<<30, 10)}))
+		require.NoError(t, s.AddNode(gangsimtest.MakeNode(ni.Name()+"-new").CPU("1").Memory("1Gi").Pods(10).Obj()))
 		require.NoError(t, s.RemoveNode(ni.Name()))
 	}
 	require.Equal(t, []string{"n0", "n1", "n2"}, seen)
@@ -106,7 +107,7 @@ func TestInvariantCheckerCatches(t *testing.T) {
 	require.ErrorContains(t, ts.CheckInvariants(), "was evicted by")
 
 	ts = build()
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "lost", Requests: cluster.NewResources(100, 0, 0)}, 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("lost").CPU("100m").Obj(), 0))
 	_, err := ts.queue.Delete(podItemKey(cluster.MakePodKey("", "lost")))
 	require.NoError(t, err)
 	require.ErrorContains(t, ts.CheckInvariants(), "pending pod default/lost is not queued")
@@ -118,14 +119,14 @@ func TestInvariantCheckerCatches(t *testing.T) {
 // priority; the group is refused otherwise, and nothing changes.
 func TestGroupRefusedWhenARunningMemberHasAnotherPriority(t *testing.T) {
 	ts := newTestSched(t, Config{}).nodes("n", 1, 4000)
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "early", NodeName: "n-0", PodGroup: "g", Priority: new(int32(5)), Requests: cluster.NewResources(100, 0, 0)}, 0))
-	err := ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, Priority: new(int32(7))})
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("early").NodeName("n-0").Group("g").Priority(5).CPU("100m").Obj(), 0))
+	err := ts.AddPodGroup(gangsimtest.MakeGang("g", 1).Priority(7).Obj())
 	require.ErrorIs(t, err, ErrAdmission)
 	require.ErrorContains(t, err, "running member default/early")
 	_, ok := ts.PodGroup("default/g")
 	require.False(t, ok)
 	require.NoError(t, ts.CheckInvariants())
-	require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, Priority: new(int32(5))}))
+	require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang("g", 1).Priority(5).Obj()))
 	require.NoError(t, ts.CheckInvariants())
 }
 
@@ -134,18 +135,17 @@ func TestGroupRefusedWhenARunningMemberHasAnotherPriority(t *testing.T) {
 // a GPU node updated without its GPU while a GPU pod ran there).
 func TestUpdateNodeBelowItsPods(t *testing.T) {
 	s := newTestSched(t, Config{})
-	gpu := cluster.NewResources(4000, 8<<30, 110).With("nvidia.com/gpu", 1)
-	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Allocatable: gpu}))
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "p", Requests: cluster.NewResources(2000, 0, 0).With("nvidia.com/gpu", 1)}, 0))
+	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n").CPU("4").Memory("8Gi").GPU(1).Obj()))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("p").CPU("2").GPU(1).Obj(), 0))
 	s.run()
-	err := s.UpdateNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(4000, 8<<30, 110)})
+	err := s.UpdateNode(gangsimtest.MakeNode("n").CPU("4").Memory("8Gi").Obj())
 	require.ErrorIs(t, err, cluster.ErrInvalidNode)
 	require.ErrorContains(t, err, "allocatable")
 	ni, _ := s.Node("n")
-	require.Equal(t, int64(1), ni.Allocatable().Get("nvidia.com/gpu"), "the refused update changed nothing")
+	require.Equal(t, int64(1), ni.Allocatable().Get(gangsimtest.ResourceGPU), "the refused update changed nothing")
 	require.NoError(t, s.CheckInvariants())
 	// room for what runs there is fine
-	require.NoError(t, s.UpdateNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(2000, 1<<30, 1).With("nvidia.com/gpu", 1)}))
+	require.NoError(t, s.UpdateNode(gangsimtest.MakeNode("n").CPU("2").Memory("1Gi").Pods(1).GPU(1).Obj()))
 	require.NoError(t, s.CheckInvariants())
 }
 
@@ -169,7 +169,7 @@ func TestAddPodCopiesAdoptPodShares(t *testing.T) {
 		}
 	}))
 	require.NoError(t, err)
-	require.NoError(t, s.AddNode(cluster.Node{Name: "n0", Labels: map[string]string{"pool": "a", LabelHostname: "n0"}, Allocatable: cluster.NewResources(1000, 1<<30, 10)}))
+	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n0").Label("pool", "a").Label(LabelHostname, "n0").CPU("1").Memory("1Gi").Pods(10).Obj()))
 
 	copied := newPod("copied", 0)
 	require.NoError(t, s.AddPod(copied, 0))

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
@@ -18,14 +18,14 @@ func (ts *testSched) composite(c podgroup.CompositePodGroup) *testSched {
 
 func (ts *testSched) leaf(name, parent string, minCount, priority int32, topology string) *testSched {
 	ts.t.Helper()
-	require.NoError(ts.t, ts.AddPodGroup(podgroup.PodGroup{Name: name, Parent: parent, Policy: podgroup.Gang, MinCount: minCount, Priority: new(int32(priority)), TopologyKey: topology}))
+	require.NoError(ts.t, ts.AddPodGroup(gangsimtest.MakeGang(name, minCount).Parent(parent).Priority(priority).TopologyKey(topology).Obj()))
 	return ts
 }
 
 func (ts *testSched) leafPods(group string, n int, milliCPU int64, priority int32) *testSched {
 	ts.t.Helper()
 	for i := range n {
-		require.NoError(ts.t, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("%s-%d", group, i), PodGroup: group, Priority: new(int32(priority)), Requests: cluster.NewResources(milliCPU, 0, 0)}, 0))
+		require.NoError(ts.t, ts.AddPod(gangsimtest.MakePod(fmt.Sprintf("%s-%d", group, i)).Group(group).Priority(priority).MilliCPU(milliCPU).Obj(), 0))
 	}
 	return ts
 }
@@ -34,7 +34,7 @@ func (ts *testSched) leafPods(group string, n int, milliCPU int64, priority int3
 // whole hierarchy in one cycle.
 func TestCompositeGatedUntilHierarchicalQuorum(t *testing.T) {
 	ts := newTestSched(t, Config{}).nodes("n", 2, 4000)
-	ts.composite(podgroup.CompositePodGroup{Name: "root", Policy: podgroup.Gang, MinGroupCount: 2})
+	ts.composite(gangsimtest.MakeComposite("root", 2).Obj())
 	ts.leaf("a", "root", 2, 0, "").leaf("b", "root", 2, 0, "")
 	ts.leafPods("a", 2, 1000, 0).leafPods("b", 1, 1000, 0)
 	_, ok, err := ts.ScheduleOne()
@@ -42,7 +42,7 @@ func TestCompositeGatedUntilHierarchicalQuorum(t *testing.T) {
 	require.False(t, ok, "b is short of members, so the root is not ready")
 	st, _ := ts.Pod("default/a-0")
 	require.Equal(t, "waiting for 1 more ready group of composite group root: minGroupCount 2", st.Reason)
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "b-1", PodGroup: "b", Requests: cluster.NewResources(1000, 0, 0)}, 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("b-1").Group("b").CPU("1").Obj(), 0))
 	res := ts.scheduleOne()
 	require.Equal(t, "compositepodgroup/default/root", res.Item)
 	require.Len(t, res.Bound, 4)
@@ -54,7 +54,7 @@ func TestCompositeGatedUntilHierarchicalQuorum(t *testing.T) {
 // that fit.
 func TestCompositeAllOrNothing(t *testing.T) {
 	ts := newTestSched(t, Config{}).nodes("n", 1, 4000)
-	ts.composite(podgroup.CompositePodGroup{Name: "root", Policy: podgroup.Gang, MinGroupCount: 2})
+	ts.composite(gangsimtest.MakeComposite("root", 2).Obj())
 	ts.leaf("small", "root", 2, 0, "").leaf("huge", "root", 2, 0, "")
 	ts.leafPods("small", 2, 1000, 0).leafPods("huge", 2, 3000, 0)
 	res := ts.scheduleOne()
@@ -68,9 +68,9 @@ func TestCompositeAllOrNothing(t *testing.T) {
 
 func TestCompositeValidationNamesThePod(t *testing.T) {
 	ts := newTestSched(t, Config{}).nodes("n", 1, 4000)
-	ts.composite(podgroup.CompositePodGroup{Name: "root", Priority: new(int32(10))})
+	ts.composite(gangsimtest.MakeBasicComposite("root").Priority(10).Obj())
 	ts.leaf("a", "root", 1, 10, "")
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "odd", PodGroup: "a", Priority: new(int32(3))}, 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("odd").Group("a").Priority(3).Obj(), 0))
 	res := ts.scheduleOne()
 	require.Equal(t, Error, res.Status.Code())
 	require.Contains(t, res.Status.Message(), "pod odd has priority 3, but composite pod group root has priority 10")
@@ -81,11 +81,11 @@ func TestCompositeValidationNamesThePod(t *testing.T) {
 // disruptionMode All is evicted as one unit.
 func TestCompositePreemptionAndCompositeVictims(t *testing.T) {
 	ts := newTestSched(t, Config{}).nodes("n", 2, 2000)
-	ts.composite(podgroup.CompositePodGroup{Name: "old", Priority: new(int32(5)), DisruptionMode: podgroup.DisruptAll})
+	ts.composite(gangsimtest.MakeBasicComposite("old").Priority(5).DisruptAll().Obj())
 	ts.leaf("old-a", "old", 1, 5, "").leaf("old-b", "old", 1, 5, "")
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "old-a-0", PodGroup: "old-a", Priority: new(int32(5)), NodeName: "n-0", Requests: cluster.NewResources(2000, 0, 0)}, 0))
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "old-b-0", PodGroup: "old-b", Priority: new(int32(5)), NodeName: "n-1", Requests: cluster.NewResources(1000, 0, 0)}, 0))
-	ts.composite(podgroup.CompositePodGroup{Name: "new", Priority: new(int32(50)), Policy: podgroup.Gang, MinGroupCount: 1})
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("old-a-0").Group("old-a").Priority(5).NodeName("n-0").CPU("2").Obj(), 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("old-b-0").Group("old-b").Priority(5).NodeName("n-1").CPU("1").Obj(), 0))
+	ts.composite(gangsimtest.MakeComposite("new", 1).Priority(50).Obj())
 	ts.leaf("new-a", "new", 1, 50, "").leafPods("new-a", 1, 2000, 50)
 	res := ts.scheduleOne()
 	require.Equal(t, "compositepodgroup/default/new", res.Item)
@@ -111,13 +111,12 @@ func BenchmarkScheduleComposites(b *testing.B) {
 		ts := newTestSched(b, Config{})
 		for i := range 10000 {
 			rack := i / 100
-			require.NoError(b, ts.AddNode(cluster.Node{Name: fmt.Sprintf("node-%05d", i),
-				Labels:      map[string]string{"zone": fmt.Sprintf("zone-%d", rack/25), "rack": fmt.Sprintf("rack-%03d", rack)},
-				Allocatable: cluster.NewResources(32000, 128*gi, 110)}))
+			require.NoError(b, ts.AddNode(gangsimtest.MakeNode(fmt.Sprintf("node-%05d", i)).CPU("32").Memory("128Gi").
+				Label("zone", fmt.Sprintf("zone-%d", rack/25)).Rack(fmt.Sprintf("rack-%03d", rack)).Obj()))
 		}
 		for r := range 200 {
 			root := fmt.Sprintf("job-%03d", r)
-			ts.composite(podgroup.CompositePodGroup{Name: root, Policy: podgroup.Gang, MinGroupCount: 4, TopologyKey: "zone"})
+			ts.composite(gangsimtest.MakeComposite(root, 4).TopologyKey("zone").Obj())
 			for c := range 4 {
 				leaf := fmt.Sprintf("%s-g%d", root, c)
 				ts.leaf(leaf, root, 8, 0, "rack").leafPods(leaf, 8, 2000, 0)
@@ -146,9 +145,9 @@ func BenchmarkCompositeChildren(b *testing.B) {
 			for b.Loop() {
 				ts := newTestSched(b, Config{})
 				for i := range n / 100 {
-					require.NoError(b, ts.AddNode(cluster.Node{Name: fmt.Sprintf("node-%04d", i), Allocatable: cluster.NewResources(110_000, 512*gi, 110)}))
+					require.NoError(b, ts.AddNode(gangsimtest.MakeNode(fmt.Sprintf("node-%04d", i)).CPU("110").Memory("512Gi").Obj()))
 				}
-				ts.composite(podgroup.CompositePodGroup{Name: "big", Policy: podgroup.Gang, MinGroupCount: int32(n)})
+				ts.composite(gangsimtest.MakeComposite("big", int32(n)).Obj())
 				for c := range n {
 					leaf := fmt.Sprintf("c-%05d", c)
 					ts.leaf(leaf, "big", 1, 0, "").leafPods(leaf, 1, 100, 0)

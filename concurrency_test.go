@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
-	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/gangsimtest"
 )
 
 // Separate Schedulers share nothing: several run at once in goroutines,
@@ -21,8 +21,7 @@ func TestSchedulersRunInParallel(t *testing.T) {
 	// scheduler copies what it is given
 	nodes := make([]cluster.Node, 8)
 	for i := range nodes {
-		nodes[i] = cluster.Node{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"zone": fmt.Sprintf("z%d", i%2), "rack": fmt.Sprintf("r%d", i%4)},
-			Allocatable: cluster.NewResources(4000, 16<<30, 110)}
+		nodes[i] = gangsimtest.MakeNode(fmt.Sprintf("n%d", i)).Label("zone", fmt.Sprintf("z%d", i%2)).Rack(fmt.Sprintf("r%d", i%4)).CPU("4").Memory("16Gi").Obj()
 	}
 	spread := []cluster.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: cluster.DoNotSchedule,
 		LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
@@ -37,18 +36,18 @@ func TestSchedulersRunInParallel(t *testing.T) {
 				return "", err
 			}
 		}
-		if err := s.AddPodGroup(podgroup.PodGroup{Name: "train", Policy: podgroup.Gang, MinCount: 4, TopologyKey: "rack", Priority: new(int32(100))}); err != nil {
+		if err := s.AddPodGroup(gangsimtest.MakeGang("train", 4).Rack().Priority(100).Obj()); err != nil {
 			return "", err
 		}
 		for i := range 20 {
-			p := cluster.Pod{Name: fmt.Sprintf("web-%d", i), Labels: map[string]string{"app": "web"}, Requests: cluster.NewResources(500, 1<<30, 0),
-				TopologySpreadConstraints: spread}
+			p := gangsimtest.MakePod(fmt.Sprintf("web-%d", i)).Label("app", "web").CPU("500m").Memory("1Gi").Obj()
+			p.TopologySpreadConstraints = spread
 			if err := s.AddPod(p, time.Duration(i)*time.Minute); err != nil {
 				return "", err
 			}
 		}
 		for i := range 4 {
-			if err := s.AddPod(cluster.Pod{Name: fmt.Sprintf("train-%d", i), PodGroup: "train", Requests: cluster.NewResources(3000, 0, 0)}, 0); err != nil {
+			if err := s.AddPod(gangsimtest.MakePod(fmt.Sprintf("train-%d", i)).Group("train").CPU("3").Obj(), 0); err != nil {
 				return "", err
 			}
 		}
@@ -94,17 +93,17 @@ func TestValuesHandedOutAreCopies(t *testing.T) {
 	require.Equal(t, 30*time.Second, *s.Config().TerminationGracePeriod)
 	require.Equal(t, cluster.DefaultSchedulerName, s.Config().Profiles[0].SchedulerName)
 
-	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(1000, 8<<30, 110)}))
-	require.NoError(t, s.AddPodGroup(podgroup.PodGroup{Name: "g", Priority: new(int32(7))}))
+	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n").CPU("1").Memory("8Gi").Obj()))
+	require.NoError(t, s.AddPodGroup(gangsimtest.MakeBasicGroup("g").Priority(7).Obj()))
 	gs, _ := s.PodGroup("default/g")
 	*gs.Group.Priority = 1000
 	gs, _ = s.PodGroup("default/g")
 	require.Equal(t, int32(7), *gs.Group.Priority)
 
 	// the grace period in force is the one given at New
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "low", Priority: new(int32(0)), Requests: cluster.NewResources(1000, 0, 0)}, 0))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("low").Priority(0).CPU("1").Obj(), 0))
 	s.run()
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "high", Priority: new(int32(100)), Requests: cluster.NewResources(1000, 0, 0)}, 0))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("high").Priority(100).CPU("1").Obj(), 0))
 	s.run()
 	st, _ := s.Pod("default/high")
 	require.Equal(t, 30*time.Second, st.BoundAt)
@@ -120,10 +119,10 @@ func TestExplanationIsACopy(t *testing.T) {
 	s, err := New(Config{CheckInvariants: true}, WithExplain("default/p"))
 	require.NoError(t, err)
 	for _, n := range []string{"a", "b"} {
-		require.NoError(t, s.AddNode(cluster.Node{Name: n, Allocatable: cluster.NewResources(1000, 8<<30, 110)}))
+		require.NoError(t, s.AddNode(gangsimtest.MakeNode(n).CPU("1").Memory("8Gi").Obj()))
 	}
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "big", Requests: cluster.NewResources(1000, 0, 0), NodeName: "a"}, 0))
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "p", Requests: cluster.NewResources(100, 0, 0)}, 0))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("big").CPU("1").NodeName("a").Obj(), 0))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("p").CPU("100m").Obj(), 0))
 	require.NoError(t, s.Run())
 	ex, ok := s.Explanation("default/p")
 	require.True(t, ok)

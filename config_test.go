@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/gangsimtest"
 )
 
 // Times and durations beyond a hundred years are refused, naming the field,
@@ -28,7 +29,7 @@ func TestTimeLimits(t *testing.T) {
 	require.ErrorIs(t, s.RunUntil(huge), ErrPastTime)
 	require.ErrorIs(t, s.AdvanceTo(huge), ErrPastTime)
 	// the longest run from the latest time still ends, saturated, in range
-	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(1000, 1<<30, 10)}))
+	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n").CPU("1").Memory("1Gi").Pods(10).Obj()))
 	require.NoError(t, s.AdvanceTo(MaxSimulatedTime))
 	require.NoError(t, s.AddPod(cluster.Pod{Name: "late"}, MaxSimulatedTime))
 	require.NoError(t, s.Run())

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/plugins/interpodaffinity"
 	"github.com/gangsim/gangsim/plugins/noderesources"
 	"github.com/gangsim/gangsim/plugins/tainttoleration"
@@ -205,10 +206,10 @@ func TestShapeShortcutOnlyForPurePlugins(t *testing.T) {
 // nominated itself each make the next pod run its own cycle.
 func TestShapeShortcutHoldsOnlyWhileNothingChanges(t *testing.T) {
 	s := newTestSched(t, Config{})
-	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(1000, 8<<30, 110)}))
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "filler", Requests: cluster.NewResources(1000, 0, 0)}, 0))
+	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n").CPU("1").Memory("8Gi").Obj()))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("filler").CPU("1").Obj(), 0))
 	for _, name := range []string{"a", "b"} {
-		require.NoError(t, s.AddPod(cluster.Pod{Name: name, Requests: cluster.NewResources(500, 0, 0)}, 0))
+		require.NoError(t, s.AddPod(gangsimtest.MakePod(name).CPU("500m").Obj(), 0))
 	}
 	require.NoError(t, s.RunUntil(time.Second))
 	a, b := s.record("default/a"), s.record("default/b")
@@ -225,7 +226,7 @@ func TestShapeShortcutHoldsOnlyWhileNothingChanges(t *testing.T) {
 
 	s.rememberKnownFailure(p, b, b.lastFit, queue.AnyChange)
 	require.NotNil(t, s.knownFailureFor(p, a))
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "c", NodeName: "n"}, 0)) // the node's content changes
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("c").NodeName("n").Obj(), 0)) // the node's content changes
 	require.NoError(t, s.cache.UpdateSnapshot(s.snap))
 	require.Nil(t, s.knownFailureFor(p, a))
 }
@@ -241,18 +242,17 @@ func TestShapeShortcutHoldsOnlyWhileNothingChanges(t *testing.T) {
 func TestRememberedCandidateNotForGroupVictims(t *testing.T) {
 	s := newTestSched(t, Config{})
 	for i := range 4 {
-		require.NoError(t, s.AddNode(cluster.Node{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"node": fmt.Sprint(i)},
-			Allocatable: cluster.NewResources(2000, 8<<30, 110)}))
+		require.NoError(t, s.AddNode(gangsimtest.MakeNode(fmt.Sprintf("n%d", i)).Label("node", fmt.Sprint(i)).CPU("2").Memory("8Gi").Obj()))
 	}
 	pod := func(name, node string, prio int32) cluster.Pod {
-		return cluster.Pod{Name: name, NodeName: node, Priority: new(prio), Requests: cluster.NewResources(1000, 1<<30, 0)}
+		return gangsimtest.MakePod(name).NodeName(node).Priority(prio).CPU("1").Memory("1Gi").Obj()
 	}
 	day := 24 * time.Hour
 	for _, p := range []cluster.Pod{pod("s", "n3", 0), pod("t", "n3", 1000), pod("k", "n0", 1000), pod("m", "n1", 1000), pod("r", "n2", 1000)} {
 		require.NoError(t, s.AddPod(p, day))
 	}
 	require.NoError(t, s.RunUntil(10*time.Second))
-	require.NoError(t, s.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 2, Priority: new(int32(0)), DisruptionMode: podgroup.DisruptAll}))
+	require.NoError(t, s.AddPodGroup(gangsimtest.MakeGang("g", 2).Priority(0).DisruptAll().Obj()))
 	g0, g1 := pod("g-0", "n0", 0), pod("g-1", "n1", 0)
 	g0.PodGroup, g1.PodGroup = "g", "g"
 	require.NoError(t, s.AddPod(g0, day))
@@ -295,10 +295,10 @@ func TestRememberedCandidateNotWhereNominated(t *testing.T) {
 		s, err := New(Config{CheckInvariants: true}, opts...)
 		require.NoError(t, err)
 		for i := range 3 {
-			require.NoError(t, s.AddNode(cluster.Node{Name: fmt.Sprintf("n%d", i), Allocatable: cluster.NewResources(2000, 8<<30, 110)}))
+			require.NoError(t, s.AddNode(gangsimtest.MakeNode(fmt.Sprintf("n%d", i)).CPU("2").Memory("8Gi").Obj()))
 		}
 		pod := func(name, node string, prio int32) cluster.Pod {
-			return cluster.Pod{Name: name, NodeName: node, Priority: new(prio), Requests: cluster.NewResources(1000, 1<<20, 0)}
+			return gangsimtest.MakePod(name).NodeName(node).Priority(prio).CPU("1").Memory("1Mi").Obj()
 		}
 		day := 24 * time.Hour
 		for _, p := range []cluster.Pod{pod("a", "n0", 0), pod("b", "n0", 10), pod("c", "n1", 0), pod("d", "n1", 1000), pod("e", "n2", 5), pod("f", "n2", 1000)} {

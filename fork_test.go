@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
@@ -151,8 +152,8 @@ func TestForkContinuesAlike(t *testing.T) {
 		forks++
 		// the original goes its own way first: none of it may reach the fork
 		orig.observers = append(orig.observers, func(e Event) { other = append(other, e.Kind.String()) })
-		require.NoError(t, orig.AddNode(cluster.Node{Name: "extra", Allocatable: cluster.NewResources(64000, 64<<30, 110)}))
-		require.NoError(t, orig.AddPod(cluster.Pod{Name: "intruder", Priority: new(int32(5000)), Requests: cluster.NewResources(1000, 1<<30, 0)}, 0))
+		require.NoError(t, orig.AddNode(gangsimtest.MakeNode("extra").CPU("64").Memory("64Gi").Obj()))
+		require.NoError(t, orig.AddPod(gangsimtest.MakePod("intruder").Priority(5000).CPU("1").Memory("1Gi").Obj(), 0))
 		require.NoError(t, orig.RunUntil(orig.Now()+10*time.Hour))
 		for _, st := range prog[k:] {
 			require.NoError(t, st(fork), "seed %d: the fork at step %d", seed, k)
@@ -174,7 +175,7 @@ func TestForkKeepsScanPosition(t *testing.T) {
 		s, err := New(Config{PercentageOfNodesToScore: pct}, eventLog(&log))
 		require.NoError(t, err)
 		for i := range 300 {
-			require.NoError(t, s.AddNode(cluster.Node{Name: fmt.Sprintf("n%03d", i), Allocatable: cluster.NewResources(int64(4000+i%7*1000), 64<<30, 110)}))
+			require.NoError(t, s.AddNode(gangsimtest.MakeNode(fmt.Sprintf("n%03d", i)).MilliCPU(int64(4000+i%7*1000)).Memory("64Gi").Obj()))
 		}
 		for i := range 60 {
 			if i == forkAt {
@@ -183,7 +184,7 @@ func TestForkKeepsScanPosition(t *testing.T) {
 				require.NoError(t, err)
 				s, log = f, log[:mark]
 			}
-			require.NoError(t, s.AddPod(cluster.Pod{Name: fmt.Sprintf("p%02d", i), Requests: cluster.NewResources(int64(100*(1+i%5)), 1<<30, 0)}, 0))
+			require.NoError(t, s.AddPod(gangsimtest.MakePod(fmt.Sprintf("p%02d", i)).MilliCPU(int64(100*(1+i%5))).Memory("1Gi").Obj(), 0))
 			require.NoError(t, s.Run())
 		}
 		return log
@@ -204,8 +205,8 @@ func TestForkMisuse(t *testing.T) {
 		}
 	}))
 	require.NoError(t, err)
-	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(4000, 4<<30, 10)}))
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "p", Requests: cluster.NewResources(1000, 1<<30, 0)}, 0))
+	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n").CPU("4").Memory("4Gi").Pods(10).Obj()))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("p").CPU("1").Memory("1Gi").Obj(), 0))
 	require.NoError(t, s.Run())
 	require.ErrorIs(t, inCycle, ErrForkInCycle)
 }
@@ -216,9 +217,9 @@ func TestRunningPodKeptOnce(t *testing.T) {
 	s, err := New(Config{CheckInvariants: true})
 	require.NoError(t, err)
 	for _, n := range []string{"a", "b"} {
-		require.NoError(t, s.AddNode(cluster.Node{Name: n, Allocatable: cluster.NewResources(4000, 4<<30, 10)}))
+		require.NoError(t, s.AddNode(gangsimtest.MakeNode(n).CPU("4").Memory("4Gi").Pods(10).Obj()))
 	}
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "p", Requests: cluster.NewResources(1000, 1<<30, 0)}, 0))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("p").CPU("1").Memory("1Gi").Obj(), 0))
 	require.NoError(t, s.Run())
 	r := s.record("default/p")
 	bound, ok := s.cache.Pod("default/p")
@@ -243,11 +244,11 @@ func TestRunningPodKeptOnce(t *testing.T) {
 func TestForkKeepsCompositeLeavesApart(t *testing.T) {
 	s, err := New(Config{CheckInvariants: true})
 	require.NoError(t, err)
-	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(64000, 64<<30, 110)}))
-	require.NoError(t, s.AddCompositePodGroup(podgroup.CompositePodGroup{Name: "c", Policy: podgroup.Gang, MinGroupCount: 5}))
+	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n").CPU("64").Memory("64Gi").Obj()))
+	require.NoError(t, s.AddCompositePodGroup(gangsimtest.MakeComposite("c", 5).Obj()))
 	child := func(s *Scheduler, name string) {
-		require.NoError(t, s.AddPodGroup(podgroup.PodGroup{Name: name, Parent: "c", Policy: podgroup.Gang, MinCount: 1}))
-		require.NoError(t, s.AddPod(cluster.Pod{Name: name + "-0", PodGroup: name, Requests: cluster.NewResources(100, 1<<20, 0)}, 0))
+		require.NoError(t, s.AddPodGroup(gangsimtest.MakeGang(name, 1).Parent("c").Obj()))
+		require.NoError(t, s.AddPod(gangsimtest.MakePod(name+"-0").Group(name).CPU("100m").Memory("1Mi").Obj(), 0))
 	}
 	for _, g := range []string{"g1", "g2", "g3"} {
 		child(s, g)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
@@ -49,9 +50,9 @@ func TestGangBindsAllThatFitAndRetriesLeftoversWithoutBackoff(t *testing.T) {
 
 func TestGangValidationFailureIsSchedulerError(t *testing.T) {
 	ts := newTestSched(t, Config{}).nodes("n", 1, 4000)
-	require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 2, Priority: new(int32(10))}))
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "a", PodGroup: "g", Priority: new(int32(10))}, 0))
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "b", PodGroup: "g", Priority: new(int32(7))}, 0))
+	require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang("g", 2).Priority(10).Obj()))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("a").Group("g").Priority(10).Obj(), 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("b").Group("g").Priority(7).Obj(), 0))
 	res := ts.scheduleOne()
 	require.Equal(t, Error, res.Status.Code())
 	require.Contains(t, res.Status.Message(), "pod b has priority 7, but pod group g has priority 10")
@@ -153,10 +154,10 @@ func TestHomogeneousGangMatchesBruteForce(t *testing.T) {
 		for n := range nodes {
 			capacity := int64(100 * rng.IntN(20))
 			maxPods := 1 + rng.IntN(4)
-			require.NoError(t, ts.AddNode(cluster.Node{Name: fmt.Sprintf("n%d", n), Allocatable: cluster.NewResources(capacity, 1<<30, int64(maxPods))}))
+			require.NoError(t, ts.AddNode(gangsimtest.MakeNode(fmt.Sprintf("n%d", n)).MilliCPU(capacity).Memory("1Gi").Pods(int64(maxPods)).Obj()))
 			used := int64(100 * rng.IntN(5))
 			if used > 0 && used <= capacity && maxPods > 1 {
-				require.NoError(t, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("busy%d", n), NodeName: fmt.Sprintf("n%d", n), Requests: cluster.NewResources(used, 0, 0)}, 0))
+				require.NoError(t, ts.AddPod(gangsimtest.MakePod(fmt.Sprintf("busy%d", n)).NodeName(fmt.Sprintf("n%d", n)).MilliCPU(used).Obj(), 0))
 				capacity -= used
 				maxPods--
 			}
@@ -191,7 +192,7 @@ func TestGroupGainingMemberIsRetried(t *testing.T) {
 	require.Equal(t, "0/1 nodes are available: 1 Insufficient cpu.", st.Reason)
 
 	ts = newTestSched(t, Config{}).nodes("n", 1, 4000).
-		composite(podgroup.CompositePodGroup{Name: "job", Policy: podgroup.Gang, MinGroupCount: 1}).
+		composite(gangsimtest.MakeComposite("job", 1).Obj()).
 		leaf("a", "job", 2, 0, "")
 	ts.member("huge", "a", 64000)
 	ts.member("ok1", "a", 1000)
@@ -206,14 +207,14 @@ func TestGroupGainingMemberIsRetried(t *testing.T) {
 // record behind: the next group takes its place in the table and works.
 func TestRefusedGroupLeavesNoRecord(t *testing.T) {
 	ts := newTestSched(t, Config{CheckInvariants: true})
-	require.NoError(t, ts.AddNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(8000, 8<<30, 110)}))
-	require.ErrorIs(t, ts.AddPodGroup(podgroup.PodGroup{Name: "orphan", Parent: "missing", Policy: podgroup.Gang, MinCount: 1}), podgroup.ErrHierarchy)
+	require.NoError(t, ts.AddNode(gangsimtest.MakeNode("n").CPU("8").Memory("8Gi").Obj()))
+	require.ErrorIs(t, ts.AddPodGroup(gangsimtest.MakeGang("orphan", 1).Parent("missing").Obj()), podgroup.ErrHierarchy)
 	_, ok := ts.PodGroup("default/orphan")
 	require.False(t, ok)
-	require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 2}))
+	require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang("g", 2).Obj()))
 	require.Equal(t, groupID(1), ts.groups["default/g"], "the refused group's ID is taken again")
 	for i := range 2 {
-		require.NoError(t, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("g-%d", i), PodGroup: "g", Requests: cluster.NewResources(100, 1<<20, 0)}, 0))
+		require.NoError(t, ts.AddPod(gangsimtest.MakePod(fmt.Sprintf("g-%d", i)).Group("g").CPU("100m").Memory("1Mi").Obj(), 0))
 	}
 	require.NoError(t, ts.Run())
 	gs, _ := ts.PodGroup("default/g")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
@@ -32,14 +33,14 @@ func newTestSched(t testing.TB, cfg Config) *testSched {
 func (ts *testSched) nodes(prefix string, count int, milliCPU int64) *testSched {
 	ts.t.Helper()
 	for i := range count {
-		require.NoError(ts.t, ts.AddNode(cluster.Node{Name: fmt.Sprintf("%s-%d", prefix, i), Allocatable: cluster.NewResources(milliCPU, 64<<30, 110)}))
+		require.NoError(ts.t, ts.AddNode(gangsimtest.MakeNode(fmt.Sprintf("%s-%d", prefix, i)).MilliCPU(milliCPU).Memory("64Gi").Obj()))
 	}
 	return ts
 }
 
 func (ts *testSched) gang(name string, minCount int32) *testSched {
 	ts.t.Helper()
-	require.NoError(ts.t, ts.AddPodGroup(podgroup.PodGroup{Name: name, Policy: podgroup.Gang, MinCount: minCount}))
+	require.NoError(ts.t, ts.AddPodGroup(gangsimtest.MakeGang(name, minCount).Obj()))
 	return ts
 }
 
@@ -54,7 +55,7 @@ func (ts *testSched) members(group string, count int, milliCPU int64) *testSched
 
 func (ts *testSched) member(name, group string, milliCPU int64) {
 	ts.t.Helper()
-	require.NoError(ts.t, ts.AddPod(cluster.Pod{Name: name, PodGroup: group, Requests: cluster.NewResources(milliCPU, 0, 0)}, 0))
+	require.NoError(ts.t, ts.AddPod(gangsimtest.MakePod(name).Group(group).MilliCPU(milliCPU).Obj(), 0))
 }
 
 // boundCount counts the group's members in phase Bound.

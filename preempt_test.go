@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/gangsimtest"
 )
 
 // Property (S7): every preemption's victims are a minimal set for their
@@ -21,11 +22,11 @@ func TestPreemptionVictimsMinimalAndNoPodLost(t *testing.T) {
 		ts := newTestSched(t, Config{TerminationGracePeriod: &zero, PercentageOfNodesToScore: 100})
 		nodes := 1 + rng.IntN(4)
 		for n := range nodes {
-			require.NoError(t, ts.AddNode(cluster.Node{Name: fmt.Sprintf("n%d", n), Allocatable: cluster.NewResources(1000*(1+rng.Int64N(3)), 8*gi, 110)}))
+			require.NoError(t, ts.AddNode(gangsimtest.MakeNode(fmt.Sprintf("n%d", n)).MilliCPU(1000*(1+rng.Int64N(3))).Memory("8Gi").Obj()))
 		}
 		var keys []cluster.PodKey
 		for i := range 4 + rng.IntN(10) {
-			p := cluster.Pod{Name: fmt.Sprintf("p%02d", i), Priority: new(int32((rng.IntN(5)) * 10)), Requests: cluster.NewResources(100*(1+rng.Int64N(10)), 0, 0)}
+			p := gangsimtest.MakePod(fmt.Sprintf("p%02d", i)).Priority(int32(rng.IntN(5) * 10)).MilliCPU(100 * (1 + rng.Int64N(10))).Obj()
 			if rng.IntN(3) == 0 {
 				p.PreemptionPolicy = cluster.PreemptNever
 			}
@@ -95,7 +96,7 @@ func checkMinimal(t *testing.T, ts *testSched, res CycleResult, trial int) {
 func TestSafetyCapStopsRunawayRuns(t *testing.T) {
 	ts := newTestSched(t, Config{MaxCycles: 2}).nodes("n", 1, 1000)
 	for i := range 5 {
-		require.NoError(t, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("p%d", i), Requests: cluster.NewResources(100, 0, 0)}, 0))
+		require.NoError(t, ts.AddPod(gangsimtest.MakePod(fmt.Sprintf("p%d", i)).CPU("100m").Obj(), 0))
 	}
 	require.ErrorIs(t, ts.Run(), ErrNoProgress)
 }
@@ -110,13 +111,12 @@ func BenchmarkPodPreemption(b *testing.B) {
 		ts := newTestSched(b, Config{})
 		for n := range 5000 {
 			name := fmt.Sprintf("node-%04d", n)
-			require.NoError(b, ts.AddNode(cluster.Node{Name: name, Allocatable: cluster.NewResources(10000, 40*gi, 110)}))
+			require.NoError(b, ts.AddNode(gangsimtest.MakeNode(name).CPU("10").Memory("40Gi").Obj()))
 			for i := range 10 {
-				require.NoError(b, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("%s-p%d", name, i), NodeName: name, Priority: new(int32((i % 3))),
-					Requests: cluster.NewResources(1000, 4*gi, 0)}, 0))
+				require.NoError(b, ts.AddPod(gangsimtest.MakePod(fmt.Sprintf("%s-p%d", name, i)).NodeName(name).Priority(int32(i%3)).CPU("1").Memory("4Gi").Obj(), 0))
 			}
 		}
-		require.NoError(b, ts.AddPod(cluster.Pod{Name: "pre", Priority: new(int32(100)), Requests: cluster.NewResources(2500, 8*gi, 0)}, 0))
+		require.NoError(b, ts.AddPod(gangsimtest.MakePod("pre").Priority(100).CPU("2500m").Memory("8Gi").Obj(), 0))
 		require.NoError(b, ts.cache.UpdateSnapshot(ts.snap)) // the cluster is built, not timed
 		b.StartTimer()
 		res, ok, err := ts.ScheduleOne()
@@ -134,11 +134,11 @@ func TestQuietWaitIsNotALivelock(t *testing.T) {
 	require.NoError(t, err)
 	ts := (&testSched{Scheduler: s, t: t}).nodes("small", 1, 1000)
 	for i := range 200 {
-		require.NoError(t, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("p%d", i), Requests: cluster.NewResources(2000, 0, 0)}, 0))
+		require.NoError(t, ts.AddPod(gangsimtest.MakePod(fmt.Sprintf("p%d", i)).CPU("2").Obj(), 0))
 	}
 	require.NoError(t, ts.RunUntil(48*time.Hour))
 	require.Greater(t, ts.Stats().Cycles, 100_000, "the retries went on for two days")
-	require.NoError(t, ts.AddNode(cluster.Node{Name: "big", Allocatable: cluster.NewResources(500_000, 0, 300)}))
+	require.NoError(t, ts.AddNode(gangsimtest.MakeNode("big").CPU("500").Pods(300).Obj()))
 	require.NoError(t, ts.Run())
 	require.Equal(t, 200, ts.Stats().Scheduled)
 }
@@ -150,14 +150,14 @@ func TestQuietWaitIsNotALivelock(t *testing.T) {
 func TestPreemptorWaitsForTerminatingVictims(t *testing.T) {
 	grace := 20 * time.Second
 	ts := newTestSched(t, Config{TerminationGracePeriod: &grace}).nodes("n", 1, 4000)
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "a", NodeName: "n-0", Priority: new(int32(1)), Requests: cluster.NewResources(2000, 0, 0)}, 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("a").NodeName("n-0").Priority(1).CPU("2").Obj(), 0))
 	require.NoError(t, ts.AdvanceTo(time.Second))
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "boss", Priority: new(int32(100)), Requests: cluster.NewResources(3000, 0, 0)}, 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("boss").Priority(100).CPU("3").Obj(), 0))
 	require.NoError(t, ts.RunUntil(5*time.Second))
 	require.Len(t, ts.Evictions(), 1)
 	// a node whose lone pod, of priority 0, would be a cheaper victim
-	require.NoError(t, ts.AddNode(cluster.Node{Name: "m", Allocatable: cluster.NewResources(3000, 1<<30, 10)}))
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "cheap", NodeName: "m", Priority: new(int32(0)), Requests: cluster.NewResources(1000, 0, 0)}, 0))
+	require.NoError(t, ts.AddNode(gangsimtest.MakeNode("m").CPU("3").Memory("1Gi").Pods(10).Obj()))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("cheap").NodeName("m").Priority(0).CPU("1").Obj(), 0))
 	cycles := ts.Stats().Cycles
 	require.NoError(t, ts.RunUntil(10*time.Second))
 	require.Greater(t, ts.Stats().Cycles, cycles, "the new node brought boss back")
@@ -179,12 +179,12 @@ func TestPreemptorWaitsForTerminatingVictims(t *testing.T) {
 func TestPreemptionLivelockStopsAtTheCap(t *testing.T) {
 	s := newTestSched(t, Config{TerminationGracePeriod: new(time.Duration(0)), MaxCycles: 1000})
 	for _, n := range []string{"n1", "n2"} {
-		require.NoError(t, s.AddNode(cluster.Node{Name: n, Labels: map[string]string{"zone": "z"}, Allocatable: cluster.NewResources(1000, 8<<30, 110)}))
+		require.NoError(t, s.AddNode(gangsimtest.MakeNode(n).Label("zone", "z").CPU("1").Memory("8Gi").Obj()))
 	}
 	keepOut := &cluster.Affinity{PodAntiAffinity: &cluster.PodAffinity{Required: []cluster.PodAffinityTerm{
 		{LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, TopologyKey: "zone"}}}}
 	require.NoError(t, s.AddPod(cluster.Pod{Name: "v", Priority: new(int32(0)), Affinity: keepOut, NodeName: "n1"}, 0))
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "db", Labels: map[string]string{"app": "db"}, Priority: new(int32(100))}, 0))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("db").Label("app", "db").Priority(100).Obj(), 0))
 	err := s.Run()
 	require.ErrorIs(t, err, ErrNoProgress)
 	require.Greater(t, s.Stats().Evictions, 100)

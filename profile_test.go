@@ -8,6 +8,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/plugins/noderesources"
 	"github.com/gangsim/gangsim/plugins/topologyplacement"
 )
@@ -111,10 +112,10 @@ func TestPodsPickTheirProfile(t *testing.T) {
 	most := Profile{SchedulerName: "packer", PluginConfig: []PluginConfig{{Name: "NodeResourcesFit",
 		Args: &noderesources.FitArgs{ScoringStrategy: &noderesources.ScoringStrategy{Type: noderesources.MostAllocated}}}}}
 	ts := newTestSched(t, Config{Profiles: []Profile{DefaultProfile(), most}}).nodes("n", 2, 4000)
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "seed", NodeName: "n-0", Requests: cluster.NewResources(2000, 0, 0)}, 0))
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "spread", Requests: cluster.NewResources(1000, 0, 0)}, 0))
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "pack", SchedulerName: "packer", Requests: cluster.NewResources(500, 0, 0)}, 0))
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "lost", SchedulerName: "nobody"}, 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("seed").NodeName("n-0").CPU("2").Obj(), 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("spread").CPU("1").Obj(), 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("pack").SchedulerName("packer").CPU("500m").Obj(), 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("lost").SchedulerName("nobody").Obj(), 0))
 	ts.run()
 	require.Equal(t, "n-1", ts.nodeOf("spread"), "LeastAllocated spreads")
 	require.Equal(t, "n-0", ts.nodeOf("pack"), "MostAllocated packs: n-0 holds 2000m, n-1 1000m")

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
-	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/gangsimtest"
 )
 
 // A pod whose required pod affinity no pod satisfies waits; when a pod it
@@ -17,7 +17,7 @@ import (
 // Run).
 func TestPodAffinityRetriedWhenItsTargetIsPlaced(t *testing.T) {
 	s := newTestSched(t, Config{})
-	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Labels: map[string]string{"zone": "a"}, Allocatable: cluster.NewResources(4000, 8<<30, 110)}))
+	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n").Label("zone", "a").CPU("4").Memory("8Gi").Obj()))
 	follower := cluster.Pod{Name: "follower", Labels: map[string]string{"app": "cache"}, Affinity: &cluster.Affinity{PodAffinity: &cluster.PodAffinity{
 		Required: []cluster.PodAffinityTerm{{LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, TopologyKey: "zone"}}}}}
 	require.NoError(t, s.AddPod(follower, 0))
@@ -26,7 +26,7 @@ func TestPodAffinityRetriedWhenItsTargetIsPlaced(t *testing.T) {
 	require.Equal(t, PhasePending, st.Phase)
 
 	require.NoError(t, s.RunUntil(time.Minute))
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "db", Labels: map[string]string{"app": "db"}}, 0))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("db").Label("app", "db").Obj(), 0))
 	s.run() // Config.CheckInvariants: CheckQuiescent when Run ends
 	st, _ = s.Pod("default/follower")
 	require.Equal(t, PhaseBound, st.Phase)
@@ -38,7 +38,7 @@ func TestPodAffinityRetriedWhenItsTargetIsPlaced(t *testing.T) {
 func TestSpreadRetriedWhenAPodIsPlaced(t *testing.T) {
 	s := newTestSched(t, Config{})
 	for _, n := range []struct{ name, zone string }{{"a", "za"}, {"b", "zb"}} {
-		require.NoError(t, s.AddNode(cluster.Node{Name: n.name, Labels: map[string]string{"zone": n.zone}, Allocatable: cluster.NewResources(4000, 8<<30, 110)}))
+		require.NoError(t, s.AddNode(gangsimtest.MakeNode(n.name).Label("zone", n.zone).CPU("4").Memory("8Gi").Obj()))
 	}
 	web := func(name, node string) cluster.Pod {
 		return cluster.Pod{Name: name, Labels: map[string]string{"app": "web"}, NodeName: node, NodeSelector: map[string]string{"zone": "za"},
@@ -52,8 +52,7 @@ func TestSpreadRetriedWhenAPodIsPlaced(t *testing.T) {
 	st, _ := s.Pod("default/w1")
 	require.Equal(t, PhasePending, st.Phase)
 	require.NoError(t, s.RunUntil(time.Minute))
-	other := cluster.Pod{Name: "w2", Labels: map[string]string{"app": "web"}}
-	require.NoError(t, s.AddPod(other, 0)) // goes to zb, the emptiest
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("w2").Label("app", "web").Obj(), 0)) // goes to zb, the emptiest
 	s.run()
 	st, _ = s.Pod("default/w1")
 	require.Equal(t, PhaseBound, st.Phase)
@@ -66,12 +65,12 @@ func TestSpreadRetriedWhenAPodIsPlaced(t *testing.T) {
 // Run ended at once).
 func TestPodAffinityRetriedAfterItsBackoff(t *testing.T) {
 	s := newTestSched(t, Config{})
-	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Labels: map[string]string{"zone": "a"}, Allocatable: cluster.NewResources(4000, 8<<30, 110)}))
+	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n").Label("zone", "a").CPU("4").Memory("8Gi").Obj()))
 	follower := cluster.Pod{Name: "follower", Affinity: &cluster.Affinity{PodAffinity: &cluster.PodAffinity{
 		Required: []cluster.PodAffinityTerm{{LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, TopologyKey: "zone"}}}}}
 	require.NoError(t, s.AddPod(follower, 0))
 	require.NoError(t, s.RunUntil(15*time.Minute+time.Second)) // tried at 0, 5m, 10m, 15m: backoff until 15m8s
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "db", Labels: map[string]string{"app": "db"}}, 0))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("db").Label("app", "db").Obj(), 0))
 	s.scheduleOne() // db placed: follower waits out its backoff
 	s.run()
 	st, _ := s.Pod("default/follower")
@@ -86,10 +85,10 @@ func TestPodAffinityRetriedAfterItsBackoff(t *testing.T) {
 // a preemptor's nomination was cleared by a later attempt).
 func TestDroppedNominationFreesItsRoom(t *testing.T) {
 	s := newTestSched(t, Config{TerminationGracePeriod: new(time.Duration(0))})
-	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(1000, 8<<30, 110)}))
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "victim", Priority: new(int32(0)), Requests: cluster.NewResources(1000, 0, 0)}, 0))
+	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n").CPU("1").Memory("8Gi").Obj()))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("victim").Priority(0).CPU("1").Obj(), 0))
 	s.run()
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "preemptor", Priority: new(int32(100)), Requests: cluster.NewResources(1000, 0, 0)}, 0))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("preemptor").Priority(100).CPU("1").Obj(), 0))
 	s.scheduleOne() // evicts victim, which is gone at once, and nominates preemptor to n
 	s.scheduleOne() // victim: n's room is held for preemptor
 	st, _ := s.Pod("default/victim")
@@ -107,13 +106,13 @@ func TestDroppedNominationFreesItsRoom(t *testing.T) {
 // pod wanted to be near a pod placed just after its failed cycle).
 func TestGroupRetriedAfterItsBackoffWhenAPodIsPlaced(t *testing.T) {
 	s := newTestSched(t, Config{})
-	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Labels: map[string]string{"zone": "a"}, Allocatable: cluster.NewResources(4000, 8<<30, 110)}))
-	require.NoError(t, s.AddPodGroup(podgroup.PodGroup{Name: "g"}))
+	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n").Label("zone", "a").CPU("4").Memory("8Gi").Obj()))
+	require.NoError(t, s.AddPodGroup(gangsimtest.MakeBasicGroup("g").Obj()))
 	near := &cluster.Affinity{PodAffinity: &cluster.PodAffinity{Required: []cluster.PodAffinityTerm{
 		{LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, TopologyKey: "zone"}}}}
 	require.NoError(t, s.AddPod(cluster.Pod{Name: "m", PodGroup: "g", Affinity: near}, 0))
 	s.scheduleOne() // the group fails: no db anywhere; it backs off
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "db", Labels: map[string]string{"app": "db"}}, 0))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("db").Label("app", "db").Obj(), 0))
 	s.scheduleOne() // db placed while g waits out its backoff
 	s.run()
 	st, _ := s.Pod("default/m")
@@ -127,10 +126,10 @@ func TestGroupRetriedAfterItsBackoffWhenAPodIsPlaced(t *testing.T) {
 // node is relabelled; a pod short of room is retried when a pod leaves.
 func TestRetriedOnlyOnChangesThatMayHelp(t *testing.T) {
 	s := newTestSched(t, Config{MaxUnschedulable: 24 * time.Hour}) // no periodic retries in the way
-	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Labels: map[string]string{"disk": "hdd"}, Allocatable: cluster.NewResources(2000, 8<<30, 110)}))
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "filler", Requests: cluster.NewResources(2000, 0, 0)}, time.Hour))
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "ssd", NodeSelector: map[string]string{"disk": "ssd"}}, 0))
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "big", Requests: cluster.NewResources(1000, 0, 0)}, 0))
+	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n").Label("disk", "hdd").CPU("2").Memory("8Gi").Obj()))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("filler").CPU("2").Obj(), time.Hour))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("ssd").NodeSelector("disk", "ssd").Obj(), 0))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("big").CPU("1").Obj(), 0))
 	cycles := map[cluster.PodKey]int{}
 	s.observers = append(s.observers, func(e Event) {
 		if e.Kind == EventCycle && e.Pod != nil {
@@ -147,7 +146,7 @@ func TestRetriedOnlyOnChangesThatMayHelp(t *testing.T) {
 	require.Equal(t, time.Hour, st.BoundAt, "retried when the filler left")
 	require.Equal(t, 1, cycles["default/ssd"], "the filler leaving cannot help ssd")
 
-	require.NoError(t, s.UpdateNode(cluster.Node{Name: "n", Labels: map[string]string{"disk": "ssd"}, Allocatable: cluster.NewResources(2000, 8<<30, 110)}))
+	require.NoError(t, s.UpdateNode(gangsimtest.MakeNode("n").Label("disk", "ssd").CPU("2").Memory("8Gi").Obj()))
 	require.NoError(t, s.RunUntil(time.Hour+2*time.Second))
 	st, _ = s.Pod("default/ssd")
 	require.Equal(t, PhaseBound, st.Phase)

@@ -7,25 +7,25 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/plugins/noderesources"
 	"github.com/gangsim/gangsim/plugins/podgrouppodscount"
 	"github.com/gangsim/gangsim/plugins/topologyplacement"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
-const gi = int64(1) << 30
-const mi = int64(1) << 20
-
-// rackNode adds one node labelled rack=name.
-func (ts *testSched) rackNode(name string, milliCPU, memory int64) *testSched {
+// rackNode adds one node labelled rack=name, with cpu and memory
+// quantities.
+func (ts *testSched) rackNode(name, cpu, memory string) *testSched {
 	ts.t.Helper()
-	require.NoError(ts.t, ts.AddNode(cluster.Node{Name: name, Labels: map[string]string{"rack": name}, Allocatable: cluster.NewResources(milliCPU, memory, 110)}))
+	require.NoError(ts.t, ts.AddNode(gangsimtest.MakeNode(name).Rack(name).CPU(cpu).Memory(memory).Obj()))
 	return ts
 }
 
-func (ts *testSched) running(name, node string, milliCPU, memory int64) *testSched {
+// running adds a pod running on node, requesting cpu and memory.
+func (ts *testSched) running(name, node, cpu, memory string) *testSched {
 	ts.t.Helper()
-	require.NoError(ts.t, ts.AddPod(cluster.Pod{Name: name, NodeName: node, Requests: cluster.NewResources(milliCPU, memory, 0)}, 0))
+	require.NoError(ts.t, ts.AddPod(gangsimtest.MakePod(name).NodeName(node).CPU(cpu).Memory(memory).Obj(), 0))
 	return ts
 }
 
@@ -68,12 +68,12 @@ func TestPlacementResourceWeightsChangeTheChoice(t *testing.T) {
 			resources := []noderesources.ResourceWeight{{Name: cluster.ResourceCPU, Weight: tc.cpu}, {Name: cluster.ResourceMemory, Weight: tc.mem}}
 			cfg := Config{Profiles: []Profile{{PluginConfig: []PluginConfig{{Name: noderesources.Name,
 				Args: &noderesources.FitArgs{ScoringStrategy: &noderesources.ScoringStrategy{Resources: resources}}}}}}}
-			ts := newTestSched(t, cfg).rackNode("a", 4000, 16*gi).rackNode("b", 4000, 16*gi)
-			ts.running("cpu-hog", "a", 3000, 0).running("mem-hog", "b", 100, 12*gi)
+			ts := newTestSched(t, cfg).rackNode("a", "4", "16Gi").rackNode("b", "4", "16Gi")
+			ts.running("cpu-hog", "a", "3", "0").running("mem-hog", "b", "100m", "12Gi")
 
 			// the scorer itself gives the hand-computed numbers
 			snap := ts.cache.Snapshot()
-			pod := cluster.NewPodInfo(cluster.Pod{Name: "p", Requests: cluster.NewResources(500, gi, 0)})
+			pod := cluster.NewPodInfo(gangsimtest.MakePod("p").CPU("500m").Memory("1Gi").Obj())
 			scorer := noderesources.NewFitStrategy(noderesources.LeastAllocated, resources)
 			for i, rack := range []string{"a", "b"} {
 				idx, _ := snap.Index(rack)
@@ -82,8 +82,8 @@ func TestPlacementResourceWeightsChangeTheChoice(t *testing.T) {
 				require.Equal(t, tc.wantScore[i], got, "rack %s", rack)
 			}
 
-			require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, TopologyKey: "rack"}))
-			require.NoError(t, ts.AddPod(cluster.Pod{Name: "p", PodGroup: "g", Requests: cluster.NewResources(500, gi, 0)}, 0))
+			require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang("g", 1).Rack().Obj()))
+			require.NoError(t, ts.AddPod(gangsimtest.MakePod("p").Group("g").CPU("500m").Memory("1Gi").Obj(), 0))
 			ts.run()
 			require.Equal(t, tc.wantRack, ts.nodeOf("p"))
 		})
@@ -116,10 +116,10 @@ func TestPlacementPluginWeightsChangeTheChoice(t *testing.T) {
 				cfg.Profiles = []Profile{{Plugins: &Plugins{PlacementScore: PluginSet{Enabled: []PluginRef{
 					{Name: noderesources.Name, Weight: tc.fit}, {Name: podgrouppodscount.Name, Weight: tc.pods}}}}}}
 			}
-			ts := newTestSched(t, cfg).rackNode("a", 3000, 64*gi).rackNode("b", 2000, 4*gi)
-			require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", TopologyKey: "rack"}))
+			ts := newTestSched(t, cfg).rackNode("a", "3", "64Gi").rackNode("b", "2", "4Gi")
+			require.NoError(t, ts.AddPodGroup(gangsimtest.MakeBasicGroup("g").Rack().Obj()))
 			for _, n := range []string{"p0", "p1", "p2"} {
-				require.NoError(t, ts.AddPod(cluster.Pod{Name: n, PodGroup: "g", Requests: cluster.NewResources(1000, gi, 0)}, 0))
+				require.NoError(t, ts.AddPod(gangsimtest.MakePod(n).Group("g").CPU("1").Memory("1Gi").Obj(), 0))
 			}
 			res := ts.scheduleOne()
 			require.Len(t, res.Bound, tc.wantBound)
@@ -131,8 +131,8 @@ func TestPlacementPluginWeightsChangeTheChoice(t *testing.T) {
 }
 
 func TestTopologyGeneratorErrors(t *testing.T) {
-	ts := newTestSched(t, Config{}).rackNode("a", 4000, 8*gi).rackNode("b", 4000, 8*gi)
-	require.NoError(t, ts.AddNode(cluster.Node{Name: "bare", Allocatable: cluster.NewResources(4000, 8*gi, 110)}))
+	ts := newTestSched(t, Config{}).rackNode("a", "4", "8Gi").rackNode("b", "4", "8Gi")
+	require.NoError(t, ts.AddNode(gangsimtest.MakeNode("bare").CPU("4").Memory("8Gi").Obj()))
 	snap := ts.cache.Snapshot()
 	gen := topologyplacement.NewTopologyPlacement()
 	pg := &podgroup.PodGroup{Name: "g", TopologyKey: "rack"}
@@ -168,11 +168,11 @@ func TestTopologyGeneratorErrors(t *testing.T) {
 // A topology error from the members' placement is a SchedulerError, not a
 // verdict on room.
 func TestGangSpreadOverTwoDomainsIsSchedulerError(t *testing.T) {
-	ts := newTestSched(t, Config{}).rackNode("a", 4000, 8*gi).rackNode("b", 4000, 8*gi)
-	require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, TopologyKey: "rack"}))
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "x", PodGroup: "g", NodeName: "a"}, 0))
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "y", PodGroup: "g", NodeName: "b"}, 0))
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "z", PodGroup: "g"}, 0))
+	ts := newTestSched(t, Config{}).rackNode("a", "4", "8Gi").rackNode("b", "4", "8Gi")
+	require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang("g", 1).Rack().Obj()))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("x").Group("g").NodeName("a").Obj(), 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("y").Group("g").NodeName("b").Obj(), 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("z").Group("g").Obj(), 0))
 	res := ts.scheduleOne()
 	require.Equal(t, Error, res.Status.Code())
 	require.Equal(t, podgroup.ReasonSchedulerError, ts.condition("g").Reason)
@@ -181,13 +181,13 @@ func TestGangSpreadOverTwoDomainsIsSchedulerError(t *testing.T) {
 // Domains are built once per node version: scheduling pods does not
 // rebuild them, a label change does.
 func TestTopologyDomainsCachedPerNodeVersion(t *testing.T) {
-	ts := newTestSched(t, Config{}).rackNode("a", 4000, 8*gi).rackNode("b", 4000, 8*gi)
+	ts := newTestSched(t, Config{}).rackNode("a", "4", "8Gi").rackNode("b", "4", "8Gi")
 	gen := topologyplacement.NewTopologyPlacement()
 	req := &fw.Group{PodGroup: &podgroup.PodGroup{Name: "g", TopologyKey: "rack"}}
 	snap := ts.cache.Snapshot()
 	first, st := gen.GeneratePlacements(snap, req, fw.Placement{})
 	require.Nil(t, st)
-	ts.running("filler", "a", 100, 0)
+	ts.running("filler", "a", "100m", "0")
 	require.NoError(t, ts.cache.UpdateSnapshot(snap))
 	again, st := gen.GeneratePlacements(snap, req, fw.Placement{})
 	require.Nil(t, st)

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
-	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/preemption"
 )
 
@@ -24,11 +24,11 @@ func TestWorkloadPreemptionProperty(t *testing.T) {
 		nodes := 1 + rng.IntN(4)
 		for n := range nodes {
 			name := fmt.Sprintf("n%d", n)
-			require.NoError(t, ts.AddNode(cluster.Node{Name: name, Allocatable: cluster.NewResources(4000, 16*gi, 110)}))
+			require.NoError(t, ts.AddNode(gangsimtest.MakeNode(name).CPU("4").Memory("16Gi").Obj()))
 			free := int64(4000)
 			for i := 0; free >= 500; i++ {
 				cpu := min(free, 500*(1+rng.Int64N(4)))
-				p := cluster.Pod{Name: fmt.Sprintf("%s-p%d", name, i), NodeName: name, Priority: new(int32((rng.IntN(4)) * 50)), Requests: cluster.NewResources(cpu, 0, 0)}
+				p := gangsimtest.MakePod(fmt.Sprintf("%s-p%d", name, i)).NodeName(name).Priority(int32(rng.IntN(4) * 50)).MilliCPU(cpu).Obj()
 				if rng.IntN(4) == 0 {
 					p.Labels = map[string]string{"app": "guarded"}
 				}
@@ -38,9 +38,9 @@ func TestWorkloadPreemptionProperty(t *testing.T) {
 		}
 		require.NoError(t, ts.AddPodDisruptionBudget(cluster.PodDisruptionBudget{Name: "guard", Selector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "guarded"}}, MinAvailable: &cluster.IntOrPercent{Value: 1}}))
 		size := 1 + rng.IntN(5)
-		require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "gang", Policy: podgroup.Gang, MinCount: int32(size), Priority: new(int32(120))}))
+		require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang("gang", int32(size)).Priority(120).Obj()))
 		for i := range size {
-			require.NoError(t, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("gang-%d", i), PodGroup: "gang", Priority: new(int32(120)), Requests: cluster.NewResources(500*(1+rng.Int64N(4)), 0, 0)}, 0))
+			require.NoError(t, ts.AddPod(gangsimtest.MakePod(fmt.Sprintf("gang-%d", i)).Group("gang").Priority(120).MilliCPU(500*(1+rng.Int64N(4))).Obj(), 0))
 		}
 		res := ts.scheduleOne()
 		if len(res.Bound) > 0 || len(res.Evicted) == 0 {
@@ -106,9 +106,9 @@ func TestGroupPreemptionPolicyNever(t *testing.T) {
 		group, pod cluster.PreemptionPolicy
 	}{{"group says Never", cluster.PreemptNever, cluster.PreemptNever}, {"default", "", ""}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ts := newTestSched(t, Config{}).nodes("n", 1, 1000).running("low", "n-0", 1000, 0)
-			require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, Priority: new(int32(10)), PreemptionPolicy: tc.group}))
-			require.NoError(t, ts.AddPod(cluster.Pod{Name: "m", PodGroup: "g", Priority: new(int32(10)), PreemptionPolicy: tc.pod, Requests: cluster.NewResources(1000, 0, 0)}, 0))
+			ts := newTestSched(t, Config{}).nodes("n", 1, 1000).running("low", "n-0", "1", "0")
+			require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang("g", 1).Priority(10).PreemptionPolicy(tc.group).Obj()))
+			require.NoError(t, ts.AddPod(gangsimtest.MakePod("m").Group("g").Priority(10).PreemptionPolicy(tc.pod).CPU("1").Obj(), 0))
 			res := ts.scheduleOne()
 			if tc.group == cluster.PreemptNever {
 				require.Empty(t, res.Evicted)
@@ -123,9 +123,9 @@ func TestGroupPreemptionPolicyNever(t *testing.T) {
 // While its victims terminate, a group retries (after backoff) but does
 // not preempt again; once they are gone it binds on its nominated node.
 func TestGroupWaitsForItsVictims(t *testing.T) {
-	ts := newTestSched(t, Config{}).nodes("n", 2, 1000).running("low", "n-0", 1000, 0).running("low2", "n-1", 1000, 0)
-	require.NoError(t, ts.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, Priority: new(int32(10))}))
-	require.NoError(t, ts.AddPod(cluster.Pod{Name: "m", PodGroup: "g", Priority: new(int32(10)), Requests: cluster.NewResources(1000, 0, 0)}, 0))
+	ts := newTestSched(t, Config{}).nodes("n", 2, 1000).running("low", "n-0", "1", "0").running("low2", "n-1", "1", "0")
+	require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang("g", 1).Priority(10).Obj()))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("m").Group("g").Priority(10).CPU("1").Obj(), 0))
 	res := ts.scheduleOne()
 	require.Len(t, res.Evicted, 1)
 	nominated := res.Nominated[0].Node
@@ -146,15 +146,14 @@ func BenchmarkWorkloadPreemption(b *testing.B) {
 		ts := newTestSched(b, Config{})
 		for n := range 5000 {
 			name := fmt.Sprintf("node-%04d", n)
-			require.NoError(b, ts.AddNode(cluster.Node{Name: name, Allocatable: cluster.NewResources(10000, 40*gi, 110)}))
+			require.NoError(b, ts.AddNode(gangsimtest.MakeNode(name).CPU("10").Memory("40Gi").Obj()))
 			for i := range 10 {
-				require.NoError(b, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("%s-p%d", name, i), NodeName: name, Priority: new(int32((i % 3))),
-					Requests: cluster.NewResources(1000, 4*gi, 0)}, 0))
+				require.NoError(b, ts.AddPod(gangsimtest.MakePod(fmt.Sprintf("%s-p%d", name, i)).NodeName(name).Priority(int32(i%3)).CPU("1").Memory("4Gi").Obj(), 0))
 			}
 		}
-		require.NoError(b, ts.AddPodGroup(podgroup.PodGroup{Name: "big", Policy: podgroup.Gang, MinCount: 64, Priority: new(int32(100))}))
+		require.NoError(b, ts.AddPodGroup(gangsimtest.MakeGang("big", 64).Priority(100).Obj()))
 		for i := range 64 {
-			require.NoError(b, ts.AddPod(cluster.Pod{Name: fmt.Sprintf("big-%d", i), PodGroup: "big", Priority: new(int32(100)), Requests: cluster.NewResources(4000, 16*gi, 0)}, 0))
+			require.NoError(b, ts.AddPod(gangsimtest.MakePod(fmt.Sprintf("big-%d", i)).Group("big").Priority(100).CPU("4").Memory("16Gi").Obj(), 0))
 		}
 		require.NoError(b, ts.cache.UpdateSnapshot(ts.snap)) // the cluster is built, not timed
 		b.StartTimer()
