@@ -226,7 +226,7 @@ func (nf *noneFound) changedSince(s *Scheduler, potential []int) ([]int, bool) {
 	if nf.list == nil || !sameList(nf.list, potential) {
 		return nil, false
 	}
-	changed, ok := s.snap.ChangedSince(nf.pos)
+	changed, ok := s.snap.NodesChangedSince(nf.pos)
 	noms, nomsOK := s.nominations.changedSince(nf.nomPos)
 	if !ok || !nomsOK || len(changed)+len(noms) > 2*len(potential) {
 		return nil, false // sorting them costs more than the whole list

@@ -47,17 +47,17 @@ var (
 // records the new value as its Generation, and UpdateSnapshot copies only
 // nodes newer than the snapshot. A Cache is not safe for concurrent use.
 type Cache struct {
-	nodes          map[string]*nodeItem
-	byName         *btree.BTreeG[*nodeItem] // deterministic node order
-	recent         *nodeItem                // most recently changed first
-	pods           map[PodKey]*PodInfo
-	budgets        []*budgetItem // sorted by key
-	generation     int64
-	nodeSetVersion int64 // bumped when a node is added or removed
-	nodeVersion    int64 // bumped when a node is added, updated or removed
-	budgetVersion  int64 // bumped when a budget or its counts change
-	namespaces     map[string]map[string]string
-	nsVersion      int64 // bumped when a namespace's labels change
+	nodes            map[string]*nodeItem
+	byName           *btree.BTreeG[*nodeItem] // deterministic node order
+	recent           *nodeItem                // most recently changed first
+	pods             map[PodKey]*PodInfo
+	budgets          []*budgetItem // sorted by key
+	generation       int64
+	nodeSetVersion   int64 // bumped when a node is added or removed
+	nodeVersion      int64 // bumped when a node is added, updated or removed
+	budgetVersion    int64 // bumped when a budget or its counts change
+	namespaces       map[string]map[string]string
+	namespaceVersion int64 // bumped when a namespace's labels change
 }
 
 type nodeItem struct {
@@ -355,7 +355,7 @@ func (c *Cache) SetNamespace(ns Namespace) error {
 		c.namespaces = map[string]map[string]string{}
 	}
 	c.namespaces[ns.Name] = maps.Clone(ns.Labels)
-	c.nsVersion++
+	c.namespaceVersion++
 	return nil
 }
 

@@ -9,16 +9,16 @@ import "maps"
 // Snapshots of the copy start afresh.
 func (c *Cache) Clone() *Cache {
 	cp := &Cache{
-		nodes:          make(map[string]*nodeItem, len(c.nodes)),
-		byName:         c.byName.Clone(), // copy-on-write; its items are replaced below
-		pods:           maps.Clone(c.pods),
-		budgets:        make([]*budgetItem, len(c.budgets)),
-		generation:     c.generation,
-		nodeSetVersion: c.nodeSetVersion,
-		nodeVersion:    c.nodeVersion,
-		budgetVersion:  c.budgetVersion,
-		namespaces:     maps.Clone(c.namespaces),
-		nsVersion:      c.nsVersion,
+		nodes:            make(map[string]*nodeItem, len(c.nodes)),
+		byName:           c.byName.Clone(), // copy-on-write; its items are replaced below
+		pods:             maps.Clone(c.pods),
+		budgets:          make([]*budgetItem, len(c.budgets)),
+		generation:       c.generation,
+		nodeSetVersion:   c.nodeSetVersion,
+		nodeVersion:      c.nodeVersion,
+		budgetVersion:    c.budgetVersion,
+		namespaces:       maps.Clone(c.namespaces),
+		namespaceVersion: c.namespaceVersion,
 	}
 	var last *nodeItem
 	for it := c.recent; it != nil; it = it.next { // same recency order

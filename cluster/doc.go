@@ -12,6 +12,50 @@
 // node generation, and doubles as the working copy of a scheduling cycle:
 // tentative reservations and removals are logged and rolled back exactly.
 //
+// # Change tracking
+//
+// Whatever is derived from the cluster (copies, memos, counts) is kept
+// while what it was derived from holds. One word per idea says how its
+// keeper knows:
+//
+//   - generation (Cache.Generation, NodeInfo.Generation,
+//     Snapshot.Generation): the cache's count of its changes; a NodeInfo
+//     holds the generation of its last change, a snapshot that of the
+//     cache it reflects. Read by UpdateSnapshot, which copies only the
+//     nodes of a later generation than the snapshot's, as kube-scheduler's
+//     cache does.
+//   - version: a <Thing>Version counts the changes of one thing; data
+//     derived from that thing is valid while its version holds. They are
+//     the next four.
+//   - NodeSetVersion: nodes added or removed. Read by the keepers of node
+//     indexes (the root package's nominator and dry-run memo).
+//   - NodeVersion: nodes added, updated or removed (labels, taints,
+//     allocatable). Read by Domains, plugins/topologyplacement and
+//     plugins/helper.TopologyCounts.
+//   - NamespaceVersion: changes of namespace labels. Read by
+//     plugins/interpodaffinity and TopologyCounts.
+//   - the budget version (unexported): budgets added or removed, and
+//     changes of their counts. Read by UpdateSnapshot, which copies the
+//     budgets when it moved.
+//   - feed: the list of the nodes touched in a snapshot (refreshed,
+//     reserved on, removed from, rolled back), in order with repeats. A
+//     reader takes a FeedPos (Snapshot.FeedPos) and later asks
+//     NodesChangedSince for the nodes touched since. The feed restarts
+//     when it grows long or the node list changes; a FeedPos carries the
+//     feed's restart count, so a position from before a restart answers
+//     false and its reader recomputes. Read by placement's memo and memo
+//     tree, TopologyCounts, and the root package's dry-run memo and known
+//     failures.
+//   - stamp (Snapshot.Stamp): a node's content identity within a
+//     snapshot. It changes with every change of the node, and a rollback
+//     gives back the stamp of the content it restores, so data keyed by a
+//     stamp never goes stale. Read by the feed's readers to skip repeats
+//     and by the root package's victim units and dry-run memo.
+//   - checkpoint (Snapshot.Checkpoint): a position in the snapshot's log
+//     of tentative changes. Rollback(cp) undoes the changes made since
+//     cp, newest first; TentativeChanges(since) lists them in that order.
+//     Read by placement and preemption around every tentative placement.
+//
 // Determinism: nodes are always listed in name order, pods in key order;
 // no map order reaches a result or an error message.
 //

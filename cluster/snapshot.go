@@ -28,30 +28,30 @@ var ErrTentative = errors.New("cluster: snapshot has tentative changes")
 // returned cp, last first, restoring the exact previous state (pod order
 // included). A Snapshot is not safe for concurrent use.
 type Snapshot struct {
-	nodes          []*NodeInfo
-	index          map[string]int
-	budgets        []BudgetStatus
-	generation     int64
-	nodeSetVersion int64
-	nodeVersion    int64
-	budgetVersion  int64
-	namespaces     map[string]map[string]string // shared with the cache until it changes them
-	nsVersion      int64
-	log            []change
+	nodes            []*NodeInfo
+	index            map[string]int
+	budgets          []BudgetStatus
+	generation       int64
+	nodeSetVersion   int64
+	nodeVersion      int64
+	budgetVersion    int64
+	namespaces       map[string]map[string]string // shared with the cache until it changes them
+	namespaceVersion int64
+	log              []change
 	// stamps[i] changes whenever node i's content may have changed in
 	// this snapshot (refresh, reservation, removal); a rollback gives the
 	// node back the stamp of the content it restores. A stamp names one
 	// content of its node, so derived data keyed by it cannot go stale.
 	stamps   []uint64
 	stampSeq uint64
-	// feed lists the nodes touched since feedEpoch began, in order (with
-	// repeats); consumers keeping data derived from nodes follow it (see
-	// ChangedSince).
-	feed      []int32
-	feedEpoch uint64
-	// handed is the furthest feed position given out in this epoch: a
-	// rollback may cut the feed back only to a position no consumer is
-	// past.
+	// feed lists the nodes touched since the feed last restarted, in
+	// order (with repeats); consumers keeping data derived from nodes
+	// follow it (see NodesChangedSince). feedRestarts counts its restarts.
+	feed         []int32
+	feedRestarts uint64
+	// handed is the furthest feed position given out since the feed last
+	// restarted: a rollback may cut the feed back only to a position no
+	// consumer is past.
 	handed int
 	// podsWithAffinity and podsWithRequiredAnti count, over all nodes, the
 	// pods with inter-pod affinity terms and with required anti-affinity.
@@ -79,7 +79,7 @@ type Checkpoint int
 
 // Snapshot returns a new snapshot of the cache.
 func (c *Cache) Snapshot() *Snapshot {
-	s := &Snapshot{index: map[string]int{}, nodeSetVersion: -1, budgetVersion: -1, nsVersion: -1}
+	s := &Snapshot{index: map[string]int{}, nodeSetVersion: -1, budgetVersion: -1, namespaceVersion: -1}
 	_ = c.UpdateSnapshot(s) // a new snapshot has no tentative changes
 	return s
 }
@@ -92,7 +92,7 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 		return fmt.Errorf("%w: %d not rolled back", ErrTentative, len(s.log))
 	}
 	if s.generation == c.generation && s.nodeSetVersion == c.nodeSetVersion && s.nodeVersion == c.nodeVersion &&
-		s.budgetVersion == c.budgetVersion && s.nsVersion == c.nsVersion {
+		s.budgetVersion == c.budgetVersion && s.namespaceVersion == c.namespaceVersion {
 		return nil // up to date: a busy cluster's failed cycles mostly find it so
 	}
 	rebuild := s.nodeSetVersion != c.nodeSetVersion
@@ -135,9 +135,9 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 		}
 		s.budgetVersion = c.budgetVersion
 	}
-	if s.nsVersion != c.nsVersion {
+	if s.namespaceVersion != c.namespaceVersion {
 		s.namespaces = maps.Clone(c.namespaces) // the label maps are replaced, never changed, by the cache
-		s.nsVersion = c.nsVersion
+		s.namespaceVersion = c.namespaceVersion
 	}
 	s.generation = c.generation
 	s.nodeVersion = c.nodeVersion
@@ -149,7 +149,7 @@ func (s *Snapshot) NamespaceLabels(name string) map[string]string { return s.nam
 
 // NamespaceVersion changes whenever a namespace's labels change: data
 // derived from namespace labels is valid while it holds.
-func (s *Snapshot) NamespaceVersion() int64 { return s.nsVersion }
+func (s *Snapshot) NamespaceVersion() int64 { return s.namespaceVersion }
 
 // NamespacesMatching returns the names of the known namespaces whose
 // labels sel selects, sorted.
@@ -185,7 +185,7 @@ func (s *Snapshot) rebuild(c *Cache, fresh map[string]*NodeInfo) {
 	})
 	s.nodes, s.index = nodes, index
 	s.stamps = make([]uint64, len(nodes))
-	s.feed, s.feedEpoch, s.handed = s.feed[:0], s.feedEpoch+1, 0 // positions in the old list mean nothing now
+	s.feed, s.feedRestarts, s.handed = s.feed[:0], s.feedRestarts+1, 0 // positions in the old list mean nothing now
 	s.podsWithAffinity, s.podsWithRequiredAnti = 0, 0
 	s.priorities = s.priorities[:0]
 	for i, ni := range nodes {
@@ -383,7 +383,7 @@ func (s *Snapshot) Rollback(cp Checkpoint) {
 	// the same stamp: the feed since then says nothing, and cutting it
 	// keeps the feed short for its consumers (a dry run tries victims on
 	// many nodes and puts them all back).
-	if first.epoch == s.feedEpoch && s.handed <= first.pos {
+	if first.restarts == s.feedRestarts && s.handed <= first.pos {
 		s.feed = s.feed[:first.pos]
 	}
 }
@@ -396,12 +396,12 @@ type Change struct {
 	Added bool
 }
 
-// ChangesSince yields the tentative changes made after cp, newest first:
-// the order Rollback undoes them in, so a caller keeping derived state can
-// undo its own side first.
-func (s *Snapshot) ChangesSince(cp Checkpoint) iter.Seq[Change] {
+// TentativeChanges yields the tentative changes made after the checkpoint
+// since, newest first: the order Rollback undoes them in, so a caller
+// keeping derived state can undo its own side first.
+func (s *Snapshot) TentativeChanges(since Checkpoint) iter.Seq[Change] {
 	return func(yield func(Change) bool) {
-		for i := len(s.log) - 1; i >= int(cp); i-- {
+		for i := len(s.log) - 1; i >= int(since); i-- {
 			ch := s.log[i]
 			if !yield(Change{Pod: ch.pod, Node: ch.node, Added: ch.added}) {
 				return
@@ -426,22 +426,23 @@ func (s *Snapshot) touch(i int) {
 	s.stampSeq++
 	s.stamps[i] = s.stampSeq
 	if len(s.feed) >= maxFeed(len(s.nodes)) {
-		s.feed, s.feedEpoch, s.handed = s.feed[:0], s.feedEpoch+1, 0 // consumers start over
+		s.feed, s.feedRestarts, s.handed = s.feed[:0], s.feedRestarts+1, 0 // consumers start over
 	}
 	s.feed = append(s.feed, int32(i))
 }
 
 // feedEnd is the end of the feed, not given out to a consumer.
-func (s *Snapshot) feedEnd() FeedPos { return FeedPos{epoch: s.feedEpoch, pos: len(s.feed)} }
+func (s *Snapshot) feedEnd() FeedPos { return FeedPos{restarts: s.feedRestarts, pos: len(s.feed)} }
 
 // maxFeed bounds the change feed: past it, consumers recompute from
 // scratch, which costs about what replaying that many changes would.
 func maxFeed(nodes int) int { return 4*nodes + 1024 }
 
-// FeedPos is a position in a snapshot's feed of changed nodes.
+// FeedPos is a position in a snapshot's feed of changed nodes: the
+// feed's restart count when it was taken, and the place in the feed.
 type FeedPos struct {
-	epoch uint64
-	pos   int
+	restarts uint64
+	pos      int
 }
 
 // FeedPos returns the current end of the feed of changed nodes.
@@ -450,12 +451,12 @@ func (s *Snapshot) FeedPos() FeedPos {
 	return s.feedEnd()
 }
 
-// ChangedSince returns the indexes of the nodes touched since p (with
-// repeats, in order), or false when p is too old to tell (the node list
-// changed or the feed was restarted): data derived from nodes must then be
-// recomputed. Compare Stamps to skip repeats.
-func (s *Snapshot) ChangedSince(p FeedPos) ([]int32, bool) {
-	if p.epoch != s.feedEpoch || p.pos > len(s.feed) {
+// NodesChangedSince returns the indexes of the nodes touched since p
+// (with repeats, in order), or false when p is too old to tell (the node
+// list changed or the feed restarted): data derived from nodes must then
+// be recomputed. Compare Stamps to skip repeats.
+func (s *Snapshot) NodesChangedSince(p FeedPos) ([]int32, bool) {
+	if p.restarts != s.feedRestarts || p.pos > len(s.feed) {
 		return nil, false
 	}
 	return s.feed[p.pos:], true

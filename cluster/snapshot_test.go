@@ -375,7 +375,7 @@ func TestChangeFeedTellsEveryChange(t *testing.T) {
 		}
 		check := func(step int) {
 			for _, cs := range consumers {
-				changed, ok := s.ChangedSince(cs.pos)
+				changed, ok := s.NodesChangedSince(cs.pos)
 				if !ok {
 					continue
 				}
@@ -407,7 +407,7 @@ func TestChangeFeedTellsEveryChange(t *testing.T) {
 			case 4:
 				s.Rollback(Checkpoint(rng.IntN(s.Tentative() + 1)))
 				reserved, where = reserved[:0], where[:0]
-				for ch := range s.ChangesSince(0) {
+				for ch := range s.TentativeChanges(0) {
 					if ch.Added {
 						reserved, where = append(reserved, ch.Pod.Key()), append(where, ch.Node)
 					}

@@ -256,7 +256,7 @@ func (ps *PodScheduler) reuseFailure(snap *cluster.Snapshot, pod *cluster.PodInf
 	if f == nil || len(ps.plan.liveFilters) > 0 {
 		return nil
 	}
-	changed, ok := snap.ChangedSince(f.pos)
+	changed, ok := snap.NodesChangedSince(f.pos)
 	if !ok {
 		t.failed = nil
 		return nil

@@ -101,7 +101,7 @@ const treeChangeCost = 4
 func treePays(snap *cluster.Snapshot, t *memoTable, want int) bool {
 	pending := snap.Len()
 	if tr := t.tree; tr != nil && tr.snap == snap && tr.n == snap.Len() {
-		if changed, ok := snap.ChangedSince(tr.pos); ok {
+		if changed, ok := snap.NodesChangedSince(tr.pos); ok {
 			pending = len(changed)
 		}
 	}
@@ -127,7 +127,7 @@ func (ps *PodScheduler) tree(snap *cluster.Snapshot, pod *cluster.PodInfo, t *me
 		tr.pos = snap.FeedPos()
 		return tr
 	}
-	changed, ok := snap.ChangedSince(tr.pos)
+	changed, ok := snap.NodesChangedSince(tr.pos)
 	if !ok {
 		t.tree = nil
 		return ps.tree(snap, pod, t)

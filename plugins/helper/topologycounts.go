@@ -20,18 +20,18 @@ import (
 // signature. Counts are dense per key's domains (cluster.Domains), so that
 // filters read them by node index without hashing.
 type TopologyCounts struct {
-	counter     NodeCounter
-	snap        *cluster.Snapshot
-	nodeVersion int64
-	nsVersion   int64
-	pos         cluster.FeedPos
-	slots       []TopologySlot
-	stamps      []uint64      // per node: the stamp its contribution reflects
-	contrib     [][]nodeCount // per node
-	kindTotal   []int64       // per kind, the sum of all counts
-	kindEntries []int64       // per kind, how many contributions were made
-	scratch     []nodeCount
-	cur         int // the node being counted
+	counter          NodeCounter
+	snap             *cluster.Snapshot
+	nodeVersion      int64
+	namespaceVersion int64
+	pos              cluster.FeedPos
+	slots            []TopologySlot
+	stamps           []uint64      // per node: the stamp its contribution reflects
+	contrib          [][]nodeCount // per node
+	kindTotal        []int64       // per kind, the sum of all counts
+	kindEntries      []int64       // per kind, how many contributions were made
+	scratch          []nodeCount
+	cur              int // the node being counted
 }
 
 // NodeCounter computes a node's contributions by calling tc.Add; Count
@@ -72,11 +72,11 @@ func NewTopologyCounts(counter NodeCounter) *TopologyCounts { return &TopologyCo
 
 // Sync brings the counts up to date with snap.
 func (tc *TopologyCounts) Sync(snap *cluster.Snapshot) {
-	if tc.snap == snap && tc.pos == snap.FeedPos() && tc.nodeVersion == snap.NodeVersion() && tc.nsVersion == snap.NamespaceVersion() {
+	if tc.snap == snap && tc.pos == snap.FeedPos() && tc.nodeVersion == snap.NodeVersion() && tc.namespaceVersion == snap.NamespaceVersion() {
 		return
 	}
-	changed, ok := snap.ChangedSince(tc.pos)
-	if tc.snap != snap || tc.nodeVersion != snap.NodeVersion() || tc.nsVersion != snap.NamespaceVersion() || !ok || len(tc.stamps) != snap.Len() {
+	changed, ok := snap.NodesChangedSince(tc.pos)
+	if tc.snap != snap || tc.nodeVersion != snap.NodeVersion() || tc.namespaceVersion != snap.NamespaceVersion() || !ok || len(tc.stamps) != snap.Len() {
 		tc.rebuild(snap)
 		return
 	}
@@ -90,7 +90,7 @@ func (tc *TopologyCounts) Sync(snap *cluster.Snapshot) {
 
 // rebuild counts every node from scratch. Slots keep their indexes.
 func (tc *TopologyCounts) rebuild(snap *cluster.Snapshot) {
-	tc.snap, tc.nodeVersion, tc.nsVersion, tc.pos = snap, snap.NodeVersion(), snap.NamespaceVersion(), snap.FeedPos()
+	tc.snap, tc.nodeVersion, tc.namespaceVersion, tc.pos = snap, snap.NodeVersion(), snap.NamespaceVersion(), snap.FeedPos()
 	for i := range tc.slots {
 		tc.resetSlot(&tc.slots[i])
 	}

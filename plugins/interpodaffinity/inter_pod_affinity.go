@@ -334,11 +334,11 @@ func (pl *InterPodAffinity) counts(snap *cluster.Snapshot, pod *cluster.PodInfo)
 
 // appendIPASignature appends what the counts depend on: the pod's
 // namespace, labels and resolved terms.
-func appendIPASignature(sig []byte, p *cluster.Pod, c *ipaCounter, nsVersion int64) []byte {
+func appendIPASignature(sig []byte, p *cluster.Pod, c *ipaCounter, namespaceVersion int64) []byte {
 	sig = append(sig, p.Namespace...)
 	sig = append(sig, 0)
 	sig = helper.AppendLabels(sig, p.Labels)
-	sig = strconv.AppendInt(sig, nsVersion, 10) // the counter holds namespace labels
+	sig = strconv.AppendInt(sig, namespaceVersion, 10) // the counter holds namespace labels
 	for _, group := range [][]affinityTerm{c.affinity, c.anti, c.preferred} {
 		sig = append(sig, '|')
 		for i := range group {
