@@ -63,7 +63,7 @@ type noneFound struct {
 	list   []int // read-only: a FitError's list, kept as is
 	pos    cluster.FeedPos
 	nomPos uint64
-	since  []int // changedSince's answer, reused
+	since  []int // nodesChangedSince's answer, reused
 }
 
 // maxDryRunEntries bounds the memo (a class costs an entry per node);
@@ -123,7 +123,7 @@ type classMemo struct {
 }
 
 func (cm *classMemo) Changed(potential []int) ([]int, bool) {
-	return cm.none.changedSince(cm.s, potential)
+	return cm.none.nodesChangedSince(cm.s, potential)
 }
 
 func (cm *classMemo) NoneFound(potential []int) { cm.none.record(cm.s, potential) }
@@ -178,7 +178,7 @@ type podMemo struct {
 }
 
 func (pm *podMemo) Changed(potential []int) ([]int, bool) {
-	return pm.d.none.changedSince(pm.s, potential)
+	return pm.d.none.nodesChangedSince(pm.s, potential)
 }
 
 func (pm *podMemo) NoneFound(potential []int) { pm.d.none.record(pm.s, potential) }
@@ -217,17 +217,17 @@ func (nf *noneFound) record(s *Scheduler, potential []int) {
 		nf.list = nil
 		return
 	}
-	nf.list, nf.pos, nf.nomPos = potential, s.snap.FeedPos(), s.nominations.changePos()
+	nf.list, nf.pos, nf.nomPos = potential, s.snap.FeedPos(), s.nominations.feedPos()
 }
 
-// changedSince returns the nodes of potential changed since the last dry
-// run over the same list that found no candidate, in node order.
-func (nf *noneFound) changedSince(s *Scheduler, potential []int) ([]int, bool) {
+// nodesChangedSince returns the nodes of potential changed since the last
+// dry run over the same list that found no candidate, in node order.
+func (nf *noneFound) nodesChangedSince(s *Scheduler, potential []int) ([]int, bool) {
 	if nf.list == nil || !sameList(nf.list, potential) {
 		return nil, false
 	}
 	changed, ok := s.snap.NodesChangedSince(nf.pos)
-	noms, nomsOK := s.nominations.changedSince(nf.nomPos)
+	noms, nomsOK := s.nominations.nodesChangedSince(nf.nomPos)
 	if !ok || !nomsOK || len(changed)+len(noms) > 2*len(potential) {
 		return nil, false // sorting them costs more than the whole list
 	}

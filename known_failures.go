@@ -98,7 +98,7 @@ func (s *Scheduler) knownFailuresUsable() bool {
 }
 
 func (s *Scheduler) knownNow() knownNow {
-	return knownNow{pos: s.snap.FeedPos(), nomPos: s.nominations.changePos()}
+	return knownNow{pos: s.snap.FeedPos(), nomPos: s.nominations.feedPos()}
 }
 
 // knownFailureAt is knownFailureFor with knownFailuresUsable true and now as it
@@ -138,7 +138,7 @@ func (s *Scheduler) rememberKnownFailure(p *profile, r *podRecord, fit *fw.FitEr
 		s.knownFailures.byShape = append(s.knownFailures.byShape, make([]*knownFailure, n-len(s.knownFailures.byShape))...)
 	}
 	fit.Summarize() // read by every pod that fails alike
-	s.knownFailures.byShape[key] = &knownFailure{p: p, fit: fit, wakeOn: wakeOn, snap: s.snap, pos: s.snap.FeedPos(), nomPos: s.nominations.changePos()}
+	s.knownFailures.byShape[key] = &knownFailure{p: p, fit: fit, wakeOn: wakeOn, snap: s.snap, pos: s.snap.FeedPos(), nomPos: s.nominations.feedPos()}
 }
 
 // plainPostFilter reports whether a cycle of the profile depends on

@@ -18,10 +18,11 @@ type nominator struct {
 	// dropped is called when a nomination goes without its pod taking
 	// the node: the room it held is free for others.
 	dropped func()
-	// changed lists the nodes whose nominations changed, the latest
-	// ones; changedBase counts those dropped before them.
-	changed     []string
-	changedBase uint64
+	// feed lists the nodes whose nominations changed, the latest ones;
+	// feedBase counts those dropped before them, so that a feed position
+	// (feedPos) stays good until the entries after it are dropped.
+	feed     []string
+	feedBase uint64
 	// at holds the nominated pods by snapshot index, and nodes the indexes
 	// that have some, in order, for the node list of version atVersion;
 	// filtering reads them node by node.
@@ -31,29 +32,31 @@ type nominator struct {
 	atValid   bool
 }
 
-// maxNominationChanges bounds the list of changed nominations kept.
-const maxNominationChanges = 1024
+// maxNominationFeed bounds the feed of changed nominations kept.
+const maxNominationFeed = 1024
 
 // note records that the nominations to node changed, once they have.
 func (n *nominator) note(node string) {
 	n.refresh(node)
-	if len(n.changed) >= maxNominationChanges {
-		n.changedBase += uint64(len(n.changed))
-		n.changed = n.changed[:0]
+	if len(n.feed) >= maxNominationFeed {
+		n.feedBase += uint64(len(n.feed))
+		n.feed = n.feed[:0]
 	}
-	n.changed = append(n.changed, node)
+	n.feed = append(n.feed, node)
 }
 
-// changePos is the position of the next change of nominations.
-func (n *nominator) changePos() uint64 { return n.changedBase + uint64(len(n.changed)) }
+// feedPos is the current end of the feed of nodes whose nominations
+// changed: the position of the next change.
+func (n *nominator) feedPos() uint64 { return n.feedBase + uint64(len(n.feed)) }
 
-// changedSince returns the nodes whose nominations changed since position
-// p (with repeats), or false when that is no longer known.
-func (n *nominator) changedSince(p uint64) ([]string, bool) {
-	if p < n.changedBase || p > n.changePos() {
+// nodesChangedSince returns the nodes whose nominations changed since feed
+// position p (with repeats, in order), or false when that is no longer
+// known.
+func (n *nominator) nodesChangedSince(p uint64) ([]string, bool) {
+	if p < n.feedBase || p > n.feedPos() {
 		return nil, false
 	}
-	return n.changed[p-n.changedBase:], true
+	return n.feed[p-n.feedBase:], true
 }
 
 var _ placement.Nominations = (*nominator)(nil)

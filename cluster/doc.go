@@ -45,6 +45,9 @@
 //     feed's restart count, so a position from before a restart answers
 //     false and its reader recomputes. Read by placement's memo and memo
 //     tree, TopologyCounts, and the root package's dry-run memo and known
+//     failures. The root package's nominator keeps a feed of its own, of
+//     the nodes whose nominations changed, in the same words (feedPos,
+//     nodesChangedSince), read by the same dry-run memo and known
 //     failures.
 //   - stamp (Snapshot.Stamp): a node's content identity within a
 //     snapshot. It changes with every change of the node, and a rollback
