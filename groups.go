@@ -254,7 +254,7 @@ func (s *Scheduler) offerRoot(root podgroup.Ref, fresh []*podRecord) error {
 				// its members changed since its last attempt: that attempt
 				// says nothing about the next one, which must happen even
 				// if nothing else in the cluster changes
-				it.Version = changedSinceAttempt
+				it.ClusterEventVersion = changedSinceAttempt
 			}
 			it.Size = pending
 		}); err != nil {
@@ -279,9 +279,9 @@ func (s *Scheduler) offerRoot(root podgroup.Ref, fresh []*podRecord) error {
 	return s.queue.AddGated(item)
 }
 
-// changedSinceAttempt is the Version of a queue item whose own content
-// changed after its last attempt: older than any cluster version, so that
-// Run retries it.
+// changedSinceAttempt is the ClusterEventVersion of a queue item whose own
+// content changed after its last attempt: older than any cluster-event
+// version, so that Run retries it.
 const changedSinceAttempt = -1
 
 // treeReady is the hierarchical quorum of kube-scheduler's GangScheduling

@@ -183,7 +183,7 @@ func (s *Scheduler) retryKnownFailures(max int) (int, error) {
 		return 0, err
 	}
 	s.retry.now = s.knownNow() // what nothing in these cycles changes
-	n := s.queue.ParkKnownFailures(s.now, s.version, max, s.retryKnown, s.retriedKnown)
+	n := s.queue.ParkKnownFailures(s.now, s.clusterEventVersion, max, s.retryKnown, s.retriedKnown)
 	s.shortcutStats.InRow += n
 	return n, nil
 }

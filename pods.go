@@ -285,10 +285,10 @@ func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
 // clusterChanged notes a change that may let pending pods fit: every
 // unschedulable item is retried.
 func (s *Scheduler) clusterChanged(kinds fw.ClusterEvent) {
-	s.version++
+	s.clusterEventVersion++
 	for b := range s.lastChange {
 		if kinds&(1<<b) != 0 {
-			s.lastChange[b] = s.version
+			s.lastChange[b] = s.clusterEventVersion
 		}
 	}
 	s.queue.MoveOn(s.now, uint64(kinds))
@@ -298,15 +298,15 @@ func (s *Scheduler) clusterChanged(kinds fw.ClusterEvent) {
 // room it held may help any pending pod, which Run then waits for, though
 // nothing moves now.
 func (s *Scheduler) nominationDropped() {
-	s.version++
+	s.clusterEventVersion++
 	for b := range s.lastChange {
-		s.lastChange[b] = s.version
+		s.lastChange[b] = s.clusterEventVersion
 	}
 }
 
-// changedSince reports whether a change of a kind in wakeOn happened after
-// cluster version v.
-func (s *Scheduler) changedSince(v int64, wakeOn uint64) bool {
+// clusterEventSince reports whether a cluster event of a kind in wakeOn
+// came after cluster-event version v.
+func (s *Scheduler) clusterEventSince(v int64, wakeOn uint64) bool {
 	for b, at := range s.lastChange {
 		if wakeOn&(1<<b) != 0 && at > v {
 			return true

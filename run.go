@@ -217,10 +217,10 @@ func (s *Scheduler) nextWakeup(everyRetry bool) (time.Duration, bool) {
 	var wanted func(*queue.Item[entry]) bool
 	if !everyRetry {
 		wanted = func(it *queue.Item[entry]) bool {
-			return it.Attempts == 0 || it.Version == changedSinceAttempt || s.changedSince(it.Version, it.WakeOn)
+			return it.Attempts == 0 || it.ClusterEventVersion == changedSinceAttempt || s.clusterEventSince(it.ClusterEventVersion, it.WakeOn)
 		}
 	}
-	next, ok := s.queue.NextWakeup(wanted, s.version)
+	next, ok := s.queue.NextWakeup(wanted, s.clusterEventVersion)
 	if t, has := s.timers.Min(); has && (!ok || t.at < next) {
 		next, ok = t.at, true
 	}

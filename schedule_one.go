@@ -103,7 +103,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 		// its rejections and its status are that pod's, shared
 		res.Status = f.answered()
 		s.failWith(r, f.reason, f.fit)
-		return s.queue.ParkFor(it.Key, s.now, s.version, f.wakeOn)
+		return s.queue.ParkFor(it.Key, s.now, s.clusterEventVersion, f.wakeOn)
 	}
 	wasNominated := r.nominated != ""
 	s.explainer.start()
@@ -117,7 +117,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 		if !wasNominated && r.nominated == "" && res.Evicted == nil && res.Nominated == nil {
 			s.rememberKnownFailure(p, r, fitErr, wakeOn)
 		}
-		return s.queue.ParkFor(it.Key, s.now, s.version, wakeOn)
+		return s.queue.ParkFor(it.Key, s.now, s.clusterEventVersion, wakeOn)
 	}
 	node := s.snap.Node(idx).Name()
 	if err := s.bind(r, node); err != nil {
@@ -327,7 +327,7 @@ func (s *Scheduler) backOff(it *queue.Item[entry], isError bool) error {
 	if !s.waitsOnPods(it.Value) {
 		it.WakeOn &^= uint64(fw.AssignedPodAdded)
 	}
-	return s.queue.BackOff(it.Key, s.now, s.version, isError)
+	return s.queue.BackOff(it.Key, s.now, s.clusterEventVersion, isError)
 }
 
 // evictVictims evicts the victims a preemption chose, for the preemptor by:

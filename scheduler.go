@@ -76,9 +76,13 @@ type Scheduler struct {
 	nominations   *nominator
 	classes       cluster.PriorityClasses
 	now           time.Duration
-	version       int64 // bumped by every cluster change that may help pending pods
-	// lastChange is, by bit of fw.ClusterEvent, the version of the last
-	// change of that kind.
+	// clusterEventVersion counts the cluster events (fw.ClusterEvent) that
+	// may help pending pods, a dropped nomination counting as one of every
+	// kind; a queue item's ClusterEventVersion is the one its last attempt
+	// saw.
+	clusterEventVersion int64
+	// lastChange is, by bit of fw.ClusterEvent, the clusterEventVersion of
+	// the last event of that kind.
 	lastChange [8]int64
 	timers     *btree.BTreeG[timer]
 	// firstDue is when the earliest timer is due, while firstKnown: the

@@ -25,8 +25,8 @@
 //     nodes of a later generation than the snapshot's, as kube-scheduler's
 //     cache does.
 //   - version: a <Thing>Version counts the changes of one thing; data
-//     derived from that thing is valid while its version holds. They are
-//     the next four.
+//     derived from that thing is valid while its version holds. This
+//     package's are the next four, the root package's the two after.
 //   - NodeSetVersion: nodes added or removed. Read by the keepers of node
 //     indexes (the root package's nominator and dry-run memo).
 //   - NodeVersion: nodes added, updated or removed (labels, taints,
@@ -37,6 +37,17 @@
 //   - the budget version (unexported): budgets added or removed, and
 //     changes of their counts. Read by UpdateSnapshot, which copies the
 //     budgets when it moved.
+//   - the forest version (the root package's Scheduler.forestVersion):
+//     groups and composites joining the podgroup forest. Read by the
+//     composites' cached leaf lists.
+//   - the cluster-event version (the root package's
+//     Scheduler.clusterEventVersion, queue.Item.ClusterEventVersion):
+//     cluster events (framework.ClusterEvent) that may help pending pods,
+//     a dropped nomination counting as one of every kind. Read by the run
+//     loop, whose next wakeup considers a parked item only once an event
+//     of a kind it waits for came after its last attempt, and by the
+//     queue's unschedulable pool, which remembers the items its last
+//     search for a wakeup passed over while the version holds.
 //   - feed: the list of the nodes touched in a snapshot (refreshed,
 //     reserved on, removed from, rolled back), in order with repeats. A
 //     reader takes a FeedPos (Snapshot.FeedPos) and later asks

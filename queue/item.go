@@ -55,8 +55,9 @@ type Item[T any] struct {
 	// Attempts counts every scheduling attempt.
 	Attempts    int
 	parkedSince time.Duration // valid inUnschedulable
-	// Version is the cluster version (see MoveAll) the last attempt saw.
-	Version int64
+	// ClusterEventVersion is the owner's count of cluster events (changes
+	// that may help parked items, see MoveOn) as the last attempt saw it.
+	ClusterEventVersion int64
 	// WakeOn is the set of kinds of cluster change (bits the scheduler
 	// defines) that move the item out of the unschedulable pool: see
 	// ParkFor and MoveOn.

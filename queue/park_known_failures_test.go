@@ -152,7 +152,7 @@ func show(q *queue.Queue[int], now time.Duration) []string {
 	out = append(out, fmt.Sprintf("counts %d %d %d %d, len %d", a, b, u, g, q.Len()))
 	for it := range q.All() {
 		out = append(out, fmt.Sprintf("%s attempts %d unsched %d errors %d at %v version %d wake %d", it.Key,
-			it.Attempts, it.UnschedulableCount, it.ConsecutiveErrors, it.Timestamp, it.Version, it.WakeOn))
+			it.Attempts, it.UnschedulableCount, it.ConsecutiveErrors, it.Timestamp, it.ClusterEventVersion, it.WakeOn))
 	}
 	wake, ok := q.NextWakeup(nil, 0)
 	out = append(out, fmt.Sprintf("next wakeup %v %v (now %v)", wake, ok, now))

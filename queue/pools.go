@@ -121,10 +121,11 @@ type parkedList[T any] struct {
 	head    int // entries before it are gone
 	live    int
 	// unwanted says that the entries before index unwanted were found
-	// stale or not wanted by firstWanted under epoch: while the epoch
-	// holds, the next search starts there (see Queue.NextWakeup)
-	unwanted int
-	epoch    int64
+	// stale or not wanted by firstWanted at clusterEventVersion: while
+	// that version holds, the next search starts there (see
+	// Queue.NextWakeup)
+	unwanted            int
+	clusterEventVersion int64
 }
 
 type parkedEntry[T any] struct {
@@ -201,26 +202,26 @@ func (l *parkedList[T]) takeUntil(t time.Duration) []*Item[T] {
 	return out
 }
 
-// firstWanted returns the earliest parkedSince of a wanted item. Under
-// the epoch of its last search it starts where that search found nothing
-// wanted: a busy cluster's pool holds thousands of items tried against
-// the cluster as it is, which no wakeup wants, and the search ran at
-// every wakeup.
-func (l *parkedList[T]) firstWanted(wanted func(*Item[T]) bool, epoch int64) (time.Duration, bool) {
+// firstWanted returns the earliest parkedSince of a wanted item. At the
+// cluster-event version of its last search it starts where that search
+// found nothing wanted: a busy cluster's pool holds thousands of items
+// tried against the cluster as it is, which no wakeup wants, and the
+// search ran at every wakeup.
+func (l *parkedList[T]) firstWanted(wanted func(*Item[T]) bool, clusterEventVersion int64) (time.Duration, bool) {
 	from := l.head
-	if wanted != nil && epoch == l.epoch {
+	if wanted != nil && clusterEventVersion == l.clusterEventVersion {
 		from = max(from, l.unwanted)
 	}
 	for i := from; i < len(l.entries); i++ {
 		if e := l.entries[i]; e.valid() && (wanted == nil || wanted(e.it)) {
 			if wanted != nil {
-				l.unwanted, l.epoch = i, epoch
+				l.unwanted, l.clusterEventVersion = i, clusterEventVersion
 			}
 			return e.at, true
 		}
 	}
 	if wanted != nil {
-		l.unwanted, l.epoch = len(l.entries), epoch
+		l.unwanted, l.clusterEventVersion = len(l.entries), clusterEventVersion
 	}
 	return 0, false
 }

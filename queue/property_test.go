@@ -17,15 +17,15 @@ import (
 // holds, the insertion rank of each (the documented last tie-break), and
 // which items are in flight.
 type model struct {
-	t        *testing.T
-	r        *rand.Rand
-	q        *queue.Queue[int]
-	rank     map[string]int
-	inFlight map[string]bool
-	nextKey  int
-	nextRank int
-	now      time.Duration
-	epoch    int64 // what wanted reads besides the item (see checkWakeup)
+	t                   *testing.T
+	r                   *rand.Rand
+	q                   *queue.Queue[int]
+	rank                map[string]int
+	inFlight            map[string]bool
+	nextKey             int
+	nextRank            int
+	now                 time.Duration
+	clusterEventVersion int64 // what wanted reads besides the item (see checkWakeup)
 }
 
 // less is the documented activeQ order, computed by the test: priority
@@ -101,7 +101,7 @@ func (m *model) step() {
 		m.advance()
 	}
 	if m.r.IntN(5) == 0 {
-		m.epoch++
+		m.clusterEventVersion++
 	}
 }
 
@@ -271,13 +271,14 @@ func (m *model) check() {
 }
 
 // checkWakeup compares NextWakeup with a filter (which the pool's lists
-// remember the answers of while the epoch holds) with the earliest wakeup
-// of the wanted items, computed from the pools as All lists them.
+// remember the answers of while the cluster-event version holds) with the
+// earliest wakeup of the wanted items, computed from the pools as All
+// lists them.
 func (m *model) checkWakeup() {
 	wanted := func(it *queue.Item[int]) bool {
-		return (int64(len(it.Key))*7+int64(it.Key[len(it.Key)-1])+m.epoch)%3 == 0
+		return (int64(len(it.Key))*7+int64(it.Key[len(it.Key)-1])+m.clusterEventVersion)%3 == 0
 	}
-	got, gotOK := m.q.NextWakeup(wanted, m.epoch)
+	got, gotOK := m.q.NextWakeup(wanted, m.clusterEventVersion)
 	a, b, u, _ := m.q.Counts()
 	items := slices.Collect(m.q.All())
 	var want time.Duration

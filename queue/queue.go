@@ -302,9 +302,9 @@ func (q *Queue[T]) Pop(now time.Duration) (*Item[T], bool) {
 }
 
 // ParkKnownFailures pops the head of activeQ and parks it, as Pop and then
-// ParkFor(key, now, version, wakeOn) would, for as long as try takes the
-// item popped (returning the wakeOn to park it for) and at most max
-// times, and calls parked with each item parked; it returns how many
+// ParkFor(key, now, clusterEventVersion, wakeOn) would, for as long as try
+// takes the item popped (returning the wakeOn to park it for) and at most
+// max times, and calls parked with each item parked; it returns how many
 // items try took. An item try declines is put back at the head, as it
 // was before the pop, for Pop to return: try must decline before it
 // changes anything. ParkKnownFailures stops before an item Pop would have to
@@ -313,7 +313,7 @@ func (q *Queue[T]) Pop(now time.Duration) (*Item[T], bool) {
 // It is the cycle of a busy cluster's retries, which fail the way a
 // retry of their kind just failed: their pops and parkings, item after
 // item in one run of activeQ, with no search for the head between them.
-func (q *Queue[T]) ParkKnownFailures(now time.Duration, version int64, max int, try func(*Item[T]) (uint64, bool), parked func(*Item[T])) int {
+func (q *Queue[T]) ParkKnownFailures(now time.Duration, clusterEventVersion int64, max int, try func(*Item[T]) (uint64, bool), parked func(*Item[T])) int {
 	taken := 0
 	for taken < max && q.flushed && q.flushedAt == now {
 		r := q.active.first()
@@ -356,7 +356,7 @@ func (q *Queue[T]) ParkKnownFailures(now time.Duration, version int64, max int, 
 			}
 			*e = activeEntry[T]{}
 			run.head++
-			q.parkFailed(it, now, version, wakeOn)
+			q.parkFailed(it, now, clusterEventVersion, wakeOn)
 			parked(it)
 			taken++
 			if q.active.narrived != 0 || !q.flushed {
@@ -420,10 +420,10 @@ func (q *Queue[T]) Requeue(key string) error {
 
 // Park records an unschedulable attempt of an in-flight item at now and
 // puts it in the unschedulable pool, where it waits for MoveAll, any
-// MoveOn or MaxUnschedulable. version is the cluster version the attempt
-// saw.
-func (q *Queue[T]) Park(key string, now time.Duration, version int64) error {
-	return q.ParkFor(key, now, version, AnyChange)
+// MoveOn or MaxUnschedulable. clusterEventVersion is the owner's count of
+// cluster events the attempt saw (Item.ClusterEventVersion).
+func (q *Queue[T]) Park(key string, now time.Duration, clusterEventVersion int64) error {
+	return q.ParkFor(key, now, clusterEventVersion, AnyChange)
 }
 
 // AnyChange is the WakeOn of an item any change may help.
@@ -431,21 +431,21 @@ const AnyChange = ^uint64(0)
 
 // ParkFor is Park for an item that only the kinds of change in wakeOn may
 // help: MoveOn moves it for those alone.
-func (q *Queue[T]) ParkFor(key string, now time.Duration, version int64, wakeOn uint64) error {
+func (q *Queue[T]) ParkFor(key string, now time.Duration, clusterEventVersion int64, wakeOn uint64) error {
 	it, err := q.inFlight(key)
 	if err != nil {
 		return err
 	}
-	q.parkFailed(it, now, version, wakeOn)
+	q.parkFailed(it, now, clusterEventVersion, wakeOn)
 	return nil
 }
 
 // parkFailed records an unschedulable attempt of an in-flight item at
 // now and parks it for wakeOn.
-func (q *Queue[T]) parkFailed(it *Item[T], now time.Duration, version int64, wakeOn uint64) {
+func (q *Queue[T]) parkFailed(it *Item[T], now time.Duration, clusterEventVersion int64, wakeOn uint64) {
 	it.UnschedulableCount++
 	it.ConsecutiveErrors = 0
-	it.Timestamp, it.parkedSince, it.Version, it.WakeOn = now, now, version, wakeOn
+	it.Timestamp, it.parkedSince, it.ClusterEventVersion, it.WakeOn = now, now, clusterEventVersion, wakeOn
 	it.loc = inUnschedulable
 	q.park(it)
 }
@@ -453,7 +453,7 @@ func (q *Queue[T]) parkFailed(it *Item[T], now time.Duration, version int64, wak
 // BackOff records a failed attempt of an in-flight item at now (an error
 // when isError, else unschedulable) and puts it in backoffQ until its
 // backoff expires.
-func (q *Queue[T]) BackOff(key string, now time.Duration, version int64, isError bool) error {
+func (q *Queue[T]) BackOff(key string, now time.Duration, clusterEventVersion int64, isError bool) error {
 	it, err := q.inFlight(key)
 	if err != nil {
 		return err
@@ -464,7 +464,7 @@ func (q *Queue[T]) BackOff(key string, now time.Duration, version int64, isError
 		it.UnschedulableCount++
 		it.ConsecutiveErrors = 0
 	}
-	it.Timestamp, it.Version = now, version
+	it.Timestamp, it.ClusterEventVersion = now, clusterEventVersion
 	it.expiry = q.cfg.Backoff.Expiry(now, failures(it), it.Size)
 	q.place(it, inBackoff)
 	return nil
@@ -492,10 +492,12 @@ func (q *Queue[T]) MoveOn(now time.Duration, kinds uint64) {
 
 // NextWakeup returns the earliest time after now at which Flush would move
 // an item, and whether there is one; wanted filters the items considered.
-// epoch names what wanted reads besides the item: while it is the same, an
-// item wanted says no to is not asked again (its own fields change only
-// through the queue). Without wanted, epoch is not read.
-func (q *Queue[T]) NextWakeup(wanted func(*Item[T]) bool, epoch int64) (time.Duration, bool) {
+// clusterEventVersion is the version of all that wanted reads besides the
+// item (the owner's count of cluster events, as in
+// Item.ClusterEventVersion): while it holds, an item wanted says no to is
+// not asked again (its own fields change only through the queue). Without
+// wanted, clusterEventVersion is not read.
+func (q *Queue[T]) NextWakeup(wanted func(*Item[T]) bool, clusterEventVersion int64) (time.Duration, bool) {
 	var best time.Duration
 	found := false
 	consider := func(t time.Duration) {
@@ -507,7 +509,7 @@ func (q *Queue[T]) NextWakeup(wanted func(*Item[T]) bool, epoch int64) (time.Dur
 		consider(at)
 	}
 	for _, w := range q.unschedulable {
-		if at, ok := w.list.firstWanted(wanted, epoch); ok {
+		if at, ok := w.list.firstWanted(wanted, clusterEventVersion); ok {
 			consider(at + q.cfg.MaxUnschedulable)
 		}
 	}

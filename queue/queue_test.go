@@ -22,7 +22,7 @@ func TestParkWaitsForMoveAll(t *testing.T) {
 	it, _ := q.Get("pod/a")
 	require.Equal(t, 1, it.UnschedulableCount)
 	require.Equal(t, 10*time.Second, it.Timestamp)
-	require.Equal(t, int64(7), it.Version)
+	require.Equal(t, int64(7), it.ClusterEventVersion)
 	require.True(t, it.Queued())
 	require.Equal(t, pools{Unschedulable: 1}, countsOf(q))
 
@@ -98,7 +98,7 @@ func TestBackOffLeavesAtExpiry(t *testing.T) {
 	it, _ := q.Get("pod/a")
 	require.Equal(t, [2]int{1, 0}, [2]int{it.UnschedulableCount, it.ConsecutiveErrors})
 	require.Equal(t, 2500*ms, it.Timestamp)
-	require.Equal(t, int64(3), it.Version)
+	require.Equal(t, int64(3), it.ClusterEventVersion)
 	require.Equal(t, pools{Backoff: 1}, countsOf(q))
 
 	q.MoveAll(2900 * ms)
@@ -426,14 +426,14 @@ func TestAllMergesTheUnschedulablePool(t *testing.T) {
 	require.Equal(t, []string{"pod/b", "pod/a", "pod/c"}, keysOf(q.All()))
 }
 
-// While the epoch holds, the unschedulable pool skips the items its last
-// search found unwanted; every way an item comes into a list in front of
-// where that search stopped must still be seen: a change moving the list
-// out and the items parked again, an item re-parked in place by Update, a
-// list emptied by time, and one compacted.
+// While the cluster-event version holds, the unschedulable pool skips the
+// items its last search found unwanted; every way an item comes into a
+// list in front of where that search stopped must still be seen: a change
+// moving the list out and the items parked again, an item re-parked in
+// place by Update, a list emptied by time, and one compacted.
 func TestNextWakeupRemembersUnwantedItems(t *testing.T) {
 	wantedIfPriority := func(it *queue.Item[int]) bool { return it.Priority > 0 }
-	const epoch = 7
+	const clusterEventVersion = 7
 	parkAll := func(t *testing.T, q *queue.Queue[int], at time.Duration) {
 		t.Helper()
 		for {
@@ -450,7 +450,7 @@ func TestNextWakeupRemembersUnwantedItems(t *testing.T) {
 			add(t, q, pod(fmt.Sprint("p", i)))
 		}
 		parkAll(t, q, time.Second)
-		_, ok := q.NextWakeup(wantedIfPriority, epoch)
+		_, ok := q.NextWakeup(wantedIfPriority, clusterEventVersion)
 		require.False(t, ok, "no item is wanted yet")
 		return q
 	}
@@ -459,7 +459,7 @@ func TestNextWakeupRemembersUnwantedItems(t *testing.T) {
 		q.MoveAll(time.Minute)
 		require.NoError(t, q.Update("pod/p0", func(it *queue.Item[int]) { it.Priority = 1 }))
 		parkAll(t, q, time.Minute)
-		at, ok := q.NextWakeup(wantedIfPriority, epoch)
+		at, ok := q.NextWakeup(wantedIfPriority, clusterEventVersion)
 		require.True(t, ok)
 		require.Equal(t, time.Minute+queue.DefaultMaxUnschedulable, at)
 	})
@@ -469,11 +469,11 @@ func TestNextWakeupRemembersUnwantedItems(t *testing.T) {
 			add(t, q, pod(fmt.Sprint("p", i)))
 			parkAll(t, q, time.Duration(i+1)*time.Second)
 		}
-		_, ok := q.NextWakeup(wantedIfPriority, epoch)
+		_, ok := q.NextWakeup(wantedIfPriority, clusterEventVersion)
 		require.False(t, ok)
 		// p0 goes back in its place, before the entries already read
 		require.NoError(t, q.Update("pod/p0", func(it *queue.Item[int]) { it.Priority = 1 }))
-		at, ok := q.NextWakeup(wantedIfPriority, epoch)
+		at, ok := q.NextWakeup(wantedIfPriority, clusterEventVersion)
 		require.True(t, ok)
 		require.Equal(t, time.Second+queue.DefaultMaxUnschedulable, at)
 	})
@@ -482,7 +482,7 @@ func TestNextWakeupRemembersUnwantedItems(t *testing.T) {
 		q.Flush(time.Hour) // past MaxUnschedulable: all back to activeQ
 		add(t, q, pod("late").prio(1))
 		parkAll(t, q, time.Hour)
-		at, ok := q.NextWakeup(wantedIfPriority, epoch)
+		at, ok := q.NextWakeup(wantedIfPriority, clusterEventVersion)
 		require.True(t, ok)
 		require.Equal(t, time.Hour+queue.DefaultMaxUnschedulable, at)
 	})
@@ -493,7 +493,7 @@ func TestNextWakeupRemembersUnwantedItems(t *testing.T) {
 			require.NoError(t, err)
 		}
 		require.NoError(t, q.Update("pod/p199", func(it *queue.Item[int]) { it.Priority = 1 }))
-		at, ok := q.NextWakeup(wantedIfPriority, epoch)
+		at, ok := q.NextWakeup(wantedIfPriority, clusterEventVersion)
 		require.True(t, ok)
 		require.Equal(t, time.Second+queue.DefaultMaxUnschedulable, at)
 	})
