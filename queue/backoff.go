@@ -7,6 +7,12 @@ import (
 
 // Backoff holds the backoff parameters (kube-scheduler's defaults: 1s
 // initial, 10s max).
+//
+// Spelling, as in kube-scheduler (podInitialBackoffSeconds, backoffQ) and
+// Go's naming: the noun is one word, "backoff" (Backoff, backoffQ,
+// inBackoff, Config.PodInitialBackoff), the verb two, "back off", so a
+// function that puts an item into backoff is BackOff, or backOff
+// unexported (Queue.BackOff, and the scheduler's backOff that calls it).
 type Backoff struct {
 	Initial time.Duration
 	Max     time.Duration

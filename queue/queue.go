@@ -288,7 +288,7 @@ func (q *Queue[T]) Flush(now time.Duration) {
 }
 
 // Pop flushes at now and takes the head of activeQ; the item is then in
-// flight until Requeue, Park, Backoff or Done.
+// flight until Requeue, Park, BackOff or Done.
 func (q *Queue[T]) Pop(now time.Duration) (*Item[T], bool) {
 	q.Flush(now)
 	it, ok := q.active.deleteMin()
