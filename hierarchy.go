@@ -156,13 +156,13 @@ func (s *Scheduler) leafRecords(ref podgroup.Ref) []groupID {
 		return s.group(ref.Key).self
 	}
 	c := s.composites[ref.Key]
-	if c.leaves == nil || c.leavesForest != s.forestVersion {
+	if c.leaves == nil || c.leavesForestVersion != s.forestVersion {
 		leaves := s.forest.Leaves(ref)
 		c.leaves = make([]groupID, len(leaves))
 		for i, l := range leaves {
 			c.leaves[i] = s.groups[l.Key]
 		}
-		c.leavesForest = s.forestVersion
+		c.leavesForestVersion = s.forestVersion
 	}
 	return c.leaves
 }
@@ -179,9 +179,9 @@ func (s *Scheduler) extendLeaves(gr *groupRecord) {
 		kids := s.forest.Children(up.Key)
 		last = last && len(kids) > 0 && kids[len(kids)-1] == ref
 		c := s.composites[up.Key]
-		if last && c.leaves != nil && c.leavesForest == s.forestVersion {
+		if last && c.leaves != nil && c.leavesForestVersion == s.forestVersion {
 			c.leaves = append(c.leaves, gr.id)
-			c.leavesForest = s.forestVersion + 1 // the version about to be
+			c.leavesForestVersion = s.forestVersion + 1 // the version about to be
 		}
 		ref = up
 	}

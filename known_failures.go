@@ -19,9 +19,9 @@ import (
 // moves and events only. It applies to profiles whose PreFilter, Filter and
 // PostFilter plugins are all framework.Stateless (or Signers).
 type knownFailures struct {
-	ids     map[string]int32 // shape -> id, from 1
-	byShape []*knownFailure  // by shape id (ids are dense, from 1)
-	gen     uint32           // counts restarts of ids
+	ids      map[string]int32 // shape -> id, from 1
+	byShape  []*knownFailure  // by shape id (ids are dense, from 1)
+	restarts uint32           // counts restarts of ids
 }
 
 // knownFailure is a shape's last fruitless cycle.
@@ -73,14 +73,14 @@ func (s *Scheduler) shape(r *podRecord) int32 {
 	f := &s.knownFailures
 	if f.ids == nil || len(f.ids) >= maxShapes {
 		f.ids, f.byShape = map[string]int32{}, nil // ids restart: records of old ones must go
-		f.gen++
+		f.restarts++
 	}
 	id, ok := f.ids[shape]
 	if !ok {
 		id = int32(len(f.ids) + 1)
 		f.ids[shape] = id
 	}
-	r.shape, r.shapeGen = id, f.gen
+	r.shape, r.shapeRestarts = id, f.restarts
 	return id
 }
 
@@ -107,7 +107,7 @@ func (s *Scheduler) knownFailureAt(p *profile, r *podRecord, now knownNow) *know
 	if r.nominated != "" || !p.plainPostFilter() {
 		return nil
 	}
-	if r.shape == 0 || r.shapeGen != s.knownFailures.gen {
+	if r.shape == 0 || r.shapeRestarts != s.knownFailures.restarts {
 		return nil // a pod's first cycle, or its id is from before the ids restarted
 	}
 	if int(r.shape) >= len(s.knownFailures.byShape) {
@@ -127,7 +127,7 @@ func (s *Scheduler) rememberKnownFailure(p *profile, r *podRecord, fit *fw.FitEr
 	if !s.uses(KnownFailures) || len(s.explainer.want) > 0 || !p.plainPostFilter() {
 		return
 	}
-	if r.shape != 0 && r.shapeGen != s.knownFailures.gen {
+	if r.shape != 0 && r.shapeRestarts != s.knownFailures.restarts {
 		r.shape = 0
 	}
 	key := s.shape(r)

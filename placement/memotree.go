@@ -32,9 +32,9 @@ type memoTree struct {
 	second []int64
 	up     []int32 // tree nodes to pull, reused
 	// marks holds, per tree node, the update that last listed it to be
-	// pulled (gen is the current one)
-	marks []uint32
-	gen   uint32
+	// pulled (updates counts the updates: the current one)
+	marks   []uint32
+	updates uint32
 }
 
 // treeNode sums up the leaves under it; a pull reads two of them side by
@@ -146,17 +146,17 @@ func (ps *PodScheduler) tree(snap *cluster.Snapshot, pod *cluster.PodInfo, t *me
 // level's tree nodes are pulled after all their children; a tree node is
 // listed once per update, by its mark.
 func (tr *memoTree) update(t *memoTable, nodes []int32) {
-	tr.gen++
-	if tr.gen == 0 { // wrapped: old marks could match
+	tr.updates++
+	if tr.updates == 0 { // wrapped: old marks could match
 		clear(tr.marks)
-		tr.gen = 1
+		tr.updates = 1
 	}
-	gen, marks := tr.gen, tr.marks
+	mark, marks := tr.updates, tr.marks
 	up := tr.up[:0]
 	for _, i := range nodes {
 		tr.setLeaf(t, int(i))
-		if k := (tr.size + int(i)) / 2; marks[k] != gen {
-			marks[k] = gen
+		if k := (tr.size + int(i)) / 2; marks[k] != mark {
+			marks[k] = mark
 			up = append(up, int32(k))
 		}
 	}
@@ -164,8 +164,8 @@ func (tr *memoTree) update(t *memoTable, nodes []int32) {
 		next := up[:0]
 		for _, k := range up {
 			tr.pull(t, int(k))
-			if p := k / 2; p >= 1 && marks[p] != gen {
-				marks[p] = gen
+			if p := k / 2; p >= 1 && marks[p] != mark {
+				marks[p] = mark
 				next = append(next, p)
 			}
 		}

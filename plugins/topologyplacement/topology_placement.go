@@ -33,9 +33,9 @@ var ErrTopology = errors.New("topologyplacement: topology")
 // label-value order. A TopologyPlacement caches per scheduler: do not
 // share one between schedulers.
 type TopologyPlacement struct {
-	version int64
-	all     map[string][]fw.Placement    // the domains of a key over all nodes
-	within  map[withinKey][]fw.Placement // domains inside a parent placement
+	nodeVersion int64
+	all         map[string][]fw.Placement    // the domains of a key over all nodes
+	within      map[withinKey][]fw.Placement // domains inside a parent placement
 }
 
 // withinKey identifies a parent placement by its node slice, which the
@@ -86,8 +86,8 @@ func (tp *TopologyPlacement) GeneratePlacements(snap *cluster.Snapshot, g *fw.Gr
 // the cache when it has them.
 func (tp *TopologyPlacement) generate(snap *cluster.Snapshot, key string, parent fw.Placement) []fw.Placement {
 	ds := snap.Domains(key)
-	if tp.within == nil || tp.version != snap.NodeVersion() {
-		tp.all, tp.within, tp.version = map[string][]fw.Placement{}, map[withinKey][]fw.Placement{}, snap.NodeVersion()
+	if tp.within == nil || tp.nodeVersion != snap.NodeVersion() {
+		tp.all, tp.within, tp.nodeVersion = map[string][]fw.Placement{}, map[withinKey][]fw.Placement{}, snap.NodeVersion()
 	}
 	if parent.Nodes == nil {
 		if out, ok := tp.all[key]; ok {
