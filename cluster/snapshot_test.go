@@ -350,8 +350,8 @@ func TestUpdateSnapshotAllocsIndependentOfSize(t *testing.T) {
 
 // The change feed's contract, through reservations, removals, rollbacks
 // (which may cut the feed back) and cache updates: a consumer that took a
-// position and the stamps then finds, while ChangedSince says ok, every
-// node whose stamp differs since in the nodes it returns.
+// feed position and the stamps then finds, while NodesChangedSince says
+// ok, every node whose stamp differs since in the nodes it returns.
 func TestChangeFeedTellsEveryChange(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 40 {
