@@ -30,8 +30,8 @@
 //   - NodeSetVersion: nodes added or removed. Read by the keepers of node
 //     indexes (the root package's nominator and dry-run memo).
 //   - NodeVersion: nodes added, updated or removed (labels, taints,
-//     allocatable). Read by Domains, plugins/topologyplacement and
-//     plugins/helper.TopologyCounts.
+//     allocatable). Read by Domains and DomainTotals,
+//     plugins/topologyplacement and plugins/helper.TopologyCounts.
 //   - NamespaceVersion: changes of namespace labels. Read by
 //     plugins/interpodaffinity and TopologyCounts.
 //   - the budget version (unexported): budgets added or removed, and
@@ -63,12 +63,19 @@
 //   - stamp (Snapshot.Stamp): a node's content identity within a
 //     snapshot. It changes with every change of the node, and a rollback
 //     gives back the stamp of the content it restores, so data keyed by a
-//     stamp never goes stale. Read by the feed's readers to skip repeats
-//     and by the root package's victim units and dry-run memo.
+//     stamp never goes stale. Read by placement's memo and memo tree and
+//     TopologyCounts, which keep what they derive per node under its
+//     stamp (and skip the feed's repeats by it), and by the root
+//     package's victim units and dry-run memo.
 //   - checkpoint (Snapshot.Checkpoint): a position in the snapshot's log
 //     of tentative changes. Rollback(cp) undoes the changes made since
 //     cp, newest first; TentativeChanges(since) lists them in that order.
-//     Read by placement and preemption around every tentative placement.
+//     Read by placement, preemption and the scheduler's cycles around
+//     every tentative placement.
+//
+// A count of restarts (the feed's; in the root package, the known
+// failures' shape ids') tells a reader that a position or an id it holds
+// is from before the last restart, and means nothing now.
 //
 // Determinism: nodes are always listed in name order, pods in key order;
 // no map order reaches a result or an error message.
