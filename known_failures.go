@@ -2,11 +2,9 @@ package gangsim
 
 import (
 	"strconv"
-	"unsafe"
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/internal/prefetch"
 	"github.com/gangsim/gangsim/queue"
 )
 
@@ -200,19 +198,20 @@ func (s *Scheduler) retryKnown(it *queue.Item[entry]) (uint64, bool) {
 	if f == nil {
 		return 0, false
 	}
-	if a := s.queue.Ahead(); a != nil {
-		if r := s.records.at(a.Value.pod); r != nil {
-			prefetch.Object(unsafe.Pointer(r), unsafe.Sizeof(*r))
-		}
-	}
-	s.cycle++
-	s.inCycle = s.cycle
-	f.answered()
-	s.failWith(r, f.reason, f.fit)
+	s.beginCycle()
+	s.failAsKnown(r, f)
 	if s.observed() {
 		s.retry.pod, s.retry.reason = r.info, f.cycle
 	}
 	return f.wakeOn, true
+}
+
+// failAsKnown ends r's attempt as the known failure f ended its pod's:
+// the same status, reason and rejections, shared.
+func (s *Scheduler) failAsKnown(r *podRecord, f *knownFailure) *Status {
+	st := f.answered()
+	s.failWith(r, f.reason, f.fit)
+	return st
 }
 
 // retriedKnown ends the cycle retryKnown began, once the pod is parked.
