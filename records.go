@@ -124,8 +124,7 @@ type podRecord struct {
 	group     groupID      // 0 for a pod outside any group, or whose group is not defined yet
 	nominated string       // node preemption nominated it to; "" for none
 	lastFit   *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
-	shape     int32        // see Scheduler.shape; 0 until its first failure
-	shapeGen  uint32       // the failures.gen its shape id is from
+	shape     podShape     // the KnownFailures shortcut's (known_failures.go)
 	profile   int32        // see profileOf; 0 until looked up
 }
 
