@@ -43,6 +43,9 @@
 //	                     leftovers straight back          workload-aware
 //	                     to activeQ                       preemption, backoff
 //
+// schedule_one.go holds this cycle in reading order; the plugins it runs
+// are in plugins/, one folder each, and run through package placement.
+//
 // Time moves only through RunUntil, AdvanceTo and Run; graceful
 // termination, pod durations, backoff and the unschedulable pool's
 // five-minute flush all run on that clock.
@@ -61,6 +64,13 @@
 // AddPod, AddPodGroup and AddCompositePodGroup resolve priorities the same
 // way for every caller (PodPriority, GroupPriority): a class's value, an
 // explicit priority, the group's or parent's, the global default.
+//
+// # Shortcuts
+//
+// The engine caches answers the plain cycle would compute again (the
+// filter memo, known failures, dry-run memos, victim units). None changes
+// a decision; WithoutShortcuts switches any of them off and ShortcutStats
+// counts their answers (docs/architecture.md).
 //
 // The engine does no I/O: file formats live above it, in the scenario
 // package (docs/scenario-format.md). docs/semantics.md describes the

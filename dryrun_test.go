@@ -21,7 +21,7 @@ import (
 
 // busyRun says how runBusyCluster runs.
 type busyRun struct {
-	memoOff bool // no dry-run memo, no cycle answered by another pod's
+	off Shortcut // the shortcuts switched off
 	// fast runs without checking invariants: the retries answered by
 	// another pod's cycle then take retryKnownFailures's path
 	fast bool
@@ -42,14 +42,35 @@ type busyRun struct {
 // candidates taken again; shortened: the cycles answered by another
 // pod's, or when fast those retryKnownFailures ran).
 func runBusyCluster(t *testing.T, seed uint64, how busyRun) (events []string, stats Stats, hits, skipped, shortened int) {
+	s, events := runBusy(t, seed, how)
+	st := s.ShortcutStats()
+	shortened = st.KnownFailures
+	if how.fast {
+		shortened = st.InRow
+	}
+	hits = st.DryRunNodesKnown
+	if how.wide {
+		hits = st.RememberedCandidates
+	}
+	return events, s.Stats(), hits, st.DryRunNodesSkipped, shortened
+}
+
+// busyScheduler is the scheduler of runBusyCluster after its run.
+func busyScheduler(t *testing.T, seed uint64, how busyRun) *Scheduler {
+	s, _ := runBusy(t, seed, how)
+	return s
+}
+
+// runBusy runs runBusyCluster's cluster and returns the scheduler and the
+// events as text.
+func runBusy(t *testing.T, seed uint64, how busyRun) (*Scheduler, []string) {
+	var events []string
 	rng := rand.New(rand.NewPCG(seed, 99))
 	var opts []Option
 	if !how.unobserved {
 		opts = append(opts, eventLog(&events))
 	}
-	if how.memoOff {
-		opts = append(opts, WithoutShortcuts(KnownFailures|DryRunMemo|RememberedCandidates))
-	}
+	opts = append(opts, WithoutShortcuts(how.off))
 	s, err := New(Config{CheckInvariants: !how.fast}, opts...)
 	require.NoError(t, err)
 	nodes, arrivals, gap := 2+rng.IntN(8), 20+rng.IntN(60), 300
@@ -108,16 +129,7 @@ func runBusyCluster(t *testing.T, seed uint64, how busyRun) (events []string, st
 		require.NoError(t, s.AddPod(p, run))
 	}
 	require.NoError(t, s.Run())
-	st := s.ShortcutStats()
-	shortened = st.KnownFailures
-	if how.fast {
-		shortened = st.InRow
-	}
-	hits = st.DryRunNodesKnown
-	if how.wide {
-		hits = st.RememberedCandidates
-	}
-	return events, s.Stats(), hits, st.DryRunNodesSkipped, shortened
+	return s, events
 }
 
 // A candidate a dry run found on a node is taken again, by a pod of the
@@ -132,7 +144,7 @@ func TestRememberedCandidatesKeepDecisions(t *testing.T) {
 	}
 	for seed := range seeds {
 		with, _, n, _, _ := runBusyCluster(t, seed, busyRun{wide: true, fast: true})
-		without, _, _, _, _ := runBusyCluster(t, seed, busyRun{wide: true, fast: true, memoOff: true})
+		without, _, _, _, _ := runBusyCluster(t, seed, busyRun{wide: true, fast: true, off: RememberedCandidates})
 		if !slices.Equal(with, without) {
 			for i := range min(len(with), len(without)) {
 				require.Equal(t, without[i], with[i], "seed %d: first difference at event %d", seed, i)
@@ -168,7 +180,7 @@ func TestDryRunMemoKeepsDecisions(t *testing.T) {
 	}
 	for seed := range seeds {
 		with, stats, h, sk, sh := runBusyCluster(t, seed, busyRun{})
-		without, _, _, _, _ := runBusyCluster(t, seed, busyRun{memoOff: true})
+		without, _, _, _, _ := runBusyCluster(t, seed, busyRun{off: KnownFailures | DryRunMemo})
 		same(seed, without, with, "the memos")
 		retried, retriedStats, _, _, f := runBusyCluster(t, seed, busyRun{fast: true})
 		same(seed, without, retried, "retries answered in a row")

@@ -2,19 +2,17 @@ package gangsim
 
 import (
 	"strconv"
-	"unsafe"
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/internal/prefetch"
 	"github.com/gangsim/gangsim/queue"
 )
 
-// knownFailures (the KnownFailures shortcut) remembers, per pod shape, the last cycle of a pod of that shape
-// that found no node and no preemption: while nothing in the cluster and
-// no nomination changed since, a pod of the same shape nominated nowhere
-// fails the same way, with the same message, and is parked without running
-// the plugins again. In a busy cluster every pending pod is retried after
+// knownFailures (the KnownFailures shortcut) remembers, per pod shape, the
+// last cycle of a pod of that shape that found no node and no preemption:
+// while nothing in the cluster and no nomination changed since, a pod of
+// the same shape nominated nowhere fails the same way, with the same
+// message, and is parked without running the plugins again. In a busy cluster every pending pod is retried after
 // each change; after the first of a shape, the others cost their queue
 // moves and events only. It applies to profiles whose PreFilter, Filter and
 // PostFilter plugins are all framework.Stateless (or Signers).
@@ -48,6 +46,16 @@ func (f *knownFailure) answered() *Status {
 	return f.status
 }
 
+// podShape is the KnownFailures shortcut's note on a pod's record: the id
+// of the pod's shape, found at its first failure (0 until then), and the
+// knownFailures.restarts of the ids it is from. It lives in the record rather than in a
+// table of the shortcut's so that a busy cluster's retry reads one record,
+// not a record and an entry elsewhere.
+type podShape struct {
+	id       int32
+	restarts uint32
+}
+
 // knownNow is what every remembered failure must match to hold now: the
 // snapshot's feed and the nominations as they are.
 type knownNow struct {
@@ -62,8 +70,8 @@ const maxShapes = 4096
 // depends on but its name; 0 for none. Found on its first failure (most
 // pods never fail), kept while it waits.
 func (s *Scheduler) shape(r *podRecord) int32 {
-	if r.shape != 0 {
-		return r.shape
+	if r.shape.id != 0 {
+		return r.shape.id
 	}
 	shape := r.info.Pod().Shape()
 	if shape == "" {
@@ -80,7 +88,7 @@ func (s *Scheduler) shape(r *podRecord) int32 {
 		id = int32(len(f.ids) + 1)
 		f.ids[shape] = id
 	}
-	r.shape, r.shapeRestarts = id, f.restarts
+	r.shape = podShape{id: id, restarts: f.restarts}
 	return id
 }
 
@@ -107,13 +115,13 @@ func (s *Scheduler) knownFailureAt(p *profile, r *podRecord, now knownNow) *know
 	if r.nominated != "" || !p.plainPostFilter() {
 		return nil
 	}
-	if r.shape == 0 || r.shapeRestarts != s.knownFailures.restarts {
+	if r.shape.id == 0 || r.shape.restarts != s.knownFailures.restarts {
 		return nil // a pod's first cycle, or its id is from before the ids restarted
 	}
-	if int(r.shape) >= len(s.knownFailures.byShape) {
+	if int(r.shape.id) >= len(s.knownFailures.byShape) {
 		return nil
 	}
-	f := s.knownFailures.byShape[r.shape]
+	f := s.knownFailures.byShape[r.shape.id]
 	if f == nil || f.p != p || f.snap != s.snap || f.pos != now.pos || f.nomPos != now.nomPos {
 		return nil
 	}
@@ -127,8 +135,8 @@ func (s *Scheduler) rememberKnownFailure(p *profile, r *podRecord, fit *fw.FitEr
 	if !s.uses(KnownFailures) || len(s.explainer.want) > 0 || !p.plainPostFilter() {
 		return
 	}
-	if r.shape != 0 && r.shapeRestarts != s.knownFailures.restarts {
-		r.shape = 0
+	if r.shape.id != 0 && r.shape.restarts != s.knownFailures.restarts {
+		r.shape = podShape{}
 	}
 	key := s.shape(r)
 	if key == 0 {
@@ -169,7 +177,7 @@ func allStateless[P fw.Plugin](list []P) bool {
 }
 
 // retryKnownFailures runs the cycles at the head of activeQ, at most max,
-// of pods that fail as a pod of their shape just failed (see failures),
+// of pods that fail as a pod of their shape just failed (see knownFailures),
 // one after another; it returns how many it ran. Each is the cycle
 // scheduleOne would run, with the same events and the same outcome: what
 // it leaves out is the search for the head of activeQ at each pop, and
@@ -200,19 +208,20 @@ func (s *Scheduler) retryKnown(it *queue.Item[entry]) (uint64, bool) {
 	if f == nil {
 		return 0, false
 	}
-	if a := s.queue.Ahead(); a != nil {
-		if r := s.records.at(a.Value.pod); r != nil {
-			prefetch.Object(unsafe.Pointer(r), unsafe.Sizeof(*r))
-		}
-	}
-	s.cycle++
-	s.inCycle = s.cycle
-	f.answered()
-	s.failWith(r, f.reason, f.fit)
+	s.beginCycle()
+	s.failAsKnown(r, f)
 	if s.observed() {
 		s.retry.pod, s.retry.reason = r.info, f.cycle
 	}
 	return f.wakeOn, true
+}
+
+// failAsKnown ends r's attempt as the known failure f ended its pod's:
+// the same status, reason and rejections, shared.
+func (s *Scheduler) failAsKnown(r *podRecord, f *knownFailure) *Status {
+	st := f.answered()
+	s.failWith(r, f.reason, f.fit)
+	return st
 }
 
 // retriedKnown ends the cycle retryKnown began, once the pod is parked.

@@ -114,19 +114,18 @@ type podRecord struct {
 	// gated is set while the pod waits on its group's quorum and was told
 	// so: later changes of the count update the reason without an event,
 	// so that a gang arriving pod by pod makes a linear event stream.
-	gated         bool
-	duration      time.Duration // run time once bound; 0 runs forever
-	firstSeen     time.Duration
-	boundAt       time.Duration
-	endedAt       time.Duration
-	runs          int          // bindings so far; tells a stale completion timer apart
-	attempts      int          // group cycles this pod took part in (orders group members)
-	group         groupID      // 0 for a pod outside any group, or whose group is not defined yet
-	nominated     string       // node preemption nominated it to; "" for none
-	lastFit       *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
-	shape         int32        // see Scheduler.shape; 0 until its first failure
-	shapeRestarts uint32       // the knownFailures.restarts its shape id is from
-	profile       int32        // see profileOf; 0 until looked up
+	gated     bool
+	duration  time.Duration // run time once bound; 0 runs forever
+	firstSeen time.Duration
+	boundAt   time.Duration
+	endedAt   time.Duration
+	runs      int          // bindings so far; tells a stale completion timer apart
+	attempts  int          // group cycles this pod took part in (orders group members)
+	group     groupID      // 0 for a pod outside any group, or whose group is not defined yet
+	nominated string       // node preemption nominated it to; "" for none
+	lastFit   *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
+	shape     podShape     // the KnownFailures shortcut's (known_failures.go)
+	profile   int32        // see profileOf; 0 until looked up
 }
 
 func (r *podRecord) status() PodStatus {

@@ -51,15 +51,7 @@ func (s *Scheduler) scheduleOne(res *CycleResult) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	if a := s.queue.Ahead(); a != nil {
-		// the record of a pod popped soon, fetched now: in a busy cluster
-		// its misses then overlap this cycle (see Queue.Ahead)
-		if r := s.records.at(a.Value.pod); r != nil {
-			prefetch.Object(unsafe.Pointer(r), unsafe.Sizeof(*r))
-		}
-	}
-	s.cycle++
-	s.inCycle = s.cycle
+	s.beginCycle()
 	defer func() { s.inCycle = 0 }()
 	var err error
 	var pod *cluster.PodInfo
@@ -77,6 +69,20 @@ func (s *Scheduler) scheduleOne(res *CycleResult) (bool, error) {
 		err = s.checkCycle(*res)
 	}
 	return true, err
+}
+
+// beginCycle starts a cycle: it is counted, and the events made until it
+// ends carry its number. The record of the pod popped a few pops ahead is
+// fetched now: in a busy cluster its misses then overlap this cycle (see
+// Queue.Ahead).
+func (s *Scheduler) beginCycle() {
+	if a := s.queue.Ahead(); a != nil {
+		if r := s.records.at(a.Value.pod); r != nil {
+			prefetch.Object(unsafe.Pointer(r), unsafe.Sizeof(*r))
+		}
+	}
+	s.cycle++
+	s.inCycle = s.cycle
 }
 
 // cycleReason is the reason a cycle's event gives for its status.
@@ -101,8 +107,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 	if f := s.knownFailureFor(p, r); f != nil {
 		// a pod of its shape failed this way with the cluster as it is:
 		// its rejections and its status are that pod's, shared
-		res.Status = f.answered()
-		s.failWith(r, f.reason, f.fit)
+		res.Status = s.failAsKnown(r, f)
 		return s.queue.ParkFor(it.Key, s.now, s.clusterEventVersion, f.wakeOn)
 	}
 	wasNominated := r.nominated != ""

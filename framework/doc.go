@@ -2,11 +2,14 @@
 // point (PreFilter, Filter, PostFilter, PreScore, Score, PlacementGenerate,
 // PlacementFeasible, PlacementScore, PodGroupPostFilter), the per-attempt
 // CycleState, Status, and the optional capabilities that let the engine go
-// faster (Signer, NodeLocal, PointwiseNormalizer, QuorumPlugin,
-// NodeIndependentScorer). It sits below the algorithms so that the
-// built-in plugins implement exactly the interfaces a user's plugin does.
+// faster (Signer, Stateless, NodeLocal, PointwiseNormalizer, QuorumPlugin,
+// NodeIndependentScorer, ...). It sits below the algorithms so that the
+// built-in plugins (plugins/, one folder each) implement exactly the
+// interfaces a user's plugin does; the engine never checks a plugin's
+// type, only the capabilities it declares.
 //
-// A plugin is registered by name with a factory (fw.Registry) and
+// A plugin is registered by name with a factory (Registry, PluginFactory;
+// ArgsAs and ArgError help a factory read and check its arguments) and
 // enabled per extension point by a profile (gangsim.Profile), as
 // kube-scheduler's KubeSchedulerConfiguration enables them.
 //

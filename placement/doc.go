@@ -6,7 +6,7 @@
 //     plugins for one pod over a snapshot, as kube-scheduler v1.37 does:
 //     the rotating filter scan that stops at percentageOfNodesToScore,
 //     weighted scores, the pick of the best node, and a *FitError with
-//     every node's rejection when none fits (pod.go).
+//     every node's rejection when none fits (pod.go, pod_score.go).
 //   - GroupScheduler is the PodGroup algorithm: generate candidate
 //     placements, check each by placing the group's pods in order, score
 //     the feasible ones and re-apply the best (group.go, prune.go), and
@@ -14,7 +14,7 @@
 //   - The memo remembers, per pod signature and node, the verdicts and
 //     raw scores of plugins that are framework.Signers while the node is
 //     unchanged, and the tree over it finds the node a scan would pick
-//     without visiting the nodes (memo.go, memotree.go).
+//     without visiting the nodes (memo.go, memo_scan.go, memotree.go).
 //
 // Determinism: nodes are addressed by snapshot index (name order); score
 // ties go to the lowest index; the filter scan's start rotates by a
