@@ -47,49 +47,7 @@ const (
 	NS = cluster.TaintNoSchedule
 	NE = cluster.TaintNoExecute
 	PN = cluster.TaintPreferNoSchedule
-
-	untolerated = "node(s) had untolerated taint(s)"
 )
-
-func TestTaintTolerationFilter(t *testing.T) {
-	runFilterCases(t, tainttoleration.TaintToleration{}, []filterCase{
-		{"no taints", node("n"), pod("p"), ""},
-		{"NoSchedule rejects", node("n").taint("k", "v", NS), pod("p"), untolerated},
-		{"NoExecute rejects", node("n").taint("k", "v", NE), pod("p"), untolerated},
-		{"PreferNoSchedule does not filter", node("n").taint("k", "v", PN), pod("p"), ""},
-		{"Equal with the value", node("n").taint("k", "v", NS), pod("p").tolerate("k", Eq, "v", NS), ""},
-		{"empty operator means Equal", node("n").taint("k", "v", NS), pod("p").tolerate("k", "", "v", NS), ""},
-		{"Equal with another value", node("n").taint("k", "v", NS), pod("p").tolerate("k", Eq, "w", NS), untolerated},
-		{"Exists on the key, empty effect", node("n").taint("k", "v", NE), pod("p").tolerate("k", E, "", ""), ""},
-		{"Exists on another key", node("n").taint("k", "v", NS), pod("p").tolerate("j", E, "", ""), untolerated},
-		{"empty key with Exists tolerates all", node("n").taint("k", "v", NS).taint("j", "", NE), pod("p").tolerate("", E, "", ""), ""},
-		{"effect must match", node("n").taint("k", "v", NE), pod("p").tolerate("k", E, "", NS), untolerated},
-		{"every taint must be tolerated", node("n").taint("a", "", NS).taint("b", "", NS), pod("p").tolerate("a", E, "", NS), untolerated},
-		{"PreferNoSchedule toleration does not cover NoSchedule", node("n").taint("k", "v", NS), pod("p").tolerate("k", E, "", PN), untolerated},
-	})
-}
-
-func TestTaintTolerationScoreCounts(t *testing.T) {
-	n := node("n").taint("a", "1", PN).taint("b", "", PN).taint("c", "", NS)
-	tests := []struct {
-		name string
-		pod  *podBuilder
-		want int64
-	}{
-		{"two PreferNoSchedule untolerated, NoSchedule not counted", pod("p"), 2},
-		{"one tolerated with effect PreferNoSchedule", pod("p").tolerate("a", Eq, "1", PN), 1},
-		{"one tolerated with empty effect", pod("p").tolerate("b", E, "", ""), 1},
-		{"a NoSchedule toleration does not count", pod("p").tolerate("a", E, "", NS), 2},
-		{"tolerate everything", pod("p").tolerate("", E, "", ""), 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, st := tainttoleration.TaintToleration{}.Score(nil, tt.pod.info(), nodeInfo(t, n))
-			require.Nil(t, st)
-			require.Equal(t, tt.want, got)
-		})
-	}
-}
 
 func TestNormalizeReverse(t *testing.T) {
 	tests := []struct {
