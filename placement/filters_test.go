@@ -7,7 +7,6 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/plugins/nodeaffinity"
 	"github.com/gangsim/gangsim/plugins/nodename"
 	"github.com/gangsim/gangsim/plugins/noderesources"
 	"github.com/gangsim/gangsim/plugins/nodeunschedulable"
@@ -46,25 +45,6 @@ const (
 	NE = cluster.TaintNoExecute
 	PN = cluster.TaintPreferNoSchedule
 )
-
-func TestNodeAffinityFilter(t *testing.T) {
-	const mismatch = "node(s) didn't match Pod's node affinity/selector"
-	In, NotIn, Exists, Gt := cluster.SelectorIn, cluster.SelectorNotIn, cluster.SelectorExists, cluster.SelectorGt
-	runFilterCases(t, nodeaffinity.NodeAffinity{}, []filterCase{
-		{"no constraint", node("n"), pod("p"), ""},
-		{"selector matches", node("n").label("zone", "a").label("x", "y"), pod("p").selector("zone", "a"), ""},
-		{"selector value differs", node("n").label("zone", "b"), pod("p").selector("zone", "a"), mismatch},
-		{"selector key missing", node("n"), pod("p").selector("zone", "a"), mismatch},
-		{"every selector key must match", node("n").label("zone", "a"), pod("p").selector("zone", "a").selector("disk", "ssd"), mismatch},
-		{"term In", node("n").label("zone", "b"), pod("p").affinity(req("zone", In, "a", "b")), ""},
-		{"term In misses", node("n").label("zone", "c"), pod("p").affinity(req("zone", In, "a", "b")), mismatch},
-		{"terms are ORed", node("n").label("zone", "c").label("gpu", "yes"), pod("p").affinity(req("zone", In, "a")).affinity(req("gpu", Exists)), ""},
-		{"requirements are ANDed", node("n").label("zone", "a").label("disk", "hdd"), pod("p").affinity(req("zone", In, "a"), req("disk", NotIn, "hdd")), mismatch},
-		{"Gt compares integers", node("n").label("cores", "8"), pod("p").affinity(req("cores", Gt, "4")), ""},
-		{"selector and affinity both needed", node("n").label("zone", "a").label("disk", "hdd"), pod("p").selector("zone", "a").affinity(req("disk", In, "ssd")), mismatch},
-		{"selector and affinity both met", node("n").label("zone", "a").label("disk", "ssd"), pod("p").selector("zone", "a").affinity(req("disk", In, "ssd")), ""},
-	})
-}
 
 func TestNodeUnschedulableFilter(t *testing.T) {
 	const cordoned = "node(s) were unschedulable"
