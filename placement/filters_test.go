@@ -9,7 +9,6 @@ import (
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/plugins/nodename"
 	"github.com/gangsim/gangsim/plugins/noderesources"
-	"github.com/gangsim/gangsim/plugins/nodeunschedulable"
 )
 
 type filterCase struct {
@@ -45,20 +44,6 @@ const (
 	NE = cluster.TaintNoExecute
 	PN = cluster.TaintPreferNoSchedule
 )
-
-func TestNodeUnschedulableFilter(t *testing.T) {
-	const cordoned = "node(s) were unschedulable"
-	key := nodeunschedulable.TaintNodeUnschedulable
-	runFilterCases(t, nodeunschedulable.NodeUnschedulable{}, []filterCase{
-		{"schedulable node", node("n"), pod("p"), ""},
-		{"cordoned node", node("n").cordoned(), pod("p"), cordoned},
-		{"tolerates the unschedulable taint", node("n").cordoned(), pod("p").tolerate(key, E, "", NS), ""},
-		{"tolerates it with an empty effect", node("n").cordoned(), pod("p").tolerate(key, E, "", ""), ""},
-		{"tolerates everything", node("n").cordoned(), pod("p").tolerate("", E, "", ""), ""},
-		{"NoExecute toleration is not enough", node("n").cordoned(), pod("p").tolerate(key, E, "", NE), cordoned},
-		{"another key is not enough", node("n").cordoned(), pod("p").tolerate("other", E, "", NS), cordoned},
-	})
-}
 
 func TestNodeNameFilter(t *testing.T) {
 	const other = "node(s) didn't match the requested node name"
