@@ -7,52 +7,14 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/plugins/nodename"
 	"github.com/gangsim/gangsim/plugins/noderesources"
 )
 
-type filterCase struct {
-	name   string
-	node   *nodeBuilder
-	pod    *podBuilder
-	reason string // "" when the pod fits
-}
-
-// runFilterCases checks plugin on each case; these filters' rejections
-// are all unresolvable: no eviction changes a label, taint or name.
-func runFilterCases(t *testing.T, plugin fw.FilterPlugin, tests []filterCase) {
-	t.Helper()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := plugin.Filter(nil, tt.pod.info(), nodeInfo(t, tt.node))
-			if tt.reason == "" {
-				require.Nil(t, r)
-				return
-			}
-			require.NotNil(t, r)
-			require.Equal(t, plugin.Name(), r.Plugin())
-			require.Equal(t, []string{tt.reason}, r.Reasons())
-			require.Equal(t, fw.UnschedulableAndUnresolvable, r.Code())
-		})
-	}
-}
-
 const (
-	E  = cluster.TolerationExists
-	Eq = cluster.TolerationEqual
 	NS = cluster.TaintNoSchedule
 	NE = cluster.TaintNoExecute
 	PN = cluster.TaintPreferNoSchedule
 )
-
-func TestNodeNameFilter(t *testing.T) {
-	const other = "node(s) didn't match the requested node name"
-	runFilterCases(t, nodename.NodeName{}, []filterCase{
-		{"no node named", node("n1"), pod("p"), ""},
-		{"this node named", node("n1"), pod("p").on("n1"), ""},
-		{"another node named", node("n2"), pod("p").on("n1"), other},
-	})
-}
 
 func TestFits(t *testing.T) {
 	// Node "n": 2000m, 4Gi, 3 pods, 2 GPUs, with 1000m, 1Gi, 1 GPU used:
