@@ -18,6 +18,10 @@ const (
 
 	gpuName  cluster.ResourceName = "nvidia.com/gpu"
 	fpgaName cluster.ResourceName = "example.com/fpga"
+
+	NS = cluster.TaintNoSchedule
+	NE = cluster.TaintNoExecute
+	PN = cluster.TaintPreferNoSchedule
 )
 
 type nodeBuilder struct{ n cluster.Node }
