@@ -9,6 +9,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/plugins/gangscheduling"
 	"github.com/gangsim/gangsim/plugins/nodeaffinity"
@@ -56,7 +57,7 @@ func TestBestFirstMatchesEvaluateAll(t *testing.T) {
 		c := cluster.NewCache()
 		racks := 1 + rng.IntN(6)
 		for i := range 2 + rng.IntN(12) {
-			n := node(fmt.Sprintf("n%02d", i)).milli(1000*(1+rng.Int64N(8))).mem(gi*(1+rng.Int64N(16))).label("rack", fmt.Sprintf("r%d", rng.IntN(racks))).n
+			n := gangsimtest.MakeNode(fmt.Sprintf("n%02d", i)).MilliCPU(1000 * (1 + rng.Int64N(8))).Memory(fmt.Sprintf("%dGi", 1+rng.Int64N(16))).Rack(fmt.Sprintf("r%d", rng.IntN(racks))).Obj()
 			require.NoError(t, c.AddNode(n))
 			if used := rng.Int64N(n.Allocatable.MilliCPU); used > 0 {
 				require.NoError(t, c.AddPod(cluster.Pod{Name: fmt.Sprintf("busy%d", i), NodeName: n.Name, Requests: cluster.NewResources(used, rng.Int64N(n.Allocatable.Memory), 0)}))
@@ -92,7 +93,7 @@ func TestBestFirstMatchesEvaluateAll(t *testing.T) {
 func TestGroupScheduleLeavesOnlyItsAssignments(t *testing.T) {
 	c := cluster.NewCache()
 	for i := range 4 {
-		require.NoError(t, c.AddNode(node(fmt.Sprintf("n%d", i)).milli(2000).mem(8*gi).label("rack", fmt.Sprintf("r%d", i/2)).n))
+		require.NoError(t, c.AddNode(gangsimtest.MakeNode(fmt.Sprintf("n%d", i)).CPU("2000m").Memory("8Gi").Rack(fmt.Sprintf("r%d", i/2)).Obj()))
 	}
 	snap := c.Snapshot()
 	gs := groupScheduler(false)

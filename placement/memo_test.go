@@ -9,6 +9,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/plugins/nodeaffinity"
 	"github.com/gangsim/gangsim/plugins/nodename"
@@ -70,14 +71,14 @@ func TestMemoNeverChangesDecisions(t *testing.T) {
 		c := cluster.NewCache()
 		nodes := 5 + rng.IntN(150)
 		for i := range nodes {
-			b := node(fmt.Sprintf("n%03d", i)).milli(1000*(1+rng.Int64N(8))).mem(gi*(1+rng.Int64N(8))).label("zone", fmt.Sprintf("z%d", rng.IntN(3)))
+			b := gangsimtest.MakeNode(fmt.Sprintf("n%03d", i)).MilliCPU(1000*(1+rng.Int64N(8))).Memory(fmt.Sprintf("%dGi", 1+rng.Int64N(8))).Label("zone", fmt.Sprintf("z%d", rng.IntN(3)))
 			if rng.IntN(5) == 0 {
-				b = b.taint("spot", "true", cluster.TaintPreferNoSchedule)
+				b = b.Taint("spot", "true", cluster.TaintPreferNoSchedule)
 			}
 			if rng.IntN(7) == 0 {
-				b = b.taint("gpu", "", cluster.TaintNoSchedule)
+				b = b.Taint("gpu", "", cluster.TaintNoSchedule)
 			}
-			require.NoError(t, c.AddNode(b.n))
+			require.NoError(t, c.AddNode(b.Obj()))
 		}
 		shapes := []cluster.Pod{
 			{Requests: cluster.NewResources(500, gi, 0)},
@@ -137,8 +138,8 @@ func TestMemoNeverChangesDecisions(t *testing.T) {
 // priority, so a pod of higher priority may fit where the last one did not.
 func TestFailureReuseHonoursNominations(t *testing.T) {
 	c := cluster.NewCache()
-	require.NoError(t, c.AddNode(node("x").milli(4000).mem(8*gi).n))
-	require.NoError(t, c.AddNode(node("y").milli(1000).mem(8*gi).n))
+	require.NoError(t, c.AddNode(gangsimtest.MakeNode("x").CPU("4000m").Memory("8Gi").Obj()))
+	require.NoError(t, c.AddNode(gangsimtest.MakeNode("y").CPU("1000m").Memory("8Gi").Obj()))
 	require.NoError(t, c.AddPod(cluster.Pod{Name: "busy", NodeName: "y", Requests: cluster.NewResources(1000, 0, 0)}))
 	snap := c.Snapshot()
 	nominated := func(name string, milli int64, prio int32) *cluster.PodInfo {

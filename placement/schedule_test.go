@@ -8,6 +8,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/plugins/nodeaffinity"
 	"github.com/gangsim/gangsim/plugins/nodename"
@@ -126,14 +127,15 @@ func defaultScorers(strategy noderesources.ScoringType) []placement.WeightedScor
 }
 
 // nodeName schedules pod and returns the chosen node's name.
-func nodeName(t *testing.T, ps *placement.PodScheduler, snap *cluster.Snapshot, p *podBuilder, candidates []int) string {
+func nodeName(t *testing.T, ps *placement.PodScheduler, snap *cluster.Snapshot, p *gangsimtest.PodWrapper, candidates []int) string {
 	t.Helper()
-	idx, ferr := ps.Schedule(snap, p.info(), candidates, -1)
+	idx, ferr := ps.Schedule(snap, podInfo(p), candidates, -1)
 	require.Nil(t, ferr)
 	return snap.Node(idx).Name()
 }
 
 func TestScheduleTotals(t *testing.T) {
+	node, pod := gangsimtest.MakeNode, gangsimtest.MakePod
 	// Four 4000m, 8Gi nodes, added out of name order; the pod asks 1000m,
 	// 1Gi. Per node (taint x3 after NormalizeReverse, fit, balanced):
 	//   a empty, PreferNoSchedule taint: taint 0; least cpu 75, mem 7/8 =
@@ -150,13 +152,13 @@ func TestScheduleTotals(t *testing.T) {
 	//     Total 428.
 	// MostAllocated instead: a cpu 25, mem 12 -> 18; b 75, 62 -> 68;
 	// c 75, 25 -> 50; d 50, 50 -> 50.
-	nodes := []*nodeBuilder{
-		node("d").milli(4000).mem(8 * gi), node("c").milli(4000).mem(8 * gi),
-		node("b").milli(4000).mem(8 * gi), node("a").milli(4000).mem(8*gi).taint("k", "", PN),
+	nodes := []*gangsimtest.NodeWrapper{
+		node("d").CPU("4000m").Memory("8Gi"), node("c").CPU("4000m").Memory("8Gi"),
+		node("b").CPU("4000m").Memory("8Gi"), node("a").CPU("4000m").Memory("8Gi").Taint("k", "", PN),
 	}
 	snap := snapshot(t, nodes,
-		pod("ub").on("b").milli(2000).mem(4*gi), pod("uc").on("c").milli(2000).mem(gi), pod("ud").on("d").milli(1000).mem(3*gi))
-	incoming := func() *podBuilder { return pod("p").milli(1000).mem(gi) }
+		pod("ub").NodeName("b").CPU("2000m").Memory("4Gi"), pod("uc").NodeName("c").CPU("2000m").Memory("1Gi"), pod("ud").NodeName("d").CPU("1000m").Memory("3Gi"))
+	incoming := func() *gangsimtest.PodWrapper { return pod("p").CPU("1000m").Memory("1Gi") }
 	tests := []struct {
 		name    string
 		scorers []placement.WeightedScorer
@@ -191,17 +193,17 @@ func (s countingScorer) Score(*fw.CycleState, *cluster.PodInfo, *cluster.NodeInf
 }
 
 func TestScheduleLoneFeasibleNodeIsNotScored(t *testing.T) {
-	snap := snapshot(t, []*nodeBuilder{
-		node("a").milli(4000).mem(8*gi).taint("k", "", NS),
-		node("b").milli(4000).mem(8 * gi),
-		node("c").milli(500).mem(8 * gi),
+	snap := snapshot(t, []*gangsimtest.NodeWrapper{
+		gangsimtest.MakeNode("a").CPU("4000m").Memory("8Gi").Taint("k", "", NS),
+		gangsimtest.MakeNode("b").CPU("4000m").Memory("8Gi"),
+		gangsimtest.MakeNode("c").CPU("500m").Memory("8Gi"),
 	})
 	calls := 0
 	ps := newPodScheduler(defaultFilters(), []placement.WeightedScorer{{Plugin: countingScorer{&calls}, Weight: 1}}, 0)
-	require.Equal(t, "b", nodeName(t, ps, snap, pod("p").milli(1000), nil))
+	require.Equal(t, "b", nodeName(t, ps, snap, gangsimtest.MakePod("p").CPU("1000m"), nil))
 	require.Zero(t, calls)
 
-	require.Equal(t, "b", nodeName(t, ps, snap, pod("p").milli(100), nil), "tie between b and c")
+	require.Equal(t, "b", nodeName(t, ps, snap, gangsimtest.MakePod("p").CPU("100m"), nil), "tie between b and c")
 	require.Equal(t, 2, calls, "two feasible nodes are scored")
 }
 
@@ -226,12 +228,12 @@ func span(from, to int) []string {
 
 // identical returns n equal nodes n000, n001, ...; the first tainted are
 // tainted NoSchedule.
-func identical(n, tainted int) []*nodeBuilder {
-	nodes := make([]*nodeBuilder, n)
+func identical(n, tainted int) []*gangsimtest.NodeWrapper {
+	nodes := make([]*gangsimtest.NodeWrapper, n)
 	for i := range nodes {
-		nodes[i] = node(fmt.Sprintf("n%03d", i)).milli(1000).mem(gi)
+		nodes[i] = gangsimtest.MakeNode(fmt.Sprintf("n%03d", i)).CPU("1000m").Memory("1Gi")
 		if i < tainted {
-			nodes[i].taint("k", "", NS)
+			nodes[i].Taint("k", "", NS)
 		}
 	}
 	return nodes
@@ -249,7 +251,7 @@ func TestScheduleStopsAndRotates(t *testing.T) {
 		seen []string
 	}{{0, span(0, 100)}, {100, span(100, 200)}, {0, span(0, 100)}} {
 		seen = nil
-		idx, ferr := ps.Schedule(snap, pod("p").milli(100).info(), nil, -1)
+		idx, ferr := ps.Schedule(snap, podInfo(gangsimtest.MakePod("p").CPU("100m")), nil, -1)
 		require.Nil(t, ferr)
 		require.Equal(t, want.node, idx, "call %d", i)
 		require.Equal(t, want.seen, seen, "call %d scanned", i)
@@ -273,7 +275,7 @@ func TestScheduleResumesAfterRejectedNodes(t *testing.T) {
 		{100, span(100, 200)},
 	} {
 		seen = nil
-		idx, ferr := ps.Schedule(snap, pod("p").milli(100).info(), nil, -1)
+		idx, ferr := ps.Schedule(snap, podInfo(gangsimtest.MakePod("p").CPU("100m")), nil, -1)
 		require.Nil(t, ferr)
 		require.Equal(t, want.node, idx, "call %d", i)
 		require.Equal(t, want.seen, seen, "call %d scanned", i)
@@ -283,9 +285,9 @@ func TestScheduleResumesAfterRejectedNodes(t *testing.T) {
 func TestScheduleFitErrorAfterRotation(t *testing.T) {
 	snap := snapshot(t, identical(200, 0))
 	ps := newPodScheduler(defaultFilters(), defaultScorers(noderesources.LeastAllocated), 1)
-	require.Equal(t, "n000", nodeName(t, ps, snap, pod("p").milli(100), nil)) // the next scan starts at n100
+	require.Equal(t, "n000", nodeName(t, ps, snap, gangsimtest.MakePod("p").CPU("100m"), nil)) // the next scan starts at n100
 
-	idx, ferr := ps.Schedule(snap, pod("big").milli(2000).info(), nil, -1)
+	idx, ferr := ps.Schedule(snap, podInfo(gangsimtest.MakePod("big").CPU("2000m")), nil, -1)
 	require.Equal(t, -1, idx)
 	require.NotNil(t, ferr)
 	require.Equal(t, cluster.PodKey("default/big"), ferr.Pod)
@@ -304,11 +306,11 @@ func TestScheduleCandidates(t *testing.T) {
 	filters := append([]fw.FilterPlugin{recordingFilter{&seen}}, defaultFilters()...)
 	ps := newPodScheduler(filters, defaultScorers(noderesources.LeastAllocated), 0)
 
-	require.Equal(t, "n001", nodeName(t, ps, snap, pod("p").milli(100), []int{4, 1, 3}))
+	require.Equal(t, "n001", nodeName(t, ps, snap, gangsimtest.MakePod("p").CPU("100m"), []int{4, 1, 3}))
 	require.Equal(t, []string{"n004", "n001", "n003"}, seen, "only candidates are filtered, in their order")
 
 	seen = nil
-	idx, ferr := ps.Schedule(snap, pod("big").milli(1500).info(), []int{4, 1, 3}, -1)
+	idx, ferr := ps.Schedule(snap, podInfo(gangsimtest.MakePod("big").CPU("1500m")), []int{4, 1, 3}, -1)
 	require.Equal(t, -1, idx)
 	require.NotNil(t, ferr)
 	require.Equal(t, 3, ferr.NumAllNodes)
@@ -329,7 +331,7 @@ func TestScheduleNoNodes(t *testing.T) {
 		{"empty candidates", snapshot(t, identical(3, 0)), []int{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			idx, ferr := ps.Schedule(tt.snap, pod("p").info(), tt.candidates, -1)
+			idx, ferr := ps.Schedule(tt.snap, podInfo(gangsimtest.MakePod("p")), tt.candidates, -1)
 			require.Equal(t, -1, idx)
 			require.NotNil(t, ferr)
 			require.Zero(t, ferr.NumAllNodes)
@@ -339,15 +341,16 @@ func TestScheduleNoNodes(t *testing.T) {
 }
 
 func TestScheduleFitErrorMessage(t *testing.T) {
+	node, pod := gangsimtest.MakeNode, gangsimtest.MakePod
 	// Three nodes with 500m of 2000m free, two big enough but tainted: the
 	// first failing filter (TaintToleration before NodeResourcesFit) gives
 	// the reason.
-	snap := snapshot(t, []*nodeBuilder{
-		node("a").milli(2000).mem(8 * gi), node("b").milli(2000).mem(8 * gi), node("c").milli(2000).mem(8 * gi),
-		node("d").milli(500).mem(8*gi).taint("k", "", NS), node("e").milli(4000).mem(8*gi).taint("k", "", NE),
-	}, pod("ua").on("a").milli(1500), pod("ub").on("b").milli(1500), pod("uc").on("c").milli(1500))
+	snap := snapshot(t, []*gangsimtest.NodeWrapper{
+		node("a").CPU("2000m").Memory("8Gi"), node("b").CPU("2000m").Memory("8Gi"), node("c").CPU("2000m").Memory("8Gi"),
+		node("d").CPU("500m").Memory("8Gi").Taint("k", "", NS), node("e").CPU("4000m").Memory("8Gi").Taint("k", "", NE),
+	}, pod("ua").NodeName("a").CPU("1500m"), pod("ub").NodeName("b").CPU("1500m"), pod("uc").NodeName("c").CPU("1500m"))
 	ps := newPodScheduler(defaultFilters(), defaultScorers(noderesources.LeastAllocated), 0)
-	idx, ferr := ps.Schedule(snap, pod("p").milli(1000).info(), nil, -1)
+	idx, ferr := ps.Schedule(snap, podInfo(pod("p").CPU("1000m")), nil, -1)
 	require.Equal(t, -1, idx)
 	require.NotNil(t, ferr)
 	require.Equal(t, "0/5 nodes are available: 2 node(s) had untolerated taint(s), 3 Insufficient cpu.", ferr.Error())

@@ -1,20 +1,15 @@
-package placement_test
+package interpodaffinity_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/plugins/interpodaffinity"
 	"github.com/gangsim/gangsim/plugins/nodeaffinity"
 	"github.com/gangsim/gangsim/plugins/podtopologyspread"
 )
-
-type fixedSnapshot struct{ s *cluster.Snapshot }
-
-func (f fixedSnapshot) Snapshot() *cluster.Snapshot { return f.s }
 
 func scoresOf(raw ...int64) []fw.NodeScore {
 	out := make([]fw.NodeScore, len(raw))
@@ -59,38 +54,4 @@ func TestAffinityNormalisation(t *testing.T) {
 	s = scoresOf(0, 10, 40)
 	require.Nil(t, nodeaffinity.NodeAffinity{}.NormalizeScore(nil, nil, s))
 	require.Equal(t, []int64{0, 25, 100}, normalized(s))
-}
-
-// kube-scheduler's minDomains example: three hostname domains holding
-// 2, 2 and 1 matching pods, maxSkew 2 and minDomains 4: the least counts
-// as 0, and only the domain holding 1 takes the pod (1+1-0 = 2).
-func TestSpreadMinDomains(t *testing.T) {
-	var nodes []*nodeBuilder
-	var pods []*podBuilder
-	for i, n := range []int{2, 2, 1} {
-		name := []string{"a", "b", "c"}[i]
-		nodes = append(nodes, node(name).milli(8000).label(podtopologyspread.LabelHostname, name))
-		for j := range n {
-			p := pod(name + string(rune('0'+j))).on(name)
-			p.p.Labels = map[string]string{"foo": ""}
-			pods = append(pods, p)
-		}
-	}
-	snap := snapshot(t, nodes, pods...)
-	pts, err := podtopologyspread.NewPodTopologySpread(nil, fixedSnapshot{snap})
-	require.NoError(t, err)
-	in := pod("in")
-	in.p.Labels = map[string]string{"foo": ""}
-	in.p.TopologySpreadConstraints = []cluster.TopologySpreadConstraint{{
-		MaxSkew: 2, MinDomains: new(int32(4)), TopologyKey: podtopologyspread.LabelHostname, WhenUnsatisfiable: cluster.DoNotSchedule,
-		LabelSelector: &cluster.LabelSelector{MatchExpressions: []cluster.LabelRequirement{{Key: "foo", Operator: cluster.LabelExists}}},
-	}}
-	pi := in.info()
-	state := fw.NewCycleState()
-	require.Nil(t, pts.PreFilter(state, pi, snap))
-	var verdicts []bool
-	for i := range snap.Len() {
-		verdicts = append(verdicts, pts.Filter(state, pi, snap.Node(i)) == nil)
-	}
-	require.Equal(t, []bool{false, false, true}, verdicts)
 }
