@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 
@@ -162,11 +163,8 @@ func (ps *PodScheduler) memoTable(snap *cluster.Snapshot, pod *cluster.PodInfo, 
 		if !ps.memoable[i] || ps.pointwise[i] != nil && plan.nNorm == maxNormalizers {
 			continue
 		}
-		mark := len(sig)
-		sig = appendIndex(sig, i)
 		var ok bool
-		if sig, ok = ws.Plugin.(fw.Signer).Sign(pod, sig); !ok {
-			sig = sig[:mark]
+		if sig, ok = appendSigned(sig, i, ws.Plugin.(fw.Signer), pod); !ok {
 			continue
 		}
 		plan.memoScores[i] = true
@@ -213,11 +211,7 @@ func (ps *PodScheduler) signFilters(state *fw.CycleState, pod *cluster.PodInfo, 
 		}
 		ok := false
 		if sg != nil {
-			mark := len(sig)
-			sig = appendIndex(sig, i)
-			if sig, ok = sg.Sign(pod, sig); !ok {
-				sig = sig[:mark]
-			}
+			sig, ok = appendSigned(sig, i, sg, pod)
 		}
 		each(i, ok)
 	}
@@ -234,7 +228,21 @@ func (ps *PodScheduler) FilterSignature(state *fw.CycleState, pod *cluster.PodIn
 	return buf, all
 }
 
-func appendIndex(sig []byte, i int) []byte { return append(sig, '#', byte(i), byte(i>>8)) }
+// appendSigned appends plugin i's part of a pod's signature: '#', the
+// index, the part's length and the part, so that the parts of two
+// signatures are equal exactly when the signatures are, however a plugin
+// spells its part. It leaves sig as it was when the plugin cannot sign.
+func appendSigned(sig []byte, i int, sg fw.Signer, pod *cluster.PodInfo) ([]byte, bool) {
+	mark := len(sig)
+	sig = append(sig, '#', byte(i), byte(i>>8), 0, 0, 0, 0)
+	start := len(sig)
+	sig, ok := sg.Sign(pod, sig)
+	if !ok {
+		return sig[:mark], false
+	}
+	binary.LittleEndian.PutUint32(sig[start-4:start], uint32(len(sig)-start))
+	return sig, true
+}
 
 func resizeBools(b []bool, n int) []bool {
 	if cap(b) < n {

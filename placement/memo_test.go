@@ -161,3 +161,19 @@ func TestFailureReuseHonoursNominations(t *testing.T) {
 		}
 	}
 }
+
+// Two pods whose node selectors differ never share remembered verdicts,
+// even when one's labels spell the other's: {a: "b,c=d"} is not
+// {a: b, c: d}. A signature that wrote labels without their lengths gave
+// both one table, and the second pod went to a node its selector rejects.
+func TestMemoTellsSpelledAlikeSelectorsApart(t *testing.T) {
+	snap := snapshot(t, []*gangsimtest.NodeWrapper{gangsimtest.MakeNode("n1").CPU("8").Label("a", "b").Label("c", "d")})
+	ps := newPodScheduler([]fw.FilterPlugin{nodeaffinity.NodeAffinity{}}, nil, 100)
+	for i := range 3 { // seen often enough to be remembered
+		idx, fit := ps.Schedule(snap, podInfo(gangsimtest.MakePod(fmt.Sprintf("p%d", i)).NodeSelector("a", "b").NodeSelector("c", "d")), nil, -1)
+		require.Nil(t, fit)
+		require.Equal(t, 0, idx)
+	}
+	_, fit := ps.Schedule(snap, podInfo(gangsimtest.MakePod("q").NodeSelector("a", "b,c=d")), nil, -1)
+	require.NotNil(t, fit, "the node's labels do not match a=\"b,c=d\"")
+}

@@ -9,10 +9,20 @@ import (
 )
 
 // Signature helpers for plugins that are framework.Signers: each appends
-// one part of a pod to a signature, unambiguously, so that two pods with
-// equal signatures are equal in that part.
+// one part of a pod to a signature so that two pods with equal parts are
+// equal in what the part says (the engine keeps the parts of different
+// plugins apart itself).
 
-// AppendLabels appends labels in key order.
+// AppendString appends s with its length before it, so that a string that
+// holds separators cannot pass for several.
+func AppendString(sig []byte, s string) []byte {
+	sig = strconv.AppendInt(sig, int64(len(s)), 10)
+	sig = append(sig, ':')
+	return append(sig, s...)
+}
+
+// AppendLabels appends labels in key order, each key and value with its
+// length (AppendString).
 func AppendLabels(sig []byte, labels map[string]string) []byte {
 	if len(labels) == 0 {
 		return append(sig, 0)
@@ -23,11 +33,10 @@ func AppendLabels(sig []byte, labels map[string]string) []byte {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	sig = strconv.AppendInt(sig, int64(len(keys)), 10)
 	for _, k := range keys {
-		sig = append(sig, k...)
-		sig = append(sig, '=')
-		sig = append(sig, labels[k]...)
-		sig = append(sig, ',')
+		sig = AppendString(sig, k)
+		sig = AppendString(sig, labels[k])
 	}
 	return append(sig, 0)
 }

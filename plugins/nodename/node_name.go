@@ -5,6 +5,7 @@ package nodename
 import (
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/plugins/helper"
 )
 
 // Name is the plugin's name in profiles.
@@ -37,7 +38,7 @@ func (NodeName) Filter(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster.Nod
 
 // Sign appends the pod's node name.
 func (NodeName) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
-	return append(sig, pod.Pod().NodeName...), true
+	return helper.AppendString(sig, pod.Pod().NodeName), true
 }
 
 // EventsToRegister: a node of the pod's name may be added.
