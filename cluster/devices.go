@@ -40,7 +40,8 @@ func (q Quantity) MilliValue() int64 { return int64(q) }
 // Compare returns -1, 0 or 1 as q is less than, equal to or more than o.
 func (q Quantity) Compare(o Quantity) int { return cmp.Compare(q, o) }
 
-// String renders the quantity in plain decimal ("1000", "0.5").
+// String renders the quantity as Kubernetes does without a suffix: whole
+// units ("1000"), or thousandths ("500m").
 func (q Quantity) String() string {
 	if q%1000 == 0 {
 		return strconv.FormatInt(int64(q)/1000, 10)
