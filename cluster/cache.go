@@ -58,6 +58,9 @@ type Cache struct {
 	budgetVersion    int64 // bumped when a budget or its counts change
 	namespaces       map[string]map[string]string
 	namespaceVersion int64 // bumped when a namespace's labels change
+	// slices are the node-local ResourceSlices by node name, sorted by
+	// slice name, kept for nodes not added yet too
+	slices map[string][]*ResourceSlice
 }
 
 type nodeItem struct {
@@ -164,6 +167,7 @@ func (c *Cache) AddNode(n Node) error {
 		return fmt.Errorf("%w: node %q", ErrNodeExists, n.Name)
 	}
 	it := &nodeItem{info: &NodeInfo{node: n.Clone(), index: -1}}
+	it.info.setSlices(c.slices[n.Name])
 	c.nodes[n.Name] = it
 	c.byName.ReplaceOrInsert(it)
 	c.nodeSetVersion++

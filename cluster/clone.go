@@ -19,6 +19,7 @@ func (c *Cache) Clone() *Cache {
 		budgetVersion:    c.budgetVersion,
 		namespaces:       maps.Clone(c.namespaces),
 		namespaceVersion: c.namespaceVersion,
+		slices:           maps.Clone(c.slices), // the lists are replaced, never changed
 	}
 	var last *nodeItem
 	for it := c.recent; it != nil; it = it.next { // same recency order

@@ -171,6 +171,8 @@ type NodeInfo struct {
 	// priorities counts the pods by priority, so that a snapshot taking
 	// the node in or out counts its pods without reading each
 	priorities []priorityCount
+	// devices are the node's slices and allocated claims (nodedevices.go)
+	devices *nodeDevices
 }
 
 // Node returns the node. It is shared: never modify it.
@@ -295,6 +297,7 @@ func (ni *NodeInfo) copyTo(dst *NodeInfo) {
 		dst.priorities = append(prios, ni.priorities...)
 	}
 	dst.requested = ni.requested.clone()
+	dst.devices = ni.devices.clone()
 }
 
 // clone returns a copy that shares nothing mutable with ni.
@@ -303,5 +306,6 @@ func (ni *NodeInfo) clone() *NodeInfo {
 	cp.pods = slices.Clone(ni.pods)
 	cp.priorities = slices.Clone(ni.priorities)
 	cp.requested = ni.requested.clone()
+	cp.devices = ni.devices.clone()
 	return &cp
 }

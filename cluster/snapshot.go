@@ -70,6 +70,10 @@ type change struct {
 	pos   int
 	pod   *PodInfo
 	added bool
+	// claim is the claim reserved (added) or unreserved on the node in a
+	// claim change (pod nil), with the allocation it had
+	claim string
+	alloc *AllocationResult
 	stamp uint64  // the node's stamp before the change, given back by Rollback
 	feed  FeedPos // the feed before the change
 }
@@ -367,6 +371,10 @@ func (s *Snapshot) Rollback(cp Checkpoint) {
 		// units) holds again: a preemption dry run or a failed gang cycle
 		// leaves the nodes it tried as they were
 		s.stamps[ch.node] = ch.stamp
+		if ch.pod == nil {
+			s.undoClaim(ni, ch)
+			continue
+		}
 		sign := int64(1)
 		if ch.added {
 			ni.removePodAt(ch.pos)
@@ -389,9 +397,11 @@ func (s *Snapshot) Rollback(cp Checkpoint) {
 }
 
 // Change is one tentative change of a snapshot: Pod reserved on (Added) or
-// removed from the node at index Node.
+// removed from the node at index Node; or, with Pod nil, a claim
+// reserved (Added) or unreserved on it.
 type Change struct {
 	Pod   *PodInfo
+	Claim string
 	Node  int
 	Added bool
 }
@@ -403,7 +413,7 @@ func (s *Snapshot) TentativeChanges(since Checkpoint) iter.Seq[Change] {
 	return func(yield func(Change) bool) {
 		for i := len(s.log) - 1; i >= int(since); i-- {
 			ch := s.log[i]
-			if !yield(Change{Pod: ch.pod, Node: ch.node, Added: ch.added}) {
+			if !yield(Change{Pod: ch.pod, Claim: ch.claim, Node: ch.node, Added: ch.added}) {
 				return
 			}
 		}
@@ -416,7 +426,7 @@ func (s *Snapshot) Last() (Change, bool) {
 		return Change{}, false
 	}
 	ch := s.log[len(s.log)-1]
-	return Change{Pod: ch.pod, Node: ch.node, Added: ch.added}, true
+	return Change{Pod: ch.pod, Claim: ch.claim, Node: ch.node, Added: ch.added}, true
 }
 
 // Tentative returns the number of tentative changes not rolled back.
@@ -466,3 +476,45 @@ func (s *Snapshot) NodesChangedSince(p FeedPos) ([]int32, bool) {
 // what it held when the stamp was read (within this snapshot), though it
 // may have changed and been rolled back in between.
 func (s *Snapshot) Stamp(i int) uint64 { return s.stamps[i] }
+
+// ReserveClaim tentatively counts one more pod reserving the claim on the
+// node at index node; the first reservation allocates it there with
+// alloc, which must then be set.
+func (s *Snapshot) ReserveClaim(node int, key string, alloc *AllocationResult) error {
+	ni := s.nodes[node]
+	before, feed := s.stamps[node], s.feedEnd()
+	if err := ni.reserveClaim(key, alloc); err != nil {
+		return err
+	}
+	s.touch(node)
+	s.log = append(s.log, change{node: node, claim: key, added: true, stamp: before, feed: feed})
+	return nil
+}
+
+// UnreserveClaim tentatively counts one pod fewer reserving the claim on
+// the node at index node (a victim's claim); the last frees its devices,
+// and it reports whether it did.
+func (s *Snapshot) UnreserveClaim(node int, key string) (bool, error) {
+	ni := s.nodes[node]
+	alloc, _, ok := ni.Claim(key)
+	if !ok {
+		return false, fmt.Errorf("%w %s: not reserved on node %q", ErrClaim, key, ni.node.Name)
+	}
+	before, feed := s.stamps[node], s.feedEnd()
+	freed, err := ni.unreserveClaim(key)
+	if err != nil {
+		return false, err
+	}
+	s.touch(node)
+	s.log = append(s.log, change{node: node, claim: key, alloc: alloc, stamp: before, feed: feed})
+	return freed, nil
+}
+
+// undoClaim undoes a claim change in Rollback.
+func (s *Snapshot) undoClaim(ni *NodeInfo, ch change) {
+	if ch.added {
+		_, _ = ni.unreserveClaim(ch.claim) // the change made it reserved
+		return
+	}
+	_ = ni.reserveClaim(ch.claim, ch.alloc) // the change took a reservation that was there
+}

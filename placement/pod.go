@@ -305,6 +305,9 @@ func (ps *PodScheduler) Rollback(state *fw.CycleState, snap *cluster.Snapshot, p
 	for snap.Tentative() > int(cp) {
 		ch, _ := snap.Last()
 		snap.Rollback(cluster.Checkpoint(snap.Tentative() - 1))
+		if ch.Pod == nil {
+			continue // a claim's reservation: no PreFilter state counts it
+		}
 		if ch.Added {
 			ps.extendRemove(state, pod, ch.Pod, snap.Node(ch.Node))
 		} else {
