@@ -336,3 +336,60 @@ func (s ResourceSlice) clone() ResourceSlice {
 	}
 	return s
 }
+
+// claimIndex finds the node a claim is allocated on in a snapshot. It is
+// made on first use and follows the change feed, so tentative
+// reservations (a gang's earlier member allocating a claim the next
+// shares) are found as soon as they are made.
+type claimIndex struct {
+	valid  bool
+	pos    FeedPos
+	byKey  map[string]int // claim -> node index
+	ofNode [][]string     // per node index: its claims as indexed
+}
+
+// ClaimNode returns the index of the node the claim is allocated on, with
+// its allocation, counting tentative reservations.
+func (s *Snapshot) ClaimNode(key string) (int, *AllocationResult, bool) {
+	s.syncClaimIndex()
+	i, ok := s.claimIdx.byKey[key]
+	if !ok {
+		return -1, nil, false
+	}
+	alloc, _, _ := s.nodes[i].Claim(key)
+	return i, alloc, true
+}
+
+// syncClaimIndex brings the claim index up to date with the nodes.
+func (s *Snapshot) syncClaimIndex() {
+	ix := &s.claimIdx
+	changed, ok := s.NodesChangedSince(ix.pos)
+	if !ix.valid || !ok || len(ix.ofNode) != len(s.nodes) {
+		ix.byKey, ix.ofNode = map[string]int{}, make([][]string, len(s.nodes))
+		for i := range s.nodes {
+			ix.index(s, i)
+		}
+		ix.valid = true
+	} else {
+		for _, i := range changed {
+			ix.index(s, int(i))
+		}
+	}
+	ix.pos = s.FeedPos()
+}
+
+// index replaces node i's claims in the index.
+func (ix *claimIndex) index(s *Snapshot, i int) {
+	for _, key := range ix.ofNode[i] {
+		if ix.byKey[key] == i {
+			delete(ix.byKey, key)
+		}
+	}
+	ix.ofNode[i] = ix.ofNode[i][:0]
+	if d := s.nodes[i].devices; d != nil {
+		for _, c := range d.claims {
+			ix.byKey[c.key] = i
+			ix.ofNode[i] = append(ix.ofNode[i], c.key)
+		}
+	}
+}

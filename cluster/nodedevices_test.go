@@ -122,9 +122,13 @@ func TestSnapshotClaimsRollBackExactly(t *testing.T) {
 			ni := snap.Node(node)
 			switch op := r.IntN(5); {
 			case op <= 1:
+				// a claim allocated somewhere is reserved there, as a pod
+				// sharing it must go where it is
 				key := fmt.Sprintf("default/c%d", r.IntN(6))
 				var alloc *AllocationResult
-				if _, _, ok := ni.Claim(key); !ok {
+				if at, _, ok := snap.ClaimNode(key); ok {
+					node = at
+				} else {
 					alloc = gpuAlloc(ni.Name(), []int{r.IntN(4), 4 + r.IntN(4)}, r.IntN(2) == 0)
 				}
 				require.NoError(t, snap.ReserveClaim(node, key, alloc))
@@ -139,6 +143,7 @@ func TestSnapshotClaimsRollBackExactly(t *testing.T) {
 			default:
 				record()
 			}
+			checkClaimIndex(t, snap, seed)
 		}
 		for len(marks) > 0 {
 			k := len(marks) - 1
@@ -148,10 +153,33 @@ func TestSnapshotClaimsRollBackExactly(t *testing.T) {
 				require.Equal(t, stamps[k][i], snap.Stamp(i), "seed %d: node %d's stamp", seed, i)
 			}
 			marks, states, stamps = marks[:k], states[:k], stamps[:k]
+			checkClaimIndex(t, snap, seed)
 		}
 		require.Zero(t, snap.Tentative())
 		for i := range 3 {
 			require.Equal(t, inCache[i], devicesOf(mustNode(t, c, fmt.Sprintf("n%d", i))), "seed %d: the snapshot's changes never reach the cache", seed)
+		}
+	}
+}
+
+// checkClaimIndex compares ClaimNode with a scan of the nodes.
+func checkClaimIndex(t *testing.T, snap *Snapshot, seed uint64) {
+	t.Helper()
+	want := map[string]int{}
+	for i := range snap.Len() {
+		if d := snap.Node(i).devices; d != nil {
+			for _, c := range d.claims {
+				want[c.key] = i
+			}
+		}
+	}
+	for _, key := range []string{"default/c0", "default/c1", "default/c2", "default/c3", "default/c4", "default/c5", "default/late", "default/bound-0"} {
+		node, alloc, ok := snap.ClaimNode(key)
+		w, wantOK := want[key]
+		require.Equal(t, wantOK, ok, "seed %d: claim %s", seed, key)
+		if ok {
+			require.Equal(t, w, node, "seed %d: claim %s", seed, key)
+			require.NotNil(t, alloc)
 		}
 	}
 }

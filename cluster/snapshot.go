@@ -38,6 +38,7 @@ type Snapshot struct {
 	namespaces       map[string]map[string]string // shared with the cache until it changes them
 	namespaceVersion int64
 	log              []change
+	claimIdx         claimIndex // see ClaimNode
 	// stamps[i] changes whenever node i's content may have changed in
 	// this snapshot (refresh, reservation, removal); a rollback gives the
 	// node back the stamp of the content it restores. A stamp names one
