@@ -96,9 +96,9 @@ func TestAllocate(t *testing.T) {
 		claims: []*cluster.ResourceClaim{withConstraints(claim("c", exact("a", 1), exact("b", 1), exact("c", 1)), cluster.DeviceConstraint{DistinctAttribute: drv + "/pcieRoot"})},
 		want:   "a=g0 b=g2 c=g5",
 	}, {
-		name:   "constraint violation in all mode is fatal",
-		slices: []*cluster.ResourceSlice{eightGPUs()},
-		claims: []*cluster.ResourceClaim{withConstraints(claim("c", allOf("gpu", "model=h100")), cluster.DeviceConstraint{MatchAttribute: drv + "/pcieRoot"})},
+		name:    "constraint violation in all mode is fatal",
+		slices:  []*cluster.ResourceSlice{eightGPUs()},
+		claims:  []*cluster.ResourceClaim{withConstraints(claim("c", allOf("gpu", "model=h100")), cluster.DeviceConstraint{MatchAttribute: drv + "/pcieRoot"})},
 		wantErr: "claim default/c, request gpu: cannot add device gpu.example.com/n1/g5 because a claim constraint would not be satisfied",
 	}, {
 		name:   "untolerated NoSchedule taint skips the device",
