@@ -105,10 +105,10 @@ func Allocate(in *Input) ([]cluster.AllocationResult, bool, error) {
 	if err := a.prepare(); err != nil {
 		return nil, false, err
 	}
+	// As in kube, errMaxSize reaching here (from the first claim; later
+	// claims swallow it) is returned; the check of each claim's minimum
+	// in prepare makes that unreachable in practice.
 	done, err := a.allocateOne(0, 0, 0, 0, false, 0)
-	if errors.Is(err, errMaxSize) {
-		err = nil
-	}
 	if err != nil {
 		return nil, false, err
 	}
