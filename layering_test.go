@@ -123,7 +123,7 @@ func TestPluginFolders(t *testing.T) {
 			}
 		}
 	}
-	require.Equal(t, 12, folders, "eleven plugin folders and helper")
+	require.Equal(t, 13, folders, "twelve plugin folders and helper")
 }
 
 // TestLayeringCatchesViolations proves the check is live: a lower package

@@ -1,0 +1,166 @@
+package dynamicresources
+
+import (
+	"errors"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// Consumable capacity (KEP-5075), as kube's incubating
+// consumable_capacity.go computes it.
+
+var errUnknownCapacity = errors.New("some requested capacity has not been defined")
+
+// capacityFits reports whether a request's capacity fits on a device
+// beside what committed (allocated claims) and tentative (this call's
+// earlier picks) already take of it: for every capacity of the device the
+// amount the request consumes must satisfy the capacity's policy and,
+// added to the rest, stay within the capacity's value. A request naming a
+// capacity the device lacks is an error (kube skips the device).
+func capacityFits(dev *cluster.Device, request, committed, tentative map[cluster.QualifiedName]cluster.Quantity) (bool, error) {
+	for name := range request {
+		if _, ok := dev.Capacity[name]; !ok {
+			return false, errUnknownCapacity
+		}
+	}
+	for name, c := range dev.Capacity {
+		q, asked := request[name]
+		consumed := consumedAmount(q, asked, c)
+		if violatesPolicy(consumed, asked, c.RequestPolicy) {
+			return false, nil
+		}
+		if committed[name]+consumed+tentative[name] > c.Value {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// consumedAmount is what a request takes of one capacity: without a
+// request the policy's default, or else the whole value; without a policy
+// the request itself; else rounded up into the valid range or to the first
+// valid value at least as big.
+func consumedAmount(q cluster.Quantity, asked bool, c cluster.DeviceCapacity) cluster.Quantity {
+	p := c.RequestPolicy
+	if !asked {
+		if p != nil && p.Default != nil {
+			return *p.Default
+		}
+		return c.Value
+	}
+	switch {
+	case p == nil:
+		return q
+	case p.ValidRange != nil:
+		return roundUpRange(q, p.ValidRange)
+	case p.ValidValues != nil:
+		for _, v := range p.ValidValues {
+			if q <= v {
+				return v
+			}
+		}
+	}
+	return q
+}
+
+// roundUpRange is kube's roundUpRange: below Min, Min; with a Step,
+// Min plus whole steps, counted in whole units (Quantity.Value, which
+// rounds up) as kube's incubating allocator counts them.
+func roundUpRange(q cluster.Quantity, r *cluster.CapacityRange) cluster.Quantity {
+	if q < r.Min {
+		return r.Min
+	}
+	if r.Step == nil {
+		return q
+	}
+	step, lo := r.Step.Value(), r.Min.Value()
+	if step <= 0 {
+		return q
+	}
+	added := q.Value() - lo
+	n := added / step
+	if added%step != 0 {
+		n++
+	}
+	return cluster.Quantity((lo + step*n) * 1000)
+}
+
+// violatesPolicy is kube's violatesPolicy: the default is always allowed;
+// otherwise a range's Max and Step, or the list of valid values.
+func violatesPolicy(consumed cluster.Quantity, asked bool, p *cluster.CapacityRequestPolicy) bool {
+	if p == nil {
+		return false
+	}
+	if p.Default != nil && consumed == *p.Default {
+		return false
+	}
+	switch {
+	case p.ValidRange != nil:
+		r := p.ValidRange
+		if r.Max != nil && consumed > *r.Max {
+			return true
+		}
+		if r.Step != nil {
+			if step := r.Step.Value(); step > 0 && (consumed.Value()-r.Min.Value())%step != 0 {
+				return true
+			}
+		}
+		return false
+	case len(p.ValidValues) > 0:
+		for _, v := range p.ValidValues {
+			if consumed == v {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// consumedCapacity is what a shared device's allocation records: the
+// amount taken of every capacity of the device.
+func consumedCapacity(dev *cluster.Device, request map[cluster.QualifiedName]cluster.Quantity) map[cluster.QualifiedName]cluster.Quantity {
+	out := make(map[cluster.QualifiedName]cluster.Quantity, len(dev.Capacity))
+	for name, c := range dev.Capacity {
+		q, asked := request[name]
+		out[name] = consumedAmount(q, asked, c)
+	}
+	return out
+}
+
+// sharedUse is this call's tentative use of one shared device: the summed
+// capacity its picks take, and whether kube's collection holds an entry
+// for the device (an entry that Remove empties to all zeros is deleted;
+// one inserted empty, for a device without capacities, never is).
+type sharedUse struct {
+	present  bool
+	consumed map[cluster.QualifiedName]cluster.Quantity
+}
+
+func (u *sharedUse) insert(c map[cluster.QualifiedName]cluster.Quantity) {
+	if u.consumed == nil {
+		u.consumed = make(map[cluster.QualifiedName]cluster.Quantity, len(c))
+	}
+	u.present = true
+	for name, q := range c {
+		u.consumed[name] += q
+	}
+}
+
+func (u *sharedUse) remove(c map[cluster.QualifiedName]cluster.Quantity) {
+	if !u.present {
+		return
+	}
+	for name, q := range c {
+		if _, ok := u.consumed[name]; ok {
+			u.consumed[name] -= q
+		}
+	}
+	for _, q := range u.consumed {
+		if q != 0 {
+			return
+		}
+	}
+	u.present = false
+	clear(u.consumed)
+}

@@ -1,0 +1,378 @@
+package dynamicresources
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// errMaxSize is kube's errAllocationResultMaxSizeExceeded: the devices
+// picked for a claim plus those its current request still needs exceed
+// MaxDevicesPerClaim. It lets a firstAvailable list try a smaller
+// alternative, and is swallowed at claim boundaries.
+var errMaxSize = errors.New("allocation max size exceeded")
+
+const (
+	matchUnknown int8 = iota
+	matchYes
+	matchNo
+)
+
+// device is one candidate: a device of a complete, valid pool in a slice
+// that targets the node, in search order (pool, slice, device).
+type device struct {
+	pool  *pool
+	slice *cluster.ResourceSlice
+	dev   *cluster.Device
+	id    cluster.DeviceID
+	// shared: the device allows multiple allocations and consumable
+	// capacity is on.
+	shared bool
+	// committedExclusive / committedShared: the allocated state's entries.
+	committedExclusive bool
+	committedShared    map[cluster.QualifiedName]cluster.Quantity
+	hasCommittedShared bool
+}
+
+// reqData is one request, or one alternative of a firstAvailable list.
+type reqData struct {
+	index      int
+	claim      int
+	name       string // the request's (or subrequest's) own name
+	parent     string // the request's name for a subrequest, else ""
+	resultName string // "req" or "req/sub"
+	exact      *cluster.ExactDeviceRequest
+	admin      bool
+	class      *cluster.DeviceClass
+	numDevices int
+	all        []int // mode All: the devices to take, in order
+}
+
+// baseName is the name constraints see as the request.
+func (r *reqData) baseName() (request, sub string) {
+	if r.parent != "" {
+		return r.parent, r.name
+	}
+	return r.name, ""
+}
+
+type requestGroup struct {
+	alts []int // indices into allocator.reqs: one, or the alternatives
+	sub  bool
+}
+
+type pick struct {
+	req, dev int
+	consumed map[cluster.QualifiedName]cluster.Quantity // shared devices only
+}
+
+type claimData struct {
+	requests    []requestGroup
+	constraints []constraint
+	picks       []pick
+}
+
+type allocator struct {
+	in     *Input
+	pools  []*pool
+	devs   []device
+	reqs   []*reqData
+	claims []claimData
+	match  []int8 // selectable cache, per (request, device)
+	// allocating holds, per device, which claims of this call took it
+	// exclusively (a bitset of claim indices, words per device).
+	allocating []uint64
+	words      int
+	tentative  []sharedUse // per device: this call's shares
+	counters   counters
+}
+
+func newAllocator(in *Input) *allocator {
+	a := &allocator{in: in, claims: make([]claimData, len(in.Claims))}
+	a.pools = gatherPools(in.Slices, in.Node, in.Features)
+	st := in.Allocated
+	if st == nil {
+		st = &AllocatedState{}
+	}
+	n := 0
+	for _, p := range a.pools {
+		for _, s := range p.slices {
+			n += len(s.Devices)
+		}
+	}
+	a.devs = make([]device, 0, n)
+	for _, p := range a.pools {
+		for _, s := range p.slices {
+			for i := range s.Devices {
+				d := device{pool: p, slice: s, dev: &s.Devices[i], id: cluster.DeviceID{Driver: p.driver, Pool: p.name, Device: s.Devices[i].Name}}
+				d.shared = in.Features.ConsumableCapacity && d.dev.AllowMultipleAllocations
+				if len(st.Exclusive) > 0 {
+					d.committedExclusive = st.Exclusive[d.id]
+				}
+				if len(st.Shared) > 0 {
+					d.committedShared, d.hasCommittedShared = st.Shared[d.id]
+				}
+				a.devs = append(a.devs, d)
+			}
+		}
+	}
+	a.words = (len(in.Claims) + 63) / 64
+	a.allocating = make([]uint64, a.words*len(a.devs))
+	return a
+}
+
+// committed reports whether the allocated state holds a device, as kube's
+// IsDeviceAllocated does (for counters).
+func (a *allocator) committed(id cluster.DeviceID) bool {
+	st := a.in.Allocated
+	if st == nil {
+		return false
+	}
+	if st.Exclusive[id] {
+		return true
+	}
+	_, ok := st.Shared[id]
+	return ok
+}
+
+func (a *allocator) allocatingFor(d, claim int) bool {
+	return a.allocating[d*a.words+claim/64]&(1<<(claim%64)) != 0
+}
+
+func (a *allocator) inUse(d int) bool {
+	if a.devs[d].committedExclusive {
+		return true
+	}
+	for _, w := range a.allocating[d*a.words : (d+1)*a.words] {
+		if w != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *allocator) capacityInUse(d int) bool {
+	return a.devs[d].hasCommittedShared || (a.tentative != nil && a.tentative[d].present)
+}
+
+func (a *allocator) capacityFits(r *reqData, d int) (bool, error) {
+	var tent map[cluster.QualifiedName]cluster.Quantity
+	if a.tentative != nil {
+		tent = a.tentative[d].consumed
+	}
+	return capacityFits(a.devs[d].dev, r.exact.Capacity, a.devs[d].committedShared, tent)
+}
+
+// allocateOne is kube's allocateOne: it finds a device for device number
+// di of alternative si of request ri of claim ci, then recurses; true when
+// everything after it could be allocated too. start is where, within one
+// request, the search resumes (after the previous pick: combinations, not
+// permutations).
+func (a *allocator) allocateOne(ci, ri, si, di int, inSub bool, start int) (bool, error) {
+	if ci >= len(a.claims) {
+		return true, nil
+	}
+	c := &a.claims[ci]
+	if ri >= len(c.requests) {
+		done, err := a.allocateOne(ci+1, 0, 0, 0, false, 0)
+		if errors.Is(err, errMaxSize) {
+			return false, nil
+		}
+		return done, err
+	}
+	group := c.requests[ri]
+	if group.sub && !inSub {
+		allExceeded := true
+		for alt := range group.alts {
+			done, err := a.allocateOne(ci, ri, alt, 0, true, 0)
+			if errors.Is(err, errMaxSize) {
+				continue
+			}
+			allExceeded = false
+			if err != nil {
+				return false, err
+			}
+			if done {
+				return true, nil
+			}
+		}
+		if allExceeded {
+			return false, errMaxSize
+		}
+		return false, nil
+	}
+	r := a.reqs[group.alts[si]]
+	all := r.exact.EffectiveMode() == cluster.DeviceAllocationAll
+	if all && len(r.all) == 0 {
+		return false, nil
+	}
+	if di >= r.numDevices {
+		return a.allocateOne(ci, ri+1, 0, 0, false, 0)
+	}
+	if len(c.picks)+r.numDevices-di > MaxDevicesPerClaim {
+		return false, errMaxSize
+	}
+	if all {
+		ok, err := a.allocateDevice(ci, r, r.all[di], true)
+		if err != nil || !ok {
+			return false, err
+		}
+		done, err := a.allocateOne(ci, ri, si, di+1, inSub, 0)
+		if err != nil || !done {
+			a.undo(ci)
+			return false, err
+		}
+		return true, nil
+	}
+	for d := start; d < len(a.devs); d++ {
+		if r.admin {
+			if a.allocatingFor(d, ci) {
+				continue
+			}
+		} else if a.inUse(d) {
+			continue
+		}
+		ok, err := a.selectable(r, d)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			continue
+		}
+		if a.in.Features.ConsumableCapacity {
+			if fits, err := a.capacityFits(r, d); err != nil || !fits {
+				continue
+			}
+		}
+		ok, err = a.allocateDevice(ci, r, d, false)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			continue
+		}
+		done, err := a.allocateOne(ci, ri, si, di+1, inSub, d+1)
+		if err == nil && done {
+			return true, nil
+		}
+		a.undo(ci)
+		if err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// allocateDevice is kube's allocateDevice: the checks a candidate passes
+// after its selectors (in use, counters, taints, constraints, capacity),
+// in kube's order, and the bookkeeping of the pick (taken back by undo).
+// must (mode All) makes a constraint violation an error.
+func (a *allocator) allocateDevice(ci int, r *reqData, d int, must bool) (bool, error) {
+	dv := &a.devs[d]
+	f := a.in.Features
+	if !dv.shared && r.admin && a.allocatingFor(d, ci) {
+		return false, nil
+	}
+	if !r.admin && a.inUse(d) {
+		return false, nil
+	}
+	if len(dv.dev.ConsumesCounters) > 0 {
+		if !f.PartitionableDevices {
+			return false, nil
+		}
+		// Kube skips the counters of a shared device some capacity of
+		// which is already in use, committed or in this call.
+		if !(dv.shared && a.capacityInUse(d)) && !a.counters.take(dv.pool, dv.dev, a.committed) {
+			return false, nil
+		}
+	}
+	if f.DeviceTaints && taintPrevents(dv.dev, r.exact.Tolerations) {
+		return false, nil
+	}
+	c := &a.claims[ci]
+	request, sub := r.baseName()
+	for i, k := range c.constraints {
+		if k.add(request, sub, dv.dev, dv.id) {
+			continue
+		}
+		if must {
+			return false, fmt.Errorf("claim %s, request %s: cannot add device %s because a claim constraint would not be satisfied", claimName(a.in.Claims[ci]), r.name, dv.id)
+		}
+		for _, earlier := range c.constraints[:i] {
+			earlier.remove(request, sub, dv.dev, dv.id)
+		}
+		return false, nil
+	}
+	if !dv.shared {
+		a.allocating[d*a.words+ci/64] |= 1 << (ci % 64)
+	}
+	var consumed map[cluster.QualifiedName]cluster.Quantity
+	if f.ConsumableCapacity {
+		// Kube checks capacity again here, after the constraints took the
+		// device and without undoing them when it fails; it fails only in
+		// mode All, on a shared device this call already shares out.
+		if fits, err := a.capacityFits(r, d); err != nil || !fits {
+			return false, nil
+		}
+		if dv.shared {
+			consumed = consumedCapacity(dv.dev, r.exact.Capacity)
+			if a.tentative == nil {
+				a.tentative = make([]sharedUse, len(a.devs))
+			}
+			a.tentative[d].insert(consumed)
+			if len(consumed) == 0 {
+				consumed = nil
+			}
+		}
+	}
+	c.picks = append(c.picks, pick{req: r.index, dev: d, consumed: consumed})
+	return true, nil
+}
+
+// undo takes back the last pick of claim ci (kube's deallocate).
+func (a *allocator) undo(ci int) {
+	c := &a.claims[ci]
+	pk := c.picks[len(c.picks)-1]
+	r, d := a.reqs[pk.req], pk.dev
+	dv := &a.devs[d]
+	request, sub := r.baseName()
+	for _, k := range c.constraints {
+		k.remove(request, sub, dv.dev, dv.id)
+	}
+	if dv.shared {
+		// Kube's quirk, reproduced because it changes outcomes: the
+		// counters a shared device took are not given back.
+		if pk.consumed != nil {
+			a.tentative[d].remove(pk.consumed)
+		}
+	} else {
+		a.allocating[d*a.words+ci/64] &^= 1 << (ci % 64)
+		if a.in.Features.PartitionableDevices && len(dv.dev.ConsumesCounters) > 0 {
+			a.counters.give(dv.pool, dv.dev)
+		}
+	}
+	c.picks = c.picks[:len(c.picks)-1]
+}
+
+// taintPrevents reports whether a NoSchedule or NoExecute taint of the
+// device is not tolerated; other effects (None) are ignored.
+func taintPrevents(d *cluster.Device, tolerations []cluster.DeviceToleration) bool {
+	for i := range d.Taints {
+		t := &d.Taints[i]
+		if t.Effect != cluster.DeviceTaintNoSchedule && t.Effect != cluster.DeviceTaintNoExecute {
+			continue
+		}
+		tolerated := false
+		for j := range tolerations {
+			if tolerations[j].Tolerates(t) {
+				tolerated = true
+				break
+			}
+		}
+		if !tolerated {
+			return true
+		}
+	}
+	return false
+}
