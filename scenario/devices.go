@@ -7,6 +7,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/scenario/internal/schema"
+	"github.com/gangsim/gangsim/scenario/kube"
 )
 
 // Devices are the device objects of Dynamic Resource Allocation
@@ -29,9 +30,9 @@ type ContainerClaim struct {
 	Request   string
 }
 
-// claimsNotScheduled is the warning about the claims of a scenario file's
-// pods (kube.ClaimsNotScheduled for objects').
-const claimsNotScheduled = "read and checked, not scheduled yet: the pod is placed as if it claimed no devices"
+// claimsNotScheduled is the warning about a pod's claims, for a scenario
+// file's pods as for objects'.
+const claimsNotScheduled = kube.ClaimsNotScheduled
 
 // devices converts and checks the file's device objects.
 func (b *builder) devices(f *schema.File) error {
