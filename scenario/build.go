@@ -35,13 +35,14 @@ type builder struct {
 	forest     podgroup.Forest               // the groups as admitted, for parents
 	opts       options
 
-	file       string            // the file of the entry being built
-	cur        *schema.Origin    // the Kubernetes object of that entry, if any
-	configFile string            // the file that gave the configuration
-	nsDefined  map[string]bool   // namespaces defined so far
-	budgetKeys map[string]string // budgets defined so far, and where
-	tally      *schema.Tally     // the pods and nodes of the inputs, against the limits
-	ws         *warnings         // what the inputs hold that the simulation does not use
+	file       string               // the file of the entry being built
+	cur        *schema.Origin       // the Kubernetes object of that entry, if any
+	configFile string               // the file that gave the configuration
+	nsDefined  map[string]bool      // namespaces defined so far
+	budgetKeys map[string]string    // budgets defined so far, and where
+	deviceKeys map[[2]string]string // device objects defined so far (kind, key), and where
+	tally      *schema.Tally        // the pods and nodes of the inputs, against the limits
+	ws         *warnings            // what the inputs hold that the simulation does not use
 	// requests remembers the parsed request maps by identity: the JSON
 	// decoder shares equal maps, so a million pods parse a few
 	requests map[unsafe.Pointer]cluster.Resources
@@ -106,7 +107,7 @@ func (b *builder) build(ins []*input) error {
 		}
 	}
 	steps := []func([]*input) error{each(b.config), each(b.priorityClasses), each(b.namespaces), each(b.nodes),
-		b.groups, each(b.budgets), each(b.pods), each(b.workloads), each(b.events), each(b.explain)}
+		b.groups, each(b.budgets), each(b.devices), each(b.pods), each(b.workloads), each(b.events), each(b.explain)}
 	for _, step := range steps {
 		if err := step(ins); err != nil {
 			return err

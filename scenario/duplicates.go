@@ -92,6 +92,18 @@ func definitions(in *input) []namedDefinition {
 	for i, s := range f.Budgets {
 		add("pod disruption budget", string(cluster.MakePodKey(s.Namespace, s.Name)), s.Line, s.Origin, "podDisruptionBudgets", i, s.Name)
 	}
+	for i, s := range f.DeviceClasses {
+		add("device class", s.Name, s.Line, s.Origin, "deviceClasses", i, s.Name)
+	}
+	for i, s := range f.ResourceSlices {
+		add("resource slice", s.Name, s.Line, s.Origin, "resourceSlices", i, s.Name)
+	}
+	for i, s := range f.ResourceClaims {
+		add("resource claim", cluster.MakePodKey(s.Namespace, s.Name).Display(), s.Line, s.Origin, "resourceClaims", i, s.Name)
+	}
+	for i, s := range f.ResourceClaimTemplates {
+		add("resource claim template", cluster.MakePodKey(s.Namespace, s.Name).Display(), s.Line, s.Origin, "resourceClaimTemplates", i, s.Name)
+	}
 	for i, s := range f.Pods {
 		for _, name := range schema.CountNames(s.Name, s.Count) {
 			add("pod", string(cluster.MakePodKey(s.Namespace, name)), s.Line, s.Origin, "pods", i, s.Name)

@@ -10,7 +10,7 @@ import (
 // FuzzKubeObjects: any input is Kubernetes objects, a scenario, or an
 // error wrapping ErrScenario, never a panic; what loads also runs, as
 // FuzzParse checks it. The seeds are the kubectl dumps and the bad files
-// of testdata/kube.
+// of testdata/kube (device objects among them).
 func FuzzKubeObjects(f *testing.F) {
 	for _, pattern := range []string{"testdata/kube/*.json", "testdata/kube/*.yaml", "testdata/kube/bad/*"} {
 		files, _ := filepath.Glob(pattern)
@@ -23,6 +23,9 @@ func FuzzKubeObjects(f *testing.F) {
 	f.Add([]byte(`{"apiVersion": "v1", "kind": "PodList", "items": [{"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}}]}`))
 	f.Add([]byte("apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d}\nspec: {selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c}]}}}\n" +
 		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"1\"}}\n"))
+	f.Add([]byte("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: g, capacity: {requests: {mem: 1Gi}}}}]}}\n" +
+		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: d, allNodes: true, pool: {name: p, resourceSliceCount: 1}, devices: [{name: d0, attributes: {m: {int: 1}}, capacity: {mem: {value: 2Gi}}}]}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {claims: [{name: g}]}}], resourceClaims: [{name: g, resourceClaimName: c}]}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer checkQuick(t, time.Now())
 		sc, err := ParseFiles([]File{{Name: "fuzz", Data: data}}, fuzzLimits)

@@ -61,6 +61,10 @@ func (b *builder) expandPod(s *schema.Pod, i int) error {
 	if err != nil {
 		return b.fail(s.Line, where+".duration", err)
 	}
+	claims, containerClaims, err := b.podClaims(s, where)
+	if err != nil {
+		return err
+	}
 	if p.NodeName != "" && !b.nodeNames[p.NodeName] {
 		return b.failf(s.Line, where+".nodeName", "node %q is not defined", p.NodeName)
 	}
@@ -89,7 +93,7 @@ func (b *builder) expandPod(s *schema.Pod, i int) error {
 		case name != s.Name:
 			src.Path = entry("pods", i, name) // a copy of a counted entry
 		}
-		b.sc.Pods = append(b.sc.Pods, Pod{Pod: c, At: at, Duration: duration, Source: src})
+		b.sc.Pods = append(b.sc.Pods, Pod{Pod: c, At: at, Duration: duration, Source: src, ResourceClaims: claims, ContainerClaims: containerClaims})
 	}
 	return nil
 }

@@ -72,6 +72,11 @@ type Pod struct {
 	At       time.Duration
 	Duration time.Duration // 0: runs until deleted or evicted
 	Source   Source
+	// ResourceClaims are the pod's claims of devices (spec.resourceClaims),
+	// and ContainerClaims those its containers name (a pod made from a
+	// Kubernetes object's): read and checked, not yet scheduled.
+	ResourceClaims  []cluster.PodResourceClaim
+	ContainerClaims []ContainerClaim
 }
 
 // EventKind is what a scenario event does.
@@ -120,6 +125,8 @@ type Scenario struct {
 	Explain []cluster.PodKey
 	// Namespaces give namespaces labels (for namespace selectors).
 	Namespaces []cluster.Namespace
+	// Devices are the device objects of Dynamic Resource Allocation.
+	Devices Devices
 	// Warnings list what the inputs hold that the simulator does not
 	// model, by kind and field; the result repeats them.
 	Warnings []Warning

@@ -310,6 +310,10 @@ func (b *builder) addWorkloadPods(p *workloadPlan, group string, names []string,
 	if err != nil {
 		return err
 	}
+	claims, containerClaims, err := b.podClaims(&spec, where)
+	if err != nil {
+		return err
+	}
 	tmpl.Requests = req
 	if err := b.tally.AddPods(len(names)); err != nil {
 		return b.fail(p.spec.Line, p.where+".replicas", err)
@@ -328,7 +332,7 @@ func (b *builder) addWorkloadPods(p *workloadPlan, group string, names []string,
 			return b.fail(p.spec.Line, where, err)
 		}
 		b.podNames[c.Key()] = true
-		b.sc.Pods = append(b.sc.Pods, Pod{Pod: c, At: at, Duration: d, Source: src})
+		b.sc.Pods = append(b.sc.Pods, Pod{Pod: c, At: at, Duration: d, Source: src, ResourceClaims: claims, ContainerClaims: containerClaims})
 	}
 	return nil
 }

@@ -6,7 +6,9 @@
 // a file of either kind may name what the other defines.
 //
 // What is read: Nodes, Pods, Namespaces, PriorityClasses,
-// PodDisruptionBudgets, PodGroups and CompositePodGroups, and a
+// PodDisruptionBudgets, PodGroups and CompositePodGroups, the device
+// objects of resource.k8s.io/v1 (DeviceClass, ResourceSlice,
+// ResourceClaim, ResourceClaimTemplate; read, not yet scheduled), and a
 // KubeSchedulerConfiguration become the entries they stand for; a
 // Deployment, ReplicaSet, StatefulSet, DaemonSet or Job makes the pods its
 // controller would create that the inputs do not hold already. The

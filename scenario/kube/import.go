@@ -123,6 +123,8 @@ func (k *kubeImport) convert(d kubeDecoded) error {
 		return k.compositePodGroup(o, v, f)
 	case *kubeSchedulerConfig:
 		return k.config(o, v, f)
+	case *kubeDeviceClass, *kubeResourceSlice, *kubeResourceClaim, *kubeResourceClaimTemplate:
+		return k.devices(o, v, f)
 	}
 	return k.workload(o, d.v, f)
 }

@@ -86,6 +86,10 @@ var (
 		"": "spec"}
 	kubeBudgetFields = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace", "": "spec"}
 	kubeMetaFields   = map[string]string{"name": "metadata.name", "labels": "metadata.labels", "": ""}
+	// kubeDeviceFields serve DeviceClasses, ResourceSlices and
+	// ResourceClaims; a template's claim spec is one level down.
+	kubeDeviceFields   = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace", "": "spec"}
+	kubeTemplateFields = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace", "": "spec.spec"}
 )
 
 // newOrigin is the origin of an entry made from o; fields translate its
@@ -118,6 +122,10 @@ var kubeKinds = map[string]kubeKind{
 	"DaemonSet":                  {[]string{"apps/v1"}, true, func() any { return new(kubeDaemonSet) }},
 	"Job":                        {[]string{"batch/v1"}, true, func() any { return new(kubeJob) }},
 	"KubeSchedulerConfiguration": {[]string{"kubescheduler.config.k8s.io/v1"}, false, func() any { return new(kubeSchedulerConfig) }},
+	"DeviceClass":                {[]string{"resource.k8s.io/v1"}, false, func() any { return new(kubeDeviceClass) }},
+	"ResourceSlice":              {[]string{"resource.k8s.io/v1"}, false, func() any { return new(kubeResourceSlice) }},
+	"ResourceClaim":              {[]string{"resource.k8s.io/v1"}, true, func() any { return new(kubeResourceClaim) }},
+	"ResourceClaimTemplate":      {[]string{"resource.k8s.io/v1"}, true, func() any { return new(kubeResourceClaimTemplate) }},
 }
 
 // IsDocument reports whether a document is a Kubernetes object (or a List

@@ -85,6 +85,9 @@ func (k *kubeImport) podEntry(o *Object, src *schema.Origin, name string, labels
 		}
 		s.PodGroup = g.PodGroupName
 	}
+	if err := k.podClaims(o, spec, src.Spec, &s); err != nil {
+		return s, err
+	}
 	first := o.file + ": " + o.ref()
 	if p := spec.TerminationGracePeriodSeconds; p != nil && *p != defaultGracePeriodSeconds {
 		k.ws.Add(o.kind, src.Spec+".terminationGracePeriodSeconds",

@@ -92,47 +92,47 @@ type kubePod struct {
 
 // kubePodSpec is core/v1 PodSpec.
 type kubePodSpec struct {
-	Volumes                       []kubeVolume        `yaml:"volumes"`
-	InitContainers                []kubeContainer     `yaml:"initContainers"`
-	Containers                    []kubeContainer     `yaml:"containers"`
-	EphemeralContainers           skipped             `yaml:"ephemeralContainers"`
-	RestartPolicy                 skipped             `yaml:"restartPolicy"`
-	TerminationGracePeriodSeconds *int64              `yaml:"terminationGracePeriodSeconds"`
-	ActiveDeadlineSeconds         unmodelled          `yaml:"activeDeadlineSeconds"`
-	DNSPolicy                     skipped             `yaml:"dnsPolicy"`
-	NodeSelector                  map[string]string   `yaml:"nodeSelector"`
-	ServiceAccountName            skipped             `yaml:"serviceAccountName"`
-	ServiceAccount                skipped             `yaml:"serviceAccount"`
-	AutomountServiceAccountToken  skipped             `yaml:"automountServiceAccountToken"`
-	NodeName                      string              `yaml:"nodeName"`
-	HostNetwork                   bool                `yaml:"hostNetwork"`
-	HostPID                       skipped             `yaml:"hostPID"`
-	HostIPC                       skipped             `yaml:"hostIPC"`
-	ShareProcessNamespace         skipped             `yaml:"shareProcessNamespace"`
-	SecurityContext               skipped             `yaml:"securityContext"`
-	ImagePullSecrets              skipped             `yaml:"imagePullSecrets"`
-	Hostname                      skipped             `yaml:"hostname"`
-	Subdomain                     skipped             `yaml:"subdomain"`
-	Affinity                      *schema.Affinity    `yaml:"affinity"`
-	SchedulerName                 string              `yaml:"schedulerName"`
-	Tolerations                   []schema.Toleration `yaml:"tolerations"`
-	HostAliases                   skipped             `yaml:"hostAliases"`
-	PriorityClassName             string              `yaml:"priorityClassName"`
-	Priority                      *int32              `yaml:"priority"`
-	DNSConfig                     skipped             `yaml:"dnsConfig"`
-	ReadinessGates                skipped             `yaml:"readinessGates"`
-	RuntimeClassName              unmodelled          `yaml:"runtimeClassName"`
-	EnableServiceLinks            skipped             `yaml:"enableServiceLinks"`
-	PreemptionPolicy              string              `yaml:"preemptionPolicy"`
-	Overhead                      map[string]string   `yaml:"overhead"`
-	TopologySpreadConstraints     []schema.Spread     `yaml:"topologySpreadConstraints"`
-	SetHostnameAsFQDN             skipped             `yaml:"setHostnameAsFQDN"`
-	OS                            skipped             `yaml:"os"`
-	HostUsers                     skipped             `yaml:"hostUsers"`
-	SchedulingGates               unmodelled          `yaml:"schedulingGates"`
-	ResourceClaims                unmodelled          `yaml:"resourceClaims"`
-	Resources                     *kubeResources      `yaml:"resources"`
-	HostnameOverride              skipped             `yaml:"hostnameOverride"`
+	Volumes                       []kubeVolume              `yaml:"volumes"`
+	InitContainers                []kubeContainer           `yaml:"initContainers"`
+	Containers                    []kubeContainer           `yaml:"containers"`
+	EphemeralContainers           skipped                   `yaml:"ephemeralContainers"`
+	RestartPolicy                 skipped                   `yaml:"restartPolicy"`
+	TerminationGracePeriodSeconds *int64                    `yaml:"terminationGracePeriodSeconds"`
+	ActiveDeadlineSeconds         unmodelled                `yaml:"activeDeadlineSeconds"`
+	DNSPolicy                     skipped                   `yaml:"dnsPolicy"`
+	NodeSelector                  map[string]string         `yaml:"nodeSelector"`
+	ServiceAccountName            skipped                   `yaml:"serviceAccountName"`
+	ServiceAccount                skipped                   `yaml:"serviceAccount"`
+	AutomountServiceAccountToken  skipped                   `yaml:"automountServiceAccountToken"`
+	NodeName                      string                    `yaml:"nodeName"`
+	HostNetwork                   bool                      `yaml:"hostNetwork"`
+	HostPID                       skipped                   `yaml:"hostPID"`
+	HostIPC                       skipped                   `yaml:"hostIPC"`
+	ShareProcessNamespace         skipped                   `yaml:"shareProcessNamespace"`
+	SecurityContext               skipped                   `yaml:"securityContext"`
+	ImagePullSecrets              skipped                   `yaml:"imagePullSecrets"`
+	Hostname                      skipped                   `yaml:"hostname"`
+	Subdomain                     skipped                   `yaml:"subdomain"`
+	Affinity                      *schema.Affinity          `yaml:"affinity"`
+	SchedulerName                 string                    `yaml:"schedulerName"`
+	Tolerations                   []schema.Toleration       `yaml:"tolerations"`
+	HostAliases                   skipped                   `yaml:"hostAliases"`
+	PriorityClassName             string                    `yaml:"priorityClassName"`
+	Priority                      *int32                    `yaml:"priority"`
+	DNSConfig                     skipped                   `yaml:"dnsConfig"`
+	ReadinessGates                skipped                   `yaml:"readinessGates"`
+	RuntimeClassName              unmodelled                `yaml:"runtimeClassName"`
+	EnableServiceLinks            skipped                   `yaml:"enableServiceLinks"`
+	PreemptionPolicy              string                    `yaml:"preemptionPolicy"`
+	Overhead                      map[string]string         `yaml:"overhead"`
+	TopologySpreadConstraints     []schema.Spread           `yaml:"topologySpreadConstraints"`
+	SetHostnameAsFQDN             skipped                   `yaml:"setHostnameAsFQDN"`
+	OS                            skipped                   `yaml:"os"`
+	HostUsers                     skipped                   `yaml:"hostUsers"`
+	SchedulingGates               unmodelled                `yaml:"schedulingGates"`
+	ResourceClaims                []schema.PodResourceClaim `yaml:"resourceClaims"`
+	Resources                     *kubeResources            `yaml:"resources"`
+	HostnameOverride              skipped                   `yaml:"hostnameOverride"`
 	SchedulingGroup               *struct {
 		PodGroupName string `yaml:"podGroupName"`
 	} `yaml:"schedulingGroup"`
@@ -176,9 +176,15 @@ type kubeContainerPort struct {
 }
 
 type kubeResources struct {
-	Limits   map[string]string `yaml:"limits"`
-	Requests map[string]string `yaml:"requests"`
-	Claims   unmodelled        `yaml:"claims"`
+	Limits   map[string]string    `yaml:"limits"`
+	Requests map[string]string    `yaml:"requests"`
+	Claims   []kubeContainerClaim `yaml:"claims"`
+}
+
+// kubeContainerClaim is an entry of a container's resources.claims.
+type kubeContainerClaim struct {
+	Name    string `yaml:"name"`
+	Request string `yaml:"request"`
 }
 
 // kubeVolume: the sources that tie a pod to storage with node limits or
@@ -376,4 +382,38 @@ type kubeCompositePodGroup struct {
 		} `yaml:"schedulingPolicy"`
 	} `yaml:"spec"`
 	Status skipped `yaml:"status"`
+}
+
+// The device objects of resource.k8s.io/v1: their specs are the scenario
+// entries' (schema/devices.go).
+
+type kubeDeviceClass struct {
+	kubeHead `yaml:",inline"`
+	Spec     schema.DeviceClassSpec `yaml:"spec"`
+}
+
+type kubeResourceSlice struct {
+	kubeHead `yaml:",inline"`
+	Spec     schema.ResourceSliceSpec `yaml:"spec"`
+}
+
+type kubeResourceClaim struct {
+	kubeHead `yaml:",inline"`
+	Spec     schema.ResourceClaimSpec `yaml:"spec"`
+	// Status is the server's: an allocation is warned about (the
+	// importer says what it means), the rest is not modelled.
+	Status struct {
+		openFields
+		Allocation  *struct{ openFields } `yaml:"allocation"`
+		ReservedFor unmodelled            `yaml:"reservedFor"`
+		Devices     unmodelled            `yaml:"devices"`
+	} `yaml:"status"`
+}
+
+type kubeResourceClaimTemplate struct {
+	kubeHead `yaml:",inline"`
+	Spec     struct {
+		Metadata skipped                  `yaml:"metadata"` // labels and annotations for the claims
+		Spec     schema.ResourceClaimSpec `yaml:"spec"`
+	} `yaml:"spec"`
 }

@@ -33,6 +33,11 @@ type File struct {
 	// Workloads are templates expanded into pods and PodGroups
 	// (workloads.go).
 	Workloads []Workload `yaml:"workloads"`
+	// The device objects of Dynamic Resource Allocation (devices.go).
+	DeviceClasses          []DeviceClass           `yaml:"deviceClasses"`
+	ResourceSlices         []ResourceSlice         `yaml:"resourceSlices"`
+	ResourceClaims         []ResourceClaim         `yaml:"resourceClaims"`
+	ResourceClaimTemplates []ResourceClaimTemplate `yaml:"resourceClaimTemplates"`
 }
 
 // Config is the file's config section: the scheduler's configuration.
@@ -187,14 +192,20 @@ type Pod struct {
 	TopologySpreadConstraints []Spread `yaml:"topologySpreadConstraints"`
 	// Owner is the pod's controller; spreading's default constraints
 	// select the pods with the same owner selector.
-	Owner    *Owner `yaml:"owner"`
-	At       string `yaml:"at"`
-	Duration string `yaml:"duration"`
-	Count    *int   `yaml:"count"`
+	Owner *Owner `yaml:"owner"`
+	// ResourceClaims are the claims of devices the pod uses, by the name
+	// it gives each.
+	ResourceClaims []PodResourceClaim `yaml:"resourceClaims"`
+	At             string             `yaml:"at"`
+	Duration       string             `yaml:"duration"`
+	Count          *int               `yaml:"count"`
 
 	Origin *Origin `yaml:"-"`
 	// Controller is the controller that made an imported pod.
 	Controller *cluster.Owner `yaml:"-"`
+	// ContainerClaims are the claims an imported pod's containers name
+	// in resources.claims.
+	ContainerClaims []ContainerClaim `yaml:"-"`
 }
 
 // Owner is a pod's owner as a scenario file gives it.

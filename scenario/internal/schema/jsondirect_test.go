@@ -117,6 +117,16 @@ func TestJSONDirectGivesUp(t *testing.T) {
 		{`{"apiVersion": "v1", "kind": "Node"}`, false},                                              // a Kubernetes object
 		{"{\"pods\": [{\"name\": \"p\xff\"}]}", false},                                               // not UTF-8
 		{`{"pods": [{"name": "a\"b"}]}`, true},
+		// device objects: lists of structs are taken, maps of structs
+		// (attributes, capacities, counters) go the long way
+		{`{"deviceClasses": [{"name": "c", "selectors": [{"cel": {"expression": "true"}}], "extendedResourceName": "example.com/gpu"}]}`, true},
+		{`{"resourceClaims": [{"name": "c", "namespace": "ml", "devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "c", "count": 2, "adminAccess": true}}], "constraints": [{"requests": ["r"], "matchAttribute": "d/m"}]}}]}`, true},
+		{`{"resourceClaimTemplates": [{"name": "t", "devices": {"requests": [{"name": "r", "firstAvailable": [{"name": "a", "deviceClassName": "c", "capacity": {"requests": {"mem": "1Gi"}}}]}]}}]}`, true},
+		{`{"pods": [{"name": "p", "resourceClaims": [{"name": "g", "resourceClaimTemplateName": "t"}]}]}`, true},
+		{`{"resourceSlices": [{"name": "s", "driver": "d", "allNodes": true, "pool": {"name": "p", "resourceSliceCount": 1}, "devices": [{"name": "d0", "attributes": {"m": {"int": 1}}}]}]}`, false},
+		{`{"resourceSlices": [{"name": "s", "driver": "d", "nodeName": "n", "pool": {"name": "p", "resourceSliceCount": 1}, "devices": [{"name": "d0", "bindsToNode": true}]}]}`, false}, // a warning
+		{`{"resourceClaims": [{"name": "c", "devices": {"requests": [{"name": "r", "exactly": {"adminAccess": "yes"}}]}}]}`, false},                                                      // not a bool
+		{`{"deviceClasses": [{"name": "c", "config": [{"opaque": {"driver": "d"}}]}]}`, false},                                                                                           // a warning
 	} {
 		got := checkJSONDirect(t, []byte(tc.text))
 		require.Equal(t, tc.takes, got, tc.text)
@@ -126,7 +136,7 @@ func TestJSONDirectGivesUp(t *testing.T) {
 // FuzzJSONDirect: on any input, what the direct decoder takes the node tree
 // takes into the same values.
 func FuzzJSONDirect(f *testing.F) {
-	for _, name := range []string{"gang-compete", "ipa-namespaces", "spread-policies", "profiles", "preempt-grace", "workloads", "comp-zone-rack"} {
+	for _, name := range []string{"gang-compete", "ipa-namespaces", "spread-policies", "profiles", "preempt-grace", "workloads", "comp-zone-rack", "devices"} {
 		text, err := os.ReadFile(filepath.Join(scenarios, name+".yaml"))
 		if err != nil {
 			continue

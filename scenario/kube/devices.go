@@ -1,0 +1,81 @@
+package kube
+
+import (
+	"fmt"
+
+	"github.com/gangsim/gangsim/scenario/internal/schema"
+)
+
+// allocationNotRead is what the simulator does with a claim's allocation.
+const allocationNotRead = "not read yet: the claim is taken as not allocated, and its devices as free"
+
+// devices converts a DeviceClass, ResourceSlice, ResourceClaim or
+// ResourceClaimTemplate into its scenario entry; the builder checks it as
+// the API server would (the Validate methods of package cluster).
+func (k *kubeImport) devices(o *Object, v any, f *schema.File) error {
+	if err := checkName(o, false); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case *kubeDeviceClass:
+		f.DeviceClasses = append(f.DeviceClasses, schema.DeviceClass{Line: o.line, Name: o.name, DeviceClassSpec: v.Spec,
+			Origin: newOrigin(o, kubeDeviceFields)})
+	case *kubeResourceSlice:
+		f.ResourceSlices = append(f.ResourceSlices, schema.ResourceSlice{Line: o.line, Name: o.name, ResourceSliceSpec: v.Spec,
+			Origin: newOrigin(o, kubeDeviceFields)})
+	case *kubeResourceClaim:
+		if v.Status.Allocation != nil {
+			k.ws.Add(o.kind, "status.allocation", allocationNotRead, o.file+": "+o.ref())
+		}
+		f.ResourceClaims = append(f.ResourceClaims, schema.ResourceClaim{Line: o.line, Name: o.name, Namespace: o.namespace,
+			ResourceClaimSpec: v.Spec, Origin: newOrigin(o, kubeDeviceFields)})
+	case *kubeResourceClaimTemplate:
+		f.ResourceClaimTemplates = append(f.ResourceClaimTemplates, schema.ResourceClaimTemplate{Line: o.line, Name: o.name,
+			Namespace: o.namespace, ResourceClaimSpec: v.Spec.Spec, Origin: newOrigin(o, kubeTemplateFields)})
+	}
+	return nil
+}
+
+// ClaimsNotScheduled is the warning about a pod's resource claims: read
+// and checked, and not yet given devices.
+const ClaimsNotScheduled = "read and checked, not scheduled yet: the pod is placed as if it claimed no devices"
+
+// podClaims reads a pod spec's claims: the pod's, which the builder
+// checks, and its containers', which must name one of them, as the API
+// server requires. Pod-level resources name no claims.
+func (k *kubeImport) podClaims(o *Object, spec *kubePodSpec, at string, s *schema.Pod) error {
+	s.ResourceClaims = spec.ResourceClaims
+	if r := spec.Resources; r != nil && len(r.Claims) > 0 {
+		return o.failf(nil, at+".resources.claims", "must not be set: pod-level resources name no claims (a container's do)")
+	}
+	names := map[string]bool{}
+	for _, c := range spec.ResourceClaims {
+		names[c.Name] = true
+	}
+	for _, list := range []struct {
+		field      string
+		containers []kubeContainer
+	}{{"initContainers", spec.InitContainers}, {"containers", spec.Containers}} {
+		for i := range list.containers {
+			c := &list.containers[i]
+			seen := map[kubeContainerClaim]bool{}
+			for j, claim := range c.Resources.Claims {
+				field := fmt.Sprintf("%s.%s[%d].resources.claims[%d]", at, list.field, i, j)
+				switch {
+				case claim.Name == "":
+					return o.failf(nil, field+".name", "required")
+				case !names[claim.Name]:
+					return o.failf(nil, field+".name", "%q names no entry of %s.resourceClaims", claim.Name, at)
+				case seen[claim]:
+					return o.failf(nil, field, "claim %q (request %q) is listed twice", claim.Name, claim.Request)
+				}
+				seen[claim] = true
+				s.ContainerClaims = append(s.ContainerClaims, schema.ContainerClaim{Container: c.Name, Name: claim.Name, Request: claim.Request})
+			}
+		}
+	}
+	if len(spec.ResourceClaims) > 0 {
+		k.ws.Add(o.kind, at+".resourceClaims", ClaimsNotScheduled, o.file+": "+o.ref())
+	}
+	return nil
+}
