@@ -21,7 +21,7 @@ import (
 var allowedImports = map[string][]string{
 	// internal holds hardware helpers below every layer (prefetch)
 	"internal":   {},
-	"cluster":    {},
+	"cluster":    {}, // cluster/deviceselector too: it imports cluster alone
 	"podgroup":   {"cluster"},
 	"framework":  {"cluster", "podgroup"},
 	"queue":      {"cluster", "podgroup", "internal"},
