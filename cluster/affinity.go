@@ -26,18 +26,21 @@ type Toleration struct {
 
 // Tolerates reports whether t tolerates taint, by Kubernetes' rules.
 func (t *Toleration) Tolerates(taint *Taint) bool {
-	if t.Effect != "" && t.Effect != taint.Effect {
+	return tolerates(t.Key, t.Operator, t.Value, t.Effect == "" || t.Effect == taint.Effect, taint.Key, taint.Value)
+}
+
+// tolerates is the rule node and device tolerations share: the effect
+// matches (an empty one matches every effect), the key matches (an empty
+// one matches every key), and then Exists tolerates any value, Equal (the
+// default) an equal one.
+func tolerates(key string, op TolerationOperator, value string, effectMatches bool, taintKey, taintValue string) bool {
+	if !effectMatches || key != "" && key != taintKey {
 		return false
 	}
-	if t.Key != "" && t.Key != taint.Key {
-		return false
-	}
-	switch t.Operator {
-	case TolerationExists:
+	if op == TolerationExists {
 		return true
-	default:
-		return t.Value == taint.Value
 	}
+	return value == taintValue
 }
 
 // validate returns the field at fault and what is wrong, or "" and "".

@@ -189,21 +189,10 @@ type DeviceToleration struct {
 	Effect   DeviceTaintEffect // "" tolerates every effect
 }
 
-// Tolerates reports whether t tolerates taint.
+// Tolerates reports whether t tolerates taint, by the rule of node
+// tolerations.
 func (t *DeviceToleration) Tolerates(taint *DeviceTaint) bool {
-	if t.Effect != "" && t.Effect != taint.Effect {
-		return false
-	}
-	if t.Key != "" && t.Key != taint.Key {
-		return false
-	}
-	switch t.Operator {
-	case TolerationExists:
-		return true
-	case "", TolerationEqual:
-		return t.Value == taint.Value
-	}
-	return false
+	return tolerates(t.Key, t.Operator, t.Value, t.Effect == "" || t.Effect == taint.Effect, taint.Key, taint.Value)
 }
 
 // ResourcePool is the pool a slice belongs to: a driver's devices of one
