@@ -46,6 +46,12 @@ type GroupResult struct {
 	// Evaluated counts the pods tried there before the attempt stopped.
 	Failures  []PodFailure
 	Evaluated int
+	// Changes are, for a feasible result, the snapshot's tentative
+	// changes its evaluation made, oldest first: each placed pod's
+	// reservation followed by its Reserve plugins' changes (claims). The
+	// best placement is re-applied by replaying them, and a cycle commits
+	// them.
+	Changes []cluster.Change
 }
 
 // errPodGroupUnschedulable is kube-scheduler's message for a group that
@@ -118,9 +124,12 @@ func runFeasible(plugins []fw.PlacementFeasiblePlugin, g *fw.Group, p fw.Progres
 
 // scheduleInPlacement is the sequential PodGroup algorithm (docs/semantics.md
 // §5) on the nodes of one placement: each pod in order is filtered and
-// scored; if a node fits it is reserved in the snapshot, so later pods see
-// it; after each pod PlacementFeasible judges the progress. On success the
-// reservations stay in the snapshot; on failure they are rolled back.
+// scored; if a node fits it is assumed there (reserved in the snapshot,
+// so later pods see it, and the Reserve plugins run; a Reserve failure
+// leaves the pod unplaced, as a pod that fits no node); after each pod
+// PlacementFeasible judges the progress. On success the reservations stay
+// in the snapshot and are recorded in Changes; on failure they are rolled
+// back.
 func (gs *GroupScheduler) scheduleInPlacement(snap *cluster.Snapshot, req *GroupRequest, nodes []int) GroupResult {
 	cp := snap.Checkpoint()
 	res := GroupResult{}
@@ -133,7 +142,11 @@ func (gs *GroupScheduler) scheduleInPlacement(snap *cluster.Snapshot, req *Group
 		node, fitErr := gs.Pods.Schedule(snap, pod, nodes, req.nominated(i))
 		res.Evaluated++
 		if fitErr == nil {
-			snap.Reserve(pod, node)
+			if st := gs.Pods.Assume(snap, pod, node); st != nil {
+				fitErr = ReserveFailure(pod, node, st)
+			}
+		}
+		if fitErr == nil {
 			res.Assignments = append(res.Assignments, fw.Assignment{Pod: pod, Node: node})
 		} else {
 			res.Failures = append(res.Failures, PodFailure{Pod: pod, Err: fitErr})
@@ -144,8 +157,17 @@ func (gs *GroupScheduler) scheduleInPlacement(snap *cluster.Snapshot, req *Group
 	if !res.Feasible {
 		res.Assignments = nil
 		snap.Rollback(cp)
+	} else {
+		res.Changes = snap.ChangesSince(cp)
 	}
 	return res
+}
+
+// ReserveFailure is the FitError of a pod whose Reserve failed on the
+// node chosen for it: that node's rejection alone, as kube-scheduler
+// reports it.
+func ReserveFailure(pod *cluster.PodInfo, node int, st *fw.Status) *fw.FitError {
+	return &fw.FitError{Pod: pod.Key(), NumAllNodes: 1, Statuses: []fw.NodeStatus{{Node: node, Status: st}}}
 }
 
 // WeightedPlacementScorer is a placement score plugin with its weight.
@@ -277,9 +299,13 @@ func noPlacement(first GroupResult, n int) GroupResult {
 	return first
 }
 
+// reapply makes the best placement's changes again on the snapshot its
+// evaluation was rolled back from: the pods' reservations and their
+// Reserve plugins' changes, replayed without running plugins (the pods'
+// cycle states are gone).
 func reapply(snap *cluster.Snapshot, best GroupResult) GroupResult {
-	for _, a := range best.Assignments {
-		snap.Reserve(a.Pod, a.Node)
+	if err := snap.Replay(best.Changes); err != nil {
+		return GroupResult{Err: err, Message: err.Error()}
 	}
 	return best
 }
