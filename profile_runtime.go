@@ -120,6 +120,8 @@ func (p *profile) add(point string, pl fw.Plugin, weight int64, pods *placement.
 		pods.PreScore = append(pods.PreScore, pl.(fw.PreScorePlugin))
 	case "score":
 		pods.Score = append(pods.Score, placement.WeightedScorer{Plugin: pl.(fw.ScorePlugin), Weight: weight})
+	case "reserve":
+		pods.Reserve = append(pods.Reserve, pl.(fw.ReservePlugin))
 	case "placementGenerate":
 		p.groups.Generator = pl.(fw.PlacementGeneratePlugin)
 	case "placementFeasible":
