@@ -55,7 +55,10 @@ type FilterPlugin interface {
 // pod's reservation, are committed with it when the cycle succeeds, and
 // are undone with it by the snapshot's rollback when it does not (a
 // failed group placement, a candidate not chosen), so Unreserve only
-// undoes what the plugin keeps itself.
+// undoes what the plugin keeps itself. Unreserve runs only when a pod's
+// own Reserve fails (below): the group search's rollbacks undo the
+// snapshot alone, so a plugin keeps what it reserves on the snapshot (or
+// in the CycleState), not in fields of its own.
 //
 // A non-success status makes the node unusable for the pod in this cycle:
 // the runner runs the Unreserve of every Reserve plugin, in reverse order
