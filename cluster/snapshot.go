@@ -441,11 +441,17 @@ func (s *Snapshot) ChangesSince(since Checkpoint) []Change {
 	if len(s.log) <= int(since) {
 		return nil
 	}
-	out := make([]Change, 0, len(s.log)-int(since))
-	for _, ch := range s.log[since:] {
-		out = append(out, ch.public())
+	return s.AppendChanges(make([]Change, 0, len(s.log)-int(since)), since)
+}
+
+// AppendChanges appends to buf the tentative changes made after the
+// checkpoint since, oldest first, and returns it (ChangesSince into a
+// buffer kept by the caller).
+func (s *Snapshot) AppendChanges(buf []Change, since Checkpoint) []Change {
+	for i := int(since); i < len(s.log); i++ {
+		buf = append(buf, s.log[i].public())
 	}
-	return out
+	return buf
 }
 
 // public is the change as callers see it.

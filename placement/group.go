@@ -46,11 +46,13 @@ type GroupResult struct {
 	// Evaluated counts the pods tried there before the attempt stopped.
 	Failures  []PodFailure
 	Evaluated int
-	// Changes are, for a feasible result, the snapshot's tentative
-	// changes its evaluation made, oldest first: each placed pod's
-	// reservation followed by its Reserve plugins' changes (claims). The
-	// best placement is re-applied by replaying them, and a cycle commits
-	// them.
+	// Changes are, for a feasible result whose evaluation was rolled
+	// back, the snapshot's tentative changes that evaluation made, oldest
+	// first: each placed pod's reservation followed by its Reserve
+	// plugins' changes (claims). The best placement is re-applied by
+	// replaying them; a result whose reservations were kept (the first
+	// feasible one of a best-first search) needs none. A cycle commits
+	// the snapshot's changes.
 	Changes []cluster.Change
 }
 
@@ -128,8 +130,7 @@ func runFeasible(plugins []fw.PlacementFeasiblePlugin, g *fw.Group, p fw.Progres
 // so later pods see it, and the Reserve plugins run; a Reserve failure
 // leaves the pod unplaced, as a pod that fits no node); after each pod
 // PlacementFeasible judges the progress. On success the reservations stay
-// in the snapshot and are recorded in Changes; on failure they are rolled
-// back.
+// in the snapshot; on failure they are rolled back.
 func (gs *GroupScheduler) scheduleInPlacement(snap *cluster.Snapshot, req *GroupRequest, nodes []int) GroupResult {
 	cp := snap.Checkpoint()
 	res := GroupResult{}
@@ -157,8 +158,6 @@ func (gs *GroupScheduler) scheduleInPlacement(snap *cluster.Snapshot, req *Group
 	if !res.Feasible {
 		res.Assignments = nil
 		snap.Rollback(cp)
-	} else {
-		res.Changes = snap.ChangesSince(cp)
 	}
 	return res
 }
@@ -261,7 +260,7 @@ func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, par
 		if i > 0 && !bound.mayFit(snap, &placements[i]) {
 			continue // cannot reach the quorum: fails without simulation
 		}
-		res := gs.evaluate(snap, &req, &placements[i])
+		res := gs.evaluate(snap, &req, &placements[i], false)
 		if res.Err != nil {
 			return res
 		}
@@ -283,14 +282,19 @@ func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, par
 }
 
 // evaluate runs the sequential algorithm in one placement and rolls the
-// snapshot back.
-func (gs *GroupScheduler) evaluate(snap *cluster.Snapshot, req *GroupRequest, p *fw.Placement) GroupResult {
+// snapshot back, recording a feasible result's changes for reapply; with
+// keep, a feasible result's reservations stay in the snapshot instead.
+func (gs *GroupScheduler) evaluate(snap *cluster.Snapshot, req *GroupRequest, p *fw.Placement, keep bool) GroupResult {
 	cp := snap.Checkpoint()
 	res := gs.scheduleInPlacement(snap, req, p.Nodes)
-	snap.Rollback(cp)
 	if res.Feasible {
 		res.Placement = p.Name
+		if keep {
+			return res
+		}
+		res.Changes = snap.ChangesSince(cp)
 	}
+	snap.Rollback(cp)
 	return res
 }
 
@@ -355,19 +359,19 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 		if !bound.mayFit(snap, &placements[i]) {
 			continue
 		}
-		res := gs.evaluate(snap, req, &placements[i])
+		res := gs.evaluate(snap, req, &placements[i], true)
 		if res.Err != nil {
 			return res
 		}
 		if res.Feasible {
-			return reapply(snap, res)
+			return res // the best: its reservations were kept
 		}
 		if i == 0 {
 			first = &res
 		}
 	}
 	if first == nil { // the first placement was pruned: its status is still the one reported
-		res := gs.evaluate(snap, req, &placements[0])
+		res := gs.evaluate(snap, req, &placements[0], false)
 		first = &res
 	}
 	return noPlacement(*first, len(placements))

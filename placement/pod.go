@@ -317,6 +317,10 @@ func (ps *PodScheduler) Rollback(state *fw.CycleState, snap *cluster.Snapshot, p
 	}
 }
 
+// Reserves reports whether the profile has Reserve plugins: without them,
+// Assume is the snapshot's Reserve alone.
+func (ps *PodScheduler) Reserves() bool { return len(ps.plugins.Reserve) > 0 }
+
 // Assume reserves pod on the node at index node in snap and runs the
 // Reserve plugins (kube-scheduler's assume and RunReservePluginsReserve):
 // every place the runner commits a decision to the snapshot goes through

@@ -27,9 +27,10 @@ type TreeResult struct {
 	Feasible bool
 	Message  string
 	Leaves   map[string]GroupResult // by leaf key
-	// Changes are, for a feasible result, the snapshot's tentative
-	// changes it made, oldest first (GroupResult.Changes): what the
-	// re-application of the best candidate replays, and a cycle commits.
+	// Changes are, for a composite's feasible candidate, the snapshot's
+	// tentative changes its evaluation made before it was rolled back,
+	// oldest first (as GroupResult.Changes): what the re-application of
+	// the best candidate replays.
 	Changes []cluster.Change
 }
 
@@ -70,7 +71,7 @@ func (t *TreeResult) Assignments(root *TreeNode) []fw.Assignment {
 func (gs *GroupScheduler) ScheduleTree(snap *cluster.Snapshot, n *TreeNode, parent fw.Placement) TreeResult {
 	if n.Leaf != nil {
 		res := gs.Schedule(snap, *n.Leaf, parent)
-		return TreeResult{Err: res.Err, Feasible: res.Feasible, Message: res.Message, Leaves: map[string]GroupResult{n.Key: res}, Changes: res.Changes}
+		return TreeResult{Err: res.Err, Feasible: res.Feasible, Message: res.Message, Leaves: map[string]GroupResult{n.Key: res}}
 	}
 	placements, err := gs.generate(snap, n.Composite, parent)
 	if err != nil {
