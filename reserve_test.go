@@ -2,6 +2,7 @@ package gangsim
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -223,36 +224,49 @@ func TestReserveFailureInAGang(t *testing.T) {
 // The best of several evaluated placements is re-applied and committed
 // exactly as it was evaluated, without running Reserve again: the same
 // pods on the same nodes, and the same claim reservations (the very
-// allocations Reserve made).
+// allocations Reserve made). With a quorum of two every rack is evaluated
+// and the best replayed; with all three needed the racks are tried best
+// first and the first feasible one kept.
 func TestReappliedPlacementIsTheEvaluatedOne(t *testing.T) {
-	pl := &reserveTester{}
-	ts := newReserveSched(t, pl)
-	// racks of 2, 3 and 2 nodes: each fits the quorum, r2 all three pods,
-	// and PodGroupPodsCount prefers it; it is not the last evaluated
-	for _, n := range []struct{ name, rack string }{{"r1-0", "r1"}, {"r1-1", "r1"}, {"r2-0", "r2"}, {"r2-1", "r2"}, {"r2-2", "r2"}, {"r3-0", "r3"}, {"r3-1", "r3"}} {
-		ts.gpuNode(n.name, n.rack)
+	for _, tc := range []struct {
+		minCount int32
+		reserves int
+	}{{2, 2 + 3 + 2}, {3, -1}} {
+		t.Run(fmt.Sprintf("minCount=%d", tc.minCount), func(t *testing.T) {
+			pl := &reserveTester{}
+			ts := newReserveSched(t, pl)
+			// racks of 2, 3 and 2 nodes: each fits two pods, r2 all three,
+			// and PodGroupPodsCount prefers it; it is not the last rack
+			for _, n := range []struct{ name, rack string }{{"r1-0", "r1"}, {"r1-1", "r1"}, {"r2-0", "r2"}, {"r2-1", "r2"}, {"r2-2", "r2"}, {"r3-0", "r3"}, {"r3-1", "r3"}} {
+				ts.gpuNode(n.name, n.rack)
+			}
+			require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang("g", tc.minCount).Rack().Obj()))
+			for i := range 3 {
+				ts.member(fmt.Sprintf("g-%d", i), "g", 3000)
+			}
+			res := ts.scheduleOne()
+			if tc.reserves > 0 {
+				require.Len(t, pl.reserved, tc.reserves, "one reservation per pod placed in each rack, none at the re-application")
+			}
+			at := slices.IndexFunc(pl.reserved, func(r reservation) bool { return r.node == "r2-0" })
+			require.GreaterOrEqual(t, at, 0, "rack r2 was evaluated")
+			evaluated := pl.reserved[at : at+3]
+			var committed []reservation
+			for _, b := range res.Bound {
+				ni, _ := ts.cache.Node(b.Node)
+				key := "default/claim-" + b.Pod.Display()
+				alloc, pods, ok := ni.Claim(key)
+				require.True(t, ok, "the claim of %s is reserved on %s", b.Pod, b.Node)
+				require.Equal(t, 1, pods)
+				committed = append(committed, reservation{pod: b.Pod, node: b.Node, claim: key, alloc: alloc})
+			}
+			require.Equal(t, evaluated, committed)
+			for i := range committed {
+				require.Same(t, evaluated[i].alloc, committed[i].alloc)
+			}
+			require.Equal(t, map[string][]string{"r2-0": {"default/claim-g-0"}, "r2-1": {"default/claim-g-1"}, "r2-2": {"default/claim-g-2"}}, ts.cacheClaims(),
+				"the claims of the placements not chosen are gone")
+			require.Empty(t, pl.unreserved)
+		})
 	}
-	require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang("g", 2).Rack().Obj()))
-	for i := range 3 {
-		ts.member(fmt.Sprintf("g-%d", i), "g", 3000)
-	}
-	res := ts.scheduleOne()
-	require.Len(t, pl.reserved, 7, "2 + 3 + 2 reservations, none at the re-application")
-	evaluated := pl.reserved[2:5]
-	var committed []reservation
-	for _, b := range res.Bound {
-		ni, _ := ts.cache.Node(b.Node)
-		key := "default/claim-" + b.Pod.Display()
-		alloc, pods, ok := ni.Claim(key)
-		require.True(t, ok, "the claim of %s is reserved on %s", b.Pod, b.Node)
-		require.Equal(t, 1, pods)
-		committed = append(committed, reservation{pod: b.Pod, node: b.Node, claim: key, alloc: alloc})
-	}
-	require.Equal(t, evaluated, committed)
-	for i := range committed {
-		require.Same(t, evaluated[i].alloc, committed[i].alloc)
-	}
-	require.Equal(t, map[string][]string{"r2-0": {"default/claim-g-0"}, "r2-1": {"default/claim-g-1"}, "r2-2": {"default/claim-g-2"}}, ts.cacheClaims(),
-		"the claims of the placements not chosen are gone")
-	require.Empty(t, pl.unreserved)
 }

@@ -128,11 +128,21 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 		}
 		return s.queue.ParkFor(it.Key, s.now, s.clusterEventVersion, wakeOn)
 	}
+	if !p.pods.Reserves() {
+		// the hot path: with no Reserve plugin, assuming the pod in the
+		// snapshot and rolling it back at the commit would change
+		// nothing; the commit is of the pod's reservation alone
+		p.changes = append(p.changes[:0], cluster.Change{Pod: r.info, Node: idx, Added: true})
+		if err := s.commitChanges(p.changes, res); err != nil {
+			return err
+		}
+		return s.queue.Done(it.Key)
+	}
 	cp := s.snap.Checkpoint()
 	if st := p.pods.Assume(s.snap, r.info, idx); st != nil {
 		return s.failReserve(it, p, r, idx, st, res)
 	}
-	if err := s.commit(cp, res); err != nil {
+	if err := s.commit(p, cp, res); err != nil {
 		return err
 	}
 	return s.queue.Done(it.Key)
@@ -161,9 +171,15 @@ func (s *Scheduler) failReserve(it *queue.Item[entry], p *profile, r *podRecord,
 // reserved counted there, and the snapshot is rolled back to cp (the
 // cache brings the same state at the next UpdateSnapshot). Bindings are
 // appended to res.
-func (s *Scheduler) commit(cp cluster.Checkpoint, res *CycleResult) error {
-	changes := s.snap.ChangesSince(cp)
+func (s *Scheduler) commit(p *profile, cp cluster.Checkpoint, res *CycleResult) error {
+	p.changes = s.snap.AppendChanges(p.changes[:0], cp)
 	s.snap.Rollback(cp)
+	return s.commitChanges(p.changes, res)
+}
+
+// commitChanges commits a cycle's changes, oldest first, to the cache.
+func (s *Scheduler) commitChanges(changes []cluster.Change, res *CycleResult) error {
+	defer clear(changes) // the buffer keeps no pod alive
 	for _, ch := range changes {
 		node := s.snap.Node(ch.Node).Name()
 		var err error
@@ -260,7 +276,7 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry], res *CycleResult) error 
 	}
 	// the snapshot holds the chosen result's changes: the placed pods'
 	// reservations, in placed's order, with their Reserve plugins' changes
-	if err := s.commit(cp, res); err != nil {
+	if err := s.commit(p, cp, res); err != nil {
 		return err
 	}
 	s.explainLeaves(leaves, out, "")
