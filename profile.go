@@ -32,6 +32,7 @@ type Plugins struct {
 	PostFilter         PluginSet
 	PreScore           PluginSet
 	Score              PluginSet
+	Reserve            PluginSet
 	PlacementGenerate  PluginSet
 	PlacementFeasible  PluginSet
 	PlacementScore     PluginSet
@@ -41,7 +42,7 @@ type Plugins struct {
 // clone returns a copy of p with its own lists.
 func (p *Plugins) clone() Plugins {
 	c := *p
-	for _, set := range []*PluginSet{&c.MultiPoint, &c.PreFilter, &c.Filter, &c.PostFilter, &c.PreScore, &c.Score,
+	for _, set := range []*PluginSet{&c.MultiPoint, &c.PreFilter, &c.Filter, &c.PostFilter, &c.PreScore, &c.Score, &c.Reserve,
 		&c.PlacementGenerate, &c.PlacementFeasible, &c.PlacementScore, &c.PodGroupPostFilter} {
 		set.Enabled, set.Disabled = slices.Clone(set.Enabled), slices.Clone(set.Disabled)
 	}
@@ -117,6 +118,7 @@ var extensionPoints = []extensionPoint{
 	{"postFilter", func(p *Plugins) *PluginSet { return &p.PostFilter }, is[fw.PostFilterPlugin], false},
 	{"preScore", func(p *Plugins) *PluginSet { return &p.PreScore }, is[fw.PreScorePlugin], false},
 	{"score", func(p *Plugins) *PluginSet { return &p.Score }, is[fw.ScorePlugin], true},
+	{"reserve", func(p *Plugins) *PluginSet { return &p.Reserve }, is[fw.ReservePlugin], false},
 	{"placementGenerate", func(p *Plugins) *PluginSet { return &p.PlacementGenerate }, is[fw.PlacementGeneratePlugin], false},
 	{"placementFeasible", func(p *Plugins) *PluginSet { return &p.PlacementFeasible }, is[fw.PlacementFeasiblePlugin], false},
 	{"placementScore", func(p *Plugins) *PluginSet { return &p.PlacementScore }, is[fw.PlacementScorePlugin], true},

@@ -1,6 +1,7 @@
 package gangsim
 
 import (
+	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/plugins"
@@ -47,6 +48,8 @@ type profile struct {
 	retryOn map[string]fw.ClusterEvent
 	// pure: a cycle depends on the cluster and the pod alone (known_failures.go)
 	pure bool
+	// changes is commit's buffer, reused from cycle to cycle
+	changes []cluster.Change
 }
 
 // wakeOn returns the kinds of change that may help a pod that failed with
@@ -120,6 +123,8 @@ func (p *profile) add(point string, pl fw.Plugin, weight int64, pods *placement.
 		pods.PreScore = append(pods.PreScore, pl.(fw.PreScorePlugin))
 	case "score":
 		pods.Score = append(pods.Score, placement.WeightedScorer{Plugin: pl.(fw.ScorePlugin), Weight: weight})
+	case "reserve":
+		pods.Reserve = append(pods.Reserve, pl.(fw.ReservePlugin))
 	case "placementGenerate":
 		p.groups.Generator = pl.(fw.PlacementGeneratePlugin)
 	case "placementFeasible":

@@ -9,7 +9,8 @@ package gangsim
 //	    failRoot                   nothing placed: conditions, backoff
 //	      postFilterGroup          workload-aware preemption
 //	        actuateGroup           evict, nominate the group's pods
-//	  bind                         every placed pod, at once
+//	  commit                       the cycle's reservations, at once:
+//	    bind                       each placed pod; claims reserved
 //
 // The run loop that calls it is in run.go; the shortcut that retries, in a
 // row, pods failing as a pod of their shape just failed is in
@@ -95,9 +96,12 @@ func cycleReason(st *Status) string {
 }
 
 // schedulePod runs one pod-by-pod cycle: one snapshot, filter and score,
-// then bind (assume and finish binding in the cache at the same instant)
-// or park the pod as unschedulable with the reason, after PostFilter
-// (preemption) had its chance.
+// then assume the pod on the node in the snapshot (its Reserve plugins
+// run) and commit (assume and finish binding in the cache at the same
+// instant), or park the pod as unschedulable with the reason, after
+// PostFilter (preemption) had its chance. A Reserve failure fails the
+// attempt with its status, as kube-scheduler's does: no other node is
+// tried, no PostFilter runs, the nomination is cleared.
 func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 	r := s.records.at(it.Value.pod)
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
@@ -124,13 +128,81 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 		}
 		return s.queue.ParkFor(it.Key, s.now, s.clusterEventVersion, wakeOn)
 	}
-	node := s.snap.Node(idx).Name()
-	if err := s.bind(r, node); err != nil {
+	if !p.pods.Reserves() {
+		// the hot path: with no Reserve plugin, assuming the pod in the
+		// snapshot and rolling it back at the commit would change
+		// nothing; the commit is of the pod's reservation alone
+		p.changes = append(p.changes[:0], cluster.Change{Pod: r.info, Node: idx, Added: true})
+		if err := s.commitChanges(p.changes, res); err != nil {
+			return err
+		}
+		return s.queue.Done(it.Key)
+	}
+	cp := s.snap.Checkpoint()
+	if st := p.pods.Assume(s.snap, r.info, idx); st != nil {
+		return s.failReserve(it, p, r, idx, st, res)
+	}
+	if err := s.commit(p, cp, res); err != nil {
 		return err
 	}
-	s.explainer.finish(s, r, node)
-	res.Bound = []Binding{{Pod: r.info.Key(), Node: node}}
 	return s.queue.Done(it.Key)
+}
+
+// failReserve ends a pod's cycle whose Reserve failed on the node chosen
+// (kube-scheduler's schedulingCycle): the attempt fails with a FitError of
+// that node alone, the nomination is cleared, and the pod waits in the
+// unschedulable pool for a change, or backs off on an Error status.
+func (s *Scheduler) failReserve(it *queue.Item[entry], p *profile, r *podRecord, idx int, st *fw.Status, res *CycleResult) error {
+	fit := placement.ReserveFailure(r.info, idx, st)
+	s.failFit(r, fit)
+	s.nominations.clear(r)
+	s.explainer.finish(s, r, "")
+	if st.Code() == fw.Error {
+		res.Status = NewStatus(Error, r.reason)
+		return s.queue.BackOff(it.Key, s.now, s.clusterEventVersion, true)
+	}
+	res.Status = NewStatus(Unschedulable, r.reason)
+	return s.queue.ParkFor(it.Key, s.now, s.clusterEventVersion, p.wakeOn(fit))
+}
+
+// commit is a successful cycle's one commit point: the snapshot's
+// tentative changes since cp (the chosen result's reservations, oldest
+// first) go to the cache in order, each pod reserved bound and each claim
+// reserved counted there, and the snapshot is rolled back to cp (the
+// cache brings the same state at the next UpdateSnapshot). Bindings are
+// appended to res.
+func (s *Scheduler) commit(p *profile, cp cluster.Checkpoint, res *CycleResult) error {
+	p.changes = s.snap.AppendChanges(p.changes[:0], cp)
+	s.snap.Rollback(cp)
+	return s.commitChanges(p.changes, res)
+}
+
+// commitChanges commits a cycle's changes, oldest first, to the cache.
+func (s *Scheduler) commitChanges(changes []cluster.Change, res *CycleResult) error {
+	defer clear(changes) // the buffer keeps no pod alive
+	for _, ch := range changes {
+		node := s.snap.Node(ch.Node).Name()
+		var err error
+		switch {
+		case ch.Pod != nil && ch.Added:
+			r := s.record(ch.Pod.Key())
+			if err = s.bind(r, node); err != nil {
+				return err
+			}
+			s.explainer.finish(s, r, node)
+			res.Bound = append(res.Bound, Binding{Pod: ch.Pod.Key(), Node: node})
+		case ch.Pod != nil:
+			err = fmt.Errorf("committing a cycle: pod %s taken off node %q tentatively", ch.Pod.Key(), node)
+		case ch.Added:
+			err = s.cache.ReserveClaim(node, ch.Claim, ch.Alloc)
+		default:
+			_, err = s.cache.UnreserveClaim(node, ch.Claim)
+		}
+		if err != nil {
+			return fmt.Errorf("committing a cycle: %w", err)
+		}
+	}
+	return nil
 }
 
 // postFilterPod runs the profile's PostFilter plugins for a pod that fit
@@ -192,22 +264,20 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry], res *CycleResult) error 
 	}
 	s.explainer.start()
 	tree := s.buildTree(root)
-	out := s.placeRoot(p, tree)
-	if out.Err != nil {
-		return s.errorCycle(it, leaves, pending, out.Err.Error(), res)
-	}
+	cp := s.snap.Checkpoint()
+	out := p.groups.ScheduleTree(s.snap, tree, fw.Placement{})
 	placed := out.Assignments(tree)
-	if !out.Feasible || len(placed) == 0 {
+	if out.Err != nil || !out.Feasible || len(placed) == 0 {
+		s.snap.Rollback(cp)
+		if out.Err != nil {
+			return s.errorCycle(it, leaves, pending, out.Err.Error(), res)
+		}
 		return s.failRoot(it, p, root, leaves, out, pending, res)
 	}
-	for _, a := range placed {
-		node := s.snap.Node(a.Node).Name()
-		r := s.record(a.Pod.Key())
-		if err := s.bind(r, node); err != nil {
-			return err
-		}
-		s.explainer.finish(s, r, node)
-		res.Bound = append(res.Bound, Binding{Pod: a.Pod.Key(), Node: node})
+	// the snapshot holds the chosen result's changes: the placed pods'
+	// reservations, in placed's order, with their Reserve plugins' changes
+	if err := s.commit(p, cp, res); err != nil {
+		return err
 	}
 	s.explainLeaves(leaves, out, "")
 	if root.Composite {

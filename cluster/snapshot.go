@@ -72,7 +72,8 @@ type change struct {
 	pod   *PodInfo
 	added bool
 	// claim is the claim reserved (added) or unreserved on the node in a
-	// claim change (pod nil), with the allocation it had
+	// claim change (pod nil), with the allocation given to the reservation
+	// (nil when the claim was allocated there already) or the one it had
 	claim string
 	alloc *AllocationResult
 	stamp uint64  // the node's stamp before the change, given back by Rollback
@@ -399,12 +400,63 @@ func (s *Snapshot) Rollback(cp Checkpoint) {
 
 // Change is one tentative change of a snapshot: Pod reserved on (Added) or
 // removed from the node at index Node; or, with Pod nil, a claim
-// reserved (Added) or unreserved on it.
+// reserved (Added) or unreserved on it. Alloc is, for a claim reserved,
+// the allocation given to ReserveClaim (nil when the claim was allocated
+// on the node already); for a claim unreserved, the allocation it had.
 type Change struct {
 	Pod   *PodInfo
 	Claim string
+	Alloc *AllocationResult
 	Node  int
 	Added bool
+}
+
+// Replay makes the changes again, oldest first, as tentative changes: a
+// list taken from TentativeChanges (reversed) and rolled back is replayed
+// onto the same state to give it back exactly. It stops at the first
+// change that cannot be made.
+func (s *Snapshot) Replay(changes []Change) error {
+	for _, ch := range changes {
+		var err error
+		switch {
+		case ch.Pod != nil && ch.Added:
+			s.Reserve(ch.Pod, ch.Node)
+		case ch.Pod != nil:
+			err = s.Remove(ch.Pod.Key(), ch.Node)
+		case ch.Added:
+			err = s.ReserveClaim(ch.Node, ch.Claim, ch.Alloc)
+		default:
+			_, err = s.UnreserveClaim(ch.Node, ch.Claim)
+		}
+		if err != nil {
+			return fmt.Errorf("replaying a tentative change: %w", err)
+		}
+	}
+	return nil
+}
+
+// ChangesSince returns the tentative changes made after the checkpoint
+// since, oldest first: the order Replay makes them in.
+func (s *Snapshot) ChangesSince(since Checkpoint) []Change {
+	if len(s.log) <= int(since) {
+		return nil
+	}
+	return s.AppendChanges(make([]Change, 0, len(s.log)-int(since)), since)
+}
+
+// AppendChanges appends to buf the tentative changes made after the
+// checkpoint since, oldest first, and returns it (ChangesSince into a
+// buffer kept by the caller).
+func (s *Snapshot) AppendChanges(buf []Change, since Checkpoint) []Change {
+	for i := int(since); i < len(s.log); i++ {
+		buf = append(buf, s.log[i].public())
+	}
+	return buf
+}
+
+// public is the change as callers see it.
+func (ch *change) public() Change {
+	return Change{Pod: ch.pod, Claim: ch.claim, Alloc: ch.alloc, Node: ch.node, Added: ch.added}
 }
 
 // TentativeChanges yields the tentative changes made after the checkpoint
@@ -413,8 +465,7 @@ type Change struct {
 func (s *Snapshot) TentativeChanges(since Checkpoint) iter.Seq[Change] {
 	return func(yield func(Change) bool) {
 		for i := len(s.log) - 1; i >= int(since); i-- {
-			ch := s.log[i]
-			if !yield(Change{Pod: ch.pod, Claim: ch.claim, Node: ch.node, Added: ch.added}) {
+			if !yield(s.log[i].public()) {
 				return
 			}
 		}
@@ -426,8 +477,7 @@ func (s *Snapshot) Last() (Change, bool) {
 	if len(s.log) == 0 {
 		return Change{}, false
 	}
-	ch := s.log[len(s.log)-1]
-	return Change{Pod: ch.pod, Claim: ch.claim, Node: ch.node, Added: ch.added}, true
+	return s.log[len(s.log)-1].public(), true
 }
 
 // Tentative returns the number of tentative changes not rolled back.
@@ -488,7 +538,7 @@ func (s *Snapshot) ReserveClaim(node int, key string, alloc *AllocationResult) e
 		return err
 	}
 	s.touch(node)
-	s.log = append(s.log, change{node: node, claim: key, added: true, stamp: before, feed: feed})
+	s.log = append(s.log, change{node: node, claim: key, alloc: alloc, added: true, stamp: before, feed: feed})
 	return nil
 }
 

@@ -46,6 +46,34 @@ type FilterPlugin interface {
 	Filter(state *CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) *Status
 }
 
+// ReservePlugin is kube-scheduler's Reserve extension point. Reserve runs
+// once the pod is assumed on the node in the cycle's snapshot (the
+// snapshot holds the pod there), right after the filter and score phase
+// that chose the node, with the CycleState its PreFilter and Filter left.
+// It may make further tentative changes on the snapshot through the
+// Handle (Handle.Snapshot, e.g. Snapshot.ReserveClaim): they belong to the
+// pod's reservation, are committed with it when the cycle succeeds, and
+// are undone with it by the snapshot's rollback when it does not (a
+// failed group placement, a candidate not chosen), so Unreserve only
+// undoes what the plugin keeps itself. Unreserve runs only when a pod's
+// own Reserve fails (below): the group search's rollbacks undo the
+// snapshot alone, so a plugin keeps what it reserves on the snapshot (or
+// in the CycleState), not in fields of its own.
+//
+// A non-success status makes the node unusable for the pod in this cycle:
+// the runner runs the Unreserve of every Reserve plugin, in reverse order
+// (kube-scheduler's RunReservePluginsUnreserve: the failed plugin and
+// those after it included, so Unreserve must tolerate a Reserve that did
+// not run), rolls the pod's reservation back, and the pod fails this
+// attempt with that status. There is no second filter pass: a lone pod
+// retries in a later cycle; in a group cycle the member is unplaced, as a
+// pod that fits no node, and the walk goes on.
+type ReservePlugin interface {
+	Plugin
+	Reserve(state *CycleState, pod *cluster.PodInfo, node int) *Status
+	Unreserve(state *CycleState, pod *cluster.PodInfo, node int)
+}
+
 // PostFilterPlugin runs when no node fits a pod outside any group. It may
 // choose preemption victims and a node for the pod: the scheduler evicts
 // the victims and nominates the pod to the node. A nil result leaves the
@@ -153,7 +181,9 @@ type PreScoreSkipper interface {
 // factory receives it.
 type Handle interface {
 	// Snapshot is the cycle's working snapshot. A plugin may reserve and
-	// remove pods on it tentatively, but must roll back before returning.
+	// remove pods on it tentatively, but must roll back before returning;
+	// a Reserve plugin's changes are the exception: they stay, as part of
+	// the pod's reservation (ReservePlugin).
 	Snapshot() *cluster.Snapshot
 	// Now is the simulated time.
 	Now() time.Duration

@@ -46,6 +46,14 @@ type GroupResult struct {
 	// Evaluated counts the pods tried there before the attempt stopped.
 	Failures  []PodFailure
 	Evaluated int
+	// Changes are, for a feasible result whose evaluation was rolled
+	// back, the snapshot's tentative changes that evaluation made, oldest
+	// first: each placed pod's reservation followed by its Reserve
+	// plugins' changes (claims). The best placement is re-applied by
+	// replaying them; a result whose reservations were kept (the first
+	// feasible one of a best-first search) needs none. A cycle commits
+	// the snapshot's changes.
+	Changes []cluster.Change
 }
 
 // errPodGroupUnschedulable is kube-scheduler's message for a group that
@@ -118,9 +126,11 @@ func runFeasible(plugins []fw.PlacementFeasiblePlugin, g *fw.Group, p fw.Progres
 
 // scheduleInPlacement is the sequential PodGroup algorithm (docs/semantics.md
 // §5) on the nodes of one placement: each pod in order is filtered and
-// scored; if a node fits it is reserved in the snapshot, so later pods see
-// it; after each pod PlacementFeasible judges the progress. On success the
-// reservations stay in the snapshot; on failure they are rolled back.
+// scored; if a node fits it is assumed there (reserved in the snapshot,
+// so later pods see it, and the Reserve plugins run; a Reserve failure
+// leaves the pod unplaced, as a pod that fits no node); after each pod
+// PlacementFeasible judges the progress. On success the reservations stay
+// in the snapshot; on failure they are rolled back.
 func (gs *GroupScheduler) scheduleInPlacement(snap *cluster.Snapshot, req *GroupRequest, nodes []int) GroupResult {
 	cp := snap.Checkpoint()
 	res := GroupResult{}
@@ -133,7 +143,11 @@ func (gs *GroupScheduler) scheduleInPlacement(snap *cluster.Snapshot, req *Group
 		node, fitErr := gs.Pods.Schedule(snap, pod, nodes, req.nominated(i))
 		res.Evaluated++
 		if fitErr == nil {
-			snap.Reserve(pod, node)
+			if st := gs.Pods.Assume(snap, pod, node); st != nil {
+				fitErr = ReserveFailure(pod, node, st)
+			}
+		}
+		if fitErr == nil {
 			res.Assignments = append(res.Assignments, fw.Assignment{Pod: pod, Node: node})
 		} else {
 			res.Failures = append(res.Failures, PodFailure{Pod: pod, Err: fitErr})
@@ -146,6 +160,13 @@ func (gs *GroupScheduler) scheduleInPlacement(snap *cluster.Snapshot, req *Group
 		snap.Rollback(cp)
 	}
 	return res
+}
+
+// ReserveFailure is the FitError of a pod whose Reserve failed on the
+// node chosen for it: that node's rejection alone, as kube-scheduler
+// reports it.
+func ReserveFailure(pod *cluster.PodInfo, node int, st *fw.Status) *fw.FitError {
+	return &fw.FitError{Pod: pod.Key(), NumAllNodes: 1, Statuses: []fw.NodeStatus{{Node: node, Status: st}}}
 }
 
 // WeightedPlacementScorer is a placement score plugin with its weight.
@@ -239,7 +260,7 @@ func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, par
 		if i > 0 && !bound.mayFit(snap, &placements[i]) {
 			continue // cannot reach the quorum: fails without simulation
 		}
-		res := gs.evaluate(snap, &req, &placements[i])
+		res := gs.evaluate(snap, &req, &placements[i], false)
 		if res.Err != nil {
 			return res
 		}
@@ -261,14 +282,19 @@ func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, par
 }
 
 // evaluate runs the sequential algorithm in one placement and rolls the
-// snapshot back.
-func (gs *GroupScheduler) evaluate(snap *cluster.Snapshot, req *GroupRequest, p *fw.Placement) GroupResult {
+// snapshot back, recording a feasible result's changes for reapply; with
+// keep, a feasible result's reservations stay in the snapshot instead.
+func (gs *GroupScheduler) evaluate(snap *cluster.Snapshot, req *GroupRequest, p *fw.Placement, keep bool) GroupResult {
 	cp := snap.Checkpoint()
 	res := gs.scheduleInPlacement(snap, req, p.Nodes)
-	snap.Rollback(cp)
 	if res.Feasible {
 		res.Placement = p.Name
+		if keep {
+			return res
+		}
+		res.Changes = snap.ChangesSince(cp)
 	}
+	snap.Rollback(cp)
 	return res
 }
 
@@ -277,9 +303,13 @@ func noPlacement(first GroupResult, n int) GroupResult {
 	return first
 }
 
+// reapply makes the best placement's changes again on the snapshot its
+// evaluation was rolled back from: the pods' reservations and their
+// Reserve plugins' changes, replayed without running plugins (the pods'
+// cycle states are gone).
 func reapply(snap *cluster.Snapshot, best GroupResult) GroupResult {
-	for _, a := range best.Assignments {
-		snap.Reserve(a.Pod, a.Node)
+	if err := snap.Replay(best.Changes); err != nil {
+		return GroupResult{Err: err, Message: err.Error()}
 	}
 	return best
 }
@@ -329,19 +359,19 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 		if !bound.mayFit(snap, &placements[i]) {
 			continue
 		}
-		res := gs.evaluate(snap, req, &placements[i])
+		res := gs.evaluate(snap, req, &placements[i], true)
 		if res.Err != nil {
 			return res
 		}
 		if res.Feasible {
-			return reapply(snap, res)
+			return res // the best: its reservations were kept
 		}
 		if i == 0 {
 			first = &res
 		}
 	}
 	if first == nil { // the first placement was pruned: its status is still the one reported
-		res := gs.evaluate(snap, req, &placements[0])
+		res := gs.evaluate(snap, req, &placements[0], false)
 		first = &res
 	}
 	return noPlacement(*first, len(placements))

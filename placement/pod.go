@@ -20,6 +20,7 @@ type PodPlugins struct {
 	Filter    []fw.FilterPlugin
 	PreScore  []fw.PreScorePlugin
 	Score     []WeightedScorer
+	Reserve   []fw.ReservePlugin
 }
 
 // Adaptive sampling bounds of kube-scheduler's numFeasibleNodesToFind.
@@ -316,11 +317,43 @@ func (ps *PodScheduler) Rollback(state *fw.CycleState, snap *cluster.Snapshot, p
 	}
 }
 
+// Reserves reports whether the profile has Reserve plugins: without them,
+// Assume is the snapshot's Reserve alone.
+func (ps *PodScheduler) Reserves() bool { return len(ps.plugins.Reserve) > 0 }
+
+// Assume reserves pod on the node at index node in snap and runs the
+// Reserve plugins (kube-scheduler's assume and RunReservePluginsReserve):
+// every place the runner commits a decision to the snapshot goes through
+// it. It must be called right after the Schedule that chose the node for
+// this pod, before the next pod's: Reserve reads the pod's CycleState,
+// which the next Schedule resets. A non-success status from a Reserve
+// plugin runs every Reserve plugin's Unreserve in reverse order and rolls
+// the snapshot back to where it was before the pod was reserved (the
+// plugins' own snapshot changes included); the status names the plugin.
+func (ps *PodScheduler) Assume(snap *cluster.Snapshot, pod *cluster.PodInfo, node int) *fw.Status {
+	if len(ps.plugins.Reserve) == 0 {
+		snap.Reserve(pod, node)
+		return nil
+	}
+	cp := snap.Checkpoint()
+	snap.Reserve(pod, node)
+	for _, p := range ps.plugins.Reserve {
+		if st := p.Reserve(ps.state, pod, node); !st.IsSuccess() {
+			for j := len(ps.plugins.Reserve) - 1; j >= 0; j-- {
+				ps.plugins.Reserve[j].Unreserve(ps.state, pod, node)
+			}
+			snap.Rollback(cp)
+			return named(st, p)
+		}
+	}
+	return nil
+}
+
 // Schedule picks a node for pod among candidates (snapshot indexes; nil
 // means every node) and returns its index, or a FitError when none fits.
 // A nominated node (a snapshot index, or -1) is tried first and taken
 // without scoring if it fits and is a candidate. Schedule does not reserve
-// the pod.
+// the pod: Assume does.
 func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, candidates []int, nominated int) (int, *fw.FitError) {
 	n := len(candidates)
 	if candidates == nil {

@@ -27,6 +27,11 @@ type TreeResult struct {
 	Feasible bool
 	Message  string
 	Leaves   map[string]GroupResult // by leaf key
+	// Changes are, for a composite's feasible candidate, the snapshot's
+	// tentative changes its evaluation made before it was rolled back,
+	// oldest first (as GroupResult.Changes): what the re-application of
+	// the best candidate replays.
+	Changes []cluster.Change
 }
 
 // Assignments returns the placed pods of the feasible leaves, leaves in
@@ -57,8 +62,8 @@ func (t *TreeResult) Assignments(root *TreeNode) []fw.Assignment {
 // composite's policy can still be met (if not, the candidate is abandoned
 // at once). Every candidate is rolled back after evaluation; the feasible
 // ones are scored over all the pods proposed below them, and the best is
-// re-applied. A leaf runs Schedule. On success the chosen assignments stay
-// reserved in snap.
+// re-applied (its recorded changes replayed). A leaf runs Schedule. On
+// success the chosen assignments stay reserved in snap.
 //
 // The search is greedy: children are placed in a fixed order with no
 // backtracking, so a placement needing another order or another split of
@@ -110,8 +115,8 @@ func (gs *GroupScheduler) ScheduleTree(snap *cluster.Snapshot, n *TreeNode, pare
 			}
 		}
 	}
-	for _, a := range feasible[best].proposed {
-		snap.Reserve(a.Pod, a.Node)
+	if err := snap.Replay(feasible[best].result.Changes); err != nil {
+		return TreeResult{Err: err, Message: err.Error()}
 	}
 	return feasible[best].result
 }
@@ -146,6 +151,9 @@ func (gs *GroupScheduler) evaluateComposite(snap *cluster.Snapshot, n *TreeNode,
 		walk.step(cr.Feasible)
 	}
 	res.Feasible, res.Message, res.Err = walk.verdict()
+	if res.Feasible {
+		res.Changes = snap.ChangesSince(cp)
+	}
 	return res
 }
 

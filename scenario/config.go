@@ -135,7 +135,7 @@ func (b *builder) profile(s *schema.Profile, where string) (gangsim.Profile, err
 		}{
 			{s.Plugins.MultiPoint, &p.Plugins.MultiPoint}, {s.Plugins.PreFilter, &p.Plugins.PreFilter},
 			{s.Plugins.Filter, &p.Plugins.Filter}, {s.Plugins.PostFilter, &p.Plugins.PostFilter},
-			{s.Plugins.PreScore, &p.Plugins.PreScore}, {s.Plugins.Score, &p.Plugins.Score},
+			{s.Plugins.PreScore, &p.Plugins.PreScore}, {s.Plugins.Score, &p.Plugins.Score}, {s.Plugins.Reserve, &p.Plugins.Reserve},
 			{s.Plugins.PlacementGenerate, &p.Plugins.PlacementGenerate}, {s.Plugins.PlacementFeasible, &p.Plugins.PlacementFeasible},
 			{s.Plugins.PlacementScore, &p.Plugins.PlacementScore}, {s.Plugins.PodGroupPostFilter, &p.Plugins.PodGroupPostFilter},
 		} {

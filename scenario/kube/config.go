@@ -46,7 +46,6 @@ type kubePlugins struct {
 	schema.Plugins `yaml:",inline"`
 	PreEnqueue     unmodelled `yaml:"preEnqueue"`
 	QueueSort      unmodelled `yaml:"queueSort"`
-	Reserve        unmodelled `yaml:"reserve"`
 	Permit         unmodelled `yaml:"permit"`
 	PreBind        unmodelled `yaml:"preBind"`
 	Bind           unmodelled `yaml:"bind"`
@@ -110,7 +109,7 @@ func (k *kubeImport) profile(o *Object, p *kubeProfile, where string) (schema.Pr
 	out := schema.Profile{Line: o.line, SchedulerName: p.SchedulerName, PercentageOfNodesToScore: p.PercentageOfNodesToScore}
 	if p.Plugins != nil {
 		ps := p.Plugins.Plugins
-		for _, set := range []*schema.PluginSet{ps.MultiPoint, ps.PreFilter, ps.Filter, ps.PostFilter, ps.PreScore, ps.Score,
+		for _, set := range []*schema.PluginSet{ps.MultiPoint, ps.PreFilter, ps.Filter, ps.PostFilter, ps.PreScore, ps.Score, ps.Reserve,
 			ps.PlacementGenerate, ps.PlacementFeasible, ps.PlacementScore, ps.PodGroupPostFilter} {
 			if set != nil {
 				set.Enabled = k.knownPlugins(o, set.Enabled, true)

@@ -84,6 +84,7 @@ type Plugins struct {
 	PostFilter         *PluginSet `yaml:"postFilter"`
 	PreScore           *PluginSet `yaml:"preScore"`
 	Score              *PluginSet `yaml:"score"`
+	Reserve            *PluginSet `yaml:"reserve"`
 	PlacementGenerate  *PluginSet `yaml:"placementGenerate"`
 	PlacementFeasible  *PluginSet `yaml:"placementFeasible"`
 	PlacementScore     *PluginSet `yaml:"placementScore"`
