@@ -31,7 +31,7 @@
 //	UpdateSnapshot                         validate members (SchedulerError)
 //	filter + score                         UpdateSnapshot, Checkpoint
 //	      │                                generate placements ─┐ per domain:
-//	 fits? ──yes──▶ assume + bind          S5a: pod by pod,     │ reserve,
+//	 fits? ──yes──▶ Reserve, commit        S5a: pod by pod,     │ reserve,
 //	      │no                              PlacementFeasible    │ judge, roll
 //	      ▼                                after each pod ◀─────┘ back
 //	PostFilter: remove-all-                score feasible placements, pick

@@ -69,7 +69,8 @@
 //     package's victim units and dry-run memo.
 //   - checkpoint (Snapshot.Checkpoint): a position in the snapshot's log
 //     of tentative changes. Rollback(cp) undoes the changes made since
-//     cp, newest first; TentativeChanges(since) lists them in that order.
+//     cp, newest first; TentativeChanges(since) lists them in that order,
+//     AppendChanges in the order they were made (for Replay and the commit).
 //     Read by placement, preemption and the scheduler's cycles around
 //     every tentative placement.
 //

@@ -435,18 +435,10 @@ func (s *Snapshot) Replay(changes []Change) error {
 	return nil
 }
 
-// ChangesSince returns the tentative changes made after the checkpoint
-// since, oldest first: the order Replay makes them in.
-func (s *Snapshot) ChangesSince(since Checkpoint) []Change {
-	if len(s.log) <= int(since) {
-		return nil
-	}
-	return s.AppendChanges(make([]Change, 0, len(s.log)-int(since)), since)
-}
-
 // AppendChanges appends to buf the tentative changes made after the
-// checkpoint since, oldest first, and returns it (ChangesSince into a
-// buffer kept by the caller).
+// checkpoint since, oldest first (the order Replay makes them in; the
+// reverse of TentativeChanges, which lists them as Rollback undoes them),
+// and returns it.
 func (s *Snapshot) AppendChanges(buf []Change, since Checkpoint) []Change {
 	for i := int(since); i < len(s.log); i++ {
 		buf = append(buf, s.log[i].public())

@@ -292,7 +292,7 @@ func (gs *GroupScheduler) evaluate(snap *cluster.Snapshot, req *GroupRequest, p 
 		if keep {
 			return res
 		}
-		res.Changes = snap.ChangesSince(cp)
+		res.Changes = snap.AppendChanges(nil, cp)
 	}
 	snap.Rollback(cp)
 	return res

@@ -152,7 +152,7 @@ func (gs *GroupScheduler) evaluateComposite(snap *cluster.Snapshot, n *TreeNode,
 	}
 	res.Feasible, res.Message, res.Err = walk.verdict()
 	if res.Feasible {
-		res.Changes = snap.ChangesSince(cp)
+		res.Changes = snap.AppendChanges(nil, cp)
 	}
 	return res
 }
