@@ -119,25 +119,11 @@ func TestSnapshotClaimsRollBackExactly(t *testing.T) {
 					require.Equal(t, inCache[i], devicesOf(mustNode(t, c, fmt.Sprintf("n%d", i))), "seed %d: tentative changes stay in the snapshot", seed)
 				}
 			}
-			ni := snap.Node(node)
 			switch op := r.IntN(5); {
 			case op <= 1:
-				// a claim allocated somewhere is reserved there, as a pod
-				// sharing it must go where it is
-				key := fmt.Sprintf("default/c%d", r.IntN(6))
-				var alloc *AllocationResult
-				if at, _, ok := snap.ClaimNode(key); ok {
-					node = at
-				} else {
-					alloc = gpuAlloc(ni.Name(), []int{r.IntN(4), 4 + r.IntN(4)}, r.IntN(2) == 0)
-				}
-				require.NoError(t, snap.ReserveClaim(node, key, alloc))
+				reserveRandomClaim(t, r, snap, node, 6)
 			case op == 2:
-				if ni.ClaimCount() > 0 {
-					key := ni.devices.claims[r.IntN(ni.ClaimCount())].key
-					_, err := snap.UnreserveClaim(node, key)
-					require.NoError(t, err)
-				}
+				unreserveRandomClaim(t, r, snap, node)
 			case op == 3:
 				snap.Reserve(NewPodInfo(Pod{Name: fmt.Sprintf("p%d-%d", seed, step), Requests: NewResources(100, 0, 0)}), node)
 			default:
@@ -159,6 +145,30 @@ func TestSnapshotClaimsRollBackExactly(t *testing.T) {
 		for i := range 3 {
 			require.Equal(t, inCache[i], devicesOf(mustNode(t, c, fmt.Sprintf("n%d", i))), "seed %d: the snapshot's changes never reach the cache", seed)
 		}
+	}
+}
+
+// reserveRandomClaim reserves one of the claims default/c0..c<keys-1>:
+// where it is allocated, as a pod sharing it must go where it is, or newly
+// on node.
+func reserveRandomClaim(t *testing.T, r *rand.Rand, snap *Snapshot, node, keys int) {
+	t.Helper()
+	key := fmt.Sprintf("default/c%d", r.IntN(keys))
+	var alloc *AllocationResult
+	if at, _, ok := snap.ClaimNode(key); ok {
+		node = at
+	} else {
+		alloc = gpuAlloc(snap.Node(node).Name(), []int{r.IntN(4), 4 + r.IntN(4)}, r.IntN(2) == 0)
+	}
+	require.NoError(t, snap.ReserveClaim(node, key, alloc))
+}
+
+// unreserveRandomClaim unreserves one of node's claims, if it has any.
+func unreserveRandomClaim(t *testing.T, r *rand.Rand, snap *Snapshot, node int) {
+	t.Helper()
+	if ni := snap.Node(node); ni.ClaimCount() > 0 {
+		_, err := snap.UnreserveClaim(node, ni.devices.claims[r.IntN(ni.ClaimCount())].key)
+		require.NoError(t, err)
 	}
 }
 

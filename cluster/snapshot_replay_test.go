@@ -50,22 +50,11 @@ func TestReplayGivesBackTheChanges(t *testing.T) {
 		}
 		for step := range 1 + r.IntN(20) {
 			node := r.IntN(3)
-			ni := snap.Node(node)
 			switch op := r.IntN(4); {
 			case op == 0:
-				key := fmt.Sprintf("default/c%d", r.IntN(4))
-				var alloc *AllocationResult
-				if at, _, ok := snap.ClaimNode(key); ok {
-					node = at
-				} else {
-					alloc = gpuAlloc(ni.Name(), []int{r.IntN(4), 4 + r.IntN(4)}, r.IntN(2) == 0)
-				}
-				require.NoError(t, snap.ReserveClaim(node, key, alloc))
+				reserveRandomClaim(t, r, snap, node, 4)
 			case op == 1:
-				if ni.ClaimCount() > 0 {
-					_, err := snap.UnreserveClaim(node, ni.devices.claims[r.IntN(ni.ClaimCount())].key)
-					require.NoError(t, err)
-				}
+				unreserveRandomClaim(t, r, snap, node)
 			case op == 2 && len(placed) > 0:
 				k := r.IntN(len(placed))
 				require.NoError(t, snap.Remove(placed[k].key, placed[k].node))
