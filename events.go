@@ -111,11 +111,18 @@ const (
 	// root group (Group) at the head of the queue; Reason is its status
 	// ("" on success).
 	EventCycle
+	// EventClaimAllocated: Claim was allocated on Node (Allocation holds
+	// its devices) for the pod bound just before, the first to use it.
+	EventClaimAllocated
+	// EventClaimReleased: the last pod using Claim left Node, and its
+	// devices are free.
+	EventClaimReleased
 )
 
 var eventNames = [...]string{"", "PodArrived", "PodBound", "PodNominated", "PodUnschedulable", "PodEvicted",
 	"PodTerminated", "PodSucceeded", "PodDeleted", "GroupScheduled", "GroupFailed", "NodeAdded",
-	"NodeUpdated", "NodeCordoned", "NodeUncordoned", "NodeRemoved", "NodeDrained", "Cycle"}
+	"NodeUpdated", "NodeCordoned", "NodeUncordoned", "NodeRemoved", "NodeDrained", "Cycle", "ClaimAllocated",
+	"ClaimReleased"}
 
 // String returns the event kind's name ("PodBound").
 func (k EventKind) String() string {
@@ -160,6 +167,10 @@ type Event struct {
 	// BudgetViolation is set on EventPodEvicted when the eviction broke a
 	// PodDisruptionBudget.
 	BudgetViolation bool
+	// Claim is the key ("namespace/name") of the claim of a claim event,
+	// and Allocation its devices (EventClaimAllocated); read-only.
+	Claim      string
+	Allocation *cluster.AllocationResult
 	// Cycle numbers the cycle the event happened in (1 for the first);
 	// 0 for changes made outside a cycle (arrivals, timers, node events).
 	Cycle int
@@ -185,8 +196,20 @@ func (e Event) String() string {
 	if !e.Group.IsZero() {
 		fmt.Fprintf(&b, " %v", e.Group)
 	}
+	if e.Claim != "" {
+		fmt.Fprintf(&b, " claim=%s", e.Claim)
+	}
 	if e.Node != "" {
 		fmt.Fprintf(&b, " node=%s", e.Node)
+	}
+	if e.Allocation != nil {
+		b.WriteString(" devices=")
+		for i, d := range e.Allocation.Devices {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(d.DeviceID().String())
+		}
 	}
 	if !e.By.IsZero() {
 		fmt.Fprintf(&b, " by=%v", e.By)
@@ -245,6 +268,12 @@ func (s *Scheduler) emitPod(kind EventKind, pod *cluster.PodInfo, node, reason s
 // emitEviction emits a preemption victim's eviction, for preemptor by.
 func (s *Scheduler) emitEviction(pod *cluster.PodInfo, node string, by Ref, violation bool) {
 	s.emit(Event{Kind: EventPodEvicted, Pod: pod, Node: node, By: by, BudgetViolation: violation})
+}
+
+// emitClaim emits a claim's event: allocated with its devices, or
+// released.
+func (s *Scheduler) emitClaim(kind EventKind, claim, node string, alloc *cluster.AllocationResult) {
+	s.emit(Event{Kind: kind, Claim: claim, Node: node, Allocation: alloc})
 }
 
 // emitGroup emits a group's event, with the reason of a failure.

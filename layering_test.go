@@ -184,5 +184,5 @@ func TestEngineDoesNoIO(t *testing.T) {
 			require.False(t, strings.HasPrefix(imp, modulePath+"/trace"), "%s imports %s", fields[0], imp)
 		}
 	}
-	require.Equal(t, 8+13, engine, "the root, its six layers, internal/prefetch and the 13 packages of plugins are listed")
+	require.Equal(t, 9+14, engine, "the root, its six layers, cluster/deviceselector, internal/prefetch and the 14 packages of plugins are listed")
 }

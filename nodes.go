@@ -86,12 +86,21 @@ func (s *Scheduler) RemoveNode(name string) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
+	var claims []string
+	if ni, ok := s.cache.Node(name); ok {
+		for key := range ni.Claims() {
+			claims = append(claims, key)
+		}
+	}
 	pods, err := s.cache.RemoveNode(name)
 	if err != nil {
 		return err
 	}
 	if err := s.terminate(pods, name, TerminatedNodeRemoved); err != nil {
 		return err
+	}
+	for _, key := range claims {
+		s.emitClaim(EventClaimReleased, key, name, nil) // its devices went with the node
 	}
 	s.emitNode(EventNodeRemoved, name, false)
 	s.clusterChanged(fw.NodeDeleted | fw.AssignedPodDeleted)
@@ -115,7 +124,7 @@ func (s *Scheduler) DrainNode(name string) error {
 		if !s.budgetsAllow(pi) {
 			continue
 		}
-		if _, err := s.cache.RemovePod(pi.Key()); err != nil {
+		if err := s.removeFromNode(pi.Key()); err != nil {
 			return err
 		}
 		evict = append(evict, pi)

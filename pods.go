@@ -66,6 +66,17 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 			return err
 		}
 	}
+	if _, err := s.makeTemplateClaims(info.Pod()); err != nil {
+		s.deleteTemplateClaims(info.Pod())
+		return err
+	}
+	var allocated []claimAllocation
+	if p.NodeName != "" {
+		if allocated, err = s.reservePreBound(info, p.NodeName); err != nil {
+			s.deleteTemplateClaims(info.Pod())
+			return err
+		}
+	}
 	r, id := s.records.add(*r)
 	r.id = id
 	s.pods[info.Key()] = r.id // the admitted pod's own key, shared
@@ -74,6 +85,9 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 	}
 	if p.NodeName != "" {
 		s.emitPod(EventPodArrived, r.info, p.NodeName, "")
+		for _, a := range allocated {
+			s.emitClaim(EventClaimAllocated, a.key, a.node, a.alloc)
+		}
 		return s.startRunning(r, p.NodeName)
 	}
 	s.emitPod(EventPodArrived, r.info, "", "")
@@ -241,7 +255,7 @@ func (s *Scheduler) DeletePod(key cluster.PodKey) error {
 	node := r.node
 	wasOnNode := r.phase == PhaseBound || r.phase == PhaseTerminating
 	if wasOnNode {
-		if _, err := s.cache.RemovePod(key); err != nil {
+		if err := s.removeFromNode(key); err != nil {
 			return err
 		}
 	} else {
@@ -264,6 +278,7 @@ func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
 	r.phase, r.reason, r.endedAt = phase, "", s.now
 	s.nominations.clear(r)
 	s.dryRuns.forget(r.info)
+	s.deleteTemplateClaims(r.info.Pod())
 	if phase == PhaseDeleted {
 		r.node = ""
 	}
@@ -350,7 +365,7 @@ const MaxSimulatedTime = 100 * 365 * 24 * time.Hour
 // finishEviction ends a victim's termination: it leaves its node and goes
 // back to the queue as a pending pod, free to preempt in turn.
 func (s *Scheduler) finishEviction(r *podRecord) error {
-	if _, err := s.cache.RemovePod(r.info.Key()); err != nil {
+	if err := s.removeFromNode(r.info.Key()); err != nil {
 		return fmt.Errorf("ending the eviction of pod %s: %w", r.info.Key(), err)
 	}
 	if err := s.terminate([]*cluster.PodInfo{r.info}, r.node, TerminatedPreempted); err != nil {

@@ -27,10 +27,11 @@ func TestDefaultProfilePoints(t *testing.T) {
 	p := DefaultProfile()
 	rp, err := resolveProfile(&p, DefaultRegistry(), "profiles[0]")
 	require.NoError(t, err)
-	require.Equal(t, []string{"NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"}, names(rp.points["filter"]))
-	require.Equal(t, []string{"PodTopologySpread", "InterPodAffinity"}, names(rp.points["preFilter"]))
-	require.Equal(t, []PluginRef{{"TaintToleration", 3}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"NodeResourcesBalancedAllocation", 1}}, rp.points["score"])
-	require.Equal(t, []string{"NodeAffinity", "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation"}, names(rp.points["preScore"]))
+	require.Equal(t, []string{"NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "DynamicResources"}, names(rp.points["filter"]))
+	require.Equal(t, []string{"PodTopologySpread", "InterPodAffinity", "DynamicResources"}, names(rp.points["preFilter"]))
+	require.Equal(t, []PluginRef{{"TaintToleration", 3}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 1}, {"NodeResourcesBalancedAllocation", 1}}, rp.points["score"])
+	require.Equal(t, []string{"NodeAffinity", "PodTopologySpread", "InterPodAffinity", "DynamicResources", "NodeResourcesBalancedAllocation"}, names(rp.points["preScore"]))
+	require.Equal(t, []string{"DynamicResources"}, names(rp.points["reserve"]))
 	require.Equal(t, []string{"DefaultPreemption"}, names(rp.points["postFilter"]))
 	require.Equal(t, []string{"DefaultPreemption"}, names(rp.points["podGroupPostFilter"]))
 	require.Equal(t, []string{"GangScheduling"}, names(rp.points["placementFeasible"]))
@@ -50,15 +51,15 @@ func TestProfileMerging(t *testing.T) {
 		want    []PluginRef
 	}{
 		{"disable one score plugin", Plugins{Score: PluginSet{Disabled: []PluginRef{{Name: "NodeResourcesBalancedAllocation"}}}},
-			"score", []PluginRef{{"TaintToleration", 3}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}}},
+			"score", []PluginRef{{"TaintToleration", 3}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 1}}},
 		{"a point's own entry comes first and sets the weight", Plugins{Score: PluginSet{Enabled: []PluginRef{{Name: "NodeResourcesFit", Weight: 7}}}},
-			"score", []PluginRef{{"NodeResourcesFit", 7}, {"TaintToleration", 3}, {"NodeAffinity", 2}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"NodeResourcesBalancedAllocation", 1}}},
+			"score", []PluginRef{{"NodeResourcesFit", 7}, {"TaintToleration", 3}, {"NodeAffinity", 2}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 1}, {"NodeResourcesBalancedAllocation", 1}}},
 		{"* disables every default there", Plugins{PlacementScore: PluginSet{Disabled: []PluginRef{{Name: "*"}}, Enabled: []PluginRef{{Name: "PodGroupPodsCount"}}}},
 			"placementScore", []PluginRef{{"PodGroupPodsCount", 1}}},
 		{"disabled in MultiPoint: gone everywhere", Plugins{MultiPoint: PluginSet{Disabled: []PluginRef{{Name: "TaintToleration"}}}},
-			"score", []PluginRef{{"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"NodeResourcesBalancedAllocation", 1}}},
+			"score", []PluginRef{{"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 1}, {"NodeResourcesBalancedAllocation", 1}}},
 		{"disabled at filter only", Plugins{Filter: PluginSet{Disabled: []PluginRef{{Name: "TaintToleration"}}}},
-			"filter", []PluginRef{{"NodeName", 0}, {"NodeUnschedulable", 0}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}}},
+			"filter", []PluginRef{{"NodeName", 0}, {"NodeUnschedulable", 0}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,7 +79,7 @@ func TestProfileErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown plugin, listing the known", Config{Profiles: []Profile{{Plugins: &Plugins{Score: PluginSet{Enabled: []PluginRef{{Name: "PreferLabel"}}}}}}}, nil,
-			`profiles[0].plugins.score.enabled[0].name: "PreferLabel" is not a registered plugin (known: [DefaultPreemption GangScheduling`},
+			`profiles[0].plugins.score.enabled[0].name: "PreferLabel" is not a registered plugin (known: [DefaultPreemption DynamicResources GangScheduling`},
 		{"a plugin at a point it does not extend", Config{Profiles: []Profile{{Plugins: &Plugins{Filter: PluginSet{Enabled: []PluginRef{{Name: "PodGroupPodsCount"}}}}}}}, nil,
 			`plugin "PodGroupPodsCount" does not extend the filter extension point`},
 		{"weight out of range", Config{Profiles: []Profile{{Plugins: &Plugins{Score: PluginSet{Enabled: []PluginRef{{Name: "NodeResourcesFit", Weight: 101}}}}}}}, nil,

@@ -1,6 +1,7 @@
 package gangsim
 
 import (
+	"iter"
 	"slices"
 	"time"
 
@@ -59,6 +60,17 @@ func (t *table[T, ID]) dropLast() {
 	t.n--
 	var zero T
 	t.chunks[t.n/recordChunk][t.n%recordChunk] = zero
+}
+
+// all yields every record, in the order added.
+func (t *table[T, ID]) all() iter.Seq[*T] {
+	return func(yield func(*T) bool) {
+		for id := 1; id < t.n; id++ {
+			if !yield(&t.chunks[id/recordChunk][id%recordChunk]) {
+				return
+			}
+		}
+	}
 }
 
 // at returns the record of id, or nil for 0.

@@ -80,7 +80,7 @@ func (s *Scheduler) fire(t timer) error {
 		if r.phase != PhaseBound || r.runs != t.token {
 			return nil // deleted, evicted or rebound since
 		}
-		if _, err := s.cache.RemovePod(r.info.Key()); err != nil {
+		if err := s.removeFromNode(r.info.Key()); err != nil {
 			return fmt.Errorf("completing pod %s: %w", r.info.Key(), err)
 		}
 		if err := s.markGone(r, PhaseSucceeded); err != nil {

@@ -194,7 +194,9 @@ func (s *Scheduler) commitChanges(changes []cluster.Change, res *CycleResult) er
 		case ch.Pod != nil:
 			err = fmt.Errorf("committing a cycle: pod %s taken off node %q tentatively", ch.Pod.Key(), node)
 		case ch.Added:
-			err = s.cache.ReserveClaim(node, ch.Claim, ch.Alloc)
+			if err = s.cache.ReserveClaim(node, ch.Claim, ch.Alloc); err == nil && ch.Alloc != nil {
+				s.emitClaim(EventClaimAllocated, ch.Claim, node, ch.Alloc)
+			}
 		default:
 			_, err = s.cache.UnreserveClaim(node, ch.Claim)
 		}

@@ -1,6 +1,7 @@
 package gangsim
 
 import (
+	"github.com/gangsim/gangsim/plugins/dynamicresources"
 	"errors"
 	"fmt"
 	"iter"
@@ -100,6 +101,12 @@ type Scheduler struct {
 		pod    *cluster.PodInfo // the pod of the cycle running
 		reason string           // its event's reason
 	}
+	// templates are the resource claim templates by key; selectors
+	// evaluates CEL device selectors outside cycles (pods arriving
+	// running)
+	templates map[string]*cluster.ResourceClaimTemplate
+	selectors *dynamicresources.CELSelectors
+
 	observers []Observer
 	evictions []Eviction
 	stats     Stats
@@ -127,6 +134,7 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 		orphans:    map[string][]podID{},
 		profiles:   map[string]*profile{},
 		timers:     btree.NewG(8, timerLess),
+		selectors:  dynamicresources.NewCELSelectors(),
 	}
 	for _, o := range opts {
 		o(s)

@@ -61,6 +61,9 @@ type Cache struct {
 	// slices are the node-local ResourceSlices by node name, sorted by
 	// slice name, kept for nodes not added yet too
 	slices map[string][]*ResourceSlice
+	// devices are the device classes and resource claims
+	// (deviceobjects.go)
+	devices deviceObjects
 }
 
 type nodeItem struct {
@@ -76,9 +79,10 @@ type budgetItem struct {
 // NewCache returns an empty cache.
 func NewCache() *Cache {
 	return &Cache{
-		nodes:  map[string]*nodeItem{},
-		byName: btree.NewG(16, func(a, b *nodeItem) bool { return a.info.node.Name < b.info.node.Name }),
-		pods:   map[PodKey]*PodInfo{},
+		nodes:   map[string]*nodeItem{},
+		byName:  btree.NewG(16, func(a, b *nodeItem) bool { return a.info.node.Name < b.info.node.Name }),
+		pods:    map[PodKey]*PodInfo{},
+		devices: newDeviceObjects(),
 	}
 }
 
@@ -308,7 +312,8 @@ func (c *Cache) ForgetPod(key PodKey) error {
 }
 
 // RemovePod deletes a pod in any state (it finished, was deleted, or its
-// termination completed) and returns it.
+// termination completed) and returns it. The pod's claims reserved on its
+// node count one pod fewer: the last pod of a claim frees its devices.
 func (c *Cache) RemovePod(key PodKey) (*PodInfo, error) {
 	pi, ok := c.pods[key]
 	if !ok {
@@ -316,6 +321,7 @@ func (c *Cache) RemovePod(key PodKey) (*PodInfo, error) {
 	}
 	it := c.nodes[pi.pod.NodeName]
 	it.info.removePodAt(it.info.podIndex(key))
+	it.info.releaseClaims(&pi.pod)
 	delete(c.pods, key)
 	c.countBudgets(pi, -1)
 	c.touch(it)

@@ -20,6 +20,7 @@ func (c *Cache) Clone() *Cache {
 		namespaces:       maps.Clone(c.namespaces),
 		namespaceVersion: c.namespaceVersion,
 		slices:           maps.Clone(c.slices), // the lists are replaced, never changed
+		devices:          c.devices.clone(),
 	}
 	var last *nodeItem
 	for it := c.recent; it != nil; it = it.next { // same recency order

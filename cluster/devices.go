@@ -307,6 +307,7 @@ type ResourceClaim struct {
 	Namespace string
 	Name      string
 	Spec      ResourceClaimSpec
+	specKey   string // see SpecKey
 }
 
 // Key returns the claim's "namespace/name".

@@ -393,3 +393,33 @@ func (ix *claimIndex) index(s *Snapshot, i int) {
 		}
 	}
 }
+
+// releaseClaims takes back the reservations a pod leaving the node held
+// on its claims (those the node holds: a pod placed without its claims
+// reserved, as a test may place one, holds none).
+func (ni *NodeInfo) releaseClaims(p *Pod) {
+	if ni.devices == nil {
+		return
+	}
+	for i := range p.ResourceClaims {
+		key := p.ClaimKey(i)
+		if _, ok := ni.claimIndex(key); ok {
+			_, _ = ni.unreserveClaim(key) // held: cannot fail
+		}
+	}
+}
+
+// Claims yields the claims allocated on the node, by key, with their
+// allocations and how many of the node's pods reserve each.
+func (ni *NodeInfo) Claims() iter.Seq2[string, *AllocationResult] {
+	return func(yield func(string, *AllocationResult) bool) {
+		if ni.devices == nil {
+			return
+		}
+		for _, c := range ni.devices.claims {
+			if !yield(c.key, c.alloc) {
+				return
+			}
+		}
+	}
+}

@@ -44,10 +44,13 @@ type Pod struct {
 	// over topology domains.
 	TopologySpreadConstraints []TopologySpreadConstraint
 	// Owner is the controller the pod belongs to (nil: none).
-	Owner     *Owner
-	NodeName  string        // set: already bound to that node
-	PodGroup  string        // the leaf PodGroup this pod belongs to; "" for none
-	StartTime time.Duration // simulated time the pod started running
+	Owner    *Owner
+	NodeName string // set: already bound to that node
+	PodGroup string // the leaf PodGroup this pod belongs to; "" for none
+	// ResourceClaims are the pod's spec.resourceClaims: claims of devices
+	// (Dynamic Resource Allocation) it needs on its node.
+	ResourceClaims []PodResourceClaim
+	StartTime      time.Duration // simulated time the pod started running
 }
 
 // PodKey identifies a pod: "namespace/name".
@@ -139,6 +142,9 @@ func (p *Pod) Validate() error {
 	if field, detail := ValidateSpread("topologySpreadConstraints", p.TopologySpreadConstraints); detail != "" {
 		return bad(field, "%s", detail)
 	}
+	if field, detail := validatePodClaims(p.ResourceClaims); detail != "" {
+		return bad(field, "%s", detail)
+	}
 	return nil
 }
 
@@ -153,6 +159,7 @@ func (p Pod) Clone() Pod {
 	}
 	p.Affinity = p.Affinity.clone()
 	p.TopologySpreadConstraints = cloneSpread(p.TopologySpreadConstraints)
+	p.ResourceClaims = slices.Clone(p.ResourceClaims)
 	if p.Owner != nil {
 		o := *p.Owner
 		o.Selector = o.Selector.Clone()

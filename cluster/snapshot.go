@@ -38,7 +38,8 @@ type Snapshot struct {
 	namespaces       map[string]map[string]string // shared with the cache until it changes them
 	namespaceVersion int64
 	log              []change
-	claimIdx         claimIndex // see ClaimNode
+	claimIdx         claimIndex    // see ClaimNode
+	devices          deviceObjects // classes and claims, copy-on-write from the cache's
 	// stamps[i] changes whenever node i's content may have changed in
 	// this snapshot (refresh, reservation, removal); a rollback gives the
 	// node back the stamp of the content it restores. A stamp names one
@@ -98,7 +99,7 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 		return fmt.Errorf("%w: %d not rolled back", ErrTentative, len(s.log))
 	}
 	if s.generation == c.generation && s.nodeSetVersion == c.nodeSetVersion && s.nodeVersion == c.nodeVersion &&
-		s.budgetVersion == c.budgetVersion && s.namespaceVersion == c.namespaceVersion {
+		s.budgetVersion == c.budgetVersion && s.namespaceVersion == c.namespaceVersion && s.devices.version == c.devices.version {
 		return nil // up to date: a busy cluster's failed cycles mostly find it so
 	}
 	rebuild := s.nodeSetVersion != c.nodeSetVersion
@@ -144,6 +145,9 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 	if s.namespaceVersion != c.namespaceVersion {
 		s.namespaces = maps.Clone(c.namespaces) // the label maps are replaced, never changed, by the cache
 		s.namespaceVersion = c.namespaceVersion
+	}
+	if s.devices.classes == nil || s.devices.version != c.devices.version {
+		s.devices = c.devices.clone()
 	}
 	s.generation = c.generation
 	s.nodeVersion = c.nodeVersion

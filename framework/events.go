@@ -20,9 +20,12 @@ const (
 	NodeChanged
 	// NodeDeleted: a node left the cluster.
 	NodeDeleted
+	// DevicesChanged: a ResourceSlice was published or withdrawn, or a
+	// DeviceClass or ResourceClaim was added or removed.
+	DevicesChanged
 
 	// AllEvents is every kind: what a plugin that does not say is retried on.
-	AllEvents = AssignedPodAdded | AssignedPodDeleted | NodeAdded | NodeChanged | NodeDeleted
+	AllEvents = AssignedPodAdded | AssignedPodDeleted | NodeAdded | NodeChanged | NodeDeleted | DevicesChanged
 )
 
 // EnqueueExtensions is implemented by PreFilter and Filter plugins that

@@ -1,7 +1,7 @@
 // Package plugins holds the built-in plugins, one folder each with
 // kube-scheduler's names (nodename, nodeunschedulable, tainttoleration,
 // nodeaffinity, noderesources, podtopologyspread, interpodaffinity,
-// topologyplacement, podgrouppodscount, gangscheduling,
+// topologyplacement, podgrouppodscount, gangscheduling, dynamicresources,
 // defaultpreemption), and NewInTreeRegistry, which names them for
 // profiles. Every built-in is written on the public framework API alone,
 // as a user's plugin is: copy a folder to start one of your own.
@@ -10,6 +10,7 @@ package plugins
 import (
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/plugins/defaultpreemption"
+	"github.com/gangsim/gangsim/plugins/dynamicresources"
 	"github.com/gangsim/gangsim/plugins/gangscheduling"
 	"github.com/gangsim/gangsim/plugins/interpodaffinity"
 	"github.com/gangsim/gangsim/plugins/nodeaffinity"
@@ -37,6 +38,7 @@ func NewInTreeRegistry() fw.Registry {
 		gangscheduling.Name:                  {New: gangscheduling.New},
 		topologyplacement.Name:               {New: topologyplacement.New},
 		podgrouppodscount.Name:               {New: podgrouppodscount.New},
+		dynamicresources.Name:                {New: dynamicresources.New, Args: dynamicresources.NewArgs},
 		defaultpreemption.Name:               {New: defaultpreemption.New},
 	}
 }

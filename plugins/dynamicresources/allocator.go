@@ -78,6 +78,37 @@ func (s *AllocatedState) Add(a *cluster.DeviceRequestAllocation, shared bool) {
 	}
 }
 
+// Remove takes back what one allocation holds (a claim freed), copying
+// the capacity sums it changes: they may be shared with others.
+func (s *AllocatedState) Remove(alloc *cluster.AllocationResult) {
+	for i := range alloc.Devices {
+		a := &alloc.Devices[i]
+		if a.AdminAccess {
+			continue
+		}
+		id := a.DeviceID()
+		if a.ConsumedCapacity == nil {
+			delete(s.Exclusive, id)
+			continue
+		}
+		sum, ok := s.Shared[id]
+		if !ok {
+			continue
+		}
+		left := map[cluster.QualifiedName]cluster.Quantity{}
+		for name, q := range sum {
+			if q -= a.ConsumedCapacity[name]; q != 0 {
+				left[name] = q
+			}
+		}
+		if len(left) == 0 {
+			delete(s.Shared, id) // no share takes anything: the last one went
+		} else {
+			s.Shared[id] = left
+		}
+	}
+}
+
 // Input is one allocation: a pod's claims, on one node.
 type Input struct {
 	// Claims to allocate, in order (the pod's, the extended-resource

@@ -1,0 +1,240 @@
+package cluster
+
+import (
+	"fmt"
+	"iter"
+	"maps"
+	"reflect"
+	"slices"
+
+	"github.com/google/btree"
+)
+
+// The device objects the cluster holds besides the nodes' slices: device
+// classes and resource claims. Both are read-only once added (a claim's
+// spec is immutable in Kubernetes too; its allocation lives in the node
+// accounts, nodedevices.go). The cache keeps them in copy-on-write trees,
+// so a snapshot takes them in O(1) however many claims there are (one per
+// pod made from a template), and a cycle reads them as they were when its
+// snapshot was taken.
+
+// deviceObjects are the classes by name and the claims by key.
+type deviceObjects struct {
+	classes *btree.BTreeG[*DeviceClass]
+	claims  *btree.BTreeG[*ResourceClaim]
+	// version changes whenever a class or a claim is added or removed,
+	// classVersion whenever a class is.
+	version, classVersion int64
+}
+
+func newDeviceObjects() deviceObjects {
+	return deviceObjects{
+		classes: btree.NewG(16, func(a, b *DeviceClass) bool { return a.Name < b.Name }),
+		claims:  btree.NewG(16, func(a, b *ResourceClaim) bool { return a.Key() < b.Key() }),
+	}
+}
+
+// clone shares the trees copy-on-write.
+func (d *deviceObjects) clone() deviceObjects {
+	return deviceObjects{classes: d.classes.Clone(), claims: d.claims.Clone(), version: d.version, classVersion: d.classVersion}
+}
+
+func (d *deviceObjects) class(name string) (*DeviceClass, bool) {
+	if d.classes == nil {
+		return nil, false
+	}
+	return d.classes.Get(&DeviceClass{Name: name})
+}
+
+func (d *deviceObjects) claim(key string) (*ResourceClaim, bool) {
+	if d.claims == nil {
+		return nil, false
+	}
+	ns, name := splitKey(key)
+	return d.claims.Get(&ResourceClaim{Namespace: ns, Name: name})
+}
+
+// splitKey splits "namespace/name".
+func splitKey(key string) (string, string) {
+	for i := 0; i < len(key); i++ {
+		if key[i] == '/' {
+			return key[:i], key[i+1:]
+		}
+	}
+	return "", key
+}
+
+// ErrDeviceObject is wrapped by the errors of adding and removing device
+// classes and claims.
+var ErrDeviceObject = fmt.Errorf("cluster: device object")
+
+// AddDeviceClass adds a device class. Its selectors are checked as CEL by
+// the caller (the cluster package does not compile CEL).
+func (c *Cache) AddDeviceClass(dc DeviceClass) error {
+	if err := dc.Validate(); err != nil {
+		return err
+	}
+	if _, ok := c.devices.class(dc.Name); ok {
+		return fmt.Errorf("%w: device class %q already exists", ErrDeviceObject, dc.Name)
+	}
+	cp := dc.clone()
+	c.devices.classes.ReplaceOrInsert(&cp)
+	c.devices.version++
+	c.devices.classVersion++
+	return nil
+}
+
+// AddResourceClaim adds a claim. Pods naming it share its devices.
+func (c *Cache) AddResourceClaim(rc ResourceClaim) error {
+	if rc.Namespace == "" {
+		rc.Namespace = DefaultNamespace
+	}
+	if err := rc.Validate(); err != nil {
+		return err
+	}
+	if _, ok := c.devices.claim(rc.Key()); ok {
+		return fmt.Errorf("%w: resource claim %s already exists", ErrDeviceObject, rc.Key())
+	}
+	cp := rc.clone()
+	cp.specKey = string(appendShape(nil, reflect.ValueOf(cp.Spec), new(true)))
+	c.devices.claims.ReplaceOrInsert(&cp)
+	c.devices.version++
+	return nil
+}
+
+// RemoveResourceClaim deletes a claim. Its allocation, if any, stays with
+// the pods that reserve it until they end, as a claim being deleted keeps
+// its devices in Kubernetes until no pod uses it.
+func (c *Cache) RemoveResourceClaim(key string) error {
+	rc, ok := c.devices.claim(key)
+	if !ok {
+		return fmt.Errorf("%w: resource claim %s does not exist", ErrDeviceObject, key)
+	}
+	c.devices.claims.Delete(rc)
+	c.devices.version++
+	return nil
+}
+
+// DeviceClass returns a class by name. Read-only.
+func (c *Cache) DeviceClass(name string) (*DeviceClass, bool) { return c.devices.class(name) }
+
+// ResourceClaim returns a claim by key ("namespace/name"). Read-only.
+func (c *Cache) ResourceClaim(key string) (*ResourceClaim, bool) { return c.devices.claim(key) }
+
+// DeviceClass returns a class by name, as the snapshot was taken.
+// Read-only.
+func (s *Snapshot) DeviceClass(name string) (*DeviceClass, bool) { return s.devices.class(name) }
+
+// DeviceClasses yields the classes by name. Read-only.
+func (s *Snapshot) DeviceClasses() iter.Seq[*DeviceClass] {
+	return func(yield func(*DeviceClass) bool) {
+		if s.devices.classes == nil {
+			return
+		}
+		s.devices.classes.Ascend(func(dc *DeviceClass) bool { return yield(dc) })
+	}
+}
+
+// ResourceClaim returns a claim by key ("namespace/name"), as the snapshot
+// was taken. Read-only.
+func (s *Snapshot) ResourceClaim(key string) (*ResourceClaim, bool) { return s.devices.claim(key) }
+
+// DeviceObjectsVersion changes whenever a device class or a claim is added
+// or removed: data derived from them is valid while it holds.
+func (s *Snapshot) DeviceObjectsVersion() int64 { return s.devices.version }
+
+// DeviceClassVersion changes whenever a device class is added or
+// removed.
+func (s *Snapshot) DeviceClassVersion() int64 { return s.devices.classVersion }
+
+// SpecKey is an encoding of the claim's spec: two claims of equal keys ask
+// for the same. Set on the claims a cache holds; "" on others.
+func (c *ResourceClaim) SpecKey() string { return c.specKey }
+
+// HasDeviceClasses reports whether any device class exists: without one,
+// no claim can be allocated and no extended resource is served by
+// devices.
+func (s *Snapshot) HasDeviceClasses() bool {
+	return s.devices.classes != nil && s.devices.classes.Len() > 0
+}
+
+// ClaimKey returns the key of the claim a pod's entry i of ResourceClaims
+// names: the claim it names, or the one made for the pod from its template,
+// named "<pod>-<entry>" (Kubernetes adds a random suffix; this name is
+// deterministic).
+func (p *Pod) ClaimKey(i int) string {
+	e := &p.ResourceClaims[i]
+	if e.ResourceClaimName != "" {
+		return string(MakePodKey(p.Namespace, e.ResourceClaimName))
+	}
+	return string(MakePodKey(p.Namespace, TemplateClaimName(p.Name, e.Name)))
+}
+
+// TemplateClaimName is the name of the claim made for a pod's entry from
+// its template.
+func TemplateClaimName(pod, entry string) string { return pod + "-" + entry }
+
+// clone returns a deep copy of the class.
+func (dc DeviceClass) clone() DeviceClass {
+	dc.Selectors = slices.Clone(dc.Selectors)
+	return dc
+}
+
+// clone returns a deep copy of the claim.
+func (rc ResourceClaim) clone() ResourceClaim {
+	rc.Spec = rc.Spec.Clone()
+	return rc
+}
+
+// Clone returns a deep copy of the spec.
+func (s ResourceClaimSpec) Clone() ResourceClaimSpec {
+	s.Requests = slices.Clone(s.Requests)
+	for i := range s.Requests {
+		r := &s.Requests[i]
+		if r.Exactly != nil {
+			e := r.Exactly.clone()
+			r.Exactly = &e
+		}
+		r.FirstAvailable = slices.Clone(r.FirstAvailable)
+		for j := range r.FirstAvailable {
+			r.FirstAvailable[j].ExactDeviceRequest = r.FirstAvailable[j].ExactDeviceRequest.clone()
+		}
+	}
+	s.Constraints = slices.Clone(s.Constraints)
+	for i := range s.Constraints {
+		s.Constraints[i].Requests = slices.Clone(s.Constraints[i].Requests)
+	}
+	return s
+}
+
+// clone returns a deep copy of the request.
+func (r ExactDeviceRequest) clone() ExactDeviceRequest {
+	r.Selectors = slices.Clone(r.Selectors)
+	r.Tolerations = slices.Clone(r.Tolerations)
+	r.Capacity = maps.Clone(r.Capacity)
+	return r
+}
+
+// validatePodClaims checks a pod's claims as the API server does: each
+// entry a unique DNS label naming exactly one of a claim and a template,
+// each a DNS subdomain.
+func validatePodClaims(claims []PodResourceClaim) (string, string) {
+	seen := make(map[string]bool, len(claims))
+	for i, c := range claims {
+		at := fmt.Sprintf("resourceClaims[%d]", i)
+		switch {
+		case !isDNSLabel(c.Name):
+			return at + ".name", fmt.Sprintf("%q is not a DNS label", c.Name)
+		case seen[c.Name]:
+			return at + ".name", fmt.Sprintf("%q is listed twice", c.Name)
+		case (c.ResourceClaimName == "") == (c.ResourceClaimTemplateName == ""):
+			return at, "exactly one of resourceClaimName and resourceClaimTemplateName must be set"
+		case c.ResourceClaimName != "" && !isDNSSubdomain(c.ResourceClaimName):
+			return at + ".resourceClaimName", fmt.Sprintf("%q is not a DNS subdomain", c.ResourceClaimName)
+		case c.ResourceClaimTemplateName != "" && !isDNSSubdomain(c.ResourceClaimTemplateName):
+			return at + ".resourceClaimTemplateName", fmt.Sprintf("%q is not a DNS subdomain", c.ResourceClaimTemplateName)
+		}
+		seen[c.Name] = true
+	}
+	return "", ""
+}

@@ -1,0 +1,466 @@
+package dynamicresources
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/plugins/helper"
+)
+
+// Name is the plugin's name in profiles.
+const Name = "DynamicResources"
+
+// MaxPodsPerClaim is the most pods one claim can be reserved for
+// (resource.k8s.io's ResourceClaimReservedForMaxSize).
+const MaxPodsPerClaim = 256
+
+// firstAvailableMaxSize is the most alternatives a request lists
+// (FirstAvailableDeviceRequestMaxSize); the first scores this much.
+const firstAvailableMaxSize = 8
+
+// Args are the plugin's arguments: the DRA feature gates of v1.37, each
+// with its default.
+type Args struct {
+	// Features are the allocator's gates (DefaultFeatures: all on, as in
+	// v1.37).
+	Features Features
+	// Preemption is the DRAPreemption gate, alpha and off in v1.37: a
+	// node whose devices cannot serve the pod is then resolvable by
+	// preemption, and a victim's claims are freed in the preemption's
+	// simulation when it is the claims' last pod. Off, a pod failing for
+	// its claims is never helped by evicting others, as in Kubernetes.
+	Preemption bool
+}
+
+// NewArgs returns the defaults.
+func NewArgs() any { return &Args{Features: DefaultFeatures()} }
+
+// DynamicResources is kube-scheduler's DynamicResources plugin: it
+// allocates a pod's ResourceClaims on the node it is tried on (Filter,
+// with Allocate), ranks nodes by the alternatives of firstAvailable
+// requests they allow (Score), and reserves the claims with the pod
+// (Reserve: tentative claim reservations on the cycle's snapshot, so that
+// a group's members allocate together and roll back together).
+type DynamicResources struct {
+	h          fw.Handle
+	features   Features
+	preemption bool
+	selectors  *CELSelectors
+	// sigs caches the signature part of each claim spec, by spec key.
+	sigs map[string]string
+}
+
+var (
+	_ fw.PreFilterPlugin     = (*DynamicResources)(nil)
+	_ fw.PreFilterExtensions = (*DynamicResources)(nil)
+	_ fw.FilterPlugin        = (*DynamicResources)(nil)
+	_ fw.PreScorePlugin      = (*DynamicResources)(nil)
+	_ fw.ScorePlugin         = (*DynamicResources)(nil)
+	_ fw.ScoreNormalizer     = (*DynamicResources)(nil)
+	_ fw.ReservePlugin       = (*DynamicResources)(nil)
+	_ fw.Signer              = (*DynamicResources)(nil)
+	_ fw.Stateless           = (*DynamicResources)(nil)
+	_ fw.EnqueueExtensions   = (*DynamicResources)(nil)
+)
+
+// New returns the plugin.
+func New(args any, h fw.Handle) (fw.Plugin, error) {
+	a, err := fw.ArgsAs[Args](args)
+	if err != nil {
+		return nil, err
+	}
+	if args == nil {
+		a = NewArgs().(*Args)
+	}
+	return &DynamicResources{h: h, features: a.Features, preemption: a.Preemption, selectors: NewCELSelectors(), sigs: map[string]string{}}, nil
+}
+
+// Name returns Name.
+func (*DynamicResources) Name() string { return Name }
+
+// Stateless: the answers depend on the pod and the snapshot only.
+func (*DynamicResources) Stateless() {}
+
+// EventsToRegister: devices are freed when pods leave their nodes, come
+// with nodes, and change with slices, classes and claims.
+func (*DynamicResources) EventsToRegister() fw.ClusterEvent {
+	return fw.AssignedPodDeleted | fw.NodeAdded | fw.DevicesChanged
+}
+
+const stateKey fw.StateKey = Name
+
+// stateData is one pod's attempt: its claims, in the order of its
+// spec.resourceClaims, and what Filter found per node.
+type stateData struct {
+	claims []podClaim
+	// toAllocate are the claims not allocated yet, for Allocate.
+	toAllocate []*cluster.ResourceClaim
+	classes    map[string]*cluster.DeviceClass
+	// scored says a claim to allocate has a firstAvailable request.
+	scored bool
+	// allocations are Filter's results by node index: one per claim to
+	// allocate, in order.
+	allocations map[int][]cluster.AllocationResult
+	// freed counts, per claim, the pods the preemption's simulation took
+	// off the claim's node (with Args.Preemption).
+	freed map[string]int
+}
+
+// podClaim is one claim of the pod.
+type podClaim struct {
+	key   string
+	claim *cluster.ResourceClaim
+	// node is the index of the node the claim is allocated on, or -1;
+	// pods how many pods reserve it there.
+	node int
+	pods int
+}
+
+// Clone copies what Filter and the extensions change.
+func (s *stateData) Clone() fw.StateData {
+	c := *s
+	c.allocations = make(map[int][]cluster.AllocationResult, len(s.allocations))
+	for k, v := range s.allocations {
+		c.allocations[k] = v // results are read-only
+	}
+	if s.freed != nil {
+		c.freed = make(map[string]int, len(s.freed))
+		for k, v := range s.freed {
+			c.freed[k] = v
+		}
+	}
+	return &c
+}
+
+func readState(state *fw.CycleState) *stateData {
+	d, ok := state.Read(stateKey)
+	if !ok {
+		return nil
+	}
+	return d.(*stateData)
+}
+
+// unresolvable is kube's statusUnschedulable: no other pod's eviction
+// helps.
+func unresolvable(reason string) *fw.Status {
+	return fw.NewStatus(fw.UnschedulableAndUnresolvable, reason).WithPlugin(Name)
+}
+
+// PreFilter finds the pod's claims: each must exist, and one allocated
+// must have room for one more pod; a claim to allocate must name classes
+// that exist. A pod without claims is skipped.
+func (pl *DynamicResources) PreFilter(state *fw.CycleState, pod *cluster.PodInfo, snap *cluster.Snapshot) *fw.Status {
+	p := pod.Pod()
+	if len(p.ResourceClaims) == 0 {
+		return fw.NewStatus(fw.Skip)
+	}
+	s := &stateData{claims: make([]podClaim, 0, len(p.ResourceClaims))}
+	for i := range p.ResourceClaims {
+		key := p.ClaimKey(i)
+		rc, ok := snap.ResourceClaim(key)
+		if !ok {
+			if p.ResourceClaims[i].ResourceClaimName == "" {
+				return unresolvable(fmt.Sprintf("waiting for dynamic resource controller to create the resourceclaim %q", cluster.TemplateClaimName(p.Name, p.ResourceClaims[i].Name)))
+			}
+			return unresolvable(fmt.Sprintf("resourceclaim.resource.k8s.io %q not found", p.ResourceClaims[i].ResourceClaimName))
+		}
+		pc := podClaim{key: key, claim: rc, node: -1}
+		if node, _, ok := snap.ClaimNode(key); ok {
+			_, pods, _ := snap.Node(node).Claim(key)
+			if pods >= MaxPodsPerClaim {
+				return unresolvable("resourceclaim in use")
+			}
+			pc.node, pc.pods = node, pods
+		} else {
+			if st := pl.checkClasses(snap, rc, s); st != nil {
+				return st
+			}
+			s.toAllocate = append(s.toAllocate, rc)
+		}
+		s.claims = append(s.claims, pc)
+	}
+	if len(s.toAllocate) > 0 {
+		s.allocations = map[int][]cluster.AllocationResult{}
+	}
+	state.Write(stateKey, s)
+	return nil
+}
+
+// checkClasses checks that every class a claim to allocate names exists
+// (kube's validateDeviceClass), gathers the classes and notes whether a
+// request has alternatives.
+func (pl *DynamicResources) checkClasses(snap *cluster.Snapshot, rc *cluster.ResourceClaim, s *stateData) *fw.Status {
+	check := func(class, request string) *fw.Status {
+		dc, ok := snap.DeviceClass(class)
+		if !ok {
+			return unresolvable(fmt.Sprintf("request %s: device class %s does not exist", request, class))
+		}
+		if s.classes == nil {
+			s.classes = map[string]*cluster.DeviceClass{}
+		}
+		s.classes[class] = dc
+		return nil
+	}
+	for i := range rc.Spec.Requests {
+		r := &rc.Spec.Requests[i]
+		switch {
+		case r.Exactly != nil:
+			if st := check(r.Exactly.DeviceClassName, r.Name); st != nil {
+				return st
+			}
+		case len(r.FirstAvailable) > 0:
+			if !pl.features.PrioritizedList {
+				return unresolvable(fmt.Sprintf("resource claim %s, request %s: has subrequests, but the DRAPrioritizedList feature is disabled", rc.Key(), r.Name))
+			}
+			s.scored = true
+			for j := range r.FirstAvailable {
+				if st := check(r.FirstAvailable[j].DeviceClassName, r.Name+"/"+r.FirstAvailable[j].Name); st != nil {
+					return st
+				}
+			}
+		}
+	}
+	return nil
+}
+
+var (
+	errNotAvailable = unresolvable("resourceclaim not available on the node")
+	errCannotAlloc  = unresolvable("cannot allocate all claims")
+	// with Args.Preemption, evicting pods may free the devices
+	errCannotAllocResolvable = fw.NewStatus(fw.Unschedulable, "cannot allocate all claims").WithPlugin(Name)
+)
+
+// Filter checks that the pod's allocated claims are on the node and that
+// the others can be allocated there; it keeps the allocation for Reserve
+// and Score.
+func (pl *DynamicResources) Filter(state *fw.CycleState, pod *cluster.PodInfo, ni *cluster.NodeInfo) *fw.Status {
+	s := readState(state)
+	if s == nil {
+		return nil
+	}
+	node := ni.Index()
+	for i := range s.claims {
+		if c := &s.claims[i]; c.node >= 0 && c.node != node {
+			return errNotAvailable // no eviction here moves it
+		}
+	}
+	if len(s.toAllocate) == 0 {
+		return nil
+	}
+	results, ok, err := pl.allocate(s, ni)
+	switch {
+	case errors.Is(err, ErrInvalidPools):
+		return unresolvable(err.Error())
+	case err != nil:
+		return fw.NewStatus(fw.Error, err.Error()).WithPlugin(Name)
+	case !ok:
+		if pl.preemption {
+			return errCannotAllocResolvable
+		}
+		return errCannotAlloc
+	}
+	s.allocations[node] = results
+	return nil
+}
+
+// allocate runs the allocator for the claims to allocate on the node, with
+// the node's devices in use less the claims the preemption's simulation
+// freed.
+func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, bool, error) {
+	allocated := NodeState(ni)
+	for key, n := range s.freed {
+		alloc, pods, ok := ni.Claim(key)
+		if !ok || n < pods {
+			continue
+		}
+		allocated.Remove(alloc)
+	}
+	return Allocate(&Input{
+		Claims:    s.toAllocate,
+		Classes:   s.classes,
+		Slices:    ni.Slices(),
+		Node:      ni.Node(),
+		Allocated: allocated,
+		Selectors: pl.selectors,
+		Features:  pl.features,
+	})
+}
+
+// allocationOn returns the allocation Filter found on the node, or finds
+// it again (the node's answer was remembered and Filter did not run).
+func (pl *DynamicResources) allocationOn(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, error) {
+	if r, ok := s.allocations[ni.Index()]; ok {
+		return r, nil
+	}
+	r, ok, err := pl.allocate(s, ni)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errors.New("claim allocation not found for node")
+	}
+	s.allocations[ni.Index()] = r
+	return r, nil
+}
+
+// Sign appends what the pod's verdicts depend on besides the node: the
+// classes' version and, per claim, its spec and where it is allocated.
+func (pl *DynamicResources) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
+	p := pod.Pod()
+	if len(p.ResourceClaims) == 0 {
+		return sig, true
+	}
+	snap := pl.h.Snapshot()
+	sig = strconv.AppendInt(sig, snap.DeviceClassVersion(), 10)
+	for i := range p.ResourceClaims {
+		key := p.ClaimKey(i)
+		rc, ok := snap.ResourceClaim(key)
+		if !ok {
+			return sig, false // PreFilter rejects it
+		}
+		if node, _, ok := snap.ClaimNode(key); ok {
+			// the verdict depends on the claim's node and its pods there
+			sig = append(sig, 'a')
+			sig = strconv.AppendInt(sig, int64(node), 10)
+			sig = append(sig, ':')
+			sig = append(sig, key...)
+			sig = append(sig, ';')
+			continue
+		}
+		sig = append(sig, 'u')
+		sig = append(sig, pl.specSig(rc)...)
+	}
+	return sig, true
+}
+
+// specSig is a short name of a claim's spec, one per distinct spec.
+func (pl *DynamicResources) specSig(rc *cluster.ResourceClaim) string {
+	k := rc.SpecKey()
+	if s, ok := pl.sigs[k]; ok {
+		return s
+	}
+	s := strconv.Itoa(len(pl.sigs)) + ";"
+	pl.sigs[k] = s
+	return s
+}
+
+// PreFilterExtensions is the plugin itself: with Args.Preemption, the
+// preemption's simulation frees a claim when it takes off its last pod.
+func (pl *DynamicResources) PreFilterExtensions() fw.PreFilterExtensions { return pl }
+
+// AddPod undoes RemovePod.
+func (pl *DynamicResources) AddPod(state *fw.CycleState, _, added *cluster.PodInfo, _ *cluster.NodeInfo) *fw.Status {
+	s := readState(state)
+	if s == nil || !pl.preemption {
+		return nil
+	}
+	p := added.Pod()
+	for i := range p.ResourceClaims {
+		key := p.ClaimKey(i)
+		if s.freed[key]--; s.freed[key] <= 0 {
+			delete(s.freed, key)
+		}
+	}
+	clear(s.allocations)
+	return nil
+}
+
+// RemovePod counts a victim's claims as released by it.
+func (pl *DynamicResources) RemovePod(state *fw.CycleState, _, removed *cluster.PodInfo, _ *cluster.NodeInfo) *fw.Status {
+	s := readState(state)
+	if s == nil || !pl.preemption {
+		return nil
+	}
+	p := removed.Pod()
+	for i := range p.ResourceClaims {
+		if s.freed == nil {
+			s.freed = map[string]int{}
+		}
+		s.freed[p.ClaimKey(i)]++
+	}
+	clear(s.allocations)
+	return nil
+}
+
+// PreScore skips the pod unless a claim to allocate has a request with
+// alternatives.
+func (pl *DynamicResources) PreScore(state *fw.CycleState, _ *cluster.PodInfo, _ []*cluster.NodeInfo) *fw.Status {
+	if s := readState(state); s == nil || !s.scored {
+		return fw.NewStatus(fw.Skip)
+	}
+	return nil
+}
+
+// Score sums, over the requests with alternatives, 8 less the index of the
+// alternative the node's allocation takes: the first alternative scores
+// most.
+func (pl *DynamicResources) Score(state *fw.CycleState, _ *cluster.PodInfo, ni *cluster.NodeInfo) (int64, *fw.Status) {
+	s := readState(state)
+	if s == nil || !s.scored {
+		return 0, nil
+	}
+	results, err := pl.allocationOn(s, ni)
+	if err != nil {
+		return 0, fw.NewStatus(fw.Error, err.Error()).WithPlugin(Name)
+	}
+	var score int64
+	for i, rc := range s.toAllocate {
+		taken := map[string]bool{}
+		for _, d := range results[i].Devices {
+			taken[d.Request] = true
+		}
+		for _, r := range rc.Spec.Requests {
+			for j, sub := range r.FirstAvailable {
+				if taken[r.Name+"/"+sub.Name] {
+					score += int64(firstAvailableMaxSize - j)
+				}
+			}
+		}
+	}
+	return score, nil
+}
+
+// NormalizeScore scales the scores to 0..100, the highest to 100.
+func (pl *DynamicResources) NormalizeScore(_ *fw.CycleState, _ *cluster.PodInfo, scores []fw.NodeScore) *fw.Status {
+	helper.NormalizeScores(scores, false)
+	return nil
+}
+
+// Reserve reserves the pod's claims on the node in the cycle's snapshot:
+// an allocated claim counts one more pod, the others are allocated there
+// with what Filter found. The snapshot's rollback undoes it all, so
+// Unreserve has nothing of its own to undo.
+func (pl *DynamicResources) Reserve(state *fw.CycleState, pod *cluster.PodInfo, node int) *fw.Status {
+	s := readState(state)
+	if s == nil {
+		return nil
+	}
+	snap := pl.h.Snapshot()
+	var results []cluster.AllocationResult
+	if len(s.toAllocate) > 0 {
+		var err error
+		if results, err = pl.allocationOn(s, snap.Node(node)); err != nil {
+			return fw.NewStatus(fw.Error, err.Error()).WithPlugin(Name)
+		}
+	}
+	next := 0
+	for i := range s.claims {
+		c := &s.claims[i]
+		var alloc *cluster.AllocationResult
+		if c.node < 0 {
+			alloc = &results[next]
+			next++
+		}
+		if err := snap.ReserveClaim(node, c.key, alloc); err != nil {
+			return fw.NewStatus(fw.Error, err.Error()).WithPlugin(Name)
+		}
+	}
+	return nil
+}
+
+// Unreserve does nothing: Reserve's changes are the snapshot's, undone by
+// its rollback.
+func (*DynamicResources) Unreserve(*fw.CycleState, *cluster.PodInfo, int) {}
