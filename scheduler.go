@@ -1,9 +1,9 @@
 package gangsim
 
 import (
-	"github.com/gangsim/gangsim/plugins/dynamicresources"
 	"errors"
 	"fmt"
+	"github.com/gangsim/gangsim/plugins/dynamicresources"
 	"iter"
 	"slices"
 	"time"
