@@ -99,6 +99,13 @@ func (w *PodWrapper) SchedulerName(name string) *PodWrapper {
 	return w
 }
 
+// ResourceClaims adds entries to the pod's spec.resourceClaims: claims of
+// devices, named or made from templates.
+func (w *PodWrapper) ResourceClaims(claims ...cluster.PodResourceClaim) *PodWrapper {
+	w.pod.ResourceClaims = append(w.pod.ResourceClaims, claims...)
+	return w
+}
+
 // Obj returns a deep copy of the pod built so far.
 func (w *PodWrapper) Obj() cluster.Pod {
 	p := w.pod.Clone()

@@ -1,0 +1,305 @@
+package gangsim
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/gangsimtest"
+	"github.com/gangsim/gangsim/plugins/dynamicresources"
+)
+
+const gpuDriver = "gpu.nvidia.com"
+
+// newDeviceSched makes a scheduler with the invariant checker on and the
+// GPU device class; preemption turns the DRAPreemption gate on.
+func newDeviceSched(t *testing.T, preemption bool, opts ...Option) *testSched {
+	t.Helper()
+	cfg := Config{CheckInvariants: true}
+	if preemption {
+		args := dynamicresources.NewArgs().(*dynamicresources.Args)
+		args.Preemption = true
+		cfg.Profiles = []Profile{{PluginConfig: []PluginConfig{{Name: dynamicresources.Name, Args: args}}}}
+	}
+	s, err := New(cfg, opts...)
+	require.NoError(t, err)
+	ts := &testSched{Scheduler: s, t: t}
+	require.NoError(t, s.AddDeviceClass(cluster.DeviceClass{Name: "gpu", Selectors: []cluster.DeviceSelector{{CEL: `device.driver == "gpu.nvidia.com"`}}}))
+	return ts
+}
+
+// gpus adds a node of 16 cpus with count GPUs of a model; shared GPUs
+// are shared by capacity (1000 milligpu each, KEP-5075).
+func (ts *testSched) gpus(name string, count int, model string, shared bool, rack string) *testSched {
+	ts.t.Helper()
+	n := gangsimtest.MakeNode(name).CPU("16").Memory("64Gi")
+	if rack != "" {
+		n = n.Rack(rack)
+	}
+	require.NoError(ts.t, ts.AddNode(n.Obj()))
+	devs := make([]cluster.Device, count)
+	for i := range devs {
+		devs[i] = cluster.Device{Name: fmt.Sprintf("gpu-%d", i), Attributes: map[cluster.QualifiedName]cluster.DeviceAttribute{"model": {StringValue: new(model)}}}
+		if shared {
+			devs[i].AllowMultipleAllocations = true
+			devs[i].Capacity = map[cluster.QualifiedName]cluster.DeviceCapacity{"milligpu": {Value: 1000 * 1000}}
+		}
+	}
+	require.NoError(ts.t, ts.AddResourceSlice(cluster.ResourceSlice{Name: name + "-gpus", Driver: gpuDriver,
+		Pool: cluster.ResourcePool{Name: name, SliceCount: 1}, NodeName: name, Devices: devs}))
+	return ts
+}
+
+// gpuSpec asks for count GPUs of the class (of a model when model is set),
+// or, with milli > 0, for that much of one shared GPU.
+func gpuSpec(count int64, model string, milli int64) cluster.ResourceClaimSpec {
+	r := &cluster.ExactDeviceRequest{DeviceClassName: "gpu", Count: count}
+	if model != "" {
+		r.Selectors = []cluster.DeviceSelector{{CEL: fmt.Sprintf(`device.attributes["gpu.nvidia.com"].model == %q`, model)}}
+	}
+	if milli > 0 {
+		r.Capacity = map[cluster.QualifiedName]cluster.Quantity{"milligpu": cluster.Quantity(milli * 1000)}
+	}
+	return cluster.ResourceClaimSpec{Requests: []cluster.DeviceRequest{{Name: "gpu", Exactly: r}}}
+}
+
+// template adds a claim template.
+func (ts *testSched) template(name string, spec cluster.ResourceClaimSpec) *testSched {
+	ts.t.Helper()
+	require.NoError(ts.t, ts.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: name, Spec: spec}))
+	return ts
+}
+
+// claimPod makes a pod of 1 cpu using a template (or a shared claim,
+// when claim is set).
+func claimPod(name, template, claim string) *gangsimtest.PodWrapper {
+	e := cluster.PodResourceClaim{Name: "gpu", ResourceClaimTemplateName: template}
+	if claim != "" {
+		e = cluster.PodResourceClaim{Name: "gpu", ResourceClaimName: claim}
+	}
+	return gangsimtest.MakePod(name).CPU("1").ResourceClaims(e)
+}
+
+// devicesOf lists the devices a claim holds in the cache, and its node.
+func (ts *testSched) devicesOf(claim string) (string, []string) {
+	ts.t.Helper()
+	for ni := range ts.cache.Nodes() {
+		if alloc, _, ok := ni.Claim(claim); ok {
+			var out []string
+			for _, d := range alloc.Devices {
+				out = append(out, d.Device)
+			}
+			return ni.Name(), out
+		}
+	}
+	return "", nil
+}
+
+// A pod claiming two GPUs of a model, on nodes with one free each, stays
+// pending with kube's reason.
+func TestClaimOfTwoGPUsOnNodesWithOneFreeEach(t *testing.T) {
+	ts := newDeviceSched(t, false).gpus("n1", 2, "A100", false, "").gpus("n2", 2, "A100", false, "").gpus("n3", 4, "H100", false, "")
+	ts.template("one", gpuSpec(1, "A100", 0)).template("two", gpuSpec(2, "A100", 0))
+	require.NoError(t, ts.AddPod(claimPod("a", "one", "").Obj(), 0))
+	require.NoError(t, ts.AddPod(claimPod("b", "one", "").Obj(), 0))
+	ts.run()
+	na, _ := ts.devicesOf("default/a-gpu")
+	nb, _ := ts.devicesOf("default/b-gpu")
+	require.ElementsMatch(t, []string{"n1", "n2"}, []string{na, nb}, "one A100 taken on each node")
+
+	require.NoError(t, ts.AddPod(claimPod("c", "two", "").Obj(), 0))
+	ts.run()
+	st, _ := ts.Pod("default/c")
+	require.Equal(t, PhasePending, st.Phase)
+	require.Equal(t, "0/3 nodes are available: 3 cannot allocate all claims.", st.Reason)
+
+	// a's pod ends: its GPU is free, and c fits beside b's
+	require.NoError(t, ts.DeletePod("default/a"))
+	ts.run()
+	st, _ = ts.Pod("default/c")
+	require.Equal(t, PhaseBound, st.Phase)
+	require.Equal(t, na, st.Node)
+	_, devs := ts.devicesOf("default/c-gpu")
+	require.Equal(t, []string{"gpu-0", "gpu-1"}, devs)
+	_, ok := ts.cache.ResourceClaim("default/a-gpu")
+	require.False(t, ok, "the claim made for a is deleted with it")
+}
+
+// A shared claim serves two pods on one node: the second follows the
+// first to the claim's node, and the devices are freed when the last pod
+// ends.
+func TestSharedClaimServesTwoPodsOnOneNode(t *testing.T) {
+	ts := newDeviceSched(t, false).gpus("n1", 1, "A100", false, "").gpus("n2", 1, "A100", false, "")
+	require.NoError(t, ts.AddResourceClaim(cluster.ResourceClaim{Name: "shared", Spec: gpuSpec(1, "", 0)}))
+	var events []string
+	ts.Scheduler.observers = append(ts.Scheduler.observers, func(e Event) {
+		if e.Kind == EventClaimAllocated || e.Kind == EventClaimReleased {
+			events = append(events, e.String())
+		}
+	})
+	require.NoError(t, ts.AddPod(claimPod("a", "", "shared").Obj(), 0))
+	require.NoError(t, ts.AddPod(claimPod("b", "", "shared").Obj(), 0))
+	ts.run()
+	sa, _ := ts.Pod("default/a")
+	sb, _ := ts.Pod("default/b")
+	require.Equal(t, PhaseBound, sb.Phase)
+	require.Equal(t, sa.Node, sb.Node)
+	ni, _ := ts.cache.Node(sa.Node)
+	_, pods, _ := ni.Claim("default/shared")
+	require.Equal(t, 2, pods)
+
+	require.NoError(t, ts.DeletePod("default/a"))
+	require.Len(t, events, 1, "the claim stays allocated while b uses it")
+	require.NoError(t, ts.DeletePod("default/b"))
+	require.Equal(t, []string{
+		"0s ClaimAllocated claim=default/shared node=" + sa.Node + " devices=gpu.nvidia.com/" + sa.Node + "/gpu-0",
+		"0s ClaimReleased claim=default/shared node=" + sa.Node,
+	}, events)
+	require.Equal(t, 0, ni.ClaimCount())
+}
+
+// A pod sharing a device's capacity fits beside another only while
+// capacity remains: three pods of 0.6 GPU on a node of two shared GPUs,
+// two bind (one per GPU) and the third waits.
+func TestSharedCapacityFitsWhileItRemains(t *testing.T) {
+	ts := newDeviceSched(t, false).gpus("n1", 2, "A100", true, "")
+	ts.template("share", gpuSpec(1, "", 600)).template("small", gpuSpec(1, "", 400))
+	for _, name := range []string{"a", "b", "c"} {
+		require.NoError(t, ts.AddPod(claimPod(name, "share", "").Obj(), 0))
+	}
+	ts.run()
+	var bound []string
+	for st := range ts.Pods() {
+		if st.Phase == PhaseBound {
+			bound = append(bound, st.Key.Display())
+		}
+	}
+	require.Equal(t, []string{"a", "b"}, bound)
+	st, _ := ts.Pod("default/c")
+	require.Contains(t, st.Reason, "cannot allocate all claims")
+	_, da := ts.devicesOf("default/a-gpu")
+	_, db := ts.devicesOf("default/b-gpu")
+	require.Equal(t, []string{"gpu-0"}, da)
+	require.Equal(t, []string{"gpu-1"}, db)
+
+	// 0.4 still fits beside a's 0.6
+	require.NoError(t, ts.AddPod(claimPod("d", "small", "").Obj(), 0))
+	ts.run()
+	st, _ = ts.Pod("default/d")
+	require.Equal(t, PhaseBound, st.Phase)
+	_, dd := ts.devicesOf("default/d-gpu")
+	require.Equal(t, []string{"gpu-0"}, dd)
+	ni, _ := ts.cache.Node("n1")
+	u, _ := ni.DeviceUse(cluster.DeviceID{Driver: gpuDriver, Pool: "n1", Device: "gpu-0"})
+	require.Equal(t, cluster.Quantity(1000*1000), u.Capacity["milligpu"])
+}
+
+// A gang of four claiming devices binds all or none: on a cluster with
+// three free GPUs its cycle allocates for three members tentatively and
+// rolls them all back; with a fourth GPU it binds all four at once.
+func TestGangClaimingDevicesBindsAllOrNone(t *testing.T) {
+	ts := newDeviceSched(t, false).gpus("n1", 2, "A100", false, "r1").gpus("n2", 1, "A100", false, "r1")
+	ts.template("one", gpuSpec(1, "", 0)).gang("g", 4)
+	for i := range 4 {
+		require.NoError(t, ts.AddPod(claimPod(fmt.Sprintf("g-%d", i), "one", "").Group("g").Obj(), 0))
+	}
+	ts.run()
+	require.Equal(t, 0, ts.boundCount("g"))
+	for ni := range ts.cache.Nodes() {
+		require.Equal(t, 0, ni.ClaimCount(), "no allocation of the failed gang reached the cache")
+	}
+	require.NoError(t, ts.cache.UpdateSnapshot(ts.snap), "the snapshot holds no tentative change")
+
+	ts.gpus("n3", 1, "A100", false, "r1")
+	ts.run()
+	require.Equal(t, 4, ts.boundCount("g"))
+	seen := map[string]bool{}
+	for i := range 4 {
+		node, devs := ts.devicesOf(fmt.Sprintf("default/g-%d-gpu", i))
+		require.Len(t, devs, 1)
+		id := node + "/" + devs[0]
+		require.False(t, seen[id], "each member has a GPU of its own")
+		seen[id] = true
+	}
+}
+
+// Preempting a pod frees its devices for the preemptor. With the
+// DRAPreemption gate on, a high-priority pod evicts the low-priority
+// holder of the only GPU and takes the GPU; with the gate off (v1.37's
+// default) a failure for devices is not resolvable by preemption, and the
+// preemptor waits.
+func TestPreemptionFreesDevices(t *testing.T) {
+	for _, gate := range []bool{true, false} {
+		t.Run(fmt.Sprintf("DRAPreemption=%v", gate), func(t *testing.T) {
+			ts := newDeviceSched(t, gate).gpus("n1", 1, "A100", false, "")
+			ts.template("one", gpuSpec(1, "", 0))
+			require.NoError(t, ts.AddPod(claimPod("low", "one", "").Priority(0).Obj(), 0))
+			ts.run()
+			require.NoError(t, ts.AddPod(claimPod("high", "one", "").Priority(100).Obj(), 0))
+			ts.run()
+			high, _ := ts.Pod("default/high")
+			low, _ := ts.Pod("default/low")
+			if !gate {
+				require.Equal(t, PhasePending, high.Phase)
+				require.Equal(t, PhaseBound, low.Phase)
+				require.Contains(t, high.Reason, "cannot allocate all claims")
+				return
+			}
+			require.Equal(t, PhaseBound, high.Phase)
+			require.Equal(t, PhasePending, low.Phase)
+			node, devs := ts.devicesOf("default/high-gpu")
+			require.Equal(t, "n1", node)
+			require.Equal(t, []string{"gpu-0"}, devs)
+			require.Len(t, ts.Evictions(), 1)
+		})
+	}
+}
+
+// A template makes one claim per pod, named after the pod and the entry;
+// a pod whose template does not exist yet waits with kube's reason and
+// gets its claim when the template is added.
+func TestTemplateMakesOneClaimPerPod(t *testing.T) {
+	ts := newDeviceSched(t, false).gpus("n1", 4, "A100", false, "")
+	require.NoError(t, ts.AddPod(claimPod("early", "later", "").Obj(), 0))
+	ts.run()
+	st, _ := ts.Pod("default/early")
+	require.Equal(t, PhasePending, st.Phase)
+	require.Contains(t, st.Reason, `waiting for dynamic resource controller to create the resourceclaim "early-gpu"`)
+
+	ts.template("one", gpuSpec(1, "", 0))
+	for i := range 3 {
+		require.NoError(t, ts.AddPod(claimPod(fmt.Sprintf("p%d", i), "one", "").Obj(), 0))
+	}
+	ts.template("later", gpuSpec(1, "", 0))
+	ts.run()
+	var devs []string
+	for _, name := range []string{"early", "p0", "p1", "p2"} {
+		rc, ok := ts.cache.ResourceClaim("default/" + name + "-gpu")
+		require.True(t, ok, name)
+		require.Equal(t, name+"-gpu", rc.Name)
+		_, d := ts.devicesOf("default/" + name + "-gpu")
+		devs = append(devs, d...)
+	}
+	require.ElementsMatch(t, []string{"gpu-0", "gpu-1", "gpu-2", "gpu-3"}, devs)
+}
+
+// An invalid CEL selector is an error naming the object and the field, as
+// the API server reports it, and nothing is added.
+func TestInvalidSelectorNamesTheField(t *testing.T) {
+	ts := newDeviceSched(t, false)
+	err := ts.AddDeviceClass(cluster.DeviceClass{Name: "bad", Selectors: []cluster.DeviceSelector{{CEL: `device.driver ==`}}})
+	require.ErrorIs(t, err, cluster.ErrInvalidDevices)
+	require.True(t, strings.HasPrefix(err.Error(), "cluster: invalid device object deviceclass bad: spec.selectors[0].cel.expression: Invalid value: \"device.driver ==\": compilation failed: ERROR: <input>:1:"), err.Error())
+	_, ok := ts.cache.DeviceClass("bad")
+	require.False(t, ok)
+
+	spec := gpuSpec(1, "", 0)
+	spec.Requests[0].Exactly.Selectors = []cluster.DeviceSelector{{CEL: `1 + 2`}}
+	err = ts.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "t", Spec: spec})
+	require.ErrorContains(t, err, "resourceclaimtemplate default/t: spec.spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: ")
+	err = ts.AddResourceClaim(cluster.ResourceClaim{Name: "c", Spec: spec})
+	require.ErrorContains(t, err, "resourceclaim default/c: spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: ")
+}
