@@ -7,13 +7,11 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/scenario/internal/schema"
-	"github.com/gangsim/gangsim/scenario/kube"
 )
 
 // Devices are the device objects of Dynamic Resource Allocation
 // (resource.k8s.io/v1) the inputs define, each checked as the API server
-// checks it, in input order. They are read, not yet scheduled: pods that
-// claim devices are placed as if they claimed none (a warning says so).
+// checks it, in input order.
 type Devices struct {
 	Classes   []cluster.DeviceClass
 	Slices    []cluster.ResourceSlice
@@ -29,10 +27,6 @@ type ContainerClaim struct {
 	Name      string
 	Request   string
 }
-
-// claimsNotScheduled is the warning about a pod's claims, for a scenario
-// file's pods as for objects'.
-const claimsNotScheduled = kube.ClaimsNotScheduled
 
 // devices converts and checks the file's device objects.
 func (b *builder) devices(f *schema.File) error {
@@ -64,6 +58,10 @@ func (b *builder) devices(f *schema.File) error {
 		}
 		if err := b.checkDevice(s.Line, where, "resource slice", sl.Name, "", sl.Validate()); err != nil {
 			return err
+		}
+		if sl.NodeName == "" {
+			b.warnEntry(s.Origin, where, "nodeSelector", "not modelled: only slices of one node (nodeName) are; the slice is left out")
+			continue
 		}
 		b.sc.Devices.Slices = append(b.sc.Devices.Slices, sl)
 	}
@@ -405,9 +403,6 @@ func (b *builder) podClaims(s *schema.Pod, where string) ([]cluster.PodResourceC
 	var containers []ContainerClaim
 	for _, c := range s.ContainerClaims {
 		containers = append(containers, ContainerClaim(c))
-	}
-	if s.Origin == nil {
-		b.warnEntry(nil, where, "resourceClaims", claimsNotScheduled)
 	}
 	return out, containers, nil
 }

@@ -21,9 +21,9 @@ func TestKubectlDumpDevices(t *testing.T) {
 	file, err := Load("testdata/kube/devices-equivalent.yaml")
 	require.NoError(t, err)
 	require.Equal(t, file.Devices, dump.Devices)
-	require.Equal(t, file.Pods[0].ResourceClaims, dump.Pods[0].ResourceClaims)
+	require.Equal(t, file.Pods[0].Pod.ResourceClaims, dump.Pods[0].Pod.ResourceClaims)
 	require.Equal(t, []cluster.PodResourceClaim{{Name: "gpu", ResourceClaimName: "shared-gpu"}, {Name: "scratch", ResourceClaimTemplateName: "one-gpu"}},
-		dump.Pods[0].ResourceClaims)
+		dump.Pods[0].Pod.ResourceClaims)
 	require.Equal(t, []ContainerClaim{{Container: "main", Name: "gpu"}, {Container: "main", Name: "scratch", Request: "gpu"}}, dump.Pods[0].ContainerClaims)
 	require.Empty(t, file.Pods[0].ContainerClaims, "a scenario pod has no containers")
 
@@ -31,12 +31,8 @@ func TestKubectlDumpDevices(t *testing.T) {
 	require.NoError(t, err)
 	golden(t, "testdata/kube/devices.golden.json", append(out, '\n'))
 
-	var got []string
-	for _, w := range dump.Warnings {
-		got = append(got, w.String())
-	}
-	require.Equal(t, []string{"Pod spec.resourceClaims: " + claimsNotScheduled + " (1 object, first testdata/kube/devices.yaml: Pod ml/trainer)"}, got)
-	require.Equal(t, "pods[].resourceClaims: "+claimsNotScheduled+" (1 object, first testdata/kube/devices-equivalent.yaml: pods[0] (trainer))", file.Warnings[0].String())
+	require.Empty(t, dump.Warnings, "claims are scheduled: nothing to warn of")
+	require.Empty(t, file.Warnings)
 	require.Equal(t, runFiles(t, "testdata/kube/devices-equivalent.yaml"), runFiles(t, "testdata/kube/devices.yaml"), "both run alike")
 
 	// the scenario file as JSON: the direct decoder gives up on the
@@ -50,7 +46,7 @@ func TestKubectlDumpDevices(t *testing.T) {
 	asJSON, err := Parse("devices.json", data)
 	require.NoError(t, err)
 	require.Equal(t, file.Devices, asJSON.Devices)
-	require.Equal(t, file.Pods[0].ResourceClaims, asJSON.Pods[0].ResourceClaims)
+	require.Equal(t, file.Pods[0].Pod.ResourceClaims, asJSON.Pods[0].Pod.ResourceClaims)
 }
 
 // deviceObject makes a resource.k8s.io/v1 object of kind with spec (flow
@@ -133,6 +129,11 @@ func TestDeviceObjects(t *testing.T) {
 			if tt.want == "" {
 				require.NoError(t, err)
 				d := sc.Devices
+				if len(sc.Warnings) > 0 {
+					// a slice of several nodes: read, checked, left out
+					require.Contains(t, sc.Warnings[0].String(), "only slices of one node (nodeName) are")
+					return
+				}
 				require.NotZero(t, len(d.Classes)+len(d.Slices)+len(d.Claims)+len(d.Templates))
 				return
 			}

@@ -75,6 +75,7 @@ func (b *builder) expandPod(s *schema.Pod, i int) error {
 			return err
 		}
 	}
+	p.ResourceClaims = claims
 	for _, name := range names {
 		c := p // the copies share the template's maps: read-only (Scenario)
 		c.Name = name
@@ -93,7 +94,7 @@ func (b *builder) expandPod(s *schema.Pod, i int) error {
 		case name != s.Name:
 			src.Path = entry("pods", i, name) // a copy of a counted entry
 		}
-		b.sc.Pods = append(b.sc.Pods, Pod{Pod: c, At: at, Duration: duration, Source: src, ResourceClaims: claims, ContainerClaims: containerClaims})
+		b.sc.Pods = append(b.sc.Pods, Pod{Pod: c, At: at, Duration: duration, Source: src, ContainerClaims: containerClaims})
 	}
 	return nil
 }

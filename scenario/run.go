@@ -75,6 +75,9 @@ func (sc *Scenario) NewScheduler(opts ...gangsim.Option) (*gangsim.Scheduler, er
 			return nil, sc.runError(Source{Path: "namespaces (" + ns.Name + ")"}, err)
 		}
 	}
+	if err := sc.addDevices(s); err != nil {
+		return nil, err
+	}
 	for _, n := range sc.Nodes {
 		if err := s.AddNode(n); err != nil {
 			return nil, sc.runError(Source{Path: "nodes (" + n.Name + ")"}, err)
@@ -174,3 +177,30 @@ func (sc *Scenario) apply(s *gangsim.Scheduler, a action) error {
 
 // ErrNilScenario is returned when a nil *Scenario is run.
 var ErrNilScenario = errors.New("scenario: nil *Scenario (use Load or Parse)")
+
+// addDevices gives the scheduler the scenario's device objects: classes,
+// slices, claims and templates, in that order.
+func (sc *Scenario) addDevices(s *gangsim.Scheduler) error {
+	d := &sc.Devices
+	for _, c := range d.Classes {
+		if err := s.AddDeviceClass(c); err != nil {
+			return sc.runError(Source{Path: "deviceClasses (" + c.Name + ")"}, err)
+		}
+	}
+	for _, sl := range d.Slices {
+		if err := s.AddResourceSlice(sl); err != nil {
+			return sc.runError(Source{Path: "resourceSlices (" + sl.Name + ")"}, err)
+		}
+	}
+	for _, c := range d.Claims {
+		if err := s.AddResourceClaim(c); err != nil {
+			return sc.runError(Source{Path: "resourceClaims (" + c.Name + ")"}, err)
+		}
+	}
+	for _, t := range d.Templates {
+		if err := s.AddResourceClaimTemplate(t); err != nil {
+			return sc.runError(Source{Path: "resourceClaimTemplates (" + t.Name + ")"}, err)
+		}
+	}
+	return nil
+}

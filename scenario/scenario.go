@@ -72,10 +72,9 @@ type Pod struct {
 	At       time.Duration
 	Duration time.Duration // 0: runs until deleted or evicted
 	Source   Source
-	// ResourceClaims are the pod's claims of devices (spec.resourceClaims),
-	// and ContainerClaims those its containers name (a pod made from a
-	// Kubernetes object's): read and checked, not yet scheduled.
-	ResourceClaims  []cluster.PodResourceClaim
+	// ContainerClaims are the claims its containers name (a pod made from
+	// a Kubernetes object's), read and checked; the pod's own claims are
+	// Pod.ResourceClaims.
 	ContainerClaims []ContainerClaim
 }
 

@@ -315,6 +315,7 @@ func (b *builder) addWorkloadPods(p *workloadPlan, group string, names []string,
 		return err
 	}
 	tmpl.Requests = req
+	tmpl.ResourceClaims = claims
 	if err := b.tally.AddPods(len(names)); err != nil {
 		return b.fail(p.spec.Line, p.where+".replicas", err)
 	}
@@ -332,7 +333,7 @@ func (b *builder) addWorkloadPods(p *workloadPlan, group string, names []string,
 			return b.fail(p.spec.Line, where, err)
 		}
 		b.podNames[c.Key()] = true
-		b.sc.Pods = append(b.sc.Pods, Pod{Pod: c, At: at, Duration: d, Source: src, ResourceClaims: claims, ContainerClaims: containerClaims})
+		b.sc.Pods = append(b.sc.Pods, Pod{Pod: c, At: at, Duration: d, Source: src, ContainerClaims: containerClaims})
 	}
 	return nil
 }

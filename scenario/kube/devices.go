@@ -36,10 +36,6 @@ func (k *kubeImport) devices(o *Object, v any, f *schema.File) error {
 	return nil
 }
 
-// ClaimsNotScheduled is the warning about a pod's resource claims: read
-// and checked, and not yet given devices.
-const ClaimsNotScheduled = "read and checked, not scheduled yet: the pod is placed as if it claimed no devices"
-
 // podClaims reads a pod spec's claims: the pod's, which the builder
 // checks, and its containers', which must name one of them, as the API
 // server requires. Pod-level resources name no claims.
@@ -73,9 +69,6 @@ func (k *kubeImport) podClaims(o *Object, spec *kubePodSpec, at string, s *schem
 				s.ContainerClaims = append(s.ContainerClaims, schema.ContainerClaim{Container: c.Name, Name: claim.Name, Request: claim.Request})
 			}
 		}
-	}
-	if len(spec.ResourceClaims) > 0 {
-		k.ws.Add(o.kind, at+".resourceClaims", ClaimsNotScheduled, o.file+": "+o.ref())
 	}
 	return nil
 }
