@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
@@ -379,4 +380,75 @@ func BenchmarkFork(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchGPUCluster is a scheduler with nodes of 64 cpus and eight shared
+// GPUs each (devices of 1000 milligpu, as the trace importer makes them),
+// the GPU class, and templates for one GPU, two GPUs and half a GPU.
+func benchGPUCluster(b *testing.B, nodes int) *Scheduler {
+	b.Helper()
+	s, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	must := func(err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	must(s.AddDeviceClass(cluster.DeviceClass{Name: "gpu", Selectors: []cluster.DeviceSelector{{CEL: `device.driver == "gpu.nvidia.com"`}}}))
+	for i := range nodes {
+		name := fmt.Sprintf("node-%05d", i)
+		must(s.AddNode(gangsimtest.MakeNode(name).CPU("64").Memory("512Gi").Obj()))
+		devs := make([]cluster.Device, 8)
+		for j := range devs {
+			devs[j] = cluster.Device{Name: fmt.Sprintf("gpu-%d", j), AllowMultipleAllocations: true,
+				Capacity: map[cluster.QualifiedName]cluster.DeviceCapacity{"milligpu": {Value: 1000 * 1000}}}
+		}
+		must(s.AddResourceSlice(cluster.ResourceSlice{Name: name + "-gpus", Driver: "gpu.nvidia.com",
+			Pool: cluster.ResourcePool{Name: name, SliceCount: 1}, NodeName: name, Devices: devs}))
+	}
+	spec := func(count, milli int64) cluster.ResourceClaimSpec {
+		r := &cluster.ExactDeviceRequest{DeviceClassName: "gpu", Count: count}
+		if milli > 0 {
+			r.Capacity = map[cluster.QualifiedName]cluster.Quantity{"milligpu": cluster.Quantity(milli * 1000)}
+		}
+		return cluster.ResourceClaimSpec{Requests: []cluster.DeviceRequest{{Name: "gpu", Exactly: r}}}
+	}
+	must(s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "one", Spec: spec(1, 0)}))
+	must(s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "two", Spec: spec(2, 0)}))
+	must(s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "half", Spec: spec(1, 500)}))
+	return s
+}
+
+// BenchmarkClaimPods admits and places pods with claims on 5,000 nodes of
+// eight GPUs (one GPU, two, or half of one, 6:2:2) with the default
+// profile, until the GPUs are three quarters allocated, and reports
+// pods/s, admission (the claims made from templates) included.
+func BenchmarkClaimPods(b *testing.B) {
+	const nodes, pods = 5000, 20000
+	templates := []string{"one", "one", "one", "one", "one", "one", "two", "two", "half", "half"}
+	b.ReportAllocs()
+	var placed int
+	for b.Loop() {
+		b.StopTimer()
+		s := benchGPUCluster(b, nodes)
+		rng := rand.New(rand.NewPCG(1, 2))
+		ps := make([]cluster.Pod, pods)
+		for i := range ps {
+			ps[i] = gangsimtest.MakePod(fmt.Sprintf("pod-%05d", i)).CPU("2").Memory("8Gi").
+				ResourceClaims(cluster.PodResourceClaim{Name: "gpu", ResourceClaimTemplateName: templates[rng.IntN(len(templates))]}).Obj()
+		}
+		b.StartTimer()
+		for _, p := range ps {
+			if err := s.AddPod(p, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := s.Run(); err != nil {
+			b.Fatal(err)
+		}
+		placed += s.Stats().Scheduled
+	}
+	b.ReportMetric(float64(placed)/b.Elapsed().Seconds(), "pods/s")
 }

@@ -2,8 +2,10 @@ package gangsim
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -302,4 +304,107 @@ func TestInvalidSelectorNamesTheField(t *testing.T) {
 	require.ErrorContains(t, err, "resourceclaimtemplate default/t: spec.spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: ")
 	err = ts.AddResourceClaim(cluster.ResourceClaim{Name: "c", Spec: spec})
 	require.ErrorContains(t, err, "resourceclaim default/c: spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: ")
+}
+
+// deviceCluster is a random small GPU cluster and workload: nodes of two
+// GPU models, some GPUs shared by capacity; pods and gangs claiming one
+// GPU, two, a model, half a GPU, a model or else any (firstAvailable), or
+// a claim shared by a few; two priorities, run times, so that pods end,
+// free devices and preempt.
+func deviceCluster(t *testing.T, seed uint64, preemption bool, opts ...Option) (*testSched, []string) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var events []string
+	ts := newDeviceSched(t, preemption, append(opts, WithObserver(func(e Event) { events = append(events, e.String()) }))...)
+	models := []string{"A100", "H100"}
+	for i := range 4 + rng.IntN(8) {
+		ts.gpus(fmt.Sprintf("n%02d", i), 1+rng.IntN(8), models[rng.IntN(2)], rng.IntN(3) == 0, fmt.Sprintf("r%d", i%3))
+	}
+	anyModel := gpuSpec(1, "", 0)
+	firstAvailable := cluster.ResourceClaimSpec{Requests: []cluster.DeviceRequest{{Name: "gpu", FirstAvailable: []cluster.DeviceSubRequest{
+		{Name: "h100", ExactDeviceRequest: *gpuSpec(1, "H100", 0).Requests[0].Exactly},
+		{Name: "any", ExactDeviceRequest: *anyModel.Requests[0].Exactly},
+	}}}}
+	ts.template("one", anyModel).template("two", gpuSpec(2, "", 0)).template("a100", gpuSpec(1, "A100", 0)).
+		template("half", gpuSpec(1, "", 500)).template("prefer-h100", firstAvailable)
+	for i := range 3 {
+		require.NoError(t, ts.AddResourceClaim(cluster.ResourceClaim{Name: fmt.Sprintf("shared-%d", i), Spec: gpuSpec(1, "", 0)}))
+	}
+	templates := []string{"one", "one", "two", "a100", "half", "half", "prefer-h100"}
+	pod := func(name string) *gangsimtest.PodWrapper {
+		if rng.IntN(6) == 0 {
+			return claimPod(name, "", fmt.Sprintf("shared-%d", rng.IntN(3)))
+		}
+		return claimPod(name, templates[rng.IntN(len(templates))], "")
+	}
+	at := time.Duration(0)
+	for i := range 10 + rng.IntN(30) {
+		at += time.Duration(rng.IntN(5)) * time.Minute
+		require.NoError(t, ts.RunUntil(at))
+		prio := int32(100 * rng.IntN(2))
+		d := time.Duration(10+rng.IntN(60)) * time.Minute
+		if rng.IntN(4) == 0 {
+			g := fmt.Sprintf("g%02d", i)
+			n := 2 + rng.IntN(3)
+			require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang(g, int32(n)).Priority(prio).Obj()))
+			for j := range n {
+				require.NoError(t, ts.AddPod(pod(fmt.Sprintf("%s-%d", g, j)).Group(g).Obj(), d))
+			}
+			continue
+		}
+		require.NoError(t, ts.AddPod(pod(fmt.Sprintf("p%02d", i)).Priority(prio).Obj(), d))
+	}
+	ts.run()
+	return ts, events
+}
+
+// checkClaimAccounts holds the cache's claim accounts to the pods: every
+// claim allocated on a node is reserved by exactly the pods on that node
+// that use it, and every pod on a node has its claims there.
+func (ts *testSched) checkClaimAccounts() {
+	ts.t.Helper()
+	for ni := range ts.cache.Nodes() {
+		users := map[string]int{}
+		for pi := range ni.Pods() {
+			p := pi.Pod()
+			for i := range p.ResourceClaims {
+				key := p.ClaimKey(i)
+				users[key]++
+				_, _, ok := ni.Claim(key)
+				require.True(ts.t, ok, "pod %s on %s has its claim %s there", pi.Key(), ni.Name(), key)
+			}
+		}
+		for key := range ni.Claims() {
+			_, pods, _ := ni.Claim(key)
+			require.Equal(ts.t, users[key], pods, "claim %s on %s", key, ni.Name())
+		}
+	}
+}
+
+// On random GPU clusters every shortcut keeps every decision with devices
+// too (the DynamicResources plugin signs its verdicts for the filter
+// memo), with the DRAPreemption gate off and on; the claim accounts match
+// the pods at the end.
+func TestDeviceClustersKeepDecisionsWithoutShortcuts(t *testing.T) {
+	seeds := uint64(16)
+	if raceOn || testing.Short() {
+		seeds = 3
+	}
+	bound, evicted := 0, 0
+	for seed := range seeds {
+		for _, preemption := range []bool{false, true} {
+			ts, want := deviceCluster(t, seed, preemption)
+			ts.checkClaimAccounts()
+			bound += ts.Stats().Scheduled
+			if preemption {
+				evicted += len(ts.Evictions())
+			}
+			for _, off := range []Shortcut{FilterMemo, MemoTree, KnownFailures, DryRunMemo, RememberedCandidates, VictimUnits, allShortcuts} {
+				_, got := deviceCluster(t, seed, preemption, WithoutShortcuts(off))
+				require.Equal(t, want, got, "seed %d, preemption %v, without %v", seed, preemption, off)
+			}
+		}
+	}
+	require.Positive(t, bound)
+	require.Positive(t, evicted, "no preemption for devices: the test says little of it")
 }

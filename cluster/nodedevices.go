@@ -71,6 +71,17 @@ func (ni *NodeInfo) DeviceUse(id DeviceID) (DeviceUse, bool) {
 	return u, ok
 }
 
+// EachDeviceInUse calls f for each device the node's claims take, in no
+// particular order: for callers that build a set.
+func (ni *NodeInfo) EachDeviceInUse(f func(DeviceID, DeviceUse)) {
+	if ni.devices == nil {
+		return
+	}
+	for id, u := range ni.devices.use {
+		f(id, u)
+	}
+}
+
 // DevicesInUse yields the devices the node's claims take, in DeviceID
 // order.
 func (ni *NodeInfo) DevicesInUse() iter.Seq2[DeviceID, DeviceUse] {

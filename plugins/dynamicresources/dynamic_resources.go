@@ -359,8 +359,13 @@ func (pl *DynamicResources) AddPod(state *fw.CycleState, _, added *cluster.PodIn
 	}
 	p := added.Pod()
 	for i := range p.ResourceClaims {
+		// a count, not a set: a nominated pod counted on its node comes
+		// in before the RemovePod that undoes it
 		key := p.ClaimKey(i)
-		if s.freed[key]--; s.freed[key] <= 0 {
+		if s.freed == nil {
+			s.freed = map[string]int{}
+		}
+		if s.freed[key]--; s.freed[key] == 0 {
 			delete(s.freed, key)
 		}
 	}
@@ -376,10 +381,13 @@ func (pl *DynamicResources) RemovePod(state *fw.CycleState, _, removed *cluster.
 	}
 	p := removed.Pod()
 	for i := range p.ResourceClaims {
+		key := p.ClaimKey(i)
 		if s.freed == nil {
 			s.freed = map[string]int{}
 		}
-		s.freed[p.ClaimKey(i)]++
+		if s.freed[key]++; s.freed[key] == 0 {
+			delete(s.freed, key)
+		}
 	}
 	clear(s.allocations)
 	return nil

@@ -9,33 +9,59 @@ import (
 
 // CELSelectors evaluates selectors in Kubernetes' CEL environment
 // (cluster/deviceselector), each expression compiled once and kept in a
-// cache. It belongs to one goroutine.
+// cache, and remembers each verdict by device and expression: a device is
+// read-only (a slice's change replaces it), so a verdict holds while the
+// device lives, and the cycle after a binding asks the same questions of
+// the same devices again. It belongs to one goroutine.
 type CELSelectors struct {
-	cache *deviceselector.Cache
+	cache    *deviceselector.Cache
+	verdicts map[verdictKey]bool
 }
+
+// verdictKey is one selector on one device of a driver.
+type verdictKey struct {
+	dev          *cluster.Device
+	driver, expr string
+}
+
+// maxVerdicts bounds the verdicts kept; past it they are forgotten at
+// once (they are found again at the cost of an evaluation).
+const maxVerdicts = 1 << 18
 
 var _ SelectorEvaluator = (*CELSelectors)(nil)
 
 // NewCELSelectors returns an evaluator with a cache of the default size.
 func NewCELSelectors() *CELSelectors {
-	return &CELSelectors{cache: deviceselector.NewCache(deviceselector.DefaultCacheSize)}
+	return &CELSelectors{cache: deviceselector.NewCache(deviceselector.DefaultCacheSize), verdicts: map[verdictKey]bool{}}
 }
 
 // Match reports whether the selector selects the device; a compile error
-// wraps ErrSelectorCompile.
+// wraps ErrSelectorCompile. Errors are not remembered.
 func (c *CELSelectors) Match(expr, driver string, d *cluster.Device) (bool, error) {
+	k := verdictKey{d, driver, expr}
+	if v, ok := c.verdicts[k]; ok {
+		return v, nil
+	}
 	sel, err := c.cache.Get(expr)
 	if err != nil {
 		return false, fmt.Errorf("%w: %v", ErrSelectorCompile, err)
 	}
-	return sel.Matches(driver, d)
+	v, err := sel.Matches(driver, d)
+	if err != nil {
+		return false, err
+	}
+	if len(c.verdicts) >= maxVerdicts {
+		clear(c.verdicts)
+	}
+	c.verdicts[k] = v
+	return v, nil
 }
 
 // NodeState is the allocated state of a node's devices as its claims take
 // them (cluster.NodeInfo.DevicesInUse), for Allocate.
 func NodeState(ni *cluster.NodeInfo) *AllocatedState {
 	st := &AllocatedState{}
-	for id, u := range ni.DevicesInUse() {
+	ni.EachDeviceInUse(func(id cluster.DeviceID, u cluster.DeviceUse) { // a set: the order does not matter
 		if u.Exclusive > 0 {
 			if st.Exclusive == nil {
 				st.Exclusive = map[cluster.DeviceID]bool{}
@@ -48,6 +74,6 @@ func NodeState(ni *cluster.NodeInfo) *AllocatedState {
 			}
 			st.Shared[id] = u.Capacity // read-only, as Allocate reads it
 		}
-	}
+	})
 	return st
 }
