@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
@@ -71,6 +72,10 @@ type PodResult struct {
 	Node   string        `json:"node"`
 	Phase  gangsim.Phase `json:"phase"`
 	Reason string        `json:"reason,omitempty"`
+	// Claims are, for a pod on a node, the devices of each of its claims
+	// by its name in the pod ("driver/pool/device", sorted, a device
+	// repeated for each of its allocations).
+	Claims map[string][]string `json:"claims,omitempty"`
 }
 
 // EvictionResult is one eviction. By names the preemptor as the result
@@ -166,6 +171,10 @@ func (r *Result) WriteJSON(w io.Writer) error {
 // reflection and indentation pass were most of the time to write a result.
 // TestPodJSONMatchesEncoder holds the two to the same bytes.
 func appendPodJSON(b []byte, pod *PodResult) ([]byte, error) {
+	if len(pod.Claims) > 0 { // rare: the encoder writes the map
+		out, err := json.MarshalIndent(pod, "    ", "  ")
+		return append(b, out...), err
+	}
 	var err error
 	field := func(name, value string, last bool) {
 		b = append(b, "\n      \""...)
@@ -236,6 +245,9 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler) *Result {
 			res.Stats.Pending++
 			pr.Reason = st.Reason
 		}
+		if p := &sp.Pod; st.Node != "" && len(p.ResourceClaims) > 0 {
+			pr.Claims = claimDevices(s, p, st.Node)
+		}
 		res.Pods = append(res.Pods, pr)
 	}
 	for _, g := range sc.PodGroups {
@@ -279,6 +291,28 @@ func explanation(s *gangsim.Scheduler, key cluster.PodKey) ExplanationResult {
 			nr.Plugins = append(nr.Plugins, PluginScoreResult{Plugin: p.Plugin, Raw: p.Raw, Normalized: p.Normalized, Weight: p.Weight})
 		}
 		out.Nodes = append(out.Nodes, nr)
+	}
+	return out
+}
+
+// claimDevices lists the devices of a pod's claims on its node.
+func claimDevices(s *gangsim.Scheduler, p *cluster.Pod, node string) map[string][]string {
+	ni, ok := s.Node(node)
+	if !ok {
+		return nil
+	}
+	out := map[string][]string{}
+	for i, e := range p.ResourceClaims {
+		alloc, _, ok := ni.Claim(p.ClaimKey(i))
+		if !ok {
+			continue
+		}
+		devs := make([]string, 0, len(alloc.Devices))
+		for _, d := range alloc.Devices {
+			devs = append(devs, d.DeviceID().String())
+		}
+		slices.Sort(devs)
+		out[e.Name] = devs
 	}
 	return out
 }
