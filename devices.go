@@ -308,6 +308,11 @@ func (s *Scheduler) removeFromNode(key cluster.PodKey) error {
 				released = append(released, k)
 			}
 		}
+		if k := p.ExtendedClaimKey(); p.Requests.HasScalars() {
+			if _, _, ok := ni.Claim(k); ok {
+				released = append(released, k)
+			}
+		}
 	}
 	if _, err := s.cache.RemovePod(key); err != nil {
 		return err

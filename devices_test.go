@@ -408,3 +408,44 @@ func TestDeviceClustersKeepDecisionsWithoutShortcuts(t *testing.T) {
 	require.Positive(t, bound)
 	require.Positive(t, evicted, "no preemption for devices: the test says little of it")
 }
+
+// An extended resource a device class serves (KEP-5004) is allocated as
+// devices on a node that does not offer it, and counted by
+// NodeResourcesFit on a node that does (a device plugin's); the devices
+// are freed with the pod. The implicit name
+// deviceclass.resource.kubernetes.io/<class> is served too.
+func TestExtendedResourceServedByDevices(t *testing.T) {
+	ts := newDeviceSched(t, false).gpus("n1", 2, "A100", false, "")
+	require.NoError(t, ts.AddDeviceClass(cluster.DeviceClass{Name: "gpu-ext", ExtendedResourceName: "example.com/gpu",
+		Selectors: []cluster.DeviceSelector{{CEL: `device.driver == "gpu.nvidia.com"`}}}))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("a").CPU("1").Resource("example.com/gpu", "2").Obj(), 0))
+	ts.run()
+	st, _ := ts.Pod("default/a")
+	require.Equal(t, PhaseBound, st.Phase)
+	node, devs := ts.devicesOf("default/a-extended-resources")
+	require.Equal(t, "n1", node)
+	require.Equal(t, []string{"gpu-0", "gpu-1"}, devs)
+
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("b").CPU("1").Resource("deviceclass.resource.kubernetes.io/gpu", "1").Obj(), 0))
+	ts.run()
+	st, _ = ts.Pod("default/b")
+	require.Equal(t, PhasePending, st.Phase)
+	require.Contains(t, st.Reason, "cannot allocate all claims")
+
+	require.NoError(t, ts.DeletePod("default/a"))
+	ts.run()
+	st, _ = ts.Pod("default/b")
+	require.Equal(t, PhaseBound, st.Phase)
+	_, devs = ts.devicesOf("default/b-extended-resources")
+	require.Equal(t, []string{"gpu-0"}, devs)
+
+	// a node offering the resource itself: NodeResourcesFit counts it, no
+	// devices are allocated
+	require.NoError(t, ts.AddNode(gangsimtest.MakeNode("plugin").CPU("4").Memory("8Gi").Resource("example.com/gpu", "4").Obj()))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("c").CPU("1").Resource("example.com/gpu", "3").Obj(), 0))
+	ts.run()
+	st, _ = ts.Pod("default/c")
+	require.Equal(t, "plugin", st.Node)
+	node, _ = ts.devicesOf("default/c-extended-resources")
+	require.Empty(t, node)
+}

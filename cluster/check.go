@@ -55,7 +55,7 @@ func (c *Cache) CheckConsistency() error {
 			err = bad("node %q accounts %d/%d scoring cpu/memory, its pods sum to %d/%d", ni.node.Name, ni.nonZeroCPU, ni.nonZeroMem, cpu, mem)
 		case !slices.Equal(prios, ni.priorities):
 			err = bad("node %q counts its pods by priority as %v, they are %v", ni.node.Name, ni.priorities, prios)
-		case !sum.Fits(ni.node.Allocatable):
+		case !c.servedFits(sum, ni.node.Allocatable):
 			err = bad("node %q holds %v, more than its allocatable %v", ni.node.Name, sum, ni.node.Allocatable)
 		}
 		return err == nil
@@ -74,4 +74,36 @@ func (c *Cache) CheckConsistency() error {
 		return bad("%d nodes indexed, %d listed", len(c.nodes), c.byName.Len())
 	}
 	return nil
+}
+
+// servedFits is Resources.Fits, but for the extended resources a device
+// class serves that the node does not offer: devices are allocated for
+// them (KEP-5004), the node's allocatable does not count them.
+func (c *Cache) servedFits(sum, alloc Resources) bool {
+	if sum.Fits(alloc) {
+		return true
+	}
+	if !sum.HasScalars() || c.devices.classes == nil || c.devices.classes.Len() == 0 {
+		return false
+	}
+	trimmed := sum
+	trimmed.scalars = nil
+	for sc := range sum.Scalars() {
+		if alloc.Get(sc.Name) == 0 && c.servesExtended(sc.Name) {
+			continue
+		}
+		trimmed = trimmed.Add(NewResources(0, 0, 0, sc))
+	}
+	return trimmed.Fits(alloc)
+}
+
+// servesExtended reports whether a device class serves an extended
+// resource (Snapshot.DeviceClassFor).
+func (c *Cache) servesExtended(r ResourceName) bool {
+	found := false
+	c.devices.classes.Ascend(func(dc *DeviceClass) bool {
+		found = dc.ExtendedResourceName == r || ImplicitExtendedResourcePrefix+ResourceName(dc.Name) == r
+		return !found
+	})
+	return found
 }

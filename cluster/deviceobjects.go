@@ -6,6 +6,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/google/btree"
 )
@@ -237,4 +238,52 @@ func validatePodClaims(claims []PodResourceClaim) (string, string) {
 		seen[c.Name] = true
 	}
 	return "", ""
+}
+
+// ImplicitExtendedResourcePrefix names, with a class's name after it, the
+// extended resource every device class serves (KEP-5004).
+const ImplicitExtendedResourcePrefix = "deviceclass.resource.kubernetes.io/"
+
+// DeviceClassFor returns the device class that serves an extended
+// resource on nodes that do not offer it (KEP-5004): the class naming it
+// as its extendedResourceName (the first by name when several do), or the
+// class the implicit name deviceclass.resource.kubernetes.io/<class>
+// names.
+func (s *Snapshot) DeviceClassFor(r ResourceName) (*DeviceClass, bool) {
+	if s.devices.classes == nil || s.devices.classes.Len() == 0 {
+		return nil, false
+	}
+	if s.extendedIdx.version != s.devices.classVersion || s.extendedIdx.byName == nil {
+		idx := map[ResourceName]*DeviceClass{}
+		s.devices.classes.Ascend(func(dc *DeviceClass) bool {
+			if dc.ExtendedResourceName != "" {
+				if _, ok := idx[dc.ExtendedResourceName]; !ok {
+					idx[dc.ExtendedResourceName] = dc
+				}
+			}
+			return true
+		})
+		s.extendedIdx.byName, s.extendedIdx.version = idx, s.devices.classVersion
+	}
+	if dc, ok := s.extendedIdx.byName[r]; ok {
+		return dc, true
+	}
+	if name, ok := strings.CutPrefix(string(r), ImplicitExtendedResourcePrefix); ok {
+		return s.devices.class(name)
+	}
+	return nil, false
+}
+
+// extendedIndex maps extended resources to the classes that serve them,
+// at a class version.
+type extendedIndex struct {
+	version int64
+	byName  map[ResourceName]*DeviceClass
+}
+
+// ExtendedClaimKey is the key of the claim a pod's extended resources
+// served by devices are allocated in, on a node that does not offer them
+// ("<pod>-extended-resources"; Kubernetes adds a random suffix).
+func (p *Pod) ExtendedClaimKey() string {
+	return string(MakePodKey(p.Namespace, p.Name+"-extended-resources"))
 }

@@ -418,6 +418,13 @@ func (ni *NodeInfo) releaseClaims(p *Pod) {
 			_, _ = ni.unreserveClaim(key) // held: cannot fail
 		}
 	}
+	if p.Requests.HasScalars() {
+		if key := p.ExtendedClaimKey(); len(ni.devices.claims) > 0 {
+			if _, ok := ni.claimIndex(key); ok {
+				_, _ = ni.unreserveClaim(key)
+			}
+		}
+	}
 }
 
 // Claims yields the claims allocated on the node, by key, with their

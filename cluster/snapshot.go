@@ -40,6 +40,7 @@ type Snapshot struct {
 	log              []change
 	claimIdx         claimIndex    // see ClaimNode
 	devices          deviceObjects // classes and claims, copy-on-write from the cache's
+	extendedIdx      extendedIndex // see DeviceClassFor
 	// stamps[i] changes whenever node i's content may have changed in
 	// this snapshot (refresh, reservation, removal); a rollback gives the
 	// node back the stamp of the content it restores. A stamp names one

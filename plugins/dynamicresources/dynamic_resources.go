@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
@@ -107,6 +108,20 @@ type stateData struct {
 	// freed counts, per claim, the pods the preemption's simulation took
 	// off the claim's node (with Args.Preemption).
 	freed map[string]int
+	// extended are the pod's extended resources a device class serves
+	// (KEP-5004), and extendedKey the claim they are allocated in on a
+	// node that does not offer them; extClaims are those claims by the
+	// set of resources a node lacks (a bit each).
+	extended    []extendedRequest
+	extendedKey string
+	extClaims   map[uint64]*cluster.ResourceClaim
+}
+
+// extendedRequest is an extended resource of the pod served by a class.
+type extendedRequest struct {
+	name  cluster.ResourceName
+	count int64
+	class *cluster.DeviceClass
 }
 
 // podClaim is one claim of the pod.
@@ -154,10 +169,20 @@ func unresolvable(reason string) *fw.Status {
 // that exist. A pod without claims is skipped.
 func (pl *DynamicResources) PreFilter(state *fw.CycleState, pod *cluster.PodInfo, snap *cluster.Snapshot) *fw.Status {
 	p := pod.Pod()
-	if len(p.ResourceClaims) == 0 {
+	extended := extendedRequests(p, snap)
+	if len(p.ResourceClaims) == 0 && extended == nil {
 		return fw.NewStatus(fw.Skip)
 	}
-	s := &stateData{claims: make([]podClaim, 0, len(p.ResourceClaims))}
+	s := &stateData{claims: make([]podClaim, 0, len(p.ResourceClaims)), extended: extended}
+	if extended != nil {
+		s.extendedKey = p.ExtendedClaimKey()
+		for _, e := range extended {
+			if s.classes == nil {
+				s.classes = map[string]*cluster.DeviceClass{}
+			}
+			s.classes[e.class.Name] = e.class
+		}
+	}
 	for i := range p.ResourceClaims {
 		key := p.ClaimKey(i)
 		rc, ok := snap.ResourceClaim(key)
@@ -182,11 +207,58 @@ func (pl *DynamicResources) PreFilter(state *fw.CycleState, pod *cluster.PodInfo
 		}
 		s.claims = append(s.claims, pc)
 	}
-	if len(s.toAllocate) > 0 {
-		s.allocations = map[int][]cluster.AllocationResult{}
-	}
+	s.allocations = map[int][]cluster.AllocationResult{}
 	state.Write(stateKey, s)
 	return nil
+}
+
+// extendedRequests lists the pod's extended resources that a device class
+// serves, in the order of its requests (nil for none).
+func extendedRequests(p *cluster.Pod, snap *cluster.Snapshot) []extendedRequest {
+	if !p.Requests.HasScalars() || !snap.HasDeviceClasses() {
+		return nil
+	}
+	var out []extendedRequest
+	for sc := range p.Requests.Scalars() {
+		if dc, ok := snap.DeviceClassFor(sc.Name); ok && sc.Value > 0 {
+			out = append(out, extendedRequest{name: sc.Name, count: sc.Value, class: dc})
+		}
+	}
+	return out
+}
+
+// claimsOn returns the claims to allocate on the node: the pod's, and the
+// claim of its extended resources the node does not offer, if any.
+func (s *stateData) claimsOn(ni *cluster.NodeInfo) []*cluster.ResourceClaim {
+	if len(s.extended) == 0 {
+		return s.toAllocate
+	}
+	var mask uint64
+	alloc := ni.Allocatable()
+	for i, e := range s.extended {
+		if i < 64 && alloc.Get(e.name) == 0 {
+			mask |= 1 << i
+		}
+	}
+	if mask == 0 {
+		return s.toAllocate
+	}
+	rc := s.extClaims[mask]
+	if rc == nil {
+		ns, name, _ := strings.Cut(s.extendedKey, "/")
+		rc = &cluster.ResourceClaim{Namespace: ns, Name: name}
+		for i, e := range s.extended {
+			if mask&(1<<i) != 0 {
+				rc.Spec.Requests = append(rc.Spec.Requests, cluster.DeviceRequest{Name: fmt.Sprintf("container-0-request-%d", i),
+					Exactly: &cluster.ExactDeviceRequest{DeviceClassName: e.class.Name, Count: e.count}})
+			}
+		}
+		if s.extClaims == nil {
+			s.extClaims = map[uint64]*cluster.ResourceClaim{}
+		}
+		s.extClaims[mask] = rc
+	}
+	return append(s.toAllocate[:len(s.toAllocate):len(s.toAllocate)], rc)
 }
 
 // checkClasses checks that every class a claim to allocate names exists
@@ -247,7 +319,7 @@ func (pl *DynamicResources) Filter(state *fw.CycleState, pod *cluster.PodInfo, n
 			return errNotAvailable // no eviction here moves it
 		}
 	}
-	if len(s.toAllocate) == 0 {
+	if len(s.toAllocate) == 0 && len(s.extended) == 0 {
 		return nil
 	}
 	results, ok, err := pl.allocate(s, ni)
@@ -278,8 +350,12 @@ func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo) ([]clus
 		}
 		allocated.Remove(alloc)
 	}
+	claims := s.claimsOn(ni)
+	if len(claims) == 0 {
+		return nil, true, nil
+	}
 	return Allocate(&Input{
-		Claims:    s.toAllocate,
+		Claims:    claims,
 		Classes:   s.classes,
 		Slices:    ni.Slices(),
 		Node:      ni.Node(),
@@ -310,11 +386,12 @@ func (pl *DynamicResources) allocationOn(s *stateData, ni *cluster.NodeInfo) ([]
 // classes' version and, per claim, its spec and where it is allocated.
 func (pl *DynamicResources) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
 	p := pod.Pod()
-	if len(p.ResourceClaims) == 0 {
+	if len(p.ResourceClaims) == 0 && !p.Requests.HasScalars() {
 		return sig, true
 	}
 	snap := pl.h.Snapshot()
 	sig = strconv.AppendInt(sig, snap.DeviceClassVersion(), 10)
+	sig = helper.AppendRequests(sig, &p.Requests) // the extended resources devices may serve
 	for i := range p.ResourceClaims {
 		key := p.ClaimKey(i)
 		rc, ok := snap.ResourceClaim(key)
@@ -448,7 +525,7 @@ func (pl *DynamicResources) Reserve(state *fw.CycleState, pod *cluster.PodInfo, 
 	}
 	snap := pl.h.Snapshot()
 	var results []cluster.AllocationResult
-	if len(s.toAllocate) > 0 {
+	if len(s.toAllocate) > 0 || len(s.extended) > 0 {
 		var err error
 		if results, err = pl.allocationOn(s, snap.Node(node)); err != nil {
 			return fw.NewStatus(fw.Error, err.Error()).WithPlugin(Name)
@@ -463,6 +540,11 @@ func (pl *DynamicResources) Reserve(state *fw.CycleState, pod *cluster.PodInfo, 
 			next++
 		}
 		if err := snap.ReserveClaim(node, c.key, alloc); err != nil {
+			return fw.NewStatus(fw.Error, err.Error()).WithPlugin(Name)
+		}
+	}
+	if next < len(results) { // the claim of the extended resources the node lacks
+		if err := snap.ReserveClaim(node, s.extendedKey, &results[next]); err != nil {
 			return fw.NewStatus(fw.Error, err.Error()).WithPlugin(Name)
 		}
 	}
