@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/cluster/deviceselector"
 	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
@@ -37,6 +38,9 @@ func (b *builder) devices(f *schema.File) error {
 		s := &f.DeviceClasses[i]
 		where := b.entry(s.Origin, "deviceClasses", i, s.Name)
 		c := cluster.DeviceClass{Name: s.Name, Selectors: selectors(s.Selectors)}
+		if err := b.compileSelectors(c.Selectors, s.Line, where); err != nil {
+			return err
+		}
 		if s.ExtendedResourceName != nil {
 			c.ExtendedResourceName = cluster.ResourceName(*s.ExtendedResourceName)
 		}
@@ -344,6 +348,9 @@ func (b *builder) claimSpec(s *schema.ResourceClaimSpec, line int, where string)
 func (b *builder) exactRequest(s *schema.DeviceRequestCommon, line int, where string) (cluster.ExactDeviceRequest, error) {
 	r := cluster.ExactDeviceRequest{DeviceClassName: s.DeviceClassName, Selectors: selectors(s.Selectors),
 		AllocationMode: cluster.DeviceAllocationMode(s.AllocationMode), Count: s.Count}
+	if err := b.compileSelectors(r.Selectors, line, where); err != nil {
+		return r, err
+	}
 	for _, t := range s.Tolerations {
 		r.Tolerations = append(r.Tolerations, cluster.DeviceToleration{Key: t.Key, Operator: cluster.TolerationOperator(t.Operator),
 			Value: t.Value, Effect: cluster.DeviceTaintEffect(t.Effect)})
@@ -405,4 +412,19 @@ func (b *builder) podClaims(s *schema.Pod, where string) ([]cluster.PodResourceC
 		containers = append(containers, ContainerClaim(c))
 	}
 	return out, containers, nil
+}
+
+// compileSelectors compiles CEL selectors as the API server does when it
+// admits the object: an expression that does not compile is an error of
+// its field (selectors[i].cel.expression).
+func (b *builder) compileSelectors(sels []cluster.DeviceSelector, line int, where string) error {
+	for i, sel := range sels {
+		if sel.CEL == "" {
+			continue // the object's validation says it is required
+		}
+		if _, err := deviceselector.Compile(sel.CEL); err != nil {
+			return b.fail(line, fmt.Sprintf("%s.selectors[%d].cel.expression", where, i), err)
+		}
+	}
+	return nil
 }
