@@ -449,3 +449,36 @@ func TestExtendedResourceServedByDevices(t *testing.T) {
 	node, _ = ts.devicesOf("default/c-extended-resources")
 	require.Empty(t, node)
 }
+
+// A DeviceRank (not in Kubernetes) changes which devices a pod gets: best
+// fit among shared GPUs takes the fullest GPU that still fits, where
+// kube's order takes the first that fits.
+func TestDeviceRankChoosesDevices(t *testing.T) {
+	for _, bestFit := range []bool{false, true} {
+		args := dynamicresources.NewArgs().(*dynamicresources.Args)
+		if bestFit {
+			args.DeviceRank = func(ni *cluster.NodeInfo, _ []*cluster.ResourceClaim) func(cluster.DeviceID) int64 {
+				return func(id cluster.DeviceID) int64 {
+					u, _ := ni.DeviceUse(id)
+					return 1000*1000 - int64(u.Capacity["milligpu"]) // free capacity: least first
+				}
+			}
+		}
+		s, err := New(Config{CheckInvariants: true, Profiles: []Profile{{PluginConfig: []PluginConfig{{Name: dynamicresources.Name, Args: args}}}}})
+		require.NoError(t, err)
+		ts := &testSched{Scheduler: s, t: t}
+		require.NoError(t, s.AddDeviceClass(cluster.DeviceClass{Name: "gpu", Selectors: []cluster.DeviceSelector{{CEL: `device.driver == "gpu.nvidia.com"`}}}))
+		ts.gpus("n1", 2, "A100", true, "")
+		ts.template("five", gpuSpec(1, "", 500)).template("six", gpuSpec(1, "", 600)).template("three", gpuSpec(1, "", 300))
+		for _, p := range [][2]string{{"a", "five"}, {"b", "six"}, {"small", "three"}} { // a on gpu-0, b on gpu-1
+			require.NoError(t, ts.AddPod(claimPod(p[0], p[1], "").Obj(), 0))
+			ts.run()
+		}
+		_, devs := ts.devicesOf("default/small-gpu")
+		want := "gpu-0" // kube: the first that fits (500 free)
+		if bestFit {
+			want = "gpu-1" // the least free that fits (400)
+		}
+		require.Equal(t, []string{want}, devs, "best fit %v", bestFit)
+	}
+}

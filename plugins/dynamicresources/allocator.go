@@ -124,6 +124,11 @@ type Input struct {
 	Allocated *AllocatedState // nil: nothing allocated
 	Selectors SelectorEvaluator
 	Features  Features
+	// Rank, when set, orders the candidate devices before the search:
+	// lower ranks are tried first, equal ranks in the search order. Not
+	// in Kubernetes, whose allocator takes devices in search order; nil
+	// keeps that order.
+	Rank func(cluster.DeviceID) int64
 }
 
 // Allocate allocates the devices of in.Claims on in.Node, as kube's

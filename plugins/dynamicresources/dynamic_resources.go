@@ -34,6 +34,14 @@ type Args struct {
 	// simulation when it is the claims' last pod. Off, a pod failing for
 	// its claims is never helped by evicting others, as in Kubernetes.
 	Preemption bool
+	// DeviceRank, when set, ranks a node's devices for the claims to
+	// allocate there: the allocator tries lower ranks first (equal ranks
+	// in its search order). It is not in Kubernetes, whose allocator takes
+	// the first devices that fit in search order: it lets a policy choose
+	// which devices a pod gets (best fit among shared GPUs, say). It must
+	// depend only on the node and the claims, as the filter memo keeps a
+	// node's verdict per claim spec. Go only; nil keeps kube's order.
+	DeviceRank func(node *cluster.NodeInfo, claims []*cluster.ResourceClaim) func(cluster.DeviceID) int64 `json:"-" yaml:"-"`
 }
 
 // NewArgs returns the defaults.
@@ -49,6 +57,7 @@ type DynamicResources struct {
 	h          fw.Handle
 	features   Features
 	preemption bool
+	rank       func(*cluster.NodeInfo, []*cluster.ResourceClaim) func(cluster.DeviceID) int64
 	selectors  *CELSelectors
 	// sigs caches the signature part of each claim spec, by spec key.
 	sigs map[string]string
@@ -76,7 +85,7 @@ func New(args any, h fw.Handle) (fw.Plugin, error) {
 	if args == nil {
 		a = NewArgs().(*Args)
 	}
-	return &DynamicResources{h: h, features: a.Features, preemption: a.Preemption, selectors: NewCELSelectors(), sigs: map[string]string{}}, nil
+	return &DynamicResources{h: h, features: a.Features, preemption: a.Preemption, rank: a.DeviceRank, selectors: NewCELSelectors(), sigs: map[string]string{}}, nil
 }
 
 // Name returns Name.
@@ -354,7 +363,12 @@ func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo) ([]clus
 	if len(claims) == 0 {
 		return nil, true, nil
 	}
+	var rank func(cluster.DeviceID) int64
+	if pl.rank != nil {
+		rank = pl.rank(ni, claims)
+	}
 	return Allocate(&Input{
+		Rank:      rank,
 		Claims:    claims,
 		Classes:   s.classes,
 		Slices:    ni.Slices(),

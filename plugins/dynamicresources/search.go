@@ -1,8 +1,10 @@
 package dynamicresources
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
 )
@@ -116,6 +118,13 @@ func newAllocator(in *Input) *allocator {
 				a.devs = append(a.devs, d)
 			}
 		}
+	}
+	if in.Rank != nil {
+		ranks := make(map[cluster.DeviceID]int64, len(a.devs))
+		for i := range a.devs {
+			ranks[a.devs[i].id] = in.Rank(a.devs[i].id)
+		}
+		slices.SortStableFunc(a.devs, func(x, y device) int { return cmp.Compare(ranks[x.id], ranks[y.id]) })
 	}
 	a.words = (len(in.Claims) + 63) / 64
 	a.allocating = make([]uint64, a.words*len(a.devs))
