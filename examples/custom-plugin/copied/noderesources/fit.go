@@ -3,6 +3,7 @@ package noderesources
 import (
 	"fmt"
 	"math/bits"
+	"strconv"
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
@@ -39,6 +40,9 @@ func DefaultResourceWeights() []ResourceWeight {
 type Fit struct {
 	Strategy  ScoringType
 	Resources []ResourceWeight
+	// h gives the device classes that serve extended resources (nil:
+	// none do)
+	h fw.Handle
 }
 
 var (
@@ -52,12 +56,16 @@ var (
 
 // New builds NodeResourcesFit from its arguments (nil, a FitArgs or a
 // *FitArgs), as the registry does.
-func New(args any, _ fw.Handle) (fw.Plugin, error) {
+func New(args any, h fw.Handle) (fw.Plugin, error) {
 	a, err := fw.ArgsAs[FitArgs](args)
 	if err != nil {
 		return nil, err
 	}
-	return NewFitFromArgs(a)
+	f, err := NewFitFromArgs(a)
+	if err == nil {
+		f.h = h
+	}
+	return f, err
 }
 
 // NewArgs returns NodeResourcesFit's default arguments, for a loader to
@@ -102,13 +110,28 @@ var fitRejections = func() (out [8][2]*fw.Status) {
 // many pods", "Insufficient cpu", "Insufficient memory", "Insufficient
 // <name>"). The rejection is unresolvable when a request exceeds the
 // node's whole allocatable, so that no eviction could help.
+//
+// An extended resource the node does not offer at all, which a device
+// class serves (KEP-5004: DynamicResources allocates devices for it), is
+// not counted here.
 func (f *Fit) Filter(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) *fw.Status {
+	if f.h != nil && pod.Pod().Requests.HasScalars() {
+		if snap := f.h.Snapshot(); snap.HasDeviceClasses() {
+			return fits(pod, node, snap)
+		}
+	}
 	return Fits(pod, node)
 }
 
-// Sign appends the pod's requests, all the filter and the score read.
+// Sign appends the pod's requests, all the filter and the score read, and
+// for a pod with extended resources the version of the device classes
+// that may serve them.
 func (f *Fit) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
-	return helper.AppendRequests(sig, &pod.Pod().Requests), true
+	sig = helper.AppendRequests(sig, &pod.Pod().Requests)
+	if f.h != nil && pod.Pod().Requests.HasScalars() {
+		sig = strconv.AppendInt(append(sig, 'd'), f.h.Snapshot().DeviceClassVersion(), 10)
+	}
+	return sig, true
 }
 
 // EventsToRegister: room is freed when a pod leaves a node, and comes with
@@ -117,8 +140,13 @@ func (*Fit) EventsToRegister() fw.ClusterEvent {
 	return fw.AssignedPodDeleted | fw.NodeAdded | fw.NodeChanged
 }
 
-// Fits is the NodeResourcesFit filter as a plain function.
-func Fits(pod *cluster.PodInfo, node *cluster.NodeInfo) *fw.Status {
+// Fits is the NodeResourcesFit filter as a plain function, for a cluster
+// without device classes.
+func Fits(pod *cluster.PodInfo, node *cluster.NodeInfo) *fw.Status { return fits(pod, node, nil) }
+
+// fits is Fits; with snap, an extended resource the node does not offer
+// and a device class serves is left to DynamicResources.
+func fits(pod *cluster.PodInfo, node *cluster.NodeInfo, snap *cluster.Snapshot) *fw.Status {
 	req, alloc, used := pod.Pod().Requests, node.Allocatable(), node.Requested()
 	mask, unresolvable := 0, false
 	if int64(node.PodCount())+1 > alloc.Pods {
@@ -136,6 +164,11 @@ func Fits(pod *cluster.PodInfo, node *cluster.NodeInfo) *fw.Status {
 	if req.HasScalars() {
 		for s := range req.Scalars() {
 			have := alloc.Get(s.Name)
+			if have == 0 && snap != nil {
+				if _, served := snap.DeviceClassFor(s.Name); served {
+					continue
+				}
+			}
 			if s.Value > have-used.Get(s.Name) {
 				extra = append(extra, fmt.Sprintf("Insufficient %s", s.Name))
 				unresolvable = unresolvable || s.Value > have
