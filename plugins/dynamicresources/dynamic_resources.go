@@ -64,16 +64,19 @@ type DynamicResources struct {
 }
 
 var (
-	_ fw.PreFilterPlugin     = (*DynamicResources)(nil)
-	_ fw.PreFilterExtensions = (*DynamicResources)(nil)
-	_ fw.FilterPlugin        = (*DynamicResources)(nil)
-	_ fw.PreScorePlugin      = (*DynamicResources)(nil)
-	_ fw.ScorePlugin         = (*DynamicResources)(nil)
-	_ fw.ScoreNormalizer     = (*DynamicResources)(nil)
-	_ fw.ReservePlugin       = (*DynamicResources)(nil)
-	_ fw.Signer              = (*DynamicResources)(nil)
-	_ fw.Stateless           = (*DynamicResources)(nil)
-	_ fw.EnqueueExtensions   = (*DynamicResources)(nil)
+	_ fw.PreFilterPlugin      = (*DynamicResources)(nil)
+	_ fw.PreFilterExtensions  = (*DynamicResources)(nil)
+	_ fw.FilterPlugin         = (*DynamicResources)(nil)
+	_ fw.PreScorePlugin       = (*DynamicResources)(nil)
+	_ fw.ScorePlugin          = (*DynamicResources)(nil)
+	_ fw.ScoreNormalizer      = (*DynamicResources)(nil)
+	_ fw.ReservePlugin        = (*DynamicResources)(nil)
+	_ fw.Signer               = (*DynamicResources)(nil)
+	_ fw.Stateless            = (*DynamicResources)(nil)
+	_ fw.EnqueueExtensions    = (*DynamicResources)(nil)
+	_ fw.PointwiseNormalizer  = (*DynamicResources)(nil)
+	_ fw.PreScoreIgnoresNodes = (*DynamicResources)(nil)
+	_ fw.PreScoreSkipper      = (*DynamicResources)(nil)
 )
 
 // New returns the plugin.
@@ -520,6 +523,40 @@ func (pl *DynamicResources) Score(state *fw.CycleState, _ *cluster.PodInfo, ni *
 		}
 	}
 	return score, nil
+}
+
+// PreScoreIgnoresNodes: PreScore reads the pod's state alone.
+func (*DynamicResources) PreScoreIgnoresNodes() {}
+
+// PreScoreSkips tells from the pod (and its claims as the snapshot holds
+// them) that no claim it allocates has alternatives: PreScore will skip.
+func (pl *DynamicResources) PreScoreSkips(pod *cluster.PodInfo) bool {
+	p := pod.Pod()
+	if len(p.ResourceClaims) == 0 {
+		return true // an extended resources' claim has no alternatives
+	}
+	snap := pl.h.Snapshot()
+	for i := range p.ResourceClaims {
+		key := p.ClaimKey(i)
+		rc, ok := snap.ResourceClaim(key)
+		if !ok {
+			continue // PreFilter rejects the pod
+		}
+		if _, _, allocated := snap.ClaimNode(key); allocated {
+			continue
+		}
+		for _, r := range rc.Spec.Requests {
+			if len(r.FirstAvailable) > 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// NormalizeOne is DefaultNormalizeScore for one score.
+func (*DynamicResources) NormalizeOne(raw, highest int64) int64 {
+	return helper.DefaultNormalizeScore(raw, highest)
 }
 
 // NormalizeScore scales the scores to 0..100, the highest to 100.
