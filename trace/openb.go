@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/gangsim/gangsim/cluster"
@@ -12,9 +13,10 @@ import (
 
 // Defaults of Options.
 const (
-	// DefaultGPUResource counts GPUs in thousandths, so that pods sharing
-	// a GPU (gpu_milli below 1000) fit beside each other. It does not
-	// model packing onto one physical device.
+	// DefaultGPUResource counts GPUs in thousandths, in the pooled mode
+	// (Options.PooledGPUs), so that pods sharing a GPU (gpu_milli below
+	// 1000) fit beside each other. It does not model packing onto one
+	// physical device.
 	DefaultGPUResource cluster.ResourceName = "alibaba.com/gpu-milli"
 	// DefaultModelLabel is the node label holding the GPU model.
 	DefaultModelLabel = "alibaba.com/gpu-model"
@@ -25,14 +27,22 @@ const (
 )
 
 // Options say how a trace becomes a scenario. The zero value reads the
-// trace as it is.
+// trace as it is, with GPUs as devices.
 type Options struct {
+	// PooledGPUs counts each node's GPUs as one extended resource
+	// (GPUResource) rather than as devices. It is an approximation: the
+	// shares of different GPUs pool together, so three pods of 0.6 GPU fit
+	// on a node of two GPUs, where on devices only two do. It is cheaper,
+	// and it is how the trace was read before devices were modelled.
+	PooledGPUs bool
 	// GPUResource is the extended resource GPUs are counted in, in
-	// thousandths of a GPU ("": DefaultGPUResource).
+	// thousandths of a GPU, when PooledGPUs ("": DefaultGPUResource).
 	GPUResource cluster.ResourceName
 	// ModelLabel is the node label of the GPU model ("":
-	// DefaultModelLabel). Nodes with a model carry it; a pod with a
-	// gpu_spec requires one of its models, unless IgnoreGPUSpec.
+	// DefaultModelLabel). Nodes with a model carry it. A pod with a
+	// gpu_spec asks for one of its models, unless IgnoreGPUSpec: with
+	// devices, by a CEL selector on the devices' model attribute; pooled,
+	// by a required node affinity on the label.
 	ModelLabel    string
 	IgnoreGPUSpec bool
 	// RackSize, when above 0, labels the nodes, in file order, into racks
@@ -102,7 +112,7 @@ func Read(nodesName string, nodes io.Reader, podsName string, pods io.Reader, op
 	if err != nil {
 		return nil, err
 	}
-	if sc.Nodes, err = readNodes(nt, opts); err != nil {
+	if sc.Nodes, sc.Devices.Slices, err = readNodes(nt, opts); err != nil {
 		return nil, err
 	}
 	pt, err := readTable(podsName, pods, []string{"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"})
@@ -117,50 +127,76 @@ func Read(nodesName string, nodes io.Reader, podsName string, pods io.Reader, op
 	if err != nil {
 		return nil, err
 	}
+	if !opts.PooledGPUs {
+		if err := claimGPUs(sc, nt, pt, tp); err != nil {
+			return nil, err
+		}
+	}
 	sc.Pods, sc.PodGroups = makeGangs(tp, opts)
 	return sc, nil
 }
 
-// readNodes converts the node rows; names are unique.
-func readNodes(t *table, opts Options) ([]cluster.Node, error) {
+// readNodes converts the node rows, and in device mode makes the slices
+// of their GPUs; names are unique.
+func readNodes(t *table, opts Options) ([]cluster.Node, []cluster.ResourceSlice, error) {
 	seen := map[string]int{}
 	var out []cluster.Node
+	var slices []cluster.ResourceSlice
 	for i, r := range t.rows {
 		name := t.text(r, "sn")
 		if first, dup := seen[name]; dup {
-			return nil, t.fail(r, "sn", fmt.Errorf("node %q is listed twice (first on line %d)", name, first))
+			return nil, nil, t.fail(r, "sn", fmt.Errorf("node %q is listed twice (first on line %d)", name, first))
 		}
 		seen[name] = r.line
 		var v [3]int64
 		for k, col := range []string{"cpu_milli", "memory_mib", "gpu"} {
 			var err error
 			if v[k], err = t.count(r, col); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		n := cluster.Node{Name: name, Labels: map[string]string{},
-			Allocatable: cluster.NewResources(v[0], v[1]<<20, defaultPodsPerNode, cluster.Scalar{Name: opts.GPUResource, Value: 1000 * v[2]})}
+			Allocatable: cluster.NewResources(v[0], v[1]<<20, defaultPodsPerNode)}
+		if opts.PooledGPUs {
+			n.Allocatable = cluster.NewResources(v[0], v[1]<<20, defaultPodsPerNode, cluster.Scalar{Name: opts.GPUResource, Value: 1000 * v[2]})
+		}
+		model := ""
 		if models := alternatives(t.text(r, "model")); len(models) == 1 {
-			n.Labels[opts.ModelLabel] = models[0]
+			model = models[0]
+			n.Labels[opts.ModelLabel] = model
 		} else if len(models) > 1 {
-			return nil, t.fail(r, "model", fmt.Errorf("a node has one GPU model, not %v", models))
+			return nil, nil, t.fail(r, "model", fmt.Errorf("a node has one GPU model, not %v", models))
 		}
 		if opts.RackSize > 0 {
 			n.Labels[opts.RackLabel] = fmt.Sprintf("rack-%d", i/opts.RackSize)
 		}
 		if err := n.Validate(); err != nil {
-			return nil, t.fail(r, "sn", err)
+			return nil, nil, t.fail(r, "sn", err)
 		}
 		out = append(out, n)
+		if opts.PooledGPUs || v[2] == 0 {
+			continue
+		}
+		if v[2] > cluster.MaxSlicedDevices {
+			return nil, nil, t.fail(r, "gpu", fmt.Errorf("%d GPUs: one slice holds at most %d devices (PooledGPUs counts more)", v[2], cluster.MaxSlicedDevices))
+		}
+		sl := gpuSlice(name, v[2], model)
+		if err := sl.Validate(); err != nil {
+			return nil, nil, t.fail(r, "sn", err)
+		}
+		slices = append(slices, sl)
 	}
-	return out, nil
+	return out, slices, nil
 }
 
-// tracePod is a pod row read: the pod, its times and its whole GPUs.
+// tracePod is a pod row read: the pod, its times, its whole GPUs and, in
+// device mode, the shape of its GPU claim (count 0: none).
 type tracePod struct {
 	pod      scenario.Pod
 	deletion time.Duration // 0: never
 	gpus     int64
+	shape    gpuShape
+	line     int
 }
 
 // readPods converts the pod rows: requests, arrival at creation_time and
@@ -193,25 +229,95 @@ func readPod(t *table, r row, name string, opts Options) (tracePod, error) {
 			return tracePod{}, err
 		}
 	}
+	if v[3] > 1000 {
+		return tracePod{}, t.fail(r, "gpu_milli", fmt.Errorf("%d: a GPU is 1000 thousandths", v[3]))
+	}
 	gpu := 1000 * v[2]
-	if v[2] == 1 && v[3] > 0 {
+	shape := gpuShape{count: v[2]}
+	if v[2] == 1 && v[3] > 0 && v[3] < 1000 {
 		gpu = v[3] // a share of one GPU
+		shape.milli = v[3]
 	}
 	created, deleted := time.Duration(v[4])*time.Second, time.Duration(v[5])*time.Second
 	if t.text(r, "deletion_time") != "" && deleted < created {
 		return tracePod{}, t.fail(r, "deletion_time", fmt.Errorf("%d is before creation_time %d", v[5], v[4]))
 	}
-	p := cluster.Pod{Name: name, Requests: cluster.NewResources(v[0], v[1]<<20, 0, cluster.Scalar{Name: opts.GPUResource, Value: gpu})}
-	if models := alternatives(t.text(r, "gpu_spec")); len(models) > 0 && !opts.IgnoreGPUSpec {
-		p.Affinity = &cluster.Affinity{NodeAffinity: &cluster.NodeAffinity{Required: []cluster.SelectorTerm{{
-			MatchExpressions: []cluster.SelectorRequirement{{Key: opts.ModelLabel, Operator: cluster.SelectorIn, Values: models}}}}}}
+	p := cluster.Pod{Name: name, Requests: cluster.NewResources(v[0], v[1]<<20, 0)}
+	models := alternatives(t.text(r, "gpu_spec"))
+	if opts.IgnoreGPUSpec {
+		models = nil
+	}
+	switch {
+	case opts.PooledGPUs:
+		p.Requests = cluster.NewResources(v[0], v[1]<<20, 0, cluster.Scalar{Name: opts.GPUResource, Value: gpu})
+		if len(models) > 0 {
+			p.Affinity = &cluster.Affinity{NodeAffinity: &cluster.NodeAffinity{Required: []cluster.SelectorTerm{{
+				MatchExpressions: []cluster.SelectorRequirement{{Key: opts.ModelLabel, Operator: cluster.SelectorIn, Values: models}}}}}}
+		}
+	case shape.count > 0:
+		// The selector alone keeps the pod to its models, as a DRA user
+		// writes it: no node affinity beside it.
+		// claimGPUs names its template.
+		shape.models = strings.Join(models, "|")
+	default:
+		shape = gpuShape{}
 	}
 	if err := p.Validate(); err != nil {
 		return tracePod{}, t.fail(r, "name", err)
 	}
-	tp := tracePod{pod: scenario.Pod{Pod: p, At: created, Source: scenario.Source{File: t.file, Line: r.line, Path: "pod " + name}}, gpus: v[2]}
+	tp := tracePod{pod: scenario.Pod{Pod: p, At: created, Source: scenario.Source{File: t.file, Line: r.line, Path: "pod " + name}},
+		gpus: v[2], shape: shape, line: r.line}
 	if deleted > created {
 		tp.deletion, tp.pod.Duration = deleted, deleted-created
 	}
 	return tp, nil
+}
+
+// claimGPUs gives the scenario the device objects of the pods' GPU
+// claims: the class, one template per shape, and each pod's template by
+// name. A pod asking for models cannot have its selector read a node's
+// devices without a model (Kubernetes' "no such key" error): such a trace
+// is an error in device mode.
+func claimGPUs(sc *scenario.Scenario, nodes, pods *table, tp []tracePod) error {
+	var shapes []gpuShape
+	modelled := -1 // the first pod asking for models
+	for i := range tp {
+		if s := tp[i].shape; s.count > 0 {
+			shapes = append(shapes, s)
+			if s.models != "" && modelled < 0 {
+				modelled = i
+			}
+		}
+	}
+	if modelled >= 0 {
+		if err := modelsKnown(nodes, &tp[modelled]); err != nil {
+			return err
+		}
+	}
+	templates, names, err := gpuTemplates(shapes)
+	if err != nil {
+		return &Error{File: pods.file, Column: "gpu_spec", Err: err}
+	}
+	for i := range tp {
+		if tp[i].shape.count > 0 {
+			tp[i].pod.Pod.ResourceClaims = []cluster.PodResourceClaim{{Name: GPUClaim, ResourceClaimTemplateName: names[tp[i].shape]}}
+		}
+	}
+	sc.Devices.Templates = templates
+	if len(sc.Devices.Slices) > 0 || len(templates) > 0 {
+		sc.Devices.Classes = []cluster.DeviceClass{gpuClass()}
+	}
+	return nil
+}
+
+// modelsKnown reports a node with GPUs and no model, which the selector
+// of pod p cannot be evaluated on.
+func modelsKnown(nodes *table, p *tracePod) error {
+	for _, r := range nodes.rows {
+		if gpus, _ := nodes.count(r, "gpu"); gpus > 0 && len(alternatives(nodes.text(r, "model"))) == 0 {
+			return nodes.fail(r, "model", fmt.Errorf("node %q has GPUs of no model, and pod %q (line %d) asks for models: "+
+				"its selector cannot read them (set IgnoreGPUSpec or PooledGPUs)", nodes.text(r, "sn"), p.pod.Pod.Name, p.line))
+		}
+	}
+	return nil
 }

@@ -91,14 +91,14 @@ func directReplay(t *testing.T, nodesPath, podsPath string) map[string]replayed 
 	return out
 }
 
-// The openb trace replayed through the importer and the scenario runner
-// ends as the direct replay does: every pod in the same phase on the same
-// node.
+// The openb trace read pooled, replayed through the importer and the
+// scenario runner, ends as the direct replay does: every pod in the same
+// phase on the same node.
 func TestOpenBReplayMatchesDirect(t *testing.T) {
 	nodes, pods := openbFiles(t)
 	want := directReplay(t, nodes, pods)
 	start := time.Now()
-	sc, err := Load(nodes, pods, Options{})
+	sc, err := Load(nodes, pods, Options{PooledGPUs: true})
 	require.NoError(t, err)
 	loaded := time.Since(start)
 	res, err := sc.Run()
@@ -114,21 +114,59 @@ func TestOpenBReplayMatchesDirect(t *testing.T) {
 		len(sc.Nodes), len(sc.Pods), phases, res.Stats.Scheduled, loaded, time.Since(start))
 }
 
-// BenchmarkOpenBImport reads the trace into a scenario.
+// TestOpenBReplay imports and replays the trace, GPUs as devices (the
+// default) and pooled, and logs how the pods end; run one mode alone
+// (-run 'TestOpenBReplay$/devices') to time a whole process. On devices
+// a share must fit in what one GPU has left, so pods may wait, or land
+// elsewhere, where pooled they were placed.
+func TestOpenBReplay(t *testing.T) {
+	nodes, pods := openbFiles(t)
+	for _, tt := range []struct {
+		name string
+		opts Options
+	}{
+		{"devices", Options{}},
+		{"pooled", Options{PooledGPUs: true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			sc, err := Load(nodes, pods, tt.opts)
+			require.NoError(t, err)
+			loaded := time.Since(start)
+			res, err := sc.Run()
+			require.NoError(t, err)
+			phases := map[gangsim.Phase]int{}
+			for _, p := range res.Pods {
+				phases[p.Phase]++
+			}
+			t.Logf("openb %s: %d nodes, %d slices, %d templates, %d pods: %v, %d bound by cycles in %d cycles; import %v, import and replay %v",
+				tt.name, len(sc.Nodes), len(sc.Devices.Slices), len(sc.Devices.Templates), len(sc.Pods), phases,
+				res.Stats.Scheduled, res.Stats.Cycles, loaded, time.Since(start))
+		})
+	}
+}
+
+// BenchmarkOpenBImport reads the trace into a scenario, GPUs as devices
+// and pooled.
 func BenchmarkOpenBImport(b *testing.B) {
 	nodes, pods := openbFiles(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Load(nodes, pods, Options{}); err != nil {
-			b.Fatal(err)
-		}
+	for _, pooled := range []bool{false, true} {
+		b.Run(map[bool]string{false: "devices", true: "pooled"}[pooled], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Load(nodes, pods, Options{PooledGPUs: pooled}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
 // BenchmarkOpenBReplay replays the trace through the scenario runner:
 // 1,523 nodes, 8,152 pods arriving at their creation times and running
-// until their deletion times, over about 149 simulated days. It reports
-// pods bound per second of wall time and the pods left pending.
+// until their deletion times, over about 149 simulated days, GPUs as
+// devices (trace, racks+gangs) and pooled. It reports pods bound per
+// second of wall time and the pods left pending.
 func BenchmarkOpenBReplay(b *testing.B) {
 	nodes, pods := openbFiles(b)
 	for _, bc := range []struct {
@@ -137,6 +175,8 @@ func BenchmarkOpenBReplay(b *testing.B) {
 	}{
 		{"trace", Options{}},
 		{"racks+gangs", Options{RackSize: 16, Gangs: GangOptions{Size: 4, TopologyKey: DefaultRackLabel}}},
+		{"pooled", Options{PooledGPUs: true}},
+		{"pooled/racks+gangs", Options{PooledGPUs: true, RackSize: 16, Gangs: GangOptions{Size: 4, TopologyKey: DefaultRackLabel}}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			sc, err := Load(nodes, pods, bc.opts)

@@ -35,8 +35,10 @@ func golden(t *testing.T, sc *scenario.Scenario, path string) {
 
 func gpu(milli int64) cluster.Scalar { return cluster.Scalar{Name: DefaultGPUResource, Value: milli} }
 
-func TestReadTrace(t *testing.T) {
-	sc, err := Load("testdata/nodes.csv", "testdata/pods.csv", Options{})
+// The pooled mode reads GPUs as one extended resource per node, and
+// gpu_spec as a node affinity on the model label.
+func TestReadTracePooled(t *testing.T) {
+	sc, err := Load("testdata/nodes.csv", "testdata/pods.csv", Options{PooledGPUs: true})
 	require.NoError(t, err)
 	require.Len(t, sc.Nodes, 8)
 	n := sc.Nodes[6]
@@ -60,17 +62,27 @@ func TestReadTrace(t *testing.T) {
 	require.Zero(t, byName["small-pod-06"].Duration, "no deletion time: runs to the end")
 	require.Zero(t, byName["small-pod-08"].Duration, "deleted when created: runs to the end")
 	require.True(t, cluster.NewResources(32000, 128<<30, 0, gpu(8000)).Equal(byName["small-pod-06"].Pod.Requests))
-	golden(t, sc, "testdata/pods.json")
+	require.Empty(t, sc.Devices, "no device objects when pooled")
+	golden(t, sc, "testdata/pods-pooled.json")
 
-	sc, err = Load("testdata/nodes.csv", "testdata/pods.csv", Options{IgnoreGPUSpec: true, MaxPods: 4})
+	sc, err = Load("testdata/nodes.csv", "testdata/pods.csv", Options{PooledGPUs: true, IgnoreGPUSpec: true, MaxPods: 4})
 	require.NoError(t, err)
 	require.Len(t, sc.Pods, 4)
 	require.Nil(t, sc.Pods[2].Pod.Affinity)
 }
 
-// Racks and gangs are synthesised on top of the trace.
+// Racks and gangs are synthesised on top of the trace, with GPUs as
+// devices and pooled.
 func TestRacksAndGangs(t *testing.T) {
-	opts := Options{RackSize: 2, Gangs: GangOptions{Size: 2, TopologyKey: DefaultRackLabel}}
+	for _, pooled := range []bool{false, true} {
+		t.Run(map[bool]string{false: "devices", true: "pooled"}[pooled], func(t *testing.T) {
+			testRacksAndGangs(t, pooled)
+		})
+	}
+}
+
+func testRacksAndGangs(t *testing.T, pooled bool) {
+	opts := Options{PooledGPUs: pooled, RackSize: 2, Gangs: GangOptions{Size: 2, TopologyKey: DefaultRackLabel}}
 	sc, err := Load("testdata/nodes.csv", "testdata/pods.csv", opts)
 	require.NoError(t, err)
 	for i, n := range sc.Nodes {
@@ -92,13 +104,17 @@ func TestRacksAndGangs(t *testing.T) {
 		"small-pod-06@gang-1@2m0s+0s", "small-pod-09@gang-1@2m0s+5h31m20s",
 		"small-pod-10@gang-2@1h1m40s+4h31m40s", "small-pod-11@gang-2@1h1m40s+7h18m20s",
 	}, members)
+	if pooled {
+		golden(t, sc, "testdata/pods-gangs-pooled.json")
+		return
+	}
 	golden(t, sc, "testdata/pods-gangs.json")
 }
 
 // A pod file without times (the multigpu variants) arrives at once and
 // runs to the end.
 func TestTraceWithoutTimes(t *testing.T) {
-	sc, err := Load("testdata/nodes.csv", "testdata/pods-short.csv", Options{GPUResource: "example.com/gpu-milli"})
+	sc, err := Load("testdata/nodes.csv", "testdata/pods-short.csv", Options{PooledGPUs: true, GPUResource: "example.com/gpu-milli"})
 	require.NoError(t, err)
 	for _, p := range sc.Pods {
 		require.Zero(t, p.At)
@@ -141,7 +157,7 @@ func TestTraceErrors(t *testing.T) {
 }
 
 // FuzzRead: any pair of files is a scenario or an error wrapping ErrTrace,
-// never a panic; what loads also runs.
+// never a panic, with GPUs as devices or pooled; what loads also runs.
 func FuzzRead(f *testing.F) {
 	nodes, _ := os.ReadFile("testdata/nodes.csv")
 	for _, name := range []string{"testdata/pods.csv", "testdata/pods-short.csv"} {
@@ -153,7 +169,7 @@ func FuzzRead(f *testing.F) {
 		if len(nodes)+len(pods) > 1<<14 {
 			t.Skip("large files make slow runs, not interesting ones")
 		}
-		opts := Options{RackSize: rack % 8, Gangs: GangOptions{Size: gang % 8, TopologyKey: DefaultRackLabel}}
+		opts := Options{RackSize: rack % 8, Gangs: GangOptions{Size: gang % 8, TopologyKey: DefaultRackLabel}, PooledGPUs: rack/8%2 != 0}
 		sc, err := Read("nodes.csv", strings.NewReader(string(nodes)), "pods.csv", strings.NewReader(string(pods)), opts)
 		if err != nil {
 			if !errors.Is(err, ErrTrace) {
