@@ -20,10 +20,17 @@ const gpuDriver = "gpu.nvidia.com"
 // GPU device class; preemption turns the DRAPreemption gate on.
 func newDeviceSched(t *testing.T, preemption bool, opts ...Option) *testSched {
 	t.Helper()
+	return newDeviceSchedWith(t, preemption, false, opts...)
+}
+
+// newDeviceSchedWith is newDeviceSched; noMemo turns the plugin's
+// memo of allocations off.
+func newDeviceSchedWith(t *testing.T, preemption, noMemo bool, opts ...Option) *testSched {
+	t.Helper()
 	cfg := Config{CheckInvariants: true}
-	if preemption {
+	if preemption || noMemo {
 		args := dynamicresources.NewArgs().(*dynamicresources.Args)
-		args.Preemption = true
+		args.Preemption, args.NoAllocationMemo = preemption, noMemo
 		cfg.Profiles = []Profile{{PluginConfig: []PluginConfig{{Name: dynamicresources.Name, Args: args}}}}
 	}
 	s, err := New(cfg, opts...)
@@ -312,10 +319,14 @@ func TestInvalidSelectorNamesTheField(t *testing.T) {
 // a claim shared by a few; two priorities, run times, so that pods end,
 // free devices and preempt.
 func deviceCluster(t *testing.T, seed uint64, preemption bool, opts ...Option) (*testSched, []string) {
+	return deviceClusterWith(t, seed, preemption, false, opts...)
+}
+
+func deviceClusterWith(t *testing.T, seed uint64, preemption, noMemo bool, opts ...Option) (*testSched, []string) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
 	var events []string
-	ts := newDeviceSched(t, preemption, append(opts, WithObserver(func(e Event) { events = append(events, e.String()) }))...)
+	ts := newDeviceSchedWith(t, preemption, noMemo, append(opts, WithObserver(func(e Event) { events = append(events, e.String()) }))...)
 	models := []string{"A100", "H100"}
 	for i := range 4 + rng.IntN(8) {
 		ts.gpus(fmt.Sprintf("n%02d", i), 1+rng.IntN(8), models[rng.IntN(2)], rng.IntN(3) == 0, fmt.Sprintf("r%d", i%3))
@@ -383,8 +394,9 @@ func (ts *testSched) checkClaimAccounts() {
 
 // On random GPU clusters every shortcut keeps every decision with devices
 // too (the DynamicResources plugin signs its verdicts for the filter
-// memo), with the DRAPreemption gate off and on; the claim accounts match
-// the pods at the end.
+// memo), and so does the plugin's own memo of allocations, with the
+// DRAPreemption gate off and on; the claim accounts match the pods at the
+// end.
 func TestDeviceClustersKeepDecisionsWithoutShortcuts(t *testing.T) {
 	seeds := uint64(16)
 	if raceOn || testing.Short() {
@@ -403,6 +415,8 @@ func TestDeviceClustersKeepDecisionsWithoutShortcuts(t *testing.T) {
 				_, got := deviceCluster(t, seed, preemption, WithoutShortcuts(off))
 				require.Equal(t, want, got, "seed %d, preemption %v, without %v", seed, preemption, off)
 			}
+			_, got := deviceClusterWith(t, seed, preemption, true)
+			require.Equal(t, want, got, "seed %d, preemption %v, without the plugin's memo of allocations", seed, preemption)
 		}
 	}
 	require.Positive(t, bound)

@@ -42,6 +42,10 @@ type Args struct {
 	// depend only on the node and the claims, as the filter memo keeps a
 	// node's verdict per claim spec. Go only; nil keeps kube's order.
 	DeviceRank func(node *cluster.NodeInfo, claims []*cluster.ResourceClaim) func(cluster.DeviceID) int64 `json:"-" yaml:"-"`
+	// NoAllocationMemo allocates afresh on every Filter, instead of
+	// remembering allocations by node content and claim specs: for the
+	// test that the memo changes no decision. Go only.
+	NoAllocationMemo bool `json:"-" yaml:"-"`
 }
 
 // NewArgs returns the defaults.
@@ -61,7 +65,30 @@ type DynamicResources struct {
 	selectors  *CELSelectors
 	// sigs caches the signature part of each claim spec, by spec key.
 	sigs map[string]string
+	// allocs remembers allocations by node content (the snapshot's stamp)
+	// and claim specs: an allocation is a function of the two, and pods
+	// whose other requests differ (a trace's) ask the same of a node
+	allocs map[allocKey]allocResult
 }
+
+// allocKey is one allocation question: the claims (their specs' short
+// names) on one content of one node of a snapshot.
+type allocKey struct {
+	snap  *cluster.Snapshot
+	node  int
+	stamp uint64
+	specs string
+}
+
+// allocResult is Allocate's answer (errors are not remembered).
+type allocResult struct {
+	results []cluster.AllocationResult // read-only
+	ok      bool
+}
+
+// maxAllocs bounds the allocations remembered; past it they are
+// forgotten at once.
+const maxAllocs = 1 << 16
 
 var (
 	_ fw.PreFilterPlugin      = (*DynamicResources)(nil)
@@ -88,7 +115,11 @@ func New(args any, h fw.Handle) (fw.Plugin, error) {
 	if args == nil {
 		a = NewArgs().(*Args)
 	}
-	return &DynamicResources{h: h, features: a.Features, preemption: a.Preemption, rank: a.DeviceRank, selectors: NewCELSelectors(), sigs: map[string]string{}}, nil
+	pl := &DynamicResources{h: h, features: a.Features, preemption: a.Preemption, rank: a.DeviceRank, selectors: NewCELSelectors(), sigs: map[string]string{}}
+	if !a.NoAllocationMemo {
+		pl.allocs = map[allocKey]allocResult{}
+	}
+	return pl, nil
 }
 
 // Name returns Name.
@@ -127,6 +158,9 @@ type stateData struct {
 	extended    []extendedRequest
 	extendedKey string
 	extClaims   map[uint64]*cluster.ResourceClaim
+	// specs names the claims to allocate and the extended resources, for
+	// remembered allocations
+	specs string
 }
 
 // extendedRequest is an extended resource of the pod served by a class.
@@ -220,6 +254,16 @@ func (pl *DynamicResources) PreFilter(state *fw.CycleState, pod *cluster.PodInfo
 		s.claims = append(s.claims, pc)
 	}
 	s.allocations = map[int][]cluster.AllocationResult{}
+	var b []byte
+	for _, rc := range s.toAllocate {
+		b = append(b, pl.specSig(rc)...)
+	}
+	for _, e := range s.extended {
+		b = append(append(append(b, 'x'), e.name...), ':')
+		b = strconv.AppendInt(append(strconv.AppendInt(b, e.count, 10), '@'), int64(len(e.class.Name)), 10)
+		b = append(b, e.class.Name...)
+	}
+	s.specs = string(b)
 	state.Write(stateKey, s)
 	return nil
 }
@@ -354,6 +398,30 @@ func (pl *DynamicResources) Filter(state *fw.CycleState, pod *cluster.PodInfo, n
 // the node's devices in use less the claims the preemption's simulation
 // freed.
 func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, bool, error) {
+	if len(s.freed) > 0 || pl.h == nil || pl.allocs == nil {
+		return pl.allocateNow(s, ni)
+	}
+	snap := pl.h.Snapshot()
+	i := ni.Index()
+	if i >= snap.Len() || snap.Node(i) != ni {
+		return pl.allocateNow(s, ni) // not the snapshot's node: no stamp names it
+	}
+	key := allocKey{snap: snap, node: i, stamp: snap.Stamp(i), specs: s.specs}
+	if r, ok := pl.allocs[key]; ok {
+		return r.results, r.ok, nil
+	}
+	results, ok, err := pl.allocateNow(s, ni)
+	if err == nil {
+		if len(pl.allocs) >= maxAllocs {
+			clear(pl.allocs)
+		}
+		pl.allocs[key] = allocResult{results, ok}
+	}
+	return results, ok, err
+}
+
+// allocateNow is allocate without remembering.
+func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, bool, error) {
 	allocated := NodeState(ni)
 	for key, n := range s.freed {
 		alloc, pods, ok := ni.Claim(key)
