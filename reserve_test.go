@@ -50,6 +50,16 @@ func (p *reserveTester) PreFilter(state *fw.CycleState, pod *cluster.PodInfo, _ 
 
 func claimOf(pod *cluster.PodInfo) string { return "default/claim-" + pod.Pod().Name }
 
+// testerPod is a pod (of group, when set) naming the claim the tester
+// reserves for it, so that the cache releases it with the pod.
+func testerPod(name, group string, milliCPU int64) cluster.Pod {
+	w := gangsimtest.MakePod(name).MilliCPU(milliCPU).ResourceClaims(cluster.PodResourceClaim{Name: "gpu", ResourceClaimName: "claim-" + name})
+	if group != "" {
+		w = w.Group(group)
+	}
+	return w.Obj()
+}
+
 func (p *reserveTester) Reserve(state *fw.CycleState, pod *cluster.PodInfo, node int) *fw.Status {
 	if d, ok := state.Read(reserveTesterName); !ok || d.(*podKeyState).key != pod.Key() {
 		return fw.NewStatus(fw.Error, "Reserve ran with another pod's state")
@@ -90,7 +100,9 @@ func newReserveSched(t *testing.T, pl *reserveTester, opts ...Option) *testSched
 		}
 		return pl, nil
 	}}}
-	cfg := Config{CheckInvariants: true, Profiles: []Profile{{Plugins: &Plugins{MultiPoint: PluginSet{Enabled: []PluginRef{{Name: reserveTesterName}}}}}}}
+	// DynamicResources is off: the tester reserves the pods' claims itself
+	cfg := Config{CheckInvariants: true, Profiles: []Profile{{Plugins: &Plugins{MultiPoint: PluginSet{Enabled: []PluginRef{{Name: reserveTesterName}},
+		Disabled: []PluginRef{{Name: "DynamicResources"}}}}}}}
 	s, err := New(cfg, append(opts, WithRegistry(reg))...)
 	require.NoError(t, err)
 	return &testSched{Scheduler: s, t: t}
@@ -146,7 +158,7 @@ func TestReserveFailureFailsThePodAttempt(t *testing.T) {
 	require.NoError(t, ts.AddNode(gangsimtest.MakeNode("small").CPU("1").Memory("16Gi").Obj()))
 	big, _ := ts.snap.Index("big")
 	pl.reject = func(_ *cluster.PodInfo, node int) bool { return node == big }
-	require.NoError(t, ts.AddPod(gangsimtest.MakePod("web").CPU("2").Obj(), 0))
+	require.NoError(t, ts.AddPod(testerPod("web", "", 2000), 0))
 
 	res := ts.scheduleOne()
 	require.Empty(t, res.Bound)
@@ -186,7 +198,7 @@ func TestReserveFailureInAGang(t *testing.T) {
 		}
 		ts.gang("g", 4)
 		for i := range 4 {
-			ts.member(fmt.Sprintf("g-%d", i), "g", 3000)
+			require.NoError(t, ts.AddPod(testerPod(fmt.Sprintf("g-%d", i), "g", 3000), 0))
 		}
 		res := ts.scheduleOne()
 		require.Empty(t, res.Bound)
@@ -209,7 +221,7 @@ func TestReserveFailureInAGang(t *testing.T) {
 		}
 		ts.gang("g", 2)
 		for i := range 3 {
-			ts.member(fmt.Sprintf("g-%d", i), "g", 3000)
+			require.NoError(t, ts.AddPod(testerPod(fmt.Sprintf("g-%d", i), "g", 3000), 0))
 		}
 		res := ts.scheduleOne()
 		require.Equal(t, []Binding{{Pod: "default/g-0", Node: "n-0"}, {Pod: "default/g-2", Node: "n-1"}}, res.Bound,
@@ -242,7 +254,7 @@ func TestReappliedPlacementIsTheEvaluatedOne(t *testing.T) {
 			}
 			require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang("g", tc.minCount).Rack().Obj()))
 			for i := range 3 {
-				ts.member(fmt.Sprintf("g-%d", i), "g", 3000)
+				require.NoError(t, ts.AddPod(testerPod(fmt.Sprintf("g-%d", i), "g", 3000), 0))
 			}
 			res := ts.scheduleOne()
 			if tc.reserves > 0 {

@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -57,6 +58,10 @@ func (c *Cache) CheckConsistency() error {
 			err = bad("node %q counts its pods by priority as %v, they are %v", ni.node.Name, ni.priorities, prios)
 		case !c.servedFits(sum, ni.node.Allocatable):
 			err = bad("node %q holds %v, more than its allocatable %v", ni.node.Name, sum, ni.node.Allocatable)
+		default:
+			if problem := ni.claimProblem(); problem != "" {
+				err = bad("node %q: %s", ni.node.Name, problem)
+			}
 		}
 		return err == nil
 	})
@@ -106,4 +111,41 @@ func (c *Cache) servesExtended(r ResourceName) bool {
 		return !found
 	})
 	return found
+}
+
+// claimProblem checks a node's claim accounts against its pods: each claim
+// allocated there counts the node's pods that use it, one at least, and
+// their devices' use is the sum of the allocations.
+func (ni *NodeInfo) claimProblem() string {
+	if ni.devices == nil || len(ni.devices.claims) == 0 {
+		return ""
+	}
+	users := map[string]int32{}
+	for _, pi := range ni.pods {
+		p := &pi.pod
+		for i := range p.ResourceClaims {
+			users[p.ClaimKey(i)]++
+		}
+		if p.Requests.HasScalars() {
+			users[p.ExtendedClaimKey()]++
+		}
+	}
+	var want nodeDevices
+	for _, c := range ni.devices.claims {
+		if c.pods != users[c.key] || c.pods < 1 {
+			return fmt.Sprintf("claim %s counts %d pods, %d of the node's pods use it", c.key, c.pods, users[c.key])
+		}
+		probe := NodeInfo{devices: &want}
+		probe.accountClaim(c.alloc, 1)
+	}
+	if len(want.use) != len(ni.devices.use) {
+		return fmt.Sprintf("%d devices in use, the claims take %d", len(ni.devices.use), len(want.use))
+	}
+	for id, u := range want.use {
+		got := ni.devices.use[id]
+		if got.Exclusive != u.Exclusive || !maps.Equal(got.Capacity, u.Capacity) {
+			return fmt.Sprintf("device %s: in use %+v, the claims take %+v", id, got, u)
+		}
+	}
+	return ""
 }
