@@ -118,7 +118,7 @@ func runAPIProgramObserved(data []byte, trace func(string), observe Observer) er
 
 // call decodes one API call, makes it, and describes it.
 func (p *apiProgram) call(s *Scheduler) (string, error) {
-	switch op := p.pick(16); op {
+	switch op := p.pick(20); op {
 	case 0:
 		n := p.node()
 		return "AddNode " + n.Name, s.AddNode(n)
@@ -164,6 +164,34 @@ func (p *apiProgram) call(s *Scheduler) (string, error) {
 	case 14:
 		_, _, err := s.ScheduleOne()
 		return "ScheduleOne", err
+	case 16:
+		node := p.nodeName()
+		devs := make([]cluster.Device, 1+p.pick(4))
+		shared := p.flag()
+		for i := range devs {
+			devs[i] = cluster.Device{Name: fmt.Sprintf("gpu-%d", i), AllowMultipleAllocations: shared}
+			if shared {
+				devs[i].Capacity = map[cluster.QualifiedName]cluster.DeviceCapacity{"milligpu": {Value: 1000 * 1000}}
+			}
+		}
+		rs := cluster.ResourceSlice{Name: node + "-gpus", Driver: "gpu.nvidia.com", Pool: cluster.ResourcePool{Name: node, SliceCount: 1}, NodeName: node, Devices: devs}
+		if p.flag() {
+			return "RemoveResourceSlice " + rs.Name, s.RemoveResourceSlice(rs.Name)
+		}
+		return "AddResourceSlice " + rs.Name, s.AddResourceSlice(rs)
+	case 17:
+		dc := cluster.DeviceClass{Name: "gpu", Selectors: []cluster.DeviceSelector{{CEL: `device.driver == "gpu.nvidia.com"`}}}
+		if p.flag() {
+			dc = cluster.DeviceClass{Name: "gpu-ext", ExtendedResourceName: "example.com/gpu", Selectors: dc.Selectors}
+		}
+		return "AddDeviceClass " + dc.Name, s.AddDeviceClass(dc)
+	case 18:
+		spec, name := fuzzClaimSpec(p.pick(3))
+		return "AddResourceClaimTemplate " + name, s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Namespace: fuzzNS[p.pick(len(fuzzNS))], Name: name, Spec: spec})
+	case 19:
+		spec, _ := fuzzClaimSpec(p.pick(3))
+		name := fmt.Sprintf("shared-%d", p.pick(3))
+		return "AddResourceClaim " + name, s.AddResourceClaim(cluster.ResourceClaim{Namespace: fuzzNS[p.pick(len(fuzzNS))], Name: name, Spec: spec})
 	default:
 		t := s.Now() + p.duration()
 		return fmt.Sprintf("AdvanceTo %v", t), s.AdvanceTo(t)
@@ -274,6 +302,14 @@ func (p *apiProgram) pod(running bool) (cluster.Pod, time.Duration) {
 		pod.Tolerations = []cluster.Toleration{{Key: "dedicated", Operator: cluster.TolerationExists}}
 	case 7:
 		pod.Requests = pod.Requests.With("nvidia.com/gpu", int64(1+p.pick(2)))
+	case 8:
+		e := cluster.PodResourceClaim{Name: "gpu", ResourceClaimTemplateName: []string{"one", "two", "half", "missing"}[p.pick(4)]}
+		if p.flag() {
+			e = cluster.PodResourceClaim{Name: "gpu", ResourceClaimName: fmt.Sprintf("shared-%d", p.pick(3))}
+		}
+		pod.ResourceClaims = []cluster.PodResourceClaim{e}
+	case 9:
+		pod.Requests = pod.Requests.With("example.com/gpu", int64(1+p.pick(2)))
 	}
 	d := []time.Duration{0, 0, 30 * time.Second, 5 * time.Minute}[p.pick(4)]
 	return pod, d
@@ -349,4 +385,13 @@ func TestAPIProgramsRandom(t *testing.T) {
 			t.Fatalf("program %d: %v\ncalls:\n  %s\nbytes for testdata/fuzz/FuzzSchedulerAPI: %q", i, err, strings.Join(calls, "\n  "), data)
 		}
 	}
+}
+
+// fuzzClaimSpec is one of three claim specs: one GPU, two, half of one.
+func fuzzClaimSpec(i int) (cluster.ResourceClaimSpec, string) {
+	r := &cluster.ExactDeviceRequest{DeviceClassName: "gpu", Count: []int64{1, 2, 1}[i]}
+	if i == 2 {
+		r.Capacity = map[cluster.QualifiedName]cluster.Quantity{"milligpu": 500 * 1000}
+	}
+	return cluster.ResourceClaimSpec{Requests: []cluster.DeviceRequest{{Name: "gpu", Exactly: r}}}, []string{"one", "two", "half"}[i]
 }
