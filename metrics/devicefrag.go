@@ -27,13 +27,17 @@ import (
 // a node's change O(types x its devices). An instant recomputes the nodes
 // that changed, and a new type is computed once on every node.
 type deviceFragmentation struct {
-	types    []*taskType
-	typeIdx  map[string]int
-	computed int     // types computed on every node not dirty
-	sum      []int64 // per type: the nodes' fragments (thousandths)
-	free     []int64 // per class: the schedulable nodes' free amount
-	pods     []int64 // per class: the pods arrived requesting it
-	dirty    map[string]bool
+	types   []*taskType
+	typeIdx map[string]int
+	// podTypes remembers the types of a pod's request shape and claim
+	// specs (by shape, then by the specs' keys), so that an arrival like
+	// an earlier one costs two map reads.
+	podTypes map[string]map[string][]int
+	computed int                   // types computed on every node not dirty
+	sum      []int64               // per type: the nodes' fragments (thousandths)
+	free     []int64               // per class: the schedulable nodes' free amount
+	pods     []int64               // per class: the pods arrived requesting it
+	dirty    []*nodeState          // nodes to recompute (flagged devDirty)
 	classes  []*classFragmentation // per class number
 }
 
@@ -57,12 +61,15 @@ type classFragmentation struct {
 }
 
 func newDeviceFragmentation() deviceFragmentation {
-	return deviceFragmentation{typeIdx: map[string]int{}, dirty: map[string]bool{}}
+	return deviceFragmentation{typeIdx: map[string]int{}, podTypes: map[string]map[string][]int{}}
 }
 
-func (f *deviceFragmentation) nodeChanged(name string) { f.dirty[name] = true }
-
-func (f *deviceFragmentation) nodeRemoved(name string) { delete(f.dirty, name) }
+func (f *deviceFragmentation) nodeChanged(ns *nodeState) {
+	if !ns.devDirty {
+		ns.devDirty = true
+		f.dirty = append(f.dirty, ns)
+	}
+}
 
 // dropNode takes a node's fragments and free amounts out of the sums.
 func (f *deviceFragmentation) dropNode(nd *nodeDevices) {
@@ -90,19 +97,60 @@ func (f *deviceFragmentation) arrive(dv *devices, p *podState) {
 	if dv.src == nil || len(pod.ResourceClaims) == 0 {
 		return
 	}
-	for c, d := range podDemand(dv, pod) {
+	claims := make([]*cluster.ResourceClaim, len(pod.ResourceClaims))
+	sig, cacheable := "", true
+	for i := range pod.ResourceClaims {
+		rc, ok := dv.src.ResourceClaim(pod.ClaimKey(i))
+		switch {
+		case !ok:
+			sig += "\x01missing\x00"
+		case rc.SpecKey() == "":
+			cacheable = false // a claim not from a cache: no key to remember it by
+		case len(pod.ResourceClaims) == 1:
+			sig = rc.SpecKey()
+		default:
+			sig += rc.SpecKey() + "\x00"
+		}
+		if ok {
+			claims[i] = rc
+		}
+	}
+	types, known := f.podTypes[p.shape][sig]
+	if !known || !cacheable {
+		types = f.typesOf(dv, p, claims)
+		if cacheable {
+			bySig := f.podTypes[p.shape]
+			if bySig == nil {
+				bySig = map[string][]int{}
+				f.podTypes[p.shape] = bySig
+			}
+			bySig[sig] = types
+		}
+	}
+	for _, i := range types {
+		f.types[i].count++
+		f.pods[f.types[i].class]++
+	}
+}
+
+// typesOf returns the numbers of a pod's task types, adding new ones.
+func (f *deviceFragmentation) typesOf(dv *devices, p *podState, claims []*cluster.ResourceClaim) []int {
+	demands := podDemand(dv, claims)
+	var out []int
+	for _, c := range slices.Sorted(maps.Keys(demands)) {
+		d := demands[c]
 		key := d.key(c) + "|" + p.shape
 		i, ok := f.typeIdx[key]
 		if !ok {
 			i = len(f.types)
 			f.typeIdx[key] = i
-			f.types = append(f.types, &taskType{class: c, whole: d.whole, share: d.share, shape: shape{vec: p.vec, pod: pod}})
+			f.types = append(f.types, &taskType{class: c, whole: d.whole, share: d.share, shape: shape{vec: p.vec, pod: p.info.Pod()}})
 			f.sum = append(f.sum, 0)
 			f.class(c).types++
 		}
-		f.types[i].count++
-		f.pods[c]++
+		out = append(out, i)
 	}
+	return out
 }
 
 // demand is a pod's demand of one class.
@@ -125,17 +173,16 @@ func (d demand) key(class int) string {
 // request of one device with capacities is a share; a pod asking for
 // exactly one share of a class is a sharing type of it, and any other
 // mix counts each share as a whole device. Claims the source does not
-// hold (not added yet) ask for nothing.
-func podDemand(dv *devices, pod *cluster.Pod) map[int]demand {
+// hold (nil: not added yet) ask for nothing.
+func podDemand(dv *devices, claims []*cluster.ResourceClaim) map[int]demand {
 	type acc struct {
 		whole  int64
 		all    bool
 		shares []map[cluster.QualifiedName]cluster.Quantity
 	}
 	per := map[int]*acc{}
-	for i := range pod.ResourceClaims {
-		rc, ok := dv.src.ResourceClaim(pod.ClaimKey(i))
-		if !ok {
+	for _, rc := range claims {
+		if rc == nil {
 			continue
 		}
 		for j := range rc.Spec.Requests {
@@ -181,19 +228,20 @@ func podDemand(dv *devices, pod *cluster.Pod) map[int]demand {
 // nodes that changed; then the classes' tracks.
 func (f *deviceFragmentation) update(r *Recorder) {
 	if f.computed < len(f.types) {
-		for name, ns := range r.nodes {
-			if ns.dev != nil && !f.dirty[name] {
+		for _, ns := range r.nodes {
+			if ns.dev != nil && !ns.devDirty {
 				f.extend(ns)
 			}
 		}
 		f.computed = len(f.types)
 	}
-	for name := range f.dirty {
-		delete(f.dirty, name)
-		if ns := r.nodes[name]; ns != nil && ns.dev != nil {
+	for _, ns := range f.dirty {
+		ns.devDirty = false
+		if ns.dev != nil && r.nodes[ns.node.Name] == ns {
 			f.refresh(ns)
 		}
 	}
+	f.dirty = f.dirty[:0]
 	for c, cf := range f.classes {
 		e := f.expected(c)
 		cf.frag.cur = int64(e + 0.5)
@@ -233,23 +281,33 @@ func (f *deviceFragmentation) extend(ns *nodeState) {
 	}
 }
 
-// refresh recomputes a node's fragments and free amounts.
+// refresh recomputes a node's fragments and free amounts, in place.
 func (f *deviceFragmentation) refresh(ns *nodeState) {
 	nd := ns.dev
-	f.dropNode(nd)
-	nd.frag = make([]int64, len(f.types))
+	nd.frag = grow(nd.frag, len(f.types))
 	for t, tt := range f.types {
-		nd.frag[t] = fragment(ns, tt)
-		f.sum[t] += nd.frag[t]
+		x := fragment(ns, tt)
+		f.sum[t] += x - nd.frag[t]
+		nd.frag[t] = x
 	}
-	nd.free = make([]int64, len(nd.byClass))
+	nd.free = grow(nd.free, len(nd.byClass))
 	for c := range nd.byClass {
 		f.class(c)
+		var x int64
 		if ns.schedulable {
-			nd.free[c] = freeOf(nd, c)
+			x = freeOf(nd, c)
 		}
-		f.free[c] += nd.free[c]
+		f.free[c] += x - nd.free[c]
+		nd.free[c] = x
 	}
+}
+
+// grow extends v with zeros to length n.
+func grow(v []int64, n int) []int64 {
+	if len(v) < n {
+		v = append(v, make([]int64, n-len(v))...)
+	}
+	return v
 }
 
 // freeOf is the free amount of a class's devices on a node.

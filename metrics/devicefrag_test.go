@@ -92,7 +92,7 @@ func TestExpectedFragmentAndRatio(t *testing.T) {
 	}
 	addType(task(1, 0, 500), 2)
 	addType(task(1, 1, 0), 1)
-	f.nodeChanged("n1")
+	f.nodeChanged(r.nodes["n1"])
 	f.update(r)
 	addType(task(6, 0, 500), 1) // a new type after the first update: computed on every node
 	f.update(r)
@@ -102,7 +102,7 @@ func TestExpectedFragmentAndRatio(t *testing.T) {
 	assert.Equal(t, int64(1400), f.free[0])
 
 	r.nodes["n2"] = gpuNode("n2", 8, 0, 0)
-	f.nodeChanged("n2")
+	f.nodeChanged(r.nodes["n2"])
 	f.update(r)
 	assert.Equal(t, int64(650), cf.frag.cur)
 	assert.Equal(t, int64(191176), cf.ratio.cur) // 0.65 / 3.4
@@ -111,7 +111,7 @@ func TestExpectedFragmentAndRatio(t *testing.T) {
 	// a change of a node recomputes it: gpu-0 freed on n1
 	n1 := r.nodes["n1"].dev
 	n1.devs[0].take(&cluster.DeviceRequestAllocation{ConsumedCapacity: map[cluster.QualifiedName]cluster.Quantity{milligpu: 600 * 1000}}, -1)
-	f.nodeChanged("n1")
+	f.nodeChanged(r.nodes["n1"])
 	f.update(r)
 	assert.Equal(t, []int64{0, 0, 2000}, f.sum, "the cpu-short task still cannot run on n1")
 	assert.Equal(t, int64(500), cf.frag.cur)
@@ -128,7 +128,7 @@ func TestRatioWithNothingFree(t *testing.T) {
 	f.sum = []int64{0}
 	f.class(0).types = 1
 	f.types[0].count, f.pods[0] = 1, 1
-	f.nodeChanged("n")
+	f.nodeChanged(r.nodes["n"])
 	f.update(r)
 	assert.Zero(t, f.classes[0].ratio.cur)
 	assert.Zero(t, f.classes[0].frag.cur)

@@ -50,7 +50,7 @@ type devices struct {
 	selectors *deviceselector.Cache
 	groups    map[groupID]*deviceGroup
 	claims    map[string]allocatedClaim // by claim key
-	stale     map[string]bool           // nodes whose inventory is to be read
+	stale     []*nodeState              // nodes whose inventory is to be read (flagged devStale)
 	classIdx  map[string]int            // class name -> number
 	classes   []string
 	frag      deviceFragmentation
@@ -97,7 +97,7 @@ type device struct {
 
 func newDevices(src DeviceSource) devices {
 	return devices{src: src, groups: map[groupID]*deviceGroup{}, claims: map[string]allocatedClaim{},
-		stale: map[string]bool{}, classIdx: map[string]int{}, frag: newDeviceFragmentation()}
+		classIdx: map[string]int{}, frag: newDeviceFragmentation()}
 }
 
 // free is the part of the device no claim takes, in thousandths.
@@ -187,21 +187,26 @@ func (dv *devices) classNumber(name string) int {
 	return len(dv.classes) - 1
 }
 
-// nodeChanged marks a node whose inventory is to be read again.
-func (dv *devices) nodeChanged(name string) {
-	if dv.src != nil {
-		dv.stale[name] = true
+// nodeChanged marks a node whose inventory is to be read again. (Lists
+// with flags, not maps: an emptied map still costs its size to iterate,
+// and the instants of a busy run are many.)
+func (dv *devices) nodeChanged(ns *nodeState) {
+	if dv.src != nil && !ns.devStale {
+		ns.devStale = true
+		dv.stale = append(dv.stale, ns)
 	}
 }
 
-// readStale reads the inventory of the nodes marked stale.
+// readStale reads the inventory of the nodes marked stale (still in the
+// cluster).
 func (dv *devices) readStale(r *Recorder) {
-	for name := range dv.stale {
-		delete(dv.stale, name)
-		if ns := r.nodes[name]; ns != nil {
-			dv.readInventory(name, ns)
+	for _, ns := range dv.stale {
+		ns.devStale = false
+		if r.nodes[ns.node.Name] == ns {
+			dv.readInventory(ns.node.Name, ns)
 		}
 	}
+	dv.stale = dv.stale[:0]
 }
 
 // readInventory takes a node's slices from the source; when they changed,
@@ -231,7 +236,7 @@ func (dv *devices) readInventory(name string, ns *nodeState) {
 			dv.apply(ns, c.alloc, 1)
 		}
 	}
-	dv.frag.nodeChanged(name)
+	dv.frag.nodeChanged(ns)
 }
 
 // addDevice adds one device of a slice to a node's inventory.
@@ -316,8 +321,6 @@ func (dv *devices) dropNode(ns *nodeState) {
 // removeNode forgets a node and the claims allocated on it.
 func (dv *devices) removeNode(name string, ns *nodeState) {
 	dv.dropNode(ns)
-	delete(dv.stale, name)
-	dv.frag.nodeRemoved(name)
 	for key, c := range dv.claims {
 		if c.node == name {
 			delete(dv.claims, key)
@@ -356,7 +359,7 @@ func (dv *devices) released(r *Recorder, key string) {
 // the instant, which applies the claims on it then.
 func (dv *devices) apply(ns *nodeState, alloc *cluster.AllocationResult, sign int) {
 	if ns.dev == nil {
-		dv.nodeChanged(ns.node.Name)
+		dv.nodeChanged(ns)
 		return
 	}
 	for i := range alloc.Devices {
@@ -368,7 +371,7 @@ func (dv *devices) apply(ns *nodeState, alloc *cluster.AllocationResult, sign in
 			ns.dev.devs[k].take(a, sign)
 		}
 	}
-	dv.frag.nodeChanged(ns.node.Name)
+	dv.frag.nodeChanged(ns)
 }
 
 // flush records the groups' tracks.

@@ -64,6 +64,8 @@ type nodeState struct {
 	domains     []*domainState // one per domain key it has a label for
 	frag        []int64        // its part of the fragmented totals
 	dev         *nodeDevices   // its devices, once read; nil before
+	devStale    bool           // its inventory is to be read
+	devDirty    bool           // its device fragments are to be recomputed
 }
 
 // podState is a pod as the stream showed it.
@@ -208,8 +210,8 @@ func (r *Recorder) setNode(n *cluster.Node) {
 	}
 	r.account(ns, 1)
 	r.frag.nodeChanged(n.Name)
-	r.dev.nodeChanged(n.Name)
-	r.dev.frag.nodeChanged(n.Name)
+	r.dev.nodeChanged(ns)
+	r.dev.frag.nodeChanged(ns)
 }
 
 // account adds (sign 1) or takes away (-1) a node's capacity and
@@ -305,7 +307,7 @@ func (r *Recorder) move(p *podState, node string, sign int64) {
 	}
 	r.frag.nodeChanged(node)
 	if ns.dev != nil {
-		r.dev.frag.nodeChanged(node)
+		r.dev.frag.nodeChanged(ns)
 	}
 }
 
