@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -151,4 +152,73 @@ func TestDeviceFraction(t *testing.T) {
 	d.take(&cluster.DeviceRequestAllocation{}, 1) // no capacity: the device whole
 	assert.Equal(t, int64(1000), d.used)
 	assert.False(t, d.fitsShare(map[cluster.QualifiedName]cluster.Quantity{milligpu: 1}))
+}
+
+// The cached sums equal a recomputation from scratch after every
+// instant of random changes: devices taken and freed, cpu used, nodes
+// cordoned, new task types.
+func TestIncrementalFragmentsMatchRecomputation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	r := NewRecorder(Options{})
+	f := &r.dev.frag
+	var names []string
+	for i := range 6 {
+		name := fmt.Sprintf("n%d", i)
+		r.nodes[name] = gpuNode(name, 8, 0, 0, 0, 0)
+		names = append(names, name)
+		f.nodeChanged(r.nodes[name])
+	}
+	shares := []int64{0, 0, 300, 500, 700}
+	addType := func() {
+		tt := task(1+rng.Int64N(6), 1+rng.Int64N(3), shares[rng.IntN(len(shares))])
+		if tt.share != nil {
+			tt.whole = 0
+		}
+		tt.count = 1 + rng.Int64N(5)
+		f.types = append(f.types, tt)
+		f.sum = append(f.sum, 0)
+		f.class(0).types++
+		f.pods[0] += tt.count
+	}
+	addType()
+	for step := range 300 {
+		for range 1 + rng.IntN(3) {
+			ns := r.nodes[names[rng.IntN(len(names))]]
+			switch rng.IntN(4) {
+			case 0: // take or free a share of a device
+				d := &ns.dev.devs[rng.IntN(len(ns.dev.devs))]
+				q := cluster.Quantity(100 * (1 + rng.Int64N(5)) * 1000)
+				a := &cluster.DeviceRequestAllocation{ConsumedCapacity: map[cluster.QualifiedName]cluster.Quantity{milligpu: q}}
+				if d.consumed[milligpu] >= q && rng.IntN(2) == 0 {
+					d.take(a, -1)
+				} else if d.capacity[milligpu]-d.consumed[milligpu] >= q {
+					d.take(a, 1)
+				}
+			case 1:
+				ns.used[0] = 1000 * rng.Int64N(9)
+			case 2:
+				ns.schedulable = rng.IntN(4) > 0
+			case 3:
+				if rng.IntN(3) == 0 {
+					addType()
+				}
+				continue
+			}
+			f.nodeChanged(ns)
+		}
+		f.update(r)
+		want := make([]int64, len(f.types))
+		var free int64
+		for _, name := range names {
+			ns := r.nodes[name]
+			for i, tt := range f.types {
+				want[i] += fragment(ns, tt)
+			}
+			if ns.schedulable {
+				free += freeOf(ns.dev, 0)
+			}
+		}
+		require.Equal(t, want, f.sum, "step %d", step)
+		require.Equal(t, free, f.free[0], "step %d", step)
+	}
 }
