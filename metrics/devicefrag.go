@@ -48,7 +48,7 @@ type taskType struct {
 	// class's devices on the node); share, when set, is what a sharing
 	// type asks of one device's capacities instead.
 	whole int64
-	share map[cluster.QualifiedName]cluster.Quantity
+	share []amount
 	shape shape // its request and placement constraints
 	count int64 // pods arrived of the type
 }
@@ -156,14 +156,14 @@ func (f *deviceFragmentation) typesOf(dv *devices, p *podState, claims []*cluste
 // demand is a pod's demand of one class.
 type demand struct {
 	whole int64
-	share map[cluster.QualifiedName]cluster.Quantity
+	share []amount // by name
 }
 
 func (d demand) key(class int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d|%d|", class, d.whole)
-	for _, name := range slices.Sorted(maps.Keys(d.share)) {
-		fmt.Fprintf(&b, "%s=%d ", name, d.share[name])
+	for _, a := range d.share {
+		fmt.Fprintf(&b, "%s=%d ", a.name, a.q)
 	}
 	return b.String()
 }
@@ -216,7 +216,7 @@ func podDemand(dv *devices, claims []*cluster.ResourceClaim) map[int]demand {
 		case a.all:
 			out[c] = demand{whole: -1}
 		case a.whole == 0 && len(a.shares) == 1:
-			out[c] = demand{share: a.shares[0]}
+			out[c] = demand{share: amounts(a.shares[0])}
 		default:
 			out[c] = demand{whole: a.whole + int64(len(a.shares))}
 		}

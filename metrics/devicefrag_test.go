@@ -22,7 +22,7 @@ func gpuNode(name string, cpuFree int64, used ...int64) *nodeState {
 	nd := &nodeDevices{index: map[cluster.DeviceID]int{}, byClass: [][]int{nil}}
 	for i, u := range used {
 		d := device{id: cluster.DeviceID{Driver: "gpu.nvidia.com", Pool: name, Device: fmt.Sprintf("gpu-%d", i)}, shared: true,
-			capacity: map[cluster.QualifiedName]cluster.Quantity{milligpu: 1000 * 1000}}
+			caps: []capacity{{name: milligpu, value: 1000 * 1000}}}
 		if u > 0 {
 			d.take(&cluster.DeviceRequestAllocation{ConsumedCapacity: map[cluster.QualifiedName]cluster.Quantity{milligpu: cluster.Quantity(u * 1000)}}, 1)
 		}
@@ -39,7 +39,7 @@ func gpuNode(name string, cpuFree int64, used ...int64) *nodeState {
 func task(cpu, whole, milli int64) *taskType {
 	t := &taskType{whole: whole, shape: shape{vec: []int64{1000 * cpu, 1 << 30, 1}, pod: &cluster.Pod{}}}
 	if milli > 0 {
-		t.share = map[cluster.QualifiedName]cluster.Quantity{milligpu: cluster.Quantity(milli * 1000)}
+		t.share = []amount{{milligpu, cluster.Quantity(milli * 1000)}}
 	}
 	return t
 }
@@ -138,7 +138,7 @@ func TestRatioWithNothingFree(t *testing.T) {
 // A device's used part is its most taken capacity's share; a claim
 // holding it whole takes all of it.
 func TestDeviceFraction(t *testing.T) {
-	d := device{shared: true, capacity: map[cluster.QualifiedName]cluster.Quantity{milligpu: 1000 * 1000, "memory": 80 * 1000}}
+	d := device{shared: true, caps: []capacity{{name: "memory", value: 80 * 1000}, {name: milligpu, value: 1000 * 1000}}}
 	third := &cluster.DeviceRequestAllocation{ConsumedCapacity: map[cluster.QualifiedName]cluster.Quantity{milligpu: 1000 * 1000 / 3, "memory": 10 * 1000}}
 	d.take(third, 1)
 	assert.Equal(t, int64(333), d.used)
@@ -151,7 +151,7 @@ func TestDeviceFraction(t *testing.T) {
 	assert.Zero(t, d.used)
 	d.take(&cluster.DeviceRequestAllocation{}, 1) // no capacity: the device whole
 	assert.Equal(t, int64(1000), d.used)
-	assert.False(t, d.fitsShare(map[cluster.QualifiedName]cluster.Quantity{milligpu: 1}))
+	assert.False(t, d.fitsShare([]amount{{milligpu, 1}}))
 }
 
 // The cached sums equal a recomputation from scratch after every
@@ -189,9 +189,10 @@ func TestIncrementalFragmentsMatchRecomputation(t *testing.T) {
 				d := &ns.dev.devs[rng.IntN(len(ns.dev.devs))]
 				q := cluster.Quantity(100 * (1 + rng.Int64N(5)) * 1000)
 				a := &cluster.DeviceRequestAllocation{ConsumedCapacity: map[cluster.QualifiedName]cluster.Quantity{milligpu: q}}
-				if d.consumed[milligpu] >= q && rng.IntN(2) == 0 {
+				c := d.capacity(milligpu)
+				if c.consumed >= q && rng.IntN(2) == 0 {
 					d.take(a, -1)
-				} else if d.capacity[milligpu]-d.consumed[milligpu] >= q {
+				} else if c.value-c.consumed >= q {
 					d.take(a, 1)
 				}
 			case 1:

@@ -87,12 +87,44 @@ type nodeDevices struct {
 type device struct {
 	id        cluster.DeviceID
 	shared    bool
-	capacity  map[cluster.QualifiedName]cluster.Quantity
-	consumed  map[cluster.QualifiedName]cluster.Quantity
-	holders   int   // claims holding it
-	exclusive int   // of which, those holding it whole
-	used      int64 // thousandths of the device in use
+	caps      []capacity // by name
+	holders   int        // claims holding it
+	exclusive int        // of which, those holding it whole
+	used      int64      // thousandths of the device in use
 	groups    []*deviceGroup
+}
+
+// capacity is one capacity of a device and what the claims sharing the
+// device take of it. (A device has one or two: slices, not maps, for the
+// reads of every instant.)
+type capacity struct {
+	name            cluster.QualifiedName
+	value, consumed cluster.Quantity
+}
+
+// amount is a quantity of one named capacity: a sharing request's.
+type amount struct {
+	name cluster.QualifiedName
+	q    cluster.Quantity
+}
+
+// amounts turns a capacity request into amounts, by name.
+func amounts(m map[cluster.QualifiedName]cluster.Quantity) []amount {
+	out := make([]amount, 0, len(m))
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, amount{name, m[name]})
+	}
+	return out
+}
+
+// capacity returns the device's capacity of a name, or nil.
+func (d *device) capacity(name cluster.QualifiedName) *capacity {
+	for i := range d.caps {
+		if d.caps[i].name == name {
+			return &d.caps[i]
+		}
+	}
+	return nil
 }
 
 func newDevices(src DeviceSource) devices {
@@ -111,11 +143,10 @@ func (d *device) take(a *cluster.DeviceRequestAllocation, sign int) {
 	if !d.shared || a.ConsumedCapacity == nil {
 		d.exclusive += sign
 	} else {
-		if d.consumed == nil {
-			d.consumed = map[cluster.QualifiedName]cluster.Quantity{}
-		}
 		for name, q := range a.ConsumedCapacity {
-			d.consumed[name] += cluster.Quantity(sign) * q
+			if c := d.capacity(name); c != nil {
+				c.consumed += cluster.Quantity(sign) * q
+			}
 		}
 	}
 	d.used = d.fraction()
@@ -143,9 +174,9 @@ func (d *device) fraction() int64 {
 		return unit
 	}
 	var f int64
-	for name, q := range d.consumed {
-		if c := d.capacity[name]; c > 0 {
-			f = max(f, (int64(q)*unit+int64(c)/2)/int64(c))
+	for _, c := range d.caps {
+		if c.value > 0 {
+			f = max(f, (int64(c.consumed)*unit+int64(c.value)/2)/int64(c.value))
 		}
 	}
 	return min(f, unit)
@@ -154,15 +185,15 @@ func (d *device) fraction() int64 {
 // fitsShare reports whether a sharing request fits what is left of the
 // device: each capacity it asks for is free enough (a device not shared
 // fits when free).
-func (d *device) fitsShare(share map[cluster.QualifiedName]cluster.Quantity) bool {
+func (d *device) fitsShare(share []amount) bool {
 	if d.holders > 0 && (!d.shared || d.exclusive > 0) {
 		return false
 	}
 	if !d.shared {
 		return true
 	}
-	for name, q := range share {
-		if d.capacity[name]-d.consumed[name] < q {
+	for _, a := range share {
+		if c := d.capacity(a.name); c == nil || c.value-c.consumed < a.q {
 			return false
 		}
 	}
@@ -241,10 +272,9 @@ func (dv *devices) readInventory(name string, ns *nodeState) {
 
 // addDevice adds one device of a slice to a node's inventory.
 func (dv *devices) addDevice(nd *nodeDevices, s *cluster.ResourceSlice, d *cluster.Device, classes []*cluster.DeviceClass) {
-	dev := device{id: cluster.DeviceID{Driver: s.Driver, Pool: s.Pool.Name, Device: d.Name}, shared: d.AllowMultipleAllocations,
-		capacity: map[cluster.QualifiedName]cluster.Quantity{}}
-	for name, c := range d.Capacity {
-		dev.capacity[name] = c.Value
+	dev := device{id: cluster.DeviceID{Driver: s.Driver, Pool: s.Pool.Name, Device: d.Name}, shared: d.AllowMultipleAllocations}
+	for _, name := range slices.Sorted(maps.Keys(d.Capacity)) {
+		dev.caps = append(dev.caps, capacity{name: name, value: d.Capacity[name].Value})
 	}
 	n := len(nd.devs)
 	for _, c := range classes {
