@@ -168,3 +168,23 @@ func TestDevicesOfAScenario(t *testing.T) {
 	assert.Equal(t, 2.0, d.Allocated)
 	assert.Equal(t, 2.0, device(t, rep, "model", "a100").Devices)
 }
+
+// Cordoning a node takes its free devices out of the fragmentation (its
+// devices still count), and removing it takes its devices and claims
+// away.
+func TestDevicesOfCordonedAndRemovedNodes(t *testing.T) {
+	rec := metrics.NewRecorder(metrics.Options{})
+	s := gpuScheduler(t, rec.Attach())
+	require.NoError(t, s.AddPod(gpuPod("a", "share600"), 0))
+	require.NoError(t, s.RunUntil(time.Minute))
+	require.NoError(t, s.CordonNode("n1"))
+	require.NoError(t, s.RunUntil(2*time.Minute))
+	require.NoError(t, s.RemoveNode("n1"))
+	require.NoError(t, s.RunUntil(3*time.Minute))
+	rep := rec.ReportUntil(3 * time.Minute)
+	assert.Equal(t, []float64{2, 0}, values(seriesNamed(t, rep, "class=gpu devices")))
+	assert.Equal(t, []float64{1, 0}, values(seriesNamed(t, rep, "class=gpu allocated devices")))
+	assert.Equal(t, []float64{0.6, 0}, values(seriesNamed(t, rep, "class=gpu allocated device capacity")))
+	// 0.4 of 1.4 free at first; cordoned, nothing free counts
+	assert.Equal(t, []float64{28.5714, 0}, values(seriesNamed(t, rep, "class=gpu device fragmentation")))
+}
