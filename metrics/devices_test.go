@@ -188,3 +188,24 @@ func TestDevicesOfCordonedAndRemovedNodes(t *testing.T) {
 	// 0.4 of 1.4 free at first; cordoned, nothing free counts
 	assert.Equal(t, []float64{28.5714, 0}, values(seriesNamed(t, rep, "class=gpu device fragmentation")))
 }
+
+// Attach wires a Recorder into a Scheduler: it observes the stream and
+// reads the nodes' devices, so that the report has device sections.
+func ExampleRecorder_Attach() {
+	rec := metrics.NewRecorder(metrics.Options{})
+	s, _ := gangsim.New(gangsim.Config{}, rec.Attach())
+	_ = s.AddDeviceClass(cluster.DeviceClass{Name: "gpu", Selectors: []cluster.DeviceSelector{{CEL: `device.driver == "gpu.nvidia.com"`}}})
+	_ = s.AddNode(gangsimtest.MakeNode("n1").CPU("16").Memory("64Gi").Obj())
+	_ = s.AddResourceSlice(cluster.ResourceSlice{Name: "n1-gpus", Driver: "gpu.nvidia.com", Pool: cluster.ResourcePool{Name: "n1", SliceCount: 1},
+		NodeName: "n1", Devices: []cluster.Device{{Name: "gpu-0"}, {Name: "gpu-1"}}})
+	_ = s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "one", Spec: cluster.ResourceClaimSpec{
+		Requests: []cluster.DeviceRequest{{Name: "gpu", Exactly: &cluster.ExactDeviceRequest{DeviceClassName: "gpu"}}}}})
+	_ = s.AddPod(gpuPod("train", "one"), time.Hour)
+	_ = s.Run()
+	for _, d := range rec.ReportUntil(2 * time.Hour).Devices {
+		fmt.Printf("%s=%q: %.0f devices, %.1f allocated on average, %.0f at the peak\n", d.By, d.Name, d.Devices, d.Allocated, d.AllocatedPeak)
+	}
+	// Output:
+	// class="gpu": 2 devices, 0.5 allocated on average, 1 at the peak
+	// model="": 2 devices, 0.5 allocated on average, 1 at the peak
+}
