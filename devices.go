@@ -2,6 +2,7 @@ package gangsim
 
 import (
 	"fmt"
+	"iter"
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/cluster/deviceselector"
@@ -115,6 +116,23 @@ func (s *Scheduler) AddResourceClaimTemplate(t cluster.ResourceClaimTemplate) er
 		s.clusterChanged(fw.DevicesChanged)
 	}
 	return nil
+}
+
+// DeviceClasses yields the device classes by name. Read-only.
+func (s *Scheduler) DeviceClasses() iter.Seq[*cluster.DeviceClass] {
+	if s.usable() != nil {
+		return func(func(*cluster.DeviceClass) bool) {}
+	}
+	return s.cache.DeviceClasses()
+}
+
+// ResourceClaim returns a claim by key ("namespace/name"): one added, or
+// one made for a pod from a template (until the pod ends). Read-only.
+func (s *Scheduler) ResourceClaim(key string) (*cluster.ResourceClaim, bool) {
+	if s.usable() != nil {
+		return nil, false
+	}
+	return s.cache.ResourceClaim(key)
 }
 
 // compileSelector compiles one CEL selector, for the error.

@@ -122,6 +122,16 @@ func (c *Cache) DeviceClass(name string) (*DeviceClass, bool) { return c.devices
 // ResourceClaim returns a claim by key ("namespace/name"). Read-only.
 func (c *Cache) ResourceClaim(key string) (*ResourceClaim, bool) { return c.devices.claim(key) }
 
+// DeviceClasses yields the classes by name. Read-only.
+func (c *Cache) DeviceClasses() iter.Seq[*DeviceClass] {
+	return func(yield func(*DeviceClass) bool) {
+		if c.devices.classes == nil {
+			return
+		}
+		c.devices.classes.Ascend(func(dc *DeviceClass) bool { return yield(dc) })
+	}
+}
+
 // DeviceClass returns a class by name, as the snapshot was taken.
 // Read-only.
 func (s *Snapshot) DeviceClass(name string) (*DeviceClass, bool) { return s.devices.class(name) }

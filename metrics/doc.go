@@ -29,6 +29,14 @@
 //     node selector, node affinity) requests that resource and no such pod
 //     fits the node's free resources. For a GPU resource these are the
 //     stranded GPUs. Pod slots are never counted.
+//   - devices (Dynamic Resource Allocation, with a DeviceSource: see
+//     Recorder.Attach): per device class and per model attribute, the
+//     devices on the nodes, those a claim holds (allocated devices) and
+//     the part of each the claims take (allocated capacity, in devices).
+//   - device fragmentation, per class, as Weng et al. define it ("Beware
+//     of Fragmentation", USENIX ATC '23): the free capacity of the
+//     class's devices that the task types of the pods arrived so far,
+//     weighed by popularity, cannot use, over the free capacity.
 //
 // Determinism: no map order reaches a Report; resources, domains, reasons
 // and priorities are sorted, and the same stream gives the same bytes.

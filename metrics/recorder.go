@@ -15,6 +15,11 @@ type Options struct {
 	// topology.kubernetes.io/zone and rack. Nodes without the label belong
 	// to no domain of that key.
 	DomainKeys []string
+	// Devices is where the Recorder reads the nodes' devices, the device
+	// classes and the claims pods name; nil without devices (Attach sets
+	// it to the Scheduler it wires the Recorder into). The report's
+	// device sections are left out when no node has devices.
+	Devices DeviceSource
 }
 
 // Recorder builds metrics from a simulation's event stream. Pass its
@@ -37,6 +42,7 @@ type Recorder struct {
 	pendingPods         track
 	pendingGroups       track
 	frag                fragmentation
+	dev                 devices
 
 	waits   []sample // placed pods' waits, in binding order
 	reasons map[string]*reasonCount
@@ -57,6 +63,9 @@ type nodeState struct {
 	schedulable bool
 	domains     []*domainState // one per domain key it has a label for
 	frag        []int64        // its part of the fragmented totals
+	dev         *nodeDevices   // its devices, once read; nil before
+	devStale    bool           // its inventory is to be read
+	devDirty    bool           // its device fragments are to be recomputed
 }
 
 // podState is a pod as the stream showed it.
@@ -108,6 +117,7 @@ func NewRecorder(opts Options) *Recorder {
 		nodes: map[string]*nodeState{}, pods: map[cluster.PodKey]*podState{},
 		groups: map[string]*groupState{}, domains: map[domainID]*domainState{},
 		reasons: map[string]*reasonCount{}, reasonCache: map[string][]string{}, frag: newFragmentation(),
+		dev: newDevices(opts.Devices),
 	}
 }
 
@@ -139,6 +149,10 @@ func (r *Recorder) Observe(e gangsim.Event) {
 		r.leave(e, false)
 	case gangsim.EventCycle:
 		r.preempt.endCycle(e)
+	case gangsim.EventClaimAllocated:
+		r.dev.allocated(r, e.Claim, e.Node, e.Allocation)
+	case gangsim.EventClaimReleased:
+		r.dev.released(r, e.Claim)
 	}
 }
 
@@ -158,6 +172,9 @@ func (r *Recorder) advance(t time.Duration) {
 // flush records every track's value at r.now.
 func (r *Recorder) flush() {
 	r.frag.update(r)
+	r.dev.readStale(r)
+	r.dev.frag.update(r)
+	r.dev.flush(r)
 	n := len(r.res.names)
 	r.capacity.flush(r.now, n)
 	r.allocated.flush(r.now, n)
@@ -193,6 +210,8 @@ func (r *Recorder) setNode(n *cluster.Node) {
 	}
 	r.account(ns, 1)
 	r.frag.nodeChanged(n.Name)
+	r.dev.nodeChanged(ns)
+	r.dev.frag.nodeChanged(ns)
 }
 
 // account adds (sign 1) or takes away (-1) a node's capacity and
@@ -222,6 +241,7 @@ func (r *Recorder) removeNode(name string) {
 	}
 	r.account(ns, -1)
 	r.frag.nodeRemoved(name, ns)
+	r.dev.removeNode(name, ns)
 	delete(r.nodes, name)
 }
 
@@ -230,6 +250,7 @@ func (r *Recorder) arrive(e gangsim.Event) {
 	p := &podState{info: e.Pod, vec: r.res.vector(e.Pod.Request()), arrived: e.At}
 	p.shape = shapeKey(p.vec, e.Pod.Pod())
 	r.pods[e.Pod.Key()] = p
+	r.dev.frag.arrive(&r.dev, p)
 	if name := e.Pod.Pod().PodGroup; name != "" {
 		key := podgroup.Key(e.Pod.Pod().Namespace, name)
 		g := r.groups[key]
@@ -285,6 +306,9 @@ func (r *Recorder) move(p *podState, node string, sign int64) {
 		d.allocated.add(p.vec, sign)
 	}
 	r.frag.nodeChanged(node)
+	if ns.dev != nil {
+		r.dev.frag.nodeChanged(ns)
+	}
 }
 
 // leave records a pod leaving its node (if on one) or the queue; pending

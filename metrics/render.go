@@ -14,19 +14,21 @@ import (
 // resources in their units, series as [seconds, value] pairs.
 
 type jsonReport struct {
-	Name          string          `json:"name"`
-	StartSeconds  float64         `json:"startSeconds"`
-	EndSeconds    float64         `json:"endSeconds"`
-	Nodes         int             `json:"nodes"`
-	Resources     []jsonResource  `json:"resources"`
-	Domains       []jsonDomain    `json:"domains"`
-	Pods          jsonPods        `json:"pods"`
-	Groups        jsonGroups      `json:"groups"`
-	Preemptions   jsonPreemptions `json:"preemptions"`
-	Unschedulable []jsonReason    `json:"unschedulable"`
-	Series        []jsonSeries    `json:"series,omitempty"`
-	Waits         []jsonWait      `json:"waits,omitempty"`
-	PendingPods   []string        `json:"pendingPods,omitempty"`
+	Name          string           `json:"name"`
+	StartSeconds  float64          `json:"startSeconds"`
+	EndSeconds    float64          `json:"endSeconds"`
+	Nodes         int              `json:"nodes"`
+	Resources     []jsonResource   `json:"resources"`
+	Domains       []jsonDomain     `json:"domains"`
+	Devices       []jsonDevices    `json:"devices,omitempty"`
+	DeviceFrag    []jsonDeviceFrag `json:"deviceFragmentation,omitempty"`
+	Pods          jsonPods         `json:"pods"`
+	Groups        jsonGroups       `json:"groups"`
+	Preemptions   jsonPreemptions  `json:"preemptions"`
+	Unschedulable []jsonReason     `json:"unschedulable"`
+	Series        []jsonSeries     `json:"series,omitempty"`
+	Waits         []jsonWait       `json:"waits,omitempty"`
+	PendingPods   []string         `json:"pendingPods,omitempty"`
 }
 
 type jsonWait struct {
@@ -57,6 +59,27 @@ type jsonDomain struct {
 	Allocated     float64 `json:"allocated"`
 	AllocatedPeak float64 `json:"allocatedPeak"`
 	Utilization   float64 `json:"utilization"`
+}
+
+type jsonDevices struct {
+	By            string  `json:"by"`
+	Name          string  `json:"name"`
+	Devices       float64 `json:"devices"`
+	DevicesPeak   float64 `json:"devicesPeak"`
+	Allocated     float64 `json:"allocated"`
+	AllocatedPeak float64 `json:"allocatedPeak"`
+	Capacity      float64 `json:"capacityAllocated"`
+	CapacityPeak  float64 `json:"capacityAllocatedPeak"`
+	Utilization   float64 `json:"utilization"`
+}
+
+type jsonDeviceFrag struct {
+	Class          string  `json:"class"`
+	TaskTypes      int     `json:"taskTypes"`
+	Percent        float64 `json:"fragmentationPercent"`
+	PercentPeak    float64 `json:"fragmentationPercentPeak"`
+	Fragmented     float64 `json:"fragmented"`
+	FragmentedPeak float64 `json:"fragmentedPeak"`
 }
 
 type jsonPods struct {
@@ -144,6 +167,12 @@ func (rep *Report) jsonForm(full bool) jsonReport {
 	for _, d := range rep.Domains {
 		j.Domains = append(j.Domains, jsonDomain{Key: d.Key, Value: d.Value, Resource: string(d.Resource), Unit: d.Unit,
 			Capacity: d.Capacity, Allocated: d.Allocated, AllocatedPeak: d.AllocatedPeak, Utilization: d.Utilization})
+	}
+	for _, d := range rep.Devices {
+		j.Devices = append(j.Devices, jsonDevices(d))
+	}
+	for _, f := range rep.DeviceFragmentation {
+		j.DeviceFrag = append(j.DeviceFrag, jsonDeviceFrag(f))
 	}
 	j.Pods = jsonPods{Arrived: rep.Pods.Arrived, ArrivedRunning: rep.Pods.ArrivedRunning, Placed: rep.Pods.Placed,
 		Unplaced: rep.Pods.Unplaced, PendingAtEnd: rep.Pods.PendingAtEnd, Succeeded: rep.Pods.Succeeded,

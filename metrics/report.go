@@ -25,11 +25,16 @@ type Report struct {
 	Resources []ResourceSummary
 	// Domains summarises each resource in each topology domain, by key,
 	// value and resource.
-	Domains       []DomainSummary
-	Pods          PodSummary
-	Groups        GroupSummary
-	Preemptions   PreemptionSummary
-	Unschedulable []ReasonSummary // most attempts first
+	Domains []DomainSummary
+	// Devices summarises the nodes' devices by class and by model, and
+	// DeviceFragmentation each class's fragmentation; both are empty
+	// when no node has devices (or the Recorder has no DeviceSource).
+	Devices             []DeviceSummary
+	DeviceFragmentation []DeviceFragmentation
+	Pods                PodSummary
+	Groups              GroupSummary
+	Preemptions         PreemptionSummary
+	Unschedulable       []ReasonSummary // most attempts first
 	// Series are the step functions the summaries come from.
 	Series []Series
 	// Waits lists every scheduled pod's wait, in the order they were first
@@ -141,9 +146,12 @@ type ReasonSummary struct {
 // Series is one quantity over time, as steps: each point's value holds
 // from its time until the next point's, the last until the report's End.
 type Series struct {
-	Name     string // "allocated cpu", "rack=r1 allocated cpu", "pending pods"
-	Metric   string // capacity, allocated, fragmented, pending
-	Domain   string // "rack=r1"; "" cluster-wide
+	Name string // "allocated cpu", "rack=r1 allocated cpu", "pending pods", "class=gpu allocated devices"
+	// Metric is capacity, allocated, fragmented or pending for resources;
+	// devices, allocated devices, allocated device capacity, device
+	// fragmentation or fragmented devices for devices.
+	Metric   string
+	Domain   string // "rack=r1", or a device group "class=gpu", "model=A100"; "" cluster-wide
 	Resource cluster.ResourceName
 	Unit     string
 	Points   []Point
@@ -168,6 +176,7 @@ func (r *Recorder) ReportUntil(end time.Duration) *Report {
 	rep := &Report{Start: r.start, End: end, Nodes: len(r.nodes)}
 	r.resourceSummaries(rep)
 	r.domainSummaries(rep)
+	r.deviceSummaries(rep)
 	r.podSummary(rep)
 	r.groupSummary(rep)
 	r.preemptionSummary(rep)

@@ -26,6 +26,7 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	}
 	p("%s: simulated %v to %v, %d nodes at the end\n\n", name, Round(rep.Start), Round(rep.End), rep.Nodes)
 	rep.resourceTable(p)
+	rep.deviceTable(p)
 	rep.podTable(p)
 	rep.preemptionTable(p)
 	rep.reasonTable(p)
@@ -42,6 +43,28 @@ func (rep *Report) resourceTable(p printer) {
 			pct(r.Utilization), num(r.Fragmented), num(r.FragmentedPeak))
 	}
 	p("(capacity, allocated and fragmented are time averages; utilisation is allocated over capacity)\n\n")
+}
+
+// deviceTable lists the device groups and the classes' fragmentation;
+// nothing without devices.
+func (rep *Report) deviceTable(p printer) {
+	if len(rep.Devices) == 0 {
+		return
+	}
+	p("DEVICES\tDEVICES\tALLOCATED\tPEAK\tCAPACITY ALLOCATED\tPEAK\tUTILISATION\n")
+	for _, d := range rep.Devices {
+		p("%s=%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.By, d.Name, num(d.Devices), num(d.Allocated), num(d.AllocatedPeak),
+			num(d.Capacity), num(d.CapacityPeak), pct(d.Utilization))
+	}
+	p("(time averages, in devices; capacity allocated counts a shared device's taken part)\n\n")
+	if len(rep.DeviceFragmentation) == 0 {
+		return
+	}
+	p("DEVICE FRAGMENTATION\tTASK TYPES\tMEAN\tPEAK\tFRAGMENTED\tPEAK FRAGMENTED\n")
+	for _, f := range rep.DeviceFragmentation {
+		p("class=%s\t%d\t%.1f%%\t%.1f%%\t%s\t%s\n", f.Class, f.TaskTypes, f.Percent, f.PercentPeak, num(f.Fragmented), num(f.FragmentedPeak))
+	}
+	p("(free device capacity the pods' task types, weighed by popularity, cannot use: Weng et al., ATC '23)\n\n")
 }
 
 func (rep *Report) podTable(p printer) {

@@ -41,13 +41,11 @@ func judge(sc *scenario.Scenario, keys []string, c Criteria) (out outcome, err e
 			out, err = outcome{report: named(rec.Report(), sc), note: st.reason, waited: st.waited}, nil
 		}
 	}()
-	observe := func(e gangsim.Event) {
-		rec.Observe(e)
-		if c.MaxWait > 0 {
-			w.observe(e)
-		}
+	opts := []gangsim.Option{rec.Attach()} // the recorder observes first
+	if c.MaxWait > 0 {
+		opts = append(opts, gangsim.WithObserver(w.observe))
 	}
-	_, err = sc.Run(gangsim.WithObserver(observe))
+	_, err = sc.Run(opts...)
 	if errors.Is(err, gangsim.ErrNoProgress) {
 		return outcome{report: named(rec.Report(), sc), note: "did not converge: " + err.Error()}, nil
 	}

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/metrics"
 	"github.com/gangsim/gangsim/scenario"
 )
@@ -42,7 +41,7 @@ func (o Options) workers() int {
 // the scenario.
 func Run(sc *scenario.Scenario, domainKeys []string) (*metrics.Report, error) {
 	rec := metrics.NewRecorder(metrics.Options{DomainKeys: domainKeys})
-	if _, err := sc.Run(gangsim.WithObserver(rec.Observe)); err != nil {
+	if _, err := sc.Run(rec.Attach()); err != nil {
 		return nil, err
 	}
 	rep := rec.Report()

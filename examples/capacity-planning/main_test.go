@@ -84,6 +84,43 @@ func TestDefaultDay(t *testing.T) {
 	}
 }
 
+// A run with shared GPUs has the devices sections: in the table, in
+// report.json, as CSV columns and as a figure. By hand in the file: at
+// first six 0.3 shares fill gpu-0 of each node to 0.9, and of the 2.2 GPUs
+// free only the 0.1 left on each gpu-0 is too small for a share: 9.09%.
+func TestGPUSharingReport(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := runCommand(t, nil, "-out", dir, "testdata/gpu-sharing.yaml")
+	require.Equal(t, 0, code, errOut)
+	for _, want := range []string{"DEVICES", "class=gpu", "model=A100", "DEVICE FRAGMENTATION", "devices.png"} {
+		assert.Contains(t, out, want)
+	}
+	var rep struct {
+		Devices []struct {
+			By, Name string
+			Devices  float64
+		} `json:"devices"`
+		DeviceFragmentation []struct {
+			Class     string `json:"class"`
+			TaskTypes int    `json:"taskTypes"`
+		} `json:"deviceFragmentation"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &rep))
+	require.Len(t, rep.Devices, 3)
+	assert.Equal(t, 4.0, rep.Devices[0].Devices)
+	require.Len(t, rep.DeviceFragmentation, 1)
+	assert.Equal(t, 2, rep.DeviceFragmentation[0].TaskTypes)
+	csv, err := os.ReadFile(filepath.Join(dir, "timeseries.csv"))
+	require.NoError(t, err)
+	lines := strings.Split(string(csv), "\n")
+	assert.Contains(t, lines[0], ",class=gpu device fragmentation (%),class=gpu fragmented devices (devices)")
+	assert.True(t, strings.HasSuffix(lines[1], ",9.0909,0.2"), lines[1])
+	_, err = os.Stat(filepath.Join(dir, "devices.svg"))
+	require.NoError(t, err)
+}
+
 // The issue's question, answered: how many racks must be added so that
 // every training job starts within a minute (by hand in the file: 20).
 func TestRacksQuestionJSON(t *testing.T) {

@@ -35,13 +35,17 @@ const (
 // dpi is the resolution of PNG images.
 const dpi = 110
 
-// Figures returns the report's figures: allocation over time, pending
-// pods and groups over time, the wait-time distribution, and one
-// per-domain allocation chart per domain key. A figure with nothing to
-// show (no waits, no domains) is left out.
+// Figures returns the report's figures: allocation over time, devices
+// over time, pending pods and groups over time, the wait-time
+// distribution, and one per-domain allocation chart per domain key. A
+// figure with nothing to show (no devices, no waits, no domains) is left
+// out.
 func Figures(rep *metrics.Report) []Figure {
 	var out []Figure
 	if f, ok := Allocation(rep); ok {
+		out = append(out, f)
+	}
+	if f, ok := Devices(rep); ok {
 		out = append(out, f)
 	}
 	out = append(out, Pending(rep))

@@ -66,6 +66,46 @@ func TestWrite(t *testing.T) {
 	assert.Contains(t, string(waits), "priority 100 (4 pods)")
 }
 
+// gpus is one node of two shared GPUs, shares and whole GPUs asked.
+const gpus = `
+nodes: [{name: g0, allocatable: {cpu: "16", memory: 64Gi}}]
+deviceClasses: [{name: gpu, selectors: [{cel: {expression: 'device.driver == "gpu.nvidia.com"'}}]}]
+resourceSlices:
+  - name: g0-gpus
+    driver: gpu.nvidia.com
+    nodeName: g0
+    pool: {name: g0, resourceSliceCount: 1}
+    devices:
+      - {name: gpu-0, attributes: {model: {string: A100}}, capacity: {gpu: {value: "1"}}, allowMultipleAllocations: true}
+      - {name: gpu-1, attributes: {model: {string: A100}}, capacity: {gpu: {value: "1"}}, allowMultipleAllocations: true}
+resourceClaimTemplates:
+  - {name: whole, devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
+  - {name: share, devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu, capacity: {requests: {gpu: 300m}}}}]}}
+pods:
+  - {name: small, requests: {cpu: "1"}, resourceClaims: [{name: gpu, resourceClaimTemplateName: share}], duration: 30m, count: 3}
+  - {name: big, requests: {cpu: "2"}, resourceClaims: [{name: gpu, resourceClaimTemplateName: whole}], at: 10m, duration: 1h}
+`
+
+// A run with devices has the devices figure: a panel per class and per
+// model, and one for the class's fragmentation.
+func TestDevicesFigure(t *testing.T) {
+	sc, err := scenario.Parse("gpus.yaml", []byte(gpus))
+	require.NoError(t, err)
+	rec := metrics.NewRecorder(metrics.Options{})
+	_, err = sc.Run(rec.Attach())
+	require.NoError(t, err)
+	f, ok := plots.Devices(rec.Report())
+	require.True(t, ok)
+	require.Len(t, f.Panels, 3, "class=gpu, model=A100, the fragmentation of gpu")
+	var svg bytes.Buffer
+	require.NoError(t, f.WriteTo(&svg, plots.SVG))
+	for _, want := range []string{"class=gpu (devices)", "model=A100 (devices)", "allocated capacity", "class=gpu fragmentation (%)", "2 task types"} {
+		assert.Contains(t, svg.String(), want)
+	}
+	_, ok = plots.Devices(report(t, small))
+	assert.False(t, ok, "no devices, no figure")
+}
+
 // The same report gives the same images, byte for byte.
 func TestFiguresAreDeterministic(t *testing.T) {
 	render := func() []byte {
