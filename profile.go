@@ -86,7 +86,7 @@ func DefaultPlugins() []PluginRef {
 		{Name: "NodeResourcesFit", Weight: 1},
 		{Name: "PodTopologySpread", Weight: 2},
 		{Name: "InterPodAffinity", Weight: 2},
-		{Name: "DynamicResources", Weight: 1},
+		{Name: "DynamicResources", Weight: 2},
 		{Name: "DefaultPreemption"},
 		{Name: "NodeResourcesBalancedAllocation", Weight: 1},
 		{Name: "GangScheduling"},

@@ -29,7 +29,7 @@ func TestDefaultProfilePoints(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "DynamicResources"}, names(rp.points["filter"]))
 	require.Equal(t, []string{"PodTopologySpread", "InterPodAffinity", "DynamicResources"}, names(rp.points["preFilter"]))
-	require.Equal(t, []PluginRef{{"TaintToleration", 3}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 1}, {"NodeResourcesBalancedAllocation", 1}}, rp.points["score"])
+	require.Equal(t, []PluginRef{{"TaintToleration", 3}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 2}, {"NodeResourcesBalancedAllocation", 1}}, rp.points["score"])
 	require.Equal(t, []string{"NodeAffinity", "PodTopologySpread", "InterPodAffinity", "DynamicResources", "NodeResourcesBalancedAllocation"}, names(rp.points["preScore"]))
 	require.Equal(t, []string{"DynamicResources"}, names(rp.points["reserve"]))
 	require.Equal(t, []string{"DefaultPreemption"}, names(rp.points["postFilter"]))
@@ -51,15 +51,15 @@ func TestProfileMerging(t *testing.T) {
 		want    []PluginRef
 	}{
 		{"disable one score plugin", Plugins{Score: PluginSet{Disabled: []PluginRef{{Name: "NodeResourcesBalancedAllocation"}}}},
-			"score", []PluginRef{{"TaintToleration", 3}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 1}}},
+			"score", []PluginRef{{"TaintToleration", 3}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 2}}},
 		{"a point's own entry comes first and sets the weight", Plugins{Score: PluginSet{Enabled: []PluginRef{{Name: "NodeResourcesFit", Weight: 7}}}},
-			"score", []PluginRef{{"NodeResourcesFit", 7}, {"TaintToleration", 3}, {"NodeAffinity", 2}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 1}, {"NodeResourcesBalancedAllocation", 1}}},
+			"score", []PluginRef{{"NodeResourcesFit", 7}, {"TaintToleration", 3}, {"NodeAffinity", 2}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 2}, {"NodeResourcesBalancedAllocation", 1}}},
 		{"* disables every default there", Plugins{PlacementScore: PluginSet{Disabled: []PluginRef{{Name: "*"}}, Enabled: []PluginRef{{Name: "PodGroupPodsCount"}}}},
 			"placementScore", []PluginRef{{"PodGroupPodsCount", 1}}},
 		{"disabled in MultiPoint: gone everywhere", Plugins{MultiPoint: PluginSet{Disabled: []PluginRef{{Name: "TaintToleration"}}}},
-			"score", []PluginRef{{"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 1}, {"NodeResourcesBalancedAllocation", 1}}},
+			"score", []PluginRef{{"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 2}, {"NodeResourcesBalancedAllocation", 1}}},
 		{"disabled at filter only", Plugins{Filter: PluginSet{Disabled: []PluginRef{{Name: "TaintToleration"}}}},
-			"filter", []PluginRef{{"NodeName", 0}, {"NodeUnschedulable", 0}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 1}}},
+			"filter", []PluginRef{{"NodeName", 0}, {"NodeUnschedulable", 0}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 2}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

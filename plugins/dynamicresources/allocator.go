@@ -305,7 +305,10 @@ func (a *allocator) validate(r *reqData) error {
 				continue
 			}
 			if a.in.Features.ConsumableCapacity {
-				if fits, err := a.capacityFits(r, d); err != nil || !fits {
+				// by the device's capacity alone, as kube counts it: a
+				// device whose capacity is taken stays in the list, and
+				// mode All then fails on it
+				if fits, err := capacityFits(a.devs[d].dev, r.exact.Capacity, nil, nil); err != nil || !fits {
 					continue
 				}
 			}
