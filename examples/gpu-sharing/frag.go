@@ -190,13 +190,13 @@ func kindOf(p *Pod) TaskType {
 // of all but q3 (the part of a fitting node the task can use), in this
 // order, which the floating-point sum keeps.
 const (
-	q1LackBoth = iota // the task lacks GPU and CPU
-	q2LackGPU         // the task lacks GPU (or the GPUs too small for it, on a node it fits)
-	q3Satisfied       // the GPUs the task could use
-	q4LackCPU         // the GPUs fit the task, the CPU does not
-	xlSatisfied       // a task without GPUs that fits
-	xrLackCPU         // a task without GPUs that does not fit
-	noAccess          // a task that asks other GPU models
+	q1LackBoth  = iota // the task lacks GPU and CPU
+	q2LackGPU          // the task lacks GPU (or the GPUs too small for it, on a node it fits)
+	q3Satisfied        // the GPUs the task could use
+	q4LackCPU          // the GPUs fit the task, the CPU does not
+	xlSatisfied        // a task without GPUs that fits
+	xrLackCPU          // a task without GPUs that does not fit
+	noAccess           // a task that asks other GPU models
 	quadrants
 )
 

@@ -18,6 +18,7 @@ type Outcome struct {
 	Arrived     []int64 // Arrived[k]: milli-GPUs asked by pods 0..k, placed or not
 	Used        []int64 // Used[k]: milli-GPUs allocated after pod k
 	Failed      int     // pods that fitted no node
+	Node        []int   // Node[k]: the index in Run.Nodes pod k went to, -1 if none
 }
 
 // shape is what a score depends on in a pod.
@@ -50,6 +51,7 @@ func Simulate(run *Run, pol Policy) Outcome {
 				feasible = append(feasible, i)
 			}
 		}
+		node := -1
 		if len(feasible) == 0 {
 			out.Failed++
 		} else {
@@ -59,7 +61,9 @@ func Simulate(run *Run, pol Policy) Outcome {
 			states[best].Place(p, gpus)
 			clear(cache[best])
 			used += p.TotalGPUMilli()
+			node = best
 		}
+		out.Node = append(out.Node, node)
 		out.Arrived = append(out.Arrived, arrived)
 		out.Used = append(out.Used, used)
 	}
