@@ -1,0 +1,234 @@
+package main
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand"
+	"strconv"
+	"strings"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+)
+
+// The policies as user plugins: each is a Score plugin written on the
+// public plugin API, reading a node's CPU, memory and GPUs from its
+// NodeInfo (GPUs are DRA devices of driver gpu.nvidia.com, each with a
+// shared capacity of 1000 milligpu) and scoring it with the policy's
+// function of policies.go. Their scores depend on the node and the pod's
+// shape only, so they are Signers: the scheduler's filter memo keeps a
+// node's score per pod shape while the node does not change, which is
+// what the pure driver's per-node cache does by hand.
+//
+// The GPU a sharing pod takes is chosen by the DynamicResources plugin's
+// allocator; deviceRank orders a node's GPUs for it as the policy picks
+// them (best fit, FGD's best GPU, or pseudo-random for Random).
+
+// The names of the devices' driver and capacity.
+const (
+	gpuDriver   = "gpu.nvidia.com"
+	gpuCapacity = cluster.QualifiedName("milligpu")
+	claimEntry  = "gpu" // the pods' ResourceClaims entry
+)
+
+// podTable maps the run's pod names to their trace rows: the plugins read a
+// pod's GPU request (and a node's pods' kinds) from it rather than parsing
+// claims back. A run's table is written before its pods are added and is
+// read-only while the scheduler runs.
+type podTable map[string]*Pod
+
+// ofClaim is the pod a template's claim was made for ("<pod>-gpu").
+func (t podTable) ofClaim(c *cluster.ResourceClaim) *Pod {
+	return t[strings.TrimSuffix(c.Name, "-"+claimEntry)]
+}
+
+// stateOf reads a node as the policies see it: free CPU and memory, the
+// model and each GPU's free thousandths (device gpu-i is GPU i), and, for
+// GpuClustering, the kinds of the GPU pods on it.
+func stateOf(ni *cluster.NodeInfo, pods podTable) NodeState {
+	alloc, req := ni.Allocatable(), ni.Requested()
+	s := NodeState{CPU: alloc.MilliCPU - req.MilliCPU, Mem: (alloc.Memory - req.Memory) >> 20}
+	for _, sl := range ni.Slices() {
+		if sl.Driver != gpuDriver {
+			continue
+		}
+		for d := range sl.Devices {
+			dev := &sl.Devices[d]
+			i, err := strconv.Atoi(strings.TrimPrefix(dev.Name, "gpu-"))
+			if err != nil || i < 0 || i >= MaxGPUs {
+				continue
+			}
+			if a, ok := dev.Attributes["model"]; ok && a.StringValue != nil {
+				s.Model = *a.StringValue
+			}
+			s.GPUs = max(s.GPUs, i+1)
+			used := int64(0)
+			if u, ok := ni.DeviceUse(cluster.DeviceID{Driver: sl.Driver, Pool: sl.Pool.Name, Device: dev.Name}); ok {
+				used = int64(u.Capacity[gpuCapacity]) / 1000
+			}
+			s.Free[i] = int32(milli - used)
+		}
+	}
+	for pi := range ni.Pods() {
+		if p := pods[pi.Pod().Name]; p != nil && p.NumGPU > 0 {
+			s.Classes[class(p)]++
+		}
+	}
+	return s
+}
+
+// signShape appends what a policy's score reads of a pod.
+func signShape(sig []byte, p *Pod) []byte {
+	sig = strconv.AppendInt(sig, p.MilliCPU, 10)
+	sig = append(sig, ',')
+	sig = strconv.AppendInt(sig, p.GPUMilli, 10)
+	sig = append(sig, ',')
+	sig = strconv.AppendInt(sig, int64(p.NumGPU), 10)
+	sig = append(sig, ',')
+	for _, m := range p.Models {
+		sig = append(sig, m...)
+		sig = append(sig, '|')
+	}
+	return append(sig, ';')
+}
+
+// scorePlugin is a deterministic policy's node score.
+type scorePlugin struct {
+	pol  Policy
+	pods podTable
+}
+
+var (
+	_ fw.ScorePlugin = (*scorePlugin)(nil)
+	_ fw.Signer      = (*scorePlugin)(nil)
+)
+
+func (pl *scorePlugin) Name() string { return pl.pol.Name }
+
+func (pl *scorePlugin) Score(_ *fw.CycleState, pod *cluster.PodInfo, ni *cluster.NodeInfo) (int64, *fw.Status) {
+	p := pl.pods[pod.Pod().Name]
+	if p == nil {
+		return 0, nil
+	}
+	s := stateOf(ni, pl.pods)
+	return pl.pol.Score(&s, p), nil
+}
+
+func (pl *scorePlugin) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
+	p := pl.pods[pod.Pod().Name]
+	if p == nil {
+		return sig, false
+	}
+	return signShape(sig, p), true
+}
+
+// normalizedPlugin is a scorePlugin with BestFit's min-max normalisation
+// over the scored nodes.
+type normalizedPlugin struct{ scorePlugin }
+
+var _ fw.ScoreNormalizer = (*normalizedPlugin)(nil)
+
+func (pl *normalizedPlugin) NormalizeScore(_ *fw.CycleState, _ *cluster.PodInfo, scores []fw.NodeScore) *fw.Status {
+	raw := make([]int64, len(scores))
+	for i := range scores {
+		raw[i] = scores[i].Score
+	}
+	Normalize(raw)
+	for i := range scores {
+		scores[i].Score = raw[i]
+	}
+	return nil
+}
+
+// randomPlugin is the Random policy: its PreScore draws one of the feasible
+// nodes from the run's stream (when there are two or more: the scheduler
+// takes a single one unscored), which then scores 100 and the others 0.
+// It is not a Signer: its answer changes from pod to pod.
+type randomPlugin struct {
+	r      *rand.Rand
+	chosen string
+}
+
+var (
+	_ fw.PreScorePlugin = (*randomPlugin)(nil)
+	_ fw.ScorePlugin    = (*randomPlugin)(nil)
+)
+
+func (pl *randomPlugin) Name() string { return "Random" }
+
+func (pl *randomPlugin) PreScore(_ *fw.CycleState, _ *cluster.PodInfo, nodes []*cluster.NodeInfo) *fw.Status {
+	pl.chosen = ""
+	if len(nodes) > 1 {
+		pl.chosen = nodes[pl.r.Intn(len(nodes))].Name()
+	}
+	return nil
+}
+
+func (pl *randomPlugin) Score(_ *fw.CycleState, _ *cluster.PodInfo, ni *cluster.NodeInfo) (int64, *fw.Status) {
+	if ni.Name() == pl.chosen {
+		return fw.MaxNodeScore, nil
+	}
+	return 0, nil
+}
+
+// deviceRank is the policy's GPU choice as the allocator's device order:
+// the allocator tries lower ranks first, equal ranks in device order, and
+// takes the first GPUs that fit. A pod of whole GPUs fits only fully free
+// GPUs, all of equal rank: the lowest-indexed, as the artefact takes them.
+// A sharing pod's GPU is ranked by the policy: the least free first (best
+// fit, the lowest index on a tie), FGD's score per GPU (the highest first,
+// the lowest index on a tie), or a hash of the node's state and the GPU
+// (Random: the artefact draws a fitting GPU from its stream; a rank must
+// depend on the node and the claims only, so the draw is a hash).
+func deviceRank(pol string, m *FragMemo, pods podTable, seed int64) func(*cluster.NodeInfo, []*cluster.ResourceClaim) func(cluster.DeviceID) int64 {
+	return func(ni *cluster.NodeInfo, claims []*cluster.ResourceClaim) func(cluster.DeviceID) int64 {
+		if len(claims) != 1 {
+			return nil
+		}
+		p := pods.ofClaim(claims[0])
+		if p == nil || !p.Sharing() {
+			return nil
+		}
+		s := stateOf(ni, pods)
+		var rank [MaxGPUs]int64
+		switch pol {
+		case "FGD":
+			before := m.Frag(&s)
+			for i := range s.GPUs {
+				if int64(s.Free[i]) < p.GPUMilli {
+					continue
+				}
+				after := s
+				after.Place(p, GPUSet(0).With(i))
+				rank[i] = -fgdScore(before, m.Frag(&after))
+			}
+		case "Random":
+			h := fnv.New64a()
+			fmt.Fprintf(h, "%d/%s/%s", seed, ni.Name(), claims[0].Name)
+			base := h.Sum64()
+			for i := range s.GPUs {
+				rank[i] = int64(mix(base+uint64(i)) >> 1)
+			}
+		default:
+			for i := range s.GPUs {
+				rank[i] = int64(s.Free[i])
+			}
+		}
+		return func(id cluster.DeviceID) int64 {
+			i, err := strconv.Atoi(strings.TrimPrefix(id.Device, "gpu-"))
+			if err != nil || i < 0 || i >= MaxGPUs {
+				return 0
+			}
+			return rank[i]
+		}
+	}
+}
+
+// mix is splitmix64's finaliser.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
