@@ -1,22 +1,23 @@
 // Command gpu-sharing reproduces "Beware of Fragmentation: Scheduling
 // GPU-Sharing Workloads with Fragmentation Gradient Descent" (Weng et al.,
-// USENIX ATC '23) on the Alibaba openb trace: the GPU allocation ratio of
-// six policies (Random, DotProd, GpuClustering, GpuPacking, BestFit, FGD)
-// as the arrived GPU requests grow to 130% of the cluster's GPUs.
+// USENIX ATC '23) on the Alibaba openb trace, with the paper's six
+// placement policies (Random, DotProd, GpuClustering, GpuPacking, BestFit,
+// FGD) written as user Score plugins of gangsim's scheduler: the GPU
+// allocation ratio as the arrived GPU requests grow to 130% of the
+// cluster's GPUs, mean and spread over the seeds.
 //
-// For now it has the pure core only (no scheduler): with -pure it replays
-// the runs with a greedy loop of its own, a validation tool for the
-// policies' logic and for the numbers:
+//	go run ./examples/gpu-sharing -nodes NODE_CSV -pods POD_CSV [-json] [-plot alloc.svg]
 //
-//	go run ./examples/gpu-sharing -pure -data DIR
-//
-// DIR holds the trace's CSV files (research-use data, read at run time,
-// never committed; the GANGSIM_OPENB_DIR environment variable is the
-// default). It prints, per policy, the mean and standard deviation over
-// the seeds of the allocation ratio at 100% and 130% arrived.
+// The trace's CSV files are research-use data, read at run time and never
+// committed (see README.md for where to get them). Without -nodes and
+// -pods the default files are looked for in $GANGSIM_OPENB_DIR, then in
+// /work/shared/data/alibaba-gpu-v2023-openb. -pure replays the runs with
+// the greedy driver of pure.go instead of the scheduler (the validation
+// tool).
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,7 +25,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -38,40 +44,90 @@ func main() {
 	}
 }
 
+// The default trace files, and where they are looked for.
+const (
+	defaultNodes = "openb_node_list_gpu_node.csv"
+	defaultPods  = "openb_pod_list_default.csv"
+	traceDirVar  = "GANGSIM_OPENB_DIR"
+	sharedData   = "/work/shared/data/alibaba-gpu-v2023-openb"
+)
+
+// errNoTrace says where the trace comes from.
+var errNoTrace = errors.New("gpu-sharing: no trace: pass -nodes and -pods (or set " + traceDirVar + " to the folder of the openb CSV files). " +
+	"The files are the Alibaba cluster-trace-gpu-v2023 \"openb\" data set, research use only: " +
+	"github.com/alibaba/clusterdata, folder cluster-trace-gpu-v2023/csv " +
+	"(also data/csv in github.com/hkust-adsl/kubernetes-scheduler-simulator); see examples/gpu-sharing/README.md")
+
 // config is the command line.
 type config struct {
-	pure        bool
-	data        string
-	nodes, pods string
-	policies    string
-	seed, seeds int
-	ratio       float64
-	extraDraws  int
+	pure, json, minMax bool
+	nodes, pods, plot  string
+	policies           []string
+	seed, seeds        int
+	ratio              float64
+	extraDraws         int
+	workers            int
+	cpuProfile         string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
+	var policies string
 	fs := flag.NewFlagSet("gpu-sharing", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.BoolVar(&c.pure, "pure", false, "replay with the pure greedy loop (a validation tool; no scheduler)")
-	fs.StringVar(&c.data, "data", os.Getenv("GANGSIM_OPENB_DIR"), "folder of the openb CSV files")
-	fs.StringVar(&c.nodes, "nodes", "openb_node_list_gpu_node.csv", "node file, in -data (the paper's runs use the GPU nodes)")
-	fs.StringVar(&c.pods, "pods", "openb_pod_list_default.csv", "pod file, in -data")
-	fs.StringVar(&c.policies, "policies", "Random,DotProd,GpuClustering,GpuPacking,BestFit,FGD", "policies to run, comma-separated")
+	fs.StringVar(&c.nodes, "nodes", "", "node CSV (default: "+defaultNodes+" in $"+traceDirVar+" or "+sharedData+")")
+	fs.StringVar(&c.pods, "pods", "", "pod CSV, any of the openb pod lists (default: "+defaultPods+", found as -nodes)")
+	fs.StringVar(&policies, "policies", "Random,DotProd,GpuClustering,GpuPacking,BestFit,FGD", "policies to run, comma-separated")
 	fs.IntVar(&c.seed, "seed", 42, "first seed")
 	fs.IntVar(&c.seeds, "seeds", 10, "number of seeds (seed, seed+1, ...)")
 	fs.Float64Var(&c.ratio, "ratio", 1.3, "arrived GPU requests to reach, as a fraction of the cluster's GPUs")
+	fs.BoolVar(&c.json, "json", false, "print the results as JSON")
+	fs.StringVar(&c.plot, "plot", "", "write a plot of allocation against arrived workload per policy (.svg, .png, .pdf)")
+	fs.BoolVar(&c.pure, "pure", false, "replay with the pure greedy driver (validation; no scheduler)")
+	fs.BoolVar(&c.minMax, "minmax", false, "run BestFit with its min-max normaliser (same decisions, slower)")
+	fs.IntVar(&c.workers, "workers", runtime.NumCPU(), "runs in parallel")
 	fs.IntVar(&c.extraDraws, "extra-draws", DefaultExtraDraws, "random draws between the pod list and the node ranks (see SampleConfig)")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the sweep")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
-	if !c.pure {
-		return c, errors.New("gpu-sharing: only -pure is implemented so far")
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("gpu-sharing: unexpected arguments %q", fs.Args())
 	}
-	if c.data == "" {
-		return c, errors.New("gpu-sharing: -data (or GANGSIM_OPENB_DIR) must name the trace folder")
+	for _, p := range strings.Split(policies, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			c.policies = append(c.policies, p)
+		}
+	}
+	if c.seeds < 1 || c.ratio <= 0 || c.workers < 1 {
+		return c, errors.New("gpu-sharing: -seeds and -workers must be at least 1, -ratio positive")
+	}
+	if c.nodes == "" || c.pods == "" {
+		dir := findTraceDir()
+		if dir == "" {
+			return c, errNoTrace
+		}
+		if c.nodes == "" {
+			c.nodes = filepath.Join(dir, defaultNodes)
+		}
+		if c.pods == "" {
+			c.pods = filepath.Join(dir, defaultPods)
+		}
 	}
 	return c, nil
+}
+
+// findTraceDir is the first folder holding the default files, "" if none.
+func findTraceDir() string {
+	for _, dir := range []string{os.Getenv(traceDirVar), sharedData} {
+		if dir == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, defaultNodes)); err == nil {
+			return dir
+		}
+	}
+	return ""
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -79,39 +135,179 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	nodes, err := LoadNodes(filepath.Join(c.data, c.nodes))
+	nodes, err := LoadNodes(c.nodes)
 	if err != nil {
 		return err
 	}
-	pods, err := LoadPods(filepath.Join(c.data, c.pods))
+	pods, err := LoadPods(c.pods)
 	if err != nil {
 		return err
 	}
-	memo := NewFragMemo(NewWorkload(pods))
-	fmt.Fprintf(stdout, "%-14s %8s %6s %8s %6s %6s %9s\n", "policy", "@100%", "std", "@130%", "std", "failed", "time/run")
-	for _, name := range strings.Split(c.policies, ",") {
-		pol, err := PolicyByName(strings.TrimSpace(name), memo)
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
 		if err != nil {
 			return err
 		}
-		var at100, at130, failed []float64
-		start := time.Now()
-		for s := range c.seeds {
-			r, err := Sample(pods, nodes, SampleConfig{Seed: int64(c.seed + s), Ratio: c.ratio, ExtraDraws: c.extraDraws})
-			if err != nil {
-				return err
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	// The runs allocate much and keep little: collect less often.
+	debug.SetGCPercent(400)
+	start := time.Now()
+	res, err := Sweep(nodes, pods, c)
+	if err != nil {
+		return err
+	}
+	if c.plot != "" {
+		if err := Plot(res, c.plot); err != nil {
+			return err
+		}
+	}
+	if c.json {
+		return writeJSON(stdout, res)
+	}
+	writeTable(stdout, res)
+	fmt.Fprintf(stdout, "%d runs (%d policies x %d seeds) in %v\n", len(res.Policies)*c.seeds, len(res.Policies), c.seeds, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// Results are the outcomes of a sweep: Runs[i][j] is policy i's run of
+// seed j.
+type Results struct {
+	Policies []string
+	Seeds    []int64
+	Runs     [][]Outcome
+	Top      int // the highest arrived percent reported (100 * ratio)
+}
+
+// Sweep runs every policy on every seed, in parallel (each run its own
+// Scheduler; FGD's fragmentation memo one per worker).
+func Sweep(nodes []Node, trace []Pod, c config) (*Results, error) {
+	w := NewWorkload(trace)
+	for _, name := range c.policies {
+		if _, err := PolicyByName(name, nil); err != nil {
+			return nil, err
+		}
+	}
+	res := &Results{Policies: c.policies, Top: int(math.Round(100 * c.ratio))}
+	for s := range c.seeds {
+		res.Seeds = append(res.Seeds, int64(c.seed+s))
+	}
+	res.Runs = make([][]Outcome, len(c.policies))
+	type job struct{ p, s int }
+	jobs := make(chan job)
+	errs := make([]error, len(c.policies)*c.seeds)
+	for i := range res.Runs {
+		res.Runs[i] = make([]Outcome, c.seeds)
+	}
+	var wg sync.WaitGroup
+	for range c.workers {
+		wg.Go(func() {
+			memo := NewFragMemo(w)
+			for j := range jobs {
+				pol, _ := PolicyByName(c.policies[j.p], memo)
+				seed := res.Seeds[j.s]
+				r, err := Sample(trace, nodes, SampleConfig{Seed: seed, Ratio: c.ratio, ExtraDraws: c.extraDraws})
+				if err == nil {
+					if c.pure {
+						res.Runs[j.p][j.s] = Simulate(r, pol)
+					} else {
+						res.Runs[j.p][j.s], err = SimulateScheduler(r, pol, memo, seed, SchedOptions{MinMax: c.minMax})
+					}
+				}
+				errs[j.p*c.seeds+j.s] = err
 			}
-			o := Simulate(r, pol)
-			at100, at130 = append(at100, o.AllocRatio(100)), append(at130, o.AllocRatio(int(math.Round(100*c.ratio))))
+		})
+	}
+	// FGD's runs are the longest: start them first.
+	order := make([]int, 0, len(c.policies))
+	for i, p := range c.policies {
+		if p == "FGD" {
+			order = append([]int{i}, order...)
+		} else {
+			order = append(order, i)
+		}
+	}
+	for _, p := range order {
+		for s := range c.seeds {
+			jobs <- job{p, s}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return res, errors.Join(errs...)
+}
+
+// At is the mean and the sample standard deviation over the seeds of
+// policy i's allocation ratio at pct% arrived (NaN where no run has an
+// arrival near pct).
+func (r *Results) At(i, pct int) (mean, std float64) {
+	var xs []float64
+	for _, o := range r.Runs[i] {
+		if v := o.AllocRatio(pct); !math.IsNaN(v) {
+			xs = append(xs, v)
+		}
+	}
+	return meanStd(xs)
+}
+
+// columns are the reported arrived percents: every 10 up to Top.
+func (r *Results) columns() []int {
+	var out []int
+	for x := 10; x <= r.Top; x += 10 {
+		out = append(out, x)
+	}
+	return out
+}
+
+// writeJSON prints {"policies": {name: {"10": {"mean", "std"}, ...}}};
+// a percent no run reaches is left out.
+func writeJSON(w io.Writer, r *Results) error {
+	type stat struct {
+		Mean float64 `json:"mean"`
+		Std  float64 `json:"std"`
+	}
+	out := map[string]map[string]map[string]stat{"policies": {}}
+	for i, name := range r.Policies {
+		m := map[string]stat{}
+		for _, x := range r.columns() {
+			if mean, std := r.At(i, x); !math.IsNaN(mean) {
+				m[strconv.Itoa(x)] = stat{round2(mean), round2(std)}
+			}
+		}
+		out["policies"][name] = m
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// writeTable prints the mean (and standard deviation) per policy and
+// arrived percent.
+func writeTable(w io.Writer, r *Results) {
+	fmt.Fprintf(w, "GPU allocation ratio (%%) by arrived GPU requests (%% of the cluster's GPUs), mean (std) over %d seeds (%d..%d)\n",
+		len(r.Seeds), r.Seeds[0], r.Seeds[len(r.Seeds)-1])
+	fmt.Fprintf(w, "%-14s", "policy")
+	for _, x := range r.columns() {
+		fmt.Fprintf(w, " %13s", strconv.Itoa(x)+"%")
+	}
+	fmt.Fprintf(w, " %7s\n", "failed")
+	for i, name := range r.Policies {
+		fmt.Fprintf(w, "%-14s", name)
+		for _, x := range r.columns() {
+			mean, std := r.At(i, x)
+			fmt.Fprintf(w, " %13s", fmt.Sprintf("%.2f (%.2f)", mean, std))
+		}
+		var failed []float64
+		for _, o := range r.Runs[i] {
 			failed = append(failed, float64(o.Failed))
 		}
-		per := time.Since(start) / time.Duration(max(c.seeds, 1))
-		m1, s1 := meanStd(at100)
-		m2, s2 := meanStd(at130)
 		mf, _ := meanStd(failed)
-		fmt.Fprintf(stdout, "%-14s %8.2f %6.2f %8.2f %6.2f %6.0f %9s\n", pol.Name, m1, s1, m2, s2, mf, per.Round(time.Millisecond))
+		fmt.Fprintf(w, " %7.0f\n", mf)
 	}
-	return nil
 }
 
 // meanStd is the mean and the sample standard deviation.

@@ -43,9 +43,9 @@ func (t podTable) ofClaim(c *cluster.ResourceClaim) *Pod {
 }
 
 // stateOf reads a node as the policies see it: free CPU and memory, the
-// model and each GPU's free thousandths (device gpu-i is GPU i), and, for
-// GpuClustering, the kinds of the GPU pods on it.
-func stateOf(ni *cluster.NodeInfo, pods podTable) NodeState {
+// model and each GPU's free thousandths (device gpu-i is GPU i), and, with
+// kinds (for GpuClustering), the kinds of the GPU pods on it.
+func stateOf(ni *cluster.NodeInfo, pods podTable, kinds bool) NodeState {
 	alloc, req := ni.Allocatable(), ni.Requested()
 	s := NodeState{CPU: alloc.MilliCPU - req.MilliCPU, Mem: (alloc.Memory - req.Memory) >> 20}
 	for _, sl := range ni.Slices() {
@@ -53,28 +53,85 @@ func stateOf(ni *cluster.NodeInfo, pods podTable) NodeState {
 			continue
 		}
 		for d := range sl.Devices {
-			dev := &sl.Devices[d]
-			i, err := strconv.Atoi(strings.TrimPrefix(dev.Name, "gpu-"))
-			if err != nil || i < 0 || i >= MaxGPUs {
-				continue
-			}
-			if a, ok := dev.Attributes["model"]; ok && a.StringValue != nil {
+			if a, ok := sl.Devices[d].Attributes["model"]; ok && a.StringValue != nil {
 				s.Model = *a.StringValue
 			}
-			s.GPUs = max(s.GPUs, i+1)
-			used := int64(0)
-			if u, ok := ni.DeviceUse(cluster.DeviceID{Driver: sl.Driver, Pool: sl.Pool.Name, Device: dev.Name}); ok {
-				used = int64(u.Capacity[gpuCapacity]) / 1000
-			}
-			s.Free[i] = int32(milli - used)
 		}
+		s.GPUs = min(MaxGPUs, s.GPUs+len(sl.Devices))
 	}
-	for pi := range ni.Pods() {
-		if p := pods[pi.Pod().Name]; p != nil && p.NumGPU > 0 {
-			s.Classes[class(p)]++
+	for i := range s.GPUs {
+		s.Free[i] = milli
+	}
+	ni.EachDeviceInUse(func(id cluster.DeviceID, u cluster.DeviceUse) {
+		if i := gpuIndex(id); id.Driver == gpuDriver && i >= 0 && i < s.GPUs {
+			s.Free[i] = int32(milli - int64(u.Capacity[gpuCapacity])/1000)
+		}
+	})
+	if kinds {
+		for pi := range ni.Pods() {
+			if p := pods[pi.Pod().Name]; p != nil && p.NumGPU > 0 {
+				s.Classes[class(p)]++
+			}
 		}
 	}
 	return s
+}
+
+// gpuIndex is i for device "gpu-i", -1 for another name.
+func gpuIndex(id cluster.DeviceID) int {
+	d := id.Device
+	if len(d) < 5 || d[:4] != "gpu-" {
+		return -1
+	}
+	i := 0
+	for _, c := range d[4:] {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		i = 10*i + int(c-'0')
+	}
+	return i
+}
+
+// stateCache remembers each node's state while its snapshot stamp holds
+// (equal stamps: the node holds what it held), for the policy's Score and
+// the device rank of the same run. h is the run's handle, set when the
+// plugin is built.
+type stateCache struct {
+	h    fw.Handle
+	pods podTable
+	snap *cluster.Snapshot
+	ents []stateEnt
+}
+
+type stateEnt struct {
+	stamp uint64
+	ok    bool
+	kinds bool
+	s     NodeState
+}
+
+// get is stateOf(ni, c.pods, kinds), remembered.
+func (c *stateCache) get(ni *cluster.NodeInfo, kinds bool) NodeState {
+	if c.h == nil {
+		return stateOf(ni, c.pods, kinds)
+	}
+	snap := c.h.Snapshot()
+	i := ni.Index()
+	if i < 0 || i >= snap.Len() || snap.Node(i) != ni {
+		return stateOf(ni, c.pods, kinds)
+	}
+	if snap != c.snap {
+		c.snap, c.ents = snap, nil
+	}
+	if len(c.ents) < snap.Len() {
+		c.ents = append(c.ents, make([]stateEnt, snap.Len()-len(c.ents))...)
+	}
+	e := &c.ents[i]
+	if st := snap.Stamp(i); !e.ok || e.stamp != st || kinds && !e.kinds {
+		*e = stateEnt{stamp: st, ok: true, kinds: kinds, s: stateOf(ni, c.pods, kinds)}
+	}
+	return e.s
 }
 
 // signShape appends what a policy's score reads of a pod.
@@ -94,8 +151,9 @@ func signShape(sig []byte, p *Pod) []byte {
 
 // scorePlugin is a deterministic policy's node score.
 type scorePlugin struct {
-	pol  Policy
-	pods podTable
+	pol   Policy
+	pods  podTable
+	cache *stateCache
 }
 
 var (
@@ -110,7 +168,7 @@ func (pl *scorePlugin) Score(_ *fw.CycleState, pod *cluster.PodInfo, ni *cluster
 	if p == nil {
 		return 0, nil
 	}
-	s := stateOf(ni, pl.pods)
+	s := pl.cache.get(ni, pl.pol.Name == "GpuClustering")
 	return pl.pol.Score(&s, p), nil
 }
 
@@ -123,7 +181,13 @@ func (pl *scorePlugin) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
 }
 
 // normalizedPlugin is a scorePlugin with BestFit's min-max normalisation
-// over the scored nodes.
+// over the scored nodes. The example leaves it off by default: BestFit's
+// raw scores are integers in 0..100, so the normalised scores
+// (v-lo)*100/(hi-lo) keep their order strictly (hi-lo <= 100: one apart
+// stays at least one apart) and every tie as it is, and the node chosen is
+// the same; without the normaliser, which is not pointwise (it reads the
+// lowest score), the filter memo remembers BestFit's scores. The
+// comparison test runs both (SchedOptions.MinMax).
 type normalizedPlugin struct{ scorePlugin }
 
 var _ fw.ScoreNormalizer = (*normalizedPlugin)(nil)
@@ -180,16 +244,16 @@ func (pl *randomPlugin) Score(_ *fw.CycleState, _ *cluster.PodInfo, ni *cluster.
 // the lowest index on a tie), or a hash of the node's state and the GPU
 // (Random: the artefact draws a fitting GPU from its stream; a rank must
 // depend on the node and the claims only, so the draw is a hash).
-func deviceRank(pol string, m *FragMemo, pods podTable, seed int64) func(*cluster.NodeInfo, []*cluster.ResourceClaim) func(cluster.DeviceID) int64 {
+func deviceRank(pol string, m *FragMemo, cache *stateCache, seed int64) func(*cluster.NodeInfo, []*cluster.ResourceClaim) func(cluster.DeviceID) int64 {
 	return func(ni *cluster.NodeInfo, claims []*cluster.ResourceClaim) func(cluster.DeviceID) int64 {
 		if len(claims) != 1 {
 			return nil
 		}
-		p := pods.ofClaim(claims[0])
+		p := cache.pods.ofClaim(claims[0])
 		if p == nil || !p.Sharing() {
 			return nil
 		}
-		s := stateOf(ni, pods)
+		s := cache.get(ni, false)
 		var rank [MaxGPUs]int64
 		switch pol {
 		case "FGD":
@@ -215,11 +279,10 @@ func deviceRank(pol string, m *FragMemo, pods podTable, seed int64) func(*cluste
 			}
 		}
 		return func(id cluster.DeviceID) int64 {
-			i, err := strconv.Atoi(strings.TrimPrefix(id.Device, "gpu-"))
-			if err != nil || i < 0 || i >= MaxGPUs {
-				return 0
+			if i := gpuIndex(id); i >= 0 && i < MaxGPUs {
+				return rank[i]
 			}
-			return rank[i]
+			return 0
 		}
 	}
 }

@@ -41,18 +41,30 @@ func schedConfig(pol string, rank func(*cluster.NodeInfo, []*cluster.ResourceCla
 	}
 }
 
+// SchedOptions are the scheduler path's switches.
+type SchedOptions struct {
+	// MinMax runs BestFit's min-max normalisation (see normalizedPlugin):
+	// the same decisions, slower.
+	MinMax bool
+}
+
 // registry registers the policy's plugin for one run.
-func registry(pol Policy, run *Run, pods podTable) fw.Registry {
+func registry(pol Policy, run *Run, cache *stateCache, opt SchedOptions) fw.Registry {
 	var pl fw.Plugin
 	switch {
 	case pol.Score == nil:
 		pl = &randomPlugin{r: run.Rand}
-	case pol.Normalize:
-		pl = &normalizedPlugin{scorePlugin{pol: pol, pods: pods}}
+	case pol.Normalize && opt.MinMax:
+		pl = &normalizedPlugin{scorePlugin{pol: pol, pods: cache.pods, cache: cache}}
 	default:
-		pl = &scorePlugin{pol: pol, pods: pods}
+		pl = &scorePlugin{pol: pol, pods: cache.pods, cache: cache}
 	}
-	return fw.Registry{pol.Name: {New: func(any, fw.Handle) (fw.Plugin, error) { return pl, nil }}}
+	return fw.Registry{pol.Name: {New: func(_ any, h fw.Handle) (fw.Plugin, error) {
+		if h != nil {
+			cache.h = h
+		}
+		return pl, nil
+	}}}
 }
 
 // nodeName is node i's name in the scheduler: the artefact's prefix (its
@@ -95,8 +107,9 @@ func templateSpec(name string, p *Pod) cluster.ResourceClaimSpec {
 }
 
 // newScheduler builds the run's cluster under the policy.
-func newScheduler(pol Policy, run *Run, pods podTable, memo *FragMemo, seed int64) (*gangsim.Scheduler, error) {
-	s, err := gangsim.New(schedConfig(pol.Name, deviceRank(pol.Name, memo, pods, seed)), gangsim.WithRegistry(registry(pol, run, pods)))
+func newScheduler(pol Policy, run *Run, pods podTable, memo *FragMemo, seed int64, opt SchedOptions) (*gangsim.Scheduler, error) {
+	cache := &stateCache{pods: pods}
+	s, err := gangsim.New(schedConfig(pol.Name, deviceRank(pol.Name, memo, cache, seed)), gangsim.WithRegistry(registry(pol, run, cache, opt)))
 	if err != nil {
 		return nil, err
 	}
@@ -132,12 +145,12 @@ func newScheduler(pol Policy, run *Run, pods podTable, memo *FragMemo, seed int6
 // SimulateScheduler replays the run through the Scheduler under the
 // policy, as Simulate does with its own loop. memo is FGD's (one per
 // goroutine: it is not safe for concurrent use).
-func SimulateScheduler(run *Run, pol Policy, memo *FragMemo, seed int64) (Outcome, error) {
+func SimulateScheduler(run *Run, pol Policy, memo *FragMemo, seed int64, opt SchedOptions) (Outcome, error) {
 	pods := make(podTable, len(run.Pods))
 	for k := range run.Pods {
 		pods[run.Pods[k].Name] = &run.Pods[k]
 	}
-	s, err := newScheduler(pol, run, pods, memo, seed)
+	s, err := newScheduler(pol, run, pods, memo, seed, opt)
 	if err != nil {
 		return Outcome{}, err
 	}

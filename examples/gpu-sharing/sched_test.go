@@ -25,7 +25,7 @@ func TestSchedulerMatchesPure(t *testing.T) {
 			r2, err := Sample(trace, nodes, cfg)
 			require.NoError(t, err)
 			start := time.Now()
-			got, err := SimulateScheduler(r2, pol, memo, seed)
+			got, err := SimulateScheduler(r2, pol, memo, seed, SchedOptions{MinMax: pol.Normalize && seed == seeds[0]})
 			require.NoError(t, err)
 			t.Logf("seed %d %s: %v, @100 %.2f (pure %.2f)", seed, pol.Name, time.Since(start).Round(time.Millisecond), got.AllocRatio(100), want.AllocRatio(100))
 			first := -1
@@ -37,5 +37,20 @@ func TestSchedulerMatchesPure(t *testing.T) {
 			}
 			require.Equal(t, -1, first, "seed %d %s: first difference at pod %d", seed, pol.Name, first)
 		}
+	}
+}
+
+func BenchmarkSchedulerRun(b *testing.B) {
+	nodes, trace := openb(b)
+	memo := NewFragMemo(NewWorkload(trace))
+	for _, pol := range Policies(memo) {
+		b.Run(pol.Name, func(b *testing.B) {
+			for b.Loop() {
+				r, err := Sample(trace, nodes, SampleConfig{Seed: 42, Ratio: 1.3, ExtraDraws: DefaultExtraDraws})
+				require.NoError(b, err)
+				_, err = SimulateScheduler(r, pol, memo, 42, SchedOptions{})
+				require.NoError(b, err)
+			}
+		})
 	}
 }
