@@ -298,8 +298,11 @@ func writeTable(w io.Writer, r *Results) {
 	for i, name := range r.Policies {
 		fmt.Fprintf(w, "%-14s", name)
 		for _, x := range r.columns() {
-			mean, std := r.At(i, x)
-			fmt.Fprintf(w, " %13s", fmt.Sprintf("%.2f (%.2f)", mean, std))
+			cell := "-"
+			if mean, std := r.At(i, x); !math.IsNaN(mean) {
+				cell = fmt.Sprintf("%.2f (%.2f)", mean, std)
+			}
+			fmt.Fprintf(w, " %13s", cell)
 		}
 		var failed []float64
 		for _, o := range r.Runs[i] {

@@ -241,9 +241,11 @@ func (pl *randomPlugin) Score(_ *fw.CycleState, _ *cluster.PodInfo, ni *cluster.
 // GPUs, all of equal rank: the lowest-indexed, as the artefact takes them.
 // A sharing pod's GPU is ranked by the policy: the least free first (best
 // fit, the lowest index on a tie), FGD's score per GPU (the highest first,
-// the lowest index on a tie), or a hash of the node's state and the GPU
-// (Random: the artefact draws a fitting GPU from its stream; a rank must
-// depend on the node and the claims only, so the draw is a hash).
+// the lowest index on a tie), or a hash of the seed, the node, its GPUs'
+// use, the share asked and the GPU (Random: the artefact draws a fitting
+// GPU from its stream; a rank must depend on the node and the claims'
+// specs only, as the allocator remembers its choice per node state and
+// spec, so the draw is a hash of those).
 func deviceRank(pol string, m *FragMemo, cache *stateCache, seed int64) func(*cluster.NodeInfo, []*cluster.ResourceClaim) func(cluster.DeviceID) int64 {
 	return func(ni *cluster.NodeInfo, claims []*cluster.ResourceClaim) func(cluster.DeviceID) int64 {
 		if len(claims) != 1 {
@@ -268,7 +270,7 @@ func deviceRank(pol string, m *FragMemo, cache *stateCache, seed int64) func(*cl
 			}
 		case "Random":
 			h := fnv.New64a()
-			fmt.Fprintf(h, "%d/%s/%s", seed, ni.Name(), claims[0].Name)
+			fmt.Fprintf(h, "%d/%s/%v/%d", seed, ni.Name(), s.Free[:s.GPUs], p.GPUMilli)
 			base := h.Sum64()
 			for i := range s.GPUs {
 				rank[i] = int64(mix(base+uint64(i)) >> 1)
@@ -294,4 +296,43 @@ func mix(x uint64) uint64 {
 	x ^= x >> 27
 	x *= 0x94d049bb133111eb
 	return x ^ x>>31
+}
+
+// gpuFitName is the plugin that checks a GPU pod's GPUs before the
+// DynamicResources plugin allocates them.
+const gpuFitName = "GPUFit"
+
+// gpuFitPlugin is a cheap filter ahead of DynamicResources: a GPU pod
+// needs a node whose GPUs of an accepted model have its share free (one
+// GPU for a share, NumGPU fully free GPUs for whole ones), the artefact's
+// Open-Gpu-Share filter. DynamicResources then allocates only on nodes
+// where the allocation succeeds, and decides as it would alone (it
+// rejects the same nodes); the filter only saves its work.
+type gpuFitPlugin struct{ cache *stateCache }
+
+var (
+	_ fw.FilterPlugin = (*gpuFitPlugin)(nil)
+	_ fw.Signer       = (*gpuFitPlugin)(nil)
+)
+
+func (pl *gpuFitPlugin) Name() string { return gpuFitName }
+
+func (pl *gpuFitPlugin) Filter(_ *fw.CycleState, pod *cluster.PodInfo, ni *cluster.NodeInfo) *fw.Status {
+	p := pl.cache.pods[pod.Pod().Name]
+	if p == nil || p.NumGPU == 0 {
+		return nil
+	}
+	s := pl.cache.get(ni, false)
+	if s.GPUs == 0 || !s.Accepts(p.Models) || s.gpusWith(p.GPUMilli) < p.NumGPU {
+		return fw.NewStatus(fw.Unschedulable, "insufficient GPUs")
+	}
+	return nil
+}
+
+func (pl *gpuFitPlugin) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
+	p := pl.cache.pods[pod.Pod().Name]
+	if p == nil {
+		return sig, false
+	}
+	return signShape(sig, p), true
 }

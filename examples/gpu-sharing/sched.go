@@ -22,7 +22,14 @@ import (
 // the same priority, so it could never help).
 func schedConfig(pol string, rank func(*cluster.NodeInfo, []*cluster.ResourceClaim) func(cluster.DeviceID) int64) gangsim.Config {
 	all := []gangsim.PluginRef{{Name: "*"}}
+	// the default filters, in their order, GPUFit just before DynamicResources
+	var filters []gangsim.PluginRef
+	for _, name := range []string{"NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodeResourcesFit",
+		"PodTopologySpread", "InterPodAffinity", gpuFitName, dynamicresources.Name} {
+		filters = append(filters, gangsim.PluginRef{Name: name})
+	}
 	plugins := &gangsim.Plugins{
+		Filter:     gangsim.PluginSet{Disabled: all, Enabled: filters},
 		PreScore:   gangsim.PluginSet{Disabled: all},
 		Score:      gangsim.PluginSet{Disabled: all, Enabled: []gangsim.PluginRef{{Name: pol, Weight: 1}}},
 		PostFilter: gangsim.PluginSet{Disabled: all},
@@ -59,12 +66,20 @@ func registry(pol Policy, run *Run, cache *stateCache, opt SchedOptions) fw.Regi
 	default:
 		pl = &scorePlugin{pol: pol, pods: cache.pods, cache: cache}
 	}
-	return fw.Registry{pol.Name: {New: func(_ any, h fw.Handle) (fw.Plugin, error) {
-		if h != nil {
-			cache.h = h
-		}
-		return pl, nil
-	}}}
+	return fw.Registry{
+		pol.Name: {New: func(_ any, h fw.Handle) (fw.Plugin, error) {
+			if h != nil {
+				cache.h = h
+			}
+			return pl, nil
+		}},
+		gpuFitName: {New: func(_ any, h fw.Handle) (fw.Plugin, error) {
+			if h != nil {
+				cache.h = h
+			}
+			return &gpuFitPlugin{cache: cache}, nil
+		}},
+	}
 }
 
 // nodeName is node i's name in the scheduler: the artefact's prefix (its
