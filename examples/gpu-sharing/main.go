@@ -10,8 +10,7 @@
 //
 // The trace's CSV files are research-use data, read at run time and never
 // committed (see README.md for where to get them). Without -nodes and
-// -pods the default files are looked for in $GANGSIM_OPENB_DIR, then in
-// /work/shared/data/alibaba-gpu-v2023-openb. -pure replays the runs with
+// -pods the default files are looked for in $GANGSIM_OPENB_DIR. -pure replays the runs with
 // the greedy driver of pure.go instead of the scheduler (the validation
 // tool).
 package main
@@ -49,7 +48,6 @@ const (
 	defaultNodes = "openb_node_list_gpu_node.csv"
 	defaultPods  = "openb_pod_list_default.csv"
 	traceDirVar  = "GANGSIM_OPENB_DIR"
-	sharedData   = "/work/shared/data/alibaba-gpu-v2023-openb"
 )
 
 // errNoTrace says where the trace comes from.
@@ -75,7 +73,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var policies string
 	fs := flag.NewFlagSet("gpu-sharing", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.nodes, "nodes", "", "node CSV (default: "+defaultNodes+" in $"+traceDirVar+" or "+sharedData+")")
+	fs.StringVar(&c.nodes, "nodes", "", "node CSV (default: "+defaultNodes+" in $"+traceDirVar+")")
 	fs.StringVar(&c.pods, "pods", "", "pod CSV, any of the openb pod lists (default: "+defaultPods+", found as -nodes)")
 	fs.StringVar(&policies, "policies", "Random,DotProd,GpuClustering,GpuPacking,BestFit,FGD", "policies to run, comma-separated")
 	fs.IntVar(&c.seed, "seed", 42, "first seed")
@@ -119,7 +117,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 
 // findTraceDir is the first folder holding the default files, "" if none.
 func findTraceDir() string {
-	for _, dir := range []string{os.Getenv(traceDirVar), sharedData} {
+	for _, dir := range []string{os.Getenv(traceDirVar)} {
 		if dir == "" {
 			continue
 		}
