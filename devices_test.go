@@ -314,7 +314,8 @@ func TestInvalidSelectorNamesTheField(t *testing.T) {
 }
 
 // deviceCluster is a random small GPU cluster and workload: nodes of two
-// GPU models, some GPUs shared by capacity; pods and gangs claiming one
+// GPU models in three racks, some GPUs shared by capacity; pods and gangs
+// (half of them kept to a rack) claiming one
 // GPU, two, a model, half a GPU, a model or else any (firstAvailable), or
 // a claim shared by a few; two priorities, run times, so that pods end,
 // free devices and preempt.
@@ -357,7 +358,11 @@ func deviceClusterWith(t *testing.T, seed uint64, preemption, noMemo bool, opts 
 		if rng.IntN(4) == 0 {
 			g := fmt.Sprintf("g%02d", i)
 			n := 2 + rng.IntN(3)
-			require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang(g, int32(n)).Priority(prio).Obj()))
+			gang := gangsimtest.MakeGang(g, int32(n)).Priority(prio)
+			if rng.IntN(2) == 0 {
+				gang = gang.Rack() // topology-aware: one rack's nodes
+			}
+			require.NoError(t, ts.AddPodGroup(gang.Obj()))
 			for j := range n {
 				require.NoError(t, ts.AddPod(pod(fmt.Sprintf("%s-%d", g, j)).Group(g).Obj(), d))
 			}
