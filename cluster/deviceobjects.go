@@ -31,8 +31,18 @@ type deviceObjects struct {
 func newDeviceObjects() deviceObjects {
 	return deviceObjects{
 		classes: btree.NewG(16, func(a, b *DeviceClass) bool { return a.Name < b.Name }),
-		claims:  btree.NewG(16, func(a, b *ResourceClaim) bool { return a.Key() < b.Key() }),
+		claims:  btree.NewG(16, claimLess),
 	}
+}
+
+// claimLess orders claims by namespace, then name, without making their
+// keys (a lookup compares a dozen claims). Namespaces are set (defaulted
+// on admission).
+func claimLess(a, b *ResourceClaim) bool {
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	return a.Name < b.Name
 }
 
 // clone shares the trees copy-on-write.

@@ -120,11 +120,18 @@ func newAllocator(in *Input) *allocator {
 		}
 	}
 	if in.Rank != nil {
-		ranks := make(map[cluster.DeviceID]int64, len(a.devs))
-		for i := range a.devs {
-			ranks[a.devs[i].id] = in.Rank(a.devs[i].id)
+		type ranked struct {
+			rank int64
+			d    device
 		}
-		slices.SortStableFunc(a.devs, func(x, y device) int { return cmp.Compare(ranks[x.id], ranks[y.id]) })
+		rs := make([]ranked, len(a.devs))
+		for i := range a.devs {
+			rs[i] = ranked{in.Rank(a.devs[i].id), a.devs[i]}
+		}
+		slices.SortStableFunc(rs, func(x, y ranked) int { return cmp.Compare(x.rank, y.rank) })
+		for i := range rs {
+			a.devs[i] = rs[i].d
+		}
 	}
 	a.words = (len(in.Claims) + 63) / 64
 	a.allocating = make([]uint64, a.words*len(a.devs))
