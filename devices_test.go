@@ -36,7 +36,7 @@ func newDeviceSchedWith(t *testing.T, preemption, noMemo bool, opts ...Option) *
 	s, err := New(cfg, opts...)
 	require.NoError(t, err)
 	ts := &testSched{Scheduler: s, t: t}
-	require.NoError(t, s.AddDeviceClass(cluster.DeviceClass{Name: "gpu", Selectors: []cluster.DeviceSelector{{CEL: `device.driver == "gpu.nvidia.com"`}}}))
+	require.NoError(t, s.AddDeviceClass(gangsimtest.GPUClass()))
 	return ts
 }
 
@@ -49,31 +49,13 @@ func (ts *testSched) gpus(name string, count int, model string, shared bool, rac
 		n = n.Rack(rack)
 	}
 	require.NoError(ts.t, ts.AddNode(n.Obj()))
-	devs := make([]cluster.Device, count)
-	for i := range devs {
-		devs[i] = cluster.Device{Name: fmt.Sprintf("gpu-%d", i), Attributes: map[cluster.QualifiedName]cluster.DeviceAttribute{"model": {StringValue: new(model)}}}
-		if shared {
-			devs[i].AllowMultipleAllocations = true
-			devs[i].Capacity = map[cluster.QualifiedName]cluster.DeviceCapacity{"milligpu": {Value: 1000 * 1000}}
-		}
-	}
-	require.NoError(ts.t, ts.AddResourceSlice(cluster.ResourceSlice{Name: name + "-gpus", Driver: gpuDriver,
-		Pool: cluster.ResourcePool{Name: name, SliceCount: 1}, NodeName: name, Devices: devs}))
+	require.NoError(ts.t, ts.AddResourceSlice(gangsimtest.GPUSlice(name, count, model, shared)))
 	return ts
 }
 
 // gpuSpec asks for count GPUs of the class (of a model when model is set),
 // or, with milli > 0, for that much of one shared GPU.
-func gpuSpec(count int64, model string, milli int64) cluster.ResourceClaimSpec {
-	r := &cluster.ExactDeviceRequest{DeviceClassName: "gpu", Count: count}
-	if model != "" {
-		r.Selectors = []cluster.DeviceSelector{{CEL: fmt.Sprintf(`device.attributes["gpu.nvidia.com"].model == %q`, model)}}
-	}
-	if milli > 0 {
-		r.Capacity = map[cluster.QualifiedName]cluster.Quantity{"milligpu": cluster.Quantity(milli * 1000)}
-	}
-	return cluster.ResourceClaimSpec{Requests: []cluster.DeviceRequest{{Name: "gpu", Exactly: r}}}
-}
+var gpuSpec = gangsimtest.GPUSpec
 
 // template adds a claim template.
 func (ts *testSched) template(name string, spec cluster.ResourceClaimSpec) *testSched {

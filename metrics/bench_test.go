@@ -76,25 +76,11 @@ func gpuCluster(b *testing.B, opts ...gangsim.Option) *gangsim.Scheduler {
 	for i := range gpuNodes {
 		name := fmt.Sprintf("node-%05d", i)
 		must(s.AddNode(gangsimtest.MakeNode(name).CPU("64").Memory("512Gi").Obj()))
-		devs := make([]cluster.Device, 8)
-		for j := range devs {
-			devs[j] = cluster.Device{Name: fmt.Sprintf("gpu-%d", j), AllowMultipleAllocations: true,
-				Attributes: map[cluster.QualifiedName]cluster.DeviceAttribute{"model": {StringValue: &model}},
-				Capacity:   map[cluster.QualifiedName]cluster.DeviceCapacity{"milligpu": {Value: 1000 * 1000}}}
-		}
-		must(s.AddResourceSlice(cluster.ResourceSlice{Name: name + "-gpus", Driver: "gpu.nvidia.com",
-			Pool: cluster.ResourcePool{Name: name, SliceCount: 1}, NodeName: name, Devices: devs}))
+		must(s.AddResourceSlice(gangsimtest.GPUSlice(name, 8, model, true)))
 	}
-	spec := func(count, milli int64) cluster.ResourceClaimSpec {
-		r := &cluster.ExactDeviceRequest{DeviceClassName: "gpu", Count: count}
-		if milli > 0 {
-			r.Capacity = map[cluster.QualifiedName]cluster.Quantity{"milligpu": cluster.Quantity(milli * 1000)}
-		}
-		return cluster.ResourceClaimSpec{Requests: []cluster.DeviceRequest{{Name: "gpu", Exactly: r}}}
-	}
-	must(s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "one", Spec: spec(1, 0)}))
-	must(s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "two", Spec: spec(2, 0)}))
-	must(s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "half", Spec: spec(1, 500)}))
+	must(s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "one", Spec: gangsimtest.GPUSpec(1, "", 0)}))
+	must(s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "two", Spec: gangsimtest.GPUSpec(2, "", 0)}))
+	must(s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "half", Spec: gangsimtest.GPUSpec(1, "", 500)}))
 	return s
 }
 
