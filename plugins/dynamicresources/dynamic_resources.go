@@ -192,7 +192,7 @@ type stateData struct {
 	// scored says a claim to allocate has a firstAvailable request.
 	scored bool
 	// allocations are Filter's results by node index: one per claim to
-	// allocate, in order.
+	// allocate, in order (kept only where allocate does not remember them).
 	allocations map[int][]cluster.AllocationResult
 	// freed counts, per claim, the pods the preemption's simulation took
 	// off the claim's node (with Args.Preemption).
@@ -436,15 +436,22 @@ func (pl *DynamicResources) Filter(state *fw.CycleState, pod *cluster.PodInfo, n
 		}
 		return errCannotAlloc
 	}
-	s.allocations[node] = results
+	if !pl.remembers(s) {
+		s.allocations[node] = results // else allocationOn finds it again, at once
+	}
 	return nil
+}
+
+// remembers reports whether allocate remembers its answers for s.
+func (pl *DynamicResources) remembers(s *stateData) bool {
+	return len(s.freed) == 0 && pl.h != nil && pl.allocs != nil
 }
 
 // allocate runs the allocator for the claims to allocate on the node, with
 // the node's devices in use less the claims the preemption's simulation
 // freed.
 func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, bool, error) {
-	if len(s.freed) > 0 || pl.h == nil || pl.allocs == nil {
+	if !pl.remembers(s) {
 		return pl.allocateNow(s, ni)
 	}
 	snap := pl.h.Snapshot()
