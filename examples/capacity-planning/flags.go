@@ -14,6 +14,7 @@ import (
 type config struct {
 	files      []string
 	out        string
+	outGiven   bool // -out was on the command line: a question writes its files too
 	json       bool
 	domainKeys []string
 	workers    int
@@ -103,6 +104,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	c.files = fs.Args()
+	fs.Visit(func(f *flag.Flag) { c.outGiven = c.outGiven || f.Name == "out" })
 	for _, k := range strings.Split(*domains, ",") {
 		if k = strings.TrimSpace(k); k != "" {
 			c.domainKeys = append(c.domainKeys, k)

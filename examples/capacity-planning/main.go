@@ -22,6 +22,7 @@ import (
 	"os"
 
 	"github.com/gangsim/gangsim/internal/heapstart"
+	"github.com/gangsim/gangsim/metrics/htmlreport"
 )
 
 //go:embed default.yaml
@@ -66,6 +67,7 @@ type app struct {
 	stdout   io.Writer
 	stderr   io.Writer
 	progress *progress
+	answers  []htmlreport.Answer // for report.html, when a question was asked
 }
 
 func (a *app) dispatch() error {
