@@ -52,7 +52,8 @@ var page = template.Must(template.New("page").Parse(pageText))
 // readyScript marks the page when its figures and fonts are ready:
 // data-plots on the html element reads "ready N/N" once the N figures
 // have a size and the embedded fonts have loaded, or says what is
-// missing.
+// missing; data-height is then the page's height in CSS pixels (for a
+// screenshot of all of it).
 const readyScript = `
 (function () {
   var root = document.documentElement;
@@ -68,6 +69,7 @@ const readyScript = `
     });
     root.dataset.plots = missing.length > 0 ? "fonts missing: " + missing.join(", ") :
       (drawn === figures.length ? "ready " : "not drawn ") + drawn + "/" + figures.length;
+    root.dataset.height = String(root.scrollHeight);
   }, function (err) {
     root.dataset.plots = "fonts failed: " + err;
     console.error("fonts failed", err);
