@@ -52,7 +52,9 @@ const usageText = `Usage: capacity-planning [flags] [SCENARIO...]
 
 Simulates the scenario files (YAML or JSON; without any, the embedded
 default day) and prints a summary. Without a question it writes each
-scenario's report, CSV time series and plots to -out.
+scenario's report (JSON, and HTML to open in a browser), CSV time series
+and plots to -out; a question writes its answer's run there only when
+-out is given.
 
 Questions (one at a time, on one scenario):
   -add-like NODE         fewest nodes like NODE to add so that every pod is placed
