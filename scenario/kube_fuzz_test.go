@@ -26,6 +26,9 @@ func FuzzKubeObjects(f *testing.F) {
 	f.Add([]byte("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: g, capacity: {requests: {mem: 1Gi}}}}]}}\n" +
 		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: d, allNodes: true, pool: {name: p, resourceSliceCount: 1}, devices: [{name: d0, attributes: {m: {int: 1}}, capacity: {mem: {value: 2Gi}}}]}\n" +
 		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {claims: [{name: g}]}}], resourceClaims: [{name: g, resourceClaimName: c}]}\n"))
+	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {generateName: web-}\nspec: {containers: [{name: c}]}\n---\n" +
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: web-0}\nspec: {containers: [{name: c}]}\n---\n" +
+		"apiVersion: batch/v1\nkind: Job\nmetadata: {generateName: pi-}\nspec: {template: {spec: {containers: [{name: c}]}}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer checkQuick(t, time.Now())
 		sc, err := ParseFiles([]File{{Name: "fuzz", Data: data}}, fuzzLimits)

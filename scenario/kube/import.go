@@ -66,6 +66,9 @@ type Warnings interface {
 // KubeSchedulerConfiguration may configure (the scheduler's and the
 // user's); an error is an *Error naming the object and its field.
 func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally) error {
+	if err := nameGenerated(ins); err != nil {
+		return err
+	}
 	d := &schema.Decoder{} // one cache of struct fields for every object
 	k := &kubeImport{tally: t, ws: ws, plugins: plugins, owned: map[kubeOwnerKey]*kubeOwnedCount{},
 		selectors: map[kubeOwnerKey]*schema.LabelSelector{}, podNames: map[cluster.PodKey]bool{}}

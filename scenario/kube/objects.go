@@ -21,8 +21,11 @@ type Object struct {
 	kind       string
 	namespace  string // "default" for a namespaced object without one
 	name       string
-	node       *yaml.Node
-	exp        *schema.Expansion // its file's aliases; nil in JSON
+	// generateName is metadata.generateName: the prefix of the name the
+	// importer gives an object without a name (nameGenerated)
+	generateName string
+	node         *yaml.Node
+	exp          *schema.Expansion // its file's aliases; nil in JSON
 }
 
 // Error is a problem with an object of an input file: the file, the line,
@@ -230,7 +233,7 @@ func (o *Object) readName() error {
 	for _, f := range []struct {
 		key  string
 		into *string
-	}{{"name", &o.name}, {"namespace", &o.namespace}} {
+	}{{"name", &o.name}, {"generateName", &o.generateName}, {"namespace", &o.namespace}} {
 		v, at, err := scalarAt(meta, f.key)
 		if err != nil {
 			return &Error{File: o.file, Line: at.Line, Path: o.ref() + ": metadata." + f.key, Err: err}
