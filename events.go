@@ -117,12 +117,16 @@ const (
 	// EventClaimReleased: the last pod using Claim left Node, and its
 	// devices are free.
 	EventClaimReleased
+	// EventPodUngated: scheduling gates were removed from the pending pod
+	// (UngatePod); Pod holds it with the gates left, and Reason says what
+	// it waits for while some are left ("" when none is: it is queued).
+	EventPodUngated
 )
 
 var eventNames = [...]string{"", "PodArrived", "PodBound", "PodNominated", "PodUnschedulable", "PodEvicted",
 	"PodTerminated", "PodSucceeded", "PodDeleted", "GroupScheduled", "GroupFailed", "NodeAdded",
 	"NodeUpdated", "NodeCordoned", "NodeUncordoned", "NodeRemoved", "NodeDrained", "Cycle", "ClaimAllocated",
-	"ClaimReleased"}
+	"ClaimReleased", "PodUngated"}
 
 // String returns the event kind's name ("PodBound").
 func (k EventKind) String() string {

@@ -140,12 +140,19 @@ func (s *Scheduler) setPending(r *podRecord) error {
 			return s.offerGroup(s.groupOf(r), []*podRecord{r})
 		}
 		p := r.info.Pod()
+		if hasGates(r) { // its gates come first, as kube-scheduler's PreEnqueue plugins
+			s.setReason(r, GatesMessage(p.SchedulingGates))
+			return nil
+		}
 		s.setReason(r, fmt.Sprintf("pod group %s does not exist: the pod waits until it is created", displayName(p.Namespace, p.PodGroup)))
 		return nil
 	}
 	if s.profileFor(r.info) == nil {
 		s.setReason(r, fmt.Sprintf("pod names scheduler %q, which no profile has", r.info.Pod().EffectiveSchedulerName()))
 		return nil
+	}
+	if hasGates(r) {
+		return s.holdGated(r)
 	}
 	return s.enqueue(r)
 }
@@ -284,6 +291,9 @@ func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
 	}
 	switch {
 	case r.group != 0:
+		if hasGates(r) {
+			s.countGated(s.groupOf(r), -1)
+		}
 		s.changeMembers(s.groupOf(r), func(m *podgroup.Membership) { m.Remove(r.info.Key()) })
 		delete(s.groupOf(r).pods, r.info.Key())
 		if pending {

@@ -305,6 +305,9 @@ type PodStatus struct {
 	BoundAt   time.Duration
 	EndedAt   time.Duration
 	Binds     int // how many times it was bound (more than once after evictions)
+	// SchedulingGates are the gates the pod has left: while there is one,
+	// it is held pending and never tried (Reason says so).
+	SchedulingGates []string
 }
 
 // podStatus is r's status with its reason as it stands now.
