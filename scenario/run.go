@@ -166,6 +166,8 @@ func (sc *Scenario) apply(s *gangsim.Scheduler, a action) error {
 			break // it has run its course: deleting it changes nothing
 		}
 		err = s.DeletePod(podKeyOf(e.Name))
+	case UngatePod:
+		err = s.UngatePod(podKeyOf(e.Name))
 	}
 	if err != nil {
 		src := e.Source

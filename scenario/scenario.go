@@ -89,6 +89,7 @@ const (
 	RemoveNode   EventKind = "removeNode"
 	DrainNode    EventKind = "drainNode"
 	DeletePod    EventKind = "deletePod"
+	UngatePod    EventKind = "ungatePod" // removes every scheduling gate of the pod
 )
 
 // Event is a cluster change at a simulated time. Node is set for addNode;

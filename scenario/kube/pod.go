@@ -70,7 +70,7 @@ func (k *kubeImport) podEntry(o *Object, src *schema.Origin, name string, labels
 		Priority: spec.Priority, PriorityClassName: spec.PriorityClassName, PreemptionPolicy: spec.PreemptionPolicy,
 		SchedulerName: spec.SchedulerName, NodeName: spec.NodeName, NodeSelector: spec.NodeSelector,
 		Affinity: spec.Affinity, Tolerations: spec.Tolerations, TopologySpreadConstraints: spec.TopologySpreadConstraints,
-		Origin: src}
+		SchedulingGates: spec.SchedulingGates, Origin: src}
 	if len(spec.Containers) == 0 {
 		return s, o.failf(nil, src.Spec+".containers", "required: a pod has at least one container")
 	}

@@ -129,7 +129,7 @@ type kubePodSpec struct {
 	SetHostnameAsFQDN             skipped                   `yaml:"setHostnameAsFQDN"`
 	OS                            skipped                   `yaml:"os"`
 	HostUsers                     skipped                   `yaml:"hostUsers"`
-	SchedulingGates               unmodelled                `yaml:"schedulingGates"`
+	SchedulingGates               []schema.SchedulingGate   `yaml:"schedulingGates"`
 	ResourceClaims                []schema.PodResourceClaim `yaml:"resourceClaims"`
 	Resources                     *kubeResources            `yaml:"resources"`
 	HostnameOverride              skipped                   `yaml:"hostnameOverride"`

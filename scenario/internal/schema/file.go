@@ -197,9 +197,12 @@ type Pod struct {
 	// ResourceClaims are the claims of devices the pod uses, by the name
 	// it gives each.
 	ResourceClaims []PodResourceClaim `yaml:"resourceClaims"`
-	At             string             `yaml:"at"`
-	Duration       string             `yaml:"duration"`
-	Count          *int               `yaml:"count"`
+	// SchedulingGates hold the pod pending until an ungatePod event
+	// removes them, as Kubernetes' spec.schedulingGates.
+	SchedulingGates []SchedulingGate `yaml:"schedulingGates"`
+	At              string           `yaml:"at"`
+	Duration        string           `yaml:"duration"`
+	Count           *int             `yaml:"count"`
 
 	Origin *Origin `yaml:"-"`
 	// Controller is the controller that made an imported pod.
@@ -207,6 +210,23 @@ type Pod struct {
 	// ContainerClaims are the claims an imported pod's containers name
 	// in resources.claims.
 	ContainerClaims []ContainerClaim `yaml:"-"`
+}
+
+// SchedulingGate is an entry of a pod's schedulingGates.
+type SchedulingGate struct {
+	Name string `yaml:"name"`
+}
+
+// GateNames lists the names of gates (nil for none).
+func GateNames(gates []SchedulingGate) []string {
+	if len(gates) == 0 {
+		return nil
+	}
+	out := make([]string, len(gates))
+	for i, g := range gates {
+		out[i] = g.Name
+	}
+	return out
 }
 
 // Owner is a pod's owner as a scenario file gives it.
@@ -238,6 +258,7 @@ type Event struct {
 	RemoveNode   string `yaml:"removeNode"`
 	DrainNode    string `yaml:"drainNode"`
 	DeletePod    string `yaml:"deletePod"`
+	UngatePod    string `yaml:"ungatePod"`
 }
 
 // Namespace is an entry of namespaces.
