@@ -1,6 +1,7 @@
 package gangsim
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -49,6 +50,9 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 	if !shared {
 		p = p.Clone()
 	}
+	if p.NodeName == "" {
+		s.defaultResources(&p) // LimitRanger, before the priority admission
+	}
 	var def *podgroup.PodGroup
 	if group != nil {
 		def = &group.group
@@ -56,6 +60,11 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 	info, err := s.admitPod(p, def)
 	if err != nil {
 		return err
+	}
+	if p.NodeName == "" {
+		if reason := cmp.Or(s.checkLimits(&p), s.checkQuota(info.Pod())); reason != "" {
+			return s.reject(*info.Pod(), reason)
+		}
 	}
 	r := &podRecord{info: info, phase: PhasePending, duration: duration, firstSeen: s.now}
 	if group == nil && inheritsGroupPriority(&p) {
@@ -80,6 +89,9 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 	r, id := s.records.add(*r)
 	r.id = id
 	s.pods[info.Key()] = r.id // the admitted pod's own key, shared
+	if len(s.quotas) > 0 {
+		s.chargeQuotas(info.Pod(), false, 1)
+	}
 	if p.PodGroup != "" {
 		s.attach(r)
 	}
@@ -281,6 +293,7 @@ func (s *Scheduler) DeletePod(key cluster.PodKey) error {
 // markGone ends a pod's life (deleted or succeeded): it leaves the queue
 // and its group. The caller has taken it out of the cache.
 func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
+	s.quotaEnded(r, phase)
 	pending := r.phase == PhasePending
 	r.phase, r.reason, r.endedAt = phase, "", s.now
 	s.nominations.clear(r)

@@ -33,6 +33,12 @@ type Pod struct {
 	Name              string
 	Labels            map[string]string
 	Requests          Resources // cpu, memory, extended; Pods must be 0 (each pod counts 1)
+	// Resources are the pod's containers' requests and limits, for
+	// admission (LimitRange, ResourceQuota); nil for a pod that is its
+	// Requests alone. When set, Requests must be their total
+	// (PodResources.Requests); admission computes both anew when a
+	// LimitRange fills defaults.
+	Resources *PodResources
 	Priority          *int32
 	PriorityClassName string
 	PreemptionPolicy  PreemptionPolicy // "" means PreemptLowerPriority
@@ -129,6 +135,14 @@ func (p *Pod) Validate() error {
 	if p.Requests.Pods != 0 {
 		return bad("requests.pods", "cannot be requested (each pod counts 1)")
 	}
+	if p.Resources != nil {
+		if field, detail := p.Resources.Problem(); detail != "" {
+			return bad(field, "%s", detail)
+		}
+		if total := p.Resources.Requests().Resources(); !total.Equal(p.Requests) {
+			return bad("requests", "%v differ from %v, the total of the pod's resources", p.Requests, total)
+		}
+	}
 	switch p.PreemptionPolicy {
 	case "", PreemptLowerPriority, PreemptNever:
 	default:
@@ -212,6 +226,7 @@ func (p Pod) Clone() Pod {
 	p.TopologySpreadConstraints = cloneSpread(p.TopologySpreadConstraints)
 	p.ResourceClaims = slices.Clone(p.ResourceClaims)
 	p.SchedulingGates = slices.Clone(p.SchedulingGates)
+	p.Resources = p.Resources.Clone()
 	if p.Owner != nil {
 		o := *p.Owner
 		o.Selector = o.Selector.Clone()
