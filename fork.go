@@ -77,7 +77,7 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 
 	f.invariants = invariantState{evictions: s.invariants.evictions, wasTrue: maps.Clone(s.invariants.wasTrue)}
 	f.classes = s.classes.Clone()
-	f.templates = maps.Clone(s.templates) // read-only
+	f.templates = maps.Clone(s.templates)     // read-only
 	f.limitRanges = maps.Clone(s.limitRanges) // lists replaced, never changed
 	f.quotas = cloneQuotas(s.quotas)
 	f.clusterEventVersion, f.lastChange = s.clusterEventVersion, s.lastChange

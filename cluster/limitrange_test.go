@@ -22,8 +22,6 @@ func cpuMem(cpu, mem int64) ResourceList {
 	return l
 }
 
-
-
 func TestLimitRangeDefaults(t *testing.T) {
 	lr := LimitRange{Name: "lr", Limits: []LimitRangeItem{{Type: LimitTypeContainer,
 		Default: cpuMem(500, 512*mi), DefaultRequest: cpuMem(100, -1)}}}.WithDefaults()

@@ -29,16 +29,16 @@ const DefaultSchedulerName = "default-scheduler"
 // resolves it from PriorityClassName, the pod's group or the global
 // default. The resolved value is PodInfo.Priority.
 type Pod struct {
-	Namespace         string
-	Name              string
-	Labels            map[string]string
-	Requests          Resources // cpu, memory, extended; Pods must be 0 (each pod counts 1)
+	Namespace string
+	Name      string
+	Labels    map[string]string
+	Requests  Resources // cpu, memory, extended; Pods must be 0 (each pod counts 1)
 	// Resources are the pod's containers' requests and limits, for
 	// admission (LimitRange, ResourceQuota); nil for a pod that is its
 	// Requests alone. When set, Requests must be their total
 	// (PodResources.Requests); admission computes both anew when a
 	// LimitRange fills defaults.
-	Resources *PodResources
+	Resources         *PodResources
 	Priority          *int32
 	PriorityClassName string
 	PreemptionPolicy  PreemptionPolicy // "" means PreemptLowerPriority
