@@ -48,6 +48,9 @@ type builder struct {
 	requests map[unsafe.Pointer]cluster.Resources
 	// gatedPods are the pods with scheduling gates, once asked (gated)
 	gatedPods map[cluster.PodKey]bool
+	// admissionKeys are the limit ranges and quotas defined so far (kind,
+	// key), and where
+	admissionKeys map[[2]string]string
 }
 
 func newBuilder(name string, opts []Option) *builder {
@@ -108,7 +111,7 @@ func (b *builder) build(ins []*input) error {
 			return nil
 		}
 	}
-	steps := []func([]*input) error{each(b.config), each(b.priorityClasses), each(b.namespaces), each(b.nodes),
+	steps := []func([]*input) error{each(b.config), each(b.priorityClasses), each(b.namespaces), each(b.admission), each(b.nodes),
 		b.groups, each(b.budgets), each(b.devices), each(b.pods), each(b.workloads), each(b.events), each(b.explain)}
 	for _, step := range steps {
 		if err := step(ins); err != nil {

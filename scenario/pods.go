@@ -141,6 +141,9 @@ func (b *builder) podTemplate(s *schema.Pod, where string) (cluster.Pod, error) 
 		NodeName: s.NodeName, NodeSelector: s.NodeSelector, PodGroup: s.PodGroup, Owner: s.Controller,
 		SchedulingGates: schema.GateNames(s.SchedulingGates),
 	}
+	if err := b.podLimits(s, &p, where); err != nil {
+		return cluster.Pod{}, err
+	}
 	var group *podgroup.PodGroup
 	if s.PodGroup != "" {
 		if admitted, ok := b.groupByKey[podgroup.Key(s.Namespace, s.PodGroup)]; ok {

@@ -125,6 +125,11 @@ type Scenario struct {
 	Explain []cluster.PodKey
 	// Namespaces give namespaces labels (for namespace selectors).
 	Namespaces []cluster.Namespace
+	// LimitRanges and ResourceQuotas are the namespaces' admission of
+	// pods: defaults and bounds of their resources, limits of their
+	// totals. A pod they refuse is not created (phase Rejected).
+	LimitRanges    []cluster.LimitRange
+	ResourceQuotas []cluster.ResourceQuota
 	// Devices are the device objects of Dynamic Resource Allocation.
 	Devices Devices
 	// Warnings list what the inputs hold that the simulator does not

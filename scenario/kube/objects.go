@@ -129,6 +129,8 @@ var kubeKinds = map[string]kubeKind{
 	"ResourceSlice":              {[]string{"resource.k8s.io/v1"}, false, func() any { return new(kubeResourceSlice) }},
 	"ResourceClaim":              {[]string{"resource.k8s.io/v1"}, true, func() any { return new(kubeResourceClaim) }},
 	"ResourceClaimTemplate":      {[]string{"resource.k8s.io/v1"}, true, func() any { return new(kubeResourceClaimTemplate) }},
+	"LimitRange":                 {[]string{"v1"}, true, func() any { return new(kubeLimitRange) }},
+	"ResourceQuota":              {[]string{"v1"}, true, func() any { return new(kubeResourceQuota) }},
 }
 
 // IsDocument reports whether a document is a Kubernetes object (or a List

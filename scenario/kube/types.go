@@ -417,3 +417,25 @@ type kubeResourceClaimTemplate struct {
 		Spec     schema.ResourceClaimSpec `yaml:"spec"`
 	} `yaml:"spec"`
 }
+
+// The API server's admission objects of a namespace: their specs are
+// the scenario entries' (schema/admission.go).
+
+type kubeLimitRange struct {
+	kubeHead `yaml:",inline"`
+	Spec     struct {
+		Limits []schema.LimitRangeItem `yaml:"limits"`
+	} `yaml:"spec"`
+}
+
+type kubeResourceQuota struct {
+	kubeHead `yaml:",inline"`
+	Spec     struct {
+		Hard          map[string]string     `yaml:"hard"`
+		Scopes        []string              `yaml:"scopes"`
+		ScopeSelector *schema.ScopeSelector `yaml:"scopeSelector"`
+	} `yaml:"spec"`
+	// Status is the quota controller's count: the simulator counts the
+	// pods of the inputs instead.
+	Status skipped `yaml:"status"`
+}

@@ -27,6 +27,10 @@ type File struct {
 	Events             []Event             `yaml:"events"`
 	// Namespaces give namespaces labels, for namespace selectors.
 	Namespaces []Namespace `yaml:"namespaces"`
+	// LimitRanges and ResourceQuotas are the API server's admission of
+	// pods into their namespaces (admission.go).
+	LimitRanges    []LimitRange    `yaml:"limitRanges"`
+	ResourceQuotas []ResourceQuota `yaml:"resourceQuotas"`
 	// Explain names pods whose placement the result explains, node by
 	// node and plugin by plugin.
 	Explain []string `yaml:"explain"`
@@ -175,11 +179,14 @@ type Budget struct {
 
 // Pod is an entry of pods, or a workload's pod template.
 type Pod struct {
-	Line              int               `yaml:"-"`
-	Name              string            `yaml:"name"`
-	Namespace         string            `yaml:"namespace"`
-	Labels            map[string]string `yaml:"labels"`
-	Requests          map[string]string `yaml:"requests"`
+	Line      int               `yaml:"-"`
+	Name      string            `yaml:"name"`
+	Namespace string            `yaml:"namespace"`
+	Labels    map[string]string `yaml:"labels"`
+	Requests  map[string]string `yaml:"requests"`
+	// Limits make the pod one container with these limits (a limit
+	// without a request requests its limit).
+	Limits            map[string]string `yaml:"limits"`
 	Priority          *int32            `yaml:"priority"`
 	PriorityClassName string            `yaml:"priorityClassName"`
 	PreemptionPolicy  string            `yaml:"preemptionPolicy"`
@@ -210,6 +217,9 @@ type Pod struct {
 	// ContainerClaims are the claims an imported pod's containers name
 	// in resources.claims.
 	ContainerClaims []ContainerClaim `yaml:"-"`
+	// Resources are an imported pod's containers' requests and limits
+	// (Requests is their total).
+	Resources *cluster.PodResources `yaml:"-"`
 }
 
 // SchedulingGate is an entry of a pod's schedulingGates.
