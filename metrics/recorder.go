@@ -52,6 +52,7 @@ type Recorder struct {
 	preempt     preemptions
 	succeeded   int
 	evicted     int
+	rejected    map[cluster.PodKey]bool // pods admission refused
 }
 
 // nodeState is a node as the stream showed it.
@@ -147,6 +148,11 @@ func (r *Recorder) Observe(e gangsim.Event) {
 		r.leave(e, false)
 	case gangsim.EventPodDeleted:
 		r.leave(e, false)
+	case gangsim.EventPodRejected:
+		if r.rejected == nil {
+			r.rejected = map[cluster.PodKey]bool{}
+		}
+		r.rejected[e.Pod.Key()] = true
 	case gangsim.EventCycle:
 		r.preempt.endCycle(e)
 	case gangsim.EventClaimAllocated:
