@@ -32,6 +32,7 @@ type invariantState struct {
 //   - every composite's count of ready children, and every group's and
 //     composite's count of pods with scheduling gates, is right; a pod with
 //     gates is held in the gated pool (its own item or its root's);
+//   - every ResourceQuota's usage is what the pods of its namespace use;
 //   - no PodGroupInitiallyScheduled condition back from True;
 //   - no preemption victim of equal or higher priority than its preemptor.
 //
@@ -53,6 +54,9 @@ func (s *Scheduler) CheckInvariants() error {
 		return err
 	}
 	if err := s.checkReadiness(); err != nil {
+		return err
+	}
+	if err := s.checkQuotas(); err != nil {
 		return err
 	}
 	return s.checkVictims()

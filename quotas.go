@@ -158,6 +158,20 @@ func (s *Scheduler) quotaEnded(r *podRecord, phase Phase) {
 	}
 }
 
+// checkQuotas recounts every quota's usage from the pods.
+func (s *Scheduler) checkQuotas() error {
+	for _, ns := range slices.Sorted(maps.Keys(s.quotas)) {
+		for _, rec := range s.quotas[ns] {
+			fresh := quotaRecord{quota: rec.quota, tracked: rec.tracked}
+			fresh.recount(s)
+			if !maps.Equal(fresh.used, rec.used) {
+				return invariantError("resource quota %s counts %v used, the pods use %v", rec.quota.Key(), rec.used, fresh.used)
+			}
+		}
+	}
+	return nil
+}
+
 // cloneQuotas copies the quota records for a fork.
 func cloneQuotas(m map[string][]*quotaRecord) map[string][]*quotaRecord {
 	if m == nil {
