@@ -52,6 +52,7 @@ type Recorder struct {
 	preempt     preemptions
 	succeeded   int
 	evicted     int
+	rejected    map[cluster.PodKey]bool // pods admission refused
 	// status reads a pod's pending reason as it stands from the
 	// Scheduler (Attach); nil when the Recorder only observes.
 	status func(cluster.PodKey) (gangsim.PodStatus, bool)
@@ -154,6 +155,11 @@ func (r *Recorder) Observe(e gangsim.Event) {
 		r.leave(e, false)
 	case gangsim.EventPodDeleted:
 		r.leave(e, false)
+	case gangsim.EventPodRejected:
+		if r.rejected == nil {
+			r.rejected = map[cluster.PodKey]bool{}
+		}
+		r.rejected[e.Pod.Key()] = true
 	case gangsim.EventCycle:
 		r.preempt.endCycle(e)
 	case gangsim.EventClaimAllocated:

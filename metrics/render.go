@@ -102,6 +102,7 @@ type jsonPods struct {
 	PendingAtEnd   int                `json:"pendingAtEnd"`
 	Succeeded      int                `json:"succeeded"`
 	Evicted        int                `json:"evicted"`
+	Rejected       int                `json:"rejected,omitempty"`
 	Wait           jsonDurations      `json:"wait"`
 	WaitByPriority []jsonPrioWait     `json:"waitByPriority"`
 	WaitByWorkload []jsonWorkloadWait `json:"waitByWorkload,omitempty"`
@@ -195,7 +196,7 @@ func (rep *Report) jsonForm(full bool) jsonReport {
 	}
 	j.Pods = jsonPods{Arrived: rep.Pods.Arrived, ArrivedRunning: rep.Pods.ArrivedRunning, Placed: rep.Pods.Placed,
 		Unplaced: rep.Pods.Unplaced, PendingAtEnd: rep.Pods.PendingAtEnd, Succeeded: rep.Pods.Succeeded,
-		Evicted: rep.Pods.Evicted, Wait: rep.Pods.Wait.json(), WaitByPriority: []jsonPrioWait{}}
+		Evicted: rep.Pods.Evicted, Rejected: rep.Pods.Rejected, Wait: rep.Pods.Wait.json(), WaitByPriority: []jsonPrioWait{}}
 	for _, w := range rep.Pods.WaitByPriority {
 		j.Pods.WaitByPriority = append(j.Pods.WaitByPriority, jsonPrioWait{Priority: w.Priority, Wait: w.Wait.json()})
 	}

@@ -96,6 +96,9 @@ type PodSummary struct {
 	PendingAtEnd   int // waiting at End, evicted pods waiting again included
 	Succeeded      int
 	Evicted        int // evictions (a pod evicted twice counts twice)
+	// Rejected counts the pods admission refused to create (a
+	// ResourceQuota, a LimitRange's bounds) and that never arrived.
+	Rejected int
 	// Wait is from arrival to first binding, over the pods that were
 	// scheduled; WaitByPriority splits it by pod priority, highest first,
 	// and WaitByWorkload by workload (see Workload), in name order.
@@ -289,6 +292,11 @@ func ratio(a, b float64) float64 {
 func (r *Recorder) podSummary(rep *Report) {
 	ps := &rep.Pods
 	ps.Succeeded, ps.Evicted = r.succeeded, r.evicted
+	for key := range r.rejected {
+		if r.pods[key] == nil {
+			ps.Rejected++
+		}
+	}
 	for _, p := range r.pods {
 		ps.Arrived++
 		if p.running {

@@ -70,10 +70,19 @@ func (rep *Report) deviceTable(p printer) {
 	p("(free device capacity the pods' task types, weighed by popularity, cannot use: Weng et al., ATC '23)\n\n")
 }
 
+// rejectedNote adds the pods admission refused to the pods' line, when
+// there are any.
+func rejectedNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d refused at admission (never created)", n)
+}
+
 func (rep *Report) podTable(p printer) {
 	ps := rep.Pods
-	p("PODS\t%d arrived, %d placed, %d never placed, %d pending at the end, %d succeeded, %d evictions\n",
-		ps.Arrived, ps.Placed, ps.Unplaced, ps.PendingAtEnd, ps.Succeeded, ps.Evicted)
+	p("PODS\t%d arrived, %d placed, %d never placed, %d pending at the end, %d succeeded, %d evictions%s\n",
+		ps.Arrived, ps.Placed, ps.Unplaced, ps.PendingAtEnd, ps.Succeeded, ps.Evicted, rejectedNote(ps.Rejected))
 	g := rep.Groups
 	p("GROUPS\t%d arrived, %d placed, %d never placed\n\n", g.Arrived, g.Placed, g.Unplaced)
 	p("WAIT\tCOUNT\tMEAN\tP50\tP90\tP99\tMAX\n")
