@@ -259,7 +259,7 @@ func (s *Scheduler) emit(e Event) {
 	}
 }
 
-// WithPause makes Run, RunUntil, RunBefore and AdvanceTo return early
+// WithPause makes Run, RunUntil, Settle and AdvanceTo return early
 // after an event for which pause returns true: once the step that made the
 // event is complete (the timer that fired, the cycle that ran) and before
 // anything else happens, with the clock at the event's time. The caller

@@ -125,10 +125,10 @@ func TestPauseStopsAfterTheStep(t *testing.T) {
 	require.Equal(t, time.Hour, st.BoundAt)
 }
 
-// RunBefore settles what is due before its bound and leaves the rest; the
-// clock stays at the last thing that happened. NextTimer skips the timers
-// of pods gone since they were armed.
-func TestRunBeforeAndNextTimer(t *testing.T) {
+// Settle schedules what can be scheduled and stops before the next timer;
+// the clock stays at the last thing that happened. NextTimer skips the
+// timers of pods gone since they were armed.
+func TestSettleAndNextTimer(t *testing.T) {
 	ts := newTestSched(t, Config{})
 	ts.nodes("n", 1, 4000)
 	_, ok := ts.NextTimer()
@@ -136,33 +136,33 @@ func TestRunBeforeAndNextTimer(t *testing.T) {
 	require.NoError(t, ts.AddPod(gangsimtest.MakePod("short").CPU("1").Obj(), 10*time.Minute))
 	require.NoError(t, ts.AddPod(gangsimtest.MakePod("long").CPU("1").Obj(), time.Hour))
 	require.NoError(t, ts.AddPod(gangsimtest.MakePod("big").MilliCPU(3500).Obj(), 0))
-
-	next, ok := ts.NextTimer()
+	_, ok = ts.NextTimer()
 	require.False(t, ok, "nothing is bound yet")
-	require.NoError(t, ts.RunBefore(time.Minute))
-	require.Equal(t, time.Duration(0), ts.Now(), "RunBefore leaves the clock at the last thing that happened")
-	next, ok = ts.NextTimer()
+
+	require.NoError(t, ts.Settle())
+	require.Equal(t, time.Duration(0), ts.Now(), "the clock stays at the last thing that happened")
+	st, _ := ts.Pod(cluster.MakePodKey("", "short"))
+	require.Equal(t, PhaseBound, st.Phase)
+	next, ok := ts.NextTimer()
 	require.True(t, ok)
 	require.Equal(t, 10*time.Minute, next)
+	require.NoError(t, ts.Settle())
+	require.Equal(t, time.Duration(0), ts.Now(), "the timer is left to the caller")
 
-	require.NoError(t, ts.RunBefore(next))
-	st, _ := ts.Pod(cluster.MakePodKey("", "short"))
-	require.Equal(t, PhaseBound, st.Phase, "the timer at the bound has not fired")
 	require.NoError(t, ts.DeletePod(cluster.MakePodKey("", "short")))
 	next, ok = ts.NextTimer()
 	require.True(t, ok)
 	require.Equal(t, time.Hour, next, "the deleted pod's timer is stale")
-
-	require.NoError(t, ts.RunBefore(next))
+	require.NoError(t, ts.Settle())
 	st, _ = ts.Pod(cluster.MakePodKey("", "big"))
 	require.Equal(t, PhasePending, st.Phase)
 	require.NoError(t, ts.AdvanceTo(next))
 	st, _ = ts.Pod(cluster.MakePodKey("", "long"))
 	require.Equal(t, PhaseSucceeded, st.Phase)
-	ts.run()
+	require.NoError(t, ts.Settle())
 	st, _ = ts.Pod(cluster.MakePodKey("", "big"))
 	require.Equal(t, PhaseBound, st.Phase)
-	require.ErrorIs(t, ts.RunBefore(0), ErrPastTime)
+	require.Equal(t, time.Hour, ts.Now())
 }
 
 // A key names a new pod once its pod has ended, never while it lives.

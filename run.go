@@ -87,9 +87,9 @@ func (s *Scheduler) live(t timer) bool {
 // NextTimer returns when the next pending timer is due: a bound pod
 // reaching the end of its run time, or an evicted pod the end of its
 // graceful termination. It is false when none is pending. A caller that
-// must act between timers (a controller replacing the pods that end) runs
-// with RunBefore(NextTimer()) and then AdvanceTo it. O(log n), plus the
-// stale timers it passes over.
+// must act between timers (a controller replacing the pods that end) may
+// Settle, then AdvanceTo it. O(log n), plus the stale timers it passes
+// over.
 func (s *Scheduler) NextTimer() (time.Duration, bool) {
 	var at time.Duration
 	found := false
@@ -172,20 +172,17 @@ func (s *Scheduler) RunUntil(t time.Duration) error {
 	return s.run(t, runUntil)
 }
 
-// RunBefore is Run with a bound: it schedules until the simulation is
-// quiescent or until what is due next is due at t or later, which it
-// leaves for a later call. Like Run, it retries a waiting item only when
-// the cluster changed since its last attempt, and the clock stops at the
-// last thing that happened (before t). With t from NextTimer, it settles
-// everything that can happen before the next timer fires.
-func (s *Scheduler) RunBefore(t time.Duration) error {
+// Settle is Run that stops before the next timer fires: it schedules
+// what can be scheduled, fires what is due now, and returns as soon as
+// what is due next is a pod's end or a victim's termination (NextTimer),
+// which it leaves for a later call; the clock stops at the last thing
+// that happened. A caller that lets some timers go (the pods of services,
+// which a controller would replace for ever) settles the rest with it.
+func (s *Scheduler) Settle() error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	if t < s.now {
-		return fmt.Errorf("%w: %v is before now (%v)", ErrPastTime, t, s.now)
-	}
-	return s.run(min(t, MaxSimulatedTime+1), runBefore)
+	return s.run(0, runSettle)
 }
 
 // runBound is how a run ends.
@@ -198,9 +195,9 @@ const (
 	// runUntil (RunUntil): at the bound, where the clock is left; every
 	// retry counts.
 	runUntil
-	// runBefore (RunBefore): as runQuiescent, or before the first thing
-	// due at the bound or later.
-	runBefore
+	// runSettle (Settle): as runQuiescent, or before the next timer that
+	// is not stale.
+	runSettle
 )
 
 // ErrNoProgress is returned when a run hits its safety cap of cycles.
@@ -221,7 +218,7 @@ func (s *Scheduler) maxCycles() int {
 // A pause (WithPause) ends it after the step that asked for it: a timer
 // fired, a cycle run.
 func (s *Scheduler) run(until time.Duration, bound runBound) error {
-	bounded, everyRetry := bound != runQuiescent, bound == runUntil
+	bounded := bound == runUntil // and then every retry counts
 	atNow, instant, idle, evictions := 0, s.now, 0, s.stats.Evictions
 	s.paused = false
 	for {
@@ -256,9 +253,14 @@ func (s *Scheduler) run(until time.Duration, bound runBound) error {
 			atNow++
 			continue
 		}
-		next, ok := s.nextWakeup(everyRetry)
+		next, ok := s.nextWakeup(bounded)
+		if bound == runSettle {
+			if t, live := s.NextTimer(); live && t <= next {
+				return nil // a timer is next: it is the caller's
+			}
+		}
 		if !ok || bounded && next >= until {
-			if everyRetry {
+			if bounded {
 				s.now = until
 			}
 			return nil
