@@ -26,6 +26,12 @@ func FuzzKubeObjects(f *testing.F) {
 	f.Add([]byte("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: g, capacity: {requests: {mem: 1Gi}}}}]}}\n" +
 		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: d, allNodes: true, pool: {name: p, resourceSliceCount: 1}, devices: [{name: d0, attributes: {m: {int: 1}}, capacity: {mem: {value: 2Gi}}}]}\n" +
 		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {claims: [{name: g}]}}], resourceClaims: [{name: g, resourceClaimName: c}]}\n"))
+	// controllers with run times, whose runs make pods
+	f.Add([]byte("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {completions: 4, parallelism: 2, completionMode: Indexed, backoffLimit: 1,\n" +
+		"  template: {metadata: {annotations: {gangsim.io/duration: 10m}}, spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}\n" +
+		"---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec: {replicas: 2, podManagementPolicy: Parallel, selector: {matchLabels: {a: b}},\n" +
+		"  template: {metadata: {labels: {a: b}, annotations: {gangsim.io/duration: 5m}}, spec: {containers: [{name: c}]}}}\n" +
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"1\"}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer checkQuick(t, time.Now())
 		sc, err := ParseFiles([]File{{Name: "fuzz", Data: data}}, fuzzLimits)
