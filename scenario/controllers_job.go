@@ -149,7 +149,7 @@ func (f *fleet) syncJob(c *ctlRun) error {
 		if err := f.trimJob(c, c.active-want); err != nil {
 			return err
 		}
-	} else if n := want - c.active - j.leavingCount(); n > 0 {
+	} else if n := want - c.active - j.leaving; n > 0 { // podReplacementPolicy Failed waits for the pods leaving
 		if left := j.backoffLeft(now); left > 0 {
 			f.wakeAt(c, now+left)
 		} else if err := f.makeJobPods(c, n); err != nil {
@@ -161,10 +161,6 @@ func (f *fleet) syncJob(c *ctlRun) error {
 	}
 	return nil
 }
-
-// leavingCount is the pods being deleted that count as active: those a
-// Job with podReplacementPolicy Failed waits for.
-func (j *jobRun) leavingCount() int { return j.leaving }
 
 // backoffLeft is how long new pods still wait after the last failure:
 // 10s doubling with each failure since the last success, up to 6 minutes.

@@ -2,7 +2,9 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,7 +13,7 @@ import (
 	"github.com/gangsim/gangsim"
 )
 
-// ctlRun is a run of Kubernetes objects (and scenario files) with its
+// ctlResult is a run of Kubernetes objects (and scenario files) with its
 // result and its event stream, one event a line.
 type ctlResult struct {
 	sc     *Scenario
@@ -22,7 +24,7 @@ type ctlResult struct {
 func runObjects(t *testing.T, files map[string]string, opts ...Option) ctlResult {
 	t.Helper()
 	var in []File
-	for _, name := range sortedKeys(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		in = append(in, File{Name: name, Data: []byte(files[name])})
 	}
 	sc, err := ParseFiles(in, opts...)
@@ -32,21 +34,6 @@ func runObjects(t *testing.T, files map[string]string, opts ...Option) ctlResult
 	res, err := sc.Run(gangsim.WithObserver(func(e gangsim.Event) { events = append(events, e.String()) }))
 	require.NoError(t, err)
 	return ctlResult{sc, res, events}
-}
-
-func sortedKeys(m map[string]string) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
 }
 
 // phases maps each pod of the result to its phase and node.
@@ -120,8 +107,7 @@ func TestJobRunsToItsCompletions(t *testing.T) {
 // Without completions, a Job is a work queue: parallelism pods, none new
 // after the first success, complete when the last one ends.
 func TestJobWorkQueue(t *testing.T) {
-	yaml := strings.Replace(jobYAML("queue", "parallelism: 2", "20m"), "containers:", "containers:", 1)
-	r := runObjects(t, map[string]string{"nodes.yaml": ctlNodes, "job.yaml": yaml})
+	r := runObjects(t, map[string]string{"nodes.yaml": ctlNodes, "job.yaml": jobYAML("queue", "parallelism: 2", "20m")})
 	require.Equal(t, []string{"0s PodBound default/queue-0", "0s PodBound default/queue-1"}, r.named("PodBound"))
 	require.Equal(t, JobResult{Name: "queue", Status: "Complete", Succeeded: 2, FinishedAt: "20m0s"}, r.job("queue"))
 }
@@ -256,4 +242,39 @@ func steppedRun(t *testing.T, file string, stepped bool) ([]string, []byte) {
 	out, err := res.JSON()
 	require.NoError(t, err)
 	return events, out
+}
+
+// A Job counts the pods of the inputs: an Indexed Job's indexes done and
+// running are not run again, and a Job whose failures are past its limit
+// already fails at once, its running pod deleted.
+func TestJobCountsThePodsOfTheInputs(t *testing.T) {
+	pod := func(name, phase, index, job string) string {
+		return fmt.Sprintf(`- apiVersion: v1
+  kind: Pod
+  metadata: {name: %s, labels: {batch.kubernetes.io/job-completion-index: "%s"}, ownerReferences: [{kind: Job, name: %s, controller: true}],
+    annotations: {gangsim.io/duration: 10m}}
+  spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}], nodeName: n1}
+  status: {phase: %s}
+`, name, index, job, phase)
+	}
+	dump := "apiVersion: v1\nkind: List\nitems:\n" + pod("train-0-x1", "Succeeded", "0", "train") + pod("train-1-x2", "Running", "1", "train") +
+		pod("old-a", "Failed", "", "old") + pod("old-b", "Failed", "", "old") + pod("old-c", "Running", "", "old")
+	r := runObjects(t, map[string]string{"nodes.yaml": ctlNodes, "dump.yaml": dump,
+		"train.yaml": jobYAML("train", "completions: 4, parallelism: 2, completionMode: Indexed", "10m"),
+		"old.yaml":   jobYAML("old", "completions: 3, backoffLimit: 1", "10m")})
+	require.Equal(t, []string{"0s PodArrived default/train-1-x2", "0s PodArrived default/train-2-0", "10m0s PodArrived default/train-3-0"}, filterPrefix(r.named("PodArrived"), "default/train-"))
+	require.Equal(t, JobResult{Name: "train", Status: "Complete", Succeeded: 4, FinishedAt: "20m0s"}, r.job("train"))
+	require.Equal(t, JobResult{Name: "old", Status: "Failed", Reason: "BackoffLimitExceeded", Failed: 3, FinishedAt: "0s"}, r.job("old"))
+	require.Equal(t, "Failed ", r.phases()["old-c"])
+}
+
+// filterPrefix keeps the events whose pod starts with prefix.
+func filterPrefix(events []string, prefix string) []string {
+	var out []string
+	for _, e := range events {
+		if f := strings.Fields(e); len(f) >= 3 && strings.HasPrefix(f[2], prefix) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
