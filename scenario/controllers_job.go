@@ -10,8 +10,8 @@ import (
 	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
-// The Job controller's rules, as kube's job controller applies them
-// (pkg/controller/job): pods are made up to parallelism, never more than
+// The Job controller's rules, as Kubernetes' job controller applies them:
+// pods are made up to parallelism, never more than
 // the completions left (an Indexed Job's lowest indexes neither done nor
 // running, each index done once); a pod that succeeds is a completion; a
 // pod that fails (evicted by preemption, terminated with its node, or
