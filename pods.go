@@ -19,7 +19,10 @@ import (
 // and a group member must then have its group's priority); any other pod
 // is queued. duration is how long the pod runs once bound before it
 // succeeds (0: until deleted or evicted). The scheduler keeps a copy of
-// p's maps and slices.
+// p's maps and slices. A pod's key may be used again once its pod has
+// ended (succeeded or deleted), as a StatefulSet makes its pod web-0 again:
+// Pod and Pods then report the new pod, and the old one lives on only in
+// the events.
 func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 	return s.addPod(p, duration, false)
 }
@@ -43,7 +46,7 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 	if duration < 0 || duration > MaxSimulatedTime {
 		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(p.Key()), Field: "duration", Detail: fmt.Sprintf("%v is not in 0..%v", duration, MaxSimulatedTime)}
 	}
-	if s.pods[p.Key()] != 0 { // a key made for the lookup only, on the stack
+	if id := s.pods[p.Key()]; id != 0 && !s.records.at(id).ended() { // a key made for the lookup only, on the stack
 		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
 	}
 	group := s.group(groupKeyOf(&p))

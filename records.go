@@ -141,6 +141,10 @@ type podRecord struct {
 	profile   int32        // see profileOf; 0 until looked up
 }
 
+// ended reports whether the pod's life is over: it succeeded or was
+// deleted. Its key may name a new pod.
+func (r *podRecord) ended() bool { return r.phase == PhaseSucceeded || r.phase == PhaseDeleted }
+
 func (r *podRecord) status() PodStatus {
 	return PodStatus{Key: r.info.Key(), Node: r.node, Phase: r.phase, Reason: r.reason, Priority: r.info.Priority(),
 		PreemptionPolicy: r.info.Pod().EffectivePreemptionPolicy(), SchedulingGates: slices.Clone(r.info.Pod().SchedulingGates),

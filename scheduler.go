@@ -113,6 +113,10 @@ type Scheduler struct {
 	quotas      map[string][]*quotaRecord
 
 	observers []Observer
+	// pause is WithPause's; paused is set when it asked for a pause, and
+	// ends the run in progress after its step
+	pause     func(Event) bool
+	paused    bool
 	evictions []Eviction
 	stats     Stats
 

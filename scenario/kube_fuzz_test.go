@@ -36,6 +36,12 @@ func FuzzKubeObjects(f *testing.F) {
 		"apiVersion: v1\nkind: LimitRange\nmetadata: {name: l}\nspec: {limits: [{type: Container, default: {memory: 256Mi}, defaultRequest: {cpu: 100m}, max: {cpu: \"1\"}, maxLimitRequestRatio: {cpu: \"4\"}}, {type: Pod, max: {cpu: \"2\"}}]}\n---\n" +
 		"apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"4\"}}\n---\n" +
 		"apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r}\nspec: {replicas: 5, selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, resources: {requests: {cpu: 500m}}}], initContainers: [{name: i}]}}}\n"))
+	// controllers with run times, whose runs make pods
+	f.Add([]byte("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {completions: 4, parallelism: 2, completionMode: Indexed, backoffLimit: 1,\n" +
+		"  template: {metadata: {annotations: {gangsim.io/duration: 10m}}, spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}\n" +
+		"---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec: {replicas: 2, podManagementPolicy: Parallel, selector: {matchLabels: {a: b}},\n" +
+		"  template: {metadata: {labels: {a: b}, annotations: {gangsim.io/duration: 5m}}, spec: {containers: [{name: c}]}}}\n" +
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"1\"}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer checkQuick(t, time.Now())
 		sc, err := ParseFiles([]File{{Name: "fuzz", Data: data}}, fuzzLimits)

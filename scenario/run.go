@@ -23,7 +23,8 @@ type action struct {
 
 // Run simulates the scenario until nothing more can happen and returns
 // the result, built from the simulation's event stream. opts are passed to
-// the Scheduler (observers of the stream, for example). An error means the
+// the Scheduler (observers of the stream, for example; the controllers of
+// Kubernetes workloads take its pause hook, WithPause). An error means the
 // scenario asked for something impossible at run time (a pre-bound pod
 // that does not fit its node, an event on a node that is gone); it names
 // the file, the entry and its line.
@@ -36,22 +37,19 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 	if len(sc.Explain) > 0 {
 		own = append(own, gangsim.WithExplain(sc.Explain...))
 	}
-	s, err := sc.NewScheduler(append(own, opts...)...)
+	opts = append(own, opts...)
+	f := sc.newFleet()
+	if f != nil {
+		opts = append(opts, gangsim.WithPause(f.see))
+	}
+	s, err := sc.NewScheduler(opts...)
 	if err != nil {
 		return nil, err
 	}
-	for _, a := range sc.timeline() {
-		if err := s.RunUntil(a.at); err != nil {
-			return nil, err
-		}
-		if err := sc.apply(s, a); err != nil {
-			return nil, err
-		}
-	}
-	if err := s.Run(); err != nil {
+	if err := sc.drive(s, f); err != nil {
 		return nil, err
 	}
-	return rec.result(sc, s), nil
+	return rec.result(sc, s, f), nil
 }
 
 // NewScheduler returns a scheduler holding the scenario's configuration,

@@ -135,8 +135,16 @@ type Scenario struct {
 	// Warnings list what the inputs hold that the simulator does not
 	// model, by kind and field; the result repeats them.
 	Warnings []Warning
+	// Controllers are the workload controllers of Kubernetes objects,
+	// which keep making pods while the scenario runs (controllers.go).
+	Controllers []Controller
 
 	registry fw.Registry // the user's plugins, passed to the scheduler
+	// podNames are the names of Pods, when there are Controllers: the
+	// pods they make take other names; podLimit bounds the pods of a run,
+	// theirs included (Limits.Pods)
+	podNames map[cluster.PodKey]bool
+	podLimit int
 }
 
 // Load reads and validates a scenario file (YAML or JSON), or a file of

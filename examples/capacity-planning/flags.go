@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gangsim/gangsim/scenario"
 	"github.com/gangsim/gangsim/whatif"
 )
 
@@ -32,6 +33,8 @@ type config struct {
 	jobName     string
 	sweepWorker bool
 	merge       string
+
+	runTime scenario.RunTime // -duration
 }
 
 // variantFlags collects repeated -variant flags.
@@ -99,6 +102,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.jobName, "job-name", "capacity-sweep", "the Job's name, for -write-job")
 	fs.BoolVar(&c.sweepWorker, "sweep-worker", false, "run the -variant numbered $JOB_COMPLETION_INDEX")
 	fs.StringVar(&c.merge, "merge", "", "merge sweep lines from this file (- for standard input)")
+	fs.Func("duration", "run time of Kubernetes objects' pods without the gangsim.io/duration annotation: 30m, or {exponential: 20m, max: 2h}",
+		func(s string) (err error) { c.runTime, err = scenario.ParseRunTime(s); return err })
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return nil, err

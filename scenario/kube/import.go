@@ -42,8 +42,11 @@ type kubeOwnerKey struct{ namespace, kind, name string }
 type kubeOwnedCount struct {
 	active    int             // pods not finished
 	succeeded int             // pods that succeeded (a Job counts them)
+	failed    int             // pods that failed (a Job counts them)
 	nodes     map[string]bool // nodes with one of its pods (a DaemonSet's)
 	children  int             // ReplicaSets (a Deployment's)
+	// the completion indexes of an Indexed Job's pods, by their label
+	activeIndexes, succeededIndexes map[int]bool
 }
 
 // Input is one input file as the importer sees it: the scenario entries

@@ -40,6 +40,9 @@ func (k *kubeImport) pod(o *Object, v *kubePod, f *schema.File) error {
 	if err != nil {
 		return err
 	}
+	if s.Duration, err = runTimeOf(o, mapValue(o.node, "metadata"), "metadata"); err != nil {
+		return err
+	}
 	if ref := controllerOf(&v.Metadata); ref != nil {
 		s.Controller = &cluster.Owner{Kind: ref.Kind, Name: ref.Name, Selector: k.selectors[kubeOwnerKey{o.namespace, ref.Kind, ref.Name}].Convert()}
 	}

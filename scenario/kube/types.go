@@ -298,14 +298,14 @@ type kubeJob struct {
 		CompletionMode          string                `yaml:"completionMode"`
 		Suspend                 *bool                 `yaml:"suspend"`
 		ManagedBy               string                `yaml:"managedBy"`
-		ActiveDeadlineSeconds   unmodelled            `yaml:"activeDeadlineSeconds"`
-		BackoffLimit            skipped               `yaml:"backoffLimit"`
-		BackoffLimitPerIndex    skipped               `yaml:"backoffLimitPerIndex"`
-		MaxFailedIndexes        skipped               `yaml:"maxFailedIndexes"`
-		PodFailurePolicy        skipped               `yaml:"podFailurePolicy"`
-		SuccessPolicy           skipped               `yaml:"successPolicy"`
-		TTLSecondsAfterFinished skipped               `yaml:"ttlSecondsAfterFinished"`
-		PodReplacementPolicy    skipped               `yaml:"podReplacementPolicy"`
+		ActiveDeadlineSeconds   *int64                `yaml:"activeDeadlineSeconds"`
+		BackoffLimit            *int32                `yaml:"backoffLimit"`
+		BackoffLimitPerIndex    unmodelled            `yaml:"backoffLimitPerIndex"`
+		MaxFailedIndexes        unmodelled            `yaml:"maxFailedIndexes"`
+		PodFailurePolicy        unmodelled            `yaml:"podFailurePolicy"`
+		SuccessPolicy           unmodelled            `yaml:"successPolicy"`
+		TTLSecondsAfterFinished skipped               `yaml:"ttlSecondsAfterFinished"` // a finished Job's pods hold nothing
+		PodReplacementPolicy    string                `yaml:"podReplacementPolicy"`
 	} `yaml:"spec"`
 	Status skipped `yaml:"status"`
 }

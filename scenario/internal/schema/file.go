@@ -37,6 +37,9 @@ type File struct {
 	// Workloads are templates expanded into pods and PodGroups
 	// (workloads.go).
 	Workloads []Workload `yaml:"workloads"`
+	// Controllers are the workload controllers of Kubernetes objects
+	// (controllers.go); not a field of the file.
+	Controllers []Controller `yaml:"-"`
 	// The device objects of Dynamic Resource Allocation (devices.go).
 	DeviceClasses          []DeviceClass           `yaml:"deviceClasses"`
 	ResourceSlices         []ResourceSlice         `yaml:"resourceSlices"`
