@@ -6,7 +6,9 @@
 // (-o json or -o yaml); all of them make one simulation. With no FILE it
 // runs the embedded default scenario. What the files hold that the
 // simulator does not model is listed on standard error, one warning a
-// line. It exits 1, with the message on standard error, when an input is
+// line; a plugin a configuration names that the simulator does not have
+// (an out-of-tree plugin) is one of them, left out of its profile
+// (scenario.SkipUnknownPlugins). It exits 1, with the message on standard error, when an input is
 // invalid.
 package main
 
@@ -37,7 +39,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		sc, err = scenario.Parse("default.yaml", defaultScenario)
 	} else {
-		sc, err = scenario.LoadFiles(args)
+		sc, err = scenario.LoadFiles(args, scenario.SkipUnknownPlugins())
 	}
 	if err != nil {
 		return err

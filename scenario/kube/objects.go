@@ -300,6 +300,11 @@ func (o *Object) fail(at *yaml.Node, field string, err error) error {
 	return &Error{File: o.file, Line: line, Path: path, Err: err}
 }
 
+// failLine returns an error about a field of the object at a line.
+func (o *Object) failLine(line int, field string, err error) error {
+	return &Error{File: o.file, Line: line, Path: o.ref() + ": " + field, Err: err}
+}
+
 // decodeFail reports a decoding problem inside the object.
 func (o *Object) decodeFail(err error) error {
 	var de *schema.DecodeError
