@@ -99,9 +99,19 @@ func (k *kubeImport) config(o *Object, v *kubeSchedulerConfig, f *schema.File) e
 		}
 		c.Profiles = append(c.Profiles, p)
 	}
+	if len(v.Profiles) > 0 && !slices.ContainsFunc(v.Profiles, func(p kubeProfile) bool {
+		return p.SchedulerName == "" || p.SchedulerName == defaultScheduler
+	}) {
+		k.ws.Add(o.kind, "profiles[].schedulerName", "no profile is "+defaultScheduler+
+			": pods that name no scheduler stay pending, as under a kube-scheduler given this configuration alone "+
+			"(a second scheduler's configuration runs beside the default one in a cluster)", o.file+": "+o.ref())
+	}
 	f.Config = c
 	return nil
 }
+
+// defaultScheduler is the scheduler name of a pod that gives none.
+const defaultScheduler = "default-scheduler"
 
 // profile converts a profile, leaving out the plugins the simulator has
 // not and the arguments its plugins do not take. A name kube-scheduler

@@ -23,6 +23,9 @@ type Object struct {
 	name       string
 	node       *yaml.Node
 	exp        *schema.Expansion // its file's aliases; nil in JSON
+	// within names the object that holds this one as text, for an object
+	// read from a ConfigMap's data ("ConfigMap kube-system/x data[key]")
+	within string
 }
 
 // Error is a problem with an object of an input file: the file, the line,
@@ -54,6 +57,14 @@ func (e *Error) Unwrap() error { return e.Err }
 // ref names the object as errors and warnings do: "Pod ml/train-0",
 // "Node n1".
 func (o *Object) ref() string {
+	if o.within != "" {
+		return o.within + ": " + o.plainRef()
+	}
+	return o.plainRef()
+}
+
+// plainRef is ref without the object that holds this one.
+func (o *Object) plainRef() string {
 	if o.kind == "KubeSchedulerConfiguration" {
 		return o.kind
 	}
@@ -196,6 +207,9 @@ func kubeItems(file string, n *yaml.Node, where, defVersion, defKind string) ([]
 	}
 	if err := o.readName(); err != nil {
 		return nil, err
+	}
+	if o.kind == "ConfigMap" && o.apiVersion == "v1" {
+		return configMapObjects(o)
 	}
 	return []*Object{o}, nil
 }
