@@ -96,15 +96,21 @@ func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally, opt
 		}
 	}
 	k.index(ins)
+	var made []madePods // the pods each object made, for the gang formats
 	for _, d := range k.objs {
+		from := len(d.in.File.Pods)
 		if err := k.convert(d); err != nil {
 			return err
 		}
+		made = append(made, madePods{d, from, len(d.in.File.Pods)})
 		if !finished(d.v) { // a finished pod is left out, and what it holds with it
 			for _, path := range d.unmodelled {
 				ws.Add(d.o.kind, schema.FieldOf(path), schema.NotModelled, d.o.file+": "+d.o.ref())
 			}
 		}
+	}
+	if err := k.readGangs(made); err != nil {
+		return err
 	}
 	for _, in := range ins {
 		sortPods(in.File)
@@ -136,6 +142,8 @@ func (k *kubeImport) convert(d kubeDecoded) error {
 		return k.podGroup(o, v, f)
 	case *kubeCompositePodGroup:
 		return k.compositePodGroup(o, v, f)
+	case *pluginsPodGroup:
+		return k.pluginsPodGroup(o, v, f)
 	case *kubeSchedulerConfig:
 		return k.config(o, v, f)
 	case *kubeDeviceClass, *kubeResourceSlice, *kubeResourceClaim, *kubeResourceClaimTemplate:

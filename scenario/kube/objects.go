@@ -239,7 +239,7 @@ func kubeListItems(file string, list *Object, items *yaml.Node, where string) ([
 // readName reads metadata.name and metadata.namespace, so that errors name
 // the object before it is decoded.
 func (o *Object) readName() error {
-	kind, known := kubeKinds[o.kind]
+	kind, known := lookupKind(o.apiVersion, o.kind)
 	meta := schema.MapValue(o.node, "metadata")
 	for _, f := range []struct {
 		key  string
@@ -283,9 +283,9 @@ func cmpOr(a, b string) string {
 // modelled; d's cache of struct fields serves every object. A kind the
 // importer does not read gives nil and a warning.
 func decodeKube(o *Object, ws Warnings, d *schema.Decoder) (any, []string, error) {
-	kind, ok := kubeKinds[o.kind]
+	kind, ok := lookupKind(o.apiVersion, o.kind)
 	if !ok {
-		ws.Add(o.kind, "", "kind not modelled, objects skipped", o.file+": "+o.ref())
+		ws.Add(o.kind, "", skippedKindDetail(o.apiVersion, o.kind), o.file+": "+o.ref())
 		return nil, nil, nil
 	}
 	if !slices.Contains(kind.versions, o.apiVersion) {
