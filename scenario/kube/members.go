@@ -45,8 +45,9 @@ func (m *member) failf(sub, key, format string, args ...any) error {
 	return &Error{File: m.o.file, Line: keyLine(m.o, m.meta+"."+sub, key), Path: m.ref() + ": " + m.field(sub, key), Err: fmt.Errorf(format, args...)}
 }
 
-// first names the pod as a warning's first object.
-func (m *member) first() string { return m.o.file + ": " + m.ref() }
+// first names the pod's object as a warning's first object: warnings
+// count objects, a workload once for all its pods.
+func (m *member) first() string { return m.o.file + ": " + m.o.ref() }
 
 // join makes the pod a member of the group name, which it names by the
 // key of its labels (or annotations): the builder's errors about the pod's
