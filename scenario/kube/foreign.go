@@ -54,3 +54,13 @@ func skippedKindDetail(apiVersion, kind string) string {
 	}
 	return "kind not modelled, objects skipped"
 }
+
+// versionHint says, for an old version of a configuration, what
+// kube-scheduler v1.37 says of it too: only v1 is read.
+func versionHint(o *Object) string {
+	if o.kind == "KubeSchedulerConfiguration" && strings.HasPrefix(o.apiVersion, "kubescheduler.config.k8s.io/v1beta") {
+		return "; kube-scheduler v1.37 reads only v1 too: v1beta3 differs little from v1, and changing the apiVersion is usually enough" +
+			" (v1beta2 and older name plugins since removed)"
+	}
+	return ""
+}

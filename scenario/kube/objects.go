@@ -289,7 +289,8 @@ func decodeKube(o *Object, ws Warnings, d *schema.Decoder) (any, []string, error
 		return nil, nil, nil
 	}
 	if !slices.Contains(kind.versions, o.apiVersion) {
-		return nil, nil, o.fail(schema.MapValue(o.node, "apiVersion"), "apiVersion", fmt.Errorf("%q is not a version of %s the simulator reads (%s)", o.apiVersion, o.kind, strings.Join(kind.versions, ", ")))
+		return nil, nil, o.fail(schema.MapValue(o.node, "apiVersion"), "apiVersion", fmt.Errorf("%q is not a version of %s the simulator reads (%s)%s",
+			o.apiVersion, o.kind, strings.Join(kind.versions, ", "), versionHint(o)))
 	}
 	v := kind.decoded()
 	var unmodelled []string
