@@ -117,12 +117,21 @@ const (
 	// EventClaimReleased: the last pod using Claim left Node, and its
 	// devices are free.
 	EventClaimReleased
+	// EventPodUngated: scheduling gates were removed from the pending pod
+	// (UngatePod); Pod holds it with the gates left, and Reason says what
+	// it waits for while some are left ("" when none is: it is queued).
+	EventPodUngated
+	// EventPodRejected: the API server's admission refused to create the
+	// pod (a LimitRange's bounds, a ResourceQuota); Reason is its message
+	// and Pod the pod as admission left it. The pod does not exist: no
+	// other event names it.
+	EventPodRejected
 )
 
 var eventNames = [...]string{"", "PodArrived", "PodBound", "PodNominated", "PodUnschedulable", "PodEvicted",
 	"PodTerminated", "PodSucceeded", "PodDeleted", "GroupScheduled", "GroupFailed", "NodeAdded",
 	"NodeUpdated", "NodeCordoned", "NodeUncordoned", "NodeRemoved", "NodeDrained", "Cycle", "ClaimAllocated",
-	"ClaimReleased"}
+	"ClaimReleased", "PodUngated", "PodRejected"}
 
 // String returns the event kind's name ("PodBound").
 func (k EventKind) String() string {
@@ -305,6 +314,7 @@ type Stats struct {
 	Evictions     int // preemption victims evicted
 	PDBViolations int // victims whose eviction broke a pod disruption budget
 	Cycles        int
+	Rejected      int // pods admission refused to create
 }
 
 // Observe counts one event.
@@ -323,6 +333,8 @@ func (st *Stats) count(kind EventKind, violation bool) {
 		}
 	case EventCycle:
 		st.Cycles++
+	case EventPodRejected:
+		st.Rejected++
 	}
 }
 

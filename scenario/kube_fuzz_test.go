@@ -31,6 +31,16 @@ func FuzzKubeObjects(f *testing.F) {
 	f.Add([]byte(`{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "s"}, "data": {"c": "kind: KubeSchedulerConfiguration\napiVersion: kubescheduler.config.k8s.io/v1\nprofiles: [{pluginConfig: [{name: NodeResourcesFit, args: {scoringStrategy: {type: RequestedToCapacityRatio, requestedToCapacityRatio: {shape: [{utilization: 0, score: 0}]}}}}]}]\n"}}`))
 	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {kueue.x-k8s.io/pod-group-name: g}, annotations: {kueue.x-k8s.io/pod-group-total-count: \"2\", kueue.x-k8s.io/podset-required-topology: rack}}\n" +
 		"spec: {containers: [{name: c}]}\n---\napiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: g2}\nspec: {minMember: 2}\n"))
+	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {generateName: web-}\nspec: {containers: [{name: c}]}\n---\n" +
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: web-0}\nspec: {containers: [{name: c}]}\n---\n" +
+		"apiVersion: batch/v1\nkind: Job\nmetadata: {generateName: pi-}\nspec: {template: {spec: {containers: [{name: c}]}}}\n"))
+	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: g}\nspec: {schedulingGates: [{name: example.com/a}, {name: b}], containers: [{name: c}]}\n---\n" +
+		"apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r}\nspec: {selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}, spec: {schedulingGates: [{name: w}], containers: [{name: c}]}}}\n"))
+	f.Add([]byte("apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\nspec: {hard: {requests.cpu: \"2\", limits.memory: 1Gi, pods: \"3\", count/pods: \"4\"}, " +
+		"scopeSelector: {matchExpressions: [{scopeName: PriorityClass, operator: NotIn, values: [low]}]}}\n---\n" +
+		"apiVersion: v1\nkind: LimitRange\nmetadata: {name: l}\nspec: {limits: [{type: Container, default: {memory: 256Mi}, defaultRequest: {cpu: 100m}, max: {cpu: \"1\"}, maxLimitRequestRatio: {cpu: \"4\"}}, {type: Pod, max: {cpu: \"2\"}}]}\n---\n" +
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"4\"}}\n---\n" +
+		"apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r}\nspec: {replicas: 5, selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, resources: {requests: {cpu: 500m}}}], initContainers: [{name: i}]}}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer checkQuick(t, time.Now())
 		sc, err := ParseFiles([]File{{Name: "fuzz", Data: data}}, fuzzLimits)

@@ -139,6 +139,10 @@ func (b *builder) podTemplate(s *schema.Pod, where string) (cluster.Pod, error) 
 		Priority: s.Priority, PriorityClassName: s.PriorityClassName,
 		PreemptionPolicy: cluster.PreemptionPolicy(s.PreemptionPolicy), SchedulerName: s.SchedulerName,
 		NodeName: s.NodeName, NodeSelector: s.NodeSelector, PodGroup: s.PodGroup, Owner: s.Controller,
+		SchedulingGates: schema.GateNames(s.SchedulingGates),
+	}
+	if err := b.podLimits(s, &p, where); err != nil {
+		return cluster.Pod{}, err
 	}
 	var group *podgroup.PodGroup
 	if s.PodGroup != "" {

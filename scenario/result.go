@@ -66,7 +66,9 @@ type PluginScoreResult struct {
 	Weight     int64  `json:"weight"`
 }
 
-// PodResult is a pod's final state. Reason is set for pending pods.
+// PodResult is a pod's final state. Reason is set for pending pods, and
+// for pods admission refused to create (phase Rejected), in the API
+// server's words.
 type PodResult struct {
 	Name   string        `json:"name"`
 	Node   string        `json:"node"`
@@ -111,6 +113,9 @@ type StatsResult struct {
 	PDBViolations int    `json:"pdbViolations"`
 	Cycles        int    `json:"cycles"`
 	SimulatedTime string `json:"simulatedTime"`
+	// Rejected counts the pods admission refused to create (a
+	// LimitRange's bounds, a ResourceQuota); absent when none was.
+	Rejected int `json:"rejected,omitempty"`
 }
 
 // JSON renders the result as indented JSON with a final newline; the same
@@ -219,14 +224,21 @@ func appendJSONString(b []byte, s string, err error) ([]byte, error) {
 type recorder struct {
 	evictions []EvictionResult
 	stats     gangsim.Stats
+	rejected  map[cluster.PodKey]string // the last refusal of each pod admission refused
 }
 
 func newRecorder() *recorder { return &recorder{} }
 
 func (r *recorder) observe(e gangsim.Event) {
 	r.stats.Observe(e)
-	if e.Kind == gangsim.EventPodEvicted {
+	switch e.Kind {
+	case gangsim.EventPodEvicted:
 		r.evictions = append(r.evictions, EvictionResult{Pod: e.Pod.Key().Display(), Node: e.Node, By: e.By.Display(), ByKind: e.By.Kind.String(), At: e.At.String()})
+	case gangsim.EventPodRejected:
+		if r.rejected == nil {
+			r.rejected = map[cluster.PodKey]string{}
+		}
+		r.rejected[e.Pod.Key()] = e.Reason
 	}
 }
 
@@ -239,7 +251,12 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler) *Result {
 	}
 	res.Pods = make([]PodResult, 0, len(sc.Pods))
 	for _, sp := range sc.Pods {
-		st, _ := s.Pod(sp.Pod.Key())
+		st, ok := s.Pod(sp.Pod.Key())
+		if reason, refused := r.rejected[sp.Pod.Key()]; !ok && refused {
+			res.Pods = append(res.Pods, PodResult{Name: sp.Pod.Key().Display(), Phase: gangsim.PhaseRejected, Reason: reason})
+			res.Stats.Rejected++
+			continue
+		}
 		pr := PodResult{Name: st.Key.Display(), Node: st.Node, Phase: st.Phase}
 		if pr.Phase == gangsim.PhasePending {
 			res.Stats.Pending++

@@ -75,6 +75,9 @@ func (sc *Scenario) NewScheduler(opts ...gangsim.Option) (*gangsim.Scheduler, er
 			return nil, sc.runError(Source{Path: "namespaces (" + ns.Name + ")"}, err)
 		}
 	}
+	if err := sc.addAdmission(s); err != nil {
+		return nil, err
+	}
 	if err := sc.addDevices(s); err != nil {
 		return nil, err
 	}
@@ -139,10 +142,10 @@ func (sc *Scenario) timeline() []action {
 
 func (sc *Scenario) apply(s *gangsim.Scheduler, a action) error {
 	if p := a.pod; p != nil {
-		if err := s.AdoptPod(p.Pod, p.Duration); err != nil { // read-only: every run shares it
+		if err := s.AdoptPod(p.Pod, p.Duration); err != nil && !errors.Is(err, gangsim.ErrRejected) { // read-only: every run shares it
 			return sc.runError(p.Source, &atError{At: a.at, Err: err})
 		}
-		return nil
+		return nil // a pod admission refused is a result (recorder), not an error
 	}
 	e := a.event
 	var err error
@@ -162,10 +165,15 @@ func (sc *Scenario) apply(s *gangsim.Scheduler, a action) error {
 	case DrainNode:
 		err = s.DrainNode(e.Name)
 	case DeletePod:
-		if st, ok := s.Pod(podKeyOf(e.Name)); ok && st.Phase == gangsim.PhaseSucceeded {
-			break // it has run its course: deleting it changes nothing
+		if st, ok := s.Pod(podKeyOf(e.Name)); !ok || st.Phase == gangsim.PhaseSucceeded {
+			break // it has run its course, or was refused at its creation: nothing changes
 		}
 		err = s.DeletePod(podKeyOf(e.Name))
+	case UngatePod:
+		if _, ok := s.Pod(podKeyOf(e.Name)); !ok {
+			break // refused at its creation (the load checked it arrives first)
+		}
+		err = s.UngatePod(podKeyOf(e.Name))
 	}
 	if err != nil {
 		src := e.Source

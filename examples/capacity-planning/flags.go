@@ -14,6 +14,7 @@ import (
 type config struct {
 	files      []string
 	out        string
+	outGiven   bool // -out was on the command line: a question writes its files too
 	json       bool
 	domainKeys []string
 	workers    int
@@ -51,7 +52,9 @@ const usageText = `Usage: capacity-planning [flags] [SCENARIO...]
 
 Simulates the scenario files (YAML or JSON; without any, the embedded
 default day) and prints a summary. Without a question it writes each
-scenario's report, CSV time series and plots to -out.
+scenario's report (JSON, and HTML to open in a browser), CSV time series
+and plots to -out; a question writes its answer's run there only when
+-out is given.
 
 Questions (one at a time, on one scenario):
   -add-like NODE         fewest nodes like NODE to add so that every pod is placed
@@ -104,6 +107,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	c.files = fs.Args()
+	fs.Visit(func(f *flag.Flag) { c.outGiven = c.outGiven || f.Name == "out" })
 	for _, k := range strings.Split(*domains, ",") {
 		if k = strings.TrimSpace(k); k != "" {
 			c.domainKeys = append(c.domainKeys, k)

@@ -7,8 +7,10 @@
 //	go run ./examples/capacity-planning -add-like NODE   # fewest nodes like NODE to add
 //
 // Without a question it prints each scenario's summary and writes its
-// report (report.json, timeseries.csv, waits.csv) and plots (PNG and SVG)
-// to the output folder; several files are also compared side by side.
+// report (report.json, report.html, timeseries.csv, waits.csv) and plots
+// (PNG and SVG) to the output folder; several files are also compared
+// side by side. A question given -out writes the files of the answer's
+// run, the answer in report.html.
 // Run with -h for the questions and the sweep flags. It exits 1, with the
 // message on standard error, on an invalid scenario or flag.
 package main
@@ -22,6 +24,7 @@ import (
 	"os"
 
 	"github.com/gangsim/gangsim/internal/heapstart"
+	"github.com/gangsim/gangsim/metrics/htmlreport"
 )
 
 //go:embed default.yaml
@@ -66,6 +69,7 @@ type app struct {
 	stdout   io.Writer
 	stderr   io.Writer
 	progress *progress
+	answers  []htmlreport.Answer // for report.html, when a question was asked
 }
 
 func (a *app) dispatch() error {

@@ -129,7 +129,7 @@ type kubePodSpec struct {
 	SetHostnameAsFQDN             skipped                   `yaml:"setHostnameAsFQDN"`
 	OS                            skipped                   `yaml:"os"`
 	HostUsers                     skipped                   `yaml:"hostUsers"`
-	SchedulingGates               unmodelled                `yaml:"schedulingGates"`
+	SchedulingGates               []schema.SchedulingGate   `yaml:"schedulingGates"`
 	ResourceClaims                []schema.PodResourceClaim `yaml:"resourceClaims"`
 	Resources                     *kubeResources            `yaml:"resources"`
 	HostnameOverride              skipped                   `yaml:"hostnameOverride"`
@@ -416,4 +416,26 @@ type kubeResourceClaimTemplate struct {
 		Metadata skipped                  `yaml:"metadata"` // labels and annotations for the claims
 		Spec     schema.ResourceClaimSpec `yaml:"spec"`
 	} `yaml:"spec"`
+}
+
+// The API server's admission objects of a namespace: their specs are
+// the scenario entries' (schema/admission.go).
+
+type kubeLimitRange struct {
+	kubeHead `yaml:",inline"`
+	Spec     struct {
+		Limits []schema.LimitRangeItem `yaml:"limits"`
+	} `yaml:"spec"`
+}
+
+type kubeResourceQuota struct {
+	kubeHead `yaml:",inline"`
+	Spec     struct {
+		Hard          map[string]string     `yaml:"hard"`
+		Scopes        []string              `yaml:"scopes"`
+		ScopeSelector *schema.ScopeSelector `yaml:"scopeSelector"`
+	} `yaml:"spec"`
+	// Status is the quota controller's count: the simulator counts the
+	// pods of the inputs instead.
+	Status skipped `yaml:"status"`
 }
