@@ -252,3 +252,16 @@ func TestGangFormatErrors(t *testing.T) {
 		})
 	}
 }
+
+// Kueue's own gates are removed: Kueue removes them when it admits a pod,
+// and the simulator takes pods as admitted. Other gates stay.
+func TestKueueGatesRemoved(t *testing.T) {
+	text := "apiVersion: v1\nkind: Pod\nmetadata: {name: held, labels: {kueue.x-k8s.io/queue-name: q}}\n" +
+		"spec: {schedulingGates: [{name: kueue.x-k8s.io/admission}, {name: kueue.x-k8s.io/topology}], containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: other}\n" +
+		"spec: {schedulingGates: [{name: kueue.x-k8s.io/admission}, {name: example.com/hold}], containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]}\n"
+	sc, nodes := runKube(t, text+kubeNodes(1, 1))
+	require.Equal(t, "n0", nodes["held"])
+	require.Equal(t, "", nodes["other"], "its own gate holds it")
+	require.Contains(t, strings.Join(warningsOf(sc), "\n"), "Pod spec.schedulingGates[kueue.x-k8s.io/admission]: Kueue's gate, which Kueue removes when it admits the pod: removed, since the pod is taken as admitted (2 objects")
+}

@@ -264,3 +264,28 @@ func (g *topologyGangs) build(k *kubeImport) error {
 	}
 	return nil
 }
+
+// kueueGatePrefix starts the names of Kueue's scheduling gates: admission
+// (kueue.x-k8s.io/admission), topology (kueue.x-k8s.io/topology).
+const kueueGatePrefix = "kueue.x-k8s.io/"
+
+// dropKueueGates removes Kueue's gates from a pod: Kueue removes them when
+// it admits the pod (and, for topology, once it has chosen the domain,
+// which the pod's gang stands for here), and its admission is not
+// modelled: the pod is taken as admitted.
+func (k *kubeImport) dropKueueGates(m *member) {
+	s := m.pod()
+	if !slices.ContainsFunc(s.SchedulingGates, func(g schema.SchedulingGate) bool { return strings.HasPrefix(g.Name, kueueGatePrefix) }) {
+		return
+	}
+	var kept []schema.SchedulingGate
+	for _, g := range s.SchedulingGates {
+		if strings.HasPrefix(g.Name, kueueGatePrefix) {
+			k.ws.Add(m.o.kind, strings.TrimSuffix(m.meta, "metadata")+"spec.schedulingGates["+g.Name+"]",
+				"Kueue's gate, which Kueue removes when it admits the pod: removed, since the pod is taken as admitted", m.first())
+			continue
+		}
+		kept = append(kept, g)
+	}
+	s.SchedulingGates = kept
+}

@@ -181,6 +181,7 @@ func (k *kubeImport) readGangs(made []madePods) error {
 			}
 			k.foreignKeys(m.o, m.meta, m.pod().Labels, m.ann)
 			k.gpuShares(m)
+			k.dropKueueGates(m)
 		}
 		if own, _ := templateOf(mp.d.v); own != nil {
 			k.foreignKeys(mp.d.o, "metadata", own.Labels, own.Annotations)
