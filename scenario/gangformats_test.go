@@ -265,3 +265,14 @@ func TestKueueGatesRemoved(t *testing.T) {
 	require.Equal(t, "", nodes["other"], "its own gate holds it")
 	require.Contains(t, strings.Join(warningsOf(sc), "\n"), "Pod spec.schedulingGates[kueue.x-k8s.io/admission]: Kueue's gate, which Kueue removes when it admits the pod: removed, since the pod is taken as admitted (2 objects")
 }
+
+// A Job Kueue holds suspended makes no pods, and a warning says how to
+// simulate it admitted.
+func TestKueueSuspendedJobWarns(t *testing.T) {
+	job := "apiVersion: batch/v1\nkind: Job\nmetadata: {name: wait, labels: {kueue.x-k8s.io/queue-name: q}}\n" +
+		"spec: {suspend: true, template: {spec: {restartPolicy: Never, containers: [{name: c}]}}}\n"
+	sc, err := Parse("job.yaml", []byte(job))
+	require.NoError(t, err)
+	require.Empty(t, sc.Pods)
+	require.Contains(t, strings.Join(warningsOf(sc), "\n"), "Job spec.suspend: Kueue suspends a Job until it admits it, and Kueue's admission is not modelled: the Job makes no pods; give spec.suspend: false to simulate it admitted")
+}

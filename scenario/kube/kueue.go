@@ -289,3 +289,18 @@ func (k *kubeImport) dropKueueGates(m *member) {
 	}
 	s.SchedulingGates = kept
 }
+
+// suspendedByKueue warns about a Job that Kueue holds suspended: Kueue
+// suspends the Jobs of its queues until it admits them, so a dump shows
+// them with spec.suspend, and a suspended Job makes no pods.
+func (k *kubeImport) suspendedByKueue(d kubeDecoded) {
+	j, ok := d.v.(*kubeJob)
+	if !ok || j.Spec.Suspend == nil || !*j.Spec.Suspend || j.Metadata.Labels[kueueQueueName] == "" {
+		return
+	}
+	k.ws.Add(d.o.kind, "spec.suspend", "Kueue suspends a Job until it admits it, and Kueue's admission is not modelled: the Job makes no pods; "+
+		"give spec.suspend: false to simulate it admitted", d.o.file+": "+d.o.ref())
+}
+
+// kueueQueueName is the label that puts a workload in a Kueue queue.
+const kueueQueueName = "kueue.x-k8s.io/queue-name"

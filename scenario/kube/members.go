@@ -185,6 +185,7 @@ func (k *kubeImport) readGangs(made []madePods) error {
 		}
 		if own, _ := templateOf(mp.d.v); own != nil {
 			k.foreignKeys(mp.d.o, "metadata", own.Labels, own.Annotations)
+			k.suspendedByKueue(mp.d)
 		}
 	}
 	if err := kueue.build(k); err != nil {

@@ -51,9 +51,22 @@ func noteOf(key string) string {
 	return ""
 }
 
+// anyNote reports whether some key of keys has a note.
+func anyNote(keys map[string]string) bool {
+	for key := range keys {
+		if noteOf(key) != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // foreignKeys warns about the labels and annotations of the metadata at
 // path of o that other schedulers read.
 func (k *kubeImport) foreignKeys(o *Object, path string, labels, annotations map[string]string) {
+	if !anyNote(labels) && !anyNote(annotations) { // most objects: nothing to sort
+		return
+	}
 	for _, set := range []struct {
 		sub  string
 		keys map[string]string
@@ -96,10 +109,16 @@ var gpuShareResources = map[string]string{
 // gpuShares warns about the GPU shares a pod requests.
 func (k *kubeImport) gpuShares(m *member) {
 	s := m.pod()
-	for _, name := range slices.Sorted(maps.Keys(s.Requests)) {
-		if d, ok := gpuShareResources[name]; ok {
-			k.ws.Add(m.o.kind, s.Origin.Spec+".containers[].resources["+name+"]", d, m.first())
+	for name := range s.Requests {
+		if _, ok := gpuShareResources[name]; !ok {
+			continue
 		}
+		for _, name := range slices.Sorted(maps.Keys(s.Requests)) {
+			if d, ok := gpuShareResources[name]; ok {
+				k.ws.Add(m.o.kind, s.Origin.Spec+".containers[].resources["+name+"]", d, m.first())
+			}
+		}
+		return
 	}
 }
 
