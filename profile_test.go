@@ -89,7 +89,7 @@ func TestProfileErrors(t *testing.T) {
 			"at most one placement generate plugin is allowed, got 2"},
 		{"bad arguments name their field", Config{Profiles: []Profile{{PluginConfig: []PluginConfig{{Name: "NodeResourcesFit",
 			Args: &noderesources.FitArgs{ScoringStrategy: &noderesources.ScoringStrategy{Type: "Fancy"}}}}}}}, nil,
-			`profiles[0].pluginConfig[0].args.scoringStrategy.type: "Fancy" is not LeastAllocated or MostAllocated`},
+			`profiles[0].pluginConfig[0].args.scoringStrategy.type: Unsupported value: "Fancy": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"`},
 		{"arguments of the wrong type", Config{Profiles: []Profile{{PluginConfig: []PluginConfig{{Name: "NodeResourcesFit", Args: 42}}}}}, nil,
 			"arguments of type int"},
 		{"a user plugin may not take a built-in name", Config{}, fw.Registry{"NodeName": {New: func(any, fw.Handle) (fw.Plugin, error) { return nil, nil }}},

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	fw "github.com/gangsim/gangsim/framework"
 
@@ -15,9 +16,10 @@ import (
 type Option func(*options)
 
 type options struct {
-	registry fw.Registry
-	limits   *Limits // nil: DefaultLimits
-	runTime  RunTime // WithDefaultDuration's
+	registry    fw.Registry
+	limits      *Limits // nil: DefaultLimits
+	runTime     RunTime // WithDefaultDuration's
+	skipUnknown bool    // SkipUnknownPlugins
 }
 
 // applyOptions applies a load's options.
@@ -38,6 +40,17 @@ func applyOptions(opts []Option) options {
 // value their factory's Args returns. Run passes the registry on to the
 // scheduler.
 func WithRegistry(r fw.Registry) Option { return func(o *options) { o.registry = r } }
+
+// SkipUnknownPlugins makes a plugin the registry does not have, named in a
+// configuration (a KubeSchedulerConfiguration's profiles or a scenario's
+// config.profiles), a warning instead of an error: the plugin is left out
+// of its profile, and its pluginConfig arguments with it, and the profile
+// runs with the plugins that remain. The command-line tools load with it,
+// so that the configuration of a scheduler built with out-of-tree plugins
+// (scheduler-plugins' Coscheduling, ...) still runs; a Go program gets the
+// error by default, naming the file's own entry, and may instead register
+// the plugin (WithRegistry).
+func SkipUnknownPlugins() Option { return func(o *options) { o.skipUnknown = true } }
 
 func (b *builder) config(f *schema.File) error {
 	c := f.Config
@@ -128,33 +141,41 @@ func (b *builder) decodeFail(err error) error {
 // type the plugin's factory declares.
 func (b *builder) profile(s *schema.Profile, where string) (gangsim.Profile, error) {
 	p := gangsim.Profile{SchedulerName: s.SchedulerName, PercentageOfNodesToScore: s.PercentageOfNodesToScore}
+	reg := allPlugins(b.opts.registry)
 	if s.Plugins != nil {
 		p.Plugins = &gangsim.Plugins{}
 		for _, set := range []struct {
-			spec *schema.PluginSet
-			into *gangsim.PluginSet
+			point string
+			spec  *schema.PluginSet
+			into  *gangsim.PluginSet
 		}{
-			{s.Plugins.MultiPoint, &p.Plugins.MultiPoint}, {s.Plugins.PreFilter, &p.Plugins.PreFilter},
-			{s.Plugins.Filter, &p.Plugins.Filter}, {s.Plugins.PostFilter, &p.Plugins.PostFilter},
-			{s.Plugins.PreScore, &p.Plugins.PreScore}, {s.Plugins.Score, &p.Plugins.Score}, {s.Plugins.Reserve, &p.Plugins.Reserve},
-			{s.Plugins.PlacementGenerate, &p.Plugins.PlacementGenerate}, {s.Plugins.PlacementFeasible, &p.Plugins.PlacementFeasible},
-			{s.Plugins.PlacementScore, &p.Plugins.PlacementScore}, {s.Plugins.PodGroupPostFilter, &p.Plugins.PodGroupPostFilter},
+			{"multiPoint", s.Plugins.MultiPoint, &p.Plugins.MultiPoint}, {"preFilter", s.Plugins.PreFilter, &p.Plugins.PreFilter},
+			{"filter", s.Plugins.Filter, &p.Plugins.Filter}, {"postFilter", s.Plugins.PostFilter, &p.Plugins.PostFilter},
+			{"preScore", s.Plugins.PreScore, &p.Plugins.PreScore}, {"score", s.Plugins.Score, &p.Plugins.Score},
+			{"reserve", s.Plugins.Reserve, &p.Plugins.Reserve}, {"placementGenerate", s.Plugins.PlacementGenerate, &p.Plugins.PlacementGenerate},
+			{"placementFeasible", s.Plugins.PlacementFeasible, &p.Plugins.PlacementFeasible},
+			{"placementScore", s.Plugins.PlacementScore, &p.Plugins.PlacementScore},
+			{"podGroupPostFilter", s.Plugins.PodGroupPostFilter, &p.Plugins.PodGroupPostFilter},
 		} {
 			if set.spec == nil {
 				continue
 			}
-			for _, w := range set.spec.Enabled {
-				set.into.Enabled = append(set.into.Enabled, gangsim.PluginRef{Name: w.Name, Weight: w.Weight})
+			var err error
+			if set.into.Enabled, err = b.pluginRefs(set.spec.Enabled, reg, where+".plugins."+set.point+".enabled"); err != nil {
+				return p, err
 			}
-			for _, w := range set.spec.Disabled {
-				set.into.Disabled = append(set.into.Disabled, gangsim.PluginRef{Name: w.Name, Weight: w.Weight})
+			if set.into.Disabled, err = b.pluginRefs(set.spec.Disabled, reg, where+".plugins."+set.point+".disabled"); err != nil {
+				return p, err
 			}
 		}
 	}
-	reg := allPlugins(b.opts.registry)
 	for i, pc := range s.PluginConfig {
 		field := fmt.Sprintf("%s.pluginConfig[%d]", where, i)
 		factory, ok := reg[pc.Name]
+		if !ok && b.opts.skipUnknown {
+			b.ws.Add("", schema.FieldOf(where+".pluginConfig")+" "+pc.Name, "not a plugin the simulator has: its arguments are ignored", b.file+": "+field)
+			continue
+		}
 		if !ok {
 			return p, b.failf(pc.Line, field+".name", "%q is not a registered plugin (known: %v)", pc.Name, reg.Names())
 		}
@@ -174,6 +195,27 @@ func (b *builder) profile(s *schema.Profile, where string) (gangsim.Profile, err
 		p.PluginConfig = append(p.PluginConfig, gangsim.PluginConfig{Name: pc.Name, Args: args})
 	}
 	return p, nil
+}
+
+// pluginRefs converts the plugins of one list (field), checking each name
+// against the registry ("*" stands for every default plugin): an unknown
+// name fails at its own entry, or with SkipUnknownPlugins is left out
+// with a warning.
+func (b *builder) pluginRefs(refs []schema.Weighted, reg fw.Registry, field string) ([]gangsim.PluginRef, error) {
+	var out []gangsim.PluginRef
+	for i, w := range refs {
+		if _, ok := reg[w.Name]; !ok && w.Name != "*" {
+			entry := fmt.Sprintf("%s[%d]", field, i)
+			if !b.opts.skipUnknown {
+				return nil, b.failf(w.Line, entry+".name", "%q is not a registered plugin (known: %v)", w.Name, reg.Names())
+			}
+			b.ws.Add("", schema.FieldOf(field[:strings.LastIndex(field, ".plugins.")+len(".plugins")])+" "+w.Name,
+				"not a plugin the simulator has (out of tree, or misspelt): left out of the profile", b.file+": "+entry)
+			continue
+		}
+		out = append(out, gangsim.PluginRef{Name: w.Name, Weight: w.Weight})
+	}
+	return out, nil
 }
 
 // allPlugins is the scheduler's registry with the user's plugins.

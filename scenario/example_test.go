@@ -37,3 +37,29 @@ pods:
 	// worker-3 rack-a-1 Bound
 	// True
 }
+
+// Load a scheduler's configuration that names an out-of-tree plugin as the
+// command-line tools do: the plugin is left out of its profile, and a
+// warning says so. Without the option the load fails at the plugin's entry.
+func ExampleSkipUnknownPlugins() {
+	config := []byte(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- plugins:
+    multiPoint:
+      enabled: [{name: Coscheduling}]
+`)
+	_, err := scenario.Parse("sched.yaml", config)
+	fmt.Println(err != nil)
+	sc, err := scenario.Parse("sched.yaml", config, scenario.SkipUnknownPlugins())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, w := range sc.Warnings {
+		fmt.Println(w.Kind, w.Field)
+	}
+	// Output:
+	// true
+	// KubeSchedulerConfiguration plugin Coscheduling
+}

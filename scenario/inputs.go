@@ -10,8 +10,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	fw "github.com/gangsim/gangsim/framework"
-
 	"github.com/gangsim/gangsim/scenario/internal/schema"
 	"github.com/gangsim/gangsim/scenario/kube"
 )
@@ -114,7 +112,7 @@ func parseFiles(files []File, own bool, opts ...Option) (*Scenario, error) {
 		return nil, err
 	}
 	if hasObjects(ins) {
-		if err := importObjects(ins, o.registry, &ws, t); err != nil {
+		if err := importObjects(ins, &o, &ws, t); err != nil {
 			return nil, err
 		}
 	}
@@ -133,12 +131,16 @@ func parseFiles(files []File, own bool, opts ...Option) (*Scenario, error) {
 // importObjects turns the Kubernetes objects of every input into entries
 // of its scenario file (kube.Import), with the user's plugins known to a
 // KubeSchedulerConfiguration.
-func importObjects(ins []*input, user fw.Registry, ws *warnings, t *schema.Tally) error {
+func importObjects(ins []*input, o *options, ws *warnings, t *schema.Tally) error {
 	kins := make([]*kube.Input, 0, len(ins))
 	for _, in := range ins {
 		kins = append(kins, &kube.Input{File: in.spec, Objects: in.objects})
 	}
-	return kubeError(kube.Import(kins, allPlugins(user), ws, t))
+	var opts []kube.ImportOption
+	if o.skipUnknown {
+		opts = append(opts, kube.SkipUnknownPlugins())
+	}
+	return kubeError(kube.Import(kins, allPlugins(o.registry), ws, t, opts...))
 }
 
 // kubeError reports an error of the importer as a FieldError, with the

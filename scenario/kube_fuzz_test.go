@@ -10,9 +10,11 @@ import (
 // FuzzKubeObjects: any input is Kubernetes objects, a scenario, or an
 // error wrapping ErrScenario, never a panic; what loads also runs, as
 // FuzzParse checks it. The seeds are the kubectl dumps and the bad files
-// of testdata/kube (device objects among them).
+// of testdata/kube (device objects among them), and its samples of other
+// schedulers' formats (scheduler-plugins and Kueue gangs, configurations
+// in ConfigMaps, GPU sharing).
 func FuzzKubeObjects(f *testing.F) {
-	for _, pattern := range []string{"testdata/kube/*.json", "testdata/kube/*.yaml", "testdata/kube/bad/*"} {
+	for _, pattern := range []string{"testdata/kube/*.json", "testdata/kube/*.yaml", "testdata/kube/bad/*", "testdata/kube/samples/*"} {
 		files, _ := filepath.Glob(pattern)
 		for _, name := range files {
 			if data, err := os.ReadFile(name); err == nil {
@@ -26,6 +28,9 @@ func FuzzKubeObjects(f *testing.F) {
 	f.Add([]byte("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: g, capacity: {requests: {mem: 1Gi}}}}]}}\n" +
 		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: d, allNodes: true, pool: {name: p, resourceSliceCount: 1}, devices: [{name: d0, attributes: {m: {int: 1}}, capacity: {mem: {value: 2Gi}}}]}\n" +
 		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {claims: [{name: g}]}}], resourceClaims: [{name: g, resourceClaimName: c}]}\n"))
+	f.Add([]byte(`{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "s"}, "data": {"c": "kind: KubeSchedulerConfiguration\napiVersion: kubescheduler.config.k8s.io/v1\nprofiles: [{pluginConfig: [{name: NodeResourcesFit, args: {scoringStrategy: {type: RequestedToCapacityRatio, requestedToCapacityRatio: {shape: [{utilization: 0, score: 0}]}}}}]}]\n"}}`))
+	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {kueue.x-k8s.io/pod-group-name: g}, annotations: {kueue.x-k8s.io/pod-group-total-count: \"2\", kueue.x-k8s.io/podset-required-topology: rack}}\n" +
+		"spec: {containers: [{name: c}]}\n---\napiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: g2}\nspec: {minMember: 2}\n"))
 	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {generateName: web-}\nspec: {containers: [{name: c}]}\n---\n" +
 		"apiVersion: v1\nkind: Pod\nmetadata: {name: web-0}\nspec: {containers: [{name: c}]}\n---\n" +
 		"apiVersion: batch/v1\nkind: Job\nmetadata: {generateName: pi-}\nspec: {template: {spec: {containers: [{name: c}]}}}\n"))

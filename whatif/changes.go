@@ -149,16 +149,23 @@ func RemovalCandidates(sc *scenario.Scenario, node string) ([]string, error) {
 }
 
 // ScoringStrategy sets NodeResourcesFit's scoring strategy type
-// (LeastAllocated or MostAllocated) in every profile, keeping its
-// resource weights.
+// (LeastAllocated, MostAllocated, or RequestedToCapacityRatio with its
+// Shape) in every profile, keeping its resource weights.
 type ScoringStrategy struct {
 	Type noderesources.ScoringType
+	// Shape is RequestedToCapacityRatio's function; nil for the other
+	// types.
+	Shape []noderesources.UtilizationShapePoint
 }
 
 // Apply implements Change.
 func (c ScoringStrategy) Apply(sc *scenario.Scenario) error {
+	var ratio *noderesources.RequestedToCapacityRatioParam
+	if c.Type == noderesources.RequestedToCapacityRatio {
+		ratio = &noderesources.RequestedToCapacityRatioParam{Shape: slices.Clone(c.Shape)}
+	}
 	eachProfile(sc, func(p *gangsim.Profile) {
-		st := noderesources.ScoringStrategy{Type: c.Type}
+		st := noderesources.ScoringStrategy{Type: c.Type, RequestedToCapacityRatio: ratio}
 		i := slices.IndexFunc(p.PluginConfig, func(pc gangsim.PluginConfig) bool { return pc.Name == noderesources.Name })
 		if i >= 0 {
 			if old, ok := p.PluginConfig[i].Args.(*noderesources.FitArgs); ok && old != nil && old.ScoringStrategy != nil {
@@ -172,8 +179,19 @@ func (c ScoringStrategy) Apply(sc *scenario.Scenario) error {
 	return nil
 }
 
-// String implements Change.
-func (c ScoringStrategy) String() string { return "strategy:" + string(c.Type) }
+// String implements Change: "strategy:TYPE", and for
+// RequestedToCapacityRatio its points as UTILIZATION=SCORE joined by "/".
+func (c ScoringStrategy) String() string {
+	s := "strategy:" + string(c.Type)
+	for i, p := range c.Shape {
+		sep := "/"
+		if i == 0 {
+			sep = ":"
+		}
+		s += fmt.Sprintf("%s%d=%d", sep, p.Utilization, p.Score)
+	}
+	return s
+}
 
 // PluginWeight sets a plugin's weight at every scoring point it extends
 // (Score, PlacementScore), in every profile, enabling it if it was not.

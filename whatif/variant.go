@@ -50,6 +50,8 @@ const maxCount = 100_000
 //	add-domain:KEY=VALUE:N  N topology domains like KEY=VALUE (racks, zones)
 //	remove:NODE:N         N nodes of NODE's kind (see RemoveNodesLike)
 //	strategy:TYPE         NodeResourcesFit scoring: LeastAllocated or MostAllocated
+//	strategy:RequestedToCapacityRatio:U=S/U=S...
+//	                      the same with a shape: utilization percent = score 0..10
 //	weight:PLUGIN:W       a scoring plugin's weight, 1..100
 //
 // The variant is named by its spelling. Errors name the change at fault.
@@ -99,11 +101,7 @@ func parseChange(s string) (Change, error) {
 		}
 		return AddDomainsLike{Key: key, Value: value, Count: n}, nil
 	case "strategy":
-		t := noderesources.ScoringType(rest)
-		if t != noderesources.LeastAllocated && t != noderesources.MostAllocated {
-			return nil, fmt.Errorf("%q is not %s or %s", rest, noderesources.LeastAllocated, noderesources.MostAllocated)
-		}
-		return ScoringStrategy{Type: t}, nil
+		return parseStrategy(args)
 	case "weight":
 		if len(args) != 2 || args[0] == "" {
 			return nil, errors.New("want weight:PLUGIN:WEIGHT")
@@ -123,4 +121,37 @@ func count(s string) (int, error) {
 		return 0, fmt.Errorf("count %q is not in 0..%d", s, maxCount)
 	}
 	return n, nil
+}
+
+// parseStrategy reads strategy:TYPE, or
+// strategy:RequestedToCapacityRatio:U=S/U=S... with the shape's points,
+// checked as the plugin checks them.
+func parseStrategy(args []string) (Change, error) {
+	t := noderesources.ScoringType(args[0])
+	switch {
+	case t == noderesources.LeastAllocated || t == noderesources.MostAllocated:
+		if len(args) != 1 {
+			return nil, fmt.Errorf("%s takes no shape", t)
+		}
+		return ScoringStrategy{Type: t}, nil
+	case t != noderesources.RequestedToCapacityRatio:
+		return nil, fmt.Errorf("%q is not %s, %s or %s", args[0], noderesources.LeastAllocated, noderesources.MostAllocated, noderesources.RequestedToCapacityRatio)
+	case len(args) != 2 || args[1] == "":
+		return nil, fmt.Errorf("want strategy:%s:UTILIZATION=SCORE/UTILIZATION=SCORE... (e.g. 0=0/100=10)", t)
+	}
+	var shape []noderesources.UtilizationShapePoint
+	for _, point := range strings.Split(args[1], "/") {
+		u, s, ok := strings.Cut(point, "=")
+		ui, err1 := strconv.ParseInt(u, 10, 32)
+		si, err2 := strconv.ParseInt(s, 10, 32)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("shape point %q is not UTILIZATION=SCORE", point)
+		}
+		shape = append(shape, noderesources.UtilizationShapePoint{Utilization: int32(ui), Score: int32(si)})
+	}
+	st := noderesources.ScoringStrategy{Type: t, RequestedToCapacityRatio: &noderesources.RequestedToCapacityRatioParam{Shape: shape}}
+	if err := (&noderesources.FitArgs{ScoringStrategy: &st}).Validate(); err != nil {
+		return nil, err
+	}
+	return ScoringStrategy{Type: t, Shape: shape}, nil
 }

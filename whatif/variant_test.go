@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gangsim/gangsim/plugins/noderesources"
 	"github.com/gangsim/gangsim/whatif"
 )
 
@@ -24,6 +25,9 @@ func TestParseVariant(t *testing.T) {
 			whatif.PluginWeight{Plugin: "PodGroupPodsCount", Weight: 5}}, "remove:n-0:0,weight:PodGroupPodsCount:5"},
 		{"add-domain:topology.kubernetes.io/zone=z1:1", []whatif.Change{whatif.AddDomainsLike{Key: "topology.kubernetes.io/zone", Value: "z1", Count: 1}},
 			"add-domain:topology.kubernetes.io/zone=z1:1"},
+		{"strategy:RequestedToCapacityRatio:0=0/100=10", []whatif.Change{whatif.ScoringStrategy{Type: "RequestedToCapacityRatio",
+			Shape: []noderesources.UtilizationShapePoint{{Utilization: 0, Score: 0}, {Utilization: 100, Score: 10}}}},
+			"strategy:RequestedToCapacityRatio:0=0/100=10"},
 	}
 	for _, tt := range tests {
 		v, err := whatif.ParseVariant(tt.spec)
@@ -42,7 +46,12 @@ func TestParseVariantErrors(t *testing.T) {
 		{"add:n:x", `count "x" is not in 0..100000`},
 		{"add:n:1,remove::1", `change 2 ("remove::1"): want remove:NODE:COUNT`},
 		{"add-domain:rack:1", `want add-domain:KEY=VALUE:COUNT`},
-		{"strategy:Balanced", `"Balanced" is not LeastAllocated or MostAllocated`},
+		{"strategy:Balanced", `"Balanced" is not LeastAllocated, MostAllocated or RequestedToCapacityRatio`},
+		{"strategy:MostAllocated:0=1", `MostAllocated takes no shape`},
+		{"strategy:RequestedToCapacityRatio", `want strategy:RequestedToCapacityRatio:UTILIZATION=SCORE/UTILIZATION=SCORE... (e.g. 0=0/100=10)`},
+		{"strategy:RequestedToCapacityRatio:0=0/x", `shape point "x" is not UTILIZATION=SCORE`},
+		{"strategy:RequestedToCapacityRatio:50=0/10=10", `shape[1].utilization: Invalid value: 10: values must be sorted in increasing order`},
+		{"strategy:RequestedToCapacityRatio:0=11", `shape[0].score: Invalid value: 11: not in valid range [0, 10]`},
 		{"weight:X:0", `weight "0" is not in 1..100`},
 		{"weight:X", `want weight:PLUGIN:WEIGHT`},
 	}
@@ -57,7 +66,8 @@ func TestParseVariantErrors(t *testing.T) {
 // FuzzParseVariant: any text is a variant or an ErrVariant, and a
 // variant's name reads back as the same variant.
 func FuzzParseVariant(f *testing.F) {
-	for _, s := range []string{"base", "add:n:1", "add-domain:rack=r1:2,strategy:MostAllocated", "remove:x:3,weight:P:100", "add:n:1,,"} {
+	for _, s := range []string{"base", "add:n:1", "add-domain:rack=r1:2,strategy:MostAllocated", "remove:x:3,weight:P:100", "add:n:1,,",
+		"strategy:RequestedToCapacityRatio:0=0/100=10"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -143,4 +153,33 @@ pods: [{name: p, requests: {cpu: "1", memory: 1Gi}, count: 5}]
 	for _, p := range a.Pods {
 		assert.Equal(t, "n-0", p.Node, "MostAllocated packs")
 	}
+}
+
+// A RequestedToCapacityRatio change gives the run the file's own
+// scoringStrategy with the same shape gives; a rising shape packs.
+func TestRatioStrategyEqualsTheFile(t *testing.T) {
+	text := `
+nodes: [{name: n, allocatable: {cpu: "8", memory: 8Gi}, count: 3}]
+pods: [{name: p, requests: {cpu: "1", memory: 1Gi}, count: 5}]
+`
+	v, err := whatif.ParseVariant("strategy:RequestedToCapacityRatio:0=0/100=10")
+	require.NoError(t, err)
+	changed, err := v.Apply(parse(t, text))
+	require.NoError(t, err)
+	file := parse(t, "config: {scoringStrategy: {type: RequestedToCapacityRatio, requestedToCapacityRatio: {shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]}}}\n"+text)
+	a, err := changed.Run()
+	require.NoError(t, err)
+	b, err := file.Run()
+	require.NoError(t, err)
+	assert.Equal(t, b.Pods, a.Pods)
+	for _, p := range a.Pods {
+		assert.Equal(t, "n-0", p.Node, "a rising shape packs")
+	}
+	back, err := whatif.ParseVariant("strategy:RequestedToCapacityRatio:0=0/100=10,strategy:LeastAllocated")
+	require.NoError(t, err)
+	spread, err := back.Apply(parse(t, text))
+	require.NoError(t, err)
+	r, err := spread.Run()
+	require.NoError(t, err)
+	assert.NotEqual(t, r.Pods[0].Node, r.Pods[1].Node, "the shape goes with its type: LeastAllocated spreads")
 }

@@ -22,7 +22,7 @@ func (a *app) load() ([]*scenario.Scenario, error) {
 	}
 	var out []*scenario.Scenario
 	for _, f := range a.cfg.files {
-		sc, err := scenario.Load(f, scenario.WithDefaultDuration(a.cfg.runTime))
+		sc, err := scenario.Load(f, scenario.WithDefaultDuration(a.cfg.runTime), scenario.SkipUnknownPlugins())
 		if err != nil {
 			return nil, err
 		}

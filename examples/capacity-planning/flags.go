@@ -67,7 +67,8 @@ Questions (one at a time, on one scenario):
                          (with one -variant, a question is asked of that variant)
   -variant SPEC          compare variants side by side (repeat the flag):
                          base | add:NODE:N | add-domain:KEY=VALUE:N | remove:NODE:N |
-                         strategy:LeastAllocated|MostAllocated | weight:PLUGIN:W,
+                         strategy:LeastAllocated|MostAllocated |
+                         strategy:RequestedToCapacityRatio:U=S/U=S... | weight:PLUGIN:W,
                          joined with commas
 
 Sweeps beyond one machine (with -variant):

@@ -9,8 +9,10 @@
 // time: a time ("30m") or a distribution written as a workload's duration
 // ("{exponential: 20m, max: 2h}"); without it they run until deleted or
 // evicted. What the files hold that the simulator does not model is listed
-// on standard error, one warning a line. It exits 1, with the message on
-// standard error, when an input is invalid.
+// on standard error, one warning a line; a plugin a configuration names
+// that the simulator does not have (an out-of-tree plugin) is one of them,
+// left out of its profile (scenario.SkipUnknownPlugins). It exits 1, with
+// the message on standard error, when an input is invalid.
 package main
 
 import (
@@ -58,7 +60,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		sc, err = scenario.Parse("default.yaml", defaultScenario)
 	} else {
-		sc, err = scenario.LoadFiles(args, scenario.WithDefaultDuration(runTime))
+		sc, err = scenario.LoadFiles(args, scenario.WithDefaultDuration(runTime), scenario.SkipUnknownPlugins())
 	}
 	if err != nil {
 		return err

@@ -58,6 +58,11 @@ func TestBadFilesExitOne(t *testing.T) {
 	for _, f := range append(files, kube...) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			out, errOut, code := runCommand(t, f)
+			if filepath.Base(f) == "unknown-plugin.yaml" { // the command skips it, with a warning
+				require.Equal(t, 0, code, errOut)
+				require.Contains(t, errOut, "warning: config.profiles[].plugins PreferLabel: not a plugin the simulator has")
+				return
+			}
 			require.Equal(t, 1, code)
 			require.Empty(t, out)
 			require.Contains(t, errOut, f)
@@ -119,4 +124,27 @@ func TestDurationFlag(t *testing.T) {
 	_, errOut, code = runCommand(t, "-duration", "30 minutes", file)
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, `invalid value "30 minutes" for flag -duration`)
+}
+
+// A configuration naming a plugin the simulator does not have runs
+// without it, with a warning, as a user with an out-of-tree scheduler
+// expects of the command (the Go API refuses it by default).
+func TestUnknownPluginWarns(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "sched.yaml")
+	require.NoError(t, os.WriteFile(f, []byte(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- plugins:
+    multiPoint: {enabled: [{name: Coscheduling}]}
+  pluginConfig: [{name: Coscheduling, args: {permitWaitingTimeSeconds: 10}}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n}
+status: {allocatable: {cpu: "2", memory: 2Gi, pods: "10"}}
+`), 0o600))
+	_, errOut, code := runCommand(t, f)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "warning: KubeSchedulerConfiguration plugin Coscheduling: not a plugin the simulator has (out of tree, or misspelt): left out of the profile")
+	require.Contains(t, errOut, "warning: KubeSchedulerConfiguration pluginConfig Coscheduling: not a plugin the simulator has: its arguments are ignored")
 }

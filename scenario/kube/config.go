@@ -99,28 +99,59 @@ func (k *kubeImport) config(o *Object, v *kubeSchedulerConfig, f *schema.File) e
 		}
 		c.Profiles = append(c.Profiles, p)
 	}
+	if len(v.Profiles) > 0 && !slices.ContainsFunc(v.Profiles, func(p kubeProfile) bool {
+		return p.SchedulerName == "" || p.SchedulerName == defaultScheduler
+	}) {
+		k.ws.Add(o.kind, "profiles[].schedulerName", "no profile is "+defaultScheduler+
+			": pods that name no scheduler stay pending, as under a kube-scheduler given this configuration alone "+
+			"(a second scheduler's configuration runs beside the default one in a cluster)", o.file+": "+o.ref())
+	}
 	f.Config = c
 	return nil
 }
 
+// defaultScheduler is the scheduler name of a pod that gives none.
+const defaultScheduler = "default-scheduler"
+
 // profile converts a profile, leaving out the plugins the simulator has
-// not and the arguments its plugins do not take.
+// not and the arguments its plugins do not take. A name kube-scheduler
+// does not have either is an error at the file's own entry, unless the
+// import skips unknown plugins (SkipUnknownPlugins): then it is left out
+// too, with a warning.
 func (k *kubeImport) profile(o *Object, p *kubeProfile, where string) (schema.Profile, error) {
 	out := schema.Profile{Line: o.line, SchedulerName: p.SchedulerName, PercentageOfNodesToScore: p.PercentageOfNodesToScore}
 	if p.Plugins != nil {
 		ps := p.Plugins.Plugins
-		for _, set := range []*schema.PluginSet{ps.MultiPoint, ps.PreFilter, ps.Filter, ps.PostFilter, ps.PreScore, ps.Score, ps.Reserve,
-			ps.PlacementGenerate, ps.PlacementFeasible, ps.PlacementScore, ps.PodGroupPostFilter} {
-			if set != nil {
-				set.Enabled = k.knownPlugins(o, set.Enabled, true)
-				set.Disabled = k.knownPlugins(o, set.Disabled, false)
+		for _, pt := range []struct {
+			name string
+			set  *schema.PluginSet
+		}{{"multiPoint", ps.MultiPoint}, {"preFilter", ps.PreFilter}, {"filter", ps.Filter}, {"postFilter", ps.PostFilter},
+			{"preScore", ps.PreScore}, {"score", ps.Score}, {"reserve", ps.Reserve}, {"placementGenerate", ps.PlacementGenerate},
+			{"placementFeasible", ps.PlacementFeasible}, {"placementScore", ps.PlacementScore}, {"podGroupPostFilter", ps.PodGroupPostFilter}} {
+			if pt.set == nil {
+				continue
+			}
+			field := where + ".plugins." + pt.name
+			var err error
+			if pt.set.Enabled, err = k.knownPlugins(o, pt.set.Enabled, field+".enabled", true); err != nil {
+				return out, err
+			}
+			if pt.set.Disabled, err = k.knownPlugins(o, pt.set.Disabled, field+".disabled", false); err != nil {
+				return out, err
 			}
 		}
 		out.Plugins = &ps
 	}
-	for _, pc := range p.PluginConfig {
-		if !k.modelled(pc.Name) {
+	for i, pc := range p.PluginConfig {
+		switch k.pluginKind(pc.Name) {
+		case inTreeOnly:
 			k.ws.Add(o.kind, "pluginConfig "+pc.Name, "plugin not modelled, its arguments are ignored", o.file+": "+o.ref())
+			continue
+		case unknownPlugin:
+			if !k.skipUnknown {
+				return out, o.failLine(pc.Line, fmt.Sprintf("%s.pluginConfig[%d].name", where, i), k.unregistered(pc.Name))
+			}
+			k.ws.Add(o.kind, "pluginConfig "+pc.Name, "not a plugin the simulator has: its arguments are ignored", o.file+": "+o.ref())
 			continue
 		}
 		args, err := k.args(o, pc.Name, pc.Args)
@@ -133,26 +164,57 @@ func (k *kubeImport) profile(o *Object, p *kubeProfile, where string) (schema.Pr
 	return out, nil
 }
 
-// modelled reports whether a plugin named in a configuration is kept: the
-// simulator has it, or kube-scheduler does not (a typo, for the profile's
-// check to report).
-func (k *kubeImport) modelled(name string) bool {
-	_, ours := k.plugins[name]
-	return ours || name == "*" || !slices.Contains(kubePluginNames, name)
+// pluginKinds: what a plugin named in a configuration is to the importer.
+type pluginKinds int
+
+const (
+	registered    pluginKinds = iota // the simulator has it (or "*")
+	inTreeOnly                       // kube-scheduler's, which the simulator has not
+	unknownPlugin                    // neither: out of tree, or a typo
+)
+
+func (k *kubeImport) pluginKind(name string) pluginKinds {
+	if _, ok := k.plugins[name]; ok || name == "*" {
+		return registered
+	}
+	if slices.Contains(kubePluginNames, name) {
+		return inTreeOnly
+	}
+	return unknownPlugin
 }
 
-// knownPlugins drops the kube-scheduler plugins the simulator has not;
-// enabling one warns.
-func (k *kubeImport) knownPlugins(o *Object, refs []schema.Weighted, enabled bool) []schema.Weighted {
+// unregistered is the error of a plugin no registry has.
+func (k *kubeImport) unregistered(name string) error {
+	return fmt.Errorf("%q is not a registered plugin (known: %v)", name, k.plugins.Names())
+}
+
+// outOfTreeNotes say, for out-of-tree plugins seen in the field, what the
+// simulator does instead.
+var outOfTreeNotes = map[string]string{
+	"Coscheduling": "; scheduler-plugins' gangs (scheduling.x-k8s.io PodGroups) are scheduled by the simulator's GangScheduling",
+}
+
+// knownPlugins keeps the plugins of one list (field) the simulator has:
+// kube-scheduler's others are dropped, enabling one warns; an unknown name
+// is an error at its entry, or with skipUnknown is dropped with a warning.
+func (k *kubeImport) knownPlugins(o *Object, refs []schema.Weighted, field string, enabled bool) ([]schema.Weighted, error) {
 	var out []schema.Weighted
-	for _, r := range refs {
-		if k.modelled(r.Name) {
+	for i, r := range refs {
+		switch k.pluginKind(r.Name) {
+		case registered:
 			out = append(out, r)
-		} else if enabled {
-			k.ws.Add(o.kind, "plugin "+r.Name, "not modelled, left out of the profile", o.file+": "+o.ref())
+		case inTreeOnly:
+			if enabled {
+				k.ws.Add(o.kind, "plugin "+r.Name, "not modelled, left out of the profile", o.file+": "+o.ref())
+			}
+		case unknownPlugin:
+			if !k.skipUnknown {
+				return nil, o.failLine(r.Line, fmt.Sprintf("%s[%d].name", field, i), k.unregistered(r.Name))
+			}
+			k.ws.Add(o.kind, "plugin "+r.Name, "not a plugin the simulator has (out of tree, or misspelt): left out of the profile"+outOfTreeNotes[r.Name], o.file+": "+o.ref())
 		}
 	}
-	return out
+	return out, nil
 }
 
 // args prepares a plugin's arguments for the profile's decoder: without

@@ -8,8 +8,12 @@
 // What is read: Nodes, Pods, Namespaces, PriorityClasses,
 // PodDisruptionBudgets, PodGroups and CompositePodGroups, the device
 // objects of resource.k8s.io/v1 (DeviceClass, ResourceSlice,
-// ResourceClaim, ResourceClaimTemplate; read, not yet scheduled), and a
-// KubeSchedulerConfiguration become the entries they stand for; a
+// ResourceClaim, ResourceClaimTemplate), and a KubeSchedulerConfiguration
+// (on its own or in a ConfigMap's data, configmap.go) become the entries
+// they stand for; scheduler-plugins' PodGroups, Kueue's pod groups and
+// Kueue's topology annotations become PodGroups (gangs.go, members.go,
+// kueue.go), and the keys of other schedulers and GPU sharers warn
+// (notes.go); a
 // Deployment, ReplicaSet, StatefulSet, DaemonSet or Job makes the pods its
 // controller would create that the inputs do not hold already. The
 // objects are decoded field for field as the API prints them (types.go):

@@ -18,7 +18,10 @@ type kubeImport struct {
 	tally   *schema.Tally // the pods and nodes of the inputs so far
 	ws      Warnings
 	plugins fw.Registry // the plugins a configuration may name
-	objs    []kubeDecoded
+	// skipUnknown leaves plugins no registry has out of a configuration,
+	// with a warning, instead of failing (SkipUnknownPlugins)
+	skipUnknown bool
+	objs        []kubeDecoded
 
 	nodes     []cluster.Node                   // every node at time 0, for DaemonSets
 	owned     map[kubeOwnerKey]*kubeOwnedCount // pods and replica sets by controller
@@ -64,17 +67,29 @@ type Warnings interface {
 	Add(kind, field, detail, object string)
 }
 
+// ImportOption changes how Import reads the objects.
+type ImportOption func(*kubeImport)
+
+// SkipUnknownPlugins makes a plugin that neither the registry nor
+// kube-scheduler has (an out-of-tree plugin, or a misspelt name), named in
+// a KubeSchedulerConfiguration, a warning: it is left out of its profile,
+// with its arguments. Without it, such a name is an error at its entry.
+func SkipUnknownPlugins() ImportOption { return func(k *kubeImport) { k.skipUnknown = true } }
+
 // Import converts the objects of every input into entries of its File,
 // counting the nodes and pods they make with t. plugins are the plugins a
 // KubeSchedulerConfiguration may configure (the scheduler's and the
 // user's); an error is an *Error naming the object and its field.
-func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally) error {
+func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally, opts ...ImportOption) error {
 	if err := nameGenerated(ins); err != nil {
 		return err
 	}
 	d := &schema.Decoder{} // one cache of struct fields for every object
 	k := &kubeImport{tally: t, ws: ws, plugins: plugins, owned: map[kubeOwnerKey]*kubeOwnedCount{},
 		selectors: map[kubeOwnerKey]*schema.LabelSelector{}, podNames: map[cluster.PodKey]bool{}}
+	for _, opt := range opts {
+		opt(k)
+	}
 	for _, in := range ins {
 		for _, obj := range in.Objects {
 			v, unmodelled, err := decodeKube(obj, ws, d)
@@ -87,15 +102,21 @@ func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally) err
 		}
 	}
 	k.index(ins)
+	var made []madePods // the pods each object made, for the gang formats
 	for _, d := range k.objs {
+		from := len(d.in.File.Pods)
 		if err := k.convert(d); err != nil {
 			return err
 		}
+		made = append(made, madePods{d, from, len(d.in.File.Pods)})
 		if !finished(d.v) { // a finished pod is left out, and what it holds with it
 			for _, path := range d.unmodelled {
 				ws.Add(d.o.kind, schema.FieldOf(path), schema.NotModelled, d.o.file+": "+d.o.ref())
 			}
 		}
+	}
+	if err := k.readGangs(made); err != nil {
+		return err
 	}
 	for _, in := range ins {
 		sortPods(in.File)
@@ -127,6 +148,8 @@ func (k *kubeImport) convert(d kubeDecoded) error {
 		return k.podGroup(o, v, f)
 	case *kubeCompositePodGroup:
 		return k.compositePodGroup(o, v, f)
+	case *pluginsPodGroup:
+		return k.pluginsPodGroup(o, v, f)
 	case *kubeSchedulerConfig:
 		return k.config(o, v, f)
 	case *kubeDeviceClass, *kubeResourceSlice, *kubeResourceClaim, *kubeResourceClaimTemplate:

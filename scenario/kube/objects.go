@@ -26,6 +26,9 @@ type Object struct {
 	generateName string
 	node         *yaml.Node
 	exp          *schema.Expansion // its file's aliases; nil in JSON
+	// within names the object that holds this one as text, for an object
+	// read from a ConfigMap's data ("ConfigMap kube-system/x data[key]")
+	within string
 }
 
 // Error is a problem with an object of an input file: the file, the line,
@@ -57,6 +60,14 @@ func (e *Error) Unwrap() error { return e.Err }
 // ref names the object as errors and warnings do: "Pod ml/train-0",
 // "Node n1".
 func (o *Object) ref() string {
+	if o.within != "" {
+		return o.within + ": " + o.plainRef()
+	}
+	return o.plainRef()
+}
+
+// plainRef is ref without the object that holds this one.
+func (o *Object) plainRef() string {
 	if o.kind == "KubeSchedulerConfiguration" {
 		return o.kind
 	}
@@ -202,6 +213,9 @@ func kubeItems(file string, n *yaml.Node, where, defVersion, defKind string) ([]
 	if err := o.readName(); err != nil {
 		return nil, err
 	}
+	if o.kind == "ConfigMap" && o.apiVersion == "v1" {
+		return configMapObjects(o)
+	}
 	return []*Object{o}, nil
 }
 
@@ -230,7 +244,7 @@ func kubeListItems(file string, list *Object, items *yaml.Node, where string) ([
 // readName reads metadata.name and metadata.namespace, so that errors name
 // the object before it is decoded.
 func (o *Object) readName() error {
-	kind, known := kubeKinds[o.kind]
+	kind, known := lookupKind(o.apiVersion, o.kind)
 	meta := schema.MapValue(o.node, "metadata")
 	for _, f := range []struct {
 		key  string
@@ -274,13 +288,14 @@ func cmpOr(a, b string) string {
 // modelled; d's cache of struct fields serves every object. A kind the
 // importer does not read gives nil and a warning.
 func decodeKube(o *Object, ws Warnings, d *schema.Decoder) (any, []string, error) {
-	kind, ok := kubeKinds[o.kind]
+	kind, ok := lookupKind(o.apiVersion, o.kind)
 	if !ok {
-		ws.Add(o.kind, "", "kind not modelled, objects skipped", o.file+": "+o.ref())
+		ws.Add(o.kind, "", skippedKindDetail(o.apiVersion, o.kind), o.file+": "+o.ref())
 		return nil, nil, nil
 	}
 	if !slices.Contains(kind.versions, o.apiVersion) {
-		return nil, nil, o.fail(schema.MapValue(o.node, "apiVersion"), "apiVersion", fmt.Errorf("%q is not a version of %s the simulator reads (%s)", o.apiVersion, o.kind, strings.Join(kind.versions, ", ")))
+		return nil, nil, o.fail(schema.MapValue(o.node, "apiVersion"), "apiVersion", fmt.Errorf("%q is not a version of %s the simulator reads (%s)%s",
+			o.apiVersion, o.kind, strings.Join(kind.versions, ", "), versionHint(o)))
 	}
 	v := kind.decoded()
 	var unmodelled []string
@@ -303,6 +318,11 @@ func (o *Object) fail(at *yaml.Node, field string, err error) error {
 		path += ": " + field
 	}
 	return &Error{File: o.file, Line: line, Path: path, Err: err}
+}
+
+// failLine returns an error about a field of the object at a line.
+func (o *Object) failLine(line int, field string, err error) error {
+	return &Error{File: o.file, Line: line, Path: o.ref() + ": " + field, Err: err}
 }
 
 // decodeFail reports a decoding problem inside the object.

@@ -27,7 +27,7 @@ type kubeMeta struct {
 	GenerateName               skipped           `yaml:"generateName"`
 	Namespace                  string            `yaml:"namespace"`
 	Labels                     map[string]string `yaml:"labels"`
-	Annotations                skipped           `yaml:"annotations"`
+	Annotations                map[string]string `yaml:"annotations"`
 	UID                        string            `yaml:"uid"`
 	OwnerReferences            []kubeOwnerRef    `yaml:"ownerReferences"`
 	CreationTimestamp          *string           `yaml:"creationTimestamp"`

@@ -70,6 +70,7 @@ type Config struct {
 
 // Weighted is a plugin named with its weight.
 type Weighted struct {
+	Line   int    `yaml:"-"`
 	Name   string `yaml:"name"`
 	Weight int32  `yaml:"weight"`
 }

@@ -88,6 +88,20 @@ func CheckResourceName(name string, use ResourceUse) error {
 	return nil
 }
 
+// LabelKeyError checks a label key (and so a node label a topology names)
+// as the API server does: a name of at most 63 letters, digits, '-', '_'
+// and '.', after an optional DNS subdomain prefix and '/'.
+func LabelKeyError(key string) error {
+	prefix, name, prefixed := strings.Cut(key, "/")
+	if !prefixed {
+		prefix, name = "", key
+	}
+	if prefixed && (len(prefix) > 253 || !isDNSSubdomain(prefix)) || name == "" || len(name) > 63 || !qualifiedName.MatchString(name) {
+		return fmt.Errorf("%q is not a label key (an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' and '.')", key)
+	}
+	return nil
+}
+
 // standardQuotaResources are the names a ResourceQuota may limit without
 // a domain prefix, as the API server lists them (besides huge pages).
 var standardQuotaResources = []string{"cpu", "memory", "ephemeral-storage", "pods", "services", "replicationcontrollers",
