@@ -29,6 +29,7 @@ type jsonReport struct {
 	Series        []jsonSeries     `json:"series,omitempty"`
 	Waits         []jsonWait       `json:"waits,omitempty"`
 	PendingPods   []string         `json:"pendingPods,omitempty"`
+	Warnings      []string         `json:"warnings,omitempty"`
 }
 
 type jsonWait struct {
@@ -160,7 +161,7 @@ func (rep *Report) MarshalJSON() ([]byte, error) { return json.Marshal(rep.jsonF
 
 func (rep *Report) jsonForm(full bool) jsonReport {
 	j := jsonReport{Name: rep.Name, StartSeconds: rep.Start.Seconds(), EndSeconds: rep.End.Seconds(), Nodes: rep.Nodes,
-		Resources: []jsonResource{}, Domains: []jsonDomain{}, Unschedulable: []jsonReason{}}
+		Resources: []jsonResource{}, Domains: []jsonDomain{}, Unschedulable: []jsonReason{}, Warnings: rep.Warnings}
 	for _, r := range rep.Resources {
 		j.Resources = append(j.Resources, r.json())
 	}

@@ -42,6 +42,8 @@ type Report struct {
 	Waits []PodWait
 	// PendingPods names the pods pending at End, in name order.
 	PendingPods []string
+	// Warnings lists what the inputs hold that the simulation does not model, as the loader warned.
+	Warnings []string
 }
 
 // PodWait is one pod's wait from its arrival to its first binding.

@@ -265,7 +265,11 @@ func (s *search) eval(ks []int) error {
 		todo, scs = append(todo, k), append(scs, sc)
 	}
 	s.count.total += len(scs)
-	outs, err := runBatch(scs, s.opts, &s.count, func(sc *scenario.Scenario) (outcome, error) { return judge(sc, s.opts.DomainKeys, s.crit) })
+	outs, err := runBatch(scs, s.opts, &s.count, func(sc *scenario.Scenario) (outcome, error) {
+		watch, end := s.opts.watching()
+		defer end()
+		return judge(sc, s.opts.DomainKeys, s.crit, watch...)
+	})
 	if err != nil {
 		return err
 	}

@@ -48,11 +48,11 @@ func runCommand(t *testing.T, env []string, args ...string) (stdout, stderr stri
 func TestDefaultDay(t *testing.T) {
 	dir := t.TempDir()
 	start := time.Now()
-	out, errOut, code := runCommand(t, nil, "-out", dir)
+	out, errOut, code := runCommand(t, nil, "-out", dir, "-quiet")
 	elapsed := time.Since(start)
 	require.Equal(t, 0, code, errOut)
 	require.Less(t, elapsed, time.Minute, "the summary comes within a minute")
-	assert.Empty(t, errOut, "no progress when standard error is not a terminal")
+	assert.Empty(t, errOut, "no warning, and no progress with -quiet")
 	for _, want := range []string{"default.yaml: simulated 0s to", "224 nodes", "nvidia.com/gpu (GPUs)", "WAIT", "priority 500",
 		"PREEMPTIONS", "rack=a01", "Wrote to " + dir} {
 		assert.Contains(t, out, want)
@@ -203,8 +203,9 @@ func TestSweepLocally(t *testing.T) {
 	assert.Contains(t, errOut, "JOB_COMPLETION_INDEX is not set")
 }
 
+// -each compares the inputs side by side, each simulated on its own.
 func TestCompareFiles(t *testing.T) {
-	out, errOut, code := runCommand(t, nil, "-out", "", "testdata/training.yaml", "../../scenario/testdata/scenarios/workloads.yaml")
+	out, errOut, code := runCommand(t, nil, "-out", "", "-each", "testdata/training.yaml", "../../scenario/testdata/scenarios/workloads.yaml")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "side by side")
 	assert.Contains(t, out, "training.yaml")
@@ -224,7 +225,8 @@ func TestBadUse(t *testing.T) {
 		{[]string{"-variant", "grow:1"}, 2, `unknown change "grow"`},
 		{[]string{"-write-job", "j.yaml", "-variant", "base"}, 2, "-write-job needs -job-image"},
 		{[]string{"-sweep-worker"}, 2, "a sweep needs its variants"},
-		{[]string{"-add-like", "n", "a.yaml", "b.yaml"}, 2, "questions and variants take one scenario, not 2"},
+		{[]string{"-add-like", "n", "-each", "a.yaml", "b.yaml"}, 2, "-each compares the inputs side by side; questions, variants and sweeps take them merged"},
+		{[]string{"-each", "-variant", "base"}, 2, "-each compares the inputs side by side"},
 		{[]string{"-add-like", "nope"}, 1, `-add-like: whatif: change does not apply: node "nope" is not one of the scenario's nodes`},
 		{[]string{"no-such-file.yaml"}, 1, "no-such-file.yaml"},
 		{[]string{"../../scenario/testdata/scenarios/bad/workload-rate.yaml"}, 1, `workloads[0] (web).arrival.rate: "12 per hour" is not a rate`},
@@ -246,4 +248,42 @@ func TestHelp(t *testing.T) {
 	for _, want := range []string{"-add-like NODE", "-add-like-rack RACK", "-variant SPEC", "-write-job FILE", "-merge FILE", "-json"} {
 		assert.Contains(t, errOut, want)
 	}
+}
+
+// The inputs of a cluster as people have them: a kubectl dump of its
+// nodes and a folder of manifests, one of which runs on the dump's
+// control-plane node. They merge into one simulation, which answers a
+// question in one command, with the warnings on standard error, once.
+// By hand: 21 cores of requests that may go on the two 8-core workers
+// (4 web pods of 2, 3 batch pods of 4, db's 1): one worker more.
+func TestNodesDumpAndManifestsFolder(t *testing.T) {
+	inputs := []string{"testdata/cluster/nodes.json", "testdata/cluster/manifests"}
+	out, errOut, code := runCommand(t, nil, append([]string{"-add-like", "worker-1", "-json"}, inputs...)...)
+	require.Equal(t, 0, code, errOut)
+	var ans struct {
+		NodesToAdd int `json:"nodesToAdd"`
+		Found      bool
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &ans), out)
+	assert.Equal(t, 1, ans.NodesToAdd)
+	warnings := []string{
+		"Deployment spec.template.spec.containers[].ports[].hostPort: not modelled, ignored (1 object, first testdata/cluster/manifests/web.yaml: Deployment default/web)",
+		"Pod spec.volumes[].persistentVolumeClaim: not modelled, ignored (1 object, first testdata/cluster/manifests/db.yaml: Pod default/db)",
+	}
+	assert.Equal(t, "warning: "+warnings[0]+"\nwarning: "+warnings[1]+"\n", errOut, "each warning once, however many runs the search took")
+
+	// the report lists them too
+	dir := t.TempDir()
+	out, errOut, code = runCommand(t, nil, append([]string{"-out", dir, "-quiet"}, inputs...)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "nodes.json, manifests: simulated")
+	var rep struct {
+		Nodes    int      `json:"nodes"`
+		Warnings []string `json:"warnings"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &rep))
+	assert.Equal(t, 3, rep.Nodes)
+	assert.Equal(t, warnings, rep.Warnings)
 }

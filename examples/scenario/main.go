@@ -1,21 +1,28 @@
 // Command scenario runs a simulation and prints the result as JSON.
 //
-//	go run ./examples/scenario FILE...
+//	go run ./examples/scenario [-quiet] [INPUT...]
 //
-// Each FILE is a scenario file or Kubernetes objects as kubectl prints them
-// (-o json or -o yaml); all of them make one simulation. With no FILE it
-// runs the embedded default scenario. What the files hold that the
+// Each INPUT is a scenario file, Kubernetes objects as kubectl prints them
+// (-o json or -o yaml) or as manifests, or a folder of them (its .yaml,
+// .yml and .json files, in name order); all of them make one simulation,
+// loaded as every command of the project loads its inputs. With no INPUT
+// it runs the embedded default scenario. What the inputs hold that the
 // simulator does not model is listed on standard error, one warning a
-// line. It exits 1, with the message on standard error, when an input is
-// invalid.
+// line. A long run shows its progress there too (simulated time reached),
+// unless -quiet. It exits 1, with the message on standard error, when an
+// input is invalid.
 package main
 
 import (
 	_ "embed"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/examples/internal/cli"
 	"github.com/gangsim/gangsim/internal/heapstart"
 	"github.com/gangsim/gangsim/scenario"
 )
@@ -25,29 +32,58 @@ var defaultScenario []byte
 
 func main() {
 	heapstart.Prepare() // the collector and the page faults of a short run (internal/heapstart)
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	case err != nil:
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }
 
+// errUsage marks a misuse of the flags.
+var errUsage = errors.New("scenario: usage")
+
 func run(args []string, stdout, stderr io.Writer) error {
-	var sc *scenario.Scenario
-	var err error
-	if len(args) == 0 {
-		sc, err = scenario.Parse("default.yaml", defaultScenario)
-	} else {
-		sc, err = scenario.LoadFiles(args)
+	fs := flag.NewFlagSet("scenario", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	quiet := fs.Bool("quiet", false, "no progress lines on standard error (warnings and errors still go there)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: scenario [-quiet] [INPUT...]\n\nRuns the inputs (files or folders), merged into one simulation, and prints the result as JSON.")
+		fs.PrintDefaults()
 	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	sc, err := load(fs.Args(), stderr)
 	if err != nil {
 		return err
 	}
-	for _, w := range sc.Warnings {
-		fmt.Fprintln(stderr, "warning:", w)
+	progress := cli.NewProgress(stderr, *quiet)
+	var opts []gangsim.Option
+	if observe, end := progress.Watch(); observe != nil {
+		defer end()
+		opts = append(opts, gangsim.WithObserver(observe))
 	}
-	res, err := sc.Run()
+	progress.Start(1, cli.InputsEnd(sc))
+	res, err := sc.Run(opts...)
+	progress.Stop()
 	if err != nil {
 		return err
 	}
 	return res.WriteJSON(stdout)
 }
+
+// load reads the inputs as every command does (cli.Load).
+func load(paths []string, stderr io.Writer) (*scenario.Scenario, error) {
+	return cli.Load(paths, cli.Default{Name: "default.yaml", Data: defaultScenario}, stderr, loadOptions()...)
+}
+
+// loadOptions are the scenario options the flags ask for.
+func loadOptions() []scenario.Option { return nil }
