@@ -143,4 +143,3 @@ func missingIndices(lines map[int]Line, count int) []string {
 	}
 	return out
 }
-
