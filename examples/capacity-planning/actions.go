@@ -171,7 +171,13 @@ func (a *app) ask() error {
 		_, err = a.stdout.Write(out)
 		return err
 	}
-	return ans.WriteTable(a.stdout)
+	if err := ans.WriteTable(a.stdout); err != nil {
+		return err
+	}
+	if a.cfg.maxWait == 0 && len(ans.Cautions) > 0 {
+		fmt.Fprintln(a.stdout, "\nTo bound the waits, ask again with -max-wait (for example -max-wait 1h).")
+	}
+	return nil
 }
 
 // compareVariants runs the -variant list on the simulation.

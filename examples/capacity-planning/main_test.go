@@ -287,3 +287,40 @@ func TestNodesDumpAndManifestsFolder(t *testing.T) {
 	assert.Equal(t, 3, rep.Nodes)
 	assert.Equal(t, warnings, rep.Warnings)
 }
+
+// -remove-like without -max-wait says what it judged by, cautions that
+// waits were not bounded (here up to 70h), and points to -max-wait;
+// "No answer" names the pods no node of the kind could hold.
+func TestAnswersExplainThemselves(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "queue.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("nodes: [{name: n, allocatable: {cpu: \"4\"}, count: 2}]\n"+
+		"pods: [{name: p, requests: {cpu: \"4\"}, duration: 10h, count: 8}, {name: huge, requests: {cpu: \"64\"}, duration: 1h}]\n"), 0o644))
+	out, errOut, code := runCommand(t, nil, "-remove-like", "n-0", "-quiet", file)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "No answer: the scenario does not meet the criteria even as it is: 1 pod is still pending (huge).")
+
+	require.NoError(t, os.WriteFile(file, []byte("nodes: [{name: n, allocatable: {cpu: \"4\"}, count: 2}]\n"+
+		"pods: [{name: p, requests: {cpu: \"4\"}, duration: 10h, count: 8}]\n"), 0o644))
+	out, errOut, code = runCommand(t, nil, "-remove-like", "n-0", file)
+	require.Equal(t, 0, code, errOut)
+	for _, want := range []string{"Answer: 1 (remove:n-0:1)", "Judged by: every pod placed by the end of the run; waits not bounded.",
+		"Caution: waits were not bounded", "up to 70h0m0s", "ask again with -max-wait"} {
+		assert.Contains(t, out, want)
+	}
+	out, errOut, code = runCommand(t, nil, "-remove-like", "n-0", "-json", file)
+	require.Equal(t, 0, code, errOut)
+	var ans struct {
+		Criterion string   `json:"criterion"`
+		Cautions  []string `json:"cautions"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &ans))
+	assert.Equal(t, "every pod placed by the end of the run; waits not bounded", ans.Criterion)
+	assert.Len(t, ans.Cautions, 2)
+
+	require.NoError(t, os.WriteFile(file, []byte("nodes: [{name: n, allocatable: {cpu: \"4\"}, count: 2}]\n"+
+		"pods: [{name: big, requests: {cpu: \"6\"}, count: 3}, {name: p, requests: {cpu: \"1\"}}]\n"), 0o644))
+	out, errOut, code = runCommand(t, nil, "-add-like", "n-0", "-limit", "3", file)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "No answer: with 3 added, 3 pods are still pending (big-0, big-1, big-2); none of them fits an empty node like n-0.")
+	assert.Contains(t, out, "  3 pods fit no empty node of the kind added: Insufficient cpu (big-0, big-1, big-2)")
+}
