@@ -81,8 +81,9 @@ func WriteIndexedJob(w io.Writer, j JobSpec) error {
 		return err
 	}
 	labels := map[string]string{"app.kubernetes.io/name": "gangsim-sweep"}
-	c := container{Name: "sweep", Image: j.Image, Command: j.Command, Args: slices.Clone(j.Args), Resources: resources}
-	pod := podSpec{RestartPolicy: "Never"}
+	c := container{Name: "sweep", Image: j.Image, Command: j.Command, Args: slices.Clone(j.Args), Resources: resources,
+		SecurityContext: restrictedContainer()}
+	pod := podSpec{RestartPolicy: "Never", SecurityContext: restrictedPod()}
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
 	var names []string
@@ -119,6 +120,24 @@ func (j JobSpec) job(pod podSpec, labels map[string]string) jobObject {
 		Metadata: objectMeta{Name: j.Name, Namespace: j.Namespace, Labels: labels},
 		Spec: jobSpec{CompletionMode: "Indexed", Completions: j.Completions, Parallelism: parallelism, BackoffLimit: 3,
 			Template: podTemplate{Spec: pod}}}
+}
+
+// The worker only reads its files and prints a line, so it runs as the
+// "restricted" Pod Security Standard asks (and namespaces that enforce it
+// admit it): as a user that is not root (65532, the distroless images'
+// nonroot user, which any static binary runs as), with no privilege
+// escalation, no capabilities, the runtime's default seccomp profile and
+// a read-only root file system.
+const workerUser = 65532
+
+func restrictedPod() *podSecurityContext {
+	yes, user := true, int64(workerUser)
+	return &podSecurityContext{RunAsNonRoot: &yes, RunAsUser: &user, SeccompProfile: &seccompProfile{Type: "RuntimeDefault"}}
+}
+
+func restrictedContainer() *securityContext {
+	no, yes := false, true
+	return &securityContext{AllowPrivilegeEscalation: &no, ReadOnlyRootFilesystem: &yes, Capabilities: &capabilities{Drop: []string{"ALL"}}}
 }
 
 // ConfigMaps returns the names of the ConfigMaps WriteIndexedJob writes
@@ -306,17 +325,35 @@ type (
 		Spec podSpec `yaml:"spec"`
 	}
 	podSpec struct {
-		RestartPolicy string      `yaml:"restartPolicy"`
-		Containers    []container `yaml:"containers"`
-		Volumes       []volume    `yaml:"volumes,omitempty"`
+		RestartPolicy   string              `yaml:"restartPolicy"`
+		SecurityContext *podSecurityContext `yaml:"securityContext,omitempty"`
+		Containers      []container         `yaml:"containers"`
+		Volumes         []volume            `yaml:"volumes,omitempty"`
+	}
+	podSecurityContext struct {
+		RunAsNonRoot   *bool           `yaml:"runAsNonRoot,omitempty"`
+		RunAsUser      *int64          `yaml:"runAsUser,omitempty"`
+		SeccompProfile *seccompProfile `yaml:"seccompProfile,omitempty"`
+	}
+	seccompProfile struct {
+		Type string `yaml:"type"`
+	}
+	securityContext struct {
+		AllowPrivilegeEscalation *bool         `yaml:"allowPrivilegeEscalation,omitempty"`
+		ReadOnlyRootFilesystem   *bool         `yaml:"readOnlyRootFilesystem,omitempty"`
+		Capabilities             *capabilities `yaml:"capabilities,omitempty"`
+	}
+	capabilities struct {
+		Drop []string `yaml:"drop"`
 	}
 	container struct {
-		Name         string                `yaml:"name"`
-		Image        string                `yaml:"image"`
-		Command      []string              `yaml:"command,omitempty"`
-		Args         []string              `yaml:"args,omitempty"`
-		Resources    *resourceRequirements `yaml:"resources,omitempty"`
-		VolumeMounts []volumeMount         `yaml:"volumeMounts,omitempty"`
+		Name            string                `yaml:"name"`
+		Image           string                `yaml:"image"`
+		Command         []string              `yaml:"command,omitempty"`
+		Args            []string              `yaml:"args,omitempty"`
+		Resources       *resourceRequirements `yaml:"resources,omitempty"`
+		SecurityContext *securityContext      `yaml:"securityContext,omitempty"`
+		VolumeMounts    []volumeMount         `yaml:"volumeMounts,omitempty"`
 	}
 	resourceRequirements struct {
 		Requests map[string]string `yaml:"requests,omitempty"`

@@ -195,6 +195,8 @@ func (a *app) compareVariants() error {
 	return a.printComparison(c)
 }
 
+// printComparison prints a comparison as a table, headed by the inputs'
+// short names, or as JSON.
 func (a *app) printComparison(c *whatif.Comparison) error {
 	if a.cfg.json {
 		out, err := c.JSON()
@@ -204,5 +206,7 @@ func (a *app) printComparison(c *whatif.Comparison) error {
 		_, err = a.stdout.Write(out)
 		return err
 	}
-	return c.WriteTable(a.stdout)
+	short := *c
+	short.Scenario = displayName(c.Scenario)
+	return short.WriteTable(a.stdout)
 }

@@ -42,8 +42,14 @@ const mountPath = "/scenarios"
 // run this program with -sweep-worker on the same inputs: every file the
 // paths stand for (folders expanded), in the order they merge.
 func (a *app) writeJob() error {
-	if _, err := a.load(); err != nil {
+	sc, err := a.load()
+	if err != nil {
 		return err // a sweep of an invalid scenario would fail in every completion
+	}
+	for _, v := range a.cfg.variants {
+		if _, err := v.Apply(sc); err != nil {
+			return err // it would fail in its completion
+		}
 	}
 	paths, err := scenario.InputFiles(a.cfg.files)
 	if err != nil {
@@ -71,9 +77,11 @@ func (a *app) writeJob() error {
 	if err := os.WriteFile(a.cfg.writeJob, b.Bytes(), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "Wrote %s: an Indexed Job of %d completions%s. Run it with kubectl create -f %s\n"+
-		"(or kubectl apply --server-side -f: a client-side apply copies each object into an annotation of at most\n"+
-		"256 KiB), collect the lines with kubectl logs -l job-name=%s --tail=-1, and merge them with -merge FILE.\n",
+	fmt.Fprintf(a.stdout, "Wrote %s: an Indexed Job of %d completions%s.\n"+
+		"Run it:   kubectl create -f %s   (or kubectl apply --server-side -f; a client-side apply\n"+
+		"          refuses objects over 256 KiB, which it copies into an annotation)\n"+
+		"Collect:  kubectl logs -l job-name=%s --tail=-1 > lines.jsonl\n"+
+		"Merge:    capacity-planning -merge lines.jsonl\n",
 		a.cfg.writeJob, len(a.cfg.variants), configMapsNote(spec), a.cfg.writeJob, a.cfg.jobName)
 	return nil
 }

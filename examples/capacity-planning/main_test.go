@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"image/png"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 )
 
 // When this variable is set the test binary behaves as the command, so that
@@ -323,4 +326,88 @@ func TestAnswersExplainThemselves(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "No answer: with 3 added, 3 pods are still pending (big-0, big-1, big-2); none of them fits an empty node like n-0.")
 	assert.Contains(t, out, "  3 pods fit no empty node of the kind added: Insufficient cpu (big-0, big-1, big-2)")
+}
+
+// The written Job runs: its ConfigMaps, put in a folder as the kubelet
+// mounts them (binaryData decoded), give every completion the inputs, a
+// file over 1 MiB gzip-compressed included, and the merged lines are the
+// local comparison.
+func TestSweepJobRunsFromItsConfigMaps(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml") // over a ConfigMap's 1 MiB: shipped compressed
+	var b strings.Builder
+	for i := 0; b.Len() <= 1<<20; i++ {
+		fmt.Fprintf(&b, "# padding line %d, so that the file is larger than a ConfigMap holds\n", i)
+	}
+	b.WriteString("pods: [{name: extra, requests: {cpu: \"1\"}, count: 3}]\n")
+	require.NoError(t, os.WriteFile(big, []byte(b.String()), 0o644))
+	inputs := []string{"testdata/cluster/nodes.json", "testdata/cluster/manifests", big}
+	variants := []string{"-variant", "base", "-variant", "add:worker-1:1"}
+	job := filepath.Join(dir, "job.yaml")
+	out, errOut, code := runCommand(t, nil, append(append([]string{"-write-job", job, "-job-image", "i"}, variants...), inputs...)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "its 6 scenario files")
+	assert.Contains(t, out, "kubectl create -f "+job)
+
+	mounted := filepath.Join(dir, "scenarios")
+	require.NoError(t, os.Mkdir(mounted, 0o755))
+	data, err := os.ReadFile(job)
+	require.NoError(t, err)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var args []string
+	for {
+		var doc struct {
+			Kind       string
+			Data       map[string]string
+			BinaryData map[string]string `yaml:"binaryData"`
+			Spec       struct {
+				Template struct {
+					Spec struct {
+						Containers []struct{ Args []string }
+					}
+				}
+			}
+		}
+		if err := dec.Decode(&doc); err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		for k, v := range doc.Data {
+			require.NoError(t, os.WriteFile(filepath.Join(mounted, k), []byte(v), 0o644))
+		}
+		for k, v := range doc.BinaryData {
+			raw, err := base64.StdEncoding.DecodeString(v)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(mounted, k), raw, 0o644))
+		}
+		if doc.Kind == "Job" {
+			args = doc.Spec.Template.Spec.Containers[0].Args
+		}
+	}
+	require.Contains(t, args, "/scenarios/big.yaml.gz")
+	for i, a := range args {
+		args[i] = strings.Replace(a, "/scenarios/", mounted+"/", 1)
+	}
+	var lines strings.Builder
+	for i := range 2 {
+		line, errOut, code := runCommand(t, []string{fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i)}, args...)
+		require.Equal(t, 0, code, errOut)
+		assert.Empty(t, errOut, "a worker prints its line and nothing else: kubectl logs mixes the streams")
+		lines.WriteString(line)
+	}
+	linesFile := filepath.Join(dir, "lines.jsonl")
+	require.NoError(t, os.WriteFile(linesFile, []byte(lines.String()), 0o644))
+	comparison := func(args ...string) (c struct {
+		Scenario string            `json:"scenario"`
+		Variants []json.RawMessage `json:"variants"`
+	}) {
+		out, errOut, code := runCommand(t, nil, args...)
+		require.Equal(t, 0, code, errOut)
+		require.NoError(t, json.Unmarshal([]byte(out), &c))
+		return c
+	}
+	merged := comparison("-merge", linesFile, "-json")
+	local := comparison(append(append([]string{"-quiet", "-json"}, variants...), inputs...)...)
+	assert.Equal(t, local.Variants, merged.Variants, "the same outcomes; the scenarios' names differ by their paths")
+	assert.Contains(t, string(merged.Variants[1]), `"podsPlaced": 12`)
 }

@@ -184,8 +184,10 @@ func (p *Progress) show() {
 // running, the slowest at 6h12m0s simulated (the inputs end at 23h59m0s)".
 func (p *Progress) line() string {
 	var parts []string
-	if p.total > 1 {
-		parts = append(parts, fmt.Sprintf("%d of %d simulations done", p.done, p.total))
+	// a search asks for runs batch by batch and counts them as they end:
+	// the running ones are asked for too
+	if total := max(p.total, p.done+len(p.running)); total > 1 {
+		parts = append(parts, fmt.Sprintf("%d of %d simulations done", p.done, total))
 	}
 	if len(p.running) > 0 {
 		parts = append(parts, p.simulated())

@@ -76,10 +76,14 @@ func TestProgressOfASearch(t *testing.T) {
 	third, _ := o.Watch()
 	third(gangsim.Event{At: time.Hour})
 	clock.tick(5 * time.Second)
+	fourth, _ := o.Watch() // a batch started before the search counted it
+	fourth(gangsim.Event{At: 3 * time.Hour})
+	clock.tick(5 * time.Second)
 	p.Stop()
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	require.Len(t, lines, 2)
+	require.Len(t, lines, 3)
 	assert.Equal(t, "progress: 5s: 1 of 3 simulations done; 2 running, the slowest at 1h0m0s simulated", lines[0])
+	assert.Equal(t, "progress: 10s: 1 of 4 simulations done; 3 running, the slowest at 1h0m0s simulated", lines[1])
 }
 
 // On a terminal one line, rewritten, and cleared at the end; work that
