@@ -3,6 +3,7 @@ package scenario_test
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,4 +114,49 @@ func TestGzippedInputs(t *testing.T) {
 		scenario.WithLimits(scenario.Limits{FileSize: 200}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "big.yaml.gz: decompressed, the file is more than 200 bytes")
+}
+
+// A kubectl dump and a folder of manifests, merged into one simulation:
+// the folder stands for its .yaml, .yml and .json files in name order.
+func ExampleInputFiles() {
+	dir, err := os.MkdirTemp("", "inputs")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	for name, text := range map[string]string{
+		"nodes.yaml":               folderNodes,
+		"manifests/b.json":         folderPodB,
+		"manifests/a.yml":          folderPodA,
+		"manifests/README.md":      "not an input",
+		"manifests/old/c.yaml":     "not read",
+		"manifests/notes/x.txt":    "not an input",
+		"manifests/more/d.yaml.gz": "",
+	} {
+		path := filepath.Join(dir, name)
+		_ = os.MkdirAll(filepath.Dir(path), 0o755)
+		_ = os.WriteFile(path, []byte(text), 0o644)
+	}
+	paths := []string{filepath.Join(dir, "nodes.yaml"), filepath.Join(dir, "manifests")}
+	files, err := scenario.InputFiles(paths)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range files {
+		rel, _ := filepath.Rel(dir, f)
+		fmt.Println(rel)
+	}
+	sc, err := scenario.LoadFiles(paths)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(sc.Nodes), "nodes,", len(sc.Pods), "pods,", sc.Warnings[0].Objects, "sub-folders not read")
+	// Output:
+	// nodes.yaml
+	// manifests/a.yml
+	// manifests/b.json
+	// 2 nodes, 2 pods, 2 sub-folders not read
 }
