@@ -3,12 +3,14 @@ package whatif_test
 import (
 	"bytes"
 	"encoding/json"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/scenario"
 	"github.com/gangsim/gangsim/whatif"
 )
@@ -292,4 +294,25 @@ func TestAnswerJSON(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, a.WriteTable(&b))
 	assert.Contains(t, b.String(), "Fewest nodes like n-0 to add so that every pod is placed?\nAnswer: 3 (add:n-0:3), after 5 runs.")
+}
+
+// Watch follows every simulation, speculative ones included, from its
+// first event to its end, on the goroutines that run them; it changes
+// nothing in the answer.
+func TestWatch(t *testing.T) {
+	var started, ended, events atomic.Int64
+	var last whatif.Progress
+	opts := whatif.Options{Workers: 3, Progress: func(p whatif.Progress) { last = p },
+		Watch: func() (gangsim.Observer, func()) {
+			started.Add(1)
+			return func(gangsim.Event) { events.Add(1) }, func() { ended.Add(1) }
+		}}
+	a, err := whatif.FewestNodesToAdd(parse(t, fivePods), "n-0", whatif.Criteria{MaxWait: time.Minute}, opts)
+	require.NoError(t, err)
+	plain, err := whatif.FewestNodesToAdd(parse(t, fivePods), "n-0", whatif.Criteria{MaxWait: time.Minute}, whatif.Options{Workers: 3})
+	require.NoError(t, err)
+	assert.Equal(t, plain, a)
+	assert.Equal(t, int64(last.Total), started.Load())
+	assert.Equal(t, started.Load(), ended.Load(), "every run ends, the ones a wait bound stopped included")
+	assert.Positive(t, events.Load())
 }

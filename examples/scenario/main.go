@@ -67,12 +67,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	progress := cli.NewProgress(stderr, *quiet)
 	var opts []gangsim.Option
-	if observe, end := progress.Watch(); observe != nil {
-		defer end()
+	observe, end := progress.Watch()
+	if observe != nil {
 		opts = append(opts, gangsim.WithObserver(observe))
 	}
 	progress.Start(1, cli.InputsEnd(sc))
 	res, err := sc.Run(opts...)
+	if end != nil {
+		end()
+	}
 	progress.Stop()
 	if err != nil {
 		return err
