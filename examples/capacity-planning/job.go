@@ -77,12 +77,12 @@ func (a *app) writeJob() error {
 	if err := os.WriteFile(a.cfg.writeJob, b.Bytes(), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "Wrote %s: an Indexed Job of %d completions%s.\n"+
+	fmt.Fprintf(a.stdout, "Wrote %s: an Indexed Job of %s%s.\n"+
 		"Run it:   kubectl create -f %s   (or kubectl apply --server-side -f; a client-side apply\n"+
 		"          refuses objects over 256 KiB, which it copies into an annotation)\n"+
 		"Collect:  kubectl logs -l job-name=%s --tail=-1 > lines.jsonl\n"+
 		"Merge:    capacity-planning -merge lines.jsonl\n",
-		a.cfg.writeJob, len(a.cfg.variants), configMapsNote(spec), a.cfg.writeJob, a.cfg.jobName)
+		a.cfg.writeJob, completions(len(a.cfg.variants)), configMapsNote(spec), a.cfg.writeJob, a.cfg.jobName)
 	return nil
 }
 
@@ -101,6 +101,14 @@ func fileKey(base string, i int, taken map[string]bool) string {
 	}
 	taken[key], taken[key+".gz"], taken[strings.TrimSuffix(key, ".gz")] = true, true, true
 	return key
+}
+
+// completions counts a Job's completions in words.
+func completions(n int) string {
+	if n == 1 {
+		return "1 completion"
+	}
+	return fmt.Sprintf("%d completions", n)
 }
 
 // configMapsNote says how the scenario files travel.
