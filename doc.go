@@ -21,6 +21,11 @@
 //     under the highest group whose disruption mode is All.
 //   - Nomination: the node preemption chose for a pod; it is tried first
 //     and its room is held for the pod while the victims terminate.
+//   - Gated: held out of scheduling, never tried: a gang short of members,
+//     or a pod with scheduling gates (and its whole root group) until
+//     UngatePod removes them.
+//   - Rejected: refused at creation by its namespace's admission (a
+//     LimitRange's bounds, a ResourceQuota): the pod is never created.
 //
 // # The cycle
 //
@@ -63,7 +68,12 @@
 //
 // AddPod, AddPodGroup and AddCompositePodGroup resolve priorities the same
 // way for every caller (PodPriority, GroupPriority): a class's value, an
-// explicit priority, the group's or parent's, the global default.
+// explicit priority, the group's or parent's, the global default. A pod is
+// also admitted into its namespace, as the API server admits it when it is
+// created: the LimitRanges (SetLimitRange) fill its containers' defaults
+// and bound them, the ResourceQuotas (SetResourceQuota) refuse it when
+// their usage, counted at its arrival, leaves no room (RejectedError,
+// EventPodRejected).
 //
 // # Shortcuts
 //

@@ -117,12 +117,21 @@ const (
 	// EventClaimReleased: the last pod using Claim left Node, and its
 	// devices are free.
 	EventClaimReleased
+	// EventPodUngated: scheduling gates were removed from the pending pod
+	// (UngatePod); Pod holds it with the gates left, and Reason says what
+	// it waits for while some are left ("" when none is: it is queued).
+	EventPodUngated
+	// EventPodRejected: the API server's admission refused to create the
+	// pod (a LimitRange's bounds, a ResourceQuota); Reason is its message
+	// and Pod the pod as admission left it. The pod does not exist: no
+	// other event names it.
+	EventPodRejected
 )
 
 var eventNames = [...]string{"", "PodArrived", "PodBound", "PodNominated", "PodUnschedulable", "PodEvicted",
 	"PodTerminated", "PodSucceeded", "PodDeleted", "GroupScheduled", "GroupFailed", "NodeAdded",
 	"NodeUpdated", "NodeCordoned", "NodeUncordoned", "NodeRemoved", "NodeDrained", "Cycle", "ClaimAllocated",
-	"ClaimReleased"}
+	"ClaimReleased", "PodUngated", "PodRejected"}
 
 // String returns the event kind's name ("PodBound").
 func (k EventKind) String() string {
@@ -238,7 +247,7 @@ func WithObserver(o Observer) Option {
 // cluster's cycles are mostly a pod failing as a pod of its shape just
 // did, and the two events of such a cycle, built for no one, cost a
 // tenth of it: its callers count them instead when no one observes.
-func (s *Scheduler) observed() bool { return len(s.observers) > 0 }
+func (s *Scheduler) observed() bool { return len(s.observers) > 0 || s.pause != nil }
 
 // emit stamps an event with the time and cycle and hands it to the
 // scheduler's own accounts (Stats, the eviction log) and to every observer.
@@ -254,6 +263,24 @@ func (s *Scheduler) emit(e Event) {
 	for _, o := range s.observers {
 		o(e)
 	}
+	if s.pause != nil && s.pause(e) {
+		s.paused = true
+	}
+}
+
+// WithPause makes Run, RunUntil, Settle and AdvanceTo return early
+// after an event for which pause returns true: once the step that made the
+// event is complete (the timer that fired, the cycle that ran) and before
+// anything else happens, with the clock at the event's time. The caller
+// may then change the simulation at that time, as a controller reacting
+// to the event would (adding or deleting pods), and call the method again,
+// which goes on where it stopped: a run paused and resumed makes the same
+// events as a run never paused, besides those of the caller's changes.
+// pause sees every event, after the observers, and like them must not
+// call the Scheduler's mutating methods. An event of a call made outside
+// a run (AddPod, RemoveNode...) pauses nothing: the caller has control.
+func WithPause(pause func(Event) bool) Option {
+	return func(s *Scheduler) { s.pause = pause }
 }
 
 // The scheduler builds every event it emits here, one function per shape
@@ -305,6 +332,7 @@ type Stats struct {
 	Evictions     int // preemption victims evicted
 	PDBViolations int // victims whose eviction broke a pod disruption budget
 	Cycles        int
+	Rejected      int // pods admission refused to create
 }
 
 // Observe counts one event.
@@ -323,6 +351,8 @@ func (st *Stats) count(kind EventKind, violation bool) {
 		}
 	case EventCycle:
 		st.Cycles++
+	case EventPodRejected:
+		st.Rejected++
 	}
 }
 

@@ -73,3 +73,36 @@ func ExampleScheduler_Fork() {
 	// Bound node-b
 	// Pending 0/1 nodes are available: 1 Insufficient cpu.
 }
+
+// A controller above the engine acts at the simulated time a pod ends: the
+// pause hook ends the run after the pod's end, the caller makes the next
+// pod at that time, and the run goes on where it stopped.
+func ExampleWithPause() {
+	ended := false
+	s, _ := gangsim.New(gangsim.Config{}, gangsim.WithPause(func(e gangsim.Event) bool {
+		ended = ended || e.Kind == gangsim.EventPodSucceeded
+		return e.Kind == gangsim.EventPodSucceeded
+	}))
+	_ = s.AddNode(cluster.Node{Name: "n1", Allocatable: cluster.NewResources(4000, 8<<30, 110)})
+	next := 0
+	addPod := func() {
+		_ = s.AddPod(cluster.Pod{Name: fmt.Sprintf("step-%d", next), Requests: cluster.NewResources(1000, 1<<30, 0)}, 10*time.Minute)
+		next++
+	}
+	addPod()
+	for {
+		ended = false
+		_ = s.Run()
+		if !ended {
+			break
+		}
+		fmt.Println("a pod ended at", s.Now())
+		if next < 3 {
+			addPod()
+		}
+	}
+	// Output:
+	// a pod ended at 10m0s
+	// a pod ended at 20m0s
+	// a pod ended at 30m0s
+}

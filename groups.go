@@ -169,6 +169,9 @@ func (s *Scheduler) join(gr *groupRecord, r *podRecord) {
 	if r.phase == PhaseBound {
 		state = podgroup.Bound
 	}
+	if hasGates(r) {
+		s.countGated(gr, 1)
+	}
 	s.changeMembers(gr, func(m *podgroup.Membership) { m.Set(r.info.Key(), state) })
 }
 
@@ -230,13 +233,14 @@ func (s *Scheduler) offerGroup(gr *groupRecord, fresh []*podRecord) error {
 // offerRoot keeps a root's queue item in step with the pods of its
 // hierarchy: absent when no pod is pending, gated while the root is not
 // ready (kube-scheduler's GangScheduling PreEnqueue: a leaf is ready with
-// minCount known pods, a composite with minGroupCount ready children),
-// otherwise queued. A new item's first-seen time is now: a root enters the
-// queue when its objects and a pending pod are all known.
+// minCount known pods, a composite with minGroupCount ready children) or
+// a pending pod of it has scheduling gates, otherwise queued. A new item's
+// first-seen time is now: a root enters the queue when its objects and a
+// pending pod are all known.
 func (s *Scheduler) offerRoot(root podgroup.Ref, fresh []*podRecord) error {
 	key := s.rootItemKey(root)
 	pending := s.pendingCount(root)
-	ready := s.treeReady(root)
+	ready := s.treeReady(root) && s.gatedCount(root) == 0
 	it, queued := s.queue.Get(key)
 	switch {
 	case pending == 0:
@@ -343,23 +347,32 @@ func (s *Scheduler) explainGate(pods []*podRecord) {
 		if r.gated || r.phase != PhasePending || r.group == 0 {
 			continue
 		}
-		s.setReason(r, s.gateMessage(podgroup.Ref{Key: s.groupOf(r).group.Key()}))
+		s.setReason(r, s.heldReason(r))
 		r.gated = true
 	}
 }
 
 // gatedReason is a pod's reason as it stands: for a pod waiting on its
-// group's quorum, what it waits for now.
+// group's quorum or gates, what it waits for now.
 func (s *Scheduler) gatedReason(r *podRecord) string {
 	if r.gated && r.group != 0 {
-		return s.gateMessage(podgroup.Ref{Key: s.groupOf(r).group.Key()})
+		return s.heldReason(r)
 	}
 	return r.reason
 }
 
+// heldReason is why a pending member of a root that is not ready waits:
+// its own scheduling gates, else what its hierarchy waits for.
+func (s *Scheduler) heldReason(r *podRecord) string {
+	if gates := r.info.Pod().SchedulingGates; len(gates) > 0 {
+		return GatesMessage(gates)
+	}
+	return s.gateMessage(podgroup.Ref{Key: s.groupOf(r).group.Key()})
+}
+
 // gateMessage says what keeps ref's hierarchy from being ready, from ref
 // up: the leaf's missing pods, else the first composite above short of
-// ready children.
+// ready children, else the pods with scheduling gates.
 func (s *Scheduler) gateMessage(ref podgroup.Ref) string {
 	if gr := s.group(ref.Key); !ref.Composite && gr.members.Known() < gr.group.Quorum() {
 		missing := gr.group.Quorum() - gr.members.Known()
@@ -372,6 +385,9 @@ func (s *Scheduler) gateMessage(ref podgroup.Ref) string {
 			return fmt.Sprintf("waiting for %d more ready %s of composite group %s: minGroupCount %d",
 				missing, plural(missing, "group", "groups"), displayName(c.cpg.Namespace, c.cpg.Name), c.cpg.Quorum())
 		}
+	}
+	if msg := s.gatesHeldMessage(ref); msg != "" {
+		return msg
 	}
 	return "waiting for the rest of its group hierarchy"
 }

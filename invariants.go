@@ -29,7 +29,10 @@ type invariantState struct {
 //     own item or its root group's), for its group to be defined, or names
 //     a scheduler no profile has; the cache holds no pod the scheduler
 //     does not know as bound or terminating;
-//   - every composite's count of ready children is right;
+//   - every composite's count of ready children, and every group's and
+//     composite's count of pods with scheduling gates, is right; a pod with
+//     gates is held in the gated pool (its own item or its root's);
+//   - every ResourceQuota's usage is what the pods of its namespace use;
 //   - no PodGroupInitiallyScheduled condition back from True;
 //   - no preemption victim of equal or higher priority than its preemptor.
 //
@@ -53,11 +56,27 @@ func (s *Scheduler) CheckInvariants() error {
 	if err := s.checkReadiness(); err != nil {
 		return err
 	}
+	if err := s.checkQuotas(); err != nil {
+		return err
+	}
 	return s.checkVictims()
 }
 
-// checkReadiness recounts every composite's ready children.
+// checkReadiness recounts every composite's ready children, and every
+// group's members with scheduling gates.
 func (s *Scheduler) checkReadiness() error {
+	for _, key := range slices.Sorted(mapKeys(s.groups)) {
+		gr := s.group(key)
+		gated := 0
+		for _, id := range gr.pods {
+			if hasGates(s.records.at(id)) {
+				gated++
+			}
+		}
+		if gated != gr.gated {
+			return invariantError("pod group %s counts %d members with scheduling gates, %d have", key, gr.gated, gated)
+		}
+	}
 	for _, key := range slices.Sorted(mapKeys(s.composites)) {
 		c := s.composites[key]
 		ready := 0
@@ -75,6 +94,13 @@ func (s *Scheduler) checkReadiness() error {
 		}
 		if pending != c.pending {
 			return invariantError("composite %s counts %d pending pods below it, %d are", key, c.pending, pending)
+		}
+		gated := 0
+		for _, l := range s.forest.Leaves(podgroup.Ref{Composite: true, Key: key}) {
+			gated += s.group(l.Key).gated
+		}
+		if gated != c.gated {
+			return invariantError("composite %s counts %d gated pods below it, %d are", key, c.gated, gated)
 		}
 		leaves := s.forest.Leaves(podgroup.Ref{Composite: true, Key: key})
 		cached := s.leafRecords(podgroup.Ref{Composite: true, Key: key})
@@ -145,16 +171,24 @@ func (s *Scheduler) checkWaiting(r *podRecord) error {
 			return invariantError("pending pod %s is not an unscheduled member of its group", key)
 		}
 		root := s.forest.Root(podgroup.Ref{Key: s.groupOf(r).group.Key()})
-		if _, queued := s.queue.Get(s.rootItemKey(root)); !queued {
+		it, queued := s.queue.Get(s.rootItemKey(root))
+		if !queued {
 			return invariantError("pending pod %s: its root group %s is not queued", key, root.Key)
+		}
+		if hasGates(r) && !it.Gated() && !it.InFlight() {
+			return invariantError("pending pod %s has scheduling gates, but its root group %s is not held", key, root.Key)
 		}
 		return nil
 	}
 	if s.profileFor(r.info) == nil {
 		return nil // it names a scheduler no profile has: it stays pending
 	}
-	if _, queued := s.queue.Get(podItemKey(key)); !queued {
+	it, queued := s.queue.Get(podItemKey(key))
+	if !queued {
 		return invariantError("pending pod %s is not queued", key)
+	}
+	if it.Gated() != hasGates(r) {
+		return invariantError("pending pod %s has %d scheduling gates, and its item is gated: %v", key, len(r.info.Pod().SchedulingGates), it.Gated())
 	}
 	return nil
 }
@@ -240,8 +274,8 @@ func (s *Scheduler) CheckQuiescent() error {
 		}
 		if r := s.records.at(it.Value.pod); r != nil {
 			p := s.profileFor(r.info)
-			if p == nil {
-				continue
+			if p == nil || hasGates(r) {
+				continue // held by its gates: it is not to be tried
 			}
 			if idx, fit := p.pods.Schedule(s.snap, r.info, nil, s.nominations.index(r)); fit == nil {
 				return invariantError("pending pod %s fits node %q now but the run ended without retrying it", r.info.Key(), s.snap.Node(idx).Name())
@@ -249,8 +283,8 @@ func (s *Scheduler) CheckQuiescent() error {
 			continue
 		}
 		root := it.Value.root
-		if !s.treeReady(root) {
-			continue // gated: it waits for members, not for room
+		if !s.treeReady(root) || s.gatedCount(root) > 0 {
+			continue // gated: it waits for members or gates, not for room
 		}
 		pending := s.hierarchyPending(root)
 		if len(pending) == 0 {

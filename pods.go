@@ -1,6 +1,7 @@
 package gangsim
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -18,7 +19,10 @@ import (
 // and a group member must then have its group's priority); any other pod
 // is queued. duration is how long the pod runs once bound before it
 // succeeds (0: until deleted or evicted). The scheduler keeps a copy of
-// p's maps and slices.
+// p's maps and slices. A pod's key may be used again once its pod has
+// ended (succeeded or deleted), as a StatefulSet makes its pod web-0 again:
+// Pod and Pods then report the new pod, and the old one lives on only in
+// the events.
 func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 	return s.addPod(p, duration, false)
 }
@@ -42,12 +46,15 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 	if duration < 0 || duration > MaxSimulatedTime {
 		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(p.Key()), Field: "duration", Detail: fmt.Sprintf("%v is not in 0..%v", duration, MaxSimulatedTime)}
 	}
-	if s.pods[p.Key()] != 0 { // a key made for the lookup only, on the stack
+	if id := s.pods[p.Key()]; id != 0 && !s.records.at(id).ended() { // a key made for the lookup only, on the stack
 		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
 	}
 	group := s.group(groupKeyOf(&p))
 	if !shared {
 		p = p.Clone()
+	}
+	if p.NodeName == "" {
+		s.defaultResources(&p) // LimitRanger, before the priority admission
 	}
 	var def *podgroup.PodGroup
 	if group != nil {
@@ -56,6 +63,11 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 	info, err := s.admitPod(p, def)
 	if err != nil {
 		return err
+	}
+	if p.NodeName == "" {
+		if reason := cmp.Or(s.checkLimits(&p), s.checkQuota(info.Pod())); reason != "" {
+			return s.reject(*info.Pod(), reason)
+		}
 	}
 	r := &podRecord{info: info, phase: PhasePending, duration: duration, firstSeen: s.now}
 	if group == nil && inheritsGroupPriority(&p) {
@@ -80,6 +92,9 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 	r, id := s.records.add(*r)
 	r.id = id
 	s.pods[info.Key()] = r.id // the admitted pod's own key, shared
+	if len(s.quotas) > 0 {
+		s.chargeQuotas(info.Pod(), false, 1)
+	}
 	if p.PodGroup != "" {
 		s.attach(r)
 	}
@@ -140,12 +155,19 @@ func (s *Scheduler) setPending(r *podRecord) error {
 			return s.offerGroup(s.groupOf(r), []*podRecord{r})
 		}
 		p := r.info.Pod()
+		if hasGates(r) { // its gates come first, as kube-scheduler's PreEnqueue plugins
+			s.setReason(r, GatesMessage(p.SchedulingGates))
+			return nil
+		}
 		s.setReason(r, fmt.Sprintf("pod group %s does not exist: the pod waits until it is created", displayName(p.Namespace, p.PodGroup)))
 		return nil
 	}
 	if s.profileFor(r.info) == nil {
 		s.setReason(r, fmt.Sprintf("pod names scheduler %q, which no profile has", r.info.Pod().EffectiveSchedulerName()))
 		return nil
+	}
+	if hasGates(r) {
+		return s.holdGated(r)
 	}
 	return s.enqueue(r)
 }
@@ -274,6 +296,7 @@ func (s *Scheduler) DeletePod(key cluster.PodKey) error {
 // markGone ends a pod's life (deleted or succeeded): it leaves the queue
 // and its group. The caller has taken it out of the cache.
 func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
+	s.quotaEnded(r, phase)
 	pending := r.phase == PhasePending
 	r.phase, r.reason, r.endedAt = phase, "", s.now
 	s.nominations.clear(r)
@@ -284,6 +307,9 @@ func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
 	}
 	switch {
 	case r.group != 0:
+		if hasGates(r) {
+			s.countGated(s.groupOf(r), -1)
+		}
 		s.changeMembers(s.groupOf(r), func(m *podgroup.Membership) { m.Remove(r.info.Key()) })
 		delete(s.groupOf(r).pods, r.info.Key())
 		if pending {

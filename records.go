@@ -123,9 +123,10 @@ type podRecord struct {
 	phase  Phase
 	node   string
 	reason string
-	// gated is set while the pod waits on its group's quorum and was told
-	// so: later changes of the count update the reason without an event,
-	// so that a gang arriving pod by pod makes a linear event stream.
+	// gated is set while the pod waits on its group's quorum (or on
+	// scheduling gates in its hierarchy) and was told so: later changes
+	// of the count update the reason without an event, so that a gang
+	// arriving pod by pod makes a linear event stream.
 	gated     bool
 	duration  time.Duration // run time once bound; 0 runs forever
 	firstSeen time.Duration
@@ -140,10 +141,14 @@ type podRecord struct {
 	profile   int32        // see profileOf; 0 until looked up
 }
 
+// ended reports whether the pod's life is over: it succeeded or was
+// deleted. Its key may name a new pod.
+func (r *podRecord) ended() bool { return r.phase == PhaseSucceeded || r.phase == PhaseDeleted }
+
 func (r *podRecord) status() PodStatus {
 	return PodStatus{Key: r.info.Key(), Node: r.node, Phase: r.phase, Reason: r.reason, Priority: r.info.Priority(),
-		PreemptionPolicy: r.info.Pod().EffectivePreemptionPolicy(),
-		ArrivedAt:        r.firstSeen, BoundAt: r.boundAt, EndedAt: r.endedAt, Binds: r.runs}
+		PreemptionPolicy: r.info.Pod().EffectivePreemptionPolicy(), SchedulingGates: slices.Clone(r.info.Pod().SchedulingGates),
+		ArrivedAt: r.firstSeen, BoundAt: r.boundAt, EndedAt: r.endedAt, Binds: r.runs}
 }
 
 // groupRecord is the scheduler's record of a PodGroup: the object as
@@ -156,6 +161,7 @@ type groupRecord struct {
 	conditions podgroup.Conditions
 	itemKey    string    // its queue key when it is a root
 	self       []groupID // itself, as the leaves of a root PodGroup
+	gated      int       // members with scheduling gates (all pending)
 }
 
 // compositeRecord is the scheduler's record of a CompositePodGroup.
@@ -170,6 +176,7 @@ type compositeRecord struct {
 	// child costs linear time, not quadratic.
 	readyChildren int
 	pending       int
+	gated         int // members with scheduling gates of the PodGroups below
 }
 
 func (gr *groupRecord) status() GroupStatus {

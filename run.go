@@ -64,22 +64,53 @@ func (s *Scheduler) fireTimers() error {
 				return err
 			}
 		}
+		if s.paused {
+			return nil // the timers due with it fire on the next call
+		}
 	}
 }
 
-func (s *Scheduler) fire(t timer) error {
+// live reports whether a timer still has work to do: its pod is as it was
+// when the timer was armed. A timer of a pod deleted, evicted, rebound or
+// whose node was removed meanwhile is stale and fires as a no-op.
+func (s *Scheduler) live(t timer) bool {
+	r := s.records.at(t.pod)
 	switch t.kind {
 	case timerTerminated:
-		r := s.records.at(t.pod)
-		if r.phase != PhaseTerminating || r.runs != t.token {
-			return nil // deleted or its node removed meanwhile
+		return r.phase == PhaseTerminating && r.runs == t.token
+	case timerPodDone:
+		return r.phase == PhaseBound && r.runs == t.token
+	}
+	return false
+}
+
+// NextTimer returns when the next pending timer is due: a bound pod
+// reaching the end of its run time, or an evicted pod the end of its
+// graceful termination. It is false when none is pending. A caller that
+// must act between timers (a controller replacing the pods that end) may
+// Settle, then AdvanceTo it. O(log n), plus the stale timers it passes
+// over.
+func (s *Scheduler) NextTimer() (time.Duration, bool) {
+	var at time.Duration
+	found := false
+	s.timers.Ascend(func(t timer) bool {
+		if s.live(t) {
+			at, found = t.at, true
 		}
+		return !found
+	})
+	return at, found
+}
+
+func (s *Scheduler) fire(t timer) error {
+	if !s.live(t) {
+		return nil // deleted, evicted, rebound or its node removed since
+	}
+	r := s.records.at(t.pod)
+	switch t.kind {
+	case timerTerminated:
 		return s.finishEviction(r)
 	case timerPodDone:
-		r := s.records.at(t.pod)
-		if r.phase != PhaseBound || r.runs != t.token {
-			return nil // deleted, evicted or rebound since
-		}
 		if err := s.removeFromNode(r.info.Key()); err != nil {
 			return fmt.Errorf("completing pod %s: %w", r.info.Key(), err)
 		}
@@ -104,7 +135,7 @@ func (s *Scheduler) AdvanceTo(t time.Duration) error {
 	if t > MaxSimulatedTime {
 		return fmt.Errorf("%w: %v is beyond the largest simulated time, %v", ErrPastTime, t, MaxSimulatedTime)
 	}
-	s.now = t
+	s.now, s.paused = t, false
 	return s.fireTimers()
 }
 
@@ -116,10 +147,10 @@ func (s *Scheduler) Run() error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	if err := s.run(0, false); err != nil {
+	if err := s.run(0, runQuiescent); err != nil {
 		return err
 	}
-	if s.cfg.CheckInvariants {
+	if s.cfg.CheckInvariants && !s.paused {
 		return s.CheckQuiescent()
 	}
 	return nil
@@ -138,8 +169,36 @@ func (s *Scheduler) RunUntil(t time.Duration) error {
 	if t > MaxSimulatedTime {
 		return fmt.Errorf("%w: %v is beyond the largest simulated time, %v", ErrPastTime, t, MaxSimulatedTime)
 	}
-	return s.run(t, true)
+	return s.run(t, runUntil)
 }
+
+// Settle is Run that stops before the next timer fires: it schedules
+// what can be scheduled, fires what is due now, and returns as soon as
+// what is due next is a pod's end or a victim's termination (NextTimer),
+// which it leaves for a later call; the clock stops at the last thing
+// that happened. A caller that lets some timers go (the pods of services,
+// which a controller would replace for ever) settles the rest with it.
+func (s *Scheduler) Settle() error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	return s.run(0, runSettle)
+}
+
+// runBound is how a run ends.
+type runBound uint8
+
+const (
+	// runQuiescent (Run): when nothing more can happen; a waiting item is
+	// retried only when the cluster changed since its last attempt.
+	runQuiescent runBound = iota
+	// runUntil (RunUntil): at the bound, where the clock is left; every
+	// retry counts.
+	runUntil
+	// runSettle (Settle): as runQuiescent, or before the next timer that
+	// is not stale.
+	runSettle
+)
 
 // ErrNoProgress is returned when a run hits its safety cap of cycles.
 var ErrNoProgress = errors.New("gangsim: simulation does not converge")
@@ -156,8 +215,12 @@ func (s *Scheduler) maxCycles() int {
 // quiet cluster reaches however long it runs: the cycles at one simulated
 // instant (a loop that never lets time pass) and the evictions of one run
 // (a loop of preemptions that does, each round waiting for its victims).
-func (s *Scheduler) run(until time.Duration, bounded bool) error {
+// A pause (WithPause) ends it after the step that asked for it: a timer
+// fired, a cycle run.
+func (s *Scheduler) run(until time.Duration, bound runBound) error {
+	bounded := bound == runUntil // and then every retry counts
 	atNow, instant, idle, evictions := 0, s.now, 0, s.stats.Evictions
+	s.paused = false
 	for {
 		if s.now != instant {
 			atNow, instant = 0, s.now
@@ -172,10 +235,10 @@ func (s *Scheduler) run(until time.Duration, bounded bool) error {
 		if bounded && s.now >= until {
 			return nil // what happens at until itself waits for the caller
 		}
-		if err := s.fireTimers(); err != nil {
+		if err := s.fireTimers(); err != nil || s.paused {
 			return err
 		}
-		if n, err := s.retryKnownFailures(limit - atNow); err != nil {
+		if n, err := s.retryKnownFailures(limit - atNow); err != nil || s.paused {
 			return err
 		} else if n > 0 {
 			idle = 0
@@ -183,7 +246,7 @@ func (s *Scheduler) run(until time.Duration, bounded bool) error {
 			continue
 		}
 		var res CycleResult
-		if ok, err := s.scheduleOne(&res); err != nil {
+		if ok, err := s.scheduleOne(&res); err != nil || s.paused {
 			return err
 		} else if ok {
 			idle = 0
@@ -191,6 +254,11 @@ func (s *Scheduler) run(until time.Duration, bounded bool) error {
 			continue
 		}
 		next, ok := s.nextWakeup(bounded)
+		if bound == runSettle {
+			if t, live := s.NextTimer(); live && t <= next {
+				return nil // a timer is next: it is the caller's
+			}
+		}
 		if !ok || bounded && next >= until {
 			if bounded {
 				s.now = until

@@ -106,8 +106,17 @@ type Scheduler struct {
 	// running)
 	templates map[string]*cluster.ResourceClaimTemplate
 	selectors *dynamicresources.CELSelectors
+	// limitRanges and quotas are the namespaces' LimitRanges (as stored,
+	// defaults applied) and ResourceQuotas with their usage, each list in
+	// name order (limitranges.go, quotas.go)
+	limitRanges map[string][]cluster.LimitRange
+	quotas      map[string][]*quotaRecord
 
 	observers []Observer
+	// pause is WithPause's; paused is set when it asked for a pause, and
+	// ends the run in progress after its step
+	pause     func(Event) bool
+	paused    bool
 	evictions []Eviction
 	stats     Stats
 
@@ -287,6 +296,10 @@ const (
 	PhaseTerminating Phase = "Terminating" // evicted, still holding its node during graceful termination
 	PhaseSucceeded   Phase = "Succeeded"   // ran its duration and finished
 	PhaseDeleted     Phase = "Deleted"     // deleted by the user; never requeued
+	// PhaseRejected is no PodStatus's phase: the API server refused to
+	// create the pod (EventPodRejected), so the scheduler never held it.
+	// Results use it for such a pod.
+	PhaseRejected Phase = "Rejected"
 )
 
 // PodStatus is what the scheduler knows of one pod.
@@ -305,6 +318,9 @@ type PodStatus struct {
 	BoundAt   time.Duration
 	EndedAt   time.Duration
 	Binds     int // how many times it was bound (more than once after evictions)
+	// SchedulingGates are the gates the pod has left: while there is one,
+	// it is held pending and never tried (Reason says so).
+	SchedulingGates []string
 }
 
 // podStatus is r's status with its reason as it stands now.

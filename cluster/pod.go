@@ -29,10 +29,16 @@ const DefaultSchedulerName = "default-scheduler"
 // resolves it from PriorityClassName, the pod's group or the global
 // default. The resolved value is PodInfo.Priority.
 type Pod struct {
-	Namespace         string
-	Name              string
-	Labels            map[string]string
-	Requests          Resources // cpu, memory, extended; Pods must be 0 (each pod counts 1)
+	Namespace string
+	Name      string
+	Labels    map[string]string
+	Requests  Resources // cpu, memory, extended; Pods must be 0 (each pod counts 1)
+	// Resources are the pod's containers' requests and limits, for
+	// admission (LimitRange, ResourceQuota); nil for a pod that is its
+	// Requests alone. When set, Requests must be their total
+	// (PodResources.Requests); admission computes both anew when a
+	// LimitRange fills defaults.
+	Resources         *PodResources
 	Priority          *int32
 	PriorityClassName string
 	PreemptionPolicy  PreemptionPolicy // "" means PreemptLowerPriority
@@ -50,7 +56,12 @@ type Pod struct {
 	// ResourceClaims are the pod's spec.resourceClaims: claims of devices
 	// (Dynamic Resource Allocation) it needs on its node.
 	ResourceClaims []PodResourceClaim
-	StartTime      time.Duration // simulated time the pod started running
+	// SchedulingGates are the names of the pod's spec.schedulingGates:
+	// while one is left the scheduler holds the pod and never tries it
+	// (kube-scheduler's SchedulingGates plugin). Gates are only ever
+	// removed, never added, and a pod with gates cannot name its node.
+	SchedulingGates []string
+	StartTime       time.Duration // simulated time the pod started running
 }
 
 // PodKey identifies a pod: "namespace/name".
@@ -124,6 +135,14 @@ func (p *Pod) Validate() error {
 	if p.Requests.Pods != 0 {
 		return bad("requests.pods", "cannot be requested (each pod counts 1)")
 	}
+	if p.Resources != nil {
+		if field, detail := p.Resources.Problem(); detail != "" {
+			return bad(field, "%s", detail)
+		}
+		if total := p.Resources.Requests().Resources(); !total.Equal(p.Requests) {
+			return bad("requests", "%v differ from %v, the total of the pod's resources", p.Requests, total)
+		}
+	}
 	switch p.PreemptionPolicy {
 	case "", PreemptLowerPriority, PreemptNever:
 	default:
@@ -145,7 +164,53 @@ func (p *Pod) Validate() error {
 	if field, detail := validatePodClaims(p.ResourceClaims); detail != "" {
 		return bad(field, "%s", detail)
 	}
+	if field, detail := validateGates(p.SchedulingGates); detail != "" {
+		return bad(field, "%s", detail)
+	}
+	if p.NodeName != "" && len(p.SchedulingGates) > 0 {
+		return bad("nodeName", "cannot be set until all schedulingGates have been cleared")
+	}
 	return nil
+}
+
+// validateGates checks scheduling gate names as the API server does:
+// qualified names, none twice.
+func validateGates(gates []string) (field, detail string) {
+	for i, g := range gates {
+		if !IsQualifiedName(g) {
+			return fmt.Sprintf("schedulingGates[%d]", i), fmt.Sprintf("%q is not a qualified name (an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit)", g)
+		}
+		if slices.Contains(gates[:i], g) {
+			return fmt.Sprintf("schedulingGates[%d]", i), fmt.Sprintf("%q is given twice", g)
+		}
+	}
+	return "", ""
+}
+
+// IsQualifiedName reports whether s is a Kubernetes qualified name, as
+// label keys and scheduling gates are: an optional prefix (a DNS
+// subdomain) and '/', then a name of at most 63 characters, letters,
+// digits, '-', '_' and '.', beginning and ending with a letter or digit.
+func IsQualifiedName(s string) bool {
+	prefix, name, hasPrefix := strings.Cut(s, "/")
+	if !hasPrefix {
+		name = prefix
+	} else if prefix == "" || !isDNSSubdomain(prefix) {
+		return false
+	}
+	if name == "" || len(name) > 63 || !isAlnum(name[0]) || !isAlnum(name[len(name)-1]) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !isAlnum(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // Clone returns a deep copy of p.
@@ -160,6 +225,8 @@ func (p Pod) Clone() Pod {
 	p.Affinity = p.Affinity.clone()
 	p.TopologySpreadConstraints = cloneSpread(p.TopologySpreadConstraints)
 	p.ResourceClaims = slices.Clone(p.ResourceClaims)
+	p.SchedulingGates = slices.Clone(p.SchedulingGates)
+	p.Resources = p.Resources.Clone()
 	if p.Owner != nil {
 		o := *p.Owner
 		o.Selector = o.Selector.Clone()

@@ -106,6 +106,13 @@ func (w *PodWrapper) ResourceClaims(claims ...cluster.PodResourceClaim) *PodWrap
 	return w
 }
 
+// SchedulingGates adds scheduling gates: the scheduler holds the pod
+// until they are removed (Scheduler.UngatePod).
+func (w *PodWrapper) SchedulingGates(names ...string) *PodWrapper {
+	w.pod.SchedulingGates = append(w.pod.SchedulingGates, names...)
+	return w
+}
+
 // Obj returns a deep copy of the pod built so far.
 func (w *PodWrapper) Obj() cluster.Pod {
 	p := w.pod.Clone()

@@ -23,11 +23,15 @@ var _ DeviceSource = (*gangsim.Scheduler)(nil)
 
 // Attach returns the option that wires the Recorder into the Scheduler
 // being made: it observes the Scheduler's stream, as
-// gangsim.WithObserver(r.Observe) does, and reads its devices
-// (Options.Devices).
+// gangsim.WithObserver(r.Observe) does, reads its devices
+// (Options.Devices), and reads the pending pods' reasons as they stand
+// when a report is made (a pod waiting for its gang's members hears of
+// it once in the stream; the count it waits for changes without an
+// event).
 func (r *Recorder) Attach() gangsim.Option {
 	return func(s *gangsim.Scheduler) {
 		r.dev.src = s
+		r.status = s.Pod
 		gangsim.WithObserver(r.Observe)(s)
 	}
 }

@@ -19,7 +19,8 @@ type DeviceSummary struct {
 	// held whole counts 1, a shared one its most taken capacity's share
 	// (three claims of 200 milligpu on a GPU of 1000 count 0.6).
 	Capacity, CapacityPeak float64
-	// Utilization is the Capacity integral over the Devices integral.
+	// Utilization is the Capacity integral over the Devices integral
+	// (over a report of one instant, Capacity over Devices).
 	Utilization float64
 }
 
@@ -62,7 +63,7 @@ func (r *Recorder) deviceSummaries(rep *Report) {
 		capa := g.capacity.stats(rep.Start, rep.End)
 		rep.Devices = append(rep.Devices, DeviceSummary{By: g.id.by, Name: g.id.name,
 			Devices: tot.mean, DevicesPeak: float64(tot.peak), Allocated: alloc.mean, AllocatedPeak: float64(alloc.peak),
-			Capacity: capa.mean / unit, CapacityPeak: float64(capa.peak) / unit, Utilization: ratio(capa.integral, unit*tot.integral)})
+			Capacity: capa.mean / unit, CapacityPeak: float64(capa.peak) / unit, Utilization: share(capa, tot, unit)})
 		label := g.id.by + "=" + g.id.name
 		rep.Series = append(rep.Series,
 			deviceSeries(label, "devices", "devices", &g.total, 1),

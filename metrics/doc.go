@@ -13,7 +13,9 @@
 // (an eviction and the binding that follows it at the same time leave no
 // zero-length peak). Report assembles a Report, which renders as JSON, as
 // a CSV time series and as a terminal table; package metrics/plots draws
-// it.
+// it and package metrics/htmlreport writes it as one HTML page. A report
+// of one instant (every event at one time, as for a cluster dump with no
+// pod ending) has the values at that instant.
 //
 // Definitions (docs/capacity-planning.md):
 //
@@ -23,6 +25,12 @@
 //   - wait: from a pod's arrival to its first binding; pods that arrive
 //     already running have none. Time to schedule: from the arrival of a
 //     PodGroup's first pod to the first binding of any of its pods.
+//   - workload (Workload): a pod's controller, else its PodGroup, else
+//     its name, without the copy number a scenario gives; the waits and
+//     the pending pods are also given by workload.
+//   - pending pods at the end: with the scheduler's reason and an
+//     explanation of what the nodes leave them (no node could hold the
+//     pod even empty, none has room now, or a rule beyond room holds it).
 //   - fragmented: on each schedulable node holding at least one pod, the
 //     free amount of a resource when at least one pending pod eligible for
 //     the node (it could run there were the node empty: requests, taints,

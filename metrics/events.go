@@ -90,6 +90,9 @@ type reasonCount struct {
 func (r *Recorder) unschedulable(e gangsim.Event) {
 	r.preempt.seen(e)
 	p := r.pods[e.Pod.Key()]
+	if p != nil {
+		p.reason = e.Reason
+	}
 	reasons, ok := r.reasonCache[e.Reason]
 	if !ok {
 		reasons = Reasons(e.Reason)

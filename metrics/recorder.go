@@ -52,6 +52,10 @@ type Recorder struct {
 	preempt     preemptions
 	succeeded   int
 	evicted     int
+	rejected    map[cluster.PodKey]bool // pods admission refused
+	// status reads a pod's pending reason as it stands from the
+	// Scheduler (Attach); nil when the Recorder only observes.
+	status func(cluster.PodKey) (gangsim.PodStatus, bool)
 }
 
 // nodeState is a node as the stream showed it.
@@ -81,6 +85,9 @@ type podState struct {
 	shape     string
 	unsched   map[string]bool // reasons it was given, for distinct counts
 	firstBind time.Duration
+	workload  string        // see Workload
+	since     time.Duration // pending since: its arrival, or when it last left a node
+	reason    string        // why it is pending, as the stream last said
 }
 
 // groupState is a PodGroup as its pods showed it.
@@ -105,6 +112,7 @@ type domainState struct {
 // sample is one placed pod's wait.
 type sample struct {
 	pod      cluster.PodKey
+	workload string
 	priority int32
 	arrived  time.Duration
 	wait     time.Duration
@@ -147,6 +155,11 @@ func (r *Recorder) Observe(e gangsim.Event) {
 		r.leave(e, false)
 	case gangsim.EventPodDeleted:
 		r.leave(e, false)
+	case gangsim.EventPodRejected:
+		if r.rejected == nil {
+			r.rejected = map[cluster.PodKey]bool{}
+		}
+		r.rejected[e.Pod.Key()] = true
 	case gangsim.EventCycle:
 		r.preempt.endCycle(e)
 	case gangsim.EventClaimAllocated:
@@ -247,7 +260,7 @@ func (r *Recorder) removeNode(name string) {
 
 // arrive records a new pod: pending, or running on its node.
 func (r *Recorder) arrive(e gangsim.Event) {
-	p := &podState{info: e.Pod, vec: r.res.vector(e.Pod.Request()), arrived: e.At}
+	p := &podState{info: e.Pod, vec: r.res.vector(e.Pod.Request()), arrived: e.At, since: e.At, workload: Workload(e.Pod.Pod())}
 	p.shape = shapeKey(p.vec, e.Pod.Pod())
 	r.pods[e.Pod.Key()] = p
 	r.dev.frag.arrive(&r.dev, p)
@@ -276,8 +289,9 @@ func (r *Recorder) bind(e gangsim.Event) {
 	}
 	r.setPending(p, false)
 	if !p.bound && !p.running {
-		r.waits = append(r.waits, sample{pod: p.info.Key(), priority: p.info.Priority(), arrived: p.arrived, wait: e.At - p.arrived})
+		r.waits = append(r.waits, sample{pod: p.info.Key(), workload: p.workload, priority: p.info.Priority(), arrived: p.arrived, wait: e.At - p.arrived})
 	}
+	p.reason = ""
 	r.place(p, e.Node, e.At)
 }
 
@@ -321,6 +335,9 @@ func (r *Recorder) leave(e gangsim.Event, pending bool) {
 	if p.node != "" {
 		r.move(p, p.node, -1)
 		p.node = ""
+	}
+	if pending {
+		p.since, p.reason = e.At, e.Reason
 	}
 	r.setPending(p, pending)
 }

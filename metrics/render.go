@@ -28,8 +28,19 @@ type jsonReport struct {
 	Unschedulable []jsonReason     `json:"unschedulable"`
 	Series        []jsonSeries     `json:"series,omitempty"`
 	Waits         []jsonWait       `json:"waits,omitempty"`
+	Pending       []jsonPending    `json:"pending,omitempty"`
 	PendingPods   []string         `json:"pendingPods,omitempty"`
 	Warnings      []string         `json:"warnings,omitempty"`
+}
+
+type jsonPending struct {
+	Pod          string  `json:"pod"`
+	Priority     int32   `json:"priority"`
+	Workload     string  `json:"workload"`
+	Group        string  `json:"group,omitempty"`
+	SinceSeconds float64 `json:"sinceSeconds"`
+	Reason       string  `json:"reason"`
+	Explanation  string  `json:"explanation"`
 }
 
 type jsonWait struct {
@@ -84,15 +95,23 @@ type jsonDeviceFrag struct {
 }
 
 type jsonPods struct {
-	Arrived        int            `json:"arrived"`
-	ArrivedRunning int            `json:"arrivedRunning"`
-	Placed         int            `json:"placed"`
-	Unplaced       int            `json:"unplaced"`
-	PendingAtEnd   int            `json:"pendingAtEnd"`
-	Succeeded      int            `json:"succeeded"`
-	Evicted        int            `json:"evicted"`
-	Wait           jsonDurations  `json:"wait"`
-	WaitByPriority []jsonPrioWait `json:"waitByPriority"`
+	Arrived        int                `json:"arrived"`
+	ArrivedRunning int                `json:"arrivedRunning"`
+	Placed         int                `json:"placed"`
+	Unplaced       int                `json:"unplaced"`
+	PendingAtEnd   int                `json:"pendingAtEnd"`
+	Succeeded      int                `json:"succeeded"`
+	Evicted        int                `json:"evicted"`
+	Rejected       int                `json:"rejected,omitempty"`
+	Wait           jsonDurations      `json:"wait"`
+	WaitByPriority []jsonPrioWait     `json:"waitByPriority"`
+	WaitByWorkload []jsonWorkloadWait `json:"waitByWorkload,omitempty"`
+}
+
+type jsonWorkloadWait struct {
+	Workload string        `json:"workload"`
+	Wait     jsonDurations `json:"wait"`
+	Pending  int           `json:"pending"`
 }
 
 type jsonPrioWait struct {
@@ -161,7 +180,7 @@ func (rep *Report) MarshalJSON() ([]byte, error) { return json.Marshal(rep.jsonF
 
 func (rep *Report) jsonForm(full bool) jsonReport {
 	j := jsonReport{Name: rep.Name, StartSeconds: rep.Start.Seconds(), EndSeconds: rep.End.Seconds(), Nodes: rep.Nodes,
-		Resources: []jsonResource{}, Domains: []jsonDomain{}, Unschedulable: []jsonReason{}, Warnings: rep.Warnings}
+		Resources: []jsonResource{}, Domains: []jsonDomain{}, Unschedulable: []jsonReason{}}
 	for _, r := range rep.Resources {
 		j.Resources = append(j.Resources, r.json())
 	}
@@ -177,10 +196,14 @@ func (rep *Report) jsonForm(full bool) jsonReport {
 	}
 	j.Pods = jsonPods{Arrived: rep.Pods.Arrived, ArrivedRunning: rep.Pods.ArrivedRunning, Placed: rep.Pods.Placed,
 		Unplaced: rep.Pods.Unplaced, PendingAtEnd: rep.Pods.PendingAtEnd, Succeeded: rep.Pods.Succeeded,
-		Evicted: rep.Pods.Evicted, Wait: rep.Pods.Wait.json(), WaitByPriority: []jsonPrioWait{}}
+		Evicted: rep.Pods.Evicted, Rejected: rep.Pods.Rejected, Wait: rep.Pods.Wait.json(), WaitByPriority: []jsonPrioWait{}}
 	for _, w := range rep.Pods.WaitByPriority {
 		j.Pods.WaitByPriority = append(j.Pods.WaitByPriority, jsonPrioWait{Priority: w.Priority, Wait: w.Wait.json()})
 	}
+	for _, w := range rep.Pods.WaitByWorkload {
+		j.Pods.WaitByWorkload = append(j.Pods.WaitByWorkload, jsonWorkloadWait{Workload: w.Workload, Wait: w.Wait.json(), Pending: w.Pending})
+	}
+	j.Warnings = rep.Warnings
 	g := rep.Groups
 	j.Groups = jsonGroups{Arrived: g.Arrived, Placed: g.Placed, Unplaced: g.Unplaced, TimeToSchedule: g.TimeToSchedule.json()}
 	p := rep.Preemptions
@@ -193,6 +216,10 @@ func (rep *Report) jsonForm(full bool) jsonReport {
 	}
 	if full {
 		j.PendingPods = rep.PendingPods
+		for _, p := range rep.Pending {
+			j.Pending = append(j.Pending, jsonPending{Pod: p.Pod, Priority: p.Priority, Workload: p.Workload, Group: p.Group,
+				SinceSeconds: p.Since.Seconds(), Reason: p.Reason, Explanation: p.Explanation})
+		}
 		for _, w := range rep.Waits {
 			j.Waits = append(j.Waits, jsonWait{Pod: w.Pod, Priority: w.Priority, ArrivedSeconds: w.Arrived.Seconds(), WaitSeconds: w.Wait.Seconds()})
 		}

@@ -130,11 +130,11 @@ pods: [{name: a, requests: {cpu: "1", memory: 1Gi}, duration: 1h, count: 3}]
 	_, _ = sc.Run(gangsim.WithObserver(rec.Observe))
 	rep := rec.Report()
 	rep.Name = "example.yaml"
-	_ = rep.WriteTable(os.Stdout)
 	// The third pod waits an hour for cpu; meanwhile the node's free 2Gi
 	// of memory are fragmented: it is the only pending pod, it requests
 	// memory, and it does not fit.
-	//
+	_ = rep.WriteTable(os.Stdout)
+
 	// Output:
 	// example.yaml: simulated 0s to 2h0m0s, 1 nodes at the end
 	//
@@ -151,6 +151,9 @@ pods: [{name: a, requests: {cpu: "1", memory: 1Gi}, duration: 1h, count: 3}]
 	// pods                       3      20m0s  0s   1h0m0s  1h0m0s  1h0m0s
 	//   priority 0               3      20m0s  0s   1h0m0s  1h0m0s  1h0m0s
 	// groups (time to schedule)  0      0s     0s   0s      0s      0s
+	//
+	// WAIT BY WORKLOAD  SCHEDULED  MEAN   P50  P90     P99     MAX     PENDING
+	// a                 3          20m0s  0s   1h0m0s  1h0m0s  1h0m0s  0
 	//
 	// PREEMPTIONS  0, evicting 0 pods (0 breaking a budget)
 	//

@@ -91,20 +91,33 @@ func addTo(dst *[]int64, v []int64, sign int64) {
 }
 
 // Unit returns the unit a resource is reported in and how many of the
-// resource's own amounts make one: cpu in cores (1000 millicores), memory
-// in GiB, pods as a count, GPUs (a name ending in /gpu) as GPUs and other
-// extended resources as units.
+// resource's own amounts make one: cpu in cores (1000 millicores); the
+// byte quantities (memory, ephemeral-storage, hugepages-<size>) in GiB;
+// pods as a count; GPUs (a name ending in /gpu) as GPUs; and any other
+// extended resource as a count of its own items ("count"), as the API
+// server counts them.
 func Unit(name cluster.ResourceName) (unit string, scale float64) {
 	switch name {
 	case cluster.ResourceCPU:
 		return "cores", 1000
-	case cluster.ResourceMemory:
+	case cluster.ResourceMemory, resourceEphemeralStorage:
 		return "GiB", 1 << 30
 	case cluster.ResourcePods:
 		return "pods", 1
 	}
-	if n := strings.ToLower(string(name)); n == "gpu" || strings.HasSuffix(n, "/gpu") {
+	n := strings.ToLower(string(name))
+	switch {
+	case strings.HasPrefix(n, hugePagesPrefix):
+		return "GiB", 1 << 30
+	case n == "gpu" || strings.HasSuffix(n, "/gpu"):
 		return "GPUs", 1
 	}
-	return "units", 1
+	return "count", 1
 }
+
+// The standard resources measured in bytes besides memory: local
+// ephemeral storage and huge pages of each size (hugepages-2Mi).
+const (
+	resourceEphemeralStorage cluster.ResourceName = "ephemeral-storage"
+	hugePagesPrefix                               = "hugepages-"
+)

@@ -15,8 +15,9 @@ import (
 const maxReasons = 8
 
 // WriteTable writes the report's summaries as aligned plain-text tables
-// for a terminal: resources, pods and waits, groups, preemptions, the
-// most frequent unschedulable reasons, and utilisation by domain.
+// for a terminal: resources, pods and waits, groups, the workloads that
+// waited longest, why pods are pending at the end, preemptions, the most
+// frequent unschedulable reasons, and utilisation by domain.
 func (rep *Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	p := func(format string, args ...any) { fmt.Fprintf(tw, format, args...) }
@@ -28,6 +29,8 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	rep.resourceTable(p)
 	rep.deviceTable(p)
 	rep.podTable(p)
+	rep.workloadTable(p)
+	rep.pendingTable(p)
 	rep.preemptionTable(p)
 	rep.reasonTable(p)
 	rep.domainTable(p)
@@ -67,10 +70,19 @@ func (rep *Report) deviceTable(p printer) {
 	p("(free device capacity the pods' task types, weighed by popularity, cannot use: Weng et al., ATC '23)\n\n")
 }
 
+// rejectedNote adds the pods admission refused to the pods' line, when
+// there are any.
+func rejectedNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d refused at admission (never created)", n)
+}
+
 func (rep *Report) podTable(p printer) {
 	ps := rep.Pods
-	p("PODS\t%d arrived, %d placed, %d never placed, %d pending at the end, %d succeeded, %d evictions\n",
-		ps.Arrived, ps.Placed, ps.Unplaced, ps.PendingAtEnd, ps.Succeeded, ps.Evicted)
+	p("PODS\t%d arrived, %d placed, %d never placed, %d pending at the end, %d succeeded, %d evictions%s\n",
+		ps.Arrived, ps.Placed, ps.Unplaced, ps.PendingAtEnd, ps.Succeeded, ps.Evicted, rejectedNote(ps.Rejected))
 	g := rep.Groups
 	p("GROUPS\t%d arrived, %d placed, %d never placed\n\n", g.Arrived, g.Placed, g.Unplaced)
 	p("WAIT\tCOUNT\tMEAN\tP50\tP90\tP99\tMAX\n")
@@ -82,6 +94,42 @@ func (rep *Report) podTable(p printer) {
 		row(fmt.Sprintf("  priority %d", w.Priority), w.Wait)
 	}
 	row("groups (time to schedule)", g.TimeToSchedule)
+	p("\n")
+}
+
+// workloadTable lists the workloads that waited longest (WorstWaits).
+func (rep *Report) workloadTable(p printer) {
+	worst := rep.WorstWaits()
+	if len(worst) == 0 {
+		return
+	}
+	p("WAIT BY WORKLOAD\tSCHEDULED\tMEAN\tP50\tP90\tP99\tMAX\tPENDING\n")
+	for i, w := range worst {
+		if i == maxReasons {
+			p("(%d more workloads in the JSON report)\n", len(worst)-maxReasons)
+			break
+		}
+		d := w.Wait
+		p("%s\t%d\t%v\t%v\t%v\t%v\t%v\t%d\n", w.Workload, d.Count, Round(d.Mean), Round(d.P50), Round(d.P90), Round(d.P99), Round(d.Max), w.Pending)
+	}
+	p("\n")
+}
+
+// pendingTable says why pods are pending at the end, by workload and
+// explanation; nothing when none is.
+func (rep *Report) pendingTable(p printer) {
+	causes := rep.PendingCauses()
+	if len(causes) == 0 {
+		return
+	}
+	p("PENDING AT THE END\tPODS\tWHY (e.g.)\n")
+	for i, c := range causes {
+		if i == maxReasons {
+			p("(%d more in the JSON report)\n", len(causes)-maxReasons)
+			break
+		}
+		p("%s\t%d\t%s (%s)\n", c.Workload, c.Pods, c.Explanation, c.Example)
+	}
 	p("\n")
 }
 

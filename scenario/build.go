@@ -46,6 +46,11 @@ type builder struct {
 	// requests remembers the parsed request maps by identity: the JSON
 	// decoder shares equal maps, so a million pods parse a few
 	requests map[unsafe.Pointer]cluster.Resources
+	// gatedPods are the pods with scheduling gates, once asked (gated)
+	gatedPods map[cluster.PodKey]bool
+	// admissionKeys are the limit ranges and quotas defined so far (kind,
+	// key), and where
+	admissionKeys map[[2]string]string
 }
 
 func newBuilder(name string, opts []Option) *builder {
@@ -106,8 +111,8 @@ func (b *builder) build(ins []*input) error {
 			return nil
 		}
 	}
-	steps := []func([]*input) error{each(b.config), each(b.priorityClasses), each(b.namespaces), each(b.nodes),
-		b.groups, each(b.budgets), each(b.devices), each(b.pods), each(b.workloads), each(b.events), each(b.explain)}
+	steps := []func([]*input) error{each(b.config), each(b.priorityClasses), each(b.namespaces), each(b.admission), each(b.nodes),
+		b.groups, each(b.budgets), each(b.devices), each(b.pods), each(b.workloads), b.controllers, each(b.events), each(b.explain)}
 	for _, step := range steps {
 		if err := step(ins); err != nil {
 			return err
@@ -395,7 +400,7 @@ func (b *builder) event(s *schema.Event, where string) (Event, error) {
 	for _, named := range []struct {
 		kind EventKind
 		name string
-	}{{CordonNode, s.CordonNode}, {UncordonNode, s.UncordonNode}, {RemoveNode, s.RemoveNode}, {DrainNode, s.DrainNode}, {DeletePod, s.DeletePod}} {
+	}{{CordonNode, s.CordonNode}, {UncordonNode, s.UncordonNode}, {RemoveNode, s.RemoveNode}, {DrainNode, s.DrainNode}, {DeletePod, s.DeletePod}, {UngatePod, s.UngatePod}} {
 		if named.name == "" {
 			continue
 		}
@@ -405,15 +410,24 @@ func (b *builder) event(s *schema.Event, where string) (Event, error) {
 		evs = append(evs, Event{Kind: named.kind, Name: named.name})
 	}
 	if len(evs) != 1 {
-		return Event{}, b.failf(s.Line, where, "needs exactly one of addNode, cordonNode, uncordonNode, removeNode, drainNode, deletePod (has %d)", len(evs))
+		return Event{}, b.failf(s.Line, where, "needs exactly one of addNode, cordonNode, uncordonNode, removeNode, drainNode, deletePod, ungatePod (has %d)", len(evs))
 	}
 	return evs[0], nil
 }
 
 func (b *builder) checkTarget(kind EventKind, name string, line int, where string) error {
-	if kind == DeletePod {
+	switch kind {
+	case DeletePod:
 		if !b.podNames[podKeyOf(name)] {
 			return b.failf(line, where+".deletePod", "pod %q is not defined", name)
+		}
+		return nil
+	case UngatePod:
+		if !b.podNames[podKeyOf(name)] {
+			return b.failf(line, where+".ungatePod", "pod %q is not defined", name)
+		}
+		if !b.gated(podKeyOf(name)) {
+			return b.failf(line, where+".ungatePod", "pod %q has no schedulingGates: there is nothing to remove", name)
 		}
 		return nil
 	}
@@ -421,6 +435,20 @@ func (b *builder) checkTarget(kind EventKind, name string, line int, where strin
 		return b.failf(line, where+"."+string(kind), "node %q is not defined", name)
 	}
 	return nil
+}
+
+// gated reports whether the pod key names has scheduling gates; the set of
+// such pods is made on the first question.
+func (b *builder) gated(key cluster.PodKey) bool {
+	if b.gatedPods == nil {
+		b.gatedPods = map[cluster.PodKey]bool{}
+		for i := range b.sc.Pods {
+			if p := &b.sc.Pods[i].Pod; len(p.SchedulingGates) > 0 {
+				b.gatedPods[p.Key()] = true
+			}
+		}
+	}
+	return b.gatedPods[key]
 }
 
 // podKeyOf reads a pod reference: "name" (default namespace) or "ns/name".

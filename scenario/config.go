@@ -17,6 +17,7 @@ type Option func(*options)
 type options struct {
 	registry fw.Registry
 	limits   *Limits // nil: DefaultLimits
+	runTime  RunTime // WithDefaultDuration's
 }
 
 // applyOptions applies a load's options.

@@ -93,7 +93,7 @@ func checkRuns(t *testing.T, sc *Scenario) {
 // find: the cycle cap, or a pod arriving running on a node that the pods
 // before it have filled.
 func runTimeRefusal(err error) bool {
-	return errors.Is(err, gangsim.ErrNoProgress) ||
+	return errors.Is(err, gangsim.ErrNoProgress) || errors.Is(err, ErrPodLimit) ||
 		errors.Is(err, cluster.ErrInvalidPod) && strings.Contains(err.Error(), "has no room")
 }
 

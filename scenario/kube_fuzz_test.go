@@ -26,6 +26,22 @@ func FuzzKubeObjects(f *testing.F) {
 	f.Add([]byte("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: g, capacity: {requests: {mem: 1Gi}}}}]}}\n" +
 		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: d, allNodes: true, pool: {name: p, resourceSliceCount: 1}, devices: [{name: d0, attributes: {m: {int: 1}}, capacity: {mem: {value: 2Gi}}}]}\n" +
 		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {claims: [{name: g}]}}], resourceClaims: [{name: g, resourceClaimName: c}]}\n"))
+	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {generateName: web-}\nspec: {containers: [{name: c}]}\n---\n" +
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: web-0}\nspec: {containers: [{name: c}]}\n---\n" +
+		"apiVersion: batch/v1\nkind: Job\nmetadata: {generateName: pi-}\nspec: {template: {spec: {containers: [{name: c}]}}}\n"))
+	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: g}\nspec: {schedulingGates: [{name: example.com/a}, {name: b}], containers: [{name: c}]}\n---\n" +
+		"apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r}\nspec: {selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}, spec: {schedulingGates: [{name: w}], containers: [{name: c}]}}}\n"))
+	f.Add([]byte("apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\nspec: {hard: {requests.cpu: \"2\", limits.memory: 1Gi, pods: \"3\", count/pods: \"4\"}, " +
+		"scopeSelector: {matchExpressions: [{scopeName: PriorityClass, operator: NotIn, values: [low]}]}}\n---\n" +
+		"apiVersion: v1\nkind: LimitRange\nmetadata: {name: l}\nspec: {limits: [{type: Container, default: {memory: 256Mi}, defaultRequest: {cpu: 100m}, max: {cpu: \"1\"}, maxLimitRequestRatio: {cpu: \"4\"}}, {type: Pod, max: {cpu: \"2\"}}]}\n---\n" +
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"4\"}}\n---\n" +
+		"apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r}\nspec: {replicas: 5, selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, resources: {requests: {cpu: 500m}}}], initContainers: [{name: i}]}}}\n"))
+	// controllers with run times, whose runs make pods
+	f.Add([]byte("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {completions: 4, parallelism: 2, completionMode: Indexed, backoffLimit: 1,\n" +
+		"  template: {metadata: {annotations: {gangsim.io/duration: 10m}}, spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}\n" +
+		"---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec: {replicas: 2, podManagementPolicy: Parallel, selector: {matchLabels: {a: b}},\n" +
+		"  template: {metadata: {labels: {a: b}, annotations: {gangsim.io/duration: 5m}}, spec: {containers: [{name: c}]}}}\n" +
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"1\"}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer checkQuick(t, time.Now())
 		sc, err := ParseFiles([]File{{Name: "fuzz", Data: data}}, fuzzLimits)

@@ -79,10 +79,11 @@ func TestWorkloadsMakeTheirPods(t *testing.T) {
 			{"shop/web-6b588869dd-2", nil, web, rs, ""},
 			{"shop/db-0", map[string]string{"app": "db", "statefulset.kubernetes.io/pod-name": "db-0", "apps.kubernetes.io/pod-index": "0"}, db, "StatefulSet db app=db", ""},
 			{"shop/db-1", map[string]string{"statefulset.kubernetes.io/pod-name": "db-1", "apps.kubernetes.io/pod-index": "1"}, db, "StatefulSet db app=db", ""},
-			{"ml/train-0", map[string]string{"batch.kubernetes.io/job-name": "train", "batch.kubernetes.io/job-completion-index": "0", "controller-uid": uid}, train, jobSel, ""},
-			{"ml/train-1", map[string]string{"batch.kubernetes.io/job-completion-index": "1"}, train, jobSel, ""},
-			{"ml/train-2", nil, train, jobSel, ""},
-			{"ml/train-3", map[string]string{"batch.kubernetes.io/job-completion-index": "3"}, train, jobSel, ""},
+			// an Indexed Job's pods are <job>-<index>-<k>, the k-th pod of the index
+			{"ml/train-0-0", map[string]string{"batch.kubernetes.io/job-name": "train", "batch.kubernetes.io/job-completion-index": "0", "controller-uid": uid}, train, jobSel, ""},
+			{"ml/train-1-0", map[string]string{"batch.kubernetes.io/job-completion-index": "1"}, train, jobSel, ""},
+			{"ml/train-2-0", nil, train, jobSel, ""},
+			{"ml/train-3-0", map[string]string{"batch.kubernetes.io/job-completion-index": "3"}, train, jobSel, ""},
 			// edge-1 has a NoExecute taint the DaemonSet does not tolerate;
 			// cpu-b is cordoned, which DaemonSet pods tolerate
 			{"monitoring/node-exporter-gpu-a", map[string]string{"app": "node-exporter"}, exporter, "DaemonSet node-exporter app=node-exporter", "gpu-a"},

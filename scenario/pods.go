@@ -76,6 +76,7 @@ func (b *builder) expandPod(s *schema.Pod, i int) error {
 		}
 	}
 	p.ResourceClaims = claims
+	defaulted := s.Origin != nil && s.Duration == "" && !b.opts.runTime.IsZero() // a Kubernetes object's, without the annotation
 	for _, name := range names {
 		c := p // the copies share the template's maps: read-only (Scenario)
 		c.Name = name
@@ -94,7 +95,11 @@ func (b *builder) expandPod(s *schema.Pod, i int) error {
 		case name != s.Name:
 			src.Path = entry("pods", i, name) // a copy of a counted entry
 		}
-		b.sc.Pods = append(b.sc.Pods, Pod{Pod: c, At: at, Duration: duration, Source: src, ContainerClaims: containerClaims})
+		d := duration
+		if defaulted {
+			d = b.opts.runTime.draw(string(key), 0)
+		}
+		b.sc.Pods = append(b.sc.Pods, Pod{Pod: c, At: at, Duration: d, Source: src, ContainerClaims: containerClaims})
 	}
 	return nil
 }
@@ -139,6 +144,10 @@ func (b *builder) podTemplate(s *schema.Pod, where string) (cluster.Pod, error) 
 		Priority: s.Priority, PriorityClassName: s.PriorityClassName,
 		PreemptionPolicy: cluster.PreemptionPolicy(s.PreemptionPolicy), SchedulerName: s.SchedulerName,
 		NodeName: s.NodeName, NodeSelector: s.NodeSelector, PodGroup: s.PodGroup, Owner: s.Controller,
+		SchedulingGates: schema.GateNames(s.SchedulingGates),
+	}
+	if err := b.podLimits(s, &p, where); err != nil {
+		return cluster.Pod{}, err
 	}
 	var group *podgroup.PodGroup
 	if s.PodGroup != "" {

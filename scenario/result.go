@@ -25,6 +25,24 @@ type Result struct {
 	// Warnings repeat the scenario's warnings: what the inputs hold that
 	// the simulator does not model.
 	Warnings []string `json:"warnings,omitempty"`
+	// Jobs are the Jobs of the inputs, in input order, as their
+	// controller left them.
+	Jobs []JobResult `json:"jobs,omitempty"`
+}
+
+// JobResult is a Job at the end of the run: its status (Running,
+// Complete, Failed or Suspended, as kubectl shows it), why it failed
+// (BackoffLimitExceeded, DeadlineExceeded), its pods that succeeded
+// (completions; an Indexed Job's indexes done), failed and still active,
+// and when it completed or failed.
+type JobResult struct {
+	Name       string `json:"name"`
+	Status     string `json:"status"`
+	Reason     string `json:"reason,omitempty"`
+	Succeeded  int    `json:"succeeded"`
+	Failed     int    `json:"failed"`
+	Active     int    `json:"active"`
+	FinishedAt string `json:"finishedAt,omitempty"`
 }
 
 // ExplanationResult explains one pod's last attempt: which filters
@@ -66,7 +84,9 @@ type PluginScoreResult struct {
 	Weight     int64  `json:"weight"`
 }
 
-// PodResult is a pod's final state. Reason is set for pending pods.
+// PodResult is a pod's final state. Reason is set for pending pods, and
+// for pods admission refused to create (phase Rejected), in the API
+// server's words.
 type PodResult struct {
 	Name   string        `json:"name"`
 	Node   string        `json:"node"`
@@ -111,6 +131,13 @@ type StatsResult struct {
 	PDBViolations int    `json:"pdbViolations"`
 	Cycles        int    `json:"cycles"`
 	SimulatedTime string `json:"simulatedTime"`
+	// Rejected counts the pods admission refused to create (a
+	// LimitRange's bounds, a ResourceQuota); absent when none was.
+	Rejected int `json:"rejected,omitempty"`
+	// JobsComplete and JobsFailed count the Jobs that completed and
+	// failed (Result.Jobs).
+	JobsComplete int `json:"jobsComplete,omitempty"`
+	JobsFailed   int `json:"jobsFailed,omitempty"`
 }
 
 // JSON renders the result as indented JSON with a final newline; the same
@@ -219,36 +246,49 @@ func appendJSONString(b []byte, s string, err error) ([]byte, error) {
 type recorder struct {
 	evictions []EvictionResult
 	stats     gangsim.Stats
+	rejected  map[cluster.PodKey]string // the last refusal of each pod admission refused
 }
 
 func newRecorder() *recorder { return &recorder{} }
 
 func (r *recorder) observe(e gangsim.Event) {
 	r.stats.Observe(e)
-	if e.Kind == gangsim.EventPodEvicted {
+	switch e.Kind {
+	case gangsim.EventPodEvicted:
 		r.evictions = append(r.evictions, EvictionResult{Pod: e.Pod.Key().Display(), Node: e.Node, By: e.By.Display(), ByKind: e.By.Kind.String(), At: e.At.String()})
+	case gangsim.EventPodRejected:
+		if r.rejected == nil {
+			r.rejected = map[cluster.PodKey]string{}
+		}
+		r.rejected[e.Pod.Key()] = e.Reason
 	}
 }
 
-// result assembles the Result: pods in input order, groups in input order
+// result assembles the Result: pods in input order, then those the
+// controllers made in the order they made them; groups in input order
 // with their conditions as the scheduler holds them.
-func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler) *Result {
+func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, f *fleet) *Result {
 	res := &Result{Pods: []PodResult{}, Evictions: r.evictions, PodGroups: []GroupResult{}}
 	if res.Evictions == nil {
 		res.Evictions = []EvictionResult{}
 	}
-	res.Pods = make([]PodResult, 0, len(sc.Pods))
-	for _, sp := range sc.Pods {
-		st, _ := s.Pod(sp.Pod.Key())
-		pr := PodResult{Name: st.Key.Display(), Node: st.Node, Phase: st.Phase}
-		if pr.Phase == gangsim.PhasePending {
-			res.Stats.Pending++
-			pr.Reason = st.Reason
+	res.Pods = make([]PodResult, 0, len(sc.Pods)+f.madeCount())
+	for i := range sc.Pods {
+		res.Pods = append(res.Pods, r.podResult(s, f, &sc.Pods[i].Pod, &res.Stats))
+	}
+	if f != nil {
+		for _, key := range f.made {
+			res.Pods = append(res.Pods, r.podResult(s, f, f.podSpec(key), &res.Stats))
 		}
-		if p := &sp.Pod; st.Node != "" && len(p.ResourceClaims) > 0 {
-			pr.Claims = claimDevices(s, p, st.Node)
+		res.Jobs = f.jobResults()
+		for _, j := range res.Jobs {
+			switch j.Status {
+			case jobComplete:
+				res.Stats.JobsComplete++
+			case jobFailed:
+				res.Stats.JobsFailed++
+			}
 		}
-		res.Pods = append(res.Pods, pr)
 	}
 	for _, g := range sc.PodGroups {
 		gs, _ := s.PodGroup(g.Key())
@@ -268,6 +308,28 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler) *Result {
 		res.Warnings = append(res.Warnings, w.String())
 	}
 	return res
+}
+
+// podResult is a pod's final state; a Job's pod its controller counted
+// as failed is Failed, and a pod admission refused to create is Rejected.
+func (r *recorder) podResult(s *gangsim.Scheduler, f *fleet, p *cluster.Pod, stats *StatsResult) PodResult {
+	st, ok := s.Pod(p.Key())
+	if reason, refused := r.rejected[p.Key()]; !ok && refused {
+		stats.Rejected++
+		return PodResult{Name: p.Key().Display(), Phase: gangsim.PhaseRejected, Reason: reason}
+	}
+	pr := PodResult{Name: st.Key.Display(), Node: st.Node, Phase: st.Phase}
+	switch {
+	case pr.Phase == gangsim.PhasePending:
+		stats.Pending++
+		pr.Reason = st.Reason
+	case pr.Phase == gangsim.PhaseDeleted && f != nil && f.failed[st.Key]:
+		pr.Phase = PhaseFailed
+	}
+	if st.Node != "" && len(p.ResourceClaims) > 0 {
+		pr.Claims = claimDevices(s, p, st.Node)
+	}
+	return pr
 }
 
 // explanation converts a pod's explanation for the result.

@@ -23,7 +23,8 @@ type action struct {
 
 // Run simulates the scenario until nothing more can happen and returns
 // the result, built from the simulation's event stream. opts are passed to
-// the Scheduler (observers of the stream, for example). An error means the
+// the Scheduler (observers of the stream, for example; the controllers of
+// Kubernetes workloads take its pause hook, WithPause). An error means the
 // scenario asked for something impossible at run time (a pre-bound pod
 // that does not fit its node, an event on a node that is gone); it names
 // the file, the entry and its line.
@@ -36,22 +37,19 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 	if len(sc.Explain) > 0 {
 		own = append(own, gangsim.WithExplain(sc.Explain...))
 	}
-	s, err := sc.NewScheduler(append(own, opts...)...)
+	opts = append(own, opts...)
+	f := sc.newFleet()
+	if f != nil {
+		opts = append(opts, gangsim.WithPause(f.see))
+	}
+	s, err := sc.NewScheduler(opts...)
 	if err != nil {
 		return nil, err
 	}
-	for _, a := range sc.timeline() {
-		if err := s.RunUntil(a.at); err != nil {
-			return nil, err
-		}
-		if err := sc.apply(s, a); err != nil {
-			return nil, err
-		}
-	}
-	if err := s.Run(); err != nil {
+	if err := sc.drive(s, f); err != nil {
 		return nil, err
 	}
-	return rec.result(sc, s), nil
+	return rec.result(sc, s, f), nil
 }
 
 // NewScheduler returns a scheduler holding the scenario's configuration,
@@ -74,6 +72,9 @@ func (sc *Scenario) NewScheduler(opts ...gangsim.Option) (*gangsim.Scheduler, er
 		if err := s.SetNamespace(ns); err != nil {
 			return nil, sc.runError(Source{Path: "namespaces (" + ns.Name + ")"}, err)
 		}
+	}
+	if err := sc.addAdmission(s); err != nil {
+		return nil, err
 	}
 	if err := sc.addDevices(s); err != nil {
 		return nil, err
@@ -139,10 +140,10 @@ func (sc *Scenario) timeline() []action {
 
 func (sc *Scenario) apply(s *gangsim.Scheduler, a action) error {
 	if p := a.pod; p != nil {
-		if err := s.AdoptPod(p.Pod, p.Duration); err != nil { // read-only: every run shares it
+		if err := s.AdoptPod(p.Pod, p.Duration); err != nil && !errors.Is(err, gangsim.ErrRejected) { // read-only: every run shares it
 			return sc.runError(p.Source, &atError{At: a.at, Err: err})
 		}
-		return nil
+		return nil // a pod admission refused is a result (recorder), not an error
 	}
 	e := a.event
 	var err error
@@ -162,10 +163,15 @@ func (sc *Scenario) apply(s *gangsim.Scheduler, a action) error {
 	case DrainNode:
 		err = s.DrainNode(e.Name)
 	case DeletePod:
-		if st, ok := s.Pod(podKeyOf(e.Name)); ok && st.Phase == gangsim.PhaseSucceeded {
-			break // it has run its course: deleting it changes nothing
+		if st, ok := s.Pod(podKeyOf(e.Name)); !ok || st.Phase == gangsim.PhaseSucceeded {
+			break // it has run its course, or was refused at its creation: nothing changes
 		}
 		err = s.DeletePod(podKeyOf(e.Name))
+	case UngatePod:
+		if _, ok := s.Pod(podKeyOf(e.Name)); !ok {
+			break // refused at its creation (the load checked it arrives first)
+		}
+		err = s.UngatePod(podKeyOf(e.Name))
 	}
 	if err != nil {
 		src := e.Source

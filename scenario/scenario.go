@@ -89,6 +89,7 @@ const (
 	RemoveNode   EventKind = "removeNode"
 	DrainNode    EventKind = "drainNode"
 	DeletePod    EventKind = "deletePod"
+	UngatePod    EventKind = "ungatePod" // removes every scheduling gate of the pod
 )
 
 // Event is a cluster change at a simulated time. Node is set for addNode;
@@ -124,13 +125,26 @@ type Scenario struct {
 	Explain []cluster.PodKey
 	// Namespaces give namespaces labels (for namespace selectors).
 	Namespaces []cluster.Namespace
+	// LimitRanges and ResourceQuotas are the namespaces' admission of
+	// pods: defaults and bounds of their resources, limits of their
+	// totals. A pod they refuse is not created (phase Rejected).
+	LimitRanges    []cluster.LimitRange
+	ResourceQuotas []cluster.ResourceQuota
 	// Devices are the device objects of Dynamic Resource Allocation.
 	Devices Devices
 	// Warnings list what the inputs hold that the simulator does not
 	// model, by kind and field; the result repeats them.
 	Warnings []Warning
+	// Controllers are the workload controllers of Kubernetes objects,
+	// which keep making pods while the scenario runs (controllers.go).
+	Controllers []Controller
 
 	registry fw.Registry // the user's plugins, passed to the scheduler
+	// podNames are the names of Pods, when there are Controllers: the
+	// pods they make take other names; podLimit bounds the pods of a run,
+	// theirs included (Limits.Pods)
+	podNames map[cluster.PodKey]bool
+	podLimit int
 }
 
 // Load reads and validates a scenario file (YAML or JSON), or a file of

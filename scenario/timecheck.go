@@ -10,8 +10,8 @@ import (
 // them (events before arrivals at equal times, each in input order) and
 // reports, at load time, an event on a node that does not exist at its
 // time (removed by an earlier event, or added by a later one), the
-// deletion of a pod that has not arrived or was deleted already, and a
-// pod arriving on a node that is not there.
+// deletion or ungating of a pod that has not arrived or was deleted
+// already, and a pod arriving on a node that is not there.
 func (sc *Scenario) checkTimeline() error {
 	type change struct {
 		at  time.Duration
@@ -23,14 +23,14 @@ func (sc *Scenario) checkTimeline() error {
 	}
 	added := map[string]change{}   // nodes events add, by the event
 	removed := map[string]change{} // nodes removed, by the event
-	deletes := map[string]bool{}   // pods events delete: only their arrivals matter
+	deletes := map[string]bool{}   // pods events delete or ungate: only their arrivals matter
 	arrived := map[string]bool{}
 	deleted := map[string]change{}
 	for _, e := range sc.Events {
 		if e.Kind == AddNode && e.Node != nil {
 			added[e.Node.Name] = change{e.At, e.Source}
 		}
-		if e.Kind == DeletePod {
+		if e.Kind == DeletePod || e.Kind == UngatePod {
 			deletes[string(podKeyOf(e.Name))] = true
 		}
 	}
@@ -81,7 +81,7 @@ func (sc *Scenario) checkTimeline() error {
 				delete(nodes, e.Name)
 				removed[e.Name] = change{e.At, e.Source}
 			}
-		case DeletePod:
+		case DeletePod, UngatePod:
 			key := string(podKeyOf(e.Name))
 			if d, ok := deleted[key]; ok {
 				return sc.timeError(e.Source, string(e.Kind), e.At, fmt.Sprintf("pod %q is gone: %s deletes it at %v", e.Name, sc.where(d.src), d.at))
@@ -94,7 +94,9 @@ func (sc *Scenario) checkTimeline() error {
 				}
 				return sc.timeError(e.Source, string(e.Kind), e.At, msg)
 			}
-			deleted[key] = change{e.At, e.Source}
+			if e.Kind == DeletePod {
+				deleted[key] = change{e.At, e.Source}
+			}
 		}
 	}
 	return nil

@@ -315,6 +315,10 @@ func (b *builder) addWorkloadPods(p *workloadPlan, group string, names []string,
 		return err
 	}
 	tmpl.Requests = req
+	if r := tmpl.Resources; r != nil { // the template has limits: the size's requests are its container's
+		tmpl.Resources = cluster.SingleContainer(spec.Name, req, r.Containers[0].Resources.Limits)
+		tmpl.Requests = tmpl.Resources.Requests().Resources()
+	}
 	tmpl.ResourceClaims = claims
 	if err := b.tally.AddPods(len(names)); err != nil {
 		return b.fail(p.spec.Line, p.where+".replicas", err)

@@ -84,7 +84,13 @@ type waiter struct {
 func (w *waitWatch) observe(e gangsim.Event) {
 	switch e.Kind {
 	case gangsim.EventPodArrived:
-		if e.Node == "" {
+		// a gated pod waits for its gates, not for room: its wait starts
+		// when the last gate goes
+		if e.Node == "" && len(e.Pod.Pod().SchedulingGates) == 0 {
+			w.waiting = append(w.waiting, waiter{e.Pod.Key(), e.At})
+		}
+	case gangsim.EventPodUngated:
+		if e.Reason == "" {
 			w.waiting = append(w.waiting, waiter{e.Pod.Key(), e.At})
 		}
 	case gangsim.EventPodBound, gangsim.EventPodDeleted:

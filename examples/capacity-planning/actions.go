@@ -119,6 +119,10 @@ func (a *app) writeFiles(rep *metrics.Report, dir string) error {
 			return err
 		}
 	}
+	if err := writeHTML(rep, dir, a.answers); err != nil {
+		return err
+	}
+	written = append(written, htmlName)
 	images, err := plots.Write(rep, dir)
 	if err != nil {
 		return err
@@ -163,6 +167,14 @@ func (a *app) ask() error {
 	if len(a.cfg.variants) == 1 {
 		ans.Question += ", with " + a.cfg.variants[0].Name
 	}
+	if err := a.printAnswer(ans); err != nil {
+		return err
+	}
+	return a.answerFiles(sc, ans)
+}
+
+// printAnswer prints an answer's table, or its JSON.
+func (a *app) printAnswer(ans *whatif.Answer) error {
 	if a.cfg.json {
 		out, err := ans.JSON()
 		if err != nil {

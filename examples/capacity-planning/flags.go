@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gangsim/gangsim/scenario"
 	"github.com/gangsim/gangsim/whatif"
 )
 
@@ -14,6 +15,7 @@ import (
 type config struct {
 	files      []string
 	out        string
+	outGiven   bool // -out was on the command line: a question writes its files too
 	json       bool
 	domainKeys []string
 	workers    int
@@ -34,6 +36,8 @@ type config struct {
 	job         jobResources
 	sweepWorker bool
 	merge       string
+
+	runTime scenario.RunTime // -duration
 }
 
 // variantFlags collects repeated -variant flags.
@@ -58,8 +62,10 @@ embedded default day) and prints a summary. An input is a scenario file
 manifests, or a folder: its .yaml, .yml and .json files, in name order
 (not its sub-folders). What they hold that the simulator does not model
 is warned about on standard error. Without a question it writes the
-report, CSV time series and plots to -out; -each simulates every input
-on its own and compares them side by side.
+report (JSON, and HTML to open in a browser), CSV time series and plots
+to -out; a question writes its answer's run there only when -out is
+given. -each simulates every input on its own and compares them side by
+side.
 
 Questions (one at a time, on the merged inputs):
   -add-like NODE         fewest nodes like NODE to add so that every pod is placed
@@ -113,6 +119,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	c.job.flags(fs)
 	fs.BoolVar(&c.sweepWorker, "sweep-worker", false, "run the -variant numbered $JOB_COMPLETION_INDEX")
 	fs.StringVar(&c.merge, "merge", "", "merge sweep lines from this file (- for standard input)")
+	fs.Func("duration", "run time of Kubernetes objects' pods without the gangsim.io/duration annotation: 30m, or {exponential: 20m, max: 2h}",
+		func(s string) (err error) { c.runTime, err = scenario.ParseRunTime(s); return err })
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return nil, err
@@ -120,6 +128,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	c.files = fs.Args()
+	fs.Visit(func(f *flag.Flag) { c.outGiven = c.outGiven || f.Name == "out" })
 	for _, k := range strings.Split(*domains, ",") {
 		if k = strings.TrimSpace(k); k != "" {
 			c.domainKeys = append(c.domainKeys, k)

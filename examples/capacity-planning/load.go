@@ -33,7 +33,7 @@ func (a *app) loadQuietly() (*scenario.Scenario, error) {
 
 // loadOptions are the scenario options the flags ask for.
 func (a *app) loadOptions() []scenario.Option {
-	return nil
+	return []scenario.Option{scenario.WithDefaultDuration(a.cfg.runTime)}
 }
 
 // displayName shortens a scenario's name for tables and folders: the

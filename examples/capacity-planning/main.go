@@ -9,13 +9,15 @@
 // Its inputs (scenario files, kubectl dumps and manifests, folders of
 // them) are merged into one simulation, as examples/scenario merges them;
 // what they hold that the simulator does not model is warned about on
-// standard error and listed in report.json. Without a question it prints
-// the summary and writes the report (report.json, timeseries.csv,
-// waits.csv) and plots (PNG and SVG) to the output folder; with -each
-// every input is simulated on its own and they are compared side by side.
-// Long work shows its progress on standard error (-quiet: none). Run with
-// -h for the questions and the sweep flags. It exits 1, with the message
-// on standard error, on an invalid input, and 2 on a misuse of the flags.
+// standard error and listed in the report. Without a question it prints
+// the summary and writes the report (report.json, report.html,
+// timeseries.csv, waits.csv) and plots (PNG and SVG) to the output
+// folder; with -each every input is simulated on its own and they are
+// compared side by side. A question given -out writes the files of the
+// answer's run, the answer in report.html. Long work shows its progress
+// on standard error (-quiet: none). Run with -h for the questions and the
+// sweep flags. It exits 1, with the message on standard error, on an
+// invalid input, and 2 on a misuse of the flags.
 package main
 
 import (
@@ -28,6 +30,7 @@ import (
 
 	"github.com/gangsim/gangsim/examples/internal/cli"
 	"github.com/gangsim/gangsim/internal/heapstart"
+	"github.com/gangsim/gangsim/metrics/htmlreport"
 )
 
 //go:embed default.yaml
@@ -72,7 +75,8 @@ type app struct {
 	cfg      *config
 	stdout   io.Writer
 	stderr   io.Writer
-	progress *cli.Progress // nil: none
+	progress *cli.Progress       // nil: none
+	answers  []htmlreport.Answer // for report.html, when a question was asked
 }
 
 func (a *app) dispatch() error {

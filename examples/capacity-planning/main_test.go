@@ -206,6 +206,29 @@ func TestSweepLocally(t *testing.T) {
 	assert.Contains(t, errOut, "JOB_COMPLETION_INDEX is not set")
 }
 
+// -duration gives the pods of Kubernetes objects a run time: a Job of
+// five completions, three at a time, holds 2.5 core-hours and ends at 1h.
+func TestDurationFlag(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "job.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`{"apiVersion": "v1", "kind": "List", "items": [
+{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4"}}},
+{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "etl"}, "spec": {"completions": 5, "parallelism": 3,
+  "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}}]}`), 0o644))
+	out, errOut, code := runCommand(t, nil, "-out", "", "-json", "-duration", "30m", file)
+	require.Equal(t, 0, code, errOut)
+	var rep struct {
+		EndSeconds float64 `json:"endSeconds"`
+		Resources  []struct {
+			Resource       string  `json:"resource"`
+			AllocatedHours float64 `json:"allocatedHours"`
+		} `json:"resources"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, 3600.0, rep.EndSeconds)
+	assert.Equal(t, "cpu", rep.Resources[0].Resource)
+	assert.InDelta(t, 2.5, rep.Resources[0].AllocatedHours, 1e-9)
+}
+
 // -each compares the inputs side by side, each simulated on its own.
 func TestCompareFiles(t *testing.T) {
 	out, errOut, code := runCommand(t, nil, "-out", "", "-each", "testdata/training.yaml", "../../scenario/testdata/scenarios/workloads.yaml")
@@ -225,6 +248,7 @@ func TestBadUse(t *testing.T) {
 		{[]string{"-max-wait", "5m"}, 2, "-max-wait and -limit go with -add-like"},
 		{[]string{"-workers", "-1"}, 2, "-workers -1 is negative"},
 		{[]string{"-max-wait", "soon"}, 2, `invalid value "soon" for flag -max-wait`},
+		{[]string{"-duration", "soon"}, 2, `invalid value "soon" for flag -duration: scenario: run time "soon"`},
 		{[]string{"-variant", "grow:1"}, 2, `unknown change "grow"`},
 		{[]string{"-write-job", "j.yaml", "-variant", "base"}, 2, "-write-job needs -job-image"},
 		{[]string{"-sweep-worker"}, 2, "a sweep needs its variants"},

@@ -1,16 +1,20 @@
 // Command scenario runs a simulation and prints the result as JSON.
 //
-//	go run ./examples/scenario [-quiet] [INPUT...]
+//	go run ./examples/scenario [-duration RUNTIME] [-quiet] [INPUT...]
 //
 // Each INPUT is a scenario file, Kubernetes objects as kubectl prints them
 // (-o json or -o yaml) or as manifests, or a folder of them (its .yaml,
 // .yml and .json files, in name order); all of them make one simulation,
 // loaded as every command of the project loads its inputs. With no INPUT
-// it runs the embedded default scenario. What the inputs hold that the
-// simulator does not model is listed on standard error, one warning a
-// line. A long run shows its progress there too (simulated time reached),
-// unless -quiet. It exits 1, with the message on standard error, when an
-// input is invalid.
+// it runs the embedded default scenario. -duration gives the pods of
+// Kubernetes objects without the gangsim.io/duration annotation a run
+// time: a time ("30m") or a distribution written as a workload's duration
+// ("{exponential: 20m, max: 2h}"); without it they run until deleted or
+// evicted. What the inputs hold that the simulator does not model is
+// listed on standard error, one warning a line. A long run shows its
+// progress there too (simulated time reached), unless -quiet. It exits 1,
+// with the message on standard error, when an input is invalid, and 2 on
+// a misuse of the flags.
 package main
 
 import (
@@ -51,8 +55,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("scenario", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	quiet := fs.Bool("quiet", false, "no progress lines on standard error (warnings and errors still go there)")
+	var runTime scenario.RunTime
+	fs.Func("duration", "run time of the pods of Kubernetes objects without the gangsim.io/duration annotation:\n"+
+		"a time (30m) or a distribution ({exponential: 20m, max: 2h}, {logNormal: {median: 20m, sigma: 1}})", func(s string) error {
+		var err error
+		runTime, err = scenario.ParseRunTime(s)
+		return err
+	})
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: scenario [-quiet] [INPUT...]\n\nRuns the inputs (files or folders), merged into one simulation, and prints the result as JSON.")
+		fmt.Fprintln(stderr, "Usage: scenario [-duration RUNTIME] [-quiet] [INPUT...]\n\nRuns the inputs (files or folders), merged into one simulation, and prints the result as JSON.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -61,7 +72,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	sc, err := load(fs.Args(), stderr)
+	sc, err := load(fs.Args(), stderr, scenario.WithDefaultDuration(runTime))
 	if err != nil {
 		return err
 	}
@@ -83,10 +94,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return res.WriteJSON(stdout)
 }
 
-// load reads the inputs as every command does (cli.Load).
-func load(paths []string, stderr io.Writer) (*scenario.Scenario, error) {
-	return cli.Load(paths, cli.Default{Name: "default.yaml", Data: defaultScenario}, stderr, loadOptions()...)
+// load reads the inputs as every command does (cli.Load), with the
+// scenario options the flags ask for.
+func load(paths []string, stderr io.Writer, opts ...scenario.Option) (*scenario.Scenario, error) {
+	return cli.Load(paths, cli.Default{Name: "default.yaml", Data: defaultScenario}, stderr, opts...)
 }
-
-// loadOptions are the scenario options the flags ask for.
-func loadOptions() []scenario.Option { return nil }

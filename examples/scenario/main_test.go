@@ -118,3 +118,27 @@ func TestNodesDumpAndFolder(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "flag provided but not defined: -nope")
 }
+
+// -duration gives the pods of Kubernetes objects a run time, so that a
+// Job completes; a bad one is an error.
+func TestDurationFlag(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "job.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: \"4\"}}\n---\n"+
+		"apiVersion: batch/v1\nkind: Job\nmetadata: {name: etl}\nspec: {completions: 5, parallelism: 3,\n"+
+		"  template: {spec: {restartPolicy: Never, containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]}}}\n"), 0o644))
+	out, errOut, code := runCommand(t, "-duration", "{fixed: 30m}", file)
+	require.Equal(t, 0, code, errOut)
+	var res struct {
+		Jobs []struct{ Name, Status, FinishedAt string } `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Equal(t, []struct{ Name, Status, FinishedAt string }{{"etl", "Complete", "1h0m0s"}}, res.Jobs)
+
+	out, _, code = runCommand(t, file)
+	require.Equal(t, 0, code)
+	require.Contains(t, out, `"status": "Running"`, "without a run time the Job runs for ever")
+
+	_, errOut, code = runCommand(t, "-duration", "30 minutes", file)
+	require.Equal(t, 2, code, "a misuse of the flags, as capacity-planning says it")
+	require.Contains(t, errOut, `invalid value "30 minutes" for flag -duration`)
+}

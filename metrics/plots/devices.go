@@ -22,7 +22,7 @@ func Devices(rep *metrics.Report) (f Figure, ok bool) {
 	f = Figure{Name: "devices", Width: width, PanelHeight: panelHeight}
 	for _, d := range rep.Devices {
 		group := d.By + "=" + d.Name
-		p := newPlot(timeLabel, group+" (devices)")
+		p := timePlot(rep, group+" (devices)")
 		top := 0.0
 		for i, m := range []string{"allocated devices", "allocated device capacity", "devices"} {
 			pts := steps(rep, find(rep, group+" "+m))
@@ -34,7 +34,7 @@ func Devices(rep *metrics.Report) (f Figure, ok bool) {
 	}
 	for _, fr := range rep.DeviceFragmentation {
 		group := "class=" + fr.Class
-		p := newPlot(timeLabel, group+" fragmentation (%)")
+		p := timePlot(rep, group+" fragmentation (%)")
 		label := fmt.Sprintf("free capacity %d task types cannot use (mean %.1f%%)", fr.TaskTypes, fr.Percent)
 		addLine(p, label, steps(rep, find(rep, group+" device fragmentation")), 3, 0)
 		percentAxis(p)
@@ -44,6 +44,6 @@ func Devices(rep *metrics.Report) (f Figure, ok bool) {
 	if len(f.Panels) == 0 {
 		return f, false
 	}
-	f.Panels[0].Title.Text = "Devices over time: " + name(rep)
+	f.Panels[0].Title.Text = "Devices " + overTime(rep) + ": " + name(rep)
 	return f, true
 }

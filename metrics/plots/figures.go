@@ -39,7 +39,7 @@ func Allocation(rep *metrics.Report) (f Figure, ok bool) {
 		if r.Resource == cluster.ResourcePods || r.Capacity == 0 {
 			continue
 		}
-		p := newPlot(timeLabel, fmt.Sprintf("%s (%s)", r.Resource, r.Unit))
+		p := timePlot(rep, fmt.Sprintf("%s (%s)", r.Resource, r.Unit))
 		top := 0.0
 		for i, m := range []string{"allocated", "capacity", "fragmented"} {
 			pts := steps(rep, find(rep, m+" "+string(r.Resource)))
@@ -52,7 +52,7 @@ func Allocation(rep *metrics.Report) (f Figure, ok bool) {
 	if len(f.Panels) == 0 {
 		return f, false
 	}
-	f.Panels[0].Title.Text = "Allocation over time: " + name(rep)
+	f.Panels[0].Title.Text = "Allocation " + overTime(rep) + ": " + name(rep)
 	return f, true
 }
 
@@ -60,14 +60,14 @@ func Allocation(rep *metrics.Report) (f Figure, ok bool) {
 func Pending(rep *metrics.Report) Figure {
 	f := Figure{Name: "pending", Width: width, PanelHeight: panelHeight}
 	for i, what := range []string{"pods", "groups"} {
-		p := newPlot(timeLabel, "pending "+what+" (count)")
+		p := timePlot(rep, "pending "+what+" (count)")
 		pts := steps(rep, find(rep, "pending "+what))
 		addLine(p, "pending "+what, pts, i, 0)
 		roomForLegend(p, maxY(pts))
 		p.Y.Tick.Marker = countTicks{}
 		f.Panels = append(f.Panels, p)
 	}
-	f.Panels[0].Title.Text = "Pending pods and PodGroups over time: " + name(rep)
+	f.Panels[0].Title.Text = "Pending pods and PodGroups " + overTime(rep) + ": " + name(rep)
 	return f
 }
 
@@ -189,9 +189,38 @@ func percentAxis(p *plot.Plot) {
 	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
 }
 
-// addLine adds a step line in colour i and dash pattern dash.
+// timePlot returns a panel over simulated time. A report of one instant
+// has no time axis to draw lines along: its panel spans an hour around
+// the instant, with one tick there, and its series are drawn as marks
+// (addLine).
+func timePlot(rep *metrics.Report, y string) *plot.Plot {
+	p := newPlot(timeLabel, y)
+	if rep.End == rep.Start {
+		at := rep.End.Hours()
+		p.X.Label.Text = "simulated time: the run is one instant, " + metrics.Round(rep.End).String()
+		p.X.Min, p.X.Max = at-0.5, at+0.5
+		p.X.Tick.Marker = plot.ConstantTicks{{Value: at, Label: metrics.Round(rep.End).String()}}
+	}
+	return p
+}
+
+// overTime names the span of the over-time figures in their titles.
+func overTime(rep *metrics.Report) string {
+	if rep.End == rep.Start {
+		return "at one instant (" + metrics.Round(rep.End).String() + ")"
+	}
+	return "over time"
+}
+
+// addLine adds a step line in colour i and dash pattern dash; points all
+// at one time (a report of one instant) are drawn as marks of shape i,
+// which a line of no length would not show.
 func addLine(p *plot.Plot, label string, pts plotter.XYs, i, dash int) {
 	if len(pts) == 0 {
+		return
+	}
+	if pts[0].X == pts[len(pts)-1].X {
+		addMarks(p, label, pts, i)
 		return
 	}
 	l, err := plotter.NewLine(pts)
@@ -204,6 +233,34 @@ func addLine(p *plot.Plot, label string, pts plotter.XYs, i, dash int) {
 	l.Dashes = plotutil.Dashes(dash)
 	p.Add(l)
 	p.Legend.Add(label, l)
+}
+
+// markShapes are filled glyphs, told apart by shape as well as colour.
+var markShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}}
+
+// addMarks adds points as marks in colour and shape i; a lone mark's
+// value is written in its legend.
+func addMarks(p *plot.Plot, label string, pts plotter.XYs, i int) {
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return // only for NaN or infinite values, which series do not hold
+	}
+	sc.GlyphStyle.Color = plotutil.Color(i)
+	sc.GlyphStyle.Shape = markShapes[i%len(markShapes)]
+	sc.GlyphStyle.Radius = vg.Points(4)
+	if len(pts) == 1 {
+		label += ": " + value(pts[0].Y)
+	}
+	p.Add(sc)
+	p.Legend.Add(label, sc)
+}
+
+// value renders a series value: whole numbers without decimals.
+func value(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprint(int64(v))
+	}
+	return fmt.Sprintf("%.1f", v)
 }
 
 // roomForLegend leaves the top of a panel, above the highest line, to its

@@ -84,7 +84,10 @@ func (f Figure) Save(path, format string) (err error) {
 	return f.WriteTo(file, format)
 }
 
-// WriteTo writes the figure in a format (PNG or SVG).
+// WriteTo writes the figure in a format (PNG or SVG). An SVG holds the
+// fonts its text uses (as CSS @font-face rules with the font data), so
+// that it looks the same, text measured and placed as drawn, on a
+// machine without them.
 func (f Figure) WriteTo(w io.Writer, format string) error {
 	height := f.PanelHeight * vg.Length(len(f.Panels))
 	var c vg.CanvasWriterTo
@@ -92,7 +95,9 @@ func (f Figure) WriteTo(w io.Writer, format string) error {
 	case PNG:
 		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.Width, height), vgimg.UseDPI(dpi))}
 	case SVG:
-		c = vgsvg.New(f.Width, height)
+		// the fonts go inside: a viewer without them would measure
+		// the text otherwise and clip it
+		c = vgsvg.NewWith(vgsvg.UseWH(f.Width, height), vgsvg.EmbedFonts(true))
 	default:
 		return fmt.Errorf("plots: format %q is not png or svg", format)
 	}

@@ -124,6 +124,10 @@ type Input struct {
 	Allocated *AllocatedState // nil: nothing allocated
 	Selectors SelectorEvaluator
 	Features  Features
+	// Devices, when set, are the devices the node reaches, found before
+	// with NewNodeDevices from the same Slices, Node and Features; nil:
+	// Allocate finds them.
+	Devices *NodeDevices
 	// Rank, when set, orders the candidate devices before the search:
 	// lower ranks are tried first, equal ranks in the search order. Not
 	// in Kubernetes, whose allocator takes devices in search order; nil

@@ -3,6 +3,7 @@ package dynamicresources
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,8 +44,9 @@ type Args struct {
 	// node's verdict per claim spec. Go only; nil keeps kube's order.
 	DeviceRank func(node *cluster.NodeInfo, claims []*cluster.ResourceClaim) func(cluster.DeviceID) int64 `json:"-" yaml:"-"`
 	// NoAllocationMemo allocates afresh on every Filter, instead of
-	// remembering allocations by node content and claim specs: for the
-	// test that the memo changes no decision. Go only.
+	// remembering allocations by node content and claim specs and each
+	// node's devices by its slices: for the test that the memo changes no
+	// decision. Go only.
 	NoAllocationMemo bool `json:"-" yaml:"-"`
 }
 
@@ -68,27 +70,71 @@ type DynamicResources struct {
 	// allocs remembers allocations by node content (the snapshot's stamp)
 	// and claim specs: an allocation is a function of the two, and pods
 	// whose other requests differ (a trace's) ask the same of a node
-	allocs map[allocKey]allocResult
+	allocs *allocMemo
+	// devices are the devices each node reaches, by node name, found
+	// again when its slices or its node object change
+	devices map[string]*nodeDevicesEntry
 }
 
-// allocKey is one allocation question: the claims (their specs' short
-// names) on one content of one node of a snapshot.
-type allocKey struct {
+// nodeDevicesEntry is a node's devices and what they were found from.
+type nodeDevicesEntry struct {
+	slices []*cluster.ResourceSlice
+	node   *cluster.Node
+	devs   *NodeDevices
+}
+
+// allocMemo remembers the allocations found on the nodes of one snapshot,
+// per node index for the node's current stamp: a node that changes
+// forgets its answers at once, so what is kept is what can still be asked.
+type allocMemo struct {
 	snap  *cluster.Snapshot
-	node  int
-	stamp uint64
-	specs string
+	nodes []nodeAllocs
 }
 
-// allocResult is Allocate's answer (errors are not remembered).
-type allocResult struct {
+// nodeAllocs are one node's answers for one content (stamp), by claim
+// specs (their short names).
+type nodeAllocs struct {
+	stamp   uint64
+	answers []allocAnswer
+}
+
+// allocAnswer is Allocate's answer for some specs (errors are not
+// remembered).
+type allocAnswer struct {
+	specs   string
 	results []cluster.AllocationResult // read-only
 	ok      bool
 }
 
-// maxAllocs bounds the allocations remembered; past it they are
+// maxAnswers bounds the answers kept per node content; past it they are
 // forgotten at once.
-const maxAllocs = 1 << 16
+const maxAnswers = 64
+
+// on returns the answers of node i as it is now in snap, forgetting those
+// of another snapshot or another content.
+func (m *allocMemo) on(snap *cluster.Snapshot, i int) *nodeAllocs {
+	if m.snap != snap {
+		m.snap, m.nodes = snap, m.nodes[:0]
+	}
+	if i >= len(m.nodes) {
+		m.nodes = append(m.nodes, make([]nodeAllocs, snap.Len()-len(m.nodes))...)
+	}
+	na := &m.nodes[i]
+	if stamp := snap.Stamp(i); na.stamp != stamp || len(na.answers) >= maxAnswers {
+		na.stamp, na.answers = stamp, na.answers[:0]
+	}
+	return na
+}
+
+// find returns the answer for specs, if there is one.
+func (na *nodeAllocs) find(specs string) (*allocAnswer, bool) {
+	for i := range na.answers {
+		if na.answers[i].specs == specs {
+			return &na.answers[i], true
+		}
+	}
+	return nil, false
+}
 
 var (
 	_ fw.PreFilterPlugin      = (*DynamicResources)(nil)
@@ -115,9 +161,9 @@ func New(args any, h fw.Handle) (fw.Plugin, error) {
 	if args == nil {
 		a = NewArgs().(*Args)
 	}
-	pl := &DynamicResources{h: h, features: a.Features, preemption: a.Preemption, rank: a.DeviceRank, selectors: NewCELSelectors(), sigs: map[string]string{}}
+	pl := &DynamicResources{h: h, features: a.Features, preemption: a.Preemption, rank: a.DeviceRank, selectors: NewCELSelectors(), sigs: map[string]string{}, devices: map[string]*nodeDevicesEntry{}}
 	if !a.NoAllocationMemo {
-		pl.allocs = map[allocKey]allocResult{}
+		pl.allocs = &allocMemo{}
 	}
 	return pl, nil
 }
@@ -146,7 +192,7 @@ type stateData struct {
 	// scored says a claim to allocate has a firstAvailable request.
 	scored bool
 	// allocations are Filter's results by node index: one per claim to
-	// allocate, in order.
+	// allocate, in order (kept only where allocate does not remember them).
 	allocations map[int][]cluster.AllocationResult
 	// freed counts, per claim, the pods the preemption's simulation took
 	// off the claim's node (with Args.Preemption).
@@ -390,15 +436,22 @@ func (pl *DynamicResources) Filter(state *fw.CycleState, pod *cluster.PodInfo, n
 		}
 		return errCannotAlloc
 	}
-	s.allocations[node] = results
+	if !pl.remembers(s) {
+		s.allocations[node] = results // else allocationOn finds it again, at once
+	}
 	return nil
+}
+
+// remembers reports whether allocate remembers its answers for s.
+func (pl *DynamicResources) remembers(s *stateData) bool {
+	return len(s.freed) == 0 && pl.h != nil && pl.allocs != nil
 }
 
 // allocate runs the allocator for the claims to allocate on the node, with
 // the node's devices in use less the claims the preemption's simulation
 // freed.
 func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, bool, error) {
-	if len(s.freed) > 0 || pl.h == nil || pl.allocs == nil {
+	if !pl.remembers(s) {
 		return pl.allocateNow(s, ni)
 	}
 	snap := pl.h.Snapshot()
@@ -406,16 +459,13 @@ func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo) ([]clus
 	if i >= snap.Len() || snap.Node(i) != ni {
 		return pl.allocateNow(s, ni) // not the snapshot's node: no stamp names it
 	}
-	key := allocKey{snap: snap, node: i, stamp: snap.Stamp(i), specs: s.specs}
-	if r, ok := pl.allocs[key]; ok {
-		return r.results, r.ok, nil
+	na := pl.allocs.on(snap, i)
+	if a, ok := na.find(s.specs); ok {
+		return a.results, a.ok, nil
 	}
 	results, ok, err := pl.allocateNow(s, ni)
 	if err == nil {
-		if len(pl.allocs) >= maxAllocs {
-			clear(pl.allocs)
-		}
-		pl.allocs[key] = allocResult{results, ok}
+		na.answers = append(na.answers, allocAnswer{s.specs, results, ok})
 	}
 	return results, ok, err
 }
@@ -444,10 +494,26 @@ func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo) ([]c
 		Classes:   s.classes,
 		Slices:    ni.Slices(),
 		Node:      ni.Node(),
+		Devices:   pl.nodeDevices(ni),
 		Allocated: allocated,
 		Selectors: pl.selectors,
 		Features:  pl.features,
 	})
+}
+
+// nodeDevices returns the devices the node reaches, found once per node
+// object and slice list (both are replaced, never changed in place).
+func (pl *DynamicResources) nodeDevices(ni *cluster.NodeInfo) *NodeDevices {
+	if pl.allocs == nil {
+		return nil // Args.NoAllocationMemo: found on every call
+	}
+	node, list := ni.Node(), ni.Slices()
+	e := pl.devices[node.Name]
+	if e == nil || e.node != node || !slices.Equal(e.slices, list) {
+		e = &nodeDevicesEntry{slices: list, node: node, devs: NewNodeDevices(list, node, pl.features)}
+		pl.devices[node.Name] = e
+	}
+	return e.devs
 }
 
 // allocationOn returns the allocation Filter found on the node, or finds

@@ -90,52 +90,78 @@ type allocator struct {
 	counters   counters
 }
 
-func newAllocator(in *Input) *allocator {
-	a := &allocator{in: in, claims: make([]claimData, len(in.Claims))}
-	a.pools = gatherPools(in.Slices, in.Node, in.Features)
-	st := in.Allocated
-	if st == nil {
-		st = &AllocatedState{}
-	}
+// NodeDevices are the devices a node reaches through some slices, in
+// search order: the pools (as gatherPools finds them) and their devices.
+// They depend on the slices, the node and the features only, so a caller
+// that asks many allocations of an unchanged node finds them once.
+// Read-only.
+type NodeDevices struct {
+	pools []*pool
+	devs  []device // without the allocated state
+}
+
+// NewNodeDevices finds the devices node reaches through slices with the
+// features f.
+func NewNodeDevices(slices []*cluster.ResourceSlice, node *cluster.Node, f Features) *NodeDevices {
+	nd := &NodeDevices{pools: gatherPools(slices, node, f)}
 	n := 0
-	for _, p := range a.pools {
+	for _, p := range nd.pools {
 		for _, s := range p.slices {
 			n += len(s.Devices)
 		}
 	}
-	a.devs = make([]device, 0, n)
-	for _, p := range a.pools {
+	nd.devs = make([]device, 0, n)
+	for _, p := range nd.pools {
 		for _, s := range p.slices {
 			for i := range s.Devices {
 				d := device{pool: p, slice: s, dev: &s.Devices[i], id: cluster.DeviceID{Driver: p.driver, Pool: p.name, Device: s.Devices[i].Name}}
-				d.shared = in.Features.ConsumableCapacity && d.dev.AllowMultipleAllocations
-				if len(st.Exclusive) > 0 {
-					d.committedExclusive = st.Exclusive[d.id]
-				}
-				if len(st.Shared) > 0 {
-					d.committedShared, d.hasCommittedShared = st.Shared[d.id]
-				}
-				a.devs = append(a.devs, d)
+				d.shared = f.ConsumableCapacity && d.dev.AllowMultipleAllocations
+				nd.devs = append(nd.devs, d)
 			}
 		}
 	}
-	if in.Rank != nil {
-		type ranked struct {
-			rank int64
-			d    device
-		}
-		rs := make([]ranked, len(a.devs))
+	return nd
+}
+
+func newAllocator(in *Input) *allocator {
+	nd := in.Devices
+	if nd == nil {
+		nd = NewNodeDevices(in.Slices, in.Node, in.Features)
+	}
+	a := &allocator{in: in, claims: make([]claimData, len(in.Claims)), pools: nd.pools}
+	a.devs = rankedDevices(nd.devs, in.Rank)
+	if st := in.Allocated; st != nil && (len(st.Exclusive) > 0 || len(st.Shared) > 0) {
 		for i := range a.devs {
-			rs[i] = ranked{in.Rank(a.devs[i].id), a.devs[i]}
-		}
-		slices.SortStableFunc(rs, func(x, y ranked) int { return cmp.Compare(x.rank, y.rank) })
-		for i := range rs {
-			a.devs[i] = rs[i].d
+			d := &a.devs[i]
+			d.committedExclusive = st.Exclusive[d.id]
+			d.committedShared, d.hasCommittedShared = st.Shared[d.id]
 		}
 	}
 	a.words = (len(in.Claims) + 63) / 64
 	a.allocating = make([]uint64, a.words*len(a.devs))
 	return a
+}
+
+// rankedDevices copies devs in the order of rank (lower first, equal
+// ranks in devs' order); rank nil keeps devs' order.
+func rankedDevices(devs []device, rank func(cluster.DeviceID) int64) []device {
+	if rank == nil {
+		return slices.Clone(devs)
+	}
+	type ranked struct {
+		rank int64
+		i    int
+	}
+	rs := make([]ranked, len(devs))
+	for i := range devs {
+		rs[i] = ranked{rank(devs[i].id), i}
+	}
+	slices.SortStableFunc(rs, func(x, y ranked) int { return cmp.Compare(x.rank, y.rank) })
+	out := make([]device, len(devs))
+	for k, r := range rs {
+		out[k] = devs[r.i]
+	}
+	return out
 }
 
 // committed reports whether the allocated state holds a device, as kube's

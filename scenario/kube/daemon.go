@@ -38,6 +38,10 @@ func (k *kubeImport) daemonSet(o *Object, v *kubeDaemonSet, f *schema.File) erro
 		check.Tolerations = append(check.Tolerations, tol.Convert())
 	}
 	check.NodeSelector, check.Affinity, check.NodeName = t.entry.NodeSelector, t.entry.Affinity.Convert(), t.entry.NodeName
+	hash := map[string]string{"controller-revision-hash": t.hash}
+	c := t.controller(hash)
+	c.Template.Tolerations, c.Template.NodeName = tols, "" // each pod is pinned to its node
+	f.Controllers = append(f.Controllers, c)
 	have := k.owned[kubeOwnerKey{o.namespace, o.kind, o.name}]
 	for i := range k.nodes {
 		n := &k.nodes[i]
@@ -52,7 +56,7 @@ func (k *kubeImport) daemonSet(o *Object, v *kubeDaemonSet, f *schema.File) erro
 			return err
 		}
 		k.podNames[cluster.MakePodKey(o.namespace, name)] = true
-		p := t.pod(name, map[string]string{"controller-revision-hash": t.hash})
+		p := t.pod(name, hash)
 		p.Tolerations, p.Affinity, p.NodeName = tols, pinToNode(t.entry.Affinity, n.Name), ""
 		f.Pods = append(f.Pods, p)
 	}

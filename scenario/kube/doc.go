@@ -25,9 +25,10 @@
 // order.
 //
 // Determinism: the entries follow the objects' order (pods by creation
-// time, ties in order), and names the controllers would pick at random
-// are made from indexes and a hash of the template, so that one set of
-// inputs always gives the same entries. Concurrency: an import works on
+// time, ties in order), and names the controllers or the API server
+// (metadata.generateName) would pick at random are made from indexes and
+// a hash of the template, so that one set of inputs always gives the same
+// entries. Concurrency: an import works on
 // the inputs it is given and holds nothing after it returns; separate
 // imports may run at once.
 package kube

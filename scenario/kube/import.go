@@ -42,8 +42,11 @@ type kubeOwnerKey struct{ namespace, kind, name string }
 type kubeOwnedCount struct {
 	active    int             // pods not finished
 	succeeded int             // pods that succeeded (a Job counts them)
+	failed    int             // pods that failed (a Job counts them)
 	nodes     map[string]bool // nodes with one of its pods (a DaemonSet's)
 	children  int             // ReplicaSets (a Deployment's)
+	// the completion indexes of an Indexed Job's pods, by their label
+	activeIndexes, succeededIndexes map[int]bool
 }
 
 // Input is one input file as the importer sees it: the scenario entries
@@ -66,6 +69,9 @@ type Warnings interface {
 // KubeSchedulerConfiguration may configure (the scheduler's and the
 // user's); an error is an *Error naming the object and its field.
 func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally) error {
+	if err := nameGenerated(ins); err != nil {
+		return err
+	}
 	d := &schema.Decoder{} // one cache of struct fields for every object
 	k := &kubeImport{tally: t, ws: ws, plugins: plugins, owned: map[kubeOwnerKey]*kubeOwnedCount{},
 		selectors: map[kubeOwnerKey]*schema.LabelSelector{}, podNames: map[cluster.PodKey]bool{}}
@@ -125,6 +131,14 @@ func (k *kubeImport) convert(d kubeDecoded) error {
 		return k.config(o, v, f)
 	case *kubeDeviceClass, *kubeResourceSlice, *kubeResourceClaim, *kubeResourceClaimTemplate:
 		return k.devices(o, v, f)
+	case *kubeLimitRange:
+		f.LimitRanges = append(f.LimitRanges, schema.LimitRange{Line: o.line, Name: o.name, Namespace: o.namespace,
+			Limits: v.Spec.Limits, Origin: newOrigin(o, kubeBudgetFields)})
+		return nil
+	case *kubeResourceQuota:
+		f.ResourceQuotas = append(f.ResourceQuotas, schema.ResourceQuota{Line: o.line, Name: o.name, Namespace: o.namespace,
+			Hard: v.Spec.Hard, Scopes: v.Spec.Scopes, ScopeSelector: v.Spec.ScopeSelector, Origin: newOrigin(o, kubeBudgetFields)})
+		return nil
 	}
 	return k.workload(o, d.v, f)
 }

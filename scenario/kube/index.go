@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"strconv"
+
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/scenario/internal/schema"
@@ -89,7 +91,7 @@ func (k *kubeImport) ownedBy(namespace string, ref *kubeOwnerRef) *kubeOwnedCoun
 	key := kubeOwnerKey{namespace, ref.Kind, ref.Name}
 	c := k.owned[key]
 	if c == nil {
-		c = &kubeOwnedCount{nodes: map[string]bool{}}
+		c = &kubeOwnedCount{nodes: map[string]bool{}, activeIndexes: map[int]bool{}, succeededIndexes: map[int]bool{}}
 		k.owned[key] = c
 	}
 	return c
@@ -103,14 +105,22 @@ func (k *kubeImport) indexPod(o *Object, p *kubePod) {
 		return
 	}
 	c := k.ownedBy(o.namespace, ref)
+	index, indexed := completionIndex(p.Metadata.Labels)
 	switch p.Status.Phase {
 	case "Succeeded":
 		c.succeeded++
+		if indexed {
+			c.succeededIndexes[index] = true
+		}
 		return
 	case "Failed":
+		c.failed++
 		return
 	}
 	c.active++
+	if indexed {
+		c.activeIndexes[index] = true
+	}
 	if node := p.Spec.NodeName; node != "" {
 		c.nodes[node] = true
 	} else if node := daemonNodeOf(p.Spec.Affinity); node != "" {
@@ -132,4 +142,15 @@ func daemonNodeOf(a *schema.Affinity) string {
 		}
 	}
 	return ""
+}
+
+// completionIndex reads the completion index a Job's controller labels its
+// pod with (Indexed Jobs).
+func completionIndex(labels map[string]string) (int, bool) {
+	v, ok := labels[schema.JobCompletionIndexLabel]
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(v)
+	return i, err == nil && i >= 0
 }

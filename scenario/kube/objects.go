@@ -21,8 +21,11 @@ type Object struct {
 	kind       string
 	namespace  string // "default" for a namespaced object without one
 	name       string
-	node       *yaml.Node
-	exp        *schema.Expansion // its file's aliases; nil in JSON
+	// generateName is metadata.generateName: the prefix of the name the
+	// importer gives an object without a name (nameGenerated)
+	generateName string
+	node         *yaml.Node
+	exp          *schema.Expansion // its file's aliases; nil in JSON
 }
 
 // Error is a problem with an object of an input file: the file, the line,
@@ -126,6 +129,8 @@ var kubeKinds = map[string]kubeKind{
 	"ResourceSlice":              {[]string{"resource.k8s.io/v1"}, false, func() any { return new(kubeResourceSlice) }},
 	"ResourceClaim":              {[]string{"resource.k8s.io/v1"}, true, func() any { return new(kubeResourceClaim) }},
 	"ResourceClaimTemplate":      {[]string{"resource.k8s.io/v1"}, true, func() any { return new(kubeResourceClaimTemplate) }},
+	"LimitRange":                 {[]string{"v1"}, true, func() any { return new(kubeLimitRange) }},
+	"ResourceQuota":              {[]string{"v1"}, true, func() any { return new(kubeResourceQuota) }},
 }
 
 // IsDocument reports whether a document is a Kubernetes object (or a List
@@ -230,7 +235,7 @@ func (o *Object) readName() error {
 	for _, f := range []struct {
 		key  string
 		into *string
-	}{{"name", &o.name}, {"namespace", &o.namespace}} {
+	}{{"name", &o.name}, {"generateName", &o.generateName}, {"namespace", &o.namespace}} {
 		v, at, err := scalarAt(meta, f.key)
 		if err != nil {
 			return &Error{File: o.file, Line: at.Line, Path: o.ref() + ": metadata." + f.key, Err: err}

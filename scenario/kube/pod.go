@@ -40,6 +40,9 @@ func (k *kubeImport) pod(o *Object, v *kubePod, f *schema.File) error {
 	if err != nil {
 		return err
 	}
+	if s.Duration, err = runTimeOf(o, mapValue(o.node, "metadata"), "metadata"); err != nil {
+		return err
+	}
 	if ref := controllerOf(&v.Metadata); ref != nil {
 		s.Controller = &cluster.Owner{Kind: ref.Kind, Name: ref.Name, Selector: k.selectors[kubeOwnerKey{o.namespace, ref.Kind, ref.Name}].Convert()}
 	}
@@ -70,15 +73,15 @@ func (k *kubeImport) podEntry(o *Object, src *schema.Origin, name string, labels
 		Priority: spec.Priority, PriorityClassName: spec.PriorityClassName, PreemptionPolicy: spec.PreemptionPolicy,
 		SchedulerName: spec.SchedulerName, NodeName: spec.NodeName, NodeSelector: spec.NodeSelector,
 		Affinity: spec.Affinity, Tolerations: spec.Tolerations, TopologySpreadConstraints: spec.TopologySpreadConstraints,
-		Origin: src}
+		SchedulingGates: spec.SchedulingGates, Origin: src}
 	if len(spec.Containers) == 0 {
 		return s, o.failf(nil, src.Spec+".containers", "required: a pod has at least one container")
 	}
-	req, field, err := podRequests(spec, src.Spec)
+	req, res, field, err := podRequests(spec, src.Spec)
 	if err != nil {
 		return s, o.fail(nil, field, err)
 	}
-	s.Requests = req
+	s.Requests, s.Resources = req, res
 	if g := spec.SchedulingGroup; g != nil {
 		if g.PodGroupName == "" {
 			return s, o.failf(nil, src.Spec+".schedulingGroup.podGroupName", "required")

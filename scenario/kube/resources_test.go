@@ -53,7 +53,7 @@ func TestPodRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, field, err := podRequests(&tt.spec, "spec")
+			got, _, field, err := podRequests(&tt.spec, "spec")
 			require.NoError(t, err, field)
 			require.Equal(t, tt.want, got)
 		})

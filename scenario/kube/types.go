@@ -129,7 +129,7 @@ type kubePodSpec struct {
 	SetHostnameAsFQDN             skipped                   `yaml:"setHostnameAsFQDN"`
 	OS                            skipped                   `yaml:"os"`
 	HostUsers                     skipped                   `yaml:"hostUsers"`
-	SchedulingGates               unmodelled                `yaml:"schedulingGates"`
+	SchedulingGates               []schema.SchedulingGate   `yaml:"schedulingGates"`
 	ResourceClaims                []schema.PodResourceClaim `yaml:"resourceClaims"`
 	Resources                     *kubeResources            `yaml:"resources"`
 	HostnameOverride              skipped                   `yaml:"hostnameOverride"`
@@ -298,14 +298,14 @@ type kubeJob struct {
 		CompletionMode          string                `yaml:"completionMode"`
 		Suspend                 *bool                 `yaml:"suspend"`
 		ManagedBy               string                `yaml:"managedBy"`
-		ActiveDeadlineSeconds   unmodelled            `yaml:"activeDeadlineSeconds"`
-		BackoffLimit            skipped               `yaml:"backoffLimit"`
-		BackoffLimitPerIndex    skipped               `yaml:"backoffLimitPerIndex"`
-		MaxFailedIndexes        skipped               `yaml:"maxFailedIndexes"`
-		PodFailurePolicy        skipped               `yaml:"podFailurePolicy"`
-		SuccessPolicy           skipped               `yaml:"successPolicy"`
-		TTLSecondsAfterFinished skipped               `yaml:"ttlSecondsAfterFinished"`
-		PodReplacementPolicy    skipped               `yaml:"podReplacementPolicy"`
+		ActiveDeadlineSeconds   *int64                `yaml:"activeDeadlineSeconds"`
+		BackoffLimit            *int32                `yaml:"backoffLimit"`
+		BackoffLimitPerIndex    unmodelled            `yaml:"backoffLimitPerIndex"`
+		MaxFailedIndexes        unmodelled            `yaml:"maxFailedIndexes"`
+		PodFailurePolicy        unmodelled            `yaml:"podFailurePolicy"`
+		SuccessPolicy           unmodelled            `yaml:"successPolicy"`
+		TTLSecondsAfterFinished skipped               `yaml:"ttlSecondsAfterFinished"` // a finished Job's pods hold nothing
+		PodReplacementPolicy    string                `yaml:"podReplacementPolicy"`
 	} `yaml:"spec"`
 	Status skipped `yaml:"status"`
 }
@@ -416,4 +416,26 @@ type kubeResourceClaimTemplate struct {
 		Metadata skipped                  `yaml:"metadata"` // labels and annotations for the claims
 		Spec     schema.ResourceClaimSpec `yaml:"spec"`
 	} `yaml:"spec"`
+}
+
+// The API server's admission objects of a namespace: their specs are
+// the scenario entries' (schema/admission.go).
+
+type kubeLimitRange struct {
+	kubeHead `yaml:",inline"`
+	Spec     struct {
+		Limits []schema.LimitRangeItem `yaml:"limits"`
+	} `yaml:"spec"`
+}
+
+type kubeResourceQuota struct {
+	kubeHead `yaml:",inline"`
+	Spec     struct {
+		Hard          map[string]string     `yaml:"hard"`
+		Scopes        []string              `yaml:"scopes"`
+		ScopeSelector *schema.ScopeSelector `yaml:"scopeSelector"`
+	} `yaml:"spec"`
+	// Status is the quota controller's count: the simulator counts the
+	// pods of the inputs instead.
+	Status skipped `yaml:"status"`
 }

@@ -15,7 +15,10 @@ import (
 // A workload makes the pods its controller would create, each arriving at
 // time 0 (docs/kubernetes-inputs.md): the replicas it lacks, counting the
 // pods of the inputs it controls already. Names are deterministic: where a
-// controller adds a random suffix, the importer adds an index.
+// controller adds a random suffix, the importer adds an index. Each
+// workload also records its controller (schema.Controller), which the
+// scenario's runner follows to keep the pods going: replacing those that
+// end, and for a Job counting completions and failures.
 
 // workload converts a Deployment, ReplicaSet, StatefulSet, DaemonSet or Job.
 func (k *kubeImport) workload(o *Object, v any, f *schema.File) error {
@@ -72,8 +75,25 @@ func (k *kubeImport) template(o *Object, meta *kubeMeta, t *kubePodTemplate, sel
 	if err != nil {
 		return nil, err
 	}
+	tmeta := mapValue(mapValue(mapValue(o.node, "spec"), "template"), "metadata")
+	if entry.Duration, err = runTimeOf(o, tmeta, "spec.template.metadata"); err != nil {
+		return nil, err
+	}
 	owner := &cluster.Owner{Kind: o.kind, Name: o.name, Selector: sel.Convert()}
 	return &kubeTemplate{o: o, entry: entry, labels: t.Metadata.Labels, owner: owner, hash: templateHash(o)}, nil
+}
+
+// controller is the controller whose pods t makes, as their owner names
+// it, with extra labels on every pod besides the template's.
+func (t *kubeTemplate) controller(extra map[string]string) schema.Controller {
+	tmpl := t.entry
+	tmpl.Name, tmpl.Labels, tmpl.Controller = "", maps.Clone(t.labels), t.owner
+	if tmpl.Labels == nil && len(extra) > 0 {
+		tmpl.Labels = map[string]string{}
+	}
+	maps.Copy(tmpl.Labels, extra)
+	return schema.Controller{Kind: t.owner.Kind, Namespace: t.o.namespace, Name: t.owner.Name, Object: t.o.ref(),
+		File: t.o.file, Line: t.o.line, Template: tmpl}
 }
 
 // pod makes the pod named name with the template's labels and extra ones.
@@ -164,6 +184,9 @@ func (k *kubeImport) deployment(o *Object, v *kubeDeployment, f *schema.File) er
 	}
 	sel.MatchLabels["pod-template-hash"] = t.hash
 	t.owner = &cluster.Owner{Kind: "ReplicaSet", Name: rs, Selector: sel.Convert()}
+	c := t.controller(hash)
+	c.Replicas = n
+	f.Controllers = append(f.Controllers, c)
 	return k.addIndexed(f, t, rs, n, "spec.replicas", func(int) map[string]string { return hash })
 }
 
@@ -176,6 +199,9 @@ func (k *kubeImport) replicaSet(o *Object, v *kubeReplicaSet, f *schema.File) er
 	if err != nil {
 		return err
 	}
+	c := t.controller(nil)
+	c.Replicas = n
+	f.Controllers = append(f.Controllers, c)
 	return k.addIndexed(f, t, o.name, n-k.owned[kubeOwnerKey{o.namespace, o.kind, o.name}].activeCount(), "spec.replicas", func(int) map[string]string { return nil })
 }
 
@@ -204,88 +230,20 @@ func (k *kubeImport) statefulSet(o *Object, v *kubeStatefulSet, f *schema.File) 
 	if err := k.room(o, "spec.replicas", n); err != nil {
 		return err
 	}
+	c := t.controller(map[string]string{"controller-revision-hash": o.name + "-" + t.hash})
+	c.Replicas, c.OrdinalStart = n, start
+	f.Controllers = append(f.Controllers, c)
 	for i := start; i < start+n; i++ {
 		name := o.name + "-" + strconv.Itoa(i)
 		if k.podNames[cluster.MakePodKey(o.namespace, name)] {
 			continue
 		}
 		k.podNames[cluster.MakePodKey(o.namespace, name)] = true
-		f.Pods = append(f.Pods, t.pod(name, map[string]string{"statefulset.kubernetes.io/pod-name": name,
-			"apps.kubernetes.io/pod-index": strconv.Itoa(i), "controller-revision-hash": o.name + "-" + t.hash}))
+		p := t.pod(name, nil)
+		p.Labels = c.PodLabels(name, i)
+		f.Pods = append(f.Pods, p)
 	}
 	return nil
-}
-
-// job makes the pods that run at once: parallelism of them, no more than
-// the completions left, less those running.
-func (k *kubeImport) job(o *Object, v *kubeJob, f *schema.File) error {
-	spec := &v.Spec
-	if spec.Suspend != nil && *spec.Suspend {
-		return nil
-	}
-	if spec.ManagedBy != "" && spec.ManagedBy != "kubernetes.io/job-controller" {
-		k.ws.Add(o.kind, "spec.managedBy", "another controller makes the pods: none are made", o.file+": "+o.ref())
-		return nil
-	}
-	sel := spec.Selector
-	if spec.ManualSelector == nil || !*spec.ManualSelector {
-		sel = nil // the controller selects by its own labels
-	}
-	t, err := k.template(o, &v.Metadata, &spec.Template, sel, false)
-	if err != nil {
-		return err
-	}
-	want, err := jobActive(o, v, k.owned[kubeOwnerKey{o.namespace, o.kind, o.name}])
-	if err != nil {
-		return err
-	}
-	labels := map[string]string{"batch.kubernetes.io/job-name": o.name, "job-name": o.name}
-	if uid := v.Metadata.UID; uid != "" {
-		labels["batch.kubernetes.io/controller-uid"], labels["controller-uid"] = uid, uid
-	}
-	if t.owner.Selector == nil {
-		t.owner.Selector = &cluster.LabelSelector{MatchLabels: map[string]string{"batch.kubernetes.io/job-name": o.name}}
-	}
-	indexed := spec.CompletionMode == "Indexed"
-	return k.addIndexed(f, t, o.name, want, "spec.parallelism", func(i int) map[string]string {
-		if !indexed {
-			return labels
-		}
-		l := maps.Clone(labels)
-		l["batch.kubernetes.io/job-completion-index"] = strconv.Itoa(i)
-		return l
-	})
-}
-
-// jobActive is how many more pods a Job runs now.
-func jobActive(o *Object, v *kubeJob, have *kubeOwnedCount) (int, error) {
-	spec := &v.Spec
-	par := 1
-	if spec.Parallelism != nil {
-		if *spec.Parallelism < 0 {
-			return 0, o.failf(nil, "spec.parallelism", "%d is negative", *spec.Parallelism)
-		}
-		par = int(*spec.Parallelism)
-	}
-	switch spec.CompletionMode {
-	case "", "NonIndexed":
-	case "Indexed":
-		if spec.Completions == nil {
-			return 0, o.failf(nil, "spec.completions", "required when completionMode is Indexed")
-		}
-	default:
-		return 0, o.failf(nil, "spec.completionMode", "%q is not NonIndexed or Indexed", spec.CompletionMode)
-	}
-	left := par
-	switch {
-	case spec.Completions != nil && *spec.Completions < 0:
-		return 0, o.failf(nil, "spec.completions", "%d is negative", *spec.Completions)
-	case spec.Completions != nil:
-		left = int(*spec.Completions) - have.succeededCount()
-	case have.succeededCount() > 0:
-		left = 0 // without completions, the first success completes the Job
-	}
-	return max(0, min(par, left)-have.activeCount()), nil
 }
 
 func (c *kubeOwnedCount) activeCount() int {

@@ -27,12 +27,19 @@ type File struct {
 	Events             []Event             `yaml:"events"`
 	// Namespaces give namespaces labels, for namespace selectors.
 	Namespaces []Namespace `yaml:"namespaces"`
+	// LimitRanges and ResourceQuotas are the API server's admission of
+	// pods into their namespaces (admission.go).
+	LimitRanges    []LimitRange    `yaml:"limitRanges"`
+	ResourceQuotas []ResourceQuota `yaml:"resourceQuotas"`
 	// Explain names pods whose placement the result explains, node by
 	// node and plugin by plugin.
 	Explain []string `yaml:"explain"`
 	// Workloads are templates expanded into pods and PodGroups
 	// (workloads.go).
 	Workloads []Workload `yaml:"workloads"`
+	// Controllers are the workload controllers of Kubernetes objects
+	// (controllers.go); not a field of the file.
+	Controllers []Controller `yaml:"-"`
 	// The device objects of Dynamic Resource Allocation (devices.go).
 	DeviceClasses          []DeviceClass           `yaml:"deviceClasses"`
 	ResourceSlices         []ResourceSlice         `yaml:"resourceSlices"`
@@ -175,11 +182,14 @@ type Budget struct {
 
 // Pod is an entry of pods, or a workload's pod template.
 type Pod struct {
-	Line              int               `yaml:"-"`
-	Name              string            `yaml:"name"`
-	Namespace         string            `yaml:"namespace"`
-	Labels            map[string]string `yaml:"labels"`
-	Requests          map[string]string `yaml:"requests"`
+	Line      int               `yaml:"-"`
+	Name      string            `yaml:"name"`
+	Namespace string            `yaml:"namespace"`
+	Labels    map[string]string `yaml:"labels"`
+	Requests  map[string]string `yaml:"requests"`
+	// Limits make the pod one container with these limits (a limit
+	// without a request requests its limit).
+	Limits            map[string]string `yaml:"limits"`
 	Priority          *int32            `yaml:"priority"`
 	PriorityClassName string            `yaml:"priorityClassName"`
 	PreemptionPolicy  string            `yaml:"preemptionPolicy"`
@@ -197,9 +207,12 @@ type Pod struct {
 	// ResourceClaims are the claims of devices the pod uses, by the name
 	// it gives each.
 	ResourceClaims []PodResourceClaim `yaml:"resourceClaims"`
-	At             string             `yaml:"at"`
-	Duration       string             `yaml:"duration"`
-	Count          *int               `yaml:"count"`
+	// SchedulingGates hold the pod pending until an ungatePod event
+	// removes them, as Kubernetes' spec.schedulingGates.
+	SchedulingGates []SchedulingGate `yaml:"schedulingGates"`
+	At              string           `yaml:"at"`
+	Duration        string           `yaml:"duration"`
+	Count           *int             `yaml:"count"`
 
 	Origin *Origin `yaml:"-"`
 	// Controller is the controller that made an imported pod.
@@ -207,6 +220,26 @@ type Pod struct {
 	// ContainerClaims are the claims an imported pod's containers name
 	// in resources.claims.
 	ContainerClaims []ContainerClaim `yaml:"-"`
+	// Resources are an imported pod's containers' requests and limits
+	// (Requests is their total).
+	Resources *cluster.PodResources `yaml:"-"`
+}
+
+// SchedulingGate is an entry of a pod's schedulingGates.
+type SchedulingGate struct {
+	Name string `yaml:"name"`
+}
+
+// GateNames lists the names of gates (nil for none).
+func GateNames(gates []SchedulingGate) []string {
+	if len(gates) == 0 {
+		return nil
+	}
+	out := make([]string, len(gates))
+	for i, g := range gates {
+		out[i] = g.Name
+	}
+	return out
 }
 
 // Owner is a pod's owner as a scenario file gives it.
@@ -238,6 +271,7 @@ type Event struct {
 	RemoveNode   string `yaml:"removeNode"`
 	DrainNode    string `yaml:"drainNode"`
 	DeletePod    string `yaml:"deletePod"`
+	UngatePod    string `yaml:"ungatePod"`
 }
 
 // Namespace is an entry of namespaces.

@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -85,4 +86,25 @@ func CheckResourceName(name string, use ResourceUse) error {
 		return fmt.Errorf("%q is not a valid resource name (a DNS prefix, '/', and a name of letters, digits, '-', '_' and '.')", name)
 	}
 	return nil
+}
+
+// standardQuotaResources are the names a ResourceQuota may limit without
+// a domain prefix, as the API server lists them (besides huge pages).
+var standardQuotaResources = []string{"cpu", "memory", "ephemeral-storage", "pods", "services", "replicationcontrollers",
+	"resourcequotas", "secrets", "configmaps", "persistentvolumeclaims", "services.nodeports", "services.loadbalancers",
+	"requests.storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage", "limits.cpu", "limits.memory",
+	"limits.ephemeral-storage"}
+
+// CheckQuotaResourceName checks the name of a ResourceQuota's limit as
+// the API server does: without a '/' a standard quota resource
+// (requests.cpu, pods, services...), with one a qualified name
+// (count/pods, requests.nvidia.com/gpu).
+func CheckQuotaResourceName(name string) error {
+	if strings.Contains(name, "/") {
+		return CheckResourceName(name, ResourcesOfContainer)
+	}
+	if slices.Contains(standardQuotaResources, name) || strings.HasPrefix(name, "hugepages-") || strings.HasPrefix(name, "requests.hugepages-") {
+		return nil
+	}
+	return fmt.Errorf("%q must be a standard resource for quota (requests.cpu, limits.memory, pods, ...), or a name with a domain (count/pods, requests.example.com/gpu)", name)
 }

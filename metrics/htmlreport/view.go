@@ -1,0 +1,298 @@
+package htmlreport
+
+import (
+	"fmt"
+	"html/template"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/metrics"
+)
+
+// view is what the template reads: every value already in words.
+type view struct {
+	Title, Name   string
+	Span, Nodes   string
+	Instant       string // the note of a report of one instant; "" otherwise
+	CSP           string
+	Script        template.JS
+	FontFaces     template.CSS
+	FontFamilies  string // "|"-separated, for the ready script
+	Answers       []Answer
+	Warnings      []string
+	Resources     []resourceRow
+	Counts        []countRow
+	Figures       []figureView
+	ByPriority    []waitRow
+	ByWorkload    []waitRow
+	Causes        []causeRow
+	Pending       []pendingRow
+	PendingMore   int
+	Preemptions   string
+	PreemptByPrio []preemptRow
+	Reasons       []reasonRow
+	DomainHeader  []string
+	Domains       []domainRow
+	Devices       []deviceRow
+	DeviceFrag    []deviceFragRow
+}
+
+type resourceRow struct {
+	Resource, Unit                                string
+	Capacity, Allocated, Peak, Utilisation, Hours string
+	Fragmented, FragmentedPeak                    string
+}
+
+type countRow struct{ Label, Value string }
+
+type figureView struct {
+	ID, Caption string
+	SVG         template.HTML
+}
+
+type waitRow struct {
+	Label, Count, Mean, P50, P90, P99, Max, Pending string
+}
+
+type causeRow struct {
+	Workload, Pods, Explanation, Example string
+}
+
+type pendingRow struct {
+	Pod, Priority, Workload, Group, Since, Reason, Explanation string
+}
+
+type preemptRow struct{ Priority, Preemptions, Victims string }
+
+type reasonRow struct{ Reason, Attempts, Pods string }
+
+type domainRow struct {
+	Domain string
+	Cells  []string
+}
+
+type deviceRow struct {
+	Group, Devices, Allocated, Peak, Capacity, CapacityPeak, Utilisation string
+}
+
+type deviceFragRow struct {
+	Class, TaskTypes, Mean, Peak, Fragmented, FragmentedPeak string
+}
+
+var fontFamily = regexp.MustCompile(`font-family:"([^"]+)"`)
+
+func newView(in Input) (*view, error) {
+	rep := in.Report
+	if rep == nil {
+		return nil, fmt.Errorf("htmlreport: no report")
+	}
+	name := rep.Name
+	if name == "" {
+		name = "run"
+	}
+	v := &view{Title: in.Title, Name: name, CSP: csp(), Script: template.JS(readyScript)}
+	for _, a := range in.Answers {
+		a.Question = capitalize(a.Question)
+		v.Answers = append(v.Answers, a)
+	}
+	if v.Title == "" {
+		v.Title = "Capacity report: " + name
+	}
+	v.Span = fmt.Sprintf("simulated %v to %v (%s)", metrics.Round(rep.Start), metrics.Round(rep.End), hours(rep.End-rep.Start))
+	v.Nodes = fmt.Sprintf("%d nodes at the end", rep.Nodes)
+	if rep.Start == rep.End {
+		v.Instant = fmt.Sprintf("The run is one instant (%v): nothing ended or arrived after it, as for a cluster read as it stands. "+
+			"Every value is the one at that instant, and the figures mark it.", metrics.Round(rep.End))
+	}
+	v.Warnings = append(append(v.Warnings, rep.Warnings...), in.Warnings...)
+	figs, faces, err := figures(rep)
+	if err != nil {
+		return nil, err
+	}
+	if rep.Start == rep.End {
+		for i := range figs {
+			figs[i].Caption = strings.ReplaceAll(figs[i].Caption, "over simulated time", "at the run's one instant")
+		}
+	}
+	v.Figures, v.FontFaces = figs, template.CSS(strings.Join(faces, "\n"))
+	var families []string
+	for _, f := range faces {
+		if m := fontFamily.FindStringSubmatch(f); m != nil {
+			families = append(families, m[1])
+		}
+	}
+	v.FontFamilies = strings.Join(families, "|")
+	v.summary(rep)
+	v.waits(rep)
+	v.pending(rep)
+	v.preemptions(rep)
+	v.domains(rep)
+	v.devices(rep)
+	return v, nil
+}
+
+// csp is the page's Content Security Policy: nothing from outside, the
+// inline styles, the embedded fonts and the ready script alone.
+func csp() string {
+	return "default-src 'none'; style-src 'unsafe-inline'; font-src data:; img-src data:; script-src '" + scriptHash + "'"
+}
+
+func (v *view) summary(rep *metrics.Report) {
+	for _, r := range rep.Resources {
+		v.Resources = append(v.Resources, resourceRow{Resource: string(r.Resource), Unit: r.Unit, Capacity: num(r.Capacity),
+			Allocated: num(r.Allocated), Peak: num(r.AllocatedPeak), Utilisation: pct(r.Utilization), Hours: num(r.AllocatedHours),
+			Fragmented: num(r.Fragmented), FragmentedPeak: num(r.FragmentedPeak)})
+	}
+	p, g := rep.Pods, rep.Groups
+	for _, c := range []struct {
+		label string
+		n     int
+	}{
+		{"pods arrived", p.Arrived}, {"arrived already running", p.ArrivedRunning}, {"placed", p.Placed},
+		{"never placed", p.Unplaced}, {"pending at the end", p.PendingAtEnd}, {"succeeded", p.Succeeded},
+		{"evictions", p.Evicted}, {"PodGroups arrived", g.Arrived}, {"PodGroups placed", g.Placed},
+		{"PodGroups never placed", g.Unplaced},
+	} {
+		v.Counts = append(v.Counts, countRow{c.label, fmt.Sprint(c.n)})
+	}
+}
+
+func (v *view) waits(rep *metrics.Report) {
+	v.ByPriority = append(v.ByPriority, waitRow{Label: "all pods"}.with(rep.Pods.Wait))
+	for _, w := range rep.Pods.WaitByPriority {
+		v.ByPriority = append(v.ByPriority, waitRow{Label: fmt.Sprintf("priority %d", w.Priority)}.with(w.Wait))
+	}
+	v.ByPriority = append(v.ByPriority, waitRow{Label: "PodGroups (time to schedule)"}.with(rep.Groups.TimeToSchedule))
+	for _, w := range rep.WorstWaits() {
+		v.ByWorkload = append(v.ByWorkload, waitRow{Label: w.Workload, Pending: fmt.Sprint(w.Pending)}.with(w.Wait))
+	}
+}
+
+func (r waitRow) with(d metrics.Durations) waitRow {
+	r.Count = fmt.Sprint(d.Count)
+	r.Mean, r.P50, r.P90, r.P99, r.Max = dur(d.Mean), dur(d.P50), dur(d.P90), dur(d.P99), dur(d.Max)
+	return r
+}
+
+func (v *view) pending(rep *metrics.Report) {
+	for _, c := range rep.PendingCauses() {
+		v.Causes = append(v.Causes, causeRow{Workload: c.Workload, Pods: fmt.Sprint(c.Pods), Explanation: c.Explanation, Example: c.Example})
+	}
+	for i, p := range rep.Pending {
+		if i == maxPendingRows {
+			v.PendingMore = len(rep.Pending) - maxPendingRows
+			break
+		}
+		v.Pending = append(v.Pending, pendingRow{Pod: p.Pod, Priority: fmt.Sprint(p.Priority), Workload: p.Workload, Group: p.Group,
+			Since: dur(p.Since), Reason: p.Reason, Explanation: p.Explanation})
+	}
+}
+
+func (v *view) preemptions(rep *metrics.Report) {
+	pr := rep.Preemptions
+	v.Preemptions = fmt.Sprintf("%s evicted %s (%d breaking a PodDisruptionBudget).",
+		count(pr.Preemptions, "preemption", "preemptions"), count(pr.Victims, "pod", "pods"), pr.BudgetViolations)
+	for _, c := range pr.ByPriority {
+		v.PreemptByPrio = append(v.PreemptByPrio, preemptRow{fmt.Sprint(c.Priority), fmt.Sprint(c.Preemptions), fmt.Sprint(c.Victims)})
+	}
+	for _, r := range rep.Unschedulable {
+		v.Reasons = append(v.Reasons, reasonRow{r.Reason, fmt.Sprint(r.Attempts), fmt.Sprint(r.Pods)})
+	}
+}
+
+// domains lays out each domain's utilisation of each resource but pods,
+// one row per domain.
+func (v *view) domains(rep *metrics.Report) {
+	var names []cluster.ResourceName
+	for _, r := range rep.Resources {
+		if r.Resource != cluster.ResourcePods {
+			names = append(names, r.Resource)
+			v.DomainHeader = append(v.DomainHeader, string(r.Resource))
+		}
+	}
+	for _, d := range rep.Domains {
+		label := d.Key + "=" + d.Value
+		if n := len(v.Domains); n == 0 || v.Domains[n-1].Domain != label {
+			cells := make([]string, len(names))
+			for i := range cells {
+				cells[i] = "–"
+			}
+			v.Domains = append(v.Domains, domainRow{Domain: label, Cells: cells})
+		}
+		for i, name := range names {
+			if name == d.Resource {
+				v.Domains[len(v.Domains)-1].Cells[i] = pct(d.Utilization)
+			}
+		}
+	}
+}
+
+func (v *view) devices(rep *metrics.Report) {
+	for _, d := range rep.Devices {
+		v.Devices = append(v.Devices, deviceRow{Group: d.By + "=" + d.Name, Devices: num(d.Devices), Allocated: num(d.Allocated),
+			Peak: num(d.AllocatedPeak), Capacity: num(d.Capacity), CapacityPeak: num(d.CapacityPeak), Utilisation: pct(d.Utilization)})
+	}
+	for _, f := range rep.DeviceFragmentation {
+		v.DeviceFrag = append(v.DeviceFrag, deviceFragRow{Class: f.Class, TaskTypes: fmt.Sprint(f.TaskTypes),
+			Mean: fmt.Sprintf("%.1f%%", f.Percent), Peak: fmt.Sprintf("%.1f%%", f.PercentPeak), Fragmented: num(f.Fragmented), FragmentedPeak: num(f.FragmentedPeak)})
+	}
+}
+
+// captions say what each figure shows, by figure name.
+var captions = map[string]string{
+	"allocation": "Allocation of each resource over simulated time: the requests of the pods on nodes, the nodes' allocatable, and the free amount on used nodes that no pending pod can use (fragmented).",
+	"devices":    "Devices by class and by model over simulated time: devices on the nodes, devices a claim holds, and the part of them the claims take; then each class's fragmentation.",
+	"pending":    "Pods and PodGroups waiting to be placed, over simulated time.",
+	"waits":      "For each priority, the share of its scheduled pods that waited at most a given time from arrival to first binding (log time axis).",
+}
+
+func caption(name string) string {
+	if c, ok := captions[name]; ok {
+		return c
+	}
+	if strings.HasPrefix(name, "domains-") {
+		return "Each domain's mean allocation of each resource but pods, as a share of the domain's capacity."
+	}
+	return ""
+}
+
+// count renders a count with its noun: "1 pod", "2 pods".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// capitalize writes a sentence's first letter in upper case.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// num renders an amount: whole numbers without decimals, else one.
+func num(v float64) string {
+	if v == float64(int64(v)) {
+		return fmt.Sprint(int64(v))
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func pct(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
+
+func dur(d time.Duration) string { return metrics.Round(d).String() }
+
+// hours renders a span for the header: "32.6 hours", "no time".
+func hours(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "no time"
+	case d < time.Hour:
+		return metrics.Round(d).String()
+	}
+	return fmt.Sprintf("%.1f hours", d.Hours())
+}

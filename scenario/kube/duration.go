@@ -1,0 +1,75 @@
+package kube
+
+import (
+	"fmt"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gangsim/gangsim"
+)
+
+// DurationAnnotation gives a pod made from a Kubernetes object its run
+// time: on a Pod's metadata, or on the pod template of a Job, Deployment,
+// ReplicaSet, StatefulSet or DaemonSet (whose controller copies it to
+// every pod it makes, as Kubernetes copies a template's annotations). Once
+// bound, the pod runs that long, then succeeds; a Job counts it as a
+// completion, the other controllers replace it. Its value is a positive
+// duration as Go writes them: "30m", "1h30m", "90s".
+const DurationAnnotation = "gangsim.io/duration"
+
+// runTimeOf reads the run-time annotation of the metadata node meta, at
+// the field path field ("metadata", "spec.template.metadata"); "" when it
+// has none. A value that is not a positive duration is an error naming
+// the annotation.
+func runTimeOf(o *Object, meta *yaml.Node, field string) (string, error) {
+	n := mapValue(mapValue(meta, "annotations"), DurationAnnotation)
+	if n == nil {
+		return "", nil
+	}
+	path := field + ".annotations[" + DurationAnnotation + "]"
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return "", o.failf(n, path, "must be a duration like 30m or 1h30m")
+	}
+	if _, err := parseRunTime(n.Value); err != nil {
+		return "", o.fail(n, path, err)
+	}
+	return n.Value, nil
+}
+
+// parseRunTime reads the annotation's value: a positive duration of at
+// most gangsim.MaxSimulatedTime (a hundred years).
+func parseRunTime(text string) (time.Duration, error) {
+	d, err := time.ParseDuration(text)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a duration like 30m or 1h30m", text)
+	case d <= 0:
+		return 0, fmt.Errorf("%q is not a positive duration", text)
+	case d > gangsim.MaxSimulatedTime:
+		return 0, fmt.Errorf("%q is beyond the largest simulated time, %v (a hundred years)", text, gangsim.MaxSimulatedTime)
+	}
+	return d, nil
+}
+
+// mapValue is schema.MapValue through YAML aliases: the value of key in
+// the mapping n, or nil.
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	n = unalias(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if unalias(n.Content[i]).Value == key {
+			return unalias(n.Content[i+1])
+		}
+	}
+	return nil
+}
+
+func unalias(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
