@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -32,21 +33,31 @@ type input struct {
 // LoadFiles reads several files and merges them into one scenario. Each is
 // a scenario file or Kubernetes objects as kubectl prints them (-o json or
 // -o yaml: one object, a List, or a stream of YAML documents), detected
-// from its contents; docs/kubernetes-inputs.md says what is read. An entry
-// of one file may name what another defines; an object defined twice is an
-// error naming both files. What the inputs hold that the simulator does
-// not model is listed in the scenario's Warnings.
+// from its contents; docs/kubernetes-inputs.md says what is read. A path
+// may be a folder: it stands for the .yaml, .yml and .json files directly
+// in it, in name order (InputFiles), as kubectl apply -f reads a folder.
+// A file whose name ends in .gz is read decompressed.
+// An entry of one file may name what another defines; an object defined
+// twice is an error naming both files. What the inputs hold that the
+// simulator does not model is listed in the scenario's Warnings. The
+// scenario is named after the paths as given, joined by ", ".
 func LoadFiles(paths []string, opts ...Option) (*Scenario, error) {
 	limit := applyOptions(opts).limits.FileSize
-	files := make([]File, 0, len(paths))
-	for _, p := range paths {
+	names, skipped, err := expandPaths(paths)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]File, 0, len(names))
+	for _, p := range names {
 		data, err := readLimited(p, limit)
 		if err != nil {
 			return nil, err
 		}
 		files = append(files, File{Name: p, Data: data})
 	}
-	return parseFiles(files, true, opts...)
+	var ws warnings
+	warnSkipped(&ws, skipped)
+	return parseFiles(files, strings.Join(paths, ", "), &ws, true, opts...)
 }
 
 // readLimited reads a file of at most limit bytes; a larger one is an
@@ -78,26 +89,33 @@ func readLimited(path string, limit int64) ([]byte, error) {
 
 // ParseFiles is LoadFiles on contents held in memory.
 func ParseFiles(files []File, opts ...Option) (*Scenario, error) {
-	return parseFiles(files, false, opts...)
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.Name
+	}
+	return parseFiles(files, strings.Join(names, ", "), &warnings{}, false, opts...)
 }
 
-// parseFiles parses files; when they are its own (read by LoadFiles), a
-// file's bytes are let go once decoded, before the scenario is built from
-// them: nothing decoded points into them, and a 100 MB file is then not
-// held while a million pods are made.
-func parseFiles(files []File, own bool, opts ...Option) (*Scenario, error) {
+// parseFiles parses files into the scenario name, adding to the warnings
+// ws; when they are its own (read by LoadFiles), a file's bytes are let go
+// once decoded, before the scenario is built from them: nothing decoded
+// points into them, and a 100 MB file is then not held while a million
+// pods are made.
+func parseFiles(files []File, name string, ws *warnings, own bool, opts ...Option) (*Scenario, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no input file", ErrScenario)
 	}
 	o := applyOptions(opts)
-	var ws warnings
 	ins := make([]*input, 0, len(files))
-	names := make([]string, 0, len(files))
 	for i, f := range files {
 		if size := int64(len(f.Data)); size > o.limits.FileSize {
 			return nil, fileTooLarge(f.Name, size, o.limits.FileSize)
 		}
-		in, err := readInput(f.Name, f.Data, &ws, o.limits)
+		data, err := gunzipped(f.Name, f.Data, o.limits.FileSize)
+		if err != nil {
+			return nil, err
+		}
+		in, err := readInput(f.Name, data, ws, o.limits)
 		if err != nil {
 			return nil, err
 		}
@@ -105,22 +123,21 @@ func parseFiles(files []File, own bool, opts ...Option) (*Scenario, error) {
 			files[i].Data = nil
 		}
 		ins = append(ins, in)
-		names = append(names, f.Name)
 	}
 	t := schema.NewTally(o.limits.Nodes, o.limits.Pods)
 	if err := countEntries(t, ins); err != nil {
 		return nil, err
 	}
 	if hasObjects(ins) {
-		if err := importObjects(ins, &o, &ws, t); err != nil {
+		if err := importObjects(ins, &o, ws, t); err != nil {
 			return nil, err
 		}
 	}
 	if err := checkDuplicates(ins); err != nil {
 		return nil, err
 	}
-	b := newBuilder(strings.Join(names, ", "), opts)
-	b.ws, b.tally = &ws, t
+	b := newBuilder(name, opts)
+	b.ws, b.tally = ws, t
 	if err := b.build(ins); err != nil {
 		return nil, err
 	}
@@ -235,6 +252,27 @@ func parseDocuments(name string, data []byte) ([]*yaml.Node, bool, error) {
 		return nil, false, &FieldError{File: name, Err: err}
 	}
 	return docs, isJSON, nil
+}
+
+// gunzipped returns the contents of a file whose name ends in .gz
+// decompressed (of at most limit bytes, as any file), and any other's as
+// they are: a large kubectl dump may be kept, or shipped, compressed.
+func gunzipped(name string, data []byte, limit int64) ([]byte, error) {
+	if !strings.HasSuffix(name, ".gz") {
+		return data, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, &FieldError{File: name, Err: fmt.Errorf("not gzip data: %w", err)}
+	}
+	var out bytes.Buffer
+	if _, err := out.ReadFrom(io.LimitReader(zr, limit+1)); err != nil {
+		return nil, &FieldError{File: name, Err: fmt.Errorf("gzip: %w", err)}
+	}
+	if int64(out.Len()) > limit {
+		return nil, &FieldError{File: name, Err: fmt.Errorf("decompressed, the file is more than %d bytes, the limit (%s)", limit, byteSize(limit))}
+	}
+	return out.Bytes(), nil
 }
 
 // fileTooLarge is the error for a file above Limits.FileSize.

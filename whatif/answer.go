@@ -13,9 +13,11 @@ import (
 // count under CountKey:
 //
 //	{"question": "...", "nodesToAdd": 3, "found": true, "limit": 64,
-//	 "variant": "add:n-0:3", "runs": [{"nodesToAdd": 0, "ok": false, ...}],
-//	 "summary": {...}}
+//	 "reason": "", "criterion": "every pod placed by the end of the run; waits not bounded",
+//	 "cautions": [], "noFit": [], "variant": "add:n-0:3",
+//	 "runs": [{"nodesToAdd": 0, "ok": false, ...}], "summary": {...}}
 //
+// cautions and noFit are lists, empty when there is nothing to say.
 // Times are in seconds; the same answer gives the same bytes.
 func (a *Answer) JSON() ([]byte, error) {
 	var b bytes.Buffer
@@ -25,7 +27,8 @@ func (a *Answer) JSON() ([]byte, error) {
 		value any
 	}{
 		{"question", a.Question}, {a.CountKey, a.Count}, {"found", a.Found}, {"limit", a.Limit},
-		{"reason", a.Reason}, {"variant", a.Variant.Name}, {"runs", a.jsonRuns()}, {"summary", a.Summary},
+		{"reason", a.Reason}, {"criterion", a.Criterion}, {"cautions", orEmpty(a.Cautions)}, {"noFit", orEmpty(a.NoFit)},
+		{"variant", a.Variant.Name}, {"runs", a.jsonRuns()}, {"summary", a.Summary},
 	}
 	for i, f := range fields {
 		v, err := json.MarshalIndent(f.value, "  ", "  ")
@@ -41,6 +44,14 @@ func (a *Answer) JSON() ([]byte, error) {
 	}
 	b.WriteString("}\n")
 	return b.Bytes(), nil
+}
+
+// orEmpty renders a nil list as [] rather than null.
+func orEmpty[T any](list []T) []T {
+	if list == nil {
+		return []T{}
+	}
+	return list
 }
 
 // jsonRuns renders the runs with the count under the answer's key.
@@ -63,10 +74,11 @@ func (a *Answer) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s?\n", capitalize(a.Question))
 	if a.Found {
-		fmt.Fprintf(tw, "Answer: %d (%s), after %d runs.\n\n", a.Count, a.Variant.Name, len(a.Runs))
+		fmt.Fprintf(tw, "Answer: %d (%s), after %d runs.\n", a.Count, a.Variant.Name, len(a.Runs))
 	} else {
-		fmt.Fprintf(tw, "No answer: %s.\n\n", a.Reason)
+		fmt.Fprintf(tw, "No answer: %s.\n", a.Reason)
 	}
+	a.writeNotes(tw)
 	fmt.Fprintln(tw, "RUN\tCOUNT\tOK\tPENDING\tGROUPS NEVER PLACED\tLONGEST WAIT\tNOTE")
 	for i, r := range a.Runs {
 		ok := "no"
@@ -84,6 +96,29 @@ func (a *Answer) WriteTable(w io.Writer) error {
 	fmt.Fprintln(w)
 	c := &Comparison{Scenario: "with the answer", Variants: []VariantResult{{Variant: a.Variant.Name, Summary: a.Summary}}}
 	return c.WriteTable(w)
+}
+
+// writeNotes writes what the answer was judged by, its cautions and the
+// pods that fit no node of the kind added, then a blank line.
+func (a *Answer) writeNotes(w io.Writer) {
+	if a.Criterion != "" {
+		fmt.Fprintf(w, "Judged by: %s.\n", a.Criterion)
+	}
+	for _, c := range a.Cautions {
+		fmt.Fprintf(w, "Caution: %s.\n", c)
+	}
+	for _, g := range a.NoFit {
+		names := strings.Join(g.First, ", ")
+		if more := g.Pods - len(g.First); more > 0 {
+			names += fmt.Sprintf(" and %d more", more)
+		}
+		pods := "pods fit"
+		if g.Pods == 1 {
+			pods = "pod fits"
+		}
+		fmt.Fprintf(w, "  %d %s no empty node of the kind added: %s (%s)\n", g.Pods, pods, g.Reason, names)
+	}
+	fmt.Fprintln(w)
 }
 
 func capitalize(s string) string {

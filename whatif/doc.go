@@ -14,17 +14,22 @@
 // failed. They assume more nodes never hurt, which schedulers mostly but
 // not strictly honour (placement is greedy); the runs show where not. A
 // search with a wait bound stops each run the moment it fails the bound.
+// Answers explain themselves: what they were judged by (Criterion),
+// cautions where they may mislead (waits over LongWait, a removal without
+// a wait bound), and, when no count places every pod, the pods that fit
+// no empty node of the kind added, with the scheduler's reasons (NoFit).
 //
 // Several runs go at once on a bounded pool of goroutines
 // (Options.Workers, runtime.GOMAXPROCS(0) by default), each with its own
 // Scheduler; a Scheduler is never shared. Beyond one machine, a sweep of
 // variants is written as a Kubernetes Indexed Job (WriteIndexedJob):
 // each completion runs one variant (CompletionIndex, RunIndex) and prints
-// one JSON line, and Merge gathers the lines.
+// one JSON line, and Merge gathers the lines. The inputs travel in
+// ConfigMaps within the API server's 1 MiB, large files compressed.
 //
 // Determinism: results, answers, the runs they list and every rendering
 // are the same for the same input whatever the number of workers; with
 // several workers a search also runs, ahead of need, counts it may not
-// use, which change only its wall time. Progress callbacks are the only
-// output whose order depends on timing.
+// use, which change only its wall time. Progress callbacks and Watch
+// observers are the only outputs whose order depends on timing.
 package whatif

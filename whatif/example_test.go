@@ -76,3 +76,43 @@ func FuzzMerge(f *testing.F) {
 		}
 	})
 }
+
+// No count of nodes like n-0 places a pod asking for more than such a
+// node has: the answer names it, with the scheduler's reason.
+func ExampleAnswer_noFit() {
+	sc, err := scenario.Parse("small.yaml", []byte(`
+nodes: [{name: n, allocatable: {cpu: "4"}, count: 2}]
+pods: [{name: big, requests: {cpu: "6"}}, {name: p, requests: {cpu: "3"}, count: 3}]
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a, err := whatif.FewestNodesToAdd(sc, "n-0", whatif.Criteria{Limit: 4}, whatif.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(a.Found, a.Reason)
+	for _, g := range a.NoFit {
+		fmt.Println(g.Pods, g.Reason, g.First)
+	}
+	// Output:
+	// false with 4 added, 1 pod is still pending (big); none of them fits an empty node like n-0
+	// 1 Insufficient cpu [big]
+}
+
+// A sweep's inputs travel in ConfigMaps of at most 1 MiB of data each; a
+// file larger than that goes compressed.
+func ExampleJobSpec_ConfigMaps() {
+	spec := whatif.JobSpec{Name: "sweep", Image: "registry.example/capacity-planning:v1", Completions: 2, MountPath: "/scenarios",
+		Files: []whatif.JobFile{
+			{Name: "nodes.json", Data: make([]byte, 700<<10)},
+			{Name: "pods.json", Data: make([]byte, 700<<10)},
+			{Name: "dump.json", Data: make([]byte, 5<<20)}, // zeros: they compress to almost nothing
+		}}
+	names, err := spec.ConfigMaps()
+	fmt.Println(names, err)
+	// Output:
+	// [sweep-scenarios sweep-scenarios-2] <nil>
+}

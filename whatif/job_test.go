@@ -2,8 +2,12 @@ package whatif_test
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -121,27 +125,29 @@ func TestMergeErrors(t *testing.T) {
 
 func TestWriteIndexedJob(t *testing.T) {
 	spec := whatif.JobSpec{Name: "sweep", Image: "registry.example/capacity-planning:v1", Command: []string{"/capacity-planning"},
-		Args: []string{"-sweep-worker", "-variant", "base", "-variant", "add:n-0:1", "/scenarios/s.yaml"}, Completions: 2,
-		MountPath: "/scenarios", Files: map[string][]byte{"s.yaml": []byte("nodes: []\n"), "a.yaml": []byte("x: 1\n")}}
+		Args: []string{"-sweep-worker", "-variant", "base", "-variant", "add:n-0:1"}, Completions: 2,
+		Requests: map[string]string{"cpu": "1", "memory": "1Gi"}, Limits: map[string]string{"memory": "1Gi"},
+		MountPath: "/scenarios", Files: []whatif.JobFile{{Name: "s.yaml", Data: []byte("nodes: []\n")}, {Name: "a.yaml", Data: []byte("x: 1\n")}}}
 	var b bytes.Buffer
 	require.NoError(t, whatif.WriteIndexedJob(&b, spec))
 	var again bytes.Buffer
 	require.NoError(t, whatif.WriteIndexedJob(&again, spec))
 	require.Equal(t, b.String(), again.String(), "the same bytes")
 
-	dec := yaml.NewDecoder(&b)
-	var cm, job map[string]any
-	require.NoError(t, dec.Decode(&cm))
-	require.NoError(t, dec.Decode(&job))
+	docs := decodeAll(t, b.String())
+	require.Len(t, docs, 2)
+	cm, job := docs[0], docs[1]
 	assert.Equal(t, "ConfigMap", cm["kind"])
 	assert.Equal(t, map[string]any{"a.yaml": "x: 1\n", "s.yaml": "nodes: []\n"}, cm["data"])
 	assert.Equal(t, "Job", job["kind"])
 	js := job["spec"].(map[string]any)
 	assert.Equal(t, "Indexed", js["completionMode"])
 	assert.Equal(t, 2, js["completions"])
-	c := js["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	c := container(job)
 	assert.Equal(t, "registry.example/capacity-planning:v1", c["image"])
-	assert.Equal(t, []any{"-sweep-worker", "-variant", "base", "-variant", "add:n-0:1", "/scenarios/s.yaml"}, c["args"])
+	assert.Equal(t, []any{"-sweep-worker", "-variant", "base", "-variant", "add:n-0:1", "/scenarios/s.yaml", "/scenarios/a.yaml"}, c["args"],
+		"the files' paths follow, in the spec's order")
+	assert.Equal(t, map[string]any{"requests": map[string]any{"cpu": "1", "memory": "1Gi"}, "limits": map[string]any{"memory": "1Gi"}}, c["resources"])
 
 	// without files (an embedded scenario) there is no ConfigMap
 	spec.Files = nil
@@ -149,13 +155,115 @@ func TestWriteIndexedJob(t *testing.T) {
 	require.NoError(t, whatif.WriteIndexedJob(&noFiles, spec))
 	assert.NotContains(t, noFiles.String(), "ConfigMap")
 	assert.NotContains(t, noFiles.String(), "volumes")
+}
 
-	for _, bad := range []whatif.JobSpec{
-		{Name: "Sweep", Image: "i", Completions: 1, MountPath: "/s"},
-		{Name: "s", Completions: 1, MountPath: "/s"},
-		{Name: "s", Image: "i", MountPath: "/s"},
-		{Name: "s", Image: "i", Completions: 1, MountPath: "s", Files: map[string][]byte{"a": nil}},
-	} {
-		require.ErrorIs(t, whatif.WriteIndexedJob(&bytes.Buffer{}, bad), whatif.ErrSweep)
+func TestWriteIndexedJobErrors(t *testing.T) {
+	ok := whatif.JobSpec{Name: "s", Image: "i", Completions: 1, MountPath: "/s"}
+	with := func(f func(*whatif.JobSpec)) whatif.JobSpec {
+		s := ok
+		f(&s)
+		return s
 	}
+	for _, tt := range []struct {
+		spec whatif.JobSpec
+		want string
+	}{
+		{with(func(s *whatif.JobSpec) { s.Name = "Sweep" }), `job name "Sweep" is not a DNS label`},
+		{with(func(s *whatif.JobSpec) { s.Image = "" }), "job image is empty"},
+		{with(func(s *whatif.JobSpec) { s.Completions = 0 }), "0 completions"},
+		{with(func(s *whatif.JobSpec) { s.MountPath, s.Files = "s", []whatif.JobFile{{Name: "a"}} }), `mount path "s" is not absolute`},
+		{with(func(s *whatif.JobSpec) { s.Files = []whatif.JobFile{{Name: "a b.yaml"}} }), `file name "a b.yaml" is not a ConfigMap key`},
+		{with(func(s *whatif.JobSpec) { s.Files = []whatif.JobFile{{Name: "a"}, {Name: "a"}} }), "two files are named a"},
+		{with(func(s *whatif.JobSpec) { s.Requests = map[string]string{"memory": "lots"} }), "the worker's request of memory"},
+		{with(func(s *whatif.JobSpec) {
+			s.Requests, s.Limits = map[string]string{"cpu": "2"}, map[string]string{"cpu": "1500m"}
+		}), "the worker's cpu request 2 is more than its limit 1500m"},
+	} {
+		err := whatif.WriteIndexedJob(&bytes.Buffer{}, tt.spec)
+		require.ErrorIs(t, err, whatif.ErrSweep, tt.want)
+		assert.Contains(t, err.Error(), tt.want)
+	}
+}
+
+// Files over a ConfigMap's 1 MiB of data are spread over several,
+// mounted as one projected volume; a file larger than one ConfigMap goes
+// compressed; one too large even then is refused with its sizes.
+func TestJobFilesOverTheConfigMapLimit(t *testing.T) {
+	text := func(n int, seed byte) []byte { // n bytes of YAML comments
+		line := []byte("# " + strings.Repeat(string('a'+seed%26), 61) + "\n")
+		return bytes.Repeat(line, n/len(line))
+	}
+	spec := whatif.JobSpec{Name: "big", Image: "i", Completions: 1, MountPath: "/scenarios", Files: []whatif.JobFile{
+		{Name: "a.yaml", Data: text(600_000, 0)}, {Name: "b.yaml", Data: text(600_000, 1)},
+		{Name: "dump.json", Data: text(3_000_000, 2)}, {Name: "raw.bin", Data: []byte{0xff, 0xfe}}}}
+	names, err := spec.ConfigMaps()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"big-scenarios", "big-scenarios-2"}, names)
+	var b bytes.Buffer
+	require.NoError(t, whatif.WriteIndexedJob(&b, spec))
+	docs := decodeAll(t, b.String())
+	require.Len(t, docs, 3)
+	for _, cm := range docs[:2] {
+		size := 0
+		for _, v := range cm["data"].(map[string]any) {
+			size += len(v.(string))
+		}
+		if bin, ok := cm["binaryData"].(map[string]any); ok {
+			for _, v := range bin {
+				raw, err := base64.StdEncoding.DecodeString(v.(string))
+				require.NoError(t, err)
+				size += len(raw)
+			}
+		}
+		assert.LessOrEqual(t, size, whatif.MaxConfigMapData)
+	}
+	second := docs[1]
+	assert.Contains(t, second["data"], "b.yaml")
+	bin := second["binaryData"].(map[string]any)
+	assert.Contains(t, bin, "dump.json.gz", "compressed: it fits no ConfigMap as it is")
+	assert.Contains(t, bin, "raw.bin", "not UTF-8: binaryData as it is")
+	raw, _ := base64.StdEncoding.DecodeString(bin["dump.json.gz"].(string))
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	require.NoError(t, err)
+	back, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	assert.Equal(t, spec.Files[2].Data, back)
+
+	c := container(docs[2])
+	assert.Equal(t, []any{"/scenarios/a.yaml", "/scenarios/b.yaml", "/scenarios/dump.json.gz", "/scenarios/raw.bin"}, c["args"])
+	vol := docs[2]["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["volumes"].([]any)[0].(map[string]any)
+	assert.Equal(t, map[string]any{"sources": []any{
+		map[string]any{"configMap": map[string]any{"name": "big-scenarios"}},
+		map[string]any{"configMap": map[string]any{"name": "big-scenarios-2"}}}}, vol["projected"])
+
+	random := make([]byte, 1_100_000) // does not compress
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range random {
+		random[i] = byte(r.Uint32())
+	}
+	spec.Files = []whatif.JobFile{{Name: "noise.yaml", Data: random}}
+	err = whatif.WriteIndexedJob(&bytes.Buffer{}, spec)
+	require.ErrorIs(t, err, whatif.ErrSweep)
+	assert.Contains(t, err.Error(), "scenario file noise.yaml is 1100000 bytes (1.0 MiB), and ")
+	assert.Contains(t, err.Error(), "compressed: more than one ConfigMap holds (1048576 bytes of data, the API server's limit)")
+}
+
+func decodeAll(t *testing.T, text string) []map[string]any {
+	t.Helper()
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	var out []map[string]any
+	for {
+		var doc map[string]any
+		if err := dec.Decode(&doc); err == io.EOF {
+			return out
+		} else {
+			require.NoError(t, err)
+		}
+		out = append(out, doc)
+	}
+}
+
+func container(job map[string]any) map[string]any {
+	spec := job["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	return spec["containers"].([]any)[0].(map[string]any)
 }

@@ -29,7 +29,7 @@ type stopRun struct {
 // the criteria's wait bound. A run that does not converge (the engine's
 // cycle cap, gangsim.ErrNoProgress) fails the criteria too. note says why
 // a run ended early.
-func judge(sc *scenario.Scenario, keys []string, c Criteria) (out outcome, err error) {
+func judge(sc *scenario.Scenario, keys []string, c Criteria, watch ...gangsim.Option) (out outcome, err error) {
 	rec := metrics.NewRecorder(metrics.Options{DomainKeys: keys})
 	w := &waitWatch{bound: c.MaxWait}
 	defer func() {
@@ -45,6 +45,7 @@ func judge(sc *scenario.Scenario, keys []string, c Criteria) (out outcome, err e
 	if c.MaxWait > 0 {
 		opts = append(opts, gangsim.WithObserver(w.observe))
 	}
+	opts = append(opts, watch...)
 	_, err = sc.Run(opts...)
 	if errors.Is(err, gangsim.ErrNoProgress) {
 		return outcome{report: named(rec.Report(), sc), note: "did not converge: " + err.Error()}, nil
@@ -55,8 +56,14 @@ func judge(sc *scenario.Scenario, keys []string, c Criteria) (out outcome, err e
 	return outcome{report: named(rec.Report(), sc)}, nil
 }
 
+// named names a report after its scenario and gives it the scenario's
+// warnings.
 func named(rep *metrics.Report, sc *scenario.Scenario) *metrics.Report {
 	rep.Name = sc.Name
+	rep.Warnings = nil
+	for _, w := range sc.Warnings {
+		rep.Warnings = append(rep.Warnings, w.String())
+	}
 	return rep
 }
 

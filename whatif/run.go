@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/metrics"
 	"github.com/gangsim/gangsim/scenario"
 )
@@ -21,6 +22,12 @@ type Options struct {
 	// goroutine that called the search or runner, never concurrently.
 	// Results never depend on it.
 	Progress func(Progress)
+	// Watch, when set, is called as each simulation starts, on the
+	// goroutine that runs it: observe (nil for none) then receives the
+	// simulation's events on that goroutine, and end is called when it
+	// has ended. A progress display follows runs' simulated time with
+	// it. Results never depend on it.
+	Watch func() (observe gangsim.Observer, end func())
 }
 
 // Progress reports one finished simulation.
@@ -37,16 +44,35 @@ func (o Options) workers() int {
 	return runtime.GOMAXPROCS(0)
 }
 
+// watching returns the scheduler options that let a Watch follow one
+// simulation, and the function to call when it has ended.
+func (o Options) watching() ([]gangsim.Option, func()) {
+	if o.Watch == nil {
+		return nil, func() {}
+	}
+	observe, end := o.Watch()
+	if end == nil {
+		end = func() {}
+	}
+	if observe == nil {
+		return nil, end
+	}
+	return []gangsim.Option{gangsim.WithObserver(observe)}, end
+}
+
 // Run simulates a scenario to its end and returns its report, named after
-// the scenario.
+// the scenario, with the scenario's warnings.
 func Run(sc *scenario.Scenario, domainKeys []string) (*metrics.Report, error) {
+	return run(sc, domainKeys)
+}
+
+// run is Run with more options for the scheduler (observers).
+func run(sc *scenario.Scenario, domainKeys []string, opts ...gangsim.Option) (*metrics.Report, error) {
 	rec := metrics.NewRecorder(metrics.Options{DomainKeys: domainKeys})
-	if _, err := sc.Run(rec.Attach()); err != nil {
+	if _, err := sc.Run(append([]gangsim.Option{rec.Attach()}, opts...)...); err != nil {
 		return nil, err
 	}
-	rep := rec.Report()
-	rep.Name = sc.Name
-	return rep, nil
+	return named(rec.Report(), sc), nil
 }
 
 // result is one finished simulation of a batch.
@@ -72,7 +98,9 @@ type outcome struct {
 // returned, after every simulation has ended.
 func RunAll(scs []*scenario.Scenario, opts Options) ([]*metrics.Report, error) {
 	outs, err := runBatch(scs, opts, &counter{total: len(scs)}, func(sc *scenario.Scenario) (outcome, error) {
-		rep, err := Run(sc, opts.DomainKeys)
+		watch, end := opts.watching()
+		defer end()
+		rep, err := run(sc, opts.DomainKeys, watch...)
 		return outcome{report: rep}, err
 	})
 	if err != nil {

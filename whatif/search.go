@@ -49,6 +49,14 @@ type Answer struct {
 	// With several workers a search also runs, in parallel, counts its
 	// next steps may need; those it did not need are not listed.
 	Runs []SearchRun
+	// NoFit, when no count was found to add, groups the pods still
+	// pending that fit no empty node of the kind added, by reason.
+	NoFit []NoFit
+	// Criterion says in words what the runs were judged by, and Cautions
+	// where a found answer may mislead (waits over LongWait in its run,
+	// a removal without a wait bound).
+	Criterion string
+	Cautions  []string
 	// Summary summarises the answer's run (zero when not Found).
 	Summary Summary
 	// Variant is the change that gives the answer.
@@ -75,7 +83,7 @@ func FewestNodesToAdd(sc *scenario.Scenario, node string, c Criteria, opts Optio
 	}
 	limit := orDefault(c.Limit, max(64, len(sc.Nodes)))
 	q := fmt.Sprintf("fewest nodes like %s to add so that every pod is placed%s", node, waitClause(c))
-	return addSearch(sc, q, "nodesToAdd", limit, c, opts, func(k int) Change { return AddNodesLike{Node: node, Count: k} })
+	return addSearch(sc, q, "nodesToAdd", "node like "+node, limit, c, opts, func(k int) Change { return AddNodesLike{Node: node, Count: k} })
 }
 
 // FewestDomainsToAdd finds the fewest topology domains like key=value
@@ -94,7 +102,8 @@ func FewestDomainsToAdd(sc *scenario.Scenario, key, value string, c Criteria, op
 	limit := orDefault(c.Limit, max(32, 4*len(domains)))
 	word := domainWord(key)
 	q := fmt.Sprintf("fewest %ss like %s (%s=%s) to add so that every pod is placed%s", word, value, key, value, waitClause(c))
-	return addSearch(sc, q, word+"sToAdd", limit, c, opts, func(k int) Change { return AddDomainsLike{Key: key, Value: value, Count: k} })
+	return addSearch(sc, q, word+"sToAdd", fmt.Sprintf("node of a %s like %s", word, value), limit, c, opts,
+		func(k int) Change { return AddDomainsLike{Key: key, Value: value, Count: k} })
 }
 
 // MostNodesToRemove finds the most nodes of the kind of node (see
@@ -112,20 +121,23 @@ func MostNodesToRemove(sc *scenario.Scenario, node string, c Criteria, opts Opti
 	s := newSearch(sc, limit, c, opts, func(k int) Change { return RemoveNodesLike{Node: node, Count: k} })
 	s.answer.Question = fmt.Sprintf("most nodes like %s to remove with every pod still placed%s", node, waitClause(c))
 	s.answer.CountKey = "nodesToRemove"
+	s.removal = true
 	// the first count that fails, minus one
 	first, found, err := s.first(func(r SearchRun) bool { return !r.OK })
 	switch {
 	case err != nil:
 		return nil, err
 	case found && first == 0:
-		return s.notFound("the scenario does not meet the criteria even as it is")
+		return s.notFound("the scenario does not meet the criteria even as it is" + s.shortfall(0))
 	case found:
 		return s.found(first - 1)
 	}
 	return s.found(limit)
 }
 
-func addSearch(sc *scenario.Scenario, question, key string, limit int, c Criteria, opts Options, change func(int) Change) (*Answer, error) {
+// addSearch finds the fewest of change to add; what names one node of
+// the kind added ("node like n-0"), for the explanation of no answer.
+func addSearch(sc *scenario.Scenario, question, key, what string, limit int, c Criteria, opts Options, change func(int) Change) (*Answer, error) {
 	s := newSearch(sc, limit, c, opts, change)
 	s.answer.Question, s.answer.CountKey = question, key
 	first, found, err := s.first(func(r SearchRun) bool { return r.OK })
@@ -135,7 +147,13 @@ func addSearch(sc *scenario.Scenario, question, key string, limit int, c Criteri
 	case !found:
 		last := s.memo[limit]
 		if last.run.PendingAtEnd > 0 {
-			return s.notFound(fmt.Sprintf("with %d added, %d pods are still pending (%s)", limit, last.run.PendingAtEnd, last.pending))
+			noFit, err := unfitPods(sc, change(1), last.pendingPods)
+			if err != nil {
+				return nil, err
+			}
+			s.answer.NoFit = noFit
+			return s.notFound(fmt.Sprintf("with %d added, %s still pending (%s)%s", limit, podsAre(last.run.PendingAtEnd),
+				firstFew(last.pendingPods), noFitClause(noFit, len(last.pendingPods), what)))
 		}
 		return s.notFound(fmt.Sprintf("with %d added, the longest wait is still %v, over %v", limit, metrics.Round(last.run.MaxWait), c.MaxWait))
 	}
@@ -157,14 +175,17 @@ type search struct {
 	memo   map[int]probed
 	count  counter
 	answer Answer
+	// removal marks a search for nodes to remove, whose answers without
+	// a wait bound earn a caution.
+	removal bool
 }
 
 // probed is a finished run of a search; the summary is kept, the series
 // are dropped.
 type probed struct {
-	run     SearchRun
-	summary Summary
-	pending string // the first pending pods, for messages
+	run         SearchRun
+	summary     Summary
+	pendingPods []string // the pods pending at the end, in name order
 }
 
 func newSearch(sc *scenario.Scenario, limit int, c Criteria, opts Options, change func(int) Change) *search {
@@ -265,16 +286,32 @@ func (s *search) eval(ks []int) error {
 		todo, scs = append(todo, k), append(scs, sc)
 	}
 	s.count.total += len(scs)
-	outs, err := runBatch(scs, s.opts, &s.count, func(sc *scenario.Scenario) (outcome, error) { return judge(sc, s.opts.DomainKeys, s.crit) })
+	outs, err := runBatch(scs, s.opts, &s.count, func(sc *scenario.Scenario) (outcome, error) {
+		watch, end := s.opts.watching()
+		defer end()
+		return judge(sc, s.opts.DomainKeys, s.crit, watch...)
+	})
 	if err != nil {
 		return err
 	}
 	for i, o := range outs {
 		rep := o.report
 		s.memo[todo[i]] = probed{run: SearchRun{Count: todo[i], OK: o.note == "" && s.crit.OK(rep), PendingAtEnd: rep.Pods.PendingAtEnd,
-			GroupsUnplaced: rep.Groups.Unplaced, MaxWait: max(rep.Pods.Wait.Max, o.waited), Note: o.note}, summary: Summarize(rep), pending: firstFew(rep.PendingPods)}
+			GroupsUnplaced: rep.Groups.Unplaced, MaxWait: max(rep.Pods.Wait.Max, o.waited), Note: o.note}, summary: Summarize(rep), pendingPods: rep.PendingPods}
 	}
 	return nil
+}
+
+// shortfall says how the run of count k fell short, for a reason.
+func (s *search) shortfall(k int) string {
+	p := s.memo[k]
+	switch {
+	case p.run.PendingAtEnd > 0:
+		return fmt.Sprintf(": %s still pending (%s)", podsAre(p.run.PendingAtEnd), firstFew(p.pendingPods))
+	case p.run.Note != "":
+		return ": " + p.run.Note
+	}
+	return fmt.Sprintf(": the longest wait is %v, over %v", metrics.Round(p.run.MaxWait), s.crit.MaxWait)
 }
 
 func (s *search) found(k int) (*Answer, error) {
@@ -286,12 +323,13 @@ func (s *search) found(k int) (*Answer, error) {
 	a := s.answer
 	a.Found, a.Count, a.Summary = true, k, s.memo[k].summary
 	a.Variant = Variant{Name: s.change(k).String(), Changes: []Change{s.change(k)}}
+	a.Criterion, a.Cautions = criterion(s.crit), cautions(a.Summary, s.crit, s.removal)
 	return &a, nil
 }
 
 func (s *search) notFound(reason string) (*Answer, error) {
 	a := s.answer
-	a.Count, a.Reason = -1, reason
+	a.Count, a.Reason, a.Criterion = -1, reason, criterion(s.crit)
 	return &a, nil
 }
 
@@ -312,6 +350,14 @@ func firstFew(names []string) string {
 		return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
 	}
 	return strings.Join(names, ", ")
+}
+
+// podsAre counts pods with the verb: "1 pod is", "3 pods are".
+func podsAre(n int) string {
+	if n == 1 {
+		return "1 pod is"
+	}
+	return fmt.Sprintf("%d pods are", n)
 }
 
 func waitClause(c Criteria) string {

@@ -3,52 +3,47 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/gangsim/gangsim/examples/internal/cli"
 	"github.com/gangsim/gangsim/metrics"
 	"github.com/gangsim/gangsim/metrics/plots"
 	"github.com/gangsim/gangsim/scenario"
 	"github.com/gangsim/gangsim/whatif"
 )
 
-// load reads the scenario files, or the embedded default without any.
-func (a *app) load() ([]*scenario.Scenario, error) {
-	if len(a.cfg.files) == 0 {
-		sc, err := scenario.Parse(defaultName, defaultScenario)
-		return []*scenario.Scenario{sc}, err
-	}
-	var out []*scenario.Scenario
-	for _, f := range a.cfg.files {
-		sc, err := scenario.Load(f, scenario.WithDefaultDuration(a.cfg.runTime), scenario.SkipUnknownPlugins())
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sc)
-	}
-	return out, nil
-}
-
 func (a *app) options() whatif.Options {
-	return whatif.Options{DomainKeys: a.cfg.domainKeys, Workers: a.cfg.workers, Progress: a.progress.report}
+	return a.progress.Options(whatif.Options{DomainKeys: a.cfg.domainKeys, Workers: a.cfg.workers})
 }
 
-// report runs each scenario, prints its summary and writes its files; two
-// or more are compared side by side as well.
+// report runs the inputs, merged into one simulation, prints its summary
+// and writes its files; with -each every input is a scenario of its own,
+// and they are compared side by side as well.
 func (a *app) report() error {
-	scs, err := a.load()
-	if err != nil {
-		return err
+	var scs []*scenario.Scenario
+	if a.cfg.each {
+		var err error
+		if scs, err = a.loadEach(); err != nil {
+			return err
+		}
+	} else {
+		sc, err := a.load()
+		if err != nil {
+			return err
+		}
+		scs = []*scenario.Scenario{sc}
 	}
+	a.progress.Start(len(scs), inputsEnd(scs))
 	reports, err := whatif.RunAll(scs, a.options())
-	a.progress.done()
+	a.progress.Stop()
 	if err != nil {
 		return err
 	}
 	for _, rep := range reports {
-		rep.Name = filepath.Base(rep.Name)
+		rep.Name = displayName(rep.Name)
 		dir := a.cfg.out
 		if len(reports) > 1 && dir != "" {
 			dir = filepath.Join(dir, strings.TrimSuffix(rep.Name, filepath.Ext(rep.Name)))
@@ -74,6 +69,15 @@ func (a *app) report() error {
 		fmt.Fprintln(a.stdout, "\nAsk: -add-like NODE, -add-like-rack RACK, -remove-like NODE (with -max-wait 30m), or compare -variant SPEC ... (-h for all).")
 	}
 	return nil
+}
+
+// inputsEnd is the latest time any of the scenarios' inputs end at.
+func inputsEnd(scs []*scenario.Scenario) time.Duration {
+	var end time.Duration
+	for _, sc := range scs {
+		end = max(end, cli.InputsEnd(sc))
+	}
+	return end
 }
 
 // printReport prints a report's summary table, or its JSON summary.
@@ -134,18 +138,19 @@ func (a *app) writeFiles(rep *metrics.Report, dir string) error {
 	return nil
 }
 
-// ask answers the question flag on the one scenario.
+// ask answers the question flag on the simulation.
 func (a *app) ask() error {
-	scs, err := a.load()
+	sc, err := a.load()
 	if err != nil {
 		return err
 	}
-	sc, c := scs[0], whatif.Criteria{MaxWait: a.cfg.maxWait, Limit: a.cfg.limit}
+	c := whatif.Criteria{MaxWait: a.cfg.maxWait, Limit: a.cfg.limit}
 	if len(a.cfg.variants) == 1 {
 		if sc, err = a.cfg.variants[0].Apply(sc); err != nil {
 			return err
 		}
 	}
+	a.progress.Start(0, cli.InputsEnd(sc))
 	var ans *whatif.Answer
 	switch {
 	case a.cfg.addLike != "":
@@ -155,7 +160,7 @@ func (a *app) ask() error {
 	default:
 		ans, err = whatif.MostNodesToRemove(sc, a.cfg.removeLike, c, a.options())
 	}
-	a.progress.done()
+	a.progress.Stop()
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.cfg.question(), err)
 	}
@@ -178,23 +183,32 @@ func (a *app) printAnswer(ans *whatif.Answer) error {
 		_, err = a.stdout.Write(out)
 		return err
 	}
-	return ans.WriteTable(a.stdout)
+	if err := ans.WriteTable(a.stdout); err != nil {
+		return err
+	}
+	if a.cfg.maxWait == 0 && len(ans.Cautions) > 0 {
+		fmt.Fprintln(a.stdout, "\nTo bound the waits, ask again with -max-wait (for example -max-wait 1h).")
+	}
+	return nil
 }
 
-// compareVariants runs the -variant list on the one scenario.
+// compareVariants runs the -variant list on the simulation.
 func (a *app) compareVariants() error {
-	scs, err := a.load()
+	sc, err := a.load()
 	if err != nil {
 		return err
 	}
-	c, err := whatif.Compare(scs[0], a.cfg.variants, a.options())
-	a.progress.done()
+	a.progress.Start(len(a.cfg.variants), cli.InputsEnd(sc))
+	c, err := whatif.Compare(sc, a.cfg.variants, a.options())
+	a.progress.Stop()
 	if err != nil {
 		return err
 	}
 	return a.printComparison(c)
 }
 
+// printComparison prints a comparison as a table, headed by the inputs'
+// short names, or as JSON.
 func (a *app) printComparison(c *whatif.Comparison) error {
 	if a.cfg.json {
 		out, err := c.JSON()
@@ -204,85 +218,7 @@ func (a *app) printComparison(c *whatif.Comparison) error {
 		_, err = a.stdout.Write(out)
 		return err
 	}
-	return c.WriteTable(a.stdout)
-}
-
-// sweepWorker runs one variant, numbered by the completion index.
-func (a *app) sweepWorker() error {
-	scs, err := a.load()
-	if err != nil {
-		return err
-	}
-	i, err := whatif.CompletionIndex(os.Getenv, len(a.cfg.variants))
-	if err != nil {
-		return err
-	}
-	line, err := whatif.RunIndex(scs[0], a.cfg.variants, i, a.cfg.domainKeys)
-	if err != nil {
-		return err
-	}
-	out, err := line.MarshalLine()
-	if err != nil {
-		return err
-	}
-	_, err = a.stdout.Write(out)
-	return err
-}
-
-// mountPath is where the Job mounts the scenario files.
-const mountPath = "/scenarios"
-
-// writeJob writes the -variant sweep as an Indexed Job whose completions
-// run this program with -sweep-worker.
-func (a *app) writeJob() error {
-	if _, err := a.load(); err != nil {
-		return err // a sweep of an invalid scenario would fail in every completion
-	}
-	args := []string{"-sweep-worker", "-domains", strings.Join(a.cfg.domainKeys, ",")}
-	for _, v := range a.cfg.variants {
-		args = append(args, "-variant", v.Name)
-	}
-	files := map[string][]byte{}
-	for _, f := range a.cfg.files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		name := filepath.Base(f)
-		if _, dup := files[name]; dup {
-			return usageError("two scenario files are named %s", name)
-		}
-		files[name] = data
-		args = append(args, mountPath+"/"+name)
-	}
-	var b bytes.Buffer
-	spec := whatif.JobSpec{Name: a.cfg.jobName, Image: a.cfg.jobImage, Args: args, Completions: len(a.cfg.variants),
-		MountPath: mountPath, Files: files}
-	if err := whatif.WriteIndexedJob(&b, spec); err != nil {
-		return err
-	}
-	if err := os.WriteFile(a.cfg.writeJob, b.Bytes(), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stdout, "Wrote %s: an Indexed Job of %d completions. Run it with kubectl apply -f %s, collect the\n"+
-		"lines with kubectl logs -l job-name=%s, and merge them with -merge FILE.\n", a.cfg.writeJob, len(a.cfg.variants), a.cfg.writeJob, a.cfg.jobName)
-	return nil
-}
-
-// mergeLines merges sweep lines into a comparison.
-func (a *app) mergeLines() error {
-	var r io.Reader = os.Stdin
-	if a.cfg.merge != "-" {
-		f, err := os.Open(a.cfg.merge)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		r = f
-	}
-	c, err := whatif.Merge(r)
-	if err != nil {
-		return fmt.Errorf("-merge %s: %w", a.cfg.merge, err)
-	}
-	return a.printComparison(c)
+	short := *c
+	short.Scenario = displayName(c.Scenario)
+	return short.WriteTable(a.stdout)
 }

@@ -19,6 +19,8 @@ type config struct {
 	json       bool
 	domainKeys []string
 	workers    int
+	each       bool
+	quiet      bool
 
 	addLike     string
 	addLikeRack string
@@ -31,6 +33,7 @@ type config struct {
 	writeJob    string
 	jobImage    string
 	jobName     string
+	job         jobResources
 	sweepWorker bool
 	merge       string
 
@@ -51,15 +54,20 @@ func (v variantFlags) Set(s string) error {
 	return nil
 }
 
-const usageText = `Usage: capacity-planning [flags] [SCENARIO...]
+const usageText = `Usage: capacity-planning [flags] [INPUT...]
 
-Simulates the scenario files (YAML or JSON; without any, the embedded
-default day) and prints a summary. Without a question it writes each
-scenario's report (JSON, and HTML to open in a browser), CSV time series
-and plots to -out; a question writes its answer's run there only when
--out is given.
+Simulates the inputs merged into one simulation (without any, the
+embedded default day) and prints a summary. An input is a scenario file
+(YAML or JSON), Kubernetes objects as kubectl prints them or as
+manifests, or a folder: its .yaml, .yml and .json files, in name order
+(not its sub-folders). What they hold that the simulator does not model
+is warned about on standard error. Without a question it writes the
+report (JSON, and HTML to open in a browser), CSV time series and plots
+to -out; a question writes its answer's run there only when -out is
+given. -each simulates every input on its own and compares them side by
+side.
 
-Questions (one at a time, on one scenario):
+Questions (one at a time, on the merged inputs):
   -add-like NODE         fewest nodes like NODE to add so that every pod is placed
   -add-like-rack RACK    fewest racks like RACK (label -rack-key) to add
   -remove-like NODE      most nodes of NODE's kind that can be removed
@@ -75,6 +83,12 @@ Sweeps beyond one machine (with -variant):
   -write-job FILE        write the sweep as a Kubernetes Indexed Job (needs -job-image)
   -sweep-worker          run the variant numbered $JOB_COMPLETION_INDEX, print one JSON line
   -merge FILE            merge the workers' lines (FILE, or - for standard input)
+  -job-cpu, -job-memory, -job-cpu-limit, -job-memory-limit
+                         the worker's requests and limits (default 1 cpu, 1Gi,
+                         no cpu limit, memory limited to its request)
+
+Long work prints its progress on standard error: a line rewritten every 2s
+on a terminal, a line every 5s elsewhere; -quiet prints none.
 
 Flags:
 `
@@ -91,6 +105,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.json, "json", false, "print the answer, comparison or summary as JSON")
 	domains := fs.String("domains", "topology.kubernetes.io/zone,rack", "node label keys whose domains are reported, comma-separated")
 	fs.IntVar(&c.workers, "workers", 0, "simulations at once (0: one per CPU)")
+	fs.BoolVar(&c.each, "each", false, "simulate each input (file or folder) on its own and compare them side by side")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress lines on standard error (warnings and errors still go there)")
 	fs.StringVar(&c.addLike, "add-like", "", "fewest nodes like this node to add")
 	fs.StringVar(&c.addLikeRack, "add-like-rack", "", "fewest racks like this rack to add")
 	fs.StringVar(&c.rackKey, "rack-key", "rack", "the node label key naming racks")
@@ -101,6 +117,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.writeJob, "write-job", "", "write the -variant sweep as an Indexed Job to this file")
 	fs.StringVar(&c.jobImage, "job-image", "", "container image running this program, for -write-job")
 	fs.StringVar(&c.jobName, "job-name", "capacity-sweep", "the Job's name, for -write-job")
+	c.job.flags(fs)
 	fs.BoolVar(&c.sweepWorker, "sweep-worker", false, "run the -variant numbered $JOB_COMPLETION_INDEX")
 	fs.StringVar(&c.merge, "merge", "", "merge sweep lines from this file (- for standard input)")
 	fs.Func("duration", "run time of Kubernetes objects' pods without the gangsim.io/duration annotation: 30m, or {exponential: 20m, max: 2h}",
@@ -159,8 +176,8 @@ func (c *config) validate() error {
 		return usageError("-max-wait %v is negative", c.maxWait)
 	case (c.maxWait > 0 || c.limit > 0) && given == 0:
 		return usageError("-max-wait and -limit go with -add-like, -add-like-rack or -remove-like")
-	case (given > 0 || len(c.variants) > 0) && len(c.files) > 1:
-		return usageError("questions and variants take one scenario, not %d", len(c.files))
+	case c.each && (modes > 0 || len(c.variants) > 0):
+		return usageError("-each compares the inputs side by side; questions, variants and sweeps take them merged into one simulation")
 	case c.merge != "" && len(c.files) > 0:
 		return usageError("-merge takes no scenario")
 	case c.addLikeRack != "" && c.rackKey == "":
@@ -181,4 +198,53 @@ func (c *config) validateSweep() error {
 		return usageError("-job-image goes with -write-job")
 	}
 	return nil
+}
+
+// jobResources are the sweep worker's requests and limits (-write-job).
+type jobResources struct {
+	cpu, memory           string
+	cpuLimit, memoryLimit string
+}
+
+// The worker's defaults. A simulation runs on one goroutine (the
+// collector takes a little more), and the default day peaks near 200 MiB
+// of resident memory; a cluster ten times as large takes about ten times
+// that (docs/capacity-planning.md). Memory is limited to its request, so
+// that a worker over it is stopped rather than squeezing its node; cpu
+// is not limited by default, so that the collector is not throttled.
+const (
+	defaultJobCPU    = "1"
+	defaultJobMemory = "1Gi"
+)
+
+func (r *jobResources) flags(fs *flag.FlagSet) {
+	fs.StringVar(&r.cpu, "job-cpu", defaultJobCPU, "the sweep worker's cpu request, for -write-job")
+	fs.StringVar(&r.memory, "job-memory", defaultJobMemory, "the sweep worker's memory request, for -write-job")
+	fs.StringVar(&r.cpuLimit, "job-cpu-limit", "", "the sweep worker's cpu limit, for -write-job (\"\": none)")
+	fs.StringVar(&r.memoryLimit, "job-memory-limit", "", "the sweep worker's memory limit, for -write-job (\"\": its request)")
+}
+
+// requests and limits render the flags as JobSpec takes them.
+func (r jobResources) requests() map[string]string {
+	return nonEmpty(map[string]string{"cpu": r.cpu, "memory": r.memory})
+}
+
+func (r jobResources) limits() map[string]string {
+	memory := r.memoryLimit
+	if memory == "" {
+		memory = r.memory
+	}
+	return nonEmpty(map[string]string{"cpu": r.cpuLimit, "memory": memory})
+}
+
+func nonEmpty(m map[string]string) map[string]string {
+	for k, v := range m {
+		if v == "" {
+			delete(m, k)
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }

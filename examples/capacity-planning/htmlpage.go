@@ -35,7 +35,7 @@ func (a *app) answerFiles(sc *scenario.Scenario, ans *whatif.Answer) error {
 	if !a.cfg.outGiven || a.cfg.out == "" {
 		return nil
 	}
-	run, name := sc, filepath.Base(sc.Name)
+	run, name := sc, displayName(sc.Name)
 	if ans.Found {
 		var err error
 		if run, err = ans.Variant.Apply(sc); err != nil {
@@ -63,8 +63,10 @@ func answerText(ans *whatif.Answer) htmlreport.Answer {
 	}
 	var b strings.Builder
 	if err := ans.WriteTable(&b); err == nil {
-		_, rest, _ := strings.Cut(b.String(), "\n\n") // after the question and answer lines
-		out.Details = strings.TrimRight(rest, "\n")
+		lines := strings.SplitN(b.String(), "\n", 3) // after the question and answer lines: notes, runs, summary
+		if len(lines) == 3 {
+			out.Details = strings.TrimRight(lines[2], "\n")
+		}
 	}
 	return out
 }

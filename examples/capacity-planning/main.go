@@ -6,13 +6,18 @@
 //	go run ./examples/capacity-planning FILE...          # scenario files
 //	go run ./examples/capacity-planning -add-like NODE   # fewest nodes like NODE to add
 //
-// Without a question it prints each scenario's summary and writes its
-// report (report.json, report.html, timeseries.csv, waits.csv) and plots
-// (PNG and SVG) to the output folder; several files are also compared
-// side by side. A question given -out writes the files of the answer's
-// run, the answer in report.html.
-// Run with -h for the questions and the sweep flags. It exits 1, with the
-// message on standard error, on an invalid scenario or flag.
+// Its inputs (scenario files, kubectl dumps and manifests, folders of
+// them) are merged into one simulation, as examples/scenario merges them;
+// what they hold that the simulator does not model is warned about on
+// standard error and listed in the report. Without a question it prints
+// the summary and writes the report (report.json, report.html,
+// timeseries.csv, waits.csv) and plots (PNG and SVG) to the output
+// folder; with -each every input is simulated on its own and they are
+// compared side by side. A question given -out writes the files of the
+// answer's run, the answer in report.html. Long work shows its progress
+// on standard error (-quiet: none). Run with -h for the questions and the
+// sweep flags. It exits 1, with the message on standard error, on an
+// invalid input, and 2 on a misuse of the flags.
 package main
 
 import (
@@ -23,6 +28,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/gangsim/gangsim/examples/internal/cli"
 	"github.com/gangsim/gangsim/internal/heapstart"
 	"github.com/gangsim/gangsim/metrics/htmlreport"
 )
@@ -59,7 +65,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	app := &app{cfg: cfg, stdout: stdout, stderr: stderr, progress: newProgress(stderr)}
+	progress := cli.NewProgress(stderr, cfg.quiet || cfg.sweepWorker || cfg.merge != "" || cfg.writeJob != "")
+	app := &app{cfg: cfg, stdout: stdout, stderr: stderr, progress: progress}
 	return app.dispatch()
 }
 
@@ -68,7 +75,7 @@ type app struct {
 	cfg      *config
 	stdout   io.Writer
 	stderr   io.Writer
-	progress *progress
+	progress *cli.Progress       // nil: none
 	answers  []htmlreport.Answer // for report.html, when a question was asked
 }
 

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"image/png"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 )
 
 // When this variable is set the test binary behaves as the command, so that
@@ -48,11 +51,11 @@ func runCommand(t *testing.T, env []string, args ...string) (stdout, stderr stri
 func TestDefaultDay(t *testing.T) {
 	dir := t.TempDir()
 	start := time.Now()
-	out, errOut, code := runCommand(t, nil, "-out", dir)
+	out, errOut, code := runCommand(t, nil, "-out", dir, "-quiet")
 	elapsed := time.Since(start)
 	require.Equal(t, 0, code, errOut)
 	require.Less(t, elapsed, time.Minute, "the summary comes within a minute")
-	assert.Empty(t, errOut, "no progress when standard error is not a terminal")
+	assert.Empty(t, errOut, "no warning, and no progress with -quiet")
 	for _, want := range []string{"default.yaml: simulated 0s to", "224 nodes", "nvidia.com/gpu (GPUs)", "WAIT", "priority 500",
 		"PREEMPTIONS", "rack=a01", "Wrote to " + dir} {
 		assert.Contains(t, out, want)
@@ -226,8 +229,9 @@ func TestDurationFlag(t *testing.T) {
 	assert.InDelta(t, 2.5, rep.Resources[0].AllocatedHours, 1e-9)
 }
 
+// -each compares the inputs side by side, each simulated on its own.
 func TestCompareFiles(t *testing.T) {
-	out, errOut, code := runCommand(t, nil, "-out", "", "testdata/training.yaml", "../../scenario/testdata/scenarios/workloads.yaml")
+	out, errOut, code := runCommand(t, nil, "-out", "", "-each", "testdata/training.yaml", "../../scenario/testdata/scenarios/workloads.yaml")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "side by side")
 	assert.Contains(t, out, "training.yaml")
@@ -248,7 +252,8 @@ func TestBadUse(t *testing.T) {
 		{[]string{"-variant", "grow:1"}, 2, `unknown change "grow"`},
 		{[]string{"-write-job", "j.yaml", "-variant", "base"}, 2, "-write-job needs -job-image"},
 		{[]string{"-sweep-worker"}, 2, "a sweep needs its variants"},
-		{[]string{"-add-like", "n", "a.yaml", "b.yaml"}, 2, "questions and variants take one scenario, not 2"},
+		{[]string{"-add-like", "n", "-each", "a.yaml", "b.yaml"}, 2, "-each compares the inputs side by side; questions, variants and sweeps take them merged"},
+		{[]string{"-each", "-variant", "base"}, 2, "-each compares the inputs side by side"},
 		{[]string{"-add-like", "nope"}, 1, `-add-like: whatif: change does not apply: node "nope" is not one of the scenario's nodes`},
 		{[]string{"no-such-file.yaml"}, 1, "no-such-file.yaml"},
 		{[]string{"../../scenario/testdata/scenarios/bad/workload-rate.yaml"}, 1, `workloads[0] (web).arrival.rate: "12 per hour" is not a rate`},
@@ -270,4 +275,163 @@ func TestHelp(t *testing.T) {
 	for _, want := range []string{"-add-like NODE", "-add-like-rack RACK", "-variant SPEC", "-write-job FILE", "-merge FILE", "-json"} {
 		assert.Contains(t, errOut, want)
 	}
+}
+
+// The inputs of a cluster as people have them: a kubectl dump of its
+// nodes and a folder of manifests, one of which runs on the dump's
+// control-plane node. They merge into one simulation, which answers a
+// question in one command, with the warnings on standard error, once.
+// By hand: 21 cores of requests that may go on the two 8-core workers
+// (4 web pods of 2, 3 batch pods of 4, db's 1): one worker more.
+func TestNodesDumpAndManifestsFolder(t *testing.T) {
+	inputs := []string{"testdata/cluster/nodes.json", "testdata/cluster/manifests"}
+	out, errOut, code := runCommand(t, nil, append([]string{"-add-like", "worker-1", "-json"}, inputs...)...)
+	require.Equal(t, 0, code, errOut)
+	var ans struct {
+		NodesToAdd int `json:"nodesToAdd"`
+		Found      bool
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &ans), out)
+	assert.Equal(t, 1, ans.NodesToAdd)
+	warnings := []string{
+		"Deployment spec.template.spec.containers[].ports[].hostPort: not modelled, ignored (1 object, first testdata/cluster/manifests/web.yaml: Deployment default/web)",
+		"Pod spec.volumes[].persistentVolumeClaim: not modelled, ignored (1 object, first testdata/cluster/manifests/db.yaml: Pod default/db)",
+	}
+	assert.Equal(t, "warning: "+warnings[0]+"\nwarning: "+warnings[1]+"\n", errOut, "each warning once, however many runs the search took")
+
+	// the report lists them too
+	dir := t.TempDir()
+	out, errOut, code = runCommand(t, nil, append([]string{"-out", dir, "-quiet"}, inputs...)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "nodes.json, manifests: simulated")
+	var rep struct {
+		Nodes    int      `json:"nodes"`
+		Warnings []string `json:"warnings"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &rep))
+	assert.Equal(t, 3, rep.Nodes)
+	assert.Equal(t, warnings, rep.Warnings)
+}
+
+// -remove-like without -max-wait says what it judged by, cautions that
+// waits were not bounded (here up to 70h), and points to -max-wait;
+// "No answer" names the pods no node of the kind could hold.
+func TestAnswersExplainThemselves(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "queue.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("nodes: [{name: n, allocatable: {cpu: \"4\"}, count: 2}]\n"+
+		"pods: [{name: p, requests: {cpu: \"4\"}, duration: 10h, count: 8}, {name: huge, requests: {cpu: \"64\"}, duration: 1h}]\n"), 0o644))
+	out, errOut, code := runCommand(t, nil, "-remove-like", "n-0", "-quiet", file)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "No answer: the scenario does not meet the criteria even as it is: 1 pod is still pending (huge).")
+
+	require.NoError(t, os.WriteFile(file, []byte("nodes: [{name: n, allocatable: {cpu: \"4\"}, count: 2}]\n"+
+		"pods: [{name: p, requests: {cpu: \"4\"}, duration: 10h, count: 8}]\n"), 0o644))
+	out, errOut, code = runCommand(t, nil, "-remove-like", "n-0", file)
+	require.Equal(t, 0, code, errOut)
+	for _, want := range []string{"Answer: 1 (remove:n-0:1)", "Judged by: every pod placed by the end of the run; waits not bounded.",
+		"Caution: waits were not bounded", "up to 70h0m0s", "ask again with -max-wait"} {
+		assert.Contains(t, out, want)
+	}
+	out, errOut, code = runCommand(t, nil, "-remove-like", "n-0", "-json", file)
+	require.Equal(t, 0, code, errOut)
+	var ans struct {
+		Criterion string   `json:"criterion"`
+		Cautions  []string `json:"cautions"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &ans))
+	assert.Equal(t, "every pod placed by the end of the run; waits not bounded", ans.Criterion)
+	assert.Len(t, ans.Cautions, 2)
+
+	require.NoError(t, os.WriteFile(file, []byte("nodes: [{name: n, allocatable: {cpu: \"4\"}, count: 2}]\n"+
+		"pods: [{name: big, requests: {cpu: \"6\"}, count: 3}, {name: p, requests: {cpu: \"1\"}}]\n"), 0o644))
+	out, errOut, code = runCommand(t, nil, "-add-like", "n-0", "-limit", "3", file)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "No answer: with 3 added, 3 pods are still pending (big-0, big-1, big-2); none of them fits an empty node like n-0.")
+	assert.Contains(t, out, "  3 pods fit no empty node of the kind added: Insufficient cpu (big-0, big-1, big-2)")
+}
+
+// The written Job runs: its ConfigMaps, put in a folder as the kubelet
+// mounts them (binaryData decoded), give every completion the inputs, a
+// file over 1 MiB gzip-compressed included, and the merged lines are the
+// local comparison.
+func TestSweepJobRunsFromItsConfigMaps(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml") // over a ConfigMap's 1 MiB: shipped compressed
+	var b strings.Builder
+	for i := 0; b.Len() <= 1<<20; i++ {
+		fmt.Fprintf(&b, "# padding line %d, so that the file is larger than a ConfigMap holds\n", i)
+	}
+	b.WriteString("pods: [{name: extra, requests: {cpu: \"1\"}, count: 3}]\n")
+	require.NoError(t, os.WriteFile(big, []byte(b.String()), 0o644))
+	inputs := []string{"testdata/cluster/nodes.json", "testdata/cluster/manifests", big}
+	variants := []string{"-variant", "base", "-variant", "add:worker-1:1"}
+	job := filepath.Join(dir, "job.yaml")
+	out, errOut, code := runCommand(t, nil, append(append([]string{"-write-job", job, "-job-image", "i"}, variants...), inputs...)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "its 6 scenario files")
+	assert.Contains(t, out, "kubectl create -f "+job)
+
+	mounted := filepath.Join(dir, "scenarios")
+	require.NoError(t, os.Mkdir(mounted, 0o755))
+	data, err := os.ReadFile(job)
+	require.NoError(t, err)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var args []string
+	for {
+		var doc struct {
+			Kind       string
+			Data       map[string]string
+			BinaryData map[string]string `yaml:"binaryData"`
+			Spec       struct {
+				Template struct {
+					Spec struct {
+						Containers []struct{ Args []string }
+					}
+				}
+			}
+		}
+		if err := dec.Decode(&doc); err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		for k, v := range doc.Data {
+			require.NoError(t, os.WriteFile(filepath.Join(mounted, k), []byte(v), 0o644))
+		}
+		for k, v := range doc.BinaryData {
+			raw, err := base64.StdEncoding.DecodeString(v)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(mounted, k), raw, 0o644))
+		}
+		if doc.Kind == "Job" {
+			args = doc.Spec.Template.Spec.Containers[0].Args
+		}
+	}
+	require.Contains(t, args, "/scenarios/big.yaml.gz")
+	for i, a := range args {
+		args[i] = strings.Replace(a, "/scenarios/", mounted+"/", 1)
+	}
+	var lines strings.Builder
+	for i := range 2 {
+		line, errOut, code := runCommand(t, []string{fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i)}, args...)
+		require.Equal(t, 0, code, errOut)
+		assert.Empty(t, errOut, "a worker prints its line and nothing else: kubectl logs mixes the streams")
+		lines.WriteString(line)
+	}
+	linesFile := filepath.Join(dir, "lines.jsonl")
+	require.NoError(t, os.WriteFile(linesFile, []byte(lines.String()), 0o644))
+	comparison := func(args ...string) (c struct {
+		Scenario string            `json:"scenario"`
+		Variants []json.RawMessage `json:"variants"`
+	}) {
+		out, errOut, code := runCommand(t, nil, args...)
+		require.Equal(t, 0, code, errOut)
+		require.NoError(t, json.Unmarshal([]byte(out), &c))
+		return c
+	}
+	merged := comparison("-merge", linesFile, "-json")
+	local := comparison(append(append([]string{"-quiet", "-json"}, variants...), inputs...)...)
+	assert.Equal(t, local.Variants, merged.Variants, "the same outcomes; the scenarios' names differ by their paths")
+	assert.Contains(t, string(merged.Variants[1]), `"podsPlaced": 12`)
 }

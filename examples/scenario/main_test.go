@@ -102,6 +102,28 @@ func TestFilesRunTogether(t *testing.T) {
 	require.Contains(t, errOut, "is defined twice: first in "+args[0])
 }
 
+// A nodes dump and a folder of manifests: one simulation, with the same
+// warnings capacity-planning prints for them (one loader), and -quiet
+// keeping standard error to the warnings.
+func TestNodesDumpAndFolder(t *testing.T) {
+	dir := "../capacity-planning/testdata/cluster/"
+	out, errOut, code := runCommand(t, "-quiet", dir+"nodes.json", dir+"manifests")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "warning: Deployment spec.template.spec.containers[].ports[].hostPort: not modelled, ignored (1 object, first "+dir+"manifests/web.yaml: Deployment default/web)\n"+
+		"warning: Pod spec.volumes[].persistentVolumeClaim: not modelled, ignored (1 object, first "+dir+"manifests/db.yaml: Pod default/db)\n", errOut)
+	var res struct {
+		Pods []struct{ Name, Node, Phase string } `json:"pods"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Len(t, res.Pods, 9)
+	require.Equal(t, "node-exporter-master-1", res.Pods[4].Name, "the folder's files in name order: batch, db, node-exporter, web")
+	require.Equal(t, "master-1", res.Pods[4].Node)
+
+	_, errOut, code = runCommand(t, "-nope")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "flag provided but not defined: -nope")
+}
+
 // -duration gives the pods of Kubernetes objects a run time, so that a
 // Job completes; a bad one is an error.
 func TestDurationFlag(t *testing.T) {
@@ -122,7 +144,7 @@ func TestDurationFlag(t *testing.T) {
 	require.Contains(t, out, `"status": "Running"`, "without a run time the Job runs for ever")
 
 	_, errOut, code = runCommand(t, "-duration", "30 minutes", file)
-	require.Equal(t, 1, code)
+	require.Equal(t, 2, code, "a misuse of the flags, as capacity-planning says it")
 	require.Contains(t, errOut, `invalid value "30 minutes" for flag -duration`)
 }
 

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/gangsim/gangsim/examples/internal/cli"
+	"github.com/gangsim/gangsim/scenario"
+)
+
+// defaultInputs is the embedded default day, run without inputs.
+var defaultInputs = cli.Default{Name: defaultName, Data: defaultScenario}
+
+// load reads the inputs as every command does (cli.Load): all files and
+// folders merged into one simulation, or the embedded default without
+// any; the warnings go to standard error once, and into the reports.
+func (a *app) load() (*scenario.Scenario, error) {
+	return cli.Load(a.cfg.files, defaultInputs, a.stderr, a.loadOptions()...)
+}
+
+// loadEach reads each input as a scenario of its own (-each).
+func (a *app) loadEach() ([]*scenario.Scenario, error) {
+	return cli.LoadEach(a.cfg.files, defaultInputs, a.stderr, a.loadOptions()...)
+}
+
+// loadQuietly loads as load does without printing the warnings: a sweep
+// worker's standard error ends up in the lines kubectl logs collects,
+// and the warnings were shown when the Job was written.
+func (a *app) loadQuietly() (*scenario.Scenario, error) {
+	return cli.Load(a.cfg.files, defaultInputs, io.Discard, a.loadOptions()...)
+}
+
+// loadOptions are the scenario options the flags ask for.
+func (a *app) loadOptions() []scenario.Option {
+	return []scenario.Option{scenario.WithDefaultDuration(a.cfg.runTime)}
+}
+
+// displayName shortens a scenario's name for tables and folders: the
+// last element of each path it was loaded from ("nodes.json, manifests").
+func displayName(name string) string {
+	parts := strings.Split(name, ", ")
+	for i, p := range parts {
+		parts[i] = filepath.Base(p)
+	}
+	return strings.Join(parts, ", ")
+}

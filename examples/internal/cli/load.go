@@ -1,0 +1,73 @@
+// Package cli holds what the example commands share, so that they behave
+// alike: how inputs are loaded and warned about (Load), and how long work
+// shows its progress (Progress).
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/gangsim/gangsim/scenario"
+)
+
+// Default is the scenario a command runs when it is given no input.
+type Default struct {
+	Name string // the name errors and reports give it ("default.yaml")
+	Data []byte
+}
+
+// Load reads a command's inputs into one simulation: every path (a file,
+// or a folder standing for its .yaml, .yml and .json files, see
+// scenario.LoadFiles) merged into one scenario, or the default when there
+// is none. What the inputs hold that the simulator does not model is
+// printed on stderr, one "warning: " line each, once; the scenario keeps
+// the warnings, and the reports made of it list them (whatif.Run).
+// Errors are scenario's: they name the file, the object and the field. A
+// plugin a configuration names that the simulator does not have is a
+// warning (scenario.SkipUnknownPlugins), as a command's user expects.
+func Load(paths []string, def Default, stderr io.Writer, opts ...scenario.Option) (*scenario.Scenario, error) {
+	opts = append([]scenario.Option{scenario.SkipUnknownPlugins()}, opts...)
+	var sc *scenario.Scenario
+	var err error
+	if len(paths) == 0 {
+		sc, err = scenario.Parse(def.Name, def.Data, opts...)
+	} else {
+		sc, err = scenario.LoadFiles(paths, opts...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	PrintWarnings(stderr, sc)
+	return sc, nil
+}
+
+// LoadEach reads each path as a scenario of its own (a folder's files
+// merged into one), for commands that compare inputs side by side; it
+// warns as Load does, scenario by scenario.
+func LoadEach(paths []string, def Default, stderr io.Writer, opts ...scenario.Option) ([]*scenario.Scenario, error) {
+	if len(paths) == 0 {
+		sc, err := Load(nil, def, stderr, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return []*scenario.Scenario{sc}, nil
+	}
+	out := make([]*scenario.Scenario, 0, len(paths))
+	for _, p := range paths {
+		sc, err := Load([]string{p}, def, stderr, opts...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
+// PrintWarnings prints a scenario's warnings, one "warning: " line each,
+// in the scenario's order: the text scenario.Warning.String gives, which
+// the reports list too.
+func PrintWarnings(w io.Writer, sc *scenario.Scenario) {
+	for _, warn := range sc.Warnings {
+		fmt.Fprintln(w, "warning:", warn.String())
+	}
+}
