@@ -3,6 +3,7 @@ package noderesources
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 
 	"github.com/gangsim/gangsim/cluster"
@@ -16,7 +17,7 @@ const Name = "CopiedNodeResourcesFit"
 // ScoringType is the NodeResourcesFit scoring strategy.
 type ScoringType string
 
-// The scoring strategies.
+// The scoring strategies (and RequestedToCapacityRatio).
 const (
 	LeastAllocated ScoringType = "LeastAllocated"
 	MostAllocated  ScoringType = "MostAllocated"
@@ -40,6 +41,9 @@ func DefaultResourceWeights() []ResourceWeight {
 type Fit struct {
 	Strategy  ScoringType
 	Resources []ResourceWeight
+	// Shape is RequestedToCapacityRatio's function (nil for the other
+	// strategies).
+	Shape []UtilizationShapePoint
 	// h gives the device classes that serve extended resources (nil:
 	// none do)
 	h fw.Handle
@@ -199,8 +203,12 @@ func boolIndex(b bool) int {
 	return 0
 }
 
-// Score scores node for pod by the strategy (see AllocationScore).
+// Score scores node for pod by the strategy (see AllocationScore and
+// RequestedToCapacityRatioScore).
 func (f *Fit) Score(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) (int64, *fw.Status) {
+	if f.Strategy == RequestedToCapacityRatio {
+		return RequestedToCapacityRatioScore(f.Shape, f.Resources, pod, node), nil
+	}
 	return AllocationScore(f.Strategy, f.Resources, pod, node), nil
 }
 
@@ -279,10 +287,11 @@ func MostAllocatedResource(requested, capacity int64) int64 {
 
 // ScoringStrategy is Fit's scoring strategy argument: the
 // pod-by-pod type and the resource weights (which placement scoring uses
-// too).
+// too), and RequestedToCapacityRatio's shape, given with that type only.
 type ScoringStrategy struct {
-	Type      ScoringType      `yaml:"type"`      // "" means LeastAllocated
-	Resources []ResourceWeight `yaml:"resources"` // empty means cpu 1, memory 1
+	Type                     ScoringType                    `yaml:"type"`      // "" means LeastAllocated
+	Resources                []ResourceWeight               `yaml:"resources"` // empty means cpu 1, memory 1
+	RequestedToCapacityRatio *RequestedToCapacityRatioParam `yaml:"requestedToCapacityRatio"`
 }
 
 // FitArgs are Fit's arguments, as
@@ -297,9 +306,10 @@ func (a *FitArgs) Validate() error {
 		return nil
 	}
 	switch a.ScoringStrategy.Type {
-	case "", LeastAllocated, MostAllocated:
+	case "", LeastAllocated, MostAllocated, RequestedToCapacityRatio:
 	default:
-		return fw.ArgError("scoringStrategy.type", "%q is not LeastAllocated or MostAllocated", a.ScoringStrategy.Type)
+		return fw.ArgError("scoringStrategy.type", "Unsupported value: %q: supported values: %q, %q, %q", a.ScoringStrategy.Type,
+			LeastAllocated, MostAllocated, RequestedToCapacityRatio)
 	}
 	seen := map[cluster.ResourceName]bool{}
 	for i, r := range a.ScoringStrategy.Resources {
@@ -313,7 +323,7 @@ func (a *FitArgs) Validate() error {
 		}
 		seen[r.Name] = true
 	}
-	return nil
+	return validateRatio(a.ScoringStrategy)
 }
 
 // NewFitFromArgs returns the plugin its arguments describe
@@ -323,11 +333,17 @@ func NewFitFromArgs(a *FitArgs) (*Fit, error) {
 		return nil, err
 	}
 	strategy, resources := LeastAllocated, []ResourceWeight(nil)
+	var shape []UtilizationShapePoint
 	if a != nil && a.ScoringStrategy != nil {
 		if a.ScoringStrategy.Type != "" {
 			strategy = a.ScoringStrategy.Type
 		}
 		resources = a.ScoringStrategy.Resources
+		if r := a.ScoringStrategy.RequestedToCapacityRatio; r != nil {
+			shape = slices.Clone(r.Shape)
+		}
 	}
-	return NewFitStrategy(strategy, resources), nil
+	f := NewFitStrategy(strategy, resources)
+	f.Shape = shape
+	return f, nil
 }
