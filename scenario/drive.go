@@ -1,16 +1,22 @@
 package scenario
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/autoscaler"
 )
 
 // drive runs the scheduler along the scenario's timeline: up to each
 // action's time, the action, and at the end until nothing more can happen.
 // With controllers (f not nil) it also stops whenever one has something to
-// do, at that simulated time, and lets it act (fleet.react).
-func (sc *Scenario) drive(s *gangsim.Scheduler, f *fleet) error {
+// do, at that simulated time, and lets it act (fleet.react). With node
+// groups (as not nil) it also stops at each of the autoscaler's times
+// (NextTime) and lets it act (Step), after the actions of that time.
+func (sc *Scenario) drive(s *gangsim.Scheduler, f *fleet, as *scaler) error {
 	acts := sc.timeline()
-	if f == nil {
+	if f == nil && as == nil {
 		for _, a := range acts {
 			if err := s.RunUntil(a.at); err != nil {
 				return err
@@ -21,6 +27,9 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, f *fleet) error {
 		}
 		return s.Run()
 	}
+	if f == nil {
+		return sc.driveScaled(s, as, acts)
+	}
 	f.s = s
 	for next := 0; ; {
 		if f.busy() {
@@ -29,7 +38,7 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, f *fleet) error {
 			}
 			continue
 		}
-		done, err := sc.step(s, f, acts, &next)
+		done, err := sc.step(s, f, acts, &next, as)
 		if done || err != nil {
 			return err
 		}
@@ -37,16 +46,23 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, f *fleet) error {
 }
 
 // step runs the scheduler to the next thing the runner must do: the next
-// action (applied), the next controller sync (its controllers marked), or
-// a pause of the controllers. At the end of the timeline the run goes on
-// while anything is in progress besides the pods of services (ReplicaSets,
-// StatefulSets, DaemonSets) ending and being replaced, which would go on
-// for ever: when only that is left, the run settles what can happen before
-// the next pod ends (Settle), and stops. It reports whether the run is
+// action (applied), the next controller sync (its controllers marked), the
+// autoscaler's next step, or a pause of the controllers. At the end of the
+// timeline the run goes on while anything is in progress besides the pods
+// of services (ReplicaSets, StatefulSets, DaemonSets) ending and being
+// replaced, which would go on for ever: when only that is left, the run
+// settles what can happen before the next pod ends (Settle), lets the
+// autoscaler act until then, and stops. It reports whether the run is
 // over.
-func (sc *Scenario) step(s *gangsim.Scheduler, f *fleet, acts []action, next *int) (bool, error) {
+func (sc *Scenario) step(s *gangsim.Scheduler, f *fleet, acts []action, next *int, as *scaler) (bool, error) {
 	f.paused = false
 	w, woken := f.nextWakeup()
+	if t, ok := as.due(s, acts, *next); ok && (!woken || t < w) {
+		if err := s.RunUntil(t); err != nil || f.paused {
+			return false, err
+		}
+		return false, as.step(s, t)
+	}
 	switch {
 	case *next < len(acts) && (!woken || acts[*next].at <= w):
 		a := acts[*next]
@@ -64,12 +80,27 @@ func (sc *Scenario) step(s *gangsim.Scheduler, f *fleet, acts []action, next *in
 		}
 		f.wake(w)
 		return false, nil
+	case f.otherWork() && as != nil:
+		// not Run: the autoscaler acts between the pods' ends
+		t, ok := s.NextTimer()
+		if !ok {
+			return false, s.Settle()
+		}
+		return false, s.RunUntil(t)
 	case f.otherWork():
 		err := s.Run()
 		return err == nil && !f.paused, err // not paused: nothing more can happen
 	}
 	err := s.Settle()
-	return err == nil && !f.paused && !f.otherWork() && !f.busy(), err
+	if err != nil || f.paused {
+		return false, err
+	}
+	if t, ok := as.nextTime(s); ok {
+		if timer, pending := s.NextTimer(); !pending || t < timer {
+			return false, nil // the autoscaler acts first (the step above)
+		}
+	}
+	return !f.otherWork() && !f.busy(), nil
 }
 
 // skips reports whether an action is moot: the deletion of a pod that a
@@ -81,4 +112,85 @@ func (f *fleet) skips(a action) bool {
 	}
 	cp := f.pods[podKeyOf(e.Name)]
 	return cp != nil && cp.byUs && cp.state == podEnded
+}
+
+// driveScaled is drive with an autoscaler and no controllers: the next
+// stop is the next action or the autoscaler's next time, the earlier
+// (actions first at equal times). When the autoscaler has nothing to do
+// until the cluster changes, the scheduler settles and goes on to its next
+// timer (a pod ending, a victim terminating), which may give it something;
+// the run ends when neither has anything left.
+func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action) error {
+	for next := 0; ; {
+		if t, ok := as.due(s, acts, next); ok {
+			if err := s.RunUntil(t); err != nil {
+				return err
+			}
+			if err := as.step(s, t); err != nil {
+				return err
+			}
+			continue
+		}
+		if next < len(acts) {
+			a := acts[next]
+			next++
+			if err := s.RunUntil(a.at); err != nil {
+				return err
+			}
+			if err := sc.apply(s, a); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.Settle(); err != nil {
+			return err
+		}
+		if _, ok := as.nextTime(s); ok {
+			continue
+		}
+		t, ok := s.NextTimer()
+		if !ok {
+			return s.Run() // quiescent: Run checks it when asked to
+		}
+		if err := s.RunUntil(t); err != nil {
+			return err
+		}
+	}
+}
+
+// scaler is a scenario's autoscaler as the runner drives it: it remembers
+// its last step, so that an autoscaler that would not move on is an error
+// rather than a run that never ends.
+type scaler struct {
+	a    *autoscaler.Autoscaler
+	last time.Duration // the time of the last step; -1 before the first
+}
+
+// nextTime is the autoscaler's next time, never before now; false
+// without an autoscaler or when it has nothing to do.
+func (as *scaler) nextTime(s *gangsim.Scheduler) (time.Duration, bool) {
+	if as == nil {
+		return 0, false
+	}
+	t, ok := as.a.NextTime()
+	return max(t, s.Now()), ok
+}
+
+// due is the autoscaler's next time when it comes before the next action
+// (actions first at equal times).
+func (as *scaler) due(s *gangsim.Scheduler, acts []action, next int) (time.Duration, bool) {
+	t, ok := as.nextTime(s)
+	if !ok || next < len(acts) && acts[next].at <= t {
+		return 0, false
+	}
+	return t, true
+}
+
+// step lets the autoscaler act at t.
+func (as *scaler) step(s *gangsim.Scheduler, t time.Duration) error {
+	if t <= as.last {
+		return fmt.Errorf("autoscaler: its next time, %v, does not come after its last step, %v", t, as.last)
+	}
+	as.last = t
+	return as.a.Step(s, t)
 }
