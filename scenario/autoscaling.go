@@ -25,7 +25,7 @@ func (sc *Scenario) newScaler() (*scaler, error) {
 	if err != nil {
 		return nil, sc.runError(sc.scalerSource(), err)
 	}
-	return &scaler{a: a, last: -1}, nil
+	return &scaler{a: a, last: -1, groups: sc.NodeGroups, tap: sc.autoscalerTap}, nil
 }
 
 // scalerSource is where the autoscaler's configuration came from: its
@@ -48,6 +48,7 @@ func (as *scaler) start(sc *Scenario, s *gangsim.Scheduler) error {
 	if err := as.a.Start(s); err != nil {
 		return sc.runError(sc.scalerSource(), err)
 	}
+	as.flush()
 	return nil
 }
 
@@ -57,12 +58,14 @@ func (as *scaler) addResult(res *Result, end time.Duration) {
 	if as == nil {
 		return
 	}
-	for _, g := range as.a.Groups(end) {
+	rec := &Autoscaling{Groups: as.groups, Summaries: as.a.Groups(end), Events: as.a.Events(), Waits: as.a.PodWaits(end), End: end}
+	res.Autoscaling = rec
+	for _, g := range rec.Summaries {
 		res.NodeGroups = append(res.NodeGroups, NodeGroupResult{Name: g.Name, NodesAdded: g.NodesAdded, NodesRemoved: g.NodesRemoved,
 			MaxNodes: g.MaxNodes, NodeHours: round3(g.NodeHours), Cost: round3(g.Cost)})
 	}
 	res.Autoscaler = make([]AutoscalerEventResult, 0)
-	for _, e := range as.a.Events() {
+	for _, e := range rec.Events {
 		res.Autoscaler = append(res.Autoscaler, autoscalerEvent(e))
 	}
 }
@@ -99,4 +102,16 @@ func AutoscalerLine(e autoscaler.Event) string {
 		line += " reason=" + strconv.Quote(r.Reason)
 	}
 	return line
+}
+
+// flush passes the decisions made since the last flush to the tap.
+func (as *scaler) flush() {
+	if as.tap == nil {
+		return
+	}
+	evs := as.a.Events()
+	for _, e := range evs[as.tapped:] {
+		as.tap(e)
+	}
+	as.tapped = len(evs)
 }

@@ -162,8 +162,13 @@ func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action)
 // its last step, so that an autoscaler that would not move on is an error
 // rather than a run that never ends.
 type scaler struct {
-	a    *autoscaler.Autoscaler
-	last time.Duration // the time of the last step; -1 before the first
+	a      *autoscaler.Autoscaler
+	groups []autoscaler.NodeGroup
+	last   time.Duration // the time of the last step; -1 before the first
+	// tap, when set, sees each decision after the step that made it
+	// (Scenario.autoscalerTap); tapped counts those it saw
+	tap    func(autoscaler.Event)
+	tapped int
 }
 
 // nextTime is the autoscaler's next time, never before now; false
@@ -192,5 +197,7 @@ func (as *scaler) step(s *gangsim.Scheduler, t time.Duration) error {
 		return fmt.Errorf("autoscaler: its next time, %v, does not come after its last step, %v", t, as.last)
 	}
 	as.last = t
-	return as.a.Step(s, t)
+	err := as.a.Step(s, t)
+	as.flush()
+	return err
 }

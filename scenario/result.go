@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/autoscaler"
 	"github.com/gangsim/gangsim/cluster"
 )
 
@@ -34,6 +36,21 @@ type Result struct {
 	// Autoscaler lists the autoscaler's decisions in order: scale-ups,
 	// nodes ready, unneeded and removed; absent without node groups.
 	Autoscaler []AutoscalerEventResult `json:"autoscalerEvents,omitempty"`
+	// Autoscaling is what the autoscaler did, in its own types, for
+	// metrics and what-if; nil without node groups. Not written out.
+	Autoscaling *Autoscaling `json:"-"`
+}
+
+// Autoscaling is the record of a run's autoscaler: the groups it ran
+// (as the scenario gave them), their summaries, its decisions, and every
+// pod's wait split into waiting for a node and waiting for room, all up
+// to End, the end of the run.
+type Autoscaling struct {
+	Groups    []autoscaler.NodeGroup
+	Summaries []autoscaler.GroupSummary
+	Events    []autoscaler.Event
+	Waits     []autoscaler.PodWait
+	End       time.Duration
 }
 
 // NodeGroupResult is a node group over the run: the nodes it added and

@@ -153,6 +153,9 @@ type Scenario struct {
 	// errors; autoscalerSource the autoscaler section
 	groupSources     []Source
 	autoscalerSource Source
+	// autoscalerTap, when set (tests), sees the autoscaler's decisions as
+	// they are made, after the step that made them
+	autoscalerTap func(autoscaler.Event)
 
 	registry fw.Registry // the user's plugins, passed to the scheduler
 	// podNames are the names of Pods, when there are Controllers: the
