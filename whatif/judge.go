@@ -46,14 +46,26 @@ func judge(sc *scenario.Scenario, keys []string, c Criteria, watch ...gangsim.Op
 		opts = append(opts, gangsim.WithObserver(w.observe))
 	}
 	opts = append(opts, watch...)
-	_, err = sc.Run(opts...)
+	res, err := sc.Run(opts...)
 	if errors.Is(err, gangsim.ErrNoProgress) {
 		return outcome{report: named(rec.Report(), sc), note: "did not converge: " + err.Error()}, nil
 	}
 	if err != nil {
 		return outcome{}, err
 	}
-	return outcome{report: named(rec.Report(), sc)}, nil
+	return outcome{report: reportOf(rec, sc, res)}, nil
+}
+
+// reportOf is the report of a finished run: the recorder's, to the end of
+// the run, with what the autoscaler did when the scenario has node groups.
+func reportOf(rec *metrics.Recorder, sc *scenario.Scenario, res *scenario.Result) *metrics.Report {
+	a := res.Autoscaling
+	if a == nil {
+		return named(rec.Report(), sc)
+	}
+	rep := rec.ReportUntil(a.End)
+	rep.AddAutoscaling(a.Groups, a.Summaries, a.Events, a.Waits)
+	return named(rep, sc)
 }
 
 // named names a report after its scenario and gives it the scenario's
