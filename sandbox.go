@@ -2,6 +2,7 @@ package gangsim
 
 import (
 	"fmt"
+	"iter"
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
@@ -160,3 +161,7 @@ func (b *Sandbox) FindNode(pod *cluster.PodInfo, candidates []int) (int, bool) {
 	}
 	return 0, false
 }
+
+// Budgets yields the pod disruption budgets with the disruptions they
+// allow now, in key order.
+func (b *Sandbox) Budgets() iter.Seq[cluster.BudgetStatus] { return b.snap.Budgets() }

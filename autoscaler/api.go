@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 )
 
@@ -112,46 +111,5 @@ type PodWait struct {
 	Bound   bool
 }
 
-// Autoscaler is the cluster autoscaler in simulated time, beside one
-// Scheduler: every scan interval it looks at the pods the scheduler
-// marked unschedulable and at each node's use, and adds and removes nodes.
-type Autoscaler struct{ _ struct{} }
-
-// New validates cfg and groups and returns an autoscaler; rng seeds
-// delays drawn from distributions and the random expander.
-func New(cfg Config, groups []NodeGroup, rng *rand.Rand) (*Autoscaler, error) { panic("unimplemented") }
-
-// Attach returns the option that lets the autoscaler watch the
-// scheduler's event stream; pass it to gangsim.New.
-func (a *Autoscaler) Attach() gangsim.Option { panic("unimplemented") }
-
-// Start creates each group's Min nodes at the scheduler's current time.
-func (a *Autoscaler) Start(s *gangsim.Scheduler) error { panic("unimplemented") }
-
-// NextTime is when the autoscaler next has something to do (a node
-// arriving, a scan that may change something); false when no scan can
-// change anything until the cluster changes.
-func (a *Autoscaler) NextTime() (time.Duration, bool) { panic("unimplemented") }
-
-// Step does what is due at now (s.Now() must be now): nodes arriving,
-// then a scan (scale-up, then scale-down).
-func (a *Autoscaler) Step(s *gangsim.Scheduler, now time.Duration) error { panic("unimplemented") }
-
-// Events returns the decisions so far, in order.
-func (a *Autoscaler) Events() []Event { panic("unimplemented") }
-
-// Groups summarises each group up to end, in the order New got them.
-func (a *Autoscaler) Groups(end time.Duration) []GroupSummary { panic("unimplemented") }
-
-// PodWaits returns the wait split of every pod seen, up to end, in the
-// order the pods arrived.
-func (a *Autoscaler) PodWaits(end time.Duration) []PodWait { panic("unimplemented") }
-
-// Run drives s and a together until nothing more can happen and returns
-// the end time: the loop users write themselves when they have other
-// actions (scenario events) to interleave:
-//
-//	for {
-//		t := min(next action, a.NextTime()) ; s.RunUntil(t); act; a.Step(s, t)
-//	}
-func Run(s *gangsim.Scheduler, a *Autoscaler) (time.Duration, error) { panic("unimplemented") }
+// The Autoscaler type and its methods (New, Attach, Start, NextTime,
+// Step, Events, Groups, PodWaits) and Run are in autoscaler.go.

@@ -1,0 +1,44 @@
+package autoscaler
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Six pods of 1.5 cpu on 4-cpu template nodes: two fit a node (3 <= 4,
+// 4.5 > 4), so three nodes. The pods are first tried at 0 (no node: they
+// are marked unschedulable), the scan at 10s requests cpu-1..3, which
+// arrive at 10s+2m = 2m10s; the pods bind then and run 30m, to 32m10s.
+// The nodes are empty from 32m10s; the scan at 32m10s finds them
+// unneeded, and the one at 42m10s (10m later) removes them, in bulk.
+// The run ends with the scan after that, at 42m20s, which finds nothing
+// to do. Waits: 10s for room (0 to the scan), 2m for a node.
+// Node-hours: each node from 10s to 42m10s = 42m = 0.7h; three: 2.1h,
+// at 0.5 an hour 1.05.
+func TestScaleUpAndDown(t *testing.T) {
+	w := newWorld(t, Config{}, group("cpu", "4", 10))
+	w.addPods(6, "web", "1500m", 30*time.Minute)
+	end := w.run()
+	require.Equal(t, `10s ScaleUp cpu [cpu-1 cpu-2 cpu-3] 6 pods
+2m10s NodeReady cpu [cpu-1 cpu-2 cpu-3]
+32m10s NodeUnneeded cpu [cpu-1]
+32m10s NodeUnneeded cpu [cpu-2]
+32m10s NodeUnneeded cpu [cpu-3]
+42m10s ScaleDown cpu [cpu-1]
+42m10s ScaleDown cpu [cpu-2]
+42m10s ScaleDown cpu [cpu-3]
+`, w.log())
+	require.Equal(t, 42*time.Minute+20*time.Second, end)
+	for _, pw := range w.a.PodWaits(end) {
+		require.Equal(t, PodWait{Pod: pw.Pod, ForNode: 2 * time.Minute, ForRoom: 10 * time.Second, Bound: true}, pw)
+	}
+	g := w.a.Groups(end)
+	require.Len(t, g, 1)
+	require.Equal(t, 3, g[0].NodesAdded)
+	require.Equal(t, 3, g[0].NodesRemoved)
+	require.Equal(t, 3, g[0].MaxNodes)
+	require.InDelta(t, 2.1, g[0].NodeHours, 1e-9)
+	require.InDelta(t, 1.05, g[0].Cost, 1e-9)
+}
