@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
 )
@@ -169,7 +168,7 @@ func (a *Autoscaler) noScaleUpRest(now time.Duration, pods []*cluster.PodInfo, o
 		}
 	}
 	if len(rest) > 0 {
-		a.emit(Event{At: now, Kind: EventNoScaleUp, Pods: keys(rest), Reason: "no group's template node fits them"})
+		a.emit(Event{At: now, Kind: EventNoScaleUp, Pods: keys(rest), Reason: "no group can take them now (limits reached, or no template node fits them)"})
 	}
 }
 
@@ -210,6 +209,7 @@ func keys(pods []*cluster.PodInfo) []cluster.PodKey {
 // core and memory limits; why says which bound is 0.
 func (a *Autoscaler) limit(g *groupState, now time.Duration) (n int, why string) {
 	if now < g.backoffTil {
+		a.wakeAt(g.backoffTil) // the pods may get this group then
 		return 0, fmt.Sprintf("backed off until %v after a timeout", g.backoffTil)
 	}
 	n = g.Max - g.live
@@ -259,5 +259,3 @@ func (a *Autoscaler) upcomingNode(name string) (*nodeState, bool) {
 	n, ok := a.nodes[name]
 	return n, ok && !n.ready && !n.gone
 }
-
-var _ = gangsim.LabelHostname
