@@ -57,8 +57,10 @@ func (g *groupState) makeNode(newRack bool) cluster.Node {
 // counters are what makeNode changes, for a preview to restore.
 type counters struct{ created, racks, rackFill int }
 
-func (g *groupState) save() counters     { return counters{g.created, g.racks, g.rackFill} }
-func (g *groupState) restore(c counters) { g.created, g.racks, g.rackFill = c.created, c.racks, c.rackFill }
+func (g *groupState) save() counters { return counters{g.created, g.racks, g.rackFill} }
+func (g *groupState) restore(c counters) {
+	g.created, g.racks, g.rackFill = c.created, c.racks, c.rackFill
+}
 
 // join adds a node that arrived to the scheduler, with its ResourceSlices.
 func (a *Autoscaler) join(n *nodeState) error {
