@@ -133,6 +133,12 @@ func (a *Autoscaler) NextTime() (time.Duration, bool) {
 			t, ok = due, true
 		}
 	}
+	if ok {
+		// the scheduler may change the cluster before t (a pod bound on
+		// a node counted unneeded): the next tick looks, as the cluster
+		// autoscaler's loop does
+		t = min(t, a.tickAtOrAfter(a.lastStep+1))
+	}
 	return t, ok
 }
 
@@ -150,6 +156,7 @@ func (a *Autoscaler) Step(s *gangsim.Scheduler, now time.Duration) error {
 	if s.Now() != now {
 		return fmt.Errorf("autoscaler: Step at %v while the scheduler is at %v", now, s.Now())
 	}
+	a.lastStep = max(a.lastStep, now)
 	if err := a.arrivals(now); err != nil {
 		return err
 	}
