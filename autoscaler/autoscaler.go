@@ -37,6 +37,7 @@ type Autoscaler struct {
 	lastChange time.Duration
 	scanned    bool
 	lastScan   time.Duration
+	lastStep   time.Duration // the latest Step
 	// arrivedAt is when nodes last joined (while arrived)
 	arrived   bool
 	arrivedAt time.Duration
@@ -52,7 +53,11 @@ type Autoscaler struct {
 
 	waits     map[cluster.PodKey]*podWait
 	waitOrder []cluster.PodKey
-	pending   map[cluster.PodKey]bool // pods told unschedulable, not bound since
+	pending   map[cluster.PodKey]time.Duration // pods told unschedulable (when last), not bound since
+	// freed is, by node, when room last appeared on it (a pod left, the
+	// node joined or changed): a pod marked unschedulable before that
+	// may fit there now, though the scheduler has not retried it yet
+	freed map[string]time.Duration
 }
 
 // groupState is a NodeGroup and what it did.
@@ -115,7 +120,7 @@ func New(cfg Config, groups []NodeGroup, rng *rand.Rand) (*Autoscaler, error) {
 		rng = rand.New(rand.NewPCG(1, 2))
 	}
 	a := &Autoscaler{cfg: cfg, rng: rng, nodes: map[string]*nodeState{}, unneeded: map[string]time.Duration{},
-		waits: map[cluster.PodKey]*podWait{}, pending: map[cluster.PodKey]bool{}}
+		waits: map[cluster.PodKey]*podWait{}, pending: map[cluster.PodKey]time.Duration{}, freed: map[string]time.Duration{}}
 	seen := map[string]bool{}
 	for i, g := range groups {
 		if err := validateGroup(g, fmt.Sprintf("nodeGroups[%d]", i)); err != nil {
@@ -197,7 +202,11 @@ func (a *Autoscaler) observe(e gangsim.Event) {
 			a.waitOrder = append(a.waitOrder, key)
 		}
 	case gangsim.EventPodUnschedulable:
-		a.pending[key] = true
+		a.pending[key] = e.At
+	case gangsim.EventNodeAdded, gangsim.EventNodeUpdated, gangsim.EventNodeUncordoned:
+		a.freed[e.Node] = e.At
+	case gangsim.EventPodTerminated:
+		a.freed[e.Node] = e.At
 	case gangsim.EventPodBound:
 		delete(a.pending, key)
 		if w := a.waits[key]; w != nil && !w.bound {
@@ -205,6 +214,9 @@ func (a *Autoscaler) observe(e gangsim.Event) {
 		}
 	case gangsim.EventPodDeleted, gangsim.EventPodSucceeded:
 		delete(a.pending, key)
+		if e.Node != "" {
+			a.freed[e.Node] = e.At
+		}
 	}
 }
 
@@ -217,7 +229,7 @@ func (a *Autoscaler) Start(s *gangsim.Scheduler) error {
 	if err != nil {
 		return err
 	}
-	a.s, a.sb, a.started, a.origin = s, sb, true, s.Now()
+	a.s, a.sb, a.started, a.origin, a.lastStep = s, sb, true, s.Now(), s.Now()-1
 	now := s.Now()
 	for _, g := range a.groups {
 		if g.Min == 0 {

@@ -9,7 +9,9 @@ import (
 // ends its ties on the group's order in New, then its name, where the
 // cluster autoscaler picks at random among equals.
 func (a *Autoscaler) expand(opts []option) option {
-	byName := func(x, y option) int { return cmp.Or(cmp.Compare(x.g.index, y.g.index), cmp.Compare(x.g.Name, y.g.Name)) }
+	byName := func(x, y option) int {
+		return cmp.Or(cmp.Compare(x.g.index, y.g.index), cmp.Compare(x.g.Name, y.g.Name))
+	}
 	var better func(x, y option) int
 	switch a.cfg.Expander {
 	case "most-pods":

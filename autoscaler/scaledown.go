@@ -243,7 +243,7 @@ func (a *Autoscaler) destination(pi *cluster.PodInfo, removed map[int]bool, hint
 		if removed[i] || i == hint {
 			continue
 		}
-		if n, up := a.upcomingNode(a.sb.Node(i).Name()); up || n != nil {
+		if _, up := a.upcomingNode(a.sb.Node(i).Name()); up {
 			continue
 		}
 		if ok, _ := a.sb.Fits(pi, i); ok {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
 )
@@ -18,7 +17,10 @@ type unit struct {
 	pods  []*cluster.PodInfo
 	gang  *podgroup.PodGroup // nil for regular pods
 	first time.Duration      // earliest arrival, for order
-	key   string
+	// marked is when the scheduler last found no room for the unit's
+	// (first) pod: nodes with room freed since may take it
+	marked time.Duration
+	key    string
 }
 
 // option is what one group would add for some pods.
@@ -43,7 +45,9 @@ func (a *Autoscaler) scaleUp(now time.Duration) error {
 	if err != nil {
 		return err
 	}
-	units = a.notOnUpcoming(units, idx)
+	if units = a.notOnUpcoming(units, idx); len(units) == 0 {
+		return nil
+	}
 	var regular []*cluster.PodInfo
 	var gangs []unit
 	for _, u := range units {
@@ -84,15 +88,16 @@ func (a *Autoscaler) pendingUnits() []unit {
 				if i, seen := byGang[gkey]; seen {
 					units[i].pods = append(units[i].pods, pi)
 					units[i].first = min(units[i].first, st.ArrivedAt)
+					units[i].marked = min(units[i].marked, a.pending[key])
 					continue
 				}
 				g := gs.Group
 				byGang[gkey] = len(units)
-				units = append(units, unit{pods: []*cluster.PodInfo{pi}, gang: &g, first: st.ArrivedAt, key: gkey})
+				units = append(units, unit{pods: []*cluster.PodInfo{pi}, gang: &g, first: st.ArrivedAt, marked: a.pending[key], key: gkey})
 				continue
 			}
 		}
-		units = append(units, unit{pods: []*cluster.PodInfo{pi}, first: st.ArrivedAt, key: string(key)})
+		units = append(units, unit{pods: []*cluster.PodInfo{pi}, first: st.ArrivedAt, marked: a.pending[key], key: string(key)})
 	}
 	slices.SortStableFunc(units, func(x, y unit) int {
 		return cmp.Or(cmp.Compare(y.pods[0].Priority(), x.pods[0].Priority()), cmp.Compare(x.first, y.first), cmp.Compare(x.key, y.key))
@@ -100,30 +105,64 @@ func (a *Autoscaler) pendingUnits() []unit {
 	return units
 }
 
-// notOnUpcoming drops the units that fit on upcoming nodes (placing them
+// notOnUpcoming drops the units that fit on upcoming nodes, or on nodes
+// where room appeared since the scheduler last tried them (placing them
 // there, so that they count against later units), as the cluster
-// autoscaler's filter of schedulable pods does.
+// autoscaler's filter of schedulable pods does. The other nodes had no
+// room for them at their last attempt.
 func (a *Autoscaler) notOnUpcoming(units []unit, upcoming []int) []unit {
-	if len(upcoming) == 0 {
-		return units
-	}
+	freed := a.freedNodes(units)
 	out := units[:0]
 	for _, u := range units {
-		m := a.sb.Mark()
-		fits := true
-		for _, pi := range u.pods {
-			i, ok := a.sb.FindNode(pi, upcoming)
-			if !ok {
-				fits = false
-				break
+		cands := slices.Clone(upcoming)
+		for _, f := range freed {
+			if f.at >= u.marked {
+				cands = append(cands, f.index)
 			}
-			a.sb.Place(pi, i)
 		}
-		if !fits {
-			a.sb.Revert(m)
+		if len(cands) == 0 || !a.placeAll(u.pods, cands) {
 			out = append(out, u)
 		}
 	}
+	return out
+}
+
+// placeAll places every pod on some candidate, or none.
+func (a *Autoscaler) placeAll(pods []*cluster.PodInfo, cands []int) bool {
+	m := a.sb.Mark()
+	for _, pi := range pods {
+		i, ok := a.sb.FindNode(pi, cands)
+		if !ok {
+			a.sb.Revert(m)
+			return false
+		}
+		a.sb.Place(pi, i)
+	}
+	return true
+}
+
+type freedNode struct {
+	at    time.Duration
+	index int
+}
+
+// freedNodes lists the nodes with room freed since the earliest mark of
+// units, in sandbox order, forgetting the older ones.
+func (a *Autoscaler) freedNodes(units []unit) []freedNode {
+	oldest := units[0].marked
+	for _, u := range units {
+		oldest = min(oldest, u.marked)
+	}
+	var out []freedNode
+	for name, at := range a.freed {
+		i, ok := a.sb.Index(name)
+		if at < oldest || !ok {
+			delete(a.freed, name)
+			continue
+		}
+		out = append(out, freedNode{at: at, index: i})
+	}
+	slices.SortFunc(out, func(x, y freedNode) int { return cmp.Compare(x.index, y.index) })
 	return out
 }
 
@@ -169,7 +208,7 @@ func (a *Autoscaler) noScaleUpRest(now time.Duration, pods []*cluster.PodInfo, o
 		}
 	}
 	if len(rest) > 0 {
-		a.emit(Event{At: now, Kind: EventNoScaleUp, Pods: keys(rest), Reason: "no group's template node fits them"})
+		a.emit(Event{At: now, Kind: EventNoScaleUp, Pods: keys(rest), Reason: "no group can take them now (limits reached, or no template node fits them)"})
 	}
 }
 
@@ -210,6 +249,7 @@ func keys(pods []*cluster.PodInfo) []cluster.PodKey {
 // core and memory limits; why says which bound is 0.
 func (a *Autoscaler) limit(g *groupState, now time.Duration) (n int, why string) {
 	if now < g.backoffTil {
+		a.wakeAt(g.backoffTil) // the pods may get this group then
 		return 0, fmt.Sprintf("backed off until %v after a timeout", g.backoffTil)
 	}
 	n = g.Max - g.live
@@ -259,5 +299,3 @@ func (a *Autoscaler) upcomingNode(name string) (*nodeState, bool) {
 	n, ok := a.nodes[name]
 	return n, ok && !n.ready && !n.gone
 }
-
-var _ = gangsim.LabelHostname

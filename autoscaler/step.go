@@ -57,8 +57,10 @@ func (g *groupState) makeNode(newRack bool) cluster.Node {
 // counters are what makeNode changes, for a preview to restore.
 type counters struct{ created, racks, rackFill int }
 
-func (g *groupState) save() counters     { return counters{g.created, g.racks, g.rackFill} }
-func (g *groupState) restore(c counters) { g.created, g.racks, g.rackFill = c.created, c.racks, c.rackFill }
+func (g *groupState) save() counters { return counters{g.created, g.racks, g.rackFill} }
+func (g *groupState) restore(c counters) {
+	g.created, g.racks, g.rackFill = c.created, c.racks, c.rackFill
+}
 
 // join adds a node that arrived to the scheduler, with its ResourceSlices.
 func (a *Autoscaler) join(n *nodeState) error {
@@ -131,6 +133,12 @@ func (a *Autoscaler) NextTime() (time.Duration, bool) {
 			t, ok = due, true
 		}
 	}
+	if ok {
+		// the scheduler may change the cluster before t (a pod bound on
+		// a node counted unneeded): the next tick looks, as the cluster
+		// autoscaler's loop does
+		t = min(t, a.tickAtOrAfter(a.lastStep+1))
+	}
 	return t, ok
 }
 
@@ -148,6 +156,7 @@ func (a *Autoscaler) Step(s *gangsim.Scheduler, now time.Duration) error {
 	if s.Now() != now {
 		return fmt.Errorf("autoscaler: Step at %v while the scheduler is at %v", now, s.Now())
 	}
+	a.lastStep = max(a.lastStep, now)
 	if err := a.arrivals(now); err != nil {
 		return err
 	}
