@@ -25,7 +25,7 @@ func (sc *Scenario) newScaler() (*scaler, error) {
 	if err != nil {
 		return nil, sc.runError(sc.scalerSource(), err)
 	}
-	return &scaler{a: a, last: -1, groups: sc.NodeGroups, tap: sc.autoscalerTap}, nil
+	return &scaler{a: a, last: -1, groups: sc.NodeGroups, interval: sc.Autoscaler.WithDefaults().ScanInterval, tap: sc.autoscalerTap}, nil
 }
 
 // scalerSource is where the autoscaler's configuration came from: its

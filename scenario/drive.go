@@ -63,6 +63,13 @@ func (sc *Scenario) step(s *gangsim.Scheduler, f *fleet, acts []action, next *in
 		}
 		return false, as.step(s, t)
 	}
+	limit, limited := w, woken
+	if *next < len(acts) && (!woken || acts[*next].at < w) {
+		limit, limited = acts[*next].at, true
+	}
+	if moved, err := as.toTimer(s, limit, limited || !f.otherWork()); err != nil || moved {
+		return false, err
+	}
 	switch {
 	case *next < len(acts) && (!woken || acts[*next].at <= w):
 		a := acts[*next]
@@ -81,12 +88,8 @@ func (sc *Scenario) step(s *gangsim.Scheduler, f *fleet, acts []action, next *in
 		f.wake(w)
 		return false, nil
 	case f.otherWork() && as != nil:
-		// not Run: the autoscaler acts between the pods' ends
-		t, ok := s.NextTimer()
-		if !ok {
-			return false, s.Settle()
-		}
-		return false, s.RunUntil(t)
+		// no timer left (toTimer), yet work in progress: settle it
+		return false, s.Settle()
 	case f.otherWork():
 		err := s.Run()
 		return err == nil && !f.paused, err // not paused: nothing more can happen
@@ -116,10 +119,10 @@ func (f *fleet) skips(a action) bool {
 
 // driveScaled is drive with an autoscaler and no controllers: the next
 // stop is the next action or the autoscaler's next time, the earlier
-// (actions first at equal times). When the autoscaler has nothing to do
-// until the cluster changes, the scheduler settles and goes on to its next
-// timer (a pod ending, a victim terminating), which may give it something;
-// the run ends when neither has anything left.
+// (actions first at equal times). While the autoscaler has nothing to do
+// until the cluster changes, the scheduler goes from timer to timer (a pod
+// ending, a victim terminating), each of which may give it something to
+// do at that time; the run ends when neither has anything left.
 func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action) error {
 	for next := 0; ; {
 		if t, ok := as.due(s, acts, next); ok {
@@ -127,6 +130,16 @@ func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action)
 				return err
 			}
 			if err := as.step(s, t); err != nil {
+				return err
+			}
+			continue
+		}
+		var limit time.Duration
+		if next < len(acts) {
+			limit = acts[next].at
+		}
+		if moved, err := as.toTimer(s, limit, next < len(acts)); err != nil || moved {
+			if err != nil {
 				return err
 			}
 			continue
@@ -142,18 +155,14 @@ func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action)
 			}
 			continue
 		}
-		if err := s.Settle(); err != nil {
+		if err := s.Settle(); err != nil { // schedules what it can, up to the next timer
 			return err
 		}
 		if _, ok := as.nextTime(s); ok {
 			continue
 		}
-		t, ok := s.NextTimer()
-		if !ok {
+		if _, ok := s.NextTimer(); !ok {
 			return s.Run() // quiescent: Run checks it when asked to
-		}
-		if err := s.RunUntil(t); err != nil {
-			return err
 		}
 	}
 }
@@ -162,23 +171,29 @@ func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action)
 // its last step, so that an autoscaler that would not move on is an error
 // rather than a run that never ends.
 type scaler struct {
-	a      *autoscaler.Autoscaler
-	groups []autoscaler.NodeGroup
-	last   time.Duration // the time of the last step; -1 before the first
+	a        *autoscaler.Autoscaler
+	groups   []autoscaler.NodeGroup
+	interval time.Duration // the scan interval: scans fall on its multiples
+	last     time.Duration // the time of the last step; -1 before the first
 	// tap, when set, sees each decision after the step that made it
 	// (Scenario.autoscalerTap); tapped counts those it saw
 	tap    func(autoscaler.Event)
 	tapped int
 }
 
-// nextTime is the autoscaler's next time, never before now; false
-// without an autoscaler or when it has nothing to do.
+// nextTime is the autoscaler's next time, never before now: a scan the
+// scheduler has run past (the cluster changed in the middle of a stretch
+// the runner gave it) falls on the first scan time from now. False without
+// an autoscaler or when it has nothing to do.
 func (as *scaler) nextTime(s *gangsim.Scheduler) (time.Duration, bool) {
 	if as == nil {
 		return 0, false
 	}
 	t, ok := as.a.NextTime()
-	return max(t, s.Now()), ok
+	if now := s.Now(); ok && t < now {
+		t = (now + as.interval - 1) / as.interval * as.interval
+	}
+	return t, ok
 }
 
 // due is the autoscaler's next time when it comes before the next action
@@ -189,6 +204,29 @@ func (as *scaler) due(s *gangsim.Scheduler, acts []action, next int) (time.Durat
 		return 0, false
 	}
 	return t, true
+}
+
+// toTimer moves the scheduler to its next timer when the autoscaler has
+// nothing to do and the timer comes before limit (when limited: the next
+// action or controller sync): a pod ending there may give the autoscaler
+// something to do at that time, which a longer stretch would put off. A
+// timer due now is fired (AdvanceTo), since RunUntil leaves what is due at
+// its bound to the next call. It reports whether it moved.
+func (as *scaler) toTimer(s *gangsim.Scheduler, limit time.Duration, limited bool) (bool, error) {
+	if as == nil {
+		return false, nil
+	}
+	if _, ok := as.nextTime(s); ok {
+		return false, nil
+	}
+	t, ok := s.NextTimer()
+	if !ok || limited && t >= limit {
+		return false, nil
+	}
+	if t > s.Now() {
+		return true, s.RunUntil(t)
+	}
+	return true, s.AdvanceTo(t)
 }
 
 // step lets the autoscaler act at t.
