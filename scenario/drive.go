@@ -57,18 +57,15 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, f *fleet, as *scaler) error {
 func (sc *Scenario) step(s *gangsim.Scheduler, f *fleet, acts []action, next *int, as *scaler) (bool, error) {
 	f.paused = false
 	w, woken := f.nextWakeup()
-	if t, ok := as.due(s, acts, *next); ok && (!woken || t < w) {
-		if err := s.RunUntil(t); err != nil || f.paused {
-			return false, err
+	if as != nil {
+		t, ok := as.target(s)
+		more := ok || woken || *next < len(acts) || f.otherWork()
+		if more && (*next >= len(acts) || t < acts[*next].at) && (!woken || t < w) {
+			if err := s.RunUntil(t); err != nil || f.paused || !ok {
+				return false, err
+			}
+			return false, as.step(s, t)
 		}
-		return false, as.step(s, t)
-	}
-	limit, limited := w, woken
-	if *next < len(acts) && (!woken || acts[*next].at < w) {
-		limit, limited = acts[*next].at, true
-	}
-	if moved, err := as.toTimer(s, limit, limited || !f.otherWork()); err != nil || moved {
-		return false, err
 	}
 	switch {
 	case *next < len(acts) && (!woken || acts[*next].at <= w):
@@ -87,9 +84,6 @@ func (sc *Scenario) step(s *gangsim.Scheduler, f *fleet, acts []action, next *in
 		}
 		f.wake(w)
 		return false, nil
-	case f.otherWork() && as != nil:
-		// no timer left (toTimer), yet work in progress: settle it
-		return false, s.Settle()
 	case f.otherWork():
 		err := s.Run()
 		return err == nil && !f.paused, err // not paused: nothing more can happen
@@ -120,31 +114,14 @@ func (f *fleet) skips(a action) bool {
 // driveScaled is drive with an autoscaler and no controllers: the next
 // stop is the next action or the autoscaler's next time, the earlier
 // (actions first at equal times). While the autoscaler has nothing to do
-// until the cluster changes, the scheduler goes from timer to timer (a pod
-// ending, a victim terminating), each of which may give it something to
-// do at that time; the run ends when neither has anything left.
+// until the cluster changes, the scheduler goes on a scan interval at a
+// time, so that a change (a pod ending, a pod found unschedulable) is seen
+// at the first scan after it, as the cluster autoscaler's loop sees it.
+// The run ends when neither has anything left.
 func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action) error {
 	for next := 0; ; {
-		if t, ok := as.due(s, acts, next); ok {
-			if err := s.RunUntil(t); err != nil {
-				return err
-			}
-			if err := as.step(s, t); err != nil {
-				return err
-			}
-			continue
-		}
-		var limit time.Duration
-		if next < len(acts) {
-			limit = acts[next].at
-		}
-		if moved, err := as.toTimer(s, limit, next < len(acts)); err != nil || moved {
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		if next < len(acts) {
+		t, ok := as.target(s)
+		if next < len(acts) && acts[next].at <= t {
 			a := acts[next]
 			next++
 			if err := s.RunUntil(a.at); err != nil {
@@ -155,14 +132,22 @@ func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action)
 			}
 			continue
 		}
-		if err := s.Settle(); err != nil { // schedules what it can, up to the next timer
+		if _, timer := s.NextTimer(); !ok && !timer && next == len(acts) {
+			if err := s.Settle(); err != nil { // what can be scheduled now
+				return err
+			}
+			if _, ok := as.nextTime(s); ok {
+				continue
+			}
+			return s.Run() // quiescent: Run checks it when asked to
+		}
+		if err := s.RunUntil(t); err != nil {
 			return err
 		}
-		if _, ok := as.nextTime(s); ok {
-			continue
-		}
-		if _, ok := s.NextTimer(); !ok {
-			return s.Run() // quiescent: Run checks it when asked to
+		if ok {
+			if err := as.step(s, t); err != nil {
+				return err
+			}
 		}
 	}
 }
@@ -196,37 +181,14 @@ func (as *scaler) nextTime(s *gangsim.Scheduler) (time.Duration, bool) {
 	return t, ok
 }
 
-// due is the autoscaler's next time when it comes before the next action
-// (actions first at equal times).
-func (as *scaler) due(s *gangsim.Scheduler, acts []action, next int) (time.Duration, bool) {
-	t, ok := as.nextTime(s)
-	if !ok || next < len(acts) && acts[next].at <= t {
-		return 0, false
+// target is where the runner takes the scheduler next for the
+// autoscaler: its next time (ok), or, when it waits for the cluster to
+// change, the next scan time, where it looks again.
+func (as *scaler) target(s *gangsim.Scheduler) (time.Duration, bool) {
+	if t, ok := as.nextTime(s); ok {
+		return t, true
 	}
-	return t, true
-}
-
-// toTimer moves the scheduler to its next timer when the autoscaler has
-// nothing to do and the timer comes before limit (when limited: the next
-// action or controller sync): a pod ending there may give the autoscaler
-// something to do at that time, which a longer stretch would put off. A
-// timer due now is fired (AdvanceTo), since RunUntil leaves what is due at
-// its bound to the next call. It reports whether it moved.
-func (as *scaler) toTimer(s *gangsim.Scheduler, limit time.Duration, limited bool) (bool, error) {
-	if as == nil {
-		return false, nil
-	}
-	if _, ok := as.nextTime(s); ok {
-		return false, nil
-	}
-	t, ok := s.NextTimer()
-	if !ok || limited && t >= limit {
-		return false, nil
-	}
-	if t > s.Now() {
-		return true, s.RunUntil(t)
-	}
-	return true, s.AdvanceTo(t)
+	return (s.Now()/as.interval + 1) * as.interval, false
 }
 
 // step lets the autoscaler act at t.
