@@ -53,7 +53,9 @@ func (as *scaler) start(sc *Scenario, s *gangsim.Scheduler) error {
 }
 
 // addResult adds what the node groups did to a result: each group's
-// summary, in input order, and the autoscaler's decisions.
+// summary, in input order, and the autoscaler's decisions. A NoScaleUp is
+// listed when it first happens and when its reason changes, not at every
+// scan that finds the same pods no group can help.
 func (as *scaler) addResult(res *Result, end time.Duration) {
 	if as == nil {
 		return
@@ -65,7 +67,15 @@ func (as *scaler) addResult(res *Result, end time.Duration) {
 			MaxNodes: g.MaxNodes, NodeHours: round3(g.NodeHours), Cost: round3(g.Cost)})
 	}
 	res.Autoscaler = make([]AutoscalerEventResult, 0)
+	said := map[string]string{} // the pods of a NoScaleUp listed: its reason
 	for _, e := range rec.Events {
+		if e.Kind == autoscaler.EventNoScaleUp {
+			key := fmt.Sprint(e.Pods)
+			if r, ok := said[key]; ok && r == e.Reason {
+				continue // the same pods for the same reason, scan after scan
+			}
+			said[key] = e.Reason
+		}
 		res.Autoscaler = append(res.Autoscaler, autoscalerEvent(e))
 	}
 }
