@@ -249,6 +249,10 @@ func parseDocuments(name string, data []byte) ([]*yaml.Node, bool, error) {
 		if errors.As(err, &se) {
 			return nil, false, &FieldError{File: name, Line: se.Line, Err: se.Err}
 		}
+		var de *schema.DecodeError
+		if errors.As(err, &de) {
+			return nil, false, &FieldError{File: name, Line: de.Line, Path: de.Path, Err: de.Err}
+		}
 		return nil, false, &FieldError{File: name, Err: err}
 	}
 	return docs, isJSON, nil

@@ -54,6 +54,9 @@ func parseYAML(data []byte) ([]*yaml.Node, error) {
 			return nil, err
 		}
 		if len(doc.Content) > 0 && !isNull(doc.Content[0]) {
+			if err := ExpandMerges(doc); err != nil {
+				return nil, err
+			}
 			docs = append(docs, doc)
 		}
 	}
