@@ -249,6 +249,10 @@ func parseDocuments(name string, data []byte) ([]*yaml.Node, bool, error) {
 		if errors.As(err, &se) {
 			return nil, false, &FieldError{File: name, Line: se.Line, Err: se.Err}
 		}
+		var fe *schema.FlowError
+		if errors.As(err, &fe) {
+			return nil, false, &FieldError{File: name, Line: fe.Line, Err: errors.New(fe.Detail())}
+		}
 		var de *schema.DecodeError
 		if errors.As(err, &de) {
 			return nil, false, &FieldError{File: name, Line: de.Line, Path: de.Path, Err: de.Err}

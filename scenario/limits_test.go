@@ -277,3 +277,22 @@ func TestMergeCycleRefused(t *testing.T) {
 	require.ErrorContains(t, err, "cycle.yaml: line 4")
 	require.ErrorContains(t, err, "alias cycle")
 }
+
+// A broken flow collection is reported at the line where it breaks, not
+// the line before the collection (what the YAML parser says).
+func TestFlowCollectionErrorAtTheFaultyLine(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"missing comma", "nodes:\n  - {name: a,\n     allocatable: {cpu: \"4\"}\n     labels: {a: b}}\n",
+			"f.yaml: line 4: did not find expected ',' or '}' (in the flow collection of line 2)"},
+		{"missing brace", "nodes:\n  - name: a\n    labels: {a: b, c: d\n    allocatable: {cpu: \"4\"}\n",
+			"f.yaml: line 4: did not find expected ',' or '}' (in the flow collection of line 3)"},
+		{"list", "nodes: [{name: a}\n  {name: b}]\n", "f.yaml: line 2: did not find expected ',' or ']' (in the flow collection of line 1)"},
+		{"quoted brackets", "nodes:\n  - {name: a, labels: {a: \"}{\", b: '[x'},\n     allocatable: {cpu: \"4\"}\n     x: 1}\n",
+			"f.yaml: line 4: did not find expected ',' or '}' (in the flow collection of line 2)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("f.yaml", []byte(tc.text))
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}

@@ -34,7 +34,7 @@ func ParseDocuments(data []byte) (docs []*yaml.Node, isJSON bool, err error) {
 	}
 	docs, err = parseYAML(data)
 	if err != nil {
-		return nil, false, err
+		return nil, false, flowFault(data, err)
 	}
 	return docs, false, nil
 }
