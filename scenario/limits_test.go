@@ -296,3 +296,12 @@ func TestFlowCollectionErrorAtTheFaultyLine(t *testing.T) {
 		})
 	}
 }
+
+// A pipe is read up to the limit, and refused past it.
+func TestReadChunksStopsAtTheLimit(t *testing.T) {
+	data, err := readChunks(strings.NewReader(strings.Repeat("x", 10<<20)), 5<<20+1)
+	require.NoError(t, err)
+	require.Len(t, data, 5<<20+1)
+	_, err = checkLimit("p", data, 5<<20)
+	require.ErrorContains(t, err, "the file is more than")
+}
