@@ -238,9 +238,13 @@ func (e Event) String() string {
 type Observer func(Event)
 
 // WithObserver adds an observer of the event stream. Observers run in the
-// order they were added.
+// order they were added; a nil observer is none.
 func WithObserver(o Observer) Option {
-	return func(s *Scheduler) { s.observers = append(s.observers, o) }
+	return func(s *Scheduler) {
+		if o != nil { // no observer to add
+			s.observers = append(s.observers, o)
+		}
+	}
 }
 
 // observed reports whether any observer receives events. A busy

@@ -52,6 +52,9 @@ func WithExplain(pods ...cluster.PodKey) Option {
 // Explanation returns the latest explanation of a pod asked for with
 // WithExplain, once it has been attempted: a copy, the caller's to change.
 func (s *Scheduler) Explanation(key cluster.PodKey) (Explanation, bool) {
+	if s == nil {
+		return Explanation{}, false
+	}
 	ex, ok := s.explainer.done[key]
 	if !ok {
 		return Explanation{}, false

@@ -141,6 +141,9 @@ func (s *Scheduler) PodGroup(key string) (GroupStatus, bool) {
 // PodGroups yields every PodGroup's status in key order.
 func (s *Scheduler) PodGroups() iter.Seq[GroupStatus] {
 	return func(yield func(GroupStatus) bool) {
+		if s == nil {
+			return
+		}
 		for _, k := range slices.Sorted(mapKeys(s.groups)) {
 			if !yield(s.group(k).status()) {
 				return

@@ -65,6 +65,9 @@ func (s *Scheduler) SetLimitRange(lr cluster.LimitRange) error {
 // LimitRanges returns the LimitRanges of a namespace, in name order, as
 // stored (read-only).
 func (s *Scheduler) LimitRanges(namespace string) []cluster.LimitRange {
+	if s == nil {
+		return nil
+	}
 	if namespace == "" {
 		namespace = cluster.DefaultNamespace
 	}

@@ -89,6 +89,9 @@ func (rec *quotaRecord) charge(p *cluster.Pod, terminal bool, sign int64) {
 // and name: copies, the caller's to change.
 func (s *Scheduler) ResourceQuotas() iter.Seq[QuotaStatus] {
 	return func(yield func(QuotaStatus) bool) {
+		if s == nil {
+			return
+		}
 		for _, ns := range slices.Sorted(maps.Keys(s.quotas)) {
 			for _, rec := range s.quotas[ns] {
 				q := rec.quota

@@ -94,11 +94,17 @@ func (t *table[T, ID]) clone() table[T, ID] {
 
 // record returns the record of the pod key names, or nil.
 func (s *Scheduler) record(key cluster.PodKey) *podRecord {
+	if s == nil {
+		return nil
+	}
 	return s.records.at(s.pods[key])
 }
 
 // group returns the record of the PodGroup key names, or nil.
 func (s *Scheduler) group(key string) *groupRecord {
+	if s == nil {
+		return nil
+	}
 	return s.groupRecords.at(s.groups[key])
 }
 

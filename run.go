@@ -91,6 +91,9 @@ func (s *Scheduler) live(t timer) bool {
 // Settle, then AdvanceTo it. O(log n), plus the stale timers it passes
 // over.
 func (s *Scheduler) NextTimer() (time.Duration, bool) {
+	if s.usable() != nil {
+		return 0, false
+	}
 	var at time.Duration
 	found := false
 	s.timers.Ascend(func(t timer) bool {

@@ -1,7 +1,6 @@
 package gangsim
 
 import (
-	"fmt"
 	"iter"
 
 	"github.com/gangsim/gangsim/cluster"
@@ -39,8 +38,8 @@ type Sandbox struct {
 	pod     *cluster.PodInfo
 	stateAt int64
 	version int64
-	fresh   bool // state holds a PreFilter result at stateAt
-	preErr  string
+	fresh   bool       // state holds a PreFilter result at stateAt
+	preErr  *fw.Status // PreFilter's rejection, when it rejected
 }
 
 // NewSandbox returns a working copy of the cluster as it is now.
@@ -125,26 +124,41 @@ func (b *Sandbox) Place(pod *cluster.PodInfo, node int) {
 }
 
 // Fits reports whether pod passes its profile's PreFilter and Filter
-// plugins on the node at index node, with the copy as it is now; when it
-// does not, reason says why.
-func (b *Sandbox) Fits(pod *cluster.PodInfo, node int) (ok bool, reason string) {
+// plugins on the node at index node, with the copy as it is now. The
+// PreFilter state is kept while the pod and the copy stay the same, so
+// checking one pod against many nodes runs PreFilter once.
+func (b *Sandbox) Fits(pod *cluster.PodInfo, node int) bool {
+	st := b.check(pod, node)
+	return st == nil
+}
+
+// Why says why pod does not fit on the node at index node ("" when it
+// does): the rejecting plugin's status.
+func (b *Sandbox) Why(pod *cluster.PodInfo, node int) string {
+	if st := b.check(pod, node); st != nil {
+		return st.String()
+	}
+	return ""
+}
+
+// noProfile rejects a pod whose scheduler no profile is.
+var noProfile = fw.NewStatus(fw.UnschedulableAndUnresolvable, "pod names a scheduler no profile has")
+
+func (b *Sandbox) check(pod *cluster.PodInfo, node int) *fw.Status {
 	p := b.shell.profileFor(pod)
 	if p == nil {
-		return false, fmt.Sprintf("pod names scheduler %q, which no profile has", pod.Pod().EffectiveSchedulerName())
+		return noProfile
 	}
 	if !b.fresh || b.pod != pod || b.stateAt != b.version {
-		b.pod, b.stateAt, b.fresh, b.preErr = pod, b.version, true, ""
+		b.pod, b.stateAt, b.fresh, b.preErr = pod, b.version, true, nil
 		if st := p.pods.PreFilter(b.state, b.snap, pod); st != nil && !st.IsSkip() {
-			b.preErr = st.String()
+			b.preErr = st
 		}
 	}
-	if b.preErr != "" {
-		return false, b.preErr
+	if b.preErr != nil {
+		return b.preErr
 	}
-	if st := p.pods.FilterNode(b.state, b.snap, pod, node); st != nil {
-		return false, st.String()
-	}
-	return true, ""
+	return p.pods.FilterNode(b.state, b.snap, pod, node)
 }
 
 // FindNode returns the first node of candidates (indexes, in the order
@@ -152,10 +166,10 @@ func (b *Sandbox) Fits(pod *cluster.PodInfo, node int) (ok bool, reason string) 
 // one.
 func (b *Sandbox) FindNode(pod *cluster.PodInfo, candidates []int) (int, bool) {
 	for _, i := range candidates {
-		if ok, _ := b.Fits(pod, i); ok {
+		if b.Fits(pod, i) {
 			return i, true
 		}
-		if b.preErr != "" {
+		if b.preErr != nil {
 			return 0, false // no node can fit
 		}
 	}

@@ -130,7 +130,8 @@ type Scheduler struct {
 // Option wires a Scheduler at construction.
 type Option func(*Scheduler)
 
-// WithStartTime starts the simulated clock at t instead of 0.
+// WithStartTime starts the simulated clock at t instead of 0; New refuses
+// a t outside 0..MaxSimulatedTime, as RunUntil does.
 func WithStartTime(t time.Duration) Option { return func(s *Scheduler) { s.now = t } }
 
 // New returns a Scheduler with an empty cluster.
@@ -146,7 +147,12 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 		selectors:  dynamicresources.NewCELSelectors(),
 	}
 	for _, o := range opts {
-		o(s)
+		if o != nil { // a nil option is no option
+			o(s)
+		}
+	}
+	if s.now < 0 || s.now > MaxSimulatedTime {
+		return nil, configError("WithStartTime", "%v is not in 0..%v", s.now, MaxSimulatedTime)
 	}
 	reg, err := registry(s.userRegistry)
 	if err != nil {
@@ -219,22 +225,42 @@ func (s *Scheduler) profileOf(r *podRecord) *profile {
 
 // Config returns a copy of the configuration with defaults applied; the
 // plugin arguments in its profiles are shared, read-only.
-func (s *Scheduler) Config() Config { return s.cfg.clone() }
+func (s *Scheduler) Config() Config {
+	if s == nil {
+		return Config{}
+	}
+	return s.cfg.clone()
+}
 
 // Now returns the simulated time.
-func (s *Scheduler) Now() time.Duration { return s.now }
+func (s *Scheduler) Now() time.Duration {
+	if s == nil {
+		return 0
+	}
+	return s.now
+}
 
 // Stats returns the counts so far.
-func (s *Scheduler) Stats() Stats { return s.stats }
+func (s *Scheduler) Stats() Stats {
+	if s == nil {
+		return Stats{}
+	}
+	return s.stats
+}
 
 // Evictions returns the evictions so far, in the order they happened.
-func (s *Scheduler) Evictions() []Eviction { return slices.Clone(s.evictions) }
+func (s *Scheduler) Evictions() []Eviction {
+	if s == nil {
+		return nil
+	}
+	return slices.Clone(s.evictions)
+}
 
 // Node returns a copy of the named node as the cache holds it now:
 // changing it changes nothing in the scheduler (use UpdateNode). Its pods
 // are shared, read-only.
 func (s *Scheduler) Node(name string) (*cluster.NodeInfo, bool) {
-	if s.cache == nil {
+	if s.usable() != nil {
 		return nil, false
 	}
 	ni, ok := s.cache.Node(name)
@@ -249,7 +275,7 @@ func (s *Scheduler) Node(name string) (*cluster.NodeInfo, bool) {
 // safe.
 func (s *Scheduler) Nodes() iter.Seq[*cluster.NodeInfo] {
 	return func(yield func(*cluster.NodeInfo) bool) {
-		if s.cache == nil {
+		if s.usable() != nil {
 			return
 		}
 		infos := slices.Collect(s.cache.Nodes())
@@ -273,10 +299,20 @@ func (s *Scheduler) usable() error {
 }
 
 // AddPriorityClass registers a priority class for pods and groups to name.
-func (s *Scheduler) AddPriorityClass(pc cluster.PriorityClass) error { return s.classes.Add(pc) }
+func (s *Scheduler) AddPriorityClass(pc cluster.PriorityClass) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	return s.classes.Add(pc)
+}
 
 // PriorityClasses returns the registered classes (read-only use).
-func (s *Scheduler) PriorityClasses() *cluster.PriorityClasses { return &s.classes }
+func (s *Scheduler) PriorityClasses() *cluster.PriorityClasses {
+	if s == nil {
+		return &cluster.PriorityClasses{}
+	}
+	return &s.classes
+}
 
 // AddPodDisruptionBudget adds a budget.
 func (s *Scheduler) AddPodDisruptionBudget(b cluster.PodDisruptionBudget) error {
@@ -349,6 +385,9 @@ func (s *Scheduler) Pod(key cluster.PodKey) (PodStatus, bool) {
 // Pods yields the status of every pod the scheduler knows, in key order.
 func (s *Scheduler) Pods() iter.Seq[PodStatus] {
 	return func(yield func(PodStatus) bool) {
+		if s == nil {
+			return
+		}
 		for _, k := range slices.Sorted(mapKeys(s.pods)) {
 			if !yield(s.podStatus(s.record(k))) {
 				return

@@ -29,6 +29,7 @@ type Autoscaler struct {
 	origin  time.Duration // scans fall at origin + k*ScanInterval
 
 	nodes    map[string]*nodeState // the nodes the autoscaler made, by name
+	names    []string              // nodeNames's, nil when to be made again
 	upcoming []*nodeState          // requested, not ready yet, by arrival then name
 
 	// dirty: the cluster changed (an event other than a cycle) at

@@ -122,7 +122,7 @@ func (a *Autoscaler) fitOnNew(pi *cluster.PodInfo, fresh []int) (int, bool) {
 		return 0, false
 	}
 	last := fresh[len(fresh)-1]
-	if ok, _ := a.sb.Fits(pi, last); ok {
+	if a.sb.Fits(pi, last) {
 		return last, true
 	}
 	return a.sb.FindNode(pi, fresh[:len(fresh)-1])
@@ -139,7 +139,7 @@ func (a *Autoscaler) tryNewNode(g *groupState, pi *cluster.PodInfo, newRack bool
 		g.restore(saved)
 		return 0, false, err.Error()
 	}
-	if ok, reason := a.sb.Fits(pi, i); !ok {
+	if reason := a.sb.Why(pi, i); reason != "" {
 		a.sb.Revert(m)
 		g.restore(saved)
 		return 0, false, reason

@@ -102,17 +102,23 @@ func (a *Autoscaler) candidates() ([]candidate, map[string]string) {
 	return out, notes
 }
 
-// nodeNames lists the autoscaler's nodes: group order, then creation.
+// nodeNames lists the autoscaler's nodes not gone: group order, then
+// creation. The list is kept until a node is made or goes (read-only).
 func (a *Autoscaler) nodeNames() []string {
+	if a.names != nil {
+		return a.names
+	}
 	all := make([]*nodeState, 0, len(a.nodes))
 	for _, n := range a.nodes {
-		all = append(all, n)
+		if !n.gone {
+			all = append(all, n)
+		}
 	}
-	var out []string
+	a.names = []string{}
 	for _, batch := range byGroup(all) {
-		out = append(out, names(batch)...)
+		a.names = append(a.names, names(batch)...)
 	}
-	return out
+	return a.names
 }
 
 // utilization is the node's use as the cluster autoscaler measures it:
@@ -231,26 +237,31 @@ func (a *Autoscaler) blocks(pi *cluster.PodInfo, budgetList []cluster.BudgetStat
 	return ""
 }
 
-// destination finds a node for pi among the ready nodes not removed: the
-// hint first, then in name order.
+// destination finds a node for pi among the nodes not removed: the hint
+// first, then in name order. The sandbox holds the real nodes alone here
+// (no upcoming node). A node without the cpu or memory room the pod
+// requests is passed over before its filters run.
 func (a *Autoscaler) destination(pi *cluster.PodInfo, removed map[int]bool, hint int) (int, bool) {
-	if hint >= 0 && !removed[hint] {
-		if ok, _ := a.sb.Fits(pi, hint); ok {
-			return hint, true
-		}
+	if hint >= 0 && !removed[hint] && a.roomFor(pi, hint) && a.sb.Fits(pi, hint) {
+		return hint, true
 	}
 	for i := range a.sb.Len() {
-		if removed[i] || i == hint {
+		if i == hint || removed[i] || !a.roomFor(pi, i) {
 			continue
 		}
-		if _, up := a.upcomingNode(a.sb.Node(i).Name()); up {
-			continue
-		}
-		if ok, _ := a.sb.Fits(pi, i); ok {
+		if a.sb.Fits(pi, i) {
 			return i, true
 		}
 	}
 	return 0, false
+}
+
+// roomFor is NodeResourcesFit's cpu and memory check, inline:
+// a necessary condition of the filters.
+func (a *Autoscaler) roomFor(pi *cluster.PodInfo, i int) bool {
+	ni := a.sb.Node(i)
+	req, used, alloc := pi.Request(), ni.Requested(), ni.Allocatable()
+	return req.MilliCPU+used.MilliCPU <= alloc.MilliCPU && req.Memory+used.Memory <= alloc.Memory
 }
 
 func mapsClone(m map[string]int) map[string]int {

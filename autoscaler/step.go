@@ -24,6 +24,7 @@ func (a *Autoscaler) newNodes(g *groupState, n int, ownRack bool, now, arrives t
 		node := g.makeNode(ownRack && i == 0)
 		ns := &nodeState{name: node.Name, group: g, node: node, requested: now, arrives: arrives}
 		a.nodes[node.Name] = ns
+		a.names = nil
 		out = append(out, ns)
 		g.live++
 		g.maxNodes = max(g.maxNodes, g.live)
@@ -210,6 +211,7 @@ func (a *Autoscaler) arrivals(now time.Duration) error {
 // dropNode ends a node's life (removed, or given up on) at now.
 func (a *Autoscaler) dropNode(n *nodeState, now time.Duration) {
 	n.gone, n.goneAt = true, now
+	a.names = nil
 	g := n.group
 	g.live--
 	g.closedHrs += (now - n.requested).Hours()

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 
 	"go.yaml.in/yaml/v3"
 
@@ -61,26 +62,91 @@ func LoadFiles(paths []string, opts ...Option) (*Scenario, error) {
 }
 
 // readLimited reads a file of at most limit bytes; a larger one is an
-// error before it is read.
+// error before it is read. A pipe (a named one, or /dev/stdin fed by a
+// pipe) is read up to the limit, holding at most twice the limit while it
+// is read; a named pipe with no writer reads as empty rather than waiting
+// for one. Devices and sockets are refused: /dev/zero would never end.
 func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, &FieldError{File: path, Err: err}
+	}
+	mode := fi.Mode()
+	if what := special(mode); what != "" {
+		return nil, &FieldError{File: path, Err: fmt.Errorf("is %s, not a file or a pipe", what)}
+	}
+	flag := os.O_RDONLY
+	if mode&os.ModeNamedPipe != 0 {
+		flag |= syscall.O_NONBLOCK // opening does not wait for a writer
+	}
+	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return nil, &FieldError{File: path, Err: err}
 	}
 	defer f.Close()
-	var data []byte
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+	if mode.IsRegular() {
 		if fi.Size() > limit {
 			return nil, fileTooLarge(path, fi.Size(), limit)
 		}
-		data = make([]byte, 0, fi.Size()+bytes.MinRead) // read once, not grown by copies
+		buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead)) // read once, not grown by copies
+		if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+			return nil, &FieldError{File: path, Err: err}
+		}
+		return checkLimit(path, buf.Bytes(), limit)
 	}
-	buf := bytes.NewBuffer(data)
-	_, err = buf.ReadFrom(io.LimitReader(f, limit+1))
-	data = buf.Bytes()
+	data, err := readChunks(f, limit+1)
 	if err != nil {
 		return nil, &FieldError{File: path, Err: err}
 	}
+	if len(data) == 0 && mode&os.ModeNamedPipe != 0 {
+		return nil, &FieldError{File: path, Err: errors.New("nothing to read: a pipe with no writer")}
+	}
+	return checkLimit(path, data, limit)
+}
+
+// special names what a file of this mode is when it is neither a regular
+// file nor a pipe ("" when it is one of those).
+func special(mode os.FileMode) string {
+	switch {
+	case mode.IsDir():
+		return "a folder"
+	case mode&os.ModeDevice != 0, mode&os.ModeCharDevice != 0:
+		return "a device"
+	case mode&os.ModeSocket != 0:
+		return "a socket"
+	case mode&os.ModeIrregular != 0:
+		return "a special file"
+	}
+	return ""
+}
+
+// readChunks reads r to its end or to max bytes, whichever comes first,
+// in chunks joined once: at most twice what it returns in memory, where a
+// growing buffer's copies would hold three or four times it.
+func readChunks(r io.Reader, max int64) ([]byte, error) {
+	const chunk = 4 << 20
+	var chunks [][]byte
+	var total int64
+	for total < max {
+		b := make([]byte, min(chunk, max-total))
+		n, err := io.ReadFull(r, b)
+		chunks = append(chunks, b[:n])
+		total += int64(n)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := make([]byte, 0, total)
+	for _, c := range chunks {
+		out = append(out, c...)
+	}
+	return out, nil
+}
+
+func checkLimit(path string, data []byte, limit int64) ([]byte, error) {
 	if int64(len(data)) > limit {
 		return nil, &FieldError{File: path, Err: fmt.Errorf("the file is more than %d bytes, the limit (%s)", limit, byteSize(limit))}
 	}
@@ -248,6 +314,14 @@ func parseDocuments(name string, data []byte) ([]*yaml.Node, bool, error) {
 		var se *schema.JSONSyntaxError
 		if errors.As(err, &se) {
 			return nil, false, &FieldError{File: name, Line: se.Line, Err: se.Err}
+		}
+		var fe *schema.FlowError
+		if errors.As(err, &fe) {
+			return nil, false, &FieldError{File: name, Line: fe.Line, Err: errors.New(fe.Detail())}
+		}
+		var de *schema.DecodeError
+		if errors.As(err, &de) {
+			return nil, false, &FieldError{File: name, Line: de.Line, Path: de.Path, Err: de.Err}
 		}
 		return nil, false, &FieldError{File: name, Err: err}
 	}

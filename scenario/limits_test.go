@@ -192,3 +192,116 @@ func TestJSONDirectDeepNesting(t *testing.T) {
 	_, err = Parse("deep.yaml", []byte("pods: "+strings.Repeat("[", 100_000)+strings.Repeat("]", 100_000)))
 	require.ErrorContains(t, err, "deep.yaml")
 }
+
+// Kubernetes objects read as kubectl reads them: aliases for apiVersion,
+// kind, metadata and whole List items, and merge keys (one mapping or a
+// list of them; the mapping's own keys win, then the earlier source).
+func TestKubeAliasesAndMergeKeys(t *testing.T) {
+	objects := `apiVersion: v1
+kind: List
+items:
+- &node
+  apiVersion: &v v1
+  kind: &k Node
+  metadata: &meta
+    name: n1
+    labels: &labels {zone: a, tier: gold}
+  status:
+    allocatable: &alloc {cpu: "4", memory: 8Gi, pods: "110"}
+- apiVersion: *v
+  kind: *k
+  metadata:
+    <<: *meta
+    name: n2
+  status:
+    allocatable:
+      <<: [{cpu: "2"}, *alloc]
+      memory: 4Gi
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p1, labels: *labels}
+  spec:
+    containers:
+    - &c
+      name: c
+      resources: {requests: {cpu: "1"}}
+- *node
+`
+	_, err := Parse("objects.yaml", []byte(objects))
+	// the repeated item is n1 again: refused as a duplicate, at its line
+	require.ErrorContains(t, err, `objects.yaml: line 29`)
+	require.ErrorContains(t, err, `node n1 is defined twice`)
+
+	sc, err := Parse("objects.yaml", []byte(strings.TrimSuffix(objects, "- *node\n")))
+	require.NoError(t, err)
+	require.Len(t, sc.Nodes, 2)
+	n2 := sc.Nodes[1]
+	require.Equal(t, "n2", n2.Name)
+	require.Equal(t, "gold", n2.Labels["tier"], "labels merged from n1's metadata")
+	require.EqualValues(t, 2000, n2.Allocatable.MilliCPU, "the first source wins over the second")
+	require.EqualValues(t, 4<<30, n2.Allocatable.Memory, "the mapping's own key wins")
+	require.Equal(t, "a", sc.Pods[0].Pod.Labels["zone"])
+}
+
+// Merge keys work in scenario files too; a quoted "<<" is a plain key
+// (an unknown field), and a merge of a scalar or a merge cycle is an
+// error at its line.
+func TestScenarioMergeKeys(t *testing.T) {
+	sc, err := Parse("m.yaml", []byte("nodes:\n  - &base {name: a, allocatable: {cpu: \"4\"}, labels: {rack: r1}}\n  - {<<: *base, name: b}\n"))
+	require.NoError(t, err)
+	require.Equal(t, "r1", sc.Nodes[1].Labels["rack"])
+	require.EqualValues(t, 4000, sc.Nodes[1].Allocatable.MilliCPU)
+
+	_, err = Parse("m.yaml", []byte("nodes:\n  - {name: a, \"<<\": {}}\n"))
+	require.ErrorContains(t, err, "<<")
+	_, err = Parse("m.yaml", []byte("nodes:\n  - name: a\n    <<: 3\n"))
+	require.ErrorContains(t, err, "m.yaml: line 3")
+	require.ErrorContains(t, err, "a merge key takes a mapping or a list of mappings, not a value")
+
+	// a mapping merging a large one, many times: refused at the limit
+	var b strings.Builder
+	b.WriteString("x: &big {")
+	for i := range 2000 {
+		fmt.Fprintf(&b, "k%d: v, ", i)
+	}
+	b.WriteString("z: v}\nnodes:\n")
+	for range 2000 {
+		b.WriteString("  - {<<: *big}\n")
+	}
+	_, err = parseWithin(t, 20*time.Second, "merges.yaml", []byte(b.String()))
+	require.ErrorContains(t, err, "merge keys repeat more entries than the file's alias limit allows")
+}
+
+func TestMergeCycleRefused(t *testing.T) {
+	_, err := parseWithin(t, 5*time.Second, "cycle.yaml", []byte("nodes:\n  - &a\n    name: a\n    labels: {<<: *a}\n"))
+	require.ErrorContains(t, err, "cycle.yaml: line 4")
+	require.ErrorContains(t, err, "alias cycle")
+}
+
+// A broken flow collection is reported at the line where it breaks, not
+// the line before the collection (what the YAML parser says).
+func TestFlowCollectionErrorAtTheFaultyLine(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"missing comma", "nodes:\n  - {name: a,\n     allocatable: {cpu: \"4\"}\n     labels: {a: b}}\n",
+			"f.yaml: line 4: did not find expected ',' or '}' (in the flow collection of line 2)"},
+		{"missing brace", "nodes:\n  - name: a\n    labels: {a: b, c: d\n    allocatable: {cpu: \"4\"}\n",
+			"f.yaml: line 4: did not find expected ',' or '}' (in the flow collection of line 3)"},
+		{"list", "nodes: [{name: a}\n  {name: b}]\n", "f.yaml: line 2: did not find expected ',' or ']' (in the flow collection of line 1)"},
+		{"quoted brackets", "nodes:\n  - {name: a, labels: {a: \"}{\", b: '[x'},\n     allocatable: {cpu: \"4\"}\n     x: 1}\n",
+			"f.yaml: line 4: did not find expected ',' or '}' (in the flow collection of line 2)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("f.yaml", []byte(tc.text))
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+// A pipe is read up to the limit, and refused past it.
+func TestReadChunksStopsAtTheLimit(t *testing.T) {
+	data, err := readChunks(strings.NewReader(strings.Repeat("x", 10<<20)), 5<<20+1)
+	require.NoError(t, err)
+	require.Len(t, data, 5<<20+1)
+	_, err = checkLimit("p", data, 5<<20)
+	require.ErrorContains(t, err, "the file is more than")
+}

@@ -68,7 +68,7 @@ func embeddedConfigs(o *Object, key string, val *yaml.Node) ([]*Object, error) {
 			continue
 		}
 		shiftLines(n, val)
-		objs, err := kubeItems(o.file, n, "", "", "")
+		objs, err := kubeItems(o.file, n, "", "", "", nil)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // DurationAnnotation gives a pod made from a Kubernetes object its run
@@ -23,7 +24,7 @@ const DurationAnnotation = "gangsim.io/duration"
 // has none. A value that is not a positive duration is an error naming
 // the annotation.
 func runTimeOf(o *Object, meta *yaml.Node, field string) (string, error) {
-	n := mapValue(mapValue(meta, "annotations"), DurationAnnotation)
+	n := schema.MapValue(schema.MapValue(meta, "annotations"), DurationAnnotation)
 	if n == nil {
 		return "", nil
 	}
@@ -50,26 +51,4 @@ func parseRunTime(text string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is beyond the largest simulated time, %v (a hundred years)", text, gangsim.MaxSimulatedTime)
 	}
 	return d, nil
-}
-
-// mapValue is schema.MapValue through YAML aliases: the value of key in
-// the mapping n, or nil.
-func mapValue(n *yaml.Node, key string) *yaml.Node {
-	n = unalias(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if unalias(n.Content[i]).Value == key {
-			return unalias(n.Content[i+1])
-		}
-	}
-	return nil
-}
-
-func unalias(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
 }

@@ -177,14 +177,14 @@ func Objects(file string, doc *yaml.Node, exp *schema.Expansion) ([]*Object, err
 	if n.Kind == yaml.DocumentNode {
 		n = n.Content[0]
 	}
-	objs, err := kubeItems(file, n, "", "", "")
+	objs, err := kubeItems(file, n, "", "", "", exp)
 	for _, o := range objs {
 		o.exp = exp
 	}
 	return objs, err
 }
 
-func kubeItems(file string, n *yaml.Node, where, defVersion, defKind string) ([]*Object, error) {
+func kubeItems(file string, n *yaml.Node, where, defVersion, defKind string, exp *schema.Expansion) ([]*Object, error) {
 	bad := func(at *yaml.Node, field string, err error) error {
 		return &Error{File: file, Line: at.Line, Path: joinWhere(where, field), Err: err}
 	}
@@ -208,7 +208,7 @@ func kubeItems(file string, n *yaml.Node, where, defVersion, defKind string) ([]
 		return nil, bad(n, "apiVersion", errors.New("required"))
 	}
 	if items := schema.MapValue(n, "items"); items != nil && (o.kind == "List" || strings.HasSuffix(o.kind, "List")) {
-		return kubeListItems(file, o, items, where)
+		return kubeListItems(file, o, items, where, exp)
 	}
 	if err := o.readName(); err != nil {
 		return nil, err
@@ -219,7 +219,8 @@ func kubeItems(file string, n *yaml.Node, where, defVersion, defKind string) ([]
 	return []*Object{o}, nil
 }
 
-func kubeListItems(file string, list *Object, items *yaml.Node, where string) ([]*Object, error) {
+func kubeListItems(file string, list *Object, items *yaml.Node, where string, exp *schema.Expansion) ([]*Object, error) {
+	items = schema.Unalias(items)
 	if items.Kind != yaml.SequenceNode {
 		if items.Tag == "!!null" {
 			return nil, nil
@@ -232,9 +233,24 @@ func kubeListItems(file string, list *Object, items *yaml.Node, where string) ([
 	}
 	var out []*Object
 	for i, item := range items.Content {
-		objs, err := kubeItems(file, item, joinWhere(where, fmt.Sprintf("items[%d]", i)), defVersion, defKind)
+		aliasLine := 0
+		if item.Kind == yaml.AliasNode {
+			aliasLine = item.Line
+			// the object an alias repeats is read again: counted as
+			// what any alias repeats
+			if err := exp.ChargeAlias(item); err != nil {
+				return nil, &Error{File: file, Line: item.Line, Path: joinWhere(where, fmt.Sprintf("items[%d]", i)), Err: err}
+			}
+			item = schema.Unalias(item)
+		}
+		objs, err := kubeItems(file, item, joinWhere(where, fmt.Sprintf("items[%d]", i)), defVersion, defKind, exp)
 		if err != nil {
 			return nil, err
+		}
+		for _, o := range objs {
+			if aliasLine > 0 {
+				o.line = aliasLine // where the file gives this object
+			}
 		}
 		out = append(out, objs...)
 	}

@@ -75,7 +75,7 @@ func (k *kubeImport) template(o *Object, meta *kubeMeta, t *kubePodTemplate, sel
 	if err != nil {
 		return nil, err
 	}
-	tmeta := mapValue(mapValue(mapValue(o.node, "spec"), "template"), "metadata")
+	tmeta := schema.MapValue(schema.MapValue(schema.MapValue(o.node, "spec"), "template"), "metadata")
 	if entry.Duration, err = runTimeOf(o, tmeta, "spec.template.metadata"); err != nil {
 		return nil, err
 	}

@@ -233,6 +233,9 @@ func (d *Decoder) chargeKept(n *yaml.Node) error {
 
 // KindName says what a node is: "a mapping", "a list" or "a value".
 func KindName(n *yaml.Node) string {
+	if n == nil {
+		return "nothing"
+	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"

@@ -96,6 +96,16 @@ func commas(n int) string {
 	return s
 }
 
+// ChargeAlias counts what the alias n repeats (nothing on a nil
+// Expansion: JSON has no aliases), for a node read again apart from the
+// decoders: a List's item given as an alias.
+func (e *Expansion) ChargeAlias(n *yaml.Node) error {
+	if e == nil {
+		return nil
+	}
+	return e.chargeTree(n)
+}
+
 // chargeTree counts the values the aliases inside n repeat, for a node
 // kept as it is (a selector, plugin arguments) and decoded later.
 func (e *Expansion) chargeTree(n *yaml.Node) error {

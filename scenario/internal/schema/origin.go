@@ -69,14 +69,16 @@ func (s *Origin) field(path string) string {
 	return to + rest
 }
 
-// MapValue returns the value of key in a mapping node, or nil.
+// MapValue returns the value of key in a mapping node, or nil, through
+// YAML aliases: of the mapping, of its keys and of the value.
 func MapValue(n *yaml.Node, key string) *yaml.Node {
+	n = Unalias(n)
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
+		if Unalias(n.Content[i]).Value == key {
+			return Unalias(n.Content[i+1])
 		}
 	}
 	return nil

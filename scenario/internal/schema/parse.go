@@ -34,7 +34,7 @@ func ParseDocuments(data []byte) (docs []*yaml.Node, isJSON bool, err error) {
 	}
 	docs, err = parseYAML(data)
 	if err != nil {
-		return nil, false, err
+		return nil, false, flowFault(data, err)
 	}
 	return docs, false, nil
 }
@@ -54,6 +54,9 @@ func parseYAML(data []byte) ([]*yaml.Node, error) {
 			return nil, err
 		}
 		if len(doc.Content) > 0 && !isNull(doc.Content[0]) {
+			if err := ExpandMerges(doc); err != nil {
+				return nil, err
+			}
 			docs = append(docs, doc)
 		}
 	}
