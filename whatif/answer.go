@@ -84,8 +84,8 @@ func (a *Answer) WriteTable(w io.Writer) error {
 	a.writeNotes(tw)
 	cost, costHead := func(SearchRun) string { return "" }, ""
 	if a.costs() {
-		cost = func(r SearchRun) string { return fmt.Sprintf("%.2f\t%.1f\t", r.Cost, r.NodeHours) }
-		costHead = "COST\tNODE-HOURS\t"
+		cost = func(r SearchRun) string { return fmt.Sprintf("%.2f\t%.1f\t%v\t", r.Cost, r.NodeHours, durs(r.Wait.Seconds())) }
+		costHead = "COST\tNODE-HOURS\tBOUNDED WAIT\t"
 	}
 	fmt.Fprintln(tw, "RUN\tCOUNT\tOK\tPENDING\tGROUPS NEVER PLACED\tLONGEST WAIT\t"+costHead+"NOTE")
 	for i, r := range a.Runs {

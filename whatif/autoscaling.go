@@ -254,6 +254,10 @@ func SmallestGroupMax(sc *scenario.Scenario, group string, c Criteria, opts Opti
 	a.Limit = top
 	if a.Found {
 		a.Count += lo
+		if cheaper := cheaperRun(a); cheaper != nil {
+			a.Cautions = append(a.Cautions, fmt.Sprintf("max %d also met the criteria for less (%.2f against %.2f): the cost need not grow with the max",
+				cheaper.Count+lo, cheaper.Cost, a.Summary.Autoscaling.Cost))
+		}
 	}
 	for j := range a.Runs {
 		a.Runs[j].Count += lo
@@ -261,10 +265,39 @@ func SmallestGroupMax(sc *scenario.Scenario, group string, c Criteria, opts Opti
 	return a, nil
 }
 
-// quantileClause says the wait bound of criteria with a quantile.
+// quantileClause says the wait bound of criteria with a quantile or a
+// workload.
 func quantileClause(c Criteria) string {
-	if c.MaxWait <= 0 || c.Quantile == 0 || c.Quantile == 1 {
+	if c.MaxWait <= 0 || (c.Quantile == 0 || c.Quantile == 1) && c.Workload == "" {
 		return waitClause(c)
 	}
-	return fmt.Sprintf(" and the p%v wait is at most %v", 100*c.Quantile, c.MaxWait)
+	return fmt.Sprintf(" and %s is at most %v", c.waitWords(), c.MaxWait)
+}
+
+// waitWords names the wait the criteria bound: "the p90 wait of train".
+func (c Criteria) waitWords() string {
+	w := "the longest wait"
+	if c.Quantile > 0 && c.Quantile < 1 {
+		w = fmt.Sprintf("the p%v wait", 100*c.Quantile)
+	}
+	if c.Workload != "" {
+		w += " of " + c.Workload
+	}
+	return w
+}
+
+// cheaperRun returns the cheapest run that met the criteria for less
+// than the answer's, or nil (counts before the answer's shift).
+func cheaperRun(a *Answer) *SearchRun {
+	if a.Summary.Autoscaling == nil {
+		return nil
+	}
+	var best *SearchRun
+	for i := range a.Runs {
+		r := &a.Runs[i]
+		if r.OK && r.Cost < a.Summary.Autoscaling.Cost && (best == nil || r.Cost < best.Cost) {
+			best = r
+		}
+	}
+	return best
 }

@@ -42,7 +42,7 @@ func judge(sc *scenario.Scenario, keys []string, c Criteria, watch ...gangsim.Op
 		}
 	}()
 	opts := []gangsim.Option{rec.Attach()}                     // the recorder observes first
-	if c.MaxWait > 0 && (c.Quantile == 0 || c.Quantile == 1) { // a quantile is known at the end only
+	if c.MaxWait > 0 && (c.Quantile == 0 || c.Quantile == 1) && c.Workload == "" { // a quantile is known at the end only
 		opts = append(opts, gangsim.WithObserver(w.observe))
 	}
 	opts = append(opts, watch...)

@@ -57,7 +57,7 @@ func TestDefaultDay(t *testing.T) {
 	require.Less(t, elapsed, time.Minute, "the summary comes within a minute")
 	assert.Empty(t, errOut, "no warning, and no progress with -quiet")
 	for _, want := range []string{"default.yaml: simulated 0s to", "224 nodes", "nvidia.com/gpu (GPUs)", "WAIT", "priority 500",
-		"PREEMPTIONS", "rack=a01", "Wrote to " + dir} {
+		"PREEMPTIONS", "rack=a01", "NODE GROUP", "train-burst  0..16", "waiting for a node", "Wrote to " + dir} {
 		assert.Contains(t, out, want)
 	}
 	var rep struct {
@@ -65,7 +65,14 @@ func TestDefaultDay(t *testing.T) {
 		Pods  struct {
 			Arrived int `json:"arrived"`
 		} `json:"pods"`
-		Series []json.RawMessage `json:"series"`
+		Series      []json.RawMessage `json:"series"`
+		Autoscaling struct {
+			NodeGroups []struct {
+				Name       string  `json:"name"`
+				NodesAdded int     `json:"nodesAdded"`
+				Cost       float64 `json:"cost"`
+			} `json:"nodeGroups"`
+		} `json:"autoscaling"`
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
 	require.NoError(t, err)
@@ -73,12 +80,19 @@ func TestDefaultDay(t *testing.T) {
 	assert.Equal(t, 224, rep.Nodes)
 	assert.Positive(t, rep.Pods.Arrived)
 	assert.NotEmpty(t, rep.Series)
-	for _, name := range []string{"timeseries.csv", "waits.csv", "allocation.svg", "pending.svg", "waits.svg", "domains-rack.svg"} {
+	// the day's training gangs outgrow the static racks: the node group
+	// adds whole racks, and they cost
+	require.Len(t, rep.Autoscaling.NodeGroups, 1)
+	g := rep.Autoscaling.NodeGroups[0]
+	assert.Equal(t, "train-burst", g.Name)
+	assert.Positive(t, g.NodesAdded)
+	assert.Positive(t, g.Cost)
+	for _, name := range []string{"timeseries.csv", "waits.csv", "allocation.svg", "pending.svg", "waits.svg", "domains-rack.svg", "nodegroups.svg"} {
 		info, err := os.Stat(filepath.Join(dir, name))
 		require.NoError(t, err, name)
 		assert.Positive(t, info.Size(), name)
 	}
-	for _, name := range []string{"allocation.png", "pending.png", "waits.png", "domains-rack.png"} {
+	for _, name := range []string{"allocation.png", "pending.png", "waits.png", "domains-rack.png", "nodegroups.png"} {
 		f, err := os.Open(filepath.Join(dir, name))
 		require.NoError(t, err)
 		_, err = png.Decode(f)
