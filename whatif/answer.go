@@ -64,7 +64,7 @@ func (a *Answer) jsonRuns() []map[string]any {
 			run["note"] = r.Note
 		}
 		if a.costs() {
-			run["cost"], run["nodeHours"] = r.Cost, r.NodeHours
+			run["cost"], run["nodeHours"], run["boundedWaitSeconds"] = r.Cost, r.NodeHours, r.Wait.Seconds()
 		}
 		out = append(out, run)
 	}
@@ -84,7 +84,9 @@ func (a *Answer) WriteTable(w io.Writer) error {
 	a.writeNotes(tw)
 	cost, costHead := func(SearchRun) string { return "" }, ""
 	if a.costs() {
-		cost = func(r SearchRun) string { return fmt.Sprintf("%.2f\t%.1f\t%v\t", r.Cost, r.NodeHours, durs(r.Wait.Seconds())) }
+		cost = func(r SearchRun) string {
+			return fmt.Sprintf("%.2f\t%.1f\t%v\t", r.Cost, r.NodeHours, durs(r.Wait.Seconds()))
+		}
 		costHead = "COST\tNODE-HOURS\tBOUNDED WAIT\t"
 	}
 	fmt.Fprintln(tw, "RUN\tCOUNT\tOK\tPENDING\tGROUPS NEVER PLACED\tLONGEST WAIT\t"+costHead+"NOTE")

@@ -41,7 +41,7 @@ func judge(sc *scenario.Scenario, keys []string, c Criteria, watch ...gangsim.Op
 			out, err = outcome{report: named(rec.Report(), sc), note: st.reason, waited: st.waited}, nil
 		}
 	}()
-	opts := []gangsim.Option{rec.Attach()}                     // the recorder observes first
+	opts := []gangsim.Option{rec.Attach()}                                         // the recorder observes first
 	if c.MaxWait > 0 && (c.Quantile == 0 || c.Quantile == 1) && c.Workload == "" { // a quantile is known at the end only
 		opts = append(opts, gangsim.WithObserver(w.observe))
 	}

@@ -258,8 +258,10 @@ func TestBadUse(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"-add-like", "a", "-remove-like", "b"}, 2, "give one of -add-like, -add-like-rack, -remove-like, -variant and -merge"},
+		{[]string{"-add-like", "a", "-remove-like", "b"}, 2, "give one of -add-like, -add-like-rack, -remove-like, -smallest-group-max, -variant and -merge"},
 		{[]string{"-max-wait", "5m"}, 2, "-max-wait and -limit go with -add-like"},
+		{[]string{"-smallest-group-max", "g", "-max-wait", "5m", "-wait-quantile", "0.75"}, 2, "-wait-quantile is 0.5, 0.9, 0.99 or 1"},
+		{[]string{"-smallest-group-max", "g", "-wait-of", "train"}, 2, "-wait-of goes with -max-wait"},
 		{[]string{"-workers", "-1"}, 2, "-workers -1 is negative"},
 		{[]string{"-max-wait", "soon"}, 2, `invalid value "soon" for flag -max-wait`},
 		{[]string{"-duration", "soon"}, 2, `invalid value "soon" for flag -duration: scenario: run time "soon"`},
@@ -448,4 +450,28 @@ func TestSweepJobRunsFromItsConfigMaps(t *testing.T) {
 	local := comparison(append(append([]string{"-quiet", "-json"}, variants...), inputs...)...)
 	assert.Equal(t, local.Variants, merged.Variants, "the same outcomes; the scenarios' names differ by their paths")
 	assert.Contains(t, string(merged.Variants[1]), `"podsPlaced": 12`)
+}
+
+// The node group question on the default day: the smallest max of the
+// training group that keeps the p99 wait of the training pods within 5m;
+// every run it took has its cost.
+func TestSmallestGroupMax(t *testing.T) {
+	out, errOut, code := runCommand(t, nil, "-quiet", "-json", "-smallest-group-max", "train-burst", "-max-wait", "5m",
+		"-wait-quantile", "0.99", "-wait-of", "train", "-limit", "12")
+	require.Equal(t, 0, code, errOut)
+	var ans struct {
+		Found    bool `json:"found"`
+		GroupMax int  `json:"groupMax"`
+		Runs     []struct {
+			Cost float64 `json:"cost"`
+		} `json:"runs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &ans), out)
+	require.True(t, ans.Found, out)
+	assert.Positive(t, ans.GroupMax)
+	assert.LessOrEqual(t, ans.GroupMax, 12)
+	require.NotEmpty(t, ans.Runs)
+	for _, r := range ans.Runs {
+		assert.Positive(t, r.Cost)
+	}
 }
