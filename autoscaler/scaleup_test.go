@@ -63,3 +63,21 @@ func TestNoScaleUpAndSelectors(t *testing.T) {
 	require.Equal(t, []cluster.PodKey{"default/huge"}, ev[1].Pods)
 	require.Contains(t, ev[1].Reason, "no group can take them")
 }
+
+// A pod that fits on a node already on the way gets no node of its own,
+// and waits for that node. a (1 cpu) arrives at 0: cpu-1 requested at
+// 10s, ready at 2m10s. b (1 cpu) arrives at 30s: the scan at 40s finds
+// room for it on cpu-1 (1+1 <= 4), so no second node. b waited from 30s
+// to 2m10s, all of it for cpu-1 (in flight from 10s): 1m40s for a node.
+func TestPodsFitOnUpcomingNodes(t *testing.T) {
+	w := newWorld(t, Config{}, group("cpu", "4", 4))
+	require.NoError(t, w.a.Start(w.s))
+	w.addPods(1, "a", "1", 0)
+	require.NoError(t, w.a.Advance(w.s, 30*time.Second))
+	w.addPods(1, "b", "1", 0)
+	end := w.run()
+	require.Equal(t, "10s ScaleUp cpu [cpu-1] 1 pods\n2m10s NodeReady cpu [cpu-1]\n", w.log())
+	waits := w.a.PodWaits(end)
+	require.Equal(t, PodWait{Pod: "default/a-0", ForNode: 2 * time.Minute, ForRoom: 10 * time.Second, Bound: true}, waits[0])
+	require.Equal(t, PodWait{Pod: "default/b-0", ForNode: 100 * time.Second, Bound: true}, waits[1])
+}
