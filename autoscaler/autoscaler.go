@@ -278,12 +278,11 @@ func (a *Autoscaler) Groups(end time.Duration) []GroupSummary {
 }
 
 // Run drives s and a together until nothing more can happen and returns
-// the end time: the loop users write themselves when they have other
-// actions (scenario events) to interleave:
+// the end time. Users with other actions (scenario events) to interleave
+// call a.Advance(s, t) to each action's time t, act, and end with Run:
 //
-//	for {
-//		t := min(next action, a.NextTime()) ; s.RunUntil(t); act; a.Step(s, t)
-//	}
+//	for _, act := range actions { a.Advance(s, act.at); act.do(s) }
+//	end, err := autoscaler.Run(s, a)
 //
 // Run starts a when it was not started.
 func Run(s *gangsim.Scheduler, a *Autoscaler) (time.Duration, error) {
@@ -320,6 +319,38 @@ func Run(s *gangsim.Scheduler, a *Autoscaler) (time.Duration, error) {
 		}
 		if err := s.Settle(); err != nil {
 			return s.Now(), err
+		}
+	}
+}
+
+// Advance drives s and a together up to t and leaves s at t: the
+// autoscaler steps at each of its times (NextTime), and while it has
+// nothing to do it looks at every scan interval whether the scheduler
+// changed something meanwhile (pods it gave up on, pods that ended). A
+// loop with actions of its own calls Advance to each action's time, acts,
+// and ends with Run.
+func (a *Autoscaler) Advance(s *gangsim.Scheduler, t time.Duration) error {
+	if !a.started {
+		if err := a.Start(s); err != nil {
+			return err
+		}
+	}
+	for {
+		next, ok := a.NextTime()
+		if !ok {
+			next = a.tickAtOrAfter(s.Now() + 1) // look again then
+		}
+		if next > t {
+			return s.RunUntil(t)
+		}
+		next = max(next, s.Now())
+		if err := s.RunUntil(next); err != nil {
+			return err
+		}
+		if ok {
+			if err := a.Step(s, next); err != nil {
+				return err
+			}
 		}
 	}
 }

@@ -63,7 +63,7 @@ func runDay(s *gangsim.Scheduler, a *Autoscaler, pods []arrival) (time.Duration,
 		return 0, err
 	}
 	for _, p := range pods {
-		if err := advance(s, a, p.at); err != nil {
+		if err := a.Advance(s, p.at); err != nil {
 			return 0, err
 		}
 		if err := s.AddPod(p.pod, p.run); err != nil {
@@ -71,24 +71,6 @@ func runDay(s *gangsim.Scheduler, a *Autoscaler, pods []arrival) (time.Duration,
 		}
 	}
 	return Run(s, a)
-}
-
-// advance steps the autoscaler at each of its times up to t and leaves
-// the scheduler at t.
-func advance(s *gangsim.Scheduler, a *Autoscaler, t time.Duration) error {
-	for {
-		next, ok := a.NextTime()
-		if !ok || next > t {
-			return s.RunUntil(t)
-		}
-		next = max(next, s.Now())
-		if err := s.RunUntil(next); err != nil {
-			return err
-		}
-		if err := a.Step(s, next); err != nil {
-			return err
-		}
-	}
 }
 
 // BenchmarkAutoscaledDay is a day of 50,000 pods on node groups of at

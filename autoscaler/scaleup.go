@@ -120,25 +120,40 @@ func (a *Autoscaler) notOnUpcoming(units []unit, upcoming []int) []unit {
 				cands = append(cands, f.index)
 			}
 		}
-		if len(cands) == 0 || !a.placeAll(u.pods, cands) {
+		if len(cands) == 0 || !a.placeAll(u.pods, cands, upcoming) {
 			out = append(out, u)
 		}
 	}
 	return out
 }
 
-// placeAll places every pod on some candidate, or none.
-func (a *Autoscaler) placeAll(pods []*cluster.PodInfo, cands []int) bool {
+// placeAll places every pod on some candidate, or none. A pod placed on
+// an upcoming node waits for that node's request (PodWaits).
+func (a *Autoscaler) placeAll(pods []*cluster.PodInfo, cands, upcoming []int) bool {
 	m := a.sb.Mark()
-	for _, pi := range pods {
+	at := make([]int, len(pods))
+	for k, pi := range pods {
 		i, ok := a.sb.FindNode(pi, cands)
 		if !ok {
 			a.sb.Revert(m)
 			return false
 		}
 		a.sb.Place(pi, i)
+		at[k] = i
+	}
+	for k, pi := range pods {
+		if j := slices.Index(upcoming, at[k]); j >= 0 {
+			a.waitFor(pi.Key(), a.upcoming[j].req)
+		}
 	}
 	return true
+}
+
+// waitFor counts req among the scale-ups pod waits for.
+func (a *Autoscaler) waitFor(pod cluster.PodKey, req *request) {
+	if w := a.waits[pod]; w != nil && req != nil && !slices.Contains(w.reqs, req) {
+		w.reqs = append(w.reqs, req)
+	}
 }
 
 type freedNode struct {
@@ -229,9 +244,7 @@ func (a *Autoscaler) request(now time.Duration, o option, gang bool) {
 	a.lastScaleUp, a.scaledUp = now, true
 	a.dirty, a.lastChange = true, now // the next scan sees what is still not covered
 	for _, p := range o.pods {
-		if w := a.waits[p.Key()]; w != nil {
-			w.reqs = append(w.reqs, req)
-		}
+		a.waitFor(p.Key(), req)
 	}
 	reason := fmt.Sprintf("expander %s: %d node(s) for %d pod(s), ready in %v", a.cfg.Expander, o.nodes, len(o.pods), delay)
 	a.emit(Event{At: now, Kind: EventScaleUp, Group: g.Name, Nodes: names(nodes), Pods: keys(o.pods), Reason: reason})

@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/cluster"
+	gt "github.com/gangsim/gangsim/gangsimtest"
 )
 
 // Six pods of 1.5 cpu on 4-cpu template nodes: two fit a node (3 <= 4,
@@ -41,4 +44,40 @@ func TestScaleUpAndDown(t *testing.T) {
 	require.Equal(t, 3, g[0].MaxNodes)
 	require.InDelta(t, 2.1, g[0].NodeHours, 1e-9)
 	require.InDelta(t, 1.05, g[0].Cost, 1e-9)
+}
+
+// A pod no template fits gets NoScaleUp, each group saying why; a pod
+// with a node selector only one group's template has scales that group.
+func TestNoScaleUpAndSelectors(t *testing.T) {
+	gpu := group("gpu", "8", 4)
+	gpu.Template.Labels = map[string]string{"pool": "gpu"}
+	w := newWorld(t, Config{}, group("cpu", "4", 4), gpu)
+	require.NoError(t, w.s.AddPod(owned(gt.MakePod("huge").CPU("16").Memory("1Gi"), "huge"), 0))
+	require.NoError(t, w.s.AddPod(owned(gt.MakePod("picky").CPU("1").Memory("1Gi").NodeSelector("pool", "gpu"), "picky"), 0))
+	w.run()
+	ev := w.a.Events()
+	require.Equal(t, EventScaleUp, ev[0].Kind)
+	require.Equal(t, "gpu", ev[0].Group)
+	require.Equal(t, []cluster.PodKey{"default/picky"}, ev[0].Pods)
+	require.Equal(t, EventNoScaleUp, ev[1].Kind)
+	require.Equal(t, []cluster.PodKey{"default/huge"}, ev[1].Pods)
+	require.Contains(t, ev[1].Reason, "no group can take them")
+}
+
+// A pod that fits on a node already on the way gets no node of its own,
+// and waits for that node. a (1 cpu) arrives at 0: cpu-1 requested at
+// 10s, ready at 2m10s. b (1 cpu) arrives at 30s: the scan at 40s finds
+// room for it on cpu-1 (1+1 <= 4), so no second node. b waited from 30s
+// to 2m10s, all of it for cpu-1 (in flight from 10s): 1m40s for a node.
+func TestPodsFitOnUpcomingNodes(t *testing.T) {
+	w := newWorld(t, Config{}, group("cpu", "4", 4))
+	require.NoError(t, w.a.Start(w.s))
+	w.addPods(1, "a", "1", 0)
+	require.NoError(t, w.a.Advance(w.s, 30*time.Second))
+	w.addPods(1, "b", "1", 0)
+	end := w.run()
+	require.Equal(t, "10s ScaleUp cpu [cpu-1] 1 pods\n2m10s NodeReady cpu [cpu-1]\n", w.log())
+	waits := w.a.PodWaits(end)
+	require.Equal(t, PodWait{Pod: "default/a-0", ForNode: 2 * time.Minute, ForRoom: 10 * time.Second, Bound: true}, waits[0])
+	require.Equal(t, PodWait{Pod: "default/b-0", ForNode: 100 * time.Second, Bound: true}, waits[1])
 }

@@ -68,13 +68,8 @@ func (a *Autoscaler) join(n *nodeState) error {
 	if err := a.s.AddNode(n.node); err != nil {
 		return fmt.Errorf("autoscaler: node group %q: %w", n.group.Name, err)
 	}
-	for i, rs := range n.group.Devices {
-		rs.NodeName = n.name
-		rs.Name = n.name + "-" + strconv.Itoa(i)
-		if rs.Pool.Name == "" {
-			rs.Pool.Name = n.name
-		}
-		if err := a.s.AddResourceSlice(rs); err != nil {
+	for i, rs := range a.slicesFor(n.group, n.name) {
+		if err := a.s.AddResourceSlice(*rs); err != nil {
 			return fmt.Errorf("autoscaler: node group %q: devices[%d]: %w", n.group.Name, i, err)
 		}
 	}
