@@ -255,7 +255,7 @@ func (rep *Report) autoscalingTable(p printer) {
 		p("%s\t%d..%d\t%d\t%d\t%d\t%d\t%s\t%s\n", g.Name, g.Min, g.Max, g.NodesAdded, g.NodesRemoved, g.MaxNodes, g.NodesAtEnd, num(g.NodeHours), num(g.Cost))
 	}
 	p("total\t\t\t\t\t\t%s\t%s\n", num(a.NodeHours), num(a.Cost))
-	p("(%d scale-ups, %d scale-downs, %d times no group could help, %d nodes late; node-hours from each request to removal or the end)\n\n",
+	p("(%d scale-ups, %d scale-downs, %d scans found pending pods no group could help, %d requests not ready in time; node-hours from each request to removal or the end)\n\n",
 		a.ScaleUps, a.ScaleDowns, a.NoScaleUps, a.Timeouts)
 	p("WAIT SPLIT\tPODS\tMEAN\tP50\tP90\tP99\tMAX\n")
 	for _, r := range []struct {

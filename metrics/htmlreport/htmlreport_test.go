@@ -191,8 +191,8 @@ func TestAutoscalingSection(t *testing.T) {
 	require.NoError(t, htmlreport.Write(&b, htmlreport.Input{Report: rep}))
 	page := b.String()
 	assert.Contains(t, page, `<a href="#autoscaling">Autoscaling</a>`)
-	assert.Contains(t, page, "made 1 scale-up and 1 scale-down; 0 times no group could help. The node groups cost 3 for 1.5 node-hours.")
-	assert.Contains(t, page, `<tr><td class="code">gpu</td><td class="num">0..3</td><td class="num">2</td><td class="num">2</td><td class="num">1</td><td class="num">2</td><td class="num">1</td><td class="num">1.5</td><td class="num">3</td></tr>`)
+	assert.Contains(t, page, "made 1 scale-up and 1 scale-down; 0 scans found pending pods no group could help. The node groups cost 3 for 1.5 node-hours.")
+	assert.Contains(t, page, `<tr><td class="code">gpu</td><td class="num">0..3</td><td class="num">2.00</td><td class="num">2</td><td class="num">1</td><td class="num">2</td><td class="num">1</td><td class="num">1.5</td><td class="num">3</td></tr>`)
 	assert.Contains(t, page, `<tr><td>waiting for a node</td><td class="num">1</td><td class="num">4m0s</td>`)
 	assert.Contains(t, page, `id="fig-nodegroups"`)
 }

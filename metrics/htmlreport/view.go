@@ -255,14 +255,14 @@ func (v *view) autoscaling(rep *metrics.Report) {
 	if a == nil {
 		return
 	}
-	v.Autoscaling = fmt.Sprintf("The cluster autoscaler made %s and %s; %s no group could help. The node groups cost %s for %s node-hours.",
-		count(a.ScaleUps, "scale-up", "scale-ups"), count(a.ScaleDowns, "scale-down", "scale-downs"), count(a.NoScaleUps, "time", "times"),
+	v.Autoscaling = fmt.Sprintf("The cluster autoscaler made %s and %s; %s found pending pods no group could help. The node groups cost %s for %s node-hours.",
+		count(a.ScaleUps, "scale-up", "scale-ups"), count(a.ScaleDowns, "scale-down", "scale-downs"), count(a.NoScaleUps, "scan", "scans"),
 		num(a.Cost), num(a.NodeHours))
 	if a.Timeouts > 0 {
 		v.Autoscaling += fmt.Sprintf(" %s not ready within the provisioning time.", count(a.Timeouts, "request was", "requests were"))
 	}
 	for _, g := range a.Groups {
-		v.NodeGroups = append(v.NodeGroups, nodeGroupRow{Name: g.Name, Range: fmt.Sprintf("%d..%d", g.Min, g.Max), Price: num(g.PricePerHour),
+		v.NodeGroups = append(v.NodeGroups, nodeGroupRow{Name: g.Name, Range: fmt.Sprintf("%d..%d", g.Min, g.Max), Price: fmt.Sprintf("%.2f", g.PricePerHour),
 			Added: fmt.Sprint(g.NodesAdded), Removed: fmt.Sprint(g.NodesRemoved), Most: fmt.Sprint(g.MaxNodes), AtEnd: fmt.Sprint(g.NodesAtEnd),
 			Hours: num(g.NodeHours), Cost: num(g.Cost)})
 	}
