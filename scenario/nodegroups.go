@@ -195,20 +195,11 @@ func (b *builder) groupTemplate(s *schema.NodeGroup, g *autoscaler.NodeGroup, wh
 	if len(t.Allocatable) == 0 {
 		return b.failf(t.Line, where+".allocatable", "required: the resources of a new node")
 	}
-	if err := checkResourceNames(t.Allocatable, schema.ResourcesOfNode); err != nil {
-		return b.fail(t.Line, where+".allocatable", err)
-	}
-	alloc, err := cluster.ParseResources(t.Allocatable)
+	alloc, err := b.nodeAllocatable(t.Allocatable, t.Line, where)
 	if err != nil {
-		return b.fail(t.Line, where+".allocatable", err)
+		return err
 	}
-	if _, ok := t.Allocatable[string(cluster.ResourcePods)]; !ok {
-		alloc.Pods = defaultPodsPerNode
-	}
-	n := cluster.Node{Name: s.Name + "-1", Labels: t.Labels, Allocatable: alloc}
-	for _, tt := range t.Taints {
-		n.Taints = append(n.Taints, cluster.Taint{Key: tt.Key, Value: tt.Value, Effect: cluster.TaintEffect(tt.Effect)})
-	}
+	n := cluster.Node{Name: s.Name + "-1", Labels: t.Labels, Allocatable: alloc, Taints: taintsOf(t.Taints)}
 	if err := n.Validate(); err != nil {
 		return b.fail(t.Line, where, err)
 	}
