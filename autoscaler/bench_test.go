@@ -19,7 +19,8 @@ type arrival struct {
 	run time.Duration
 }
 
-// dayGroups are a day's node groups: 2,000 nodes at most in all.
+// dayGroups are a day's node groups: 2,000 nodes at most in all; GPU
+// nodes are tainted, and GPU pods tolerate the taint.
 func dayGroups() []NodeGroup {
 	cpu := group("cpu", "8", 1500)
 	cpu.Template = gt.MakeNode("t").CPU("8").Memory("32Gi").Pods(110).Label("pool", "cpu").Obj()
@@ -28,7 +29,8 @@ func dayGroups() []NodeGroup {
 	mem.Template = gt.MakeNode("t").CPU("4").Memory("64Gi").Pods(110).Label("pool", "mem").Obj()
 	mem.ProvisioningDelay, mem.PricePerHour = Delay{Fixed: 3 * time.Minute}, 0.5
 	gpu := group("gpu", "32", 200)
-	gpu.Template = gt.MakeNode("t").CPU("32").Memory("256Gi").GPU(8).Pods(110).Label("pool", "gpu").Obj()
+	gpu.Template = gt.MakeNode("t").CPU("32").Memory("256Gi").GPU(8).Pods(110).Label("pool", "gpu").
+		Taint(string(ResourceGPU), "", cluster.TaintNoSchedule).Obj()
 	gpu.ProvisioningDelay, gpu.PricePerHour, gpu.RackSize = Delay{Fixed: 5 * time.Minute}, 32.77, 8
 	return []NodeGroup{cpu, mem, gpu}
 }
@@ -48,7 +50,7 @@ func dayPods(n int, seed uint64) []arrival {
 		case kind < 95:
 			w = w.MilliCPU(500).Memory(fmt.Sprintf("%dGi", 8+rng.IntN(9)))
 		default:
-			w = w.CPU("4").Memory("32Gi").GPU(int64(1 + rng.IntN(8)))
+			w = w.CPU("4").Memory("32Gi").GPU(int64(1+rng.IntN(8))).Toleration(string(ResourceGPU), "", cluster.TaintNoSchedule)
 		}
 		out[i] = arrival{at: time.Duration(rng.Int64N(int64(24 * time.Hour))), pod: owned(w, fmt.Sprintf("rs-%d", kind/5)),
 			run: 10*time.Minute + time.Duration(rng.Int64N(int64(110*time.Minute)))}

@@ -94,3 +94,26 @@ func TestMinNodes(t *testing.T) {
 	require.Equal(t, 0, sum.NodesAdded)
 	require.Equal(t, 2, sum.MaxNodes)
 }
+
+// The delay after a scale-up holds removals back, not the unneeded
+// time: two pods of 1.5 cpu running 10m get cpu-1 (requested at 10s,
+// ready 2m10s); they end at 12m10s and cpu-1 is unneeded from then, due
+// at 17m10s (5m), but the delay after add (30m) lasts to 30m10s: it goes
+// then. A group without delay: its node joins in the scan's own step.
+func TestDelayAfterAdd(t *testing.T) {
+	w := newWorld(t, Config{ScaleDownUnneededTime: 5 * time.Minute, ScaleDownDelayAfterAdd: 30 * time.Minute}, group("cpu", "4", 10))
+	w.addPods(2, "web", "1500m", 10*time.Minute)
+	w.run()
+	require.Equal(t, `10s ScaleUp cpu [cpu-1] 2 pods
+2m10s NodeReady cpu [cpu-1]
+12m10s NodeUnneeded cpu [cpu-1]
+30m10s ScaleDown cpu [cpu-1]
+`, w.log())
+
+	g := group("now", "4", 10)
+	g.ProvisioningDelay = Delay{}
+	w = newWorld(t, Config{}, g)
+	w.addPods(1, "web", "1", 0)
+	w.run()
+	require.Equal(t, "10s ScaleUp now [now-1] 1 pods\n10s NodeReady now [now-1]\n", w.log())
+}

@@ -159,7 +159,12 @@ func (a *Autoscaler) Step(s *gangsim.Scheduler, now time.Duration) error {
 	if t, ok := a.nextScan(); !ok || t > now {
 		return nil
 	}
-	return a.scan(now)
+	if err := a.scan(now); err != nil {
+		return err
+	}
+	// nodes of a group without provisioning delay join at once, so that
+	// the next time is always after this step
+	return a.arrivals(now)
 }
 
 // arrivals adds the nodes due by now and gives up on those not ready
