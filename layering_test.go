@@ -37,6 +37,8 @@ var allowedImports = map[string][]string{
 	"metrics": {"", "cluster", "podgroup"},
 	// what-if searches run scenarios and measure them
 	"whatif": {"", "cluster", "podgroup", "framework", "placement", "plugins", "scenario", "metrics"},
+	// the cluster autoscaler drives a Scheduler through its public API
+	"autoscaler": {"", "cluster", "podgroup"},
 	// test helpers for policy authors build the model and read it back
 	"gangsimtest": {"cluster", "podgroup"},
 }

@@ -142,7 +142,7 @@ func (s *Scheduler) startRunning(r *podRecord, node string) error {
 // setPending makes a pod wait for placement: a group member through its
 // group, any other pod as its own queue item.
 func (s *Scheduler) setPending(r *podRecord) error {
-	r.phase, r.node = PhasePending, ""
+	r.phase, r.node, r.unschedulable = PhasePending, "", false
 	if r.info.State() != cluster.PodPending {
 		r.info = r.info.Pending()
 		if r.nominated != "" {
@@ -176,6 +176,7 @@ func (s *Scheduler) setPending(r *podRecord) error {
 // when the reason is new: a pod waiting on its gang hears the same reason at
 // every arrival, and an attempt's failure is told by failAttempt.
 func (s *Scheduler) setReason(r *podRecord, reason string) {
+	r.unschedulable = false
 	if r.reason == reason {
 		return
 	}
@@ -189,7 +190,7 @@ func (s *Scheduler) failAttempt(r *podRecord, reason string) { s.failWith(r, rea
 // failWith is failAttempt for an attempt whose node by node rejections
 // are fit (nil for none).
 func (s *Scheduler) failWith(r *podRecord, reason string, fit *fw.FitError) {
-	r.reason, r.lastFit, r.gated = reason, fit, false
+	r.reason, r.lastFit, r.gated, r.unschedulable = reason, fit, false, true
 	if s.observed() {
 		s.emitPod(EventPodUnschedulable, r.info, "", reason)
 	} else {
@@ -213,7 +214,7 @@ func podItemKey(k cluster.PodKey) string { return "pod/" + string(k) }
 
 // markBound records a binding and arms the pod's completion timer.
 func (s *Scheduler) markBound(r *podRecord, node string) {
-	r.phase, r.node, r.reason, r.boundAt, r.gated = PhaseBound, node, "", s.now, false
+	r.phase, r.node, r.reason, r.boundAt, r.gated, r.unschedulable = PhaseBound, node, "", s.now, false, false
 	r.runs++
 	s.nominations.taken(r, node)
 	s.dryRuns.forget(r.info)

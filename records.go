@@ -138,13 +138,17 @@ type podRecord struct {
 	firstSeen time.Duration
 	boundAt   time.Duration
 	endedAt   time.Duration
-	runs      int          // bindings so far; tells a stale completion timer apart
-	attempts  int          // group cycles this pod took part in (orders group members)
-	group     groupID      // 0 for a pod outside any group, or whose group is not defined yet
-	nominated string       // node preemption nominated it to; "" for none
-	lastFit   *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
-	shape     podShape     // the KnownFailures shortcut's (known_failures.go)
-	profile   int32        // see profileOf; 0 until looked up
+	runs      int     // bindings so far; tells a stale completion timer apart
+	attempts  int     // group cycles this pod took part in (orders group members)
+	group     groupID // 0 for a pod outside any group, or whose group is not defined yet
+	nominated string  // node preemption nominated it to; "" for none
+	// unschedulable is set by a failed attempt (kube's PodScheduled=False,
+	// reason Unschedulable) and cleared by anything else that gives the
+	// pod a reason, a binding or a return to the queue
+	unschedulable bool
+	lastFit       *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
+	shape         podShape     // the KnownFailures shortcut's (known_failures.go)
+	profile       int32        // see profileOf; 0 until looked up
 }
 
 // ended reports whether the pod's life is over: it succeeded or was
@@ -152,7 +156,7 @@ type podRecord struct {
 func (r *podRecord) ended() bool { return r.phase == PhaseSucceeded || r.phase == PhaseDeleted }
 
 func (r *podRecord) status() PodStatus {
-	return PodStatus{Key: r.info.Key(), Node: r.node, Phase: r.phase, Reason: r.reason, Priority: r.info.Priority(),
+	return PodStatus{Key: r.info.Key(), Node: r.node, Phase: r.phase, Reason: r.reason, Unschedulable: r.unschedulable && r.phase == PhasePending, Priority: r.info.Priority(),
 		PreemptionPolicy: r.info.Pod().EffectivePreemptionPolicy(), SchedulingGates: slices.Clone(r.info.Pod().SchedulingGates),
 		ArrivedAt: r.firstSeen, BoundAt: r.boundAt, EndedAt: r.endedAt, Binds: r.runs}
 }

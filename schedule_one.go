@@ -386,6 +386,7 @@ func (s *Scheduler) placeForPreemption(p *profile, root podgroup.Ref) ([]fw.Assi
 func (s *Scheduler) errorCycle(it *queue.Item[entry], leaves []groupID, pending []*podRecord, msg string, res *CycleResult) error {
 	for _, r := range pending {
 		s.failAttempt(r, msg)
+		r.unschedulable = false // kube's SchedulerError, not Unschedulable
 	}
 	for _, id := range leaves {
 		gr := s.groupRecords.at(id)

@@ -344,6 +344,13 @@ type PodStatus struct {
 	Node   string
 	Phase  Phase
 	Reason string // why it is pending, from its last failed attempt
+	// Unschedulable is kube's PodScheduled=False with reason
+	// Unschedulable: the pod is pending because the scheduler tried it
+	// and found no node (filters, a group's placement), not because it
+	// is gated, waits for its group's quorum, names no profile, hit a
+	// scheduler error or was not tried since it returned to the queue.
+	// A cluster autoscaler scales up for these pods alone.
+	Unschedulable bool
 	// Priority and PreemptionPolicy are as admission resolved them.
 	Priority         int32
 	PreemptionPolicy cluster.PreemptionPolicy

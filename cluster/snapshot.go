@@ -64,6 +64,9 @@ type Snapshot struct {
 	domains              map[string]*Domains // by label key, valid at domainsVersion
 	domainsVersion       int64
 	totals               []*DomainTotals // kept up to date while domains are valid
+	// tentativeNodes counts the tentative nodes ever added (AddNode): it
+	// names their node lists
+	tentativeNodes int64
 }
 
 // change is one tentative change: pod added to (added) or removed from the
@@ -80,6 +83,10 @@ type change struct {
 	alloc *AllocationResult
 	stamp uint64  // the node's stamp before the change, given back by Rollback
 	feed  FeedPos // the feed before the change
+	// nodeAdded marks a tentative node's addition (AddNode), with the
+	// node set and node versions it replaced
+	nodeAdded bool
+	versions  [2]int64
 }
 
 // Checkpoint marks a point in a snapshot's tentative changes.
@@ -371,6 +378,10 @@ func (s *Snapshot) Rollback(cp Checkpoint) {
 	for len(s.log) > int(cp) {
 		ch := s.log[len(s.log)-1]
 		s.log = s.log[:len(s.log)-1]
+		if ch.nodeAdded {
+			s.undoAddNode(ch)
+			continue
+		}
 		ni := s.nodes[ch.node]
 		s.touch(ch.node)
 		// the node holds again what it held under its stamp before the

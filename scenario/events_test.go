@@ -86,7 +86,7 @@ events:
 	require.Equal(t, want, got)
 
 	low, _ := s.Pod(cluster.MakePodKey("", "low"))
-	require.Equal(t, gangsim.PodStatus{Key: "default/low", Phase: gangsim.PhasePending, Reason: cordoned, Priority: 1,
+	require.Equal(t, gangsim.PodStatus{Key: "default/low", Phase: gangsim.PhasePending, Reason: cordoned, Unschedulable: true, Priority: 1,
 		PreemptionPolicy: cluster.PreemptLowerPriority, ArrivedAt: 0, BoundAt: time.Minute, Binds: 2}, low)
 	batch, _ := s.Pod(cluster.MakePodKey("", "batch"))
 	require.Equal(t, time.Minute, batch.EndedAt)

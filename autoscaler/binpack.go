@@ -1,0 +1,180 @@
+package autoscaler
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
+)
+
+// optionFor packs pods onto new template nodes of g, as the cluster
+// autoscaler's binpacking estimator does: pods in decreasing order of
+// their share of the template (cpu + memory), each onto the last new node
+// if it fits, else onto an earlier new one, else onto one more new node
+// within the limit. For a gang every pod must find room, in one new
+// topology domain when the gang has a topology key; a reason says why
+// there is no option.
+func (a *Autoscaler) optionFor(g *groupState, pods []*cluster.PodInfo, gang *podgroup.PodGroup, now time.Duration) (option, string) {
+	limit, why := a.limit(g, now)
+	if limit == 0 {
+		return option{}, why
+	}
+	ownRack := false
+	if gang != nil && gang.TopologyKey != "" {
+		var err string
+		if limit, ownRack, err = domainLimit(g, gang.TopologyKey, limit); err != "" {
+			return option{}, err
+		}
+	}
+	order := sortedForTemplate(pods, g.resources)
+	saved := g.save()
+	defer g.restore(saved)
+	mark := a.sb.Mark()
+	defer a.sb.Revert(mark)
+
+	o := option{g: g}
+	var fresh []int // new nodes, in creation order
+	failedShape := map[string]string{}
+	for _, pi := range order {
+		shape := shapeOf(pi)
+		if r, failed := failedShape[shape]; failed && shape != "" {
+			if gang != nil {
+				return option{}, r
+			}
+			continue
+		}
+		i, ok := a.fitOnNew(pi, fresh)
+		if !ok && len(fresh) < limit {
+			var reason string
+			i, ok, reason = a.tryNewNode(g, pi, ownRack && len(fresh) == 0)
+			if ok {
+				fresh = append(fresh, i)
+			} else {
+				failedShape[shape] = "pod " + pi.Key().Display() + " does not fit the template: " + reason
+			}
+		}
+		if !ok {
+			if gang != nil {
+				if r := failedShape[shape]; r != "" {
+					return option{}, r
+				}
+				return option{}, fmt.Sprintf("gang %s needs more than the %d node(s) %s", gang.Key(), limit, limitWhy(why, limit, g))
+			}
+			continue
+		}
+		a.sb.Place(pi, i)
+		o.pods = append(o.pods, pi)
+		o.reqCPU += pi.Request().MilliCPU
+		o.reqMem += pi.Request().Memory
+		o.reqGPU += pi.Request().Get(ResourceGPU)
+	}
+	if len(o.pods) == 0 {
+		for _, r := range failedShape {
+			if r != "" {
+				return option{}, firstReason(failedShape)
+			}
+		}
+		return option{}, fmt.Sprintf("no pod fits within %s", why)
+	}
+	o.nodes = len(fresh)
+	slices.SortStableFunc(o.pods, func(x, y *cluster.PodInfo) int { return cmp.Compare(x.Key(), y.Key()) })
+	return o, ""
+}
+
+func limitWhy(why string, limit int, g *groupState) string {
+	if limit == g.Max-g.live {
+		return fmt.Sprintf("max %d allows", g.Max)
+	}
+	return "the limits allow (" + why + ")"
+}
+
+// firstReason is the reason of the first shape in key order.
+func firstReason(m map[string]string) string {
+	ks := slices.Sorted(mapKeys(m))
+	return m[ks[0]]
+}
+
+// domainLimit bounds a gang's new nodes to one domain of key: a new rack
+// of RackSize nodes, one node for the hostname, any number when every
+// node of the group has the same value of key.
+func domainLimit(g *groupState, key string, limit int) (int, bool, string) {
+	switch {
+	case key == g.RackLabel && g.RackSize > 0:
+		return min(limit, g.RackSize), true, ""
+	case key == gangsim.LabelHostname:
+		return min(limit, 1), false, ""
+	case key == LabelZone && g.Zone != "":
+		return limit, false, ""
+	}
+	if _, ok := g.Template.Labels[key]; ok {
+		return limit, false, ""
+	}
+	return 0, false, fmt.Sprintf("the group's nodes have no topology label %q", key)
+}
+
+// fitOnNew finds pod room on the new nodes: the last one first.
+func (a *Autoscaler) fitOnNew(pi *cluster.PodInfo, fresh []int) (int, bool) {
+	if len(fresh) == 0 {
+		return 0, false
+	}
+	last := fresh[len(fresh)-1]
+	if a.sb.Fits(pi, last) {
+		return last, true
+	}
+	return a.sb.FindNode(pi, fresh[:len(fresh)-1])
+}
+
+// tryNewNode adds one template node of g and checks pi fits it; it takes
+// the node back when it does not.
+func (a *Autoscaler) tryNewNode(g *groupState, pi *cluster.PodInfo, newRack bool) (int, bool, string) {
+	m := a.sb.Mark()
+	saved := g.save()
+	node := g.makeNode(newRack)
+	i, err := a.sb.AddNode(node, a.slicesFor(g, node.Name))
+	if err != nil {
+		g.restore(saved)
+		return 0, false, err.Error()
+	}
+	if reason := a.sb.Why(pi, i); reason != "" {
+		a.sb.Revert(m)
+		g.restore(saved)
+		return 0, false, reason
+	}
+	return i, true, ""
+}
+
+// sortedForTemplate orders pods by decreasing share of the template's cpu
+// plus memory (the estimator's decreasing pod orderer), then by key.
+func sortedForTemplate(pods []*cluster.PodInfo, t cluster.Resources) []*cluster.PodInfo {
+	score := func(p *cluster.PodInfo) float64 {
+		var s float64
+		if t.MilliCPU > 0 {
+			s += float64(p.Request().MilliCPU) / float64(t.MilliCPU)
+		}
+		if t.Memory > 0 {
+			s += float64(p.Request().Memory) / float64(t.Memory)
+		}
+		return s
+	}
+	out := slices.Clone(pods)
+	slices.SortStableFunc(out, func(x, y *cluster.PodInfo) int {
+		return cmp.Or(cmp.Compare(score(y), score(x)), cmp.Compare(x.Key(), y.Key()))
+	})
+	return out
+}
+
+// shapeOf names pods that fit alike (one owner, same requests and
+// scheduler): once one of them fits no fresh template node, the others
+// are not tried (the estimator's pod equivalence groups). Pods without
+// an owner have no shape ("").
+func shapeOf(pi *cluster.PodInfo) string {
+	p := pi.Pod()
+	if p.Owner == nil {
+		return ""
+	}
+	return p.Namespace + "/" + p.Owner.Kind + "/" + p.Owner.Name + "/" + p.EffectiveSchedulerName() + "/" + pi.Request().String()
+}

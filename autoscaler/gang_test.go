@@ -1,0 +1,83 @@
+package autoscaler
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	gt "github.com/gangsim/gangsim/gangsimtest"
+)
+
+// A gang of 8 pods of 3 cpu, min count 8, with the rack topology; nodes
+// of 4 cpu take one pod each, so the gang needs 8 nodes, in one rack.
+//   - rackSize 8, max 16: one scale-up of gpu-1..gpu-8, all in rack
+//     gpu-rack-1, ready at 10s + 2m. The scheduler backs the gang off
+//     (its failure, no node with a rack label, is retried after 1s, 2s,
+//     4s ... then every 28s: 1m55s, 2m23s), so the gang is placed at
+//     2m23s: the scan at 2m20s finds the new nodes empty (unneeded), the
+//     one at 2m30s full (needed again); none is removed.
+//   - max 7: 8 nodes are not allowed: nothing is requested (NoScaleUp).
+//   - rackSize 4: a rack holds 4 of the 8: nothing.
+func TestGangOneRackOrNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		max, rackSize int
+		want          string
+	}{
+		{"one rack", 16, 8, "10s ScaleUp gpu [gpu-1 gpu-2 gpu-3 gpu-4 gpu-5 gpu-6 gpu-7 gpu-8] 8 pods\n2m10s NodeReady gpu [gpu-1 gpu-2 gpu-3 gpu-4 gpu-5 gpu-6 gpu-7 gpu-8]\n" +
+			"2m20s NodeUnneeded gpu [gpu-1]\n2m20s NodeUnneeded gpu [gpu-2]\n2m20s NodeUnneeded gpu [gpu-3]\n2m20s NodeUnneeded gpu [gpu-4]\n2m20s NodeUnneeded gpu [gpu-5]\n2m20s NodeUnneeded gpu [gpu-6]\n2m20s NodeUnneeded gpu [gpu-7]\n2m20s NodeUnneeded gpu [gpu-8]\n" +
+			"2m30s NodeNeeded gpu [gpu-1]\n2m30s NodeNeeded gpu [gpu-2]\n2m30s NodeNeeded gpu [gpu-3]\n2m30s NodeNeeded gpu [gpu-4]\n2m30s NodeNeeded gpu [gpu-5]\n2m30s NodeNeeded gpu [gpu-6]\n2m30s NodeNeeded gpu [gpu-7]\n2m30s NodeNeeded gpu [gpu-8]\n"},
+		{"max too small", 7, 8, "10s NoScaleUp  [] 8 pods\n"},
+		{"rack too small", 16, 4, "10s NoScaleUp  [] 8 pods\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := group("gpu", "4", tc.max)
+			g.RackSize = tc.rackSize
+			w := newWorld(t, Config{}, g)
+			require.NoError(t, w.s.AddPodGroup(gt.MakeGang("train", 8).Rack().Obj()))
+			for i := range 8 {
+				require.NoError(t, w.s.AddPod(owned(gt.MakePod(fmt.Sprintf("train-%d", i)).CPU("3").Memory("1Gi").Group("train"), "train"), 0))
+			}
+			w.run()
+			require.Equal(t, tc.want, w.log())
+			if tc.name != "one rack" {
+				return
+			}
+			for i := 1; i <= 8; i++ {
+				ni, ok := w.s.Node(fmt.Sprintf("gpu-%d", i))
+				require.True(t, ok)
+				require.Equal(t, "gpu-rack-1", ni.Node().Labels["rack"])
+			}
+			for p := range w.s.Pods() {
+				require.Equal(t, 2*time.Minute+23*time.Second, p.BoundAt, p.Key)
+			}
+		})
+	}
+}
+
+// A node not ready after max-node-provision-time is given up on. The
+// priority expander prefers "slow" (delay 20m, more than the 15m
+// allowed): requested at 10s, given up at 15m10s, and slow is backed off
+// for 5m; the scan of that step takes "fast" (delay 1m): ready at
+// 16m10s. Node-hours of slow-1: 10s to 15m10s, 0.25h.
+func TestScaleUpTimeout(t *testing.T) {
+	slow, fast := group("slow", "4", 5), group("fast", "4", 5)
+	slow.ProvisioningDelay = Delay{Fixed: 20 * time.Minute}
+	fast.ProvisioningDelay = Delay{Fixed: time.Minute}
+	w := newWorld(t, Config{Expander: "priority", Priorities: map[int][]string{20: {"slow"}, 10: {"fast"}}}, slow, fast)
+	w.addPods(1, "web", "1", 0)
+	end := w.run()
+	require.Equal(t, `10s ScaleUp slow [slow-1] 1 pods
+15m10s ScaleUpTimeout slow [slow-1]
+15m10s ScaleUp fast [fast-1] 1 pods
+16m10s NodeReady fast [fast-1]
+`, w.log())
+	sum := w.a.Groups(end)
+	require.InDelta(t, 0.25, sum[0].NodeHours, 1e-12)
+	// the pod waited 10s for room, then 15m for slow-1 and 1m for fast-1
+	pw := w.a.PodWaits(end)[0]
+	require.Equal(t, 16*time.Minute, pw.ForNode)
+	require.Equal(t, 10*time.Second, pw.ForRoom)
+}

@@ -1,0 +1,314 @@
+package autoscaler
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
+)
+
+// unit is what scales up as one: a pod, or a gang's pending pods
+// (atomically, as a ProvisioningRequest of class best-effort-atomic).
+type unit struct {
+	pods  []*cluster.PodInfo
+	gang  *podgroup.PodGroup // nil for regular pods
+	first time.Duration      // earliest arrival, for order
+	// marked is when the scheduler last found no room for the unit's
+	// (first) pod: nodes with room freed since may take it
+	marked time.Duration
+	key    string
+}
+
+// option is what one group would add for some pods.
+type option struct {
+	g      *groupState
+	nodes  int
+	pods   []*cluster.PodInfo
+	reqCPU int64
+	reqMem int64
+	reqGPU int64
+}
+
+// scaleUp is the scan's scale-up: the unschedulable pods not covered by
+// upcoming nodes are packed onto template nodes of each group; the
+// expander picks one option for one gang, then one for the regular pods.
+func (a *Autoscaler) scaleUp(now time.Duration) error {
+	units := a.pendingUnits()
+	if len(units) == 0 {
+		return nil
+	}
+	idx, err := a.upcomingIn()
+	if err != nil {
+		return err
+	}
+	if units = a.notOnUpcoming(units, idx); len(units) == 0 {
+		return nil
+	}
+	var regular []*cluster.PodInfo
+	var gangs []unit
+	for _, u := range units {
+		if u.gang != nil {
+			gangs = append(gangs, u)
+		} else {
+			regular = append(regular, u.pods...)
+		}
+	}
+	if len(gangs) > 0 { // one request a loop, as the cluster autoscaler takes them
+		a.scaleUpFor(now, gangs[0].pods, gangs[0].gang)
+	}
+	if len(regular) > 0 {
+		a.scaleUpFor(now, regular, nil)
+	}
+	return nil
+}
+
+// pendingUnits are the pods the scheduler marked unschedulable, as units,
+// in arrival order.
+func (a *Autoscaler) pendingUnits() []unit {
+	byGang := map[string]int{}
+	var units []unit
+	for _, key := range slices.Sorted(mapKeys(a.pending)) {
+		st, ok := a.s.Pod(key)
+		if !ok || !st.Unschedulable {
+			delete(a.pending, key)
+			continue
+		}
+		pi, ok := a.sb.Pod(key)
+		if !ok {
+			continue
+		}
+		p := pi.Pod()
+		if p.PodGroup != "" {
+			gkey := podgroup.Key(p.Namespace, p.PodGroup)
+			if gs, ok := a.s.PodGroup(gkey); ok && gs.Group.Policy == podgroup.Gang {
+				if i, seen := byGang[gkey]; seen {
+					units[i].pods = append(units[i].pods, pi)
+					units[i].first = min(units[i].first, st.ArrivedAt)
+					units[i].marked = min(units[i].marked, a.pending[key])
+					continue
+				}
+				g := gs.Group
+				byGang[gkey] = len(units)
+				units = append(units, unit{pods: []*cluster.PodInfo{pi}, gang: &g, first: st.ArrivedAt, marked: a.pending[key], key: gkey})
+				continue
+			}
+		}
+		units = append(units, unit{pods: []*cluster.PodInfo{pi}, first: st.ArrivedAt, marked: a.pending[key], key: string(key)})
+	}
+	slices.SortStableFunc(units, func(x, y unit) int {
+		return cmp.Or(cmp.Compare(y.pods[0].Priority(), x.pods[0].Priority()), cmp.Compare(x.first, y.first), cmp.Compare(x.key, y.key))
+	})
+	return units
+}
+
+// notOnUpcoming drops the units that fit on upcoming nodes, or on nodes
+// where room appeared since the scheduler last tried them (placing them
+// there, so that they count against later units), as the cluster
+// autoscaler's filter of schedulable pods does. The other nodes had no
+// room for them at their last attempt.
+func (a *Autoscaler) notOnUpcoming(units []unit, upcoming []int) []unit {
+	freed := a.freedNodes(units)
+	out := units[:0]
+	for _, u := range units {
+		cands := slices.Clone(upcoming)
+		for _, f := range freed {
+			if f.at >= u.marked {
+				cands = append(cands, f.index)
+			}
+		}
+		if len(cands) == 0 || !a.placeAll(u.pods, cands, upcoming) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// placeAll places every pod on some candidate, or none. A pod placed on
+// an upcoming node waits for that node's request (PodWaits).
+func (a *Autoscaler) placeAll(pods []*cluster.PodInfo, cands, upcoming []int) bool {
+	m := a.sb.Mark()
+	at := make([]int, len(pods))
+	for k, pi := range pods {
+		i, ok := a.sb.FindNode(pi, cands)
+		if !ok {
+			a.sb.Revert(m)
+			return false
+		}
+		a.sb.Place(pi, i)
+		at[k] = i
+	}
+	for k, pi := range pods {
+		if j := slices.Index(upcoming, at[k]); j >= 0 {
+			a.waitFor(pi.Key(), a.upcoming[j].req)
+		}
+	}
+	return true
+}
+
+// waitFor counts req among the scale-ups pod waits for.
+func (a *Autoscaler) waitFor(pod cluster.PodKey, req *request) {
+	if w := a.waits[pod]; w != nil && req != nil && !slices.Contains(w.reqs, req) {
+		w.reqs = append(w.reqs, req)
+	}
+}
+
+type freedNode struct {
+	at    time.Duration
+	index int
+}
+
+// freedNodes lists the nodes with room freed since the earliest mark of
+// units, in sandbox order, forgetting the older ones.
+func (a *Autoscaler) freedNodes(units []unit) []freedNode {
+	oldest := units[0].marked
+	for _, u := range units {
+		oldest = min(oldest, u.marked)
+	}
+	var out []freedNode
+	for name, at := range a.freed {
+		i, ok := a.sb.Index(name)
+		if at < oldest || !ok {
+			delete(a.freed, name)
+			continue
+		}
+		out = append(out, freedNode{at: at, index: i})
+	}
+	slices.SortFunc(out, func(x, y freedNode) int { return cmp.Compare(x.index, y.index) })
+	return out
+}
+
+// scaleUpFor finds each group's option for pods (a gang's when gang is
+// set), lets the expander choose, and requests the nodes.
+func (a *Autoscaler) scaleUpFor(now time.Duration, pods []*cluster.PodInfo, gang *podgroup.PodGroup) {
+	var opts []option
+	var why []string
+	for _, g := range a.groups {
+		o, reason := a.optionFor(g, pods, gang, now)
+		if reason != "" {
+			why = append(why, g.Name+": "+reason)
+			continue
+		}
+		opts = append(opts, o)
+	}
+	if len(opts) == 0 {
+		if len(a.groups) == 0 {
+			why = append(why, "no node groups")
+		}
+		a.emit(Event{At: now, Kind: EventNoScaleUp, Pods: keys(pods), Reason: strings.Join(why, "; ")})
+		return
+	}
+	best := a.expand(opts)
+	a.request(now, best, gang != nil)
+	if gang == nil && len(best.pods) < len(pods) {
+		a.noScaleUpRest(now, pods, opts)
+	}
+}
+
+// noScaleUpRest tells of the pods no option helps.
+func (a *Autoscaler) noScaleUpRest(now time.Duration, pods []*cluster.PodInfo, opts []option) {
+	helped := map[cluster.PodKey]bool{}
+	for _, o := range opts {
+		for _, p := range o.pods {
+			helped[p.Key()] = true
+		}
+	}
+	var rest []*cluster.PodInfo
+	for _, p := range pods {
+		if !helped[p.Key()] {
+			rest = append(rest, p)
+		}
+	}
+	if len(rest) > 0 {
+		a.emit(Event{At: now, Kind: EventNoScaleUp, Pods: keys(rest), Reason: "no group can take them now (limits reached, or no template node fits them)"})
+	}
+}
+
+// request asks for o's nodes at now.
+func (a *Autoscaler) request(now time.Duration, o option, gang bool) {
+	g := o.g
+	delay := a.drawDelay(g)
+	req := &request{at: now, end: now + delay}
+	nodes := a.newNodes(g, o.nodes, gang && g.RackSize > 0, now, now+delay)
+	for _, n := range nodes {
+		n.req = req
+	}
+	a.upcoming = append(a.upcoming, nodes...)
+	slices.SortStableFunc(a.upcoming, func(x, y *nodeState) int {
+		return cmp.Or(cmp.Compare(x.arrives, y.arrives), cmp.Compare(x.group.index, y.group.index), cmpName(x.name, y.name))
+	})
+	g.added += o.nodes
+	a.lastScaleUp, a.scaledUp = now, true
+	a.dirty, a.lastChange = true, now // the next scan sees what is still not covered
+	for _, p := range o.pods {
+		a.waitFor(p.Key(), req)
+	}
+	reason := fmt.Sprintf("expander %s: %d node(s) for %d pod(s), ready in %v", a.cfg.Expander, o.nodes, len(o.pods), delay)
+	a.emit(Event{At: now, Kind: EventScaleUp, Group: g.Name, Nodes: names(nodes), Pods: keys(o.pods), Reason: reason})
+}
+
+func keys(pods []*cluster.PodInfo) []cluster.PodKey {
+	out := make([]cluster.PodKey, len(pods))
+	for i, p := range pods {
+		out[i] = p.Key()
+	}
+	return out
+}
+
+// limit is how many nodes g may add now: its max, the cluster's node,
+// core and memory limits; why says which bound is 0.
+func (a *Autoscaler) limit(g *groupState, now time.Duration) (n int, why string) {
+	if now < g.backoffTil {
+		a.wakeAt(g.backoffTil) // the pods may get this group then
+		return 0, fmt.Sprintf("backed off until %v after a timeout", g.backoffTil)
+	}
+	n = g.Max - g.live
+	why = fmt.Sprintf("max %d reached", g.Max)
+	nodes, cpu, mem := a.clusterTotals()
+	bound := func(left int64, per int64, what string) {
+		if per <= 0 {
+			return
+		}
+		if k := int(max(left, 0) / per); k < n {
+			n, why = k, what
+		}
+	}
+	if a.cfg.MaxNodesTotal > 0 {
+		bound(int64(a.cfg.MaxNodesTotal-nodes), 1, fmt.Sprintf("max-nodes-total %d reached", a.cfg.MaxNodesTotal))
+	}
+	if a.cfg.MaxCoresTotal > 0 {
+		bound(a.cfg.MaxCoresTotal*1000-cpu, g.resources.MilliCPU, fmt.Sprintf("cores-total max %d reached", a.cfg.MaxCoresTotal))
+	}
+	if a.cfg.MaxMemoryTotal > 0 {
+		bound(a.cfg.MaxMemoryTotal-mem, g.resources.Memory, fmt.Sprintf("memory-total max %d reached", a.cfg.MaxMemoryTotal))
+	}
+	return max(n, 0), why
+}
+
+// clusterTotals counts the nodes, cores (milli) and memory of the cluster
+// and of the nodes on the way.
+func (a *Autoscaler) clusterTotals() (nodes int, cpu, mem int64) {
+	for i := range a.sb.Len() {
+		ni := a.sb.Node(i)
+		if _, up := a.upcomingNode(ni.Name()); up {
+			continue // counted below
+		}
+		nodes++
+		cpu += ni.Allocatable().MilliCPU
+		mem += ni.Allocatable().Memory
+	}
+	for _, n := range a.upcoming {
+		nodes++
+		cpu += n.node.Allocatable.MilliCPU
+		mem += n.node.Allocatable.Memory
+	}
+	return nodes, cpu, mem
+}
+
+func (a *Autoscaler) upcomingNode(name string) (*nodeState, bool) {
+	n, ok := a.nodes[name]
+	return n, ok && !n.ready && !n.gone
+}

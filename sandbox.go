@@ -1,0 +1,181 @@
+package gangsim
+
+import (
+	"iter"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+)
+
+// Sandbox is a working copy of a Scheduler's cluster for "would it fit"
+// questions, as the cluster autoscaler asks them of its ClusterSnapshot
+// with its PredicateChecker: add nodes that do not exist yet (template
+// nodes), take pods off nodes, check a pod against a node with its own
+// profile's PreFilter and Filter plugins (taints, affinity, spread,
+// devices and ports all count), place it tentatively, and go back to a
+// mark.
+//
+// The sandbox has its own snapshot of the scheduler's cache and its own
+// instances of the profiles' plugins, so nothing it does reaches the
+// scheduler: not its snapshot, not its plugins' memos, not its scan
+// position. The scheduler's event stream is the same whether a sandbox
+// asks questions beside it or not.
+//
+// Cost: Sync brings the copy up to date in O(nodes changed since the last
+// Sync) (plus O(nodes) when nodes were added or removed); every other
+// call costs what it examines. Pods nominated by preemption are not
+// counted on their nodes (the cluster autoscaler's simulation does not
+// see nominations either). A Sandbox is not safe for concurrent use, and
+// is used between the scheduler's cycles (from a loop driving it, not
+// from an observer during a cycle).
+type Sandbox struct {
+	s     *Scheduler // the real one, read only
+	shell *Scheduler // holds the sandbox's plugins, whose handle shows snap
+	snap  *cluster.Snapshot
+	state *fw.CycleState
+	// the PreFilter state in state is of pod, on the snapshot as it was at
+	// version; version changes with every change of the snapshot
+	pod     *cluster.PodInfo
+	stateAt int64
+	version int64
+	fresh   bool       // state holds a PreFilter result at stateAt
+	preErr  *fw.Status // PreFilter's rejection, when it rejected
+}
+
+// NewSandbox returns a working copy of the cluster as it is now.
+func (s *Scheduler) NewSandbox() (*Sandbox, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	shell, err := New(s.cfg, WithRegistry(s.userRegistry), WithStartTime(s.now))
+	if err != nil {
+		return nil, err
+	}
+	b := &Sandbox{s: s, shell: shell, snap: s.cache.Snapshot(), state: fw.NewCycleState()}
+	shell.snap = b.snap
+	for _, p := range shell.profileList {
+		p.pods.Nominations = nil
+	}
+	return b, nil
+}
+
+// Sync undoes every tentative change and brings the copy up to date with
+// the scheduler's cluster.
+func (b *Sandbox) Sync() error {
+	b.snap.Rollback(0)
+	b.changed()
+	b.shell.now = b.s.now
+	return b.s.cache.UpdateSnapshot(b.snap)
+}
+
+// Mark returns a point to Revert to.
+func (b *Sandbox) Mark() cluster.Checkpoint { return b.snap.Checkpoint() }
+
+// Revert undoes every change since m, newest first.
+func (b *Sandbox) Revert(m cluster.Checkpoint) {
+	b.snap.Rollback(m)
+	b.changed()
+}
+
+func (b *Sandbox) changed() { b.version++ }
+
+// Len is the number of nodes in the copy, tentative ones included.
+func (b *Sandbox) Len() int { return b.snap.Len() }
+
+// Node returns the node at index i (0 <= i < Len()), read-only: real
+// nodes come first in name order, then the nodes added, in the order
+// added.
+func (b *Sandbox) Node(i int) *cluster.NodeInfo { return b.snap.Node(i) }
+
+// Index returns the index of the named node.
+func (b *Sandbox) Index(name string) (int, bool) { return b.snap.Index(name) }
+
+// AddNode adds a node that does not exist (a template node) with its own
+// ResourceSlices, and returns its index. A node without the hostname
+// label gets it, as AddNode on the scheduler gives it.
+func (b *Sandbox) AddNode(n cluster.Node, slices []*cluster.ResourceSlice) (int, error) {
+	b.changed()
+	return b.snap.AddNode(withHostname(n), slices)
+}
+
+// Pod returns a pod the scheduler knows, in its pending form (as it would
+// be if it were taken off its node).
+func (b *Sandbox) Pod(key cluster.PodKey) (*cluster.PodInfo, bool) {
+	r := b.s.record(key)
+	if r == nil {
+		return nil, false
+	}
+	if r.info.State() != cluster.PodPending {
+		return r.info.Pending(), true
+	}
+	return r.info, true
+}
+
+// RemovePod takes the pod with key off the node at index node.
+func (b *Sandbox) RemovePod(key cluster.PodKey, node int) error {
+	b.changed()
+	return b.snap.Remove(key, node)
+}
+
+// Place puts pod on the node at index node, without checking it fits.
+func (b *Sandbox) Place(pod *cluster.PodInfo, node int) {
+	b.changed()
+	b.snap.Reserve(pod, node)
+}
+
+// Fits reports whether pod passes its profile's PreFilter and Filter
+// plugins on the node at index node, with the copy as it is now. The
+// PreFilter state is kept while the pod and the copy stay the same, so
+// checking one pod against many nodes runs PreFilter once.
+func (b *Sandbox) Fits(pod *cluster.PodInfo, node int) bool {
+	st := b.check(pod, node)
+	return st == nil
+}
+
+// Why says why pod does not fit on the node at index node ("" when it
+// does): the rejecting plugin's status.
+func (b *Sandbox) Why(pod *cluster.PodInfo, node int) string {
+	if st := b.check(pod, node); st != nil {
+		return st.String()
+	}
+	return ""
+}
+
+// noProfile rejects a pod whose scheduler no profile is.
+var noProfile = fw.NewStatus(fw.UnschedulableAndUnresolvable, "pod names a scheduler no profile has")
+
+func (b *Sandbox) check(pod *cluster.PodInfo, node int) *fw.Status {
+	p := b.shell.profileFor(pod)
+	if p == nil {
+		return noProfile
+	}
+	if !b.fresh || b.pod != pod || b.stateAt != b.version {
+		b.pod, b.stateAt, b.fresh, b.preErr = pod, b.version, true, nil
+		if st := p.pods.PreFilter(b.state, b.snap, pod); st != nil && !st.IsSkip() {
+			b.preErr = st
+		}
+	}
+	if b.preErr != nil {
+		return b.preErr
+	}
+	return p.pods.FilterNode(b.state, b.snap, pod, node)
+}
+
+// FindNode returns the first node of candidates (indexes, in the order
+// given) pod fits on, or false; it examines the candidates up to that
+// one.
+func (b *Sandbox) FindNode(pod *cluster.PodInfo, candidates []int) (int, bool) {
+	for _, i := range candidates {
+		if b.Fits(pod, i) {
+			return i, true
+		}
+		if b.preErr != nil {
+			return 0, false // no node can fit
+		}
+	}
+	return 0, false
+}
+
+// Budgets yields the pod disruption budgets with the disruptions they
+// allow now, in key order.
+func (b *Sandbox) Budgets() iter.Seq[cluster.BudgetStatus] { return b.snap.Budgets() }
