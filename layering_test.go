@@ -30,13 +30,13 @@ var allowedImports = map[string][]string{
 	// the built-in plugins, on the public plugin API (see TestPluginFolders)
 	"plugins": {"cluster", "podgroup", "framework", "preemption"},
 	// the user layer reads the engine; the engine never imports it
-	"scenario": {"", "cluster", "podgroup", "framework", "placement", "preemption", "plugins"},
+	"scenario": {"", "cluster", "podgroup", "framework", "placement", "preemption", "plugins", "autoscaler"},
 	// importers build scenarios
 	"trace": {"", "cluster", "podgroup", "scenario"},
 	// metrics reads the event stream alone (its plots sub-package too)
-	"metrics": {"", "cluster", "podgroup"},
+	"metrics": {"", "cluster", "podgroup", "autoscaler"},
 	// what-if searches run scenarios and measure them
-	"whatif": {"", "cluster", "podgroup", "framework", "placement", "plugins", "scenario", "metrics"},
+	"whatif": {"", "cluster", "podgroup", "framework", "placement", "plugins", "scenario", "metrics", "autoscaler"},
 	// the cluster autoscaler drives a Scheduler through its public API
 	"autoscaler": {"", "cluster", "podgroup"},
 	// test helpers for policy authors build the model and read it back

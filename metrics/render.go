@@ -31,6 +31,7 @@ type jsonReport struct {
 	Pending       []jsonPending    `json:"pending,omitempty"`
 	PendingPods   []string         `json:"pendingPods,omitempty"`
 	Warnings      []string         `json:"warnings,omitempty"`
+	Autoscaling   *jsonAutoscaling `json:"autoscaling,omitempty"`
 }
 
 type jsonPending struct {
@@ -204,6 +205,7 @@ func (rep *Report) jsonForm(full bool) jsonReport {
 		j.Pods.WaitByWorkload = append(j.Pods.WaitByWorkload, jsonWorkloadWait{Workload: w.Workload, Wait: w.Wait.json(), Pending: w.Pending})
 	}
 	j.Warnings = rep.Warnings
+	j.Autoscaling = rep.Autoscaling.json()
 	g := rep.Groups
 	j.Groups = jsonGroups{Arrived: g.Arrived, Placed: g.Placed, Unplaced: g.Unplaced, TimeToSchedule: g.TimeToSchedule.json()}
 	p := rep.Preemptions

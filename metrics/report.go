@@ -48,6 +48,9 @@ type Report struct {
 	// Warnings are what the inputs hold that the simulation does not
 	// model, as the loader warned.
 	Warnings []string
+	// Autoscaling is what the cluster autoscaler did (AddAutoscaling);
+	// nil without node groups.
+	Autoscaling *AutoscalingSummary
 }
 
 // PodWait is one pod's wait from its arrival to its first binding.

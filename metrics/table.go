@@ -29,6 +29,7 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	rep.resourceTable(p)
 	rep.deviceTable(p)
 	rep.podTable(p)
+	rep.autoscalingTable(p)
 	rep.workloadTable(p)
 	rep.pendingTable(p)
 	rep.preemptionTable(p)

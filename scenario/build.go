@@ -112,7 +112,7 @@ func (b *builder) build(ins []*input) error {
 		}
 	}
 	steps := []func([]*input) error{each(b.config), each(b.priorityClasses), each(b.namespaces), each(b.admission), each(b.nodes),
-		b.groups, each(b.budgets), each(b.devices), each(b.pods), each(b.workloads), b.controllers, each(b.events), each(b.explain)}
+		b.autoscaling, b.groups, each(b.budgets), each(b.devices), each(b.pods), each(b.workloads), b.controllers, each(b.events), each(b.explain)}
 	for _, step := range steps {
 		if err := step(ins); err != nil {
 			return err
@@ -197,20 +197,11 @@ func (b *builder) expandNode(s *schema.Node, where string) ([]cluster.Node, erro
 	if err := b.checkNames(s.Line, where, s.Name, ""); err != nil {
 		return nil, err
 	}
-	if err := checkResourceNames(s.Allocatable, schema.ResourcesOfNode); err != nil {
-		return nil, b.fail(s.Line, where+".allocatable", err)
-	}
-	alloc, err := cluster.ParseResources(s.Allocatable)
+	alloc, err := b.nodeAllocatable(s.Allocatable, s.Line, where)
 	if err != nil {
-		return nil, b.fail(s.Line, where+".allocatable", err)
+		return nil, err
 	}
-	if _, ok := s.Allocatable[string(cluster.ResourcePods)]; !ok {
-		alloc.Pods = defaultPodsPerNode
-	}
-	n := cluster.Node{Name: s.Name, Labels: s.Labels, Allocatable: alloc, Unschedulable: s.Unschedulable}
-	for _, t := range s.Taints {
-		n.Taints = append(n.Taints, cluster.Taint{Key: t.Key, Value: t.Value, Effect: cluster.TaintEffect(t.Effect)})
-	}
+	n := cluster.Node{Name: s.Name, Labels: s.Labels, Allocatable: alloc, Unschedulable: s.Unschedulable, Taints: taintsOf(s.Taints)}
 	names, err := b.expandNames(s.Name, s.Count, b.opts.limits.Nodes, s.Line, where)
 	if err != nil {
 		return nil, err
@@ -229,6 +220,31 @@ func (b *builder) expandNode(s *schema.Node, where string) ([]cluster.Node, erro
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// nodeAllocatable reads a node's allocatable, checked as the API server
+// checks it; without pods, the kubelet's default.
+func (b *builder) nodeAllocatable(list map[string]string, line int, where string) (cluster.Resources, error) {
+	if err := checkResourceNames(list, schema.ResourcesOfNode); err != nil {
+		return cluster.Resources{}, b.fail(line, where+".allocatable", err)
+	}
+	alloc, err := cluster.ParseResources(list)
+	if err != nil {
+		return cluster.Resources{}, b.fail(line, where+".allocatable", err)
+	}
+	if _, ok := list[string(cluster.ResourcePods)]; !ok {
+		alloc.Pods = defaultPodsPerNode
+	}
+	return alloc, nil
+}
+
+// taintsOf converts a node's taints (nil for none).
+func taintsOf(in []schema.Taint) []cluster.Taint {
+	var out []cluster.Taint
+	for _, t := range in {
+		out = append(out, cluster.Taint{Key: t.Key, Value: t.Value, Effect: cluster.TaintEffect(t.Effect)})
+	}
+	return out
 }
 
 // defaultPodsPerNode is the kubelet's default maxPods, used when a node

@@ -236,7 +236,7 @@ func steppedRun(t *testing.T, file string, stepped bool) ([]string, []byte) {
 	}
 	s, err := sc.NewScheduler(opts...)
 	require.NoError(t, err)
-	require.NoError(t, sc.drive(s, f))
+	require.NoError(t, sc.drive(s, f, nil))
 	res := rec.result(sc, s, f)
 	res.Jobs, res.Stats.JobsComplete, res.Stats.JobsFailed = nil, 0, 0
 	out, err := res.JSON()

@@ -262,3 +262,27 @@ func (rt runTime) draw(rng *rand.Rand) time.Duration {
 	}
 	return d
 }
+
+// String writes the distribution as a file gives it, shortly: "4m",
+// "exponential(4m)", "logNormal(4m, 0.5)", with ", max 10m" for a cap.
+func (rt runTime) String() string {
+	var s string
+	switch {
+	case rt.mean > 0:
+		s = fmt.Sprintf("exponential(%v", secondsDuration(rt.mean))
+	case rt.median > 0:
+		s = fmt.Sprintf("logNormal(%v, %v", secondsDuration(rt.median), rt.sigma)
+	default:
+		return rt.fixed.String()
+	}
+	if rt.max > 0 {
+		s += fmt.Sprintf(", max %v", rt.max)
+	}
+	return s + ")"
+}
+
+// secondsDuration turns seconds back into the duration they were read
+// from.
+func secondsDuration(secs float64) time.Duration {
+	return time.Duration(math.Round(secs * float64(time.Second)))
+}

@@ -1,16 +1,22 @@
 package scenario
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/autoscaler"
 )
 
 // drive runs the scheduler along the scenario's timeline: up to each
 // action's time, the action, and at the end until nothing more can happen.
 // With controllers (f not nil) it also stops whenever one has something to
-// do, at that simulated time, and lets it act (fleet.react).
-func (sc *Scenario) drive(s *gangsim.Scheduler, f *fleet) error {
+// do, at that simulated time, and lets it act (fleet.react). With node
+// groups (as not nil) it also stops at each of the autoscaler's times
+// (NextTime) and lets it act (Step), after the actions of that time.
+func (sc *Scenario) drive(s *gangsim.Scheduler, f *fleet, as *scaler) error {
 	acts := sc.timeline()
-	if f == nil {
+	if f == nil && as == nil {
 		for _, a := range acts {
 			if err := s.RunUntil(a.at); err != nil {
 				return err
@@ -21,6 +27,9 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, f *fleet) error {
 		}
 		return s.Run()
 	}
+	if f == nil {
+		return sc.driveScaled(s, as, acts)
+	}
 	f.s = s
 	for next := 0; ; {
 		if f.busy() {
@@ -29,7 +38,7 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, f *fleet) error {
 			}
 			continue
 		}
-		done, err := sc.step(s, f, acts, &next)
+		done, err := sc.step(s, f, acts, &next, as)
 		if done || err != nil {
 			return err
 		}
@@ -37,16 +46,27 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, f *fleet) error {
 }
 
 // step runs the scheduler to the next thing the runner must do: the next
-// action (applied), the next controller sync (its controllers marked), or
-// a pause of the controllers. At the end of the timeline the run goes on
-// while anything is in progress besides the pods of services (ReplicaSets,
-// StatefulSets, DaemonSets) ending and being replaced, which would go on
-// for ever: when only that is left, the run settles what can happen before
-// the next pod ends (Settle), and stops. It reports whether the run is
+// action (applied), the next controller sync (its controllers marked), the
+// autoscaler's next step, or a pause of the controllers. At the end of the
+// timeline the run goes on while anything is in progress besides the pods
+// of services (ReplicaSets, StatefulSets, DaemonSets) ending and being
+// replaced, which would go on for ever: when only that is left, the run
+// settles what can happen before the next pod ends (Settle), lets the
+// autoscaler act until then, and stops. It reports whether the run is
 // over.
-func (sc *Scenario) step(s *gangsim.Scheduler, f *fleet, acts []action, next *int) (bool, error) {
+func (sc *Scenario) step(s *gangsim.Scheduler, f *fleet, acts []action, next *int, as *scaler) (bool, error) {
 	f.paused = false
 	w, woken := f.nextWakeup()
+	if as != nil {
+		t, ok := as.target(s)
+		more := ok || woken || *next < len(acts) || f.otherWork()
+		if more && (*next >= len(acts) || t < acts[*next].at) && (!woken || t < w) {
+			if err := s.RunUntil(t); err != nil || f.paused || !ok {
+				return false, err
+			}
+			return false, as.step(s, t)
+		}
+	}
 	switch {
 	case *next < len(acts) && (!woken || acts[*next].at <= w):
 		a := acts[*next]
@@ -69,7 +89,15 @@ func (sc *Scenario) step(s *gangsim.Scheduler, f *fleet, acts []action, next *in
 		return err == nil && !f.paused, err // not paused: nothing more can happen
 	}
 	err := s.Settle()
-	return err == nil && !f.paused && !f.otherWork() && !f.busy(), err
+	if err != nil || f.paused {
+		return false, err
+	}
+	if t, ok := as.nextTime(s); ok {
+		if timer, pending := s.NextTimer(); !pending || t < timer {
+			return false, nil // the autoscaler acts first (the step above)
+		}
+	}
+	return !f.otherWork() && !f.busy(), nil
 }
 
 // skips reports whether an action is moot: the deletion of a pod that a
@@ -81,4 +109,95 @@ func (f *fleet) skips(a action) bool {
 	}
 	cp := f.pods[podKeyOf(e.Name)]
 	return cp != nil && cp.byUs && cp.state == podEnded
+}
+
+// driveScaled is drive with an autoscaler and no controllers: the next
+// stop is the next action or the autoscaler's next time, the earlier
+// (actions first at equal times). While the autoscaler has nothing to do
+// until the cluster changes, the scheduler goes on a scan interval at a
+// time, so that a change (a pod ending, a pod found unschedulable) is seen
+// at the first scan after it, as the cluster autoscaler's loop sees it.
+// The run ends when neither has anything left.
+func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action) error {
+	for next := 0; ; {
+		t, ok := as.target(s)
+		if next < len(acts) && acts[next].at <= t {
+			a := acts[next]
+			next++
+			if err := s.RunUntil(a.at); err != nil {
+				return err
+			}
+			if err := sc.apply(s, a); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, timer := s.NextTimer(); !ok && !timer && next == len(acts) {
+			if err := s.Settle(); err != nil { // what can be scheduled now
+				return err
+			}
+			if _, ok := as.nextTime(s); ok {
+				continue
+			}
+			return s.Run() // quiescent: Run checks it when asked to
+		}
+		if err := s.RunUntil(t); err != nil {
+			return err
+		}
+		if ok {
+			if err := as.step(s, t); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// scaler is a scenario's autoscaler as the runner drives it: it remembers
+// its last step, so that an autoscaler that would not move on is an error
+// rather than a run that never ends.
+type scaler struct {
+	a        *autoscaler.Autoscaler
+	groups   []autoscaler.NodeGroup
+	interval time.Duration // the scan interval: scans fall on its multiples
+	last     time.Duration // the time of the last step; -1 before the first
+	// tap, when set, sees each decision after the step that made it
+	// (Scenario.autoscalerTap); tapped counts those it saw
+	tap    func(autoscaler.Event)
+	tapped int
+}
+
+// nextTime is the autoscaler's next time, never before now: a scan the
+// scheduler has run past (the cluster changed in the middle of a stretch
+// the runner gave it) falls on the first scan time from now. False without
+// an autoscaler or when it has nothing to do.
+func (as *scaler) nextTime(s *gangsim.Scheduler) (time.Duration, bool) {
+	if as == nil {
+		return 0, false
+	}
+	t, ok := as.a.NextTime()
+	if now := s.Now(); ok && t < now {
+		t = (now + as.interval - 1) / as.interval * as.interval
+	}
+	return t, ok
+}
+
+// target is where the runner takes the scheduler next for the
+// autoscaler: its next time (ok), or, when it waits for the cluster to
+// change, the next scan time, where it looks again.
+func (as *scaler) target(s *gangsim.Scheduler) (time.Duration, bool) {
+	if t, ok := as.nextTime(s); ok {
+		return t, true
+	}
+	return (s.Now()/as.interval + 1) * as.interval, false
+}
+
+// step lets the autoscaler act at t.
+func (as *scaler) step(s *gangsim.Scheduler, t time.Duration) error {
+	if t <= as.last {
+		return fmt.Errorf("autoscaler: its next time, %v, does not come after its last step, %v", t, as.last)
+	}
+	as.last = t
+	err := as.a.Step(s, t)
+	as.flush()
+	return err
 }

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/autoscaler"
 	"github.com/gangsim/gangsim/cluster"
 )
 
@@ -28,6 +30,53 @@ type Result struct {
 	// Jobs are the Jobs of the inputs, in input order, as their
 	// controller left them.
 	Jobs []JobResult `json:"jobs,omitempty"`
+	// NodeGroups say what each node group did, in input order; absent
+	// without node groups.
+	NodeGroups []NodeGroupResult `json:"nodeGroups,omitempty"`
+	// Autoscaler lists the autoscaler's decisions in order: scale-ups,
+	// nodes ready, unneeded and removed; absent without node groups.
+	Autoscaler []AutoscalerEventResult `json:"autoscalerEvents,omitempty"`
+	// Autoscaling is what the autoscaler did, in its own types, for
+	// metrics and what-if; nil without node groups. Not written out.
+	Autoscaling *Autoscaling `json:"-"`
+}
+
+// Autoscaling is the record of a run's autoscaler: the groups it ran
+// (as the scenario gave them), their summaries, its decisions, and every
+// pod's wait split into waiting for a node and waiting for room, all up
+// to End, the end of the run.
+type Autoscaling struct {
+	Groups    []autoscaler.NodeGroup
+	Summaries []autoscaler.GroupSummary
+	Events    []autoscaler.Event
+	Waits     []autoscaler.PodWait
+	End       time.Duration
+}
+
+// NodeGroupResult is a node group over the run: the nodes it added and
+// removed, the most it had at once (ready or on the way), the node-hours
+// it was billed (from each node's request to its removal or the end) and
+// their cost (node-hours times the group's price per hour).
+type NodeGroupResult struct {
+	Name         string  `json:"name"`
+	NodesAdded   int     `json:"nodesAdded"`
+	NodesRemoved int     `json:"nodesRemoved"`
+	MaxNodes     int     `json:"maxNodes"`
+	NodeHours    float64 `json:"nodeHours"`
+	Cost         float64 `json:"cost"`
+}
+
+// AutoscalerEventResult is one decision of the autoscaler: its simulated
+// time ("1m30s"), its kind (ScaleUp, NodeReady, NodeUnneeded, NodeNeeded,
+// ScaleDown, NoScaleUp, ScaleUpTimeout), the group, the nodes and pods
+// concerned (pods as the result lists them) and why.
+type AutoscalerEventResult struct {
+	At     string   `json:"at"`
+	Kind   string   `json:"kind"`
+	Group  string   `json:"group,omitempty"`
+	Nodes  []string `json:"nodes,omitempty"`
+	Pods   []string `json:"pods,omitempty"`
+	Reason string   `json:"reason,omitempty"`
 }
 
 // JobResult is a Job at the end of the run: its status (Running,

@@ -42,14 +42,26 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 	if f != nil {
 		opts = append(opts, gangsim.WithPause(f.see))
 	}
+	as, err := sc.newScaler()
+	if err != nil {
+		return nil, err
+	}
+	if as != nil {
+		opts = append(opts, as.a.Attach())
+	}
 	s, err := sc.NewScheduler(opts...)
 	if err != nil {
 		return nil, err
 	}
-	if err := sc.drive(s, f); err != nil {
+	if err := as.start(sc, s); err != nil {
 		return nil, err
 	}
-	return rec.result(sc, s, f), nil
+	if err := sc.drive(s, f, as); err != nil {
+		return nil, err
+	}
+	res := rec.result(sc, s, f)
+	as.addResult(res, s.Now())
+	return res, nil
 }
 
 // NewScheduler returns a scheduler holding the scenario's configuration,

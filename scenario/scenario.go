@@ -8,6 +8,7 @@ import (
 	fw "github.com/gangsim/gangsim/framework"
 
 	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/autoscaler"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
 )
@@ -138,6 +139,23 @@ type Scenario struct {
 	// Controllers are the workload controllers of Kubernetes objects,
 	// which keep making pods while the scenario runs (controllers.go).
 	Controllers []Controller
+
+	// NodeGroups are the cluster autoscaler's node groups, in input
+	// order; without any, nothing scales (and the run is as it was before
+	// autoscaling existed). Autoscaler is its configuration (zero fields:
+	// the flags' defaults) and AutoscalerSeed seeds its draws (delays
+	// given as distributions, the random expander).
+	NodeGroups     []autoscaler.NodeGroup
+	Autoscaler     autoscaler.Config
+	AutoscalerSeed uint64
+
+	// groupSources say where each node group came from, for run-time
+	// errors; autoscalerSource the autoscaler section
+	groupSources     []Source
+	autoscalerSource Source
+	// autoscalerTap, when set (tests), sees the autoscaler's decisions as
+	// they are made, after the step that made them
+	autoscalerTap func(autoscaler.Event)
 
 	registry fw.Registry // the user's plugins, passed to the scheduler
 	// podNames are the names of Pods, when there are Controllers: the

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/autoscaler"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
 )
@@ -41,6 +42,7 @@ func runWithTranscript(path string) (result, transcript []byte, err error) {
 		return nil, nil, err
 	}
 	var b bytes.Buffer
+	sc.autoscalerTap = func(e autoscaler.Event) { fmt.Fprintf(&b, "A %s\n", AutoscalerLine(e)) }
 	res, err := sc.Run(gangsim.WithObserver(func(e gangsim.Event) { fmt.Fprintf(&b, "%d %v\n", e.Cycle, e) }))
 	if err != nil {
 		return nil, nil, err

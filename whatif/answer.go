@@ -63,6 +63,9 @@ func (a *Answer) jsonRuns() []map[string]any {
 		if r.Note != "" {
 			run["note"] = r.Note
 		}
+		if a.costs() {
+			run["cost"], run["nodeHours"], run["boundedWaitSeconds"] = r.Cost, r.NodeHours, r.Wait.Seconds()
+		}
 		out = append(out, run)
 	}
 	return out
@@ -79,13 +82,20 @@ func (a *Answer) WriteTable(w io.Writer) error {
 		fmt.Fprintf(tw, "No answer: %s.\n", a.Reason)
 	}
 	a.writeNotes(tw)
-	fmt.Fprintln(tw, "RUN\tCOUNT\tOK\tPENDING\tGROUPS NEVER PLACED\tLONGEST WAIT\tNOTE")
+	cost, costHead := func(SearchRun) string { return "" }, ""
+	if a.costs() {
+		cost = func(r SearchRun) string {
+			return fmt.Sprintf("%.2f\t%.1f\t%v\t", r.Cost, r.NodeHours, durs(r.Wait.Seconds()))
+		}
+		costHead = "COST\tNODE-HOURS\tBOUNDED WAIT\t"
+	}
+	fmt.Fprintln(tw, "RUN\tCOUNT\tOK\tPENDING\tGROUPS NEVER PLACED\tLONGEST WAIT\t"+costHead+"NOTE")
 	for i, r := range a.Runs {
 		ok := "no"
 		if r.OK {
 			ok = "yes"
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%d\t%v\t%s\n", i+1, r.Count, ok, r.PendingAtEnd, r.GroupsUnplaced, durs(r.MaxWait.Seconds()), r.Note)
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%d\t%v\t%s%s\n", i+1, r.Count, ok, r.PendingAtEnd, r.GroupsUnplaced, durs(r.MaxWait.Seconds()), cost(r), r.Note)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -97,6 +107,9 @@ func (a *Answer) WriteTable(w io.Writer) error {
 	c := &Comparison{Scenario: "with the answer", Variants: []VariantResult{{Variant: a.Variant.Name, Summary: a.Summary}}}
 	return c.WriteTable(w)
 }
+
+// costs reports whether the runs have a cost: a search on node groups.
+func (a *Answer) costs() bool { return a.CountKey == groupMaxKey }
 
 // writeNotes writes what the answer was judged by, its cautions and the
 // pods that fit no node of the kind added, then a blank line.

@@ -161,6 +161,9 @@ func noFitClause(noFit []NoFit, pending int, what string) string {
 
 // criterion says in words what a search judged runs by.
 func criterion(c Criteria) string {
+	if c.MaxWait > 0 && (c.Quantile > 0 && c.Quantile < 1 || c.Workload != "") {
+		return fmt.Sprintf("every pod placed by the end of the run, and %s at most %v", c.waitWords(), c.MaxWait)
+	}
 	if c.MaxWait > 0 {
 		return fmt.Sprintf("every pod placed by the end of the run, and no pod waiting more than %v", c.MaxWait)
 	}

@@ -41,19 +41,31 @@ func judge(sc *scenario.Scenario, keys []string, c Criteria, watch ...gangsim.Op
 			out, err = outcome{report: named(rec.Report(), sc), note: st.reason, waited: st.waited}, nil
 		}
 	}()
-	opts := []gangsim.Option{rec.Attach()} // the recorder observes first
-	if c.MaxWait > 0 {
+	opts := []gangsim.Option{rec.Attach()}                                         // the recorder observes first
+	if c.MaxWait > 0 && (c.Quantile == 0 || c.Quantile == 1) && c.Workload == "" { // a quantile is known at the end only
 		opts = append(opts, gangsim.WithObserver(w.observe))
 	}
 	opts = append(opts, watch...)
-	_, err = sc.Run(opts...)
+	res, err := sc.Run(opts...)
 	if errors.Is(err, gangsim.ErrNoProgress) {
 		return outcome{report: named(rec.Report(), sc), note: "did not converge: " + err.Error()}, nil
 	}
 	if err != nil {
 		return outcome{}, err
 	}
-	return outcome{report: named(rec.Report(), sc)}, nil
+	return outcome{report: reportOf(rec, sc, res)}, nil
+}
+
+// reportOf is the report of a finished run: the recorder's, to the end of
+// the run, with what the autoscaler did when the scenario has node groups.
+func reportOf(rec *metrics.Recorder, sc *scenario.Scenario, res *scenario.Result) *metrics.Report {
+	a := res.Autoscaling
+	if a == nil {
+		return named(rec.Report(), sc)
+	}
+	rep := rec.ReportUntil(a.End)
+	rep.AddAutoscaling(a.Groups, a.Summaries, a.Events, a.Waits)
+	return named(rep, sc)
 }
 
 // named names a report after its scenario and gives it the scenario's

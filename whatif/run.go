@@ -69,10 +69,11 @@ func Run(sc *scenario.Scenario, domainKeys []string) (*metrics.Report, error) {
 // run is Run with more options for the scheduler (observers).
 func run(sc *scenario.Scenario, domainKeys []string, opts ...gangsim.Option) (*metrics.Report, error) {
 	rec := metrics.NewRecorder(metrics.Options{DomainKeys: domainKeys})
-	if _, err := sc.Run(append([]gangsim.Option{rec.Attach()}, opts...)...); err != nil {
+	res, err := sc.Run(append([]gangsim.Option{rec.Attach()}, opts...)...)
+	if err != nil {
 		return nil, err
 	}
-	return named(rec.Report(), sc), nil
+	return reportOf(rec, sc, res), nil
 }
 
 // result is one finished simulation of a batch.

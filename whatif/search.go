@@ -20,13 +20,56 @@ type Criteria struct {
 	// to add, four times as many as it has of that key (at least 32); for
 	// nodes to remove, every candidate.
 	Limit int
+	// Quantile, when set (0.5, 0.9 or 0.99), makes MaxWait bound that
+	// quantile of the scheduled pods' waits instead of the longest.
+	Quantile float64
+	// Workload, when set, makes MaxWait bound the waits of that
+	// workload's pods alone (metrics.Workload names them: "train",
+	// "Job/etl"); the others must still all be placed.
+	Workload string
 }
 
 // OK reports whether a run meets the criteria: no pod is pending at its
-// end (so every pod, and every gang, was placed), and no wait exceeds
-// MaxWait.
+// end (so every pod, and every gang, was placed), and no wait (or the
+// Quantile of the waits) exceeds MaxWait.
 func (c Criteria) OK(rep *metrics.Report) bool {
-	return rep.Pods.PendingAtEnd == 0 && (c.MaxWait <= 0 || rep.Pods.Wait.Max <= c.MaxWait)
+	return rep.Pods.PendingAtEnd == 0 && (c.MaxWait <= 0 || c.wait(c.waits(rep)) <= c.MaxWait)
+}
+
+// waits are the waits MaxWait bounds: every scheduled pod's, or the
+// Workload's.
+func (c Criteria) waits(rep *metrics.Report) metrics.Durations {
+	if c.Workload == "" {
+		return rep.Pods.Wait
+	}
+	for _, w := range rep.Pods.WaitByWorkload {
+		if w.Workload == c.Workload {
+			return w.Wait
+		}
+	}
+	return metrics.Durations{}
+}
+
+// wait is the wait MaxWait bounds: the Quantile's, else the longest.
+func (c Criteria) wait(d metrics.Durations) time.Duration {
+	switch c.Quantile {
+	case 0.5:
+		return d.P50
+	case 0.9:
+		return d.P90
+	case 0.99:
+		return d.P99
+	}
+	return d.Max
+}
+
+// checkQuantile refuses a quantile the reports do not have.
+func (c Criteria) checkQuantile() error {
+	switch c.Quantile {
+	case 0, 1, 0.5, 0.9, 0.99:
+		return nil
+	}
+	return fmt.Errorf("%w: wait quantile %v is not 0.5, 0.9, 0.99 or 1 (the longest)", ErrChange, c.Quantile)
 }
 
 // Answer is the result of a search: the count, and the runs the search
@@ -73,6 +116,11 @@ type SearchRun struct {
 	GroupsUnplaced int
 	MaxWait        time.Duration // the longest wait (of the pod that stopped it, for a stopped run)
 	Note           string
+	// Cost and NodeHours are the node groups' (0 without node groups).
+	Cost, NodeHours float64
+	// Wait is the wait the criteria bound (Criteria.Quantile and
+	// Workload), when they bound one.
+	Wait time.Duration
 }
 
 // FewestNodesToAdd finds the fewest nodes like the scenario's node node
@@ -296,8 +344,12 @@ func (s *search) eval(ks []int) error {
 	}
 	for i, o := range outs {
 		rep := o.report
-		s.memo[todo[i]] = probed{run: SearchRun{Count: todo[i], OK: o.note == "" && s.crit.OK(rep), PendingAtEnd: rep.Pods.PendingAtEnd,
-			GroupsUnplaced: rep.Groups.Unplaced, MaxWait: max(rep.Pods.Wait.Max, o.waited), Note: o.note}, summary: Summarize(rep), pendingPods: rep.PendingPods}
+		run := SearchRun{Count: todo[i], OK: o.note == "" && s.crit.OK(rep), PendingAtEnd: rep.Pods.PendingAtEnd,
+			GroupsUnplaced: rep.Groups.Unplaced, MaxWait: max(rep.Pods.Wait.Max, o.waited), Note: o.note, Wait: s.crit.wait(s.crit.waits(rep))}
+		if a := rep.Autoscaling; a != nil {
+			run.Cost, run.NodeHours = a.Cost, a.NodeHours
+		}
+		s.memo[todo[i]] = probed{run: run, summary: Summarize(rep), pendingPods: rep.PendingPods}
 	}
 	return nil
 }
@@ -310,6 +362,9 @@ func (s *search) shortfall(k int) string {
 		return fmt.Sprintf(": %s still pending (%s)", podsAre(p.run.PendingAtEnd), firstFew(p.pendingPods))
 	case p.run.Note != "":
 		return ": " + p.run.Note
+	}
+	if q := s.crit.Quantile; q > 0 && q < 1 || s.crit.Workload != "" {
+		return fmt.Sprintf(": %s is %v, over %v", s.crit.waitWords(), metrics.Round(p.run.Wait), s.crit.MaxWait)
 	}
 	return fmt.Sprintf(": the longest wait is %v, over %v", metrics.Round(p.run.MaxWait), s.crit.MaxWait)
 }

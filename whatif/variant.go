@@ -53,6 +53,9 @@ const maxCount = 100_000
 //	strategy:RequestedToCapacityRatio:U=S/U=S...
 //	                      the same with a shape: utilization percent = score 0..10
 //	weight:PLUGIN:W       a scoring plugin's weight, 1..100
+//	group:NAME:FIELD=V    a node group's max, min, provisioningDelay or pricePerHour
+//	autoscaler:FIELD=V    an autoscaler flag as the scenario file names it
+//	                      (scaleDownUnneededTime=30m, expander=price, ...)
 //
 // The variant is named by its spelling. Errors name the change at fault.
 func ParseVariant(spec string) (Variant, error) {
@@ -111,8 +114,10 @@ func parseChange(s string) (Change, error) {
 			return nil, fmt.Errorf("weight %q is not in 1..100", args[1])
 		}
 		return PluginWeight{Plugin: args[0], Weight: int32(w)}, nil
+	case "group", "autoscaler":
+		return parseAutoscalerChange(kind, args)
 	}
-	return nil, fmt.Errorf("unknown change %q (known: add, add-domain, remove, strategy, weight)", kind)
+	return nil, fmt.Errorf("unknown change %q (known: add, add-domain, remove, strategy, weight, group, autoscaler)", kind)
 }
 
 func count(s string) (int, error) {

@@ -144,7 +144,7 @@ func (a *app) ask() error {
 	if err != nil {
 		return err
 	}
-	c := whatif.Criteria{MaxWait: a.cfg.maxWait, Limit: a.cfg.limit}
+	c := whatif.Criteria{MaxWait: a.cfg.maxWait, Limit: a.cfg.limit, Quantile: a.cfg.quantile, Workload: a.cfg.waitOf}
 	if len(a.cfg.variants) == 1 {
 		if sc, err = a.cfg.variants[0].Apply(sc); err != nil {
 			return err
@@ -157,6 +157,8 @@ func (a *app) ask() error {
 		ans, err = whatif.FewestNodesToAdd(sc, a.cfg.addLike, c, a.options())
 	case a.cfg.addLikeRack != "":
 		ans, err = whatif.FewestDomainsToAdd(sc, a.cfg.rackKey, a.cfg.addLikeRack, c, a.options())
+	case a.cfg.groupMax != "":
+		ans, err = whatif.SmallestGroupMax(sc, a.cfg.groupMax, c, a.options())
 	default:
 		ans, err = whatif.MostNodesToRemove(sc, a.cfg.removeLike, c, a.options())
 	}

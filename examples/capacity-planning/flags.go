@@ -26,6 +26,9 @@ type config struct {
 	addLikeRack string
 	rackKey     string
 	removeLike  string
+	groupMax    string  // -smallest-group-max
+	quantile    float64 // -wait-quantile
+	waitOf      string  // -wait-of
 	maxWait     time.Duration
 	limit       int
 
@@ -71,12 +74,18 @@ Questions (one at a time, on the merged inputs):
   -add-like NODE         fewest nodes like NODE to add so that every pod is placed
   -add-like-rack RACK    fewest racks like RACK (label -rack-key) to add
   -remove-like NODE      most nodes of NODE's kind that can be removed
+  -smallest-group-max G  smallest max of node group G (the autoscaler's) so that
+                         every pod is placed; the runs' costs beside
   -max-wait DURATION     also: no pod waits longer than this (e.g. 30m)
+  -wait-quantile Q       -max-wait bounds the Q quantile of the waits (0.5, 0.9, 0.99)
+  -wait-of WORKLOAD      -max-wait bounds that workload's waits alone (e.g. train)
                          (with one -variant, a question is asked of that variant)
   -variant SPEC          compare variants side by side (repeat the flag):
                          base | add:NODE:N | add-domain:KEY=VALUE:N | remove:NODE:N |
                          strategy:LeastAllocated|MostAllocated |
-                         strategy:RequestedToCapacityRatio:U=S/U=S... | weight:PLUGIN:W,
+                         strategy:RequestedToCapacityRatio:U=S/U=S... | weight:PLUGIN:W |
+                         group:NAME:max=N|min=N|provisioningDelay=4m|pricePerHour=P |
+                         autoscaler:FIELD=V (scaleDownUnneededTime=30m, expander=price, ...),
                          joined with commas
 
 Sweeps beyond one machine (with -variant):
@@ -111,6 +120,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.addLikeRack, "add-like-rack", "", "fewest racks like this rack to add")
 	fs.StringVar(&c.rackKey, "rack-key", "rack", "the node label key naming racks")
 	fs.StringVar(&c.removeLike, "remove-like", "", "most nodes of this node's kind to remove")
+	fs.StringVar(&c.groupMax, "smallest-group-max", "", "smallest max of this node group (the autoscaler's) meeting -max-wait")
+	fs.Float64Var(&c.quantile, "wait-quantile", 0, "-max-wait bounds this quantile of the waits: 0.5, 0.9 or 0.99 (0: the longest)")
+	fs.StringVar(&c.waitOf, "wait-of", "", "-max-wait bounds the waits of this workload alone (train, Job/etl)")
 	fs.DurationVar(&c.maxWait, "max-wait", 0, "bound on every pod's wait for the questions (0: none)")
 	fs.IntVar(&c.limit, "limit", 0, "largest count a question tries (0: a default)")
 	fs.Var(variantFlags{&c.variants}, "variant", "a variant to compare (repeatable)")
@@ -147,13 +159,15 @@ func (c *config) question() string {
 		return "-add-like-rack"
 	case c.removeLike != "":
 		return "-remove-like"
+	case c.groupMax != "":
+		return "-smallest-group-max"
 	}
 	return ""
 }
 
 func (c *config) validate() error {
 	given := 0
-	for _, q := range []string{c.addLike, c.addLikeRack, c.removeLike} {
+	for _, q := range []string{c.addLike, c.addLikeRack, c.removeLike, c.groupMax} {
 		if q != "" {
 			given++
 		}
@@ -167,7 +181,7 @@ func (c *config) validate() error {
 	}
 	switch {
 	case modes > 1:
-		return usageError("give one of -add-like, -add-like-rack, -remove-like, -variant and -merge (a question takes at most one -variant, which it is asked of)")
+		return usageError("give one of -add-like, -add-like-rack, -remove-like, -smallest-group-max, -variant and -merge (a question takes at most one -variant, which it is asked of)")
 	case c.workers < 0:
 		return usageError("-workers %d is negative", c.workers)
 	case c.limit < 0:
@@ -175,7 +189,11 @@ func (c *config) validate() error {
 	case c.maxWait < 0:
 		return usageError("-max-wait %v is negative", c.maxWait)
 	case (c.maxWait > 0 || c.limit > 0) && given == 0:
-		return usageError("-max-wait and -limit go with -add-like, -add-like-rack or -remove-like")
+		return usageError("-max-wait and -limit go with -add-like, -add-like-rack, -remove-like or -smallest-group-max")
+	case c.quantile != 0 && (c.maxWait == 0 || c.quantile != 0.5 && c.quantile != 0.9 && c.quantile != 0.99 && c.quantile != 1):
+		return usageError("-wait-quantile is 0.5, 0.9, 0.99 or 1, and goes with -max-wait")
+	case c.waitOf != "" && c.maxWait == 0:
+		return usageError("-wait-of goes with -max-wait")
 	case c.each && (modes > 0 || len(c.variants) > 0):
 		return usageError("-each compares the inputs side by side; questions, variants and sweeps take them merged into one simulation")
 	case c.merge != "" && len(c.files) > 0:

@@ -57,7 +57,7 @@ func TestDefaultDay(t *testing.T) {
 	require.Less(t, elapsed, time.Minute, "the summary comes within a minute")
 	assert.Empty(t, errOut, "no warning, and no progress with -quiet")
 	for _, want := range []string{"default.yaml: simulated 0s to", "224 nodes", "nvidia.com/gpu (GPUs)", "WAIT", "priority 500",
-		"PREEMPTIONS", "rack=a01", "Wrote to " + dir} {
+		"PREEMPTIONS", "rack=a01", "NODE GROUP", "train-burst  0..16", "waiting for a node", "Wrote to " + dir} {
 		assert.Contains(t, out, want)
 	}
 	var rep struct {
@@ -65,7 +65,14 @@ func TestDefaultDay(t *testing.T) {
 		Pods  struct {
 			Arrived int `json:"arrived"`
 		} `json:"pods"`
-		Series []json.RawMessage `json:"series"`
+		Series      []json.RawMessage `json:"series"`
+		Autoscaling struct {
+			NodeGroups []struct {
+				Name       string  `json:"name"`
+				NodesAdded int     `json:"nodesAdded"`
+				Cost       float64 `json:"cost"`
+			} `json:"nodeGroups"`
+		} `json:"autoscaling"`
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
 	require.NoError(t, err)
@@ -73,12 +80,19 @@ func TestDefaultDay(t *testing.T) {
 	assert.Equal(t, 224, rep.Nodes)
 	assert.Positive(t, rep.Pods.Arrived)
 	assert.NotEmpty(t, rep.Series)
-	for _, name := range []string{"timeseries.csv", "waits.csv", "allocation.svg", "pending.svg", "waits.svg", "domains-rack.svg"} {
+	// the day's training gangs outgrow the static racks: the node group
+	// adds whole racks, and they cost
+	require.Len(t, rep.Autoscaling.NodeGroups, 1)
+	g := rep.Autoscaling.NodeGroups[0]
+	assert.Equal(t, "train-burst", g.Name)
+	assert.Positive(t, g.NodesAdded)
+	assert.Positive(t, g.Cost)
+	for _, name := range []string{"timeseries.csv", "waits.csv", "allocation.svg", "pending.svg", "waits.svg", "domains-rack.svg", "nodegroups.svg"} {
 		info, err := os.Stat(filepath.Join(dir, name))
 		require.NoError(t, err, name)
 		assert.Positive(t, info.Size(), name)
 	}
-	for _, name := range []string{"allocation.png", "pending.png", "waits.png", "domains-rack.png"} {
+	for _, name := range []string{"allocation.png", "pending.png", "waits.png", "domains-rack.png", "nodegroups.png"} {
 		f, err := os.Open(filepath.Join(dir, name))
 		require.NoError(t, err)
 		_, err = png.Decode(f)
@@ -244,8 +258,10 @@ func TestBadUse(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"-add-like", "a", "-remove-like", "b"}, 2, "give one of -add-like, -add-like-rack, -remove-like, -variant and -merge"},
+		{[]string{"-add-like", "a", "-remove-like", "b"}, 2, "give one of -add-like, -add-like-rack, -remove-like, -smallest-group-max, -variant and -merge"},
 		{[]string{"-max-wait", "5m"}, 2, "-max-wait and -limit go with -add-like"},
+		{[]string{"-smallest-group-max", "g", "-max-wait", "5m", "-wait-quantile", "0.75"}, 2, "-wait-quantile is 0.5, 0.9, 0.99 or 1"},
+		{[]string{"-smallest-group-max", "g", "-wait-of", "train"}, 2, "-wait-of goes with -max-wait"},
 		{[]string{"-workers", "-1"}, 2, "-workers -1 is negative"},
 		{[]string{"-max-wait", "soon"}, 2, `invalid value "soon" for flag -max-wait`},
 		{[]string{"-duration", "soon"}, 2, `invalid value "soon" for flag -duration: scenario: run time "soon"`},
@@ -434,4 +450,28 @@ func TestSweepJobRunsFromItsConfigMaps(t *testing.T) {
 	local := comparison(append(append([]string{"-quiet", "-json"}, variants...), inputs...)...)
 	assert.Equal(t, local.Variants, merged.Variants, "the same outcomes; the scenarios' names differ by their paths")
 	assert.Contains(t, string(merged.Variants[1]), `"podsPlaced": 12`)
+}
+
+// The node group question on the default day: the smallest max of the
+// training group that keeps the p99 wait of the training pods within 5m;
+// every run it took has its cost.
+func TestSmallestGroupMax(t *testing.T) {
+	out, errOut, code := runCommand(t, nil, "-quiet", "-json", "-smallest-group-max", "train-burst", "-max-wait", "5m",
+		"-wait-quantile", "0.99", "-wait-of", "train", "-limit", "12")
+	require.Equal(t, 0, code, errOut)
+	var ans struct {
+		Found    bool `json:"found"`
+		GroupMax int  `json:"groupMax"`
+		Runs     []struct {
+			Cost float64 `json:"cost"`
+		} `json:"runs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &ans), out)
+	require.True(t, ans.Found, out)
+	assert.Positive(t, ans.GroupMax)
+	assert.LessOrEqual(t, ans.GroupMax, 12)
+	require.NotEmpty(t, ans.Runs)
+	for _, r := range ans.Runs {
+		assert.Positive(t, r.Cost)
+	}
 }

@@ -12,10 +12,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gangsim/gangsim/autoscaler"
 	"github.com/gangsim/gangsim/metrics"
 	"github.com/gangsim/gangsim/metrics/htmlreport"
 	"github.com/gangsim/gangsim/scenario"
@@ -169,4 +171,28 @@ pods: [{name: p, requests: {cpu: "1"}, duration: 1h, count: 6}]
 		{Question: "how long do pods wait", Answer: fmt.Sprintf("at most %v", rep.Pods.Wait.Max)}}})
 	fmt.Println(err, strings.Contains(page.String(), "How long do pods wait?"), strings.Count(page.String(), "<figure"))
 	// Output: <nil> true 3
+}
+
+func TestAutoscalingSection(t *testing.T) {
+	var plain bytes.Buffer
+	require.NoError(t, htmlreport.Write(&plain, htmlreport.Input{Report: report(t, small)}))
+	assert.NotContains(t, plain.String(), `id="autoscaling"`, "no node groups: no section")
+
+	rep := report(t, small)
+	m := time.Minute
+	rep.AddAutoscaling([]autoscaler.NodeGroup{{Name: "gpu", Max: 3, PricePerHour: 2}},
+		[]autoscaler.GroupSummary{{Name: "gpu", NodesAdded: 2, NodesRemoved: 1, MaxNodes: 2, NodeHours: 1.5, Cost: 3}},
+		[]autoscaler.Event{
+			{At: 10 * m, Kind: autoscaler.EventScaleUp, Group: "gpu", Nodes: []string{"gpu-1", "gpu-2"}},
+			{At: 14 * m, Kind: autoscaler.EventNodeReady, Group: "gpu", Nodes: []string{"gpu-1", "gpu-2"}},
+			{At: 60 * m, Kind: autoscaler.EventScaleDown, Group: "gpu", Nodes: []string{"gpu-2"}},
+		}, []autoscaler.PodWait{{Pod: "default/web-0", ForNode: 4 * m, ForRoom: m, Bound: true}})
+	var b bytes.Buffer
+	require.NoError(t, htmlreport.Write(&b, htmlreport.Input{Report: rep}))
+	page := b.String()
+	assert.Contains(t, page, `<a href="#autoscaling">Autoscaling</a>`)
+	assert.Contains(t, page, "made 1 scale-up and 1 scale-down; 0 scans found pending pods no group could help. The node groups cost 3 for 1.5 node-hours.")
+	assert.Contains(t, page, `<tr><td class="code">gpu</td><td class="num">0..3</td><td class="num">2.00</td><td class="num">2</td><td class="num">1</td><td class="num">2</td><td class="num">1</td><td class="num">1.5</td><td class="num">3</td></tr>`)
+	assert.Contains(t, page, `<tr><td>waiting for a node</td><td class="num">1</td><td class="num">4m0s</td>`)
+	assert.Contains(t, page, `id="fig-nodegroups"`)
 }

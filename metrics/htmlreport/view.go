@@ -37,6 +37,13 @@ type view struct {
 	Domains       []domainRow
 	Devices       []deviceRow
 	DeviceFrag    []deviceFragRow
+	Autoscaling   string // the decisions in words
+	NodeGroups    []nodeGroupRow
+	WaitSplit     []waitRow
+}
+
+type nodeGroupRow struct {
+	Name, Range, Price, Added, Removed, Most, AtEnd, Hours, Cost string
 }
 
 type resourceRow struct {
@@ -130,6 +137,7 @@ func newView(in Input) (*view, error) {
 	v.preemptions(rep)
 	v.domains(rep)
 	v.devices(rep)
+	v.autoscaling(rep)
 	return v, nil
 }
 
@@ -240,8 +248,30 @@ func (v *view) devices(rep *metrics.Report) {
 	}
 }
 
+// autoscaling lays out the node groups and the waits' split; nothing
+// without node groups.
+func (v *view) autoscaling(rep *metrics.Report) {
+	a := rep.Autoscaling
+	if a == nil {
+		return
+	}
+	v.Autoscaling = fmt.Sprintf("The cluster autoscaler made %s and %s; %s found pending pods no group could help. The node groups cost %s for %s node-hours.",
+		count(a.ScaleUps, "scale-up", "scale-ups"), count(a.ScaleDowns, "scale-down", "scale-downs"), count(a.NoScaleUps, "scan", "scans"),
+		num(a.Cost), num(a.NodeHours))
+	if a.Timeouts > 0 {
+		v.Autoscaling += fmt.Sprintf(" %s not ready within the provisioning time.", count(a.Timeouts, "request was", "requests were"))
+	}
+	for _, g := range a.Groups {
+		v.NodeGroups = append(v.NodeGroups, nodeGroupRow{Name: g.Name, Range: fmt.Sprintf("%d..%d", g.Min, g.Max), Price: fmt.Sprintf("%.2f", g.PricePerHour),
+			Added: fmt.Sprint(g.NodesAdded), Removed: fmt.Sprint(g.NodesRemoved), Most: fmt.Sprint(g.MaxNodes), AtEnd: fmt.Sprint(g.NodesAtEnd),
+			Hours: num(g.NodeHours), Cost: num(g.Cost)})
+	}
+	v.WaitSplit = []waitRow{waitRow{Label: "waiting for a node"}.with(a.WaitForNode), waitRow{Label: "waiting for room"}.with(a.WaitForRoom)}
+}
+
 // captions say what each figure shows, by figure name.
 var captions = map[string]string{
+	"nodegroups": "Each node group's nodes over simulated time: those ready, and those requested by a scale-up and not ready yet, under the group's max.",
 	"allocation": "Allocation of each resource over simulated time: the requests of the pods on nodes, the nodes' allocatable, and the free amount on used nodes that no pending pod can use (fragmented).",
 	"devices":    "Devices by class and by model over simulated time: devices on the nodes, devices a claim holds, and the part of them the claims take; then each class's fragmentation.",
 	"pending":    "Pods and PodGroups waiting to be placed, over simulated time.",

@@ -36,7 +36,8 @@ const (
 const dpi = 110
 
 // Figures returns the report's figures: allocation over time, devices
-// over time, pending pods and groups over time, the wait-time
+// over time, pending pods and groups over time, the nodes of each node
+// group over time (with an autoscaler), the wait-time
 // distribution, and one per-domain allocation chart per domain key. A
 // figure with nothing to show (no devices, no waits, no domains) is left
 // out.
@@ -49,6 +50,9 @@ func Figures(rep *metrics.Report) []Figure {
 		out = append(out, f)
 	}
 	out = append(out, Pending(rep))
+	if f, ok := NodeGroups(rep); ok {
+		out = append(out, f)
+	}
 	if f, ok := Waits(rep); ok {
 		out = append(out, f)
 	}

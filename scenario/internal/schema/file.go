@@ -45,6 +45,10 @@ type File struct {
 	ResourceSlices         []ResourceSlice         `yaml:"resourceSlices"`
 	ResourceClaims         []ResourceClaim         `yaml:"resourceClaims"`
 	ResourceClaimTemplates []ResourceClaimTemplate `yaml:"resourceClaimTemplates"`
+	// NodeGroups and Autoscaler are the cluster autoscaler's node groups
+	// and flags (autoscaler.go).
+	NodeGroups []NodeGroup `yaml:"nodeGroups"`
+	Autoscaler *Autoscaler `yaml:"autoscaler"`
 }
 
 // Config is the file's config section: the scheduler's configuration.
