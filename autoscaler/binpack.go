@@ -23,11 +23,15 @@ func (a *Autoscaler) optionFor(g *groupState, pods []*cluster.PodInfo, gang *pod
 	if limit == 0 {
 		return option{}, why
 	}
-	ownRack := false
+	ownRack, domain := false, ""
 	if gang != nil && gang.TopologyKey != "" {
+		before := limit
 		var err string
 		if limit, ownRack, err = domainLimit(g, gang.TopologyKey, limit); err != "" {
 			return option{}, err
+		}
+		if limit < before {
+			domain = fmt.Sprintf("one new %s domain holds", gang.TopologyKey)
 		}
 	}
 	order := sortedForTemplate(pods, g.resources)
@@ -62,7 +66,7 @@ func (a *Autoscaler) optionFor(g *groupState, pods []*cluster.PodInfo, gang *pod
 				if r := failedShape[shape]; r != "" {
 					return option{}, r
 				}
-				return option{}, fmt.Sprintf("gang %s needs more than the %d node(s) %s", gang.Key(), limit, limitWhy(why, limit, g))
+				return option{}, fmt.Sprintf("gang %s needs more than the %d node(s) %s", gang.Key(), limit, limitWhy(why, limit, g, domain))
 			}
 			continue
 		}
@@ -85,7 +89,10 @@ func (a *Autoscaler) optionFor(g *groupState, pods []*cluster.PodInfo, gang *pod
 	return o, ""
 }
 
-func limitWhy(why string, limit int, g *groupState) string {
+func limitWhy(why string, limit int, g *groupState, domain string) string {
+	if domain != "" {
+		return domain
+	}
 	if limit == g.Max-g.live {
 		return fmt.Sprintf("max %d allows", g.Max)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gangsim/gangsim/cluster"
 	gt "github.com/gangsim/gangsim/gangsimtest"
 )
 
@@ -80,4 +81,35 @@ func TestScaleUpTimeout(t *testing.T) {
 	pw := w.a.PodWaits(end)[0]
 	require.Equal(t, 16*time.Minute, pw.ForNode)
 	require.Equal(t, 10*time.Second, pw.ForRoom)
+}
+
+// A gang no group can help holds no other back. big (12 pods of 3 cpu,
+// rack topology) arrives first: a new rack holds 8 nodes of 4 cpu, one
+// pod each, so it is told NoScaleUp at every scan; small (8 such pods)
+// gets its rack gpu-1..gpu-8 at the first scan (10s), ready at 2m10s.
+func TestGangThatCannotScaleHoldsNoOtherBack(t *testing.T) {
+	g := group("gpu", "4", 32)
+	g.RackSize = 8
+	w := newWorld(t, Config{}, g)
+	for _, gang := range []struct {
+		name string
+		size int
+	}{{"big", 12}, {"small", 8}} {
+		require.NoError(t, w.s.AddPodGroup(gt.MakeGang(gang.name, int32(gang.size)).Rack().Obj()))
+		for i := range gang.size {
+			require.NoError(t, w.s.AddPod(owned(gt.MakePod(fmt.Sprintf("%s-%d", gang.name, i)).CPU("3").Memory("1Gi").Group(gang.name), gang.name), 0))
+		}
+	}
+	w.run()
+	events := w.a.Events()
+	require.Equal(t, EventNoScaleUp, events[0].Kind)
+	require.Len(t, events[0].Pods, 12)
+	require.Equal(t, "gpu: gang default/big needs more than the 8 node(s) one new rack domain holds", events[0].Reason)
+	require.Equal(t, EventScaleUp, events[1].Kind)
+	require.Equal(t, 10*time.Second, events[1].At)
+	require.Equal(t, []string{"gpu-1", "gpu-2", "gpu-3", "gpu-4", "gpu-5", "gpu-6", "gpu-7", "gpu-8"}, events[1].Nodes)
+	for i := range 8 {
+		st, _ := w.s.Pod(cluster.PodKey(fmt.Sprintf("default/small-%d", i)))
+		require.EqualValues(t, "Bound", st.Phase, st.Key)
+	}
 }

@@ -36,6 +36,9 @@ type option struct {
 // scaleUp is the scan's scale-up: the unschedulable pods not covered by
 // upcoming nodes are packed onto template nodes of each group; the
 // expander picks one option for one gang, then one for the regular pods.
+// Gangs are taken in order, one request a scan as the cluster autoscaler
+// takes ProvisioningRequests; a gang no group can help is told so
+// (NoScaleUp) and the next one is tried, so it holds no other back.
 func (a *Autoscaler) scaleUp(now time.Duration) error {
 	units := a.pendingUnits()
 	if len(units) == 0 {
@@ -57,8 +60,10 @@ func (a *Autoscaler) scaleUp(now time.Duration) error {
 			regular = append(regular, u.pods...)
 		}
 	}
-	if len(gangs) > 0 { // one request a loop, as the cluster autoscaler takes them
-		a.scaleUpFor(now, gangs[0].pods, gangs[0].gang)
+	for _, g := range gangs {
+		if a.scaleUpFor(now, g.pods, g.gang) {
+			break
+		}
 	}
 	if len(regular) > 0 {
 		a.scaleUpFor(now, regular, nil)
@@ -182,8 +187,9 @@ func (a *Autoscaler) freedNodes(units []unit) []freedNode {
 }
 
 // scaleUpFor finds each group's option for pods (a gang's when gang is
-// set), lets the expander choose, and requests the nodes.
-func (a *Autoscaler) scaleUpFor(now time.Duration, pods []*cluster.PodInfo, gang *podgroup.PodGroup) {
+// set), lets the expander choose, and requests the nodes; it reports
+// whether it requested any.
+func (a *Autoscaler) scaleUpFor(now time.Duration, pods []*cluster.PodInfo, gang *podgroup.PodGroup) bool {
 	var opts []option
 	var why []string
 	for _, g := range a.groups {
@@ -199,13 +205,14 @@ func (a *Autoscaler) scaleUpFor(now time.Duration, pods []*cluster.PodInfo, gang
 			why = append(why, "no node groups")
 		}
 		a.emit(Event{At: now, Kind: EventNoScaleUp, Pods: keys(pods), Reason: strings.Join(why, "; ")})
-		return
+		return false
 	}
 	best := a.expand(opts)
 	a.request(now, best, gang != nil)
 	if gang == nil && len(best.pods) < len(pods) {
 		a.noScaleUpRest(now, pods, opts)
 	}
+	return true
 }
 
 // noScaleUpRest tells of the pods no option helps.
