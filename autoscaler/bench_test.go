@@ -76,9 +76,16 @@ func runDay(s *gangsim.Scheduler, a *Autoscaler, pods []arrival) (time.Duration,
 }
 
 // BenchmarkAutoscaledDay is a day of 50,000 pods on node groups of at
-// most 2,000 nodes (cpu, memory and GPU pools), autoscaled.
+// most 2,000 nodes (cpu, memory and GPU pools), autoscaled, on three
+// seeds of the arrivals.
 func BenchmarkAutoscaledDay(b *testing.B) {
-	pods := dayPods(50_000, 1)
+	for seed := uint64(1); seed <= 3; seed++ {
+		b.Run(fmt.Sprintf("seed=%d", seed), func(b *testing.B) { benchDay(b, seed) })
+	}
+}
+
+func benchDay(b *testing.B, seed uint64) {
+	pods := dayPods(50_000, seed)
 	b.ReportAllocs()
 	for b.Loop() {
 		a, err := New(Config{MaxNodesTotal: 2000}, dayGroups(), rand.New(rand.NewPCG(1, 1)))

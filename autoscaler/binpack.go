@@ -42,12 +42,12 @@ func (a *Autoscaler) optionFor(g *groupState, pods []*cluster.PodInfo, gang *pod
 
 	o := option{g: g}
 	var fresh []int // new nodes, in creation order
-	failedShape := map[string]string{}
+	failedShape := map[podShape]shapeFailure{}
 	for _, pi := range order {
 		shape := shapeOf(pi)
-		if r, failed := failedShape[shape]; failed && shape != "" {
+		if f, failed := failedShape[shape]; failed && shape != (podShape{}) {
 			if gang != nil {
-				return option{}, r
+				return option{}, f.reason
 			}
 			continue
 		}
@@ -58,12 +58,12 @@ func (a *Autoscaler) optionFor(g *groupState, pods []*cluster.PodInfo, gang *pod
 			if ok {
 				fresh = append(fresh, i)
 			} else {
-				failedShape[shape] = "pod " + pi.Key().Display() + " does not fit the template: " + reason
+				failedShape[shape] = shapeFailure{name: shapeName(pi), reason: "pod " + pi.Key().Display() + " does not fit the template: " + reason}
 			}
 		}
 		if !ok {
 			if gang != nil {
-				if r := failedShape[shape]; r != "" {
+				if r := failedShape[shape].reason; r != "" {
 					return option{}, r
 				}
 				return option{}, fmt.Sprintf("gang %s needs more than the %d node(s) %s", gang.Key(), limit, limitWhy(why, limit, g, domain))
@@ -77,8 +77,8 @@ func (a *Autoscaler) optionFor(g *groupState, pods []*cluster.PodInfo, gang *pod
 		o.reqGPU += pi.Request().Get(ResourceGPU)
 	}
 	if len(o.pods) == 0 {
-		for _, r := range failedShape {
-			if r != "" {
+		for _, f := range failedShape {
+			if f.reason != "" {
 				return option{}, firstReason(failedShape)
 			}
 		}
@@ -99,10 +99,14 @@ func limitWhy(why string, limit int, g *groupState, domain string) string {
 	return "the limits allow (" + why + ")"
 }
 
-// firstReason is the reason of the first shape in key order.
-func firstReason(m map[string]string) string {
-	ks := slices.Sorted(mapKeys(m))
-	return m[ks[0]]
+// shapeFailure is why a shape fits no fresh template node; name is the
+// shape's name (shapeName), which orders the failures.
+type shapeFailure struct{ name, reason string }
+
+// firstReason is the reason of the first shape in name order.
+func firstReason(m map[podShape]shapeFailure) string {
+	ks := slices.SortedFunc(mapKeys(m), func(x, y podShape) int { return cmp.Compare(m[x].name, m[y].name) })
+	return m[ks[0]].reason
 }
 
 // domainLimit bounds a gang's new nodes to one domain of key: a new rack
@@ -177,8 +181,33 @@ func sortedForTemplate(pods []*cluster.PodInfo, t cluster.Resources) []*cluster.
 // shapeOf names pods that fit alike (one owner, same requests and
 // scheduler): once one of them fits no fresh template node, the others
 // are not tried (the estimator's pod equivalence groups). Pods without
-// an owner have no shape ("").
-func shapeOf(pi *cluster.PodInfo) string {
+// an owner have no shape (the zero podShape). A comparable value, not a
+// string: the estimate asks for every pending pod's at every scan.
+func shapeOf(pi *cluster.PodInfo) podShape {
+	p := pi.Pod()
+	if p.Owner == nil {
+		return podShape{}
+	}
+	r := pi.Request()
+	s := podShape{namespace: p.Namespace, kind: p.Owner.Kind, owner: p.Owner.Name, scheduler: p.EffectiveSchedulerName(),
+		cpu: r.MilliCPU, memory: r.Memory, pods: r.Pods}
+	if r.HasScalars() {
+		s.extended = r.String() // rare: only pods with extended resources pay for it
+	}
+	return s
+}
+
+// podShape is what shapeOf tells pods apart by: comparable, so that
+// naming it costs nothing.
+type podShape struct {
+	namespace, kind, owner, scheduler string
+	cpu, memory, pods                 int64
+	extended                          string
+}
+
+// shapeName names a pod's shape: namespace/kind/owner/scheduler/requests
+// ("" without an owner).
+func shapeName(pi *cluster.PodInfo) string {
 	p := pi.Pod()
 	if p.Owner == nil {
 		return ""

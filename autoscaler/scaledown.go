@@ -77,12 +77,17 @@ func (a *Autoscaler) candidates() ([]candidate, map[string]string) {
 		}
 		ni := a.sb.Node(i)
 		util, threshold := a.utilization(n.group, ni)
+		_, wasUnneeded := a.unneeded[name] // only their notes are read (NodeNeeded)
 		if util >= threshold {
-			notes[name] = fmt.Sprintf("utilisation %.2f is not under %.2f", util, threshold)
+			if wasUnneeded {
+				notes[name] = fmt.Sprintf("utilisation %.2f is not under %.2f", util, threshold)
+			}
 			continue
 		}
 		if spare[n.group] <= 0 {
-			notes[name] = fmt.Sprintf("group %s at its min %d", n.group.Name, n.group.Min)
+			if wasUnneeded {
+				notes[name] = fmt.Sprintf("group %s at its min %d", n.group.Name, n.group.Min)
+			}
 			continue
 		}
 		spare[n.group]--
