@@ -47,6 +47,9 @@ func (n *Node) Validate() error {
 	if n.Allocatable.IsNegative() {
 		return fieldError(ErrInvalidNode, obj, "allocatable", "%v is negative", n.Allocatable)
 	}
+	if field, detail := labelsProblem("labels", n.Labels); detail != "" {
+		return fieldError(ErrInvalidNode, obj, field, "%s", detail)
+	}
 	for i, t := range n.Taints {
 		if t.Key == "" {
 			return fieldError(ErrInvalidNode, obj, fmt.Sprintf("taints[%d].key", i), "must not be empty")
@@ -55,6 +58,17 @@ func (n *Node) Validate() error {
 		case TaintNoSchedule, TaintPreferNoSchedule, TaintNoExecute:
 		default:
 			return fieldError(ErrInvalidNode, obj, fmt.Sprintf("taints[%d].effect", i), "%q is not NoSchedule, PreferNoSchedule or NoExecute", t.Effect)
+		}
+		if p := LabelKeyProblem(t.Key); p != "" {
+			return fieldError(ErrInvalidNode, obj, fmt.Sprintf("taints[%d].key", i), "%s", p)
+		}
+		if p := LabelValueProblem(t.Value); p != "" {
+			return fieldError(ErrInvalidNode, obj, fmt.Sprintf("taints[%d].value", i), "%s", p)
+		}
+		for j, u := range n.Taints[:i] {
+			if u.Key == t.Key && u.Effect == t.Effect {
+				return fieldError(ErrInvalidNode, obj, fmt.Sprintf("taints[%d]", i), "taint %s:%s is given twice (taints[%d])", t.Key, t.Effect, j)
+			}
 		}
 	}
 	return nil

@@ -143,6 +143,12 @@ func (p *Pod) Validate() error {
 			return bad("requests", "%v differ from %v, the total of the pod's resources", p.Requests, total)
 		}
 	}
+	if field, detail := labelsProblem("labels", p.Labels); detail != "" {
+		return bad(field, "%s", detail)
+	}
+	if field, detail := labelsProblem("nodeSelector", p.NodeSelector); detail != "" {
+		return bad(field, "%s", detail)
+	}
 	switch p.PreemptionPolicy {
 	case "", PreemptLowerPriority, PreemptNever:
 	default:

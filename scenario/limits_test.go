@@ -305,3 +305,26 @@ func TestReadChunksStopsAtTheLimit(t *testing.T) {
 	_, err = checkLimit("p", data, 5<<20)
 	require.ErrorContains(t, err, "the file is more than")
 }
+
+// Labels, node selectors and taints are checked as the API server checks
+// them, in scenario files and in Kubernetes objects alike, with the file,
+// line, entry and field.
+func TestLabelsCheckedAsTheAPIServer(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"key with a space", "nodes:\n  - {name: a, labels: {\"my key\": v}, allocatable: {cpu: \"1\"}}\n",
+			`f.yaml: line 2: nodes[0] (a).labels[my key]: "my key" is not a label key`},
+		{"10 kB value", "nodes:\n  - {name: a, labels: {a: " + strings.Repeat("v", 10_000) + "}, allocatable: {cpu: \"1\"}}\n",
+			`nodes[0] (a).labels[a]: a label value of 10000 characters is longer than 63`},
+		{"duplicate taint", "nodes:\n  - {name: a, allocatable: {cpu: \"1\"}, taints: [{key: g, effect: NoSchedule}, {key: g, value: x, effect: NoSchedule}]}\n",
+			`nodes[0] (a).taints[1]: taint g:NoSchedule is given twice (taints[0])`},
+		{"empty node selector key", "nodes:\n  - {name: a, allocatable: {cpu: \"1\"}}\npods:\n  - {name: p, nodeSelector: {\"\": x}}\n",
+			`f.yaml: line 4: pods[0] (p).nodeSelector[]: "" is not a label key`},
+		{"Kubernetes Node", "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {zone: \"a b\"}}\nstatus: {allocatable: {cpu: \"1\"}}\n",
+			`f.yaml: line 3: Node n1: metadata.labels[zone]: "a b" is not a label value`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("f.yaml", []byte(tc.text))
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}

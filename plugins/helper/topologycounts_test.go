@@ -55,7 +55,8 @@ func (c *appCounter) Count(tc *helper.TopologyCounts, ni *cluster.NodeInfo) {
 		case "b":
 			b++
 		}
-		if key, ok := labels["by"]; ok {
+		if by, ok := labels["by"]; ok {
+			key := byKeys[by]
 			s := tc.DynamicSlot(kindBy, key)
 			slots[slotID{kindBy, key}] = s
 			tc.Add(s, 1)
@@ -165,11 +166,15 @@ func (w *topologyWorld) pod() cluster.Pod {
 	if app := pick(w.r, "a", "a", "b", "c", ""); app != "" {
 		b.Label("app", app)
 	}
-	if by := pick(w.r, keyZone, keyRack, keyHost, "", ""); by != "" {
+	if by := pick(w.r, "zone", "rack", "host", "", ""); by != "" {
 		b.Label("by", by)
 	}
 	return b.Obj()
 }
+
+// byKeys are the topology keys the "by" label names (a label value
+// cannot hold the '/' of a key).
+var byKeys = map[string]string{"zone": keyZone, "rack": keyRack, "host": keyHost}
 
 // randomPod returns a pod on the node at index i, if it holds one.
 func (w *topologyWorld) randomPod(i int) (*cluster.PodInfo, bool) {
