@@ -134,50 +134,43 @@ func TestApplyErrors(t *testing.T) {
 	}
 }
 
-// A strategy change gives the run the file's own scoringStrategy gives.
-func TestStrategyEqualsTheFile(t *testing.T) {
-	text := `
+// threeNodesFivePods is a cluster where packing puts every pod on n-0.
+const threeNodesFivePods = `
 nodes: [{name: n, allocatable: {cpu: "8", memory: 8Gi}, count: 3}]
 pods: [{name: p, requests: {cpu: "1", memory: 1Gi}, count: 5}]
 `
-	v, err := whatif.ParseVariant("strategy:MostAllocated")
+
+// requireVariantPacksAsTheFile runs spec's change of threeNodesFivePods
+// and the file with config: the same pods on the same nodes, all on n-0.
+func requireVariantPacksAsTheFile(t *testing.T, spec, config string) {
+	t.Helper()
+	v, err := whatif.ParseVariant(spec)
 	require.NoError(t, err)
-	changed, err := v.Apply(parse(t, text))
+	changed, err := v.Apply(parse(t, threeNodesFivePods))
 	require.NoError(t, err)
-	file := parse(t, "config: {scoringStrategy: {type: MostAllocated}}\n"+text)
 	a, err := changed.Run()
 	require.NoError(t, err)
-	b, err := file.Run()
+	b, err := parse(t, config+threeNodesFivePods).Run()
 	require.NoError(t, err)
 	assert.Equal(t, b.Pods, a.Pods)
 	for _, p := range a.Pods {
-		assert.Equal(t, "n-0", p.Node, "MostAllocated packs")
+		assert.Equal(t, "n-0", p.Node, "%s packs", spec)
 	}
+}
+
+// A strategy change gives the run the file's own scoringStrategy gives.
+func TestStrategyEqualsTheFile(t *testing.T) {
+	requireVariantPacksAsTheFile(t, "strategy:MostAllocated", "config: {scoringStrategy: {type: MostAllocated}}\n")
 }
 
 // A RequestedToCapacityRatio change gives the run the file's own
 // scoringStrategy with the same shape gives; a rising shape packs.
 func TestRatioStrategyEqualsTheFile(t *testing.T) {
-	text := `
-nodes: [{name: n, allocatable: {cpu: "8", memory: 8Gi}, count: 3}]
-pods: [{name: p, requests: {cpu: "1", memory: 1Gi}, count: 5}]
-`
-	v, err := whatif.ParseVariant("strategy:RequestedToCapacityRatio:0=0/100=10")
-	require.NoError(t, err)
-	changed, err := v.Apply(parse(t, text))
-	require.NoError(t, err)
-	file := parse(t, "config: {scoringStrategy: {type: RequestedToCapacityRatio, requestedToCapacityRatio: {shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]}}}\n"+text)
-	a, err := changed.Run()
-	require.NoError(t, err)
-	b, err := file.Run()
-	require.NoError(t, err)
-	assert.Equal(t, b.Pods, a.Pods)
-	for _, p := range a.Pods {
-		assert.Equal(t, "n-0", p.Node, "a rising shape packs")
-	}
+	requireVariantPacksAsTheFile(t, "strategy:RequestedToCapacityRatio:0=0/100=10",
+		"config: {scoringStrategy: {type: RequestedToCapacityRatio, requestedToCapacityRatio: {shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]}}}\n")
 	back, err := whatif.ParseVariant("strategy:RequestedToCapacityRatio:0=0/100=10,strategy:LeastAllocated")
 	require.NoError(t, err)
-	spread, err := back.Apply(parse(t, text))
+	spread, err := back.Apply(parse(t, threeNodesFivePods))
 	require.NoError(t, err)
 	r, err := spread.Run()
 	require.NoError(t, err)
