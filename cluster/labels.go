@@ -47,7 +47,14 @@ func LabelKeyProblem(k string) string {
 // server does; it returns the field at fault (field[key]) and why, the
 // first in key order.
 func labelsProblem(field string, labels map[string]string) (string, string) {
-	if len(labels) == 0 {
+	valid := true
+	for k, v := range labels { // the common case, without a sort or an allocation
+		if LabelKeyProblem(k) != "" || LabelValueProblem(v) != "" {
+			valid = false
+			break
+		}
+	}
+	if valid {
 		return "", ""
 	}
 	keys := make([]string, 0, len(labels))
