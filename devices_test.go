@@ -126,11 +126,11 @@ func TestSharedClaimServesTwoPodsOnOneNode(t *testing.T) {
 	ts := newDeviceSched(t, false).gpus("n1", 1, "A100", false, "").gpus("n2", 1, "A100", false, "")
 	require.NoError(t, ts.AddResourceClaim(cluster.ResourceClaim{Name: "shared", Spec: gpuSpec(1, "", 0)}))
 	var events []string
-	ts.Scheduler.observers = append(ts.Scheduler.observers, func(e Event) {
+	WithObserver(func(e Event) {
 		if e.Kind == EventClaimAllocated || e.Kind == EventClaimReleased {
 			events = append(events, e.String())
 		}
-	})
+	})(ts.Scheduler)
 	require.NoError(t, ts.AddPod(claimPod("a", "", "shared").Obj(), 0))
 	require.NoError(t, ts.AddPod(claimPod("b", "", "shared").Obj(), 0))
 	ts.run()

@@ -239,19 +239,58 @@ type Observer func(Event)
 
 // WithObserver adds an observer of the event stream. Observers run in the
 // order they were added; a nil observer is none.
-func WithObserver(o Observer) Option {
+func WithObserver(o Observer) Option { return withObserver(o, allKinds) }
+
+// WithObserverOf adds an observer that reads only the events of the kinds
+// given (none given: no event). The scheduler builds an event only for
+// someone who reads it: a busy cluster's failed cycles make events whose
+// reasons take longer to write than the cycle took, and an observer that
+// needs none of them, as a tool reading evictions only, spares that. The
+// scheduler's own accounts (Stats, Evictions) count every event either
+// way.
+func WithObserverOf(o Observer, kinds ...EventKind) Option {
+	var set kindSet
+	for _, k := range kinds {
+		set |= kindBit(k)
+	}
+	return withObserver(o, set)
+}
+
+func withObserver(o Observer, kinds kindSet) Option {
 	return func(s *Scheduler) {
 		if o != nil { // no observer to add
-			s.observers = append(s.observers, o)
+			s.observers = append(s.observers, observer{o, kinds})
+			s.wanted |= kinds
 		}
 	}
 }
 
-// observed reports whether any observer receives events. A busy
+// observer is an Observer and the kinds of event it reads.
+type observer struct {
+	see   Observer
+	kinds kindSet
+}
+
+// kindSet is a set of event kinds, one bit each.
+type kindSet uint64
+
+const allKinds = ^kindSet(0)
+
+func kindBit(k EventKind) kindSet {
+	if k <= 0 || k >= 64 {
+		return 0
+	}
+	return 1 << k
+}
+
+// wants reports whether an event of the kind has a reader: an observer
+// of the kind, or the pause hook (which sees every event). A busy
 // cluster's cycles are mostly a pod failing as a pod of its shape just
 // did, and the two events of such a cycle, built for no one, cost a
-// tenth of it: its callers count them instead when no one observes.
-func (s *Scheduler) observed() bool { return len(s.observers) > 0 || s.pause != nil }
+// tenth of it: its callers count them instead when no one reads them.
+func (s *Scheduler) wants(kind EventKind) bool {
+	return s.wanted&kindBit(kind) != 0 || s.pause != nil
+}
 
 // emit stamps an event with the time and cycle and hands it to the
 // scheduler's own accounts (Stats, the eviction log) and to every observer.
@@ -265,7 +304,9 @@ func (s *Scheduler) emit(e Event) {
 		s.evictions = append(s.evictions, Eviction{Pod: e.Pod.Key(), Node: e.Node, By: e.By, At: e.At, BudgetViolation: e.BudgetViolation})
 	}
 	for _, o := range s.observers {
-		o(e)
+		if o.kinds&kindBit(e.Kind) != 0 {
+			o.see(e)
+		}
 	}
 	if s.pause != nil && s.pause(e) {
 		s.paused = true

@@ -55,6 +55,7 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 		g.members = g.members.Clone()
 		g.conditions = slices.Clone(g.conditions)
 		g.pods = maps.Clone(g.pods)
+		g.memo = memberMemo{} // its records are the parent's
 		leaves[&s.groupRecords.at(id).group] = &g.group
 	}
 	composites := make(map[*podgroup.CompositePodGroup]*podgroup.CompositePodGroup, len(s.composites))

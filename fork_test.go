@@ -151,7 +151,7 @@ func TestForkContinuesAlike(t *testing.T) {
 		require.NoError(t, err)
 		forks++
 		// the original goes its own way first: none of it may reach the fork
-		orig.observers = append(orig.observers, func(e Event) { other = append(other, e.Kind.String()) })
+		WithObserver(func(e Event) { other = append(other, e.Kind.String()) })(orig)
 		require.NoError(t, orig.AddNode(gangsimtest.MakeNode("extra").CPU("64").Memory("64Gi").Obj()))
 		require.NoError(t, orig.AddPod(gangsimtest.MakePod("intruder").Priority(5000).CPU("1").Memory("1Gi").Obj(), 0))
 		require.NoError(t, orig.RunUntil(orig.Now()+10*time.Hour))

@@ -67,11 +67,11 @@ func (s *Scheduler) UngatePod(key cluster.PodKey, gates ...string) error {
 	}
 	s.setGates(r, left)
 	if len(left) > 0 {
-		r.reason = GatesMessage(left)
+		r.reason, r.reasonFit = GatesMessage(left), false
 		s.emitPod(EventPodUngated, r.info, "", r.reason)
 		return nil
 	}
-	r.reason = ""
+	r.reason, r.reasonFit = "", false
 	s.emitPod(EventPodUngated, r.info, "", "")
 	return s.released(r)
 }
@@ -82,6 +82,9 @@ func (s *Scheduler) setGates(r *podRecord, left []string) {
 	p := *r.info.Pod()
 	p.SchedulingGates = left
 	r.info = cluster.NewPodInfoShared(p)
+	if r.group != 0 {
+		s.groupOf(r).version++ // a member's pod changed
+	}
 	if r.spec != nil {
 		sp := *r.spec
 		sp.SchedulingGates = left

@@ -190,7 +190,26 @@ func (s *Scheduler) dropOrphan(r *podRecord) {
 // desc, attempts desc, first seen asc, name asc (kube-scheduler's
 // PodGroupMemberPodsOrderingFunc).
 func (s *Scheduler) pending(gr *groupRecord) []*podRecord {
-	var out []*podRecord
+	m := s.memberMemo(gr)
+	if m.pending == nil {
+		m.pending = s.sortPending(gr)
+	}
+	return m.pending[:len(m.pending):len(m.pending)] // shared: an append copies
+}
+
+// memberMemo returns gr's memo, emptied when its members changed since.
+// A cycle adds one to the attempts of every pending member, which keeps
+// their order.
+func (s *Scheduler) memberMemo(gr *groupRecord) *memberMemo {
+	if gr.memo.version != gr.version+1 {
+		gr.memo = memberMemo{version: gr.version + 1}
+	}
+	return &gr.memo
+}
+
+// sortPending is pending without the memo.
+func (s *Scheduler) sortPending(gr *groupRecord) []*podRecord {
+	out := []*podRecord{}
 	for _, id := range gr.pods {
 		if r := s.records.at(id); r.phase == PhasePending {
 			out = append(out, r)
@@ -210,7 +229,19 @@ func (s *Scheduler) pending(gr *groupRecord) []*podRecord {
 // scheduledNodes names the nodes of the bound and assumed members, in key
 // order.
 func (s *Scheduler) scheduledNodes(gr *groupRecord) []string {
-	var out []string
+	m := s.memberMemo(gr)
+	if m.scheduled == nil {
+		m.scheduled = s.listScheduledNodes(gr)
+	}
+	if len(m.scheduled) == 0 {
+		return nil
+	}
+	return m.scheduled[:len(m.scheduled):len(m.scheduled)]
+}
+
+// listScheduledNodes is scheduledNodes without the memo.
+func (s *Scheduler) listScheduledNodes(gr *groupRecord) []string {
+	out := []string{}
 	for k, st := range gr.members.Members() {
 		if st != podgroup.Unscheduled {
 			out = append(out, s.records.at(gr.pods[k]).node)
@@ -332,6 +363,7 @@ func (s *Scheduler) changeMembers(gr *groupRecord, change func(*podgroup.Members
 	ref := podgroup.Ref{Key: gr.group.Key()}
 	was, before := s.treeReady(ref), gr.members.Count(podgroup.Unscheduled)
 	change(&gr.members)
+	gr.version++
 	if d := gr.members.Count(podgroup.Unscheduled) - before; d != 0 {
 		for _, up := range s.forest.Ancestors(ref) {
 			s.composites[up.Key].pending += d
@@ -361,7 +393,7 @@ func (s *Scheduler) gatedReason(r *podRecord) string {
 	if r.gated && r.group != 0 {
 		return s.heldReason(r)
 	}
-	return r.reason
+	return r.reasonText()
 }
 
 // heldReason is why a pending member of a root that is not ready waits:

@@ -58,6 +58,19 @@ func (s *Scheduler) rootGroup(root podgroup.Ref) *fw.Group {
 // the root's priority and the root's preemption policy. It returns the
 // first problem, or "".
 func (s *Scheduler) validateRoot(root podgroup.Ref, leaves []groupID, first *podRecord) string {
+	if root.Composite {
+		return s.checkRoot(root, leaves, first)
+	}
+	// a root PodGroup's answer holds while its members are as they were
+	m := s.memberMemo(s.groupRecords.at(leaves[0]))
+	if !m.validSet {
+		m.valid, m.validSet = s.checkRoot(root, leaves, first), true
+	}
+	return m.valid
+}
+
+// checkRoot is validateRoot without the memo.
+func (s *Scheduler) checkRoot(root podgroup.Ref, leaves []groupID, first *podRecord) string {
 	what := "pod group"
 	if root.Composite {
 		what = "composite pod group"

@@ -210,7 +210,7 @@ func (s *Scheduler) retryKnown(it *queue.Item[entry]) (uint64, bool) {
 	}
 	s.beginCycle()
 	s.failAsKnown(r, f)
-	if s.observed() {
+	if s.wants(EventCycle) {
 		s.retry.pod, s.retry.reason = r.info, f.cycle
 	}
 	return f.wakeOn, true
@@ -226,7 +226,7 @@ func (s *Scheduler) failAsKnown(r *podRecord, f *knownFailure) *Status {
 
 // retriedKnown ends the cycle retryKnown began, once the pod is parked.
 func (s *Scheduler) retriedKnown(*queue.Item[entry]) {
-	if s.observed() {
+	if s.wants(EventCycle) {
 		s.emitCycle(s.retry.pod, Ref{}, s.retry.reason)
 		s.retry.pod = nil
 	} else {

@@ -177,7 +177,7 @@ func (s *Scheduler) setPending(r *podRecord) error {
 // every arrival, and an attempt's failure is told by failAttempt.
 func (s *Scheduler) setReason(r *podRecord, reason string) {
 	r.unschedulable = false
-	if r.reason == reason {
+	if r.reasonText() == reason {
 		return
 	}
 	r.reason = reason
@@ -190,8 +190,8 @@ func (s *Scheduler) failAttempt(r *podRecord, reason string) { s.failWith(r, rea
 // failWith is failAttempt for an attempt whose node by node rejections
 // are fit (nil for none).
 func (s *Scheduler) failWith(r *podRecord, reason string, fit *fw.FitError) {
-	r.reason, r.lastFit, r.gated, r.unschedulable = reason, fit, false, true
-	if s.observed() {
+	r.reason, r.lastFit, r.gated, r.unschedulable, r.reasonFit = reason, fit, false, true, false
+	if s.wants(EventPodUnschedulable) {
 		s.emitPod(EventPodUnschedulable, r.info, "", reason)
 	} else {
 		s.stats.count(EventPodUnschedulable, false)
@@ -200,7 +200,16 @@ func (s *Scheduler) failWith(r *podRecord, reason string, fit *fw.FitError) {
 
 // failFit records an attempt that found no node, keeping the node by node
 // rejections for Diagnosis.
-func (s *Scheduler) failFit(r *podRecord, fit *fw.FitError) { s.failWith(r, fit.Error(), fit) }
+// Its message is made only when an observer reads the event; otherwise
+// when the reason is read.
+func (s *Scheduler) failFit(r *podRecord, fit *fw.FitError) {
+	if s.wants(EventPodUnschedulable) {
+		s.failWith(r, fit.Error(), fit)
+		return
+	}
+	s.failWith(r, "", fit)
+	r.reasonFit = true
+}
 
 // enqueue puts a pending pod in activeQ, keeping its first-seen time.
 func (s *Scheduler) enqueue(r *podRecord) error {
@@ -214,7 +223,7 @@ func podItemKey(k cluster.PodKey) string { return "pod/" + string(k) }
 
 // markBound records a binding and arms the pod's completion timer.
 func (s *Scheduler) markBound(r *podRecord, node string) {
-	r.phase, r.node, r.reason, r.boundAt, r.gated, r.unschedulable = PhaseBound, node, "", s.now, false, false
+	r.phase, r.node, r.reason, r.boundAt, r.gated, r.unschedulable, r.reasonFit = PhaseBound, node, "", s.now, false, false, false
 	r.runs++
 	s.nominations.taken(r, node)
 	s.dryRuns.forget(r.info)
@@ -299,7 +308,7 @@ func (s *Scheduler) DeletePod(key cluster.PodKey) error {
 func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
 	s.quotaEnded(r, phase)
 	pending := r.phase == PhasePending
-	r.phase, r.reason, r.endedAt = phase, "", s.now
+	r.phase, r.reason, r.endedAt, r.reasonFit = phase, "", s.now, false
 	s.nominations.clear(r)
 	s.dryRuns.forget(r.info)
 	s.deleteTemplateClaims(r.info.Pod())
@@ -362,7 +371,7 @@ func (s *Scheduler) clusterEventSince(v int64, wakeOn uint64) bool {
 func (s *Scheduler) terminate(pods []*cluster.PodInfo, node, reason string) error {
 	for _, pi := range pods {
 		r := s.record(pi.Key())
-		r.reason = reason
+		r.reason, r.reasonFit = reason, false
 		s.emitPod(EventPodTerminated, r.info, node, reason)
 		if err := s.setPending(r); err != nil {
 			return err

@@ -146,6 +146,10 @@ type podRecord struct {
 	// reason Unschedulable) and cleared by anything else that gives the
 	// pod a reason, a binding or a return to the queue
 	unschedulable bool
+	// reasonFit is set while reason is lastFit's message not made yet:
+	// a failed gang member's message is made when someone reads it
+	// (reasonText), not at every retry
+	reasonFit     bool
 	lastFit       *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
 	shape         podShape     // the KnownFailures shortcut's (known_failures.go)
 	profile       int32        // see profileOf; 0 until looked up
@@ -155,8 +159,17 @@ type podRecord struct {
 // deleted. Its key may name a new pod.
 func (r *podRecord) ended() bool { return r.phase == PhaseSucceeded || r.phase == PhaseDeleted }
 
+// reasonText is the pod's reason, made from its rejections when it was
+// left to be made.
+func (r *podRecord) reasonText() string {
+	if r.reasonFit {
+		r.reason, r.reasonFit = r.lastFit.Error(), false
+	}
+	return r.reason
+}
+
 func (r *podRecord) status() PodStatus {
-	return PodStatus{Key: r.info.Key(), Node: r.node, Phase: r.phase, Reason: r.reason, Unschedulable: r.unschedulable && r.phase == PhasePending, Priority: r.info.Priority(),
+	return PodStatus{Key: r.info.Key(), Node: r.node, Phase: r.phase, Reason: r.reasonText(), Unschedulable: r.unschedulable && r.phase == PhasePending, Priority: r.info.Priority(),
 		PreemptionPolicy: r.info.Pod().EffectivePreemptionPolicy(), SchedulingGates: slices.Clone(r.info.Pod().SchedulingGates),
 		ArrivedAt: r.firstSeen, BoundAt: r.boundAt, EndedAt: r.endedAt, Binds: r.runs}
 }
@@ -172,6 +185,22 @@ type groupRecord struct {
 	itemKey    string    // its queue key when it is a root
 	self       []groupID // itself, as the leaves of a root PodGroup
 	gated      int       // members with scheduling gates (all pending)
+	// version counts changes of the members (who they are, their states,
+	// their pods), and memo keeps what is derived from them at a version:
+	// a busy cluster retries a failed gang every few simulated seconds
+	// while its members stay as they are.
+	version uint64
+	memo    memberMemo
+}
+
+// memberMemo is what a group's cycles derive from its members, valid
+// while the group's version is the memo's.
+type memberMemo struct {
+	version   uint64 // the group's version + 1 when taken (0: nothing kept)
+	pending   []*podRecord
+	scheduled []string
+	valid     string // validateRoot's answer for a root PodGroup
+	validSet  bool
 }
 
 // compositeRecord is the scheduler's record of a CompositePodGroup.

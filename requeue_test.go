@@ -131,11 +131,11 @@ func TestRetriedOnlyOnChangesThatMayHelp(t *testing.T) {
 	require.NoError(t, s.AddPod(gangsimtest.MakePod("ssd").NodeSelector("disk", "ssd").Obj(), 0))
 	require.NoError(t, s.AddPod(gangsimtest.MakePod("big").CPU("1").Obj(), 0))
 	cycles := map[cluster.PodKey]int{}
-	s.observers = append(s.observers, func(e Event) {
+	WithObserver(func(e Event) {
 		if e.Kind == EventCycle && e.Pod != nil {
 			cycles[e.Pod.Key()]++
 		}
-	})
+	})(s.Scheduler)
 	require.NoError(t, s.RunUntil(30*time.Minute))
 	require.Equal(t, 1, cycles["default/ssd"])
 	require.Equal(t, 1, cycles["default/big"])

@@ -119,7 +119,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 	idx, fitErr := p.pods.Schedule(s.snap, r.info, nil, s.nominations.index(r))
 	if fitErr != nil {
 		s.failFit(r, fitErr)
-		res.Status = NewStatus(Unschedulable, r.reason)
+		res.Status = NewStatus(Unschedulable, r.reasonText())
 		res.Evicted, res.Nominated = s.postFilterPod(p, r, fitErr)
 		s.explainer.finish(s, r, "")
 		wakeOn := p.wakeOn(fitErr)
@@ -158,10 +158,10 @@ func (s *Scheduler) failReserve(it *queue.Item[entry], p *profile, r *podRecord,
 	s.nominations.clear(r)
 	s.explainer.finish(s, r, "")
 	if st.Code() == fw.Error {
-		res.Status = NewStatus(Error, r.reason)
+		res.Status = NewStatus(Error, r.reasonText())
 		return s.queue.BackOff(it.Key, s.now, s.clusterEventVersion, true)
 	}
-	res.Status = NewStatus(Unschedulable, r.reason)
+	res.Status = NewStatus(Unschedulable, r.reasonText())
 	return s.queue.ParkFor(it.Key, s.now, s.clusterEventVersion, p.wakeOn(fit))
 }
 

@@ -112,7 +112,8 @@ type Scheduler struct {
 	limitRanges map[string][]cluster.LimitRange
 	quotas      map[string][]*quotaRecord
 
-	observers []Observer
+	observers []observer
+	wanted    kindSet // the kinds some observer reads
 	// pause is WithPause's; paused is set when it asked for a pause, and
 	// ends the run in progress after its step
 	pause     func(Event) bool

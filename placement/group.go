@@ -359,7 +359,11 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 		if !bound.mayFit(snap, &placements[i]) {
 			continue
 		}
+		// all or nothing: a failure in a placement but the first is
+		// never reported
+		gs.Pods.unreported = i != 0
 		res := gs.evaluate(snap, req, &placements[i], true)
+		gs.Pods.unreported = false
 		if res.Err != nil {
 			return res
 		}

@@ -96,6 +96,11 @@ type PodScheduler struct {
 	pointwise  []fw.PointwiseNormalizer
 	normalizer []fw.ScoreNormalizer
 	nodeLocal  []bool // the filter reads only its node
+	// unreported is set while a group is placed where a failure is
+	// never reported (a gang's placement after the first): a pod that
+	// fits no node there gets a FitError without node statuses, which
+	// would only be copied and dropped.
+	unreported bool
 
 	state      *fw.CycleState
 	feasible   []int
@@ -393,6 +398,9 @@ func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 	}
 	switch len(ps.feasible) {
 	case 0:
+		if ps.unreported && candidates != nil {
+			return -1, &fw.FitError{Pod: pod.Key(), NumAllNodes: n}
+		}
 		fit := ps.fitError(pod, n)
 		if t != nil && candidates == nil {
 			ps.rememberFailure(snap, t, fit)

@@ -289,19 +289,20 @@ func appendJSONString(b []byte, s string, err error) ([]byte, error) {
 }
 
 // recorder keeps what a Result needs from the event stream beyond the
-// scheduler's final state: the evictions in order and the counts. Pods'
+// scheduler's final state and counts: the evictions in order and the
+// refusals. It reads only those two kinds, so the scheduler builds no
+// other event for it (a busy cluster's failed cycles cost their events'
+// reasons only when someone reads them). Pods'
 // states are read from the scheduler at the end, which keeps every pod's
 // record: a million pods cost no second map.
 type recorder struct {
 	evictions []EvictionResult
-	stats     gangsim.Stats
 	rejected  map[cluster.PodKey]string // the last refusal of each pod admission refused
 }
 
 func newRecorder() *recorder { return &recorder{} }
 
 func (r *recorder) observe(e gangsim.Event) {
-	r.stats.Observe(e)
 	switch e.Kind {
 	case gangsim.EventPodEvicted:
 		r.evictions = append(r.evictions, EvictionResult{Pod: e.Pod.Key().Display(), Node: e.Node, By: e.By.Display(), ByKind: e.By.Kind.String(), At: e.At.String()})
@@ -347,8 +348,9 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, f *fleet) *Result 
 		}
 		res.PodGroups = append(res.PodGroups, gres)
 	}
-	res.Stats.Scheduled, res.Stats.Evictions, res.Stats.Cycles = r.stats.Scheduled, r.stats.Evictions, r.stats.Cycles
-	res.Stats.PDBViolations = r.stats.PDBViolations
+	st := s.Stats()
+	res.Stats.Scheduled, res.Stats.Evictions, res.Stats.Cycles = st.Scheduled, st.Evictions, st.Cycles
+	res.Stats.PDBViolations = st.PDBViolations
 	res.Stats.SimulatedTime = s.Now().String()
 	for _, key := range sc.Explain {
 		res.Explanations = append(res.Explanations, explanation(s, key))

@@ -33,7 +33,7 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 		return nil, ErrNilScenario
 	}
 	rec := newRecorder()
-	own := []gangsim.Option{gangsim.WithObserver(rec.observe)}
+	own := []gangsim.Option{gangsim.WithObserverOf(rec.observe, gangsim.EventPodEvicted, gangsim.EventPodRejected)}
 	if len(sc.Explain) > 0 {
 		own = append(own, gangsim.WithExplain(sc.Explain...))
 	}

@@ -46,6 +46,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	nodes := fs.Int("nodes", 0, "nodes (0: the size's)")
 	pods := fs.Int("pods", 0, "pods (0: the size's)")
 	hours := fs.Float64("hours", 0, "hours of arrivals (0: the size's)")
+	services := fs.Float64("services", 0, "share of single-pod entries that are services, which never end (0: 0.05)")
 	out := fs.String("o", "", "write to this file instead of standard output")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -68,6 +69,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *hours != 0 {
 		c.Hours = *hours
+	}
+	if *services != 0 {
+		c.Services = *services
 	}
 	if *out == "" {
 		return synthetic.Write(stdout, c)

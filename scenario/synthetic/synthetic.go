@@ -24,7 +24,18 @@ type Config struct {
 	// Budgets is the number of services that get a disruption budget; 0
 	// means one per hundred nodes, a negative number none.
 	Budgets int
+	// Services is the share of the single-pod entries that are services,
+	// which never end; 0 means DefaultServices. Services hold their nodes
+	// for good, so this share sets how long the cluster takes to work off
+	// its backlog (docs/synthetic.md).
+	Services float64
 }
+
+// DefaultServices is the share of single-pod entries that are services
+// when Config.Services is 0: with it, the reference size works off its
+// backlog in about twice its arrival window (some 150 simulated hours
+// for three days of arrivals), as the clusters the mix is modelled on do.
+const DefaultServices = 0.05
 
 // The three sizes.
 var (
@@ -63,7 +74,6 @@ const (
 	failedShare   = 0.04   // of the nodes
 	returnShare   = 0.6625 // of the failed nodes
 	drainedShare  = 0.0335 // of the nodes
-	serviceShare  = 0.30   // of the single-pod entries
 	criticalShare = 0.10
 	maxPods       = 10_000_000
 	maxNodes      = 1_000_000
@@ -82,6 +92,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Budgets == 0 {
 		c.Budgets = max(1, c.Nodes/100)
 	}
+	if c.Services == 0 {
+		c.Services = DefaultServices
+	}
 	switch {
 	case c.Nodes < 0 || c.Nodes > maxNodes:
 		return c, fmt.Errorf("%w: nodes %d is not between 1 and %d", ErrConfig, c.Nodes, maxNodes)
@@ -89,6 +102,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: pods %d is not between 1 and %d", ErrConfig, c.Pods, maxPods)
 	case !(c.Hours > 0 && c.Hours <= 24*365):
 		return c, fmt.Errorf("%w: hours %v is not above 0 and at most a year", ErrConfig, c.Hours)
+	case !(c.Services > 0 && c.Services <= 1-criticalShare):
+		return c, fmt.Errorf("%w: services %v is not above 0 and at most %v", ErrConfig, c.Services, 1-criticalShare)
 	}
 	return c, nil
 }
@@ -180,7 +195,7 @@ func (g *generator) workloads(f *file) {
 		n := 1 + g.rng.IntN(10)
 		p := g.pod(fmt.Sprintf("p%d", len(f.Pods)), when, n)
 		switch r := g.rng.Float64(); {
-		case r < serviceShare:
+		case r < g.c.Services:
 			services++
 			app := fmt.Sprintf("svc-%d", services)
 			p.Name = app
@@ -190,7 +205,7 @@ func (g *generator) workloads(f *file) {
 			if services <= g.c.Budgets {
 				f.Budgets = append(f.Budgets, budget{Name: app, Selector: map[string]string{"app": app}, MinAvailable: "50%"})
 			}
-		case r < serviceShare+criticalShare:
+		case r < g.c.Services+criticalShare:
 			p.PriorityClassName = "critical"
 		default:
 			p.PriorityClassName = "batch"

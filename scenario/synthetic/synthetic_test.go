@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/scenario"
 	"github.com/gangsim/gangsim/scenario/synthetic"
 )
@@ -72,8 +73,9 @@ func TestSameConfigSameBytes(t *testing.T) {
 }
 
 // TestSmallRuns runs the small size to its end on two seeds: the file
-// is valid, the cluster oversubscribed (pods pending, evictions by the
-// higher classes), the gangs placed somewhere.
+// is valid, the cluster oversubscribed (gangs and pods found no room,
+// higher classes evicted lower ones, the backlog outlasted the arrivals
+// by more than a day), the gangs placed somewhere.
 func TestSmallRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a three-day run")
@@ -82,10 +84,18 @@ func TestSmallRuns(t *testing.T) {
 		c := synthetic.Small
 		c.Seed = seed
 		sc, _ := load(t, c)
-		res, err := sc.Run()
+		groupsFailed := 0
+		res, err := sc.Run(gangsim.WithObserver(func(e gangsim.Event) {
+			if e.Kind == gangsim.EventGroupFailed {
+				groupsFailed++
+			}
+		}))
 		require.NoError(t, err)
 		require.Positive(t, res.Stats.Evictions)
-		require.Positive(t, res.Stats.Pending)
+		require.Positive(t, groupsFailed)
+		end, err := time.ParseDuration(res.Stats.SimulatedTime)
+		require.NoError(t, err)
+		require.Greater(t, end, 96*time.Hour, "the backlog outlasts the 72 hours of arrivals")
 		bound := 0
 		for _, g := range res.PodGroups {
 			for _, c := range g.Conditions {
@@ -99,7 +109,7 @@ func TestSmallRuns(t *testing.T) {
 }
 
 func TestBadConfig(t *testing.T) {
-	for _, c := range []synthetic.Config{{Nodes: -1}, {Pods: -5}, {Hours: -1}} {
+	for _, c := range []synthetic.Config{{Nodes: -1}, {Pods: -5}, {Hours: -1}, {Services: -0.1}, {Services: 0.95}} {
 		require.ErrorIs(t, synthetic.Write(&bytes.Buffer{}, c), synthetic.ErrConfig)
 	}
 	_, err := synthetic.Sized("huge", 1)
