@@ -34,12 +34,31 @@ func (s *Scheduler) buildTree(ref podgroup.Ref) *placement.TreeNode {
 
 // leafRequest describes a PodGroup's pending pods (in cycle order) for the
 // placement algorithm.
+//
+// pending is s.pending(gr): its pods are kept with it while the members
+// stay, and Nominated is made only when one of them is nominated.
 func (s *Scheduler) leafRequest(gr *groupRecord, pending []*podRecord) *placement.GroupRequest {
-	g := &fw.Group{Ref: podgroup.Ref{Key: gr.group.Key()}, PodGroup: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: s.scheduledNodes(gr)}
+	m := s.memberMemo(gr)
+	if m.infos == nil {
+		m.infos = make([]*cluster.PodInfo, len(pending))
+		for i, r := range pending {
+			m.infos[i] = r.info
+		}
+	}
+	g := &fw.Group{Ref: podgroup.Ref{Key: gr.group.Key()}, PodGroup: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: s.scheduledNodes(gr),
+		Pods: m.infos[:len(m.infos):len(m.infos)]}
 	req := &placement.GroupRequest{Group: g}
-	for _, r := range pending {
-		g.Pods = append(g.Pods, r.info)
-		req.Nominated = append(req.Nominated, s.nominations.index(r))
+	for i, r := range pending {
+		if r.nominated == "" {
+			continue
+		}
+		if req.Nominated == nil {
+			req.Nominated = make([]int, len(pending))
+			for j := range req.Nominated {
+				req.Nominated[j] = -1
+			}
+		}
+		req.Nominated[i] = s.nominations.index(r)
 	}
 	return req
 }

@@ -149,10 +149,10 @@ type podRecord struct {
 	// reasonFit is set while reason is lastFit's message not made yet:
 	// a failed gang member's message is made when someone reads it
 	// (reasonText), not at every retry
-	reasonFit     bool
-	lastFit       *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
-	shape         podShape     // the KnownFailures shortcut's (known_failures.go)
-	profile       int32        // see profileOf; 0 until looked up
+	reasonFit bool
+	lastFit   *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
+	shape     podShape     // the KnownFailures shortcut's (known_failures.go)
+	profile   int32        // see profileOf; 0 until looked up
 }
 
 // ended reports whether the pod's life is over: it succeeded or was
@@ -198,6 +198,7 @@ type groupRecord struct {
 type memberMemo struct {
 	version   uint64 // the group's version + 1 when taken (0: nothing kept)
 	pending   []*podRecord
+	infos     []*cluster.PodInfo // pending's pods, for placement (read-only)
 	scheduled []string
 	valid     string // validateRoot's answer for a root PodGroup
 	validSet  bool

@@ -40,11 +40,15 @@ const (
 	// VictimUnits keeps a node's victim units while it holds the same
 	// pods, none of them in a group (victim_units.go).
 	VictimUnits
+	// KnownGroupFailures passes over, in a gang's search, the placements
+	// its last search found infeasible while their nodes hold what they
+	// held and carry the same nominations (placement/known_groups.go).
+	KnownGroupFailures
 
-	allShortcuts = FilterMemo | MemoTree | KnownFailures | DryRunMemo | RememberedCandidates | VictimUnits
+	allShortcuts = FilterMemo | MemoTree | KnownFailures | DryRunMemo | RememberedCandidates | VictimUnits | KnownGroupFailures
 )
 
-var shortcutNames = []string{"FilterMemo", "MemoTree", "KnownFailures", "DryRunMemo", "RememberedCandidates", "VictimUnits"}
+var shortcutNames = []string{"FilterMemo", "MemoTree", "KnownFailures", "DryRunMemo", "RememberedCandidates", "VictimUnits", "KnownGroupFailures"}
 
 // String names the shortcuts in sc, joined by "|".
 func (sc Shortcut) String() string {
@@ -77,7 +81,7 @@ func (s *Scheduler) uses(sc Shortcut) bool { return s.shortcutsOff&sc == 0 }
 // placementShortcuts are the shortcuts of the pod scan, as placement
 // takes them.
 func (s *Scheduler) placementShortcuts() placement.Shortcuts {
-	return placement.Shortcuts{NoMemo: !s.uses(FilterMemo), NoTree: !s.uses(MemoTree)}
+	return placement.Shortcuts{NoMemo: !s.uses(FilterMemo), NoTree: !s.uses(MemoTree), NoKnownGroups: !s.uses(KnownGroupFailures)}
 }
 
 // ShortcutStats counts the answers the scheduler's own shortcuts gave
@@ -93,6 +97,9 @@ type ShortcutStats struct {
 	DryRunNodesKnown, DryRunNodesSkipped int
 	// RememberedCandidates are candidates taken again.
 	RememberedCandidates int
+	// GroupPlacementsKnown are placements a gang's search passed over
+	// as known to fail (KnownGroupFailures).
+	GroupPlacementsKnown int
 }
 
 // ShortcutStats returns how often each shortcut answered so far.
@@ -100,5 +107,9 @@ func (s *Scheduler) ShortcutStats() ShortcutStats {
 	if s == nil {
 		return ShortcutStats{}
 	}
-	return s.shortcutStats
+	st := s.shortcutStats
+	for _, p := range s.profiles {
+		st.GroupPlacementsKnown += p.groups.KnownPlacements()
+	}
+	return st
 }

@@ -145,6 +145,21 @@ type Signer interface {
 	Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool)
 }
 
+// PodLocal is a plugin that can tell, for one pod on the snapshot as it
+// is, that everything it does for that pod at each of its extension
+// points (PreFilter and Filter, PreScore and Score, Reserve) reads only
+// the pod and the node it is given, and keeps nothing between calls: its
+// answers on a set of nodes then depend on those nodes alone. A gang that
+// failed in a placement fails there again while the placement's nodes
+// stay as they were (the KnownGroupFailures shortcut), so long as every
+// plugin of its profile is PodLocal for each of its pods, or a Signer
+// that signs the pod (a Signer is PodLocal at Filter and Score by its
+// contract; at Reserve it must say so). A plugin that declares neither
+// makes every such search run in full.
+type PodLocal interface {
+	PodLocalFor(pod *cluster.PodInfo, snap *cluster.Snapshot) bool
+}
+
 // NodeLocal is a filter plugin whose Filter reads only the node it is given
 // and the pod (and no PreFilter state derived from other nodes). Preemption
 // then checks a victim only against the preemptor pods on the victim's own

@@ -191,6 +191,7 @@ type GroupScheduler struct {
 	Scorers   []WeightedPlacementScorer
 
 	spare []candidate // scheduleBestFirst's candidates, reused; nil while in use
+	known knownGroups // the KnownGroupFailures shortcut's (known_groups.go)
 }
 
 // candidate is one evaluated placement.
@@ -252,7 +253,7 @@ func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, par
 	need := gs.quorum(&req)
 	bound := newQuorumBound(&req, need)
 	if need == len(req.Group.Pods) && len(placements) > 1 && gs.scoresIgnoreNodes() {
-		return gs.scheduleBestFirst(snap, &req, placements, bound)
+		return gs.scheduleBestFirst(snap, &req, placements, parent, bound)
 	}
 	var first *GroupResult
 	var feasible []candidate
@@ -330,7 +331,10 @@ func (gs *GroupScheduler) scoresIgnoreNodes() bool {
 // (generation order among equals) and the first feasible one is the one
 // evaluating them all would pick. The cost per group is then one
 // simulation in the usual case, not one per domain.
-func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRequest, placements []fw.Placement, bound quorumBound) GroupResult {
+//
+// A placement the search found infeasible before and whose nodes did not
+// change since is passed over (knownGroups).
+func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRequest, placements []fw.Placement, parent fw.Placement, bound quorumBound) GroupResult {
 	all := make([]fw.Assignment, len(req.Group.Pods))
 	for i, p := range req.Group.Pods {
 		all[i] = fw.Assignment{Pod: p, Node: -1}
@@ -354,31 +358,63 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(totals[b], totals[a]) })
+	known := gs.knownGroup(snap, req, placements, parent)
 	var first *GroupResult
 	for _, i := range order {
 		if !bound.mayFit(snap, &placements[i]) {
 			continue
 		}
+		if known != nil && known.holds(gs.Pods, snap, i, &placements[i]) {
+			known.pass(gs.Pods, i)
+			gs.known.hits++
+			if i == 0 {
+				first = known.first
+			}
+			continue
+		}
 		// all or nothing: a failure in a placement but the first is
 		// never reported
 		gs.Pods.unreported = i != 0
+		scans := gs.Pods.scans
 		res := gs.evaluate(snap, req, &placements[i], true)
 		gs.Pods.unreported = false
 		if res.Err != nil {
 			return res
 		}
 		if res.Feasible {
+			if known != nil {
+				gs.forget(req.Group)
+			}
 			return res // the best: its reservations were kept
+		}
+		if known != nil {
+			known.remember(gs.Pods, snap, i, &placements[i], &res, gs.Pods.scans != scans)
 		}
 		if i == 0 {
 			first = &res
 		}
 	}
 	if first == nil { // the first placement was pruned: its status is still the one reported
-		res := gs.evaluate(snap, req, &placements[0], false)
-		first = &res
+		first = gs.evaluateFirst(snap, req, &placements[0], known)
 	}
 	return noPlacement(*first, len(placements))
+}
+
+// evaluateFirst is the evaluation of a search's first placement, which a
+// search that found nothing reports, when it was pruned: from what is
+// known of it, or evaluated.
+func (gs *GroupScheduler) evaluateFirst(snap *cluster.Snapshot, req *GroupRequest, p *fw.Placement, known *knownGroup) *GroupResult {
+	if known != nil && known.holds(gs.Pods, snap, 0, p) {
+		known.pass(gs.Pods, 0)
+		gs.known.hits++
+		return known.first
+	}
+	scans := gs.Pods.scans
+	res := gs.evaluate(snap, req, p, false)
+	if known != nil {
+		known.remember(gs.Pods, snap, 0, p, &res, gs.Pods.scans != scans)
+	}
+	return &res
 }
 
 // quorum is what the PlacementFeasible plugins need placed at least, when

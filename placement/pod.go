@@ -101,6 +101,12 @@ type PodScheduler struct {
 	// fits no node there gets a FitError without node statuses, which
 	// would only be copied and dropped.
 	unreported bool
+	// locals are the profile's plugins as the KnownGroupFailures
+	// shortcut judges them (localFor); scans counts filter scans, whose
+	// effect on nextStart a search that skips one replays.
+	locals []localPlugin
+	scans  int
+	sig    []byte
 
 	state      *fw.CycleState
 	feasible   []int
@@ -127,6 +133,9 @@ type Shortcuts struct {
 	// NoTree scans node by node where the memo tree (memotree.go) would
 	// find the scan's pick without visiting the nodes.
 	NoTree bool
+	// NoKnownGroups evaluates every placement of a gang's search, even
+	// one that failed before on nodes unchanged since (known_groups.go).
+	NoKnownGroups bool
 }
 
 // NewPodScheduler returns a PodScheduler running plugins; percentage is
@@ -144,6 +153,7 @@ func NewPodScheduler(plugins PodPlugins, percentage int32, shortcuts Shortcuts) 
 		_, local := f.(fw.NodeLocal)
 		ps.nodeLocal = append(ps.nodeLocal, local || sg != nil)
 	}
+	ps.locals = localPlugins(plugins)
 	for _, ws := range plugins.Score {
 		pre := indexOf(plugins.PreScore, ws.Plugin.Name())
 		ps.scorePre = append(ps.scorePre, pre)
@@ -442,6 +452,7 @@ func (ps *PodScheduler) scan(snap *cluster.Snapshot, pod *cluster.PodInfo, candi
 	}
 	ps.feasible, ps.rejections = ps.feasible[:0], ps.rejections[:0]
 	start := ps.nextStart % n
+	ps.scans++
 	var processed int
 	if t == nil {
 		processed = ps.scanLive(snap, pod, candidates, n, start, want)

@@ -533,6 +533,17 @@ func (pl *DynamicResources) allocationOn(s *stateData, ni *cluster.NodeInfo) ([]
 	return r, nil
 }
 
+// PodLocalFor reports that the plugin does nothing for the pod: it has
+// no claims and requests no extended resource a device could serve, so
+// its Filter passes every node and its Reserve allocates nothing
+// (framework.PodLocal).
+func (pl *DynamicResources) PodLocalFor(pod *cluster.PodInfo, _ *cluster.Snapshot) bool {
+	p := pod.Pod()
+	return len(p.ResourceClaims) == 0 && !p.Requests.HasScalars()
+}
+
+var _ fw.PodLocal = (*DynamicResources)(nil)
+
 // Sign appends what the pod's verdicts depend on besides the node: the
 // classes' version and, per claim, its spec and where it is allocated.
 func (pl *DynamicResources) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {

@@ -362,6 +362,15 @@ func appendTerm(sig []byte, t *affinityTerm) []byte {
 	return append(sig, ';')
 }
 
+// PodLocalFor reports that the plugin does nothing for the pod: it has
+// no pod affinity or anti-affinity terms, and no pod in the cluster has
+// any (framework.PodLocal).
+func (pl *InterPodAffinity) PodLocalFor(pod *cluster.PodInfo, snap *cluster.Snapshot) bool {
+	return !pod.HasPodAffinity() && !pod.HasRequiredAntiAffinity() && snap.PodsWithAffinity() == 0 && snap.PodsWithRequiredAntiAffinity() == 0
+}
+
+var _ fw.PodLocal = (*InterPodAffinity)(nil)
+
 // PreFilter prepares the counts, or skips when the pod has no required
 // terms and no existing pod's required anti-affinity selects it.
 func (pl *InterPodAffinity) PreFilter(state *fw.CycleState, pod *cluster.PodInfo, snap *cluster.Snapshot) *fw.Status {

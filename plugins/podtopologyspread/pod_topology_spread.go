@@ -490,6 +490,15 @@ func (pl *PodTopologySpread) Filter(state *fw.CycleState, _ *cluster.PodInfo, no
 	return nil
 }
 
+// PodLocalFor reports that the plugin does nothing for the pod: it has
+// no spread constraints, its own or defaults (framework.PodLocal).
+func (pl *PodTopologySpread) PodLocalFor(pod *cluster.PodInfo, _ *cluster.Snapshot) bool {
+	hard, soft, _ := pl.constraintsOf(pod.Pod())
+	return len(hard) == 0 && len(soft) == 0
+}
+
+var _ fw.PodLocal = (*PodTopologySpread)(nil)
+
 // PreScoreSkips reports that the pod has no soft constraints (its own, or
 // defaults): PreScore would skip it.
 func (pl *PodTopologySpread) PreScoreSkips(pod *cluster.PodInfo) bool {

@@ -1,0 +1,130 @@
+package gangsim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/podgroup"
+)
+
+// gangRun is one random gang-heavy cluster: what gangCluster draws and
+// how it runs.
+type gangRun struct {
+	off        Shortcut
+	unobserved bool // no observer: reasons are made only when read
+	checked    bool // invariants checked after every cycle
+}
+
+// gangCluster runs a busy cluster of racks and blocks drawn from seed,
+// full of gangs (rack, block or no topology key, three priorities, so
+// that gangs preempt and are nominated), with lone pods, a few of them
+// with pod anti-affinity (which makes a gang's search depend on more
+// than its placement's nodes while they run), nodes failing, cordoned
+// and drained. It returns the event stream as text and every pod's
+// final status.
+func gangCluster(t *testing.T, seed uint64, how gangRun) ([]string, []PodStatus, ShortcutStats) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 31))
+	var events []string
+	opts := []Option{WithoutShortcuts(how.off)}
+	if !how.unobserved {
+		opts = append(opts, eventLog(&events))
+	}
+	s, err := New(Config{CheckInvariants: how.checked, TerminationGracePeriod: new(time.Duration(rng.IntN(40)) * time.Second)}, opts...)
+	require.NoError(t, err)
+	racks, perRack := 4+rng.IntN(8), 3+rng.IntN(4)
+	var names []string
+	for r := range racks {
+		for i := range perRack {
+			cpu := int64(4000 * (1 + rng.IntN(2)))
+			n := cluster.Node{Name: fmt.Sprintf("r%02d-n%d", r, i), Labels: map[string]string{"rack": fmt.Sprintf("rack-%02d", r), "block": fmt.Sprintf("block-%d", r/3)},
+				Allocatable: cluster.NewResources(cpu, cpu<<20, 20)}
+			require.NoError(t, s.AddNode(n))
+			names = append(names, n.Name)
+		}
+	}
+	at := time.Duration(0)
+	for i := range 100 + rng.IntN(100) {
+		at += time.Duration(rng.IntN(90)) * time.Second
+		require.NoError(t, s.RunUntil(at))
+		prio := new([]int32{0, 100, 1000}[rng.IntN(3)])
+		cpu := int64(500 * (1 + rng.IntN(6)))
+		run := time.Duration(60+rng.IntN(5400)) * time.Second
+		switch k := rng.IntN(20); {
+		case k < 9:
+			g := fmt.Sprintf("g%03d", i)
+			size := 2 + rng.IntN(5)
+			require.NoError(t, s.AddPodGroup(podgroup.PodGroup{Name: g, Policy: podgroup.Gang, MinCount: int32(size), Priority: prio,
+				TopologyKey: []string{"", "rack", "rack", "block"}[rng.IntN(4)], DisruptionMode: []podgroup.DisruptionMode{podgroup.DisruptAll, ""}[rng.IntN(2)]}))
+			for m := range size {
+				require.NoError(t, s.AddPod(cluster.Pod{Name: fmt.Sprintf("%s-%d", g, m), PodGroup: g, Priority: prio, Requests: cluster.NewResources(cpu, cpu<<20, 0)}, run))
+			}
+		case k < 18:
+			p := cluster.Pod{Name: fmt.Sprintf("p%03d", i), Priority: prio, Requests: cluster.NewResources(cpu, cpu<<20, 0), Labels: map[string]string{"app": "web"}}
+			if k == 17 {
+				p.Affinity = &cluster.Affinity{PodAntiAffinity: &cluster.PodAffinity{Required: []cluster.PodAffinityTerm{
+					{TopologyKey: "rack", LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}}}
+				run = time.Duration(60+rng.IntN(600)) * time.Second
+			}
+			require.NoError(t, s.AddPod(p, run))
+		default:
+			n := names[rng.IntN(len(names))]
+			if _, ok := s.Node(n); !ok {
+				continue
+			}
+			switch rng.IntN(3) {
+			case 0:
+				require.NoError(t, s.RemoveNode(n))
+			case 1:
+				require.NoError(t, s.CordonNode(n))
+			default:
+				require.NoError(t, s.DrainNode(n))
+			}
+		}
+	}
+	require.NoError(t, s.RunUntil(at+6*time.Hour))
+	var pods []PodStatus
+	for p := range s.Pods() {
+		pods = append(pods, p)
+	}
+	return events, pods, s.ShortcutStats()
+}
+
+// KnownGroupFailures keeps every decision: on random gang-heavy
+// clusters, the event stream and every pod's final status (its reason
+// included) are the same with the shortcut and without it, observed or
+// not; and it answers on the way.
+func TestKnownGroupFailuresKeepDecisions(t *testing.T) {
+	seeds := uint64(6)
+	if raceOn || testing.Short() {
+		seeds = 2
+	}
+	known := 0
+	for seed := range seeds {
+		want, wantPods, st := gangCluster(t, seed, gangRun{})
+		known += st.GroupPlacementsKnown
+		got, gotPods, off := gangCluster(t, seed, gangRun{off: KnownGroupFailures})
+		require.Zero(t, off.GroupPlacementsKnown)
+		if !slices.Equal(want, got) {
+			for i := range min(len(want), len(got)) {
+				require.Equal(t, want[i], got[i], "seed %d: first difference at event %d", seed, i)
+			}
+			require.Equal(t, len(want), len(got), "seed %d", seed)
+		}
+		require.Equal(t, wantPods, gotPods, "seed %d", seed)
+		_, quiet, _ := gangCluster(t, seed, gangRun{unobserved: true})
+		require.Equal(t, wantPods, quiet, "seed %d: unobserved, the reasons made when read", seed)
+		if seed == 0 {
+			_, checked, _ := gangCluster(t, seed, gangRun{checked: true})
+			require.Equal(t, wantPods, checked, "seed %d: with invariants checked", seed)
+		}
+	}
+	t.Logf("placements passed over: %d", known)
+	require.Positive(t, known, "no placement passed over: the test says little")
+}

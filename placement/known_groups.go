@@ -1,0 +1,210 @@
+package placement
+
+import (
+	"slices"
+	"unsafe"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/podgroup"
+)
+
+// knownGroups (the KnownGroupFailures shortcut) remembers, per group, the
+// placements its last all-or-nothing search found infeasible, with the
+// state their nodes were in then. In a busy cluster a gang that found no
+// room is retried after nearly every change, and most of its placements
+// (a rack, a block) are untouched by it: while a placement's nodes hold
+// what they held and carry the same nominations, its evaluation would
+// fail the same way, so the search passes over it, and a retry costs the
+// placements that changed, not all of them.
+//
+// It answers only where an evaluation depends on its placement's nodes
+// alone: the group is placed at the top (no parent placement), none of
+// its pods is nominated or explained, every plugin of the profile is
+// local for each of its pods (PodScheduler.localFor), every
+// PlacementFeasible plugin is framework.Stateless, and every filter scan
+// of the placement visits all its nodes (PodScheduler.scansAll), so that
+// where the last scan stopped changes nothing but the next scan's start,
+// which a pass replays.
+type knownGroups struct {
+	byKey map[string]*knownGroup
+	hits  int // placements passed over
+}
+
+// maxKnownGroups bounds the groups remembered; past it, all are
+// forgotten.
+const maxKnownGroups = 4096
+
+// knownGroup is one group's last search: the request it was for and, per
+// generated placement, what is known of it.
+type knownGroup struct {
+	snap                 *cluster.Snapshot
+	nodeSet, nodeVersion int64
+	podGroup             *podgroup.PodGroup
+	composite            *podgroup.CompositePodGroup
+	pods                 []*cluster.PodInfo
+	scheduled            int
+	scheduledNodes       []string
+	places               []knownPlace // by generation index
+	first                *GroupResult // placement 0's result, once known
+}
+
+// knownPlace is a placement found infeasible, and its nodes as they were.
+type knownPlace struct {
+	known  bool
+	name   string
+	nodes  []int    // the placement's nodes (read-only)
+	stamps []uint64 // Snapshot.Stamp of each node
+	noms   []nomID  // the nominations of each node; nil when none had any
+	scans  bool     // its evaluation ran a filter scan
+}
+
+// nomID tells a node's nomination lists apart, as Nominations promises:
+// a list never changes, a change makes a new one.
+type nomID struct {
+	first **cluster.PodInfo
+	n     int
+}
+
+func nomsOf(list []*cluster.PodInfo) nomID {
+	return nomID{first: unsafe.SliceData(list), n: len(list)}
+}
+
+// knownGroup returns what is known of req's search among placements (on
+// the top placement), emptied when the request or the node list changed;
+// nil when the shortcut cannot answer it.
+func (gs *GroupScheduler) knownGroup(snap *cluster.Snapshot, req *GroupRequest, placements []fw.Placement, parent fw.Placement) *knownGroup {
+	ps := gs.Pods
+	if ps.shortcuts.NoKnownGroups || parent.Nodes != nil || !allStateless(gs.Feasible) {
+		return nil
+	}
+	g := req.Group
+	for i, pod := range g.Pods {
+		if req.nominated(i) >= 0 || ps.Explain != nil && ps.Explain(pod) || !ps.localFor(pod, snap) {
+			return nil
+		}
+	}
+	k := &gs.known
+	kg := k.byKey[g.Ref.Key]
+	if kg == nil || !kg.sameRequest(snap, g, len(placements)) {
+		if k.byKey == nil || len(k.byKey) >= maxKnownGroups {
+			k.byKey = map[string]*knownGroup{}
+		}
+		kg = &knownGroup{snap: snap, nodeSet: snap.NodeSetVersion(), nodeVersion: snap.NodeVersion(),
+			podGroup: g.PodGroup, composite: g.Composite, pods: slices.Clone(g.Pods),
+			scheduled: g.Scheduled, scheduledNodes: slices.Clone(g.ScheduledNodes),
+			places: make([]knownPlace, len(placements))}
+		k.byKey[g.Ref.Key] = kg
+	}
+	return kg
+}
+
+// forget drops what is known of a group's search (it found a placement).
+func (gs *GroupScheduler) forget(g *fw.Group) {
+	delete(gs.known.byKey, g.Ref.Key)
+}
+
+// sameRequest reports whether the search kg remembers was for the same
+// pods in the same order, with the same members scheduled, on the same
+// nodes and snapshot.
+func (kg *knownGroup) sameRequest(snap *cluster.Snapshot, g *fw.Group, placements int) bool {
+	return kg.snap == snap && kg.nodeSet == snap.NodeSetVersion() && kg.nodeVersion == snap.NodeVersion() &&
+		kg.podGroup == g.PodGroup && kg.composite == g.Composite && kg.scheduled == g.Scheduled &&
+		len(kg.places) == placements && slices.Equal(kg.pods, g.Pods) && slices.Equal(kg.scheduledNodes, g.ScheduledNodes)
+}
+
+// holds reports whether placement i is known to be infeasible now: it was,
+// and its nodes hold what they held then, with the same nominations.
+func (kg *knownGroup) holds(ps *PodScheduler, snap *cluster.Snapshot, i int, p *fw.Placement) bool {
+	kp := &kg.places[i]
+	if !kp.known || kp.name != p.Name || !sameNodes(kp.nodes, p.Nodes) {
+		return false
+	}
+	for j, node := range kp.nodes {
+		if snap.Stamp(node) != kp.stamps[j] {
+			return false
+		}
+	}
+	noms := ps.Nominations
+	switch {
+	case kp.noms != nil:
+		for j, node := range kp.nodes {
+			if nomsOf(noms.NominatedTo(node)) != kp.noms[j] {
+				return false
+			}
+		}
+	case noms != nil && !noms.Empty():
+		for _, node := range kp.nodes {
+			if len(noms.NominatedTo(node)) > 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// pass is the effect on ps of the evaluation of placement i that holds
+// passes over: a scan of all n candidates leaves the next start at the
+// old one modulo n.
+func (kg *knownGroup) pass(ps *PodScheduler, i int) {
+	if kp := &kg.places[i]; kp.scans {
+		ps.nextStart %= len(kp.nodes)
+	}
+}
+
+// remember records placement i's evaluation, which failed, when the
+// shortcut can answer it later; scanned tells whether it ran a filter
+// scan. Placement 0's result is kept whole: a search that finds nothing
+// reports it.
+func (kg *knownGroup) remember(ps *PodScheduler, snap *cluster.Snapshot, i int, p *fw.Placement, res *GroupResult, scanned bool) {
+	kp := &kg.places[i]
+	*kp = knownPlace{}
+	if res.Err != nil || res.Feasible || p.Nodes == nil || !ps.scansAll(len(p.Nodes)) {
+		return
+	}
+	kp.known, kp.name, kp.nodes, kp.scans = true, p.Name, p.Nodes, scanned
+	kp.stamps = make([]uint64, len(p.Nodes))
+	for j, node := range p.Nodes {
+		kp.stamps[j] = snap.Stamp(node)
+	}
+	if noms := ps.Nominations; noms != nil && !noms.Empty() {
+		kp.noms = make([]nomID, len(p.Nodes))
+		any := false
+		for j, node := range p.Nodes {
+			list := noms.NominatedTo(node)
+			kp.noms[j] = nomsOf(list)
+			any = any || len(list) > 0
+		}
+		if !any {
+			kp.noms = nil
+		}
+	}
+	if i == 0 {
+		first := *res
+		kg.first = &first
+	}
+}
+
+// sameNodes compares two node lists, cheaply when they are one slice
+// (the generator hands out the same lists while the nodes stay).
+func sameNodes(a, b []int) bool {
+	if len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) {
+		return true
+	}
+	return slices.Equal(a, b)
+}
+
+// allStateless reports whether every PlacementFeasible plugin declares
+// framework.Stateless.
+func allStateless(plugins []fw.PlacementFeasiblePlugin) bool {
+	for _, pl := range plugins {
+		if _, ok := pl.(fw.Stateless); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// KnownPlacements counts the placements the KnownGroupFailures shortcut
+// passed over.
+func (gs *GroupScheduler) KnownPlacements() int { return gs.known.hits }
