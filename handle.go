@@ -57,6 +57,9 @@ func (h *handle) AllUnits() []*preemption.Unit      { return h.s.allUnits() }
 // NominatedNode returns the snapshot index of the node pod is nominated
 // to, or -1.
 func (h *handle) NominatedNode(pod cluster.PodKey) int {
+	if h.s.nominations.none() {
+		return -1 // asked for every pending member of a group at its failures
+	}
 	r := h.s.record(pod)
 	if r == nil {
 		return -1

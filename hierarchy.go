@@ -2,6 +2,7 @@ package gangsim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
@@ -121,9 +122,14 @@ func (s *Scheduler) checkRoot(root podgroup.Ref, leaves []groupID, first *podRec
 // cycle bound pods, else why it failed; a leaf the cycle never reached (an
 // earlier sibling made its composite give up) fails with that reason.
 func (s *Scheduler) explainLeaves(leaves []groupID, out placement.TreeResult, rootMsg string) {
+	next := 0
 	for _, id := range leaves {
 		gr := s.groupRecords.at(id)
-		lr, evaluated := out.Leaves[gr.group.Key()]
+		var lr placement.GroupResult
+		found, at, evaluated := out.Leaf(gr.group.Key(), next)
+		if evaluated {
+			lr, next = *found, at
+		}
 		if !evaluated && rootMsg == "" {
 			continue // under a composite that gave up inside a successful root
 		}
@@ -143,13 +149,10 @@ func (s *Scheduler) explainLeaves(leaves []groupID, out placement.TreeResult, ro
 		if len(lr.Failures) == 0 && msg == "" {
 			continue
 		}
-		failed := make(map[cluster.PodKey]*fw.FitError, len(lr.Failures))
-		for _, f := range lr.Failures {
-			failed[f.Pod.Key()] = f.Err
-		}
 		for _, r := range s.pending(gr) {
-			if fit, ok := failed[r.info.Key()]; ok {
-				s.failFit(r, fit)
+			// a leaf's failures are its first few pods': a list, not a map
+			if i := slices.IndexFunc(lr.Failures, func(f placement.PodFailure) bool { return f.Pod.Key() == r.info.Key() }); i >= 0 {
+				s.failFit(r, lr.Failures[i].Err)
 			} else if msg != "" {
 				s.failAttempt(r, msg)
 			}

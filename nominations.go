@@ -32,6 +32,9 @@ type nominator struct {
 	atValid   bool
 }
 
+// none reports whether no pod is nominated.
+func (n *nominator) none() bool { return len(n.byNode) == 0 }
+
 // maxNominationFeed bounds the feed of changed nominations kept.
 const maxNominationFeed = 1024
 

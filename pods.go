@@ -3,6 +3,7 @@ package gangsim
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gangsim/gangsim/cluster"
@@ -250,14 +251,24 @@ func (s *Scheduler) waitsOnPods(e entry) bool {
 		return waitsOnPods(r.info.Pod())
 	}
 	for _, id := range s.leafRecords(e.root) {
-		gr := s.groupRecords.at(id)
-		for _, id := range gr.pods {
-			if r := s.records.at(id); r.phase == PhasePending && waitsOnPods(r.info.Pod()) {
-				return true
-			}
+		if s.membersWaitOnPods(s.groupRecords.at(id)) {
+			return true
 		}
 	}
 	return false
+}
+
+// membersWaitOnPods reports whether some pending member of gr waits on
+// pods (waitsOnPods), kept while the members stay as they are.
+func (s *Scheduler) membersWaitOnPods(gr *groupRecord) bool {
+	m := s.memberMemo(gr)
+	if m.waits == 0 {
+		m.waits = 1
+		if slices.ContainsFunc(s.pending(gr), func(r *podRecord) bool { return waitsOnPods(r.info.Pod()) }) {
+			m.waits = 2
+		}
+	}
+	return m.waits == 2
 }
 
 // waitsOnPods reports whether a pod's filters may pass once another pod

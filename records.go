@@ -105,7 +105,12 @@ func (s *Scheduler) group(key string) *groupRecord {
 	if s == nil {
 		return nil
 	}
-	return s.groupRecords.at(s.groups[key])
+	// a group cycle looks its root up a few times: the last key is kept
+	// (groups are never taken out of s.groups, so an ID stays good)
+	if key != s.lastGroup.key || s.lastGroup.id == 0 {
+		s.lastGroup.key, s.lastGroup.id = key, s.groups[key]
+	}
+	return s.groupRecords.at(s.lastGroup.id)
 }
 
 // groupOf returns the record of r's PodGroup, or nil when it has none
@@ -202,6 +207,7 @@ type memberMemo struct {
 	scheduled []string
 	valid     string // validateRoot's answer for a root PodGroup
 	validSet  bool
+	waits     int8 // waitsOnPods's answer for the pending members: 0 not known, 1 no, 2 yes
 }
 
 // compositeRecord is the scheduler's record of a CompositePodGroup.

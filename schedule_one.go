@@ -39,6 +39,7 @@ func (s *Scheduler) ScheduleOne() (CycleResult, bool, error) {
 	}
 	var res CycleResult
 	ok, err := s.scheduleOne(&res)
+	res.finishStatus()
 	return res, ok, err
 }
 
@@ -65,7 +66,12 @@ func (s *Scheduler) scheduleOne(res *CycleResult) (bool, error) {
 		err = s.scheduleRoot(it, res)
 		group = groupRef(it.Value.root)
 	}
-	s.emitCycle(pod, group, cycleReason(res.Status))
+	if s.wants(EventCycle) {
+		res.finishStatus()
+		s.emitCycle(pod, group, cycleReason(res.Status))
+	} else {
+		s.stats.count(EventCycle, false)
+	}
 	if err == nil && s.cfg.CheckInvariants {
 		err = s.checkCycle(*res)
 	}
@@ -119,7 +125,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 	idx, fitErr := p.pods.Schedule(s.snap, r.info, nil, s.nominations.index(r))
 	if fitErr != nil {
 		s.failFit(r, fitErr)
-		res.Status = NewStatus(Unschedulable, r.reasonText())
+		res.failedUnschedulable(r)
 		res.Evicted, res.Nominated = s.postFilterPod(p, r, fitErr)
 		s.explainer.finish(s, r, "")
 		wakeOn := p.wakeOn(fitErr)
@@ -161,7 +167,7 @@ func (s *Scheduler) failReserve(it *queue.Item[entry], p *profile, r *podRecord,
 		res.Status = NewStatus(Error, r.reasonText())
 		return s.queue.BackOff(it.Key, s.now, s.clusterEventVersion, true)
 	}
-	res.Status = NewStatus(Unschedulable, r.reasonText())
+	res.failedUnschedulable(r)
 	return s.queue.ParkFor(it.Key, s.now, s.clusterEventVersion, p.wakeOn(fit))
 }
 
@@ -254,7 +260,7 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry], res *CycleResult) error 
 		return s.queue.Done(it.Key)
 	}
 	leaves := s.leafRecords(root)
-	p := s.profileFor(pending[0].info) // kube-scheduler takes the first queued pod's
+	p := s.profileOf(pending[0]) // kube-scheduler takes the first queued pod's
 	if msg := s.validateRoot(root, leaves, pending[0]); msg != "" {
 		return s.errorCycle(it, leaves, pending, msg, res)
 	}

@@ -40,6 +40,22 @@ type CycleResult struct {
 	Evicted []Eviction
 	// Nominated lists the nodes preemption nominated pods to.
 	Nominated []Binding
+
+	// failed is the pod whose failed cycle's Status is still to be made
+	// from its rejections (see finishStatus): a retry nobody watches
+	// formats no message
+	failed *podRecord
+}
+
+// failedUnschedulable ends res as the cycle of r that found no node: its
+// Status, Unschedulable with r's reason, is made when it is read.
+func (res *CycleResult) failedUnschedulable(r *podRecord) { res.failed = r }
+
+// finishStatus makes the Status failedUnschedulable left to be made.
+func (res *CycleResult) finishStatus() {
+	if res.failed != nil {
+		res.Status, res.failed = NewStatus(Unschedulable, res.failed.reasonText()), nil
+	}
 }
 
 // Scheduler simulates kube-scheduler over a cluster in simulated time. It
@@ -54,13 +70,17 @@ type CycleResult struct {
 // in parallel. What it hands out (statuses, evictions, explanations, the
 // configuration, nodes) is a copy, or a read-only view where it says so.
 type Scheduler struct {
-	cfg          Config
-	cache        *cluster.Cache
-	snap         *cluster.Snapshot
-	queue        *queue.Queue[entry]
-	pods         map[cluster.PodKey]podID
-	records      podTable
-	groups       map[string]groupID // by "namespace/name"
+	cfg       Config
+	cache     *cluster.Cache
+	snap      *cluster.Snapshot
+	queue     *queue.Queue[entry]
+	pods      map[cluster.PodKey]podID
+	records   podTable
+	groups    map[string]groupID // by "namespace/name"
+	lastGroup struct {           // the last found in groups (see group)
+		key string
+		id  groupID
+	}
 	groupRecords groupTable
 	composites   map[string]*compositeRecord
 	forest       podgroup.Forest

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/gangsim/gangsim/cluster"
 )
@@ -23,17 +24,21 @@ type FitError struct {
 	// may share one list.
 	Statuses []NodeStatus
 
-	// summary is computed once for the FitErrors of pods that failed
-	// alike (see For); nil until then.
+	// summary holds what Error, Resolvable and Plugins compute from the
+	// statuses, each made at its first read, for the FitErrors of pods
+	// that failed alike (see For); nil until then.
 	summary *fitSummary
 }
 
 // fitSummary is what Error, Resolvable and Plugins compute from the
-// statuses.
+// statuses. Each is made when first read, not when the FitError is
+// shared: a retry nobody watches formats no message. The fields are
+// atomic for the forks of a scheduler (what-if searches) that read a
+// shared FitError from their own goroutines.
 type fitSummary struct {
-	msg        string
-	resolvable []int
-	plugins    []string
+	msg        atomic.Pointer[string]
+	resolvable atomic.Pointer[[]int]
+	plugins    atomic.Pointer[[]string]
 }
 
 // For returns the FitError of another pod that failed exactly as e's did:
@@ -46,13 +51,23 @@ func (e *FitError) For(pod cluster.PodKey) *FitError {
 	return &c
 }
 
-// Summarize computes e's message, resolvable nodes and rejecting plugins
-// once, for a FitError that is read many times (shared by the pods that
-// failed alike); e must not change afterwards.
+// Summarize marks e as read many times (shared by the pods that failed
+// alike): its message, resolvable nodes and rejecting plugins are then
+// computed once each, at their first read; e must not change afterwards.
 func (e *FitError) Summarize() {
 	if e.summary == nil {
-		e.summary = &fitSummary{msg: e.message(), resolvable: e.resolvableNodes(), plugins: e.rejectors()}
+		e.summary = &fitSummary{}
 	}
+}
+
+// once returns *p, made by make and stored at the first call.
+func once[T any](p *atomic.Pointer[T], make func() T) T {
+	if v := p.Load(); v != nil {
+		return *v
+	}
+	v := make()
+	p.CompareAndSwap(nil, &v)
+	return *p.Load()
 }
 
 // Error renders kube-scheduler's message: "0/5 nodes are available: 2
@@ -61,7 +76,7 @@ func (e *FitError) Summarize() {
 // (so "10 ..." comes before "2 ...").
 func (e *FitError) Error() string {
 	if e.summary != nil {
-		return e.summary.msg
+		return once(&e.summary.msg, e.message)
 	}
 	return e.message()
 }
@@ -107,7 +122,7 @@ func (e *FitError) message() string {
 // Read-only: the pods that fail alike share it.
 func (e *FitError) Resolvable() []int {
 	if e.summary != nil {
-		return e.summary.resolvable
+		return once(&e.summary.resolvable, e.resolvableNodes)
 	}
 	return e.resolvableNodes()
 }
@@ -136,7 +151,7 @@ func (e *FitError) resolvableNodes() []int {
 // fail alike share it.
 func (e *FitError) Plugins() []string {
 	if e.summary != nil {
-		return e.summary.plugins
+		return once(&e.summary.plugins, e.rejectors)
 	}
 	return e.rejectors()
 }

@@ -353,23 +353,24 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 	if err != nil {
 		return GroupResult{Err: err, Message: err.Error()}
 	}
-	order := make([]int, len(placements))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(totals[b], totals[a]) })
+	order := bestFirst(totals)
 	known := gs.knownGroup(snap, req, placements, parent)
 	var first *GroupResult
 	for _, i := range order {
-		if !bound.mayFit(snap, &placements[i]) {
-			continue
-		}
+		// a placement known infeasible passed the bound when it was
+		// evaluated, and its nodes are as they were: it passes again
 		if known != nil && known.holds(gs.Pods, snap, i, &placements[i]) {
+			if !known.places[i].bounded {
+				continue // the bound pruned it (evaluateFirst evaluated it): it prunes it again
+			}
 			known.pass(gs.Pods, i)
 			gs.known.hits++
 			if i == 0 {
 				first = known.first
 			}
+			continue
+		}
+		if !bound.mayFit(snap, &placements[i]) {
 			continue
 		}
 		// all or nothing: a failure in a placement but the first is
@@ -388,7 +389,7 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 			return res // the best: its reservations were kept
 		}
 		if known != nil {
-			known.remember(gs.Pods, snap, i, &placements[i], &res, gs.Pods.scans != scans)
+			known.remember(gs.Pods, snap, i, &placements[i], &res, gs.Pods.scans != scans, true)
 		}
 		if i == 0 {
 			first = &res
@@ -398,6 +399,35 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 		first = gs.evaluateFirst(snap, req, &placements[0], known)
 	}
 	return noPlacement(*first, len(placements))
+}
+
+// bestFirst orders the candidates by total score, highest first, the
+// first in generation order among equals (a stable sort). Totals that
+// fit in 43 bits are sorted packed with their index, as plain integers:
+// a gang's search sorts its candidates at every retry.
+func bestFirst(totals []int64) []int {
+	order := make([]int, len(totals))
+	const indexBits, maxTotal = 20, 1 << 43
+	packed := len(totals) < 1<<indexBits
+	for _, t := range totals {
+		packed = packed && t >= 0 && t < maxTotal
+	}
+	if !packed {
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(totals[b], totals[a]) })
+		return order
+	}
+	keys := make([]int64, len(totals))
+	for i, t := range totals {
+		keys[i] = (maxTotal-1-t)<<indexBits | int64(i)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		order[i] = int(k & (1<<indexBits - 1))
+	}
+	return order
 }
 
 // evaluateFirst is the evaluation of a search's first placement, which a
@@ -412,7 +442,7 @@ func (gs *GroupScheduler) evaluateFirst(snap *cluster.Snapshot, req *GroupReques
 	scans := gs.Pods.scans
 	res := gs.evaluate(snap, req, p, false)
 	if known != nil {
-		known.remember(gs.Pods, snap, 0, p, &res, gs.Pods.scans != scans)
+		known.remember(gs.Pods, snap, 0, p, &res, gs.Pods.scans != scans, false)
 	}
 	return &res
 }

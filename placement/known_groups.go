@@ -57,6 +57,9 @@ type knownPlace struct {
 	stamps []uint64 // Snapshot.Stamp of each node
 	noms   []nomID  // the nominations of each node; nil when none had any
 	scans  bool     // its evaluation ran a filter scan
+	// bounded tells that the quorum bound let it through (a pruned first
+	// placement is evaluated for its status alone)
+	bounded bool
 }
 
 // nomID tells a node's nomination lists apart, as Nominations promises:
@@ -154,15 +157,15 @@ func (kg *knownGroup) pass(ps *PodScheduler, i int) {
 
 // remember records placement i's evaluation, which failed, when the
 // shortcut can answer it later; scanned tells whether it ran a filter
-// scan. Placement 0's result is kept whole: a search that finds nothing
-// reports it.
-func (kg *knownGroup) remember(ps *PodScheduler, snap *cluster.Snapshot, i int, p *fw.Placement, res *GroupResult, scanned bool) {
+// scan, and bounded whether the quorum bound let it through. Placement
+// 0's result is kept whole: a search that finds nothing reports it.
+func (kg *knownGroup) remember(ps *PodScheduler, snap *cluster.Snapshot, i int, p *fw.Placement, res *GroupResult, scanned, bounded bool) {
 	kp := &kg.places[i]
 	*kp = knownPlace{}
 	if res.Err != nil || res.Feasible || p.Nodes == nil || !ps.scansAll(len(p.Nodes)) {
 		return
 	}
-	kp.known, kp.name, kp.nodes, kp.scans = true, p.Name, p.Nodes, scanned
+	kp.known, kp.name, kp.nodes, kp.scans, kp.bounded = true, p.Name, p.Nodes, scanned, bounded
 	kp.stamps = make([]uint64, len(p.Nodes))
 	for j, node := range p.Nodes {
 		kp.stamps[j] = snap.Stamp(node)

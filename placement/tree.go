@@ -26,12 +26,34 @@ type TreeResult struct {
 	Err      error
 	Feasible bool
 	Message  string
-	Leaves   map[string]GroupResult // by leaf key
+	// Leaves holds one result per leaf evaluated, in the tree's
+	// depth-first child order.
+	Leaves []LeafResult
 	// Changes are, for a composite's feasible candidate, the snapshot's
 	// tentative changes its evaluation made before it was rolled back,
 	// oldest first (as GroupResult.Changes): what the re-application of
 	// the best candidate replays.
 	Changes []cluster.Change
+}
+
+// LeafResult is one leaf's result in a TreeResult.
+type LeafResult struct {
+	Key string
+	GroupResult
+}
+
+// Leaf returns the result of the leaf of the given key, or false when it
+// was not evaluated. hint is where to look first (Leaves is in the tree's
+// leaf order: a caller walking the leaves in order passes the index after
+// the last found) and next is where to look for the next leaf.
+func (t *TreeResult) Leaf(key string, hint int) (res *GroupResult, next int, ok bool) {
+	for i := range t.Leaves {
+		j := (hint + i) % len(t.Leaves)
+		if t.Leaves[j].Key == key {
+			return &t.Leaves[j].GroupResult, j + 1, true
+		}
+	}
+	return nil, hint, false
 }
 
 // Assignments returns the placed pods of the feasible leaves, leaves in
@@ -41,7 +63,7 @@ func (t *TreeResult) Assignments(root *TreeNode) []fw.Assignment {
 	var walk func(n *TreeNode)
 	walk = func(n *TreeNode) {
 		if n.Leaf != nil {
-			if r, ok := t.Leaves[n.Key]; ok && r.Feasible {
+			if r, _, ok := t.Leaf(n.Key, 0); ok && r.Feasible {
 				out = append(out, r.Assignments...)
 			}
 			return
@@ -71,7 +93,7 @@ func (t *TreeResult) Assignments(root *TreeNode) []fw.Assignment {
 func (gs *GroupScheduler) ScheduleTree(snap *cluster.Snapshot, n *TreeNode, parent fw.Placement) TreeResult {
 	if n.Leaf != nil {
 		res := gs.Schedule(snap, *n.Leaf, parent)
-		return TreeResult{Err: res.Err, Feasible: res.Feasible, Message: res.Message, Leaves: map[string]GroupResult{n.Key: res}}
+		return TreeResult{Err: res.Err, Feasible: res.Feasible, Message: res.Message, Leaves: []LeafResult{{Key: n.Key, GroupResult: res}}}
 	}
 	placements, err := gs.generate(snap, n.Composite, parent)
 	if err != nil {
@@ -132,7 +154,7 @@ type treeCandidate struct {
 func (gs *GroupScheduler) evaluateComposite(snap *cluster.Snapshot, n *TreeNode, p fw.Placement) TreeResult {
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
-	res := TreeResult{Leaves: map[string]GroupResult{}}
+	res := TreeResult{}
 	walk := gs.startQuorum(n.Composite, fw.Progress{Remaining: len(n.Children)})
 	for _, child := range n.Children {
 		if walk.over() {
@@ -142,9 +164,7 @@ func (gs *GroupScheduler) evaluateComposite(snap *cluster.Snapshot, n *TreeNode,
 		if cr.Err != nil {
 			return cr
 		}
-		for k, v := range cr.Leaves {
-			res.Leaves[k] = v
-		}
+		res.Leaves = append(res.Leaves, cr.Leaves...)
 		if !cr.Feasible {
 			clearAssignments(&res, child, cr.Message)
 		}
@@ -162,9 +182,8 @@ func (gs *GroupScheduler) evaluateComposite(snap *cluster.Snapshot, n *TreeNode,
 // itself succeeded.
 func clearAssignments(res *TreeResult, n *TreeNode, msg string) {
 	if n.Leaf != nil {
-		if r, ok := res.Leaves[n.Key]; ok && r.Feasible {
+		if r, _, ok := res.Leaf(n.Key, 0); ok && r.Feasible {
 			r.Feasible, r.Assignments, r.Message = false, nil, msg
-			res.Leaves[n.Key] = r
 		}
 		return
 	}

@@ -493,8 +493,10 @@ func (pl *PodTopologySpread) Filter(state *fw.CycleState, _ *cluster.PodInfo, no
 // PodLocalFor reports that the plugin does nothing for the pod: it has
 // no spread constraints, its own or defaults (framework.PodLocal).
 func (pl *PodTopologySpread) PodLocalFor(pod *cluster.PodInfo, _ *cluster.Snapshot) bool {
-	hard, soft, _ := pl.constraintsOf(pod.Pod())
-	return len(hard) == 0 && len(soft) == 0
+	// constraintsOf's answer is empty exactly then, told without building
+	// the constraints (asked for every member of a gang at each retry)
+	p := pod.Pod()
+	return len(p.TopologySpreadConstraints) == 0 && (len(pl.defaults) == 0 || defaultSelector(p) == nil)
 }
 
 var _ fw.PodLocal = (*PodTopologySpread)(nil)
