@@ -70,10 +70,8 @@ type quorumWalk struct {
 }
 
 // startQuorum asks PlacementFeasible before any member is tried.
-func (gs *GroupScheduler) startQuorum(g *fw.Group, start fw.Progress) *quorumWalk {
-	w := &quorumWalk{plugins: gs.Feasible, group: g, progress: start}
-	w.answer = runFeasible(w.plugins, g, start)
-	return w
+func (gs *GroupScheduler) startQuorum(g *fw.Group, start fw.Progress) quorumWalk {
+	return quorumWalk{plugins: gs.Feasible, group: g, progress: start, answer: runFeasible(gs.Feasible, g, start)}
 }
 
 // over reports whether the policy can no longer be met (or a plugin
@@ -255,7 +253,7 @@ func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, par
 	if need == len(req.Group.Pods) && len(placements) > 1 && gs.scoresIgnoreNodes() {
 		return gs.scheduleBestFirst(snap, &req, placements, parent, bound)
 	}
-	var first *GroupResult
+	var first GroupResult // the first placement's, always evaluated
 	var feasible []candidate
 	for i := range placements {
 		if i > 0 && !bound.mayFit(snap, &placements[i]) {
@@ -265,15 +263,15 @@ func (gs *GroupScheduler) Schedule(snap *cluster.Snapshot, req GroupRequest, par
 		if res.Err != nil {
 			return res
 		}
-		if first == nil {
-			first = &res
+		if i == 0 {
+			first = res
 		}
 		if res.Feasible {
 			feasible = append(feasible, candidate{placement: &placements[i], result: res})
 		}
 	}
 	if len(feasible) == 0 {
-		return noPlacement(*first, len(placements))
+		return noPlacement(first, len(placements))
 	}
 	best, err := gs.best(snap, req.Group, feasible)
 	if err != nil {
@@ -366,7 +364,7 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 			known.pass(gs.Pods, i)
 			gs.known.hits++
 			if i == 0 {
-				first = known.first
+				first = &known.first
 			}
 			continue
 		}
@@ -437,7 +435,7 @@ func (gs *GroupScheduler) evaluateFirst(snap *cluster.Snapshot, req *GroupReques
 	if known != nil && known.holds(gs.Pods, snap, 0, p) {
 		known.pass(gs.Pods, 0)
 		gs.known.hits++
-		return known.first
+		return &known.first
 	}
 	scans := gs.Pods.scans
 	res := gs.evaluate(snap, req, p, false)

@@ -46,7 +46,7 @@ type knownGroup struct {
 	scheduled            int
 	scheduledNodes       []string
 	places               []knownPlace // by generation index
-	first                *GroupResult // placement 0's result, once known
+	first                GroupResult  // placement 0's result, once known (places[0].known)
 }
 
 // knownPlace is a placement found infeasible, and its nodes as they were.
@@ -183,8 +183,7 @@ func (kg *knownGroup) remember(ps *PodScheduler, snap *cluster.Snapshot, i int, 
 		}
 	}
 	if i == 0 {
-		first := *res
-		kg.first = &first
+		kg.first = *res
 	}
 }
 

@@ -112,6 +112,7 @@ type PodScheduler struct {
 	feasible   []int
 	infos      []*cluster.NodeInfo
 	rejections []fw.NodeStatus
+	lists      statusLists // the FitErrors' rejection lists, shared while equal
 	// nomNodes are the nodes pods are nominated to during a scan, marked
 	// in nomMark (by snapshot index).
 	nomNodes []int
@@ -483,7 +484,7 @@ func (ps *PodScheduler) scanLive(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 }
 
 func (ps *PodScheduler) fitError(pod *cluster.PodInfo, n int) *fw.FitError {
-	return &fw.FitError{Pod: pod.Key(), NumAllNodes: n, Statuses: sortedStatuses(ps.rejections)}
+	return &fw.FitError{Pod: pod.Key(), NumAllNodes: n, Statuses: ps.lists.sorted(ps.rejections)}
 }
 
 // sortedStatuses returns a copy of r in node order. A scan starts mid-list
@@ -491,16 +492,11 @@ func (ps *PodScheduler) fitError(pod *cluster.PodInfo, n int) *fw.FitError {
 // linear, where sorting is not.
 func sortedStatuses(r []fw.NodeStatus) []fw.NodeStatus {
 	out := make([]fw.NodeStatus, 0, len(r))
-	wrap := 0
-	for i := 1; i < len(r); i++ {
-		if r[i].Node < r[i-1].Node {
-			if wrap != 0 || r[len(r)-1].Node > r[0].Node {
-				out = append(out, r...)
-				sortStatuses(out)
-				return out
-			}
-			wrap = i
-		}
+	wrap, ok := rotation(r)
+	if !ok {
+		out = append(out, r...)
+		sortStatuses(out)
+		return out
 	}
 	out = append(out, r[wrap:]...)
 	return append(out, r[:wrap]...)
