@@ -81,7 +81,7 @@ func (s *Scheduler) UngatePod(key cluster.PodKey, gates ...string) error {
 func (s *Scheduler) setGates(r *podRecord, left []string) {
 	p := *r.info.Pod()
 	p.SchedulingGates = left
-	r.info = cluster.NewPodInfoShared(p)
+	r.setInfo(cluster.NewPodInfoShared(p))
 	if r.group != 0 {
 		s.groupOf(r).version++ // a member's pod changed
 	}

@@ -62,7 +62,8 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 	for i, id := range waiting {
 		r := s.records.at(id)
 		if readmitted[i] != nil {
-			r.info, r.spec = readmitted[i], nil
+			r.setInfo(readmitted[i])
+			r.spec = nil
 		}
 		s.join(gr, r)
 	}

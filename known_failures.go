@@ -26,24 +26,10 @@ type knownFailures struct {
 type knownFailure struct {
 	p      *profile
 	fit    *fw.FitError // read-only, shared
-	status *Status      // the cycles' status, made by the first (read-only, shared)
-	// reason is fit's message, and cycle the reason of the cycles' events,
-	// made with status
-	reason, cycle string
-	wakeOn        uint64
-	snap          *cluster.Snapshot
-	pos           cluster.FeedPos
-	nomPos        uint64
-}
-
-// answered returns the status of a cycle f answers, made by the first.
-func (f *knownFailure) answered() *Status {
-	if f.status == nil {
-		f.reason = f.fit.Error()
-		f.status = NewStatus(Unschedulable, f.reason)
-		f.cycle = cycleReason(f.status)
-	}
-	return f.status
+	wakeOn uint64
+	snap   *cluster.Snapshot
+	pos    cluster.FeedPos
+	nomPos uint64
 }
 
 // podShape is the KnownFailures shortcut's note on a pod's record: the id
@@ -211,18 +197,15 @@ func (s *Scheduler) retryKnown(it *queue.Item[entry]) (uint64, bool) {
 	s.beginCycle()
 	s.failAsKnown(r, f)
 	if s.wants(EventCycle) {
-		s.retry.pod, s.retry.reason = r.info, f.cycle
+		s.retry.pod, s.retry.reason = r.info, f.fit.Error() // a FitError's message is never empty
 	}
 	return f.wakeOn, true
 }
 
 // failAsKnown ends r's attempt as the known failure f ended its pod's:
 // the same status, reason and rejections, shared.
-func (s *Scheduler) failAsKnown(r *podRecord, f *knownFailure) *Status {
-	st := f.answered()
-	s.failWith(r, f.reason, f.fit)
-	return st
-}
+// Its message is made once, when first read.
+func (s *Scheduler) failAsKnown(r *podRecord, f *knownFailure) { s.failFit(r, f.fit) }
 
 // retriedKnown ends the cycle retryKnown began, once the pod is parked.
 func (s *Scheduler) retriedKnown(*queue.Item[entry]) {

@@ -92,6 +92,7 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 	}
 	r, id := s.records.add(*r)
 	r.id = id
+	r.setInfo(r.info)
 	s.pods[info.Key()] = r.id // the admitted pod's own key, shared
 	if len(s.quotas) > 0 {
 		s.chargeQuotas(info.Pod(), false, 1)
@@ -145,7 +146,7 @@ func (s *Scheduler) startRunning(r *podRecord, node string) error {
 func (s *Scheduler) setPending(r *podRecord) error {
 	r.phase, r.node, r.unschedulable = PhasePending, "", false
 	if r.info.State() != cluster.PodPending {
-		r.info = r.info.Pending()
+		r.setInfo(r.info.Pending())
 		if r.nominated != "" {
 			s.nominations.forgetIndex()
 		}

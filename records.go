@@ -82,6 +82,15 @@ func (t *table[T, ID]) at(id ID) *T {
 	return &t.chunks[u/recordChunk][u%recordChunk]
 }
 
+// find is at for an ID that may be out of the table (0 included): nil
+// then.
+func (t *table[T, ID]) find(id ID) *T {
+	if id <= 0 || int(id) >= int(t.n) {
+		return nil
+	}
+	return t.at(id)
+}
+
 // clone copies every record (shallowly: what records point to outside
 // the tables is shared or copied by the caller).
 func (t *table[T, ID]) clone() table[T, ID] {
@@ -98,6 +107,25 @@ func (s *Scheduler) record(key cluster.PodKey) *podRecord {
 		return nil
 	}
 	return s.records.at(s.pods[key])
+}
+
+// recordOf is record(pi.Key()) found through pi's handle when pi is the
+// record's own PodInfo: victim units and nominations ask it of every pod
+// of a node, and a lookup by key was a tenth of a failed preemption.
+func (s *Scheduler) recordOf(pi *cluster.PodInfo) *podRecord {
+	if s == nil {
+		return nil
+	}
+	if r := s.records.find(podID(pi.Handle())); r != nil && r.info == pi {
+		return r
+	}
+	return s.record(pi.Key())
+}
+
+// setInfo makes pi the pod's PodInfo, with the record's handle.
+func (r *podRecord) setInfo(pi *cluster.PodInfo) {
+	pi.SetHandle(int32(r.id))
+	r.info = pi
 }
 
 // group returns the record of the PodGroup key names, or nil.

@@ -117,7 +117,8 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 	if f := s.knownFailureFor(p, r); f != nil {
 		// a pod of its shape failed this way with the cluster as it is:
 		// its rejections and its status are that pod's, shared
-		res.Status = s.failAsKnown(r, f)
+		s.failAsKnown(r, f)
+		res.failedUnschedulable(r)
 		return s.queue.ParkFor(it.Key, s.now, s.clusterEventVersion, f.wakeOn)
 	}
 	wasNominated := r.nominated != ""

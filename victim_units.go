@@ -17,7 +17,7 @@ func (s *Scheduler) unitsOnNode(node int) []*preemption.Unit {
 	pods := ni.PodList()
 	loneOnly := true
 	for _, p := range pods {
-		if r := s.record(p.Key()); r != nil && r.group != 0 {
+		if r := s.recordOf(p); r != nil && r.group != 0 {
 			loneOnly = false
 			break
 		}
@@ -85,7 +85,7 @@ type cachedUnits struct {
 // has its root's priority; a member's own unit is typed PodGroup, as
 // kube-scheduler types it.
 func (s *Scheduler) unitOf(p *cluster.PodInfo) *preemption.Unit {
-	r := s.record(p.Key())
+	r := s.recordOf(p)
 	if r == nil || r.group == 0 {
 		return preemption.NewPodUnit(p)
 	}

@@ -43,6 +43,7 @@ type PodInfo struct {
 	affinity   affinityFlags
 	state      PodState
 	deletedAt  time.Duration // when eviction started; valid in PodTerminating
+	handle     int32         // the owner's number for it (SetHandle)
 }
 
 // NewPodInfo wraps a deep copy of p as a pending pod. Its priority is
@@ -108,6 +109,14 @@ func (pi *PodInfo) Pod() *Pod { return &pi.pod }
 
 // Key returns the pod's "namespace/name".
 func (pi *PodInfo) Key() PodKey { return pi.key }
+
+// Handle returns the number the pod's owner gave this PodInfo
+// (SetHandle), 0 until then; copies made from it keep it.
+func (pi *PodInfo) Handle() int32 { return pi.handle }
+
+// SetHandle gives pi a number its owner finds its own record of the pod
+// by, without a lookup by key. Set it before pi is shared.
+func (pi *PodInfo) SetHandle(h int32) { pi.handle = h }
 
 // Request returns what the pod occupies on a node: its requests plus one pod.
 func (pi *PodInfo) Request() Resources { return pi.request }
