@@ -151,7 +151,7 @@ func (s *Scheduler) explainLeaves(leaves []groupID, out placement.TreeResult, ro
 		}
 		for _, r := range s.pending(gr) {
 			// a leaf's failures are its first few pods': a list, not a map
-			if i := slices.IndexFunc(lr.Failures, func(f placement.PodFailure) bool { return f.Pod.Key() == r.info.Key() }); i >= 0 {
+			if i := slices.IndexFunc(lr.Failures, func(f placement.PodFailure) bool { return f.Pod == r.info || f.Pod.Key() == r.info.Key() }); i >= 0 {
 				s.failFit(r, lr.Failures[i].Err)
 			} else if msg != "" {
 				s.failAttempt(r, msg)

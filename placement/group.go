@@ -396,6 +396,9 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 	if first == nil { // the first placement was pruned: its status is still the one reported
 		first = gs.evaluateFirst(snap, req, &placements[0], known)
 	}
+	if known != nil {
+		known.searched(snap)
+	}
 	return noPlacement(*first, len(placements))
 }
 

@@ -46,7 +46,15 @@ type knownGroup struct {
 	scheduled            int
 	scheduledNodes       []string
 	places               []knownPlace // by generation index
-	first                GroupResult  // placement 0's result, once known (places[0].known)
+	// owner is the placement of each node (by snapshot index, -1 for
+	// none), when no node is in two; fed tells that pos, the snapshot's
+	// feed position at the end of the last search, is good: a known
+	// placement none of whose nodes the feed names since holds as it
+	// was, with no need to compare its nodes' stamps (catchUp).
+	owner []int32
+	pos   cluster.FeedPos
+	fed   bool
+	first GroupResult // placement 0's result, once known (places[0].known)
 }
 
 // knownPlace is a placement found infeasible, and its nodes as they were.
@@ -57,6 +65,9 @@ type knownPlace struct {
 	stamps []uint64 // Snapshot.Stamp of each node
 	noms   []nomID  // the nominations of each node; nil when none had any
 	scans  bool     // its evaluation ran a filter scan
+	// changed tells that the feed named one of its nodes since it was
+	// known: its stamps decide
+	changed bool
 	// bounded tells that the quorum bound let it through (a pruned first
 	// placement is evaluated for its status alone)
 	bounded bool
@@ -96,10 +107,57 @@ func (gs *GroupScheduler) knownGroup(snap *cluster.Snapshot, req *GroupRequest, 
 		kg = &knownGroup{snap: snap, nodeSet: snap.NodeSetVersion(), nodeVersion: snap.NodeVersion(),
 			podGroup: g.PodGroup, composite: g.Composite, pods: slices.Clone(g.Pods),
 			scheduled: g.Scheduled, scheduledNodes: slices.Clone(g.ScheduledNodes),
-			places: make([]knownPlace, len(placements))}
+			places: make([]knownPlace, len(placements)), owner: owners(snap.Len(), placements)}
 		k.byKey[g.Ref.Key] = kg
 	}
+	kg.catchUp(snap)
 	return kg
+}
+
+// owners returns the placement of each of n nodes (-1 for none), or nil
+// when a node is in two.
+func owners(n int, placements []fw.Placement) []int32 {
+	owner := make([]int32, n)
+	for i := range owner {
+		owner[i] = -1
+	}
+	for i := range placements {
+		for _, node := range placements[i].Nodes {
+			if owner[node] >= 0 {
+				return nil
+			}
+			owner[node] = int32(i)
+		}
+	}
+	return owner
+}
+
+// catchUp marks the known placements whose nodes the snapshot's feed
+// names since the last search: a search then reads the stamps of those
+// alone, and a retry costs the changes since the last attempt, not the
+// placements.
+func (kg *knownGroup) catchUp(snap *cluster.Snapshot) {
+	if !kg.fed {
+		return
+	}
+	changed, ok := snap.NodesChangedSince(kg.pos)
+	if !ok {
+		kg.fed = false
+		return
+	}
+	for _, node := range changed {
+		if i := kg.owner[node]; i >= 0 {
+			kg.places[i].changed = true
+		}
+	}
+}
+
+// searched records the end of a search that found nothing, the snapshot
+// back as it was: the feed from here on tells what changes.
+func (kg *knownGroup) searched(snap *cluster.Snapshot) {
+	if kg.owner != nil {
+		kg.pos, kg.fed = snap.FeedPos(), true
+	}
 }
 
 // forget drops what is known of a group's search (it found a placement).
@@ -123,10 +181,13 @@ func (kg *knownGroup) holds(ps *PodScheduler, snap *cluster.Snapshot, i int, p *
 	if !kp.known || kp.name != p.Name || !sameNodes(kp.nodes, p.Nodes) {
 		return false
 	}
-	for j, node := range kp.nodes {
-		if snap.Stamp(node) != kp.stamps[j] {
-			return false
+	if !kg.fed || kp.changed {
+		for j, node := range kp.nodes {
+			if snap.Stamp(node) != kp.stamps[j] {
+				return false
+			}
 		}
+		kp.changed = false // its nodes hold what they held: as good as unchanged
 	}
 	noms := ps.Nominations
 	switch {
