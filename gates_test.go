@@ -119,6 +119,11 @@ func TestGatedMemberHoldsItsGroup(t *testing.T) {
 			require.NoError(t, ts.UngatePod(cluster.MakePodKey("", "gated")))
 			ts.run()
 			require.Equal(t, tt.members+1, ts.boundCount("g"))
+			ni, ok := ts.Node(ts.status("gated").Node)
+			require.True(t, ok)
+			for p := range ni.Pods() {
+				require.Empty(t, p.Pod().SchedulingGates, "%s is bound as it is now, without gates", p.Key())
+			}
 		})
 	}
 }
