@@ -52,18 +52,19 @@ func TestStatusListsShareOnlyEqualLists(t *testing.T) {
 		}
 		return out
 	}
+	ns := func(node int, st *fw.Status) fw.NodeStatus { return fw.NodeStatus{Node: node, Status: st} }
 	var l statusLists
 	first := l.sorted(scan(2, a, a, b, a))
-	require.Equal(t, []fw.NodeStatus{{0, a}, {1, a}, {2, b}, {3, a}}, first)
+	require.Equal(t, []fw.NodeStatus{ns(0, a), ns(1, a), ns(2, b), ns(3, a)}, first)
 	again := l.sorted(scan(1, a, a, b, a)) // another start, the same rejections
 	require.Same(t, &first[0], &again[0], "shared")
 	other := l.sorted(scan(0, a, a, a, a))
-	require.Equal(t, []fw.NodeStatus{{0, a}, {1, a}, {2, a}, {3, a}}, other)
+	require.Equal(t, []fw.NodeStatus{ns(0, a), ns(1, a), ns(2, a), ns(3, a)}, other)
 	require.NotSame(t, &first[0], &other[0])
 	fewer := l.sorted(scan(0, a, a, b))
 	require.Len(t, fewer, 3)
 	// not two ascending runs: sorted, not kept
-	mixed := []fw.NodeStatus{{3, a}, {1, b}, {2, a}, {0, a}}
-	require.Equal(t, []fw.NodeStatus{{0, a}, {1, b}, {2, a}, {3, a}}, l.sorted(mixed))
-	require.Equal(t, []fw.NodeStatus{{3, a}, {1, b}, {2, a}, {0, a}}, mixed, "the scan's list is left as it was")
+	mixed := []fw.NodeStatus{ns(3, a), ns(1, b), ns(2, a), ns(0, a)}
+	require.Equal(t, []fw.NodeStatus{ns(0, a), ns(1, b), ns(2, a), ns(3, a)}, l.sorted(mixed))
+	require.Equal(t, []fw.NodeStatus{ns(3, a), ns(1, b), ns(2, a), ns(0, a)}, mixed, "the scan's list is left as it was")
 }
