@@ -353,6 +353,14 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 	}
 	order := bestFirst(totals)
 	known := gs.knownGroup(snap, req, placements, parent)
+	// a search with nothing known starts knowing at its first failure: a
+	// gang placed at once costs the shortcut nothing
+	start := known == nil
+	startKnown := func() {
+		if start {
+			known, start = gs.newKnownGroup(snap, req, placements, parent), false
+		}
+	}
 	var first *GroupResult
 	for _, i := range order {
 		// a placement known infeasible passed the bound when it was
@@ -386,6 +394,7 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 			}
 			return res // the best: its reservations were kept
 		}
+		startKnown()
 		if known != nil {
 			known.remember(gs.Pods, snap, i, &placements[i], &res, gs.Pods.scans != scans, true)
 		}
@@ -394,10 +403,11 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 		}
 	}
 	if first == nil { // the first placement was pruned: its status is still the one reported
+		startKnown()
 		first = gs.evaluateFirst(snap, req, &placements[0], known)
 	}
 	if known != nil {
-		known.searched(snap)
+		known.searched(snap, placements)
 	}
 	return noPlacement(*first, len(placements))
 }

@@ -51,10 +51,11 @@ type knownGroup struct {
 	// feed position at the end of the last search, is good: a known
 	// placement none of whose nodes the feed names since holds as it
 	// was, with no need to compare its nodes' stamps (catchUp).
-	owner []int32
-	pos   cluster.FeedPos
-	fed   bool
-	first GroupResult // placement 0's result, once known (places[0].known)
+	owner       []int32
+	ownersKnown bool
+	pos         cluster.FeedPos
+	fed         bool
+	first       GroupResult // placement 0's result, once known (places[0].known)
 }
 
 // knownPlace is a placement found infeasible, and its nodes as they were.
@@ -85,33 +86,51 @@ func nomsOf(list []*cluster.PodInfo) nomID {
 }
 
 // knownGroup returns what is known of req's search among placements (on
-// the top placement), emptied when the request or the node list changed;
-// nil when the shortcut cannot answer it.
+// the top placement), or nil when nothing is known of this request or
+// the shortcut cannot answer it.
 func (gs *GroupScheduler) knownGroup(snap *cluster.Snapshot, req *GroupRequest, placements []fw.Placement, parent fw.Placement) *knownGroup {
-	ps := gs.Pods
-	if ps.shortcuts.NoKnownGroups || parent.Nodes != nil || !allStateless(gs.Feasible) {
+	kg := gs.known.byKey[req.Group.Ref.Key]
+	if kg == nil {
 		return nil
 	}
-	g := req.Group
-	for i, pod := range g.Pods {
-		if req.nominated(i) >= 0 || ps.Explain != nil && ps.Explain(pod) || !ps.localFor(pod, snap) {
-			return nil
-		}
-	}
-	k := &gs.known
-	kg := k.byKey[g.Ref.Key]
-	if kg == nil || !kg.sameRequest(snap, g, len(placements)) {
-		if k.byKey == nil || len(k.byKey) >= maxKnownGroups {
-			k.byKey = map[string]*knownGroup{}
-		}
-		kg = &knownGroup{snap: snap, nodeSet: snap.NodeSetVersion(), nodeVersion: snap.NodeVersion(),
-			podGroup: g.PodGroup, composite: g.Composite, pods: slices.Clone(g.Pods),
-			scheduled: g.Scheduled, scheduledNodes: slices.Clone(g.ScheduledNodes),
-			places: make([]knownPlace, len(placements)), owner: owners(snap.Len(), placements)}
-		k.byKey[g.Ref.Key] = kg
+	if !kg.sameRequest(snap, req.Group, len(placements)) || !gs.knownAnswers(snap, req, parent) {
+		gs.forget(req.Group)
+		return nil
 	}
 	kg.catchUp(snap)
 	return kg
+}
+
+// newKnownGroup starts what is known of req's search, at its first
+// failure; nil when the shortcut cannot answer it.
+func (gs *GroupScheduler) newKnownGroup(snap *cluster.Snapshot, req *GroupRequest, placements []fw.Placement, parent fw.Placement) *knownGroup {
+	if !gs.knownAnswers(snap, req, parent) {
+		return nil
+	}
+	k, g := &gs.known, req.Group
+	if k.byKey == nil || len(k.byKey) >= maxKnownGroups {
+		k.byKey = map[string]*knownGroup{}
+	}
+	kg := &knownGroup{snap: snap, nodeSet: snap.NodeSetVersion(), nodeVersion: snap.NodeVersion(),
+		podGroup: g.PodGroup, composite: g.Composite, pods: slices.Clone(g.Pods),
+		scheduled: g.Scheduled, scheduledNodes: slices.Clone(g.ScheduledNodes),
+		places: make([]knownPlace, len(placements))}
+	k.byKey[g.Ref.Key] = kg
+	return kg
+}
+
+// knownAnswers reports whether the shortcut can answer req's search.
+func (gs *GroupScheduler) knownAnswers(snap *cluster.Snapshot, req *GroupRequest, parent fw.Placement) bool {
+	ps := gs.Pods
+	if ps.shortcuts.NoKnownGroups || parent.Nodes != nil || !allStateless(gs.Feasible) {
+		return false
+	}
+	for i, pod := range req.Group.Pods {
+		if req.nominated(i) >= 0 || ps.Explain != nil && ps.Explain(pod) || !ps.localFor(pod, snap) {
+			return false
+		}
+	}
+	return true
 }
 
 // owners returns the placement of each of n nodes (-1 for none), or nil
@@ -153,8 +172,13 @@ func (kg *knownGroup) catchUp(snap *cluster.Snapshot) {
 }
 
 // searched records the end of a search that found nothing, the snapshot
-// back as it was: the feed from here on tells what changes.
-func (kg *knownGroup) searched(snap *cluster.Snapshot) {
+// back as it was: the feed from here on tells what changes. The nodes'
+// placements are found at the first such end (a gang placed at its first
+// search never needs them).
+func (kg *knownGroup) searched(snap *cluster.Snapshot, placements []fw.Placement) {
+	if !kg.ownersKnown {
+		kg.owner, kg.ownersKnown = owners(snap.Len(), placements), true
+	}
 	if kg.owner != nil {
 		kg.pos, kg.fed = snap.FeedPos(), true
 	}

@@ -60,11 +60,15 @@ func (t *TreeResult) Leaf(key string, hint int) (res *GroupResult, next int, ok 
 // the tree's depth-first child order.
 func (t *TreeResult) Assignments(root *TreeNode) []fw.Assignment {
 	var out []fw.Assignment
+	next := 0 // the leaves are in the tree's order: each found where the last left off
 	var walk func(n *TreeNode)
 	walk = func(n *TreeNode) {
 		if n.Leaf != nil {
-			if r, _, ok := t.Leaf(n.Key, 0); ok && r.Feasible {
-				out = append(out, r.Assignments...)
+			if r, at, ok := t.Leaf(n.Key, next); ok {
+				next = at
+				if r.Feasible {
+					out = append(out, r.Assignments...)
+				}
 			}
 			return
 		}
@@ -118,7 +122,8 @@ func (gs *GroupScheduler) ScheduleTree(snap *cluster.Snapshot, n *TreeNode, pare
 	}
 	if len(feasible) == 0 {
 		first.Message = fmt.Sprintf("0/%d placements are available, first placement status: %s", len(placements), first.Message)
-		clearAssignments(first, n, first.Message)
+		next := 0
+		clearAssignments(first, n, first.Message, &next)
 		return *first
 	}
 	best := 0
@@ -166,7 +171,8 @@ func (gs *GroupScheduler) evaluateComposite(snap *cluster.Snapshot, n *TreeNode,
 		}
 		res.Leaves = append(res.Leaves, cr.Leaves...)
 		if !cr.Feasible {
-			clearAssignments(&res, child, cr.Message)
+			next := len(res.Leaves) - len(cr.Leaves)
+			clearAssignments(&res, child, cr.Message, &next)
 		}
 		walk.step(cr.Feasible)
 	}
@@ -180,14 +186,19 @@ func (gs *GroupScheduler) evaluateComposite(snap *cluster.Snapshot, n *TreeNode,
 // clearAssignments marks every leaf under a failed composite as failed with
 // the composite's message: its pods are not bound even where the leaf
 // itself succeeded.
-func clearAssignments(res *TreeResult, n *TreeNode, msg string) {
+// next is where in res.Leaves to look first: the failed child's leaves
+// were appended last, in its order.
+func clearAssignments(res *TreeResult, n *TreeNode, msg string, next *int) {
 	if n.Leaf != nil {
-		if r, _, ok := res.Leaf(n.Key, 0); ok && r.Feasible {
-			r.Feasible, r.Assignments, r.Message = false, nil, msg
+		if r, at, ok := res.Leaf(n.Key, *next); ok {
+			*next = at
+			if r.Feasible {
+				r.Feasible, r.Assignments, r.Message = false, nil, msg
+			}
 		}
 		return
 	}
 	for _, c := range n.Children {
-		clearAssignments(res, c, msg)
+		clearAssignments(res, c, msg, next)
 	}
 }
