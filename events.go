@@ -126,12 +126,17 @@ const (
 	// and Pod the pod as admission left it. The pod does not exist: no
 	// other event names it.
 	EventPodRejected
+	// EventRunStopped: a run reached a safety cap (Config.MaxCycles) and
+	// stopped before the simulation settled; Reason says which cap and
+	// names the pods that kept evicting each other. The scheduler stays
+	// as it was at that point: what it holds is the result so far.
+	EventRunStopped
 )
 
 var eventNames = [...]string{"", "PodArrived", "PodBound", "PodNominated", "PodUnschedulable", "PodEvicted",
 	"PodTerminated", "PodSucceeded", "PodDeleted", "GroupScheduled", "GroupFailed", "NodeAdded",
 	"NodeUpdated", "NodeCordoned", "NodeUncordoned", "NodeRemoved", "NodeDrained", "Cycle", "ClaimAllocated",
-	"ClaimReleased", "PodUngated", "PodRejected"}
+	"ClaimReleased", "PodUngated", "PodRejected", "RunStopped"}
 
 // String returns the event kind's name ("PodBound").
 func (k EventKind) String() string {

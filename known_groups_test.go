@@ -108,7 +108,7 @@ func gangCluster(t *testing.T, seed uint64, how gangRun) ([]string, []PodStatus,
 // included) are the same with the shortcut and without it, observed or
 // not; and it answers on the way.
 func TestKnownGroupFailuresKeepDecisions(t *testing.T) {
-	seeds := uint64(6)
+	seeds := uint64(4)
 	if raceOn || testing.Short() {
 		seeds = 2
 	}

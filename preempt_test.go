@@ -190,3 +190,40 @@ func TestPreemptionLivelockStopsAtTheCap(t *testing.T) {
 	require.Greater(t, s.Stats().Evictions, 100)
 	require.NoError(t, s.CheckInvariants(), "the state stays sound")
 }
+
+// A run stopped at a cap says so in the event stream, naming the pods that
+// kept being evicted and by whom, in the same words as its error; what
+// the run did stays.
+func TestSafetyCapNamesWhoKeepsEvicting(t *testing.T) {
+	var stops []Event
+	s, err := New(Config{TerminationGracePeriod: new(time.Duration(0)), MaxCycles: 1000},
+		WithObserverOf(func(e Event) { stops = append(stops, e) }, EventRunStopped))
+	require.NoError(t, err)
+	for _, n := range []string{"n1", "n2"} {
+		require.NoError(t, s.AddNode(gangsimtest.MakeNode(n).Label("zone", "z").CPU("1").Memory("8Gi").Obj()))
+	}
+	keepOut := &cluster.Affinity{PodAntiAffinity: &cluster.PodAffinity{Required: []cluster.PodAffinityTerm{
+		{LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, TopologyKey: "zone"}}}}
+	require.NoError(t, s.AddPod(cluster.Pod{Name: "v", Priority: new(int32(0)), Affinity: keepOut, NodeName: "n1"}, 0))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("db").Label("app", "db").Priority(100).Obj(), 0))
+	err = s.Run()
+	require.ErrorIs(t, err, ErrNoProgress)
+	require.Len(t, stops, 1)
+	require.Equal(t, EventRunStopped, stops[0].Kind)
+	require.Equal(t, "RunStopped", stops[0].Kind.String())
+	require.Equal(t, "gangsim: simulation does not converge: "+stops[0].Reason, err.Error())
+	require.Contains(t, stops[0].Reason, "1000 evictions in one run")
+	require.Contains(t, stops[0].Reason, "; evicted most: default/v (1000 evictions, the last by default/db)")
+	require.Len(t, s.Evictions(), 1000, "what the run did stays")
+}
+
+func TestMostEvictedNamesTheTopFive(t *testing.T) {
+	var evs []Eviction
+	for i, p := range []string{"a", "b", "a", "c", "d", "e", "f", "b", "a"} {
+		evs = append(evs, Eviction{Pod: cluster.PodKey("default/" + p), By: Ref{Kind: KindPod, Key: fmt.Sprintf("default/x%d", i)}})
+	}
+	require.Equal(t, "default/a (3 evictions, the last by default/x8), default/b (2 evictions, the last by default/x7), "+
+		"default/c (1 eviction, the last by default/x3), default/d (1 eviction, the last by default/x4), default/e (1 eviction, the last by default/x5)",
+		mostEvicted(evs, 5))
+	require.Empty(t, mostEvicted(nil, 5))
+}

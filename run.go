@@ -1,9 +1,14 @@
 package gangsim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/gangsim/gangsim/cluster"
 
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/queue"
@@ -230,10 +235,10 @@ func (s *Scheduler) run(until time.Duration, bound runBound) error {
 		}
 		limit := s.maxCycles()
 		if atNow >= limit {
-			return fmt.Errorf("%w: %d cycles at simulated time %v, %d evictions so far", ErrNoProgress, atNow, s.now, s.stats.Evictions)
+			return s.stopRun(fmt.Sprintf("%d cycles at simulated time %v, %d evictions so far", atNow, s.now, s.stats.Evictions), s.stats.Evictions-evictions)
 		}
 		if n := s.stats.Evictions - evictions; n >= limit {
-			return fmt.Errorf("%w: %d evictions in one run, simulated time %v", ErrNoProgress, n, s.now)
+			return s.stopRun(fmt.Sprintf("%d evictions in one run, simulated time %v", n, s.now), n)
 		}
 		if bounded && s.now >= until {
 			return nil // what happens at until itself waits for the caller
@@ -279,6 +284,51 @@ func (s *Scheduler) run(until time.Duration, bound runBound) error {
 		}
 		s.now = max(s.now, next)
 	}
+}
+
+// stopRun ends a run at a safety cap: the event stream says so, naming
+// the pods evicted most among the last evictions (the ones that keep
+// evicting each other), and the error wraps ErrNoProgress with the same
+// words. Everything the run did stays: the result so far.
+func (s *Scheduler) stopRun(what string, lastEvictions int) error {
+	msg := what
+	if names := mostEvicted(s.evictions[len(s.evictions)-min(lastEvictions, len(s.evictions)):], 5); names != "" {
+		msg += "; evicted most: " + names
+	}
+	s.emit(Event{Kind: EventRunStopped, Reason: msg})
+	return fmt.Errorf("%w: %s", ErrNoProgress, msg)
+}
+
+// mostEvicted names the n pods evicted most often in evictions, most
+// first (then by key), each with its count and its last preemptor.
+func mostEvicted(evictions []Eviction, n int) string {
+	type count struct {
+		pod    cluster.PodKey
+		times  int
+		lastBy Ref
+	}
+	index := map[cluster.PodKey]int{}
+	var counts []count
+	for _, e := range evictions {
+		i, ok := index[e.Pod]
+		if !ok {
+			i = len(counts)
+			index[e.Pod] = i
+			counts = append(counts, count{pod: e.Pod})
+		}
+		counts[i].times++
+		counts[i].lastBy = e.By
+	}
+	slices.SortFunc(counts, func(a, b count) int { return cmp.Or(cmp.Compare(b.times, a.times), cmp.Compare(a.pod, b.pod)) })
+	var parts []string
+	for _, c := range counts[:min(n, len(counts))] {
+		unit := "evictions"
+		if c.times == 1 {
+			unit = "eviction"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d %s, the last by %s)", c.pod, c.times, unit, c.lastBy.Key))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // nextWakeup returns when something is next due: a timer, or a queue

@@ -27,6 +27,11 @@ type Result struct {
 	// Warnings repeat the scenario's warnings: what the inputs hold that
 	// the simulator does not model.
 	Warnings []string `json:"warnings,omitempty"`
+	// Stopped says why the run stopped before the simulation settled: it
+	// reached a safety cap (Config.MaxCycles, gangsim.ErrNoProgress), and
+	// the result is what the simulation held then. Empty for a run that
+	// went to its end.
+	Stopped string `json:"stopped,omitempty"`
 	// Jobs are the Jobs of the inputs, in input order, as their
 	// controller left them.
 	Jobs []JobResult `json:"jobs,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gangsim/gangsim"
@@ -56,11 +57,16 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 	if err := as.start(sc, s); err != nil {
 		return nil, err
 	}
-	if err := sc.drive(s, f, as); err != nil {
+	err = sc.drive(s, f, as)
+	if err != nil && !errors.Is(err, gangsim.ErrNoProgress) {
 		return nil, err
 	}
 	res := rec.result(sc, s, f)
 	as.addResult(res, s.Now())
+	if err != nil {
+		// a run that never settles still has its result so far
+		res.Stopped = strings.TrimPrefix(err.Error(), gangsim.ErrNoProgress.Error()+": ")
+	}
 	return res, nil
 }
 

@@ -53,6 +53,9 @@ func judge(sc *scenario.Scenario, keys []string, c Criteria, watch ...gangsim.Op
 	if err != nil {
 		return outcome{}, err
 	}
+	if res.Stopped != "" { // the scenario's run stops at the cap with its result so far
+		return outcome{report: named(rec.Report(), sc), note: "did not converge: " + gangsim.ErrNoProgress.Error() + ": " + res.Stopped}, nil
+	}
 	return outcome{report: reportOf(rec, sc, res)}, nil
 }
 

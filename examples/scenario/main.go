@@ -16,7 +16,9 @@
 // them, left out of its profile (scenario.SkipUnknownPlugins). A long run
 // shows its progress there too (simulated time reached), unless -quiet.
 // It exits 1, with the message on standard error, when an input is
-// invalid, and 2 on a misuse of the flags.
+// invalid, and 2 on a misuse of the flags. A run that never settles stops
+// at the safety cap with its result so far, a warning on standard error
+// and exit status 0.
 package main
 
 import (
@@ -92,6 +94,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	progress.Stop()
 	if err != nil {
 		return err
+	}
+	if res.Stopped != "" {
+		fmt.Fprintln(stderr, "warning: the run stopped before it settled:", res.Stopped)
 	}
 	return res.WriteJSON(stdout)
 }

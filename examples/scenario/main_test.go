@@ -170,3 +170,19 @@ status: {allocatable: {cpu: "2", memory: 2Gi, pods: "10"}}
 	require.Contains(t, errOut, "warning: KubeSchedulerConfiguration plugin Coscheduling: not a plugin the simulator has (out of tree, or misspelt): left out of the profile")
 	require.Contains(t, errOut, "warning: KubeSchedulerConfiguration pluginConfig Coscheduling: not a plugin the simulator has: its arguments are ignored")
 }
+
+// A run that never settles ends at the safety cap with its result so far
+// and a warning; the command exits 0.
+func TestLivelockWarnsAndExitsZero(t *testing.T) {
+	out, errOut, code := runCommand(t, "-quiet", "../../scenario/testdata/livelock.yaml")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "warning: the run stopped before it settled: 100000 evictions in one run")
+	require.Contains(t, errOut, "evicted most: default/v (100000 evictions, the last by default/db)")
+	var res struct {
+		Pods    []struct{ Name, Phase string } `json:"pods"`
+		Stopped string                         `json:"stopped"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Len(t, res.Pods, 2)
+	require.Contains(t, res.Stopped, "evicted most: default/v")
+}
