@@ -178,6 +178,17 @@ func TestPreemptorWaitsForTerminatingVictims(t *testing.T) {
 // cascades stop at the cap in about 0.2% of the seeds.
 func TestPreemptionLivelockStopsAtTheCap(t *testing.T) {
 	s := newTestSched(t, Config{TerminationGracePeriod: new(time.Duration(0)), MaxCycles: 1000})
+	addLivelock(t, s.Scheduler)
+	err := s.Run()
+	require.ErrorIs(t, err, ErrNoProgress)
+	require.Greater(t, s.Stats().Evictions, 100)
+	require.NoError(t, s.CheckInvariants(), "the state stays sound")
+}
+
+// addLivelock adds the cluster of TestPreemptionLivelockStopsAtTheCap: v
+// on n1 keeps db out of zone z, and db preempts it wherever it lands.
+func addLivelock(t *testing.T, s *Scheduler) {
+	t.Helper()
 	for _, n := range []string{"n1", "n2"} {
 		require.NoError(t, s.AddNode(gangsimtest.MakeNode(n).Label("zone", "z").CPU("1").Memory("8Gi").Obj()))
 	}
@@ -185,10 +196,6 @@ func TestPreemptionLivelockStopsAtTheCap(t *testing.T) {
 		{LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, TopologyKey: "zone"}}}}
 	require.NoError(t, s.AddPod(cluster.Pod{Name: "v", Priority: new(int32(0)), Affinity: keepOut, NodeName: "n1"}, 0))
 	require.NoError(t, s.AddPod(gangsimtest.MakePod("db").Label("app", "db").Priority(100).Obj(), 0))
-	err := s.Run()
-	require.ErrorIs(t, err, ErrNoProgress)
-	require.Greater(t, s.Stats().Evictions, 100)
-	require.NoError(t, s.CheckInvariants(), "the state stays sound")
 }
 
 // A run stopped at a cap says so in the event stream, naming the pods that
@@ -199,13 +206,7 @@ func TestSafetyCapNamesWhoKeepsEvicting(t *testing.T) {
 	s, err := New(Config{TerminationGracePeriod: new(time.Duration(0)), MaxCycles: 1000},
 		WithObserverOf(func(e Event) { stops = append(stops, e) }, EventRunStopped))
 	require.NoError(t, err)
-	for _, n := range []string{"n1", "n2"} {
-		require.NoError(t, s.AddNode(gangsimtest.MakeNode(n).Label("zone", "z").CPU("1").Memory("8Gi").Obj()))
-	}
-	keepOut := &cluster.Affinity{PodAntiAffinity: &cluster.PodAffinity{Required: []cluster.PodAffinityTerm{
-		{LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, TopologyKey: "zone"}}}}
-	require.NoError(t, s.AddPod(cluster.Pod{Name: "v", Priority: new(int32(0)), Affinity: keepOut, NodeName: "n1"}, 0))
-	require.NoError(t, s.AddPod(gangsimtest.MakePod("db").Label("app", "db").Priority(100).Obj(), 0))
+	addLivelock(t, s)
 	err = s.Run()
 	require.ErrorIs(t, err, ErrNoProgress)
 	require.Len(t, stops, 1)
