@@ -126,7 +126,7 @@ func (s *Scheduler) holdGated(r *podRecord) error {
 // above it.
 func (s *Scheduler) countGated(gr *groupRecord, d int) {
 	gr.gated += d
-	for _, up := range s.forest.Ancestors(podgroup.Ref{Key: gr.group.Key()}) {
+	for _, up := range s.forest.Ancestors(podgroup.Ref{Key: gr.key}) {
 		s.composites[up.Key].gated += d
 	}
 }

@@ -48,7 +48,7 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 	if err != nil {
 		return err
 	}
-	gr, id := s.groupRecords.add(groupRecord{group: g, pods: map[cluster.PodKey]podID{}, itemKey: "podgroup/" + g.Key()})
+	gr, id := s.groupRecords.add(groupRecord{group: g, key: g.Key(), pods: map[cluster.PodKey]podID{}, itemKey: "podgroup/" + g.Key()})
 	gr.id = id
 	gr.self = []groupID{gr.id}
 	if err := s.forest.AddGroup(&gr.group); err != nil {
@@ -262,7 +262,7 @@ func (s *Scheduler) rootItemKey(ref podgroup.Ref) string {
 // offerGroup keeps the queue item of the group's root in step with its
 // members; fresh are the members that have just become pending.
 func (s *Scheduler) offerGroup(gr *groupRecord, fresh []*podRecord) error {
-	return s.offerRoot(s.forest.Root(podgroup.Ref{Key: gr.group.Key()}), fresh)
+	return s.offerRoot(s.forest.Root(podgroup.Ref{Key: gr.key}), fresh)
 }
 
 // offerRoot keeps a root's queue item in step with the pods of its
@@ -361,7 +361,7 @@ func (s *Scheduler) readinessChanged(ref podgroup.Ref, ready bool) {
 // changeMembers applies a change to a group's members and keeps the
 // readiness counts of its ancestors in step.
 func (s *Scheduler) changeMembers(gr *groupRecord, change func(*podgroup.Membership)) {
-	ref := podgroup.Ref{Key: gr.group.Key()}
+	ref := podgroup.Ref{Key: gr.key}
 	was, before := s.treeReady(ref), gr.members.Count(podgroup.Unscheduled)
 	change(&gr.members)
 	gr.version++
@@ -403,7 +403,7 @@ func (s *Scheduler) heldReason(r *podRecord) string {
 	if gates := r.info.Pod().SchedulingGates; len(gates) > 0 {
 		return GatesMessage(gates)
 	}
-	return s.gateMessage(podgroup.Ref{Key: s.groupOf(r).group.Key()})
+	return s.gateMessage(podgroup.Ref{Key: s.groupOf(r).key})
 }
 
 // gateMessage says what keeps ref's hierarchy from being ready, from ref

@@ -46,7 +46,7 @@ func (s *Scheduler) leafRequest(gr *groupRecord, pending []*podRecord) *placemen
 			m.infos[i] = r.info
 		}
 	}
-	g := &fw.Group{Ref: podgroup.Ref{Key: gr.group.Key()}, PodGroup: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: s.scheduledNodes(gr),
+	g := &fw.Group{Ref: podgroup.Ref{Key: gr.key}, PodGroup: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: s.scheduledNodes(gr),
 		Pods: m.infos[:len(m.infos):len(m.infos)]}
 	req := &placement.GroupRequest{Group: g}
 	for i, r := range pending {
@@ -126,7 +126,7 @@ func (s *Scheduler) explainLeaves(leaves []groupID, out placement.TreeResult, ro
 	for _, id := range leaves {
 		gr := s.groupRecords.at(id)
 		var lr placement.GroupResult
-		found, at, evaluated := out.Leaf(gr.group.Key(), next)
+		found, at, evaluated := out.Leaf(gr.key, next)
 		if evaluated {
 			lr, next = *found, at
 		}
@@ -138,7 +138,7 @@ func (s *Scheduler) explainLeaves(leaves []groupID, out placement.TreeResult, ro
 		if evaluated && lr.Message != "" {
 			msg = lr.Message
 		}
-		ref := Ref{Kind: KindPodGroup, Key: gr.group.Key()}
+		ref := Ref{Kind: KindPodGroup, Key: gr.key}
 		if ok {
 			gr.setCondition(podgroup.ConditionTrue, podgroup.ReasonScheduled, "", s.now)
 			s.emitGroup(EventGroupScheduled, ref, "")
@@ -208,7 +208,7 @@ func (s *Scheduler) leafRecords(ref podgroup.Ref) []groupID {
 // built child by child costs linear time, not quadratic. Other caches are
 // rebuilt on use.
 func (s *Scheduler) extendLeaves(gr *groupRecord) {
-	ref := podgroup.Ref{Key: gr.group.Key()}
+	ref := podgroup.Ref{Key: gr.key}
 	last := true
 	for _, up := range s.forest.Ancestors(ref) {
 		kids := s.forest.Children(up.Key)

@@ -170,7 +170,7 @@ func (s *Scheduler) checkWaiting(r *podRecord) error {
 		if st, ok := s.groupOf(r).members.State(key); !ok || st != podgroup.Unscheduled {
 			return invariantError("pending pod %s is not an unscheduled member of its group", key)
 		}
-		root := s.forest.Root(podgroup.Ref{Key: s.groupOf(r).group.Key()})
+		root := s.forest.Root(podgroup.Ref{Key: s.groupOf(r).key})
 		it, queued := s.queue.Get(s.rootItemKey(root))
 		if !queued {
 			return invariantError("pending pod %s: its root group %s is not queued", key, root.Key)

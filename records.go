@@ -212,6 +212,7 @@ func (r *podRecord) status() PodStatus {
 type groupRecord struct {
 	id         groupID
 	group      podgroup.PodGroup
+	key        string // group.Key(), made once: cycles read it for every leaf
 	members    podgroup.Membership
 	pods       map[cluster.PodKey]podID // known members, any phase but gone
 	conditions podgroup.Conditions
@@ -258,7 +259,7 @@ func (gr *groupRecord) status() GroupStatus {
 	if g.Priority != nil {
 		g.Priority = new(*g.Priority) // the caller's copy
 	}
-	return GroupStatus{Key: gr.group.Key(), Group: g, Known: gr.members.Known(),
+	return GroupStatus{Key: gr.key, Group: g, Known: gr.members.Known(),
 		Scheduled: gr.members.Scheduled(), Conditions: slices.Clone(gr.conditions)}
 }
 

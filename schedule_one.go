@@ -398,7 +398,7 @@ func (s *Scheduler) errorCycle(it *queue.Item[entry], leaves []groupID, pending 
 	for _, id := range leaves {
 		gr := s.groupRecords.at(id)
 		gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonSchedulerError, msg, s.now)
-		s.emitGroup(EventGroupFailed, Ref{Kind: KindPodGroup, Key: gr.group.Key()}, msg)
+		s.emitGroup(EventGroupFailed, Ref{Kind: KindPodGroup, Key: gr.key}, msg)
 	}
 	res.Status = NewStatus(Error, msg)
 	return s.backOff(it, true)

@@ -89,7 +89,7 @@ func (s *Scheduler) unitOf(p *cluster.PodInfo) *preemption.Unit {
 	if r == nil || r.group == 0 {
 		return preemption.NewPodUnit(p)
 	}
-	chain := append([]podgroup.Ref{{Key: s.groupOf(r).group.Key()}}, s.forest.Ancestors(podgroup.Ref{Key: s.groupOf(r).group.Key()})...)
+	chain := append([]podgroup.Ref{{Key: s.groupOf(r).key}}, s.forest.Ancestors(podgroup.Ref{Key: s.groupOf(r).key})...)
 	var top *podgroup.Ref
 	for i := range chain {
 		if s.disruptsAll(chain[i]) {

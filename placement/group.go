@@ -362,6 +362,7 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 		}
 	}
 	var first *GroupResult
+	var firstRes GroupResult // placement 0's evaluation, kept where first points (not each res on the heap)
 	for _, i := range order {
 		// a placement known infeasible passed the bound when it was
 		// evaluated, and its nodes are as they were: it passes again
@@ -399,7 +400,8 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 			known.remember(gs.Pods, snap, i, &placements[i], &res, gs.Pods.scans != scans, true)
 		}
 		if i == 0 {
-			first = &res
+			firstRes = res
+			first = &firstRes
 		}
 	}
 	if first == nil { // the first placement was pruned: its status is still the one reported
