@@ -367,14 +367,19 @@ func (p *apiProgram) budget() cluster.PodDisruptionBudget {
 }
 
 // TestAPIProgramsRandom runs random programs of FuzzSchedulerAPI as a
-// plain test: a few hundred in go test, 20,000 with GANGSIM_LONG=1. A
+// plain test: a few hundred in go test, 20,000 with GANGSIM_LONG=1
+// (GANGSIM_SEED=n draws other programs). A
 // failure prints the program's calls and the bytes to add to the corpus.
 func TestAPIProgramsRandom(t *testing.T) {
 	n := 300
 	if os.Getenv("GANGSIM_LONG") != "" {
 		n = 20_000
 	}
-	r := rand.New(rand.NewPCG(17, 17))
+	seed := uint64(17)
+	if v := os.Getenv("GANGSIM_SEED"); v != "" {
+		fmt.Sscan(v, &seed)
+	}
+	r := rand.New(rand.NewPCG(seed, seed))
 	for i := range n {
 		data := make([]byte, 20+r.IntN(300))
 		for j := range data {

@@ -30,6 +30,7 @@ type knownFailure struct {
 	snap   *cluster.Snapshot
 	pos    cluster.FeedPos
 	nomPos uint64
+	objs   int64 // the snapshot's ObjectsVersion
 }
 
 // podShape is the KnownFailures shortcut's note on a pod's record: the id
@@ -43,10 +44,13 @@ type podShape struct {
 }
 
 // knownNow is what every remembered failure must match to hold now: the
-// snapshot's feed and the nominations as they are.
+// snapshot's feed, its other objects (budgets, namespaces, device
+// objects: a claim made from a template lets a waiting pod through) and
+// the nominations as they are.
 type knownNow struct {
 	pos    cluster.FeedPos
 	nomPos uint64
+	objs   int64
 }
 
 // maxShapes bounds the shapes known; past it, all are forgotten.
@@ -92,7 +96,7 @@ func (s *Scheduler) knownFailuresUsable() bool {
 }
 
 func (s *Scheduler) knownNow() knownNow {
-	return knownNow{pos: s.snap.FeedPos(), nomPos: s.nominations.feedPos()}
+	return knownNow{pos: s.snap.FeedPos(), nomPos: s.nominations.feedPos(), objs: s.snap.ObjectsVersion()}
 }
 
 // knownFailureAt is knownFailureFor with knownFailuresUsable true and now as it
@@ -108,7 +112,7 @@ func (s *Scheduler) knownFailureAt(p *profile, r *podRecord, now knownNow) *know
 		return nil
 	}
 	f := s.knownFailures.byShape[r.shape.id]
-	if f == nil || f.p != p || f.snap != s.snap || f.pos != now.pos || f.nomPos != now.nomPos {
+	if f == nil || f.p != p || f.snap != s.snap || f.pos != now.pos || f.nomPos != now.nomPos || f.objs != now.objs {
 		return nil
 	}
 	s.shortcutStats.KnownFailures++
@@ -132,7 +136,7 @@ func (s *Scheduler) rememberKnownFailure(p *profile, r *podRecord, fit *fw.FitEr
 		s.knownFailures.byShape = append(s.knownFailures.byShape, make([]*knownFailure, n-len(s.knownFailures.byShape))...)
 	}
 	fit.Summarize() // read by every pod that fails alike
-	s.knownFailures.byShape[key] = &knownFailure{p: p, fit: fit, wakeOn: wakeOn, snap: s.snap, pos: s.snap.FeedPos(), nomPos: s.nominations.feedPos()}
+	s.knownFailures.byShape[key] = &knownFailure{p: p, fit: fit, wakeOn: wakeOn, snap: s.snap, pos: s.snap.FeedPos(), nomPos: s.nominations.feedPos(), objs: s.snap.ObjectsVersion()}
 }
 
 // plainPostFilter reports whether a cycle of the profile depends on

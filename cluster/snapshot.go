@@ -162,6 +162,14 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 	return nil
 }
 
+// ObjectsVersion changes whenever a budget or its counts, a namespace's
+// labels or a device object change (a sum of counters that only grow):
+// with FeedPos and the nominations, it tells whether anything a pod's
+// cycle reads changed.
+func (s *Snapshot) ObjectsVersion() int64 {
+	return s.budgetVersion + s.namespaceVersion + s.devices.version
+}
+
 // NamespaceLabels returns the labels of a namespace (nil when unknown).
 func (s *Snapshot) NamespaceLabels(name string) map[string]string { return s.namespaces[name] }
 
