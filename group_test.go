@@ -221,3 +221,16 @@ func TestRefusedGroupLeavesNoRecord(t *testing.T) {
 	require.Equal(t, 2, gs.Scheduled)
 	require.NoError(t, ts.CheckInvariants())
 }
+
+// Members that arrive in the same instant are tried in the order they
+// entered the queue, as kube's queue timestamps order them, not by name:
+// w-9 before w-10, so the one left out is the last added.
+func TestGangMembersOfOneInstantTriedInInputOrder(t *testing.T) {
+	ts := newTestSched(t, Config{}).nodes("n", 1, 10_000).gang("w", 1).members("w", 11, 1000)
+	ts.run()
+	require.Equal(t, 10, ts.boundCount("w"))
+	late, _ := ts.Pod(cluster.MakePodKey("", "w-10"))
+	require.Equal(t, PhasePending, late.Phase, "the last added waits")
+	nine, _ := ts.Pod(cluster.MakePodKey("", "w-9"))
+	require.Equal(t, PhaseBound, nine.Phase)
+}

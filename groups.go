@@ -188,8 +188,10 @@ func (s *Scheduler) dropOrphan(r *podRecord) {
 }
 
 // pending returns the group's unscheduled members in cycle order: priority
-// desc, attempts desc, first seen asc, name asc (kube-scheduler's
-// PodGroupMemberPodsOrderingFunc).
+// desc, attempts desc, then the time each entered the queue (kube-
+// scheduler's PodGroupMemberPodsOrderingFunc): first seen asc, and input
+// order within an instant, as kube's queue timestamps keep creation order
+// (so w-9 goes before w-10 when both arrive at once).
 func (s *Scheduler) pending(gr *groupRecord) []*podRecord {
 	m := s.memberMemo(gr)
 	if m.pending == nil {
@@ -221,7 +223,7 @@ func (s *Scheduler) sortPending(gr *groupRecord) []*podRecord {
 			cmp.Compare(b.info.Priority(), a.info.Priority()),
 			cmp.Compare(b.attempts, a.attempts),
 			cmp.Compare(a.firstSeen, b.firstSeen),
-			cmp.Compare(a.info.Key(), b.info.Key()),
+			cmp.Compare(a.id, b.id), // added in input order
 		)
 	})
 	return out

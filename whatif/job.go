@@ -111,8 +111,8 @@ func Merge(r io.Reader) (*Comparison, error) {
 	if first == nil {
 		return nil, fmt.Errorf("%w: no lines to merge", ErrSweep)
 	}
-	if missing := missingIndices(lines, first.Count); len(missing) > 0 {
-		return nil, fmt.Errorf("%w: %d of %d completions are missing: indices %s", ErrSweep, len(missing), first.Count, strings.Join(missing, ", "))
+	if n := first.Count - len(lines); n > 0 {
+		return nil, fmt.Errorf("%w: %d of %d completions are missing: indices %s", ErrSweep, n, first.Count, missingIndices(lines, first.Count, n))
 	}
 	c := &Comparison{Scenario: first.Scenario}
 	for _, i := range slices.Sorted(maps.Keys(lines)) {
@@ -134,12 +134,19 @@ func checkLine(l, first Line, seen map[int]Line, n int) error {
 	return nil
 }
 
-func missingIndices(lines map[int]Line, count int) []string {
+// missingIndices lists the first of the n indices below count that lines
+// lacks, ten at most: a line may claim a count of billions, and the walk
+// stops once ten are found (lines holds fewer than ten above them).
+func missingIndices(lines map[int]Line, count, n int) string {
+	const shown = 10
 	var out []string
-	for i := range count {
+	for i := 0; i < count && len(out) < shown; i++ {
 		if _, ok := lines[i]; !ok {
 			out = append(out, strconv.Itoa(i))
 		}
 	}
-	return out
+	if n > len(out) {
+		out = append(out, fmt.Sprintf("and %d more", n-len(out)))
+	}
+	return strings.Join(out, ", ")
 }

@@ -111,6 +111,8 @@ func TestMergeErrors(t *testing.T) {
 		{"garbage", "hello\n", "line 1: not a sweep line"},
 		{"unknown field", `{"index":0,"count":1,"extra":1}` + "\n", `line 1: not a sweep line: json: unknown field "extra"`},
 		{"missing", line(0, 3, "s") + "\n" + line(2, 3, "s"), "1 of 3 completions are missing: indices 1"},
+		// a hostile count answers at once, naming the first ten
+		{"huge count", line(3, 1_000_000_000_000_000, "s"), "999999999999999 of 1000000000000000 completions are missing: indices 0, 1, 2, 4, 5, 6, 7, 8, 9, 10, and 999999999999989 more"},
 		{"twice", line(0, 2, "s") + "\n" + line(0, 2, "s"), "line 2: index 0 given twice"},
 		{"other sweep", line(0, 2, "s") + "\n" + line(1, 2, "t"), `line 2: from another sweep ("t" of 2 variants, not "s" of 2)`},
 		{"out of range", line(5, 2, "s"), "line 1: index 5 is not in 0..1"},
