@@ -234,3 +234,15 @@ func TestGangMembersOfOneInstantTriedInInputOrder(t *testing.T) {
 	nine, _ := ts.Pod(cluster.MakePodKey("", "w-9"))
 	require.Equal(t, PhaseBound, nine.Phase)
 }
+
+// A member that arrives already running counts toward its gang's quorum:
+// the member waiting for it is scheduled without any other change.
+func TestGangQuorumReachedByRunningMember(t *testing.T) {
+	ts := newTestSched(t, Config{}).nodes("n", 1, 4000).gang("g", 2).members("g", 1, 1000)
+	ts.run()
+	st, _ := ts.Pod(cluster.MakePodKey("", "g-0"))
+	require.Equal(t, "waiting for 1 more pod of group g: minCount 2", st.Reason)
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("running").Group("g").MilliCPU(1000).NodeName("n-0").Obj(), 0))
+	ts.run()
+	require.Equal(t, 2, ts.boundCount("g"))
+}

@@ -105,7 +105,16 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 		for _, a := range allocated {
 			s.emitClaim(EventClaimAllocated, a.key, a.node, a.alloc)
 		}
-		return s.startRunning(r, p.NodeName)
+		if err := s.startRunning(r, p.NodeName); err != nil {
+			return err
+		}
+		if r.group != 0 {
+			// a running member counts toward its gang's quorum: a root
+			// waiting for it is ready now (kube's GangScheduling requeues
+			// on an assigned pod's arrival too)
+			return s.offerGroup(s.groupOf(r), nil)
+		}
+		return nil
 	}
 	s.emitPod(EventPodArrived, r.info, "", "")
 	return s.setPending(r)
