@@ -39,8 +39,8 @@ func (b *PodDisruptionBudget) Key() string { return string(MakePodKey(b.Namespac
 
 // Validate reports the first problem with b, naming it and the field.
 func (b *PodDisruptionBudget) Validate() error {
-	if b.Name == "" {
-		return fieldError(ErrInvalidBudget, "", "name", "must not be empty")
+	if field, detail := namespacedNameProblem(b.Name, b.Namespace); detail != "" {
+		return fieldError(ErrInvalidBudget, "", field, "%s", detail)
 	}
 	obj := b.Key()
 	if b.Selector == nil || b.Selector.IsEmpty() {

@@ -358,8 +358,8 @@ func (c *Cache) AddBudget(b PodDisruptionBudget) error {
 // namespace selectors of pod affinity terms read them. A namespace never
 // set has no labels.
 func (c *Cache) SetNamespace(ns Namespace) error {
-	if ns.Name == "" {
-		return fieldError(ErrInvalidNamespace, "", "name", "must not be empty")
+	if p := NameProblem(ns.Name, true); p != "" {
+		return fieldError(ErrInvalidNamespace, "", "name", "%s", p)
 	}
 	if c.namespaces == nil {
 		c.namespaces = map[string]map[string]string{}

@@ -453,7 +453,13 @@ func qualifiedNameProblem(name QualifiedName) string {
 // isDNSLabel reports whether s is an RFC 1123 label: at most 63 lower-case
 // alphanumerics or '-', starting and ending alphanumeric.
 func isDNSLabel(s string) bool {
-	if len(s) == 0 || len(s) > 63 {
+	return len(s) <= 63 && isDNSLabelChars(s)
+}
+
+// isDNSLabelChars is isDNSLabel without the length bound: the API
+// server's subdomain pattern bounds only the whole (253), not each label.
+func isDNSLabelChars(s string) bool {
+	if len(s) == 0 {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -473,7 +479,7 @@ func isDNSSubdomain(s string) bool {
 		return false
 	}
 	for part := range strings.SplitSeq(s, ".") {
-		if !isDNSLabel(part) {
+		if !isDNSLabelChars(part) {
 			return false
 		}
 	}

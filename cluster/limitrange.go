@@ -86,8 +86,8 @@ func fillMissing(dst, src ResourceList) {
 // each other (min above max, a default outside them, a ratio below 1 or
 // above max/min). It checks the limit range as given, before WithDefaults.
 func (lr *LimitRange) Validate() error {
-	if lr.Name == "" {
-		return fieldError(ErrLimitRange, "", "name", "must not be empty")
+	if field, detail := namespacedNameProblem(lr.Name, lr.Namespace); detail != "" {
+		return fieldError(ErrLimitRange, "", field, "%s", detail)
 	}
 	for i := range lr.Limits {
 		if field, detail := lr.Limits[i].validate(); detail != "" {

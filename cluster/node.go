@@ -41,8 +41,8 @@ var ErrInvalidNode = errors.New("cluster: invalid node")
 // Validate reports the first problem with n, naming the node and field.
 func (n *Node) Validate() error {
 	obj := strconv.Quote(n.Name)
-	if n.Name == "" {
-		return fieldError(ErrInvalidNode, "", "name", "must not be empty")
+	if p := NameProblem(n.Name, false); p != "" {
+		return fieldError(ErrInvalidNode, "", "name", "%s", p)
 	}
 	if n.Allocatable.IsNegative() {
 		return fieldError(ErrInvalidNode, obj, "allocatable", "%v is negative", n.Allocatable)

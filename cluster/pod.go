@@ -123,8 +123,8 @@ var ErrInvalidPod = errors.New("cluster: invalid pod")
 
 // Validate reports the first problem with p, naming the pod and field.
 func (p *Pod) Validate() error {
-	if p.Name == "" {
-		return fieldError(ErrInvalidPod, "", "name", "must not be empty")
+	if field, detail := namespacedNameProblem(p.Name, p.Namespace); detail != "" {
+		return fieldError(ErrInvalidPod, "", field, "%s", detail)
 	}
 	bad := func(field, format string, args ...any) error {
 		return fieldError(ErrInvalidPod, string(p.Key()), field, format, args...)

@@ -73,8 +73,8 @@ func (pcs *PriorityClasses) Add(pc PriorityClass) error {
 	obj := strconv.Quote(pc.Name)
 	system := strings.HasPrefix(pc.Name, SystemPriorityClassPrefix)
 	switch {
-	case pc.Name == "":
-		return fieldError(ErrPriorityClass, "", "name", "must not be empty")
+	case NameProblem(pc.Name, false) != "":
+		return fieldError(ErrPriorityClass, "", "name", "%s", NameProblem(pc.Name, false))
 	case system && !IsSystemPriorityClass(pc):
 		return fieldError(ErrPriorityClass, obj, "name", "the prefix %q is reserved for the built-in classes %s (%d) and %s (%d)",
 			SystemPriorityClassPrefix, SystemClusterCritical, SystemClusterCriticalValue, SystemNodeCritical, SystemNodeCriticalValue)

@@ -109,8 +109,8 @@ func (q *ResourceQuota) Validate() error {
 	bad := func(field, format string, args ...any) error {
 		return fieldError(ErrResourceQuota, "resource quota "+q.Key(), field, format, args...)
 	}
-	if q.Name == "" {
-		return fieldError(ErrResourceQuota, "", "name", "must not be empty")
+	if field, detail := namespacedNameProblem(q.Name, q.Namespace); detail != "" {
+		return fieldError(ErrResourceQuota, "", field, "%s", detail)
 	}
 	for _, name := range slices.Sorted(maps.Keys(q.Hard)) {
 		if q.Hard[name] < 0 {

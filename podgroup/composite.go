@@ -66,8 +66,8 @@ func (c *CompositePodGroup) EffectiveDisruptionMode() DisruptionMode {
 // Validate reports the first problem with c, naming it and the field.
 func (c *CompositePodGroup) Validate() error {
 	const what = "composite pod group"
-	if c.Name == "" {
-		return invalid(what, "", "name", "must not be empty")
+	if field, detail := cluster.NamespacedNameProblem(c.Name, c.Namespace); detail != "" {
+		return invalid(what, "", field, "%s", detail)
 	}
 	obj := c.Key()
 	switch {

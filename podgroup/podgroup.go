@@ -108,8 +108,8 @@ func (g *PodGroup) Quorum() int {
 
 // Validate reports the first problem with g, naming the group and field.
 func (g *PodGroup) Validate() error {
-	if g.Name == "" {
-		return invalid("pod group", "", "name", "must not be empty")
+	if field, detail := cluster.NamespacedNameProblem(g.Name, g.Namespace); detail != "" {
+		return invalid("pod group", "", field, "%s", detail)
 	}
 	obj := g.Key()
 	switch {

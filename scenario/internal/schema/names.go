@@ -1,58 +1,25 @@
 package schema
 
 import (
+	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/gangsim/gangsim/cluster"
 )
 
 // The names of objects and resources, checked as the API server checks
 // them: the builder checks a scenario file's entries with them, and the
 // Kubernetes importer the objects' names and resource lists.
 
-// qualifiedName is the name part of a qualified name (a label key's, an
-// extended resource's).
-var qualifiedName = regexp.MustCompile(`^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`)
-
-// isDNSLabel reports whether s is lower case letters, digits and '-',
-// starting and ending with a letter or digit (the length is checked apart).
-// Every name of a file is checked: by hand, not by a regular expression.
-func isDNSLabel(s string) bool {
-	if s == "" || s[0] == '-' || s[len(s)-1] == '-' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// isDNSSubdomain reports whether s is DNS labels joined by '.'.
-func isDNSSubdomain(s string) bool {
-	for {
-		label, rest, more := strings.Cut(s, ".")
-		if !isDNSLabel(label) {
-			return false
-		}
-		if !more {
-			return true
-		}
-		s = rest
-	}
-}
-
 // NameError says what is wrong with a name, as the API server checks
-// names: a DNS subdomain (pods, nodes, groups, budgets, classes), or a DNS
-// label (namespaces) when label is set. nil for a valid name.
+// names (cluster.NameProblem, the one check the Go API makes too): a DNS
+// subdomain (pods, nodes, groups, budgets, classes), or a DNS label
+// (namespaces) when label is set. nil for a valid name.
 func NameError(name string, label bool) error {
-	switch {
-	case label && (len(name) > 63 || !isDNSLabel(name)):
-		return fmt.Errorf("%q is not a DNS label (lower case letters, digits and '-', at most 63)", name)
-	case len(name) > 253 || !isDNSSubdomain(name):
-		return fmt.Errorf("%q is not a DNS subdomain (lower case letters, digits, '-' and '.', at most 253)", name)
+	if p := cluster.NameProblem(name, label); p != "" {
+		return errors.New(p)
 	}
 	return nil
 }
@@ -82,7 +49,7 @@ func CheckResourceName(name string, use ResourceUse) error {
 		return fmt.Errorf("%q is not a standard resource name (cpu, memory, ephemeral-storage, hugepages-<size>%s); an extended resource needs a domain prefix, such as example.com/%s",
 			name, map[bool]string{true: ", pods"}[use == ResourcesOfNode], name)
 	}
-	if len(prefix) > 253 || !isDNSSubdomain(prefix) || base == "" || len(base) > 63 || !qualifiedName.MatchString(base) {
+	if prefix == "" || base == "" || !cluster.IsQualifiedName(name) {
 		return fmt.Errorf("%q is not a valid resource name (a DNS prefix, '/', and a name of letters, digits, '-', '_' and '.')", name)
 	}
 	return nil
@@ -92,12 +59,8 @@ func CheckResourceName(name string, use ResourceUse) error {
 // as the API server does: a name of at most 63 letters, digits, '-', '_'
 // and '.', after an optional DNS subdomain prefix and '/'.
 func LabelKeyError(key string) error {
-	prefix, name, prefixed := strings.Cut(key, "/")
-	if !prefixed {
-		prefix, name = "", key
-	}
-	if prefixed && (len(prefix) > 253 || !isDNSSubdomain(prefix)) || name == "" || len(name) > 63 || !qualifiedName.MatchString(name) {
-		return fmt.Errorf("%q is not a label key (an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' and '.')", key)
+	if p := cluster.LabelKeyProblem(key); p != "" {
+		return errors.New(p)
 	}
 	return nil
 }
