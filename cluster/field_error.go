@@ -21,12 +21,12 @@ type FieldError struct {
 func (e *FieldError) Error() string {
 	msg := e.Sentinel.Error()
 	if e.Object != "" {
-		msg += " " + e.Object
+		msg += " " + PrintableLine(e.Object)
 	}
 	if e.Field != "" {
-		msg += ": " + e.Field
+		msg += ": " + PrintableLine(e.Field)
 	}
-	return msg + ": " + e.Detail
+	return msg + ": " + Printable(e.Detail)
 }
 
 // Unwrap returns the sentinel.

@@ -55,3 +55,18 @@ func TestObjectNamesCheckedAsTheAPIServerDoes(t *testing.T) {
 		require.Regexp(t, `not a DNS (label|subdomain)`, err.Error(), i)
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":          "plain",
+		"a\x1b[31mb":     `a\x1b[31mb`,
+		"bell\x07":       `bell\x07`,
+		"csi\u009b2J":    `csi\u009b2J`,
+		"del\x7f":        `del\x7f`,
+		"two\nlines\tok": "two\nlines\tok",
+		"ünïcode, 名前":    "ünïcode, 名前",
+	} {
+		require.Equal(t, want, Printable(in), "%q", in)
+	}
+	require.Equal(t, `a\x0ab\x09c`, PrintableLine("a\nb\tc"))
+}

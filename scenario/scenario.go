@@ -32,14 +32,14 @@ type FieldError struct {
 
 // Error renders "invalid scenario: FILE: line N: PATH: what is wrong".
 func (e *FieldError) Error() string {
-	msg := ErrScenario.Error() + ": " + e.File
+	msg := ErrScenario.Error() + ": " + cluster.PrintableLine(e.File)
 	if e.Line > 0 {
 		msg += fmt.Sprintf(": line %d", e.Line)
 	}
 	if e.Path != "" {
-		msg += ": " + e.Path
+		msg += ": " + cluster.PrintableLine(e.Path)
 	}
-	return msg + ": " + detail(e.Err)
+	return msg + ": " + cluster.Printable(detail(e.Err))
 }
 
 // Unwrap returns ErrScenario and the cause.

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gangsim/gangsim/cluster"
 )
 
 // ErrTrace is wrapped by every error about a trace file.
@@ -25,14 +27,14 @@ type Error struct {
 
 // Error renders "trace: FILE: line N: column C: what is wrong".
 func (e *Error) Error() string {
-	msg := ErrTrace.Error() + ": " + e.File
+	msg := ErrTrace.Error() + ": " + cluster.PrintableLine(e.File)
 	if e.Line > 0 {
 		msg += fmt.Sprintf(": line %d", e.Line)
 	}
 	if e.Column != "" {
-		msg += ": column " + e.Column
+		msg += ": column " + cluster.PrintableLine(e.Column)
 	}
-	return msg + ": " + e.Err.Error()
+	return msg + ": " + cluster.Printable(e.Err.Error())
 }
 
 // Unwrap returns ErrTrace and the cause.

@@ -28,6 +28,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/examples/internal/cli"
 	"github.com/gangsim/gangsim/internal/heapstart"
 	"github.com/gangsim/gangsim/metrics/htmlreport"
@@ -45,10 +46,10 @@ func main() {
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 	case errors.Is(err, errUsage):
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, cluster.Printable(err.Error())) // no raw control character reaches the terminal
 		os.Exit(2)
 	case err != nil:
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, cluster.Printable(err.Error())) // no raw control character reaches the terminal
 		os.Exit(1)
 	}
 }

@@ -31,6 +31,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gangsim/gangsim/cluster"
 )
 
 func main() {
@@ -38,7 +40,7 @@ func main() {
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 	case err != nil:
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, cluster.Printable(err.Error())) // no raw control character reaches the terminal
 		os.Exit(1)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/gangsim/gangsim/cluster"
 )
 
 // The trace is read here rather than through package trace: that reader
@@ -61,14 +63,14 @@ type TraceError struct {
 
 // Error renders "gpu-sharing: FILE: line N: column C: what is wrong".
 func (e *TraceError) Error() string {
-	msg := "gpu-sharing: " + e.File
+	msg := "gpu-sharing: " + cluster.PrintableLine(e.File)
 	if e.Line > 0 {
 		msg += fmt.Sprintf(": line %d", e.Line)
 	}
 	if e.Column != "" {
-		msg += ": column " + e.Column
+		msg += ": column " + cluster.PrintableLine(e.Column)
 	}
-	return msg + ": " + e.Err.Error()
+	return msg + ": " + cluster.Printable(e.Err.Error())
 }
 
 // Unwrap returns the cause.

@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
@@ -44,14 +45,14 @@ type Error struct {
 
 // Error renders "FILE: line N: PATH: what is wrong".
 func (e *Error) Error() string {
-	msg := e.File
+	msg := cluster.PrintableLine(e.File)
 	if e.Line > 0 {
 		msg += fmt.Sprintf(": line %d", e.Line)
 	}
 	if e.Path != "" {
-		msg += ": " + e.Path
+		msg += ": " + cluster.PrintableLine(e.Path)
 	}
-	return msg + ": " + e.Err.Error()
+	return msg + ": " + cluster.Printable(e.Err.Error())
 }
 
 // Unwrap returns the cause.
