@@ -78,3 +78,25 @@ func labelsProblem(field string, labels map[string]string) (string, string) {
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+// MaxAnnotationsSize is the most the keys and values of one object's
+// annotations may hold together, in bytes, as the API server allows.
+const MaxAnnotationsSize = 256 << 10
+
+// AnnotationKeyProblem says why k is no annotation key ("" when it is
+// one): a qualified name, checked lower-cased as the API server does.
+func AnnotationKeyProblem(k string) string {
+	if IsQualifiedName(strings.ToLower(k)) {
+		return ""
+	}
+	return fmt.Sprintf("%q is not an annotation key (an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit)", k)
+}
+
+// AnnotationsSizeProblem says why annotations of total size bytes are
+// too many ("" when they are not).
+func AnnotationsSizeProblem(size int) string {
+	if size <= MaxAnnotationsSize {
+		return ""
+	}
+	return fmt.Sprintf("Too long: the keys and values hold %d bytes, more than the %d an object's annotations may hold", size, MaxAnnotationsSize)
+}

@@ -280,6 +280,40 @@ func (o *Object) readName() error {
 	case known && kind.namespaced && o.namespace == "":
 		o.namespace = "default" // where kubectl creates it
 	}
+	for _, at := range []string{"metadata", "spec.template.metadata"} {
+		if err := o.checkAnnotations(at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkAnnotations checks the annotations of the metadata at the path
+// (the object's, or its pod template's) as the API server does: keys are
+// qualified names, and keys and values together hold at most 256 KiB.
+func (o *Object) checkAnnotations(path string) error {
+	meta := o.node
+	for key := range strings.SplitSeq(path, ".") {
+		meta = schema.MapValue(meta, key)
+	}
+	ann := schema.MapValue(meta, "annotations")
+	if ann == nil || ann.Kind != yaml.MappingNode {
+		return nil // absent, or not a map: decoding says so
+	}
+	size := 0
+	for i := 0; i+1 < len(ann.Content); i += 2 {
+		k, v := ann.Content[i], ann.Content[i+1]
+		if v.Kind == yaml.AliasNode && v.Alias != nil {
+			v = v.Alias
+		}
+		if p := cluster.AnnotationKeyProblem(k.Value); p != "" {
+			return &Error{File: o.file, Line: k.Line, Path: o.ref() + ": " + path + ".annotations", Err: errors.New(p)}
+		}
+		size += len(k.Value) + len(v.Value)
+	}
+	if p := cluster.AnnotationsSizeProblem(size); p != "" {
+		return &Error{File: o.file, Line: ann.Line, Path: o.ref() + ": " + path + ".annotations", Err: errors.New(p)}
+	}
 	return nil
 }
 
