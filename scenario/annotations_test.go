@@ -29,9 +29,9 @@ func TestKubeAnnotationsCheckedAsTheAPIServerDoes(t *testing.T) {
 		require.NoError(t, err, a[:min(len(a), 60)])
 	}
 	bad := map[string]string{
-		"    bad key: v\n":                            `n.yaml: line 6: Node n: metadata.annotations: "bad key" is not an annotation key`,
+		"    bad key: v\n":                         `n.yaml: line 6: Node n: metadata.annotations: "bad key" is not an annotation key`,
 		"    a: " + big + "\n    b: " + big + "\n": `n.yaml: line 6: Node n: metadata.annotations: Too long: the keys and values hold 409602 bytes, more than the 262144`,
-		"    a: &v " + big + "\n    b: *v\n":         "Too long: the keys and values hold 409602 bytes",
+		"    a: &v " + big + "\n    b: *v\n":       "Too long: the keys and values hold 409602 bytes",
 	}
 	for a, want := range bad {
 		_, err := scenario.ParseFiles([]scenario.File{{Name: "n.yaml", Data: []byte(node(a))}})
