@@ -61,6 +61,14 @@ func LoadFiles(paths []string, opts ...Option) (*Scenario, error) {
 	return parseFiles(files, strings.Join(paths, ", "), &ws, true, opts...)
 }
 
+// ReadFile reads one input file as LoadFiles reads it: within the file
+// size limit (WithLimits), a pipe read up to it, devices and sockets
+// refused. A program that passes inputs on (a sweep's ConfigMaps) reads
+// them with it.
+func ReadFile(path string, opts ...Option) ([]byte, error) {
+	return readLimited(path, applyOptions(opts).limits.FileSize)
+}
+
 // readLimited reads a file of at most limit bytes; a larger one is an
 // error before it is read. A pipe (a named one, or /dev/stdin fed by a
 // pipe) is read up to the limit, holding at most twice the limit while it

@@ -1,9 +1,10 @@
 package trace
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -88,17 +89,26 @@ func (o Options) withDefaults() Options {
 // Load reads an openb node CSV and pod CSV into a scenario, named after
 // the pod file.
 func Load(nodesPath, podsPath string, opts Options) (*scenario.Scenario, error) {
-	nodes, err := os.Open(nodesPath)
+	// read as scenario files are: within their size limit, a device or a
+	// socket refused, a pipe with no writer an error, not a wait
+	nodes, err := scenario.ReadFile(nodesPath)
 	if err != nil {
-		return nil, &Error{File: nodesPath, Err: err}
+		return nil, &Error{File: nodesPath, Err: readCause(err)}
 	}
-	defer nodes.Close()
-	pods, err := os.Open(podsPath)
+	pods, err := scenario.ReadFile(podsPath)
 	if err != nil {
-		return nil, &Error{File: podsPath, Err: err}
+		return nil, &Error{File: podsPath, Err: readCause(err)}
 	}
-	defer pods.Close()
-	return Read(nodesPath, nodes, podsPath, pods, opts)
+	return Read(nodesPath, bytes.NewReader(nodes), podsPath, bytes.NewReader(pods), opts)
+}
+
+// readCause is what scenario.ReadFile's error says, without the file
+// (trace errors name it).
+func readCause(err error) error {
+	if fe, ok := errors.AsType[*scenario.FieldError](err); ok {
+		return fe.Err
+	}
+	return err
 }
 
 // Read is Load on readers; the names are the files errors name.

@@ -62,7 +62,7 @@ func (a *app) writeJob() error {
 	var files []whatif.JobFile
 	taken := map[string]bool{}
 	for i, p := range paths {
-		data, err := os.ReadFile(p)
+		data, err := scenario.ReadFile(p) // bounded as the load was
 		if err != nil {
 			return err
 		}

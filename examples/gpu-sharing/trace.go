@@ -1,15 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/scenario"
 )
 
 // The trace is read here rather than through package trace: that reader
@@ -156,13 +157,17 @@ type row struct {
 	fields []string
 }
 
+// loadTable reads a CSV file as scenario files are read: within their
+// size limit, a device or a socket refused.
 func loadTable(path string, required []string) (*table, error) {
-	f, err := os.Open(path)
+	data, err := scenario.ReadFile(path)
+	if fe, ok := errors.AsType[*scenario.FieldError](err); ok {
+		err = fe.Err // the file is named below
+	}
 	if err != nil {
 		return nil, &TraceError{File: path, Err: err}
 	}
-	defer f.Close()
-	return readTable(path, f, required)
+	return readTable(path, bytes.NewReader(data), required)
 }
 
 // readTable reads a CSV file with a header line and checks that the
