@@ -266,3 +266,21 @@ events:
 	assert.Equal(t, 1, rep.Nodes)
 	assert.Equal(t, []string{"big"}, rep.PendingPods)
 }
+
+// By hand: a 1-cpu pod runs from 0; a priority-100 pod evicts it at 1m
+// and runs 10m; the victim comes back at 11m. Its wait is the one from
+// its arrival to its first binding (0), counted once: two waits, the
+// victim's 0 and the preemptor's 1s (it binds at its next attempt).
+func TestReboundVictimWaitsOnce(t *testing.T) {
+	rep := record(t, `
+config: {terminationGracePeriod: 0s}
+nodes: [{name: n, allocatable: {cpu: "1"}}]
+pods:
+  - {name: low, requests: {cpu: "1"}, priority: 1}
+  - {name: high, requests: {cpu: "1"}, priority: 100, at: 1m, duration: 10m}
+`, 0)
+	assert.Equal(t, 1, rep.Pods.Evicted)
+	assert.Equal(t, 0, rep.Pods.PendingAtEnd, "the victim came back")
+	assert.Equal(t, 2, rep.Pods.Wait.Count)
+	assert.Equal(t, time.Second, rep.Pods.Wait.Max)
+}

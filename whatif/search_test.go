@@ -100,7 +100,8 @@ func TestGangsNeedWholeRacks(t *testing.T) {
 }
 
 // By hand: three 1-hour pods on one 1-cpu node wait 0, 1h and 2h. With a
-// bound of 90m one node more (waits 0, 0, 1h) is enough; with 30m, two.
+// bound of 90m one node more (waits 0, 0, 1h) is enough; with 30m, two. A
+// wait exactly at the bound is within it: 2h needs no node, 1h one.
 func TestWaitBound(t *testing.T) {
 	sc := `
 nodes: [{name: n, allocatable: {cpu: "1"}}]
@@ -109,7 +110,7 @@ pods: [{name: p, requests: {cpu: "1"}, duration: 1h, count: 3}]
 	for _, tt := range []struct {
 		bound time.Duration
 		want  int
-	}{{0, 0}, {90 * time.Minute, 1}, {30 * time.Minute, 2}} {
+	}{{0, 0}, {90 * time.Minute, 1}, {30 * time.Minute, 2}, {2 * time.Hour, 0}, {time.Hour, 1}} {
 		a, err := whatif.FewestNodesToAdd(parse(t, sc), "n", whatif.Criteria{MaxWait: tt.bound}, whatif.Options{})
 		require.NoError(t, err)
 		requireMinimal(t, a)
