@@ -127,3 +127,24 @@ func TestNamespaceLabelsChangeReachesAffinity(t *testing.T) {
 	st, _ = ts.Pod(p.Key())
 	require.Equal(t, PhaseBound, st.Phase, st.Reason)
 }
+
+// A pod's victim unit is the highest group above it that disrupts as a
+// whole: evicting one pod of a DisruptAll group under a DisruptAll
+// composite evicts the composite's other child too, not only its group.
+func TestVictimUnitIsTheHighestDisruptAllGroup(t *testing.T) {
+	ts := newTestSched(t, Config{}).nodes("n", 2, 1000)
+	require.NoError(t, ts.AddCompositePodGroup(gangsimtest.MakeBasicComposite("job").DisruptAll().Priority(1).Obj()))
+	require.NoError(t, ts.AddPodGroup(gangsimtest.MakeBasicGroup("workers").Parent("job").DisruptAll().Priority(1).Obj()))
+	require.NoError(t, ts.AddPodGroup(gangsimtest.MakeBasicGroup("driver").Parent("job").Priority(1).Obj()))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("worker").Group("workers").MilliCPU(1000).Priority(1).NodeName("n-0").Obj(), 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("driver").Group("driver").MilliCPU(1000).Priority(1).NodeName("n-1").Obj(), 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("urgent").MilliCPU(1000).Priority(100).Obj(), 0))
+	ts.run()
+	for _, name := range []string{"worker", "driver"} {
+		st, _ := ts.Pod(cluster.MakePodKey("", name))
+		evicted := st.Phase != PhaseBound || st.Binds > 1 // it may come back on the node left free
+		require.True(t, evicted, "%s is evicted with its composite: %+v", name, st)
+	}
+	st, _ := ts.Pod(cluster.MakePodKey("", "urgent"))
+	require.Equal(t, PhaseBound, st.Phase)
+}
