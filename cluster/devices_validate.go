@@ -34,7 +34,7 @@ const (
 // compiles is checked where the selectors are compiled.
 func (c *DeviceClass) Validate() error {
 	bad := devicesError("deviceclass", "", c.Name)
-	if err := nameProblem(c.Name, false); err != "" {
+	if err := NameProblem(c.Name, false); err != "" {
 		return bad("metadata.name", "%s", err)
 	}
 	if err := selectorsProblem(c.Selectors); err != nil {
@@ -50,9 +50,9 @@ func (c *DeviceClass) Validate() error {
 func (s *ResourceSlice) Validate() error {
 	bad := devicesError("resourceslice", "", s.Name)
 	switch {
-	case nameProblem(s.Name, false) != "":
-		return bad("metadata.name", "%s", nameProblem(s.Name, false))
-	case nameProblem(s.Driver, false) != "" || len(s.Driver) > 63:
+	case NameProblem(s.Name, false) != "":
+		return bad("metadata.name", "%s", NameProblem(s.Name, false))
+	case NameProblem(s.Driver, false) != "" || len(s.Driver) > 63:
 		return bad("spec.driver", "%q is not a DNS subdomain of at most 63 characters", s.Driver)
 	case s.Pool.Name == "":
 		return bad("spec.pool.name", "must not be empty")
@@ -247,7 +247,7 @@ func countersProblem(sets []CounterSet) *fieldProblem {
 // Validate reports the first problem with the claim.
 func (c *ResourceClaim) Validate() error {
 	bad := devicesError("resourceclaim", c.Namespace, c.Name)
-	if err := nameProblem(c.Name, false); err != "" {
+	if err := NameProblem(c.Name, false); err != "" {
 		return bad("metadata.name", "%s", err)
 	}
 	if err := c.Spec.problem(); err != nil {
@@ -259,7 +259,7 @@ func (c *ResourceClaim) Validate() error {
 // Validate reports the first problem with the template.
 func (t *ResourceClaimTemplate) Validate() error {
 	bad := devicesError("resourceclaimtemplate", t.Namespace, t.Name)
-	if err := nameProblem(t.Name, false); err != "" {
+	if err := NameProblem(t.Name, false); err != "" {
 		return bad("metadata.name", "%s", err)
 	}
 	if err := t.Spec.problem(); err != nil {
@@ -339,8 +339,8 @@ func (r *ExactDeviceRequest) problem(exact bool) *fieldProblem {
 	switch {
 	case r.DeviceClassName == "":
 		return &fieldProblem{".deviceClassName", "must not be empty"}
-	case nameProblem(r.DeviceClassName, false) != "":
-		return &fieldProblem{".deviceClassName", nameProblem(r.DeviceClassName, false)}
+	case NameProblem(r.DeviceClassName, false) != "":
+		return &fieldProblem{".deviceClassName", NameProblem(r.DeviceClassName, false)}
 	case !exact && r.AdminAccess:
 		return &fieldProblem{".adminAccess", "is not allowed in a firstAvailable alternative"}
 	}
@@ -418,19 +418,6 @@ func devicesError(kind, namespace, name string) func(field, format string, args 
 	return func(field, format string, args ...any) error {
 		return fieldError(ErrInvalidDevices, obj, field, format, args...)
 	}
-}
-
-// nameProblem is why name is no DNS subdomain (label: no DNS label), or "".
-func nameProblem(name string, label bool) string {
-	switch {
-	case name == "":
-		return "must not be empty"
-	case label && !isDNSLabel(name):
-		return fmt.Sprintf("%q is not a DNS label", name)
-	case !label && !isDNSSubdomain(name):
-		return fmt.Sprintf("%q is not a DNS subdomain", name)
-	}
-	return ""
 }
 
 // qualifiedNameProblem is why name is no device attribute or capacity
