@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,70 @@ func FuzzSchedulerAPI(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// FuzzSchedulerAPIOptions runs FuzzSchedulerAPI's programs on Schedulers
+// made with options, read from the first two bytes: shortcuts switched
+// off, a termination grace period (0, 5 s or the default), a start time,
+// an explanation asked for, a nil observer and an observer of a few kinds.
+// Besides the checks of FuzzSchedulerAPI, the program run with those
+// shortcuts off makes the same events as with every shortcut on: the
+// shortcuts change only the time decisions take.
+func FuzzSchedulerAPIOptions(f *testing.F) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for range 16 {
+		data := make([]byte, 40+r.IntN(200))
+		for j := range data {
+			data[j] = byte(r.IntN(256))
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		off, pick, program := Shortcut(data[0])&allShortcuts, data[1], data[2:]
+		var cfg Config
+		switch pick % 3 {
+		case 0:
+			cfg.TerminationGracePeriod = new(time.Duration)
+		case 1:
+			grace := 5 * time.Second
+			cfg.TerminationGracePeriod = &grace
+		}
+		opts := []Option{WithStartTime(time.Duration(pick/3%4) * time.Hour), WithObserver(nil),
+			WithObserverOf(func(Event) {}, EventPodBound, EventPodEvicted)}
+		if pick&0x80 != 0 {
+			opts = append(opts, WithExplain(cluster.MakePodKey("", "p1"), cluster.MakePodKey("ml", "p2")))
+		}
+		streams := [2][]string{}
+		for i, o := range [][]Option{opts, append(slices.Clone(opts), WithoutShortcuts(off))} {
+			if err := runAPIProgramWith(program, cfg, o, nil, func(e Event) { streams[i] = append(streams[i], e.String()) }); err != nil {
+				t.Fatalf("without %v: %v", off*Shortcut(i), err)
+			}
+		}
+		if n := firstDifference(streams[0], streams[1]); n >= 0 {
+			t.Fatalf("without %v, event %d differs:\n with all: %s\n without: %s", off, n, at(streams[0], n), at(streams[1], n))
+		}
+	})
+}
+
+// firstDifference is the index of the first event two streams differ at,
+// or -1.
+func firstDifference(a, b []string) int {
+	for i := range max(len(a), len(b)) {
+		if at(a, i) != at(b, i) {
+			return i
+		}
+	}
+	return -1
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return "(none)"
 }
 
 // The universe the programs name: few enough names that calls collide.
@@ -72,9 +137,16 @@ func runAPIProgram(data []byte, trace func(string)) error {
 
 // runAPIProgramObserved is runAPIProgram with an observer of the events.
 func runAPIProgramObserved(data []byte, trace func(string), observe Observer) error {
+	return runAPIProgramWith(data, Config{}, nil, trace, observe)
+}
+
+// runAPIProgramWith is runAPIProgramObserved on a Scheduler made with cfg
+// (the checker on, the cycle cap of the programs) and opts besides.
+func runAPIProgramWith(data []byte, cfg Config, opts []Option, trace func(string), observe Observer) error {
 	var last time.Duration
 	var timeErr error
-	s, err := New(Config{CheckInvariants: true, MaxCycles: 2000}, WithObserver(func(e Event) {
+	cfg.CheckInvariants, cfg.MaxCycles = true, 2000
+	s, err := New(cfg, append(opts, WithObserver(func(e Event) {
 		if observe != nil {
 			observe(e)
 		}
@@ -82,7 +154,7 @@ func runAPIProgramObserved(data []byte, trace func(string), observe Observer) er
 			timeErr = fmt.Errorf("event %v at %v after an event at %v", e, e.At, last)
 		}
 		last = e.At
-	}))
+	}))...)
 	if err != nil {
 		return err
 	}

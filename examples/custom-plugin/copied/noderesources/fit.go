@@ -139,9 +139,11 @@ func (f *Fit) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
 }
 
 // EventsToRegister: room is freed when a pod leaves a node, and comes with
-// a node added or grown.
+// a node added or grown; an extended resource no node offers may come to
+// be served by a device class added later (kube registers DeviceClass
+// events for it).
 func (*Fit) EventsToRegister() fw.ClusterEvent {
-	return fw.AssignedPodDeleted | fw.NodeAdded | fw.NodeChanged
+	return fw.AssignedPodDeleted | fw.NodeAdded | fw.NodeChanged | fw.DevicesChanged
 }
 
 // Fits is the NodeResourcesFit filter as a plain function, for a cluster
