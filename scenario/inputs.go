@@ -262,9 +262,22 @@ func readInput(name string, data []byte, ws *warnings, lim *Limits) (*input, err
 			return in, nil
 		}
 	}
-	docs, isJSON, err := parseDocuments(name, data)
-	if err != nil {
-		return nil, err
+	var docs []*yaml.Node
+	isJSON := false
+	if readListsByItem && schema.LooksLikeJSON(data) {
+		in, doc := readKubeList(name, data)
+		if in != nil {
+			return in, nil
+		}
+		if doc != nil {
+			docs, isJSON = []*yaml.Node{doc}, true
+		}
+	}
+	if docs == nil {
+		var err error
+		if docs, isJSON, err = parseDocuments(name, data); err != nil {
+			return nil, err
+		}
 	}
 	var exp *schema.Expansion // JSON has no aliases
 	if !isJSON {
@@ -292,6 +305,38 @@ func readInput(name string, data []byte, ws *warnings, lim *Limits) (*input, err
 		return in, decodeScenario(name, scenarios[0], in.spec, ws, exp)
 	}
 	return in, nil
+}
+
+// readListsByItem switches readKubeList on; the test that compares it
+// with the reading of a whole file switches it off.
+var readListsByItem = true
+
+// readKubeList reads a JSON List of Kubernetes objects (a kubectl dump)
+// item by item, each decoded as it is read (kube.ReadListItem), so that
+// its items are never all held as whole trees. For JSON that is no List
+// it returns the document it parsed, when whole, for the ordinary reading;
+// for any problem, nothing, and the ordinary reading reports it.
+func readKubeList(name string, data []byte) (*input, *yaml.Node) {
+	d := &schema.Decoder{} // one cache of struct fields for every item
+	var objs []*kube.Object
+	items := false
+	doc, err := schema.ParseJSONItems(data, func(i int, item *yaml.Node) bool {
+		o, ok := kube.ReadListItem(name, i, item, d)
+		objs, items = append(objs, o...), true
+		return ok
+	})
+	switch {
+	case err != nil:
+		return nil, nil
+	case !items && !kube.IsList(doc):
+		return nil, doc // whole: nothing was taken out of it
+	case !kube.IsList(doc):
+		return nil, nil
+	}
+	if _, err := kube.Objects(name, doc, nil); err != nil { // the List's own fields
+		return nil, nil
+	}
+	return &input{name: name, spec: &schema.File{}, objects: objs}, nil
 }
 
 // decodeScenario decodes a scenario document strictly; fields that are

@@ -1,10 +1,16 @@
 package scenario
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // FuzzKubeObjects: any input is Kubernetes objects, a scenario, or an
@@ -47,13 +53,44 @@ func FuzzKubeObjects(f *testing.F) {
 		"---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec: {replicas: 2, podManagementPolicy: Parallel, selector: {matchLabels: {a: b}},\n" +
 		"  template: {metadata: {labels: {a: b}, annotations: {gangsim.io/duration: 5m}}, spec: {containers: [{name: c}]}}}\n" +
 		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"1\"}}\n"))
+	// every seed as kubectl's JSON List too, which is read item by item
+	for _, pattern := range []string{"testdata/kube/*.yaml", "testdata/kube/bad/*.yaml", "testdata/kube/samples/*"} {
+		files, _ := filepath.Glob(pattern)
+		for _, name := range files {
+			if data, err := os.ReadFile(name); err == nil {
+				if list, ok := asKubectlList(f, data); ok {
+					f.Add(list)
+				}
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer checkQuick(t, time.Now())
 		sc, err := ParseFiles([]File{{Name: "fuzz", Data: data}}, fuzzLimits)
+		checkByItemAsWhole(t, data, sc, err)
 		if err != nil {
 			checkLoadError(t, err, "fuzz")
 			return
 		}
 		checkRuns(t, sc)
 	})
+}
+
+// checkByItemAsWhole checks that JSON read with its List item by item
+// loads as the whole file does: the same scenario, or the same error.
+func checkByItemAsWhole(t *testing.T, data []byte, sc *Scenario, err error) {
+	t.Helper()
+	if !schema.LooksLikeJSON(data) {
+		return
+	}
+	readListsByItem = false
+	whole, wholeErr := ParseFiles([]File{{Name: "fuzz", Data: data}}, fuzzLimits)
+	readListsByItem = true
+	if err != nil || wholeErr != nil {
+		require.Equal(t, fmt.Sprint(wholeErr), fmt.Sprint(err))
+		return
+	}
+	a, _ := json.Marshal(sc)
+	b, _ := json.Marshal(whole)
+	require.Equal(t, string(b), string(a))
 }

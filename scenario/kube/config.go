@@ -77,7 +77,7 @@ func (k *kubeImport) config(o *Object, v *kubeSchedulerConfig, f *schema.File) e
 		return o.failf(nil, "", "a second configuration in the file (the first at line %d)", f.Config.Line)
 	}
 	c := &schema.Config{Line: o.line, PercentageOfNodesToScore: v.PercentageOfNodesToScore,
-		Origin: &schema.Origin{Object: o.ref(), Where: "config", Node: o.node}}
+		Origin: &schema.Origin{Object: o.ref(), Where: "config", Lines: o.lines()}}
 	for _, b := range []struct {
 		secs  *int64
 		into  **time.Duration

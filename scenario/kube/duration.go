@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/gangsim/gangsim"
-	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // DurationAnnotation gives a pod made from a Kubernetes object its run
@@ -19,23 +16,20 @@ import (
 // duration as Go writes them: "30m", "1h30m", "90s".
 const DurationAnnotation = "gangsim.io/duration"
 
-// runTimeOf reads the run-time annotation of the metadata node meta, at
-// the field path field ("metadata", "spec.template.metadata"); "" when it
-// has none. A value that is not a positive duration is an error naming
-// the annotation.
-func runTimeOf(o *Object, meta *yaml.Node, field string) (string, error) {
-	n := schema.MapValue(schema.MapValue(meta, "annotations"), DurationAnnotation)
-	if n == nil {
+// runTimeOf reads the run-time annotation of the annotations of the
+// metadata at the field path field ("metadata", "spec.template.metadata");
+// "" when it has none. A value that is not a positive duration is an
+// error naming the annotation.
+func runTimeOf(o *Object, annotations map[string]string, field string) (string, error) {
+	value, ok := annotations[DurationAnnotation]
+	if !ok {
 		return "", nil
 	}
-	path := field + ".annotations[" + DurationAnnotation + "]"
-	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		return "", o.failf(n, path, "must be a duration like 30m or 1h30m")
+	if _, err := parseRunTime(value); err != nil {
+		path := field + ".annotations[" + DurationAnnotation + "]"
+		return "", o.failLine(keyLine(o, field+".annotations", DurationAnnotation), path, err)
 	}
-	if _, err := parseRunTime(n.Value); err != nil {
-		return "", o.fail(n, path, err)
-	}
-	return n.Value, nil
+	return value, nil
 }
 
 // parseRunTime reads the annotation's value: a positive duration of at

@@ -63,22 +63,7 @@ func (m *member) join(name, sub, key string) {
 
 // keyLine is the line of key in the mapping at path of o (the mapping's,
 // or the nearest parent's, when the key is not there).
-func keyLine(o *Object, path, key string) int {
-	n := o.node
-	for _, part := range strings.Split(path, ".") {
-		next := schema.MapValue(n, part)
-		if next == nil {
-			return n.Line
-		}
-		n = next
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i].Line
-		}
-	}
-	return n.Line
-}
+func keyLine(o *Object, path, key string) int { return o.lines().KeyLine(path, key) }
 
 // templateOf returns a workload's own metadata and its pod template.
 func templateOf(v any) (*kubeMeta, *kubePodTemplate) {
@@ -214,7 +199,7 @@ func (k *kubeImport) pluginsGroups() map[string]*pluginsEntry {
 	for _, d := range k.objs {
 		if _, ok := d.v.(*pluginsPodGroup); ok {
 			groups := d.in.File.PodGroups
-			if i := slices.IndexFunc(groups, func(g schema.PodGroup) bool { return g.Origin != nil && g.Origin.Node == d.o.node }); i >= 0 {
+			if i := slices.IndexFunc(groups, func(g schema.PodGroup) bool { return g.Origin != nil && g.Origin.Lines == d.o.lines() }); i >= 0 {
 				out[pluginsLabelOf(d.o)+" "+d.o.namespace+"/"+d.o.name] = &pluginsEntry{entry: &groups[i]}
 			}
 		}

@@ -30,6 +30,24 @@ type Object struct {
 	// within names the object that holds this one as text, for an object
 	// read from a ConfigMap's data ("ConfigMap kube-system/x data[key]")
 	within string
+	// early is set for an object decoded as it was read (ReadListItem):
+	// decoded, until Import takes it, and unmodelled are what decodeKube
+	// gives, hash is its pod template's hash, and node keeps only the
+	// fields decoded, for the lines of errors about them
+	early      bool
+	decoded    any
+	unmodelled []string
+	hash       string
+	index      *schema.LineIndex // the lines of node, which early objects let go
+}
+
+// lines finds the lines of o's fields: in its tree, or in the index an
+// object decoded as it was read keeps instead.
+func (o *Object) lines() schema.Lines {
+	if o.index != nil {
+		return o.index
+	}
+	return schema.TreeLines{Node: o.node}
 }
 
 // Error is a problem with an object of an input file: the file, the line,
@@ -110,7 +128,7 @@ var (
 // newOrigin is the origin of an entry made from o; fields translate its
 // field names.
 func newOrigin(o *Object, fields map[string]string) *schema.Origin {
-	return &schema.Origin{Object: o.ref(), Where: o.ref(), Fields: fields, Spec: "spec", Node: o.node}
+	return &schema.Origin{Object: o.ref(), Where: o.ref(), Fields: fields, Spec: "spec", Lines: o.lines()}
 }
 
 // kubeKind is what the importer knows of a kind: its API versions, whether
@@ -183,6 +201,71 @@ func Objects(file string, doc *yaml.Node, exp *schema.Expansion) ([]*Object, err
 		o.exp = exp
 	}
 	return objs, err
+}
+
+// IsList reports whether a document is a List of objects ("List", or a
+// typed list such as "PodList").
+func IsList(doc *yaml.Node) bool {
+	n := doc
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	kind, _, err := scalarAt(n, "kind")
+	return err == nil && strings.HasSuffix(kind, "List") && schema.MapValue(n, "items") != nil
+}
+
+// ReadListItem reads the item at index i of a List of file as Objects
+// does and decodes it at once, with d; what decoding ignores is dropped
+// from its tree, so that a dump's items are never all held whole. It
+// returns false for an item it cannot take so, one with a problem or
+// without its own apiVersion and kind (which a typed List gives it): the
+// caller then reads the file as a whole, which reports the problem.
+func ReadListItem(file string, i int, item *yaml.Node, d *schema.Decoder) ([]*Object, bool) {
+	if item.Kind != yaml.MappingNode || schema.MapValue(item, "apiVersion") == nil || schema.MapValue(item, "kind") == nil {
+		return nil, false
+	}
+	objs, err := kubeItems(file, item, fmt.Sprintf("items[%d]", i), "", "", nil)
+	if err != nil {
+		return nil, false
+	}
+	for _, o := range objs {
+		if !o.decodeEarly(d) {
+			return nil, false
+		}
+	}
+	return objs, true
+}
+
+// decodeEarly decodes o as decodeKube will ask, and keeps of its tree what
+// later errors may point to: the lines of the fields decoded; for a kind
+// the importer skips, its apiVersion, kind and metadata.
+func (o *Object) decodeEarly(d *schema.Decoder) bool {
+	kind, known := lookupKind(o.apiVersion, o.kind)
+	if !known {
+		head := o.node.Content[:0:0]
+		for i := 0; i+1 < len(o.node.Content); i += 2 {
+			if k := o.node.Content[i].Value; k == "apiVersion" || k == "kind" || k == "metadata" {
+				head = append(head, o.node.Content[i], o.node.Content[i+1])
+			}
+		}
+		o.node.Content, o.early = head, true
+		return true
+	}
+	if !slices.Contains(kind.versions, o.apiVersion) {
+		return false
+	}
+	o.hash = templateHash(o) // of the whole template, before pruning
+	// an object read from a ConfigMap's text may hold aliases: not pruned
+	d.Prune = o.within == ""
+	defer func() { d.Prune = false }()
+	v := kind.decoded()
+	d.Warn, d.Aliases = func(path string) { o.unmodelled = append(o.unmodelled, path) }, o.exp
+	if err := d.Decode(o.node, v); err != nil {
+		return false
+	}
+	o.decoded, o.early = v, true
+	o.index, o.node = schema.IndexLines(o.node), nil
+	return true
 }
 
 func kubeItems(file string, n *yaml.Node, where, defVersion, defKind string, exp *schema.Expansion) ([]*Object, error) {
@@ -339,6 +422,14 @@ func cmpOr(a, b string) string {
 // modelled; d's cache of struct fields serves every object. A kind the
 // importer does not read gives nil and a warning.
 func decodeKube(o *Object, ws Warnings, d *schema.Decoder) (any, []string, error) {
+	if o.early {
+		v := o.decoded
+		o.decoded = nil // held by the importer from here
+		if v == nil {
+			ws.Add(o.kind, "", skippedKindDetail(o.apiVersion, o.kind), o.file+": "+o.ref())
+		}
+		return v, o.unmodelled, nil
+	}
 	kind, ok := lookupKind(o.apiVersion, o.kind)
 	if !ok {
 		ws.Add(o.kind, "", skippedKindDetail(o.apiVersion, o.kind), o.file+": "+o.ref())
@@ -360,7 +451,7 @@ func decodeKube(o *Object, ws Warnings, d *schema.Decoder) (any, []string, error
 // fail returns an error about a field of the object, at the line of at
 // (the field's, found by its path, when at is nil).
 func (o *Object) fail(at *yaml.Node, field string, err error) error {
-	line := schema.LineOf(o.node, field)
+	line := o.lines().LineOf(field)
 	if at != nil {
 		line = at.Line
 	}

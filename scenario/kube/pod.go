@@ -40,7 +40,7 @@ func (k *kubeImport) pod(o *Object, v *kubePod, f *schema.File) error {
 	if err != nil {
 		return err
 	}
-	if s.Duration, err = runTimeOf(o, schema.MapValue(o.node, "metadata"), "metadata"); err != nil {
+	if s.Duration, err = runTimeOf(o, v.Metadata.Annotations, "metadata"); err != nil {
 		return err
 	}
 	if ref := controllerOf(&v.Metadata); ref != nil {

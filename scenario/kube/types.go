@@ -24,7 +24,7 @@ type (
 // kubeMeta is an object's metadata.
 type kubeMeta struct {
 	Name                       string            `yaml:"name"`
-	GenerateName               skipped           `yaml:"generateName"`
+	GenerateName               string            `yaml:"generateName"` // read before decoding; kept for its line
 	Namespace                  string            `yaml:"namespace"`
 	Labels                     map[string]string `yaml:"labels"`
 	Annotations                map[string]string `yaml:"annotations"`

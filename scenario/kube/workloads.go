@@ -70,13 +70,12 @@ func (k *kubeImport) template(o *Object, meta *kubeMeta, t *kubePodTemplate, sel
 	if err != nil {
 		return nil, err
 	}
-	src := &schema.Origin{Object: o.ref(), Where: o.ref(), Fields: kubePodFields, Spec: "spec.template.spec", Created: created, Node: o.node}
+	src := &schema.Origin{Object: o.ref(), Where: o.ref(), Fields: kubePodFields, Spec: "spec.template.spec", Created: created, Lines: o.lines()}
 	entry, err := k.podEntry(o, src, o.name, nil, &t.Spec)
 	if err != nil {
 		return nil, err
 	}
-	tmeta := schema.MapValue(schema.MapValue(schema.MapValue(o.node, "spec"), "template"), "metadata")
-	if entry.Duration, err = runTimeOf(o, tmeta, "spec.template.metadata"); err != nil {
+	if entry.Duration, err = runTimeOf(o, t.Metadata.Annotations, "spec.template.metadata"); err != nil {
 		return nil, err
 	}
 	owner := &cluster.Owner{Kind: o.kind, Name: o.name, Selector: sel.Convert()}
@@ -115,6 +114,9 @@ func (t *kubeTemplate) pod(name string, extra map[string]string) schema.Pod {
 // templateHash is a short, stable name for a template, in the alphabet
 // Kubernetes uses for its pod-template-hash labels.
 func templateHash(o *Object) string {
+	if o.early {
+		return o.hash
+	}
 	h := fnv.New32a()
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {

@@ -22,6 +22,11 @@ type Decoder struct {
 	// Aliases counts the values aliases repeat and shares what they may
 	// share; nil for trees without aliases (JSON).
 	Aliases *Expansion
+	// Prune, in a tree without aliases, drops from each mapping what
+	// decoding ignores once it is decoded (fields of types Skipped and
+	// Unmodelled, unknown fields of open structs): what is left serves the
+	// lines of errors about the fields decoded, for a tree kept for that.
+	Prune   bool
 	types   map[reflect.Type]*structFields // a cache of struct types' fields
 	aliased int                            // > 0 while decoding what an alias names
 }
@@ -291,7 +296,27 @@ func (d *Decoder) structure(n *yaml.Node, v reflect.Value, path string) error {
 			return err
 		}
 	}
+	if d.Prune && d.Aliases == nil && d.aliased == 0 {
+		n.Content = pruned(n.Content, si, v)
+	}
 	return nil
+}
+
+// pruned keeps the pairs of a decoded mapping whose field is decoded.
+func pruned(content []*yaml.Node, si *structFields, v reflect.Value) []*yaml.Node {
+	kept := content[:0]
+	for i := 0; i+1 < len(content); i += 2 {
+		idx, ok := si.fields[content[i].Value]
+		if !ok {
+			continue
+		}
+		if t := v.Type().FieldByIndex(idx).Type; t == skippedType || t == unmodelledType {
+			continue
+		}
+		kept = append(kept, content[i], content[i+1])
+	}
+	clear(content[len(kept):])
+	return kept
 }
 
 // givenBefore reports whether the key at i of a mapping came before.

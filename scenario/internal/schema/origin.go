@@ -18,7 +18,7 @@ type Origin struct {
 	Where  string            // the prefix of the builder's paths for the entry
 	Fields map[string]string // scenario field -> Kubernetes field, "{spec}" standing for spec
 	Spec   string            // where the pod spec lies: "spec", "spec.template.spec"
-	Node   *yaml.Node        // the object, where the lines of its fields are
+	Lines  Lines             // the lines of the object's fields
 	// Created is the object's creation time (zero when not given): pods
 	// made from objects arrive in this order.
 	Created time.Time
@@ -39,8 +39,8 @@ func (s *Origin) Translate(line int, path string) (int, string) {
 		return line, s.Object
 	}
 	field := s.field(rest)
-	if s.Node != nil {
-		line = LineOf(s.Node, field)
+	if s.Lines != nil {
+		line = s.Lines.LineOf(field)
 	}
 	return line, s.Object + ": " + field
 }

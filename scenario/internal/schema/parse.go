@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -93,7 +92,23 @@ func (e *JSONSyntaxError) Unwrap() error { return e.Err }
 // about ten times faster than the YAML parser on large kubectl dumps.
 // Text after the document is an error.
 func ParseJSON(data []byte) (*yaml.Node, error) {
-	p := &jsonParser{dec: json.NewDecoder(bytes.NewReader(data)), lines: newlineOffsets(data)}
+	return parseJSON(data, nil)
+}
+
+// ErrItemRefused is what ParseJSONItems returns when its function refused
+// an item.
+var ErrItemRefused = errors.New("an item was refused")
+
+// ParseJSONItems is ParseJSON for a kubectl List: the elements of the
+// top-level object's "items" list are handed to each, in order, as they
+// are read, and left out of the tree, so that a dump of a million objects
+// is never one tree. each returns false to stop (ErrItemRefused).
+func ParseJSONItems(data []byte, each func(i int, item *yaml.Node) bool) (*yaml.Node, error) {
+	return parseJSON(data, each)
+}
+
+func parseJSON(data []byte, each func(int, *yaml.Node) bool) (*yaml.Node, error) {
+	p := &jsonParser{dec: json.NewDecoder(bytes.NewReader(data)), data: data, lineAt: 1, each: each}
 	p.dec.UseNumber()
 	tok, err := p.dec.Token()
 	if err != nil {
@@ -111,8 +126,14 @@ func ParseJSON(data []byte) (*yaml.Node, error) {
 
 type jsonParser struct {
 	dec   *json.Decoder
-	lines []int64 // offsets of the newlines
-	depth int     // lists and objects open
+	data  []byte
+	depth int // lists and objects open
+	// offset and lineAt are the last offset whose line was asked and its
+	// line: tokens come in order, so lines are counted once
+	offset int64
+	lineAt int
+	// each, when set, takes the items of the top-level object's "items"
+	each func(int, *yaml.Node) bool
 }
 
 // maxJSONDepth bounds nesting, as the YAML reader bounds it: the tree is
@@ -122,21 +143,20 @@ const maxJSONDepth = 10_000
 // errTooDeep is the error for a document nested deeper than maxJSONDepth.
 var errTooDeep = fmt.Errorf("lists and objects nested more than %d deep", maxJSONDepth)
 
-func newlineOffsets(data []byte) []int64 {
-	var out []int64
-	for i, c := range data {
-		if c == '\n' {
-			out = append(out, int64(i))
-		}
-	}
-	return out
-}
-
 // line is the line of the last byte read: the last token's, since a JSON
 // token never spans lines.
-func (p *jsonParser) line() int {
-	off := p.dec.InputOffset() - 1
-	return sort.Search(len(p.lines), func(i int) bool { return p.lines[i] >= off }) + 1
+func (p *jsonParser) line() int { return p.lineOf(p.dec.InputOffset() - 1) }
+
+// lineOf is the line of the byte at off, counted on from the last one
+// asked (from the start when off lies before it).
+func (p *jsonParser) lineOf(off int64) int {
+	off = max(0, min(off, int64(len(p.data))))
+	if off < p.offset {
+		p.offset, p.lineAt = 0, 1
+	}
+	p.lineAt += bytes.Count(p.data[p.offset:off], []byte{'\n'})
+	p.offset = off
+	return p.lineAt
 }
 
 func (p *jsonParser) syntax(err error) error {
@@ -145,9 +165,7 @@ func (p *jsonParser) syntax(err error) error {
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		off := se.Offset - 1
-		line := sort.Search(len(p.lines), func(i int) bool { return p.lines[i] >= off }) + 1
-		return &JSONSyntaxError{Line: line, Err: err}
+		return &JSONSyntaxError{Line: p.lineOf(se.Offset - 1), Err: err}
 	}
 	return &JSONSyntaxError{Line: p.line(), Err: err}
 }
@@ -198,6 +216,17 @@ func (p *jsonParser) object(n *yaml.Node) error {
 		if tok, err = p.dec.Token(); err != nil {
 			return p.syntax(err)
 		}
+		if p.each != nil && p.depth == 1 && key.Value == "items" && tok == json.Delim('[') {
+			val := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: p.line(), Column: 1}
+			p.depth++
+			err := p.items()
+			p.depth--
+			if err != nil {
+				return err
+			}
+			n.Content = append(n.Content, key, val)
+			continue
+		}
 		val, err := p.node(tok)
 		if err != nil {
 			return err
@@ -220,5 +249,25 @@ func (p *jsonParser) array(n *yaml.Node) error {
 			return err
 		}
 		n.Content = append(n.Content, item)
+	}
+}
+
+// items reads the top-level "items" list, handing each element to each.
+func (p *jsonParser) items() error {
+	for i := 0; ; i++ {
+		tok, err := p.dec.Token()
+		if err != nil {
+			return p.syntax(err)
+		}
+		if tok == json.Delim(']') {
+			return nil
+		}
+		item, err := p.node(tok)
+		if err != nil {
+			return err
+		}
+		if !p.each(i, item) {
+			return ErrItemRefused
+		}
 	}
 }
