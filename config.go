@@ -32,7 +32,8 @@ type Config struct {
 	MaxUnschedulable         time.Duration
 	// MaxCycles is a safety cap for a simulation that never settles: a
 	// Run or RunUntil stops with ErrNoProgress after this many cycles at
-	// one simulated instant, or this many evictions. 0 means 100 per pod
+	// one simulated instant, or this many evictions since the simulation
+	// began (over every call). 0 means 100 per pod
 	// and group known, at least 100,000. A busy cluster retrying its
 	// pending pods for days, or a quiet one waiting for a far event, never
 	// reaches it.

@@ -185,6 +185,22 @@ func TestPreemptionLivelockStopsAtTheCap(t *testing.T) {
 	require.NoError(t, s.CheckInvariants(), "the state stays sound")
 }
 
+// The eviction cap counts every eviction since the simulation began: a
+// caller that drives the clock in small steps (a scenario's events, a
+// controller between timers) is stopped as Run is, instead of starting
+// the count again at every step and running for ever.
+func TestEvictionCapCountsOverEveryCall(t *testing.T) {
+	s := newTestSched(t, Config{TerminationGracePeriod: new(time.Duration(0)), MaxCycles: 1000})
+	addLivelock(t, s.Scheduler)
+	var err error
+	for step := 1; step <= 100_000 && err == nil; step++ {
+		err = s.RunUntil(time.Duration(step) * time.Second)
+	}
+	require.ErrorIs(t, err, ErrNoProgress)
+	require.Equal(t, 1000, s.Stats().Evictions)
+	require.Less(t, s.Now(), 100_000*time.Second)
+}
+
 // addLivelock adds the cluster of TestPreemptionLivelockStopsAtTheCap: v
 // on n1 keeps db out of zone z, and db preempts it wherever it lands.
 func addLivelock(t *testing.T, s *Scheduler) {
@@ -213,7 +229,7 @@ func TestSafetyCapNamesWhoKeepsEvicting(t *testing.T) {
 	require.Equal(t, EventRunStopped, stops[0].Kind)
 	require.Equal(t, "RunStopped", stops[0].Kind.String())
 	require.Equal(t, "gangsim: simulation does not converge: "+stops[0].Reason, err.Error())
-	require.Contains(t, stops[0].Reason, "1000 evictions in one run")
+	require.Contains(t, stops[0].Reason, "1000 evictions")
 	require.Contains(t, stops[0].Reason, "; evicted most: default/v (1000 evictions, the last by default/db)")
 	require.Len(t, s.Evictions(), 1000, "what the run did stays")
 }

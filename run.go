@@ -221,13 +221,16 @@ func (s *Scheduler) maxCycles() int {
 // run schedules until nothing is due before until (bounded) or at all.
 // Two caps stop a run that never settles, neither of which a busy or a
 // quiet cluster reaches however long it runs: the cycles at one simulated
-// instant (a loop that never lets time pass) and the evictions of one run
-// (a loop of preemptions that does, each round waiting for its victims).
+// instant (a loop that never lets time pass) and the evictions of the
+// whole simulation (a loop of preemptions that does, each round waiting
+// for its victims): counted from the start, not per call, since a caller
+// driving the clock in small steps (a scenario's events, a controller's
+// timers) would otherwise reset the count at every step and never stop.
 // A pause (WithPause) ends it after the step that asked for it: a timer
 // fired, a cycle run.
 func (s *Scheduler) run(until time.Duration, bound runBound) error {
 	bounded := bound == runUntil // and then every retry counts
-	atNow, instant, idle, evictions := 0, s.now, 0, s.stats.Evictions
+	atNow, instant, idle, startEvictions := 0, s.now, 0, s.stats.Evictions
 	s.paused = false
 	for {
 		if s.now != instant {
@@ -235,10 +238,10 @@ func (s *Scheduler) run(until time.Duration, bound runBound) error {
 		}
 		limit := s.maxCycles()
 		if atNow >= limit {
-			return s.stopRun(fmt.Sprintf("%d cycles at simulated time %v, %d evictions so far", atNow, s.now, s.stats.Evictions), s.stats.Evictions-evictions)
+			return s.stopRun(fmt.Sprintf("%d cycles at simulated time %v, %d evictions so far", atNow, s.now, s.stats.Evictions), s.stats.Evictions-startEvictions)
 		}
-		if n := s.stats.Evictions - evictions; n >= limit {
-			return s.stopRun(fmt.Sprintf("%d evictions in one run, simulated time %v", n, s.now), n)
+		if n := s.stats.Evictions; n >= limit {
+			return s.stopRun(fmt.Sprintf("%d evictions, simulated time %v", n, s.now), limit)
 		}
 		if bounded && s.now >= until {
 			return nil // what happens at until itself waits for the caller

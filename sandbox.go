@@ -1,10 +1,12 @@
 package gangsim
 
 import (
+	"fmt"
 	"iter"
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/podgroup"
 )
 
 // Sandbox is a working copy of a Scheduler's cluster for "would it fit"
@@ -38,9 +40,14 @@ type Sandbox struct {
 	pod     *cluster.PodInfo
 	stateAt int64
 	version int64
-	fresh   bool       // state holds a PreFilter result at stateAt
-	preErr  *fw.Status // PreFilter's rejection, when it rejected
+	fresh   bool        // state holds a PreFilter result at stateAt
+	preErr  *fw.Status  // PreFilter's rejection, when it rejected
+	pins    []domainPin // the domains pod's groups already run in, at stateAt
 }
+
+// domainPin is a topology domain a group's scheduled pods pin its other
+// pods to: the group's placement keeps them in one domain.
+type domainPin struct{ key, value string }
 
 // NewSandbox returns a working copy of the cluster as it is now.
 func (s *Scheduler) NewSandbox() (*Sandbox, error) {
@@ -154,11 +161,51 @@ func (b *Sandbox) check(pod *cluster.PodInfo, node int) *fw.Status {
 		if st := p.pods.PreFilter(b.state, b.snap, pod); st != nil && !st.IsSkip() {
 			b.preErr = st
 		}
+		b.pins = b.s.domainPins(pod.Pod(), b.snap)
 	}
 	if b.preErr != nil {
 		return b.preErr
 	}
+	labels := b.snap.Node(node).Node().Labels
+	for _, pin := range b.pins {
+		if v, ok := labels[pin.key]; !ok || v != pin.value {
+			return fw.NewStatus(fw.UnschedulableAndUnresolvable, fmt.Sprintf("the pod's group runs in %s=%s", pin.key, pin.value))
+		}
+	}
 	return p.pods.FilterNode(b.state, b.snap, pod, node)
+}
+
+// domainPins are the topology domains p's PodGroup and the composites
+// above it are pinned to by their scheduled pods: a group cycle places
+// the rest of a group, or of a composite, in the domain where some of it
+// already runs (nodes named in snap). Without them the autoscaler would add a node the group
+// cannot use, see it unneeded, remove it, and add it again for ever.
+func (s *Scheduler) domainPins(p *cluster.Pod, snap *cluster.Snapshot) []domainPin {
+	if p.PodGroup == "" {
+		return nil
+	}
+	gr := s.group(groupKeyOf(p))
+	if gr == nil {
+		return nil
+	}
+	var pins []domainPin
+	pin := func(key string, nodes []string) {
+		if key == "" || len(nodes) == 0 {
+			return
+		}
+		if i, ok := snap.Index(nodes[0]); ok {
+			if v, ok := snap.Node(i).Node().Labels[key]; ok {
+				pins = append(pins, domainPin{key, v})
+			}
+		}
+	}
+	pin(gr.group.TopologyKey, s.scheduledNodes(gr))
+	for _, ref := range s.forest.Ancestors(podgroup.Ref{Key: gr.key}) {
+		if c := s.forest.Composite(ref.Key); c != nil && c.TopologyKey != "" {
+			pin(c.TopologyKey, s.buildTree(ref).Composite.ScheduledNodes)
+		}
+	}
+	return pins
 }
 
 // FindNode returns the first node of candidates (indexes, in the order

@@ -59,6 +59,8 @@ type Autoscaler struct {
 	// node joined or changed): a pod marked unschedulable before that
 	// may fit there now, though the scheduler has not retried it yet
 	freed map[string]time.Duration
+	// lastFreed is the latest of freed's times
+	lastFreed time.Duration
 }
 
 // groupState is a NodeGroup and what it did.
@@ -191,23 +193,33 @@ func (a *Autoscaler) Attach() gangsim.Option { return gangsim.WithObserver(a.obs
 // observe follows the scheduler: which pods arrived, were bound or
 // marked unschedulable, and whether anything changed since the last scan.
 func (a *Autoscaler) observe(e gangsim.Event) {
-	if e.Kind == gangsim.EventCycle {
+	key := e.PodKey()
+	switch e.Kind {
+	case gangsim.EventCycle, gangsim.EventGroupFailed:
+		return // a cycle, or a group's failure, whose pods say what they are
+	case gangsim.EventPodUnschedulable:
+		// a failed retry changes nothing a scan decides, unless room
+		// appeared since the pod's last mark: then the retry says the
+		// room was not for it (notOnUpcoming). Were every retry a change,
+		// a gang's retries at each backoff would keep the autoscaler
+		// scanning for ever.
+		if last, known := a.pending[key]; !known || a.lastFreed >= last {
+			a.dirty, a.lastChange = true, e.At
+		}
+		a.pending[key] = e.At
 		return
 	}
 	a.dirty, a.lastChange = true, e.At
-	key := e.PodKey()
 	switch e.Kind {
 	case gangsim.EventPodArrived:
 		if a.waits[key] == nil {
 			a.waits[key] = &podWait{arrived: e.At}
 			a.waitOrder = append(a.waitOrder, key)
 		}
-	case gangsim.EventPodUnschedulable:
-		a.pending[key] = e.At
 	case gangsim.EventNodeAdded, gangsim.EventNodeUpdated, gangsim.EventNodeUncordoned:
-		a.freed[e.Node] = e.At
+		a.free(e.Node, e.At)
 	case gangsim.EventPodTerminated:
-		a.freed[e.Node] = e.At
+		a.free(e.Node, e.At)
 	case gangsim.EventPodBound:
 		delete(a.pending, key)
 		if w := a.waits[key]; w != nil && !w.bound {
@@ -216,9 +228,14 @@ func (a *Autoscaler) observe(e gangsim.Event) {
 	case gangsim.EventPodDeleted, gangsim.EventPodSucceeded:
 		delete(a.pending, key)
 		if e.Node != "" {
-			a.freed[e.Node] = e.At
+			a.free(e.Node, e.At)
 		}
 	}
+}
+
+// free notes that room appeared on node at t.
+func (a *Autoscaler) free(node string, t time.Duration) {
+	a.freed[node], a.lastFreed = t, max(a.lastFreed, t)
 }
 
 // Start creates each group's Min nodes at the scheduler's current time.

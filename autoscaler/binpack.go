@@ -23,6 +23,18 @@ func (a *Autoscaler) optionFor(g *groupState, pods []*cluster.PodInfo, gang *pod
 	if limit == 0 {
 		return option{}, why
 	}
+	if gang != nil {
+		// a gang with fewer pods than its minCount cannot be scheduled
+		// whatever is added: a node for it would stand idle, be removed,
+		// and be added again at the next scan
+		scheduled := 0
+		if st, ok := a.s.PodGroup(gang.Key()); ok {
+			scheduled = st.Scheduled
+		}
+		if n := len(pods) + scheduled; n < int(gang.MinCount) {
+			return option{}, fmt.Sprintf("gang %s has %d of the %d pods its minCount needs", gang.Key(), n, gang.MinCount)
+		}
+	}
 	ownRack, domain := false, ""
 	if gang != nil && gang.TopologyKey != "" {
 		before := limit

@@ -205,10 +205,28 @@ func (b *builder) groupTemplate(s *schema.NodeGroup, g *autoscaler.NodeGroup, wh
 	}
 	n.Name = ""
 	g.Template = n
+	own := 0 // slices in the new node's own pool
 	for i := range t.Devices {
-		sl, err := b.templateSlice(&t.Devices[i], fmt.Sprintf("%s.devices[%d]", where, i))
+		if t.Devices[i].Pool.Name == "" {
+			own++
+		}
+	}
+	for i := range t.Devices {
+		field := fmt.Sprintf("%s.devices[%d]", where, i)
+		sl, err := b.templateSlice(&t.Devices[i], field, own)
 		if err != nil {
 			return err
+		}
+		// checked now as the first new node publishes it, not when a
+		// scale-up makes it mid-run
+		sample := sl
+		first := s.Name + "-1"
+		sample.NodeName, sample.Name = first, fmt.Sprintf("%s-%d", first, i)
+		if sample.Pool.Name == "" {
+			sample.Pool.Name = first
+		}
+		if err := sample.Validate(); err != nil {
+			return b.fail(t.Devices[i].Line, field, deviceField(err))
 		}
 		g.Devices = append(g.Devices, sl)
 	}
@@ -216,8 +234,10 @@ func (b *builder) groupTemplate(s *schema.NodeGroup, g *autoscaler.NodeGroup, wh
 }
 
 // templateSlice converts a ResourceSlice each new node publishes: it names
-// no node (each new node's own is set), and its name is optional.
-func (b *builder) templateSlice(s *schema.ResourceSlice, where string) (cluster.ResourceSlice, error) {
+// no node (each new node's own is set), and its name is optional. Without
+// a pool it is in the new node's own pool (named after the node), which
+// the own slices of the template make up.
+func (b *builder) templateSlice(s *schema.ResourceSlice, where string, own int) (cluster.ResourceSlice, error) {
 	switch {
 	case s.NodeName != "":
 		return cluster.ResourceSlice{}, b.failf(s.Line, where+".nodeName", "a template's devices are each new node's own: leave nodeName out")
@@ -230,8 +250,8 @@ func (b *builder) templateSlice(s *schema.ResourceSlice, where string) (cluster.
 	if err != nil {
 		return sl, err
 	}
-	if sl.Pool.Name == "" {
-		sl.Pool.Name = "node" // set per node by the autoscaler when it names the slice
+	if sl.Pool.Name == "" && sl.Pool.SliceCount == 0 {
+		sl.Pool.SliceCount = int64(own) // the autoscaler names the pool per node
 	}
 	return sl, nil
 }

@@ -63,7 +63,7 @@ func checkRandomScenario(text string, stats map[string]int) error {
 		return fmt.Errorf("a generated scenario does not load: %w", err)
 	}
 	sc.Config.CheckInvariants = true
-	sc.Config.MaxCycles = 20_000 // a few hundred per pod: a livelock stops sooner
+	sc.Config.MaxCycles = 5_000 // a hundred or so per pod: a livelock stops sooner
 	first, err := sc.Run()
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
@@ -117,6 +117,11 @@ type scenarioGen struct {
 	used       map[string]bool   // node names taken
 	free       map[string][2]int // cpu (millicores) and pods left on each node, for running pods
 	packer     bool              // the configuration has a second profile, "packer"
+	// claims are the device claims pods may name (resourceClaims entries,
+	// without the pod's claim name), by namespace; extended is the
+	// extended resource a device class serves ("" for none)
+	claims   map[string][]string
+	extended string
 }
 
 type genNode struct {
@@ -155,6 +160,8 @@ func generateScenario(seed uint64) string {
 	}
 	g.printf("namespaces:\n  - {name: team-a, labels: {team: a}}\n")
 	g.genNodes()
+	g.genNodeGroups()
+	g.genDevices()
 	g.genGroups()
 	g.genBudgets()
 	g.genPods()
@@ -365,7 +372,13 @@ func (g *scenarioGen) genPod(i int) {
 	if g.chance(6) {
 		req += ", nvidia.com/gpu: " + g.pick("1", "2")
 	}
+	if g.extended != "" && g.chance(6) {
+		req += ", " + g.extended + ": 1"
+	}
 	fields = append(fields, "requests: {"+req+"}")
+	if claims := g.claims[cmpOr(ns, "default")]; len(claims) > 0 && g.chance(3) {
+		fields = append(fields, "resourceClaims: [{name: dev, "+claims[g.r.IntN(len(claims))]+"}]")
+	}
 	if group == nil {
 		switch g.r.IntN(4) {
 		case 0:
@@ -522,4 +535,91 @@ func (g *scenarioGen) genEvents() {
 			g.printf("  - {at: %v, %s: %s}\n", at, kind, name)
 		}
 	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// genNodeGroups makes, now and then, node groups the autoscaler grows and
+// shrinks: plain cpu nodes, and tainted GPU nodes in racks, some with
+// devices; with the autoscaler's timings short enough to act in a run.
+func (g *scenarioGen) genNodeGroups() {
+	if !g.chance(4) {
+		return
+	}
+	g.printf("nodeGroups:\n")
+	g.printf("  - {name: ng-cpu, template: {allocatable: {cpu: \"%d\", memory: 16Gi}, labels: {topology.kubernetes.io/zone: %s, rack: ng-r}}, min: %d, max: %d, provisioningDelay: %s, pricePerHour: 1}\n",
+		[]int{2, 4, 8}[g.r.IntN(3)], g.pick(genZones...), g.r.IntN(2), 1+g.r.IntN(4), g.pick("30s", "2m", "{exponential: 1m, max: 5m}"))
+	if g.chance(2) {
+		devices := ""
+		if g.chance(2) {
+			devices = ", devices: [{driver: gpu.example.com, devices: [{name: gpu-0, attributes: {model: {string: a100}}, capacity: {memory: {value: 40Gi}}}, {name: gpu-1, attributes: {model: {string: a100}}, capacity: {memory: {value: 40Gi}}}]}]"
+		}
+		g.printf("  - {name: ng-gpu, template: {allocatable: {cpu: \"8\", memory: 64Gi, nvidia.com/gpu: \"4\"}, taints: [{key: dedicated, value: gpu, effect: NoSchedule}]%s}, max: %d, provisioningDelay: 1m, rackSize: 2, zone: %s, pricePerHour: 4}\n",
+			devices, 2+g.r.IntN(3), g.pick(genZones...))
+	}
+	g.printf("autoscaler: {scanInterval: %s, scaleDownUnneededTime: %s, expander: %s%s}\n",
+		g.pick("10s", "30s"), g.pick("1m", "5m"), g.pick("least-waste", "most-pods", "price", "random"), g.pick("", ", maxNodesTotal: 12", ", scaleDownEnabled: false"))
+}
+
+// genDevices makes, now and then, a device class, slices of GPUs on some
+// nodes (some shared by capacity, some partitions of one GPU's counters),
+// and the templates and a claim pods may name.
+func (g *scenarioGen) genDevices() {
+	if !g.chance(3) {
+		return
+	}
+	g.printf("deviceClasses:\n  - {name: gpu.example.com, selectors: [{cel: {expression: 'device.driver == \"gpu.example.com\"'}}]")
+	if g.chance(2) {
+		g.extended = "example.com/gpu"
+		g.printf(", extendedResourceName: %s", g.extended)
+	}
+	g.printf("}\n")
+	g.printf("resourceSlices:\n")
+	for _, n := range g.nodes {
+		if !g.chance(2) {
+			continue
+		}
+		var devs []string
+		for d := range 1 + g.r.IntN(3) {
+			dev := fmt.Sprintf("{name: gpu-%d, attributes: {model: {string: %s}, index: {int: %d}}, capacity: {memory: {value: %s}}", d, g.pick("a100", "h100"), d, g.pick("40Gi", "80Gi"))
+			if g.chance(3) {
+				dev += ", allowMultipleAllocations: true"
+			}
+			devs = append(devs, dev+"}")
+		}
+		if g.chance(4) { // a GPU in halves or whole, from one set of counters
+			g.printf("  - {name: %s-counters, driver: gpu.example.com, nodeName: %s, pool: {name: %s, resourceSliceCount: 2}, sharedCounters: [{name: big, counters: {memory: {value: 80Gi}}}]}\n", n.name, n.name, n.name)
+			for _, part := range []string{"half-a:40Gi", "half-b:40Gi", "whole:80Gi"} {
+				name, size, _ := strings.Cut(part, ":")
+				devs = append(devs, fmt.Sprintf("{name: big-%s, attributes: {model: {string: h100}}, consumesCounters: [{counterSet: big, counters: {memory: {value: %s}}}]}", name, size))
+			}
+			g.printf("  - {name: %s-gpus, driver: gpu.example.com, nodeName: %s, pool: {name: %s, resourceSliceCount: 2}, devices: [%s]}\n", n.name, n.name, n.name, strings.Join(devs, ", "))
+			continue
+		}
+		g.printf("  - {name: %s-gpus, driver: gpu.example.com, nodeName: %s, pool: {name: %s, resourceSliceCount: 1}, devices: [%s]}\n", n.name, n.name, n.name, strings.Join(devs, ", "))
+	}
+	templates := []string{
+		"one: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}",
+		"two: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, count: 2}}]}",
+		"a100: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, selectors: [{cel: {expression: 'device.attributes[\"gpu.example.com\"].model == \"a100\"'}}]}}]}",
+		"slice: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, capacity: {requests: {memory: 20Gi}}}}]}",
+		"either: {requests: [{name: gpu, firstAvailable: [{name: h100, deviceClassName: gpu.example.com, selectors: [{cel: {expression: 'device.attributes[\"gpu.example.com\"].model == \"h100\"'}}]}, {name: any, deviceClassName: gpu.example.com}]}]}",
+		"pair: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, count: 2}}], constraints: [{requests: [gpu], matchAttribute: gpu.example.com/model}]}",
+	}
+	g.claims = map[string][]string{}
+	g.printf("resourceClaimTemplates:\n")
+	for _, ns := range []string{"default", "team-a"} {
+		for _, t := range templates {
+			name, spec, _ := strings.Cut(t, ": ")
+			g.printf("  - {name: %s, namespace: %s, devices: %s}\n", name, ns, spec)
+			g.claims[ns] = append(g.claims[ns], "resourceClaimTemplateName: "+name)
+		}
+	}
+	g.printf("resourceClaims:\n  - {name: shared, namespace: default, devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}\n")
+	g.claims["default"] = append(g.claims["default"], "resourceClaimName: shared")
 }

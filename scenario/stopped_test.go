@@ -14,7 +14,7 @@ func TestRunStoppedAtTheCapKeepsItsResult(t *testing.T) {
 	sc.Config.MaxCycles = 500
 	res, err := sc.Run()
 	require.NoError(t, err)
-	require.Equal(t, "500 evictions in one run, simulated time 1h22m45s; evicted most: default/v (500 evictions, the last by default/db)", res.Stopped)
+	require.Equal(t, "500 evictions, simulated time 1h22m45s; evicted most: default/v (500 evictions, the last by default/db)", res.Stopped)
 	require.Equal(t, 500, res.Stats.Evictions)
 	require.Len(t, res.Pods, 2)
 	again, err := sc.Run()

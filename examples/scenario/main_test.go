@@ -179,7 +179,7 @@ func TestLivelockWarnsAndExitsZero(t *testing.T) {
 	}
 	out, errOut, code := runCommand(t, "-quiet", "../../scenario/testdata/livelock.yaml")
 	require.Equal(t, 0, code, errOut)
-	require.Contains(t, errOut, "warning: the run stopped before it settled: 100000 evictions in one run")
+	require.Contains(t, errOut, "warning: the run stopped before it settled: 100000 evictions")
 	require.Contains(t, errOut, "evicted most: default/v (100000 evictions, the last by default/db)")
 	var res struct {
 		Pods    []struct{ Name, Phase string } `json:"pods"`
