@@ -71,6 +71,11 @@ func (b quorumBound) mayFit(snap *cluster.Snapshot, p *fw.Placement) bool {
 		return false
 	}
 	for _, sc := range b.scalars {
+		if _, served := snap.DeviceClassFor(sc.Name); served {
+			// devices may serve it where allocatable does not list it
+			// (servedFits): allocatable is no bound
+			continue
+		}
 		if free.Get(sc.Name) < sc.Value {
 			return false
 		}

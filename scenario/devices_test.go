@@ -262,3 +262,33 @@ func TestDeviceDuplicatesAcrossFiles(t *testing.T) {
 	_, err := ParseFiles([]File{objs, file})
 	require.EqualError(t, err, "invalid scenario: s.yaml: line 1: resourceClaimTemplates[0] (t).name: resource claim template ml/t is defined twice: first in objs.yaml, line 1 (ResourceClaimTemplate ml/t)")
 }
+
+// A gang with a topology key whose pods ask for an extended resource that
+// devices serve (a device class's extendedResourceName) is placed: the
+// quick bound on a domain's free room does not count allocatable for a
+// resource the nodes do not list. (It pruned every domain; the group then
+// came back at once, cycle after cycle, until the cap stopped the run.)
+func TestGangWithDeviceServedResourceInARack(t *testing.T) {
+	sc, err := Parse("racks.yaml", []byte(`
+nodes:
+  - {name: a, labels: {rack: ra}, allocatable: {cpu: "8", memory: 64Gi}}
+  - {name: b, labels: {rack: rb}, allocatable: {cpu: "8", memory: 64Gi}}
+deviceClasses:
+  - {name: gpu.example.com, selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}], extendedResourceName: example.com/gpu}
+resourceSlices:
+  - {name: a-gpus, driver: gpu.example.com, nodeName: a, pool: {name: a, resourceSliceCount: 1}, devices: [{name: gpu-0}, {name: gpu-1}]}
+  - {name: b-gpus, driver: gpu.example.com, nodeName: b, pool: {name: b, resourceSliceCount: 1}, devices: [{name: gpu-0}, {name: gpu-1}]}
+podGroups:
+  - {name: g, minCount: 2, topologyKey: rack}
+pods:
+  - {podGroup: g, name: w, requests: {cpu: "1", example.com/gpu: 1}, count: 2}
+`))
+	require.NoError(t, err)
+	sc.Config.CheckInvariants = true
+	res, err := sc.Run()
+	require.NoError(t, err)
+	require.Empty(t, res.Stopped)
+	for _, p := range res.Pods {
+		require.Equal(t, "a", p.Node, p.Name)
+	}
+}
