@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -145,6 +146,57 @@ func (ni *NodeInfo) claimProblem() string {
 		got := ni.devices.use[id]
 		if got.Exclusive != u.Exclusive || !maps.Equal(got.Capacity, u.Capacity) {
 			return fmt.Sprintf("device %s: in use %+v, the claims take %+v", id, got, u)
+		}
+	}
+	return ni.deviceProblem()
+}
+
+// deviceProblem checks the devices in use against the node's slices: each
+// is one of them; at most one claim holds it alone, and then none shares
+// it; a shared one allows sharing and its shares fit its capacities; the
+// counters the devices in use consume fit their pools' counter sets.
+func (ni *NodeInfo) deviceProblem() string {
+	devices := map[DeviceID]*Device{}
+	type counterKey struct{ driver, pool, set, counter string }
+	capacity, consumed := map[counterKey]Quantity{}, map[counterKey]Quantity{}
+	for _, sl := range ni.devices.slices {
+		for i := range sl.Devices {
+			devices[DeviceID{sl.Driver, sl.Pool.Name, sl.Devices[i].Name}] = &sl.Devices[i]
+		}
+		for _, set := range sl.SharedCounters {
+			for name, q := range set.Counters {
+				capacity[counterKey{sl.Driver, sl.Pool.Name, set.Name, name}] = q
+			}
+		}
+	}
+	for _, id := range slices.SortedFunc(maps.Keys(ni.devices.use), DeviceID.Compare) {
+		u, d := ni.devices.use[id], devices[id]
+		switch {
+		case d == nil:
+			return fmt.Sprintf("device %s is in use but no slice of the node has it", id)
+		case u.Exclusive > 1:
+			return fmt.Sprintf("device %s is held alone by %d claims", id, u.Exclusive)
+		case u.Capacity != nil && !d.AllowMultipleAllocations:
+			return fmt.Sprintf("device %s is shared but does not allow multiple allocations", id)
+		case u.Exclusive > 0 && u.Capacity != nil:
+			return fmt.Sprintf("device %s is held alone and shared at once", id)
+		}
+		for name, q := range u.Capacity {
+			if c, ok := d.Capacity[name]; !ok || q > c.Value {
+				return fmt.Sprintf("device %s: the claims take %v of its capacity %s, more than it has", id, q, name)
+			}
+		}
+		for _, cc := range d.ConsumesCounters {
+			for name, q := range cc.Counters {
+				consumed[counterKey{id.Driver, id.Pool, cc.CounterSet, name}] += q
+			}
+		}
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(consumed), func(a, b counterKey) int {
+		return cmp.Or(cmp.Compare(a.driver, b.driver), cmp.Compare(a.pool, b.pool), cmp.Compare(a.set, b.set), cmp.Compare(a.counter, b.counter))
+	}) {
+		if consumed[k] > capacity[k] {
+			return fmt.Sprintf("counter %s of set %s (%s/%s): the devices in use take %v, the set has %v", k.counter, k.set, k.driver, k.pool, consumed[k], capacity[k])
 		}
 	}
 	return ""

@@ -240,3 +240,47 @@ func TestSlicesFollowTheirNode(t *testing.T) {
 	require.NoError(t, cp.AddResourceSlice(slice("n1-c", "n1")))
 	require.Len(t, ni.Slices(), 1, "a clone's slices are its own")
 }
+
+// The consistency check finds devices in use that the node's slices do
+// not allow: a device no slice has, held alone twice, shared without
+// allowing it, held and shared at once, shares over a capacity, and
+// partitions over their counters; and passes what they allow.
+func TestDeviceProblemFindsWhatSlicesDoNotAllow(t *testing.T) {
+	id := func(d string) DeviceID { return DeviceID{"gpu.example.com", "n1", d} }
+	slices := []*ResourceSlice{
+		{Name: "n1-counters", Driver: "gpu.example.com", Pool: ResourcePool{Name: "n1", SliceCount: 2},
+			SharedCounters: []CounterSet{{Name: "big", Counters: map[string]Quantity{"memory": 80}}}},
+		{Name: "n1-gpus", Driver: "gpu.example.com", Pool: ResourcePool{Name: "n1", SliceCount: 2}, Devices: []Device{
+			{Name: "whole"},
+			{Name: "shared", AllowMultipleAllocations: true, Capacity: map[QualifiedName]DeviceCapacity{"memory": {Value: 40}}},
+			{Name: "half-a", ConsumesCounters: []DeviceCounterConsumption{{CounterSet: "big", Counters: map[string]Quantity{"memory": 40}}}},
+			{Name: "half-b", ConsumesCounters: []DeviceCounterConsumption{{CounterSet: "big", Counters: map[string]Quantity{"memory": 40}}}},
+			{Name: "all", ConsumesCounters: []DeviceCounterConsumption{{CounterSet: "big", Counters: map[string]Quantity{"memory": 80}}}},
+		}},
+	}
+	shares := func(q Quantity) map[QualifiedName]Quantity { return map[QualifiedName]Quantity{"memory": q} }
+	for _, c := range []struct {
+		name string
+		use  map[DeviceID]DeviceUse
+		want string
+	}{
+		{"what the slices allow", map[DeviceID]DeviceUse{id("whole"): {Exclusive: 1}, id("shared"): {Capacity: shares(40)},
+			id("half-a"): {Exclusive: 1}, id("half-b"): {Exclusive: 1}}, ""},
+		{"a device no slice has", map[DeviceID]DeviceUse{id("gone"): {Exclusive: 1}}, "no slice of the node has it"},
+		{"held alone twice", map[DeviceID]DeviceUse{id("whole"): {Exclusive: 2}}, "held alone by 2 claims"},
+		{"shared without allowing it", map[DeviceID]DeviceUse{id("whole"): {Capacity: shares(1)}}, "does not allow multiple allocations"},
+		{"held and shared", map[DeviceID]DeviceUse{id("shared"): {Exclusive: 1, Capacity: shares(1)}}, "held alone and shared at once"},
+		{"shares over the capacity", map[DeviceID]DeviceUse{id("shared"): {Capacity: shares(41)}}, "more than it has"},
+		{"partitions over the counters", map[DeviceID]DeviceUse{id("half-a"): {Exclusive: 1}, id("all"): {Exclusive: 1}}, "the devices in use take 120m, the set has 80m"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ni := &NodeInfo{devices: &nodeDevices{slices: slices, use: c.use}}
+			got := ni.deviceProblem()
+			if c.want == "" {
+				require.Empty(t, got)
+				return
+			}
+			require.Contains(t, got, c.want)
+		})
+	}
+}
