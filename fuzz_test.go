@@ -36,7 +36,8 @@ func FuzzSchedulerAPI(f *testing.F) {
 // FuzzSchedulerAPIOptions runs FuzzSchedulerAPI's programs on Schedulers
 // made with options, read from the first two bytes: shortcuts switched
 // off, a termination grace period (0, 5 s or the default), a start time,
-// an explanation asked for, a nil observer and an observer of a few kinds.
+// an explanation asked for, a nil observer and an observer of a few kinds,
+// and pods varied by tolerations and device claims of their own.
 // Besides the checks of FuzzSchedulerAPI, the program run with those
 // shortcuts off makes the same events as with every shortcut on: the
 // shortcuts change only the time decisions take.
@@ -54,6 +55,7 @@ func FuzzSchedulerAPIOptions(f *testing.F) {
 			return
 		}
 		off, pick, program := Shortcut(data[0])&allShortcuts, data[1], data[2:]
+		varied := pick&0x40 != 0
 		var cfg Config
 		switch pick % 3 {
 		case 0:
@@ -69,7 +71,7 @@ func FuzzSchedulerAPIOptions(f *testing.F) {
 		}
 		streams := [2][]string{}
 		for i, o := range [][]Option{opts, append(slices.Clone(opts), WithoutShortcuts(off))} {
-			if err := runAPIProgramWith(program, cfg, o, nil, func(e Event) { streams[i] = append(streams[i], e.String()) }); err != nil {
+			if err := runProgram(&apiProgram{data: program, varied: varied}, cfg, o, nil, func(e Event) { streams[i] = append(streams[i], e.String()) }); err != nil {
 				t.Fatalf("without %v: %v", off*Shortcut(i), err)
 			}
 		}
@@ -109,6 +111,12 @@ var (
 type apiProgram struct {
 	data []byte
 	pos  int
+	// varied adds to each pod, besides the one constraint it draws,
+	// tolerations and device claims of their own, so that pods alike but
+	// for those meet on the same nodes and the shortcuts' keys must tell
+	// them apart (FuzzSchedulerAPIOptions; FuzzSchedulerAPI reads its
+	// corpus without it)
+	varied bool
 }
 
 func (p *apiProgram) more() bool { return p.pos < len(p.data) }
@@ -143,6 +151,10 @@ func runAPIProgramObserved(data []byte, trace func(string), observe Observer) er
 // runAPIProgramWith is runAPIProgramObserved on a Scheduler made with cfg
 // (the checker on, the cycle cap of the programs) and opts besides.
 func runAPIProgramWith(data []byte, cfg Config, opts []Option, trace func(string), observe Observer) error {
+	return runProgram(&apiProgram{data: data}, cfg, opts, trace, observe)
+}
+
+func runProgram(p *apiProgram, cfg Config, opts []Option, trace func(string), observe Observer) error {
 	var last time.Duration
 	var timeErr error
 	cfg.CheckInvariants, cfg.MaxCycles = true, 2000
@@ -166,7 +178,6 @@ func runAPIProgramWith(data []byte, cfg Config, opts []Option, trace func(string
 	if err := s.SetNamespace(cluster.Namespace{Name: "ml", Labels: map[string]string{"team": "ml"}}); err != nil {
 		return err
 	}
-	p := &apiProgram{data: data}
 	for step := 0; p.more() && step < 300; step++ {
 		call, err := p.call(s)
 		if trace != nil {
@@ -382,6 +393,16 @@ func (p *apiProgram) pod(running bool) (cluster.Pod, time.Duration) {
 		pod.ResourceClaims = []cluster.PodResourceClaim{e}
 	case 9:
 		pod.Requests = pod.Requests.With("example.com/gpu", int64(1+p.pick(2)))
+	}
+	if p.varied {
+		switch p.pick(4) {
+		case 0:
+			pod.Tolerations = append(pod.Tolerations, cluster.Toleration{Key: "dedicated", Operator: cluster.TolerationEqual, Value: "gpu", Effect: cluster.TaintNoSchedule})
+		case 1:
+			pod.Tolerations = append(pod.Tolerations, cluster.Toleration{Key: "spot", Operator: cluster.TolerationExists})
+		case 2:
+			pod.ResourceClaims = append(pod.ResourceClaims, cluster.PodResourceClaim{Name: "dev", ResourceClaimTemplateName: []string{"one", "half"}[p.pick(2)]})
+		}
 	}
 	d := []time.Duration{0, 0, 30 * time.Second, 5 * time.Minute}[p.pick(4)]
 	return pod, d
