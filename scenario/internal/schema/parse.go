@@ -236,24 +236,24 @@ func (p *jsonParser) object(n *yaml.Node) error {
 }
 
 func (p *jsonParser) array(n *yaml.Node) error {
-	for {
-		tok, err := p.dec.Token()
-		if err != nil {
-			return p.syntax(err)
-		}
-		if tok == json.Delim(']') {
-			return nil
-		}
-		item, err := p.node(tok)
-		if err != nil {
-			return err
-		}
+	return p.elements(func(_ int, item *yaml.Node) error {
 		n.Content = append(n.Content, item)
-	}
+		return nil
+	})
 }
 
 // items reads the top-level "items" list, handing each element to each.
 func (p *jsonParser) items() error {
+	return p.elements(func(i int, item *yaml.Node) error {
+		if !p.each(i, item) {
+			return ErrItemRefused
+		}
+		return nil
+	})
+}
+
+// elements reads a list's elements up to its end, handing each to take.
+func (p *jsonParser) elements(take func(i int, item *yaml.Node) error) error {
 	for i := 0; ; i++ {
 		tok, err := p.dec.Token()
 		if err != nil {
@@ -266,8 +266,8 @@ func (p *jsonParser) items() error {
 		if err != nil {
 			return err
 		}
-		if !p.each(i, item) {
-			return ErrItemRefused
+		if err := take(i, item); err != nil {
+			return err
 		}
 	}
 }
