@@ -130,6 +130,16 @@ func (s *Scheduler) AddCompositePodGroup(c podgroup.CompositePodGroup) error {
 	return nil
 }
 
+// GroupRoot returns the root of the hierarchy ref is in: its topmost
+// CompositePodGroup, or ref itself when it has no parent or is unknown.
+// The root is what the scheduler queues and places as one unit.
+func (s *Scheduler) GroupRoot(ref podgroup.Ref) podgroup.Ref {
+	if s == nil {
+		return ref
+	}
+	return s.forest.Root(ref)
+}
+
 // PodGroup returns the status of a PodGroup by "namespace/name".
 func (s *Scheduler) PodGroup(key string) (GroupStatus, bool) {
 	gr := s.group(key)

@@ -223,6 +223,55 @@ func (b *Sandbox) FindNode(pod *cluster.PodInfo, candidates []int) (int, bool) {
 	return 0, false
 }
 
+// PlaceGroup runs the scheduler's placement algorithm on the copy for the
+// hierarchy under root (a root CompositePodGroup, or a PodGroup without a
+// parent), as the root's next cycle would run it: its pending pods, the
+// first one's profile, no preemption. The placement is taken back. It
+// returns the pods placed with their nodes, or why none can be: the
+// cluster autoscaler's question for a group, whether the nodes added to
+// the copy let the scheduler place it.
+func (b *Sandbox) PlaceGroup(root podgroup.Ref) ([]Placed, string) {
+	s := b.s
+	if (root.Composite && s.composites[root.Key] == nil) || (!root.Composite && s.group(root.Key) == nil) {
+		return nil, fmt.Sprintf("%s is not defined", root.Key)
+	}
+	if s.GroupRoot(root) != root {
+		return nil, fmt.Sprintf("%s is not the root of its hierarchy", root.Key)
+	}
+	pending := s.hierarchyPending(root)
+	if len(pending) == 0 {
+		return nil, "no pod of the group is pending"
+	}
+	if msg := s.checkRoot(root, s.leafRecords(root), pending[0]); msg != "" {
+		return nil, msg
+	}
+	p := b.shell.profileFor(pending[0].info)
+	tree := s.buildTree(root)
+	m := b.Mark()
+	out := p.groups.ScheduleTree(b.snap, tree, fw.Placement{})
+	b.Revert(m)
+	switch {
+	case out.Err != nil:
+		return nil, out.Err.Error()
+	case !out.Feasible:
+		return nil, out.Message
+	}
+	var placed []Placed
+	for _, as := range out.Assignments(tree) {
+		placed = append(placed, Placed(as))
+	}
+	if len(placed) == 0 {
+		return nil, errPodGroupUnschedulable
+	}
+	return placed, ""
+}
+
+// Placed is a pod placed on the node at index Node of a Sandbox.
+type Placed struct {
+	Pod  *cluster.PodInfo
+	Node int
+}
+
 // Budgets yields the pod disruption budgets with the disruptions they
 // allow now, in key order.
 func (b *Sandbox) Budgets() iter.Seq[cluster.BudgetStatus] { return b.snap.Budgets() }

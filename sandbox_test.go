@@ -9,6 +9,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	gt "github.com/gangsim/gangsim/gangsimtest"
+	"github.com/gangsim/gangsim/podgroup"
 )
 
 // A sandbox answers with the pod's own filters: a 5-cpu pod fits an
@@ -106,5 +107,58 @@ func poke(t *testing.T, s *Scheduler, sb *Sandbox) {
 		if n, ok := sb.FindNode(pi, []int{idx, 0, 1, 2, 3}); ok {
 			sb.Place(pi, n)
 		}
+	}
+}
+
+// PlaceGroup runs the scheduler's own placement of a hierarchy on the
+// copy: a composite needing both its gangs (two pods of 3 cpu each, on
+// nodes of 4) does not fit two nodes, fits four template nodes added to
+// the copy, and the copy is as it was afterwards. Asking for a group
+// that is not a root, or is not defined, is an answer too, not a panic.
+func TestSandboxPlaceGroup(t *testing.T) {
+	s := newTestSched(t, Config{}).nodes("n", 2, 4000)
+	require.NoError(t, s.AddCompositePodGroup(gt.MakeComposite("job", 2).Obj()))
+	for _, g := range []string{"a", "b"} {
+		require.NoError(t, s.AddPodGroup(gt.MakeGang(g, 2).Parent("job").Obj()))
+		for i := range 2 {
+			require.NoError(t, s.AddPod(gt.MakePod(fmt.Sprintf("%s-%d", g, i)).CPU("3").Group(g).Obj(), 0))
+		}
+	}
+	require.NoError(t, s.Run())
+	b, err := s.NewSandbox()
+	require.NoError(t, err)
+	root := s.GroupRoot(podgroup.Ref{Key: "default/a"})
+	require.Equal(t, podgroup.Ref{Composite: true, Key: "default/job"}, root)
+
+	placed, why := b.PlaceGroup(root)
+	require.Empty(t, placed)
+	require.Contains(t, why, "minCount (2) cannot be satisfied")
+
+	m := b.Mark()
+	for i := range 2 {
+		_, err := b.AddNode(gt.MakeNode(fmt.Sprintf("t-%d", i)).CPU("4").Obj(), nil)
+		require.NoError(t, err)
+	}
+	tentative := b.snap.Tentative()
+	placed, why = b.PlaceGroup(root)
+	require.Empty(t, why)
+	require.Len(t, placed, 4)
+	nodes := map[int]bool{}
+	for _, p := range placed {
+		nodes[p.Node] = true
+	}
+	require.Len(t, nodes, 4, "one pod a node")
+	require.Equal(t, tentative, b.snap.Tentative(), "the placement is taken back")
+	for i := range b.Len() {
+		require.Zero(t, b.Node(i).PodCount(), b.Node(i).Name())
+	}
+	b.Revert(m)
+
+	_, why = b.PlaceGroup(podgroup.Ref{Key: "default/a"})
+	require.Equal(t, "default/a is not the root of its hierarchy", why)
+	_, why = b.PlaceGroup(podgroup.Ref{Composite: true, Key: "default/nope"})
+	require.Equal(t, "default/nope is not defined", why)
+	for p := range s.Pods() {
+		require.Equal(t, PhasePending, p.Phase, "the scheduler saw none of it")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gangsim/gangsim"
@@ -11,18 +12,115 @@ import (
 	"github.com/gangsim/gangsim/podgroup"
 )
 
-// optionFor packs pods onto new template nodes of g, as the cluster
-// autoscaler's binpacking estimator does: pods in decreasing order of
-// their share of the template (cpu + memory), each onto the last new node
-// if it fits, else onto an earlier new one, else onto one more new node
-// within the limit. For a gang every pod must find room, in one new
-// topology domain when the gang has a topology key; a reason says why
-// there is no option.
-func (a *Autoscaler) optionFor(g *groupState, pods []*cluster.PodInfo, gang *podgroup.PodGroup, now time.Duration) (option, string) {
+// optionFor packs a unit's pods onto new template nodes of g, as the
+// cluster autoscaler's binpacking estimator does: pods in decreasing order
+// of their share of the template (cpu + memory), each onto the last new
+// node if it fits, else onto an earlier new one, else onto one more new
+// node within the limit. For a gang every pod must find room, in one new
+// topology domain when the gang has a topology key. A hierarchy's option
+// is checked with the scheduler's own placement (hierarchyOption). A
+// reason says why there is no option.
+func (a *Autoscaler) optionFor(g *groupState, u unit, now time.Duration) (option, string) {
 	limit, why := a.limit(g, now)
 	if limit == 0 {
 		return option{}, why
 	}
+	saved := g.save()
+	defer g.restore(saved)
+	mark := a.sb.Mark()
+	defer a.sb.Revert(mark)
+	if u.root.Composite {
+		return a.hierarchyOption(g, u, limit, why, saved, mark)
+	}
+	return a.pack(g, u.pods, u.gang, limit, why, false)
+}
+
+// hierarchyOption is the option for the pods of a CompositePodGroup's
+// hierarchy: packed as regular pods are (in a new rack when g has
+// racks), then the new nodes alone are kept and the scheduler's placement
+// of the whole hierarchy runs on the copy with them. Only what that
+// placement puts on new nodes counts. The scheduler places a hierarchy
+// as one unit, so nodes its placement cannot use would stand idle, be
+// removed and be added again at every scan.
+func (a *Autoscaler) hierarchyOption(g *groupState, u unit, limit int, why string, saved counters, mark cluster.Checkpoint) (option, string) {
+	ownRack := g.RackSize > 0
+	pods, incomplete := a.completeGangs(u.pods)
+	packed, reason := a.pack(g, pods, nil, limit, why, ownRack)
+	if reason != "" {
+		return option{}, strings.Join(append(incomplete, reason), "; ")
+	}
+	a.sb.Revert(mark)
+	g.restore(saved)
+	fresh := map[int]int{} // sandbox index -> position among the new nodes
+	for k := range packed.nodes {
+		node := g.makeNode(ownRack && k == 0)
+		i, err := a.sb.AddNode(node, a.slicesFor(g, node.Name))
+		if err != nil {
+			return option{}, err.Error()
+		}
+		fresh[i] = k
+	}
+	for _, as := range u.placed { // the placement places them again
+		if err := a.sb.RemovePod(as.Pod.Key(), as.Node); err != nil {
+			return option{}, err.Error()
+		}
+	}
+	placed, failed := a.sb.PlaceGroup(u.root)
+	if failed != "" {
+		reason = fmt.Sprintf("composite pod group %s cannot be placed with %d new node(s): %s", u.root.Key, packed.nodes, failed)
+		return option{}, strings.Join(append(incomplete, reason), "; ")
+	}
+	o := option{g: g}
+	for _, as := range placed {
+		if k, ok := fresh[as.Node]; ok {
+			o.add(as.Pod)
+			o.nodes = max(o.nodes, k+1) // the first new nodes: their names and racks as packed
+		}
+	}
+	if len(o.pods) == 0 {
+		return option{}, fmt.Sprintf("composite pod group %s needs no new node: it fits the nodes there and on the way", u.root.Key)
+	}
+	slices.SortStableFunc(o.pods, func(x, y *cluster.PodInfo) int { return cmp.Compare(x.Key(), y.Key()) })
+	return o, ""
+}
+
+// completeGangs leaves out the pods of gangs with fewer pods (pending
+// and scheduled) than their minCount, which no node lets the scheduler
+// place, and says which gangs those are.
+func (a *Autoscaler) completeGangs(pods []*cluster.PodInfo) ([]*cluster.PodInfo, []string) {
+	pending := map[string]int{}
+	for _, pi := range pods {
+		pending[podgroup.Key(pi.Pod().Namespace, pi.Pod().PodGroup)]++
+	}
+	short := map[string]bool{}
+	var why []string
+	for _, key := range slices.Sorted(mapKeys(pending)) {
+		st, ok := a.s.PodGroup(key)
+		if ok && st.Group.Policy == podgroup.Gang && pending[key]+st.Scheduled < int(st.Group.MinCount) {
+			short[key] = true
+			why = append(why, fmt.Sprintf("gang %s has %d of the %d pods its minCount needs", key, pending[key]+st.Scheduled, st.Group.MinCount))
+		}
+	}
+	if len(short) == 0 {
+		return pods, nil
+	}
+	return slices.DeleteFunc(slices.Clone(pods), func(pi *cluster.PodInfo) bool {
+		return short[podgroup.Key(pi.Pod().Namespace, pi.Pod().PodGroup)]
+	}), why
+}
+
+// add counts pi in o.
+func (o *option) add(pi *cluster.PodInfo) {
+	o.pods = append(o.pods, pi)
+	o.reqCPU += pi.Request().MilliCPU
+	o.reqMem += pi.Request().Memory
+	o.reqGPU += pi.Request().Get(ResourceGPU)
+}
+
+// pack is optionFor's packing of pods (a gang's when gang is set) onto at
+// most limit new nodes of g; ownRack puts the first new node in a new
+// rack. It leaves its nodes and pods in the copy.
+func (a *Autoscaler) pack(g *groupState, pods []*cluster.PodInfo, gang *podgroup.PodGroup, limit int, why string, ownRack bool) (option, string) {
 	if gang != nil {
 		// a gang with fewer pods than its minCount cannot be scheduled
 		// whatever is added: a node for it would stand idle, be removed,
@@ -35,7 +133,7 @@ func (a *Autoscaler) optionFor(g *groupState, pods []*cluster.PodInfo, gang *pod
 			return option{}, fmt.Sprintf("gang %s has %d of the %d pods its minCount needs", gang.Key(), n, gang.MinCount)
 		}
 	}
-	ownRack, domain := false, ""
+	domain := ""
 	if gang != nil && gang.TopologyKey != "" {
 		before := limit
 		var err string
@@ -47,11 +145,6 @@ func (a *Autoscaler) optionFor(g *groupState, pods []*cluster.PodInfo, gang *pod
 		}
 	}
 	order := sortedForTemplate(pods, g.resources)
-	saved := g.save()
-	defer g.restore(saved)
-	mark := a.sb.Mark()
-	defer a.sb.Revert(mark)
-
 	o := option{g: g}
 	var fresh []int // new nodes, in creation order
 	failedShape := map[podShape]shapeFailure{}
@@ -83,10 +176,7 @@ func (a *Autoscaler) optionFor(g *groupState, pods []*cluster.PodInfo, gang *pod
 			continue
 		}
 		a.sb.Place(pi, i)
-		o.pods = append(o.pods, pi)
-		o.reqCPU += pi.Request().MilliCPU
-		o.reqMem += pi.Request().Memory
-		o.reqGPU += pi.Request().Get(ResourceGPU)
+		o.add(pi)
 	}
 	if len(o.pods) == 0 {
 		for _, f := range failedShape {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
 )
@@ -14,9 +15,16 @@ import (
 // unit is what scales up as one: a pod, or a gang's pending pods
 // (atomically, as a ProvisioningRequest of class best-effort-atomic).
 type unit struct {
-	pods  []*cluster.PodInfo
-	gang  *podgroup.PodGroup // nil for regular pods
-	first time.Duration      // earliest arrival, for order
+	pods []*cluster.PodInfo
+	gang *podgroup.PodGroup // nil for regular pods
+	// root is the CompositePodGroup at the top of the pods' hierarchy:
+	// all its pending pods are one unit, as the scheduler places them
+	// (zero when they are in no hierarchy)
+	root podgroup.Ref
+	// placed are the hierarchy's pods found room for on upcoming or freed
+	// nodes (notOnUpcoming), placed there in the sandbox
+	placed []gangsim.Placed
+	first  time.Duration // earliest arrival, for order
 	// marked is when the scheduler last found no room for the unit's
 	// (first) pod: nodes with room freed since may take it
 	marked time.Duration
@@ -54,19 +62,19 @@ func (a *Autoscaler) scaleUp(now time.Duration) error {
 	var regular []*cluster.PodInfo
 	var gangs []unit
 	for _, u := range units {
-		if u.gang != nil {
+		if u.gang != nil || u.root.Composite {
 			gangs = append(gangs, u)
 		} else {
 			regular = append(regular, u.pods...)
 		}
 	}
 	for _, g := range gangs {
-		if a.scaleUpFor(now, g.pods, g.gang) {
+		if a.scaleUpFor(now, g) {
 			break
 		}
 	}
 	if len(regular) > 0 {
-		a.scaleUpFor(now, regular, nil)
+		a.scaleUpFor(now, unit{pods: regular})
 	}
 	return nil
 }
@@ -89,11 +97,18 @@ func (a *Autoscaler) pendingUnits() []unit {
 		p := pi.Pod()
 		if p.PodGroup != "" {
 			gkey := podgroup.Key(p.Namespace, p.PodGroup)
+			if root := a.s.GroupRoot(podgroup.Ref{Key: gkey}); root.Composite {
+				if i, seen := byGang[root.Key]; seen {
+					units[i].add(pi, st.ArrivedAt, a.pending[key])
+					continue
+				}
+				byGang[root.Key] = len(units)
+				units = append(units, unit{pods: []*cluster.PodInfo{pi}, root: root, first: st.ArrivedAt, marked: a.pending[key], key: root.Key})
+				continue
+			}
 			if gs, ok := a.s.PodGroup(gkey); ok && gs.Group.Policy == podgroup.Gang {
 				if i, seen := byGang[gkey]; seen {
-					units[i].pods = append(units[i].pods, pi)
-					units[i].first = min(units[i].first, st.ArrivedAt)
-					units[i].marked = min(units[i].marked, a.pending[key])
+					units[i].add(pi, st.ArrivedAt, a.pending[key])
 					continue
 				}
 				g := gs.Group
@@ -108,6 +123,13 @@ func (a *Autoscaler) pendingUnits() []unit {
 		return cmp.Or(cmp.Compare(y.pods[0].Priority(), x.pods[0].Priority()), cmp.Compare(x.first, y.first), cmp.Compare(x.key, y.key))
 	})
 	return units
+}
+
+// add puts one more pending pod, arrived and marked at the times given, in u.
+func (u *unit) add(pi *cluster.PodInfo, arrived, marked time.Duration) {
+	u.pods = append(u.pods, pi)
+	u.first = min(u.first, arrived)
+	u.marked = min(u.marked, marked)
 }
 
 // notOnUpcoming drops the units that fit on upcoming nodes, or on nodes
@@ -125,11 +147,40 @@ func (a *Autoscaler) notOnUpcoming(units []unit, upcoming []int) []unit {
 				cands = append(cands, f.index)
 			}
 		}
-		if len(cands) == 0 || !a.placeAll(u.pods, cands, upcoming) {
-			out = append(out, u)
+		switch {
+		case len(cands) == 0:
+		case u.root.Composite:
+			if a.placeHierarchy(&u, cands, upcoming) {
+				continue
+			}
+		case a.placeAll(u.pods, cands, upcoming):
+			continue
 		}
+		out = append(out, u)
 	}
 	return out
+}
+
+// placeHierarchy is placeAll for a hierarchy: the scheduler's placement of
+// it on the sandbox. When the placement puts pods on candidates, the
+// pods it places are placed there and taken out of u; it reports whether
+// none is left.
+func (a *Autoscaler) placeHierarchy(u *unit, cands, upcoming []int) bool {
+	placed, why := a.sb.PlaceGroup(u.root)
+	if why != "" || !slices.ContainsFunc(placed, func(as gangsim.Placed) bool { return slices.Contains(cands, as.Node) }) {
+		return false
+	}
+	for _, as := range placed {
+		a.sb.Place(as.Pod, as.Node)
+		if j := slices.Index(upcoming, as.Node); j >= 0 {
+			a.waitFor(as.Pod.Key(), a.upcoming[j].req)
+		}
+	}
+	u.placed = placed
+	u.pods = slices.DeleteFunc(u.pods, func(pi *cluster.PodInfo) bool {
+		return slices.ContainsFunc(placed, func(as gangsim.Placed) bool { return as.Pod == pi })
+	})
+	return len(u.pods) == 0
 }
 
 // placeAll places every pod on some candidate, or none. A pod placed on
@@ -186,14 +237,15 @@ func (a *Autoscaler) freedNodes(units []unit) []freedNode {
 	return out
 }
 
-// scaleUpFor finds each group's option for pods (a gang's when gang is
-// set), lets the expander choose, and requests the nodes; it reports
-// whether it requested any.
-func (a *Autoscaler) scaleUpFor(now time.Duration, pods []*cluster.PodInfo, gang *podgroup.PodGroup) bool {
+// scaleUpFor finds each group's option for the unit's pods, lets the
+// expander choose, and requests the nodes; it reports whether it
+// requested any.
+func (a *Autoscaler) scaleUpFor(now time.Duration, u unit) bool {
+	pods := u.pods
 	var opts []option
 	var why []string
 	for _, g := range a.groups {
-		o, reason := a.optionFor(g, pods, gang, now)
+		o, reason := a.optionFor(g, u, now)
 		if reason != "" {
 			why = append(why, g.Name+": "+reason)
 			continue
@@ -208,8 +260,9 @@ func (a *Autoscaler) scaleUpFor(now time.Duration, pods []*cluster.PodInfo, gang
 		return false
 	}
 	best := a.expand(opts)
-	a.request(now, best, gang != nil)
-	if gang == nil && len(best.pods) < len(pods) {
+	atomic := u.gang != nil || u.root.Composite
+	a.request(now, best, atomic)
+	if len(best.pods) < len(pods) { // regular pods, or a hierarchy's children it does without
 		a.noScaleUpRest(now, pods, opts)
 	}
 	return true
