@@ -1,9 +1,12 @@
 package scenario
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim"
 )
 
 // deploymentYAML is a Deployment of two replicas whose pods run an hour.
@@ -120,4 +123,33 @@ func TestServicesAloneDoNotKeepTheRunGoing(t *testing.T) {
 	r := runObjects(t, map[string]string{"nodes.yaml": ctlNodes, "web.yaml": deploymentYAML})
 	require.Equal(t, "0s", r.res.Stats.SimulatedTime)
 	require.Equal(t, map[string]string{"web-76955f9899-0": "Bound n1", "web-76955f9899-1": "Bound n1"}, r.phases())
+}
+
+// A ReplicaSet's replacement pods take the next name: with a name of 251
+// characters, <name>-9 is 253 characters long, Kubernetes' limit, and is
+// made; <name>-10, one more, is not: the run stops there and says why.
+func TestReplicaSetStopsAtTheLongestPodName(t *testing.T) {
+	name := strings.Repeat("r", 251)
+	rs := `apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: ` + name + `}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}, annotations: {gangsim.io/duration: 1m}}
+    spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+`
+	sc, err := ParseFiles([]File{{Name: "nodes.yaml", Data: []byte(ctlNodes)}, {Name: "rs.yaml", Data: []byte(rs)}, {Name: "batch.yaml", Data: []byte(batchPod)}})
+	require.NoError(t, err)
+	var arrived []string
+	_, err = sc.Run(gangsim.WithObserver(func(e gangsim.Event) {
+		if e.Kind == gangsim.EventPodArrived {
+			arrived = append(arrived, string(e.PodKey()))
+		}
+	}))
+	require.ErrorIs(t, err, errNameTooLong)
+	require.Contains(t, err.Error(), "(pod "+name+"-10): at 10m0s: the name is longer than 253 characters")
+	require.Equal(t, "default/"+name+"-9", arrived[len(arrived)-1])
+	require.Len(t, name+"-9", 253)
 }
