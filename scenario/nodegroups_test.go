@@ -184,12 +184,13 @@ func runScaled(t *testing.T, text string) (*Result, []string) {
 // now, each well within a minute: 30 (the autoscaler rescanning on every
 // failed retry of a gang), 50 (adding nodes outside the rack a group is
 // pinned to), 586 (adding nodes for a gang short of its minCount), 337
-// (evictions counted per call, so the cap was never reached) and 1912
-// (the quorum bound pruning every rack for a resource devices serve).
+// (evictions counted per call, so the cap was never reached), 1912 (the
+// quorum bound pruning every rack for a resource devices serve) and 8705
+// (nodes for one child of a composite that could not be placed).
 // The seeds name the generator's scenarios of today: if the generator
 // changes, they must be found again.
 func TestRandomScenariosThatRanForEver(t *testing.T) {
-	for _, seed := range []uint64{30, 50, 337, 586, 1912} {
+	for _, seed := range []uint64{30, 50, 337, 586, 1912, 8705} {
 		done := make(chan error, 1)
 		go func() { done <- checkRandomScenario(generateScenario(seed), map[string]int{}) }()
 		select {
