@@ -264,13 +264,18 @@ func readInput(name string, data []byte, ws *warnings, lim *Limits) (*input, err
 	}
 	var docs []*yaml.Node
 	isJSON := false
-	if readListsByItem && schema.LooksLikeJSON(data) {
-		in, doc := readKubeList(name, data)
+	switch {
+	case readListsByItem && schema.LooksLikeJSON(data):
+		in, doc := readKubeList(name, data, schema.ParseJSONItems)
 		if in != nil {
 			return in, nil
 		}
 		if doc != nil {
 			docs, isJSON = []*yaml.Node{doc}, true
+		}
+	case readListsByItem:
+		if in, _ := readKubeList(name, data, schema.ParseYAMLItems); in != nil {
+			return in, nil
 		}
 	}
 	if docs == nil {
@@ -311,16 +316,17 @@ func readInput(name string, data []byte, ws *warnings, lim *Limits) (*input, err
 // with the reading of a whole file switches it off.
 var readListsByItem = true
 
-// readKubeList reads a JSON List of Kubernetes objects (a kubectl dump)
-// item by item, each decoded as it is read (kube.ReadListItem), so that
-// its items are never all held as whole trees. For JSON that is no List
-// it returns the document it parsed, when whole, for the ordinary reading;
-// for any problem, nothing, and the ordinary reading reports it.
-func readKubeList(name string, data []byte) (*input, *yaml.Node) {
+// readKubeList reads a List of Kubernetes objects (a kubectl dump, in
+// JSON or in kubectl's YAML layout) item by item with parse, each decoded
+// as it is read (kube.ReadListItem), so that its items are never all held
+// as whole trees. For a file that is no List it returns the document it
+// parsed, when whole, for the ordinary reading; for any problem, nothing,
+// and the ordinary reading reports it.
+func readKubeList(name string, data []byte, parse func([]byte, func(int, *yaml.Node) bool) (*yaml.Node, error)) (*input, *yaml.Node) {
 	d := &schema.Decoder{} // one cache of struct fields for every item
 	var objs []*kube.Object
 	items := false
-	doc, err := schema.ParseJSONItems(data, func(i int, item *yaml.Node) bool {
+	doc, err := parse(data, func(i int, item *yaml.Node) bool {
 		o, ok := kube.ReadListItem(name, i, item, d)
 		objs, items = append(objs, o...), true
 		return ok

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // FuzzKubeObjects: any input is Kubernetes objects, a scenario, or an
@@ -64,6 +62,11 @@ func FuzzKubeObjects(f *testing.F) {
 			}
 		}
 	}
+	if dump, err := os.ReadFile("testdata/kube/cluster.json"); err == nil {
+		if list, ok := asKubectlYAMLList(f, dump); ok {
+			f.Add(list)
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer checkQuick(t, time.Now())
 		sc, err := ParseFiles([]File{{Name: "fuzz", Data: data}}, fuzzLimits)
@@ -76,13 +79,11 @@ func FuzzKubeObjects(f *testing.F) {
 	})
 }
 
-// checkByItemAsWhole checks that JSON read with its List item by item
-// loads as the whole file does: the same scenario, or the same error.
+// checkByItemAsWhole checks that a file read with its List item by item
+// (JSON, or YAML as kubectl lays it out) loads as the whole file does: the
+// same scenario, or the same error.
 func checkByItemAsWhole(t *testing.T, data []byte, sc *Scenario, err error) {
 	t.Helper()
-	if !schema.LooksLikeJSON(data) {
-		return
-	}
 	readListsByItem = false
 	whole, wholeErr := ParseFiles([]File{{Name: "fuzz", Data: data}}, fuzzLimits)
 	readListsByItem = true

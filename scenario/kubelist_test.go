@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // asKubectlList writes the objects of a YAML or JSON file of Kubernetes
@@ -24,6 +26,34 @@ import (
 // file it cannot write so (a scenario, keys that are not strings).
 func asKubectlList(t testing.TB, data []byte) ([]byte, bool) {
 	t.Helper()
+	list, ok := kubectlList(data)
+	if !ok {
+		return nil, false
+	}
+	out, err := json.MarshalIndent(list, "", "    ")
+	return out, err == nil
+}
+
+// asKubectlYAMLList writes them as kubectl's -o yaml does: keys in order,
+// two spaces of indentation, sequences at their key's column.
+func asKubectlYAMLList(t testing.TB, data []byte) ([]byte, bool) {
+	t.Helper()
+	list, ok := kubectlList(data)
+	if !ok {
+		return nil, false
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	enc.CompactSeqIndent()
+	if enc.Encode(list) != nil || enc.Close() != nil {
+		return nil, false
+	}
+	return b.Bytes(), true
+}
+
+// kubectlList is the List of the objects of a file, as kubectl dumps them.
+func kubectlList(data []byte) (map[string]any, bool) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var items []any
 	for {
@@ -48,12 +78,11 @@ func asKubectlList(t testing.TB, data []byte) ([]byte, bool) {
 			items = append(items, m)
 		}
 	}
-	out, err := json.MarshalIndent(map[string]any{"apiVersion": "v1", "kind": "List", "items": items,
-		"metadata": map[string]any{"resourceVersion": ""}}, "", "    ")
-	if err != nil {
-		return nil, false
+	if _, err := json.Marshal(items); err != nil {
+		return nil, false // keys that are not strings
 	}
-	return out, true
+	return map[string]any{"apiVersion": "v1", "kind": "List", "items": items,
+		"metadata": map[string]any{"resourceVersion": ""}}, true
 }
 
 // loadBothWays loads a file with its List read item by item and as a whole.
@@ -92,23 +121,32 @@ func TestKubectlListReadByItemAsWhole(t *testing.T) {
 		require.NoError(t, err)
 		files = append(files, m...)
 	}
-	compared, errorsCompared := 0, 0
-	for _, path := range files {
-		data, err := os.ReadFile(path)
-		require.NoError(t, err)
-		list, ok := asKubectlList(t, data)
-		if !ok {
-			continue
+	for _, layout := range []struct {
+		ext   string
+		write func(testing.TB, []byte) ([]byte, bool)
+	}{{".json", asKubectlList}, {".yaml", asKubectlYAMLList}} {
+		compared, errorsCompared := 0, 0
+		for _, path := range files {
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			list, ok := layout.write(t, data)
+			if !ok {
+				continue
+			}
+			if layout.ext == ".yaml" {
+				_, err := schema.ParseYAMLItems(list, func(int, *yaml.Node) bool { return true })
+				require.NoError(t, err, "%s is read item by item", path)
+			}
+			byItem, whole := loadBothWays(t, path+layout.ext, list)
+			require.Equal(t, whole, byItem, path+layout.ext)
+			compared++
+			if strings.HasPrefix(whole, "error: ") {
+				errorsCompared++
+			}
 		}
-		byItem, whole := loadBothWays(t, path+".json", list)
-		require.Equal(t, whole, byItem, path)
-		compared++
-		if strings.HasPrefix(whole, "error: ") {
-			errorsCompared++
-		}
+		require.GreaterOrEqual(t, compared, 25, layout.ext)
+		require.GreaterOrEqual(t, errorsCompared, 12, layout.ext)
 	}
-	require.GreaterOrEqual(t, compared, 25)
-	require.GreaterOrEqual(t, errorsCompared, 12)
 }
 
 // Faults put into a valid dump, one at a time, in an item the reader
@@ -148,6 +186,53 @@ func TestKubectlListFaultsReadByItemAsWhole(t *testing.T) {
 	require.Greater(t, changed, 30)
 }
 
+// The same faults in kubectl's YAML layout, and what only YAML can hold
+// (aliases, merge keys, tabs, text indented less than the items, a second
+// document), each read as the whole-file reading reads it.
+func TestKubectlYAMLListFaultsReadByItemAsWhole(t *testing.T) {
+	data, err := os.ReadFile("testdata/kube/cluster.json")
+	require.NoError(t, err)
+	list, ok := asKubectlYAMLList(t, data)
+	require.True(t, ok)
+	faults := []struct{ old, new string }{
+		{"cpu: 100m", "cpu: lots"},
+		{"  kind: Pod\n", "  kind: Pd\n"},
+		{"- apiVersion: apps/v1", "- apiVersion: apps/v2"},
+		{"nodeName: shop-worker-1", "nodeName: nowhere"},
+		{"operator: Exists", "operator: Sometimes"},
+		{"name: db-0", "name: DB_0"},
+		{"phase: Running", "phase: [7]"},
+		{"priorityClassName: shop-high", "priorityClassName: shop-higher"},
+		{"managedFields:", "managedFieldz:"},
+		{"    uid: ", "    uid: 1\n    uid: "},
+		{"kind: List", "kind: Lis"},
+		{"items:\n", "items:\n- 7\n"},
+		{"    labels:\n", "    labels:\n      bad key: x\n"},
+		{"  spec:\n", "  spec:\n    schedulingGates:\n    - name: g\n"},
+		{"    labels:\n", "    labels: &l\n"},
+		{"    labels:\n      app", "    labels: *l\n    x:\n      app"},
+		{"  spec:\n", "  spec:\n    <<: {nodeName: shop-worker-2}\n"},
+		{"  status:\n", "  status:\n\t\n"},
+		{"  status:\n", "  status:\n phase: x\n"},
+		{"kind: List\n", "kind: List\n---\nkind: Pod\n"},
+		{"  kind: Pod\n", "  kind: Pod\n# a comment\n\n"},
+		{"  kind: Pod\n", "  kind: Pod\n  note: \"two\nlines\"\n"},
+	}
+	changed := 0
+	for _, f := range faults {
+		for n := range 3 {
+			text, ok := replaceNth(string(list), f.old, f.new, n)
+			if !ok {
+				continue
+			}
+			changed++
+			byItem, whole := loadBothWays(t, "dump.yaml", []byte(text))
+			require.Equal(t, whole, byItem, fmt.Sprintf("%q -> %q (#%d)", f.old, f.new, n))
+		}
+	}
+	require.Greater(t, changed, 50)
+}
+
 func replaceNth(s, old, new string, n int) (string, bool) {
 	at := 0
 	for range n + 1 {
@@ -163,7 +248,7 @@ func replaceNth(s, old, new string, n int) (string, bool) {
 
 // kubectlDump is a kubectl List of copies of the pods of the sample dump
 // (pending, without a node), with its other objects once.
-func kubectlDump(b *testing.B, copies int) ([]byte, int) {
+func kubectlDump(b testing.TB, copies int) ([]byte, int) {
 	data, err := os.ReadFile("testdata/kube/cluster.json")
 	require.NoError(b, err)
 	var list struct {
@@ -198,24 +283,29 @@ func kubectlDump(b *testing.B, copies int) ([]byte, int) {
 	return out, pods
 }
 
-// BenchmarkKubectlDumpLoad loads a kubectl List of 10,000 pods, item by
+// BenchmarkKubectlDumpLoad loads a kubectl List of 10,000 pods, in JSON
+// and in kubectl's YAML layout, item by
 // item and as a whole; heap-KB/pod is the most heap its objects took at
 // once (sampled every millisecond), the figure that decides whether a
 // million-pod dump fits in memory.
 func BenchmarkKubectlDumpLoad(b *testing.B) {
 	data, pods := kubectlDump(b, 715)
-	for _, byItem := range []bool{true, false} {
-		b.Run(fmt.Sprintf("byItem=%v", byItem), func(b *testing.B) {
-			readListsByItem = byItem
-			defer func() { readListsByItem = true }()
-			peak := peakHeap(func() {
-				for b.Loop() {
-					_, err := ParseFiles([]File{{Name: "dump.json", Data: data}})
-					require.NoError(b, err)
-				}
+	yamlData, ok := asKubectlYAMLList(b, data)
+	require.True(b, ok)
+	for _, in := range []File{{Name: "dump.json", Data: data}, {Name: "dump.yaml", Data: yamlData}} {
+		for _, byItem := range []bool{true, false} {
+			b.Run(fmt.Sprintf("%s/byItem=%v", in.Name, byItem), func(b *testing.B) {
+				readListsByItem = byItem
+				defer func() { readListsByItem = true }()
+				peak := peakHeap(func() {
+					for b.Loop() {
+						_, err := ParseFiles([]File{in})
+						require.NoError(b, err)
+					}
+				})
+				b.ReportMetric(float64(peak)/float64(pods)/1024, "heap-KB/pod")
 			})
-			b.ReportMetric(float64(peak)/float64(pods)/1024, "heap-KB/pod")
-		})
+		}
 	}
 }
 
