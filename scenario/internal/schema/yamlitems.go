@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"errors"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -32,6 +33,11 @@ const maxListHead = 64
 // to report it as it always does. each returns false to stop
 // (ErrItemRefused).
 func ParseYAMLItems(data []byte, each func(i int, item *yaml.Node) bool) (*yaml.Node, error) {
+	if !utf8.Valid(data) || otherBreaks(data) {
+		// the parser refuses bad UTF-8 wherever it is; it breaks lines
+		// where this reading would not
+		return nil, ErrNotKubectlYAML
+	}
 	var rest []byte     // the document without its items
 	var restLines []int // the file's line of each line of rest
 	var item []byte     // the element being cut out, dedented
@@ -78,6 +84,9 @@ func ParseYAMLItems(data []byte, each func(i int, item *yaml.Node) bool) (*yaml.
 			}
 			switch {
 			case indent >= 0 && lead == indent && bytes.HasPrefix(body[lead:], []byte("- ")):
+				if len(body) == lead+2 || body[lead+2] == ' ' {
+					return nil, ErrNotKubectlYAML // the content not where kubectl puts it, two columns in
+				}
 				if err := flush(); err != nil {
 					return nil, err
 				}
@@ -91,8 +100,8 @@ func ParseYAMLItems(data []byte, each func(i int, item *yaml.Node) bool) (*yaml.
 				item = append(item, text[indent+2:]...)
 				continue
 			case blank:
-				if open {
-					item = append(item, '\n') // the line kept, for the lines after it
+				if open { // kept, for the lines after it; a comment ends a plain scalar as it did
+					item = append(append(item, body[lead:]...), '\n')
 				}
 				continue
 			case lead > 0 || indent < 0:
@@ -115,10 +124,7 @@ func ParseYAMLItems(data []byte, each func(i int, item *yaml.Node) bool) (*yaml.
 		if indent < 0 && len(restLines) == maxListHead {
 			return nil, ErrNotKubectlYAML // a long text before any items: no kubectl List
 		}
-		rest = append(rest, text...)
-		if text[len(text)-1] != '\n' {
-			rest = append(rest, '\n')
-		}
+		rest = append(rest, text...) // the file's last line may lack its newline: so does rest's
 		restLines = append(restLines, line)
 	}
 	if err := flush(); err != nil {
@@ -134,9 +140,13 @@ func ParseYAMLItems(data []byte, each func(i int, item *yaml.Node) bool) (*yaml.
 	if len(docs) != 1 || hasAliases(docs[0]) {
 		return nil, ErrNotKubectlYAML
 	}
+	last := restLines[len(restLines)-1]
 	walkNodes(docs[0], func(n *yaml.Node) {
-		if n.Line >= 1 && n.Line <= len(restLines) {
+		switch {
+		case n.Line >= 1 && n.Line <= len(restLines):
 			n.Line = restLines[n.Line-1]
+		case n.Line > len(restLines): // the end of the text: an empty value's place
+			n.Line = last + n.Line - len(restLines)
 		}
 	})
 	if seq := MapValue(docs[0].Content[0], "items"); seq != nil {
@@ -146,21 +156,37 @@ func ParseYAMLItems(data []byte, each func(i int, item *yaml.Node) bool) (*yaml.
 	return docs[0], nil
 }
 
+// otherBreaks reports whether data breaks a line otherwise than with "\n"
+// or "\r\n": a lone "\r", or NEL, LS or PS, which YAML counts as breaks.
+func otherBreaks(data []byte) bool {
+	for i := bytes.IndexByte(data, '\r'); i >= 0; i = bytes.IndexByte(data, '\r') {
+		if i+1 == len(data) || data[i+1] != '\n' {
+			return true
+		}
+		data = data[i+1:]
+	}
+	return bytes.Contains(data, []byte("\u0085")) || bytes.Contains(data, []byte("\u2028")) || bytes.Contains(data, []byte("\u2029"))
+}
+
 // parseItem parses one element's text, cut out of the file at line first
 // and column shift, and puts its nodes back where they are in the file.
 func parseItem(text []byte, first, shift int) (*yaml.Node, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(text, &doc); err != nil {
+	docs, err := parseYAML(text)
+	if err != nil {
 		return nil, err
 	}
-	if len(doc.Content) != 1 || hasAliases(&doc) {
+	if len(docs) != 1 || docs[0].Content[0].Kind != yaml.MappingNode || docs[0].Content[0].Style&yaml.FlowStyle != 0 || hasAliases(docs[0]) {
+		// an object, as kubectl writes it, is a block mapping; anything
+		// else cut out of its place may read otherwise (a block scalar's
+		// indentation; text after a flow collection, which a document
+		// may have and an item may not)
 		return nil, ErrNotKubectlYAML
 	}
-	walkNodes(&doc, func(n *yaml.Node) {
+	walkNodes(docs[0], func(n *yaml.Node) {
 		n.Line += first - 1
 		n.Column += shift
 	})
-	return doc.Content[0], nil
+	return docs[0].Content[0], nil
 }
 
 // hasAliases reports whether the tree under n has an alias or a merge key.
