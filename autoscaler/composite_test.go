@@ -38,19 +38,27 @@ func TestCompositeScaledUpAsOneRequest(t *testing.T) {
 	}
 }
 
+// oneChildTooBig is a CompositePodGroup of minGroupCount over a gang of
+// two pods of 3 cpu and a basic group whose pod asks for 8, on nodes of 4
+// cpu, run for a day.
+func oneChildTooBig(t *testing.T, minGroupCount int32) *world {
+	w := newWorld(t, Config{}, group("cpu", "4", 8))
+	require.NoError(t, w.s.AddCompositePodGroup(gt.MakeComposite("job", minGroupCount).Obj()))
+	require.NoError(t, w.s.AddPodGroup(gt.MakeGang("a", 2).Parent("job").Obj()))
+	require.NoError(t, w.s.AddPodGroup(gt.MakeBasicGroup("b").Parent("job").Obj()))
+	w.addMembers(2, "a", "3")
+	w.addMembers(1, "b", "8")
+	require.NoError(t, w.a.Advance(w.s, 24*time.Hour))
+	return w
+}
+
 // The CompositePodGroup needs both children; one of them has a pod no
 // template node can hold (8 cpu, nodes of 4). No node lets the scheduler
 // place the hierarchy, so nothing is requested, and the autoscaler says
 // why, naming the composite. (A node for the other child alone stood
 // idle, was removed, and was added again, for ever.)
 func TestCompositeNotScaledUpWhenItCannotBePlaced(t *testing.T) {
-	w := newWorld(t, Config{}, group("cpu", "4", 8))
-	require.NoError(t, w.s.AddCompositePodGroup(gt.MakeComposite("job", 2).Obj()))
-	require.NoError(t, w.s.AddPodGroup(gt.MakeGang("a", 2).Parent("job").Obj()))
-	require.NoError(t, w.s.AddPodGroup(gt.MakeBasicGroup("b").Parent("job").Obj()))
-	w.addMembers(2, "a", "3")
-	w.addMembers(1, "b", "8")
-	require.NoError(t, w.a.Advance(w.s, 24*time.Hour))
+	w := oneChildTooBig(t, 2)
 	require.Equal(t, "10s NoScaleUp  [] 3 pods\n", w.log())
 	require.Contains(t, w.a.Events()[0].Reason, "composite pod group default/job cannot be placed")
 }
@@ -59,13 +67,7 @@ func TestCompositeNotScaledUpWhenItCannotBePlaced(t *testing.T) {
 // fits gets its nodes, the other stays pending and is told so at each
 // scan that looks again (after the request, and after the nodes came).
 func TestCompositeScaledUpForTheChildrenItNeeds(t *testing.T) {
-	w := newWorld(t, Config{}, group("cpu", "4", 8))
-	require.NoError(t, w.s.AddCompositePodGroup(gt.MakeComposite("job", 1).Obj()))
-	require.NoError(t, w.s.AddPodGroup(gt.MakeGang("a", 2).Parent("job").Obj()))
-	require.NoError(t, w.s.AddPodGroup(gt.MakeBasicGroup("b").Parent("job").Obj()))
-	w.addMembers(2, "a", "3")
-	w.addMembers(1, "b", "8")
-	require.NoError(t, w.a.Advance(w.s, 24*time.Hour))
+	w := oneChildTooBig(t, 1)
 	require.Equal(t, "10s ScaleUp cpu [cpu-1 cpu-2] 2 pods\n10s NoScaleUp  [] 1 pods\n20s NoScaleUp  [] 1 pods\n"+
 		"2m10s NodeReady cpu [cpu-1 cpu-2]\n2m20s NoScaleUp  [] 1 pods\n", w.log())
 	require.Contains(t, w.a.Events()[2].Reason, "pod b-0 does not fit the template")

@@ -171,19 +171,27 @@ func TestKubectlListFaultsReadByItemAsWhole(t *testing.T) {
 		{`"labels": {`, `"labels": {"bad key": "x", `},
 		{`"spec": {`, `"spec": {"schedulingGates": [{"name": "g"}], `},
 	}
+	require.Greater(t, loadFaultsBothWays(t, "dump.json", string(data), faults), 30)
+}
+
+// loadFaultsBothWays puts each fault, one at a time, at the first, second
+// and third place its text is found, and requires the file read with its
+// List item by item as it is read whole; it returns how many it put.
+func loadFaultsBothWays(t *testing.T, name, text string, faults []struct{ old, new string }) int {
+	t.Helper()
 	changed := 0
 	for _, f := range faults {
-		for n := range 3 { // the first, second and third place the text is found
-			text, ok := replaceNth(string(data), f.old, f.new, n)
+		for n := range 3 {
+			faulty, ok := replaceNth(text, f.old, f.new, n)
 			if !ok {
 				continue
 			}
 			changed++
-			byItem, whole := loadBothWays(t, "dump.json", []byte(text))
-			require.Equal(t, whole, byItem, fmt.Sprintf("%s -> %s (#%d)", f.old, f.new, n))
+			byItem, whole := loadBothWays(t, name, []byte(faulty))
+			require.Equal(t, whole, byItem, fmt.Sprintf("%q -> %q (#%d)", f.old, f.new, n))
 		}
 	}
-	require.Greater(t, changed, 30)
+	return changed
 }
 
 // The same faults in kubectl's YAML layout, and what only YAML can hold
@@ -218,19 +226,7 @@ func TestKubectlYAMLListFaultsReadByItemAsWhole(t *testing.T) {
 		{"  kind: Pod\n", "  kind: Pod\n# a comment\n\n"},
 		{"  kind: Pod\n", "  kind: Pod\n  note: \"two\nlines\"\n"},
 	}
-	changed := 0
-	for _, f := range faults {
-		for n := range 3 {
-			text, ok := replaceNth(string(list), f.old, f.new, n)
-			if !ok {
-				continue
-			}
-			changed++
-			byItem, whole := loadBothWays(t, "dump.yaml", []byte(text))
-			require.Equal(t, whole, byItem, fmt.Sprintf("%q -> %q (#%d)", f.old, f.new, n))
-		}
-	}
-	require.Greater(t, changed, 50)
+	require.Greater(t, loadFaultsBothWays(t, "dump.yaml", string(list), faults), 50)
 }
 
 func replaceNth(s, old, new string, n int) (string, bool) {
