@@ -239,8 +239,13 @@ func (b *Sandbox) PlaceGroup(root podgroup.Ref) ([]Placed, string) {
 		return nil, fmt.Sprintf("%s is not the root of its hierarchy", root.Key)
 	}
 	pending := s.hierarchyPending(root)
-	if len(pending) == 0 {
+	switch {
+	case len(pending) == 0:
 		return nil, "no pod of the group is pending"
+	case !s.treeReady(root):
+		return nil, "the scheduler does not try it yet: too few of its pods or groups are known for its minCount or minGroupCount"
+	case s.gatedCount(root) > 0:
+		return nil, "the scheduler does not try it yet: some of its pods have scheduling gates"
 	}
 	if msg := s.checkRoot(root, s.leafRecords(root), pending[0]); msg != "" {
 		return nil, msg

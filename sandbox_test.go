@@ -154,6 +154,21 @@ func TestSandboxPlaceGroup(t *testing.T) {
 	}
 	b.Revert(m)
 
+	// a hierarchy the scheduler does not try yet: a gate on one pod
+	require.NoError(t, s.AddCompositePodGroup(gt.MakeComposite("gated", 1).Obj()))
+	require.NoError(t, s.AddPodGroup(gt.MakeBasicGroup("g").Parent("gated").Obj()))
+	require.NoError(t, s.AddPod(gt.MakePod("g-0").CPU("1").Group("g").SchedulingGates("wait").Obj(), 0))
+	require.NoError(t, b.Sync())
+	_, why = b.PlaceGroup(podgroup.Ref{Composite: true, Key: "default/gated"})
+	require.Contains(t, why, "scheduling gates")
+	// and one short of its quorum: a gang of minCount 3 with one pod known
+	require.NoError(t, s.AddCompositePodGroup(gt.MakeComposite("short", 1).Obj()))
+	require.NoError(t, s.AddPodGroup(gt.MakeGang("s", 3).Parent("short").Obj()))
+	require.NoError(t, s.AddPod(gt.MakePod("s-0").CPU("1").Group("s").Obj(), 0))
+	require.NoError(t, b.Sync())
+	_, why = b.PlaceGroup(podgroup.Ref{Composite: true, Key: "default/short"})
+	require.Contains(t, why, "too few of its pods or groups are known")
+
 	_, why = b.PlaceGroup(podgroup.Ref{Key: "default/a"})
 	require.Equal(t, "default/a is not the root of its hierarchy", why)
 	_, why = b.PlaceGroup(podgroup.Ref{Composite: true, Key: "default/nope"})
