@@ -39,7 +39,9 @@ func (a *Autoscaler) optionFor(g *groupState, u unit, now time.Duration) (option
 // hierarchy: packed as regular pods are (in a new rack when g has
 // racks), then the new nodes alone are kept and the scheduler's placement
 // of the whole hierarchy runs on the copy with them. Only what that
-// placement puts on new nodes counts. The scheduler places a hierarchy
+// placement puts on new nodes counts in the expander's figures; the
+// unit's pods it puts on nodes there or on the way wait for the request
+// too. The scheduler places a hierarchy
 // as one unit, so nodes its placement cannot use would stand idle, be
 // removed and be added again at every scan.
 func (a *Autoscaler) hierarchyOption(g *groupState, u unit, limit int, why string, saved counters, mark cluster.Checkpoint) (option, string) {
@@ -72,12 +74,20 @@ func (a *Autoscaler) hierarchyOption(g *groupState, u unit, limit int, why strin
 	}
 	o := option{g: g}
 	for _, as := range placed {
-		if k, ok := fresh[as.Node]; ok {
-			o.add(as.Pod)
-			o.nodes = max(o.nodes, k+1) // the first new nodes: their names and racks as packed
+		k, ok := fresh[as.Node]
+		switch {
+		case !ok && slices.Contains(u.pods, as.Pod):
+			// on a node there or on the way, with the others: it waits
+			// for the new nodes too
+			o.pods = append(o.pods, as.Pod)
+			continue
+		case !ok:
+			continue // provided for already (notOnUpcoming)
 		}
+		o.add(as.Pod)
+		o.nodes = max(o.nodes, k+1) // the first new nodes: their names and racks as packed
 	}
-	if len(o.pods) == 0 {
+	if o.nodes == 0 {
 		return option{}, fmt.Sprintf("composite pod group %s needs no new node: it fits the nodes there and on the way", u.root.Key)
 	}
 	slices.SortStableFunc(o.pods, func(x, y *cluster.PodInfo) int { return cmp.Compare(x.Key(), y.Key()) })
