@@ -41,9 +41,9 @@ func (a *Autoscaler) optionFor(g *groupState, u unit, now time.Duration) (option
 // of the whole hierarchy runs on the copy with them. Only what that
 // placement puts on new nodes counts in the expander's figures; the
 // unit's pods it puts on nodes there or on the way wait for the request
-// too. The scheduler places a hierarchy
-// as one unit, so nodes its placement cannot use would stand idle, be
-// removed and be added again at every scan.
+// too. The scheduler places a hierarchy as one unit, so nodes its
+// placement cannot use would stand idle, be removed and be added again
+// at every scan.
 func (a *Autoscaler) hierarchyOption(g *groupState, u unit, limit int, why string, saved counters, mark cluster.Checkpoint) (option, string) {
 	ownRack := g.RackSize > 0
 	pods, incomplete := a.completeGangs(u.pods)
