@@ -33,11 +33,7 @@ const maxListHead = 64
 // to report it as it always does. each returns false to stop
 // (ErrItemRefused).
 func ParseYAMLItems(data []byte, each func(i int, item *yaml.Node) bool) (*yaml.Node, error) {
-	if !utf8.Valid(data) || otherBreaks(data) {
-		// the parser refuses bad UTF-8 wherever it is; it breaks lines
-		// where this reading would not
-		return nil, ErrNotKubectlYAML
-	}
+	all := data
 	var rest []byte     // the document without its items
 	var restLines []int // the file's line of each line of rest
 	var item []byte     // the element being cut out, dedented
@@ -69,7 +65,7 @@ func ParseYAMLItems(data []byte, each func(i int, item *yaml.Node) bool) (*yaml.
 		text := data[:end]
 		data = data[end:]
 		body := bytes.TrimRight(text, "\r\n")
-		if bytes.HasPrefix(body, []byte("---")) || bytes.HasPrefix(body, []byte("...")) || bytes.HasPrefix(body, []byte("%")) ||
+		if isMarker(body) ||
 			bytes.IndexByte(body, '\t') >= 0 && bytes.IndexByte(bytes.TrimLeft(body, " "), '\t') == 0 {
 			return nil, ErrNotKubectlYAML // a document marker, a directive, or a tab in the indentation
 		}
@@ -78,6 +74,8 @@ func ParseYAMLItems(data []byte, each func(i int, item *yaml.Node) bool) (*yaml.
 		if inItems {
 			switch {
 			case indent < 0 && blank:
+				rest = append(rest, text...) // a comment, for the parser to see what it holds
+				restLines = append(restLines, line)
 				continue
 			case indent < 0 && bytes.HasPrefix(body[lead:], []byte("- ")):
 				indent = lead
@@ -94,9 +92,15 @@ func ParseYAMLItems(data []byte, each func(i int, item *yaml.Node) bool) (*yaml.
 				if firstLine == 0 {
 					firstLine = line
 				}
+				if isMarker(text[indent+2:]) {
+					return nil, ErrNotKubectlYAML
+				}
 				item = append(item, text[indent+2:]...)
 				continue
 			case lead >= indent+2 && open: // a block scalar's "#" too
+				if isMarker(text[indent+2:]) {
+					return nil, ErrNotKubectlYAML
+				}
 				item = append(item, text[indent+2:]...)
 				continue
 			case blank:
@@ -115,6 +119,13 @@ func ParseYAMLItems(data []byte, each func(i int, item *yaml.Node) bool) (*yaml.
 		if lead == 0 && string(bytes.TrimRight(body, " ")) == "items:" {
 			if index > 0 || indent >= 0 {
 				return nil, ErrNotKubectlYAML // items twice
+			}
+			if !utf8.Valid(all) || otherBreaks(all) {
+				// the parser refuses bad UTF-8 wherever it is (a comment
+				// dropped here too); it breaks lines where this reading
+				// would not. Checked here, once a List is likely: a file
+				// that is none costs no pass over all of it.
+				return nil, ErrNotKubectlYAML
 			}
 			inItems = true
 			rest = append(rest, "items: []\n"...)
@@ -154,6 +165,12 @@ func ParseYAMLItems(data []byte, each func(i int, item *yaml.Node) bool) (*yaml.
 		seq.Line, seq.Column, seq.Style = firstLine, indent+1, 0
 	}
 	return docs[0], nil
+}
+
+// isMarker reports whether a line, at the start of a document's line,
+// would be a document marker or a directive.
+func isMarker(line []byte) bool {
+	return bytes.HasPrefix(line, []byte("---")) || bytes.HasPrefix(line, []byte("...")) || bytes.HasPrefix(line, []byte("%"))
 }
 
 // otherBreaks reports whether data breaks a line otherwise than with "\n"
