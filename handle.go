@@ -5,6 +5,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/preemption"
 )
 
@@ -51,9 +52,6 @@ func (h *handle) Rollback(state *fw.CycleState, pod *cluster.PodInfo, cp cluster
 	h.p.pods.Rollback(state, h.s.snap, pod, cp)
 }
 
-func (h *handle) Units(node int) []*preemption.Unit { return h.s.unitsOnNode(node) }
-func (h *handle) AllUnits() []*preemption.Unit      { return h.s.allUnits() }
-
 // NominatedNode returns the snapshot index of the node pod is nominated
 // to, or -1.
 func (h *handle) NominatedNode(pod cluster.PodKey) int {
@@ -72,4 +70,96 @@ func (h *handle) NominatedNode(pod cluster.PodKey) int {
 func (h *handle) NodeLocal(pod *cluster.PodInfo) bool {
 	state, st := h.PreFilter(pod)
 	return st == nil && h.p.pods.NodeLocalFor(state)
+}
+
+// Units returns the victim units with pods on a node: each pod alone,
+// or, for a member of a group whose disruption mode is All, every scheduled
+// pod of that group. A unit's priority is its group's.
+func (h *handle) Units(node int) []*preemption.Unit {
+	s := h.s
+	if units, ok := s.unitCache.lone(s.snap, node); ok {
+		return units
+	}
+	pods := s.snap.Node(node).PodList()
+	loneOnly := true
+	for _, p := range pods {
+		if r := s.recordOf(p); r != nil && r.group != 0 {
+			loneOnly = false
+			break
+		}
+	}
+	if loneOnly {
+		return s.unitCache.keep(s.snap, node, pods, s.uses(VictimUnits))
+	}
+	var out []*preemption.Unit
+	seen := map[string]bool{}
+	for _, p := range pods {
+		u := s.unitOf(p)
+		if !seen[u.Key] {
+			seen[u.Key] = true
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// AllUnits returns every victim unit in the cluster, in node order and
+// pod order on the node of their first pod.
+func (h *handle) AllUnits() []*preemption.Unit {
+	var out []*preemption.Unit
+	seen := map[string]bool{}
+	for i := range h.s.snap.Len() {
+		for _, u := range h.Units(i) {
+			if !seen[u.Key] {
+				seen[u.Key] = true
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
+// unitOf returns the victim unit of a pod: the pod alone, or every
+// scheduled pod under the highest group above it (its PodGroup or a
+// CompositePodGroup) whose disruption mode is All. A group member's unit
+// has its root's priority; a member's own unit is typed PodGroup, as
+// kube-scheduler types it.
+func (s *Scheduler) unitOf(p *cluster.PodInfo) *preemption.Unit {
+	r := s.recordOf(p)
+	if r == nil || r.group == 0 {
+		return preemption.NewPodUnit(p)
+	}
+	chain := append([]podgroup.Ref{{Key: s.groupOf(r).key}}, s.forest.Ancestors(podgroup.Ref{Key: s.groupOf(r).key})...)
+	var top *podgroup.Ref
+	for i := range chain {
+		if s.disruptsAll(chain[i]) {
+			top = &chain[i]
+		}
+	}
+	priority := s.rootPriority(chain[len(chain)-1])
+	if top == nil {
+		return preemption.NewUnit(string(p.Key()), preemption.KindPodGroup, priority, []*cluster.PodInfo{p})
+	}
+	var pods []*cluster.PodInfo
+	for _, leaf := range s.forest.Leaves(*top) {
+		for k, st := range s.group(leaf.Key).members.Members() {
+			if st == podgroup.Unscheduled {
+				continue
+			}
+			if pi, ok := s.cache.Pod(k); ok {
+				pods = append(pods, pi)
+			}
+		}
+	}
+	if top.Composite {
+		return preemption.NewUnit("compositepodgroup/"+top.Key, preemption.KindCompositePodGroup, priority, pods)
+	}
+	return preemption.NewUnit("podgroup/"+top.Key, preemption.KindPodGroup, priority, pods)
+}
+
+func (s *Scheduler) disruptsAll(ref podgroup.Ref) bool {
+	if ref.Composite {
+		return s.composites[ref.Key].cpg.EffectiveDisruptionMode() == podgroup.DisruptAll
+	}
+	return s.group(ref.Key).group.EffectiveDisruptionMode() == podgroup.DisruptAll
 }

@@ -46,7 +46,7 @@ type profile struct {
 	// retryOn is, by plugin name, the kinds of change that may help a pod
 	// the plugin rejected (PreFilter and Filter plugins).
 	retryOn map[string]fw.ClusterEvent
-	// pure: a cycle depends on the cluster and the pod alone (known_failures.go)
+	// pure: a cycle depends on the cluster and the pod alone (shortcuts.go)
 	pure bool
 	// changes is commit's buffer, reused from cycle to cycle
 	changes []cluster.Change
@@ -97,7 +97,7 @@ func (s *Scheduler) newProfile(rp *resolvedProfile, reg fw.Registry, pct int32) 
 			p.add(point.name, pl, int64(ref.Weight), &pods)
 		}
 	}
-	p.pods = placement.NewPodScheduler(pods, pct, s.placementShortcuts())
+	p.pods = placement.NewPodScheduler(pods, pct, placementShortcuts(s.shortcutsOff))
 	p.groups.Pods = p.pods
 	p.retryOn = map[string]fw.ClusterEvent{}
 	for _, pl := range pods.PreFilter {

@@ -184,7 +184,7 @@ type podRecord struct {
 	// (reasonText), not at every retry
 	reasonFit bool
 	lastFit   *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
-	shape     podShape     // the KnownFailures shortcut's (known_failures.go)
+	shape     podShape     // the KnownFailures shortcut's (shortcuts.go)
 	profile   int32        // see profileOf; 0 until looked up
 }
 

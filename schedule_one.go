@@ -14,7 +14,7 @@ package gangsim
 //
 // The run loop that calls it is in run.go; the shortcut that retries, in a
 // row, pods failing as a pod of their shape just failed is in
-// known_failures.go.
+// shortcuts.go.
 
 import (
 	"fmt"
@@ -117,7 +117,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 	if f := s.knownFailureFor(p, r); f != nil {
 		// a pod of its shape failed this way with the cluster as it is:
 		// its rejections and its status are that pod's, shared
-		s.failAsKnown(r, f)
+		s.failFit(r, f.fit)
 		res.failedUnschedulable(r)
 		return s.queue.ParkFor(it.Key, s.now, s.clusterEventVersion, f.wakeOn)
 	}

@@ -88,7 +88,7 @@ type Scheduler struct {
 	// caches derived from it are valid while it holds.
 	forestVersion int
 	invariants    invariantState
-	unitCache     []cachedUnits       // by snapshot index (see loneUnits)
+	unitCache     unitCache           // the VictimUnits shortcut
 	dryRuns       dryRuns             // nodes known to be no preemption candidate, per pod
 	knownFailures knownFailures       // the last fruitless cycle per pod shape
 	orphans       map[string][]podID  // members whose group is not defined yet
