@@ -91,15 +91,15 @@ func TestInvariantCheckerCatches(t *testing.T) {
 	key := cluster.MakePodKey("", "g-0")
 
 	ts := build()
-	ts.record(key).phase = PhasePending
+	ts.tracker.record(key).phase = PhasePending
 	require.ErrorContains(t, ts.CheckInvariants(), "but the cache has it")
 
 	ts = build()
-	ts.record(key).node = "elsewhere"
+	ts.tracker.record(key).node = "elsewhere"
 	require.ErrorContains(t, ts.CheckInvariants(), "the cache has it on")
 
 	ts = build()
-	ts.group("default/g").conditions[0].Status = podgroup.ConditionFalse
+	ts.tracker.group("default/g").conditions[0].Status = podgroup.ConditionFalse
 	require.ErrorContains(t, ts.CheckInvariants(), "went back from True")
 
 	ts = build()
@@ -111,7 +111,7 @@ func TestInvariantCheckerCatches(t *testing.T) {
 	_, err := ts.queue.Delete(podItemKey(cluster.MakePodKey("", "lost")))
 	require.NoError(t, err)
 	require.ErrorContains(t, ts.CheckInvariants(), "pending pod default/lost is not queued")
-	require.NoError(t, ts.queue.Add(&queue.Item[entry]{Key: podItemKey(cluster.MakePodKey("", "lost")), Value: entry{pod: ts.pods[cluster.MakePodKey("", "lost")]}, Size: 1, Attempts: 1}))
+	require.NoError(t, ts.queue.Add(&queue.Item[entry]{Key: podItemKey(cluster.MakePodKey("", "lost")), Value: entry{pod: ts.tracker.pods[cluster.MakePodKey("", "lost")]}, Size: 1, Attempts: 1}))
 	require.ErrorContains(t, ts.CheckQuiescent(), "fits node")
 }
 

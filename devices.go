@@ -103,7 +103,7 @@ func (s *Scheduler) AddResourceClaimTemplate(t cluster.ResourceClaimTemplate) er
 	t.Spec = t.Spec.Clone()
 	s.templates[key] = &t
 	made := false
-	for r := range s.records.all() {
+	for r := range s.tracker.records.all() {
 		if r.phase == PhasePending || r.phase == PhaseBound || r.phase == PhaseTerminating {
 			n, err := s.makeTemplateClaims(r.info.Pod())
 			if err != nil {
@@ -336,7 +336,7 @@ func (s *Scheduler) removeFromNode(key cluster.PodKey) error {
 		return err
 	}
 	for _, k := range released {
-		s.emitClaim(EventClaimReleased, k, node, nil)
+		s.emit(claimEvent(EventClaimReleased, k, node, nil))
 	}
 	return nil
 }

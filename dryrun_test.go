@@ -225,7 +225,7 @@ func TestShapeShortcutHoldsOnlyWhileNothingChanges(t *testing.T) {
 		require.NoError(t, s.AddPod(gangsimtest.MakePod(name).CPU("500m").Obj(), 0))
 	}
 	require.NoError(t, s.RunUntil(time.Second))
-	a, b := s.record("default/a"), s.record("default/b")
+	a, b := s.tracker.record("default/a"), s.tracker.record("default/b")
 	p := s.profileFor(a.info)
 	require.NoError(t, s.cache.UpdateSnapshot(s.snap))
 	require.NotNil(t, s.knownFailureFor(p, b), "a failed with the cluster as it is")

@@ -334,44 +334,40 @@ func WithPause(pause func(Event) bool) Option {
 }
 
 // The scheduler builds every event it emits here, one function per shape
-// of event, so that this file shows which fields each kind sets.
+// of event, so that this file shows which fields each kind sets; emit
+// stamps it with the time and the cycle.
 
-// emitPod emits a pod's event: where it is or was, and why when the kind
+// podEvent is a pod's event: where it is or was, and why when the kind
 // has a reason.
-func (s *Scheduler) emitPod(kind EventKind, pod *cluster.PodInfo, node, reason string) {
-	s.emit(Event{Kind: kind, Pod: pod, Node: node, Reason: reason})
+func podEvent(kind EventKind, pod *cluster.PodInfo, node, reason string) Event {
+	return Event{Kind: kind, Pod: pod, Node: node, Reason: reason}
 }
 
-// emitEviction emits a preemption victim's eviction, for preemptor by.
-func (s *Scheduler) emitEviction(pod *cluster.PodInfo, node string, by Ref, violation bool) {
-	s.emit(Event{Kind: EventPodEvicted, Pod: pod, Node: node, By: by, BudgetViolation: violation})
+// evictionEvent is a preemption victim's eviction, for preemptor by.
+func evictionEvent(pod *cluster.PodInfo, node string, by Ref, violation bool) Event {
+	return Event{Kind: EventPodEvicted, Pod: pod, Node: node, By: by, BudgetViolation: violation}
 }
 
-// emitClaim emits a claim's event: allocated with its devices, or
-// released.
-func (s *Scheduler) emitClaim(kind EventKind, claim, node string, alloc *cluster.AllocationResult) {
-	s.emit(Event{Kind: kind, Claim: claim, Node: node, Allocation: alloc})
+// claimEvent is a claim's event: allocated with its devices, or released.
+func claimEvent(kind EventKind, claim, node string, alloc *cluster.AllocationResult) Event {
+	return Event{Kind: kind, Claim: claim, Node: node, Allocation: alloc}
 }
 
-// emitGroup emits a group's event, with the reason of a failure.
-func (s *Scheduler) emitGroup(kind EventKind, group Ref, reason string) {
-	s.emit(Event{Kind: kind, Group: group, Reason: reason})
+// groupEvent is a group's event, with the reason of a failure.
+func groupEvent(kind EventKind, group Ref, reason string) Event {
+	return Event{Kind: kind, Group: group, Reason: reason}
 }
 
-// emitNode emits a node's event, with the node as it is now when withObject
-// (added or updated).
-func (s *Scheduler) emitNode(kind EventKind, node string, withObject bool) {
-	e := Event{Kind: kind, Node: node}
-	if withObject {
-		e.NodeObject = s.nodeObject(node)
-	}
-	s.emit(e)
+// nodeEvent is a node's event, with the node as it is now when added or
+// updated (object nil otherwise).
+func nodeEvent(kind EventKind, node string, object *cluster.Node) Event {
+	return Event{Kind: kind, Node: node, NodeObject: object}
 }
 
-// emitCycle emits the end of a cycle of a pod or of a group, with the
+// cycleEvent is the end of a cycle of a pod or of a group, with the
 // reason its status gives.
-func (s *Scheduler) emitCycle(pod *cluster.PodInfo, group Ref, reason string) {
-	s.emit(Event{Kind: EventCycle, Pod: pod, Group: group, Reason: reason})
+func cycleEvent(pod *cluster.PodInfo, group Ref, reason string) Event {
+	return Event{Kind: EventCycle, Pod: pod, Group: group, Reason: reason}
 }
 
 // Stats counts what happened over a run. It is built from the event

@@ -34,7 +34,7 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 	}
 	f.cache = s.cache.Clone()
 	f.snap = f.cache.Snapshot()
-	f.nominations = newNominator(f.snap, &f.records)
+	f.nominations = newNominator(f.snap, &f.tracker.records)
 	f.nominations.dropped = f.nominationDropped
 	f.explainer = s.explainer.clone()
 	for name, p := range f.profiles {
@@ -45,31 +45,31 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 
 	// records, each copied once, linked by ID as they were; what a record
 	// holds that changes in place is copied too
-	f.records = s.records.clone()
-	f.pods = maps.Clone(s.pods)
-	f.groupRecords = s.groupRecords.clone()
-	f.groups = maps.Clone(s.groups)
-	leaves := make(map[*podgroup.PodGroup]*podgroup.PodGroup, len(s.groups))
-	for _, id := range f.groups {
-		g := f.groupRecords.at(id)
+	f.tracker.records = s.tracker.records.clone()
+	f.tracker.pods = maps.Clone(s.tracker.pods)
+	f.tracker.groupRecords = s.tracker.groupRecords.clone()
+	f.tracker.groups = maps.Clone(s.tracker.groups)
+	leaves := make(map[*podgroup.PodGroup]*podgroup.PodGroup, len(s.tracker.groups))
+	for _, id := range f.tracker.groups {
+		g := f.tracker.groupRecords.at(id)
 		g.members = g.members.Clone()
 		g.conditions = slices.Clone(g.conditions)
 		g.pods = maps.Clone(g.pods)
 		g.memo = memberMemo{} // its records are the parent's
-		leaves[&s.groupRecords.at(id).group] = &g.group
+		leaves[&s.tracker.groupRecords.at(id).group] = &g.group
 	}
-	composites := make(map[*podgroup.CompositePodGroup]*podgroup.CompositePodGroup, len(s.composites))
-	for key, c := range s.composites {
+	composites := make(map[*podgroup.CompositePodGroup]*podgroup.CompositePodGroup, len(s.tracker.composites))
+	for key, c := range s.tracker.composites {
 		cp := *c
 		cp.leaves = slices.Clone(c.leaves)
-		f.composites[key] = &cp
+		f.tracker.composites[key] = &cp
 		composites[&c.cpg] = &cp.cpg
 	}
-	f.forest = s.forest.Clone(func(g *podgroup.PodGroup) *podgroup.PodGroup { return leaves[g] },
+	f.tracker.forest = s.tracker.forest.Clone(func(g *podgroup.PodGroup) *podgroup.PodGroup { return leaves[g] },
 		func(c *podgroup.CompositePodGroup) *podgroup.CompositePodGroup { return composites[c] })
-	f.forestVersion = s.forestVersion
-	for key, list := range s.orphans {
-		f.orphans[key] = slices.Clone(list)
+	f.tracker.forestVersion = s.tracker.forestVersion
+	for key, list := range s.tracker.orphans {
+		f.tracker.orphans[key] = slices.Clone(list)
 	}
 	for node, list := range s.nominations.byNode {
 		f.nominations.byNode[node] = slices.Clone(list)
@@ -83,10 +83,9 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 	f.quotas = cloneQuotas(s.quotas)
 	f.clusterEventVersion, f.lastChange = s.clusterEventVersion, s.lastChange
 	f.knownFailures = knownFailures{restarts: s.knownFailures.restarts + 1} // the pods' shape ids are the parent's
-	f.timers = s.timers.Clone()                                             // copy-on-write: timers are values
+	f.timers = s.timers.clone()
+	f.timers.firstKnown = false
 	f.shortcutStats = s.shortcutStats
-	f.firstKnown = false
-	f.timerSeq = s.timerSeq
 	f.cycle = s.cycle
 	f.evictions = slices.Clone(s.evictions)
 	f.stats = s.stats

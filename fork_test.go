@@ -221,13 +221,13 @@ func TestRunningPodKeptOnce(t *testing.T) {
 	}
 	require.NoError(t, s.AddPod(gangsimtest.MakePod("p").CPU("1").Memory("1Gi").Obj(), 0))
 	require.NoError(t, s.Run())
-	r := s.record("default/p")
+	r := s.tracker.record("default/p")
 	bound, ok := s.cache.Pod("default/p")
 	require.True(t, ok)
 	require.Same(t, bound, r.info)
 	node := r.node
 	require.NoError(t, s.DrainNode(node))
-	r = s.record("default/p")
+	r = s.tracker.record("default/p")
 	require.Equal(t, PhasePending, r.phase)
 	require.Equal(t, cluster.PodPending, r.info.State())
 	require.Empty(t, r.info.Pod().NodeName)
@@ -263,8 +263,8 @@ func TestForkKeepsCompositeLeavesApart(t *testing.T) {
 		require.NoError(t, sc.CheckInvariants())
 	}
 	leaves := func(sc *Scheduler) (names []string) {
-		for _, id := range sc.leafRecords(podgroup.Ref{Composite: true, Key: "default/c"}) {
-			names = append(names, sc.groupRecords.at(id).group.Name)
+		for _, id := range sc.tracker.leafRecords(podgroup.Ref{Composite: true, Key: "default/c"}) {
+			names = append(names, sc.tracker.groupRecords.at(id).group.Name)
 		}
 		return names
 	}

@@ -44,7 +44,7 @@ func (s *Scheduler) UngatePod(key cluster.PodKey, gates ...string) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	r := s.record(key)
+	r := s.tracker.record(key)
 	if r == nil || r.phase == PhaseDeleted || r.phase == PhaseSucceeded {
 		return fmt.Errorf("%w: %s", ErrUnknownPod, key)
 	}
@@ -65,25 +65,25 @@ func (s *Scheduler) UngatePod(key cluster.PodKey, gates ...string) error {
 			}
 		}
 	}
-	s.setGates(r, left)
+	s.tracker.setGates(r, left)
 	if len(left) > 0 {
 		r.reason, r.reasonFit = GatesMessage(left), false
-		s.emitPod(EventPodUngated, r.info, "", r.reason)
+		s.emit(podEvent(EventPodUngated, r.info, "", r.reason))
 		return nil
 	}
 	r.reason, r.reasonFit = "", false
-	s.emitPod(EventPodUngated, r.info, "", "")
+	s.emit(podEvent(EventPodUngated, r.info, "", ""))
 	return s.released(r)
 }
 
 // setGates gives r's pod the gates left, in its admitted form and in the
 // form kept for a later admission.
-func (s *Scheduler) setGates(r *podRecord, left []string) {
+func (t *tracker) setGates(r *podRecord, left []string) {
 	p := *r.info.Pod()
 	p.SchedulingGates = left
 	r.setInfo(cluster.NewPodInfoShared(p))
 	if r.group != 0 {
-		s.groupOf(r).version++ // a member's pod changed
+		t.groupOf(r).version++ // a member's pod changed
 	}
 	if r.spec != nil {
 		sp := *r.spec
@@ -99,8 +99,8 @@ func (s *Scheduler) released(r *podRecord) error {
 	switch {
 	case r.group != 0:
 		r.gated = false
-		gr := s.groupOf(r)
-		s.countGated(gr, -1)
+		gr := s.tracker.groupOf(r)
+		s.tracker.countGated(gr, -1)
 		return s.offerGroup(gr, nil)
 	case p.PodGroup != "":
 		s.setReason(r, fmt.Sprintf("pod group %s does not exist: the pod waits until it is created", displayName(p.Namespace, p.PodGroup)))
@@ -124,31 +124,31 @@ func (s *Scheduler) holdGated(r *podRecord) error {
 
 // countGated adds d to the gated members of gr and of every composite
 // above it.
-func (s *Scheduler) countGated(gr *groupRecord, d int) {
+func (t *tracker) countGated(gr *groupRecord, d int) {
 	gr.gated += d
-	for _, up := range s.forest.Ancestors(podgroup.Ref{Key: gr.key}) {
-		s.composites[up.Key].gated += d
+	for _, up := range t.forest.Ancestors(podgroup.Ref{Key: gr.key}) {
+		t.composites[up.Key].gated += d
 	}
 }
 
 // gatedCount counts the members with scheduling gates of the leaves under
 // ref.
-func (s *Scheduler) gatedCount(ref podgroup.Ref) int {
+func (t *tracker) gatedCount(ref podgroup.Ref) int {
 	if ref.Composite {
-		return s.composites[ref.Key].gated
+		return t.composites[ref.Key].gated
 	}
-	return s.group(ref.Key).gated
+	return t.group(ref.Key).gated
 }
 
 // gatesHeldMessage says which gated pods keep ref's hierarchy waiting,
 // from ref up, or "" when none does.
-func (s *Scheduler) gatesHeldMessage(ref podgroup.Ref) string {
-	if gr := s.group(ref.Key); !ref.Composite && gr.gated > 0 {
+func (t *tracker) gatesHeldMessage(ref podgroup.Ref) string {
+	if gr := t.group(ref.Key); !ref.Composite && gr.gated > 0 {
 		return fmt.Sprintf("waiting for the scheduling gates of %d %s of group %s to be removed",
 			gr.gated, plural(gr.gated, "pod", "pods"), displayName(gr.group.Namespace, gr.group.Name))
 	}
-	for _, up := range s.forest.Ancestors(ref) {
-		if c := s.composites[up.Key]; c.gated > 0 {
+	for _, up := range t.forest.Ancestors(ref) {
+		if c := t.composites[up.Key]; c.gated > 0 {
 			return fmt.Sprintf("waiting for the scheduling gates of %d %s of composite group %s to be removed",
 				c.gated, plural(c.gated, "pod", "pods"), displayName(c.cpg.Namespace, c.cpg.Name))
 		}

@@ -99,7 +99,7 @@ func TestPodsBeforeTheirGroupWaitForIt(t *testing.T) {
 func TestFailedGangBacksOffBySize(t *testing.T) {
 	ts := newTestSched(t, Config{}).nodes("n", 1, 1000).gang("g", 4).members("g", 4, 1000)
 	ts.scheduleOne()
-	it, ok := ts.queue.Get(ts.rootItemKey(podgroup.Ref{Key: "default/g"}))
+	it, ok := ts.queue.Get(ts.tracker.rootItemKey(podgroup.Ref{Key: "default/g"}))
 	require.True(t, ok)
 	require.Equal(t, 4, it.Size)
 	require.Equal(t, 1, it.UnschedulableCount)
@@ -212,7 +212,7 @@ func TestRefusedGroupLeavesNoRecord(t *testing.T) {
 	_, ok := ts.PodGroup("default/orphan")
 	require.False(t, ok)
 	require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang("g", 2).Obj()))
-	require.Equal(t, groupID(1), ts.groups["default/g"], "the refused group's ID is taken again")
+	require.Equal(t, groupID(1), ts.tracker.groups["default/g"], "the refused group's ID is taken again")
 	for i := range 2 {
 		require.NoError(t, ts.AddPod(gangsimtest.MakePod(fmt.Sprintf("g-%d", i)).Group("g").CPU("100m").Memory("1Mi").Obj(), 0))
 	}

@@ -33,41 +33,41 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 	if err := g.Validate(); err != nil {
 		return err
 	}
-	if s.groups[g.Key()] != 0 {
+	if s.tracker.groups[g.Key()] != 0 {
 		return fmt.Errorf("%w: pod group %s", ErrDuplicate, g.Key())
 	}
-	prio, policy, err := GroupPriority(&s.classes, "pod group "+g.Key(), g.Priority, g.PriorityClassName, g.PreemptionPolicy, s.parentOf(g.Namespace, g.Parent))
+	prio, policy, err := GroupPriority(&s.classes, "pod group "+g.Key(), g.Priority, g.PriorityClassName, g.PreemptionPolicy, s.tracker.parentOf(g.Namespace, g.Parent))
 	if err != nil {
 		return err
 	}
 	g.Priority, g.PreemptionPolicy = &prio, policy
 	// the members that arrived first are admitted again before anything
 	// changes: an error leaves the scheduler as it was
-	waiting := s.orphans[g.Key()]
+	waiting := s.tracker.orphans[g.Key()]
 	readmitted, err := s.readmit(waiting, &g)
 	if err != nil {
 		return err
 	}
-	gr, id := s.groupRecords.add(groupRecord{group: g, key: g.Key(), pods: map[cluster.PodKey]podID{}, itemKey: "podgroup/" + g.Key()})
+	gr, id := s.tracker.groupRecords.add(groupRecord{group: g, key: g.Key(), pods: map[cluster.PodKey]podID{}, itemKey: "podgroup/" + g.Key()})
 	gr.id = id
 	gr.self = []groupID{gr.id}
-	if err := s.forest.AddGroup(&gr.group); err != nil {
-		s.groupRecords.dropLast()
+	if err := s.tracker.forest.AddGroup(&gr.group); err != nil {
+		s.tracker.groupRecords.dropLast()
 		return err
 	}
-	s.extendLeaves(gr)
-	s.forestVersion++
-	s.groups[g.Key()] = gr.id
-	delete(s.orphans, g.Key())
+	s.tracker.extendLeaves(gr)
+	s.tracker.forestVersion++
+	s.tracker.groups[g.Key()] = gr.id
+	delete(s.tracker.orphans, g.Key())
 	for i, id := range waiting {
-		r := s.records.at(id)
+		r := s.tracker.records.at(id)
 		if readmitted[i] != nil {
 			r.setInfo(readmitted[i])
 			r.spec = nil
 		}
-		s.join(gr, r)
+		s.tracker.join(gr, r)
 	}
-	return s.offerGroup(gr, s.pending(gr))
+	return s.offerGroup(gr, s.tracker.pending(gr))
 }
 
 // readmit returns, for the pods that arrived before their group, the pod
@@ -77,7 +77,7 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 func (s *Scheduler) readmit(waiting []podID, g *podgroup.PodGroup) ([]*cluster.PodInfo, error) {
 	out := make([]*cluster.PodInfo, len(waiting))
 	for i, id := range waiting {
-		r := s.records.at(id)
+		r := s.tracker.records.at(id)
 		if r.phase != PhasePending {
 			if p := g.EffectivePriority(); r.info.Priority() != p {
 				return nil, &cluster.FieldError{Sentinel: ErrAdmission, Object: "pod group " + g.Key(), Field: "priority",
@@ -98,11 +98,11 @@ func (s *Scheduler) readmit(waiting []podID, g *podgroup.PodGroup) ([]*cluster.P
 }
 
 // parentOf returns the named parent composite of a group, or nil.
-func (s *Scheduler) parentOf(namespace, parent string) *podgroup.CompositePodGroup {
+func (t *tracker) parentOf(namespace, parent string) *podgroup.CompositePodGroup {
 	if parent == "" {
 		return nil
 	}
-	return s.forest.Composite(podgroup.Key(namespace, parent))
+	return t.forest.Composite(podgroup.Key(namespace, parent))
 }
 
 // AddCompositePodGroup defines a CompositePodGroup, as a root or under its
@@ -116,17 +116,17 @@ func (s *Scheduler) AddCompositePodGroup(c podgroup.CompositePodGroup) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	prio, policy, err := GroupPriority(&s.classes, "composite pod group "+c.Key(), c.Priority, c.PriorityClassName, c.PreemptionPolicy, s.parentOf(c.Namespace, c.Parent))
+	prio, policy, err := GroupPriority(&s.classes, "composite pod group "+c.Key(), c.Priority, c.PriorityClassName, c.PreemptionPolicy, s.tracker.parentOf(c.Namespace, c.Parent))
 	if err != nil {
 		return err
 	}
 	c.Priority, c.PreemptionPolicy = &prio, policy
 	rec := &compositeRecord{cpg: c, itemKey: "compositepodgroup/" + c.Key()}
-	if err := s.forest.AddComposite(&rec.cpg); err != nil {
+	if err := s.tracker.forest.AddComposite(&rec.cpg); err != nil {
 		return err
 	}
-	s.forestVersion++
-	s.composites[c.Key()] = rec
+	s.tracker.forestVersion++
+	s.tracker.composites[c.Key()] = rec
 	return nil
 }
 
@@ -137,12 +137,15 @@ func (s *Scheduler) GroupRoot(ref podgroup.Ref) podgroup.Ref {
 	if s == nil {
 		return ref
 	}
-	return s.forest.Root(ref)
+	return s.tracker.forest.Root(ref)
 }
 
 // PodGroup returns the status of a PodGroup by "namespace/name".
 func (s *Scheduler) PodGroup(key string) (GroupStatus, bool) {
-	gr := s.group(key)
+	if s == nil {
+		return GroupStatus{}, false
+	}
+	gr := s.tracker.group(key)
 	if gr == nil {
 		return GroupStatus{}, false
 	}
@@ -155,8 +158,8 @@ func (s *Scheduler) PodGroups() iter.Seq[GroupStatus] {
 		if s == nil {
 			return
 		}
-		for _, k := range slices.Sorted(mapKeys(s.groups)) {
-			if !yield(s.group(k).status()) {
+		for _, k := range slices.Sorted(mapKeys(s.tracker.groups)) {
+			if !yield(s.tracker.group(k).status()) {
 				return
 			}
 		}
@@ -167,16 +170,16 @@ func groupKeyOf(p *cluster.Pod) string { return podgroup.Key(p.Namespace, p.PodG
 
 // attach links a new member pod to its group, or parks it until the group
 // is defined.
-func (s *Scheduler) attach(r *podRecord) {
+func (t *tracker) attach(r *podRecord) {
 	key := groupKeyOf(r.info.Pod())
-	if gr := s.group(key); gr != nil {
-		s.join(gr, r)
+	if gr := t.group(key); gr != nil {
+		t.join(gr, r)
 		return
 	}
-	s.orphans[key] = append(s.orphans[key], r.id)
+	t.orphans[key] = append(t.orphans[key], r.id)
 }
 
-func (s *Scheduler) join(gr *groupRecord, r *podRecord) {
+func (t *tracker) join(gr *groupRecord, r *podRecord) {
 	r.group = gr.id
 	gr.pods[r.info.Key()] = r.id
 	state := podgroup.Unscheduled
@@ -184,16 +187,16 @@ func (s *Scheduler) join(gr *groupRecord, r *podRecord) {
 		state = podgroup.Bound
 	}
 	if hasGates(r) {
-		s.countGated(gr, 1)
+		t.countGated(gr, 1)
 	}
-	s.changeMembers(gr, func(m *podgroup.Membership) { m.Set(r.info.Key(), state) })
+	t.changeMembers(gr, func(m *podgroup.Membership) { m.Set(r.info.Key(), state) })
 }
 
-func (s *Scheduler) dropOrphan(r *podRecord) {
+func (t *tracker) dropOrphan(r *podRecord) {
 	key := groupKeyOf(r.info.Pod())
-	s.orphans[key] = slices.DeleteFunc(s.orphans[key], func(o podID) bool { return o == r.id })
-	if len(s.orphans[key]) == 0 {
-		delete(s.orphans, key)
+	t.orphans[key] = slices.DeleteFunc(t.orphans[key], func(o podID) bool { return o == r.id })
+	if len(t.orphans[key]) == 0 {
+		delete(t.orphans, key)
 	}
 }
 
@@ -202,10 +205,10 @@ func (s *Scheduler) dropOrphan(r *podRecord) {
 // scheduler's PodGroupMemberPodsOrderingFunc): first seen asc, and input
 // order within an instant, as kube's queue timestamps keep creation order
 // (so w-9 goes before w-10 when both arrive at once).
-func (s *Scheduler) pending(gr *groupRecord) []*podRecord {
-	m := s.memberMemo(gr)
+func (t *tracker) pending(gr *groupRecord) []*podRecord {
+	m := t.memberMemo(gr)
 	if m.pending == nil {
-		m.pending = s.sortPending(gr)
+		m.pending = t.sortPending(gr)
 	}
 	return m.pending[:len(m.pending):len(m.pending)] // shared: an append copies
 }
@@ -213,7 +216,7 @@ func (s *Scheduler) pending(gr *groupRecord) []*podRecord {
 // memberMemo returns gr's memo, emptied when its members changed since.
 // A cycle adds one to the attempts of every pending member, which keeps
 // their order.
-func (s *Scheduler) memberMemo(gr *groupRecord) *memberMemo {
+func (t *tracker) memberMemo(gr *groupRecord) *memberMemo {
 	if gr.memo.version != gr.version+1 {
 		gr.memo = memberMemo{version: gr.version + 1}
 	}
@@ -221,10 +224,10 @@ func (s *Scheduler) memberMemo(gr *groupRecord) *memberMemo {
 }
 
 // sortPending is pending without the memo.
-func (s *Scheduler) sortPending(gr *groupRecord) []*podRecord {
+func (t *tracker) sortPending(gr *groupRecord) []*podRecord {
 	out := []*podRecord{}
 	for _, id := range gr.pods {
-		if r := s.records.at(id); r.phase == PhasePending {
+		if r := t.records.at(id); r.phase == PhasePending {
 			out = append(out, r)
 		}
 	}
@@ -241,10 +244,10 @@ func (s *Scheduler) sortPending(gr *groupRecord) []*podRecord {
 
 // scheduledNodes names the nodes of the bound and assumed members, in key
 // order.
-func (s *Scheduler) scheduledNodes(gr *groupRecord) []string {
-	m := s.memberMemo(gr)
+func (t *tracker) scheduledNodes(gr *groupRecord) []string {
+	m := t.memberMemo(gr)
 	if m.scheduled == nil {
-		m.scheduled = s.listScheduledNodes(gr)
+		m.scheduled = t.listScheduledNodes(gr)
 	}
 	if len(m.scheduled) == 0 {
 		return nil
@@ -253,28 +256,28 @@ func (s *Scheduler) scheduledNodes(gr *groupRecord) []string {
 }
 
 // listScheduledNodes is scheduledNodes without the memo.
-func (s *Scheduler) listScheduledNodes(gr *groupRecord) []string {
+func (t *tracker) listScheduledNodes(gr *groupRecord) []string {
 	out := []string{}
 	for k, st := range gr.members.Members() {
 		if st != podgroup.Unscheduled {
-			out = append(out, s.records.at(gr.pods[k]).node)
+			out = append(out, t.records.at(gr.pods[k]).node)
 		}
 	}
 	return out
 }
 
 // rootItemKey is the queue key of a root group.
-func (s *Scheduler) rootItemKey(ref podgroup.Ref) string {
+func (t *tracker) rootItemKey(ref podgroup.Ref) string {
 	if ref.Composite {
-		return s.composites[ref.Key].itemKey
+		return t.composites[ref.Key].itemKey
 	}
-	return s.group(ref.Key).itemKey
+	return t.group(ref.Key).itemKey
 }
 
 // offerGroup keeps the queue item of the group's root in step with its
 // members; fresh are the members that have just become pending.
 func (s *Scheduler) offerGroup(gr *groupRecord, fresh []*podRecord) error {
-	return s.offerRoot(s.forest.Root(podgroup.Ref{Key: gr.key}), fresh)
+	return s.offerRoot(s.tracker.forest.Root(podgroup.Ref{Key: gr.key}), fresh)
 }
 
 // offerRoot keeps a root's queue item in step with the pods of its
@@ -285,9 +288,9 @@ func (s *Scheduler) offerGroup(gr *groupRecord, fresh []*podRecord) error {
 // first-seen time is now: a root enters the queue when its objects and a
 // pending pod are all known.
 func (s *Scheduler) offerRoot(root podgroup.Ref, fresh []*podRecord) error {
-	key := s.rootItemKey(root)
-	pending := s.pendingCount(root)
-	ready := s.treeReady(root) && s.gatedCount(root) == 0
+	key := s.tracker.rootItemKey(root)
+	pending := s.tracker.pendingCount(root)
+	ready := s.tracker.treeReady(root) && s.tracker.gatedCount(root) == 0
 	it, queued := s.queue.Get(key)
 	switch {
 	case pending == 0:
@@ -318,15 +321,15 @@ func (s *Scheduler) offerRoot(root podgroup.Ref, fresh []*podRecord) error {
 			s.explainGate(fresh) // the others were told when they became pending
 			return nil
 		}
-		s.explainGate(s.hierarchyPending(root))
+		s.explainGate(s.tracker.hierarchyPending(root))
 		return s.queue.Gate(key)
 	}
-	item := &queue.Item[entry]{Key: key, Kind: queue.KindGroup, Priority: s.rootPriority(root),
+	item := &queue.Item[entry]{Key: key, Kind: queue.KindGroup, Priority: s.tracker.rootPriority(root),
 		FirstSeen: s.now, Timestamp: s.now, Size: pending, Value: entry{root: root}}
 	if ready {
 		return s.queue.Add(item)
 	}
-	s.explainGate(s.hierarchyPending(root))
+	s.explainGate(s.tracker.hierarchyPending(root))
 	return s.queue.AddGated(item)
 }
 
@@ -339,24 +342,24 @@ const changedSinceAttempt = -1
 // PreEnqueue: a leaf is ready with minCount known pods, a composite with
 // minGroupCount ready children (counted as they change, see
 // readinessChanged).
-func (s *Scheduler) treeReady(ref podgroup.Ref) bool {
+func (t *tracker) treeReady(ref podgroup.Ref) bool {
 	if !ref.Composite {
-		gr := s.group(ref.Key)
+		gr := t.group(ref.Key)
 		return gr.members.Known() >= gr.group.Quorum()
 	}
-	c := s.composites[ref.Key]
+	c := t.composites[ref.Key]
 	return c.readyChildren >= c.cpg.Quorum()
 }
 
 // readinessChanged tells ref's parent that ref became ready (or stopped
 // being ready), and so on up while the parent's own readiness flips.
-func (s *Scheduler) readinessChanged(ref podgroup.Ref, ready bool) {
+func (t *tracker) readinessChanged(ref podgroup.Ref, ready bool) {
 	for {
-		parent, ok := s.forest.Parent(ref)
+		parent, ok := t.forest.Parent(ref)
 		if !ok {
 			return
 		}
-		c := s.composites[parent.Key]
+		c := t.composites[parent.Key]
 		was := c.readyChildren >= c.cpg.Quorum()
 		if ready {
 			c.readyChildren++
@@ -372,18 +375,18 @@ func (s *Scheduler) readinessChanged(ref podgroup.Ref, ready bool) {
 
 // changeMembers applies a change to a group's members and keeps the
 // readiness counts of its ancestors in step.
-func (s *Scheduler) changeMembers(gr *groupRecord, change func(*podgroup.Membership)) {
+func (t *tracker) changeMembers(gr *groupRecord, change func(*podgroup.Membership)) {
 	ref := podgroup.Ref{Key: gr.key}
-	was, before := s.treeReady(ref), gr.members.Count(podgroup.Unscheduled)
+	was, before := t.treeReady(ref), gr.members.Count(podgroup.Unscheduled)
 	change(&gr.members)
 	gr.version++
 	if d := gr.members.Count(podgroup.Unscheduled) - before; d != 0 {
-		for _, up := range s.forest.Ancestors(ref) {
-			s.composites[up.Key].pending += d
+		for _, up := range t.forest.Ancestors(ref) {
+			t.composites[up.Key].pending += d
 		}
 	}
-	if now := s.treeReady(ref); now != was {
-		s.readinessChanged(ref, now)
+	if now := t.treeReady(ref); now != was {
+		t.readinessChanged(ref, now)
 	}
 }
 
@@ -395,46 +398,46 @@ func (s *Scheduler) explainGate(pods []*podRecord) {
 		if r.gated || r.phase != PhasePending || r.group == 0 {
 			continue
 		}
-		s.setReason(r, s.heldReason(r))
+		s.setReason(r, s.tracker.heldReason(r))
 		r.gated = true
 	}
 }
 
 // gatedReason is a pod's reason as it stands: for a pod waiting on its
 // group's quorum or gates, what it waits for now.
-func (s *Scheduler) gatedReason(r *podRecord) string {
+func (t *tracker) gatedReason(r *podRecord) string {
 	if r.gated && r.group != 0 {
-		return s.heldReason(r)
+		return t.heldReason(r)
 	}
 	return r.reasonText()
 }
 
 // heldReason is why a pending member of a root that is not ready waits:
 // its own scheduling gates, else what its hierarchy waits for.
-func (s *Scheduler) heldReason(r *podRecord) string {
+func (t *tracker) heldReason(r *podRecord) string {
 	if gates := r.info.Pod().SchedulingGates; len(gates) > 0 {
 		return GatesMessage(gates)
 	}
-	return s.gateMessage(podgroup.Ref{Key: s.groupOf(r).key})
+	return t.gateMessage(podgroup.Ref{Key: t.groupOf(r).key})
 }
 
 // gateMessage says what keeps ref's hierarchy from being ready, from ref
 // up: the leaf's missing pods, else the first composite above short of
 // ready children, else the pods with scheduling gates.
-func (s *Scheduler) gateMessage(ref podgroup.Ref) string {
-	if gr := s.group(ref.Key); !ref.Composite && gr.members.Known() < gr.group.Quorum() {
+func (t *tracker) gateMessage(ref podgroup.Ref) string {
+	if gr := t.group(ref.Key); !ref.Composite && gr.members.Known() < gr.group.Quorum() {
 		missing := gr.group.Quorum() - gr.members.Known()
 		return fmt.Sprintf("waiting for %d more %s of group %s: minCount %d",
 			missing, plural(missing, "pod", "pods"), displayName(gr.group.Namespace, gr.group.Name), gr.group.Quorum())
 	}
-	for _, up := range s.forest.Ancestors(ref) {
-		c := s.composites[up.Key]
+	for _, up := range t.forest.Ancestors(ref) {
+		c := t.composites[up.Key]
 		if missing := c.cpg.Quorum() - c.readyChildren; missing > 0 {
 			return fmt.Sprintf("waiting for %d more ready %s of composite group %s: minGroupCount %d",
 				missing, plural(missing, "group", "groups"), displayName(c.cpg.Namespace, c.cpg.Name), c.cpg.Quorum())
 		}
 	}
-	if msg := s.gatesHeldMessage(ref); msg != "" {
+	if msg := t.gatesHeldMessage(ref); msg != "" {
 		return msg
 	}
 	return "waiting for the rest of its group hierarchy"

@@ -58,7 +58,7 @@ func (h *handle) NominatedNode(pod cluster.PodKey) int {
 	if h.s.nominations.none() {
 		return -1 // asked for every pending member of a group at its failures
 	}
-	r := h.s.record(pod)
+	r := h.s.tracker.record(pod)
 	if r == nil {
 		return -1
 	}
@@ -83,7 +83,7 @@ func (h *handle) Units(node int) []*preemption.Unit {
 	pods := s.snap.Node(node).PodList()
 	loneOnly := true
 	for _, p := range pods {
-		if r := s.recordOf(p); r != nil && r.group != 0 {
+		if r := s.tracker.recordOf(p); r != nil && r.group != 0 {
 			loneOnly = false
 			break
 		}
@@ -94,7 +94,7 @@ func (h *handle) Units(node int) []*preemption.Unit {
 	var out []*preemption.Unit
 	seen := map[string]bool{}
 	for _, p := range pods {
-		u := s.unitOf(p)
+		u := s.tracker.unitOf(p, s.cache)
 		if !seen[u.Key] {
 			seen[u.Key] = true
 			out = append(out, u)
@@ -124,29 +124,29 @@ func (h *handle) AllUnits() []*preemption.Unit {
 // CompositePodGroup) whose disruption mode is All. A group member's unit
 // has its root's priority; a member's own unit is typed PodGroup, as
 // kube-scheduler types it.
-func (s *Scheduler) unitOf(p *cluster.PodInfo) *preemption.Unit {
-	r := s.recordOf(p)
+func (t *tracker) unitOf(p *cluster.PodInfo, cache *cluster.Cache) *preemption.Unit {
+	r := t.recordOf(p)
 	if r == nil || r.group == 0 {
 		return preemption.NewPodUnit(p)
 	}
-	chain := append([]podgroup.Ref{{Key: s.groupOf(r).key}}, s.forest.Ancestors(podgroup.Ref{Key: s.groupOf(r).key})...)
+	chain := append([]podgroup.Ref{{Key: t.groupOf(r).key}}, t.forest.Ancestors(podgroup.Ref{Key: t.groupOf(r).key})...)
 	var top *podgroup.Ref
 	for i := range chain {
-		if s.disruptsAll(chain[i]) {
+		if t.disruptsAll(chain[i]) {
 			top = &chain[i]
 		}
 	}
-	priority := s.rootPriority(chain[len(chain)-1])
+	priority := t.rootPriority(chain[len(chain)-1])
 	if top == nil {
 		return preemption.NewUnit(string(p.Key()), preemption.KindPodGroup, priority, []*cluster.PodInfo{p})
 	}
 	var pods []*cluster.PodInfo
-	for _, leaf := range s.forest.Leaves(*top) {
-		for k, st := range s.group(leaf.Key).members.Members() {
+	for _, leaf := range t.forest.Leaves(*top) {
+		for k, st := range t.group(leaf.Key).members.Members() {
 			if st == podgroup.Unscheduled {
 				continue
 			}
-			if pi, ok := s.cache.Pod(k); ok {
+			if pi, ok := cache.Pod(k); ok {
 				pods = append(pods, pi)
 			}
 		}
@@ -157,9 +157,9 @@ func (s *Scheduler) unitOf(p *cluster.PodInfo) *preemption.Unit {
 	return preemption.NewUnit("podgroup/"+top.Key, preemption.KindPodGroup, priority, pods)
 }
 
-func (s *Scheduler) disruptsAll(ref podgroup.Ref) bool {
+func (t *tracker) disruptsAll(ref podgroup.Ref) bool {
 	if ref.Composite {
-		return s.composites[ref.Key].cpg.EffectiveDisruptionMode() == podgroup.DisruptAll
+		return t.composites[ref.Key].cpg.EffectiveDisruptionMode() == podgroup.DisruptAll
 	}
-	return s.group(ref.Key).group.EffectiveDisruptionMode() == podgroup.DisruptAll
+	return t.group(ref.Key).group.EffectiveDisruptionMode() == podgroup.DisruptAll
 }

@@ -62,7 +62,7 @@ func (ts *testSched) member(name, group string, milliCPU int64) {
 func (ts *testSched) boundCount(group string) int {
 	n := 0
 	for st := range ts.Pods() {
-		if r := ts.record(st.Key); r.info.Pod().PodGroup == group && st.Phase == PhaseBound {
+		if r := ts.tracker.record(st.Key); r.info.Pod().PodGroup == group && st.Phase == PhaseBound {
 			n++
 		}
 	}

@@ -15,12 +15,12 @@ import (
 // pods (which pin its topology domain and count in its placement score).
 func (s *Scheduler) buildTree(ref podgroup.Ref) *placement.TreeNode {
 	if !ref.Composite {
-		gr := s.group(ref.Key)
-		return &placement.TreeNode{Key: ref.Key, Leaf: s.leafRequest(gr, s.pending(gr))}
+		gr := s.tracker.group(ref.Key)
+		return &placement.TreeNode{Key: ref.Key, Leaf: s.leafRequest(gr, s.tracker.pending(gr))}
 	}
-	c := &s.composites[ref.Key].cpg
+	c := &s.tracker.composites[ref.Key].cpg
 	n := &placement.TreeNode{Key: ref.Key, Composite: &fw.Group{Ref: ref, Composite: c}}
-	for _, child := range s.forest.Children(ref.Key) {
+	for _, child := range s.tracker.forest.Children(ref.Key) {
 		cn := s.buildTree(child)
 		n.Children = append(n.Children, cn)
 		sub := cn.Composite
@@ -36,17 +36,17 @@ func (s *Scheduler) buildTree(ref podgroup.Ref) *placement.TreeNode {
 // leafRequest describes a PodGroup's pending pods (in cycle order) for the
 // placement algorithm.
 //
-// pending is s.pending(gr): its pods are kept with it while the members
+// pending is s.tracker.pending(gr): its pods are kept with it while the members
 // stay, and Nominated is made only when one of them is nominated.
 func (s *Scheduler) leafRequest(gr *groupRecord, pending []*podRecord) *placement.GroupRequest {
-	m := s.memberMemo(gr)
+	m := s.tracker.memberMemo(gr)
 	if m.infos == nil {
 		m.infos = make([]*cluster.PodInfo, len(pending))
 		for i, r := range pending {
 			m.infos[i] = r.info
 		}
 	}
-	g := &fw.Group{Ref: podgroup.Ref{Key: gr.key}, PodGroup: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: s.scheduledNodes(gr),
+	g := &fw.Group{Ref: podgroup.Ref{Key: gr.key}, PodGroup: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: s.tracker.scheduledNodes(gr),
 		Pods: m.infos[:len(m.infos):len(m.infos)]}
 	req := &placement.GroupRequest{Group: g}
 	for i, r := range pending {
@@ -69,8 +69,8 @@ func (s *Scheduler) rootGroup(root podgroup.Ref) *fw.Group {
 	if root.Composite {
 		return s.buildTree(root).Composite
 	}
-	gr := s.group(root.Key)
-	return s.leafRequest(gr, s.pending(gr)).Group
+	gr := s.tracker.group(root.Key)
+	return s.leafRequest(gr, s.tracker.pending(gr)).Group
 }
 
 // validateRoot checks what kube-scheduler's validatePodGroup checks: every
@@ -82,7 +82,7 @@ func (s *Scheduler) validateRoot(root podgroup.Ref, leaves []groupID, first *pod
 		return s.checkRoot(root, leaves, first)
 	}
 	// a root PodGroup's answer holds while its members are as they were
-	m := s.memberMemo(s.groupRecords.at(leaves[0]))
+	m := s.tracker.memberMemo(s.tracker.groupRecords.at(leaves[0]))
 	if !m.validSet {
 		m.valid, m.validSet = s.checkRoot(root, leaves, first), true
 	}
@@ -95,15 +95,15 @@ func (s *Scheduler) checkRoot(root podgroup.Ref, leaves []groupID, first *podRec
 	if root.Composite {
 		what = "composite pod group"
 	}
-	name, prio, policy := s.rootName(root), s.rootPriority(root), s.rootPolicy(root)
+	name, prio, policy := s.tracker.rootName(root), s.tracker.rootPriority(root), s.tracker.rootPolicy(root)
 	scheduler := first.info.Pod().EffectiveSchedulerName()
 	if s.profiles[scheduler] == nil {
 		return fmt.Sprintf("pod %s names scheduler %q, which no profile has", first.info.Key().Display(), scheduler)
 	}
 	for _, id := range leaves {
-		gr := s.groupRecords.at(id)
+		gr := s.tracker.groupRecords.at(id)
 		for k := range gr.members.Members() {
-			p := s.records.at(gr.pods[k]).info
+			p := s.tracker.records.at(gr.pods[k]).info
 			switch {
 			case p.Pod().EffectiveSchedulerName() != scheduler:
 				return fmt.Sprintf("pod %s names scheduler %q, but %s %s is scheduled by %q", k.Display(), p.Pod().EffectiveSchedulerName(), what, name, scheduler)
@@ -124,7 +124,7 @@ func (s *Scheduler) checkRoot(root podgroup.Ref, leaves []groupID, first *podRec
 func (s *Scheduler) explainLeaves(leaves []groupID, out placement.TreeResult, rootMsg string) {
 	next := 0
 	for _, id := range leaves {
-		gr := s.groupRecords.at(id)
+		gr := s.tracker.groupRecords.at(id)
 		var lr placement.GroupResult
 		found, at, evaluated := out.Leaf(gr.key, next)
 		if evaluated {
@@ -141,15 +141,15 @@ func (s *Scheduler) explainLeaves(leaves []groupID, out placement.TreeResult, ro
 		ref := Ref{Kind: KindPodGroup, Key: gr.key}
 		if ok {
 			gr.setCondition(podgroup.ConditionTrue, podgroup.ReasonScheduled, "", s.now)
-			s.emitGroup(EventGroupScheduled, ref, "")
+			s.emit(groupEvent(EventGroupScheduled, ref, ""))
 		} else {
 			gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonUnschedulable, msg, s.now)
-			s.emitGroup(EventGroupFailed, ref, msg)
+			s.emit(groupEvent(EventGroupFailed, ref, msg))
 		}
 		if len(lr.Failures) == 0 && msg == "" {
 			continue
 		}
-		for _, r := range s.pending(gr) {
+		for _, r := range s.tracker.pending(gr) {
 			// a leaf's failures are its first few pods': a list, not a map
 			if i := slices.IndexFunc(lr.Failures, func(f placement.PodFailure) bool { return f.Pod == r.info || f.Pod.Key() == r.info.Key() }); i >= 0 {
 				s.failFit(r, lr.Failures[i].Err)
@@ -161,43 +161,43 @@ func (s *Scheduler) explainLeaves(leaves []groupID, out placement.TreeResult, ro
 }
 
 // rootPriority is the priority of a root group (its hierarchy's).
-func (s *Scheduler) rootPriority(ref podgroup.Ref) int32 {
+func (t *tracker) rootPriority(ref podgroup.Ref) int32 {
 	if ref.Composite {
-		return s.composites[ref.Key].cpg.EffectivePriority()
+		return t.composites[ref.Key].cpg.EffectivePriority()
 	}
-	return s.group(ref.Key).group.EffectivePriority()
+	return t.group(ref.Key).group.EffectivePriority()
 }
 
 // rootPolicy is the preemption policy of a root group.
-func (s *Scheduler) rootPolicy(ref podgroup.Ref) cluster.PreemptionPolicy {
+func (t *tracker) rootPolicy(ref podgroup.Ref) cluster.PreemptionPolicy {
 	if ref.Composite {
-		return s.composites[ref.Key].cpg.EffectivePreemptionPolicy()
+		return t.composites[ref.Key].cpg.EffectivePreemptionPolicy()
 	}
-	return s.group(ref.Key).group.EffectivePreemptionPolicy()
+	return t.group(ref.Key).group.EffectivePreemptionPolicy()
 }
 
 // rootName is the name of a root group.
-func (s *Scheduler) rootName(ref podgroup.Ref) string {
+func (t *tracker) rootName(ref podgroup.Ref) string {
 	if ref.Composite {
-		return s.composites[ref.Key].cpg.Name
+		return t.composites[ref.Key].cpg.Name
 	}
-	return s.group(ref.Key).group.Name
+	return t.group(ref.Key).group.Name
 }
 
 // leafRecords returns the IDs of every leaf under ref, in child order
 // (shared: never modify the slice).
-func (s *Scheduler) leafRecords(ref podgroup.Ref) []groupID {
+func (t *tracker) leafRecords(ref podgroup.Ref) []groupID {
 	if !ref.Composite {
-		return s.group(ref.Key).self
+		return t.group(ref.Key).self
 	}
-	c := s.composites[ref.Key]
-	if c.leaves == nil || c.leavesForestVersion != s.forestVersion {
-		leaves := s.forest.Leaves(ref)
+	c := t.composites[ref.Key]
+	if c.leaves == nil || c.leavesForestVersion != t.forestVersion {
+		leaves := t.forest.Leaves(ref)
 		c.leaves = make([]groupID, len(leaves))
 		for i, l := range leaves {
-			c.leaves[i] = s.groups[l.Key]
+			c.leaves[i] = t.groups[l.Key]
 		}
-		c.leavesForestVersion = s.forestVersion
+		c.leavesForestVersion = t.forestVersion
 	}
 	return c.leaves
 }
@@ -207,16 +207,16 @@ func (s *Scheduler) leafRecords(ref podgroup.Ref) []groupID {
 // creation order, the usual case): it is appended, so that a composite
 // built child by child costs linear time, not quadratic. Other caches are
 // rebuilt on use.
-func (s *Scheduler) extendLeaves(gr *groupRecord) {
+func (t *tracker) extendLeaves(gr *groupRecord) {
 	ref := podgroup.Ref{Key: gr.key}
 	last := true
-	for _, up := range s.forest.Ancestors(ref) {
-		kids := s.forest.Children(up.Key)
+	for _, up := range t.forest.Ancestors(ref) {
+		kids := t.forest.Children(up.Key)
 		last = last && len(kids) > 0 && kids[len(kids)-1] == ref
-		c := s.composites[up.Key]
-		if last && c.leaves != nil && c.leavesForestVersion == s.forestVersion {
+		c := t.composites[up.Key]
+		if last && c.leaves != nil && c.leavesForestVersion == t.forestVersion {
 			c.leaves = append(c.leaves, gr.id)
-			c.leavesForestVersion = s.forestVersion + 1 // the version about to be
+			c.leavesForestVersion = t.forestVersion + 1 // the version about to be
 		}
 		ref = up
 	}
@@ -224,25 +224,25 @@ func (s *Scheduler) extendLeaves(gr *groupRecord) {
 
 // hierarchyPending returns the pending pods of every leaf under ref, each
 // leaf's in its cycle order, leaves in child order.
-func (s *Scheduler) hierarchyPending(ref podgroup.Ref) []*podRecord {
-	leaves := s.leafRecords(ref)
+func (t *tracker) hierarchyPending(ref podgroup.Ref) []*podRecord {
+	leaves := t.leafRecords(ref)
 	if len(leaves) == 1 {
-		return s.pending(s.groupRecords.at(leaves[0]))
+		return t.pending(t.groupRecords.at(leaves[0]))
 	}
 	var out []*podRecord
 	for _, id := range leaves {
-		gr := s.groupRecords.at(id)
-		out = append(out, s.pending(gr)...)
+		gr := t.groupRecords.at(id)
+		out = append(out, t.pending(gr)...)
 	}
 	return out
 }
 
 // pendingCount counts the pending pods of every leaf under ref.
-func (s *Scheduler) pendingCount(ref podgroup.Ref) int {
+func (t *tracker) pendingCount(ref podgroup.Ref) int {
 	if ref.Composite {
-		return s.composites[ref.Key].pending
+		return t.composites[ref.Key].pending
 	}
-	return s.group(ref.Key).members.Count(podgroup.Unscheduled)
+	return t.group(ref.Key).members.Count(podgroup.Unscheduled)
 }
 
 // groupRef returns the Ref of a PodGroup or CompositePodGroup.

@@ -65,11 +65,11 @@ func (s *Scheduler) CheckInvariants() error {
 // checkReadiness recounts every composite's ready children, and every
 // group's members with scheduling gates.
 func (s *Scheduler) checkReadiness() error {
-	for _, key := range slices.Sorted(mapKeys(s.groups)) {
-		gr := s.group(key)
+	for _, key := range slices.Sorted(mapKeys(s.tracker.groups)) {
+		gr := s.tracker.group(key)
 		gated := 0
 		for _, id := range gr.pods {
-			if hasGates(s.records.at(id)) {
+			if hasGates(s.tracker.records.at(id)) {
 				gated++
 			}
 		}
@@ -77,11 +77,11 @@ func (s *Scheduler) checkReadiness() error {
 			return invariantError("pod group %s counts %d members with scheduling gates, %d have", key, gr.gated, gated)
 		}
 	}
-	for _, key := range slices.Sorted(mapKeys(s.composites)) {
-		c := s.composites[key]
+	for _, key := range slices.Sorted(mapKeys(s.tracker.composites)) {
+		c := s.tracker.composites[key]
 		ready := 0
-		for _, child := range s.forest.Children(key) {
-			if s.treeReady(child) {
+		for _, child := range s.tracker.forest.Children(key) {
+			if s.tracker.treeReady(child) {
 				ready++
 			}
 		}
@@ -89,27 +89,27 @@ func (s *Scheduler) checkReadiness() error {
 			return invariantError("composite %s counts %d ready children, %d are", key, c.readyChildren, ready)
 		}
 		pending := 0
-		for _, l := range s.forest.Leaves(podgroup.Ref{Composite: true, Key: key}) {
-			pending += s.group(l.Key).members.Count(podgroup.Unscheduled)
+		for _, l := range s.tracker.forest.Leaves(podgroup.Ref{Composite: true, Key: key}) {
+			pending += s.tracker.group(l.Key).members.Count(podgroup.Unscheduled)
 		}
 		if pending != c.pending {
 			return invariantError("composite %s counts %d pending pods below it, %d are", key, c.pending, pending)
 		}
 		gated := 0
-		for _, l := range s.forest.Leaves(podgroup.Ref{Composite: true, Key: key}) {
-			gated += s.group(l.Key).gated
+		for _, l := range s.tracker.forest.Leaves(podgroup.Ref{Composite: true, Key: key}) {
+			gated += s.tracker.group(l.Key).gated
 		}
 		if gated != c.gated {
 			return invariantError("composite %s counts %d gated pods below it, %d are", key, c.gated, gated)
 		}
-		leaves := s.forest.Leaves(podgroup.Ref{Composite: true, Key: key})
-		cached := s.leafRecords(podgroup.Ref{Composite: true, Key: key})
+		leaves := s.tracker.forest.Leaves(podgroup.Ref{Composite: true, Key: key})
+		cached := s.tracker.leafRecords(podgroup.Ref{Composite: true, Key: key})
 		if len(leaves) != len(cached) {
 			return invariantError("composite %s lists %d leaves, it has %d", key, len(cached), len(leaves))
 		}
 		for i, l := range leaves {
-			if s.groupRecords.at(cached[i]).group.Key() != l.Key {
-				return invariantError("composite %s lists leaf %s at %d, it is %s", key, s.groupRecords.at(cached[i]).group.Key(), i, l.Key)
+			if s.tracker.groupRecords.at(cached[i]).group.Key() != l.Key {
+				return invariantError("composite %s lists leaf %s at %d, it is %s", key, s.tracker.groupRecords.at(cached[i]).group.Key(), i, l.Key)
 			}
 		}
 	}
@@ -121,8 +121,8 @@ func invariantError(format string, args ...any) error {
 }
 
 func (s *Scheduler) checkPodAccounts() error {
-	for _, key := range slices.Sorted(mapKeys(s.pods)) {
-		r := s.record(key)
+	for _, key := range slices.Sorted(mapKeys(s.tracker.pods)) {
+		r := s.tracker.record(key)
 		pi, cached := s.cache.Pod(key)
 		switch r.phase {
 		case PhaseBound, PhaseTerminating:
@@ -149,7 +149,7 @@ func (s *Scheduler) checkPodAccounts() error {
 		}
 	}
 	for pi := range s.cache.Pods() {
-		if r := s.record(pi.Key()); r == nil || r.phase != PhaseBound && r.phase != PhaseTerminating {
+		if r := s.tracker.record(pi.Key()); r == nil || r.phase != PhaseBound && r.phase != PhaseTerminating {
 			return invariantError("the cache holds pod %s, which the scheduler does not count as running", pi.Key())
 		}
 	}
@@ -162,16 +162,16 @@ func (s *Scheduler) checkWaiting(r *podRecord) error {
 	if r.info.Pod().PodGroup != "" {
 		if r.group == 0 {
 			gk := podgroup.Key(r.info.Pod().Namespace, r.info.Pod().PodGroup)
-			if !slices.Contains(s.orphans[gk], r.id) {
+			if !slices.Contains(s.tracker.orphans[gk], r.id) {
 				return invariantError("pod %s waits for group %s but is not among its waiting pods", key, gk)
 			}
 			return nil
 		}
-		if st, ok := s.groupOf(r).members.State(key); !ok || st != podgroup.Unscheduled {
+		if st, ok := s.tracker.groupOf(r).members.State(key); !ok || st != podgroup.Unscheduled {
 			return invariantError("pending pod %s is not an unscheduled member of its group", key)
 		}
-		root := s.forest.Root(podgroup.Ref{Key: s.groupOf(r).key})
-		it, queued := s.queue.Get(s.rootItemKey(root))
+		root := s.tracker.forest.Root(podgroup.Ref{Key: s.tracker.groupOf(r).key})
+		it, queued := s.queue.Get(s.tracker.rootItemKey(root))
 		if !queued {
 			return invariantError("pending pod %s: its root group %s is not queued", key, root.Key)
 		}
@@ -197,8 +197,8 @@ func (s *Scheduler) checkConditions() error {
 	if s.invariants.wasTrue == nil {
 		s.invariants.wasTrue = map[string]bool{}
 	}
-	for _, key := range slices.Sorted(mapKeys(s.groups)) {
-		c, ok := s.group(key).conditions.Get(podgroup.ConditionInitiallyScheduled)
+	for _, key := range slices.Sorted(mapKeys(s.tracker.groups)) {
+		c, ok := s.tracker.group(key).conditions.Get(podgroup.ConditionInitiallyScheduled)
 		isTrue := ok && c.Status == podgroup.ConditionTrue
 		if s.invariants.wasTrue[key] && !isTrue {
 			return invariantError("group %s: condition %s went back from True", key, podgroup.ConditionInitiallyScheduled)
@@ -212,22 +212,22 @@ func (s *Scheduler) checkConditions() error {
 
 func (s *Scheduler) checkVictims() error {
 	for _, e := range s.evictions[s.invariants.evictions:] {
-		victim := s.record(e.Pod)
+		victim := s.tracker.record(e.Pod)
 		if victim == nil {
 			return invariantError("eviction of unknown pod %s", e.Pod)
 		}
 		var prio int32
 		switch e.By.Kind {
 		case KindPod:
-			r := s.record(cluster.PodKey(e.By.Key))
+			r := s.tracker.record(cluster.PodKey(e.By.Key))
 			if r == nil {
 				return invariantError("pod %s evicted by unknown pod %s", e.Pod, e.By.Key)
 			}
 			prio = r.info.Priority()
 		case KindPodGroup:
-			prio = s.group(e.By.Key).group.EffectivePriority()
+			prio = s.tracker.group(e.By.Key).group.EffectivePriority()
 		case KindCompositePodGroup:
-			prio = s.composites[e.By.Key].cpg.EffectivePriority()
+			prio = s.tracker.composites[e.By.Key].cpg.EffectivePriority()
 		default:
 			continue // a drain, not a preemption
 		}
@@ -243,12 +243,12 @@ func (s *Scheduler) checkVictims() error {
 // that bound pods of a gang left it with at least minCount scheduled.
 func (s *Scheduler) checkCycle(res CycleResult) error {
 	for _, b := range res.Bound {
-		r := s.record(b.Pod)
+		r := s.tracker.record(b.Pod)
 		if r == nil || r.group == 0 {
 			continue
 		}
-		g := &s.groupOf(r).group
-		if n := s.groupOf(r).members.Scheduled(); n < g.Quorum() {
+		g := &s.tracker.groupOf(r).group
+		if n := s.tracker.groupOf(r).members.Scheduled(); n < g.Quorum() {
 			return invariantError("cycle at %v bound pods of group %s, leaving %d scheduled below its quorum %d", res.At, g.Key(), n, g.Quorum())
 		}
 	}
@@ -272,7 +272,7 @@ func (s *Scheduler) CheckQuiescent() error {
 		if it.InFlight() {
 			continue
 		}
-		if r := s.records.at(it.Value.pod); r != nil {
+		if r := s.tracker.records.at(it.Value.pod); r != nil {
 			p := s.profileFor(r.info)
 			if p == nil || hasGates(r) {
 				continue // held by its gates: it is not to be tried
@@ -283,14 +283,14 @@ func (s *Scheduler) CheckQuiescent() error {
 			continue
 		}
 		root := it.Value.root
-		if !s.treeReady(root) || s.gatedCount(root) > 0 {
+		if !s.tracker.treeReady(root) || s.tracker.gatedCount(root) > 0 {
 			continue // gated: it waits for members or gates, not for room
 		}
-		pending := s.hierarchyPending(root)
+		pending := s.tracker.hierarchyPending(root)
 		if len(pending) == 0 {
 			continue
 		}
-		leaves := s.leafRecords(root)
+		leaves := s.tracker.leafRecords(root)
 		if s.validateRoot(root, leaves, pending[0]) != "" {
 			continue
 		}

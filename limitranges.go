@@ -140,6 +140,6 @@ func (s *Scheduler) reject(p cluster.Pod, reason string) error {
 	if p.Namespace == "" {
 		p.Namespace = cluster.DefaultNamespace
 	}
-	s.emitPod(EventPodRejected, cluster.NewPodInfoShared(p), "", reason)
+	s.emit(podEvent(EventPodRejected, cluster.NewPodInfoShared(p), "", reason))
 	return &RejectedError{Pod: p.Key(), Reason: reason}
 }

@@ -20,7 +20,7 @@ func (s *Scheduler) AddNode(n cluster.Node) error {
 	if err := s.cache.AddNode(n); err != nil {
 		return err
 	}
-	s.emitNode(EventNodeAdded, n.Name, true)
+	s.emit(nodeEvent(EventNodeAdded, n.Name, s.nodeObject(n.Name)))
 	s.clusterChanged(fw.NodeAdded)
 	return nil
 }
@@ -52,7 +52,7 @@ func (s *Scheduler) updateNode(n cluster.Node, kind EventKind) error {
 	if err := s.cache.UpdateNode(n); err != nil {
 		return err
 	}
-	s.emitNode(kind, n.Name, true)
+	s.emit(nodeEvent(kind, n.Name, s.nodeObject(n.Name)))
 	s.clusterChanged(fw.NodeChanged)
 	return nil
 }
@@ -100,9 +100,9 @@ func (s *Scheduler) RemoveNode(name string) error {
 		return err
 	}
 	for _, key := range claims {
-		s.emitClaim(EventClaimReleased, key, name, nil) // its devices went with the node
+		s.emit(claimEvent(EventClaimReleased, key, name, nil)) // its devices went with the node
 	}
-	s.emitNode(EventNodeRemoved, name, false)
+	s.emit(nodeEvent(EventNodeRemoved, name, nil))
 	s.clusterChanged(fw.NodeDeleted | fw.AssignedPodDeleted)
 	return nil
 }
@@ -132,7 +132,7 @@ func (s *Scheduler) DrainNode(name string) error {
 	if err := s.terminate(evict, name, TerminatedNodeDrained); err != nil {
 		return err
 	}
-	s.emitNode(EventNodeDrained, name, false)
+	s.emit(nodeEvent(EventNodeDrained, name, nil))
 	s.clusterChanged(fw.AssignedPodDeleted)
 	return nil
 }

@@ -47,10 +47,10 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 	if duration < 0 || duration > MaxSimulatedTime {
 		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(p.Key()), Field: "duration", Detail: fmt.Sprintf("%v is not in 0..%v", duration, MaxSimulatedTime)}
 	}
-	if id := s.pods[p.Key()]; id != 0 && !s.records.at(id).ended() { // a key made for the lookup only, on the stack
+	if id := s.tracker.pods[p.Key()]; id != 0 && !s.tracker.records.at(id).ended() { // a key made for the lookup only, on the stack
 		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
 	}
-	group := s.group(groupKeyOf(&p))
+	group := s.tracker.group(groupKeyOf(&p))
 	if !shared {
 		p = p.Clone()
 	}
@@ -90,20 +90,20 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 			return err
 		}
 	}
-	r, id := s.records.add(*r)
+	r, id := s.tracker.records.add(*r)
 	r.id = id
 	r.setInfo(r.info)
-	s.pods[info.Key()] = r.id // the admitted pod's own key, shared
+	s.tracker.pods[info.Key()] = r.id // the admitted pod's own key, shared
 	if len(s.quotas) > 0 {
 		s.chargeQuotas(info.Pod(), false, 1)
 	}
 	if p.PodGroup != "" {
-		s.attach(r)
+		s.tracker.attach(r)
 	}
 	if p.NodeName != "" {
-		s.emitPod(EventPodArrived, r.info, p.NodeName, "")
+		s.emit(podEvent(EventPodArrived, r.info, p.NodeName, ""))
 		for _, a := range allocated {
-			s.emitClaim(EventClaimAllocated, a.key, a.node, a.alloc)
+			s.emit(claimEvent(EventClaimAllocated, a.key, a.node, a.alloc))
 		}
 		if err := s.startRunning(r, p.NodeName); err != nil {
 			return err
@@ -112,11 +112,11 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 			// a running member counts toward its gang's quorum: a root
 			// waiting for it is ready now (kube's GangScheduling requeues
 			// on an assigned pod's arrival too)
-			return s.offerGroup(s.groupOf(r), nil)
+			return s.offerGroup(s.tracker.groupOf(r), nil)
 		}
 		return nil
 	}
-	s.emitPod(EventPodArrived, r.info, "", "")
+	s.emit(podEvent(EventPodArrived, r.info, "", ""))
 	return s.setPending(r)
 }
 
@@ -162,8 +162,8 @@ func (s *Scheduler) setPending(r *podRecord) error {
 	}
 	if r.info.Pod().PodGroup != "" {
 		if r.group != 0 {
-			s.changeMembers(s.groupOf(r), func(m *podgroup.Membership) { m.Set(r.info.Key(), podgroup.Unscheduled) })
-			return s.offerGroup(s.groupOf(r), []*podRecord{r})
+			s.tracker.changeMembers(s.tracker.groupOf(r), func(m *podgroup.Membership) { m.Set(r.info.Key(), podgroup.Unscheduled) })
+			return s.offerGroup(s.tracker.groupOf(r), []*podRecord{r})
 		}
 		p := r.info.Pod()
 		if hasGates(r) { // its gates come first, as kube-scheduler's PreEnqueue plugins
@@ -192,7 +192,7 @@ func (s *Scheduler) setReason(r *podRecord, reason string) {
 		return
 	}
 	r.reason = reason
-	s.emitPod(EventPodUnschedulable, r.info, "", reason)
+	s.emit(podEvent(EventPodUnschedulable, r.info, "", reason))
 }
 
 // failAttempt records the failed attempt of a pod to be placed.
@@ -203,7 +203,7 @@ func (s *Scheduler) failAttempt(r *podRecord, reason string) { s.failWith(r, rea
 func (s *Scheduler) failWith(r *podRecord, reason string, fit *fw.FitError) {
 	r.reason, r.lastFit, r.gated, r.unschedulable, r.reasonFit = reason, fit, false, true, false
 	if s.wants(EventPodUnschedulable) {
-		s.emitPod(EventPodUnschedulable, r.info, "", reason)
+		s.emit(podEvent(EventPodUnschedulable, r.info, "", reason))
 	} else {
 		s.stats.count(EventPodUnschedulable, false)
 	}
@@ -235,14 +235,14 @@ func podItemKey(k cluster.PodKey) string { return "pod/" + string(k) }
 // markBound records a binding and arms the pod's completion timer.
 func (s *Scheduler) markBound(r *podRecord, node string) {
 	r.phase, r.node, r.reason, r.boundAt, r.gated, r.unschedulable, r.reasonFit = PhaseBound, node, "", s.now, false, false, false
-	r.runs++
+	r.binds++
 	s.nominations.taken(r, node)
 	s.dryRuns.forget(r.info)
 	if r.group != 0 {
-		s.changeMembers(s.groupOf(r), func(m *podgroup.Membership) { m.Set(r.info.Key(), podgroup.Bound) })
+		s.tracker.changeMembers(s.tracker.groupOf(r), func(m *podgroup.Membership) { m.Set(r.info.Key(), podgroup.Bound) })
 	}
 	if r.duration > 0 {
-		s.addTimer(timer{at: addTime(s.now, r.duration), kind: timerPodDone, pod: r.id, token: r.runs})
+		s.timers.add(timer{at: addTime(s.now, r.duration), kind: timerPodDone, pod: r.id, token: r.binds})
 	}
 	s.podPlaced()
 }
@@ -256,12 +256,12 @@ func (s *Scheduler) podPlaced() { s.clusterChanged(fw.AssignedPodAdded) }
 
 // waitsOnPods reports whether a queue item has a pod that a placement may
 // help.
-func (s *Scheduler) waitsOnPods(e entry) bool {
-	if r := s.records.at(e.pod); r != nil {
+func (t *tracker) waitsOnPods(e entry) bool {
+	if r := t.records.at(e.pod); r != nil {
 		return waitsOnPods(r.info.Pod())
 	}
-	for _, id := range s.leafRecords(e.root) {
-		if s.membersWaitOnPods(s.groupRecords.at(id)) {
+	for _, id := range t.leafRecords(e.root) {
+		if t.membersWaitOnPods(t.groupRecords.at(id)) {
 			return true
 		}
 	}
@@ -270,11 +270,11 @@ func (s *Scheduler) waitsOnPods(e entry) bool {
 
 // membersWaitOnPods reports whether some pending member of gr waits on
 // pods (waitsOnPods), kept while the members stay as they are.
-func (s *Scheduler) membersWaitOnPods(gr *groupRecord) bool {
-	m := s.memberMemo(gr)
+func (t *tracker) membersWaitOnPods(gr *groupRecord) bool {
+	m := t.memberMemo(gr)
 	if m.waits == 0 {
 		m.waits = 1
-		if slices.ContainsFunc(s.pending(gr), func(r *podRecord) bool { return waitsOnPods(r.info.Pod()) }) {
+		if slices.ContainsFunc(t.pending(gr), func(r *podRecord) bool { return waitsOnPods(r.info.Pod()) }) {
 			m.waits = 2
 		}
 	}
@@ -301,7 +301,7 @@ func (s *Scheduler) DeletePod(key cluster.PodKey) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	r := s.record(key)
+	r := s.tracker.record(key)
 	if r == nil || r.phase == PhaseDeleted || r.phase == PhaseSucceeded {
 		return fmt.Errorf("%w: %s", ErrUnknownPod, key)
 	}
@@ -317,7 +317,7 @@ func (s *Scheduler) DeletePod(key cluster.PodKey) error {
 	if err := s.markGone(r, PhaseDeleted); err != nil {
 		return err
 	}
-	s.emitPod(EventPodDeleted, r.info, node, "")
+	s.emit(podEvent(EventPodDeleted, r.info, node, ""))
 	if wasOnNode {
 		s.clusterChanged(fw.AssignedPodDeleted)
 	}
@@ -339,15 +339,15 @@ func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
 	switch {
 	case r.group != 0:
 		if hasGates(r) {
-			s.countGated(s.groupOf(r), -1)
+			s.tracker.countGated(s.tracker.groupOf(r), -1)
 		}
-		s.changeMembers(s.groupOf(r), func(m *podgroup.Membership) { m.Remove(r.info.Key()) })
-		delete(s.groupOf(r).pods, r.info.Key())
+		s.tracker.changeMembers(s.tracker.groupOf(r), func(m *podgroup.Membership) { m.Remove(r.info.Key()) })
+		delete(s.tracker.groupOf(r).pods, r.info.Key())
 		if pending {
-			return s.offerGroup(s.groupOf(r), nil)
+			return s.offerGroup(s.tracker.groupOf(r), nil)
 		}
 	case r.info.Pod().PodGroup != "":
-		s.dropOrphan(r)
+		s.tracker.dropOrphan(r)
 	case pending:
 		_, _ = s.queue.Delete(podItemKey(r.info.Key())) // absent when it names another scheduler
 	}
@@ -391,9 +391,9 @@ func (s *Scheduler) clusterEventSince(v int64, wakeOn uint64) bool {
 // each leaves the cache, is told to observers and waits again.
 func (s *Scheduler) terminate(pods []*cluster.PodInfo, node, reason string) error {
 	for _, pi := range pods {
-		r := s.record(pi.Key())
+		r := s.tracker.record(pi.Key())
 		r.reason, r.reasonFit = reason, false
-		s.emitPod(EventPodTerminated, r.info, node, reason)
+		s.emit(podEvent(EventPodTerminated, r.info, node, reason))
 		if err := s.setPending(r); err != nil {
 			return err
 		}

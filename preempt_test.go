@@ -74,7 +74,7 @@ func TestPreemptionVictimsMinimalAndNoPodLost(t *testing.T) {
 // judged it, counting pods of higher or equal priority nominated there.
 func checkMinimal(t *testing.T, ts *testSched, res CycleResult, trial int) {
 	t.Helper()
-	pre := ts.record(cluster.PodKey(res.Item[len("pod/"):]))
+	pre := ts.tracker.record(cluster.PodKey(res.Item[len("pod/"):]))
 	snap := ts.cache.Snapshot()
 	node, _ := snap.Index(res.Evicted[0].Node)
 	for _, e := range res.Evicted {

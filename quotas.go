@@ -64,7 +64,7 @@ func (rec *quotaRecord) recount(s *Scheduler) {
 	for _, name := range rec.tracked {
 		rec.used[name] = 0
 	}
-	for r := range s.records.all() {
+	for r := range s.tracker.records.all() {
 		p := r.info.Pod()
 		if r.phase == PhaseDeleted || namespaceOf(p) != rec.quota.Namespace {
 			continue

@@ -101,25 +101,48 @@ func (t *table[T, ID]) clone() table[T, ID] {
 	return c
 }
 
-// record returns the record of the pod key names, or nil.
-func (s *Scheduler) record(key cluster.PodKey) *podRecord {
-	if s == nil {
-		return nil
+// tracker owns the records of pods and groups, as raft's progress tracker
+// owns the followers' progress: the tables by ID, the lookups by key, the
+// forest of groups and the members waiting for their group. Its methods
+// read and keep these records (lookups, member lists and counts, the
+// readiness of hierarchies); what changes the queue, the cache or the
+// event stream is the Scheduler's.
+type tracker struct {
+	pods      map[cluster.PodKey]podID
+	records   podTable
+	groups    map[string]groupID // by "namespace/name"
+	lastGroup struct {           // the last found in groups (see group)
+		key string
+		id  groupID
 	}
-	return s.records.at(s.pods[key])
+	groupRecords groupTable
+	composites   map[string]*compositeRecord
+	forest       podgroup.Forest
+	// forestVersion changes whenever a group joins the forest; per-root
+	// caches derived from it are valid while it holds.
+	forestVersion int
+	orphans       map[string][]podID // members whose group is not defined yet
+}
+
+// newTracker returns an empty tracker.
+func newTracker() tracker {
+	return tracker{pods: map[cluster.PodKey]podID{}, groups: map[string]groupID{},
+		composites: map[string]*compositeRecord{}, orphans: map[string][]podID{}}
+}
+
+// record returns the record of the pod key names, or nil.
+func (t *tracker) record(key cluster.PodKey) *podRecord {
+	return t.records.at(t.pods[key])
 }
 
 // recordOf is record(pi.Key()) found through pi's handle when pi is the
 // record's own PodInfo: victim units and nominations ask it of every pod
 // of a node, and a lookup by key was a tenth of a failed preemption.
-func (s *Scheduler) recordOf(pi *cluster.PodInfo) *podRecord {
-	if s == nil {
-		return nil
-	}
-	if r := s.records.find(podID(pi.Handle())); r != nil && r.info == pi {
+func (t *tracker) recordOf(pi *cluster.PodInfo) *podRecord {
+	if r := t.records.find(podID(pi.Handle())); r != nil && r.info == pi {
 		return r
 	}
-	return s.record(pi.Key())
+	return t.record(pi.Key())
 }
 
 // setInfo makes pi the pod's PodInfo, with the record's handle.
@@ -129,22 +152,19 @@ func (r *podRecord) setInfo(pi *cluster.PodInfo) {
 }
 
 // group returns the record of the PodGroup key names, or nil.
-func (s *Scheduler) group(key string) *groupRecord {
-	if s == nil {
-		return nil
-	}
+func (t *tracker) group(key string) *groupRecord {
 	// a group cycle looks its root up a few times: the last key is kept
-	// (groups are never taken out of s.groups, so an ID stays good)
-	if key != s.lastGroup.key || s.lastGroup.id == 0 {
-		s.lastGroup.key, s.lastGroup.id = key, s.groups[key]
+	// (groups are never taken out of t.groups, so an ID stays good)
+	if key != t.lastGroup.key || t.lastGroup.id == 0 {
+		t.lastGroup.key, t.lastGroup.id = key, t.groups[key]
 	}
-	return s.groupRecords.at(s.lastGroup.id)
+	return t.groupRecords.at(t.lastGroup.id)
 }
 
 // groupOf returns the record of r's PodGroup, or nil when it has none
 // (yet).
-func (s *Scheduler) groupOf(r *podRecord) *groupRecord {
-	return s.groupRecords.at(r.group)
+func (t *tracker) groupOf(r *podRecord) *groupRecord {
+	return t.groupRecords.at(r.group)
 }
 
 // entry is what the queue holds: a pod, or a root group (a PodGroup with no
@@ -171,7 +191,7 @@ type podRecord struct {
 	firstSeen time.Duration
 	boundAt   time.Duration
 	endedAt   time.Duration
-	runs      int     // bindings so far; tells a stale completion timer apart
+	binds     int     // bindings so far; a timer armed at one binding is stale at the next
 	attempts  int     // group cycles this pod took part in (orders group members)
 	group     groupID // 0 for a pod outside any group, or whose group is not defined yet
 	nominated string  // node preemption nominated it to; "" for none
@@ -204,7 +224,7 @@ func (r *podRecord) reasonText() string {
 func (r *podRecord) status() PodStatus {
 	return PodStatus{Key: r.info.Key(), Node: r.node, Phase: r.phase, Reason: r.reasonText(), Unschedulable: r.unschedulable && r.phase == PhasePending, Priority: r.info.Priority(),
 		PreemptionPolicy: r.info.Pod().EffectivePreemptionPolicy(), SchedulingGates: slices.Clone(r.info.Pod().SchedulingGates),
-		ArrivedAt: r.firstSeen, BoundAt: r.boundAt, EndedAt: r.endedAt, Binds: r.runs}
+		ArrivedAt: r.firstSeen, BoundAt: r.boundAt, EndedAt: r.endedAt, Binds: r.binds}
 }
 
 // groupRecord is the scheduler's record of a PodGroup: the object as

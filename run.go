@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/btree"
+
 	"github.com/gangsim/gangsim/cluster"
 
 	fw "github.com/gangsim/gangsim/framework"
@@ -38,29 +40,60 @@ func timerLess(a, b timer) bool {
 	return a.seq < b.seq
 }
 
-func (s *Scheduler) addTimer(t timer) {
-	s.timerSeq++
-	t.seq = s.timerSeq
-	s.timers.ReplaceOrInsert(t)
-	s.firstDue = min(s.firstDue, t.at)
+// timers are the pending timers, in (at, seq) order.
+type timers struct {
+	tree *btree.BTreeG[timer]
+	// firstDue is when the earliest timer is due, while firstKnown: the
+	// run loop looks before every cycle, and a busy cluster's cycles are
+	// a few hundred nanoseconds, of which reading the tree's first leaf
+	// was a twentieth
+	firstDue   time.Duration
+	firstKnown bool
+	seq        uint64
+}
+
+func newTimers() timers { return timers{tree: btree.NewG(8, timerLess)} }
+
+// add arms a timer.
+func (ts *timers) add(t timer) {
+	ts.seq++
+	t.seq = ts.seq
+	ts.tree.ReplaceOrInsert(t)
+	ts.firstDue = min(ts.firstDue, t.at)
+}
+
+// popDue takes out the first timer due at or before now, if any.
+func (ts *timers) popDue(now time.Duration) (timer, bool) {
+	if ts.firstKnown && ts.firstDue > now {
+		return timer{}, false
+	}
+	t, ok := ts.tree.Min()
+	if !ok || t.at > now {
+		ts.firstDue, ts.firstKnown = MaxSimulatedTime+1, true
+		if ok {
+			ts.firstDue = t.at
+		}
+		return timer{}, false
+	}
+	ts.tree.DeleteMin()
+	ts.firstKnown = false
+	return t, true
+}
+
+// clone copies the timers for a fork (copy-on-write: timers are values).
+func (ts *timers) clone() timers {
+	c := *ts
+	c.tree = ts.tree.Clone()
+	return c
 }
 
 // fireTimers runs every timer due at or before now.
 func (s *Scheduler) fireTimers() error {
 	for {
-		if s.firstKnown && s.firstDue > s.now {
+		t, ok := s.timers.popDue(s.now)
+		if !ok {
 			return nil
 		}
-		t, ok := s.timers.Min()
-		if !ok || t.at > s.now {
-			s.firstDue, s.firstKnown = MaxSimulatedTime+1, true
-			if ok {
-				s.firstDue = t.at
-			}
-			return nil
-		}
-		s.timers.DeleteMin()
-		s.firstKnown = false
 		if err := s.fire(t); err != nil {
 			return err
 		}
@@ -78,13 +111,13 @@ func (s *Scheduler) fireTimers() error {
 // live reports whether a timer still has work to do: its pod is as it was
 // when the timer was armed. A timer of a pod deleted, evicted, rebound or
 // whose node was removed meanwhile is stale and fires as a no-op.
-func (s *Scheduler) live(t timer) bool {
-	r := s.records.at(t.pod)
-	switch t.kind {
+func (t *tracker) live(tm timer) bool {
+	r := t.records.at(tm.pod)
+	switch tm.kind {
 	case timerTerminated:
-		return r.phase == PhaseTerminating && r.runs == t.token
+		return r.phase == PhaseTerminating && r.binds == tm.token
 	case timerPodDone:
-		return r.phase == PhaseBound && r.runs == t.token
+		return r.phase == PhaseBound && r.binds == tm.token
 	}
 	return false
 }
@@ -101,8 +134,8 @@ func (s *Scheduler) NextTimer() (time.Duration, bool) {
 	}
 	var at time.Duration
 	found := false
-	s.timers.Ascend(func(t timer) bool {
-		if s.live(t) {
+	s.timers.tree.Ascend(func(t timer) bool {
+		if s.tracker.live(t) {
 			at, found = t.at, true
 		}
 		return !found
@@ -111,10 +144,10 @@ func (s *Scheduler) NextTimer() (time.Duration, bool) {
 }
 
 func (s *Scheduler) fire(t timer) error {
-	if !s.live(t) {
+	if !s.tracker.live(t) {
 		return nil // deleted, evicted, rebound or its node removed since
 	}
-	r := s.records.at(t.pod)
+	r := s.tracker.records.at(t.pod)
 	switch t.kind {
 	case timerTerminated:
 		return s.finishEviction(r)
@@ -125,7 +158,7 @@ func (s *Scheduler) fire(t timer) error {
 		if err := s.markGone(r, PhaseSucceeded); err != nil {
 			return err
 		}
-		s.emitPod(EventPodSucceeded, r.info, r.node, "")
+		s.emit(podEvent(EventPodSucceeded, r.info, r.node, ""))
 		s.clusterChanged(fw.AssignedPodDeleted)
 	}
 	return nil
@@ -215,7 +248,7 @@ func (s *Scheduler) maxCycles() int {
 	if s.cfg.MaxCycles > 0 {
 		return s.cfg.MaxCycles
 	}
-	return max(100_000, 100*(len(s.pods)+len(s.groups)))
+	return max(100_000, 100*(len(s.tracker.pods)+len(s.tracker.groups)))
 }
 
 // run schedules until nothing is due before until (bounded) or at all.
@@ -345,7 +378,7 @@ func (s *Scheduler) nextWakeup(everyRetry bool) (time.Duration, bool) {
 		}
 	}
 	next, ok := s.queue.NextWakeup(wanted, s.clusterEventVersion)
-	if t, has := s.timers.Min(); has && (!ok || t.at < next) {
+	if t, has := s.timers.tree.Min(); has && (!ok || t.at < next) {
 		next, ok = t.at, true
 	}
 	return next, ok

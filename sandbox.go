@@ -108,7 +108,7 @@ func (b *Sandbox) AddNode(n cluster.Node, slices []*cluster.ResourceSlice) (int,
 // Pod returns a pod the scheduler knows, in its pending form (as it would
 // be if it were taken off its node).
 func (b *Sandbox) Pod(key cluster.PodKey) (*cluster.PodInfo, bool) {
-	r := b.s.record(key)
+	r := b.s.tracker.record(key)
 	if r == nil {
 		return nil, false
 	}
@@ -184,7 +184,7 @@ func (s *Scheduler) domainPins(p *cluster.Pod, snap *cluster.Snapshot) []domainP
 	if p.PodGroup == "" {
 		return nil
 	}
-	gr := s.group(groupKeyOf(p))
+	gr := s.tracker.group(groupKeyOf(p))
 	if gr == nil {
 		return nil
 	}
@@ -199,9 +199,9 @@ func (s *Scheduler) domainPins(p *cluster.Pod, snap *cluster.Snapshot) []domainP
 			}
 		}
 	}
-	pin(gr.group.TopologyKey, s.scheduledNodes(gr))
-	for _, ref := range s.forest.Ancestors(podgroup.Ref{Key: gr.key}) {
-		if c := s.forest.Composite(ref.Key); c != nil && c.TopologyKey != "" {
+	pin(gr.group.TopologyKey, s.tracker.scheduledNodes(gr))
+	for _, ref := range s.tracker.forest.Ancestors(podgroup.Ref{Key: gr.key}) {
+		if c := s.tracker.forest.Composite(ref.Key); c != nil && c.TopologyKey != "" {
 			pin(c.TopologyKey, s.buildTree(ref).Composite.ScheduledNodes)
 		}
 	}
@@ -232,22 +232,22 @@ func (b *Sandbox) FindNode(pod *cluster.PodInfo, candidates []int) (int, bool) {
 // the copy let the scheduler place it.
 func (b *Sandbox) PlaceGroup(root podgroup.Ref) ([]Placed, string) {
 	s := b.s
-	if (root.Composite && s.composites[root.Key] == nil) || (!root.Composite && s.group(root.Key) == nil) {
+	if (root.Composite && s.tracker.composites[root.Key] == nil) || (!root.Composite && s.tracker.group(root.Key) == nil) {
 		return nil, fmt.Sprintf("%s is not defined", root.Key)
 	}
 	if s.GroupRoot(root) != root {
 		return nil, fmt.Sprintf("%s is not the root of its hierarchy", root.Key)
 	}
-	pending := s.hierarchyPending(root)
+	pending := s.tracker.hierarchyPending(root)
 	switch {
 	case len(pending) == 0:
 		return nil, "no pod of the group is pending"
-	case !s.treeReady(root):
+	case !s.tracker.treeReady(root):
 		return nil, "the scheduler does not try it yet: too few of its pods or groups are known for its minCount or minGroupCount"
-	case s.gatedCount(root) > 0:
+	case s.tracker.gatedCount(root) > 0:
 		return nil, "the scheduler does not try it yet: some of its pods have scheduling gates"
 	}
-	if msg := s.checkRoot(root, s.leafRecords(root), pending[0]); msg != "" {
+	if msg := s.checkRoot(root, s.tracker.leafRecords(root), pending[0]); msg != "" {
 		return nil, msg
 	}
 	p := b.shell.profileFor(pending[0].info)

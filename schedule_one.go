@@ -59,7 +59,7 @@ func (s *Scheduler) scheduleOne(res *CycleResult) (bool, error) {
 	var pod *cluster.PodInfo
 	var group Ref
 	res.At, res.Item = s.now, it.Key
-	if r := s.records.at(it.Value.pod); r != nil {
+	if r := s.tracker.records.at(it.Value.pod); r != nil {
 		err = s.schedulePod(it, res)
 		pod = r.info
 	} else {
@@ -68,7 +68,7 @@ func (s *Scheduler) scheduleOne(res *CycleResult) (bool, error) {
 	}
 	if s.wants(EventCycle) {
 		res.finishStatus()
-		s.emitCycle(pod, group, cycleReason(res.Status))
+		s.emit(cycleEvent(pod, group, cycleReason(res.Status)))
 	} else {
 		s.stats.count(EventCycle, false)
 	}
@@ -84,7 +84,7 @@ func (s *Scheduler) scheduleOne(res *CycleResult) (bool, error) {
 // Queue.Ahead).
 func (s *Scheduler) beginCycle() {
 	if a := s.queue.Ahead(); a != nil {
-		if r := s.records.at(a.Value.pod); r != nil {
+		if r := s.tracker.records.at(a.Value.pod); r != nil {
 			prefetch.Object(unsafe.Pointer(r), unsafe.Sizeof(*r))
 		}
 	}
@@ -109,7 +109,7 @@ func cycleReason(st *Status) string {
 // attempt with its status, as kube-scheduler's does: no other node is
 // tried, no PostFilter runs, the nomination is cleared.
 func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
-	r := s.records.at(it.Value.pod)
+	r := s.tracker.records.at(it.Value.pod)
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func (s *Scheduler) commitChanges(changes []cluster.Change, res *CycleResult) er
 		var err error
 		switch {
 		case ch.Pod != nil && ch.Added:
-			r := s.record(ch.Pod.Key())
+			r := s.tracker.record(ch.Pod.Key())
 			if err = s.bind(r, node); err != nil {
 				return err
 			}
@@ -202,7 +202,7 @@ func (s *Scheduler) commitChanges(changes []cluster.Change, res *CycleResult) er
 			err = fmt.Errorf("committing a cycle: pod %s taken off node %q tentatively", ch.Pod.Key(), node)
 		case ch.Added:
 			if err = s.cache.ReserveClaim(node, ch.Claim, ch.Alloc); err == nil && ch.Alloc != nil {
-				s.emitClaim(EventClaimAllocated, ch.Claim, node, ch.Alloc)
+				s.emit(claimEvent(EventClaimAllocated, ch.Claim, node, ch.Alloc))
 			}
 		default:
 			_, err = s.cache.UnreserveClaim(node, ch.Claim)
@@ -256,11 +256,11 @@ func (s *Scheduler) actuatePod(r *podRecord, res *fw.PostFilterResult, by Ref) (
 // and PodGroupPostFilter (workload-aware preemption).
 func (s *Scheduler) scheduleRoot(it *queue.Item[entry], res *CycleResult) error {
 	root := it.Value.root
-	pending := s.hierarchyPending(root)
+	pending := s.tracker.hierarchyPending(root)
 	if len(pending) == 0 {
 		return s.queue.Done(it.Key)
 	}
-	leaves := s.leafRecords(root)
+	leaves := s.tracker.leafRecords(root)
 	p := s.profileOf(pending[0]) // kube-scheduler takes the first queued pod's
 	if msg := s.validateRoot(root, leaves, pending[0]); msg != "" {
 		return s.errorCycle(it, leaves, pending, msg, res)
@@ -290,9 +290,9 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry], res *CycleResult) error 
 	}
 	s.explainLeaves(leaves, out, "")
 	if root.Composite {
-		s.emitGroup(EventGroupScheduled, groupRef(root), "")
+		s.emit(groupEvent(EventGroupScheduled, groupRef(root), ""))
 	}
-	if left := s.pendingCount(root); left > 0 {
+	if left := s.tracker.pendingCount(root); left > 0 {
 		it.Size = left
 		return s.queue.Requeue(it.Key)
 	}
@@ -322,7 +322,7 @@ func (s *Scheduler) failRoot(it *queue.Item[entry], p *profile, root podgroup.Re
 	res.Status = NewStatus(Unschedulable, msg)
 	s.explainLeaves(leaves, out, msg)
 	if root.Composite {
-		s.emitGroup(EventGroupFailed, groupRef(root), msg)
+		s.emit(groupEvent(EventGroupFailed, groupRef(root), msg))
 	}
 	for _, r := range pending {
 		s.explainer.finish(s, r, "")
@@ -361,12 +361,12 @@ func (s *Scheduler) postFilterGroup(p *profile, root podgroup.Ref, pending []*po
 
 // actuateGroup carries out a successful PodGroupPostFilter.
 func (s *Scheduler) actuateGroup(root podgroup.Ref, res *fw.PodGroupPostFilterResult) ([]Eviction, []Binding) {
-	prio := s.rootPriority(root)
+	prio := s.tracker.rootPriority(root)
 	var nominated []Binding
 	for _, a := range res.Nominations {
 		node := s.snap.Node(a.Node).Name()
 		s.nominations.clearBelow(node, prio)
-		s.nominate(s.record(a.Pod.Key()), node)
+		s.nominate(s.tracker.record(a.Pod.Key()), node)
 		nominated = append(nominated, Binding{Pod: a.Pod.Key(), Node: node})
 	}
 	return s.evictVictims(res.Victims, groupRef(root)), nominated
@@ -396,9 +396,9 @@ func (s *Scheduler) errorCycle(it *queue.Item[entry], leaves []groupID, pending 
 		r.unschedulable = false // kube's SchedulerError, not Unschedulable
 	}
 	for _, id := range leaves {
-		gr := s.groupRecords.at(id)
+		gr := s.tracker.groupRecords.at(id)
 		gr.setCondition(podgroup.ConditionFalse, podgroup.ReasonSchedulerError, msg, s.now)
-		s.emitGroup(EventGroupFailed, Ref{Kind: KindPodGroup, Key: gr.key}, msg)
+		s.emit(groupEvent(EventGroupFailed, Ref{Kind: KindPodGroup, Key: gr.key}, msg))
 	}
 	res.Status = NewStatus(Error, msg)
 	return s.backOff(it, true)
@@ -409,7 +409,7 @@ func (s *Scheduler) errorCycle(it *queue.Item[entry], leaves []groupID, pending 
 // groups with a pod whose filters count the pods on nodes.
 func (s *Scheduler) backOff(it *queue.Item[entry], isError bool) error {
 	it.WakeOn = queue.AnyChange
-	if !s.waitsOnPods(it.Value) {
+	if !s.tracker.waitsOnPods(it.Value) {
 		it.WakeOn &^= uint64(fw.AssignedPodAdded)
 	}
 	return s.queue.BackOff(it.Key, s.now, s.clusterEventVersion, isError)
@@ -432,7 +432,7 @@ func (s *Scheduler) evictVictims(victims []fw.Victim, by Ref) []Eviction {
 // evict starts the eviction of one bound pod; a pod already terminating
 // is left as it is.
 func (s *Scheduler) evict(key cluster.PodKey, by Ref, violation bool) (Eviction, bool) {
-	r := s.record(key)
+	r := s.tracker.record(key)
 	if r == nil || r.phase != PhaseBound {
 		return Eviction{}, false
 	}
@@ -440,15 +440,15 @@ func (s *Scheduler) evict(key cluster.PodKey, by Ref, violation bool) (Eviction,
 		return Eviction{}, false
 	}
 	r.phase = PhaseTerminating
-	s.emitEviction(r.info, r.node, by, violation)
-	s.addTimer(timer{at: addTime(s.now, s.cfg.gracePeriod()), kind: timerTerminated, pod: r.id, token: r.runs})
+	s.emit(evictionEvent(r.info, r.node, by, violation))
+	s.timers.add(timer{at: addTime(s.now, s.cfg.gracePeriod()), kind: timerTerminated, pod: r.id, token: r.binds})
 	return s.evictions[len(s.evictions)-1], true
 }
 
 // nominate records a pod's nominated node and tells observers.
 func (s *Scheduler) nominate(r *podRecord, node string) {
 	s.nominations.nominate(r, node)
-	s.emitPod(EventPodNominated, r.info, node, "")
+	s.emit(podEvent(EventPodNominated, r.info, node, ""))
 }
 
 // bind assumes the pod on node and completes its binding at once.
@@ -458,7 +458,7 @@ func (s *Scheduler) bind(r *podRecord, node string) error {
 		return fmt.Errorf("binding pod %s: %w", key, err)
 	}
 	s.markBound(r, node)
-	s.emitPod(EventPodBound, r.info, node, "")
+	s.emit(podEvent(EventPodBound, r.info, node, ""))
 	if p := r.info.Pod(); p.NodeName == "" && p.StartTime == 0 {
 		// a running pod is kept once, in its bound form (setPending makes
 		// the pending form again): a million pods, 300 MB less

@@ -8,11 +8,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/google/btree"
-
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/queue"
 )
 
@@ -70,28 +67,15 @@ func (res *CycleResult) finishStatus() {
 // in parallel. What it hands out (statuses, evictions, explanations, the
 // configuration, nodes) is a copy, or a read-only view where it says so.
 type Scheduler struct {
-	cfg       Config
-	cache     *cluster.Cache
-	snap      *cluster.Snapshot
-	queue     *queue.Queue[entry]
-	pods      map[cluster.PodKey]podID
-	records   podTable
-	groups    map[string]groupID // by "namespace/name"
-	lastGroup struct {           // the last found in groups (see group)
-		key string
-		id  groupID
-	}
-	groupRecords groupTable
-	composites   map[string]*compositeRecord
-	forest       podgroup.Forest
-	// forestVersion changes whenever a group joins the forest; per-root
-	// caches derived from it are valid while it holds.
-	forestVersion int
+	cfg           Config
+	cache         *cluster.Cache
+	snap          *cluster.Snapshot
+	queue         *queue.Queue[entry]
+	tracker       tracker // the records of pods and groups
 	invariants    invariantState
 	unitCache     unitCache           // the VictimUnits shortcut
 	dryRuns       dryRuns             // nodes known to be no preemption candidate, per pod
 	knownFailures knownFailures       // the last fruitless cycle per pod shape
-	orphans       map[string][]podID  // members whose group is not defined yet
 	profiles      map[string]*profile // by scheduler name
 	profileList   []*profile          // in configuration order
 	nominations   *nominator
@@ -105,14 +89,7 @@ type Scheduler struct {
 	// lastChange is, by bit of fw.ClusterEvent, the clusterEventVersion of
 	// the last event of that kind.
 	lastChange [8]int64
-	timers     *btree.BTreeG[timer]
-	// firstDue is when the earliest timer is due, while firstKnown: the
-	// run loop looks before every cycle, and a busy cluster's cycles are
-	// a few hundred nanoseconds, of which reading the tree's first leaf
-	// was a twentieth
-	firstDue   time.Duration
-	firstKnown bool
-	timerSeq   uint64
+	timers     timers
 	cycle      int // cycles run so far
 	inCycle    int // the cycle running; 0 between cycles
 	// retry is what retryKnownFailures's cycles share
@@ -158,14 +135,11 @@ func WithStartTime(t time.Duration) Option { return func(s *Scheduler) { s.now =
 // New returns a Scheduler with an empty cluster.
 func New(cfg Config, opts ...Option) (*Scheduler, error) {
 	s := &Scheduler{
-		cache:      cluster.NewCache(),
-		pods:       map[cluster.PodKey]podID{},
-		groups:     map[string]groupID{},
-		composites: map[string]*compositeRecord{},
-		orphans:    map[string][]podID{},
-		profiles:   map[string]*profile{},
-		timers:     btree.NewG(8, timerLess),
-		selectors:  dynamicresources.NewCELSelectors(),
+		cache:     cluster.NewCache(),
+		tracker:   newTracker(),
+		profiles:  map[string]*profile{},
+		timers:    newTimers(),
+		selectors: dynamicresources.NewCELSelectors(),
 	}
 	for _, o := range opts {
 		if o != nil { // a nil option is no option
@@ -189,7 +163,7 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 		MaxUnschedulable: cfg.MaxUnschedulable,
 	})
 	s.snap = s.cache.Snapshot()
-	s.nominations = newNominator(s.snap, &s.records)
+	s.nominations = newNominator(s.snap, &s.tracker.records)
 	// a pod that failed for the room a nomination held may fit once it
 	// goes: Run retries it at its periodic retry, as kube-scheduler's
 	// flush of unschedulable pods does
@@ -390,13 +364,16 @@ type PodStatus struct {
 // podStatus is r's status with its reason as it stands now.
 func (s *Scheduler) podStatus(r *podRecord) PodStatus {
 	st := r.status()
-	st.Reason = s.gatedReason(r)
+	st.Reason = s.tracker.gatedReason(r)
 	return st
 }
 
 // Pod returns the status of a pod.
 func (s *Scheduler) Pod(key cluster.PodKey) (PodStatus, bool) {
-	r := s.record(key)
+	if s == nil {
+		return PodStatus{}, false
+	}
+	r := s.tracker.record(key)
 	if r == nil {
 		return PodStatus{}, false
 	}
@@ -409,8 +386,8 @@ func (s *Scheduler) Pods() iter.Seq[PodStatus] {
 		if s == nil {
 			return
 		}
-		for _, k := range slices.Sorted(mapKeys(s.pods)) {
-			if !yield(s.podStatus(s.record(k))) {
+		for _, k := range slices.Sorted(mapKeys(s.tracker.pods)) {
+			if !yield(s.podStatus(s.tracker.record(k))) {
 				return
 			}
 		}

@@ -310,7 +310,7 @@ func (s *Scheduler) retryKnownFailures(max int) (int, error) {
 // (else it changes nothing): scheduleOne's and schedulePod's work for
 // that case up to parking, which ParkKnownFailures does.
 func (s *Scheduler) retryKnown(it *queue.Item[entry]) (uint64, bool) {
-	r := s.records.at(it.Value.pod)
+	r := s.tracker.records.at(it.Value.pod)
 	if r == nil {
 		return 0, false
 	}
@@ -329,7 +329,7 @@ func (s *Scheduler) retryKnown(it *queue.Item[entry]) (uint64, bool) {
 // retriedKnown ends the cycle retryKnown began, once the pod is parked.
 func (s *Scheduler) retriedKnown(*queue.Item[entry]) {
 	if s.wants(EventCycle) {
-		s.emitCycle(s.retry.pod, Ref{}, s.retry.reason)
+		s.emit(cycleEvent(s.retry.pod, Ref{}, s.retry.reason))
 		s.retry.pod = nil
 	} else {
 		s.stats.count(EventCycle, false)
@@ -440,7 +440,7 @@ func (h *handle) DryRunMemo(state *fw.CycleState, pod *cluster.PodInfo, budgets 
 		c.found, c.budgets = nil, slices.Clone(budgets)
 	}
 	none := &d.none
-	if r := s.record(pod.Key()); r == nil || r.nominated == "" {
+	if r := s.tracker.record(pod.Key()); r == nil || r.nominated == "" {
 		none = &c.none // the pod is no nominated pod that counts on some node for others
 	}
 	return &classMemo{s: s, c: c, none: none}

@@ -67,7 +67,7 @@ func checkNoReprieve(t *testing.T, ts *testSched, res CycleResult, trial int) {
 	for _, e := range res.Evicted {
 		pi, _ := ts.cache.Pod(e.Pod)
 		require.Less(t, pi.Priority(), int32(120), "trial %d", trial)
-		u := ts.unitOf(pi)
+		u := ts.tracker.unitOf(pi, ts.cache)
 		if units[u.Key] == nil {
 			units[u.Key] = u
 			order = append(order, u.Key)
@@ -80,7 +80,7 @@ func checkNoReprieve(t *testing.T, ts *testSched, res CycleResult, trial int) {
 		defer snap.Rollback(cp)
 		for _, n := range res.Nominated {
 			idx, _ := snap.Index(n.Node)
-			pi := ts.record(n.Pod).info
+			pi := ts.tracker.record(n.Pod).info
 			if ts.filter(snap, pi, idx) != nil {
 				return false
 			}
