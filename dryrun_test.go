@@ -226,7 +226,7 @@ func TestShapeShortcutHoldsOnlyWhileNothingChanges(t *testing.T) {
 	}
 	require.NoError(t, s.RunUntil(time.Second))
 	a, b := s.tracker.record("default/a"), s.tracker.record("default/b")
-	p := s.profileFor(a.info)
+	p := s.profiles.forPod(a.info)
 	require.NoError(t, s.cache.UpdateSnapshot(s.snap))
 	require.NotNil(t, s.knownFailureFor(p, b), "a failed with the cluster as it is")
 

@@ -74,6 +74,9 @@ func (s *Scheduler) Explanation(key cluster.PodKey) (Explanation, bool) {
 // plugin: how many nodes each rejected and why. It is nil for a pod whose
 // last attempt was not a filter failure (or that is not pending).
 func (s *Scheduler) Diagnosis(key cluster.PodKey) []fw.PluginRejections {
+	if s == nil {
+		return nil
+	}
 	r := s.tracker.record(key)
 	if r == nil || r.phase != PhasePending || r.lastFit == nil {
 		return nil

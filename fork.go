@@ -35,11 +35,11 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 	f.cache = s.cache.Clone()
 	f.snap = f.cache.Snapshot()
 	f.nominations = newNominator(f.snap, &f.tracker.records)
-	f.nominations.dropped = f.nominationDropped
+	f.nominations.dropped = f.clusterEvents.nominationDropped
 	f.explainer = s.explainer.clone()
-	for name, p := range f.profiles {
+	for i, p := range f.profiles.list {
 		p.pods.Nominations = f.nominations
-		p.pods.SetScanPosition(s.profiles[name].pods.ScanPosition())
+		p.pods.SetScanPosition(s.profiles.list[i].pods.ScanPosition())
 		f.explainer.wire(p.pods)
 	}
 
@@ -81,7 +81,7 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 	f.templates = maps.Clone(s.templates)     // read-only
 	f.limitRanges = maps.Clone(s.limitRanges) // lists replaced, never changed
 	f.quotas = cloneQuotas(s.quotas)
-	f.clusterEventVersion, f.lastChange = s.clusterEventVersion, s.lastChange
+	f.clusterEvents = s.clusterEvents
 	f.knownFailures = knownFailures{restarts: s.knownFailures.restarts + 1} // the pods' shape ids are the parent's
 	f.timers = s.timers.clone()
 	f.timers.firstKnown = false

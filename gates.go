@@ -7,7 +7,6 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
-	"github.com/gangsim/gangsim/queue"
 )
 
 // Scheduling gates (a pod's spec.schedulingGates) hold a pod out of
@@ -90,36 +89,6 @@ func (t *tracker) setGates(r *podRecord, left []string) {
 		sp.SchedulingGates = left
 		r.spec = &sp
 	}
-}
-
-// released queues a pod whose last gate went: its own item leaves the
-// gated pool, or its root group is offered again.
-func (s *Scheduler) released(r *podRecord) error {
-	p := r.info.Pod()
-	switch {
-	case r.group != 0:
-		r.gated = false
-		gr := s.tracker.groupOf(r)
-		s.tracker.countGated(gr, -1)
-		return s.offerGroup(gr, nil)
-	case p.PodGroup != "":
-		s.setReason(r, fmt.Sprintf("pod group %s does not exist: the pod waits until it is created", displayName(p.Namespace, p.PodGroup)))
-		return nil
-	}
-	if _, queued := s.queue.Get(podItemKey(r.info.Key())); !queued {
-		return nil // it names a scheduler no profile has
-	}
-	return s.queue.Activate(podItemKey(r.info.Key()), s.now)
-}
-
-// holdGated puts a pod with scheduling gates in the gated pool, pending
-// with kube-scheduler's reason.
-func (s *Scheduler) holdGated(r *podRecord) error {
-	s.setReason(r, GatesMessage(r.info.Pod().SchedulingGates))
-	return s.queue.AddGated(&queue.Item[entry]{
-		Key: podItemKey(r.info.Key()), Kind: queue.KindPod, Priority: r.info.Priority(),
-		FirstSeen: r.firstSeen, Timestamp: s.now, Size: 1, Value: entry{pod: r.id},
-	})
 }
 
 // countGated adds d to the gated members of gr and of every composite

@@ -8,7 +8,6 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
-	"github.com/gangsim/gangsim/queue"
 )
 
 // GroupStatus is what the scheduler knows of a PodGroup.
@@ -273,70 +272,6 @@ func (t *tracker) rootItemKey(ref podgroup.Ref) string {
 	}
 	return t.group(ref.Key).itemKey
 }
-
-// offerGroup keeps the queue item of the group's root in step with its
-// members; fresh are the members that have just become pending.
-func (s *Scheduler) offerGroup(gr *groupRecord, fresh []*podRecord) error {
-	return s.offerRoot(s.tracker.forest.Root(podgroup.Ref{Key: gr.key}), fresh)
-}
-
-// offerRoot keeps a root's queue item in step with the pods of its
-// hierarchy: absent when no pod is pending, gated while the root is not
-// ready (kube-scheduler's GangScheduling PreEnqueue: a leaf is ready with
-// minCount known pods, a composite with minGroupCount ready children) or
-// a pending pod of it has scheduling gates, otherwise queued. A new item's
-// first-seen time is now: a root enters the queue when its objects and a
-// pending pod are all known.
-func (s *Scheduler) offerRoot(root podgroup.Ref, fresh []*podRecord) error {
-	key := s.tracker.rootItemKey(root)
-	pending := s.tracker.pendingCount(root)
-	ready := s.tracker.treeReady(root) && s.tracker.gatedCount(root) == 0
-	it, queued := s.queue.Get(key)
-	switch {
-	case pending == 0:
-		if queued && !it.InFlight() {
-			_, err := s.queue.Delete(key)
-			return err
-		}
-		return nil
-	case queued:
-		if it.InFlight() {
-			return nil // the cycle requeues it
-		}
-		if err := s.queue.Update(key, func(it *queue.Item[entry]) {
-			if it.Size != pending {
-				// its members changed since its last attempt: that attempt
-				// says nothing about the next one, which must happen even
-				// if nothing else in the cluster changes
-				it.ClusterEventVersion = changedSinceAttempt
-			}
-			it.Size = pending
-		}); err != nil {
-			return err
-		}
-		if ready {
-			return s.queue.Activate(key, s.now)
-		}
-		if it.Gated() {
-			s.explainGate(fresh) // the others were told when they became pending
-			return nil
-		}
-		s.explainGate(s.tracker.hierarchyPending(root))
-		return s.queue.Gate(key)
-	}
-	item := &queue.Item[entry]{Key: key, Kind: queue.KindGroup, Priority: s.tracker.rootPriority(root),
-		FirstSeen: s.now, Timestamp: s.now, Size: pending, Value: entry{root: root}}
-	if ready {
-		return s.queue.Add(item)
-	}
-	s.explainGate(s.tracker.hierarchyPending(root))
-	return s.queue.AddGated(item)
-}
-
-// changedSinceAttempt is the ClusterEventVersion of a queue item whose own
-// content changed after its last attempt: older than any cluster-event
-// version, so that Run retries it.
-const changedSinceAttempt = -1
 
 // treeReady is the hierarchical quorum of kube-scheduler's GangScheduling
 // PreEnqueue: a leaf is ready with minCount known pods, a composite with

@@ -92,7 +92,7 @@ func (ts *testSched) run() {
 // filter runs the default profile's PreFilter and Filter plugins for pod on
 // one node of snap.
 func (ts *testSched) filter(snap *cluster.Snapshot, pod *cluster.PodInfo, node int) *Status {
-	p := ts.profiles[cluster.DefaultSchedulerName]
+	p := ts.profiles.named(cluster.DefaultSchedulerName)
 	state := fw.NewCycleState()
 	if st := p.pods.PreFilter(state, snap, pod); st != nil {
 		return st

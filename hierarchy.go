@@ -97,7 +97,7 @@ func (s *Scheduler) checkRoot(root podgroup.Ref, leaves []groupID, first *podRec
 	}
 	name, prio, policy := s.tracker.rootName(root), s.tracker.rootPriority(root), s.tracker.rootPolicy(root)
 	scheduler := first.info.Pod().EffectiveSchedulerName()
-	if s.profiles[scheduler] == nil {
+	if s.profiles.named(scheduler) == nil {
 		return fmt.Sprintf("pod %s names scheduler %q, which no profile has", first.info.Key().Display(), scheduler)
 	}
 	for _, id := range leaves {

@@ -53,7 +53,7 @@ func (s *Scheduler) CheckInvariants() error {
 	if err := s.checkConditions(); err != nil {
 		return err
 	}
-	if err := s.checkReadiness(); err != nil {
+	if err := s.tracker.checkReadiness(); err != nil {
 		return err
 	}
 	if err := s.checkQuotas(); err != nil {
@@ -64,12 +64,12 @@ func (s *Scheduler) CheckInvariants() error {
 
 // checkReadiness recounts every composite's ready children, and every
 // group's members with scheduling gates.
-func (s *Scheduler) checkReadiness() error {
-	for _, key := range slices.Sorted(mapKeys(s.tracker.groups)) {
-		gr := s.tracker.group(key)
+func (t *tracker) checkReadiness() error {
+	for _, key := range slices.Sorted(mapKeys(t.groups)) {
+		gr := t.group(key)
 		gated := 0
 		for _, id := range gr.pods {
-			if hasGates(s.tracker.records.at(id)) {
+			if hasGates(t.records.at(id)) {
 				gated++
 			}
 		}
@@ -77,11 +77,11 @@ func (s *Scheduler) checkReadiness() error {
 			return invariantError("pod group %s counts %d members with scheduling gates, %d have", key, gr.gated, gated)
 		}
 	}
-	for _, key := range slices.Sorted(mapKeys(s.tracker.composites)) {
-		c := s.tracker.composites[key]
+	for _, key := range slices.Sorted(mapKeys(t.composites)) {
+		c := t.composites[key]
 		ready := 0
-		for _, child := range s.tracker.forest.Children(key) {
-			if s.tracker.treeReady(child) {
+		for _, child := range t.forest.Children(key) {
+			if t.treeReady(child) {
 				ready++
 			}
 		}
@@ -89,27 +89,27 @@ func (s *Scheduler) checkReadiness() error {
 			return invariantError("composite %s counts %d ready children, %d are", key, c.readyChildren, ready)
 		}
 		pending := 0
-		for _, l := range s.tracker.forest.Leaves(podgroup.Ref{Composite: true, Key: key}) {
-			pending += s.tracker.group(l.Key).members.Count(podgroup.Unscheduled)
+		for _, l := range t.forest.Leaves(podgroup.Ref{Composite: true, Key: key}) {
+			pending += t.group(l.Key).members.Count(podgroup.Unscheduled)
 		}
 		if pending != c.pending {
 			return invariantError("composite %s counts %d pending pods below it, %d are", key, c.pending, pending)
 		}
 		gated := 0
-		for _, l := range s.tracker.forest.Leaves(podgroup.Ref{Composite: true, Key: key}) {
-			gated += s.tracker.group(l.Key).gated
+		for _, l := range t.forest.Leaves(podgroup.Ref{Composite: true, Key: key}) {
+			gated += t.group(l.Key).gated
 		}
 		if gated != c.gated {
 			return invariantError("composite %s counts %d gated pods below it, %d are", key, c.gated, gated)
 		}
-		leaves := s.tracker.forest.Leaves(podgroup.Ref{Composite: true, Key: key})
-		cached := s.tracker.leafRecords(podgroup.Ref{Composite: true, Key: key})
+		leaves := t.forest.Leaves(podgroup.Ref{Composite: true, Key: key})
+		cached := t.leafRecords(podgroup.Ref{Composite: true, Key: key})
 		if len(leaves) != len(cached) {
 			return invariantError("composite %s lists %d leaves, it has %d", key, len(cached), len(leaves))
 		}
 		for i, l := range leaves {
-			if s.tracker.groupRecords.at(cached[i]).group.Key() != l.Key {
-				return invariantError("composite %s lists leaf %s at %d, it is %s", key, s.tracker.groupRecords.at(cached[i]).group.Key(), i, l.Key)
+			if t.groupRecords.at(cached[i]).group.Key() != l.Key {
+				return invariantError("composite %s lists leaf %s at %d, it is %s", key, t.groupRecords.at(cached[i]).group.Key(), i, l.Key)
 			}
 		}
 	}
@@ -180,7 +180,7 @@ func (s *Scheduler) checkWaiting(r *podRecord) error {
 		}
 		return nil
 	}
-	if s.profileFor(r.info) == nil {
+	if s.profiles.forPod(r.info) == nil {
 		return nil // it names a scheduler no profile has: it stays pending
 	}
 	it, queued := s.queue.Get(podItemKey(key))
@@ -273,7 +273,7 @@ func (s *Scheduler) CheckQuiescent() error {
 			continue
 		}
 		if r := s.tracker.records.at(it.Value.pod); r != nil {
-			p := s.profileFor(r.info)
+			p := s.profiles.forPod(r.info)
 			if p == nil || hasGates(r) {
 				continue // held by its gates: it is not to be tried
 			}
@@ -294,7 +294,7 @@ func (s *Scheduler) CheckQuiescent() error {
 		if s.validateRoot(root, leaves, pending[0]) != "" {
 			continue
 		}
-		p := s.profileFor(pending[0].info)
+		p := s.profiles.forPod(pending[0].info)
 		if p == nil {
 			continue
 		}
@@ -311,7 +311,7 @@ func (s *Scheduler) CheckQuiescent() error {
 // so that dry runs leave later decisions unchanged.
 func (s *Scheduler) saveScanPositions() func() {
 	saved := map[*profile]int{}
-	for _, p := range s.profiles {
+	for _, p := range s.profiles.list {
 		saved[p] = p.pods.ScanPosition()
 	}
 	return func() {

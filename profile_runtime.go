@@ -1,6 +1,8 @@
 package gangsim
 
 import (
+	"slices"
+
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/placement"
@@ -134,4 +136,44 @@ func (p *profile) add(point string, pl fw.Plugin, weight int64, pods *placement.
 	case "podGroupPostFilter":
 		p.groupPostFilter = append(p.groupPostFilter, pl.(fw.PodGroupPostFilterPlugin))
 	}
+}
+
+// profiles are the scheduler's profiles, by scheduler name and in
+// configuration order.
+type profiles struct {
+	byName map[string]*profile
+	list   []*profile
+}
+
+// add adds a profile whose name is new.
+func (ps *profiles) add(p *profile) {
+	if ps.byName == nil {
+		ps.byName = map[string]*profile{}
+	}
+	ps.byName[p.name] = p
+	ps.list = append(ps.list, p)
+}
+
+// named returns the profile of a scheduler name, or nil.
+func (ps *profiles) named(name string) *profile { return ps.byName[name] }
+
+// forPod returns the profile a pod names, or nil.
+func (ps *profiles) forPod(pod *cluster.PodInfo) *profile {
+	return ps.byName[pod.Pod().EffectiveSchedulerName()]
+}
+
+// of is forPod(r.info), remembered in the record: a pod retried a
+// thousand times reads its pod object once, not at every retry (in a busy
+// cluster of 50,000 pods that read is a cache miss, a quarter of a
+// fast-failed cycle). Profiles never change, and a fork has them in the
+// same order.
+func (ps *profiles) of(r *podRecord) *profile {
+	if r.profile == 0 {
+		p := ps.forPod(r.info)
+		if p == nil {
+			return nil
+		}
+		r.profile = int32(slices.Index(ps.list, p) + 1)
+	}
+	return ps.list[r.profile-1]
 }

@@ -374,10 +374,10 @@ func (s *Scheduler) nextWakeup(everyRetry bool) (time.Duration, bool) {
 	var wanted func(*queue.Item[entry]) bool
 	if !everyRetry {
 		wanted = func(it *queue.Item[entry]) bool {
-			return it.Attempts == 0 || it.ClusterEventVersion == changedSinceAttempt || s.clusterEventSince(it.ClusterEventVersion, it.WakeOn)
+			return it.Attempts == 0 || it.ClusterEventVersion == changedSinceAttempt || s.clusterEvents.since(it.ClusterEventVersion, it.WakeOn)
 		}
 	}
-	next, ok := s.queue.NextWakeup(wanted, s.clusterEventVersion)
+	next, ok := s.queue.NextWakeup(wanted, s.clusterEvents.version)
 	if t, has := s.timers.tree.Min(); has && (!ok || t.at < next) {
 		next, ok = t.at, true
 	}

@@ -60,7 +60,7 @@ func (s *Scheduler) NewSandbox() (*Sandbox, error) {
 	}
 	b := &Sandbox{s: s, shell: shell, snap: s.cache.Snapshot(), state: fw.NewCycleState()}
 	shell.snap = b.snap
-	for _, p := range shell.profileList {
+	for _, p := range shell.profiles.list {
 		p.pods.Nominations = nil
 	}
 	return b, nil
@@ -152,7 +152,7 @@ func (b *Sandbox) Why(pod *cluster.PodInfo, node int) string {
 var noProfile = fw.NewStatus(fw.UnschedulableAndUnresolvable, "pod names a scheduler no profile has")
 
 func (b *Sandbox) check(pod *cluster.PodInfo, node int) *fw.Status {
-	p := b.shell.profileFor(pod)
+	p := b.shell.profiles.forPod(pod)
 	if p == nil {
 		return noProfile
 	}
@@ -250,7 +250,7 @@ func (b *Sandbox) PlaceGroup(root podgroup.Ref) ([]Placed, string) {
 	if msg := s.checkRoot(root, s.tracker.leafRecords(root), pending[0]); msg != "" {
 		return nil, msg
 	}
-	p := b.shell.profileFor(pending[0].info)
+	p := b.shell.profiles.forPod(pending[0].info)
 	tree := s.buildTree(root)
 	m := b.Mark()
 	out := p.groups.ScheduleTree(b.snap, tree, fw.Placement{})

@@ -113,13 +113,13 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
 		return err
 	}
-	p := s.profileOf(r)
+	p := s.profiles.of(r)
 	if f := s.knownFailureFor(p, r); f != nil {
 		// a pod of its shape failed this way with the cluster as it is:
 		// its rejections and its status are that pod's, shared
 		s.failFit(r, f.fit)
 		res.failedUnschedulable(r)
-		return s.queue.ParkFor(it.Key, s.now, s.clusterEventVersion, f.wakeOn)
+		return s.queue.ParkFor(it.Key, s.now, s.clusterEvents.version, f.wakeOn)
 	}
 	wasNominated := r.nominated != ""
 	s.explainer.start()
@@ -133,7 +133,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 		if !wasNominated && r.nominated == "" && res.Evicted == nil && res.Nominated == nil {
 			s.rememberKnownFailure(p, r, fitErr, wakeOn)
 		}
-		return s.queue.ParkFor(it.Key, s.now, s.clusterEventVersion, wakeOn)
+		return s.queue.ParkFor(it.Key, s.now, s.clusterEvents.version, wakeOn)
 	}
 	if !p.pods.Reserves() {
 		// the hot path: with no Reserve plugin, assuming the pod in the
@@ -166,10 +166,10 @@ func (s *Scheduler) failReserve(it *queue.Item[entry], p *profile, r *podRecord,
 	s.explainer.finish(s, r, "")
 	if st.Code() == fw.Error {
 		res.Status = NewStatus(Error, r.reasonText())
-		return s.queue.BackOff(it.Key, s.now, s.clusterEventVersion, true)
+		return s.queue.BackOff(it.Key, s.now, s.clusterEvents.version, true)
 	}
 	res.failedUnschedulable(r)
-	return s.queue.ParkFor(it.Key, s.now, s.clusterEventVersion, p.wakeOn(fit))
+	return s.queue.ParkFor(it.Key, s.now, s.clusterEvents.version, p.wakeOn(fit))
 }
 
 // commit is a successful cycle's one commit point: the snapshot's
@@ -261,7 +261,7 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry], res *CycleResult) error 
 		return s.queue.Done(it.Key)
 	}
 	leaves := s.tracker.leafRecords(root)
-	p := s.profileOf(pending[0]) // kube-scheduler takes the first queued pod's
+	p := s.profiles.of(pending[0]) // kube-scheduler takes the first queued pod's
 	if msg := s.validateRoot(root, leaves, pending[0]); msg != "" {
 		return s.errorCycle(it, leaves, pending, msg, res)
 	}
@@ -412,7 +412,7 @@ func (s *Scheduler) backOff(it *queue.Item[entry], isError bool) error {
 	if !s.tracker.waitsOnPods(it.Value) {
 		it.WakeOn &^= uint64(fw.AssignedPodAdded)
 	}
-	return s.queue.BackOff(it.Key, s.now, s.clusterEventVersion, isError)
+	return s.queue.BackOff(it.Key, s.now, s.clusterEvents.version, isError)
 }
 
 // evictVictims evicts the victims a preemption chose, for the preemptor by:

@@ -3,10 +3,11 @@ package gangsim
 import (
 	"errors"
 	"fmt"
-	"github.com/gangsim/gangsim/plugins/dynamicresources"
 	"iter"
 	"slices"
 	"time"
+
+	"github.com/gangsim/gangsim/plugins/dynamicresources"
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
@@ -73,25 +74,17 @@ type Scheduler struct {
 	queue         *queue.Queue[entry]
 	tracker       tracker // the records of pods and groups
 	invariants    invariantState
-	unitCache     unitCache           // the VictimUnits shortcut
-	dryRuns       dryRuns             // nodes known to be no preemption candidate, per pod
-	knownFailures knownFailures       // the last fruitless cycle per pod shape
-	profiles      map[string]*profile // by scheduler name
-	profileList   []*profile          // in configuration order
+	unitCache     unitCache     // the VictimUnits shortcut
+	dryRuns       dryRuns       // nodes known to be no preemption candidate, per pod
+	knownFailures knownFailures // the last fruitless cycle per pod shape
+	profiles      profiles
 	nominations   *nominator
 	classes       cluster.PriorityClasses
 	now           time.Duration
-	// clusterEventVersion counts the cluster events (fw.ClusterEvent) that
-	// may help pending pods, a dropped nomination counting as one of every
-	// kind; a queue item's ClusterEventVersion is the one its last attempt
-	// saw.
-	clusterEventVersion int64
-	// lastChange is, by bit of fw.ClusterEvent, the clusterEventVersion of
-	// the last event of that kind.
-	lastChange [8]int64
-	timers     timers
-	cycle      int // cycles run so far
-	inCycle    int // the cycle running; 0 between cycles
+	clusterEvents clusterEvents // the cluster events so far (requeue.go)
+	timers        timers
+	cycle         int // cycles run so far
+	inCycle       int // the cycle running; 0 between cycles
 	// retry is what retryKnownFailures's cycles share
 	retry struct {
 		now    knownNow
@@ -137,7 +130,6 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 	s := &Scheduler{
 		cache:     cluster.NewCache(),
 		tracker:   newTracker(),
-		profiles:  map[string]*profile{},
 		timers:    newTimers(),
 		selectors: dynamicresources.NewCELSelectors(),
 	}
@@ -167,7 +159,7 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 	// a pod that failed for the room a nomination held may fit once it
 	// goes: Run retries it at its periodic retry, as kube-scheduler's
 	// flush of unschedulable pods does
-	s.nominations.dropped = s.nominationDropped
+	s.nominations.dropped = s.clusterEvents.nominationDropped
 	for i := range cfg.Profiles {
 		if err := s.addProfile(&cfg.Profiles[i], reg, i); err != nil {
 			return nil, err
@@ -192,30 +184,8 @@ func (s *Scheduler) addProfile(cp *Profile, reg fw.Registry, i int) error {
 	}
 	p.pods.Nominations = s.nominations
 	s.explainer.wire(p.pods)
-	s.profiles[p.name] = p
-	s.profileList = append(s.profileList, p)
+	s.profiles.add(p)
 	return nil
-}
-
-// profileFor returns the profile a pod names, or nil.
-func (s *Scheduler) profileFor(pod *cluster.PodInfo) *profile {
-	return s.profiles[pod.Pod().EffectiveSchedulerName()]
-}
-
-// profileOf is profileFor(r.info), remembered in the record: a pod
-// retried a thousand times reads its pod object once, not at every retry
-// (in a busy cluster of 50,000 pods that read is a cache miss, a quarter
-// of a fast-failed cycle). Profiles never change, and a fork has them in
-// the same order.
-func (s *Scheduler) profileOf(r *podRecord) *profile {
-	if r.profile == 0 {
-		p := s.profileFor(r.info)
-		if p == nil {
-			return nil
-		}
-		r.profile = int32(slices.Index(s.profileList, p) + 1)
-	}
-	return s.profileList[r.profile-1]
 }
 
 // Config returns a copy of the configuration with defaults applied; the

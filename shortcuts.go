@@ -114,7 +114,7 @@ func (s *Scheduler) ShortcutStats() ShortcutStats {
 		return ShortcutStats{}
 	}
 	st := s.shortcutStats
-	for _, p := range s.profiles {
+	for _, p := range s.profiles.list {
 		st.GroupPlacementsKnown += p.groups.KnownPlacements()
 	}
 	return st
@@ -301,7 +301,7 @@ func (s *Scheduler) retryKnownFailures(max int) (int, error) {
 		return 0, err
 	}
 	s.retry.now = knownNowOf(s.snap, s.nominations) // what nothing in these cycles changes
-	n := s.queue.ParkKnownFailures(s.now, s.clusterEventVersion, max, s.retryKnown, s.retriedKnown)
+	n := s.queue.ParkKnownFailures(s.now, s.clusterEvents.version, max, s.retryKnown, s.retriedKnown)
 	s.shortcutStats.InRow += n
 	return n, nil
 }
@@ -314,7 +314,7 @@ func (s *Scheduler) retryKnown(it *queue.Item[entry]) (uint64, bool) {
 	if r == nil {
 		return 0, false
 	}
-	f := s.knownFailures.at(s.profileOf(r), r, s.snap, s.retry.now, &s.shortcutStats)
+	f := s.knownFailures.at(s.profiles.of(r), r, s.snap, s.retry.now, &s.shortcutStats)
 	if f == nil {
 		return 0, false
 	}

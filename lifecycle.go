@@ -1,0 +1,196 @@
+package gangsim
+
+import (
+	"fmt"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/podgroup"
+)
+
+// A pod's life, as its record's Phase, and the function of this file that
+// makes each transition (the cache's own states, assumed and bound, are
+// cluster.Cache's):
+//
+//	             AddPod
+//	               |          AddPod with a node
+//	               v        ---------------------.
+//	    .----> Pending ---- bind (markBound) ---> Bound ---- its run time ends ------> Succeeded
+//	    |          |                               |   |     (fire, markGone)
+//	    |          |                 evicted (evict)   '---- DeletePod (markGone) ---> Deleted
+//	    |          |                               v
+//	    |          '-- DeletePod (markGone) --> Terminating ---- DeletePod -----------> Deleted
+//	    |                                          |
+//	    '---- grace period over (finishEviction) --'
+//	    '---- node removed or drained (terminate) <-- Bound
+//
+// A pending pod waits through setPending: a member of a PodGroup through
+// its root group's queue item (requeue.go), any other pod as its own item,
+// or in the gated pool while it has scheduling gates. setReason, failWith
+// and failFit record why it waits. Succeeded and Deleted end its life: its
+// key may name a new pod from then on.
+
+// startRunning puts a pod that arrives with its node in the cache, bound.
+func (s *Scheduler) startRunning(r *podRecord, node string) error {
+	if err := s.cache.BindPod(r.info, node, s.now); err != nil {
+		return err
+	}
+	s.markBound(r, node)
+	r.info, _ = s.cache.Pod(r.info.Key()) // kept once, as bind does
+	return nil
+}
+
+// setPending makes a pod wait for placement: a group member through its
+// group, any other pod as its own queue item.
+func (s *Scheduler) setPending(r *podRecord) error {
+	r.phase, r.node, r.unschedulable = PhasePending, "", false
+	if r.info.State() != cluster.PodPending {
+		r.setInfo(r.info.Pending())
+		if r.nominated != "" {
+			s.nominations.forgetIndex()
+		}
+	}
+	if r.info.Pod().PodGroup != "" {
+		if r.group != 0 {
+			s.tracker.changeMembers(s.tracker.groupOf(r), func(m *podgroup.Membership) { m.Set(r.info.Key(), podgroup.Unscheduled) })
+			return s.offerGroup(s.tracker.groupOf(r), []*podRecord{r})
+		}
+		p := r.info.Pod()
+		if hasGates(r) { // its gates come first, as kube-scheduler's PreEnqueue plugins
+			s.setReason(r, GatesMessage(p.SchedulingGates))
+			return nil
+		}
+		s.setReason(r, fmt.Sprintf("pod group %s does not exist: the pod waits until it is created", displayName(p.Namespace, p.PodGroup)))
+		return nil
+	}
+	if s.profiles.forPod(r.info) == nil {
+		s.setReason(r, fmt.Sprintf("pod names scheduler %q, which no profile has", r.info.Pod().EffectiveSchedulerName()))
+		return nil
+	}
+	if hasGates(r) {
+		return s.holdGated(r)
+	}
+	return s.enqueue(r)
+}
+
+// setReason records why a pending pod is not placed and tells observers
+// when the reason is new: a pod waiting on its gang hears the same reason at
+// every arrival, and an attempt's failure is told by failAttempt.
+func (s *Scheduler) setReason(r *podRecord, reason string) {
+	r.unschedulable = false
+	if r.reasonText() == reason {
+		return
+	}
+	r.reason = reason
+	s.emit(podEvent(EventPodUnschedulable, r.info, "", reason))
+}
+
+// failAttempt records the failed attempt of a pod to be placed.
+func (s *Scheduler) failAttempt(r *podRecord, reason string) { s.failWith(r, reason, nil) }
+
+// failWith is failAttempt for an attempt whose node by node rejections
+// are fit (nil for none).
+func (s *Scheduler) failWith(r *podRecord, reason string, fit *fw.FitError) {
+	r.reason, r.lastFit, r.gated, r.unschedulable, r.reasonFit = reason, fit, false, true, false
+	if s.wants(EventPodUnschedulable) {
+		s.emit(podEvent(EventPodUnschedulable, r.info, "", reason))
+	} else {
+		s.stats.count(EventPodUnschedulable, false)
+	}
+}
+
+// failFit records an attempt that found no node, keeping the node by node
+// rejections for Diagnosis.
+// Its message is made only when an observer reads the event; otherwise
+// when the reason is read.
+func (s *Scheduler) failFit(r *podRecord, fit *fw.FitError) {
+	if s.wants(EventPodUnschedulable) {
+		s.failWith(r, fit.Error(), fit)
+		return
+	}
+	s.failWith(r, "", fit)
+	r.reasonFit = true
+}
+
+// markBound records a binding, of a cycle or of a pod that arrived running.
+// What follows a binding, in this order:
+//
+//  1. the pod's nomination is taken (it no longer holds room elsewhere);
+//  2. the DryRunMemo forgets the pod's dry runs;
+//  3. its PodGroup counts it bound (which may make a hierarchy ready);
+//  4. its completion timer is armed, when it has a run time;
+//  5. pending pods that a pod's arrival may help are requeued: those a
+//     plugin counting the pods on nodes rejected (required pod affinity,
+//     which the new pod may satisfy; a spread constraint, whose least
+//     populated domain it may fill), as kube-scheduler requeues them on
+//     an assigned pod's arrival. Nothing else a placement can help.
+func (s *Scheduler) markBound(r *podRecord, node string) {
+	r.phase, r.node, r.reason, r.boundAt, r.gated, r.unschedulable, r.reasonFit = PhaseBound, node, "", s.now, false, false, false
+	r.binds++
+	s.nominations.taken(r, node)
+	s.dryRuns.forget(r.info)
+	if r.group != 0 {
+		s.tracker.changeMembers(s.tracker.groupOf(r), func(m *podgroup.Membership) { m.Set(r.info.Key(), podgroup.Bound) })
+	}
+	if r.duration > 0 {
+		s.timers.add(timer{at: addTime(s.now, r.duration), kind: timerPodDone, pod: r.id, token: r.binds})
+	}
+	s.clusterChanged(fw.AssignedPodAdded)
+}
+
+// markGone ends a pod's life (deleted or succeeded): it leaves the queue
+// and its group. The caller has taken it out of the cache.
+func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
+	s.quotaEnded(r, phase)
+	pending := r.phase == PhasePending
+	r.phase, r.reason, r.endedAt, r.reasonFit = phase, "", s.now, false
+	s.nominations.clear(r)
+	s.dryRuns.forget(r.info)
+	s.deleteTemplateClaims(r.info.Pod())
+	if phase == PhaseDeleted {
+		r.node = ""
+	}
+	switch {
+	case r.group != 0:
+		if hasGates(r) {
+			s.tracker.countGated(s.tracker.groupOf(r), -1)
+		}
+		s.tracker.changeMembers(s.tracker.groupOf(r), func(m *podgroup.Membership) { m.Remove(r.info.Key()) })
+		delete(s.tracker.groupOf(r).pods, r.info.Key())
+		if pending {
+			return s.offerGroup(s.tracker.groupOf(r), nil)
+		}
+	case r.info.Pod().PodGroup != "":
+		s.tracker.dropOrphan(r)
+	case pending:
+		_, _ = s.queue.Delete(podItemKey(r.info.Key())) // absent when it names another scheduler
+	}
+	return nil
+}
+
+// terminate takes pods off a node that is going away or being drained:
+// each leaves the cache, is told to observers and waits again.
+func (s *Scheduler) terminate(pods []*cluster.PodInfo, node, reason string) error {
+	for _, pi := range pods {
+		r := s.tracker.record(pi.Key())
+		r.reason, r.reasonFit = reason, false
+		s.emit(podEvent(EventPodTerminated, r.info, node, reason))
+		if err := s.setPending(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finishEviction ends a victim's termination: it leaves its node and goes
+// back to the queue as a pending pod, free to preempt in turn.
+func (s *Scheduler) finishEviction(r *podRecord) error {
+	if err := s.removeFromNode(r.info.Key()); err != nil {
+		return fmt.Errorf("ending the eviction of pod %s: %w", r.info.Key(), err)
+	}
+	if err := s.terminate([]*cluster.PodInfo{r.info}, r.node, TerminatedPreempted); err != nil {
+		return err
+	}
+	s.clusterChanged(fw.AssignedPodDeleted)
+	return nil
+}
