@@ -243,7 +243,7 @@ func (s *Scheduler) reservePreBound(pi *cluster.PodInfo, node string) ([]claimAl
 		if _, _, here := ni.Claim(key); here {
 			continue
 		}
-		if s.claimAllocatedElsewhere(key, node) {
+		if claimAllocatedElsewhere(s.cache, key, node) {
 			return nil, bad(i, "claim %s is allocated on another node than the pod's, %q", key, node)
 		}
 		for _, cl := range claimClasses(rc) {
@@ -286,8 +286,8 @@ func (s *Scheduler) reservePreBound(pi *cluster.PodInfo, node string) ([]claimAl
 
 // claimAllocatedElsewhere reports whether a claim is allocated on a node
 // other than node.
-func (s *Scheduler) claimAllocatedElsewhere(key, node string) bool {
-	for ni := range s.cache.Nodes() {
+func claimAllocatedElsewhere(cache *cluster.Cache, key, node string) bool {
+	for ni := range cache.Nodes() {
 		if _, _, ok := ni.Claim(key); ok && ni.Node().Name != node {
 			return true
 		}

@@ -13,15 +13,15 @@ import (
 // buildTree describes the hierarchy under ref for the placement algorithm:
 // each leaf's pending pods in cycle order, and each composite's scheduled
 // pods (which pin its topology domain and count in its placement score).
-func (s *Scheduler) buildTree(ref podgroup.Ref) *placement.TreeNode {
+func (t *tracker) buildTree(ref podgroup.Ref, noms *nominator) *placement.TreeNode {
 	if !ref.Composite {
-		gr := s.tracker.group(ref.Key)
-		return &placement.TreeNode{Key: ref.Key, Leaf: s.leafRequest(gr, s.tracker.pending(gr))}
+		gr := t.group(ref.Key)
+		return &placement.TreeNode{Key: ref.Key, Leaf: t.leafRequest(gr, t.pending(gr), noms)}
 	}
-	c := &s.tracker.composites[ref.Key].cpg
+	c := &t.composites[ref.Key].cpg
 	n := &placement.TreeNode{Key: ref.Key, Composite: &fw.Group{Ref: ref, Composite: c}}
-	for _, child := range s.tracker.forest.Children(ref.Key) {
-		cn := s.buildTree(child)
+	for _, child := range t.forest.Children(ref.Key) {
+		cn := t.buildTree(child, noms)
 		n.Children = append(n.Children, cn)
 		sub := cn.Composite
 		if cn.Leaf != nil {
@@ -38,15 +38,15 @@ func (s *Scheduler) buildTree(ref podgroup.Ref) *placement.TreeNode {
 //
 // pending is s.tracker.pending(gr): its pods are kept with it while the members
 // stay, and Nominated is made only when one of them is nominated.
-func (s *Scheduler) leafRequest(gr *groupRecord, pending []*podRecord) *placement.GroupRequest {
-	m := s.tracker.memberMemo(gr)
+func (t *tracker) leafRequest(gr *groupRecord, pending []*podRecord, noms *nominator) *placement.GroupRequest {
+	m := t.memberMemo(gr)
 	if m.infos == nil {
 		m.infos = make([]*cluster.PodInfo, len(pending))
 		for i, r := range pending {
 			m.infos[i] = r.info
 		}
 	}
-	g := &fw.Group{Ref: podgroup.Ref{Key: gr.key}, PodGroup: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: s.tracker.scheduledNodes(gr),
+	g := &fw.Group{Ref: podgroup.Ref{Key: gr.key}, PodGroup: &gr.group, Scheduled: gr.members.Scheduled(), ScheduledNodes: t.scheduledNodes(gr),
 		Pods: m.infos[:len(m.infos):len(m.infos)]}
 	req := &placement.GroupRequest{Group: g}
 	for i, r := range pending {
@@ -59,51 +59,51 @@ func (s *Scheduler) leafRequest(gr *groupRecord, pending []*podRecord) *placemen
 				req.Nominated[j] = -1
 			}
 		}
-		req.Nominated[i] = s.nominations.index(r)
+		req.Nominated[i] = noms.index(r)
 	}
 	return req
 }
 
 // rootGroup describes a root for its PodGroupPostFilter plugins.
-func (s *Scheduler) rootGroup(root podgroup.Ref) *fw.Group {
+func (t *tracker) rootGroup(root podgroup.Ref, noms *nominator) *fw.Group {
 	if root.Composite {
-		return s.buildTree(root).Composite
+		return t.buildTree(root, noms).Composite
 	}
-	gr := s.tracker.group(root.Key)
-	return s.leafRequest(gr, s.tracker.pending(gr)).Group
+	gr := t.group(root.Key)
+	return t.leafRequest(gr, t.pending(gr), noms).Group
 }
 
 // validateRoot checks what kube-scheduler's validatePodGroup checks: every
 // member of the hierarchy, pending or scheduled, names this scheduler, has
 // the root's priority and the root's preemption policy. It returns the
 // first problem, or "".
-func (s *Scheduler) validateRoot(root podgroup.Ref, leaves []groupID, first *podRecord) string {
+func (t *tracker) validateRoot(root podgroup.Ref, leaves []groupID, first *podRecord, ps *profiles) string {
 	if root.Composite {
-		return s.checkRoot(root, leaves, first)
+		return t.checkRoot(root, leaves, first, ps)
 	}
 	// a root PodGroup's answer holds while its members are as they were
-	m := s.tracker.memberMemo(s.tracker.groupRecords.at(leaves[0]))
+	m := t.memberMemo(t.groupRecords.at(leaves[0]))
 	if !m.validSet {
-		m.valid, m.validSet = s.checkRoot(root, leaves, first), true
+		m.valid, m.validSet = t.checkRoot(root, leaves, first, ps), true
 	}
 	return m.valid
 }
 
 // checkRoot is validateRoot without the memo.
-func (s *Scheduler) checkRoot(root podgroup.Ref, leaves []groupID, first *podRecord) string {
+func (t *tracker) checkRoot(root podgroup.Ref, leaves []groupID, first *podRecord, ps *profiles) string {
 	what := "pod group"
 	if root.Composite {
 		what = "composite pod group"
 	}
-	name, prio, policy := s.tracker.rootName(root), s.tracker.rootPriority(root), s.tracker.rootPolicy(root)
+	name, prio, policy := t.rootName(root), t.rootPriority(root), t.rootPolicy(root)
 	scheduler := first.info.Pod().EffectiveSchedulerName()
-	if s.profiles.named(scheduler) == nil {
+	if ps.named(scheduler) == nil {
 		return fmt.Sprintf("pod %s names scheduler %q, which no profile has", first.info.Key().Display(), scheduler)
 	}
 	for _, id := range leaves {
-		gr := s.tracker.groupRecords.at(id)
+		gr := t.groupRecords.at(id)
 		for k := range gr.members.Members() {
-			p := s.tracker.records.at(gr.pods[k]).info
+			p := t.records.at(gr.pods[k]).info
 			switch {
 			case p.Pod().EffectiveSchedulerName() != scheduler:
 				return fmt.Sprintf("pod %s names scheduler %q, but %s %s is scheduled by %q", k.Display(), p.Pod().EffectiveSchedulerName(), what, name, scheduler)
@@ -154,7 +154,7 @@ func (s *Scheduler) explainLeaves(leaves []groupID, out placement.TreeResult, ro
 			if i := slices.IndexFunc(lr.Failures, func(f placement.PodFailure) bool { return f.Pod == r.info || f.Pod.Key() == r.info.Key() }); i >= 0 {
 				s.failFit(r, lr.Failures[i].Err)
 			} else if msg != "" {
-				s.failAttempt(r, msg)
+				s.failWith(r, msg, nil)
 			}
 		}
 	}

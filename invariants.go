@@ -50,7 +50,7 @@ func (s *Scheduler) CheckInvariants() error {
 	if err := s.checkPodAccounts(); err != nil {
 		return err
 	}
-	if err := s.checkConditions(); err != nil {
+	if err := s.invariants.checkConditions(&s.tracker); err != nil {
 		return err
 	}
 	if err := s.tracker.checkReadiness(); err != nil {
@@ -59,7 +59,7 @@ func (s *Scheduler) CheckInvariants() error {
 	if err := s.checkQuotas(); err != nil {
 		return err
 	}
-	return s.checkVictims()
+	return s.invariants.checkVictims(&s.tracker, s.evictions)
 }
 
 // checkReadiness recounts every composite's ready children, and every
@@ -193,41 +193,45 @@ func (s *Scheduler) checkWaiting(r *podRecord) error {
 	return nil
 }
 
-func (s *Scheduler) checkConditions() error {
-	if s.invariants.wasTrue == nil {
-		s.invariants.wasTrue = map[string]bool{}
+// checkConditions finds a PodGroupInitiallyScheduled condition back from
+// True.
+func (inv *invariantState) checkConditions(t *tracker) error {
+	if inv.wasTrue == nil {
+		inv.wasTrue = map[string]bool{}
 	}
-	for _, key := range slices.Sorted(mapKeys(s.tracker.groups)) {
-		c, ok := s.tracker.group(key).conditions.Get(podgroup.ConditionInitiallyScheduled)
+	for _, key := range slices.Sorted(mapKeys(t.groups)) {
+		c, ok := t.group(key).conditions.Get(podgroup.ConditionInitiallyScheduled)
 		isTrue := ok && c.Status == podgroup.ConditionTrue
-		if s.invariants.wasTrue[key] && !isTrue {
+		if inv.wasTrue[key] && !isTrue {
 			return invariantError("group %s: condition %s went back from True", key, podgroup.ConditionInitiallyScheduled)
 		}
 		if isTrue {
-			s.invariants.wasTrue[key] = true
+			inv.wasTrue[key] = true
 		}
 	}
 	return nil
 }
 
-func (s *Scheduler) checkVictims() error {
-	for _, e := range s.evictions[s.invariants.evictions:] {
-		victim := s.tracker.record(e.Pod)
+// checkVictims finds a victim, among the evictions not checked yet, of
+// equal or higher priority than its preemptor.
+func (inv *invariantState) checkVictims(t *tracker, evictions []Eviction) error {
+	for _, e := range evictions[inv.evictions:] {
+		victim := t.record(e.Pod)
 		if victim == nil {
 			return invariantError("eviction of unknown pod %s", e.Pod)
 		}
 		var prio int32
 		switch e.By.Kind {
 		case KindPod:
-			r := s.tracker.record(cluster.PodKey(e.By.Key))
+			r := t.record(cluster.PodKey(e.By.Key))
 			if r == nil {
 				return invariantError("pod %s evicted by unknown pod %s", e.Pod, e.By.Key)
 			}
 			prio = r.info.Priority()
 		case KindPodGroup:
-			prio = s.tracker.group(e.By.Key).group.EffectivePriority()
+			prio = t.group(e.By.Key).group.EffectivePriority()
 		case KindCompositePodGroup:
-			prio = s.tracker.composites[e.By.Key].cpg.EffectivePriority()
+			prio = t.composites[e.By.Key].cpg.EffectivePriority()
 		default:
 			continue // a drain, not a preemption
 		}
@@ -235,7 +239,7 @@ func (s *Scheduler) checkVictims() error {
 			return invariantError("pod %s (priority %d) was evicted by %s of priority %d", e.Pod, victim.info.Priority(), e.By.Key, prio)
 		}
 	}
-	s.invariants.evictions = len(s.evictions)
+	inv.evictions = len(evictions)
 	return nil
 }
 
@@ -266,7 +270,7 @@ func (s *Scheduler) CheckQuiescent() error {
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
 		return err
 	}
-	restore := s.saveScanPositions()
+	restore := s.profiles.saveScanPositions()
 	defer restore()
 	for it := range s.queue.All() {
 		if it.InFlight() {
@@ -291,14 +295,14 @@ func (s *Scheduler) CheckQuiescent() error {
 			continue
 		}
 		leaves := s.tracker.leafRecords(root)
-		if s.validateRoot(root, leaves, pending[0]) != "" {
+		if s.tracker.validateRoot(root, leaves, pending[0], &s.profiles) != "" {
 			continue
 		}
 		p := s.profiles.forPod(pending[0].info)
 		if p == nil {
 			continue
 		}
-		tree := s.buildTree(root)
+		tree := s.tracker.buildTree(root, s.nominations)
 		out := s.placeRoot(p, tree)
 		if out.Err == nil && out.Feasible && len(out.Assignments(tree)) > 0 {
 			return invariantError("group %s can be placed now but the run ended without retrying it", root.Key)
@@ -309,9 +313,9 @@ func (s *Scheduler) CheckQuiescent() error {
 
 // saveScanPositions remembers where every profile's filter scan starts,
 // so that dry runs leave later decisions unchanged.
-func (s *Scheduler) saveScanPositions() func() {
+func (ps *profiles) saveScanPositions() func() {
 	saved := map[*profile]int{}
-	for _, p := range s.profiles.list {
+	for _, p := range ps.list {
 		saved[p] = p.pods.ScanPosition()
 	}
 	return func() {

@@ -75,7 +75,7 @@ func (s *Scheduler) setPending(r *podRecord) error {
 
 // setReason records why a pending pod is not placed and tells observers
 // when the reason is new: a pod waiting on its gang hears the same reason at
-// every arrival, and an attempt's failure is told by failAttempt.
+// every arrival, and an attempt's failure is told by failWith.
 func (s *Scheduler) setReason(r *podRecord, reason string) {
 	r.unschedulable = false
 	if r.reasonText() == reason {
@@ -85,11 +85,9 @@ func (s *Scheduler) setReason(r *podRecord, reason string) {
 	s.emit(podEvent(EventPodUnschedulable, r.info, "", reason))
 }
 
-// failAttempt records the failed attempt of a pod to be placed.
-func (s *Scheduler) failAttempt(r *podRecord, reason string) { s.failWith(r, reason, nil) }
 
-// failWith is failAttempt for an attempt whose node by node rejections
-// are fit (nil for none).
+// failWith records the failed attempt of a pod to be placed, with its
+// node by node rejections fit (nil for none).
 func (s *Scheduler) failWith(r *podRecord, reason string, fit *fw.FitError) {
 	r.reason, r.lastFit, r.gated, r.unschedulable, r.reasonFit = reason, fit, false, true, false
 	if s.wants(EventPodUnschedulable) {

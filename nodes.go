@@ -20,14 +20,14 @@ func (s *Scheduler) AddNode(n cluster.Node) error {
 	if err := s.cache.AddNode(n); err != nil {
 		return err
 	}
-	s.emit(nodeEvent(EventNodeAdded, n.Name, s.nodeObject(n.Name)))
+	s.emit(nodeEvent(EventNodeAdded, n.Name, nodeObject(s.cache, n.Name)))
 	s.clusterChanged(fw.NodeAdded)
 	return nil
 }
 
 // nodeObject returns a copy of a node as the cache holds it, for an event.
-func (s *Scheduler) nodeObject(name string) *cluster.Node {
-	ni, _ := s.cache.Node(name)
+func nodeObject(cache *cluster.Cache, name string) *cluster.Node {
+	ni, _ := cache.Node(name)
 	n := ni.Node().Clone()
 	return &n
 }
@@ -52,7 +52,7 @@ func (s *Scheduler) updateNode(n cluster.Node, kind EventKind) error {
 	if err := s.cache.UpdateNode(n); err != nil {
 		return err
 	}
-	s.emit(nodeEvent(kind, n.Name, s.nodeObject(n.Name)))
+	s.emit(nodeEvent(kind, n.Name, nodeObject(s.cache, n.Name)))
 	s.clusterChanged(fw.NodeChanged)
 	return nil
 }
@@ -121,7 +121,7 @@ func (s *Scheduler) DrainNode(name string) error {
 	ni, _ := s.cache.Node(name)
 	var evict []*cluster.PodInfo
 	for _, pi := range slices.Collect(ni.Pods()) {
-		if !s.budgetsAllow(pi) {
+		if !budgetsAllow(s.cache, pi) {
 			continue
 		}
 		if err := s.removeFromNode(pi.Key()); err != nil {
@@ -139,8 +139,8 @@ func (s *Scheduler) DrainNode(name string) error {
 
 // budgetsAllow reports whether every budget covering pi allows one more
 // disruption now.
-func (s *Scheduler) budgetsAllow(pi *cluster.PodInfo) bool {
-	for b := range s.cache.Budgets() {
+func budgetsAllow(cache *cluster.Cache, pi *cluster.PodInfo) bool {
+	for b := range cache.Budgets() {
 		if b.Budget.Matches(pi.Pod()) && b.Allowed < 1 {
 			return false
 		}

@@ -161,7 +161,7 @@ func (b *Sandbox) check(pod *cluster.PodInfo, node int) *fw.Status {
 		if st := p.pods.PreFilter(b.state, b.snap, pod); st != nil && !st.IsSkip() {
 			b.preErr = st
 		}
-		b.pins = b.s.domainPins(pod.Pod(), b.snap)
+		b.pins = b.s.tracker.domainPins(pod.Pod(), b.snap, b.s.nominations)
 	}
 	if b.preErr != nil {
 		return b.preErr
@@ -180,11 +180,11 @@ func (b *Sandbox) check(pod *cluster.PodInfo, node int) *fw.Status {
 // the rest of a group, or of a composite, in the domain where some of it
 // already runs (nodes named in snap). Without them the autoscaler would add a node the group
 // cannot use, see it unneeded, remove it, and add it again for ever.
-func (s *Scheduler) domainPins(p *cluster.Pod, snap *cluster.Snapshot) []domainPin {
+func (t *tracker) domainPins(p *cluster.Pod, snap *cluster.Snapshot, noms *nominator) []domainPin {
 	if p.PodGroup == "" {
 		return nil
 	}
-	gr := s.tracker.group(groupKeyOf(p))
+	gr := t.group(groupKeyOf(p))
 	if gr == nil {
 		return nil
 	}
@@ -199,10 +199,10 @@ func (s *Scheduler) domainPins(p *cluster.Pod, snap *cluster.Snapshot) []domainP
 			}
 		}
 	}
-	pin(gr.group.TopologyKey, s.tracker.scheduledNodes(gr))
-	for _, ref := range s.tracker.forest.Ancestors(podgroup.Ref{Key: gr.key}) {
-		if c := s.tracker.forest.Composite(ref.Key); c != nil && c.TopologyKey != "" {
-			pin(c.TopologyKey, s.buildTree(ref).Composite.ScheduledNodes)
+	pin(gr.group.TopologyKey, t.scheduledNodes(gr))
+	for _, ref := range t.forest.Ancestors(podgroup.Ref{Key: gr.key}) {
+		if c := t.forest.Composite(ref.Key); c != nil && c.TopologyKey != "" {
+			pin(c.TopologyKey, t.buildTree(ref, noms).Composite.ScheduledNodes)
 		}
 	}
 	return pins
@@ -247,11 +247,11 @@ func (b *Sandbox) PlaceGroup(root podgroup.Ref) ([]Placed, string) {
 	case s.tracker.gatedCount(root) > 0:
 		return nil, "the scheduler does not try it yet: some of its pods have scheduling gates"
 	}
-	if msg := s.checkRoot(root, s.tracker.leafRecords(root), pending[0]); msg != "" {
+	if msg := s.tracker.checkRoot(root, s.tracker.leafRecords(root), pending[0], &s.profiles); msg != "" {
 		return nil, msg
 	}
 	p := b.shell.profiles.forPod(pending[0].info)
-	tree := s.buildTree(root)
+	tree := s.tracker.buildTree(root, s.nominations)
 	m := b.Mark()
 	out := p.groups.ScheduleTree(b.snap, tree, fw.Placement{})
 	b.Revert(m)

@@ -262,7 +262,7 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry], res *CycleResult) error 
 	}
 	leaves := s.tracker.leafRecords(root)
 	p := s.profiles.of(pending[0]) // kube-scheduler takes the first queued pod's
-	if msg := s.validateRoot(root, leaves, pending[0]); msg != "" {
+	if msg := s.tracker.validateRoot(root, leaves, pending[0], &s.profiles); msg != "" {
 		return s.errorCycle(it, leaves, pending, msg, res)
 	}
 	if err := s.cache.UpdateSnapshot(s.snap); err != nil {
@@ -272,7 +272,7 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry], res *CycleResult) error 
 		r.attempts++
 	}
 	s.explainer.start()
-	tree := s.buildTree(root)
+	tree := s.tracker.buildTree(root, s.nominations)
 	cp := s.snap.Checkpoint()
 	out := p.groups.ScheduleTree(s.snap, tree, fw.Placement{})
 	placed := out.Assignments(tree)
@@ -341,7 +341,7 @@ const errPodGroupUnschedulable = "pod group is unschedulable"
 // nominated to the nodes found. Nothing is bound in this cycle; the group
 // retries, nominated nodes first, once the victims are gone.
 func (s *Scheduler) postFilterGroup(p *profile, root podgroup.Ref, pending []*podRecord) ([]Eviction, []Binding) {
-	g := s.rootGroup(root)
+	g := s.tracker.rootGroup(root, s.nominations)
 	pods := make([]*cluster.PodInfo, len(pending))
 	for i, r := range pending {
 		pods[i] = r.info
@@ -375,7 +375,7 @@ func (s *Scheduler) actuateGroup(root podgroup.Ref, res *fw.PodGroupPostFilterRe
 // placeForPreemption runs the root's placement algorithm on the snapshot
 // as preemption left it (victims removed) and leaves it unchanged.
 func (s *Scheduler) placeForPreemption(p *profile, root podgroup.Ref) ([]fw.Assignment, *fw.Status) {
-	tree := s.buildTree(root)
+	tree := s.tracker.buildTree(root, s.nominations)
 	out := s.placeRoot(p, tree)
 	placed := out.Assignments(tree)
 	switch {
@@ -392,7 +392,7 @@ func (s *Scheduler) placeForPreemption(p *profile, root podgroup.Ref) ([]fw.Assi
 // the reason on every pending pod, nothing bound, error backoff.
 func (s *Scheduler) errorCycle(it *queue.Item[entry], leaves []groupID, pending []*podRecord, msg string, res *CycleResult) error {
 	for _, r := range pending {
-		s.failAttempt(r, msg)
+		s.failWith(r, msg, nil)
 		r.unschedulable = false // kube's SchedulerError, not Unschedulable
 	}
 	for _, id := range leaves {

@@ -332,9 +332,9 @@ type PodStatus struct {
 }
 
 // podStatus is r's status with its reason as it stands now.
-func (s *Scheduler) podStatus(r *podRecord) PodStatus {
+func (t *tracker) podStatus(r *podRecord) PodStatus {
 	st := r.status()
-	st.Reason = s.tracker.gatedReason(r)
+	st.Reason = t.gatedReason(r)
 	return st
 }
 
@@ -347,7 +347,7 @@ func (s *Scheduler) Pod(key cluster.PodKey) (PodStatus, bool) {
 	if r == nil {
 		return PodStatus{}, false
 	}
-	return s.podStatus(r), true
+	return s.tracker.podStatus(r), true
 }
 
 // Pods yields the status of every pod the scheduler knows, in key order.
@@ -357,7 +357,7 @@ func (s *Scheduler) Pods() iter.Seq[PodStatus] {
 			return
 		}
 		for _, k := range slices.Sorted(mapKeys(s.tracker.pods)) {
-			if !yield(s.podStatus(s.tracker.record(k))) {
+			if !yield(s.tracker.podStatus(s.tracker.record(k))) {
 				return
 			}
 		}
