@@ -85,7 +85,6 @@ func (s *Scheduler) setReason(r *podRecord, reason string) {
 	s.emit(podEvent(EventPodUnschedulable, r.info, "", reason))
 }
 
-
 // failWith records the failed attempt of a pod to be placed, with its
 // node by node rejections fit (nil for none).
 func (s *Scheduler) failWith(r *podRecord, reason string, fit *fw.FitError) {
