@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/podgroup"
 )
@@ -181,4 +182,96 @@ func TestGatedOrphan(t *testing.T) {
 	ts.gang("later", 1)
 	ts.run()
 	require.Equal(t, PhaseBound, ts.status("p").Phase)
+}
+
+// holdLabel is a user's PreEnqueue plugin: it holds every pod labelled
+// hold=yes out of the queue.
+type holdLabel struct{}
+
+func (holdLabel) Name() string { return "HoldLabel" }
+
+func (holdLabel) PreEnqueue(pod *cluster.PodInfo) *fw.Status {
+	if pod.Pod().Labels["hold"] == "yes" {
+		return fw.NewStatus(fw.UnschedulableAndUnresolvable, "held by label")
+	}
+	return nil
+}
+
+// newHoldSched makes a scheduler whose default profile runs holdLabel
+// beside the defaults, with the plugins named in disabled off.
+func newHoldSched(t *testing.T, disabled ...string) *testSched {
+	t.Helper()
+	reg := fw.Registry{"HoldLabel": {New: func(any, fw.Handle) (fw.Plugin, error) { return holdLabel{}, nil }}}
+	set := PluginSet{Enabled: []PluginRef{{Name: "HoldLabel"}}}
+	for _, name := range disabled {
+		set.Disabled = append(set.Disabled, PluginRef{Name: name})
+	}
+	s, err := New(Config{CheckInvariants: true, Profiles: []Profile{{Plugins: &Plugins{PreEnqueue: set}}}}, WithRegistry(reg))
+	require.NoError(t, err)
+	ts := &testSched{Scheduler: s, t: t}
+	ts.nodes("n", 2, 4000)
+	return ts
+}
+
+// A user's PreEnqueue plugin holds the pods it refuses, pending with its
+// message and never tried, as the built-in SchedulingGates holds gated
+// pods; the others are placed.
+func TestPreEnqueuePluginHoldsWhatItRefuses(t *testing.T) {
+	ts := newHoldSched(t)
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("held").MilliCPU(1000).Label("hold", "yes").Obj(), 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("free").MilliCPU(1000).Obj(), 0))
+	ts.run()
+	st := ts.status("held")
+	require.Equal(t, PhasePending, st.Phase)
+	require.Equal(t, "held by label", st.Reason)
+	require.Equal(t, PhaseBound, ts.status("free").Phase)
+	require.Equal(t, 1, ts.Stats().Cycles, "the held pod is never tried")
+	_, _, _, gated := ts.queue.Counts()
+	require.Equal(t, 1, gated)
+	require.NoError(t, ts.CheckQuiescent())
+}
+
+// The plugins run in the profile's order, a plugin enabled at the point
+// itself before the MultiPoint ones (as kube-scheduler orders them); the
+// first refusal is the reason. Ungating runs them again: the gates are
+// gone, the other plugin still holds the pod.
+func TestPreEnqueuePluginsRunInOrderAndAgainOnUngate(t *testing.T) {
+	ts := newHoldSched(t)
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("both").MilliCPU(1000).Label("hold", "yes").SchedulingGates("g").Obj(), 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("gated").MilliCPU(1000).SchedulingGates("g").Obj(), 0))
+	ts.run()
+	require.Equal(t, "held by label", ts.status("both").Reason, "HoldLabel, enabled at PreEnqueue, runs first")
+	require.Equal(t, "waiting for scheduling gates: [g]", ts.status("gated").Reason)
+	require.NoError(t, ts.UngatePod(cluster.MakePodKey("", "both")))
+	require.NoError(t, ts.UngatePod(cluster.MakePodKey("", "gated")))
+	ts.run()
+	st := ts.status("both")
+	require.Equal(t, PhasePending, st.Phase)
+	require.Empty(t, st.SchedulingGates)
+	require.Equal(t, "held by label", st.Reason)
+	require.Equal(t, PhaseBound, ts.status("gated").Phase)
+	require.Equal(t, 1, ts.Stats().Cycles)
+}
+
+// With SchedulingGates disabled, as a kube-scheduler profile may disable
+// it, a gated pod is queued and placed like any other.
+func TestSchedulingGatesDisabledQueuesGatedPods(t *testing.T) {
+	ts := newHoldSched(t, "SchedulingGates")
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("p").MilliCPU(1000).SchedulingGates("g").Obj(), 0))
+	ts.run()
+	require.Equal(t, PhaseBound, ts.status("p").Phase)
+}
+
+// A gang member held by a PreEnqueue plugin holds its whole group, as a
+// gated member does.
+func TestPreEnqueueRefusalHoldsTheGang(t *testing.T) {
+	ts := newHoldSched(t)
+	require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang("g", 2).Obj()))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("a").MilliCPU(1000).Group("g").Obj(), 0))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("b").MilliCPU(1000).Group("g").Label("hold", "yes").Obj(), 0))
+	ts.run()
+	require.Equal(t, PhasePending, ts.status("a").Phase)
+	require.Equal(t, "waiting for the scheduling gates of 1 pod of group g to be removed", ts.status("a").Reason)
+	require.Equal(t, "held by label", ts.status("b").Reason)
+	require.Zero(t, ts.Stats().Cycles)
 }

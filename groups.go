@@ -63,6 +63,7 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 		if readmitted[i] != nil {
 			r.setInfo(readmitted[i])
 			r.spec = nil
+			s.preEnqueue(r)
 		}
 		s.tracker.join(gr, r)
 	}
@@ -185,7 +186,7 @@ func (t *tracker) join(gr *groupRecord, r *podRecord) {
 	if r.phase == PhaseBound {
 		state = podgroup.Bound
 	}
-	if hasGates(r) {
+	if r.blocked() {
 		t.countGated(gr, 1)
 	}
 	t.changeMembers(gr, func(m *podgroup.Membership) { m.Set(r.info.Key(), state) })
@@ -348,10 +349,11 @@ func (t *tracker) gatedReason(r *podRecord) string {
 }
 
 // heldReason is why a pending member of a root that is not ready waits:
-// its own scheduling gates, else what its hierarchy waits for.
+// what keeps it out of the queue (its scheduling gates), else what its
+// hierarchy waits for.
 func (t *tracker) heldReason(r *podRecord) string {
-	if gates := r.info.Pod().SchedulingGates; len(gates) > 0 {
-		return GatesMessage(gates)
+	if r.blocked() {
+		return r.enqueueBlock
 	}
 	return t.gateMessage(podgroup.Ref{Key: t.groupOf(r).key})
 }
@@ -392,4 +394,54 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// setGates gives r's pod the gates left, in its admitted form and in the
+// form kept for a later admission.
+func (t *tracker) setGates(r *podRecord, left []string) {
+	p := *r.info.Pod()
+	p.SchedulingGates = left
+	r.setInfo(cluster.NewPodInfoShared(p))
+	if r.group != 0 {
+		t.groupOf(r).version++ // a member's pod changed
+	}
+	if r.spec != nil {
+		sp := *r.spec
+		sp.SchedulingGates = left
+		r.spec = &sp
+	}
+}
+
+// countGated adds d to the gated members of gr and of every composite
+// above it.
+func (t *tracker) countGated(gr *groupRecord, d int) {
+	gr.gated += d
+	for _, up := range t.forest.Ancestors(podgroup.Ref{Key: gr.key}) {
+		t.composites[up.Key].gated += d
+	}
+}
+
+// gatedCount counts the members with scheduling gates of the leaves under
+// ref.
+func (t *tracker) gatedCount(ref podgroup.Ref) int {
+	if ref.Composite {
+		return t.composites[ref.Key].gated
+	}
+	return t.group(ref.Key).gated
+}
+
+// gatesHeldMessage says which gated pods keep ref's hierarchy waiting,
+// from ref up, or "" when none does.
+func (t *tracker) gatesHeldMessage(ref podgroup.Ref) string {
+	if gr := t.group(ref.Key); !ref.Composite && gr.gated > 0 {
+		return fmt.Sprintf("waiting for the scheduling gates of %d %s of group %s to be removed",
+			gr.gated, plural(gr.gated, "pod", "pods"), displayName(gr.group.Namespace, gr.group.Name))
+	}
+	for _, up := range t.forest.Ancestors(ref) {
+		if c := t.composites[up.Key]; c.gated > 0 {
+			return fmt.Sprintf("waiting for the scheduling gates of %d %s of composite group %s to be removed",
+				c.gated, plural(c.gated, "pod", "pods"), displayName(c.cpg.Namespace, c.cpg.Name))
+		}
+	}
+	return ""
 }

@@ -69,7 +69,7 @@ func (t *tracker) checkReadiness() error {
 		gr := t.group(key)
 		gated := 0
 		for _, id := range gr.pods {
-			if hasGates(t.records.at(id)) {
+			if t.records.at(id).blocked() {
 				gated++
 			}
 		}
@@ -175,7 +175,7 @@ func (s *Scheduler) checkWaiting(r *podRecord) error {
 		if !queued {
 			return invariantError("pending pod %s: its root group %s is not queued", key, root.Key)
 		}
-		if hasGates(r) && !it.Gated() && !it.InFlight() {
+		if r.blocked() && !it.Gated() && !it.InFlight() {
 			return invariantError("pending pod %s has scheduling gates, but its root group %s is not held", key, root.Key)
 		}
 		return nil
@@ -187,7 +187,7 @@ func (s *Scheduler) checkWaiting(r *podRecord) error {
 	if !queued {
 		return invariantError("pending pod %s is not queued", key)
 	}
-	if it.Gated() != hasGates(r) {
+	if it.Gated() != r.blocked() {
 		return invariantError("pending pod %s has %d scheduling gates, and its item is gated: %v", key, len(r.info.Pod().SchedulingGates), it.Gated())
 	}
 	return nil
@@ -278,7 +278,7 @@ func (s *Scheduler) CheckQuiescent() error {
 		}
 		if r := s.tracker.records.at(it.Value.pod); r != nil {
 			p := s.profiles.forPod(r.info)
-			if p == nil || hasGates(r) {
+			if p == nil || r.blocked() {
 				continue // held by its gates: it is not to be tried
 			}
 			if idx, fit := p.pods.Schedule(s.snap, r.info, nil, s.nominations.index(r)); fit == nil {

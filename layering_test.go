@@ -125,7 +125,7 @@ func TestPluginFolders(t *testing.T) {
 			}
 		}
 	}
-	require.Equal(t, 13, folders, "twelve plugin folders and helper")
+	require.Equal(t, 14, folders, "thirteen plugin folders and helper")
 }
 
 // TestLayeringCatchesViolations proves the check is live: a lower package
@@ -186,5 +186,5 @@ func TestEngineDoesNoIO(t *testing.T) {
 			require.False(t, strings.HasPrefix(imp, modulePath+"/trace"), "%s imports %s", fields[0], imp)
 		}
 	}
-	require.Equal(t, 9+14, engine, "the root, its six layers, cluster/deviceselector, internal/prefetch and the 14 packages of plugins are listed")
+	require.Equal(t, 9+15, engine, "the root, its six layers, cluster/deviceselector, internal/prefetch and the 15 packages of plugins are listed")
 }

@@ -56,8 +56,8 @@ func (s *Scheduler) setPending(r *podRecord) error {
 			return s.offerGroup(s.tracker.groupOf(r), []*podRecord{r})
 		}
 		p := r.info.Pod()
-		if hasGates(r) { // its gates come first, as kube-scheduler's PreEnqueue plugins
-			s.setReason(r, GatesMessage(p.SchedulingGates))
+		if r.blocked() { // its gates come first, as kube-scheduler's PreEnqueue plugins
+			s.setReason(r, r.enqueueBlock)
 			return nil
 		}
 		s.setReason(r, fmt.Sprintf("pod group %s does not exist: the pod waits until it is created", displayName(p.Namespace, p.PodGroup)))
@@ -67,7 +67,7 @@ func (s *Scheduler) setPending(r *podRecord) error {
 		s.setReason(r, fmt.Sprintf("pod names scheduler %q, which no profile has", r.info.Pod().EffectiveSchedulerName()))
 		return nil
 	}
-	if hasGates(r) {
+	if r.blocked() {
 		return s.holdGated(r)
 	}
 	return s.enqueue(r)
@@ -149,7 +149,7 @@ func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
 	}
 	switch {
 	case r.group != 0:
-		if hasGates(r) {
+		if r.blocked() {
 			s.tracker.countGated(s.tracker.groupOf(r), -1)
 		}
 		s.tracker.changeMembers(s.tracker.groupOf(r), func(m *podgroup.Membership) { m.Remove(r.info.Key()) })

@@ -2,7 +2,9 @@ package gangsim
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gangsim/gangsim/cluster"
@@ -95,6 +97,7 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 	if len(s.quotas) > 0 {
 		s.chargeQuotas(info.Pod(), false, 1)
 	}
+	s.preEnqueue(r)
 	if p.PodGroup != "" {
 		s.tracker.attach(r)
 	}
@@ -198,3 +201,50 @@ const maxTime = time.Duration(1<<63 - 1)
 // is given (run times, grace periods, backoffs, RunUntil): a hundred years.
 // Any time plus any duration then stays far from overflowing.
 const MaxSimulatedTime = 100 * 365 * 24 * time.Hour
+
+// ErrUnknownGate is wrapped by UngatePod's error for a gate the pod does
+// not have.
+var ErrUnknownGate = errors.New("gangsim: the pod has no such scheduling gate")
+
+// UngatePod removes scheduling gates from a pod, as a controller removing
+// entries of its spec.schedulingGates does, at the current simulated
+// time: the gates named, or every gate when none is named. Once no gate is
+// left the pod (or its root group) is queued to be tried. It emits
+// EventPodUngated. A pod without gates is left as it is; a gate the pod
+// does not have is an error (ErrUnknownGate), as is a pod that is gone
+// (ErrUnknownPod).
+func (s *Scheduler) UngatePod(key cluster.PodKey, gates ...string) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	r := s.tracker.record(key)
+	if r == nil || r.phase == PhaseDeleted || r.phase == PhaseSucceeded {
+		return fmt.Errorf("%w: %s", ErrUnknownPod, key)
+	}
+	have := r.info.Pod().SchedulingGates
+	for _, g := range gates {
+		if !slices.Contains(have, g) {
+			return fmt.Errorf("%w: pod %s has no gate %q (it has %v)", ErrUnknownGate, key, g, have)
+		}
+	}
+	if len(have) == 0 {
+		return nil
+	}
+	var left []string // a new list: the pod's is shared, read-only
+	if len(gates) > 0 {
+		for _, g := range have {
+			if !slices.Contains(gates, g) {
+				left = append(left, g)
+			}
+		}
+	}
+	s.tracker.setGates(r, left)
+	wasBlocked := r.blocked()
+	s.preEnqueue(r) // the pod changed: its PreEnqueue plugins are asked again
+	r.reason, r.reasonFit = r.enqueueBlock, false
+	s.emit(podEvent(EventPodUngated, r.info, "", r.reason))
+	if r.blocked() || !wasBlocked {
+		return nil
+	}
+	return s.released(r)
+}

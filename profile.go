@@ -27,6 +27,7 @@ type Profile struct {
 // a plugin at every point it implements.
 type Plugins struct {
 	MultiPoint         PluginSet
+	PreEnqueue         PluginSet
 	PreFilter          PluginSet
 	Filter             PluginSet
 	PostFilter         PluginSet
@@ -42,7 +43,7 @@ type Plugins struct {
 // clone returns a copy of p with its own lists.
 func (p *Plugins) clone() Plugins {
 	c := *p
-	for _, set := range []*PluginSet{&c.MultiPoint, &c.PreFilter, &c.Filter, &c.PostFilter, &c.PreScore, &c.Score, &c.Reserve,
+	for _, set := range []*PluginSet{&c.MultiPoint, &c.PreEnqueue, &c.PreFilter, &c.Filter, &c.PostFilter, &c.PreScore, &c.Score, &c.Reserve,
 		&c.PlacementGenerate, &c.PlacementFeasible, &c.PlacementScore, &c.PodGroupPostFilter} {
 		set.Enabled, set.Disabled = slices.Clone(set.Enabled), slices.Clone(set.Disabled)
 	}
@@ -79,6 +80,7 @@ func DefaultProfile() Profile { return Profile{SchedulerName: cluster.DefaultSch
 // gates on (GangScheduling, TopologyPlacementGenerator, PodGroupPodsCount).
 func DefaultPlugins() []PluginRef {
 	return []PluginRef{
+		{Name: "SchedulingGates"},
 		{Name: "NodeName"},
 		{Name: "NodeUnschedulable"},
 		{Name: "TaintToleration", Weight: 3},
@@ -114,6 +116,7 @@ type extensionPoint struct {
 func is[T any](p fw.Plugin) bool { _, ok := p.(T); return ok }
 
 var extensionPoints = []extensionPoint{
+	{"preEnqueue", func(p *Plugins) *PluginSet { return &p.PreEnqueue }, is[fw.PreEnqueuePlugin], false},
 	{"preFilter", func(p *Plugins) *PluginSet { return &p.PreFilter }, is[fw.PreFilterPlugin], false},
 	{"filter", func(p *Plugins) *PluginSet { return &p.Filter }, is[fw.FilterPlugin], false},
 	{"postFilter", func(p *Plugins) *PluginSet { return &p.PostFilter }, is[fw.PostFilterPlugin], false},

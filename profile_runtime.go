@@ -42,6 +42,7 @@ type profile struct {
 	name            string
 	pods            *placement.PodScheduler
 	groups          *placement.GroupScheduler
+	preEnqueue      []fw.PreEnqueuePlugin
 	postFilter      []fw.PostFilterPlugin
 	groupPostFilter []fw.PodGroupPostFilterPlugin
 	handle          *handle
@@ -115,6 +116,8 @@ func (s *Scheduler) newProfile(rp *resolvedProfile, reg fw.Registry, pct int32) 
 // add puts an instance at one extension point.
 func (p *profile) add(point string, pl fw.Plugin, weight int64, pods *placement.PodPlugins) {
 	switch point {
+	case "preEnqueue":
+		p.preEnqueue = append(p.preEnqueue, pl.(fw.PreEnqueuePlugin))
 	case "preFilter":
 		pods.PreFilter = append(pods.PreFilter, pl.(fw.PreFilterPlugin))
 	case "filter":

@@ -203,10 +203,18 @@ type podRecord struct {
 	// a failed gang member's message is made when someone reads it
 	// (reasonText), not at every retry
 	reasonFit bool
-	lastFit   *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
-	shape     podShape     // the KnownFailures shortcut's (shortcuts.go)
-	profile   int32        // see profileOf; 0 until looked up
+	// enqueueBlock is the message of the PreEnqueue plugin that keeps the
+	// pod out of the queue (its scheduling gates, for the built-in one),
+	// "" when none does (see preEnqueue)
+	enqueueBlock string
+	lastFit      *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
+	shape        podShape     // the KnownFailures shortcut's (shortcuts.go)
+	profile      int32        // see profileOf; 0 until looked up
 }
+
+// blocked reports whether a PreEnqueue plugin keeps the pod out of the
+// queue.
+func (r *podRecord) blocked() bool { return r.enqueueBlock != "" }
 
 // ended reports whether the pod's life is over: it succeeded or was
 // deleted. Its key may name a new pod.

@@ -181,9 +181,40 @@ func (s *Scheduler) released(r *podRecord) error {
 // holdGated puts a pod with scheduling gates in the gated pool, pending
 // with kube-scheduler's reason.
 func (s *Scheduler) holdGated(r *podRecord) error {
-	s.setReason(r, GatesMessage(r.info.Pod().SchedulingGates))
+	s.setReason(r, r.enqueueBlock)
 	return s.queue.AddGated(&queue.Item[entry]{
 		Key: podItemKey(r.info.Key()), Kind: queue.KindPod, Priority: r.info.Priority(),
 		FirstSeen: r.firstSeen, Timestamp: s.now, Size: 1, Value: entry{pod: r.id},
 	})
+}
+
+// Scheduling gates (a pod's spec.schedulingGates) hold a pod out of
+// scheduling until a controller removes them: the SchedulingGates
+// PreEnqueue plugin refuses the pod, which is pending, never tried, and
+// waits in the queue's gated pool, not in activeQ. A pod of a group holds
+// its whole root group there, as kube-scheduler's queue gates a pod-group
+// entity when any of its pods is gated: the group is tried once none of
+// its pending pods is refused. The gated pod counts among the group's
+// known pods for minCount (kube's AllPodsCount), but nothing of its
+// hierarchy is placed without it.
+
+// preEnqueue asks the PreEnqueue plugins of the pod's profile, in order,
+// whether it may be queued, and keeps the first refusal's message on its
+// record ("" when all pass): what holds the pod, and a member's root
+// group, in the gated pool until a change (UngatePod) lets it through. It
+// runs when the pod is added and when it changes, as kube-scheduler runs
+// them on a pod's addition and update. A pod that names no profile is
+// held by none: this scheduler never queues it.
+func (s *Scheduler) preEnqueue(r *podRecord) {
+	r.enqueueBlock = ""
+	p := s.profiles.of(r)
+	if p == nil {
+		return
+	}
+	for _, pl := range p.preEnqueue {
+		if st := pl.PreEnqueue(r.info); !st.IsSuccess() {
+			r.enqueueBlock = st.Message()
+			return
+		}
+	}
 }

@@ -13,6 +13,20 @@ type Plugin interface {
 	Name() string
 }
 
+// PreEnqueuePlugin decides whether a pod may enter the queue to be tried
+// at all, as kube-scheduler's PreEnqueue extension point does. The
+// scheduler asks it when the pod is added and again when the pod changes
+// (UngatePod). A non-nil status (UnschedulableAndUnresolvable) keeps the
+// pod out of activeQ, in the queue's gated pool, pending with the
+// status's message as its reason, until a change makes every PreEnqueue
+// plugin pass; a member of a PodGroup holds its whole root group so. It
+// sees the pod alone: no snapshot, no CycleState. SchedulingGates is the
+// built-in one.
+type PreEnqueuePlugin interface {
+	Plugin
+	PreEnqueue(pod *cluster.PodInfo) *Status
+}
+
 // PreFilterPlugin runs once per pod per attempt, before any node is
 // filtered, and may look at the whole snapshot to prepare state for its
 // Filter (kept in the CycleState). It returns:

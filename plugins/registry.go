@@ -1,5 +1,5 @@
 // Package plugins holds the built-in plugins, one folder each with
-// kube-scheduler's names (nodename, nodeunschedulable, tainttoleration,
+// kube-scheduler's names (schedulinggates, nodename, nodeunschedulable, tainttoleration,
 // nodeaffinity, noderesources, podtopologyspread, interpodaffinity,
 // topologyplacement, podgrouppodscount, gangscheduling, dynamicresources,
 // defaultpreemption), and NewInTreeRegistry, which names them for
@@ -19,6 +19,7 @@ import (
 	"github.com/gangsim/gangsim/plugins/nodeunschedulable"
 	"github.com/gangsim/gangsim/plugins/podgrouppodscount"
 	"github.com/gangsim/gangsim/plugins/podtopologyspread"
+	"github.com/gangsim/gangsim/plugins/schedulinggates"
 	"github.com/gangsim/gangsim/plugins/tainttoleration"
 	"github.com/gangsim/gangsim/plugins/topologyplacement"
 )
@@ -27,6 +28,7 @@ import (
 // Each call returns a new map.
 func NewInTreeRegistry() fw.Registry {
 	return fw.Registry{
+		schedulinggates.Name:                 {New: schedulinggates.New},
 		nodename.Name:                        {New: nodename.New},
 		nodeunschedulable.Name:               {New: nodeunschedulable.New},
 		tainttoleration.Name:                 {New: tainttoleration.New},

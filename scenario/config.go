@@ -149,7 +149,8 @@ func (b *builder) profile(s *schema.Profile, where string) (gangsim.Profile, err
 			spec  *schema.PluginSet
 			into  *gangsim.PluginSet
 		}{
-			{"multiPoint", s.Plugins.MultiPoint, &p.Plugins.MultiPoint}, {"preFilter", s.Plugins.PreFilter, &p.Plugins.PreFilter},
+			{"multiPoint", s.Plugins.MultiPoint, &p.Plugins.MultiPoint}, {"preEnqueue", s.Plugins.PreEnqueue, &p.Plugins.PreEnqueue},
+			{"preFilter", s.Plugins.PreFilter, &p.Plugins.PreFilter},
 			{"filter", s.Plugins.Filter, &p.Plugins.Filter}, {"postFilter", s.Plugins.PostFilter, &p.Plugins.PostFilter},
 			{"preScore", s.Plugins.PreScore, &p.Plugins.PreScore}, {"score", s.Plugins.Score, &p.Plugins.Score},
 			{"reserve", s.Plugins.Reserve, &p.Plugins.Reserve}, {"placementGenerate", s.Plugins.PlacementGenerate, &p.Plugins.PlacementGenerate},

@@ -44,7 +44,6 @@ type kubeProfile struct {
 // which warn when set.
 type kubePlugins struct {
 	schema.Plugins `yaml:",inline"`
-	PreEnqueue     unmodelled `yaml:"preEnqueue"`
 	QueueSort      unmodelled `yaml:"queueSort"`
 	Permit         unmodelled `yaml:"permit"`
 	PreBind        unmodelled `yaml:"preBind"`
@@ -125,7 +124,7 @@ func (k *kubeImport) profile(o *Object, p *kubeProfile, where string) (schema.Pr
 		for _, pt := range []struct {
 			name string
 			set  *schema.PluginSet
-		}{{"multiPoint", ps.MultiPoint}, {"preFilter", ps.PreFilter}, {"filter", ps.Filter}, {"postFilter", ps.PostFilter},
+		}{{"multiPoint", ps.MultiPoint}, {"preEnqueue", ps.PreEnqueue}, {"preFilter", ps.PreFilter}, {"filter", ps.Filter}, {"postFilter", ps.PostFilter},
 			{"preScore", ps.PreScore}, {"score", ps.Score}, {"reserve", ps.Reserve}, {"placementGenerate", ps.PlacementGenerate},
 			{"placementFeasible", ps.PlacementFeasible}, {"placementScore", ps.PlacementScore}, {"podGroupPostFilter", ps.PodGroupPostFilter}} {
 			if pt.set == nil {

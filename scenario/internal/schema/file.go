@@ -91,6 +91,7 @@ type Profile struct {
 // Plugins are a profile's plugin sets, by extension point.
 type Plugins struct {
 	MultiPoint         *PluginSet `yaml:"multiPoint"`
+	PreEnqueue         *PluginSet `yaml:"preEnqueue"`
 	PreFilter          *PluginSet `yaml:"preFilter"`
 	Filter             *PluginSet `yaml:"filter"`
 	PostFilter         *PluginSet `yaml:"postFilter"`
