@@ -39,9 +39,9 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 		own = append(own, gangsim.WithExplain(sc.Explain...))
 	}
 	opts = append(own, opts...)
-	f := sc.newFleet()
-	if f != nil {
-		opts = append(opts, gangsim.WithPause(f.see))
+	m := sc.newManager()
+	if m != nil {
+		opts = append(opts, m.Attach())
 	}
 	as, err := sc.newScaler()
 	if err != nil {
@@ -57,11 +57,11 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 	if err := as.start(sc, s); err != nil {
 		return nil, err
 	}
-	err = sc.drive(s, f, as)
+	err = sc.drive(s, m, as)
 	if err != nil && !errors.Is(err, gangsim.ErrNoProgress) {
 		return nil, err
 	}
-	res := rec.result(sc, s, f)
+	res := rec.result(sc, s, m)
 	as.addResult(res, s.Now())
 	if err != nil {
 		// a run that never settles still has its result so far
