@@ -49,5 +49,6 @@
 // Concurrency: a Manager and its Scheduler are driven from one goroutine;
 // the pause hook runs inside the Scheduler's calls, on that goroutine.
 // A Workload is read, never written: several Managers (one per run of a
-// what-if search, say) may share the same workloads concurrently.
+// what-if search, say) may share the same workloads concurrently, when
+// their RunTime functions may be called at once.
 package controllers

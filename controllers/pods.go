@@ -31,10 +31,13 @@ type PodError struct {
 	Err                   error
 }
 
+// Error names the workload, its pod and the time: "ReplicaSet
+// default/web (pod web-3): at 10m0s: ...".
 func (e *PodError) Error() string {
 	return fmt.Sprintf("%s %s (pod %s): at %v: %v", e.Kind, e.Namespace+"/"+e.Name, e.Pod, e.At, e.Err)
 }
 
+// Unwrap returns the cause, for errors.Is and errors.As.
 func (e *PodError) Unwrap() error { return e.Err }
 
 // podError is the controller's PodError about its pod at the current time.

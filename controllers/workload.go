@@ -55,9 +55,6 @@ type Workload struct {
 	Pods []*cluster.Pod
 }
 
-// Key is the workload's "namespace/name".
-func (w *Workload) Key() string { return w.Namespace + "/" + w.Name }
-
 // service reports whether the controller keeps its pods running (a
 // ReplicaSet, StatefulSet or DaemonSet), rather than running them to
 // completion (a Job).
