@@ -30,15 +30,18 @@ var allowedImports = map[string][]string{
 	// the built-in plugins, on the public plugin API (see TestPluginFolders)
 	"plugins": {"cluster", "podgroup", "framework", "preemption"},
 	// the user layer reads the engine; the engine never imports it
-	"scenario": {"", "cluster", "podgroup", "framework", "placement", "preemption", "plugins", "autoscaler"},
+	"scenario": {"", "cluster", "podgroup", "framework", "placement", "preemption", "plugins", "autoscaler", "controllers"},
 	// importers build scenarios
 	"trace": {"", "cluster", "podgroup", "scenario"},
 	// metrics reads the event stream alone (its plots sub-package too)
 	"metrics": {"", "cluster", "podgroup", "autoscaler"},
 	// what-if searches run scenarios and measure them
-	"whatif": {"", "cluster", "podgroup", "framework", "placement", "plugins", "scenario", "metrics", "autoscaler"},
+	"whatif": {"", "cluster", "podgroup", "framework", "placement", "plugins", "scenario", "metrics", "autoscaler", "controllers"},
 	// the cluster autoscaler drives a Scheduler through its public API
 	"autoscaler": {"", "cluster", "podgroup"},
+	// the workload controllers (Job, ReplicaSet, StatefulSet, DaemonSet)
+	// drive a Scheduler through its public API, beside the autoscaler
+	"controllers": {"", "cluster", "podgroup"},
 	// test helpers for policy authors build the model and read it back
 	"gangsimtest": {"cluster", "podgroup"},
 }

@@ -2,23 +2,25 @@ package scenario
 
 import (
 	"errors"
-	"strconv"
-	"strings"
+	"fmt"
 	"time"
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/controllers"
 	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
 // Controllers of Kubernetes objects (docs/kubernetes-inputs.md,
 // "Controllers"). The importer expands each workload into the pods it has
-// at time 0; while the scenario runs, the runner follows the workload's
-// controller on the event stream (controllers_run.go) and acts through
-// the Scheduler's public API at the simulated time the controller would:
-// a Job runs pods until its completions are done or its failures exceed
-// its backoff limit; a ReplicaSet, a StatefulSet and a DaemonSet keep
-// their pods, making a new one for each that ends or is deleted.
+// at time 0; the builder turns each into a controllers.Workload, and the
+// runner starts a controllers.Manager beside the Scheduler, which follows
+// the event stream and acts through the Scheduler's public API at the
+// simulated time the controller would (drive.go interleaves it with the
+// timeline and the autoscaler): a Job runs pods until its completions are
+// done or its failures exceed its backoff limit; a ReplicaSet, a
+// StatefulSet and a DaemonSet keep their pods, making a new one for each
+// that ends or is deleted.
 
 // PhaseFailed is the phase the result gives a Job's pod that failed: it
 // was evicted by preemption, its node was removed or drained, it was
@@ -36,19 +38,12 @@ type Controller struct {
 	Name      string // as its pods' owner names it: a Deployment's ReplicaSet is <deployment>-<hash>
 	Source    Source // the object it comes from ("Deployment shop/web")
 
-	def      schema.Controller
-	template cluster.Pod // the pods it makes, before their name and labels
-	runTime  RunTime     // the template's annotation, or the default
-	pods     []int32     // indexes in Scenario.Pods of its pods at time 0
+	workload controllers.Workload // what its controller runs, without its Pods
+	pods     []int32              // indexes in Scenario.Pods of its pods at time 0
 }
 
 // Key is the controller's "namespace/name".
 func (c *Controller) Key() string { return c.Namespace + "/" + c.Name }
-
-// service reports whether the controller keeps its pods running (a
-// ReplicaSet, StatefulSet or DaemonSet), rather than running them to
-// completion (a Job).
-func (c *Controller) service() bool { return c.Kind != "Job" }
 
 // ownerKey names a controller as its pods' owner does.
 type ownerKey struct{ namespace, kind, name string }
@@ -112,102 +107,74 @@ func (b *builder) controller(s *schema.Controller) error {
 	if p.ResourceClaims, _, err = b.podClaims(&spec, where); err != nil {
 		return err
 	}
-	c := Controller{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Source: Source{File: s.File, Line: s.Line, Path: s.Object},
-		def: *s, template: p, runTime: b.opts.runTime}
+	rt := b.opts.runTime
 	if spec.Duration != "" {
 		d, err := parseTime(spec.Duration)
 		if err != nil {
 			return b.fail(spec.Line, where+".duration", err)
 		}
-		c.runTime = FixedRunTime(d)
+		rt = FixedRunTime(d)
+	}
+	c := Controller{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Source: Source{File: s.File, Line: s.Line, Path: s.Object},
+		workload: controllers.Workload{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Template: p,
+			Replicas: s.Replicas, OrdinalStart: s.OrdinalStart, Job: s.Job}}
+	if !rt.IsZero() {
+		c.workload.RunTime = func(key cluster.PodKey, n int) time.Duration { return rt.draw(string(key), n) }
 	}
 	b.sc.Controllers = append(b.sc.Controllers, c)
 	return nil
 }
 
-// pod makes the controller's pod named name, with index (a Job's
-// completion index, a StatefulSet's ordinal; -1 for none) and, for a
-// DaemonSet, the node it is pinned to. Its maps are the template's or its
-// own, read-only.
-func (c *Controller) pod(name string, index int, node string) cluster.Pod {
-	p := c.template
-	p.Name = name
-	p.Labels = c.def.PodLabels(name, index)
-	if node != "" {
-		p.Affinity = pinnedTo(p.Affinity, node)
+// newManager returns the controllers of the scenario's workloads for one
+// run; nil when the scenario has none, and runs as it would without them.
+func (sc *Scenario) newManager() *controllers.Manager {
+	if len(sc.Controllers) == 0 {
+		return nil
 	}
-	return p
+	return sc.manager()
 }
 
-// podSource names a pod the controller made while running, for run-time
-// errors: "Deployment shop/web (pod web-7f9c-5)".
-func (c *Controller) podSource(name string) Source {
-	src := c.Source
-	src.Path += " (pod " + name + ")"
-	return src
-}
-
-// pinnedTo returns a copy of a whose required node affinity is one term
-// matching the node's name, as the DaemonSet controller pins its pods.
-func pinnedTo(a *cluster.Affinity, node string) *cluster.Affinity {
-	var out cluster.Affinity
-	if a != nil {
-		out = *a
-	}
-	var na cluster.NodeAffinity
-	if out.NodeAffinity != nil {
-		na = *out.NodeAffinity
-	}
-	na.Required = []cluster.SelectorTerm{{MatchFields: []cluster.SelectorRequirement{
-		{Key: cluster.NodeNameField, Operator: cluster.SelectorIn, Values: []string{node}}}}}
-	out.NodeAffinity = &na
-	return &out
-}
-
-// daemonNode is the node a DaemonSet's pod runs on: the one it is bound
-// to, or the one its node affinity pins it to.
-func daemonNode(p *cluster.Pod) string {
-	if p.NodeName != "" {
-		return p.NodeName
-	}
-	if p.Affinity == nil || p.Affinity.NodeAffinity == nil {
-		return ""
-	}
-	for _, t := range p.Affinity.NodeAffinity.Required {
-		for _, r := range t.MatchFields {
-			if r.Key == cluster.NodeNameField && r.Operator == cluster.SelectorIn && len(r.Values) == 1 {
-				return r.Values[0]
-			}
+// manager returns the controllers of the scenario's workloads, each with
+// the pods it has at time 0; the pods with a run time that no service
+// keeps are the work a run waits for.
+func (sc *Scenario) manager() *controllers.Manager {
+	ws := make([]controllers.Workload, len(sc.Controllers))
+	for i := range sc.Controllers {
+		c := &sc.Controllers[i]
+		ws[i] = c.workload
+		ws[i].Pods = make([]*cluster.Pod, len(c.pods))
+		for k, at := range c.pods {
+			ws[i].Pods[k] = &sc.Pods[at].Pod
 		}
 	}
-	return ""
-}
-
-// podIndex is a pod's completion index (a Job's) or ordinal (a
-// StatefulSet's), from its label, or for a StatefulSet from its name; -1
-// when it has none.
-func (c *Controller) podIndex(p *cluster.Pod) int {
-	label := schema.JobCompletionIndexLabel
-	if c.Kind == "StatefulSet" {
-		label = schema.PodIndexLabel
-	}
-	if v, ok := p.Labels[label]; ok {
-		if i, err := strconv.Atoi(v); err == nil && i >= 0 {
-			return i
+	m := controllers.NewManager(ws, controllers.WithReservedNames(func(key cluster.PodKey) bool { return sc.podNames[key] }),
+		controllers.WithPodLimit(sc.podLimit-len(sc.Pods)))
+	for i := range sc.Pods {
+		if p := &sc.Pods[i]; p.Duration > 0 {
+			m.WaitFor(p.Pod.Key())
 		}
 	}
-	if c.Kind == "StatefulSet" {
-		if rest, ok := strings.CutPrefix(p.Name, c.Name+"-"); ok {
-			if i, err := strconv.Atoi(rest); err == nil && i >= 0 {
-				return i
-			}
-		}
-	}
-	return -1
+	return m
 }
 
-// runTimeFor is the run time of the controller's pod key, made for the
-// n-th time (a StatefulSet makes web-0 again).
-func (c *Controller) runTimeFor(key cluster.PodKey, n int) time.Duration {
-	return c.runTime.draw(string(key), n)
+// controllerError names the controller a run-time failure of the
+// Manager is about, and the pod: "Deployment shop/web (pod web-7f9c-5)".
+func (sc *Scenario) controllerError(err error) error {
+	var pe *controllers.PodError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	src := Source{Path: pe.Kind + " " + pe.Namespace + "/" + pe.Name}
+	for i := range sc.Controllers {
+		if c := &sc.Controllers[i]; c.Kind == pe.Kind && c.Namespace == pe.Namespace && c.Name == pe.Name {
+			src = c.Source
+			break
+		}
+	}
+	src.Path += " (pod " + pe.Pod + ")"
+	inner := pe.Err
+	if errors.Is(inner, controllers.ErrPodLimit) {
+		inner = fmt.Errorf("%w: %d", ErrPodLimit, sc.podLimit)
+	}
+	return sc.runError(src, &atError{At: pe.At, Err: inner})
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/gangsim/gangsim/controllers"
 )
 
 // workloadObjects are n nodes of 32 cpu, a Deployment of replicas pods and
@@ -68,7 +70,7 @@ func BenchmarkRunWorkloads(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if bc.duration != "" && res.Jobs[0].Status != jobComplete {
+				if bc.duration != "" && res.Jobs[0].Status != string(controllers.JobComplete) {
 					b.Fatalf("the Job is %s", res.Jobs[0].Status)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/controllers"
 )
 
 // deploymentYAML is a Deployment of two replicas whose pods run an hour.
@@ -148,7 +149,7 @@ spec:
 			arrived = append(arrived, string(e.PodKey()))
 		}
 	}))
-	require.ErrorIs(t, err, errNameTooLong)
+	require.ErrorIs(t, err, controllers.ErrNameTooLong)
 	require.Contains(t, err.Error(), "(pod "+name+"-10): at 10m0s: the name is longer than 253 characters")
 	require.Equal(t, "default/"+name+"-9", arrived[len(arrived)-1])
 	require.Len(t, name+"-9", 253)

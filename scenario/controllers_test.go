@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/controllers"
 )
 
 // ctlResult is a run of Kubernetes objects (and scenario files) with its
@@ -214,7 +215,7 @@ func TestSteppedRunMatchesThePlainRun(t *testing.T) {
 	}
 }
 
-// steppedRun runs a file, with a fleet of its controllers (none for a
+// steppedRun runs a file, with a Manager of its controllers (none for a
 // scenario file) when stepped, and without any when not.
 func steppedRun(t *testing.T, file string, stepped bool) ([]string, []byte) {
 	t.Helper()
@@ -227,17 +228,17 @@ func steppedRun(t *testing.T, file string, stepped bool) ([]string, []byte) {
 	if len(sc.Explain) > 0 {
 		opts = append(opts, gangsim.WithExplain(sc.Explain...))
 	}
-	var f *fleet
+	var m *controllers.Manager
 	if stepped {
-		f = sc.fleet()
-		opts = append(opts, gangsim.WithPause(f.see))
+		m = sc.manager()
+		opts = append(opts, m.Attach())
 	} else {
 		sc.Controllers = nil
 	}
 	s, err := sc.NewScheduler(opts...)
 	require.NoError(t, err)
-	require.NoError(t, sc.drive(s, f, nil))
-	res := rec.result(sc, s, f)
+	require.NoError(t, sc.drive(s, m, nil))
+	res := rec.result(sc, s, m)
 	res.Jobs, res.Stats.JobsComplete, res.Stats.JobsFailed = nil, 0, 0
 	out, err := res.JSON()
 	require.NoError(t, err)

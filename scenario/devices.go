@@ -100,7 +100,7 @@ func (b *builder) devices(f *schema.File) error {
 
 // checkDevice reports an object's validation error in the entry's terms,
 // checks its namespace, and records its name: one defined twice in a
-// file is an error naming both places (checkDuplicates finds those of
+// file is an error naming both places (checkDefinedOnce finds those of
 // different files).
 func (b *builder) checkDevice(line int, where, kind, name, namespace string, invalid error) error {
 	if invalid != nil {

@@ -168,9 +168,9 @@ func (a *arrival) times(n int, rng *rand.Rand) ([]time.Duration, error) {
 	return out, nil
 }
 
-// runTime is a checked run-time distribution; the zero value means no run
+// runTimeDist is a checked run-time distribution; the zero value means no run
 // time (pods run until deleted or evicted).
-type runTime struct {
+type runTimeDist struct {
 	fixed  time.Duration
 	mean   float64 // exponential, seconds
 	median float64 // log-normal, seconds
@@ -178,28 +178,28 @@ type runTime struct {
 	max    time.Duration // 0: no cap
 }
 
-// runTime decodes a workload's run time: a plain time (fixed) or a
+// decodeRunTime decodes a workload's run time: a plain time (fixed) or a
 // mapping.
-func (b *builder) runTime(n *yaml.Node, where string) (runTime, error) {
+func (b *builder) decodeRunTime(n *yaml.Node, where string) (runTimeDist, error) {
 	if n == nil {
-		return runTime{}, nil
+		return runTimeDist{}, nil
 	}
 	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
 		d, err := parseTime(n.Value)
 		if err != nil {
-			return runTime{}, b.fail(n.Line, where, err)
+			return runTimeDist{}, b.fail(n.Line, where, err)
 		}
-		return runTime{fixed: d}, nil
+		return runTimeDist{fixed: d}, nil
 	}
 	var s schema.RunTime
 	if err := schema.DecodeField(n, &s, where); err != nil {
-		return runTime{}, b.decodeFail(err)
+		return runTimeDist{}, b.decodeFail(err)
 	}
 	return b.checkRunTime(&s, where)
 }
 
-func (b *builder) checkRunTime(s *schema.RunTime, where string) (runTime, error) {
-	var rt runTime
+func (b *builder) checkRunTime(s *schema.RunTime, where string) (runTimeDist, error) {
+	var rt runTimeDist
 	var err error
 	if rt.max, err = parseTime(s.Max); err != nil {
 		return rt, b.fail(s.Line, where+".max", err)
@@ -246,7 +246,7 @@ func positiveSeconds(s string) (float64, error) {
 }
 
 // draw returns one run time.
-func (rt runTime) draw(rng *rand.Rand) time.Duration {
+func (rt runTimeDist) draw(rng *rand.Rand) time.Duration {
 	var secs float64
 	switch {
 	case rt.mean > 0:
@@ -265,7 +265,7 @@ func (rt runTime) draw(rng *rand.Rand) time.Duration {
 
 // String writes the distribution as a file gives it, shortly: "4m",
 // "exponential(4m)", "logNormal(4m, 0.5)", with ", max 10m" for a cap.
-func (rt runTime) String() string {
+func (rt runTimeDist) String() string {
 	var s string
 	switch {
 	case rt.mean > 0:

@@ -12,6 +12,14 @@
 // their strict decoders are internal (scenario/internal/schema): programs
 // use the Scenario this package builds from them.
 //
+// The components beside the scheduler are not here: the workload
+// controllers of Kubernetes objects (package controllers) and the cluster
+// autoscaler (package autoscaler). The builder turns the parsed entries
+// into their Go values (controllers.Workload, autoscaler.NodeGroup); the
+// runner starts them beside the Scheduler (controllers.go,
+// autoscaling.go) and interleaves them with the timeline (drive.go), and
+// the result reports what they did.
+//
 // Loading is strict: unknown or repeated fields are errors, and every
 // error is a *FieldError naming the file, line, entry and field, wrapping
 // the cause so that errors.Is finds fs.ErrNotExist, cluster.ErrQuantity,

@@ -6,17 +6,18 @@ import (
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/autoscaler"
+	"github.com/gangsim/gangsim/controllers"
 )
 
 // drive runs the scheduler along the scenario's timeline: up to each
 // action's time, the action, and at the end until nothing more can happen.
-// With controllers (f not nil) it also stops whenever one has something to
-// do, at that simulated time, and lets it act (fleet.react). With node
+// With controllers (m not nil) it also stops whenever one has something to
+// do, at that simulated time, and lets it act (Manager.React). With node
 // groups (as not nil) it also stops at each of the autoscaler's times
 // (NextTime) and lets it act (Step), after the actions of that time.
-func (sc *Scenario) drive(s *gangsim.Scheduler, f *fleet, as *scaler) error {
+func (sc *Scenario) drive(s *gangsim.Scheduler, m *controllers.Manager, as *scaler) error {
 	acts := sc.timeline()
-	if f == nil && as == nil {
+	if m == nil && as == nil {
 		for _, a := range acts {
 			if err := s.RunUntil(a.at); err != nil {
 				return err
@@ -27,18 +28,18 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, f *fleet, as *scaler) error {
 		}
 		return s.Run()
 	}
-	if f == nil {
+	if m == nil {
 		return sc.driveScaled(s, as, acts)
 	}
-	f.s = s
+	m.Start(s)
 	for next := 0; ; {
-		if f.busy() {
-			if err := f.react(); err != nil {
-				return err
+		if m.Busy() {
+			if err := m.React(); err != nil {
+				return sc.controllerError(err)
 			}
 			continue
 		}
-		done, err := sc.step(s, f, acts, &next, as)
+		done, err := sc.step(s, m, acts, &next, as)
 		if done || err != nil {
 			return err
 		}
@@ -54,14 +55,14 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, f *fleet, as *scaler) error {
 // settles what can happen before the next pod ends (Settle), lets the
 // autoscaler act until then, and stops. It reports whether the run is
 // over.
-func (sc *Scenario) step(s *gangsim.Scheduler, f *fleet, acts []action, next *int, as *scaler) (bool, error) {
-	f.paused = false
-	w, woken := f.nextWakeup()
+func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []action, next *int, as *scaler) (bool, error) {
+	m.Resume()
+	w, woken := m.NextWakeup()
 	if as != nil {
 		t, ok := as.target(s)
-		more := ok || woken || *next < len(acts) || f.otherWork()
+		more := ok || woken || *next < len(acts) || m.InProgress()
 		if more && (*next >= len(acts) || t < acts[*next].at) && (!woken || t < w) {
-			if err := s.RunUntil(t); err != nil || f.paused || !ok {
+			if err := s.RunUntil(t); err != nil || m.Paused() || !ok {
 				return false, err
 			}
 			return false, as.step(s, t)
@@ -70,26 +71,26 @@ func (sc *Scenario) step(s *gangsim.Scheduler, f *fleet, acts []action, next *in
 	switch {
 	case *next < len(acts) && (!woken || acts[*next].at <= w):
 		a := acts[*next]
-		if err := s.RunUntil(a.at); err != nil || f.paused {
+		if err := s.RunUntil(a.at); err != nil || m.Paused() {
 			return false, err
 		}
 		*next++
-		if f.skips(a) {
+		if skips(m, a) {
 			return false, nil
 		}
 		return false, sc.apply(s, a)
 	case woken:
-		if err := s.RunUntil(w); err != nil || f.paused {
+		if err := s.RunUntil(w); err != nil || m.Paused() {
 			return false, err
 		}
-		f.wake(w)
+		m.Wake(w)
 		return false, nil
-	case f.otherWork():
+	case m.InProgress():
 		err := s.Run()
-		return err == nil && !f.paused, err // not paused: nothing more can happen
+		return err == nil && !m.Paused(), err // not paused: nothing more can happen
 	}
 	err := s.Settle()
-	if err != nil || f.paused {
+	if err != nil || m.Paused() {
 		return false, err
 	}
 	if t, ok := as.nextTime(s); ok {
@@ -97,18 +98,14 @@ func (sc *Scenario) step(s *gangsim.Scheduler, f *fleet, acts []action, next *in
 			return false, nil // the autoscaler acts first (the step above)
 		}
 	}
-	return !f.otherWork() && !f.busy(), nil
+	return !m.InProgress() && !m.Busy(), nil
 }
 
 // skips reports whether an action is moot: the deletion of a pod that a
 // controller deleted already (a Job's pod that failed).
-func (f *fleet) skips(a action) bool {
+func skips(m *controllers.Manager, a action) bool {
 	e := a.event
-	if e == nil || e.Kind != DeletePod {
-		return false
-	}
-	cp := f.pods[podKeyOf(e.Name)]
-	return cp != nil && cp.byUs && cp.state == podEnded
+	return e != nil && e.Kind == DeletePod && m.Deleted(podKeyOf(e.Name))
 }
 
 // driveScaled is drive with an autoscaler and no controllers: the next

@@ -207,7 +207,7 @@ func parseFiles(files []File, name string, ws *warnings, own bool, opts ...Optio
 			return nil, err
 		}
 	}
-	if err := checkDuplicates(ins); err != nil {
+	if err := checkDefinedOnce(ins); err != nil {
 		return nil, err
 	}
 	b := newBuilder(name, opts)

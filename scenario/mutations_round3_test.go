@@ -152,7 +152,7 @@ func TestJobReplaceFailedOnly(t *testing.T) {
 		sc, err := Parse("objects.yaml", []byte(text))
 		require.NoError(t, err)
 		require.Len(t, sc.Controllers, 1)
-		require.Equal(t, tt.want, sc.Controllers[0].def.Job.ReplaceFailedOnly, tt.policy)
+		require.Equal(t, tt.want, sc.Controllers[0].workload.Job.ReplaceFailedOnly, tt.policy)
 	}
 }
 

@@ -149,7 +149,7 @@ func (b *builder) provisioningDelay(n *yaml.Node, line int, where string) (autos
 	if n == nil || n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return autoscaler.Delay{Text: "0s"}, nil
 	}
-	rt, err := b.runTime(n, where)
+	rt, err := b.decodeRunTime(n, where)
 	if err != nil {
 		return autoscaler.Delay{}, err
 	}

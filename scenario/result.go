@@ -12,6 +12,7 @@ import (
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/autoscaler"
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/controllers"
 )
 
 // Result is the outcome of a scenario run: every pod's final state, the
@@ -322,25 +323,33 @@ func (r *recorder) observe(e gangsim.Event) {
 // result assembles the Result: pods in input order, then those the
 // controllers made in the order they made them; groups in input order
 // with their conditions as the scheduler holds them.
-func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, f *fleet) *Result {
+func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, m *controllers.Manager) *Result {
 	res := &Result{Pods: []PodResult{}, Evictions: r.evictions, PodGroups: []GroupResult{}}
 	if res.Evictions == nil {
 		res.Evictions = []EvictionResult{}
 	}
-	res.Pods = make([]PodResult, 0, len(sc.Pods)+f.madeCount())
-	for i := range sc.Pods {
-		res.Pods = append(res.Pods, r.podResult(s, f, &sc.Pods[i].Pod, &res.Stats))
+	var made []cluster.PodKey
+	if m != nil {
+		made = m.Made()
 	}
-	if f != nil {
-		for _, key := range f.made {
-			res.Pods = append(res.Pods, r.podResult(s, f, f.podSpec(key), &res.Stats))
+	res.Pods = make([]PodResult, 0, len(sc.Pods)+len(made))
+	for i := range sc.Pods {
+		res.Pods = append(res.Pods, r.podResult(s, m, &sc.Pods[i].Pod, &res.Stats))
+	}
+	if m != nil {
+		for _, key := range made {
+			if sc.podNames[key] {
+				continue // a pod of the inputs made again (a StatefulSet's): listed with them
+			}
+			p, _ := m.Pod(key)
+			res.Pods = append(res.Pods, r.podResult(s, m, &p, &res.Stats))
 		}
-		res.Jobs = f.jobResults()
+		res.Jobs = jobResults(m.Jobs())
 		for _, j := range res.Jobs {
-			switch j.Status {
-			case jobComplete:
+			switch controllers.JobState(j.Status) {
+			case controllers.JobComplete:
 				res.Stats.JobsComplete++
-			case jobFailed:
+			case controllers.JobFailed:
 				res.Stats.JobsFailed++
 			}
 		}
@@ -368,7 +377,7 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, f *fleet) *Result 
 
 // podResult is a pod's final state; a Job's pod its controller counted
 // as failed is Failed, and a pod admission refused to create is Rejected.
-func (r *recorder) podResult(s *gangsim.Scheduler, f *fleet, p *cluster.Pod, stats *StatsResult) PodResult {
+func (r *recorder) podResult(s *gangsim.Scheduler, m *controllers.Manager, p *cluster.Pod, stats *StatsResult) PodResult {
 	st, ok := s.Pod(p.Key())
 	if reason, refused := r.rejected[p.Key()]; !ok && refused {
 		stats.Rejected++
@@ -379,13 +388,28 @@ func (r *recorder) podResult(s *gangsim.Scheduler, f *fleet, p *cluster.Pod, sta
 	case pr.Phase == gangsim.PhasePending:
 		stats.Pending++
 		pr.Reason = st.Reason
-	case pr.Phase == gangsim.PhaseDeleted && f != nil && f.failed[st.Key]:
+	case pr.Phase == gangsim.PhaseDeleted && m != nil && m.Failed(st.Key):
 		pr.Phase = PhaseFailed
 	}
 	if st.Node != "" && len(p.ResourceClaims) > 0 {
 		pr.Claims = claimDevices(s, p, st.Node)
 	}
 	return pr
+}
+
+// jobResults are the Jobs as their controllers left them, for the
+// result.
+func jobResults(jobs []controllers.JobStatus) []JobResult {
+	var out []JobResult
+	for _, j := range jobs {
+		r := JobResult{Name: cluster.MakePodKey(j.Namespace, j.Name).Display(), Status: string(j.State), Reason: j.Reason,
+			Succeeded: j.Succeeded, Failed: j.Failed, Active: j.Active}
+		if j.Finished() {
+			r.FinishedAt = j.FinishedAt.String()
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // explanation converts a pod's explanation for the result.

@@ -1,26 +1,14 @@
 package scenario
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 )
-
-// action is something the runner does at a simulated time: a pod arrives
-// or an event happens. At equal times events come first (the cluster
-// changes, then new pods arrive), each kind in input order.
-type action struct {
-	at    time.Duration
-	order int
-	pod   *Pod
-	event *Event
-}
 
 // Run simulates the scenario until nothing more can happen and returns
 // the result, built from the simulation's event stream. opts are passed to
@@ -39,9 +27,9 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 		own = append(own, gangsim.WithExplain(sc.Explain...))
 	}
 	opts = append(own, opts...)
-	f := sc.newFleet()
-	if f != nil {
-		opts = append(opts, gangsim.WithPause(f.see))
+	m := sc.newManager()
+	if m != nil {
+		opts = append(opts, m.Attach())
 	}
 	as, err := sc.newScaler()
 	if err != nil {
@@ -57,11 +45,11 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 	if err := as.start(sc, s); err != nil {
 		return nil, err
 	}
-	err = sc.drive(s, f, as)
+	err = sc.drive(s, m, as)
 	if err != nil && !errors.Is(err, gangsim.ErrNoProgress) {
 		return nil, err
 	}
-	res := rec.result(sc, s, f)
+	res := rec.result(sc, s, m)
 	as.addResult(res, s.Now())
 	if err != nil {
 		// a run that never settles still has its result so far
@@ -141,20 +129,6 @@ type atError struct {
 
 func (e *atError) Error() string { return fmt.Sprintf("at %v: %v", e.At, e.Err) }
 func (e *atError) Unwrap() error { return e.Err }
-
-func (sc *Scenario) timeline() []action {
-	acts := make([]action, 0, len(sc.Events)+len(sc.Pods))
-	for i := range sc.Events {
-		acts = append(acts, action{at: sc.Events[i].At, order: i, event: &sc.Events[i]})
-	}
-	for i := range sc.Pods {
-		acts = append(acts, action{at: sc.Pods[i].At, order: len(sc.Events) + i, pod: &sc.Pods[i]})
-	}
-	slices.SortStableFunc(acts, func(a, b action) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.order, b.order))
-	})
-	return acts
-}
 
 func (sc *Scenario) apply(s *gangsim.Scheduler, a action) error {
 	if p := a.pod; p != nil {

@@ -137,7 +137,8 @@ type Scenario struct {
 	// model, by kind and field; the result repeats them.
 	Warnings []Warning
 	// Controllers are the workload controllers of Kubernetes objects,
-	// which keep making pods while the scenario runs (controllers.go).
+	// which keep making pods while the scenario runs (controllers.go, and
+	// package controllers).
 	Controllers []Controller
 
 	// NodeGroups are the cluster autoscaler's node groups, in input

@@ -29,7 +29,7 @@ type workloadPlan struct {
 	index    int
 	where    string
 	arrivals []time.Duration
-	runTime  runTime
+	runTime  runTimeDist
 	sizes    []size
 	total    int // sum of the weights
 	sizeRand *rand.Rand
@@ -90,7 +90,7 @@ func (b *builder) planWorkload(w *schema.Workload, i int) (*workloadPlan, error)
 	if p.arrivals, err = arr.times(n, streams[0]); err != nil {
 		return nil, b.fail(w.Line, p.where+".arrival", err)
 	}
-	if p.runTime, err = b.runTime(w.Duration, p.where+".duration"); err != nil {
+	if p.runTime, err = b.decodeRunTime(w.Duration, p.where+".duration"); err != nil {
 		return nil, err
 	}
 	p.sizeRand, p.runRand = streams[1], streams[2]

@@ -136,8 +136,8 @@ func TestWorkloadDistributions(t *testing.T) {
 	require.NoError(t, err)
 	assert.InEpsilon(t, 300, times[n-1].Seconds()/n, 0.03, "mean gap")
 
-	exp := runTime{mean: 3600}
-	ln := runTime{median: 1800, sigma: 1}
+	exp := runTimeDist{mean: 3600}
+	ln := runTimeDist{median: 1800, sigma: 1}
 	var sum float64
 	var draws []float64
 	for range n {

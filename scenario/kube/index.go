@@ -5,6 +5,7 @@ import (
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/controllers"
 	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
@@ -147,7 +148,7 @@ func daemonNodeOf(a *schema.Affinity) string {
 // completionIndex reads the completion index a Job's controller labels its
 // pod with (Indexed Jobs).
 func completionIndex(labels map[string]string) (int, bool) {
-	v, ok := labels[schema.JobCompletionIndexLabel]
+	v, ok := labels[controllers.JobCompletionIndexLabel]
 	if !ok {
 		return 0, false
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/controllers"
 	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
@@ -67,7 +68,7 @@ func (k *kubeImport) addIndexedJobPods(f *schema.File, t *kubeTemplate, c *schem
 	for _, i := range indexes {
 		name := ""
 		for n := 0; name == "" || k.podNames[cluster.MakePodKey(t.o.namespace, name)]; n++ {
-			name = schema.JobPodName(c.Name, true, i, n)
+			name = controllers.JobPodName(c.Name, true, i, n)
 		}
 		k.podNames[cluster.MakePodKey(t.o.namespace, name)] = true
 		p := t.pod(name, nil)
@@ -79,9 +80,9 @@ func (k *kubeImport) addIndexedJobPods(f *schema.File, t *kubeTemplate, c *schem
 
 // jobRules reads and checks what the Job controller follows, with the
 // pods of the inputs the Job has.
-func jobRules(o *Object, v *kubeJob, have *kubeOwnedCount) (*schema.Job, error) {
+func jobRules(o *Object, v *kubeJob, have *kubeOwnedCount) (*controllers.Job, error) {
 	spec := &v.Spec
-	js := &schema.Job{Parallelism: 1, BackoffLimit: defaultBackoffLimit, Completions: spec.Completions,
+	js := &controllers.Job{Parallelism: 1, BackoffLimit: defaultBackoffLimit, Completions: spec.Completions,
 		Suspended: spec.Suspend != nil && *spec.Suspend}
 	if p := spec.Parallelism; p != nil {
 		if *p < 0 {

@@ -1,10 +1,41 @@
 package scenario
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
+
+// The timeline: what the runner does at each simulated time, in order
+// (Run applies it, drive interleaves it with the controllers and the
+// autoscaler), and its check at load time.
+
+// action is something the runner does at a simulated time: a pod arrives
+// or an event happens. At equal times events come first (the cluster
+// changes, then new pods arrive), each kind in input order.
+type action struct {
+	at    time.Duration
+	order int
+	pod   *Pod
+	event *Event
+}
+
+// timeline lists the scenario's actions in the order Run applies them.
+func (sc *Scenario) timeline() []action {
+	acts := make([]action, 0, len(sc.Events)+len(sc.Pods))
+	for i := range sc.Events {
+		acts = append(acts, action{at: sc.Events[i].At, order: i, event: &sc.Events[i]})
+	}
+	for i := range sc.Pods {
+		acts = append(acts, action{at: sc.Pods[i].At, order: len(sc.Events) + i, pod: &sc.Pods[i]})
+	}
+	slices.SortStableFunc(acts, func(a, b action) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.order, b.order))
+	})
+	return acts
+}
 
 // checkTimeline follows the scenario's actions in the order Run applies
 // them (events before arrivals at equal times, each in input order) and

@@ -16,11 +16,11 @@ type definition struct {
 	kube bool   // made from a Kubernetes object
 }
 
-// checkDuplicates reports an object defined twice when the two
+// checkDefinedOnce reports an object defined twice when the two
 // definitions are in different files or one is a Kubernetes object; the
 // error names both. Twice in one scenario file is left to the builder,
 // which reports it as it always has.
-func checkDuplicates(ins []*input) error {
+func checkDefinedOnce(ins []*input) error {
 	if len(ins) == 1 && len(ins[0].objects) == 0 {
 		return nil // one scenario file: the builder reports what it defines twice
 	}

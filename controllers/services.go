@@ -1,4 +1,4 @@
-package scenario
+package controllers
 
 import (
 	"strconv"
@@ -17,7 +17,7 @@ import (
 // the new pod a controller would make in its place is the same pod.
 
 // serviceChange acts on an event of a service's pod.
-func (f *fleet) serviceChange(ch podChange) error {
+func (m *Manager) serviceChange(ch podChange) error {
 	cp, c := ch.pod, ch.pod.ctl
 	if cp.state != podActive {
 		return nil
@@ -27,55 +27,60 @@ func (f *fleet) serviceChange(ch podChange) error {
 	}
 	switch ch.kind {
 	case gangsim.EventPodRejected:
-		f.end(cp, podEnded)
+		m.end(cp, podEnded)
 		c.refused = true
 		return nil
 	case gangsim.EventPodSucceeded, gangsim.EventPodDeleted:
-		f.end(cp, podEnded)
+		m.end(cp, podEnded)
 		if cp.node != "" {
 			c.vacant = append(c.vacant, cp.node)
 		}
 	case gangsim.EventPodTerminated: // a DaemonSet's pod whose node was removed
-		return f.remove(cp, podEnded)
+		return m.remove(cp, podEnded)
 	}
-	f.markDirty(c)
+	m.markDirty(c)
 	return nil
 }
 
 // syncService makes the pods a service lacks.
-func (f *fleet) syncService(c *ctlRun) error {
+func (m *Manager) syncService(c *controller) error {
 	if c.refused {
 		return nil
 	}
-	def, ns := &c.c.def, c.c.Namespace
-	switch c.c.Kind {
-	case "ReplicaSet":
-		for c.active < def.Replicas {
-			if err := f.make(c, f.freeName(ns, &c.next, suffixed(c.c.Name)), -1, "", 0); err != nil {
+	w, ns := c.w, c.w.Namespace
+	switch w.Kind {
+	case KindReplicaSet:
+		for c.active < w.Replicas {
+			if err := m.make(c, m.freeName(ns, &c.next, suffixed(w.Name)), -1, "", 0); err != nil {
 				return err
 			}
 		}
-	case "StatefulSet":
-		for ord := def.OrdinalStart; ord < def.OrdinalStart+def.Replicas; ord++ {
+	case KindStatefulSet:
+		for ord := w.OrdinalStart; ord < w.OrdinalStart+w.Replicas; ord++ {
 			if c.activeAt[ord] == 0 {
-				if err := f.make(c, c.c.Name+"-"+strconv.Itoa(ord), ord, "", c.madeAt[ord]); err != nil {
+				if err := m.make(c, w.Name+"-"+strconv.Itoa(ord), ord, "", c.madeAt[ord]); err != nil {
 					return err
 				}
 			}
 		}
-	case "DaemonSet":
+	case KindDaemonSet:
 		vacant := c.vacant
 		c.vacant = nil
 		for _, node := range vacant {
-			if _, there := f.s.Node(node); !there || c.onNode[node] > 0 {
+			if _, there := m.s.Node(node); !there || c.onNode[node] > 0 {
 				continue
 			}
 			k := max(c.madeOn[node], 1)
-			name := f.freeName(ns, &k, suffixed(c.c.Name+"-"+node))
-			if err := f.make(c, name, -1, node, 0); err != nil {
+			name := m.freeName(ns, &k, suffixed(w.Name+"-"+node))
+			if err := m.make(c, name, -1, node, 0); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// suffixed names pods prefix-<k>.
+func suffixed(prefix string) func(int) string {
+	return func(k int) string { return prefix + "-" + strconv.Itoa(k) }
 }

@@ -15,7 +15,7 @@ import (
 // distribution drawn pod by pod. The zero RunTime gives no run time: the
 // pods run until they are deleted or evicted.
 type RunTime struct {
-	dist runTime
+	dist runTimeDist
 	text string
 	// Seed varies the draws of a distribution. Each pod draws from its
 	// own stream, seeded by Seed and the pod's namespace and name (and,
@@ -30,7 +30,7 @@ func FixedRunTime(d time.Duration) RunTime {
 	if d <= 0 {
 		return RunTime{}
 	}
-	return RunTime{dist: runTime{fixed: d}, text: d.String()}
+	return RunTime{dist: runTimeDist{fixed: d}, text: d.String()}
 }
 
 // ParseRunTime reads a RunTime as a workload's duration is written in a
@@ -47,7 +47,7 @@ func ParseRunTime(text string) (RunTime, error) {
 		return RunTime{}, fmt.Errorf("scenario: run time %q: not a time like 30m or a mapping like {exponential: 20m}", text)
 	}
 	b := newBuilder("", nil)
-	dist, err := b.runTime(doc.Content[0], "duration")
+	dist, err := b.decodeRunTime(doc.Content[0], "duration")
 	if err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) {
@@ -55,14 +55,14 @@ func ParseRunTime(text string) (RunTime, error) {
 		}
 		return RunTime{}, fmt.Errorf("scenario: run time %q: %w", text, err)
 	}
-	if dist == (runTime{}) {
+	if dist == (runTimeDist{}) {
 		return RunTime{}, nil
 	}
 	return RunTime{dist: dist, text: strings.TrimSpace(text)}, nil
 }
 
 // IsZero reports whether rt gives no run time.
-func (rt RunTime) IsZero() bool { return rt.dist == runTime{} }
+func (rt RunTime) IsZero() bool { return rt.dist == runTimeDist{} }
 
 // String returns the run time as ParseRunTime reads it.
 func (rt RunTime) String() string { return rt.text }

@@ -1,0 +1,54 @@
+// Package controllers runs Kubernetes' workload controllers in simulated
+// time, beside a gangsim.Scheduler: the Job controller, and the
+// controllers that keep services running (ReplicaSet, which a Deployment
+// makes; StatefulSet; DaemonSet). Like the cluster autoscaler (package
+// autoscaler), each is a loop over the Scheduler's public API, never a
+// part of the scheduler: it watches the event stream and makes and
+// deletes pods at the simulated time Kubernetes' controller would.
+//
+// A Workload is the Go value of one workload object: its kind, its pod
+// template, how long its pods run, its rules (replicas, a Job's
+// completions, parallelism, backoff limit...) and the pods it owns at
+// time 0. A Manager runs the controllers of several workloads, as
+// kube-controller-manager runs Kubernetes' controllers in one process:
+//
+//   - NewManager takes the workloads; Attach gives New the pause hook
+//     through which the Manager follows the stream; Start gives it the
+//     Scheduler.
+//   - When an event concerns a controller (its pod succeeded, was
+//     deleted, evicted, refused by admission), the Manager asks the
+//     Scheduler to pause, at that event's time; the caller then calls
+//     React, and each controller concerned syncs: it makes the pods its
+//     workload lacks (AdoptPod) and deletes those it no longer wants
+//     (DeletePod). A controller that must act later (a Job's backoff,
+//     its active deadline) asks for a wakeup (NextWakeup, Wake).
+//   - Run is that loop for a caller with nothing else to do; the
+//     scenario runner writes it with its own timeline and the
+//     autoscaler.
+//   - Made, Pod, Failed and Jobs say what the controllers did, for a
+//     result.
+//
+// The rules are those of Kubernetes' controllers, where the simulator
+// names the pods a controller would name with a random suffix in a
+// deterministic way (<job>-<k>, <job>-<index>-<k>, <replicaset>-<k>,
+// <daemonset>-<node>-<k>); docs/kubernetes-inputs.md ("Controllers")
+// lists them, with what is modelled and what is not. The services run
+// for ever: their pods end and are replaced as long as the run goes on,
+// so InProgress tells a caller whether anything besides that churn is
+// left (a Job's pod, or a pod given to WaitFor, running; a victim
+// terminating).
+//
+// Determinism: the Manager keeps its workloads in the order NewManager
+// got them; the controllers act on the events in stream order, and
+// controllers due at once sync in workload order; every name a
+// controller makes is the first free one in a fixed sequence. No map
+// order reaches the Scheduler or a result, and there is no randomness
+// but the run times a Workload's RunTime draws (which depend on the pod's
+// key and how many times it was made, not on the order pods are made in).
+//
+// Concurrency: a Manager and its Scheduler are driven from one goroutine;
+// the pause hook runs inside the Scheduler's calls, on that goroutine.
+// A Workload is read, never written: several Managers (one per run of a
+// what-if search, say) may share the same workloads concurrently, when
+// their RunTime functions may be called at once.
+package controllers

@@ -1,0 +1,48 @@
+package controllers_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/controllers"
+	gt "github.com/gangsim/gangsim/gangsimtest"
+)
+
+// A Job of five completions, three at a time, whose pods run 30 minutes,
+// on a node of 4 cpu: the Job controller makes three pods at time 0, two
+// more as the first succeed, and the Job completes at 1h.
+func ExampleRun() {
+	completions := int32(5)
+	m := controllers.NewManager([]controllers.Workload{{
+		Kind:      controllers.KindJob,
+		Namespace: "default",
+		Name:      "etl",
+		Template:  gt.MakePod("").CPU("1").Obj(),
+		RunTime:   func(cluster.PodKey, int) time.Duration { return 30 * time.Minute },
+		Job:       &controllers.Job{Completions: &completions, Parallelism: 3, BackoffLimit: 6},
+	}})
+	s, _ := gangsim.New(gangsim.Config{}, m.Attach(), gangsim.WithObserverOf(func(e gangsim.Event) {
+		fmt.Println(e.At, e.Kind, e.PodKey())
+	}, gangsim.EventPodBound, gangsim.EventPodSucceeded))
+	_ = s.AddNode(gt.MakeNode("n1").CPU("4").Obj())
+	if err := controllers.Run(s, m); err != nil {
+		fmt.Println(err)
+		return
+	}
+	j := m.Jobs()[0]
+	fmt.Println(j.Name, j.State, j.Succeeded, j.FinishedAt)
+	// Output:
+	// 0s PodBound default/etl-0
+	// 0s PodBound default/etl-1
+	// 0s PodBound default/etl-2
+	// 30m0s PodSucceeded default/etl-0
+	// 30m0s PodSucceeded default/etl-1
+	// 30m0s PodSucceeded default/etl-2
+	// 30m0s PodBound default/etl-3
+	// 30m0s PodBound default/etl-4
+	// 1h0m0s PodSucceeded default/etl-3
+	// 1h0m0s PodSucceeded default/etl-4
+	// etl Complete 5 1h0m0s
+}

@@ -1,0 +1,137 @@
+package controllers
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// ErrNameTooLong is a pod name a controller would make past Kubernetes'
+// limit of 253 characters.
+var ErrNameTooLong = errors.New("the name is longer than 253 characters")
+
+// ErrPodLimit is the pod a controller would make past WithPodLimit's
+// bound.
+var ErrPodLimit = errors.New("the controllers would make more pods than their limit")
+
+// errRefused ends a controller's sync whose pod admission refused.
+var errRefused = errors.New("controllers: pod creation refused")
+
+// PodError is a controller's failure to make or delete one of its pods,
+// at a simulated time: the Scheduler refused the pod (a field at fault,
+// a name taken), or the name or the limit of pods (ErrNameTooLong,
+// ErrPodLimit) forbade it.
+type PodError struct {
+	Kind, Namespace, Name string // the workload
+	Pod                   string // the pod, as cluster.PodKey.Display shows its key, or its name
+	At                    time.Duration
+	Err                   error
+}
+
+// Error names the workload, its pod and the time: "ReplicaSet
+// default/web (pod web-3): at 10m0s: ...".
+func (e *PodError) Error() string {
+	return fmt.Sprintf("%s %s (pod %s): at %v: %v", e.Kind, e.Namespace+"/"+e.Name, e.Pod, e.At, e.Err)
+}
+
+// Unwrap returns the cause, for errors.Is and errors.As.
+func (e *PodError) Unwrap() error { return e.Err }
+
+// podError is the controller's PodError about its pod at the current time.
+func (m *Manager) podError(c *controller, pod string, err error) error {
+	return &PodError{Kind: c.w.Kind, Namespace: c.w.Namespace, Name: c.w.Name, Pod: pod, At: m.s.Now(), Err: err}
+}
+
+// adopt counts a pod as the controller's, active.
+func (m *Manager) adopt(c *controller, key cluster.PodKey, index int, node string) *ownedPod {
+	cp := &ownedPod{ctl: c, key: key, index: index, node: node}
+	m.pods[key] = cp
+	c.pods = append(c.pods, cp)
+	c.active++
+	if index >= 0 {
+		c.activeAt[index]++
+		c.madeAt[index]++
+	}
+	if node != "" {
+		c.onNode[node]++
+		c.madeOn[node]++
+	}
+	return cp
+}
+
+// end counts an active pod as ended.
+func (m *Manager) end(cp *ownedPod, state podState) {
+	if cp.state != podActive {
+		cp.state = state
+		return
+	}
+	cp.state = state
+	c := cp.ctl
+	c.active--
+	if cp.index >= 0 {
+		c.activeAt[cp.index]--
+	}
+	if cp.node != "" {
+		c.onNode[cp.node]--
+	}
+}
+
+// remove deletes a controller's pod, as its controller, or Kubernetes'
+// pod garbage collector, does.
+func (m *Manager) remove(cp *ownedPod, state podState) error {
+	m.end(cp, state)
+	cp.byUs = true
+	if err := m.s.DeletePod(cp.key); err != nil {
+		return m.podError(cp.ctl, cp.key.Display(), err)
+	}
+	return nil
+}
+
+// make adds the controller's pod named name, with its index and node, made
+// for the n-th time under that name.
+func (m *Manager) make(c *controller, name string, index int, node string, n int) error {
+	p := c.w.pod(name, index, node)
+	key := p.Key()
+	if len(name) > 253 {
+		return m.podError(c, name, ErrNameTooLong)
+	}
+	if m.makes++; m.makes > m.limit {
+		return m.podError(c, name, ErrPodLimit)
+	}
+	d := c.w.runTime(key, n)
+	if d > 0 && !c.w.service() {
+		m.finite[key] = true
+	}
+	if !m.listed[key] {
+		m.listed[key] = true
+		m.made = append(m.made, key)
+	}
+	cp := m.adopt(c, key, index, node)
+	if err := m.s.AdoptPod(p, d); err != nil { // its maps are the controller's, read-only
+		if errors.Is(err, gangsim.ErrRejected) {
+			// the API server refused it (a quota): not created; the
+			// controller tries again when one of its pods changes
+			m.end(cp, podEnded)
+			c.refused = true
+			return errRefused
+		}
+		return m.podError(c, name, err)
+	}
+	return nil
+}
+
+// freeName returns the first name, from name(*k) on, that no pod has,
+// had or has reserved, and moves *k past it.
+func (m *Manager) freeName(namespace string, k *int, name func(int) string) string {
+	for ; ; *k++ {
+		n := name(*k)
+		key := cluster.MakePodKey(namespace, n)
+		if _, known := m.s.Pod(key); !known && !m.reserved(key) {
+			*k++
+			return n
+		}
+	}
+}
