@@ -81,7 +81,7 @@ func orDefault(p, def cluster.PreemptionPolicy) cluster.PreemptionPolicy {
 // selectors as the Kubernetes API server does. g is its PodGroup when the
 // group is known. The result shares p's
 // maps and slices, which the caller hands over (AddPod's copy, or
-// AdoptPod's pod).
+// the pod handed over under WithSharedPods).
 func (s *Scheduler) admitPod(p cluster.Pod, g *podgroup.PodGroup) (*cluster.PodInfo, error) {
 	prio, policy, err := PodPriority(&s.classes, &p, g)
 	if err != nil {

@@ -150,10 +150,10 @@ func TestUpdateNodeBelowItsPods(t *testing.T) {
 }
 
 // AddPod keeps a copy of the pod's maps and slices, so the caller may
-// change its own afterwards; AdoptPod keeps the caller's own, stored once,
-// and nothing the scheduler does to the pod (binding, preemption,
-// eviction, returning it to the queue) writes to them.
-func TestAddPodCopiesAdoptPodShares(t *testing.T) {
+// change its own afterwards; under WithSharedPods it keeps the caller's
+// own, stored once, and nothing the scheduler does to the pod (binding,
+// preemption, eviction, returning it to the queue) writes to them.
+func TestAddPodCopiesUnlessShared(t *testing.T) {
 	newPod := func(name string, prio int32) cluster.Pod {
 		return cluster.Pod{Name: name, Labels: map[string]string{"app": name}, Priority: &prio,
 			NodeSelector: map[string]string{"pool": "a"},
@@ -183,11 +183,21 @@ func TestAddPodCopiesAdoptPodShares(t *testing.T) {
 	st, _ := s.Pod("default/copied")
 	require.Equal(t, PhaseBound, st.Phase, "the caller's changes did not reach the scheduler")
 
+	// the same cluster under WithSharedPods, copied's run replayed
+	s, err = New(Config{}, WithSharedPods(), WithObserver(func(e Event) {
+		if e.Kind == EventPodArrived {
+			arrived[e.Pod.Key()] = e.Pod
+		}
+	}))
+	require.NoError(t, err)
+	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n0").Label("pool", "a").Label(LabelHostname, "n0").CPU("1").Memory("1Gi").Pods(10).Obj()))
+	require.NoError(t, s.AddPod(newPod("copied", 0), 0))
+	require.NoError(t, s.Run())
 	adopted := newPod("adopted", 100)
 	before := adopted.Clone()
-	require.NoError(t, s.AdoptPod(adopted, 0))
+	require.NoError(t, s.AddPod(adopted, 0))
 	got := arrived["default/adopted"].Pod()
-	require.Equal(t, reflect.ValueOf(adopted.Labels).UnsafePointer(), reflect.ValueOf(got.Labels).UnsafePointer(), "AdoptPod keeps the caller's map")
+	require.Equal(t, reflect.ValueOf(adopted.Labels).UnsafePointer(), reflect.ValueOf(got.Labels).UnsafePointer(), "WithSharedPods keeps the caller's map")
 	require.Equal(t, &adopted.Tolerations[0], &got.Tolerations[0], "and the caller's slice")
 	require.NoError(t, s.Run()) // preempts copied
 	st, _ = s.Pod("default/adopted")

@@ -29,6 +29,7 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 		return nil, ErrForkInCycle
 	}
 	f, err := New(s.cfg, append([]Option{WithRegistry(s.userRegistry), WithStartTime(s.now), WithoutShortcuts(s.shortcutsOff)}, opts...)...)
+	f.sharedPods = s.sharedPods
 	if err != nil {
 		return nil, err
 	}

@@ -20,24 +20,11 @@ import (
 // and a group member must then have its group's priority); any other pod
 // is queued. duration is how long the pod runs once bound before it
 // succeeds (0: until deleted or evicted). The scheduler keeps a copy of
-// p's maps and slices. A pod's key may be used again once its pod has
+// p's maps and slices, or p's own under WithSharedPods. A pod's key may be used again once its pod has
 // ended (succeeded or deleted), as a StatefulSet makes its pod web-0 again:
 // Pod and Pods then report the new pod, and the old one lives on only in
 // the events.
 func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
-	return s.addPod(p, duration, false)
-}
-
-// AdoptPod is AddPod without the copy: the scheduler keeps p's maps and
-// slices as they are, and the caller must not change them from then on.
-// It is for callers that hold their pods read-only, as the scenario runner
-// does: every run of a scenario shares its pods' data, so a pod's labels,
-// selectors and terms are stored once however many runs hold it.
-func (s *Scheduler) AdoptPod(p cluster.Pod, duration time.Duration) error {
-	return s.addPod(p, duration, true)
-}
-
-func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
@@ -51,7 +38,7 @@ func (s *Scheduler) addPod(p cluster.Pod, duration time.Duration, shared bool) e
 		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
 	}
 	group := s.tracker.group(groupKeyOf(&p))
-	if !shared {
+	if !s.sharedPods {
 		p = p.Clone()
 	}
 	if p.NodeName == "" {
@@ -248,3 +235,13 @@ func (s *Scheduler) UngatePod(key cluster.PodKey, gates ...string) error {
 	}
 	return s.released(r)
 }
+
+// WithSharedPods makes AddPod keep a pod's maps and slices as the caller
+// gave them, without a copy: the caller must not change them from then
+// on, and nothing the scheduler does to the pod (binding, preemption,
+// eviction, returning it to the queue) writes to them. It is for callers
+// that hold their pods read-only, as the scenario runner and the workload
+// controllers do: every run of a scenario shares its pods' data, so a
+// pod's labels, selectors and terms are stored once however many runs
+// hold it. A fork keeps its parent's choice.
+func WithSharedPods() Option { return func(s *Scheduler) { s.sharedPods = true } }

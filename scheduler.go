@@ -114,6 +114,7 @@ type Scheduler struct {
 	userRegistry fw.Registry
 	explainer    explainer
 
+	sharedPods    bool     // see WithSharedPods
 	shortcutsOff  Shortcut // see WithoutShortcuts
 	shortcutStats ShortcutStats
 }

@@ -71,7 +71,7 @@ func benchPlain(b *testing.B, nodes []cluster.Node, ws []controllers.Workload) {
 		for k := range n {
 			p := w.Template
 			p.Name = fmt.Sprintf("%s-%d", w.Name, k)
-			if err := s.AdoptPod(p, 0); err != nil {
+			if err := s.AddPod(p, 0); err != nil {
 				b.Fatal(err)
 			}
 		}

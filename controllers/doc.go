@@ -19,7 +19,7 @@
 //     deleted, evicted, refused by admission), the Manager asks the
 //     Scheduler to pause, at that event's time; the caller then calls
 //     React, and each controller concerned syncs: it makes the pods its
-//     workload lacks (AdoptPod) and deletes those it no longer wants
+//     workload lacks (AddPod) and deletes those it no longer wants
 //     (DeletePod). A controller that must act later (a Job's backoff,
 //     its active deadline) asks for a wakeup (NextWakeup, Wake).
 //   - Run is that loop for a caller with nothing else to do; the

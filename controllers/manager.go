@@ -17,7 +17,7 @@ import (
 // through the Scheduler's pause hook (Attach), which asks for a pause
 // whenever a controller has something to do; the caller then calls React
 // at that simulated time, and the controllers act through the Scheduler's
-// public API (AdoptPod, DeletePod), as Kubernetes' controllers act
+// public API (AddPod, DeletePod), as Kubernetes' controllers act
 // through the API server. Run is the loop for a caller with nothing else
 // to do; a caller with actions of its own to interleave (a scenario's
 // timeline, an autoscaler) writes its loop from Busy, React, NextWakeup,

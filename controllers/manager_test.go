@@ -62,7 +62,7 @@ func runCase(t *testing.T, nodes []cluster.Node, quota int64, pods []given, ws [
 		if p.d > 0 {
 			r.m.WaitFor(p.pod.Key())
 		}
-		require.NoError(t, s.AdoptPod(p.pod, p.d))
+		require.NoError(t, s.AddPod(p.pod, p.d))
 	}
 	r.err = controllers.Run(s, r.m)
 	return r

@@ -110,7 +110,7 @@ func (m *Manager) make(c *controller, name string, index int, node string, n int
 		m.made = append(m.made, key)
 	}
 	cp := m.adopt(c, key, index, node)
-	if err := m.s.AdoptPod(p, d); err != nil { // its maps are the controller's, read-only
+	if err := m.s.AddPod(p, d); err != nil { // its maps are the controller's, read-only
 		if errors.Is(err, gangsim.ErrRejected) {
 			// the API server refused it (a quota): not created; the
 			// controller tries again when one of its pods changes

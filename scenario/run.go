@@ -65,7 +65,7 @@ func (sc *Scenario) NewScheduler(opts ...gangsim.Option) (*gangsim.Scheduler, er
 	if sc == nil {
 		return nil, ErrNilScenario
 	}
-	s, err := gangsim.New(sc.Config, append([]gangsim.Option{gangsim.WithRegistry(sc.registry)}, opts...)...)
+	s, err := gangsim.New(sc.Config, append([]gangsim.Option{gangsim.WithRegistry(sc.registry), gangsim.WithSharedPods()}, opts...)...)
 	if err != nil {
 		return nil, sc.runError(Source{Path: "config"}, err)
 	}
@@ -132,7 +132,7 @@ func (e *atError) Unwrap() error { return e.Err }
 
 func (sc *Scenario) apply(s *gangsim.Scheduler, a action) error {
 	if p := a.pod; p != nil {
-		if err := s.AdoptPod(p.Pod, p.Duration); err != nil && !errors.Is(err, gangsim.ErrRejected) { // read-only: every run shares it
+		if err := s.AddPod(p.Pod, p.Duration); err != nil && !errors.Is(err, gangsim.ErrRejected) { // read-only: every run shares it
 			return sc.runError(p.Source, &atError{At: a.at, Err: err})
 		}
 		return nil // a pod admission refused is a result (recorder), not an error
