@@ -20,6 +20,7 @@ type RejectedError struct {
 	Reason string
 }
 
+// Error returns the reason, prefixed as the scheduler's errors are.
 func (e *RejectedError) Error() string { return "gangsim: " + e.Reason }
 
 // Unwrap returns ErrRejected.
