@@ -1,102 +1,104 @@
 package gangsim
 
 import (
-	"errors"
-	"fmt"
+	"iter"
 
+	"github.com/gangsim/gangsim/admission"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
+// The API server admits a pod at its creation, in its namespace, before
+// the scheduler sees it (package admission): LimitRanger fills the
+// containers' missing requests and limits from the namespace's
+// LimitRanges and refuses a pod outside their bounds; ResourceQuota
+// refuses a pod its namespace's quotas leave no room for. A refused pod is
+// not created: AddPod emits EventPodRejected and returns a *RejectedError,
+// and the scheduler keeps nothing of it. A pod that arrives already
+// running (it names its node) was admitted before the simulation began: it
+// is neither defaulted nor refused, and it counts against the quotas.
+
 // ErrAdmission is wrapped by every error admission gives: a priority class
 // that does not exist, a priority that contradicts its class.
-var ErrAdmission = errors.New("gangsim: admission")
+var ErrAdmission = admission.ErrAdmission
+
+// ErrRejected is wrapped by the error AddPod returns for a pod its
+// namespace's admission refuses (RejectedError).
+var ErrRejected = admission.ErrRejected
+
+// RejectedError is a pod the API server's admission refused to create:
+// Reason is its message, in the API server's words.
+type RejectedError = admission.RejectedError
+
+// QuotaStatus is a ResourceQuota as the scheduler holds it: its limits and
+// what the pods of its namespace use of them now.
+type QuotaStatus = admission.QuotaStatus
 
 // PodPriority resolves the priority and preemption policy admission gives
-// a pod; AddPod applies exactly this, and file loaders call it to report
-// problems before a run. The rules, first match wins:
-//
-//  1. PriorityClassName names a class: its value (an explicit Priority
-//     must then equal it) and, unless the pod sets its own, its
-//     preemption policy;
-//  2. an explicit Priority;
-//  3. a member of a PodGroup: the group's priority and, unless the pod
-//     sets its own, the group's preemption policy (group is the pod's
-//     group as admitted, or nil when it is not known);
-//  4. the global default class, if there is one;
-//  5. 0 and PreemptLowerPriority.
+// a pod (admission.PodPriority has the rules); AddPod applies exactly
+// this, and file loaders call it to report problems before a run.
 func PodPriority(classes *cluster.PriorityClasses, p *cluster.Pod, group *podgroup.PodGroup) (int32, cluster.PreemptionPolicy, error) {
-	switch {
-	case p.PriorityClassName != "" || p.Priority == nil && group == nil:
-		// named for the errors; made only here, since most pods give their priority
-		return classPriority(classes, "pod "+string(p.Key()), p.PriorityClassName, p.Priority, p.PreemptionPolicy)
-	case p.Priority != nil:
-		return *p.Priority, orDefault(p.PreemptionPolicy, cluster.PreemptLowerPriority), nil
-	}
-	return group.EffectivePriority(), orDefault(p.PreemptionPolicy, group.EffectivePreemptionPolicy()), nil
+	return admission.PodPriority(classes, p, group)
 }
 
 // GroupPriority resolves the priority and preemption policy admission gives
-// a PodGroup or CompositePodGroup, given as its fields: the class's value
-// (an explicit priority must equal it), else the explicit priority, else
-// the parent composite's priority (parent nil: a root), else the global
-// default class, else 0. The preemption policy is the group's own, else its
-// class's, else PreemptLowerPriority. AddPodGroup and AddCompositePodGroup
-// apply exactly this.
+// a PodGroup or CompositePodGroup, given as its fields
+// (admission.GroupPriority has the rules); AddPodGroup and
+// AddCompositePodGroup apply exactly this.
 func GroupPriority(classes *cluster.PriorityClasses, obj string, priority *int32, className string, policy cluster.PreemptionPolicy, parent *podgroup.CompositePodGroup) (int32, cluster.PreemptionPolicy, error) {
-	switch {
-	case className != "" || priority == nil && parent == nil:
-		return classPriority(classes, obj, className, priority, policy)
-	case priority != nil:
-		return *priority, orDefault(policy, cluster.PreemptLowerPriority), nil
-	}
-	return parent.EffectivePriority(), orDefault(policy, cluster.PreemptLowerPriority), nil
+	return admission.GroupPriority(classes, obj, priority, className, policy, parent)
 }
 
-// classPriority resolves className ("" for the global default) and checks
-// an explicit priority against it.
-func classPriority(classes *cluster.PriorityClasses, obj, className string, priority *int32, policy cluster.PreemptionPolicy) (int32, cluster.PreemptionPolicy, error) {
-	value, classPolicy, err := classes.Resolve(className)
-	if err != nil {
-		return 0, "", &cluster.FieldError{Sentinel: ErrAdmission, Object: obj, Field: "priorityClassName",
-			Detail: fmt.Sprintf("priority class %q is not defined", className)}
+// SetLimitRange adds a LimitRange to its namespace, or replaces the one of
+// the same name: pods created there from now on get its defaults and are
+// checked against its bounds. It is stored as the API server stores it
+// (cluster.LimitRange.WithDefaults).
+func (s *Scheduler) SetLimitRange(lr cluster.LimitRange) error {
+	if err := s.usable(); err != nil {
+		return err
 	}
-	if priority != nil && *priority != value {
-		return 0, "", &cluster.FieldError{Sentinel: ErrAdmission, Object: obj, Field: "priority",
-			Detail: fmt.Sprintf("%d differs from %d, the value of priority class %q", *priority, value, className)}
-	}
-	return value, orDefault(policy, classPolicy), nil
+	return s.limitRanger.Set(lr)
 }
 
-func orDefault(p, def cluster.PreemptionPolicy) cluster.PreemptionPolicy {
-	if p == "" {
-		return def
+// LimitRanges returns the LimitRanges of a namespace, in name order, as
+// stored (read-only).
+func (s *Scheduler) LimitRanges(namespace string) []cluster.LimitRange {
+	if s == nil {
+		return nil
 	}
-	return p
+	return s.limitRanger.List(namespace)
 }
 
-// admitPod returns the pod as admitted: its priority and preemption policy
-// resolved (PodPriority), nodeName cleared (the caller places it), the
-// affinity terms' matchLabelKeys and mismatchLabelKeys folded into their
-// selectors as the Kubernetes API server does. g is its PodGroup when the
-// group is known. The result shares p's
-// maps and slices, which the caller hands over (AddPod's copy, or
-// the pod handed over under WithSharedPods).
-func (s *Scheduler) admitPod(p cluster.Pod, g *podgroup.PodGroup) (*cluster.PodInfo, error) {
-	prio, policy, err := PodPriority(&s.classes, &p, g)
-	if err != nil {
-		return nil, err
+// SetResourceQuota adds a ResourceQuota to its namespace, or replaces the
+// one of the same name; its usage is counted from the pods the namespace
+// holds now. From now on a pod created there is refused when it would
+// take a tracked resource past its limit, or leaves unset in a container a
+// cpu or memory request or limit the quota tracks, as the API server's
+// ResourceQuota admission refuses it.
+func (s *Scheduler) SetResourceQuota(q cluster.ResourceQuota) error {
+	if err := s.usable(); err != nil {
+		return err
 	}
-	p.Priority, p.PreemptionPolicy, p.NodeName = &prio, policy, ""
-	if p.Namespace == "" {
-		p.Namespace = cluster.DefaultNamespace // as the API server defaults it
-	}
-	p = p.WithLabelKeysApplied()            // as the API server does at creation
-	return cluster.NewPodInfoShared(p), nil // the caller's copy, or the pod handed over
+	return s.quotas.Set(q, storedPods(&s.tracker.records))
 }
 
-// inheritsGroupPriority reports whether admission takes p's priority from
-// its group (rule 3 of PodPriority).
-func inheritsGroupPriority(p *cluster.Pod) bool {
-	return p.PodGroup != "" && p.Priority == nil && p.PriorityClassName == ""
+// ResourceQuotas yields the status of every ResourceQuota, by namespace
+// and name: copies, the caller's to change.
+func (s *Scheduler) ResourceQuotas() iter.Seq[QuotaStatus] {
+	if s == nil {
+		return func(func(QuotaStatus) bool) {}
+	}
+	return s.quotas.All()
+}
+
+// storedPods yields what quotas count: every pod not deleted, and whether
+// it succeeded (stored still, it counts count/pods only).
+func storedPods(records *podTable) admission.StoredPods {
+	return func(yield func(*cluster.Pod, bool) bool) {
+		for r := range records.all() {
+			if r.phase != PhaseDeleted && !yield(r.info.Pod(), r.phase == PhaseSucceeded) {
+				return
+			}
+		}
+	}
 }

@@ -73,7 +73,8 @@
 // created: the LimitRanges (SetLimitRange) fill its containers' defaults
 // and bound them, the ResourceQuotas (SetResourceQuota) refuse it when
 // their usage, counted at its arrival, leaves no room (RejectedError,
-// EventPodRejected).
+// EventPodRejected). The rules live in package admission, which the
+// scheduler asks before a pod exists.
 //
 // # Shortcuts
 //

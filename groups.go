@@ -6,6 +6,7 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/gangsim/gangsim/admission"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/podgroup"
 )
@@ -88,7 +89,7 @@ func (s *Scheduler) readmit(waiting []podID, g *podgroup.PodGroup) ([]*cluster.P
 		if r.spec == nil {
 			continue
 		}
-		info, err := s.admitPod(*r.spec, g)
+		info, err := admission.AdmitPod(&s.classes, *r.spec, g)
 		if err != nil {
 			return nil, err
 		}

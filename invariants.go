@@ -56,8 +56,8 @@ func (s *Scheduler) CheckInvariants() error {
 	if err := s.tracker.checkReadiness(); err != nil {
 		return err
 	}
-	if err := s.checkQuotas(); err != nil {
-		return err
+	if err := s.quotas.Recount(storedPods(&s.tracker.records)); err != nil {
+		return invariantError("%v", err)
 	}
 	return s.invariants.checkVictims(&s.tracker, s.evictions)
 }

@@ -138,7 +138,7 @@ func (s *Scheduler) markBound(r *podRecord, node string) {
 // markGone ends a pod's life (deleted or succeeded): it leaves the queue
 // and its group. The caller has taken it out of the cache.
 func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
-	s.quotaEnded(r, phase)
+	s.quotas.Ended(r.info.Pod(), r.phase == PhaseSucceeded, phase == PhaseSucceeded)
 	pending := r.phase == PhasePending
 	r.phase, r.reason, r.endedAt, r.reasonFit = phase, "", s.now, false
 	s.nominations.clear(r)

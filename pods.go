@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gangsim/gangsim/admission"
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/plugins/noderesources"
@@ -42,23 +43,24 @@ func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 		p = p.Clone()
 	}
 	if p.NodeName == "" {
-		s.defaultResources(&p) // LimitRanger, before the priority admission
+		s.limitRanger.Default(&p) // before the priority admission
 	}
 	var def *podgroup.PodGroup
 	if group != nil {
 		def = &group.group
 	}
-	info, err := s.admitPod(p, def)
+	info, err := admission.AdmitPod(&s.classes, p, def)
 	if err != nil {
 		return err
 	}
-	if p.NodeName == "" {
-		if reason := cmp.Or(s.checkLimits(&p), s.checkQuota(info.Pod())); reason != "" {
-			return s.reject(*info.Pod(), reason)
+	if p.NodeName == "" { // a pod arriving running was admitted before
+		if rej := cmp.Or(s.limitRanger.Check(info.Pod()), s.quotas.Check(info.Pod())); rej != nil {
+			s.emit(podEvent(EventPodRejected, info, "", rej.Reason)) // not created: nothing else is kept
+			return rej
 		}
 	}
 	r := &podRecord{info: info, phase: PhasePending, duration: duration, firstSeen: s.now}
-	if group == nil && inheritsGroupPriority(&p) {
+	if group == nil && admission.InheritsGroupPriority(&p) {
 		r.spec = new(p) // its group is not known yet: admission waits for it
 	}
 	if p.NodeName != "" {
@@ -81,9 +83,7 @@ func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 	r.id = id
 	r.setInfo(r.info)
 	s.tracker.pods[info.Key()] = r.id // the admitted pod's own key, shared
-	if len(s.quotas) > 0 {
-		s.chargeQuotas(info.Pod(), false, 1)
-	}
+	s.quotas.Charge(info.Pod())
 	s.preEnqueue(r)
 	if p.PodGroup != "" {
 		s.tracker.attach(r)

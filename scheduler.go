@@ -9,6 +9,7 @@ import (
 
 	"github.com/gangsim/gangsim/plugins/dynamicresources"
 
+	"github.com/gangsim/gangsim/admission"
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/queue"
@@ -96,11 +97,11 @@ type Scheduler struct {
 	// running)
 	templates map[string]*cluster.ResourceClaimTemplate
 	selectors *dynamicresources.CELSelectors
-	// limitRanges and quotas are the namespaces' LimitRanges (as stored,
-	// defaults applied) and ResourceQuotas with their usage, each list in
-	// name order (limitranges.go, quotas.go)
-	limitRanges map[string][]cluster.LimitRange
-	quotas      map[string][]*quotaRecord
+	// limitRanger and quotas are the API server's admission of pods into
+	// their namespaces: the LimitRanges, and the ResourceQuotas with their
+	// usage (package admission)
+	limitRanger admission.LimitRanger
+	quotas      admission.Quotas
 
 	observers []observer
 	wanted    kindSet // the kinds some observer reads
