@@ -98,14 +98,14 @@ func (s *Scheduler) AddResourceClaimTemplate(t cluster.ResourceClaimTemplate) er
 		return fmt.Errorf("%w: resource claim template %s already exists", cluster.ErrDeviceObject, key)
 	}
 	if s.templates == nil {
-		s.templates = map[string]*cluster.ResourceClaimTemplate{}
+		s.templates = claimTemplates{}
 	}
 	t.Spec = t.Spec.Clone()
 	s.templates[key] = &t
 	made := false
 	for r := range s.tracker.records.all() {
 		if r.phase == PhasePending || r.phase == PhaseBound || r.phase == PhaseTerminating {
-			n, err := s.makeTemplateClaims(r.info.Pod())
+			n, err := s.templates.makeClaims(s.cache, r.info.Pod())
 			if err != nil {
 				return err
 			}
@@ -170,27 +170,33 @@ func checkClaimSelectors(object, at string, spec *cluster.ResourceClaimSpec) err
 	return nil
 }
 
-// makeTemplateClaims makes the claims a pod's template entries call for,
+// claimTemplates are the ResourceClaimTemplates by key, and the part of
+// Kubernetes' resourceclaim controller that makes claims from them: a
+// pod's claims are made when it is added (or when its template comes),
+// and deleted with the pod, their owner, when it ends for good.
+type claimTemplates map[string]*cluster.ResourceClaimTemplate
+
+// makeClaims makes the claims a pod's template entries call for,
 // those whose template exists and that are not made yet, and returns how
 // many it made. A pod whose template does not exist waits for it
 // ("waiting for dynamic resource controller to create the resourceclaim").
-func (s *Scheduler) makeTemplateClaims(p *cluster.Pod) (int, error) {
+func (ct claimTemplates) makeClaims(cache *cluster.Cache, p *cluster.Pod) (int, error) {
 	made := 0
 	for i := range p.ResourceClaims {
 		e := &p.ResourceClaims[i]
 		if e.ResourceClaimTemplateName == "" {
 			continue
 		}
-		t, ok := s.templates[string(cluster.MakePodKey(p.Namespace, e.ResourceClaimTemplateName))]
+		t, ok := ct[string(cluster.MakePodKey(p.Namespace, e.ResourceClaimTemplateName))]
 		if !ok {
 			continue
 		}
 		key := p.ClaimKey(i)
-		if _, ok := s.cache.ResourceClaim(key); ok {
+		if _, ok := cache.ResourceClaim(key); ok {
 			continue
 		}
 		rc := cluster.ResourceClaim{Namespace: p.Namespace, Name: cluster.TemplateClaimName(p.Name, e.Name), Spec: t.Spec}
-		if err := s.cache.AddResourceClaim(rc); err != nil {
+		if err := cache.AddResourceClaim(rc); err != nil {
 			return made, fmt.Errorf("pod %s: %s: making its claim from template %s: %w", p.Key(), fmt.Sprintf("spec.resourceClaims[%d]", i), e.ResourceClaimTemplateName, err)
 		}
 		made++
@@ -200,13 +206,13 @@ func (s *Scheduler) makeTemplateClaims(p *cluster.Pod) (int, error) {
 
 // deleteTemplateClaims deletes the claims made for a pod that ended for
 // good (Kubernetes deletes them with their pod, their owner).
-func (s *Scheduler) deleteTemplateClaims(p *cluster.Pod) {
+func deleteTemplateClaims(cache *cluster.Cache, p *cluster.Pod) {
 	for i := range p.ResourceClaims {
 		if p.ResourceClaims[i].ResourceClaimTemplateName == "" {
 			continue
 		}
-		if key := p.ClaimKey(i); hasClaim(s.cache, key) {
-			_ = s.cache.RemoveResourceClaim(key) // present: cannot fail
+		if key := p.ClaimKey(i); hasClaim(cache, key) {
+			_ = cache.RemoveResourceClaim(key) // present: cannot fail
 		}
 	}
 }

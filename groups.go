@@ -44,7 +44,7 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 	// the members that arrived first are admitted again before anything
 	// changes: an error leaves the scheduler as it was
 	waiting := s.tracker.orphans[g.Key()]
-	readmitted, err := s.readmit(waiting, &g)
+	readmitted, err := s.tracker.readmit(waiting, &g, &s.classes)
 	if err != nil {
 		return err
 	}
@@ -75,10 +75,10 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 // admission gives them now that the group is known (nil: unchanged). A
 // member already running must have the group's priority: no later cycle
 // could fix it.
-func (s *Scheduler) readmit(waiting []podID, g *podgroup.PodGroup) ([]*cluster.PodInfo, error) {
+func (t *tracker) readmit(waiting []podID, g *podgroup.PodGroup, classes *cluster.PriorityClasses) ([]*cluster.PodInfo, error) {
 	out := make([]*cluster.PodInfo, len(waiting))
 	for i, id := range waiting {
-		r := s.tracker.records.at(id)
+		r := t.records.at(id)
 		if r.phase != PhasePending {
 			if p := g.EffectivePriority(); r.info.Priority() != p {
 				return nil, &cluster.FieldError{Sentinel: ErrAdmission, Object: "pod group " + g.Key(), Field: "priority",
@@ -89,7 +89,7 @@ func (s *Scheduler) readmit(waiting []podID, g *podgroup.PodGroup) ([]*cluster.P
 		if r.spec == nil {
 			continue
 		}
-		info, err := admission.AdmitPod(&s.classes, *r.spec, g)
+		info, err := admission.AdmitPod(classes, *r.spec, g)
 		if err != nil {
 			return nil, err
 		}

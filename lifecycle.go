@@ -143,7 +143,7 @@ func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
 	r.phase, r.reason, r.endedAt, r.reasonFit = phase, "", s.now, false
 	s.nominations.clear(r)
 	s.dryRuns.forget(r.info)
-	s.deleteTemplateClaims(r.info.Pod())
+	deleteTemplateClaims(s.cache, r.info.Pod())
 	if phase == PhaseDeleted {
 		r.node = ""
 	}

@@ -69,14 +69,14 @@ func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 			return err
 		}
 	}
-	if _, err := s.makeTemplateClaims(info.Pod()); err != nil {
-		s.deleteTemplateClaims(info.Pod())
+	if _, err := s.templates.makeClaims(s.cache, info.Pod()); err != nil {
+		deleteTemplateClaims(s.cache, info.Pod())
 		return err
 	}
 	var allocated []claimAllocation
 	if p.NodeName != "" {
 		if allocated, err = s.reservePreBound(info, p.NodeName); err != nil {
-			s.deleteTemplateClaims(info.Pod())
+			deleteTemplateClaims(s.cache, info.Pod())
 			return err
 		}
 	}

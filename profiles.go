@@ -1,6 +1,7 @@
 package gangsim
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -77,10 +78,30 @@ func (p *profile) wakeOn(fit *fw.FitError) uint64 {
 	return uint64(kinds)
 }
 
-// newProfile instantiates a resolved profile for s.
-func (s *Scheduler) newProfile(rp *resolvedProfile, reg fw.Registry, pct int32) (*profile, error) {
+// addProfile instantiates one configured profile (the i-th) for s.
+func (s *Scheduler) addProfile(cp *Profile, reg fw.Registry, i int) error {
+	rp, err := resolveProfile(cp, reg, fmt.Sprintf("profiles[%d]", i))
+	if err != nil {
+		return err
+	}
+	pct := s.cfg.PercentageOfNodesToScore
+	if cp.PercentageOfNodesToScore != nil {
+		pct = *cp.PercentageOfNodesToScore
+	}
 	p := &profile{name: rp.name, groups: &placement.GroupScheduler{}}
 	p.handle = &handle{s: s, p: p}
+	if err := p.instantiate(rp, reg, pct, placementShortcuts(s.shortcutsOff)); err != nil {
+		return err
+	}
+	p.pods.Nominations = s.nominations
+	s.explainer.wire(p.pods)
+	s.profiles.add(p)
+	return nil
+}
+
+// instantiate makes the profile's plugins from reg, each once however
+// many points it serves, and puts them at their extension points.
+func (p *profile) instantiate(rp *resolvedProfile, reg fw.Registry, pct int32, shortcuts placement.Shortcuts) error {
 	instances := map[string]fw.Plugin{}
 	get := func(name string) (fw.Plugin, error) {
 		if pl, ok := instances[name]; ok {
@@ -98,12 +119,12 @@ func (s *Scheduler) newProfile(rp *resolvedProfile, reg fw.Registry, pct int32) 
 		for _, ref := range rp.points[point.name] {
 			pl, err := get(ref.Name)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			p.add(point.name, pl, int64(ref.Weight), &pods)
 		}
 	}
-	p.pods = placement.NewPodScheduler(pods, pct, placementShortcuts(s.shortcutsOff))
+	p.pods = placement.NewPodScheduler(pods, pct, shortcuts)
 	p.groups.Pods = p.pods
 	p.retryOn = map[string]fw.ClusterEvent{}
 	for _, pl := range pods.PreFilter {
@@ -113,7 +134,7 @@ func (s *Scheduler) newProfile(rp *resolvedProfile, reg fw.Registry, pct int32) 
 		p.retryOn[pl.Name()] |= fw.RetryEvents(pl)
 	}
 	p.pure = p.isPure()
-	return p, nil
+	return nil
 }
 
 // add puts an instance at one extension point.

@@ -244,11 +244,11 @@ const (
 // ErrNoProgress is returned when a run hits its safety cap of cycles.
 var ErrNoProgress = errors.New("gangsim: simulation does not converge")
 
-func (s *Scheduler) maxCycles() int {
-	if s.cfg.MaxCycles > 0 {
-		return s.cfg.MaxCycles
+func maxCycles(cfg *Config, t *tracker) int {
+	if cfg.MaxCycles > 0 {
+		return cfg.MaxCycles
 	}
-	return max(100_000, 100*(len(s.tracker.pods)+len(s.tracker.groups)))
+	return max(100_000, 100*(len(t.pods)+len(t.groups)))
 }
 
 // run schedules until nothing is due before until (bounded) or at all.
@@ -269,7 +269,7 @@ func (s *Scheduler) run(until time.Duration, bound runBound) error {
 		if s.now != instant {
 			atNow, instant = 0, s.now
 		}
-		limit := s.maxCycles()
+		limit := maxCycles(&s.cfg, &s.tracker)
 		if atNow >= limit {
 			return s.stopRun(fmt.Sprintf("%d cycles at simulated time %v, %d evictions so far", atNow, s.now, s.stats.Evictions), s.stats.Evictions-startEvictions)
 		}

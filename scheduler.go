@@ -2,7 +2,6 @@ package gangsim
 
 import (
 	"errors"
-	"fmt"
 	"iter"
 	"slices"
 	"time"
@@ -95,7 +94,7 @@ type Scheduler struct {
 	// templates are the resource claim templates by key; selectors
 	// evaluates CEL device selectors outside cycles (pods arriving
 	// running)
-	templates map[string]*cluster.ResourceClaimTemplate
+	templates claimTemplates
 	selectors *dynamicresources.CELSelectors
 	// limitRanger and quotas are the API server's admission of pods into
 	// their namespaces: the LimitRanges, and the ResourceQuotas with their
@@ -168,26 +167,6 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 		}
 	}
 	return s, nil
-}
-
-// addProfile instantiates one configured profile.
-func (s *Scheduler) addProfile(cp *Profile, reg fw.Registry, i int) error {
-	rp, err := resolveProfile(cp, reg, fmt.Sprintf("profiles[%d]", i))
-	if err != nil {
-		return err
-	}
-	pct := s.cfg.PercentageOfNodesToScore
-	if cp.PercentageOfNodesToScore != nil {
-		pct = *cp.PercentageOfNodesToScore
-	}
-	p, err := s.newProfile(rp, reg, pct)
-	if err != nil {
-		return err
-	}
-	p.pods.Nominations = s.nominations
-	s.explainer.wire(p.pods)
-	s.profiles.add(p)
-	return nil
 }
 
 // Config returns a copy of the configuration with defaults applied; the
