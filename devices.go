@@ -6,8 +6,8 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/cluster/deviceselector"
+	"github.com/gangsim/gangsim/dra"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/plugins/dynamicresources"
 )
 
 // Devices (Dynamic Resource Allocation): the classes, slices and claims
@@ -231,8 +231,8 @@ func (s *Scheduler) reservePreBound(pi *cluster.PodInfo, node string) ([]claimAl
 		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: "pod " + string(p.Key()),
 			Field: fmt.Sprintf("resourceClaims[%d]", i), Detail: fmt.Sprintf(format, args...)}
 	}
-	in := dynamicresources.Input{Classes: map[string]*cluster.DeviceClass{}, Slices: ni.Slices(), Node: ni.Node(),
-		Allocated: dynamicresources.NodeState(ni), Selectors: s.selectors, Features: dynamicresources.DefaultFeatures()}
+	in := dra.Input{Classes: map[string]*cluster.DeviceClass{}, Slices: ni.Slices(), Node: ni.Node(),
+		Allocated: dra.NodeState(ni), Selectors: s.selectors, Features: dra.DefaultFeatures()}
 	var toAllocate []int
 	for i := range p.ResourceClaims {
 		key := p.ClaimKey(i)
@@ -256,7 +256,7 @@ func (s *Scheduler) reservePreBound(pi *cluster.PodInfo, node string) ([]claimAl
 	}
 	var results []cluster.AllocationResult
 	if len(in.Claims) > 0 {
-		res, ok, err := dynamicresources.Allocate(&in)
+		res, ok, err := dra.Allocate(&in)
 		if err != nil {
 			return nil, bad(toAllocate[0], "cannot allocate its claims on node %q, where it runs: %v", node, err)
 		}

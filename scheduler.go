@@ -3,7 +3,6 @@ package gangsim
 import (
 	"errors"
 	"fmt"
-	"github.com/gangsim/gangsim/plugins/dynamicresources"
 	"iter"
 	"slices"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/google/btree"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/dra"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/queue"
@@ -125,7 +125,7 @@ type Scheduler struct {
 	// evaluates CEL device selectors outside cycles (pods arriving
 	// running)
 	templates map[string]*cluster.ResourceClaimTemplate
-	selectors *dynamicresources.CELSelectors
+	selectors *dra.CELSelectors
 	// limitRanges and quotas are the namespaces' LimitRanges (as stored,
 	// defaults applied) and ResourceQuotas with their usage, each list in
 	// name order (limitranges.go, quotas.go)
@@ -165,7 +165,7 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 		orphans:    map[string][]podID{},
 		profiles:   map[string]*profile{},
 		timers:     btree.NewG(8, timerLess),
-		selectors:  dynamicresources.NewCELSelectors(),
+		selectors:  dra.NewCELSelectors(),
 	}
 	for _, o := range opts {
 		if o != nil { // a nil option is no option

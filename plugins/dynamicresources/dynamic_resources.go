@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/dra"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/plugins/helper"
 )
@@ -26,9 +27,9 @@ const firstAvailableMaxSize = 8
 // Args are the plugin's arguments: the DRA feature gates of v1.37, each
 // with its default.
 type Args struct {
-	// Features are the allocator's gates (DefaultFeatures: all on, as in
-	// v1.37).
-	Features Features
+	// Features are the allocator's gates (dra.DefaultFeatures: all on,
+	// as in v1.37).
+	Features dra.Features
 	// Preemption is the DRAPreemption gate, alpha and off in v1.37: a
 	// node whose devices cannot serve the pod is then resolvable by
 	// preemption, and a victim's claims are freed in the preemption's
@@ -51,20 +52,20 @@ type Args struct {
 }
 
 // NewArgs returns the defaults.
-func NewArgs() any { return &Args{Features: DefaultFeatures()} }
+func NewArgs() any { return &Args{Features: dra.DefaultFeatures()} }
 
 // DynamicResources is kube-scheduler's DynamicResources plugin: it
 // allocates a pod's ResourceClaims on the node it is tried on (Filter,
-// with Allocate), ranks nodes by the alternatives of firstAvailable
+// with dra.Allocate), ranks nodes by the alternatives of firstAvailable
 // requests they allow (Score), and reserves the claims with the pod
 // (Reserve: tentative claim reservations on the cycle's snapshot, so that
 // a group's members allocate together and roll back together).
 type DynamicResources struct {
 	h          fw.Handle
-	features   Features
+	features   dra.Features
 	preemption bool
 	rank       func(*cluster.NodeInfo, []*cluster.ResourceClaim) func(cluster.DeviceID) int64
-	selectors  *CELSelectors
+	selectors  *dra.CELSelectors
 	// sigs caches the signature part of each claim spec, by spec key.
 	sigs map[string]string
 	// allocs remembers allocations by node content (the snapshot's stamp)
@@ -80,7 +81,7 @@ type DynamicResources struct {
 type nodeDevicesEntry struct {
 	slices []*cluster.ResourceSlice
 	node   *cluster.Node
-	devs   *NodeDevices
+	devs   *dra.NodeDevices
 }
 
 // allocMemo remembers the allocations found on the nodes of one snapshot,
@@ -98,7 +99,7 @@ type nodeAllocs struct {
 	answers []allocAnswer
 }
 
-// allocAnswer is Allocate's answer for some specs (errors are not
+// allocAnswer is dra.Allocate's answer for some specs (errors are not
 // remembered).
 type allocAnswer struct {
 	specs   string
@@ -161,7 +162,7 @@ func New(args any, h fw.Handle) (fw.Plugin, error) {
 	if args == nil {
 		a = NewArgs().(*Args)
 	}
-	pl := &DynamicResources{h: h, features: a.Features, preemption: a.Preemption, rank: a.DeviceRank, selectors: NewCELSelectors(), sigs: map[string]string{}, devices: map[string]*nodeDevicesEntry{}}
+	pl := &DynamicResources{h: h, features: a.Features, preemption: a.Preemption, rank: a.DeviceRank, selectors: dra.NewCELSelectors(), sigs: map[string]string{}, devices: map[string]*nodeDevicesEntry{}}
 	if !a.NoAllocationMemo {
 		pl.allocs = &allocMemo{}
 	}
@@ -186,7 +187,7 @@ const stateKey fw.StateKey = Name
 // spec.resourceClaims, and what Filter found per node.
 type stateData struct {
 	claims []podClaim
-	// toAllocate are the claims not allocated yet, for Allocate.
+	// toAllocate are the claims not allocated yet, for dra.Allocate.
 	toAllocate []*cluster.ResourceClaim
 	classes    map[string]*cluster.DeviceClass
 	// scored says a claim to allocate has a firstAvailable request.
@@ -426,7 +427,7 @@ func (pl *DynamicResources) Filter(state *fw.CycleState, pod *cluster.PodInfo, n
 	}
 	results, ok, err := pl.allocate(s, ni)
 	switch {
-	case errors.Is(err, ErrInvalidPools):
+	case errors.Is(err, dra.ErrInvalidPools):
 		return unresolvable(err.Error())
 	case err != nil:
 		return fw.NewStatus(fw.Error, err.Error()).WithPlugin(Name)
@@ -472,7 +473,7 @@ func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo) ([]clus
 
 // allocateNow is allocate without remembering.
 func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, bool, error) {
-	allocated := NodeState(ni)
+	allocated := dra.NodeState(ni)
 	for key, n := range s.freed {
 		alloc, pods, ok := ni.Claim(key)
 		if !ok || n < pods {
@@ -488,7 +489,7 @@ func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo) ([]c
 	if pl.rank != nil {
 		rank = pl.rank(ni, claims)
 	}
-	return Allocate(&Input{
+	return dra.Allocate(&dra.Input{
 		Rank:      rank,
 		Claims:    claims,
 		Classes:   s.classes,
@@ -503,14 +504,14 @@ func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo) ([]c
 
 // nodeDevices returns the devices the node reaches, found once per node
 // object and slice list (both are replaced, never changed in place).
-func (pl *DynamicResources) nodeDevices(ni *cluster.NodeInfo) *NodeDevices {
+func (pl *DynamicResources) nodeDevices(ni *cluster.NodeInfo) *dra.NodeDevices {
 	if pl.allocs == nil {
 		return nil // Args.NoAllocationMemo: found on every call
 	}
 	node, list := ni.Node(), ni.Slices()
 	e := pl.devices[node.Name]
 	if e == nil || e.node != node || !slices.Equal(e.slices, list) {
-		e = &nodeDevicesEntry{slices: list, node: node, devs: NewNodeDevices(list, node, pl.features)}
+		e = &nodeDevicesEntry{slices: list, node: node, devs: dra.NewNodeDevices(list, node, pl.features)}
 		pl.devices[node.Name] = e
 	}
 	return e.devs
