@@ -8,7 +8,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/plugins/noderesources"
+	"github.com/gangsim/gangsim/plugins"
 	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/queue"
 )
@@ -129,7 +129,7 @@ func (s *Scheduler) checkPreBound(r *podRecord, node string, group *groupRecord)
 	if !ok {
 		return &cluster.FieldError{Sentinel: cluster.ErrNodeNotFound, Object: "pod " + string(r.info.Key()), Field: "nodeName", Detail: fmt.Sprintf("node %q is not in the cluster", node)}
 	}
-	if rej := noderesources.Fits(r.info, ni); rej != nil {
+	if rej := plugins.KubeletAdmission(r.info, ni); rej != nil {
 		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(r.info.Key()), Field: "nodeName",
 			Detail: fmt.Sprintf("node %q has no room: %s", node, rej.Message())}
 	}
