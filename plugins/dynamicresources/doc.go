@@ -11,7 +11,9 @@
 // kube calls the structured allocator of a package below it: this folder
 // holds what is the plugin's (the cycle state, the claims of extended
 // resources, the memo of allocations by node content and claim specs,
-// the DRAPreemption gate's freed claims) and none of the device search.
+// the DRAPreemption gate's freed claims) and none of the device search:
+// dynamic_resources.go is the plugin with its cycle state, allocate.go
+// Filter's call of the allocator with its memos, score.go the scoring.
 //
 // # Determinism and concurrency
 //
