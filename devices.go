@@ -6,8 +6,8 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/cluster/deviceselector"
+	"github.com/gangsim/gangsim/dra"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/plugins/dynamicresources"
 )
 
 // Devices (Dynamic Resource Allocation): the classes, slices and claims
@@ -227,33 +227,33 @@ type claimAllocation struct {
 // node, as the scheduler would have: allocated claims must be on that
 // node, the others are allocated there now (returned, for their events).
 // It fails, changing nothing, when they cannot be.
-func (s *Scheduler) reservePreBound(pi *cluster.PodInfo, node string) ([]claimAllocation, error) {
+func reservePreBound(cache *cluster.Cache, selectors *dra.CELSelectors, pi *cluster.PodInfo, node string) ([]claimAllocation, error) {
 	p := pi.Pod()
 	if len(p.ResourceClaims) == 0 {
 		return nil, nil
 	}
-	ni, _ := s.cache.Node(node) // checked by checkPreBound
+	ni, _ := cache.Node(node) // checked by checkPreBound
 	bad := func(i int, format string, args ...any) error {
 		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: "pod " + string(p.Key()),
 			Field: fmt.Sprintf("resourceClaims[%d]", i), Detail: fmt.Sprintf(format, args...)}
 	}
-	in := dynamicresources.Input{Classes: map[string]*cluster.DeviceClass{}, Slices: ni.Slices(), Node: ni.Node(),
-		Allocated: dynamicresources.NodeState(ni), Selectors: s.selectors, Features: dynamicresources.DefaultFeatures()}
+	in := dra.Input{Classes: map[string]*cluster.DeviceClass{}, Slices: ni.Slices(), Node: ni.Node(),
+		Allocated: dra.NodeState(ni), Selectors: selectors, Features: dra.DefaultFeatures()}
 	var toAllocate []int
 	for i := range p.ResourceClaims {
 		key := p.ClaimKey(i)
-		rc, ok := s.cache.ResourceClaim(key)
+		rc, ok := cache.ResourceClaim(key)
 		if !ok {
 			return nil, bad(i, "claim %s does not exist, and the pod is already running on node %q", key, node)
 		}
 		if _, _, here := ni.Claim(key); here {
 			continue
 		}
-		if claimAllocatedElsewhere(s.cache, key, node) {
+		if claimAllocatedElsewhere(cache, key, node) {
 			return nil, bad(i, "claim %s is allocated on another node than the pod's, %q", key, node)
 		}
 		for _, cl := range claimClasses(rc) {
-			if dc, ok := s.cache.DeviceClass(cl); ok {
+			if dc, ok := cache.DeviceClass(cl); ok {
 				in.Classes[cl] = dc
 			}
 		}
@@ -262,7 +262,7 @@ func (s *Scheduler) reservePreBound(pi *cluster.PodInfo, node string) ([]claimAl
 	}
 	var results []cluster.AllocationResult
 	if len(in.Claims) > 0 {
-		res, ok, err := dynamicresources.Allocate(&in)
+		res, ok, err := dra.Allocate(&in)
 		if err != nil {
 			return nil, bad(toAllocate[0], "cannot allocate its claims on node %q, where it runs: %v", node, err)
 		}
@@ -280,7 +280,7 @@ func (s *Scheduler) reservePreBound(pi *cluster.PodInfo, node string) ([]claimAl
 			alloc = &results[next]
 			next++
 		}
-		if err := s.cache.ReserveClaim(node, key, alloc); err != nil {
+		if err := cache.ReserveClaim(node, key, alloc); err != nil {
 			return nil, err // the claims exist and fit: cannot fail
 		}
 		if alloc != nil {

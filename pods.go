@@ -11,7 +11,7 @@ import (
 	"github.com/gangsim/gangsim/admission"
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
-	"github.com/gangsim/gangsim/plugins/noderesources"
+	"github.com/gangsim/gangsim/plugins"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
@@ -65,7 +65,7 @@ func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 		r.spec = new(p) // its group is not known yet: admission waits for it
 	}
 	if p.NodeName != "" {
-		if err := s.checkPreBound(r, p.NodeName, group); err != nil {
+		if err := checkPreBound(s.cache, r, p.NodeName, group); err != nil {
 			return err
 		}
 	}
@@ -75,7 +75,7 @@ func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 	}
 	var allocated []claimAllocation
 	if p.NodeName != "" {
-		if allocated, err = s.reservePreBound(info, p.NodeName); err != nil {
+		if allocated, err = reservePreBound(s.cache, s.selectors, info, p.NodeName); err != nil {
 			deleteTemplateClaims(s.cache, info.Pod())
 			return err
 		}
@@ -113,12 +113,12 @@ func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 // node exists and has room, as the kubelet's admission checks, and a group
 // member has its group's priority (a running member cannot be fixed by a
 // later cycle).
-func (s *Scheduler) checkPreBound(r *podRecord, node string, group *groupRecord) error {
-	ni, ok := s.cache.Node(node)
+func checkPreBound(cache *cluster.Cache, r *podRecord, node string, group *groupRecord) error {
+	ni, ok := cache.Node(node)
 	if !ok {
 		return &cluster.FieldError{Sentinel: cluster.ErrNodeNotFound, Object: "pod " + string(r.info.Key()), Field: "nodeName", Detail: fmt.Sprintf("node %q is not in the cluster", node)}
 	}
-	if rej := noderesources.Fits(r.info, ni); rej != nil {
+	if rej := plugins.KubeletAdmission(r.info, ni); rej != nil {
 		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(r.info.Key()), Field: "nodeName",
 			Detail: fmt.Sprintf("node %q has no room: %s", node, rej.Message())}
 	}

@@ -6,10 +6,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gangsim/gangsim/plugins/dynamicresources"
-
 	"github.com/gangsim/gangsim/admission"
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/dra"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/queue"
 )
@@ -95,7 +94,7 @@ type Scheduler struct {
 	// evaluates CEL device selectors outside cycles (pods arriving
 	// running)
 	templates claimTemplates
-	selectors *dynamicresources.CELSelectors
+	selectors *dra.CELSelectors
 	// limitRanger and quotas are the API server's admission of pods into
 	// their namespaces: the LimitRanges, and the ResourceQuotas with their
 	// usage (package admission)
@@ -132,7 +131,7 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 		cache:     cluster.NewCache(),
 		tracker:   newTracker(),
 		timers:    newTimers(),
-		selectors: dynamicresources.NewCELSelectors(),
+		selectors: dra.NewCELSelectors(),
 	}
 	for _, o := range opts {
 		if o != nil { // a nil option is no option

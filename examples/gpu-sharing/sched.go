@@ -7,6 +7,7 @@ import (
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/dra"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/plugins/dynamicresources"
 )
@@ -42,7 +43,7 @@ func schedConfig(pol string, rank func(*cluster.NodeInfo, []*cluster.ResourceCla
 		Profiles: []gangsim.Profile{{
 			Plugins: plugins,
 			PluginConfig: []gangsim.PluginConfig{{Name: dynamicresources.Name, Args: &dynamicresources.Args{
-				Features: dynamicresources.DefaultFeatures(), DeviceRank: rank,
+				Features: dra.DefaultFeatures(), DeviceRank: rank,
 			}}},
 		}},
 	}

@@ -1,80 +1,24 @@
-// Package dynamicresources allocates the devices of a pod's
-// ResourceClaims on one node, as Kubernetes' structured allocator does
-// (k8s.io/dynamic-resource-allocation/structured, the "incubating"
-// variant, which v1.37's default feature gates select because
-// DRAConsumableCapacity and device binding conditions are on). The
-// DynamicResources plugin that calls it comes later; nothing here is
-// registered.
+// Package dynamicresources is kube-scheduler's DynamicResources plugin:
+// it gives a pod the devices its ResourceClaims ask for (Dynamic Resource
+// Allocation). PreFilter finds the pod's claims and their device classes,
+// and the extended resources a device class serves (KEP-5004); Filter
+// checks that the claims already allocated are on the node and allocates
+// the others there; Score ranks nodes by the alternatives of
+// firstAvailable requests they allow; Reserve reserves the claims on the
+// cycle's snapshot, whose rollback undoes them.
 //
-// # Concepts
-//
-// Drivers publish devices in ResourceSlices; the slices of one driver's
-// pool, at one generation, are complete when SliceCount of them exist. A
-// node reaches a slice whose NodeName is the node, that is AllNodes, or
-// whose NodeSelector matches the node. [Allocate] gathers the pools the
-// node reaches (highest generation; incomplete and invalid pools offer no
-// device), then searches depth first, with backtracking: claims in order,
-// requests in order, a firstAvailable request's alternatives in order
-// (the first that leads to a complete solution of everything after it
-// wins), and for each device a request needs, the candidates in search
-// order (pools by driver then pool name, slices by name, devices in slice
-// order), resuming within one request after its previous pick, so that
-// only combinations are tried. The first complete solution is the result;
-// there is no scoring.
-//
-// A candidate is checked, in kube's order: not in use (exclusively, by an
-// allocated claim or an earlier pick of this call; an admin-access request
-// only avoids its own claim's picks); selected by its class's selectors,
-// then the request's (through a [SelectorEvaluator], cached per device
-// and request); its consumable capacity fits (KEP-5075: default, valid
-// range rounded up by Min and Step, valid values, the whole capacity when
-// the request names none and there is no default); its pool's counters
-// cover it (KEP-4815, partitionable devices); no NoSchedule or NoExecute
-// taint it does not tolerate; and the claim's constraints (matchAttribute,
-// distinctAttribute) still hold.
-//
-// Mode All takes every device selected for the request whose capacity
-// fits, and fails as a whole if one of them is not usable; over an
-// incomplete or invalid pool it is an error. Errors are kube's, with its
-// texts: selector errors, more than [MaxDevicesPerClaim] devices in a
-// claim, a constraint violated in mode All, a missing class, a feature
-// that is off. [ErrInvalidPools] alone is node-local.
+// The allocation itself is package dra's [dra.Allocate], as the plugin in
+// kube calls the structured allocator of a package below it: this folder
+// holds what is the plugin's (the cycle state, the claims of extended
+// resources, the memo of allocations by node content and claim specs,
+// the DRAPreemption gate's freed claims) and none of the device search:
+// dynamic_resources.go is the plugin with its cycle state, allocate.go
+// Filter's call of the allocator with its memos, score.go the scoring.
 //
 // # Determinism and concurrency
 //
-// The result depends only on the input: no map is iterated into an output
-// or into a decision (maps are iterated only to check that all of a set
-// hold). Kube's one random element, a shared allocation's shareID, is not
-// made. Allocate keeps no state between calls and does not modify its
-// input, so calls may run in parallel if the SelectorEvaluator allows it.
-//
-// # Where this differs from kube
-//
-//   - Kube caches each pool's available counters for all nodes one pod is
-//     tried on (keyed, like the consumed counters, by pool name alone);
-//     a call here computes them afresh. The two differ only when two
-//     drivers' pools share a name and both have counters, where kube's
-//     answer depends on which node it tried first. Within a call the
-//     pool-name keying is reproduced.
-//   - Quantities are int64 thousandths (cluster.Quantity), not
-//     arbitrary-precision; a capacity's default is matched by value, not by
-//     kube's comparison of Quantity structs (which can tell "1Gi" from
-//     "1073741824" apart).
-//   - Capacity requests are "present" when the map is non-empty (kube: when
-//     the request's capacity field is set).
-//   - Selectors come through [SelectorEvaluator]; a compile error is an
-//     error wrapping [ErrSelectorCompile], found when first evaluated
-//     rather than when compiled. CEL's hint about has() is the evaluator's
-//     business.
-//   - Per-device node selection, binding conditions and DeviceTaintRules
-//     are not in the device model: slices carry the taints. Results carry
-//     the node as AllocationResult.Node (set when any device's slice names
-//     a node) rather than a NodeSelector; configs are not produced.
-//   - No context or timeout: the search is not cancellable.
-//
-// Kube's quirks that change outcomes are reproduced, each explained where
-// it is coded: distinctAttribute keeps one value per request name; a
-// shared device's counters are not given back on backtracking (and an
-// empty share entry is never removed); the capacity check repeated after
-// the constraints in allocateDevice does not undo them when it fails.
+// The plugin answers from the pod and the snapshot alone (it is
+// framework.Stateless): its memos only spare the allocator's work, and a
+// test runs with them off (Args.NoAllocationMemo) to show that no
+// decision changes. It belongs to the scheduler's one goroutine.
 package dynamicresources

@@ -3,11 +3,11 @@ package dynamicresources
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/dra"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/plugins/helper"
 )
@@ -26,9 +26,9 @@ const firstAvailableMaxSize = 8
 // Args are the plugin's arguments: the DRA feature gates of v1.37, each
 // with its default.
 type Args struct {
-	// Features are the allocator's gates (DefaultFeatures: all on, as in
-	// v1.37).
-	Features Features
+	// Features are the allocator's gates (dra.DefaultFeatures: all on,
+	// as in v1.37).
+	Features dra.Features
 	// Preemption is the DRAPreemption gate, alpha and off in v1.37: a
 	// node whose devices cannot serve the pod is then resolvable by
 	// preemption, and a victim's claims are freed in the preemption's
@@ -51,20 +51,20 @@ type Args struct {
 }
 
 // NewArgs returns the defaults.
-func NewArgs() any { return &Args{Features: DefaultFeatures()} }
+func NewArgs() any { return &Args{Features: dra.DefaultFeatures()} }
 
 // DynamicResources is kube-scheduler's DynamicResources plugin: it
 // allocates a pod's ResourceClaims on the node it is tried on (Filter,
-// with Allocate), ranks nodes by the alternatives of firstAvailable
+// with dra.Allocate), ranks nodes by the alternatives of firstAvailable
 // requests they allow (Score), and reserves the claims with the pod
 // (Reserve: tentative claim reservations on the cycle's snapshot, so that
 // a group's members allocate together and roll back together).
 type DynamicResources struct {
 	h          fw.Handle
-	features   Features
+	features   dra.Features
 	preemption bool
 	rank       func(*cluster.NodeInfo, []*cluster.ResourceClaim) func(cluster.DeviceID) int64
-	selectors  *CELSelectors
+	selectors  *dra.CELSelectors
 	// sigs caches the signature part of each claim spec, by spec key.
 	sigs map[string]string
 	// allocs remembers allocations by node content (the snapshot's stamp)
@@ -74,66 +74,6 @@ type DynamicResources struct {
 	// devices are the devices each node reaches, by node name, found
 	// again when its slices or its node object change
 	devices map[string]*nodeDevicesEntry
-}
-
-// nodeDevicesEntry is a node's devices and what they were found from.
-type nodeDevicesEntry struct {
-	slices []*cluster.ResourceSlice
-	node   *cluster.Node
-	devs   *NodeDevices
-}
-
-// allocMemo remembers the allocations found on the nodes of one snapshot,
-// per node index for the node's current stamp: a node that changes
-// forgets its answers at once, so what is kept is what can still be asked.
-type allocMemo struct {
-	snap  *cluster.Snapshot
-	nodes []nodeAllocs
-}
-
-// nodeAllocs are one node's answers for one content (stamp), by claim
-// specs (their short names).
-type nodeAllocs struct {
-	stamp   uint64
-	answers []allocAnswer
-}
-
-// allocAnswer is Allocate's answer for some specs (errors are not
-// remembered).
-type allocAnswer struct {
-	specs   string
-	results []cluster.AllocationResult // read-only
-	ok      bool
-}
-
-// maxAnswers bounds the answers kept per node content; past it they are
-// forgotten at once.
-const maxAnswers = 64
-
-// on returns the answers of node i as it is now in snap, forgetting those
-// of another snapshot or another content.
-func (m *allocMemo) on(snap *cluster.Snapshot, i int) *nodeAllocs {
-	if m.snap != snap {
-		m.snap, m.nodes = snap, m.nodes[:0]
-	}
-	if i >= len(m.nodes) {
-		m.nodes = append(m.nodes, make([]nodeAllocs, snap.Len()-len(m.nodes))...)
-	}
-	na := &m.nodes[i]
-	if stamp := snap.Stamp(i); na.stamp != stamp || len(na.answers) >= maxAnswers {
-		na.stamp, na.answers = stamp, na.answers[:0]
-	}
-	return na
-}
-
-// find returns the answer for specs, if there is one.
-func (na *nodeAllocs) find(specs string) (*allocAnswer, bool) {
-	for i := range na.answers {
-		if na.answers[i].specs == specs {
-			return &na.answers[i], true
-		}
-	}
-	return nil, false
 }
 
 var (
@@ -161,7 +101,7 @@ func New(args any, h fw.Handle) (fw.Plugin, error) {
 	if args == nil {
 		a = NewArgs().(*Args)
 	}
-	pl := &DynamicResources{h: h, features: a.Features, preemption: a.Preemption, rank: a.DeviceRank, selectors: NewCELSelectors(), sigs: map[string]string{}, devices: map[string]*nodeDevicesEntry{}}
+	pl := &DynamicResources{h: h, features: a.Features, preemption: a.Preemption, rank: a.DeviceRank, selectors: dra.NewCELSelectors(), sigs: map[string]string{}, devices: map[string]*nodeDevicesEntry{}}
 	if !a.NoAllocationMemo {
 		pl.allocs = &allocMemo{}
 	}
@@ -186,7 +126,7 @@ const stateKey fw.StateKey = Name
 // spec.resourceClaims, and what Filter found per node.
 type stateData struct {
 	claims []podClaim
-	// toAllocate are the claims not allocated yet, for Allocate.
+	// toAllocate are the claims not allocated yet, for dra.Allocate.
 	toAllocate []*cluster.ResourceClaim
 	classes    map[string]*cluster.DeviceClass
 	// scored says a claim to allocate has a firstAvailable request.
@@ -426,7 +366,7 @@ func (pl *DynamicResources) Filter(state *fw.CycleState, pod *cluster.PodInfo, n
 	}
 	results, ok, err := pl.allocate(s, ni)
 	switch {
-	case errors.Is(err, ErrInvalidPools):
+	case errors.Is(err, dra.ErrInvalidPools):
 		return unresolvable(err.Error())
 	case err != nil:
 		return fw.NewStatus(fw.Error, err.Error()).WithPlugin(Name)
@@ -440,97 +380,6 @@ func (pl *DynamicResources) Filter(state *fw.CycleState, pod *cluster.PodInfo, n
 		s.allocations[node] = results // else allocationOn finds it again, at once
 	}
 	return nil
-}
-
-// remembers reports whether allocate remembers its answers for s.
-func (pl *DynamicResources) remembers(s *stateData) bool {
-	return len(s.freed) == 0 && pl.h != nil && pl.allocs != nil
-}
-
-// allocate runs the allocator for the claims to allocate on the node, with
-// the node's devices in use less the claims the preemption's simulation
-// freed.
-func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, bool, error) {
-	if !pl.remembers(s) {
-		return pl.allocateNow(s, ni)
-	}
-	snap := pl.h.Snapshot()
-	i := ni.Index()
-	if i >= snap.Len() || snap.Node(i) != ni {
-		return pl.allocateNow(s, ni) // not the snapshot's node: no stamp names it
-	}
-	na := pl.allocs.on(snap, i)
-	if a, ok := na.find(s.specs); ok {
-		return a.results, a.ok, nil
-	}
-	results, ok, err := pl.allocateNow(s, ni)
-	if err == nil {
-		na.answers = append(na.answers, allocAnswer{s.specs, results, ok})
-	}
-	return results, ok, err
-}
-
-// allocateNow is allocate without remembering.
-func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, bool, error) {
-	allocated := NodeState(ni)
-	for key, n := range s.freed {
-		alloc, pods, ok := ni.Claim(key)
-		if !ok || n < pods {
-			continue
-		}
-		allocated.Remove(alloc)
-	}
-	claims := s.claimsOn(ni)
-	if len(claims) == 0 {
-		return nil, true, nil
-	}
-	var rank func(cluster.DeviceID) int64
-	if pl.rank != nil {
-		rank = pl.rank(ni, claims)
-	}
-	return Allocate(&Input{
-		Rank:      rank,
-		Claims:    claims,
-		Classes:   s.classes,
-		Slices:    ni.Slices(),
-		Node:      ni.Node(),
-		Devices:   pl.nodeDevices(ni),
-		Allocated: allocated,
-		Selectors: pl.selectors,
-		Features:  pl.features,
-	})
-}
-
-// nodeDevices returns the devices the node reaches, found once per node
-// object and slice list (both are replaced, never changed in place).
-func (pl *DynamicResources) nodeDevices(ni *cluster.NodeInfo) *NodeDevices {
-	if pl.allocs == nil {
-		return nil // Args.NoAllocationMemo: found on every call
-	}
-	node, list := ni.Node(), ni.Slices()
-	e := pl.devices[node.Name]
-	if e == nil || e.node != node || !slices.Equal(e.slices, list) {
-		e = &nodeDevicesEntry{slices: list, node: node, devs: NewNodeDevices(list, node, pl.features)}
-		pl.devices[node.Name] = e
-	}
-	return e.devs
-}
-
-// allocationOn returns the allocation Filter found on the node, or finds
-// it again (the node's answer was remembered and Filter did not run).
-func (pl *DynamicResources) allocationOn(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, error) {
-	if r, ok := s.allocations[ni.Index()]; ok {
-		return r, nil
-	}
-	r, ok, err := pl.allocate(s, ni)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errors.New("claim allocation not found for node")
-	}
-	s.allocations[ni.Index()] = r
-	return r, nil
 }
 
 // PodLocalFor reports that the plugin does nothing for the pod: it has
@@ -629,84 +478,6 @@ func (pl *DynamicResources) RemovePod(state *fw.CycleState, _, removed *cluster.
 		}
 	}
 	clear(s.allocations)
-	return nil
-}
-
-// PreScore skips the pod unless a claim to allocate has a request with
-// alternatives.
-func (pl *DynamicResources) PreScore(state *fw.CycleState, _ *cluster.PodInfo, _ []*cluster.NodeInfo) *fw.Status {
-	if s := readState(state); s == nil || !s.scored {
-		return fw.NewStatus(fw.Skip)
-	}
-	return nil
-}
-
-// Score sums, over the requests with alternatives, 8 less the index of the
-// alternative the node's allocation takes: the first alternative scores
-// most.
-func (pl *DynamicResources) Score(state *fw.CycleState, _ *cluster.PodInfo, ni *cluster.NodeInfo) (int64, *fw.Status) {
-	s := readState(state)
-	if s == nil || !s.scored {
-		return 0, nil
-	}
-	results, err := pl.allocationOn(s, ni)
-	if err != nil {
-		return 0, fw.NewStatus(fw.Error, err.Error()).WithPlugin(Name)
-	}
-	var score int64
-	for i, rc := range s.toAllocate {
-		taken := map[string]bool{}
-		for _, d := range results[i].Devices {
-			taken[d.Request] = true
-		}
-		for _, r := range rc.Spec.Requests {
-			for j, sub := range r.FirstAvailable {
-				if taken[r.Name+"/"+sub.Name] {
-					score += int64(firstAvailableMaxSize - j)
-				}
-			}
-		}
-	}
-	return score, nil
-}
-
-// PreScoreIgnoresNodes: PreScore reads the pod's state alone.
-func (*DynamicResources) PreScoreIgnoresNodes() {}
-
-// PreScoreSkips tells from the pod (and its claims as the snapshot holds
-// them) that no claim it allocates has alternatives: PreScore will skip.
-func (pl *DynamicResources) PreScoreSkips(pod *cluster.PodInfo) bool {
-	p := pod.Pod()
-	if len(p.ResourceClaims) == 0 {
-		return true // an extended resources' claim has no alternatives
-	}
-	snap := pl.h.Snapshot()
-	for i := range p.ResourceClaims {
-		key := p.ClaimKey(i)
-		rc, ok := snap.ResourceClaim(key)
-		if !ok {
-			continue // PreFilter rejects the pod
-		}
-		if _, _, allocated := snap.ClaimNode(key); allocated {
-			continue
-		}
-		for _, r := range rc.Spec.Requests {
-			if len(r.FirstAvailable) > 0 {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// NormalizeOne is DefaultNormalizeScore for one score.
-func (*DynamicResources) NormalizeOne(raw, highest int64) int64 {
-	return helper.DefaultNormalizeScore(raw, highest)
-}
-
-// NormalizeScore scales the scores to 0..100, the highest to 100.
-func (pl *DynamicResources) NormalizeScore(_ *fw.CycleState, _ *cluster.PodInfo, scores []fw.NodeScore) *fw.Status {
-	helper.NormalizeScores(scores, false)
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package dynamicresources
+package dra
 
 import (
 	"testing"

@@ -1,0 +1,164 @@
+package dynamicresources
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/dra"
+)
+
+// Filter's allocation: the allocator's call on a node, and the memos that
+// spare it (a node's devices by its slices, a node's answers by its
+// content and the claim specs).
+
+// nodeDevicesEntry is a node's devices and what they were found from.
+type nodeDevicesEntry struct {
+	slices []*cluster.ResourceSlice
+	node   *cluster.Node
+	devs   *dra.NodeDevices
+}
+
+// allocMemo remembers the allocations found on the nodes of one snapshot,
+// per node index for the node's current stamp: a node that changes
+// forgets its answers at once, so what is kept is what can still be asked.
+type allocMemo struct {
+	snap  *cluster.Snapshot
+	nodes []nodeAllocs
+}
+
+// nodeAllocs are one node's answers for one content (stamp), by claim
+// specs (their short names).
+type nodeAllocs struct {
+	stamp   uint64
+	answers []allocAnswer
+}
+
+// allocAnswer is dra.Allocate's answer for some specs (errors are not
+// remembered).
+type allocAnswer struct {
+	specs   string
+	results []cluster.AllocationResult // read-only
+	ok      bool
+}
+
+// maxAnswers bounds the answers kept per node content; past it they are
+// forgotten at once.
+const maxAnswers = 64
+
+// on returns the answers of node i as it is now in snap, forgetting those
+// of another snapshot or another content.
+func (m *allocMemo) on(snap *cluster.Snapshot, i int) *nodeAllocs {
+	if m.snap != snap {
+		m.snap, m.nodes = snap, m.nodes[:0]
+	}
+	if i >= len(m.nodes) {
+		m.nodes = append(m.nodes, make([]nodeAllocs, snap.Len()-len(m.nodes))...)
+	}
+	na := &m.nodes[i]
+	if stamp := snap.Stamp(i); na.stamp != stamp || len(na.answers) >= maxAnswers {
+		na.stamp, na.answers = stamp, na.answers[:0]
+	}
+	return na
+}
+
+// find returns the answer for specs, if there is one.
+func (na *nodeAllocs) find(specs string) (*allocAnswer, bool) {
+	for i := range na.answers {
+		if na.answers[i].specs == specs {
+			return &na.answers[i], true
+		}
+	}
+	return nil, false
+}
+
+// remembers reports whether allocate remembers its answers for s.
+func (pl *DynamicResources) remembers(s *stateData) bool {
+	return len(s.freed) == 0 && pl.h != nil && pl.allocs != nil
+}
+
+// allocate runs the allocator for the claims to allocate on the node, with
+// the node's devices in use less the claims the preemption's simulation
+// freed.
+func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, bool, error) {
+	if !pl.remembers(s) {
+		return pl.allocateNow(s, ni)
+	}
+	snap := pl.h.Snapshot()
+	i := ni.Index()
+	if i >= snap.Len() || snap.Node(i) != ni {
+		return pl.allocateNow(s, ni) // not the snapshot's node: no stamp names it
+	}
+	na := pl.allocs.on(snap, i)
+	if a, ok := na.find(s.specs); ok {
+		return a.results, a.ok, nil
+	}
+	results, ok, err := pl.allocateNow(s, ni)
+	if err == nil {
+		na.answers = append(na.answers, allocAnswer{s.specs, results, ok})
+	}
+	return results, ok, err
+}
+
+// allocateNow is allocate without remembering.
+func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, bool, error) {
+	allocated := dra.NodeState(ni)
+	for key, n := range s.freed {
+		alloc, pods, ok := ni.Claim(key)
+		if !ok || n < pods {
+			continue
+		}
+		allocated.Remove(alloc)
+	}
+	claims := s.claimsOn(ni)
+	if len(claims) == 0 {
+		return nil, true, nil
+	}
+	var rank func(cluster.DeviceID) int64
+	if pl.rank != nil {
+		rank = pl.rank(ni, claims)
+	}
+	return dra.Allocate(&dra.Input{
+		Rank:      rank,
+		Claims:    claims,
+		Classes:   s.classes,
+		Slices:    ni.Slices(),
+		Node:      ni.Node(),
+		Devices:   pl.nodeDevices(ni),
+		Allocated: allocated,
+		Selectors: pl.selectors,
+		Features:  pl.features,
+	})
+}
+
+// nodeDevices returns the devices the node reaches, found once per node
+// object and slice list (both are replaced, never changed in place).
+func (pl *DynamicResources) nodeDevices(ni *cluster.NodeInfo) *dra.NodeDevices {
+	if pl.allocs == nil {
+		return nil // Args.NoAllocationMemo: found on every call
+	}
+	node, list := ni.Node(), ni.Slices()
+	e := pl.devices[node.Name]
+	if e == nil || e.node != node || !slices.Equal(e.slices, list) {
+		e = &nodeDevicesEntry{slices: list, node: node, devs: dra.NewNodeDevices(list, node, pl.features)}
+		pl.devices[node.Name] = e
+	}
+	return e.devs
+}
+
+// allocationOn returns the allocation Filter found on the node, or finds
+// it again (the node's answer was remembered and Filter did not run).
+func (pl *DynamicResources) allocationOn(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, error) {
+	if r, ok := s.allocations[ni.Index()]; ok {
+		return r, nil
+	}
+	r, ok, err := pl.allocate(s, ni)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errors.New("claim allocation not found for node")
+	}
+	s.allocations[ni.Index()] = r
+	return r, nil
+}
