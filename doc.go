@@ -22,7 +22,8 @@
 //   - Nomination: the node preemption chose for a pod; it is tried first
 //     and its room is held for the pod while the victims terminate.
 //   - Gated: held out of scheduling, never tried: a gang short of members,
-//     or a pod with scheduling gates (and its whole root group) until
+//     or a pod a PreEnqueue plugin refuses, as SchedulingGates refuses a
+//     pod with scheduling gates (and its whole root group) until
 //     UngatePod removes them.
 //   - Rejected: refused at creation by its namespace's admission (a
 //     LimitRange's bounds, a ResourceQuota): the pod is never created.
@@ -82,6 +83,16 @@
 // filter memo, known failures, dry-run memos, victim units). None changes
 // a decision; WithoutShortcuts switches any of them off and ShortcutStats
 // counts their answers (docs/architecture.md).
+//
+// # Layout
+//
+// The root holds the Scheduler and nothing else: the API, the cycle
+// (schedule_one.go), the pod life-cycle (lifecycle.go, with its state
+// diagram), requeueing (requeue.go), the records and the tracker that owns
+// them (records.go, groups.go, hierarchy.go). API-server admission is
+// package admission, the device allocator package dra, the workload
+// controllers and the autoscaler sit beside the Scheduler in packages of
+// their own (docs/architecture.md).
 //
 // The engine does no I/O: file formats live above it, in the scenario
 // package (docs/scenario-format.md). docs/semantics.md describes the
