@@ -30,14 +30,6 @@ func pod(w *gangsimtest.PodWrapper, terms ...cluster.SelectorTerm) *cluster.PodI
 	return cluster.NewPodInfo(p)
 }
 
-// nodeInfo is n as a snapshot of it alone holds it.
-func nodeInfo(t *testing.T, n *gangsimtest.NodeWrapper) *cluster.NodeInfo {
-	t.Helper()
-	c := cluster.NewCache()
-	require.NoError(t, c.AddNode(n.Obj()))
-	return c.Snapshot().Node(0)
-}
-
 func TestNodeAffinityFilter(t *testing.T) {
 	// The rejection is unresolvable: no eviction changes a label.
 	mismatch := fw.NewStatus(fw.UnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector").WithPlugin(nodeaffinity.Name)
@@ -65,7 +57,7 @@ func TestNodeAffinityFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, nodeaffinity.NodeAffinity{}.Filter(nil, tt.pod, nodeInfo(t, tt.node)))
+			require.Equal(t, tt.want, nodeaffinity.NodeAffinity{}.Filter(nil, tt.pod, gangsimtest.NodeInfo(t, tt.node)))
 		})
 	}
 }
