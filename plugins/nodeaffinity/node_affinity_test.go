@@ -61,3 +61,29 @@ func TestNodeAffinityFilter(t *testing.T) {
 		})
 	}
 }
+
+// NormalizeScore scales the sums of the matched preferred terms' weights
+// so that the highest gets 100 (kube-scheduler's default normalisation).
+func TestNodeAffinityNormalizeScore(t *testing.T) {
+	tests := []struct {
+		name      string
+		raw, want []int64
+	}{
+		{"scaled to the highest, truncated", []int64{0, 10, 40}, []int64{0, 25, 100}},
+		{"all 0 stays 0", []int64{0, 0}, []int64{0, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scores := make([]fw.NodeScore, len(tt.raw))
+			for i, r := range tt.raw {
+				scores[i] = fw.NodeScore{Node: i, Score: r}
+			}
+			require.Nil(t, nodeaffinity.NodeAffinity{}.NormalizeScore(nil, nil, scores))
+			got := make([]int64, len(scores))
+			for i := range scores {
+				got[i] = scores[i].Score
+			}
+			require.Equal(t, tt.want, got)
+		})
+	}
+}
