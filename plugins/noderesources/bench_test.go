@@ -54,8 +54,8 @@ func BenchmarkScore(b *testing.B) {
 		f.Shape = shape
 		return f
 	}
-	gpuBalanced := noderesources.NewBalancedCPUMemory()
-	gpuBalanced.Resources = append(gpuBalanced.Resources, gangsimtest.ResourceGPU)
+	// not NewBalancedCPUMemory's fast path: the general one, over three
+	gpuBalanced := &noderesources.BalancedAllocation{Resources: []cluster.ResourceName{cluster.ResourceCPU, cluster.ResourceMemory, gangsimtest.ResourceGPU}}
 	tests := []struct {
 		name   string
 		plugin fw.ScorePlugin
