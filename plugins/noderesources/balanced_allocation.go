@@ -87,8 +87,8 @@ func (b *BalancedAllocation) Score(_ *fw.CycleState, pod *cluster.PodInfo, node 
 	var w resourceWalk
 	w.readRequested(pod, node)
 	for i, r := range b.Resources[:n] {
-		used, want, c, ok := w.cpuOrMemory(r)
-		if !ok {
+		used, want, c := w.cpuOrMemory(r)
+		if c < 0 {
 			used, want, c = w.extended(r, false)
 		}
 		if c != 0 {

@@ -230,8 +230,8 @@ func AllocationScore(strategy ScoringType, resources []ResourceWeight, pod *clus
 	w.readNonZero(pod, node)
 	var sum, weights int64
 	for _, r := range resources {
-		used, want, capacity, ok := w.cpuOrMemory(r.Name)
-		if !ok {
+		used, want, capacity := w.cpuOrMemory(r.Name)
+		if capacity < 0 {
 			used, want, capacity = w.extended(r.Name, false)
 		}
 		if capacity == 0 {

@@ -52,8 +52,8 @@ func RequestedToCapacityRatioScore(shape []UtilizationShapePoint, resources []Re
 	w.readNonZero(pod, node)
 	var sum, weights int64
 	for _, r := range resources {
-		used, want, capacity, ok := w.cpuOrMemory(r.Name)
-		if !ok {
+		used, want, capacity := w.cpuOrMemory(r.Name)
+		if capacity < 0 {
 			used, want, capacity = w.extended(r.Name, r.Name == ephemeralStorage)
 		}
 		if capacity == 0 {
