@@ -46,7 +46,7 @@ func fourNodes() []*gangsimtest.NodeWrapper {
 	return []*gangsimtest.NodeWrapper{zoned("node-a", "zone1"), zoned("node-b", "zone1"), zoned("node-x", "zone2"), zoned("node-y", "zone2")}
 }
 
-// on is n pods labelled foo on a node.
+// on is n pods on a node.
 type on struct {
 	node string
 	n    int
@@ -69,6 +69,7 @@ func running(label string, placed ...on) []*gangsimtest.PodWrapper {
 // changes.
 type spreadC cluster.TopologySpreadConstraint
 
+// hard is a DoNotSchedule constraint, soft a ScheduleAnyway one.
 func hard(maxSkew int32, key string, sel *cluster.LabelSelector) spreadC {
 	return spreadC{MaxSkew: maxSkew, TopologyKey: key, WhenUnsatisfiable: cluster.DoNotSchedule, LabelSelector: sel}
 }
