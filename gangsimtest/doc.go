@@ -15,6 +15,9 @@
 // and NodeLabels read a Cluster, which *gangsim.Scheduler is. The package
 // does not import gangsim, so that gangsim's own tests use it too.
 //
+// For a test of one plugin, NodeInfo builds a node with pods running on
+// it as the plugin's Filter or Score receives it, without a scheduler.
+//
 // # Quantities and mistakes
 //
 // Quantities are Kubernetes quantity strings ("500m", "2", "1Gi"), parsed

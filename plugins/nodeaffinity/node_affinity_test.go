@@ -30,14 +30,6 @@ func pod(w *gangsimtest.PodWrapper, terms ...cluster.SelectorTerm) *cluster.PodI
 	return cluster.NewPodInfo(p)
 }
 
-// nodeInfo is n as a snapshot of it alone holds it.
-func nodeInfo(t *testing.T, n *gangsimtest.NodeWrapper) *cluster.NodeInfo {
-	t.Helper()
-	c := cluster.NewCache()
-	require.NoError(t, c.AddNode(n.Obj()))
-	return c.Snapshot().Node(0)
-}
-
 func TestNodeAffinityFilter(t *testing.T) {
 	// The rejection is unresolvable: no eviction changes a label.
 	mismatch := fw.NewStatus(fw.UnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector").WithPlugin(nodeaffinity.Name)
@@ -65,7 +57,33 @@ func TestNodeAffinityFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, nodeaffinity.NodeAffinity{}.Filter(nil, tt.pod, nodeInfo(t, tt.node)))
+			require.Equal(t, tt.want, nodeaffinity.NodeAffinity{}.Filter(nil, tt.pod, gangsimtest.NodeInfo(t, tt.node)))
+		})
+	}
+}
+
+// NormalizeScore scales the sums of the matched preferred terms' weights
+// so that the highest gets 100 (kube-scheduler's default normalisation).
+func TestNodeAffinityNormalizeScore(t *testing.T) {
+	tests := []struct {
+		name      string
+		raw, want []int64
+	}{
+		{"scaled to the highest, truncated", []int64{0, 10, 40}, []int64{0, 25, 100}},
+		{"all 0 stays 0", []int64{0, 0}, []int64{0, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scores := make([]fw.NodeScore, len(tt.raw))
+			for i, r := range tt.raw {
+				scores[i] = fw.NodeScore{Node: i, Score: r}
+			}
+			require.Nil(t, nodeaffinity.NodeAffinity{}.NormalizeScore(nil, nil, scores))
+			got := make([]int64, len(scores))
+			for i := range scores {
+				got[i] = scores[i].Score
+			}
+			require.Equal(t, tt.want, got)
 		})
 	}
 }

@@ -11,14 +11,6 @@ import (
 	"github.com/gangsim/gangsim/plugins/nodename"
 )
 
-// nodeInfo is the node n as a snapshot of it alone holds it.
-func nodeInfo(t *testing.T, n string) *cluster.NodeInfo {
-	t.Helper()
-	c := cluster.NewCache()
-	require.NoError(t, c.AddNode(gangsimtest.MakeNode(n).Obj()))
-	return c.Snapshot().Node(0)
-}
-
 func pod(w *gangsimtest.PodWrapper) *cluster.PodInfo { return cluster.NewPodInfo(w.Obj()) }
 
 func TestNodeNameFilter(t *testing.T) {
@@ -36,7 +28,7 @@ func TestNodeNameFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, nodename.NodeName{}.Filter(nil, tt.pod, nodeInfo(t, tt.node)))
+			require.Equal(t, tt.want, nodename.NodeName{}.Filter(nil, tt.pod, gangsimtest.NodeInfo(t, gangsimtest.MakeNode(tt.node))))
 		})
 	}
 }
@@ -46,7 +38,7 @@ func TestNodeNameFilter(t *testing.T) {
 // signature must get one verdict on every node.
 func TestNodeNameSign(t *testing.T) {
 	pl := nodename.NodeName{}
-	nodes := []*cluster.NodeInfo{nodeInfo(t, "n1"), nodeInfo(t, "n2"), nodeInfo(t, "n10")}
+	nodes := []*cluster.NodeInfo{gangsimtest.NodeInfo(t, gangsimtest.MakeNode("n1")), gangsimtest.NodeInfo(t, gangsimtest.MakeNode("n2")), gangsimtest.NodeInfo(t, gangsimtest.MakeNode("n10"))}
 	tests := []struct {
 		name string
 		a, b *gangsimtest.PodWrapper

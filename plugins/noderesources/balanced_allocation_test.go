@@ -42,7 +42,7 @@ func TestBalancedAllocationScore(t *testing.T) {
 	ba := noderesources.NewBalancedCPUMemory()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, score(ba, tt.pod, nodeInfo(t, tt.node, tt.used...)))
+			require.Equal(t, tt.want, score(ba, tt.pod, gangsimtest.NodeInfo(t, tt.node, tt.used...)))
 		})
 	}
 }
@@ -54,9 +54,9 @@ func TestBalancedAllocationThreeResources(t *testing.T) {
 	// with: 0.25, 0.25, 0.75: mean 0.41667, variance (2*0.16667^2 +
 	// 0.33333^2)/3 = 0.05556, std 0.23570 -> int(76.43) = 76; without: all
 	// 0 -> 100. 50 + (50+76-100)/2 = 50 + 13 = 63.
-	require.Equal(t, int64(63), score(ba, pod("p").CPU("1000m").Memory("2Gi").GPU(3), nodeInfo(t, n)))
+	require.Equal(t, int64(63), score(ba, pod("p").CPU("1000m").Memory("2Gi").GPU(3), gangsimtest.NodeInfo(t, n)))
 	// Without a GPU request the GPU is left out: 0.25, 0.25 -> 75.
-	require.Equal(t, int64(75), score(ba, pod("p").CPU("1000m").Memory("2Gi"), nodeInfo(t, n)))
+	require.Equal(t, int64(75), score(ba, pod("p").CPU("1000m").Memory("2Gi"), gangsimtest.NodeInfo(t, n)))
 }
 
 func TestBalancedAllocationSkipsBestEffort(t *testing.T) {

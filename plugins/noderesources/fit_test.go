@@ -19,19 +19,6 @@ import (
 // fpga is an extended resource nodes do not have unless a test gives it.
 const fpga cluster.ResourceName = "example.com/fpga"
 
-// nodeInfo builds the node n with pods on it (their nodeName is set here),
-// as a snapshot of it alone holds it.
-func nodeInfo(t *testing.T, n *gangsimtest.NodeWrapper, pods ...*gangsimtest.PodWrapper) *cluster.NodeInfo {
-	t.Helper()
-	node := n.Obj()
-	c := cluster.NewCache()
-	require.NoError(t, c.AddNode(node))
-	for _, p := range pods {
-		require.NoError(t, c.AddPod(p.NodeName(node.Name).Obj()))
-	}
-	return c.Snapshot().Node(0)
-}
-
 // pods lists the pods a test puts on the node.
 func pods(ps ...*gangsimtest.PodWrapper) []*gangsimtest.PodWrapper { return ps }
 
@@ -81,9 +68,9 @@ func TestFits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var ni *cluster.NodeInfo
 			if tt.used != nil {
-				ni = nodeInfo(t, tt.node, tt.used)
+				ni = gangsimtest.NodeInfo(t, tt.node, tt.used)
 			} else {
-				ni = nodeInfo(t, tt.node)
+				ni = gangsimtest.NodeInfo(t, tt.node)
 			}
 			pi := cluster.NewPodInfo(tt.pod.Obj())
 			r := noderesources.Fits(pi, ni)
@@ -212,7 +199,7 @@ func TestAllocationScore(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ni := nodeInfo(t, tt.node, tt.used...)
+			ni := gangsimtest.NodeInfo(t, tt.node, tt.used...)
 			pi := cluster.NewPodInfo(tt.pod.Obj())
 			require.Equal(t, tt.want, noderesources.AllocationScore(tt.strategy, resourcesOrDefault(tt.resources), pi, ni))
 			fit := noderesources.NewFitStrategy(tt.strategy, tt.resources)

@@ -89,7 +89,7 @@ func TestRequestedToCapacityRatioScore(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ni := nodeInfo(t, tt.node, tt.used...)
+			ni := gangsimtest.NodeInfo(t, tt.node, tt.used...)
 			pi := cluster.NewPodInfo(tt.pod.Obj())
 			require.Equal(t, tt.want, noderesources.RequestedToCapacityRatioScore(tt.shape, resourcesOrDefault(tt.resources), pi, ni))
 			got, _ := ratioFit(t, tt.shape, tt.resources).Score(nil, pi, ni)

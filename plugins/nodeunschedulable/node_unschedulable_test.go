@@ -32,14 +32,6 @@ func exists(key string, e cluster.TaintEffect) cluster.Toleration {
 	return cluster.Toleration{Key: key, Operator: E, Effect: e}
 }
 
-// nodeInfo is n as a snapshot of it alone holds it.
-func nodeInfo(t *testing.T, n *gangsimtest.NodeWrapper) *cluster.NodeInfo {
-	t.Helper()
-	c := cluster.NewCache()
-	require.NoError(t, c.AddNode(n.Obj()))
-	return c.Snapshot().Node(0)
-}
-
 func TestNodeUnschedulableFilter(t *testing.T) {
 	// The rejection is unresolvable: no eviction uncordons a node.
 	cordoned := fw.NewStatus(fw.UnschedulableAndUnresolvable, "node(s) were unschedulable").WithPlugin(nodeunschedulable.Name)
@@ -60,7 +52,7 @@ func TestNodeUnschedulableFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, nodeunschedulable.NodeUnschedulable{}.Filter(nil, tt.pod, nodeInfo(t, tt.node)))
+			require.Equal(t, tt.want, nodeunschedulable.NodeUnschedulable{}.Filter(nil, tt.pod, gangsimtest.NodeInfo(t, tt.node)))
 		})
 	}
 }
@@ -91,7 +83,7 @@ func TestNodeUnschedulableSign(t *testing.T) {
 		{"another key", pod(exists("other", NS)), false},
 		{"another key and the taint", pod(exists("other", NS), exists(key, NS)), true},
 	}
-	cordoned := nodeInfo(t, gangsimtest.MakeNode("n").Unschedulable())
+	cordoned := gangsimtest.NodeInfo(t, gangsimtest.MakeNode("n").Unschedulable())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			require.Equal(t, tt.tolerates, nodeunschedulable.ToleratesUnschedulable(tt.pod.Pod()))

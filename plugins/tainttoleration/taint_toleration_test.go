@@ -32,14 +32,6 @@ func pod(tols ...cluster.Toleration) *cluster.PodInfo {
 	return cluster.NewPodInfo(p)
 }
 
-// nodeInfo is n as a snapshot of it alone holds it.
-func nodeInfo(t *testing.T, n *gangsimtest.NodeWrapper) *cluster.NodeInfo {
-	t.Helper()
-	c := cluster.NewCache()
-	require.NoError(t, c.AddNode(n.Obj()))
-	return c.Snapshot().Node(0)
-}
-
 func TestTaintTolerationFilter(t *testing.T) {
 	// The rejection is unresolvable: no eviction changes a taint.
 	untolerated := fw.NewStatus(fw.UnschedulableAndUnresolvable, "node(s) had untolerated taint(s)").WithPlugin(tainttoleration.Name)
@@ -66,7 +58,7 @@ func TestTaintTolerationFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, tainttoleration.TaintToleration{}.Filter(nil, tt.pod, nodeInfo(t, tt.node)))
+			require.Equal(t, tt.want, tainttoleration.TaintToleration{}.Filter(nil, tt.pod, gangsimtest.NodeInfo(t, tt.node)))
 		})
 	}
 }
@@ -86,7 +78,7 @@ func TestTaintTolerationScoreCounts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, st := tainttoleration.TaintToleration{}.Score(nil, tt.pod, nodeInfo(t, n))
+			got, st := tainttoleration.TaintToleration{}.Score(nil, tt.pod, gangsimtest.NodeInfo(t, n))
 			require.Nil(t, st)
 			require.Equal(t, tt.want, got)
 		})
