@@ -49,7 +49,7 @@ var allowedImports = map[string][]string{
 	// drive a Scheduler through its public API, beside the autoscaler
 	"controllers": {"", "cluster", "podgroup"},
 	// test helpers for policy authors build the model and read it back
-	"gangsimtest": {"cluster", "podgroup"},
+	"gangsimtest": {"cluster", "podgroup", "framework"},
 }
 
 // engineStdlibBans are the standard packages the engine (the root and every

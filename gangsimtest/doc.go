@@ -16,7 +16,10 @@
 // does not import gangsim, so that gangsim's own tests use it too.
 //
 // For a test of one plugin, NodeInfo builds a node with pods running on
-// it as the plugin's Filter or Score receives it, without a scheduler.
+// it as the plugin's Filter or Score receives it, without a scheduler;
+// FilterAll and ScoreAll run a plugin's filtering or scoring points over
+// a snapshot as one attempt does, and return the verdicts or final scores
+// by node.
 //
 // # Quantities and mistakes
 //

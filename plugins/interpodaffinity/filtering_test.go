@@ -204,7 +204,7 @@ func TestFilter(t *testing.T) {
 			if want == nil {
 				want = map[string]*fw.Status{}
 			}
-			require.Equal(t, want, filterAll(t, newPlugin(t, nil, snap), tt.pod, snap))
+			require.Equal(t, want, gangsimtest.FilterAll(t, newPlugin(t, nil, snap), tt.pod, snap))
 		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim/cluster"
-	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/plugins/interpodaffinity"
 )
@@ -149,56 +148,4 @@ func newPlugin(t *testing.T, args *interpodaffinity.Args, snap *cluster.Snapshot
 	pl, err := interpodaffinity.NewInterPodAffinity(args, fixedSnapshot{snap})
 	require.NoError(t, err)
 	return pl
-}
-
-// filterAll runs PreFilter then Filter on every node and returns the
-// rejections by node name; a PreFilter that skips passes every node.
-func filterAll(t *testing.T, pl *interpodaffinity.InterPodAffinity, p cluster.Pod, snap *cluster.Snapshot) map[string]*fw.Status {
-	t.Helper()
-	pi := cluster.NewPodInfo(p)
-	state := fw.NewCycleState()
-	got := map[string]*fw.Status{}
-	if st := pl.PreFilter(state, pi, snap); st != nil {
-		require.Equal(t, fw.Skip, st.Code(), "PreFilter: %v", st)
-		return got
-	}
-	for i := range snap.Len() {
-		ni := snap.Node(i)
-		if st := pl.Filter(state, pi, ni); st != nil {
-			got[ni.Node().Name] = st
-		}
-	}
-	return got
-}
-
-// scoreAll runs PreScore, Score on every node and NormalizeScore, and
-// returns the final scores by node name; a PreScore that skips scores
-// every node 0.
-func scoreAll(t *testing.T, pl *interpodaffinity.InterPodAffinity, p cluster.Pod, snap *cluster.Snapshot) map[string]int64 {
-	t.Helper()
-	pi := cluster.NewPodInfo(p)
-	var nodes []*cluster.NodeInfo
-	for i := range snap.Len() {
-		nodes = append(nodes, snap.Node(i))
-	}
-	state := fw.NewCycleState()
-	got := map[string]int64{}
-	if st := pl.PreScore(state, pi, nodes); st != nil {
-		require.Equal(t, fw.Skip, st.Code(), "PreScore: %v", st)
-		for _, ni := range nodes {
-			got[ni.Node().Name] = 0
-		}
-		return got
-	}
-	scores := make([]fw.NodeScore, len(nodes))
-	for i, ni := range nodes {
-		s, st := pl.Score(state, pi, ni)
-		require.Nil(t, st)
-		scores[i] = fw.NodeScore{Node: ni.Index(), Score: s}
-	}
-	require.Nil(t, pl.NormalizeScore(state, pi, scores))
-	for i, ni := range nodes {
-		got[ni.Node().Name] = scores[i].Score
-	}
-	return got
 }

@@ -110,7 +110,7 @@ func TestScore(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			snap := world{nodes: nodes, pods: tt.pods, namespaces: tt.nsLab}.snapshot(t)
-			require.Equal(t, tt.want, scoreAll(t, newPlugin(t, tt.args, snap), tt.pod, snap))
+			require.Equal(t, tt.want, gangsimtest.ScoreAll(t, newPlugin(t, tt.args, snap), tt.pod, snap))
 		})
 	}
 }

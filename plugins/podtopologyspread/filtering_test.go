@@ -212,7 +212,7 @@ func TestFilter(t *testing.T) {
 			if want == nil {
 				want = map[string]*fw.Status{}
 			}
-			require.Equal(t, want, filterAll(t, newPlugin(t, tt.args, snap), tt.pod, snap))
+			require.Equal(t, want, gangsimtest.FilterAll(t, newPlugin(t, tt.args, snap), tt.pod, snap))
 		})
 	}
 }

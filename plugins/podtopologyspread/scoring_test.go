@@ -164,7 +164,7 @@ func TestScore(t *testing.T) {
 				nodes = fourNodes()
 			}
 			snap := snapshotOf(t, nodes, tt.pods, tt.terminating...)
-			require.Equal(t, tt.want, scoreAll(t, newPlugin(t, tt.args, snap), tt.pod, snap, tt.feasible...))
+			require.Equal(t, tt.want, gangsimtest.ScoreAll(t, newPlugin(t, tt.args, snap), tt.pod, snap, tt.feasible...))
 		})
 	}
 }
