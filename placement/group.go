@@ -372,7 +372,7 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 		// all or nothing: a failure in a placement but the first is
 		// never reported
 		gs.Pods.unreported = i != 0
-		res := known.evaluate(i)
+		res := known.evaluate(req, i)
 		gs.Pods.unreported = false
 		if res.Err != nil || res.Feasible {
 			return res // an error, or the best: its reservations were kept
@@ -383,7 +383,7 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 		}
 	}
 	if first == nil { // the first placement was pruned: its status is still the one reported
-		first = known.evaluateFirst()
+		first = known.evaluateFirst(req)
 	}
 	known.done()
 	return noPlacement(*first, len(placements))

@@ -22,10 +22,14 @@ import (
 // knownSearch is one best-first search as the shortcut follows it: what
 // is known of the group (nil while nothing is, or where the shortcut
 // cannot answer) and whether the search may start knowing.
+//
+// It does not hold the request, which each call that reads it is given:
+// escape analysis does not tell a struct's fields apart, and the snapshot
+// it holds is kept by what the shortcut knows, so a request held beside
+// it would move to the heap at every search.
 type knownSearch struct {
 	gs         *GroupScheduler
 	snap       *cluster.Snapshot
-	req        *GroupRequest
 	placements []fw.Placement
 	parent     fw.Placement
 	known      *knowngroups.Group[GroupResult]
@@ -37,8 +41,8 @@ type knownSearch struct {
 
 // searchKnown follows a search of req among placements within parent.
 func (gs *GroupScheduler) searchKnown(snap *cluster.Snapshot, req *GroupRequest, placements []fw.Placement, parent fw.Placement) knownSearch {
-	s := knownSearch{gs: gs, snap: snap, req: req, placements: placements, parent: parent}
-	s.known = s.knownGroup()
+	s := knownSearch{gs: gs, snap: snap, placements: placements, parent: parent}
+	s.known = s.knownGroup(req)
 	s.start = s.known == nil
 	return s
 }
@@ -68,20 +72,20 @@ func (s *knownSearch) recall(i int) (bool, *GroupResult) {
 // evaluate is the GroupScheduler's evaluation of placement i, the quorum
 // bound having let it through, reservations kept when feasible; a failure
 // is remembered.
-func (s *knownSearch) evaluate(i int) GroupResult {
+func (s *knownSearch) evaluate(req *GroupRequest, i int) GroupResult {
 	gs := s.gs
 	scans := gs.Pods.scans
-	res := gs.evaluate(s.snap, s.req, &s.placements[i], true)
+	res := gs.evaluate(s.snap, req, &s.placements[i], true)
 	if res.Err != nil {
 		return res
 	}
 	if res.Feasible {
 		if s.known != nil {
-			gs.known.Forget(s.req.Group.Ref.Key)
+			gs.known.Forget(req.Group.Ref.Key)
 		}
 		return res
 	}
-	s.startKnowing()
+	s.startKnowing(req)
 	s.remember(i, &res, gs.Pods.scans != scans, true)
 	return res
 }
@@ -89,8 +93,8 @@ func (s *knownSearch) evaluate(i int) GroupResult {
 // evaluateFirst is the evaluation of the first placement, which a search
 // that found nothing reports, when the quorum bound pruned it: from what
 // is known of it, or evaluated.
-func (s *knownSearch) evaluateFirst() *GroupResult {
-	s.startKnowing()
+func (s *knownSearch) evaluateFirst(req *GroupRequest) *GroupResult {
+	s.startKnowing(req)
 	gs, p := s.gs, &s.placements[0]
 	if kg := s.known; kg != nil && kg.Holds(s.snap, s.nominations(), 0, p) {
 		kg.Pass(0, &gs.Pods.nextStart)
@@ -98,7 +102,7 @@ func (s *knownSearch) evaluateFirst() *GroupResult {
 		return kg.First()
 	}
 	scans := gs.Pods.scans
-	res := gs.evaluate(s.snap, s.req, p, false)
+	res := gs.evaluate(s.snap, req, p, false)
 	s.remember(0, &res, gs.Pods.scans != scans, false)
 	return &res
 }
@@ -124,40 +128,40 @@ func (s *knownSearch) remember(i int, res *GroupResult, scanned, bounded bool) {
 
 // startKnowing starts what is known of the search at its first failure,
 // when nothing was known at its start.
-func (s *knownSearch) startKnowing() {
+func (s *knownSearch) startKnowing(req *GroupRequest) {
 	if !s.start {
 		return
 	}
 	s.start = false
-	if !s.answers() {
+	if !s.answers(req) {
 		return
 	}
-	r := knownRequest(s.req.Group)
-	s.known = s.gs.known.Start(s.snap, s.req.Group.Ref.Key, &r, len(s.placements))
+	r := knownRequest(req.Group)
+	s.known = s.gs.known.Start(s.snap, req.Group.Ref.Key, &r, len(s.placements))
 }
 
 // knownGroup returns what is known of the search, or nil when nothing is
 // known of this request or the shortcut cannot answer it (what was known
 // is then forgotten).
-func (s *knownSearch) knownGroup() *knowngroups.Group[GroupResult] {
-	key := s.req.Group.Ref.Key
-	r := knownRequest(s.req.Group)
+func (s *knownSearch) knownGroup(req *GroupRequest) *knowngroups.Group[GroupResult] {
+	key := req.Group.Ref.Key
+	r := knownRequest(req.Group)
 	kg := s.gs.known.Known(s.snap, key, &r, len(s.placements))
-	if kg != nil && !s.answers() {
+	if kg != nil && !s.answers(req) {
 		s.gs.known.Forget(key)
 		return nil
 	}
 	return kg
 }
 
-// answers reports whether the shortcut can answer the search.
-func (s *knownSearch) answers() bool {
+// answers reports whether the shortcut can answer the search for req.
+func (s *knownSearch) answers(req *GroupRequest) bool {
 	ps := s.gs.Pods
 	if ps.shortcuts.NoKnownGroups || s.parent.Nodes != nil || !allStateless(s.gs.Feasible) {
 		return false
 	}
-	for i, pod := range s.req.Group.Pods {
-		if s.req.nominated(i) >= 0 || ps.Explain != nil && ps.Explain(pod) || !ps.localFor(pod, s.snap) {
+	for i, pod := range req.Group.Pods {
+		if req.nominated(i) >= 0 || ps.Explain != nil && ps.Explain(pod) || !ps.localFor(pod, s.snap) {
 			return false
 		}
 	}
