@@ -11,10 +11,14 @@
 //     placements, check each by placing the group's pods in order, score
 //     the feasible ones and re-apply the best (group.go, prune.go), and
 //     the same recursively over a CompositePodGroup hierarchy (tree.go).
-//   - The memo remembers, per pod signature and node, the verdicts and
-//     raw scores of plugins that are framework.Signers while the node is
-//     unchanged, and the tree over it finds the node a scan would pick
-//     without visiting the nodes (memo.go, memo_scan.go, memotree.go).
+//   - The shortcuts, each a cache that never changes a decision (switched
+//     off by Shortcuts): the memo remembers, per pod signature and node,
+//     the verdicts and raw scores of plugins that are framework.Signers
+//     while the node is unchanged, reuses a signature's failure, and its
+//     tree finds the node a scan would pick without visiting the nodes
+//     (placement/internal/memo; Schedule calls it once, memo.go); the
+//     known group failures pass over a gang's placements that failed
+//     before on nodes unchanged since (known_groups.go).
 //
 // Determinism: nodes are addressed by snapshot index (name order); score
 // ties go to the lowest index; the filter scan's start rotates by a

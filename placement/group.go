@@ -8,6 +8,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/placement/internal/knowngroups"
 )
 
 // GroupRequest is one PodGroup to place in a cycle.
@@ -189,7 +190,8 @@ type GroupScheduler struct {
 	Scorers   []WeightedPlacementScorer
 
 	spare []candidate // scheduleBestFirst's candidates, reused; nil while in use
-	known knownGroups // the KnownGroupFailures shortcut's (known_groups.go)
+	// known is the KnownGroupFailures shortcut's (known_groups.go)
+	known knowngroups.Groups[GroupResult]
 }
 
 // candidate is one evaluated placement.
@@ -331,7 +333,7 @@ func (gs *GroupScheduler) scoresIgnoreNodes() bool {
 // simulation in the usual case, not one per domain.
 //
 // A placement the search found infeasible before and whose nodes did not
-// change since is passed over (knownGroups).
+// change since is passed over (known_groups.go).
 func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRequest, placements []fw.Placement, parent fw.Placement, bound quorumBound) GroupResult {
 	all := make([]fw.Assignment, len(req.Group.Pods))
 	for i, p := range req.Group.Pods {
@@ -352,28 +354,15 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 		return GroupResult{Err: err, Message: err.Error()}
 	}
 	order := bestFirst(totals)
-	known := gs.knownGroup(snap, req, placements, parent)
-	// a search with nothing known starts knowing at its first failure: a
-	// gang placed at once costs the shortcut nothing
-	start := known == nil
-	startKnown := func() {
-		if start {
-			known, start = gs.newKnownGroup(snap, req, placements, parent), false
-		}
-	}
+	known := gs.searchKnown(snap, req, placements, parent)
 	var first *GroupResult
 	var firstRes GroupResult // placement 0's evaluation, kept where first points (not each res on the heap)
 	for _, i := range order {
-		// a placement known infeasible passed the bound when it was
-		// evaluated, and its nodes are as they were: it passes again
-		if known != nil && known.holds(gs.Pods, snap, i, &placements[i]) {
-			if !known.places[i].bounded {
-				continue // the bound pruned it (evaluateFirst evaluated it): it prunes it again
-			}
-			known.pass(gs.Pods, i)
-			gs.known.hits++
-			if i == 0 {
-				first = &known.first
+		// a placement known infeasible, its nodes as they were, is
+		// passed over as its evaluation would fail again (known_groups.go)
+		if recalled, res := known.recall(i); recalled {
+			if res != nil {
+				first = res
 			}
 			continue
 		}
@@ -383,21 +372,10 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 		// all or nothing: a failure in a placement but the first is
 		// never reported
 		gs.Pods.unreported = i != 0
-		scans := gs.Pods.scans
-		res := gs.evaluate(snap, req, &placements[i], true)
+		res := known.evaluate(req, i)
 		gs.Pods.unreported = false
-		if res.Err != nil {
-			return res
-		}
-		if res.Feasible {
-			if known != nil {
-				gs.forget(req.Group)
-			}
-			return res // the best: its reservations were kept
-		}
-		startKnown()
-		if known != nil {
-			known.remember(gs.Pods, snap, i, &placements[i], &res, gs.Pods.scans != scans, true)
+		if res.Err != nil || res.Feasible {
+			return res // an error, or the best: its reservations were kept
 		}
 		if i == 0 {
 			firstRes = res
@@ -405,12 +383,9 @@ func (gs *GroupScheduler) scheduleBestFirst(snap *cluster.Snapshot, req *GroupRe
 		}
 	}
 	if first == nil { // the first placement was pruned: its status is still the one reported
-		startKnown()
-		first = gs.evaluateFirst(snap, req, &placements[0], known)
+		first = known.evaluateFirst(req)
 	}
-	if known != nil {
-		known.searched(snap, placements)
-	}
+	known.done()
 	return noPlacement(*first, len(placements))
 }
 
@@ -441,23 +416,6 @@ func bestFirst(totals []int64) []int {
 		order[i] = int(k & (1<<indexBits - 1))
 	}
 	return order
-}
-
-// evaluateFirst is the evaluation of a search's first placement, which a
-// search that found nothing reports, when it was pruned: from what is
-// known of it, or evaluated.
-func (gs *GroupScheduler) evaluateFirst(snap *cluster.Snapshot, req *GroupRequest, p *fw.Placement, known *knownGroup) *GroupResult {
-	if known != nil && known.holds(gs.Pods, snap, 0, p) {
-		known.pass(gs.Pods, 0)
-		gs.known.hits++
-		return &known.first
-	}
-	scans := gs.Pods.scans
-	res := gs.evaluate(snap, req, p, false)
-	if known != nil {
-		known.remember(gs.Pods, snap, 0, p, &res, gs.Pods.scans != scans, false)
-	}
-	return &res
 }
 
 // quorum is what the PlacementFeasible plugins need placed at least, when

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/placement/internal/memo"
 )
 
 // WeightedScorer is a score plugin with its weight in the node total.
@@ -70,8 +71,9 @@ type Nominations interface {
 // A lone feasible node is taken without scoring.
 //
 // Plugins that declare themselves Signers are remembered per pod signature
-// and node while the node is unchanged (see memo); the others run every
-// time, so a plugin without capabilities is correct, only slower.
+// and node while the node is unchanged (placement/internal/memo); the
+// others run every time, so a plugin without capabilities is correct,
+// only slower.
 //
 // A PodScheduler keeps scratch buffers between calls: it is not safe for
 // concurrent use.
@@ -91,9 +93,6 @@ type PodScheduler struct {
 	filterPre  []int // the PreFilter index of each filter plugin, or -1
 	scorePre   []int // the PreScore index of each score plugin, or -1
 	extensions []fw.PreFilterExtensions
-	filterSign []fw.Signer // nil for a filter that is no Signer
-	memoable   []bool      // the score plugin can be remembered (see memoTable)
-	pointwise  []fw.PointwiseNormalizer
 	normalizer []fw.ScoreNormalizer
 	nodeLocal  []bool // the filter reads only its node
 	// unreported is set while a group is placed where a failure is
@@ -113,30 +112,11 @@ type PodScheduler struct {
 	infos      []*cluster.NodeInfo
 	rejections []fw.NodeStatus
 	lists      statusLists // the FitErrors' rejection lists, shared while equal
-	// nomNodes are the nodes pods are nominated to during a scan, marked
-	// in nomMark (by snapshot index).
-	nomNodes []int
-	nomMark  []bool
-	nomBuf   []*cluster.PodInfo
-	scores   []fw.NodeScore
-	totals   []int64
-	plan     memoPlan
-	memo     memo
-}
-
-// Shortcuts switches off the PodScheduler's shortcuts, each a cache that
-// never changes a decision; the zero value has them all on.
-type Shortcuts struct {
-	// NoMemo runs every plugin for every pod and node: no verdict or
-	// score is remembered per signature (memo.go), no failure reused, and
-	// so no memo tree.
-	NoMemo bool
-	// NoTree scans node by node where the memo tree (memotree.go) would
-	// find the scan's pick without visiting the nodes.
-	NoTree bool
-	// NoKnownGroups evaluates every placement of a gang's search, even
-	// one that failed before on nodes unchanged since (known_groups.go).
-	NoKnownGroups bool
+	scores     []fw.NodeScore
+	totals     []int64
+	// memo answers pods from what it remembers (the FilterMemo and
+	// MemoTree shortcuts, memo.go)
+	memo *memo.Memo
 }
 
 // NewPodScheduler returns a PodScheduler running plugins; percentage is
@@ -149,25 +129,17 @@ func NewPodScheduler(plugins PodPlugins, percentage int32, shortcuts Shortcuts) 
 	}
 	for _, f := range plugins.Filter {
 		ps.filterPre = append(ps.filterPre, indexOf(plugins.PreFilter, f.Name()))
-		sg, _ := f.(fw.Signer)
-		ps.filterSign = append(ps.filterSign, sg)
+		_, sg := f.(fw.Signer)
 		_, local := f.(fw.NodeLocal)
-		ps.nodeLocal = append(ps.nodeLocal, local || sg != nil)
+		ps.nodeLocal = append(ps.nodeLocal, local || sg)
 	}
 	ps.locals = localPlugins(plugins)
 	for _, ws := range plugins.Score {
-		pre := indexOf(plugins.PreScore, ws.Plugin.Name())
-		ps.scorePre = append(ps.scorePre, pre)
+		ps.scorePre = append(ps.scorePre, indexOf(plugins.PreScore, ws.Plugin.Name()))
 		nz, _ := ws.Plugin.(fw.ScoreNormalizer)
-		pw, _ := ws.Plugin.(fw.PointwiseNormalizer)
-		ps.normalizer, ps.pointwise = append(ps.normalizer, nz), append(ps.pointwise, pw)
-		_, signer := ws.Plugin.(fw.Signer)
-		preOK := pre < 0
-		if !preOK {
-			_, preOK = plugins.PreScore[pre].(fw.PreScoreIgnoresNodes)
-		}
-		ps.memoable = append(ps.memoable, signer && (nz == nil || pw != nil) && preOK)
+		ps.normalizer = append(ps.normalizer, nz)
 	}
+	ps.memo = ps.newMemo()
 	return ps
 }
 
@@ -388,42 +360,25 @@ func (ps *PodScheduler) Schedule(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 		}
 	}
 	explain := ps.Explain != nil && ps.Explain(pod)
-	t := ps.memoTable(snap, pod, explain)
-	nominations := ps.Nominations != nil && !ps.Nominations.Empty()
-	if t != nil && candidates == nil {
-		if fit := ps.reuseFailure(snap, pod, t); fit != nil {
-			return -1, fit
+	if !explain {
+		// the memo answers as the scan and scoring below would, from what
+		// it remembers, when it can (an explained pod is scored plugin by
+		// plugin)
+		if idx, fit, ok := ps.scheduleByMemo(snap, pod, candidates, n); ok {
+			return idx, fit
 		}
 	}
-	if t != nil && candidates == nil && !nominations && !ps.shortcuts.NoTree && treePays(snap, t, NumFeasibleNodesToFind(ps.percentage, n)) && ps.treeUsable(pod) {
-		if idx, ok := ps.scheduleByTree(snap, pod, t); ok {
-			return idx, nil
-		}
-	}
-	processed := ps.scan(snap, pod, candidates, n, t)
-	if t != nil {
-		t.scanned += processed
-	}
-	if t != nil {
-		t.failed = nil
-	}
+	ps.findNodesThatPassFilters(snap, pod, candidates, n)
 	switch len(ps.feasible) {
 	case 0:
-		if ps.unreported && candidates != nil {
-			return -1, &fw.FitError{Pod: pod.Key(), NumAllNodes: n}
-		}
-		fit := ps.fitError(pod, n)
-		if t != nil && candidates == nil {
-			ps.rememberFailure(snap, t, fit)
-		}
-		return -1, fit
+		return -1, ps.fitError(pod, candidates, n, ps.rejections)
 	case 1:
 		if explain {
 			ps.explainLone(pod, ps.feasible[0])
 		}
 		return ps.feasible[0], nil
 	}
-	return ps.best(snap, pod, t, explain), nil
+	return ps.prioritizeNodes(snap, pod, explain), nil
 }
 
 // rejectAll is the FitError of a PreFilter rejection: every candidate
@@ -442,11 +397,11 @@ func (ps *PodScheduler) rejectAll(snap *cluster.Snapshot, pod *cluster.PodInfo, 
 	return fe
 }
 
-// scan filters the candidates in rotation until enough feasible nodes are
-// found, filling ps.feasible and ps.rejections. With a memo table it reads
-// and refreshes the remembered answers inline: it runs once per node per
-// pod.
-func (ps *PodScheduler) scan(snap *cluster.Snapshot, pod *cluster.PodInfo, candidates []int, n int, t *memoTable) int {
+// findNodesThatPassFilters filters the candidates in rotation, from
+// where the last scan stopped, until NumFeasibleNodesToFind feasible
+// nodes are found (one when no score plugin runs, as the first is then
+// taken), filling ps.feasible and ps.rejections.
+func (ps *PodScheduler) findNodesThatPassFilters(snap *cluster.Snapshot, pod *cluster.PodInfo, candidates []int, n int) {
 	want := NumFeasibleNodesToFind(ps.percentage, n)
 	if len(ps.plugins.Score) == 0 {
 		want = 1
@@ -454,18 +409,6 @@ func (ps *PodScheduler) scan(snap *cluster.Snapshot, pod *cluster.PodInfo, candi
 	ps.feasible, ps.rejections = ps.feasible[:0], ps.rejections[:0]
 	start := ps.nextStart % n
 	ps.scans++
-	var processed int
-	if t == nil {
-		processed = ps.scanLive(snap, pod, candidates, n, start, want)
-	} else {
-		processed = ps.scanMemo(snap, pod, candidates, n, start, want, t)
-	}
-	ps.nextStart = (start + processed) % n
-	return processed
-}
-
-// scanLive filters every node with every plugin.
-func (ps *PodScheduler) scanLive(snap *cluster.Snapshot, pod *cluster.PodInfo, candidates []int, n, start, want int) int {
 	state := ps.state
 	processed := 0
 	for i := 0; i < n && len(ps.feasible) < want; i++ {
@@ -480,11 +423,17 @@ func (ps *PodScheduler) scanLive(snap *cluster.Snapshot, pod *cluster.PodInfo, c
 		}
 		ps.feasible = append(ps.feasible, idx)
 	}
-	return processed
+	ps.nextStart = (start + processed) % n
 }
 
-func (ps *PodScheduler) fitError(pod *cluster.PodInfo, n int) *fw.FitError {
-	return &fw.FitError{Pod: pod.Key(), NumAllNodes: n, Statuses: ps.lists.sorted(ps.rejections)}
+// fitError is the FitError of pod fitting none of the n candidates, its
+// rejections in node order; none where a failure is never reported (see
+// unreported).
+func (ps *PodScheduler) fitError(pod *cluster.PodInfo, candidates []int, n int, rejections []fw.NodeStatus) *fw.FitError {
+	if ps.unreported && candidates != nil {
+		return &fw.FitError{Pod: pod.Key(), NumAllNodes: n}
+	}
+	return &fw.FitError{Pod: pod.Key(), NumAllNodes: n, Statuses: ps.lists.sorted(rejections)}
 }
 
 // sortedStatuses returns a copy of r in node order. A scan starts mid-list

@@ -7,13 +7,52 @@ import (
 	fw "github.com/gangsim/gangsim/framework"
 )
 
-// Scoring the feasible nodes of one pod: PreScore, the score plugins
-// (remembered or live), normalisation, weights, and the pick of the best.
+// Scoring the feasible nodes of one pod: PreScore, the score plugins,
+// normalisation, weights, and the pick of the best (kube-scheduler's
+// prioritizeNodes and selectHost).
+
+// prioritizeNodes scores the feasible nodes and returns the winner.
+func (ps *PodScheduler) prioritizeNodes(snap *cluster.Snapshot, pod *cluster.PodInfo, explain bool) int {
+	var ex *ScoreExplanation
+	if explain {
+		ex = ps.newExplanation(pod)
+	}
+	ps.scoreLive(snap, pod, ps.feasible, nil, ex)
+	bestIdx := argmax(ps.feasible, ps.totals)
+	if ex != nil {
+		ps.finishExplanation(ex, bestIdx)
+	}
+	return bestIdx
+}
+
+// scoreLive runs PreScore with the feasible nodes, then each score plugin
+// that does not skip the pod, and is not answered elsewhere (answered[i],
+// when answered is set: the memo's), on every feasible node, summing the
+// weighted normalised scores into ps.totals (recording into ex when
+// explaining). It reports whether any plugin ran: ps.totals is reset
+// only then.
+func (ps *PodScheduler) scoreLive(snap *cluster.Snapshot, pod *cluster.PodInfo, feasible []int, answered []bool, ex *ScoreExplanation) bool {
+	ps.preScore(snap, pod, feasible, answered)
+	m := len(feasible)
+	live := false
+	for i, ws := range ps.plugins.Score {
+		if ps.state.ScoreSkipped(i) || answered != nil && answered[i] {
+			continue
+		}
+		if !live {
+			ps.totals = resize(ps.totals, m)
+			clear(ps.totals)
+			live = true
+		}
+		ps.addLiveScores(snap, pod, feasible, i, ws, ex)
+	}
+	return live
+}
 
 // preScore runs the PreScore plugins with the feasible nodes and records
 // which score plugins skip. The node list is built only for plugins that
 // read it.
-func (ps *PodScheduler) preScore(snap *cluster.Snapshot, pod *cluster.PodInfo) {
+func (ps *PodScheduler) preScore(snap *cluster.Snapshot, pod *cluster.PodInfo, feasible []int, answered []bool) {
 	state := ps.state
 	if len(ps.plugins.PreScore) == 0 {
 		return
@@ -22,14 +61,14 @@ func (ps *PodScheduler) preScore(snap *cluster.Snapshot, pod *cluster.PodInfo) {
 	n := len(ps.plugins.Score)
 	for i := range ps.plugins.Score {
 		pre := ps.scorePre[i]
-		if pre < 0 || ps.plan.memoScores[i] {
-			continue // no PreScore, or it ran when the memo was planned
+		if pre < 0 || answered != nil && answered[i] {
+			continue // no PreScore, or it ran when the memo planned the pod
 		}
 		p := ps.plugins.PreScore[pre]
 		var nodes []*cluster.NodeInfo
 		if _, ignores := p.(fw.PreScoreIgnoresNodes); !ignores {
 			if len(ps.infos) == 0 {
-				for _, idx := range ps.feasible {
+				for _, idx := range feasible {
 					ps.infos = append(ps.infos, snap.Node(idx))
 				}
 			}
@@ -38,46 +77,6 @@ func (ps *PodScheduler) preScore(snap *cluster.Snapshot, pod *cluster.PodInfo) {
 		st := p.PreScore(state, pod, nodes)
 		state.SetScoreSkipped(i, n, !st.IsSuccess())
 	}
-}
-
-// best scores the feasible nodes and returns the winner.
-func (ps *PodScheduler) best(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable, explain bool) int {
-	ps.preScore(snap, pod)
-	var ex *ScoreExplanation
-	if explain {
-		ex = ps.newExplanation(pod)
-	}
-	m := len(ps.feasible)
-	live := false
-	for i, ws := range ps.plugins.Score {
-		if ps.state.ScoreSkipped(i) || t != nil && ps.plan.memoScores[i] {
-			continue
-		}
-		if !live {
-			ps.totals = resize(ps.totals, m)
-			clear(ps.totals)
-			live = true
-		}
-		ps.addLiveScores(snap, pod, i, ws, ex)
-	}
-	var bestIdx int
-	switch {
-	case t == nil:
-		bestIdx = argmax(ps.feasible, ps.totals)
-	case !live:
-		norm := ps.memoNorm()
-		bestIdx = norm.argmax(ps.feasible, t.nodes)
-	default:
-		norm := ps.memoNorm()
-		for k, idx := range ps.feasible {
-			ps.totals[k] += norm.total(&t.nodes[idx])
-		}
-		bestIdx = argmax(ps.feasible, ps.totals)
-	}
-	if ex != nil {
-		ps.finishExplanation(ex, bestIdx)
-	}
-	return bestIdx
 }
 
 // argmax returns the feasible node with the highest total, the lowest
@@ -94,13 +93,13 @@ func argmax(feasible []int, totals []int64) int {
 
 // addLiveScores runs score plugin i on every feasible node, normalises,
 // weights and adds to the totals (recording into ex when explaining).
-func (ps *PodScheduler) addLiveScores(snap *cluster.Snapshot, pod *cluster.PodInfo, i int, ws WeightedScorer, ex *ScoreExplanation) {
-	m := len(ps.feasible)
+func (ps *PodScheduler) addLiveScores(snap *cluster.Snapshot, pod *cluster.PodInfo, feasible []int, i int, ws WeightedScorer, ex *ScoreExplanation) {
+	m := len(feasible)
 	if cap(ps.scores) < m {
 		ps.scores = make([]fw.NodeScore, m)
 	}
 	ps.scores = ps.scores[:m]
-	for k, idx := range ps.feasible {
+	for k, idx := range feasible {
 		v, st := ws.Plugin.Score(ps.state, pod, snap.Node(idx))
 		if !st.IsSuccess() {
 			v = 0 // a failing score plugin adds nothing to the node

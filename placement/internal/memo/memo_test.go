@@ -1,4 +1,4 @@
-package placement_test
+package memo_test
 
 import (
 	"fmt"
@@ -158,6 +158,83 @@ func TestFailureReuseHonoursNominations(t *testing.T) {
 		} else {
 			require.Error(t, errA)
 			require.Equal(t, errB.Error(), errA.Error())
+		}
+	}
+}
+
+// The memo tree must choose what the node-by-node scan chooses, and leave
+// the scan position where the scan leaves it, on random clusters and pod
+// streams (with PreferNoSchedule taints and preferred node affinity, which
+// make the normalised scores vary, so that both tree paths run).
+func TestMemoTreeMatchesScan(t *testing.T) {
+	for seed := range 60 {
+		r := rand.New(rand.NewPCG(uint64(seed), 99))
+		n := []int{3, 50, 99, 100, 101, 250, 700}[r.IntN(7)]
+		pct := []int32{0, 0, 100, 30, 7}[r.IntN(5)]
+		build := func(sc placement.Shortcuts) (*cluster.Cache, *placement.PodScheduler) {
+			c := cluster.NewCache()
+			rn := rand.New(rand.NewPCG(uint64(seed), 1))
+			for i := range n {
+				node := cluster.Node{Name: fmt.Sprintf("n%04d", i), Labels: map[string]string{"zone": fmt.Sprintf("z%d", rn.IntN(3))},
+					Allocatable: cluster.NewResources(int64(4+rn.IntN(4)*4)*1000, int64(8+rn.IntN(3)*8)<<30, 110)}
+				switch rn.IntN(12) {
+				case 0:
+					node.Taints = []cluster.Taint{{Key: "spot", Effect: cluster.TaintPreferNoSchedule}}
+				case 1:
+					node.Taints = []cluster.Taint{{Key: "gpu", Effect: cluster.TaintNoSchedule}}
+				case 2:
+					node.Unschedulable = true
+				}
+				require.NoError(t, c.AddNode(node))
+			}
+			plugins := placement.PodPlugins{
+				Filter: []fw.FilterPlugin{nodeunschedulable.NodeUnschedulable{}, tainttoleration.TaintToleration{}, nodeaffinity.NodeAffinity{}, noderesources.NewFitStrategy(noderesources.LeastAllocated, nil)},
+				Score: []placement.WeightedScorer{{Plugin: tainttoleration.TaintToleration{}, Weight: 3}, {Plugin: nodeaffinity.NodeAffinity{}, Weight: 2},
+					{Plugin: noderesources.NewFitStrategy(noderesources.LeastAllocated, nil), Weight: 1}, {Plugin: noderesources.NewBalancedCPUMemory(), Weight: 1}},
+			}
+			for _, ws := range plugins.Score {
+				if pre, ok := ws.Plugin.(fw.PreScorePlugin); ok {
+					plugins.PreScore = append(plugins.PreScore, pre)
+				}
+			}
+			return c, placement.NewPodScheduler(plugins, pct, sc)
+		}
+		cTree, psTree := build(placement.Shortcuts{})
+		cScan, psScan := build(placement.Shortcuts{NoTree: true})
+		sTree, sScan := cTree.Snapshot(), cScan.Snapshot()
+		shapes := 1 + r.IntN(4)
+		for i := range 300 {
+			shape := r.IntN(shapes)
+			p := cluster.Pod{Name: fmt.Sprintf("p%d", i), Requests: cluster.NewResources(int64(250*(1+shape)), int64(shape)<<28, 0)}
+			if shape == 2 {
+				p.Affinity = &cluster.Affinity{NodeAffinity: &cluster.NodeAffinity{Preferred: []cluster.PreferredSchedulingTerm{
+					{Weight: 10, Preference: cluster.SelectorTerm{MatchExpressions: []cluster.SelectorRequirement{{Key: "zone", Operator: cluster.SelectorIn, Values: []string{"z1"}}}}}}}}
+			}
+			if shape == 3 {
+				p.Tolerations = []cluster.Toleration{{Key: "spot", Operator: cluster.TolerationExists}}
+			}
+			pi := cluster.NewPodInfo(p)
+			a, errA := psTree.Schedule(sTree, pi, nil, -1)
+			b, errB := psScan.Schedule(sScan, pi, nil, -1)
+			require.Equal(t, errB == nil, errA == nil, "seed %d pod %d", seed, i)
+			require.Equal(t, b, a, "seed %d pod %d (n %d, pct %d)", seed, i, n, pct)
+			require.Equal(t, psScan.ScanPosition(), psTree.ScanPosition(), "seed %d pod %d scan position", seed, i)
+			if errA != nil {
+				continue
+			}
+			for _, c := range []*cluster.Cache{cTree, cScan} {
+				bound := p
+				bound.NodeName = sTree.Node(a).Name()
+				require.NoError(t, c.AddPod(bound))
+			}
+			if r.IntN(10) == 0 { // some pods end
+				victim := cluster.MakePodKey("", fmt.Sprintf("p%d", r.IntN(i+1)))
+				_, err1 := cTree.RemovePod(victim)
+				_, err2 := cScan.RemovePod(victim)
+				require.Equal(t, err1 == nil, err2 == nil)
+			}
+			require.NoError(t, cTree.UpdateSnapshot(sTree))
+			require.NoError(t, cScan.UpdateSnapshot(sScan))
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package placement
+package memo
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 	fw "github.com/gangsim/gangsim/framework"
 )
 
-// The memo tree answers a pod's whole filter-and-score pass in O(log n)
+// tree, the memo tree, answers a pod's whole filter-and-score pass in O(log n)
 // when every plugin that runs for it is remembered (no live filter or
 // score) and its normalised scores come out constant over the nodes it
 // would score, the usual case: resource fit, balance and taint scores on
@@ -18,8 +18,9 @@ import (
 // that one; the tree, built over a signature's remembered verdicts and
 // scores, finds that node by counting, and the best of the range by its
 // per-subtree maxima, without visiting the nodes. The outcome is the
-// scan's (memoTree_test checks it against the scan on random clusters).
-type memoTree struct {
+// scan's (TestMemoTreeMatchesScan checks it against the scan on random
+// clusters).
+type tree struct {
 	size  int // leaves, a power of two >= the node count
 	n     int // nodes
 	pos   cluster.FeedPos
@@ -52,34 +53,34 @@ type treeNode struct {
 // no live filter, and every score plugin remembered or known to skip the
 // pod (its PreScore runs now when it ignores the nodes, or says from the
 // pod alone that it skips).
-func (ps *PodScheduler) treeUsable(pod *cluster.PodInfo) bool {
-	plan := &ps.plan
+func (m *Memo) treeUsable(state *fw.CycleState, pod *cluster.PodInfo) bool {
+	plan := &m.plan
 	if len(plan.liveFilters) > 0 {
 		return false
 	}
-	n := len(ps.plugins.Score)
-	for i := range ps.plugins.Score {
-		if plan.memoScores[i] || ps.state.ScoreSkipped(i) {
+	n := len(m.scorers)
+	for i := range m.scorers {
+		if plan.memoScores[i] || state.ScoreSkipped(i) {
 			continue
 		}
-		pre := ps.scorePre[i]
+		pre := m.scorePre[i]
 		if pre < 0 {
 			return false // scored live on every node
 		}
-		p := ps.plugins.PreScore[pre]
+		p := m.preScore[pre]
 		switch p := p.(type) {
 		case fw.PreScoreSkipper:
 			if !p.PreScoreSkips(pod) {
 				return false
 			}
 		case fw.PreScoreIgnoresNodes:
-			if p.(fw.PreScorePlugin).PreScore(ps.state, pod, nil).IsSuccess() {
+			if p.(fw.PreScorePlugin).PreScore(state, pod, nil).IsSuccess() {
 				return false
 			}
 		default:
 			return false
 		}
-		ps.state.SetScoreSkipped(i, n, true)
+		state.SetScoreSkipped(i, n, true)
 	}
 	return true
 }
@@ -98,7 +99,7 @@ const treeChangeCost = 4
 // costs the nodes changed since its last use (all of them to build it);
 // the scans made instead since then count towards it, so that the tree is
 // built, or caught up, once the scans have cost as much.
-func treePays(snap *cluster.Snapshot, t *memoTable, want int) bool {
+func treePays(snap *cluster.Snapshot, t *table, want int) bool {
 	pending := snap.Len()
 	if tr := t.tree; tr != nil && tr.snap == snap && tr.n == snap.Len() {
 		if changed, ok := snap.NodesChangedSince(tr.pos); ok {
@@ -108,17 +109,19 @@ func treePays(snap *cluster.Snapshot, t *memoTable, want int) bool {
 	return pending*treeChangeCost <= want+t.scanned
 }
 
-// tree returns t's tree up to date with snap: the nodes that changed since
-// its last use get their remembered answers refreshed first.
-func (ps *PodScheduler) tree(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable) *memoTree {
+// treeOf returns t's tree up to date with p's snapshot: the nodes that
+// changed since its last use get their remembered answers refreshed
+// first.
+func (m *Memo) treeOf(p *Pod, t *table) *tree {
+	snap := p.Snap
 	t.scanned = 0
 	tr := t.tree
-	if tr == nil || tr.snap != snap || tr.n != snap.Len() || tr.nNorm != ps.plan.nNorm {
-		tr = newMemoTree(snap.Len(), ps.plan.nNorm)
+	if tr == nil || tr.snap != snap || tr.n != snap.Len() || tr.nNorm != m.plan.nNorm {
+		tr = newTree(snap.Len(), m.plan.nNorm)
 		tr.snap = snap
 		t.tree = tr
 		for i := range tr.n {
-			ps.refreshEntry(snap, pod, t, i)
+			m.refreshEntry(p, t, i)
 			tr.setLeaf(t, i)
 		}
 		for i := tr.size - 1; i >= 1; i-- {
@@ -130,10 +133,10 @@ func (ps *PodScheduler) tree(snap *cluster.Snapshot, pod *cluster.PodInfo, t *me
 	changed, ok := snap.NodesChangedSince(tr.pos)
 	if !ok {
 		t.tree = nil
-		return ps.tree(snap, pod, t)
+		return m.treeOf(p, t)
 	}
 	for _, i := range changed {
-		ps.refreshEntry(snap, pod, t, int(i))
+		m.refreshEntry(p, t, int(i))
 	}
 	tr.update(t, changed)
 	tr.pos = snap.FeedPos()
@@ -145,7 +148,7 @@ func (ps *PodScheduler) tree(snap *cluster.Snapshot, pod *cluster.PodInfo, t *me
 // changes share the upper levels. Every leaf is at the same depth, so a
 // level's tree nodes are pulled after all their children; a tree node is
 // listed once per update, by its mark.
-func (tr *memoTree) update(t *memoTable, nodes []int32) {
+func (tr *tree) update(t *table, nodes []int32) {
 	tr.updates++
 	if tr.updates == 0 { // wrapped: old marks could match
 		clear(tr.marks)
@@ -175,24 +178,25 @@ func (tr *memoTree) update(t *memoTable, nodes []int32) {
 }
 
 // refreshEntry brings node i's remembered verdict and scores up to date.
-func (ps *PodScheduler) refreshEntry(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable, i int) {
+func (m *Memo) refreshEntry(p *Pod, t *table, i int) {
+	snap := p.Snap
 	stamp, e := snap.Stamp(i), &t.nodes[i]
 	if e.stamp != stamp {
-		e.status, e.failAt = ps.memoFilter(ps.state, pod, snap.Node(i))
+		e.status, e.failAt = m.filter(p.State, p.Pod, snap.Node(i))
 		e.stamp = stamp
 	}
 	if e.status == nil && e.scored != stamp {
-		ps.memoScore(e, ps.state, pod, snap.Node(i))
+		m.score(e, p.State, p.Pod, snap.Node(i))
 		e.scored = stamp
 	}
 }
 
-func newMemoTree(n, nNorm int) *memoTree {
+func newTree(n, nNorm int) *tree {
 	size := 1
 	for size < n {
 		size *= 2
 	}
-	tr := &memoTree{size: size, n: n, nNorm: nNorm, nodes: make([]treeNode, 2*size), marks: make([]uint32, size)}
+	tr := &tree{size: size, n: n, nNorm: nNorm, nodes: make([]treeNode, 2*size), marks: make([]uint32, size)}
 	if nNorm > 1 {
 		tr.second = make([]int64, 2*2*size)
 	}
@@ -204,7 +208,7 @@ func newMemoTree(n, nNorm int) *memoTree {
 }
 
 // bound returns tree node k's lowest and highest raw score of normaliser j.
-func (tr *memoTree) bound(k, j int) (lo, hi *int64) {
+func (tr *tree) bound(k, j int) (lo, hi *int64) {
 	if j == 0 {
 		tn := &tr.nodes[k]
 		return &tn.lo, &tn.hi
@@ -213,7 +217,7 @@ func (tr *memoTree) bound(k, j int) (lo, hi *int64) {
 }
 
 // empty gives tree node k the bounds of no feasible node.
-func (tr *memoTree) empty(k int) {
+func (tr *tree) empty(k int) {
 	for j := range tr.nNorm {
 		lo, hi := tr.bound(k, j)
 		*lo, *hi = math.MaxInt64, math.MinInt64
@@ -221,7 +225,7 @@ func (tr *memoTree) empty(k int) {
 }
 
 // setLeaf copies node i's entry into its leaf.
-func (tr *memoTree) setLeaf(t *memoTable, i int) {
+func (tr *tree) setLeaf(t *table, i int) {
 	k := tr.size + i
 	e, leaf := &t.nodes[i], &tr.nodes[k]
 	if e.status != nil {
@@ -238,7 +242,7 @@ func (tr *memoTree) setLeaf(t *memoTable, i int) {
 
 // pull recomputes tree node k from its children. It runs a few times for
 // every node changed, so it reads one tree node a child, bounds included.
-func (tr *memoTree) pull(_ *memoTable, k int) {
+func (tr *tree) pull(_ *table, k int) {
 	ch := tr.nodes[2*k : 2*k+2 : 2*k+2]
 	l, r, to := &ch[0], &ch[1], &tr.nodes[k]
 	to.cnt = l.cnt + r.cnt
@@ -254,7 +258,7 @@ func (tr *memoTree) pull(_ *memoTable, k int) {
 }
 
 // count returns the feasible nodes in [l, r).
-func (tr *memoTree) count(l, r int) int {
+func (tr *tree) count(l, r int) int {
 	var n int32
 	for l, r = l+tr.size, r+tr.size; l < r; l, r = l/2, r/2 {
 		if l&1 == 1 {
@@ -271,7 +275,7 @@ func (tr *memoTree) count(l, r int) int {
 
 // kth returns the index of the k-th feasible node (1-based) in index
 // order; k must not exceed the total.
-func (tr *memoTree) kth(k int) int {
+func (tr *tree) kth(k int) int {
 	node := 1
 	for node < tr.size {
 		if c := int(tr.nodes[2*node].cnt); k <= c {
@@ -291,7 +295,7 @@ type rangeSummary struct {
 	lo, hi [maxNormalizers]int64
 }
 
-func (tr *memoTree) summarize(l, r int, acc *rangeSummary) {
+func (tr *tree) summarize(l, r int, acc *rangeSummary) {
 	add := func(k int) {
 		// the higher fixed score, the lower index among equals; from the
 		// tree's own copies: the table's entries may be newer than the
@@ -317,22 +321,20 @@ func (tr *memoTree) summarize(l, r int, acc *rangeSummary) {
 	}
 }
 
-// scheduleByTree is Schedule's scan and scoring for a whole-cluster pod
-// answered by the tree. It returns the chosen node and true, or false when
-// the tree cannot answer (no feasible node, which needs every rejection
-// for the FitError, or normalised scores that vary over the range).
-func (ps *PodScheduler) scheduleByTree(snap *cluster.Snapshot, pod *cluster.PodInfo, t *memoTable) (int, bool) {
-	tr := ps.tree(snap, pod, t)
+// scheduleByTree answers a whole-cluster pod by the tree: the node the
+// scan and scoring would pick, with p.Next moved as the scan would move
+// it. It reports false when the tree cannot answer (no feasible node,
+// which needs every rejection for the FitError, or normalised scores that
+// vary over the range).
+func (m *Memo) scheduleByTree(p *Pod, t *table) (int, bool) {
+	tr := m.treeOf(p, t)
 	n := tr.n
 	total := tr.count(0, n)
 	if total == 0 {
 		return -1, false
 	}
-	want := NumFeasibleNodesToFind(ps.percentage, n)
-	if len(ps.plugins.Score) == 0 {
-		want = 1
-	}
-	start := ps.nextStart % n
+	want := m.want(p)
+	start := *p.Next % n
 	// the scan from start takes nodes in rotation until it has want
 	// feasible ones (or has seen every node): find where it stops
 	var ranges [2][2]int
@@ -363,6 +365,6 @@ func (ps *PodScheduler) scheduleByTree(snap *cluster.Snapshot, pod *cluster.PodI
 			}
 		}
 	}
-	ps.nextStart = (start + processed) % n
+	*p.Next = (start + processed) % n
 	return int(acc.best), true
 }

@@ -1,0 +1,47 @@
+package memo_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/gangsimtest"
+	"github.com/gangsim/gangsim/placement"
+)
+
+// The memo's equivalence tests run placement's PodScheduler with the memo
+// and without (or with parts of it off) and compare the decisions: the
+// memo answers through the scheduler alone.
+
+const (
+	mi = int64(1) << 20
+	gi = int64(1) << 30
+)
+
+// podInfo is the pending pod w builds.
+func podInfo(w *gangsimtest.PodWrapper) *cluster.PodInfo { return cluster.NewPodInfo(w.Obj()) }
+
+// snapshot builds a cache holding nodes and returns its snapshot.
+func snapshot(t testing.TB, nodes []*gangsimtest.NodeWrapper) *cluster.Snapshot {
+	t.Helper()
+	c := cluster.NewCache()
+	for _, n := range nodes {
+		require.NoError(t, c.AddNode(n.Obj()))
+	}
+	return c.Snapshot()
+}
+
+// newPodScheduler arranges filters and scorers as a profile does (a score
+// plugin that has PreScore runs it) into a PodScheduler with every
+// shortcut on.
+func newPodScheduler(filters []fw.FilterPlugin, scorers []placement.WeightedScorer, pct int32) *placement.PodScheduler {
+	pp := placement.PodPlugins{Filter: filters, Score: scorers}
+	for _, ws := range scorers {
+		if pre, ok := ws.Plugin.(fw.PreScorePlugin); ok {
+			pp.PreScore = append(pp.PreScore, pre)
+		}
+	}
+	return placement.NewPodScheduler(pp, pct, placement.Shortcuts{})
+}

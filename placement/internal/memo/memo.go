@@ -1,0 +1,347 @@
+package memo
+
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+)
+
+// The memo remembers, per pod signature and node, the verdict of the
+// Signer filters and the raw scores of the Signer score plugins, while the
+// node's snapshot stamp holds: pods of one signature get the same answers
+// on an unchanged node, as kube-scheduler's opportunistic batching
+// assumes. Plugins that are no Signers, or cannot sign a pod, run live on
+// top of the remembered answers, in their place in the filter order.
+//
+// The signatures remembered are bounded by count and by memory (a table
+// costs bytesPerNode per node); the oldest is forgotten first.
+const (
+	maxSignatures = 64
+	budgetBytes   = 512 << 20
+	// bytesPerNode is a table entry (56 bytes) and its share of a memo
+	// tree (two tree nodes of a count, an index, a score and two
+	// normalisers' bounds).
+	bytesPerNode = 56 + 2*(4+4+8+2*2*8)
+	// maxNormalizers bounds the pointwise-normalised score plugins
+	// remembered per node; more run live.
+	maxNormalizers = 2
+)
+
+// capacity is how many tables fit the budget for n nodes (at least 1).
+func capacity(n int) int {
+	return max(1, min(maxSignatures, budgetBytes/max(1, n*bytesPerNode)))
+}
+
+// maxSightings bounds the signatures counted before any is remembered.
+const maxSightings = 4096
+
+// Plugins are a profile's per-pod plugins as the memo reads them, each
+// extension point's in the order they run.
+type Plugins struct {
+	Filter    []fw.FilterPlugin
+	FilterPre []int // the PreFilter index of each filter plugin, or -1
+	PreScore  []fw.PreScorePlugin
+	Score     []fw.ScorePlugin
+	Weight    []int64 // each score plugin's weight
+	ScorePre  []int   // the PreScore index of each score plugin, or -1
+}
+
+// Options switch the memo's parts off; the zero value has them all on.
+type Options struct {
+	// Off remembers nothing: Schedule never answers (signatures are
+	// still made, for FilterSignature).
+	Off bool
+	// NoTree answers by scanning the remembered answers node by node
+	// where the tree would find the scan's pick without visiting them.
+	NoTree bool
+}
+
+// Memo holds one table per signature. A signature gets a table on its
+// second sighting: a pod shape seen once (common in traces, where
+// requests vary pod by pod) would pay for a table it never reuses.
+type Memo struct {
+	filters   []fw.FilterPlugin
+	filterPre []int
+	signers   []fw.Signer // nil for a filter that is no Signer
+	preScore  []fw.PreScorePlugin
+	scorers   []fw.ScorePlugin
+	weights   []int64
+	scorePre  []int
+	memoable  []bool // the score plugin can be remembered (see lookup)
+	pointwise []fw.PointwiseNormalizer
+	opts      Options
+
+	snap      *cluster.Snapshot
+	tables    map[string]*table
+	order     []string // insertion order, for forgetting the oldest
+	sightings map[string]int
+	spare     *table // a forgotten table, reused for the next one
+	buf       []byte // the signature being built
+	plan      plan
+
+	feasible   []int
+	rejections []fw.NodeStatus
+	// nomNodes are the nodes pods are nominated to during a scan, marked
+	// in nomMark (by snapshot index).
+	nomNodes []int
+	nomMark  []bool
+}
+
+// New returns a Memo for plugins. A score plugin is remembered when it is
+// a Signer whose normalisation, if any, is pointwise and whose PreScore,
+// if any, does not read the node list.
+func New(plugins Plugins, opts Options) *Memo {
+	m := &Memo{filters: plugins.Filter, filterPre: plugins.FilterPre, preScore: plugins.PreScore,
+		scorers: plugins.Score, weights: plugins.Weight, scorePre: plugins.ScorePre, opts: opts}
+	for _, f := range plugins.Filter {
+		sg, _ := f.(fw.Signer)
+		m.signers = append(m.signers, sg)
+	}
+	for i, p := range plugins.Score {
+		nz, _ := p.(fw.ScoreNormalizer)
+		pw, _ := p.(fw.PointwiseNormalizer)
+		m.pointwise = append(m.pointwise, pw)
+		_, signer := p.(fw.Signer)
+		pre := plugins.ScorePre[i]
+		preOK := pre < 0
+		if !preOK {
+			_, preOK = plugins.PreScore[pre].(fw.PreScoreIgnoresNodes)
+		}
+		m.memoable = append(m.memoable, signer && (nz == nil || pw != nil) && preOK)
+	}
+	return m
+}
+
+// table is one signature's answers, node by node; a node's answers sit in
+// one cache line, since the scan reads them together.
+type table struct {
+	nodes []entry
+	tree  *tree // built on first use by a pod the tree can answer
+	// scanned counts the nodes scans visited for the signature since the
+	// tree was last used (see treePays).
+	scanned int
+	// failed is the signature's last failure on every node (see
+	// reuseFailure), nil when its last scan found a node.
+	failed *failure
+}
+
+type entry struct {
+	stamp  uint64     // the filter verdict is valid at this stamp; 0: none
+	scored uint64     // the scores are valid at this stamp; 0: none
+	status *fw.Status // the first rejection of the remembered filters; nil: they pass
+	failAt int32      // the index of that filter (math.MaxInt32 when they pass)
+	fixed  int64      // the weighted sum of the remembered scores needing no normalisation
+	norm   [maxNormalizers]int64
+}
+
+// plan is which plugins the memo answers for the pod being scheduled.
+type plan struct {
+	memoFilters []int  // active filters remembered, in order
+	liveFilters []int  // active filters run every time, in order
+	memoScores  []bool // score plugin i is answered by the memo (or skipped) for this pod
+	fixed       []int  // remembered score plugins summed into entry.fixed
+	norm        [maxNormalizers]int
+	nNorm       int
+	// per normaliser, the lowest and highest raw score among the feasible
+	// nodes seen so far
+	lowest, highest [maxNormalizers]int64
+}
+
+// lookup plans the pod's filtering and scoring and returns the table for
+// its signature, or nil when the memo may not be used: nothing to
+// remember, or the signature's first sighting. The PreScore of remembered
+// score plugins runs here, without the node list (they declare they do
+// not read it).
+func (m *Memo) lookup(state *fw.CycleState, snap *cluster.Snapshot, pod *cluster.PodInfo) *table {
+	plan := &m.plan
+	plan.memoFilters, plan.liveFilters, plan.fixed = plan.memoFilters[:0], plan.liveFilters[:0], plan.fixed[:0]
+	plan.memoScores = resizeBools(plan.memoScores, len(m.scorers))
+	plan.nNorm = 0
+	sig := m.signFilters(state, pod, m.buf[:0], func(i int, signed bool) {
+		if signed {
+			plan.memoFilters = append(plan.memoFilters, i)
+		} else {
+			plan.liveFilters = append(plan.liveFilters, i)
+		}
+	})
+	sig = append(sig, 'S')
+	n := len(m.scorers)
+	for i, p := range m.scorers {
+		if !m.memoable[i] || m.pointwise[i] != nil && plan.nNorm == maxNormalizers {
+			continue
+		}
+		var ok bool
+		if sig, ok = appendSigned(sig, i, p.(fw.Signer), pod); !ok {
+			continue
+		}
+		plan.memoScores[i] = true
+		if pre := m.scorePre[i]; pre >= 0 {
+			skip := !m.preScore[pre].PreScore(state, pod, nil).IsSuccess()
+			state.SetScoreSkipped(i, n, skip)
+			if skip {
+				sig = append(sig, 'x')
+				continue
+			}
+		}
+		if m.pointwise[i] != nil {
+			plan.norm[plan.nNorm] = i
+			plan.nNorm++
+		} else {
+			plan.fixed = append(plan.fixed, i)
+		}
+	}
+	m.buf = sig
+	if len(plan.memoFilters) == 0 && len(plan.fixed) == 0 && plan.nNorm == 0 {
+		return nil
+	}
+	return m.table(snap, sig)
+}
+
+// filterActive reports whether filter i runs for the pod state belongs to.
+func (m *Memo) filterActive(state *fw.CycleState, i int) bool {
+	pre := m.filterPre[i]
+	return pre < 0 || !state.Skipped(pre)
+}
+
+// signFilters appends the signature of the pod's active filters under
+// state to sig and tells each active filter, in order, whether it signed.
+func (m *Memo) signFilters(state *fw.CycleState, pod *cluster.PodInfo, sig []byte, each func(i int, signed bool)) []byte {
+	sig = append(sig, 'F')
+	for i, sg := range m.signers {
+		if !m.filterActive(state, i) {
+			continue
+		}
+		ok := false
+		if sg != nil {
+			sig, ok = appendSigned(sig, i, sg, pod)
+		}
+		each(i, ok)
+	}
+	return sig
+}
+
+// FilterSignature appends to buf the signature of the pod's active filters
+// under state, its PreFilter state, and reports whether every one of them
+// signed: pods of equal signatures then get the same verdicts from the
+// filters on nodes holding the same pods.
+func (m *Memo) FilterSignature(state *fw.CycleState, pod *cluster.PodInfo, buf []byte) ([]byte, bool) {
+	all := true
+	buf = m.signFilters(state, pod, buf, func(_ int, signed bool) { all = all && signed })
+	return buf, all
+}
+
+// appendSigned appends plugin i's part of a pod's signature: '#', the
+// index, the part's length and the part, so that the parts of two
+// signatures are equal exactly when the signatures are, however a plugin
+// spells its part. It leaves sig as it was when the plugin cannot sign.
+func appendSigned(sig []byte, i int, sg fw.Signer, pod *cluster.PodInfo) ([]byte, bool) {
+	mark := len(sig)
+	sig = append(sig, '#', byte(i), byte(i>>8), 0, 0, 0, 0)
+	start := len(sig)
+	sig, ok := sg.Sign(pod, sig)
+	if !ok {
+		return sig[:mark], false
+	}
+	binary.LittleEndian.PutUint32(sig[start-4:start], uint32(len(sig)-start))
+	return sig, true
+}
+
+func resizeBools(b []bool, n int) []bool {
+	if cap(b) < n {
+		return make([]bool, n)
+	}
+	b = b[:n]
+	clear(b)
+	return b
+}
+
+// filter runs the remembered filters on one node and returns the first
+// rejection and the index of its filter.
+func (m *Memo) filter(state *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) (*fw.Status, int32) {
+	for _, i := range m.plan.memoFilters {
+		f := m.filters[i]
+		if st := f.Filter(state, pod, node); st != nil {
+			return named(st, f), int32(i)
+		}
+	}
+	return nil, math.MaxInt32
+}
+
+// named returns st naming plugin p when it names none.
+func named(st *fw.Status, p fw.Plugin) *fw.Status {
+	if st == nil || st.Plugin() != "" {
+		return st
+	}
+	return st.WithPlugin(p.Name())
+}
+
+// score brings a node's remembered scores up to date: the weighted sum of
+// those needing no normalisation, and the raw scores of the pointwise
+// normalisers.
+func (m *Memo) score(e *entry, state *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) {
+	var fixed int64
+	for _, i := range m.plan.fixed {
+		v, st := m.scorers[i].Score(state, pod, node)
+		if st.IsSuccess() {
+			fixed += v * m.weights[i]
+		}
+	}
+	e.fixed = fixed
+	for j := range m.plan.nNorm {
+		v, st := m.scorers[m.plan.norm[j]].Score(state, pod, node)
+		if !st.IsSuccess() {
+			v = 0
+		}
+		e.norm[j] = v
+	}
+}
+
+// table returns the table for sig on snap, or nil on the signature's
+// first sighting. Everything is forgotten when the snapshot or its node
+// list changes.
+func (m *Memo) table(snap *cluster.Snapshot, sig []byte) *table {
+	if m.snap != snap || m.tables == nil {
+		m.snap, m.tables, m.order, m.sightings, m.spare = snap, map[string]*table{}, nil, map[string]int{}, nil
+	}
+	if t, ok := m.tables[string(sig)]; ok { // no allocation for the lookup
+		if len(t.nodes) == snap.Len() {
+			return t
+		}
+		m.forget(string(sig))
+	}
+	if len(m.sightings) >= maxSightings {
+		clear(m.sightings)
+	}
+	if n := m.sightings[string(sig)]; n == 0 {
+		m.sightings[string(sig)] = 1
+		return nil
+	}
+	key := string(sig)
+	if len(m.order) >= capacity(snap.Len()) {
+		m.forget(m.order[0])
+	}
+	t := m.newTable(snap.Len())
+	m.order = append(m.order, key)
+	m.tables[key] = t
+	return t
+}
+
+func (m *Memo) forget(sig string) {
+	m.spare = m.tables[sig]
+	delete(m.tables, sig)
+	m.order = slices.DeleteFunc(m.order, func(s string) bool { return s == sig })
+}
+
+// newTable returns an empty table for n nodes, reusing a forgotten one.
+func (m *Memo) newTable(n int) *table {
+	if t := m.spare; t != nil && len(t.nodes) == n {
+		m.spare = nil
+		clear(t.nodes)
+		t.tree, t.scanned, t.failed = nil, 0, nil
+		return t
+	}
+	return &table{nodes: make([]entry, n)}
+}

@@ -1,0 +1,87 @@
+package memo
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	fw "github.com/gangsim/gangsim/framework"
+)
+
+// The tree's summaries must be what reading the entries says, after any
+// sequence of updates: counts, the k-th feasible node, the best node of a
+// range (the lowest index among equal scores) and each normaliser's
+// bounds, checked against brute force on random tables.
+func TestMemoTreeSummariesMatchBruteForce(t *testing.T) {
+	rejected := fw.NewStatus(fw.Unschedulable, "no")
+	for seed := range 200 {
+		r := rand.New(rand.NewPCG(uint64(seed), 7))
+		n, nNorm := 1+r.IntN(300), r.IntN(maxNormalizers+1)
+		table := &table{nodes: make([]entry, n)}
+		set := func(i int) {
+			e := &table.nodes[i]
+			e.status = nil
+			if r.IntN(4) == 0 {
+				e.status = rejected
+			}
+			e.fixed = int64(r.IntN(5)) // few values: ties are common
+			for j := range nNorm {
+				e.norm[j] = int64(r.IntN(4))
+			}
+		}
+		all := make([]int32, n)
+		for i := range n {
+			set(i)
+			all[i] = int32(i)
+		}
+		tr := newTree(n, nNorm)
+		tr.update(table, all)
+		for round := range 30 {
+			var changed []int32
+			for range r.IntN(8) {
+				i := r.IntN(n)
+				set(i)
+				changed = append(changed, int32(i), int32(i)) // repeats allowed
+			}
+			tr.update(table, changed)
+			for range 20 {
+				l := r.IntN(n)
+				rr := l + 1 + r.IntN(n-l)
+				want := rangeSummary{best: -1}
+				cnt := 0
+				for j := range nNorm {
+					want.lo[j], want.hi[j] = math.MaxInt64, math.MinInt64
+				}
+				for i := l; i < rr; i++ {
+					e := &table.nodes[i]
+					if e.status != nil {
+						continue
+					}
+					cnt++
+					if want.best < 0 || e.fixed > want.bestV {
+						want.best, want.bestV = int32(i), e.fixed
+					}
+					for j := range nNorm {
+						want.lo[j], want.hi[j] = min(want.lo[j], e.norm[j]), max(want.hi[j], e.norm[j])
+					}
+				}
+				got := rangeSummary{best: -1}
+				for j := range nNorm {
+					got.lo[j], got.hi[j] = math.MaxInt64, math.MinInt64
+				}
+				tr.summarize(l, rr, &got)
+				require.Equal(t, cnt, tr.count(l, rr), "seed %d round %d count [%d,%d)", seed, round, l, rr)
+				require.Equal(t, want, got, "seed %d round %d summary [%d,%d)", seed, round, l, rr)
+				if cnt > 0 {
+					k := 1 + r.IntN(cnt)
+					before := tr.count(0, l)
+					idx := tr.kth(before + k)
+					require.Equal(t, k, tr.count(l, idx+1), "seed %d round %d kth", seed, round)
+					require.Nil(t, table.nodes[idx].status, "seed %d round %d: the k-th node is feasible", seed, round)
+				}
+			}
+		}
+	}
+}
