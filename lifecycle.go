@@ -8,27 +8,38 @@ import (
 	"github.com/gangsim/gangsim/podgroup"
 )
 
-// A pod's life, as its record's Phase, and the function of this file that
-// makes each transition (the cache's own states, assumed and bound, are
-// cluster.Cache's):
+// A pod's life, as its record's Phase (the cache's own states, assumed
+// and bound, are cluster.Cache's):
 //
-//	             AddPod
-//	               |          AddPod with a node
-//	               v        ---------------------.
-//	    .----> Pending ---- bind (markBound) ---> Bound ---- its run time ends ------> Succeeded
-//	    |          |                               |   |     (fire, markGone)
-//	    |          |                 evicted (evict)   '---- DeletePod (markGone) ---> Deleted
-//	    |          |                               v
-//	    |          '-- DeletePod (markGone) --> Terminating ---- DeletePod -----------> Deleted
-//	    |                                          |
-//	    '---- grace period over (finishEviction) --'
-//	    '---- node removed or drained (terminate) <-- Bound
+//	                     AddPod with a node
+//	           +-----------------------------------+
+//	           |                                   v
+//	AddPod --> Pending ------- bind -------------> Bound ---- run time ends ---> Succeeded
+//	           ^  ^                                |   |
+//	           |  +-- node removed or drained -----+   | evicted
+//	           |                                       v
+//	           +------- grace period over -------- Terminating
+//
+//	           any of them ---- DeletePod ---> Deleted
+//
+// and the function of this file that makes each transition:
+//
+//	from                  to           when                            by
+//	(new)                 Pending      AddPod                          setPending
+//	(new)                 Bound        AddPod naming its node          startRunning, markBound
+//	Pending               Bound        a cycle binds it                markBound (from bind)
+//	Bound                 Terminating  preemption evicts it            (evict, schedule_one.go)
+//	Terminating           Pending      its grace period is over        finishEviction, terminate
+//	Bound, Terminating    Pending      its node is removed or drained  terminate
+//	Bound                 Succeeded    its run time ends               markGone (from fire)
+//	any                   Deleted      DeletePod                       markGone
 //
 // A pending pod waits through setPending: a member of a PodGroup through
 // its root group's queue item (requeue.go), any other pod as its own item,
-// or in the gated pool while it has scheduling gates. setReason, failWith
-// and failFit record why it waits. Succeeded and Deleted end its life: its
-// key may name a new pod from then on.
+// or in the gated pool while a PreEnqueue plugin refuses it (its
+// scheduling gates). setReason, failWith and failFit record why it waits.
+// Succeeded and Deleted end its life: its key may name a new pod from
+// then on.
 
 // startRunning puts a pod that arrives with its node in the cache, bound.
 func (s *Scheduler) startRunning(r *podRecord, node string) error {
