@@ -177,6 +177,7 @@ type entry struct {
 // podRecord is the scheduler's record of a pod from arrival to deletion.
 type podRecord struct {
 	id     podID
+	group  groupID          // 0 for a pod outside any group, or whose group is not defined yet
 	info   *cluster.PodInfo // the pod as admitted, in its pending form
 	spec   *cluster.Pod     // the pod as given, while its group's priority is awaited
 	phase  Phase
@@ -187,14 +188,14 @@ type podRecord struct {
 	// of the count update the reason without an event, so that a gang
 	// arriving pod by pod makes a linear event stream.
 	gated     bool
+	profile   int32         // see profiles.of; 0 until looked up
 	duration  time.Duration // run time once bound; 0 runs forever
 	firstSeen time.Duration
 	boundAt   time.Duration
 	endedAt   time.Duration
-	binds     int     // bindings so far; a timer armed at one binding is stale at the next
-	attempts  int     // group cycles this pod took part in (orders group members)
-	group     groupID // 0 for a pod outside any group, or whose group is not defined yet
-	nominated string  // node preemption nominated it to; "" for none
+	binds     int    // bindings so far; a timer armed at one binding is stale at the next
+	attempts  int    // group cycles this pod took part in (orders group members)
+	nominated string // node preemption nominated it to; "" for none
 	// unschedulable is set by a failed attempt (kube's PodScheduled=False,
 	// reason Unschedulable) and cleared by anything else that gives the
 	// pod a reason, a binding or a return to the queue
@@ -209,7 +210,6 @@ type podRecord struct {
 	enqueueBlock string
 	lastFit      *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
 	shape        podShape     // the KnownFailures shortcut's (shortcuts.go)
-	profile      int32        // see profileOf; 0 until looked up
 }
 
 // blocked reports whether a PreEnqueue plugin keeps the pod out of the

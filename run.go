@@ -62,11 +62,14 @@ func (ts *timers) add(t timer) {
 	ts.firstDue = min(ts.firstDue, t.at)
 }
 
-// popDue takes out the first timer due at or before now, if any.
+// mayBeDue reports whether a timer may be due at now: false when the
+// first is known to be later, which the run loop asks before every cycle
+// (inlined: a busy cluster's cycles are a few hundred nanoseconds).
+func (ts *timers) mayBeDue(now time.Duration) bool { return !ts.firstKnown || ts.firstDue <= now }
+
+// popDue takes out the first timer due at or before now, if any (mayBeDue
+// true).
 func (ts *timers) popDue(now time.Duration) (timer, bool) {
-	if ts.firstKnown && ts.firstDue > now {
-		return timer{}, false
-	}
 	t, ok := ts.tree.Min()
 	if !ok || t.at > now {
 		ts.firstDue, ts.firstKnown = MaxSimulatedTime+1, true
@@ -89,7 +92,7 @@ func (ts *timers) clone() timers {
 
 // fireTimers runs every timer due at or before now.
 func (s *Scheduler) fireTimers() error {
-	for {
+	for s.timers.mayBeDue(s.now) {
 		t, ok := s.timers.popDue(s.now)
 		if !ok {
 			return nil
@@ -106,6 +109,7 @@ func (s *Scheduler) fireTimers() error {
 			return nil // the timers due with it fire on the next call
 		}
 	}
+	return nil
 }
 
 // live reports whether a timer still has work to do: its pod is as it was
