@@ -84,14 +84,15 @@ func (b *BalancedAllocation) Score(_ *fw.CycleState, pod *cluster.PodInfo, node 
 	}
 	var with, without, capacity [maxBalancedResources]int64
 	n := min(len(b.Resources), maxBalancedResources)
-	alloc, used, req := node.Allocatable(), node.Requested(), pod.Pod().Requests
+	var w resourceWalk
+	w.readRequested(pod, node)
 	for i, r := range b.Resources[:n] {
-		want := req.Get(r)
-		if want == 0 && r != cluster.ResourceCPU && r != cluster.ResourceMemory {
-			continue
+		used, want, c := w.cpuOrMemory(r)
+		if c < 0 {
+			used, want, c = w.extended(r, false)
 		}
-		if c := alloc.Get(r); c != 0 && r != cluster.ResourcePods {
-			capacity[i], without[i], with[i] = c, used.Get(r), used.Get(r)+want
+		if c != 0 {
+			capacity[i], without[i], with[i] = c, used, used+want
 		}
 	}
 	return fw.MaxNodeScore/2 + (fw.MaxNodeScore/2+balance(with[:n], capacity[:n])-balance(without[:n], capacity[:n]))/2, nil

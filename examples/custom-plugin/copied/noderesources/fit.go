@@ -226,27 +226,13 @@ func AllocationScore(strategy ScoringType, resources []ResourceWeight, pod *clus
 	if strategy == MostAllocated {
 		score = MostAllocatedResource
 	}
-	// the hot path of pod scoring: cpu and memory read directly, not
-	// through the per-resource helpers placement scoring uses
-	podCPU, podMem := pod.NonZeroRequests()
-	nodeCPU, nodeMem := node.NonZeroRequested()
-	alloc := node.Allocatable()
+	var w resourceWalk
+	w.readNonZero(pod, node)
 	var sum, weights int64
 	for _, r := range resources {
-		var want, used, capacity int64
-		switch r.Name {
-		case cluster.ResourceCPU:
-			want, used, capacity = podCPU, nodeCPU, alloc.MilliCPU
-		case cluster.ResourceMemory:
-			want, used, capacity = podMem, nodeMem, alloc.Memory
-		case cluster.ResourcePods:
-			continue // not a scored resource in kube-scheduler
-		default:
-			want = pod.Pod().Requests.Get(r.Name)
-			if want == 0 {
-				continue
-			}
-			used, capacity = node.Requested().Get(r.Name), alloc.Get(r.Name)
+		used, want, capacity := w.cpuOrMemory(r.Name)
+		if capacity < 0 {
+			used, want, capacity = w.extended(r.Name, false)
 		}
 		if capacity == 0 {
 			continue

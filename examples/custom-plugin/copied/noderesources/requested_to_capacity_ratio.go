@@ -48,25 +48,13 @@ type RequestedToCapacityRatioParam struct {
 // not request and resources the node does not have are left out; ephemeral
 // storage is scored whatever the pod asks, as kube-scheduler does.
 func RequestedToCapacityRatioScore(shape []UtilizationShapePoint, resources []ResourceWeight, pod *cluster.PodInfo, node *cluster.NodeInfo) int64 {
-	podCPU, podMem := pod.NonZeroRequests()
-	nodeCPU, nodeMem := node.NonZeroRequested()
-	alloc := node.Allocatable()
+	var w resourceWalk
+	w.readNonZero(pod, node)
 	var sum, weights int64
 	for _, r := range resources {
-		var want, used, capacity int64
-		switch r.Name {
-		case cluster.ResourceCPU:
-			want, used, capacity = podCPU, nodeCPU, alloc.MilliCPU
-		case cluster.ResourceMemory:
-			want, used, capacity = podMem, nodeMem, alloc.Memory
-		case cluster.ResourcePods:
-			continue // not a scored resource in kube-scheduler
-		default:
-			want = pod.Pod().Requests.Get(r.Name)
-			if want == 0 && r.Name != ephemeralStorage {
-				continue
-			}
-			used, capacity = node.Requested().Get(r.Name), alloc.Get(r.Name)
+		used, want, capacity := w.cpuOrMemory(r.Name)
+		if capacity < 0 {
+			used, want, capacity = w.extended(r.Name, r.Name == ephemeralStorage)
 		}
 		if capacity == 0 {
 			continue
