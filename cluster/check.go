@@ -151,10 +151,13 @@ func (ni *NodeInfo) claimProblem() string {
 	return ni.deviceProblem()
 }
 
-// deviceProblem checks the devices in use against the node's slices: each
-// is one of them; at most one claim holds it alone, and then none shares
-// it; a shared one allows sharing and its shares fit its capacities; the
-// counters the devices in use consume fit their pools' counter sets.
+// deviceProblem checks the devices in use against the node's slices: at
+// most one claim holds a device alone, and then none shares it; a shared
+// one allows sharing and its shares fit its capacities; the counters the
+// devices in use consume fit their pools' counter sets. A device in use
+// that no slice has is one of a slice withdrawn since (RemoveResourceSlice):
+// its claims keep it until their pods end, as Kubernetes keeps a claim's
+// allocation, and nothing is left to check it against.
 func (ni *NodeInfo) deviceProblem() string {
 	devices := map[DeviceID]*Device{}
 	type counterKey struct{ driver, pool, set, counter string }
@@ -173,7 +176,7 @@ func (ni *NodeInfo) deviceProblem() string {
 		u, d := ni.devices.use[id], devices[id]
 		switch {
 		case d == nil:
-			return fmt.Sprintf("device %s is in use but no slice of the node has it", id)
+			continue // its slice was withdrawn
 		case u.Exclusive > 1:
 			return fmt.Sprintf("device %s is held alone by %d claims", id, u.Exclusive)
 		case u.Capacity != nil && !d.AllowMultipleAllocations:

@@ -266,7 +266,8 @@ func TestDeviceProblemFindsWhatSlicesDoNotAllow(t *testing.T) {
 	}{
 		{"what the slices allow", map[DeviceID]DeviceUse{id("whole"): {Exclusive: 1}, id("shared"): {Capacity: shares(40)},
 			id("half-a"): {Exclusive: 1}, id("half-b"): {Exclusive: 1}}, ""},
-		{"a device no slice has", map[DeviceID]DeviceUse{id("gone"): {Exclusive: 1}}, "no slice of the node has it"},
+		{"a device of a withdrawn slice, still held", map[DeviceID]DeviceUse{id("gone"): {Exclusive: 2}, id("whole"): {Exclusive: 1}}, ""},
+		{"a withdrawn device does not hide the others", map[DeviceID]DeviceUse{id("gone"): {Exclusive: 1}, id("whole"): {Exclusive: 2}}, "held alone by 2 claims"},
 		{"held alone twice", map[DeviceID]DeviceUse{id("whole"): {Exclusive: 2}}, "held alone by 2 claims"},
 		{"shared without allowing it", map[DeviceID]DeviceUse{id("whole"): {Capacity: shares(1)}}, "does not allow multiple allocations"},
 		{"held and shared", map[DeviceID]DeviceUse{id("shared"): {Exclusive: 1, Capacity: shares(1)}}, "held alone and shared at once"},
