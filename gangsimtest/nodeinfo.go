@@ -35,3 +35,30 @@ func NodeInfo(t require.TestingT, node *NodeWrapper, pods ...*PodWrapper) *clust
 	}
 	return c.Snapshot().Node(0)
 }
+
+// Snapshot returns the snapshot of a new cache holding the nodes and the
+// pods, each running on the node its wrapper names (NodeName), for tests
+// of a plugin or of the runner over several nodes. A node or pod the cache
+// refuses fails the test through t; nil is returned if t lets the test go
+// on.
+func Snapshot(t require.TestingT, nodes []*NodeWrapper, pods ...*PodWrapper) *cluster.Snapshot {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+	c := cluster.NewCache()
+	for _, w := range nodes {
+		n := w.Obj()
+		if err := c.AddNode(n); err != nil {
+			require.NoError(t, err, "node %q", n.Name)
+			return nil
+		}
+	}
+	for _, w := range pods {
+		p := w.Obj()
+		if err := c.AddPod(p); err != nil {
+			require.NoError(t, err, "pod %q", p.Name)
+			return nil
+		}
+	}
+	return c.Snapshot()
+}

@@ -36,3 +36,16 @@ func TestNodeInfo(t *testing.T) {
 		require.True(t, r.failed)
 	})
 }
+
+func TestSnapshot(t *testing.T) {
+	snap := gangsimtest.Snapshot(t, []*gangsimtest.NodeWrapper{gangsimtest.MakeNode("b").CPU("4"), gangsimtest.MakeNode("a").CPU("2")},
+		gangsimtest.MakePod("p").CPU("1").NodeName("b"), gangsimtest.MakePod("q").CPU("1").NodeName("b"))
+	require.Equal(t, 2, snap.Len())
+	require.Equal(t, "a", snap.Node(0).Node().Name, "nodes in name order")
+	require.Zero(t, snap.Node(0).PodCount())
+	require.Equal(t, 2, snap.Node(1).PodCount(), "each pod on the node it names")
+
+	var rec recorder
+	require.Nil(t, gangsimtest.Snapshot(&rec, []*gangsimtest.NodeWrapper{gangsimtest.MakeNode("n")}, gangsimtest.MakePod("p").NodeName("missing")))
+	require.True(t, rec.failed, "a pod on no node fails the test")
+}

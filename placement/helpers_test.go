@@ -1,10 +1,6 @@
 package placement_test
 
 import (
-	"testing"
-
-	"github.com/stretchr/testify/require"
-
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/gangsimtest"
@@ -25,20 +21,6 @@ const (
 
 // podInfo is the pending pod w builds.
 func podInfo(w *gangsimtest.PodWrapper) *cluster.PodInfo { return cluster.NewPodInfo(w.Obj()) }
-
-// snapshot builds a cache holding nodes and the pods bound to them (each
-// pod names its node with NodeName) and returns its snapshot.
-func snapshot(t testing.TB, nodes []*gangsimtest.NodeWrapper, pods ...*gangsimtest.PodWrapper) *cluster.Snapshot {
-	t.Helper()
-	c := cluster.NewCache()
-	for _, n := range nodes {
-		require.NoError(t, c.AddNode(n.Obj()))
-	}
-	for _, p := range pods {
-		require.NoError(t, c.AddPod(p.Obj()))
-	}
-	return c.Snapshot()
-}
 
 // newPodScheduler arranges filters and scorers as a profile does (a score
 // plugin that has PreScore runs it) into a PodScheduler.

@@ -156,7 +156,7 @@ func TestScheduleTotals(t *testing.T) {
 		node("d").CPU("4000m").Memory("8Gi"), node("c").CPU("4000m").Memory("8Gi"),
 		node("b").CPU("4000m").Memory("8Gi"), node("a").CPU("4000m").Memory("8Gi").Taint("k", "", PN),
 	}
-	snap := snapshot(t, nodes,
+	snap := gangsimtest.Snapshot(t, nodes,
 		pod("ub").NodeName("b").CPU("2000m").Memory("4Gi"), pod("uc").NodeName("c").CPU("2000m").Memory("1Gi"), pod("ud").NodeName("d").CPU("1000m").Memory("3Gi"))
 	incoming := func() *gangsimtest.PodWrapper { return pod("p").CPU("1000m").Memory("1Gi") }
 	tests := []struct {
@@ -193,7 +193,7 @@ func (s countingScorer) Score(*fw.CycleState, *cluster.PodInfo, *cluster.NodeInf
 }
 
 func TestScheduleLoneFeasibleNodeIsNotScored(t *testing.T) {
-	snap := snapshot(t, []*gangsimtest.NodeWrapper{
+	snap := gangsimtest.Snapshot(t, []*gangsimtest.NodeWrapper{
 		gangsimtest.MakeNode("a").CPU("4000m").Memory("8Gi").Taint("k", "", NS),
 		gangsimtest.MakeNode("b").CPU("4000m").Memory("8Gi"),
 		gangsimtest.MakeNode("c").CPU("500m").Memory("8Gi"),
@@ -242,7 +242,7 @@ func identical(n, tainted int) []*gangsimtest.NodeWrapper {
 func TestScheduleStopsAndRotates(t *testing.T) {
 	// 200 nodes at 1%: 100 feasible nodes are enough. All score the same,
 	// so the lowest index among those found wins.
-	snap := snapshot(t, identical(200, 0))
+	snap := gangsimtest.Snapshot(t, identical(200, 0))
 	var seen []string
 	filters := []fw.FilterPlugin{recordingFilter{&seen}, tainttoleration.TaintToleration{}}
 	ps := newPodScheduler(filters, defaultScorers(noderesources.LeastAllocated), 1)
@@ -262,7 +262,7 @@ func TestScheduleResumesAfterRejectedNodes(t *testing.T) {
 	// n000..n049 are tainted. The first call scans 150 nodes to find 100
 	// feasible ones; the next starts at n150 and wraps around to n099;
 	// the lowest index found still wins the tie.
-	snap := snapshot(t, identical(200, 50))
+	snap := gangsimtest.Snapshot(t, identical(200, 50))
 	var seen []string
 	filters := []fw.FilterPlugin{recordingFilter{&seen}, tainttoleration.TaintToleration{}}
 	ps := newPodScheduler(filters, defaultScorers(noderesources.LeastAllocated), 1)
@@ -283,7 +283,7 @@ func TestScheduleResumesAfterRejectedNodes(t *testing.T) {
 }
 
 func TestScheduleFitErrorAfterRotation(t *testing.T) {
-	snap := snapshot(t, identical(200, 0))
+	snap := gangsimtest.Snapshot(t, identical(200, 0))
 	ps := newPodScheduler(defaultFilters(), defaultScorers(noderesources.LeastAllocated), 1)
 	require.Equal(t, "n000", nodeName(t, ps, snap, gangsimtest.MakePod("p").CPU("100m"), nil)) // the next scan starts at n100
 
@@ -301,7 +301,7 @@ func TestScheduleFitErrorAfterRotation(t *testing.T) {
 }
 
 func TestScheduleCandidates(t *testing.T) {
-	snap := snapshot(t, identical(6, 0))
+	snap := gangsimtest.Snapshot(t, identical(6, 0))
 	var seen []string
 	filters := append([]fw.FilterPlugin{recordingFilter{&seen}}, defaultFilters()...)
 	ps := newPodScheduler(filters, defaultScorers(noderesources.LeastAllocated), 0)
@@ -327,8 +327,8 @@ func TestScheduleNoNodes(t *testing.T) {
 		snap       *cluster.Snapshot
 		candidates []int
 	}{
-		{"empty snapshot", snapshot(t, nil), nil},
-		{"empty candidates", snapshot(t, identical(3, 0)), []int{}},
+		{"empty snapshot", gangsimtest.Snapshot(t, nil), nil},
+		{"empty candidates", gangsimtest.Snapshot(t, identical(3, 0)), []int{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			idx, ferr := ps.Schedule(tt.snap, podInfo(gangsimtest.MakePod("p")), tt.candidates, -1)
@@ -345,7 +345,7 @@ func TestScheduleFitErrorMessage(t *testing.T) {
 	// Three nodes with 500m of 2000m free, two big enough but tainted: the
 	// first failing filter (TaintToleration before NodeResourcesFit) gives
 	// the reason.
-	snap := snapshot(t, []*gangsimtest.NodeWrapper{
+	snap := gangsimtest.Snapshot(t, []*gangsimtest.NodeWrapper{
 		node("a").CPU("2000m").Memory("8Gi"), node("b").CPU("2000m").Memory("8Gi"), node("c").CPU("2000m").Memory("8Gi"),
 		node("d").CPU("500m").Memory("8Gi").Taint("k", "", NS), node("e").CPU("4000m").Memory("8Gi").Taint("k", "", NE),
 	}, pod("ua").NodeName("a").CPU("1500m"), pod("ub").NodeName("b").CPU("1500m"), pod("uc").NodeName("c").CPU("1500m"))

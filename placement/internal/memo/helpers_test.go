@@ -1,10 +1,6 @@
 package memo_test
 
 import (
-	"testing"
-
-	"github.com/stretchr/testify/require"
-
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/gangsimtest"
@@ -22,16 +18,6 @@ const (
 
 // podInfo is the pending pod w builds.
 func podInfo(w *gangsimtest.PodWrapper) *cluster.PodInfo { return cluster.NewPodInfo(w.Obj()) }
-
-// snapshot builds a cache holding nodes and returns its snapshot.
-func snapshot(t testing.TB, nodes []*gangsimtest.NodeWrapper) *cluster.Snapshot {
-	t.Helper()
-	c := cluster.NewCache()
-	for _, n := range nodes {
-		require.NoError(t, c.AddNode(n.Obj()))
-	}
-	return c.Snapshot()
-}
 
 // newPodScheduler arranges filters and scorers as a profile does (a score
 // plugin that has PreScore runs it) into a PodScheduler with every

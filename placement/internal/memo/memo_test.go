@@ -244,7 +244,7 @@ func TestMemoTreeMatchesScan(t *testing.T) {
 // {a: b, c: d}. A signature that wrote labels without their lengths gave
 // both one table, and the second pod went to a node its selector rejects.
 func TestMemoTellsSpelledAlikeSelectorsApart(t *testing.T) {
-	snap := snapshot(t, []*gangsimtest.NodeWrapper{gangsimtest.MakeNode("n1").CPU("8").Label("a", "b").Label("c", "d")})
+	snap := gangsimtest.Snapshot(t, []*gangsimtest.NodeWrapper{gangsimtest.MakeNode("n1").CPU("8").Label("a", "b").Label("c", "d")})
 	ps := newPodScheduler([]fw.FilterPlugin{nodeaffinity.NodeAffinity{}}, nil, 100)
 	for i := range 3 { // seen often enough to be remembered
 		idx, fit := ps.Schedule(snap, podInfo(gangsimtest.MakePod(fmt.Sprintf("p%d", i)).NodeSelector("a", "b").NodeSelector("c", "d")), nil, -1)
