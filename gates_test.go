@@ -275,3 +275,18 @@ func TestPreEnqueueRefusalHoldsTheGang(t *testing.T) {
 	require.Equal(t, "held by label", ts.status("b").Reason)
 	require.Zero(t, ts.Stats().Cycles)
 }
+
+// With SchedulingGates disabled, removing the gates of a gang member that
+// nothing held changes no count: the gang is placed and the invariants
+// (the gate counts among them) hold.
+func TestUngateWhatNoPluginHeld(t *testing.T) {
+	ts := newHoldSched(t, "SchedulingGates")
+	require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang("g", 2).Obj()))
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("a").MilliCPU(1000).Group("g").SchedulingGates("x").Obj(), 0))
+	require.NoError(t, ts.UngatePod(cluster.MakePodKey("", "a")))
+	require.NoError(t, ts.CheckInvariants())
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("b").MilliCPU(1000).Group("g").Obj(), 0))
+	ts.run()
+	require.Equal(t, PhaseBound, ts.status("a").Phase)
+	require.Equal(t, PhaseBound, ts.status("b").Phase)
+}
