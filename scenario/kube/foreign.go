@@ -1,6 +1,9 @@
 package kube
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Kinds of other projects found in clusters: scheduler-plugins' PodGroup
 // shares its kind's name with Kubernetes' own and is told apart by its API
@@ -23,13 +26,48 @@ func apiGroup(apiVersion string) string {
 	return group
 }
 
+// kubeVersionedKinds are the versions of a kind of kubeKinds whose
+// fields differ from the version the kind's entry decodes, by "apiVersion
+// Kind": older versions of the scheduling.k8s.io objects (versions.go).
+var kubeVersionedKinds = map[string]kubeKind{}
+
+// legacyGroups are API groups that served a kind of kubeKinds before its
+// group did (extensions/v1beta1 Deployments): such an object is the kind
+// in a version the importer does not read, an error, rather than another
+// project's kind of the same name.
+var legacyGroups = map[string]bool{"extensions": true}
+
 // lookupKind finds what the importer knows of a kind, its API group first.
+// A kind of kubeKinds is matched only in its own API group (or a group
+// that served it once): Volcano's batch.volcano.sh Job, or Kueue's
+// kueue.x-k8s.io Workload, is another kind, skipped as kinds not read are.
 func lookupKind(apiVersion, kind string) (kubeKind, bool) {
-	if k, ok := kubeForeignKinds[apiGroup(apiVersion)+" "+kind]; ok {
+	group := apiGroup(apiVersion)
+	if k, ok := kubeForeignKinds[group+" "+kind]; ok {
+		return k, true
+	}
+	if k, ok := kubeVersionedKinds[apiVersion+" "+kind]; ok {
 		return k, true
 	}
 	k, ok := kubeKinds[kind]
-	return k, ok
+	if !ok || legacyGroups[group] {
+		return k, ok
+	}
+	for _, v := range k.versions {
+		if apiGroup(v) == group {
+			return k, true
+		}
+	}
+	return kubeKind{}, false
+}
+
+// ReadsKind reports whether the importer reads objects of a kind in an
+// API version: false for a kind it skips with a warning (a JobSet, a
+// Volcano Job...) and for a version of a kind it reads that it does not
+// (an error when loaded).
+func ReadsKind(apiVersion, kind string) bool {
+	k, ok := lookupKind(apiVersion, kind)
+	return ok && slices.Contains(k.versions, apiVersion)
 }
 
 // skippedKinds say, for the API groups of schedulers and queues beside
@@ -40,6 +78,7 @@ var skippedKinds = map[string]string{
 		"pods are scheduled as if Kueue had admitted them",
 	pluginsGroup + " ElasticQuota": "scheduler-plugins' CapacityScheduling quotas are not modelled: objects skipped",
 	"scheduling.volcano.sh":        "Volcano's scheduler is not modelled: objects skipped (its PodGroups are not read as gangs)",
+	"batch.volcano.sh":             "Volcano's job controller is not modelled: objects skipped, and the pods they would make with them",
 }
 
 // skippedKindDetail is the warning's detail for a kind the importer does

@@ -27,6 +27,11 @@ type kubeImport struct {
 	owned     map[kubeOwnerKey]*kubeOwnedCount // pods and replica sets by controller
 	selectors map[kubeOwnerKey]*schema.LabelSelector
 	podNames  map[cluster.PodKey]bool // every pod of the inputs, made ones too
+
+	// v1alpha1 are the v1.35 Workloads by namespace and name, refUses the
+	// pods that name their groups (versions.go)
+	v1alpha1 map[[2]string]*v1alpha1Workload
+	refUses  []workloadRefUse
 }
 
 // kubeDecoded is a decoded object, the input it belongs to, and the
@@ -115,6 +120,7 @@ func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally, opt
 			}
 		}
 	}
+	k.workloadRefs()
 	if err := k.readGangs(made); err != nil {
 		return err
 	}
@@ -148,6 +154,14 @@ func (k *kubeImport) convert(d kubeDecoded) error {
 		return k.podGroup(o, v, f)
 	case *kubeCompositePodGroup:
 		return k.compositePodGroup(o, v, f)
+	case *kubePodGroupV1alpha2:
+		return k.podGroupV1alpha2(o, v, f)
+	case *kubeWorkloadV1alpha1:
+		return k.workloadV1alpha1(o, v, f)
+	case *kubeWorkloadV1alpha2:
+		return k.workloadV1alpha2(o, v)
+	case *kubeWorkload:
+		return k.workloadV1(o, v)
 	case *pluginsPodGroup:
 		return k.pluginsPodGroup(o, v, f)
 	case *kubeSchedulerConfig:

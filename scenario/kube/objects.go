@@ -142,12 +142,14 @@ type kubeKind struct {
 // kubeKinds are the kinds the importer reads; any other kind is skipped
 // with a warning.
 var kubeKinds = map[string]kubeKind{
-	"Node":                       {[]string{"v1"}, false, func() any { return new(kubeNode) }},
-	"Pod":                        {[]string{"v1"}, true, func() any { return new(kubePod) }},
-	"Namespace":                  {[]string{"v1"}, false, func() any { return new(kubeNamespace) }},
-	"PriorityClass":              {[]string{"scheduling.k8s.io/v1"}, false, func() any { return new(kubePriorityClass) }},
-	"PodDisruptionBudget":        {[]string{"policy/v1"}, true, func() any { return new(kubeBudget) }},
-	"PodGroup":                   {[]string{"scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha3"}, true, func() any { return new(kubePodGroup) }},
+	"Node":                {[]string{"v1"}, false, func() any { return new(kubeNode) }},
+	"Pod":                 {[]string{"v1"}, true, func() any { return new(kubePod) }},
+	"Namespace":           {[]string{"v1"}, false, func() any { return new(kubeNamespace) }},
+	"PriorityClass":       {[]string{"scheduling.k8s.io/v1"}, false, func() any { return new(kubePriorityClass) }},
+	"PodDisruptionBudget": {[]string{"policy/v1"}, true, func() any { return new(kubeBudget) }},
+	"PodGroup":            {[]string{"scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha3", "scheduling.k8s.io/v1alpha2"}, true, func() any { return new(kubePodGroup) }},
+	"Workload": {[]string{"scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha3", "scheduling.k8s.io/v1alpha2", "scheduling.k8s.io/v1alpha1"}, true,
+		func() any { return new(kubeWorkload) }},
 	"CompositePodGroup":          {[]string{"scheduling.k8s.io/v1alpha3"}, true, func() any { return new(kubeCompositePodGroup) }},
 	"Deployment":                 {[]string{"apps/v1"}, true, func() any { return new(kubeDeployment) }},
 	"ReplicaSet":                 {[]string{"apps/v1"}, true, func() any { return new(kubeReplicaSet) }},

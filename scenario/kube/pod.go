@@ -88,6 +88,11 @@ func (k *kubeImport) podEntry(o *Object, src *schema.Origin, name string, labels
 		}
 		s.PodGroup = g.PodGroupName
 	}
+	if r := spec.WorkloadRef; r != nil {
+		if err := k.workloadRef(o, src, r, &s); err != nil {
+			return s, err
+		}
+	}
 	if err := k.podClaims(o, spec, src.Spec, &s); err != nil {
 		return s, err
 	}

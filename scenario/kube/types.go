@@ -136,7 +136,7 @@ type kubePodSpec struct {
 	SchedulingGroup               *struct {
 		PodGroupName string `yaml:"podGroupName"`
 	} `yaml:"schedulingGroup"`
-	WorkloadRef unmodelled `yaml:"workloadRef"`
+	WorkloadRef *kubeWorkloadRef `yaml:"workloadRef"` // v1.35 (versions.go)
 }
 
 type kubeContainer struct {
