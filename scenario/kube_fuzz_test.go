@@ -51,6 +51,11 @@ func FuzzKubeObjects(f *testing.F) {
 		"---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec: {replicas: 2, podManagementPolicy: Parallel, selector: {matchLabels: {a: b}},\n" +
 		"  template: {metadata: {labels: {a: b}, annotations: {gangsim.io/duration: 5m}}, spec: {containers: [{name: c}]}}}\n" +
 		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"1\"}}\n"))
+	// the scheduling.k8s.io Workload and PodGroup of each version a
+	// cluster of v1.35 to v1.37 serves (kubeversions_test.go)
+	for _, seed := range []string{workloadV1alpha1, podGroupV1alpha2, workloadV1alpha3, workloadV1beta1} {
+		f.Add([]byte(seed))
+	}
 	// every seed as kubectl's JSON List too, which is read item by item
 	for _, pattern := range []string{"testdata/kube/*.yaml", "testdata/kube/bad/*.yaml", "testdata/kube/samples/*"} {
 		files, _ := filepath.Glob(pattern)
