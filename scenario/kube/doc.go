@@ -6,7 +6,10 @@
 // a file of either kind may name what the other defines.
 //
 // What is read: Nodes, Pods, Namespaces, PriorityClasses,
-// PodDisruptionBudgets, PodGroups and CompositePodGroups, the device
+// PodDisruptionBudgets, PodGroups and CompositePodGroups (of every
+// scheduling.k8s.io version a cluster of v1.35 to v1.37 serves, read into
+// v1.37's model, and v1.35's Workloads and pods' workloadRef as PodGroups:
+// versions.go), the device
 // objects of resource.k8s.io/v1 (DeviceClass, ResourceSlice,
 // ResourceClaim, ResourceClaimTemplate), and a KubeSchedulerConfiguration
 // (on its own or in a ConfigMap's data, configmap.go) become the entries
@@ -15,7 +18,9 @@
 // kueue.go), and the keys of other schedulers and GPU sharers warn
 // (notes.go); a
 // Deployment, ReplicaSet, StatefulSet, DaemonSet or Job makes the pods its
-// controller would create that the inputs do not hold already. The
+// controller would create that the inputs do not hold already. A kind is
+// read only in its API group (lookupKind; ReadsKind tells a caller which
+// kinds are read): another group's kind of the same name is skipped. The
 // objects are decoded field for field as the API prints them (types.go):
 // a field Kubernetes does not have is an error, one without a meaning for
 // scheduling is skipped, one the simulator does not model is a warning.
