@@ -302,6 +302,15 @@ func templateNames(o *Object, name, field string, seen map[string]bool) error {
 	return nil
 }
 
+// entryPath is the path of a list's entry, with its name as the decoder's
+// errors give it: "spec.podGroupTemplates[1] (workers)".
+func entryPath(list string, i int, name string) string {
+	if name == "" {
+		return fmt.Sprintf("%s[%d]", list, i)
+	}
+	return fmt.Sprintf("%s[%d] (%s)", list, i, name)
+}
+
 // listSize checks the length of a list of groups or templates.
 func listSize(o *Object, n int, field string, required bool) error {
 	switch {
@@ -333,7 +342,7 @@ func (k *kubeImport) workloadV1alpha1(o *Object, v *kubeWorkloadV1alpha1, f *sch
 	w := &v1alpha1Workload{o: o, f: f, groups: map[string]*int32{}}
 	seen := map[string]bool{}
 	for i, g := range v.Spec.PodGroups {
-		field := fmt.Sprintf("spec.podGroups[%d]", i)
+		field := entryPath("spec.podGroups", i, g.Name)
 		if err := templateNames(o, g.Name, field, seen); err != nil {
 			return err
 		}
@@ -364,7 +373,7 @@ func (k *kubeImport) workloadV1alpha2(o *Object, v *kubeWorkloadV1alpha2) error 
 	seen := map[string]bool{}
 	var prio *priorityOf
 	for i, t := range v.Spec.PodGroupTemplates {
-		field := fmt.Sprintf("spec.podGroupTemplates[%d]", i)
+		field := entryPath("spec.podGroupTemplates", i, t.Name)
 		if err := templateNames(o, t.Name, field, seen); err != nil {
 			return err
 		}
@@ -466,7 +475,7 @@ func (c *templateCheck) podGroups(ts []kubePodGroupTemplate, field string) error
 		return err
 	}
 	for i := range ts {
-		at := fmt.Sprintf("%s[%d]", field, i)
+		at := entryPath(field, i, ts[i].Name)
 		if err := c.common(&ts[i].kubeTemplateCommon, at); err != nil {
 			return err
 		}
@@ -484,7 +493,7 @@ func (c *templateCheck) composites(ts []kubeCompositeTemplate, field string, dep
 	}
 	for i := range ts {
 		t := &ts[i]
-		at := fmt.Sprintf("%s[%d]", field, i)
+		at := entryPath(field, i, t.Name)
 		if depth >= maxTreeDepth {
 			return o.failf(nil, at, "templates nested deeper than %d levels", maxTreeDepth)
 		}
