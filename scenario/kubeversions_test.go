@@ -118,7 +118,7 @@ func TestSchedulingVersionsErrors(t *testing.T) {
 		// v1alpha1
 		{"v1alpha1 no groups", w1("{podGroups: []}"), `Workload default/w: spec.podGroups: required: at least one`},
 		{"v1alpha1 group name", w1("{podGroups: [{name: A_b, policy: {basic: {}}}]}"), `Workload default/w: spec.podGroups[0] (A_b).name:`},
-		{"v1alpha1 group twice", w1("{podGroups: [{name: a, policy: {basic: {}}}, {name: a, policy: {basic: {}}}]}"), `spec.podGroups[1] (a).name: "a" is the name of another template`},
+		{"v1alpha1 group twice", w1("{podGroups: [{name: a, policy: {basic: {}}}, {name: a, policy: {basic: {}}}]}"), `spec.podGroups[1] (a).name: "a" is given twice in the Workload`},
 		{"v1alpha1 no policy", w1("{podGroups: [{name: a}]}"), `Workload default/w: spec.podGroups[0] (a).policy: required`},
 		{"v1alpha1 both policies", w1("{podGroups: [{name: a, policy: {basic: {}, gang: {minCount: 1}}}]}"), `spec.podGroups[0] (a).policy: exactly one of basic and gang`},
 		{"v1alpha1 zero count", w1("{podGroups: [{name: a, policy: {gang: {minCount: 0}}}]}"), `spec.podGroups[0] (a).policy.gang.minCount: 0 is below 1`},
@@ -129,7 +129,7 @@ func TestSchedulingVersionsErrors(t *testing.T) {
 		{"workloadRef and schedulingGroup", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {schedulingGroup: {podGroupName: g}, workloadRef: {name: w, podGroup: g}, containers: [{name: c}]}\n",
 			`Pod default/p: spec.workloadRef: a pod names its group once`},
 		// v1alpha2
-		{"v1alpha2 disruption mode", pg2("{" + basic + ", disruptionMode: All}"), `PodGroup default/g: spec.disruptionMode: "All" is not Pod or PodGroup`},
+		{"v1alpha2 disruption mode", pg2("{" + basic + ", disruptionMode: All}"), `PodGroup default/g: spec.disruptionMode: "All" is not Pod or PodGroup (v1.37's {all: {}} is a field of v1alpha3 and v1beta1)`},
 		{"v1alpha2 v1.37 union", pg2("{" + basic + ", disruptionMode: {all: {}}}"), `PodGroup default/g: spec.disruptionMode:`},
 		{"v1alpha2 v1.37 field", pg2("{" + basic + ", preemptionPolicy: Never}"), `PodGroup default/g: spec.preemptionPolicy:`},
 		{"v1alpha2 empty ref", pg2("{" + basic + ", podGroupTemplateRef: {}}"), `PodGroup default/g: spec.podGroupTemplateRef: exactly one reference`},
@@ -147,7 +147,7 @@ func TestSchedulingVersionsErrors(t *testing.T) {
 		{"v1beta1 composite count", w3("{compositePodGroupTemplates: [{name: c, schedulingPolicy: {gang: {minGroupCount: 0}}, podGroupTemplates: [{name: b, " + basic + "}]}]}"),
 			`spec.compositePodGroupTemplates[0] (c).schedulingPolicy.gang.minGroupCount: 0 is below 1`},
 		{"v1beta1 name twice in the tree", w3("{compositePodGroupTemplates: [{name: c, " + basic + ", podGroupTemplates: [{name: c, " + basic + "}]}]}"),
-			`spec.compositePodGroupTemplates[0] (c).podGroupTemplates[0] (c).name: "c" is the name of another template`},
+			`spec.compositePodGroupTemplates[0] (c).podGroupTemplates[0] (c).name: "c" is given twice in the Workload`},
 		{"v1beta1 too deep", w3("{compositePodGroupTemplates: [{name: c1, " + basic + ", compositePodGroupTemplates: [{name: c2, " + basic + ", compositePodGroupTemplates: [{name: c3, " + basic +
 			", compositePodGroupTemplates: [{name: c4, " + basic + ", podGroupTemplates: [{name: p, " + basic + "}]}]}]}]}]}"), `templates nested deeper than 4 levels`},
 		{"v1beta1 preemption policy", w3("{podGroupTemplates: [{name: a, " + basic + ", preemptionPolicy: Sometimes}]}"), `spec.podGroupTemplates[0] (a).preemptionPolicy: "Sometimes" is not PreemptLowerPriority or Never`},

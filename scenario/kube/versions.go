@@ -229,7 +229,11 @@ func disruptionV1alpha2(o *Object, mode *string, field string) (string, error) {
 	case "PodGroup":
 		return "All", nil
 	}
-	return "", o.failf(nil, field, "%q is not Pod or PodGroup", *mode)
+	hint := ""
+	if m := strings.ToLower(*mode); m == "single" || m == "all" {
+		hint = fmt.Sprintf(" (v1.37's {%s: {}} is a field of v1alpha3 and v1beta1)", m)
+	}
+	return "", o.failf(nil, field, "%q is not Pod or PodGroup%s", *mode, hint)
 }
 
 // podGroupV1alpha2 converts a v1.36 PodGroup.
@@ -296,7 +300,7 @@ func templateNames(o *Object, name, field string, seen map[string]bool) error {
 		return o.fail(nil, field+".name", err)
 	}
 	if seen[name] {
-		return o.failf(nil, field+".name", "%q is the name of another template of the Workload", name)
+		return o.failf(nil, field+".name", "%q is given twice in the Workload", name)
 	}
 	seen[name] = true
 	return nil
