@@ -185,7 +185,10 @@ func TestSameNameOtherGroup(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"Job", "PodGroup", "Workload"}, warningKeys(sc))
 	require.Empty(t, sc.PodGroups)
-	// a Deployment of the group that once served it is still refused
-	_, err = Parse("in.yaml", []byte("apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: d}\nspec: {}\n"))
-	require.ErrorContains(t, err, `apiVersion: "extensions/v1beta1" is not a version of Deployment`)
+	// in a group of Kubernetes' own, the kind is refused for its version:
+	// an old group, a typo, a group of k8s.io
+	for _, apiVersion := range []string{"extensions/v1beta1", "app/v1", "apps.k8s.io/v1"} {
+		_, err = Parse("in.yaml", []byte("apiVersion: "+apiVersion+"\nkind: Deployment\nmetadata: {name: d}\nspec: {}\n"))
+		require.ErrorContains(t, err, `apiVersion: "`+apiVersion+`" is not a version of Deployment`)
+	}
 }

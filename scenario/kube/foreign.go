@@ -31,16 +31,20 @@ func apiGroup(apiVersion string) string {
 // Kind": older versions of the scheduling.k8s.io objects (versions.go).
 var kubeVersionedKinds = map[string]kubeKind{}
 
-// legacyGroups are API groups that served a kind of kubeKinds before its
-// group did (extensions/v1beta1 Deployments): such an object is the kind
-// in a version the importer does not read, an error, rather than another
-// project's kind of the same name.
-var legacyGroups = map[string]bool{"extensions": true}
+// kubernetesGroup reports whether an API group is Kubernetes' own: the
+// core and the groups without a dot (apps, batch, extensions), and those
+// of k8s.io. Other projects' groups are domains of their own, since a
+// custom resource's group has a dot (batch.volcano.sh, kueue.x-k8s.io).
+func kubernetesGroup(group string) bool {
+	return !strings.Contains(group, ".") || strings.HasSuffix(group, ".k8s.io")
+}
 
 // lookupKind finds what the importer knows of a kind, its API group first.
-// A kind of kubeKinds is matched only in its own API group (or a group
-// that served it once): Volcano's batch.volcano.sh Job, or Kueue's
-// kueue.x-k8s.io Workload, is another kind, skipped as kinds not read are.
+// A kind of kubeKinds is matched in its own API group, or in another of
+// Kubernetes' own (an old group such as extensions/v1beta1, or a typo:
+// the version is then an error); in another project's group it is
+// another kind of the same name (Volcano's batch.volcano.sh Job, Kueue's
+// kueue.x-k8s.io Workload), skipped as kinds not read are.
 func lookupKind(apiVersion, kind string) (kubeKind, bool) {
 	group := apiGroup(apiVersion)
 	if k, ok := kubeForeignKinds[group+" "+kind]; ok {
@@ -50,7 +54,7 @@ func lookupKind(apiVersion, kind string) (kubeKind, bool) {
 		return k, true
 	}
 	k, ok := kubeKinds[kind]
-	if !ok || legacyGroups[group] {
+	if !ok || kubernetesGroup(group) {
 		return k, ok
 	}
 	for _, v := range k.versions {
