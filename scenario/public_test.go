@@ -106,12 +106,26 @@ func TestPublicManifests(t *testing.T) {
 	sc, err := LoadFiles(append([]string{filepath.Join(dir, "nodes.yaml")}, files...), SkipUnknownPlugins())
 	require.NoError(t, err)
 	require.Len(t, sc.Nodes, 8)
-	_, err = sc.Run()
+	res, err := sc.Run()
 	require.NoError(t, err)
+	placed := map[string]PodResult{} // by namespace/name
+	for _, p := range res.Pods {
+		key := p.Name
+		if !strings.Contains(key, "/") {
+			key = "default/" + key
+		}
+		placed[key] = p
+	}
+	labels := map[string]map[string]string{}
+	for _, n := range sc.Nodes {
+		labels[n.Name] = n.Labels
+	}
 
 	groups := map[string]int32{} // minCount by namespace/name; 0 for basic
+	topology := map[string]string{}
 	for _, g := range sc.PodGroups {
 		groups[g.Namespace+"/"+g.Name] = g.MinCount
+		topology[g.Namespace+"/"+g.Name] = g.TopologyKey
 	}
 	read := map[string]int{} // the pods of the rows read, by file
 	for _, r := range rows {
@@ -143,6 +157,35 @@ func TestPublicManifests(t *testing.T) {
 			}
 			require.Len(t, names, r.pods, "pods %v", names)
 			require.Len(t, gangs, r.gangs, "gangs")
+			// where they went: a gang with a topology key in one domain,
+			// a pod's devices on its own node (the drivers name a node's
+			// pool after it)
+			bound, domains := 0, map[string]map[string]bool{}
+			for _, p := range sc.Pods {
+				if p.Source.File != path || !r.names.MatchString(p.Pod.Name) {
+					continue
+				}
+				got := placed[p.Pod.Namespace+"/"+p.Pod.Name]
+				if got.Node == "" {
+					continue
+				}
+				bound++
+				for claim, devices := range got.Claims {
+					for _, d := range devices {
+						require.Equal(t, got.Node, strings.Split(d, "/")[1], "pod %s claim %s device %s", p.Pod.Name, claim, d)
+					}
+				}
+				if g := p.Pod.Namespace + "/" + p.Pod.PodGroup; topology[g] != "" {
+					if domains[g] == nil {
+						domains[g] = map[string]bool{}
+					}
+					domains[g][labels[got.Node][topology[g]]] = true
+				}
+			}
+			for g, d := range domains {
+				require.Len(t, d, 1, "the pods of %s in one domain of %s", g, topology[g])
+			}
+			t.Logf("%d pods, %d bound", len(names), bound)
 		})
 	}
 	// no file makes pods that no row of a kind read accounts for
