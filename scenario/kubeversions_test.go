@@ -54,6 +54,7 @@ func TestSchedulingVersionsRead(t *testing.T) {
 		policy   podgroup.Policy
 		topology string
 		mode     podgroup.DisruptionMode
+		priority int32 // 0: none given
 	}
 	tests := []struct {
 		name     string
@@ -63,14 +64,18 @@ func TestSchedulingVersionsRead(t *testing.T) {
 		warnings []string
 	}{
 		{"v1alpha1", workloadV1alpha1,
-			[]group{{"train-workers-r0", 2, podgroup.Gang, "", ""}, {"train-workers-r1", 2, podgroup.Gang, "", ""}, {"train-loose", 0, podgroup.Basic, "", ""}},
+			[]group{{"train-workers-r0", 2, podgroup.Gang, "", "", 0}, {"train-workers-r1", 2, podgroup.Gang, "", "", 0}, {"train-loose", 0, podgroup.Basic, "", "", 0}},
 			map[string]string{"w-0": "train-workers-r0", "w-1": "train-workers-r0", "w-2": "train-workers-r1", "l-0": "train-loose"},
 			[]string{"Pod spec.workloadRef", "Workload apiVersion scheduling.k8s.io/v1alpha1"}},
 		{"v1alpha2", podGroupV1alpha2,
-			[]group{{"g", 2, podgroup.Gang, "rack", podgroup.DisruptAll}}, nil,
+			[]group{{"g", 2, podgroup.Gang, "rack", podgroup.DisruptAll, 100}}, nil,
 			[]string{"PodGroup apiVersion scheduling.k8s.io/v1alpha2", "Workload"}},
-		{"v1alpha3", workloadV1alpha3, []group{{"g", 0, podgroup.Basic, "", ""}}, nil, []string{"Workload"}},
-		{"v1beta1", workloadV1beta1, []group{{"g", 3, podgroup.Gang, "", podgroup.DisruptAll}}, nil, []string{"Workload"}},
+		{"v1alpha3", workloadV1alpha3, []group{{"g", 0, podgroup.Basic, "", "", 0}}, nil, []string{"Workload"}},
+		{"v1beta1", workloadV1beta1, []group{{"g", 3, podgroup.Gang, "", podgroup.DisruptAll, 0}}, nil, []string{"Workload"}},
+		// the group takes its first pod's priority
+		{"v1alpha1 priority", "apiVersion: scheduling.k8s.io/v1alpha1\nkind: Workload\nmetadata: {name: w}\nspec: {podGroups: [{name: g, policy: {gang: {minCount: 1}}}]}\n" +
+			"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {priority: 7, workloadRef: {name: w, podGroup: g}, containers: [{name: c}]}\n",
+			[]group{{"w-g", 1, podgroup.Gang, "", "", 7}}, map[string]string{"p": "w-g"}, []string{"Pod spec.workloadRef", "Workload apiVersion scheduling.k8s.io/v1alpha1"}},
 		// a pod naming a Workload no input defines waits for it
 		{"v1alpha1 missing workload", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {workloadRef: {name: w, podGroup: g}, containers: [{name: c}]}\n",
 			nil, map[string]string{"p": "w-g"}, []string{"podGroup", "Pod spec.workloadRef"}},
@@ -84,7 +89,11 @@ func TestSchedulingVersionsRead(t *testing.T) {
 			require.NoError(t, err)
 			var got []group
 			for _, g := range sc.PodGroups {
-				got = append(got, group{g.Name, g.MinCount, g.Policy, g.TopologyKey, g.DisruptionMode})
+				prio := int32(0)
+				if g.Priority != nil {
+					prio = *g.Priority
+				}
+				got = append(got, group{g.Name, g.MinCount, g.Policy, g.TopologyKey, g.DisruptionMode, prio})
 			}
 			require.ElementsMatch(t, tt.groups, got)
 			for _, p := range sc.Pods {
@@ -160,6 +169,8 @@ func TestSchedulingVersionsErrors(t *testing.T) {
 			`in.yaml: line 10: Workload default/w: spec.compositePodGroupTemplates[0] (c).podGroupTemplates[0] (a).schedulingPolicy.gang.minCount: 0 is below 1`},
 		{"line of a v1alpha1 group", "apiVersion: scheduling.k8s.io/v1alpha1\nkind: Workload\nmetadata: {name: w}\nspec:\n  podGroups:\n  - name: a\n    policy: {basic: {}}\n  - name: b\n    policy: {}\n",
 			`in.yaml: line 9: Workload default/w: spec.podGroups[1] (b).policy: exactly one of basic and gang`},
+		{"workload twice", w1("{podGroups: [{name: a, policy: {basic: {}}}]}") + "---\n" + w3("{podGroupTemplates: [{name: a, "+basic+"}]}"),
+			`in.yaml: line 8: Workload default/w: metadata.name: Workload default/w is defined twice: first in in.yaml, line 1 (Workload default/w)`},
 		{"unknown version", "apiVersion: scheduling.k8s.io/v1\nkind: Workload\nmetadata: {name: w}\nspec: {}\n",
 			`Workload default/w: apiVersion: "scheduling.k8s.io/v1" is not a version of Workload the simulator reads (scheduling.k8s.io/v1beta1, scheduling.k8s.io/v1alpha3, scheduling.k8s.io/v1alpha2, scheduling.k8s.io/v1alpha1)`},
 	}

@@ -30,8 +30,9 @@ type kubeImport struct {
 
 	// v1alpha1 are the v1.35 Workloads by namespace and name, refUses the
 	// pods that name their groups (versions.go)
-	v1alpha1 map[[2]string]*v1alpha1Workload
-	refUses  []workloadRefUse
+	v1alpha1  map[[2]string]*v1alpha1Workload
+	refUses   []workloadRefUse
+	workloads map[[2]string]*Object // every Workload, by namespace and name
 }
 
 // kubeDecoded is a decoded object, the input it belongs to, and the

@@ -334,10 +334,27 @@ type v1alpha1Workload struct {
 	order  []string
 }
 
+// workloadOnce checks a Workload's name, and that no other Workload of
+// any version has it in its namespace (the builder never sees them).
+func (k *kubeImport) workloadOnce(o *Object) error {
+	if err := checkName(o, false); err != nil {
+		return err
+	}
+	key := [2]string{o.namespace, o.name}
+	if first, dup := k.workloads[key]; dup {
+		return o.failf(nil, "metadata.name", "Workload %s/%s is defined twice: first in %s, line %d (%s)", o.namespace, o.name, first.file, first.line, first.ref())
+	}
+	if k.workloads == nil {
+		k.workloads = map[[2]string]*Object{}
+	}
+	k.workloads[key] = o
+	return nil
+}
+
 // workloadV1alpha1 checks a v1.35 Workload and keeps its groups for the
 // pods that name them (workloadRefs).
 func (k *kubeImport) workloadV1alpha1(o *Object, v *kubeWorkloadV1alpha1, f *schema.File) error {
-	if err := checkName(o, false); err != nil {
+	if err := k.workloadOnce(o); err != nil {
 		return err
 	}
 	if err := listSize(o, len(v.Spec.PodGroups), "spec.podGroups", true); err != nil {
@@ -368,7 +385,7 @@ func (k *kubeImport) workloadV1alpha1(o *Object, v *kubeWorkloadV1alpha1, f *sch
 
 // workloadV1alpha2 checks a v1.36 Workload; it makes nothing.
 func (k *kubeImport) workloadV1alpha2(o *Object, v *kubeWorkloadV1alpha2) error {
-	if err := checkName(o, false); err != nil {
+	if err := k.workloadOnce(o); err != nil {
 		return err
 	}
 	if err := listSize(o, len(v.Spec.PodGroupTemplates), "spec.podGroupTemplates", true); err != nil {
@@ -401,7 +418,7 @@ func (k *kubeImport) workloadV1alpha2(o *Object, v *kubeWorkloadV1alpha2) error 
 // workloadV1 checks a v1.37 Workload (v1beta1, v1alpha3); it makes
 // nothing.
 func (k *kubeImport) workloadV1(o *Object, v *kubeWorkload) error {
-	if err := checkName(o, false); err != nil {
+	if err := k.workloadOnce(o); err != nil {
 		return err
 	}
 	pgs, cpgs := len(v.Spec.PodGroupTemplates), len(v.Spec.CompositePodGroupTemplates)
@@ -534,6 +551,9 @@ type workloadRefUse struct {
 	ref   kubeWorkloadRef
 	field string // where the pod gives it: "spec.workloadRef", "spec.template.spec.workloadRef"
 	group string // the PodGroup's name
+	// the pod's priority, which its group takes (v1.35's groups have none)
+	priorityClass string
+	priority      *int32
 }
 
 // workloadRefGroup is the name of the PodGroup a v1.35 pod's workloadRef
@@ -589,7 +609,7 @@ func (k *kubeImport) workloadRefs() {
 			continue
 		}
 		w.f.PodGroups = append(w.f.PodGroups, schema.PodGroup{GroupCommon: schema.GroupCommon{Line: w.o.line, Name: u.group,
-			Namespace: w.o.namespace, Origin: newOrigin(w.o, kubeMetaFields)}, MinCount: n})
+			Namespace: w.o.namespace, PriorityClassName: u.priorityClass, Priority: u.priority, Origin: newOrigin(w.o, kubeMetaFields)}, MinCount: n})
 	}
 }
 
@@ -611,7 +631,8 @@ func (k *kubeImport) workloadRef(o *Object, src *schema.Origin, r *kubeWorkloadR
 	origin := *src
 	origin.Fields = fields
 	s.Origin = &origin
-	k.refUses = append(k.refUses, workloadRefUse{o: o, ref: *r, field: field, group: name})
+	k.refUses = append(k.refUses, workloadRefUse{o: o, ref: *r, field: field, group: name,
+		priorityClass: s.PriorityClassName, priority: s.Priority})
 	k.ws.Add(o.kind, field, "Kubernetes v1.35's reference to a Workload's pod group, read as v1.37's spec.schedulingGroup: "+
 		"the pod joins the PodGroup <workload>-<podGroup>[-<podGroupReplicaKey>] made from its Workload", o.file+": "+o.ref())
 	return nil
