@@ -47,6 +47,21 @@ type Workload struct {
 	// Job is a Job's spec and what its pods did before the run; nil for
 	// the other kinds.
 	Job *Job
+	// Parent is the rules of a parent (a JobSet, an MPIJob, a PyTorchJob:
+	// owners.go), which makes no pod itself: the workloads after it whose
+	// Of is the same Parent are its children. Role is a child's role (its
+	// replicated job, its replica type). A child with a Job runs it; one
+	// without keeps Replicas pods named <name>-<role>-<index>.
+	Parent *Parent
+	Of     *Parent
+	Role   string
+	// Exclusive is the topology key of a child Job's exclusive placement
+	// (JobSet's exclusive-topology annotation, read by its pod webhook):
+	// its pod of index 0 gets affinity to its own Job's pods and
+	// anti-affinity to other Jobs', and the others wait for it and are
+	// pinned to its domain. Its template's labels hold the Job's
+	// jobset.sigs.k8s.io/job-key.
+	Exclusive string
 	// Pods are the workload's pods the caller adds to the Scheduler at
 	// time 0, or before the controller first acts: the controller counts
 	// them as its own, with their completion index or ordinal (from their
@@ -57,8 +72,8 @@ type Workload struct {
 
 // service reports whether the controller keeps its pods running (a
 // ReplicaSet, StatefulSet or DaemonSet), rather than running them to
-// completion (a Job).
-func (w *Workload) service() bool { return w.Kind != KindJob }
+// completion (a Job, a parent's child).
+func (w *Workload) service() bool { return w.Job == nil && w.Of == nil && w.Parent == nil }
 
 // runTime is the run time of the workload's pod key, made for the n-th
 // time.
