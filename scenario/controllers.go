@@ -96,6 +96,12 @@ var ErrPodLimit = errors.New("the pods the controllers make go past the limit of
 // controller converts one controller: its template becomes a pod as every
 // pod it makes has it, checked as the pods of the inputs are.
 func (b *builder) controller(s *schema.Controller) error {
+	if s.Parent != nil { // a parent makes no pod: its children do
+		b.sc.Controllers = append(b.sc.Controllers, Controller{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name,
+			Source:   Source{File: s.File, Line: s.Line, Path: s.Object},
+			workload: controllers.Workload{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Parent: s.Parent}})
+		return nil
+	}
 	spec := s.Template
 	b.cur = spec.Origin
 	where := b.entry(spec.Origin, "", 0, s.Name)
@@ -108,6 +114,9 @@ func (b *builder) controller(s *schema.Controller) error {
 		return err
 	}
 	rt := b.opts.runTime
+	if s.KeepRunning {
+		rt = RunTime{}
+	}
 	if spec.Duration != "" {
 		d, err := parseTime(spec.Duration)
 		if err != nil {
@@ -117,7 +126,7 @@ func (b *builder) controller(s *schema.Controller) error {
 	}
 	c := Controller{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Source: Source{File: s.File, Line: s.Line, Path: s.Object},
 		workload: controllers.Workload{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Template: p,
-			Replicas: s.Replicas, OrdinalStart: s.OrdinalStart, Job: s.Job}}
+			Replicas: s.Replicas, OrdinalStart: s.OrdinalStart, Job: s.Job, Of: s.Of, Role: s.Role, Exclusive: s.Exclusive}}
 	if !rt.IsZero() {
 		c.workload.RunTime = func(key cluster.PodKey, n int) time.Duration { return rt.draw(string(key), n) }
 	}
