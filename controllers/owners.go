@@ -135,7 +135,8 @@ const (
 	ParentSuspended ParentState = "Suspended"
 )
 
-// The reasons a parent finishes with, as JobSet's conditions give them.
+// The reasons a JobSet finishes with, as its conditions give them; an
+// MPIJob or a PyTorchJob finishes with <kind>Succeeded or <kind>Failed.
 const (
 	ReasonAllJobsCompleted   = "AllJobsCompleted"
 	ReasonFailedJobs         = "FailedJobs"
@@ -217,11 +218,10 @@ func (m *Manager) syncParent(c *controller) error {
 		return m.onFailure(pr, failed)
 	}
 	if pr.succeeded() {
-		done := ParentCompleted
-		if c.w.Kind != KindJobSet {
-			done = ParentSucceeded
+		if c.w.Kind != KindJobSet { // the Kubeflow operators' condition
+			return m.finish(pr, ParentSucceeded, c.w.Kind+"Succeeded")
 		}
-		return m.finish(pr, done, ReasonAllJobsCompleted)
+		return m.finish(pr, ParentCompleted, ReasonAllJobsCompleted)
 	}
 	m.startRoles(pr)
 	return nil
@@ -322,6 +322,9 @@ func (pr *parentRun) succeeded() bool {
 func (m *Manager) onFailure(pr *parentRun, failed []*controller) error {
 	fp := pr.p.Failure
 	if fp == nil {
+		if k := pr.ctl.w.Kind; k != KindJobSet {
+			return m.finish(pr, ParentFailed, k+"Failed")
+		}
 		return m.finish(pr, ParentFailed, ReasonFailedJobs)
 	}
 	action, kid := RestartAll, failed[0]

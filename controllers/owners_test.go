@@ -214,7 +214,7 @@ func TestKubeflowReplicas(t *testing.T) {
 		require.NoError(t, r.err)
 		require.Equal(t, []string{"0s PodBound tj-master-0 n1", "0s PodBound tj-worker-0 n1", "0s PodBound tj-worker-1 n1",
 			"10m0s PodSucceeded tj-master-0", "10m0s PodDeleted tj-worker-0", "10m0s PodDeleted tj-worker-1"}, r.of(bound...))
-		require.Equal(t, []string{"tj Succeeded AllJobsCompleted 0 10m0s"}, r.parents())
+		require.Equal(t, []string{"tj Succeeded PyTorchJobSucceeded 0 10m0s"}, r.parents())
 		require.Empty(t, r.jobs(), "replicas are pods of their own, not Jobs")
 		w1, _ := r.m.Pod("default/tj-worker-1")
 		require.Equal(t, "1", w1.Labels["training.kubeflow.org/replica-index"])
@@ -232,7 +232,7 @@ func TestKubeflowReplicas(t *testing.T) {
 		require.NoError(t, r.err)
 		require.Equal(t, []string{"0s PodBound blocker n1", "0s PodBound mpi-worker-0 n1", "5m0s PodSucceeded blocker",
 			"5m0s PodBound mpi-worker-1 n1", "5m0s PodBound mpi-launcher-0 n1", "35m0s PodSucceeded mpi-launcher-0"}, r.of(bound...))
-		require.Equal(t, []string{"mpi Succeeded AllJobsCompleted 0 35m0s"}, r.parents())
+		require.Equal(t, []string{"mpi Succeeded MPIJobSucceeded 0 35m0s"}, r.parents())
 		require.Equal(t, []string{"mpi-launcher Complete 1/0 35m0s"}, r.jobs())
 	})
 }
