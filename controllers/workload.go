@@ -167,8 +167,8 @@ func daemonNode(p *cluster.Pod) string {
 }
 
 // podIndex is a pod's completion index (a Job's) or ordinal (a
-// StatefulSet's), from its label, or for a StatefulSet from its name; -1
-// when it has none.
+// StatefulSet's), from its label, or for a StatefulSet (and a parent's
+// replica) from its name; -1 when it has none.
 func (w *Workload) podIndex(p *cluster.Pod) int {
 	label := JobCompletionIndexLabel
 	if w.Kind == KindStatefulSet {
@@ -179,8 +179,12 @@ func (w *Workload) podIndex(p *cluster.Pod) int {
 			return i
 		}
 	}
-	if w.Kind == KindStatefulSet {
-		if rest, ok := strings.CutPrefix(p.Name, w.Name+"-"); ok {
+	prefix := w.Name + "-"
+	if w.Of != nil && w.Job == nil {
+		prefix += w.Role + "-" // a parent's replica: <name>-<role>-<index>
+	}
+	if w.Kind == KindStatefulSet || w.Of != nil && w.Job == nil {
+		if rest, ok := strings.CutPrefix(p.Name, prefix); ok {
 			if i, err := strconv.Atoi(rest); err == nil && i >= 0 {
 				return i
 			}

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gangsim/gangsim"
@@ -66,9 +67,14 @@ func (b *builder) controllers(ins []*input) error {
 	if len(b.sc.Controllers) == 0 {
 		return nil
 	}
-	byOwner := make(map[ownerKey]int, len(b.sc.Controllers))
+	// a parent and its replicas share their owner's name: a pod goes to
+	// the replicas of its role (<name>-<role>-<index>)
+	byOwner := make(map[ownerKey][]int, len(b.sc.Controllers))
 	for i, c := range b.sc.Controllers {
-		byOwner[ownerKey{c.Namespace, c.Kind, c.Name}] = i
+		if c.workload.Parent == nil {
+			key := ownerKey{c.Namespace, c.Kind, c.Name}
+			byOwner[key] = append(byOwner[key], i)
+		}
 	}
 	for i := range b.sc.Pods {
 		p := &b.sc.Pods[i].Pod
@@ -79,8 +85,12 @@ func (b *builder) controllers(ins []*input) error {
 		if ns == "" {
 			ns = cluster.DefaultNamespace
 		}
-		if c, ok := byOwner[ownerKey{ns, p.Owner.Kind, p.Owner.Name}]; ok {
-			b.sc.Controllers[c].pods = append(b.sc.Controllers[c].pods, int32(i))
+		for _, c := range byOwner[ownerKey{ns, p.Owner.Kind, p.Owner.Name}] {
+			w := &b.sc.Controllers[c].workload
+			if w.Of == nil || w.Job != nil || strings.HasPrefix(p.Name, w.Name+"-"+w.Role+"-") {
+				b.sc.Controllers[c].pods = append(b.sc.Controllers[c].pods, int32(i))
+				break
+			}
 		}
 	}
 	b.sc.podNames = b.podNames // names the controllers' new pods must not take

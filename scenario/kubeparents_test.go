@@ -51,6 +51,16 @@ func TestPublicSamplesOfParentKinds(t *testing.T) {
 				require.Equal(t, v, w.Template.Labels[k], k)
 			}
 			require.Equal(t, 3, w.Of.Failure.MaxRestarts)
+			// the leaders arrive at 0s with the webhook's affinities, as the
+			// controller gives the leaders it makes
+			require.Len(t, sc.Pods, 3, "the three leaders")
+			m := sc.manager()
+			for _, p := range sc.Pods {
+				made, ok := m.Pod(p.Pod.Key())
+				require.True(t, ok)
+				require.NotNil(t, p.Pod.Affinity.PodAntiAffinity)
+				require.Equal(t, made.Affinity, p.Pod.Affinity, p.Pod.Name)
+			}
 			require.Equal(t, []WorkloadResult{{Kind: "JobSet", Name: "exclusive-placement", Status: "Completed", Reason: "AllJobsCompleted", FinishedAt: "16m40s"}}, res.Workloads)
 		},
 	}, {
@@ -125,3 +135,112 @@ func TestPublicSamplesOfParentKinds(t *testing.T) {
 }
 
 func int32p(v int32) *int32 { return &v }
+
+// A dump of a running JobSet holds its Jobs and their pods, and a running
+// PyTorchJob its pods: the Job is read from its JobSet, once, and the
+// running pods are the controllers' own, not made again.
+func TestDumpsOfParentKinds(t *testing.T) {
+	dump := `apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: js, uid: u1}
+spec:
+  replicatedJobs:
+  - name: w
+    template: {spec: {parallelism: 2, completions: 2, template: {spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: js-w-0, ownerReferences: [{apiVersion: jobset.x-k8s.io/v1alpha2, kind: JobSet, name: js, uid: u1, controller: true}]}
+spec: {parallelism: 2, completions: 2, completionMode: Indexed, template: {spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: js-w-0-0-abcde
+  labels: {batch.kubernetes.io/job-completion-index: "0"}
+  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: js-w-0, controller: true}]
+spec: {nodeName: n1, containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+status: {phase: Running}
+---
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: pt}
+spec:
+  pytorchReplicaSpecs:
+    Master: {replicas: 1, template: {spec: {containers: [{name: pytorch}]}}}
+    Worker: {replicas: 2, template: {spec: {containers: [{name: pytorch}]}}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: pt-master-0
+  ownerReferences: [{apiVersion: kubeflow.org/v1, kind: PyTorchJob, name: pt, controller: true}]
+spec: {nodeName: n1, containers: [{name: pytorch}]}
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", pods: "110"}}
+`
+	sc, err := ParseFiles([]File{{Name: "dump.yaml", Data: []byte(dump)}}, WithDefaultDuration(FixedRunTime(10*time.Minute)))
+	require.NoError(t, err)
+	jobs := 0
+	for _, c := range sc.Controllers {
+		if c.Kind == "Job" {
+			jobs++
+		}
+	}
+	require.Equal(t, 1, jobs, "the Job of the dump is its JobSet's")
+	require.Contains(t, sc.Warnings[0].Detail, "made by the JobSet of the inputs")
+	res, err := sc.Run()
+	require.NoError(t, err)
+	var names []string
+	for _, p := range res.Pods {
+		names = append(names, p.Name+" "+string(p.Phase))
+	}
+	require.Equal(t, []string{"js-w-0-1-0 Succeeded", "js-w-0-0-abcde Succeeded", "pt-worker-0 Succeeded", "pt-worker-1 Succeeded", "pt-master-0 Succeeded"}, names,
+		"index 0 and the master run already: only the others are made")
+}
+
+// A JobSet whose Job fails (its pod deleted, backoffLimit 0) restarts
+// under its failure policy: its Jobs are made anew, their pods named by
+// the next suffix with the next restart attempt; a PyTorchJob's worker
+// deleted is made again under its name, and the job succeeds with its
+// master, leaving that worker running (cleanPodPolicy None).
+func TestParentKindsRestartAndRemake(t *testing.T) {
+	r := runObjects(t, map[string]string{"nodes.yaml": ctlNodes, "js.yaml": `apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: js}
+spec:
+  failurePolicy: {maxRestarts: 1}
+  replicatedJobs:
+  - name: w
+    template:
+      spec:
+        backoffLimit: 0
+        template: {metadata: {annotations: {gangsim.io/duration: 30m}}, spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}
+---
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: pt}
+spec:
+  pytorchReplicaSpecs:
+    Master: {template: {metadata: {annotations: {gangsim.io/duration: 20m}}, spec: {containers: [{name: pytorch, resources: {requests: {cpu: "1"}}}]}}}
+    Worker: {replicas: 1, template: {metadata: {annotations: {gangsim.io/duration: 20m}}, spec: {containers: [{name: pytorch, resources: {requests: {cpu: "1"}}}]}}}
+`, "events.yaml": "events: [{at: 5m, deletePod: js-w-0-0-0}, {at: 10m, deletePod: pt-worker-0}]\n"})
+	require.Equal(t, []string{
+		"0s PodArrived default/js-w-0-0-0", "0s PodArrived default/pt-master-0", "0s PodArrived default/pt-worker-0",
+		"5m0s PodDeleted default/js-w-0-0-0", "5m0s PodArrived default/js-w-0-0-1",
+		"10m0s PodDeleted default/pt-worker-0", "10m0s PodArrived default/pt-worker-0",
+		"20m0s PodSucceeded default/pt-master-0", "30m0s PodSucceeded default/pt-worker-0", "35m0s PodSucceeded default/js-w-0-0-1",
+	}, r.named("PodArrived", "PodSucceeded", "PodDeleted"))
+	require.Equal(t, []WorkloadResult{
+		{Kind: "JobSet", Name: "js", Status: "Completed", Reason: "AllJobsCompleted", Restarts: 1, FinishedAt: "35m0s"},
+		{Kind: "PyTorchJob", Name: "pt", Status: "Succeeded", Reason: "PyTorchJobSucceeded", FinishedAt: "20m0s"},
+	}, r.res.Workloads)
+	require.Equal(t, JobResult{Name: "js-w-0", Status: "Complete", Succeeded: 1, FinishedAt: "35m0s"}, r.job("js-w-0"))
+	p, ok := r.sc.Controllers[1].workload, true
+	require.True(t, ok)
+	require.Equal(t, "js-w-0", p.Name)
+}

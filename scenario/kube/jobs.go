@@ -19,6 +19,9 @@ const defaultBackoffLimit = 6
 // whose failures are past its backoff limit already, makes none.
 func (k *kubeImport) job(o *Object, v *kubeJob, f *schema.File) error {
 	spec := &v.Spec
+	if k.madeByParent(o, &v.Metadata) {
+		return nil
+	}
 	if spec.ManagedBy != "" && spec.ManagedBy != "kubernetes.io/job-controller" {
 		k.ws.Add(o.kind, "spec.managedBy", "another controller makes the pods: none are made", o.file+": "+o.ref())
 		return nil

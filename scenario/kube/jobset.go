@@ -115,7 +115,7 @@ func (s *jobSetSource) first() string { return s.o.file + ": " + s.ref }
 
 // jobSet converts a JobSet.
 func (k *kubeImport) jobSet(o *Object, v *kubeJobSet, f *schema.File) error {
-	if err := checkName(o, true); err != nil {
+	if err := checkName(o, true); err != nil || k.madeByParent(o, &v.Metadata) {
 		return err
 	}
 	created, err := creationTime(o, &v.Metadata)
@@ -248,7 +248,10 @@ func (k *kubeImport) jobSetOf(src *jobSetSource, spec *kubeJobSetSpec, f *schema
 		Object: src.ref, File: o.file, Line: o.line, Parent: p})
 	global := 0
 	for i := range spec.ReplicatedJobs {
-		if err := k.replicatedJob(src, spec, i, replicas, total, &global, coordinator, p, f); err != nil {
+		// the Jobs made at once: not suspended, depending on none, and
+		// under InOrder the first replicated job's alone
+		atZero := !p.Suspended && len(p.Roles[i].DependsOn) == 0 && (!p.InOrder || i == 0)
+		if err := k.replicatedJob(src, spec, i, replicas, total, &global, coordinator, p, atZero, f); err != nil {
 			return err
 		}
 	}
@@ -302,7 +305,7 @@ func (k *kubeImport) failurePolicy(src *jobSetSource, spec *kubeJobSetSpec, p *c
 
 // replicatedJob records the Job controllers of replicated job i.
 func (k *kubeImport) replicatedJob(src *jobSetSource, spec *kubeJobSetSpec, i int, replicas []int, total int, global *int,
-	coordinator string, p *controllers.Parent, f *schema.File) error {
+	coordinator string, p *controllers.Parent, atZero bool, f *schema.File) error {
 	o := src.o
 	rj := &spec.ReplicatedJobs[i]
 	where := fmt.Sprintf("%s.replicatedJobs[%d].template", src.at, i)
@@ -380,10 +383,73 @@ func (k *kubeImport) replicatedJob(src *jobSetSource, spec *kubeJobSetSpec, i in
 			e.Tolerations = append(slices.Clip(e.Tolerations), schema.Toleration{Key: jsNoSchedule, Operator: "Exists", Effect: "NoSchedule"})
 			excl = ""
 		}
-		f.Controllers = append(f.Controllers, schema.Controller{Kind: controllers.KindJob, Namespace: src.namespace, Name: name,
-			Object: src.ref, File: o.file, Line: o.line, Template: e, Job: rules, Of: p, Role: rj.Name, Exclusive: excl})
+		c := schema.Controller{Kind: controllers.KindJob, Namespace: src.namespace, Name: name,
+			Object: src.ref, File: o.file, Line: o.line, Template: e, Job: rules, Of: p, Role: rj.Name, Exclusive: excl}
+		f.Controllers = append(f.Controllers, c)
+		if atZero {
+			if err := k.firstJobPods(src, &c, f); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// firstJobPods adds the pods a parent's Job makes at once, as the Job
+// importer does (the pods of the inputs it has counted): under exclusive
+// placement the leader alone, with the affinities JobSet's webhook gives
+// it.
+func (k *kubeImport) firstJobPods(src *jobSetSource, c *schema.Controller, f *schema.File) error {
+	have := k.owned[kubeOwnerKey{c.Namespace, c.Kind, c.Name}]
+	want := max(0, c.Job.WantActive(0, have.activeCount())-have.activeCount())
+	t := &kubeTemplate{o: src.o, entry: c.Template, labels: c.Template.Labels, owner: c.Template.Controller}
+	if c.Exclusive != "" {
+		done := func(i int) bool { return have != nil && have.succeededIndexes[i] }
+		taken := func(i int) bool { return have != nil && have.activeIndexes[i] }
+		if first := c.Job.PendingIndexes(1, done, taken); len(first) == 0 || first[0] != 0 {
+			return nil // the leader runs, or is done: the followers wait for the controller
+		}
+		want = 1
+		t.entry.Affinity = leaderAffinity(t.entry.Affinity, c.Exclusive, c.Template.Labels[jsLabel+"job-key"])
+	}
+	from := len(f.Pods)
+	if !c.Job.Indexed {
+		if err := k.addIndexed(f, t, c.Name, want, "spec", func(int) map[string]string { return nil }); err != nil {
+			return err
+		}
+	} else if err := k.addIndexedJobPods(f, t, c, want, have); err != nil {
+		return err
+	}
+	for i := from; i < len(f.Pods); i++ {
+		f.Pods[i].Origin.Object = src.ref + " (pod " + f.Pods[i].Name + ")"
+		f.Pods[i].Origin.Where = f.Pods[i].Origin.Object
+	}
+	return nil
+}
+
+// leaderAffinity returns a copy of a with the terms JobSet's pod webhook
+// gives a Job's leader under exclusive placement (as
+// controllers.Manager gives the leaders it makes).
+func leaderAffinity(a *schema.Affinity, key, job string) *schema.Affinity {
+	var out schema.Affinity
+	if a != nil {
+		out = *a
+	}
+	var aff, anti schema.PodAffinity
+	if out.PodAffinity != nil {
+		aff = *out.PodAffinity
+	}
+	if out.PodAntiAffinity != nil {
+		anti = *out.PodAntiAffinity
+	}
+	all := &schema.LabelSelector{}
+	aff.Required = append(slices.Clip(aff.Required), schema.PodAffinityTerm{TopologyKey: key, NamespaceSelector: all,
+		LabelSelector: &schema.LabelSelector{MatchExpressions: []schema.Requirement{{Key: jsLabel + "job-key", Operator: "In", Values: []string{job}}}}})
+	anti.Required = append(slices.Clip(anti.Required), schema.PodAffinityTerm{TopologyKey: key, NamespaceSelector: all,
+		LabelSelector: &schema.LabelSelector{MatchExpressions: []schema.Requirement{
+			{Key: jsLabel + "job-key", Operator: "Exists"}, {Key: jsLabel + "job-key", Operator: "NotIn", Values: []string{job}}}}})
+	out.PodAffinity, out.PodAntiAffinity = &aff, &anti
+	return &out
 }
 
 // childTemplate makes the pod entry of a template at the path at of the
@@ -448,4 +514,26 @@ func checkLabelKey(key string) error {
 		return fmt.Errorf("%s", p)
 	}
 	return nil
+}
+
+// madeByParent reports whether the object (a dump's Job or JobSet) was
+// made by a JobSet, an MPIJob or a TrainJob of the inputs: that parent's
+// controllers run it, and the object is read there, once.
+func (k *kubeImport) madeByParent(o *Object, m *kubeMeta) bool {
+	ref := controllerOf(m)
+	if ref == nil {
+		return false
+	}
+	switch ref.Kind {
+	case controllers.KindJobSet, controllers.KindMPIJob, "TrainJob":
+	default:
+		return false
+	}
+	for _, d := range k.objs {
+		if d.o.kind == ref.Kind && d.o.name == ref.Name && d.o.namespace == o.namespace {
+			k.ws.Add(o.kind, "metadata.ownerReferences", fmt.Sprintf("made by the %s of the inputs that controls it: read from it, once", ref.Kind), o.file+": "+o.ref())
+			return true
+		}
+	}
+	return false
 }

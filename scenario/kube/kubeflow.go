@@ -3,6 +3,7 @@ package kube
 import (
 	"fmt"
 	"maps"
+	"strconv"
 	"time"
 
 	"github.com/gangsim/gangsim/cluster"
@@ -259,11 +260,45 @@ func (k *kubeImport) mpiJob(o *Object, v *kubeMPIJob, f *schema.File) error {
 		if err != nil {
 			return err
 		}
-		f.Controllers = append(f.Controllers, schema.Controller{Kind: o.kind, Namespace: o.namespace, Name: o.name, Object: o.ref(),
-			File: o.file, Line: o.line, Template: we, Replicas: int(workers), Of: p, Role: "worker", KeepRunning: true})
+		we.KeepRunning = true
+		c := schema.Controller{Kind: o.kind, Namespace: o.namespace, Name: o.name, Object: o.ref(),
+			File: o.file, Line: o.line, Template: we, Replicas: int(workers), Of: p, Role: "worker", KeepRunning: true}
+		f.Controllers = append(f.Controllers, c)
+		if err := k.firstReplicaPods(o, &c, p, f); err != nil {
+			return err
+		}
 	}
-	f.Controllers = append(f.Controllers, schema.Controller{Kind: controllers.KindJob, Namespace: o.namespace, Name: launcher, Object: o.ref(),
-		File: o.file, Line: o.line, Template: le, Job: rules, Of: p, Role: "launcher"})
+	c := schema.Controller{Kind: controllers.KindJob, Namespace: o.namespace, Name: launcher, Object: o.ref(),
+		File: o.file, Line: o.line, Template: le, Job: rules, Of: p, Role: "launcher"}
+	f.Controllers = append(f.Controllers, c)
+	if p.Suspended || len(p.Roles[1].DependsOn) > 0 && workers > 0 {
+		return nil // the launcher waits for its workers
+	}
+	have := k.owned[kubeOwnerKey{o.namespace, controllers.KindJob, launcher}]
+	t := &kubeTemplate{o: o, entry: le, labels: le.Labels, owner: le.Controller}
+	return k.addIndexed(f, t, launcher, max(0, 1-have.activeCount()-have.succeededCount()), "spec.mpiReplicaSpecs.Launcher", func(int) map[string]string { return nil })
+}
+
+// firstReplicaPods adds the pods <name>-<role>-<index> of a Kubeflow
+// job's replicas that the inputs lack, made at once (none while the job
+// is suspended).
+func (k *kubeImport) firstReplicaPods(o *Object, c *schema.Controller, p *controllers.Parent, f *schema.File) error {
+	if p.Suspended {
+		return nil
+	}
+	if err := k.room(o, "spec", c.Replicas); err != nil {
+		return err
+	}
+	t := &kubeTemplate{o: o, entry: c.Template, labels: c.Template.Labels, owner: c.Template.Controller}
+	for i := range c.Replicas {
+		name := c.Name + "-" + c.Role + "-" + strconv.Itoa(i)
+		key := cluster.MakePodKey(o.namespace, name)
+		if k.podNames[key] {
+			continue // a pod of the inputs (a dump's)
+		}
+		k.podNames[key] = true
+		f.Pods = append(f.Pods, t.pod(name, map[string]string{kfReplicaIndex: strconv.Itoa(i)}))
+	}
 	return nil
 }
 
@@ -330,8 +365,12 @@ func (k *kubeImport) pyTorchJob(o *Object, v *kubePyTorchJob, f *schema.File) er
 		if err != nil {
 			return err
 		}
-		f.Controllers = append(f.Controllers, schema.Controller{Kind: o.kind, Namespace: o.namespace, Name: o.name, Object: o.ref(),
-			File: o.file, Line: o.line, Template: e, Replicas: int(t.n), Of: p, Role: t.role})
+		c := schema.Controller{Kind: o.kind, Namespace: o.namespace, Name: o.name, Object: o.ref(),
+			File: o.file, Line: o.line, Template: e, Replicas: int(t.n), Of: p, Role: t.role}
+		f.Controllers = append(f.Controllers, c)
+		if err := k.firstReplicaPods(o, &c, p, f); err != nil {
+			return err
+		}
 	}
 	return nil
 }
