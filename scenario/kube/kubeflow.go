@@ -350,6 +350,12 @@ func (k *kubeImport) pyTorchJob(o *Object, v *kubePyTorchJob, f *schema.File) er
 	if ok, err := k.kubeflowStart(j, []string{"kubeflow.org/training-operator", "kueue.x-k8s.io/multikueue"}, f); !ok || err != nil {
 		return err
 	}
+	if spec.RunPolicy.BackoffLimit != nil {
+		k.ws.Add(o.kind, "spec.runPolicy.backoffLimit", schema.NotModelled, o.file+": "+o.ref())
+	}
+	if spec.RunPolicy.ActiveDeadlineSeconds != nil {
+		k.ws.Add(o.kind, "spec.runPolicy.activeDeadlineSeconds", schema.NotModelled, o.file+": "+o.ref())
+	}
 	if err := k.kubeflowGang(j, f); err != nil {
 		return err
 	}
