@@ -519,6 +519,9 @@ func (m *Manager) decorate(c *controller, p *cluster.Pod, index int) {
 		return
 	}
 	if index > 0 {
+		if k.domain == "" {
+			return // a follower of the inputs, or made before its leader was placed
+		}
 		sel := maps.Clone(p.NodeSelector)
 		if sel == nil {
 			sel = map[string]string{}
@@ -572,7 +575,9 @@ func (m *Manager) replicaChange(ch podChange) error {
 		return nil
 	case gangsim.EventPodSucceeded:
 		m.end(cp, podEnded)
-		c.kid.done[cp.index] = true
+		if cp.index >= 0 && cp.index < c.w.Replicas {
+			c.kid.done[cp.index] = true
+		}
 	case gangsim.EventPodDeleted:
 		m.end(cp, podEnded)
 	}
