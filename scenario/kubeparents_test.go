@@ -244,3 +244,59 @@ spec:
 	require.True(t, ok)
 	require.Equal(t, "js-w-0", p.Name)
 }
+
+// The gangs the operators make for scheduler-plugins' Coscheduling: a
+// TrainJob's runtime with podGroupPolicy coscheduling, an MPIJob with a
+// schedulingPolicy. Their pods, made at time 0 or later, are labelled for
+// the PodGroup and join it; a gang that cannot be whole waits.
+func TestCoschedulingGangsOfParentKinds(t *testing.T) {
+	r := runObjects(t, map[string]string{"nodes.yaml": ctlNodes, "tj.yaml": `apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainingRuntime
+metadata: {name: rt, namespace: ml}
+spec:
+  mlPolicy: {numNodes: 1, torch: {}}
+  podGroupPolicy: {coscheduling: {scheduleTimeoutSeconds: 60}}
+  template:
+    spec:
+      replicatedJobs:
+      - name: node
+        template:
+          metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
+          spec: {template: {spec: {containers: [{name: node, resources: {requests: {cpu: "1"}}}]}}}
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: tj, namespace: ml}
+spec:
+  runtimeRef: {kind: TrainingRuntime, name: rt}
+  trainer: {numNodes: 3, resourcesPerNode: {requests: {cpu: "2"}}}
+---
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {name: big}
+spec:
+  runPolicy: {schedulingPolicy: {}}
+  mpiReplicaSpecs:
+    Launcher: {template: {spec: {containers: [{name: l, resources: {requests: {cpu: "1"}}}]}}}
+    Worker: {replicas: 8, template: {spec: {containers: [{name: w, resources: {requests: {cpu: "1"}}}]}}}
+`}, WithDefaultDuration(FixedRunTime(10*time.Minute)))
+	groups := map[string]int32{}
+	for _, g := range r.sc.PodGroups {
+		groups[g.Namespace+"/"+g.Name] = g.MinCount
+	}
+	require.Equal(t, map[string]int32{"ml/tj": 3, "default/big": 9}, groups)
+	for _, p := range r.sc.Pods {
+		want := "tj"
+		if p.Pod.Namespace == "default" {
+			want = "big"
+		}
+		require.Equal(t, want, p.Pod.PodGroup, p.Pod.Name)
+		require.Equal(t, want, p.Pod.Labels["scheduling.x-k8s.io/pod-group"], p.Pod.Name)
+	}
+	ph := r.phases()
+	for _, name := range []string{"ml/tj-node-0-0-0", "ml/tj-node-0-1-0", "ml/tj-node-0-2-0"} {
+		require.Equal(t, "Succeeded n1", ph[name], "6 cpu of 8: the gang of three fits")
+	}
+	require.Equal(t, "Pending ", ph["big-launcher-0"], "nine cpu: the gang never fits, and waits whole")
+	require.Equal(t, "Pending ", ph["big-worker-7"])
+}

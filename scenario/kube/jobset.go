@@ -423,6 +423,7 @@ func (k *kubeImport) firstJobPods(src *jobSetSource, c *schema.Controller, f *sc
 	for i := from; i < len(f.Pods); i++ {
 		f.Pods[i].Origin.Object = src.ref + " (pod " + f.Pods[i].Name + ")"
 		f.Pods[i].Origin.Where = f.Pods[i].Origin.Object
+		f.Pods[i] = labelGang(f.Pods[i])
 	}
 	return nil
 }

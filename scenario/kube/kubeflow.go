@@ -145,6 +145,9 @@ func (k *kubeImport) kubeflowGang(j *kubeflowJob, f *schema.File) error {
 	f.PodGroups = append(f.PodGroups, schema.PodGroup{GroupCommon: schema.GroupCommon{Line: o.line, Name: o.name, Namespace: o.namespace,
 		Origin: newOrigin(o, map[string]string{"name": "metadata.name", "namespace": "metadata.namespace", "minCount": "spec.runPolicy.schedulingPolicy.minAvailable", "": "spec"})},
 		MinCount: &n})
+	if !j.volcano {
+		k.madeGroups[pluginsLabel+" "+o.namespace+"/"+o.name] = madeGroup{f, len(f.PodGroups) - 1}
+	}
 	return nil
 }
 
@@ -276,7 +279,12 @@ func (k *kubeImport) mpiJob(o *Object, v *kubeMPIJob, f *schema.File) error {
 	}
 	have := k.owned[kubeOwnerKey{o.namespace, controllers.KindJob, launcher}]
 	t := &kubeTemplate{o: o, entry: le, labels: le.Labels, owner: le.Controller}
-	return k.addIndexed(f, t, launcher, max(0, 1-have.activeCount()-have.succeededCount()), "spec.mpiReplicaSpecs.Launcher", func(int) map[string]string { return nil })
+	from := len(f.Pods)
+	err = k.addIndexed(f, t, launcher, max(0, 1-have.activeCount()-have.succeededCount()), "spec.mpiReplicaSpecs.Launcher", func(int) map[string]string { return nil })
+	for i := from; i < len(f.Pods); i++ {
+		f.Pods[i] = labelGang(f.Pods[i])
+	}
+	return err
 }
 
 // firstReplicaPods adds the pods <name>-<role>-<index> of a Kubeflow
@@ -297,9 +305,21 @@ func (k *kubeImport) firstReplicaPods(o *Object, c *schema.Controller, p *contro
 			continue // a pod of the inputs (a dump's)
 		}
 		k.podNames[key] = true
-		f.Pods = append(f.Pods, t.pod(name, map[string]string{kfReplicaIndex: strconv.Itoa(i)}))
+		f.Pods = append(f.Pods, labelGang(t.pod(name, map[string]string{kfReplicaIndex: strconv.Itoa(i)})))
 	}
 	return nil
+}
+
+// labelGang leaves a pod made at time 0 to join its gang by its
+// scheduler-plugins label, as the pods of the inputs do (members.go),
+// when the label names the gang its template joins.
+func labelGang(p schema.Pod) schema.Pod {
+	for _, key := range []string{pluginsLabel, legacyLabel} {
+		if v, ok := p.Labels[key]; ok && v == p.PodGroup {
+			p.PodGroup = ""
+		}
+	}
+	return p
 }
 
 // pyTorchJob converts a PyTorchJob: its master and its workers.

@@ -226,6 +226,9 @@ func (k *kubeImport) trainJobGang(o, ro *Object, coscheduling, volcano bool, mem
 	n := members
 	f.PodGroups = append(f.PodGroups, schema.PodGroup{GroupCommon: schema.GroupCommon{Line: o.line, Name: o.name, Namespace: o.namespace,
 		Origin: newOrigin(o, map[string]string{"name": "metadata.name", "namespace": "metadata.namespace", "": "spec"})}, MinCount: &n})
+	if coscheduling {
+		k.madeGroups[pluginsLabel+" "+o.namespace+"/"+o.name] = madeGroup{f, len(f.PodGroups) - 1}
+	}
 	return nil
 }
 
