@@ -148,6 +148,22 @@ func TestParentRules(t *testing.T) {
 		wantP: "js Completed AllJobsCompleted 1 15m0s",
 		wantJ: []string{"js-a-0 Complete 1/0 15m0s"},
 	}, {
+		name: "RestartJob makes the failed Job alone anew, counted against maxRestarts",
+		ws: func() []controllers.Workload {
+			ws := jobSet(&controllers.Parent{Roles: roles, Clean: controllers.CleanAll, Failure: &controllers.FailurePolicy{MaxRestarts: 1,
+				Rules: []controllers.FailureRule{{Action: controllers.RestartChild}}}}, byPrefix(time.Hour), controllers.Job{BackoffLimit: 6}, "a:1:1", "b:1:1")
+			rules := *ws[1].Job
+			rules.ActiveDeadline = 10 * time.Minute
+			ws[1].Job = &rules
+			return ws
+		}(),
+		kinds: []gangsim.EventKind{gangsim.EventPodArrived, gangsim.EventPodDeleted}, want: []string{
+			"0s PodArrived js-a-0-0-0", "0s PodArrived js-b-0-0-0",
+			"10m0s PodDeleted js-a-0-0-0", "10m0s PodArrived js-a-0-0-1", // b runs on
+			"20m0s PodDeleted js-a-0-0-1", "20m0s PodDeleted js-b-0-0-0"},
+		wantP: "js Failed ReachedMaxRestarts 0 20m0s",
+		wantJ: []string{"js-a-0 Failed 0/1 DeadlineExceeded 20m0s", "js-b-0 Deleted 0/0 20m0s"},
+	}, {
 		name:  "a suspended JobSet makes no Job",
 		ws:    jobSet(&controllers.Parent{Roles: roles[:1], Suspended: true}, byPrefix(time.Hour), deadline, "a:1:1"),
 		wantP: "js Suspended  0",
