@@ -95,6 +95,7 @@ type jobSetSource struct {
 	o               *Object // the object holding the spec's fields
 	at              string  // the spec's path in o: "spec", "spec.template.spec"
 	ref             string  // the object the JobSet stands for, as messages name it
+	refFile         string  // its file, when not o's
 	name, namespace string  // the JobSet's
 	annotations     map[string]string
 	uid             string
@@ -111,7 +112,12 @@ type jobSetSource struct {
 }
 
 // first names the source for a warning.
-func (s *jobSetSource) first() string { return s.o.file + ": " + s.ref }
+func (s *jobSetSource) first() string {
+	if s.refFile != "" {
+		return s.refFile + ": " + s.ref
+	}
+	return s.o.file + ": " + s.ref
+}
 
 // jobSet converts a JobSet.
 func (k *kubeImport) jobSet(o *Object, v *kubeJobSet, f *schema.File) error {
