@@ -515,7 +515,7 @@ func (m *Manager) decorate(c *controller, p *cluster.Pod, index int) {
 		p.Labels = labels
 	}
 	key := c.w.Exclusive
-	if key == "" {
+	if key == "" || index < 0 {
 		return
 	}
 	if index > 0 {

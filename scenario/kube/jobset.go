@@ -350,6 +350,12 @@ func (k *kubeImport) replicatedJob(src *jobSetSource, spec *kubeJobSetSpec, i in
 		if err := checkLabelKey(exclusive); err != nil {
 			return o.failf(nil, "metadata.annotations["+jsExclusive+"]", "%q is not a label key: %v", exclusive, err)
 		}
+		if !rules.Indexed && !nodeSelector {
+			// the webhook knows a leader by its completion index
+			k.ws.Add(o.kind, where+".spec.completionMode", "NonIndexed under exclusive placement: JobSet's webhook would refuse these pods "+
+				"(it finds a leader by its completion index); placed here without exclusivity", src.first())
+			exclusive = ""
+		}
 	}
 	for j := range replicas[i] {
 		name := src.name + "-" + rj.Name + "-" + strconv.Itoa(j)
