@@ -27,9 +27,11 @@ const (
 
 // Workload is a workload object whose controller the Manager runs: a Job,
 // a ReplicaSet (a Deployment's, or one of its own), a StatefulSet or a
-// DaemonSet. The Manager reads it and never changes it.
+// DaemonSet; or a parent (a JobSet, an MPIJob, a PyTorchJob) and its
+// children, its Jobs and replicas (owners.go). The Manager reads it and
+// never changes it.
 type Workload struct {
-	Kind      string // KindJob, KindReplicaSet, KindStatefulSet or KindDaemonSet
+	Kind      string // KindJob, KindReplicaSet, KindStatefulSet, KindDaemonSet; a parent's KindJobSet, KindMPIJob, KindPyTorchJob
 	Namespace string
 	Name      string // as its pods' owner reference names it: a Deployment's ReplicaSet is <deployment>-<hash>
 	// Template is every pod the controller makes, before its name and the
