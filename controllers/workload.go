@@ -31,7 +31,7 @@ const (
 // children, its Jobs and replicas (owners.go). The Manager reads it and
 // never changes it.
 type Workload struct {
-	Kind      string // KindJob, KindReplicaSet, KindStatefulSet, KindDaemonSet; a parent's KindJobSet, KindMPIJob, KindPyTorchJob
+	Kind      string // KindJob, KindReplicaSet, KindStatefulSet, KindDaemonSet; a parent's (and its replicas') KindJobSet, KindMPIJob, KindPyTorchJob
 	Namespace string
 	Name      string // as its pods' owner reference names it: a Deployment's ReplicaSet is <deployment>-<hash>
 	// Template is every pod the controller makes, before its name and the
