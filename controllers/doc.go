@@ -1,10 +1,14 @@
 // Package controllers runs Kubernetes' workload controllers in simulated
-// time, beside a gangsim.Scheduler: the Job controller, and the
-// controllers that keep services running (ReplicaSet, which a Deployment
-// makes; StatefulSet; DaemonSet). Like the cluster autoscaler (package
-// autoscaler), each is a loop over the Scheduler's public API, never a
-// part of the scheduler: it watches the event stream and makes and
-// deletes pods at the simulated time Kubernetes' controller would.
+// time, beside a gangsim.Scheduler: the Job controller, the controllers
+// that keep services running (ReplicaSet, which a Deployment makes;
+// StatefulSet; DaemonSet), and those of workloads that run others
+// (owners.go: a JobSet's Jobs, with its startup order, success and
+// failure policies, restarts and exclusive placement; the Kubeflow
+// operators' MPIJob and PyTorchJob and their replicas). Like the cluster
+// autoscaler (package autoscaler), each is a loop over the Scheduler's
+// public API, never a part of the scheduler: it watches the event stream
+// and makes and deletes pods at the simulated time Kubernetes' controller
+// would.
 //
 // A Workload is the Go value of one workload object: its kind, its pod
 // template, how long its pods run, its rules (replicas, a Job's
@@ -25,13 +29,14 @@
 //   - Run is that loop for a caller with nothing else to do; the
 //     scenario runner writes it with its own timeline and the
 //     autoscaler.
-//   - Made, Pod, Failed and Jobs say what the controllers did, for a
-//     result.
+//   - Made, Pod, Failed, Jobs and Parents say what the controllers did,
+//     for a result.
 //
 // The rules are those of Kubernetes' controllers, where the simulator
 // names the pods a controller would name with a random suffix in a
 // deterministic way (<job>-<k>, <job>-<index>-<k>, <replicaset>-<k>,
-// <daemonset>-<node>-<k>); docs/kubernetes-inputs.md ("Controllers")
+// <daemonset>-<node>-<k>; a Kubeflow job's replicas are named by the
+// operator, <job>-<role>-<index>); docs/kubernetes-inputs.md ("Controllers")
 // lists them, with what is modelled and what is not. The services run
 // for ever: their pods end and are replaced as long as the run goes on,
 // so InProgress tells a caller whether anything besides that churn is

@@ -94,6 +94,9 @@ const (
 	JobComplete  JobState = "Complete"
 	JobFailed    JobState = "Failed"
 	JobSuspended JobState = "Suspended"
+	// JobDeleted is a parent's Job deleted as its parent finished
+	// (owners.go): a JobSet deletes its Jobs still running.
+	JobDeleted JobState = "Deleted"
 )
 
 // jobRun is a Job's state in a run.
@@ -104,7 +107,8 @@ type jobRun struct {
 	done         map[int]bool // an Indexed Job's completed indexes
 	sinceSuccess int          // failures since the last success, for the backoff
 	lastFailure  time.Duration
-	leaving      int // pods being deleted that podReplacementPolicy Failed waits for
+	start        time.Duration // when the Job was made: 0, or when its parent made it (owners.go)
+	leaving      int           // pods being deleted that podReplacementPolicy Failed waits for
 	state        JobState
 	reason       string
 	finishedAt   time.Duration
@@ -208,10 +212,10 @@ func (m *Manager) syncJob(c *controller) error {
 	switch d := j.rules.ActiveDeadline; {
 	case j.failed > int(j.rules.BackoffLimit):
 		return m.failJob(c, "BackoffLimitExceeded")
-	case d > 0 && now >= d:
+	case d > 0 && now >= j.start+d:
 		return m.failJob(c, "DeadlineExceeded")
 	case d > 0:
-		m.wakeAt(c, d)
+		m.wakeAt(c, j.start+d)
 	}
 	want := j.rules.WantActive(j.succeeded, c.active)
 	if c.active > want {
@@ -266,6 +270,9 @@ func (m *Manager) makeJobPods(c *controller, n int) error {
 	done := func(i int) bool { return j.done[i] }
 	taken := func(i int) bool { return c.activeAt[i] > 0 }
 	for _, i := range j.rules.PendingIndexes(n, done, taken) {
+		if c.kid != nil && !m.mayMake(c, i) {
+			continue // an exclusive Job's follower waits for its leader
+		}
 		k := c.madeAt[i]
 		name := m.freeName(w.Namespace, &k, func(k int) string { return JobPodName(w.Name, true, i, k) })
 		if err := m.make(c, name, i, "", 0); err != nil {

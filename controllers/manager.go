@@ -88,6 +88,8 @@ type controller struct {
 	// one of its pods changes (trying at once would meet the same refusal)
 	refused bool
 	job     *jobRun
+	par     *parentRun    // a parent's (owners.go)
+	kid     *kidRun       // a parent's child's
 	wake    time.Duration // its pending wakeup; -1 for none
 	dirty   bool
 }
@@ -128,7 +130,7 @@ func NewManager(workloads []Workload, opts ...Option) *Manager {
 	for i := range workloads {
 		c := &controller{w: &workloads[i], index: i, activeAt: map[int]int{}, madeAt: map[int]int{},
 			onNode: map[string]int{}, madeOn: map[string]int{}, wake: -1}
-		if c.w.Kind == KindJob {
+		if c.w.Job != nil {
 			c.job = newJobRun(c.w)
 		}
 		for _, p := range c.w.Pods {
@@ -137,6 +139,7 @@ func NewManager(workloads []Workload, opts ...Option) *Manager {
 		m.ctls = append(m.ctls, c)
 		m.wakeAt(c, 0)
 	}
+	m.link()
 	return m
 }
 
@@ -189,6 +192,8 @@ func (c *controller) cares(e gangsim.Event, cp *ownedPod) bool {
 		return !cp.byUs
 	case gangsim.EventPodEvicted:
 		return c.job != nil
+	case gangsim.EventPodBound:
+		return c.kid != nil
 	case gangsim.EventPodTerminated:
 		return c.job != nil || c.w.Kind == KindDaemonSet && e.Reason == gangsim.TerminatedNodeRemoved
 	}
@@ -269,8 +274,14 @@ func (m *Manager) React() error {
 
 // change passes an event of a pod to its controller.
 func (m *Manager) change(ch podChange) error {
-	if ch.pod.ctl.job != nil {
+	switch c := ch.pod.ctl; {
+	case ch.kind == gangsim.EventPodBound:
+		m.kidBound(ch)
+		return nil
+	case c.job != nil:
 		return m.jobChange(ch)
+	case c.kid != nil:
+		return m.replicaChange(ch)
 	}
 	return m.serviceChange(ch)
 }
@@ -279,10 +290,19 @@ func (m *Manager) change(ch podChange) error {
 // its workload wants.
 func (m *Manager) sync(c *controller) error {
 	var err error
-	if c.job != nil {
+	switch {
+	case c.par != nil:
+		err = m.syncParent(c)
+	case c.kid != nil && !c.kid.live(): // not made yet, or its parent finished
+	case c.job != nil:
 		err = m.syncJob(c)
-	} else {
+	case c.kid != nil:
+		err = m.syncReplicas(c)
+	default:
 		err = m.syncService(c)
+	}
+	if c.kid != nil {
+		m.markDirty(c.kid.par.ctl) // the parent follows its children
 	}
 	if errors.Is(err, errRefused) {
 		return nil

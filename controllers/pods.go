@@ -94,6 +94,9 @@ func (m *Manager) remove(cp *ownedPod, state podState) error {
 // for the n-th time under that name.
 func (m *Manager) make(c *controller, name string, index int, node string, n int) error {
 	p := c.w.pod(name, index, node)
+	if c.kid != nil {
+		m.decorate(c, &p, index)
+	}
 	key := p.Key()
 	if len(name) > 253 {
 		return m.podError(c, name, ErrNameTooLong)

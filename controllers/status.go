@@ -23,7 +23,11 @@ func (m *Manager) Pod(key cluster.PodKey) (cluster.Pod, bool) {
 	if cp == nil {
 		return cluster.Pod{}, false
 	}
-	return cp.ctl.w.pod(podName(key), cp.index, cp.node), true
+	p := cp.ctl.w.pod(podName(key), cp.index, cp.node)
+	if cp.ctl.kid != nil {
+		m.decorate(cp.ctl, &p, cp.index)
+	}
+	return p, true
 }
 
 // Failed reports whether the Job controller counted the pod key as
@@ -51,19 +55,25 @@ type JobStatus struct {
 	FinishedAt      time.Duration // when it completed or failed (Finished)
 }
 
-// Finished reports whether the Job completed or failed.
-func (j JobStatus) Finished() bool { return j.State == JobComplete || j.State == JobFailed }
+// Finished reports whether the Job completed, failed or was deleted.
+func (j JobStatus) Finished() bool {
+	return j.State == JobComplete || j.State == JobFailed || j.State == JobDeleted
+}
 
 // Jobs are the Jobs as their controllers left them, in workload order.
 func (m *Manager) Jobs() []JobStatus {
 	var out []JobStatus
 	for _, c := range m.ctls {
 		j := c.job
-		if j == nil {
-			continue
+		if j == nil || c.kid != nil && !c.kid.started && !c.kid.gone {
+			continue // a parent's Job not made
 		}
-		out = append(out, JobStatus{Namespace: c.w.Namespace, Name: c.w.Name, State: j.state, Reason: j.reason,
-			Succeeded: j.succeeded, Failed: j.failed, Active: c.active, FinishedAt: j.finishedAt})
+		st := JobStatus{Namespace: c.w.Namespace, Name: c.w.Name, State: j.state, Reason: j.reason,
+			Succeeded: j.succeeded, Failed: j.failed, Active: c.active, FinishedAt: j.finishedAt}
+		if c.kid != nil && c.kid.gone {
+			st.State, st.FinishedAt = JobDeleted, c.kid.par.finishedAt
+		}
+		out = append(out, st)
 	}
 	return out
 }

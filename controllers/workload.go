@@ -27,9 +27,11 @@ const (
 
 // Workload is a workload object whose controller the Manager runs: a Job,
 // a ReplicaSet (a Deployment's, or one of its own), a StatefulSet or a
-// DaemonSet. The Manager reads it and never changes it.
+// DaemonSet; or a parent (a JobSet, an MPIJob, a PyTorchJob) and its
+// children, its Jobs and replicas (owners.go). The Manager reads it and
+// never changes it.
 type Workload struct {
-	Kind      string // KindJob, KindReplicaSet, KindStatefulSet or KindDaemonSet
+	Kind      string // KindJob, KindReplicaSet, KindStatefulSet, KindDaemonSet; a parent's (and its replicas') KindJobSet, KindMPIJob, KindPyTorchJob
 	Namespace string
 	Name      string // as its pods' owner reference names it: a Deployment's ReplicaSet is <deployment>-<hash>
 	// Template is every pod the controller makes, before its name and the
@@ -47,6 +49,21 @@ type Workload struct {
 	// Job is a Job's spec and what its pods did before the run; nil for
 	// the other kinds.
 	Job *Job
+	// Parent is the rules of a parent (a JobSet, an MPIJob, a PyTorchJob:
+	// owners.go), which makes no pod itself: the workloads after it whose
+	// Of is the same Parent are its children. Role is a child's role (its
+	// replicated job, its replica type). A child with a Job runs it; one
+	// without keeps Replicas pods named <name>-<role>-<index>.
+	Parent *Parent
+	Of     *Parent
+	Role   string
+	// Exclusive is the topology key of a child Job's exclusive placement
+	// (JobSet's exclusive-topology annotation, read by its pod webhook):
+	// its pod of index 0 gets affinity to its own Job's pods and
+	// anti-affinity to other Jobs', and the others wait for it and are
+	// pinned to its domain. Its template's labels hold the Job's
+	// jobset.sigs.k8s.io/job-key.
+	Exclusive string
 	// Pods are the workload's pods the caller adds to the Scheduler at
 	// time 0, or before the controller first acts: the controller counts
 	// them as its own, with their completion index or ordinal (from their
@@ -57,8 +74,8 @@ type Workload struct {
 
 // service reports whether the controller keeps its pods running (a
 // ReplicaSet, StatefulSet or DaemonSet), rather than running them to
-// completion (a Job).
-func (w *Workload) service() bool { return w.Kind != KindJob }
+// completion (a Job, a parent's child).
+func (w *Workload) service() bool { return w.Job == nil && w.Of == nil && w.Parent == nil }
 
 // runTime is the run time of the workload's pod key, made for the n-th
 // time.
@@ -152,8 +169,8 @@ func daemonNode(p *cluster.Pod) string {
 }
 
 // podIndex is a pod's completion index (a Job's) or ordinal (a
-// StatefulSet's), from its label, or for a StatefulSet from its name; -1
-// when it has none.
+// StatefulSet's), from its label, or for a StatefulSet (and a parent's
+// replica) from its name; -1 when it has none.
 func (w *Workload) podIndex(p *cluster.Pod) int {
 	label := JobCompletionIndexLabel
 	if w.Kind == KindStatefulSet {
@@ -164,8 +181,12 @@ func (w *Workload) podIndex(p *cluster.Pod) int {
 			return i
 		}
 	}
-	if w.Kind == KindStatefulSet {
-		if rest, ok := strings.CutPrefix(p.Name, w.Name+"-"); ok {
+	prefix := w.Name + "-"
+	if w.Of != nil && w.Job == nil {
+		prefix += w.Role + "-" // a parent's replica: <name>-<role>-<index>
+	}
+	if w.Kind == KindStatefulSet || w.Of != nil && w.Job == nil {
+		if rest, ok := strings.CutPrefix(p.Name, prefix); ok {
 			if i, err := strconv.Atoi(rest); err == nil && i >= 0 {
 				return i
 			}

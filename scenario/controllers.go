@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gangsim/gangsim"
@@ -66,9 +67,14 @@ func (b *builder) controllers(ins []*input) error {
 	if len(b.sc.Controllers) == 0 {
 		return nil
 	}
-	byOwner := make(map[ownerKey]int, len(b.sc.Controllers))
+	// a parent and its replicas share their owner's name: a pod goes to
+	// the replicas of its role (<name>-<role>-<index>)
+	byOwner := make(map[ownerKey][]int, len(b.sc.Controllers))
 	for i, c := range b.sc.Controllers {
-		byOwner[ownerKey{c.Namespace, c.Kind, c.Name}] = i
+		if c.workload.Parent == nil {
+			key := ownerKey{c.Namespace, c.Kind, c.Name}
+			byOwner[key] = append(byOwner[key], i)
+		}
 	}
 	for i := range b.sc.Pods {
 		p := &b.sc.Pods[i].Pod
@@ -79,8 +85,12 @@ func (b *builder) controllers(ins []*input) error {
 		if ns == "" {
 			ns = cluster.DefaultNamespace
 		}
-		if c, ok := byOwner[ownerKey{ns, p.Owner.Kind, p.Owner.Name}]; ok {
-			b.sc.Controllers[c].pods = append(b.sc.Controllers[c].pods, int32(i))
+		for _, c := range byOwner[ownerKey{ns, p.Owner.Kind, p.Owner.Name}] {
+			w := &b.sc.Controllers[c].workload
+			if w.Of == nil || w.Job != nil || strings.HasPrefix(p.Name, w.Name+"-"+w.Role+"-") {
+				b.sc.Controllers[c].pods = append(b.sc.Controllers[c].pods, int32(i))
+				break
+			}
 		}
 	}
 	b.sc.podNames = b.podNames // names the controllers' new pods must not take
@@ -96,6 +106,12 @@ var ErrPodLimit = errors.New("the pods the controllers make go past the limit of
 // controller converts one controller: its template becomes a pod as every
 // pod it makes has it, checked as the pods of the inputs are.
 func (b *builder) controller(s *schema.Controller) error {
+	if s.Parent != nil { // a parent makes no pod: its children do
+		b.sc.Controllers = append(b.sc.Controllers, Controller{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name,
+			Source:   Source{File: s.File, Line: s.Line, Path: s.Object},
+			workload: controllers.Workload{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Parent: s.Parent}})
+		return nil
+	}
 	spec := s.Template
 	b.cur = spec.Origin
 	where := b.entry(spec.Origin, "", 0, s.Name)
@@ -108,6 +124,9 @@ func (b *builder) controller(s *schema.Controller) error {
 		return err
 	}
 	rt := b.opts.runTime
+	if s.KeepRunning {
+		rt = RunTime{}
+	}
 	if spec.Duration != "" {
 		d, err := parseTime(spec.Duration)
 		if err != nil {
@@ -117,7 +136,7 @@ func (b *builder) controller(s *schema.Controller) error {
 	}
 	c := Controller{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Source: Source{File: s.File, Line: s.Line, Path: s.Object},
 		workload: controllers.Workload{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Template: p,
-			Replicas: s.Replicas, OrdinalStart: s.OrdinalStart, Job: s.Job}}
+			Replicas: s.Replicas, OrdinalStart: s.OrdinalStart, Job: s.Job, Of: s.Of, Role: s.Role, Exclusive: s.Exclusive}}
 	if !rt.IsZero() {
 		c.workload.RunTime = func(key cluster.PodKey, n int) time.Duration { return rt.draw(string(key), n) }
 	}

@@ -16,9 +16,11 @@ import (
 // FuzzParse checks it. The seeds are the kubectl dumps and the bad files
 // of testdata/kube (device objects among them), and its samples of other
 // schedulers' formats (scheduler-plugins and Kueue gangs, configurations
-// in ConfigMaps, GPU sharing).
+// in ConfigMaps, GPU sharing), and the public samples of the kinds that
+// run Jobs or replicas (JobSet, TrainJob, MPIJob, PyTorchJob).
 func FuzzKubeObjects(f *testing.F) {
-	for _, pattern := range []string{"testdata/kube/*.json", "testdata/kube/*.yaml", "testdata/kube/bad/*", "testdata/kube/samples/*"} {
+	for _, pattern := range []string{"testdata/kube/*.json", "testdata/kube/*.yaml", "testdata/kube/bad/*", "testdata/kube/samples/*",
+		"testdata/kube/public-samples/*/*.yaml"} {
 		files, _ := filepath.Glob(pattern)
 		for _, name := range files {
 			if data, err := os.ReadFile(name); err == nil {
@@ -56,8 +58,23 @@ func FuzzKubeObjects(f *testing.F) {
 	for _, seed := range []string{workloadV1alpha1, podGroupV1alpha2, workloadV1alpha3, workloadV1beta1} {
 		f.Add([]byte(seed))
 	}
+	// a seed for each kind that runs Jobs or replicas, with its rules
+	f.Add([]byte("apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: js, annotations: {alpha.jobset.sigs.k8s.io/exclusive-topology: zone}}\n" +
+		"spec: {successPolicy: {operator: Any, targetReplicatedJobs: [w]}, failurePolicy: {maxRestarts: 2, rules: [{name: r, action: RestartJobSet, onJobFailureReasons: [DeadlineExceeded]}]},\n" +
+		"  replicatedJobs: [{name: init, template: {spec: {template: {spec: {containers: [{name: c}]}}}}},\n" +
+		"    {name: w, replicas: 2, dependsOn: [{name: init, status: Complete}], template: {spec: {parallelism: 2, completions: 2, activeDeadlineSeconds: 60,\n" +
+		"      template: {metadata: {annotations: {gangsim.io/duration: 2m}}, spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}}}]}\n" +
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {zone: a}}\nstatus: {allocatable: {cpu: \"2\"}}\n"))
+	f.Add([]byte("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainingRuntime\nmetadata: {name: rt}\n" +
+		"spec: {mlPolicy: {numNodes: 2, torch: {}}, podGroupPolicy: {coscheduling: {scheduleTimeoutSeconds: 60}}, template: {spec: {startupPolicy: {startupPolicyOrder: InOrder},\n" +
+		"  replicatedJobs: [{name: node, template: {metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}, spec: {template: {spec: {containers: [{name: node}]}}}}}]}}}\n" +
+		"---\napiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: tj}\nspec: {runtimeRef: {kind: TrainingRuntime, name: rt}, trainer: {numNodes: 3, resourcesPerNode: {requests: {cpu: 1}}}}\n"))
+	f.Add([]byte("apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: m}\nspec: {launcherCreationPolicy: WaitForWorkersReady, runPolicy: {cleanPodPolicy: All, schedulingPolicy: {minAvailable: 2}},\n" +
+		"  mpiReplicaSpecs: {Launcher: {template: {spec: {containers: [{name: l}]}}}, Worker: {replicas: 2, template: {spec: {containers: [{name: w}]}}}}}\n" +
+		"---\napiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: p}\nspec: {runPolicy: {schedulingPolicy: {}}, pytorchReplicaSpecs: {Master: {replicas: 1, template: {spec: {schedulerName: volcano, containers: [{name: pytorch}]}}},\n" +
+		"  Worker: {replicas: 2, restartPolicy: Never, template: {spec: {containers: [{name: pytorch}]}}}}}\n"))
 	// every seed as kubectl's JSON List too, which is read item by item
-	for _, pattern := range []string{"testdata/kube/*.yaml", "testdata/kube/bad/*.yaml", "testdata/kube/samples/*"} {
+	for _, pattern := range []string{"testdata/kube/*.yaml", "testdata/kube/bad/*.yaml", "testdata/kube/samples/*", "testdata/kube/public-samples/*/*.yaml"} {
 		files, _ := filepath.Glob(pattern)
 		for _, name := range files {
 			if data, err := os.ReadFile(name); err == nil {

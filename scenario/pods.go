@@ -76,7 +76,7 @@ func (b *builder) expandPod(s *schema.Pod, i int) error {
 		}
 	}
 	p.ResourceClaims = claims
-	defaulted := s.Origin != nil && s.Duration == "" && !b.opts.runTime.IsZero() // a Kubernetes object's, without the annotation
+	defaulted := s.Origin != nil && s.Duration == "" && !b.opts.runTime.IsZero() && !s.KeepRunning // a Kubernetes object's, without the annotation
 	for _, name := range names {
 		c := p // the copies share the template's maps: read-only (Scenario)
 		c.Name = name

@@ -36,6 +36,10 @@ type Result struct {
 	// Jobs are the Jobs of the inputs, in input order, as their
 	// controller left them.
 	Jobs []JobResult `json:"jobs,omitempty"`
+	// Workloads are the workloads of the inputs that run others (JobSets,
+	// MPIJobs, PyTorchJobs; a TrainJob's JobSet), in input order, as
+	// their controller left them.
+	Workloads []WorkloadResult `json:"workloads,omitempty"`
 	// NodeGroups say what each node group did, in input order; absent
 	// without node groups.
 	NodeGroups []NodeGroupResult `json:"nodeGroups,omitempty"`
@@ -97,6 +101,18 @@ type JobResult struct {
 	Succeeded  int    `json:"succeeded"`
 	Failed     int    `json:"failed"`
 	Active     int    `json:"active"`
+	FinishedAt string `json:"finishedAt,omitempty"`
+}
+
+// WorkloadResult is where a workload that runs others stands: Running,
+// Completed (a JobSet) or Succeeded (an MPIJob, a PyTorchJob), Failed or
+// Suspended, why it finished, and its restarts.
+type WorkloadResult struct {
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	Status     string `json:"status"`
+	Reason     string `json:"reason,omitempty"`
+	Restarts   int    `json:"restarts,omitempty"`
 	FinishedAt string `json:"finishedAt,omitempty"`
 }
 
@@ -345,6 +361,14 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, m *controllers.Man
 			res.Pods = append(res.Pods, r.podResult(s, m, &p, &res.Stats))
 		}
 		res.Jobs = jobResults(m.Jobs())
+		for _, p := range m.Parents() {
+			w := WorkloadResult{Kind: p.Kind, Name: cluster.MakePodKey(p.Namespace, p.Name).Display(), Status: string(p.State),
+				Reason: p.Reason, Restarts: p.Restarts}
+			if p.Finished() {
+				w.FinishedAt = p.FinishedAt.String()
+			}
+			res.Workloads = append(res.Workloads, w)
+		}
 		for _, j := range res.Jobs {
 			switch controllers.JobState(j.Status) {
 			case controllers.JobComplete:

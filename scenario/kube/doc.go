@@ -18,7 +18,10 @@
 // kueue.go), and the keys of other schedulers and GPU sharers warn
 // (notes.go); a
 // Deployment, ReplicaSet, StatefulSet, DaemonSet or Job makes the pods its
-// controller would create that the inputs do not hold already. A kind is
+// controller would create that the inputs do not hold already; so do a
+// JobSet (jobset.go), a TrainJob with its runtime (trainjob.go, through
+// the JobSet it makes), an MPIJob and a PyTorchJob (kubeflow.go), which
+// record a parent controller and its children, and their gangs. A kind is
 // read only in its API group (lookupKind; ReadsKind tells a caller which
 // kinds are read): another group's kind of the same name is skipped. The
 // objects are decoded field for field as the API prints them (types.go):

@@ -33,6 +33,17 @@ type kubeImport struct {
 	v1alpha1  map[[2]string]*v1alpha1Workload
 	refUses   []workloadRefUse
 	workloads map[[2]string]*Object // every Workload, by namespace and name
+
+	// madeGroups are the scheduler-plugins PodGroups the importer makes
+	// for an operator (a TrainJob's coscheduling, a Kubeflow job's gang),
+	// by "label namespace/name", which their pods join by that label
+	madeGroups map[string]madeGroup
+}
+
+// madeGroup is a PodGroup entry the importer made: File.PodGroups[i].
+type madeGroup struct {
+	f *schema.File
+	i int
 }
 
 // kubeDecoded is a decoded object, the input it belongs to, and the
@@ -92,7 +103,7 @@ func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally, opt
 	}
 	d := &schema.Decoder{} // one cache of struct fields for every object
 	k := &kubeImport{tally: t, ws: ws, plugins: plugins, owned: map[kubeOwnerKey]*kubeOwnedCount{},
-		selectors: map[kubeOwnerKey]*schema.LabelSelector{}, podNames: map[cluster.PodKey]bool{}}
+		selectors: map[kubeOwnerKey]*schema.LabelSelector{}, podNames: map[cluster.PodKey]bool{}, madeGroups: map[string]madeGroup{}}
 	for _, opt := range opts {
 		opt(k)
 	}

@@ -19,6 +19,9 @@ const defaultBackoffLimit = 6
 // whose failures are past its backoff limit already, makes none.
 func (k *kubeImport) job(o *Object, v *kubeJob, f *schema.File) error {
 	spec := &v.Spec
+	if k.madeByParent(o, &v.Metadata) {
+		return nil
+	}
 	if spec.ManagedBy != "" && spec.ManagedBy != "kubernetes.io/job-controller" {
 		k.ws.Add(o.kind, "spec.managedBy", "another controller makes the pods: none are made", o.file+": "+o.ref())
 		return nil
@@ -81,37 +84,42 @@ func (k *kubeImport) addIndexedJobPods(f *schema.File, t *kubeTemplate, c *schem
 // jobRules reads and checks what the Job controller follows, with the
 // pods of the inputs the Job has.
 func jobRules(o *Object, v *kubeJob, have *kubeOwnedCount) (*controllers.Job, error) {
-	spec := &v.Spec
+	return jobRulesAt(o, &v.Spec, "spec", have)
+}
+
+// jobRulesAt reads the Job spec at the path at of o (a JobSet's template
+// of Jobs is deeper down).
+func jobRulesAt(o *Object, spec *kubeJobSpec, at string, have *kubeOwnedCount) (*controllers.Job, error) {
 	js := &controllers.Job{Parallelism: 1, BackoffLimit: defaultBackoffLimit, Completions: spec.Completions,
 		Suspended: spec.Suspend != nil && *spec.Suspend}
 	if p := spec.Parallelism; p != nil {
 		if *p < 0 {
-			return nil, o.failf(nil, "spec.parallelism", "%d is negative", *p)
+			return nil, o.failf(nil, at+".parallelism", "%d is negative", *p)
 		}
 		js.Parallelism = *p
 	}
 	if c := spec.Completions; c != nil && *c < 0 {
-		return nil, o.failf(nil, "spec.completions", "%d is negative", *c)
+		return nil, o.failf(nil, at+".completions", "%d is negative", *c)
 	}
 	switch spec.CompletionMode {
 	case "", "NonIndexed":
 	case "Indexed":
 		if spec.Completions == nil {
-			return nil, o.failf(nil, "spec.completions", "required when completionMode is Indexed")
+			return nil, o.failf(nil, at+".completions", "required when completionMode is Indexed")
 		}
 		js.Indexed = true
 	default:
-		return nil, o.failf(nil, "spec.completionMode", "%q is not NonIndexed or Indexed", spec.CompletionMode)
+		return nil, o.failf(nil, at+".completionMode", "%q is not NonIndexed or Indexed", spec.CompletionMode)
 	}
 	if b := spec.BackoffLimit; b != nil {
 		if *b < 0 {
-			return nil, o.failf(nil, "spec.backoffLimit", "%d is negative", *b)
+			return nil, o.failf(nil, at+".backoffLimit", "%d is negative", *b)
 		}
 		js.BackoffLimit = *b
 	}
 	if d := spec.ActiveDeadlineSeconds; d != nil {
 		if *d <= 0 {
-			return nil, o.failf(nil, "spec.activeDeadlineSeconds", "%d is not positive", *d)
+			return nil, o.failf(nil, at+".activeDeadlineSeconds", "%d is not positive", *d)
 		}
 		js.ActiveDeadline = time.Duration(min(*d, int64(maxDeadlineSeconds))) * time.Second
 	}
@@ -120,7 +128,7 @@ func jobRules(o *Object, v *kubeJob, have *kubeOwnedCount) (*controllers.Job, er
 	case "Failed":
 		js.ReplaceFailedOnly = true
 	default:
-		return nil, o.failf(nil, "spec.podReplacementPolicy", "%q is not TerminatingOrFailed or Failed", spec.PodReplacementPolicy)
+		return nil, o.failf(nil, at+".podReplacementPolicy", "%q is not TerminatingOrFailed or Failed", spec.PodReplacementPolicy)
 	}
 	js.Succeeded, js.Failed = have.succeededCount(), have.failedCount()
 	if js.Indexed && have != nil {

@@ -88,6 +88,10 @@ func (mp madePods) members() []*member {
 	switch v := mp.d.v.(type) {
 	case *kubePod:
 		ann = v.Metadata.Annotations
+	case *kubeJobSet, *kubeTrainJob, *kubeMPIJob, *kubePyTorchJob:
+		// their pods' templates lie deeper, one per Job or replica type:
+		// the labels the pods carry are read, not the annotations
+		meta = "spec"
 	default:
 		_, t := templateOf(v)
 		if t == nil {
@@ -203,6 +207,9 @@ func (k *kubeImport) pluginsGroups() map[string]*pluginsEntry {
 				out[pluginsLabelOf(d.o)+" "+d.o.namespace+"/"+d.o.name] = &pluginsEntry{entry: &groups[i]}
 			}
 		}
+	}
+	for key, g := range k.madeGroups { // the gangs the operators make (trainjob.go, kubeflow.go)
+		out[key] = &pluginsEntry{entry: &g.f.PodGroups[g.i]}
 	}
 	return out
 }

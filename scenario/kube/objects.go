@@ -163,6 +163,12 @@ var kubeKinds = map[string]kubeKind{
 	"ResourceClaimTemplate":      {[]string{"resource.k8s.io/v1"}, true, func() any { return new(kubeResourceClaimTemplate) }},
 	"LimitRange":                 {[]string{"v1"}, true, func() any { return new(kubeLimitRange) }},
 	"ResourceQuota":              {[]string{"v1"}, true, func() any { return new(kubeResourceQuota) }},
+	"JobSet":                     {[]string{"jobset.x-k8s.io/v1alpha2"}, true, func() any { return new(kubeJobSet) }},
+	"TrainJob":                   {[]string{trainerVersion}, true, func() any { return new(kubeTrainJob) }},
+	"TrainingRuntime":            {[]string{trainerVersion}, true, func() any { return new(kubeTrainingRuntime) }},
+	"ClusterTrainingRuntime":     {[]string{trainerVersion}, false, func() any { return new(kubeTrainingRuntime) }},
+	"MPIJob":                     {[]string{"kubeflow.org/v2beta1"}, true, func() any { return new(kubeMPIJob) }},
+	"PyTorchJob":                 {[]string{"kubeflow.org/v1"}, true, func() any { return new(kubePyTorchJob) }},
 }
 
 // IsDocument reports whether a document is a Kubernetes object (or a List

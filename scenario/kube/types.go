@@ -289,25 +289,29 @@ type kubeDaemonSet struct {
 
 type kubeJob struct {
 	kubeHead `yaml:",inline"`
-	Spec     struct {
-		Selector                *schema.LabelSelector `yaml:"selector"`
-		ManualSelector          *bool                 `yaml:"manualSelector"`
-		Template                kubePodTemplate       `yaml:"template"`
-		Parallelism             *int32                `yaml:"parallelism"`
-		Completions             *int32                `yaml:"completions"`
-		CompletionMode          string                `yaml:"completionMode"`
-		Suspend                 *bool                 `yaml:"suspend"`
-		ManagedBy               string                `yaml:"managedBy"`
-		ActiveDeadlineSeconds   *int64                `yaml:"activeDeadlineSeconds"`
-		BackoffLimit            *int32                `yaml:"backoffLimit"`
-		BackoffLimitPerIndex    unmodelled            `yaml:"backoffLimitPerIndex"`
-		MaxFailedIndexes        unmodelled            `yaml:"maxFailedIndexes"`
-		PodFailurePolicy        unmodelled            `yaml:"podFailurePolicy"`
-		SuccessPolicy           unmodelled            `yaml:"successPolicy"`
-		TTLSecondsAfterFinished skipped               `yaml:"ttlSecondsAfterFinished"` // a finished Job's pods hold nothing
-		PodReplacementPolicy    string                `yaml:"podReplacementPolicy"`
-	} `yaml:"spec"`
-	Status skipped `yaml:"status"`
+	Spec     kubeJobSpec `yaml:"spec"`
+	Status   skipped     `yaml:"status"`
+}
+
+// kubeJobSpec is a Job's spec: a Job's own, or the template of the Jobs a
+// JobSet makes.
+type kubeJobSpec struct {
+	Selector                *schema.LabelSelector `yaml:"selector"`
+	ManualSelector          *bool                 `yaml:"manualSelector"`
+	Template                kubePodTemplate       `yaml:"template"`
+	Parallelism             *int32                `yaml:"parallelism"`
+	Completions             *int32                `yaml:"completions"`
+	CompletionMode          string                `yaml:"completionMode"`
+	Suspend                 *bool                 `yaml:"suspend"`
+	ManagedBy               string                `yaml:"managedBy"`
+	ActiveDeadlineSeconds   *int64                `yaml:"activeDeadlineSeconds"`
+	BackoffLimit            *int32                `yaml:"backoffLimit"`
+	BackoffLimitPerIndex    unmodelled            `yaml:"backoffLimitPerIndex"`
+	MaxFailedIndexes        unmodelled            `yaml:"maxFailedIndexes"`
+	PodFailurePolicy        unmodelled            `yaml:"podFailurePolicy"`
+	SuccessPolicy           unmodelled            `yaml:"successPolicy"`
+	TTLSecondsAfterFinished skipped               `yaml:"ttlSecondsAfterFinished"` // a finished Job's pods hold nothing
+	PodReplacementPolicy    string                `yaml:"podReplacementPolicy"`
 }
 
 type kubePriorityClass struct {

@@ -20,7 +20,8 @@ import (
 // scenario's runner follows to keep the pods going: replacing those that
 // end, and for a Job counting completions and failures.
 
-// workload converts a Deployment, ReplicaSet, StatefulSet, DaemonSet or Job.
+// workload converts a Deployment, ReplicaSet, StatefulSet, DaemonSet or
+// Job; a JobSet, a TrainJob (with its runtime), an MPIJob or a PyTorchJob.
 func (k *kubeImport) workload(o *Object, v any, f *schema.File) error {
 	if err := checkName(o, false); err != nil {
 		return err
@@ -36,6 +37,16 @@ func (k *kubeImport) workload(o *Object, v any, f *schema.File) error {
 		return k.daemonSet(o, w, f)
 	case *kubeJob:
 		return k.job(o, w, f)
+	case *kubeJobSet:
+		return k.jobSet(o, w, f)
+	case *kubeTrainJob:
+		return k.trainJob(o, w, f)
+	case *kubeTrainingRuntime:
+		return nil // read by the TrainJobs that name it
+	case *kubeMPIJob:
+		return k.mpiJob(o, w, f)
+	case *kubePyTorchJob:
+		return k.pyTorchJob(o, w, f)
 	}
 	return nil
 }

@@ -24,6 +24,17 @@ type Controller struct {
 	Replicas     int
 	OrdinalStart int
 	Job          *controllers.Job // a Job's rules, and what its pods of the inputs did
+	// Parent, Of, Role and Exclusive place a workload under a parent (a
+	// JobSet, an MPIJob, a PyTorchJob), as controllers.Workload has them;
+	// a parent has no template.
+	Parent    *controllers.Parent
+	Of        *controllers.Parent
+	Role      string
+	Exclusive string
+	// KeepRunning: its pods run until they are deleted unless their
+	// template gives a run time (an MPIJob's workers, which serve ssh):
+	// the run's default run time is not theirs.
+	KeepRunning bool
 }
 
 // PodLabels are the labels of the pod named name the controller makes

@@ -223,6 +223,10 @@ type Pod struct {
 	Origin *Origin `yaml:"-"`
 	// Controller is the controller that made an imported pod.
 	Controller *cluster.Owner `yaml:"-"`
+	// KeepRunning: an imported pod without a run time of its own runs
+	// until it is deleted, whatever the run's default (an MPIJob's
+	// worker, which serves ssh).
+	KeepRunning bool `yaml:"-"`
 	// ContainerClaims are the claims an imported pod's containers name
 	// in resources.claims.
 	ContainerClaims []ContainerClaim `yaml:"-"`
