@@ -88,6 +88,8 @@ type controller struct {
 	// one of its pods changes (trying at once would meet the same refusal)
 	refused bool
 	job     *jobRun
+	set     *setRun       // a PodSet's (podset.go)
+	links                 // its links to other workloads (links.go)
 	wake    time.Duration // its pending wakeup; -1 for none
 	dirty   bool
 }
@@ -99,8 +101,11 @@ type ownedPod struct {
 	key   cluster.PodKey
 	index int    // its completion index or ordinal; -1 for none
 	node  string // a DaemonSet's: the node it is pinned to
-	state podState
-	byUs  bool // its controller deleted it: the deletion's event is its own
+	// domain is, for a PodSet's member that follows another, the value of
+	// the node label it is pinned to
+	domain string
+	state  podState
+	byUs   bool // its controller deleted it: the deletion's event is its own
 }
 
 // podState is where an owned pod is in its controller's accounts.
@@ -134,9 +139,13 @@ func NewManager(workloads []Workload, opts ...Option) *Manager {
 		for _, p := range c.w.Pods {
 			m.adopt(c, p.Key(), c.w.podIndex(p), daemonNode(p))
 		}
+		if c.w.Set != nil {
+			c.set = newSetRun(c)
+		}
 		m.ctls = append(m.ctls, c)
 		m.wakeAt(c, 0)
 	}
+	m.link()
 	return m
 }
 
@@ -188,9 +197,11 @@ func (c *controller) cares(e gangsim.Event, cp *ownedPod) bool {
 	case gangsim.EventPodDeleted:
 		return !cp.byUs
 	case gangsim.EventPodEvicted:
-		return c.job != nil
+		return c.job != nil || c.set != nil
 	case gangsim.EventPodTerminated:
-		return c.job != nil || c.w.Kind == KindDaemonSet && e.Reason == gangsim.TerminatedNodeRemoved
+		return c.job != nil || c.set != nil || c.w.Kind == KindDaemonSet && e.Reason == gangsim.TerminatedNodeRemoved
+	case gangsim.EventPodBound:
+		return c.set != nil && c.waitedOn(cp)
 	}
 	return false
 }
@@ -269,8 +280,11 @@ func (m *Manager) React() error {
 
 // change passes an event of a pod to its controller.
 func (m *Manager) change(ch podChange) error {
-	if ch.pod.ctl.job != nil {
+	switch {
+	case ch.pod.ctl.job != nil:
 		return m.jobChange(ch)
+	case ch.pod.ctl.set != nil:
+		return m.setChange(ch)
 	}
 	return m.serviceChange(ch)
 }
@@ -278,10 +292,19 @@ func (m *Manager) change(ch podChange) error {
 // sync runs a controller's sync: it makes or deletes pods to reach what
 // its workload wants.
 func (m *Manager) sync(c *controller) error {
+	if held := m.held(c); held {
+		return nil
+	}
 	var err error
-	if c.job != nil {
+	switch {
+	case c.job != nil:
 		err = m.syncJob(c)
-	} else {
+		if err == nil && c.job.finished() {
+			err = m.finishedLinks(c)
+		}
+	case c.set != nil:
+		err = m.syncSet(c)
+	default:
 		err = m.syncService(c)
 	}
 	if errors.Is(err, errRefused) {
