@@ -129,14 +129,21 @@ func (s *PodSet) MemberIndex(name string) int {
 			return i
 		}
 	}
+	// the k-th pod of a prefix is the k-th member's of that prefix (as
+	// the importer names them), counting round them past the last
+	var same []int
+	k := -1
 	for i, mb := range s.Members {
 		if rest, ok := strings.CutPrefix(name, mb.Name+"-"); mb.Renamed && ok {
-			if _, err := strconv.Atoi(rest); err == nil {
-				return i
+			if n, err := strconv.Atoi(rest); err == nil && n >= 0 {
+				same, k = append(same, i), n
 			}
 		}
 	}
-	return -1
+	if len(same) == 0 {
+		return -1
+	}
+	return same[k%len(same)]
 }
 
 // MemberPod is the pod of member i named name, pinned to domain (the

@@ -67,11 +67,25 @@ func (b *builder) controllers(ins []*input) error {
 		return nil
 	}
 	byOwner := make(map[ownerKey]int, len(b.sc.Controllers))
+	byName := map[cluster.PodKey]int{} // the pods a set keeps, by their first names
 	for i, c := range b.sc.Controllers {
 		byOwner[ownerKey{c.Namespace, c.Kind, c.Name}] = i
+		if set := c.workload.Set; set != nil {
+			for _, mb := range set.Members {
+				name := mb.Name
+				if mb.Renamed {
+					name += "-0"
+				}
+				byName[cluster.MakePodKey(c.Namespace, name)] = i
+			}
+		}
 	}
 	for i := range b.sc.Pods {
 		p := &b.sc.Pods[i].Pod
+		if c, ok := byName[p.Key()]; ok && len(byName) > 0 {
+			b.sc.Controllers[c].pods = append(b.sc.Controllers[c].pods, int32(i))
+			continue
+		}
 		if p.Owner == nil {
 			continue
 		}
@@ -107,22 +121,64 @@ func (b *builder) controller(s *schema.Controller) error {
 	if p.ResourceClaims, _, err = b.podClaims(&spec, where); err != nil {
 		return err
 	}
+	rt, err := b.controllerRunTime(&spec, where)
+	if err != nil {
+		return err
+	}
+	c := Controller{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Source: Source{File: s.File, Line: s.Line, Path: s.Object},
+		workload: controllers.Workload{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Template: p,
+			Replicas: s.Replicas, OrdinalStart: s.OrdinalStart, Job: s.Job, After: s.After, Stops: s.Stops}}
+	c.workload.RunTime = rt
+	if s.Set != nil {
+		if c.workload.Set, err = b.podSet(s); err != nil {
+			return err
+		}
+	}
+	b.sc.Controllers = append(b.sc.Controllers, c)
+	return nil
+}
+
+// controllerRunTime is the run time of a controller's pods made from the
+// template spec: its duration, else the run's default; nil for none.
+func (b *builder) controllerRunTime(spec *schema.Pod, where string) (func(cluster.PodKey, int) time.Duration, error) {
 	rt := b.opts.runTime
 	if spec.Duration != "" {
 		d, err := parseTime(spec.Duration)
 		if err != nil {
-			return b.fail(spec.Line, where+".duration", err)
+			return nil, b.fail(spec.Line, where+".duration", err)
 		}
 		rt = FixedRunTime(d)
 	}
-	c := Controller{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Source: Source{File: s.File, Line: s.Line, Path: s.Object},
-		workload: controllers.Workload{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Template: p,
-			Replicas: s.Replicas, OrdinalStart: s.OrdinalStart, Job: s.Job}}
-	if !rt.IsZero() {
-		c.workload.RunTime = func(key cluster.PodKey, n int) time.Duration { return rt.draw(string(key), n) }
+	if rt.IsZero() {
+		return nil, nil
 	}
-	b.sc.Controllers = append(b.sc.Controllers, c)
-	return nil
+	return func(key cluster.PodKey, n int) time.Duration { return rt.draw(string(key), n) }, nil
+}
+
+// podSet converts the templates of a set's controller, each checked as
+// the pods of the inputs are, with its run time.
+func (b *builder) podSet(s *schema.Controller) (*controllers.PodSet, error) {
+	set := *s.Set
+	set.Templates = make([]cluster.Pod, len(s.SetTemplates))
+	set.RunTimes = make([]func(cluster.PodKey, int) time.Duration, len(s.SetTemplates))
+	for i := range s.SetTemplates {
+		spec := s.SetTemplates[i]
+		b.cur = spec.Origin
+		where := b.entry(spec.Origin, "", 0, s.Name)
+		spec.Name = s.Name
+		p, err := b.podTemplate(&spec, where)
+		if err != nil {
+			return nil, err
+		}
+		if p.ResourceClaims, _, err = b.podClaims(&spec, where); err != nil {
+			return nil, err
+		}
+		set.Templates[i] = p
+		if set.RunTimes[i], err = b.controllerRunTime(&spec, where); err != nil {
+			return nil, err
+		}
+	}
+	return &set, nil
 }
 
 // newManager returns the controllers of the scenario's workloads for one

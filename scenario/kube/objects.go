@@ -161,6 +161,9 @@ var kubeKinds = map[string]kubeKind{
 	"ResourceClaimTemplate":      {[]string{"resource.k8s.io/v1"}, true, func() any { return new(kubeResourceClaimTemplate) }},
 	"LimitRange":                 {[]string{"v1"}, true, func() any { return new(kubeLimitRange) }},
 	"ResourceQuota":              {[]string{"v1"}, true, func() any { return new(kubeResourceQuota) }},
+	"LeaderWorkerSet":            {[]string{"leaderworkerset.x-k8s.io/v1"}, true, func() any { return new(kubeLeaderWorkerSet) }},
+	"RayCluster":                 {[]string{"ray.io/v1"}, true, func() any { return new(kubeRayCluster) }},
+	"RayJob":                     {[]string{"ray.io/v1"}, true, func() any { return new(kubeRayJob) }},
 }
 
 // IsDocument reports whether a document is a Kubernetes object (or a List

@@ -24,6 +24,15 @@ type Controller struct {
 	Replicas     int
 	OrdinalStart int
 	Job          *controllers.Job // a Job's rules, and what its pods of the inputs did
+	// Set is the rules of a LeaderWorkerSet, RayCluster or Volcano Job:
+	// its members and their restarts; its templates are SetTemplates,
+	// entries the builder converts as it converts Template (Set.Templates
+	// is left nil). Template is the first of them.
+	Set          *controllers.PodSet
+	SetTemplates []Pod
+	// After and Stops link the workload to another of its namespace
+	// (controllers.Workload): a RayJob's submitter and its RayCluster.
+	After, Stops *controllers.WorkloadRef
 }
 
 // PodLabels are the labels of the pod named name the controller makes
