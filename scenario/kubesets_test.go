@@ -1,0 +1,153 @@
+package scenario
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// The public samples of LeaderWorkerSet, KubeRay and Volcano
+// (testdata/kube/public-samples/<kind>/, each file as its project
+// publishes it but for a first line naming it), each run on a node set
+// written for it, with a default run time of 10 minutes. The pods, their
+// nodes and gangs are worked out by hand in each folder's README.md and
+// pinned here; the golden files hold the whole results.
+func TestPublicSamplesOfSets(t *testing.T) {
+	tests := []struct {
+		dir      string
+		pods     []string // name@node:phase, in the result's order
+		groups   []string // the PodGroups
+		warnings []string // kind and field
+	}{
+		{
+			// three groups of four, each alone in a node pool: leader g on
+			// the first node of pool g, workers pinned to its pool
+			dir: "leaderworkerset",
+			pods: []string{
+				"leaderworkerset-sample-0@a-1:Bound", "leaderworkerset-sample-1@b-1:Bound", "leaderworkerset-sample-2@c-1:Bound",
+				"leaderworkerset-sample-0-1@a-2:Bound", "leaderworkerset-sample-0-2@a-1:Bound", "leaderworkerset-sample-0-3@a-2:Bound",
+				"leaderworkerset-sample-1-1@b-2:Bound", "leaderworkerset-sample-1-2@b-1:Bound", "leaderworkerset-sample-1-3@b-2:Bound",
+				"leaderworkerset-sample-2-1@c-2:Bound", "leaderworkerset-sample-2-2@c-1:Bound", "leaderworkerset-sample-2-3@c-2:Bound",
+			},
+			warnings: []string{"LeaderWorkerSet metadata.annotations[leaderworkerset.sigs.k8s.io/exclusive-topology]"},
+		},
+		{
+			// two gangs of four 50m pods on 300m: the first whole, the
+			// second none
+			dir: "leaderworkerset-volcano",
+			pods: []string{
+				"lws-sample-volcano-0@n1:Bound", "lws-sample-volcano-0-1@n1:Bound", "lws-sample-volcano-0-2@n1:Bound", "lws-sample-volcano-0-3@n1:Bound",
+				"lws-sample-volcano-1@:Pending", "lws-sample-volcano-1-1@:Pending", "lws-sample-volcano-1-2@:Pending", "lws-sample-volcano-1-3@:Pending",
+			},
+			groups:   []string{"lws-sample-volcano-0-", "lws-sample-volcano-1-"},
+			warnings: []string{"LeaderWorkerSet spec.leaderWorkerTemplate.workerTemplate.spec.schedulerName"},
+		},
+		{
+			// a head and two workers, a gang of 3, on two nodes of 2 cpus
+			dir: "raycluster",
+			pods: []string{
+				"test-podgroup-0-head-0@n1:Bound", "test-podgroup-0-worker-worker-0@n2:Bound", "test-podgroup-0-worker-worker-1@n2:Bound",
+			},
+			groups:   []string{"test-podgroup-0"},
+			warnings: []string{"RayCluster metadata.labels[ray.io/gang-scheduling-enabled]"},
+		},
+		{
+			// the cluster rayjob-sample-0 (a head and one worker), then
+			// its submitter Job once they are bound; at 10m every pod
+			// ends: the cluster's are replaced (shutdownAfterJobFinishes
+			// is false), the Job completes
+			dir: "rayjob",
+			pods: []string{
+				"rayjob-sample-0-head-0@n1:Succeeded", "rayjob-sample-0-small-group-worker-0@n1:Succeeded", "rayjob-sample-0@n1:Succeeded",
+				"rayjob-sample-0-head-1@n1:Bound", "rayjob-sample-0-small-group-worker-1@n1:Bound",
+			},
+			warnings: []string{"ConfigMap "},
+		},
+		{
+			// a gang of 3; the master's task completes at 10m, and
+			// CompleteJob deletes the workers
+			dir: "volcano-job",
+			pods: []string{
+				"lm-mpi-job-mpimaster-0@n1:Succeeded", "lm-mpi-job-mpiworker-0@:Deleted", "lm-mpi-job-mpiworker-1@:Deleted",
+			},
+			groups:   []string{"lm-mpi-job-0"},
+			warnings: []string{"Job spec.minAvailable"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dir, func(t *testing.T) {
+			dir := filepath.Join("testdata/kube/public-samples", tt.dir)
+			sc, err := Load(dir, WithDefaultDuration(FixedRunTime(10*time.Minute)))
+			require.NoError(t, err)
+			var warned []string
+			for _, w := range sc.Warnings {
+				warned = append(warned, w.Kind+" "+w.Field)
+			}
+			require.Equal(t, tt.warnings, warned)
+			res, err := sc.Run()
+			require.NoError(t, err)
+			var pods []string
+			for _, p := range res.Pods {
+				pods = append(pods, p.Name+"@"+p.Node+":"+string(p.Phase))
+			}
+			require.Equal(t, tt.pods, pods)
+			var groups []string
+			for _, g := range res.PodGroups {
+				groups = append(groups, g.Name)
+			}
+			require.Len(t, groups, len(tt.groups))
+			for i, g := range tt.groups {
+				require.True(t, strings.HasPrefix(groups[i], g), "group %s is %s...", groups[i], g)
+			}
+			out, err := json.MarshalIndent(res, "", "  ")
+			require.NoError(t, err)
+			golden(t, filepath.Join(dir, "result.golden"), append(out, '\n'))
+		})
+	}
+}
+
+// The pods of a LeaderWorkerSet carry the labels of LWS's controller and
+// webhook; the leader of an exclusive placement has its group's affinity
+// and the other groups' anti-affinity; its workers the pool of their
+// leader's node as a node selector.
+func TestLeaderWorkerSetPods(t *testing.T) {
+	sc, err := Load("testdata/kube/public-samples/leaderworkerset")
+	require.NoError(t, err)
+	var leader *cluster.Pod
+	for i := range sc.Pods {
+		if sc.Pods[i].Pod.Name == "leaderworkerset-sample-1" {
+			leader = &sc.Pods[i].Pod
+		}
+	}
+	require.NotNil(t, leader)
+	key := leader.Labels["leaderworkerset.sigs.k8s.io/group-key"]
+	require.Len(t, key, 40, "a sha1 of namespace/leader")
+	require.Equal(t, "leaderworkerset-sample", leader.Labels["leaderworkerset.sigs.k8s.io/name"])
+	require.Equal(t, "1", leader.Labels["leaderworkerset.sigs.k8s.io/group-index"])
+	require.Equal(t, "0", leader.Labels["leaderworkerset.sigs.k8s.io/worker-index"])
+	require.NotEmpty(t, leader.Labels["leaderworkerset.sigs.k8s.io/template-revision-hash"])
+	require.Equal(t, &cluster.Owner{Kind: "StatefulSet", Name: "leaderworkerset-sample", Selector: &cluster.LabelSelector{MatchLabels: map[string]string{
+		"leaderworkerset.sigs.k8s.io/name": "leaderworkerset-sample", "leaderworkerset.sigs.k8s.io/worker-index": "0"}}}, leader.Owner)
+	aff := leader.Affinity
+	require.Len(t, aff.PodAffinity.Required, 1)
+	require.Equal(t, "cloud.google.com/gke-nodepool", aff.PodAffinity.Required[0].TopologyKey)
+	require.Len(t, aff.PodAntiAffinity.Required, 1)
+	require.Equal(t, "cloud.google.com/gke-nodepool", aff.PodAntiAffinity.Required[0].TopologyKey)
+	// only the leaders arrive at time 0: the workers wait for them
+	var names []string
+	for _, p := range sc.Pods {
+		names = append(names, p.Pod.Name)
+	}
+	require.Equal(t, []string{"leaderworkerset-sample-0", "leaderworkerset-sample-1", "leaderworkerset-sample-2"}, names)
+
+	res, err := sc.Run()
+	require.NoError(t, err)
+	require.True(t, slices.ContainsFunc(res.Pods, func(p PodResult) bool { return p.Name == "leaderworkerset-sample-1-3" && p.Node == "b-2" }))
+}
