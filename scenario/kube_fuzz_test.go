@@ -18,7 +18,8 @@ import (
 // schedulers' formats (scheduler-plugins and Kueue gangs, configurations
 // in ConfigMaps, GPU sharing).
 func FuzzKubeObjects(f *testing.F) {
-	for _, pattern := range []string{"testdata/kube/*.json", "testdata/kube/*.yaml", "testdata/kube/bad/*", "testdata/kube/samples/*"} {
+	for _, pattern := range []string{"testdata/kube/*.json", "testdata/kube/*.yaml", "testdata/kube/bad/*", "testdata/kube/samples/*",
+		"testdata/kube/public-samples/*/*.yaml"} {
 		files, _ := filepath.Glob(pattern)
 		for _, name := range files {
 			if data, err := os.ReadFile(name); err == nil {
@@ -51,8 +52,26 @@ func FuzzKubeObjects(f *testing.F) {
 		"---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec: {replicas: 2, podManagementPolicy: Parallel, selector: {matchLabels: {a: b}},\n" +
 		"  template: {metadata: {labels: {a: b}, annotations: {gangsim.io/duration: 5m}}, spec: {containers: [{name: c}]}}}\n" +
 		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"1\"}}\n"))
+	// the kinds whose controllers keep lists of pods: a LeaderWorkerSet of
+	// subgroups and LeaderReady, a RayJob with its cluster and gang, a
+	// Volcano Job with policies and minSuccess
+	f.Add([]byte("apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l, annotations: {leaderworkerset.sigs.k8s.io/exclusive-topology: rack, " +
+		"leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology: kubernetes.io/hostname}}\n" +
+		"spec: {replicas: 2, startupPolicy: LeaderReady, leaderWorkerTemplate: {size: 5, restartPolicy: None, subGroupPolicy: {subGroupSize: 2},\n" +
+		"  leaderTemplate: {metadata: {annotations: {gangsim.io/duration: 5m}}, spec: {schedulerName: volcano, containers: [{name: c, resources: {requests: {cpu: 1}}}]}},\n" +
+		"  workerTemplate: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}}\n" +
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {rack: r1}}\nstatus: {allocatable: {cpu: \"4\"}}\n"))
+	f.Add([]byte("apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: j, labels: {ray.io/gang-scheduling-enabled: \"true\"}}\nspec: {shutdownAfterJobFinishes: true,\n" +
+		"  submitterPodTemplate: {metadata: {annotations: {gangsim.io/duration: 10m}}, spec: {containers: [{name: s}]}},\n" +
+		"  rayClusterSpec: {headGroupSpec: {rayStartParams: {}, template: {spec: {containers: [{name: h, resources: {requests: {cpu: 1}}}]}}},\n" +
+		"    workerGroupSpecs: [{groupName: g, replicas: 3, minReplicas: 1, maxReplicas: 2, numOfHosts: 2, rayStartParams: {}, template: {spec: {containers: [{name: w}]}}}]}}\n" +
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"4\"}}\n"))
+	f.Add([]byte("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: v, uid: u1}\nspec: {minAvailable: 2, minSuccess: 2, maxRetry: 2, policies: [{event: PodEvicted, action: RestartJob}],\n" +
+		"  tasks: [{name: ps, replicas: 1, policies: [{event: TaskCompleted, action: CompleteJob}], template: {metadata: {annotations: {gangsim.io/duration: 1m}}, spec: {containers: [{name: c}]}}},\n" +
+		"    {replicas: 2, minAvailable: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}]}\n" +
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"1\"}}\n"))
 	// every seed as kubectl's JSON List too, which is read item by item
-	for _, pattern := range []string{"testdata/kube/*.yaml", "testdata/kube/bad/*.yaml", "testdata/kube/samples/*"} {
+	for _, pattern := range []string{"testdata/kube/*.yaml", "testdata/kube/bad/*.yaml", "testdata/kube/samples/*", "testdata/kube/public-samples/*/*.yaml"} {
 		files, _ := filepath.Glob(pattern)
 		for _, name := range files {
 			if data, err := os.ReadFile(name); err == nil {
