@@ -1,7 +1,11 @@
 // Package controllers runs Kubernetes' workload controllers in simulated
 // time, beside a gangsim.Scheduler: the Job controller, and the
 // controllers that keep services running (ReplicaSet, which a Deployment
-// makes; StatefulSet; DaemonSet). Like the cluster autoscaler (package
+// makes; StatefulSet; DaemonSet); and the controllers of other projects
+// that keep a list of named pods in groups (a PodSet: LeaderWorkerSet's,
+// KubeRay's RayCluster, Volcano's Job; podset.go), with the links by which
+// one workload waits for or ends another (a RayJob's submitter Job and
+// its cluster; links.go). Like the cluster autoscaler (package
 // autoscaler), each is a loop over the Scheduler's public API, never a
 // part of the scheduler: it watches the event stream and makes and
 // deletes pods at the simulated time Kubernetes' controller would.
@@ -31,7 +35,8 @@
 // The rules are those of Kubernetes' controllers, where the simulator
 // names the pods a controller would name with a random suffix in a
 // deterministic way (<job>-<k>, <job>-<index>-<k>, <replicaset>-<k>,
-// <daemonset>-<node>-<k>); docs/kubernetes-inputs.md ("Controllers")
+// <daemonset>-<node>-<k>, a PodSet member's <prefix>-<k>);
+// docs/kubernetes-inputs.md ("Controllers")
 // lists them, with what is modelled and what is not. The services run
 // for ever: their pods end and are replaced as long as the run goes on,
 // so InProgress tells a caller whether anything besides that churn is

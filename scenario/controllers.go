@@ -30,10 +30,12 @@ import (
 const PhaseFailed gangsim.Phase = "Failed"
 
 // Controller is a workload controller of the inputs: a Job, a ReplicaSet
-// (one of the inputs, or the one a Deployment makes), a StatefulSet or a
-// DaemonSet. It is read-only, like the rest of a Scenario.
+// (one of the inputs, or the one a Deployment makes), a StatefulSet, a
+// DaemonSet, or the controller of a LeaderWorkerSet, a RayCluster (a
+// RayJob's is one, its submitter a Job) or a Volcano Job. It is
+// read-only, like the rest of a Scenario.
 type Controller struct {
-	Kind      string // "Job", "ReplicaSet", "StatefulSet" or "DaemonSet"
+	Kind      string // "Job", "ReplicaSet", "StatefulSet", "DaemonSet", "LeaderWorkerSet", "RayCluster" or "Job.batch.volcano.sh"
 	Namespace string
 	Name      string // as its pods' owner names it: a Deployment's ReplicaSet is <deployment>-<hash>
 	Source    Source // the object it comes from ("Deployment shop/web")

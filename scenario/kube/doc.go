@@ -15,7 +15,10 @@
 // kueue.go), and the keys of other schedulers and GPU sharers warn
 // (notes.go); a
 // Deployment, ReplicaSet, StatefulSet, DaemonSet or Job makes the pods its
-// controller would create that the inputs do not hold already. The
+// controller would create that the inputs do not hold already, and so do
+// the kinds whose controllers keep lists of pods (sets.go): a
+// LeaderWorkerSet (lws.go), a RayCluster or RayJob (ray.go) and a Volcano
+// Job (volcano.go), with their gangs as PodGroups. The
 // objects are decoded field for field as the API prints them (types.go):
 // a field Kubernetes does not have is an error, one without a meaning for
 // scheduling is skipped, one the simulator does not model is a warning.

@@ -207,16 +207,18 @@ func (k *kubeImport) rayClusterPods(o *Object, meta *kubeMeta, spec *kubeRayClus
 		minMember = least + 1
 	}
 	k.rayGang(o, templates, path, name, labels, volcanoGroup, int32(minMember), f)
-	set := &controllers.PodSet{OnFailure: controllers.ActionRestartPod}
 	total := 0
+	for _, g := range groups {
+		total += g.count
+		if err := k.room(o, path+".workerGroupSpecs", g.count); err != nil { // before a member is made
+			return false, err
+		}
+	}
+	set := &controllers.PodSet{OnFailure: controllers.ActionRestartPod, Members: make([]controllers.Member, 0, total)}
 	for _, g := range groups {
 		for range g.count {
 			set.Members = append(set.Members, controllers.Member{Name: g.prefix, Renamed: true, Template: g.template, Group: len(set.Members), After: -1})
 		}
-		total += g.count
-	}
-	if err := k.room(o, path+".workerGroupSpecs", total); err != nil {
-		return false, err
 	}
 	c := setController(o, controllers.KindRayCluster, name, templates)
 	c.Set = set

@@ -166,6 +166,9 @@ func (k *kubeImport) volcanoJob(o *Object, v *volcanoJob, f *schema.File) error 
 		}
 		entry.PodGroup = pg
 		templates = append(templates, entry)
+		if err := k.room(o, field+".replicas", replicas); err != nil { // before a member is made
+			return err
+		}
 		for j := range replicas {
 			set.Members = append(set.Members, controllers.Member{Name: fmt.Sprintf("%s-%s-%d", o.name, name, j), Template: i,
 				Labels: map[string]string{"volcano.sh/task-index": strconv.Itoa(j)}, Group: i, After: -1})
@@ -192,9 +195,6 @@ func (k *kubeImport) volcanoJob(o *Object, v *volcanoJob, f *schema.File) error 
 	}
 	if total == 0 {
 		return nil
-	}
-	if err := k.room(o, "spec.tasks", total); err != nil {
-		return err
 	}
 	setGang(f, o, pg, int32(minAvailable), volcanoFields)
 	detail := fmt.Sprintf("a gang, Volcano's PodGroup %s of minMember %d (spec.minAvailable), scheduled by the simulator", pg, minAvailable)

@@ -9,7 +9,7 @@ import "github.com/gangsim/gangsim/controllers"
 // its pods going by the same rules (package controllers). It is not
 // part of the file format: the importer writes it, the builder reads it.
 type Controller struct {
-	Kind      string // Job, ReplicaSet, StatefulSet or DaemonSet
+	Kind      string // a controllers.Kind...: Job, ReplicaSet, StatefulSet, DaemonSet, or a PodSet's kind
 	Namespace string
 	Name      string
 	Object    string // the object it comes from, as messages name it: "Deployment shop/web"
