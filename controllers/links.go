@@ -48,15 +48,7 @@ func (m *Manager) link() {
 // be made: a workload waits for it, or a member of its set follows the
 // pod's member.
 func (c *controller) waitedOn(cp *ownedPod) bool {
-	if len(c.waiters) > 0 {
-		return true
-	}
-	for _, mb := range c.w.Set.Members {
-		if mb.After >= 0 && mb.After == cp.index {
-			return true
-		}
-	}
-	return false
+	return len(c.waiters) > 0 || cp.index >= 0 && cp.index < len(c.set.led) && c.set.led[cp.index]
 }
 
 // held reports whether the controller may not act: it was stopped, or

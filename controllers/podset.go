@@ -191,6 +191,7 @@ func (s *PodSet) Action(ev SetEvent, group int) SetAction {
 type setRun struct {
 	rules   *PodSet
 	cur     []*ownedPod // by member: its active pod, nil for none
+	led     []bool      // by member: another member follows it
 	domain  []string    // by member: the domain its pod was pinned to
 	done    []bool      // by member: its pod succeeded (a finite set's)
 	phase   SetPhase
@@ -199,7 +200,12 @@ type setRun struct {
 
 func newSetRun(c *controller) *setRun {
 	n := len(c.w.Set.Members)
-	r := &setRun{rules: c.w.Set, cur: make([]*ownedPod, n), domain: make([]string, n), done: make([]bool, n), phase: SetRunning}
+	r := &setRun{rules: c.w.Set, cur: make([]*ownedPod, n), led: make([]bool, n), domain: make([]string, n), done: make([]bool, n), phase: SetRunning}
+	for _, mb := range c.w.Set.Members {
+		if mb.After >= 0 && mb.After < n {
+			r.led[mb.After] = true
+		}
+	}
 	for _, cp := range c.pods {
 		if cp.index >= 0 && cp.index < n {
 			r.cur[cp.index] = cp
