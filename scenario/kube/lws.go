@@ -62,8 +62,8 @@ type kubeLeaderWorkerSet struct {
 				Type         string `yaml:"subGroupPolicyType"`
 				SubGroupSize *int32 `yaml:"subGroupSize"`
 			} `yaml:"subGroupPolicy"`
-			VolumeClaimTemplates                 skipped `yaml:"volumeClaimTemplates"`
-			PersistentVolumeClaimRetentionPolicy skipped `yaml:"persistentVolumeClaimRetentionPolicy"`
+			VolumeClaimTemplates                 unmodelled `yaml:"volumeClaimTemplates"` // as a StatefulSet's
+			PersistentVolumeClaimRetentionPolicy skipped    `yaml:"persistentVolumeClaimRetentionPolicy"`
 		} `yaml:"leaderWorkerTemplate"`
 		RolloutStrategy unmodelled `yaml:"rolloutStrategy"`
 		StartupPolicy   string     `yaml:"startupPolicy"`

@@ -292,7 +292,7 @@ func (k *kubeImport) rayGang(o *Object, templates []schema.Pod, path, name strin
 		setGang(f, o, name, minMember, rayFields)
 		k.ws.Add(o.kind, "metadata.labels["+rayGangLabel+"]", fmt.Sprintf("the head and desired workers are a gang, a PodGroup of minMember %d "+
 			"(KubeRay's scheduler-plugins PodGroup), scheduled by the simulator; the real cluster needs KubeRay's batch scheduler "+
-			"(scheduler-plugins' Coscheduling, or YuniKorn) for it", minMember), first)
+			"for it (scheduler-plugins' Coscheduling, YuniKorn, or kube-scheduler's own PodGroups)", minMember), first)
 	case queue || volcano:
 		for i := range templates {
 			templates[i].PodGroup = volcanoGroup
