@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -150,4 +151,101 @@ func TestLeaderWorkerSetPods(t *testing.T) {
 	res, err := sc.Run()
 	require.NoError(t, err)
 	require.True(t, slices.ContainsFunc(res.Pods, func(p PodResult) bool { return p.Name == "leaderworkerset-sample-1-3" && p.Node == "b-2" }))
+}
+
+// The rules of the importer for the set kinds, each on a small object: the
+// pods made at time 0 (name and the labels that tell them apart), the
+// gangs (name and minCount) and, run, the pods' end states.
+func TestSetKindsRules(t *testing.T) {
+	node := "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {rack: r1}}\nstatus: {allocatable: {cpu: \"16\", memory: 64Gi, pods: \"110\"}}\n"
+	for _, tt := range []struct {
+		name   string
+		doc    string
+		label  string   // the label shown beside each pod made at time 0
+		pods   []string // name=label value
+		groups []string // name/minCount
+		ran    []string // name:phase after the run, when set
+	}{{
+		name: "LWS LeaderReady with Volcano: leaders first, a gang of 1 per group",
+		doc: "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l}\n" +
+			"spec: {replicas: 2, startupPolicy: LeaderReady, leaderWorkerTemplate: {size: 3, workerTemplate: {spec: {schedulerName: volcano, containers: [{name: c}]}}}}\n",
+		label:  "leaderworkerset.sigs.k8s.io/group-index",
+		pods:   []string{"l-0=0", "l-1=1"},
+		groups: []string{"l-0-/1", "l-1-/1"},
+		ran:    []string{"l-0:Bound", "l-1:Bound", "l-0-1:Bound", "l-0-2:Bound", "l-1-1:Bound", "l-1-2:Bound"},
+	}, {
+		name: "LWS subgroups: the leader is the extra pod of the first subgroup when size - 1 divides",
+		doc: "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l}\n" +
+			"spec: {leaderWorkerTemplate: {size: 5, subGroupPolicy: {subGroupSize: 2}, workerTemplate: {spec: {containers: [{name: c}]}}}}\n",
+		label: "leaderworkerset.sigs.k8s.io/subgroup-index",
+		pods:  []string{"l-0=0", "l-0-1=0", "l-0-2=0", "l-0-3=1", "l-0-4=1"},
+	}, {
+		name: "LWS subgroups of a size that divides: the workers count from 0",
+		doc: "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l}\n" +
+			"spec: {leaderWorkerTemplate: {size: 4, subGroupPolicy: {subGroupSize: 2}, workerTemplate: {spec: {containers: [{name: c}]}}}}\n",
+		label: "leaderworkerset.sigs.k8s.io/subgroup-index",
+		pods:  []string{"l-0=0", "l-0-1=0", "l-0-2=1", "l-0-3=1"},
+	}, {
+		name: "Ray: replicas bounded by maxReplicas, times numOfHosts; a suspended group makes none; the gang counts the head",
+		doc: "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: rc, labels: {ray.io/gang-scheduling-enabled: \"true\"}}\n" +
+			"spec: {headGroupSpec: {rayStartParams: {}, template: {spec: {containers: [{name: h}]}}}, workerGroupSpecs: [\n" +
+			"  {groupName: GPU, replicas: 5, minReplicas: 1, maxReplicas: 3, numOfHosts: 2, rayStartParams: {}, template: {spec: {containers: [{name: w}]}}},\n" +
+			"  {groupName: off, suspend: true, replicas: 2, minReplicas: 0, maxReplicas: 2, rayStartParams: {}, template: {spec: {containers: [{name: w}]}}}]}\n",
+		label: "ray.io/group",
+		pods: []string{"rc-head-0=headgroup", "rc-gpu-worker-0=GPU", "rc-gpu-worker-1=GPU", "rc-gpu-worker-2=GPU", "rc-gpu-worker-3=GPU",
+			"rc-gpu-worker-4=GPU", "rc-gpu-worker-5=GPU"},
+		groups: []string{"rc/7"},
+	}, {
+		name: "RayJob: the submitter runs once the cluster is bound; shutdownAfterJobFinishes deletes the cluster",
+		doc: "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: rj}\nspec: {shutdownAfterJobFinishes: true,\n" +
+			"  submitterPodTemplate: {metadata: {annotations: {gangsim.io/duration: 5m}}, spec: {containers: [{name: s}]}},\n" +
+			"  rayClusterSpec: {headGroupSpec: {rayStartParams: {}, template: {spec: {containers: [{name: h}]}}},\n" +
+			"    workerGroupSpecs: [{groupName: w, replicas: 1, minReplicas: 1, maxReplicas: 1, rayStartParams: {}, template: {spec: {containers: [{name: w}]}}}]}}\n",
+		label: "ray.io/cluster",
+		pods:  []string{"rj-0-head-0=rj-0", "rj-0-w-worker-0=rj-0"},
+		ran:   []string{"rj-0-head-0:Deleted", "rj-0-w-worker-0:Deleted", "rj-0:Succeeded"},
+	}, {
+		name: "RayJob in HTTPMode: the cluster alone, and it stays",
+		doc: "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: rj}\nspec: {submissionMode: HTTPMode, shutdownAfterJobFinishes: true,\n" +
+			"  rayClusterSpec: {headGroupSpec: {rayStartParams: {}, template: {spec: {containers: [{name: h}]}}}}}\n",
+		label: "ray.io/node-type",
+		pods:  []string{"rj-0-head-0=head"},
+		ran:   []string{"rj-0-head-0:Bound"},
+	}, {
+		name: "Volcano: default task names, the gang of minAvailable (the sum of the tasks' by default), a uid in its name",
+		doc: "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: vj, uid: 42}\n" +
+			"spec: {tasks: [{replicas: 2, minAvailable: 1, template: {spec: {containers: [{name: c}]}}}, {replicas: 1, template: {spec: {containers: [{name: c}]}}}]}\n",
+		label:  "volcano.sh/task-spec",
+		pods:   []string{"vj-default0-0=default0", "vj-default0-1=default0", "vj-default1-0=default1"},
+		groups: []string{"vj-42/2"},
+	}} {
+		t.Run(tt.name, func(t *testing.T) {
+			sc, err := Parse("f.yaml", []byte(tt.doc+node), WithDefaultDuration(FixedRunTime(time.Hour)))
+			require.NoError(t, err)
+			var pods []string
+			for _, p := range sc.Pods {
+				pods = append(pods, p.Pod.Name+"="+p.Pod.Labels[tt.label])
+			}
+			require.Equal(t, tt.pods, pods)
+			var groups []string
+			for _, g := range sc.PodGroups {
+				groups = append(groups, fmt.Sprintf("%s/%d", g.Name, g.MinCount))
+			}
+			require.Len(t, groups, len(tt.groups))
+			for i, g := range tt.groups {
+				prefix, count, _ := strings.Cut(g, "/")
+				require.True(t, strings.HasPrefix(groups[i], prefix) && strings.HasSuffix(groups[i], "/"+count), "%s is %s", groups[i], g)
+			}
+			if tt.ran == nil {
+				return
+			}
+			res, err := sc.Run()
+			require.NoError(t, err)
+			var ran []string
+			for _, p := range res.Pods {
+				ran = append(ran, p.Name+":"+string(p.Phase))
+			}
+			require.Equal(t, tt.ran, ran)
+		})
+	}
 }
