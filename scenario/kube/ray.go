@@ -21,8 +21,8 @@ import (
 // app.kubernetes.io/name and created-by) over the template's.
 //
 // The gang: with a batch scheduler, KubeRay makes a PodGroup of the head
-// and the desired workers (minMember desired + 1; minimum + 1 with the
-// autoscaler). The label ray.io/gang-scheduling-enabled asks for it with
+// and the desired workers (minMember desired + 1; Volcano's, minimum + 1
+// with the autoscaler). The label ray.io/gang-scheduling-enabled asks for it with
 // scheduler-plugins (or YuniKorn): a PodGroup <cluster>, which the pods
 // join by scheduling.x-k8s.io/pod-group; a volcano.sh/queue-name label,
 // or templates naming schedulerName volcano, with Volcano: a PodGroup
@@ -202,11 +202,13 @@ func (k *kubeImport) rayClusterPods(o *Object, meta *kubeMeta, spec *kubeRayClus
 		k.ws.Add(o.kind, path+".suspend", "true: KubeRay deletes the cluster's pods; none are made", first)
 		return false, nil
 	}
-	minMember := desired + 1
+	// Volcano's PodGroup counts the minimum replicas with the autoscaler,
+	// scheduler-plugins' the desired ones always
+	volcanoMin := desired + 1
 	if autoscaling {
-		minMember = least + 1
+		volcanoMin = least + 1
 	}
-	k.rayGang(o, templates, path, name, labels, volcanoGroup, int32(minMember), f)
+	k.rayGang(o, templates, path, name, labels, volcanoGroup, int32(desired+1), int32(volcanoMin), f)
 	total := 0
 	for _, g := range groups {
 		total += g.count
@@ -274,7 +276,7 @@ func rayWorkers(o *Object, w *kubeRayWorkers, field string, autoscaling bool) (n
 
 // rayGang makes the PodGroup of the cluster's gang, when a batch
 // scheduler would: the pods of templates join it.
-func (k *kubeImport) rayGang(o *Object, templates []schema.Pod, path, name string, labels map[string]string, volcanoGroup string, minMember int32, f *schema.File) {
+func (k *kubeImport) rayGang(o *Object, templates []schema.Pod, path, name string, labels map[string]string, volcanoGroup string, minMember, volcanoMin int32, f *schema.File) {
 	first := o.file + ": " + o.ref()
 	volcano := false
 	for i := range templates {
@@ -297,10 +299,10 @@ func (k *kubeImport) rayGang(o *Object, templates []schema.Pod, path, name strin
 		for i := range templates {
 			templates[i].PodGroup = volcanoGroup
 		}
-		setGang(f, o, volcanoGroup, minMember, rayFields)
+		setGang(f, o, volcanoGroup, volcanoMin, rayFields)
 		k.ws.Add(o.kind, path+".headGroupSpec.template.spec.schedulerName", fmt.Sprintf("volcano: the head and desired workers are a gang, "+
 			"a PodGroup of minMember %d (KubeRay's Volcano PodGroup), scheduled by the simulator; the real cluster needs KubeRay's batch "+
-			"scheduler set to Volcano, and Volcano's scheduler", minMember), first)
+			"scheduler set to Volcano, and Volcano's scheduler", volcanoMin), first)
 	}
 }
 
