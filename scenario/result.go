@@ -36,6 +36,9 @@ type Result struct {
 	// Jobs are the Jobs of the inputs, in input order, as their
 	// controller left them.
 	Jobs []JobResult `json:"jobs,omitempty"`
+	// Sets are the LeaderWorkerSets, RayClusters and Volcano Jobs of the
+	// inputs, in input order, as their controllers left them.
+	Sets []SetResult `json:"sets,omitempty"`
 	// NodeGroups say what each node group did, in input order; absent
 	// without node groups.
 	NodeGroups []NodeGroupResult `json:"nodeGroups,omitempty"`
@@ -98,6 +101,18 @@ type JobResult struct {
 	Failed     int    `json:"failed"`
 	Active     int    `json:"active"`
 	FinishedAt string `json:"finishedAt,omitempty"`
+}
+
+// SetResult is a LeaderWorkerSet, RayCluster or Volcano Job at the end of
+// the run: its kind, its phase (Running; a Volcano Job's Completed,
+// Failed, Aborted or Terminated), how many times its controller restarted
+// a group of its pods or all of them, and its pods still active.
+type SetResult struct {
+	Kind     string `json:"kind"`
+	Name     string `json:"name"`
+	Phase    string `json:"phase"`
+	Restarts int    `json:"restarts"`
+	Active   int    `json:"active"`
 }
 
 // ExplanationResult explains one pod's last attempt: which filters
@@ -345,6 +360,10 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, m *controllers.Man
 			res.Pods = append(res.Pods, r.podResult(s, m, &p, &res.Stats))
 		}
 		res.Jobs = jobResults(m.Jobs())
+		for _, st := range m.Sets() {
+			res.Sets = append(res.Sets, SetResult{Kind: st.Kind, Name: cluster.MakePodKey(st.Namespace, st.Name).Display(),
+				Phase: string(st.Phase), Restarts: st.Restarts, Active: st.Active})
+		}
 		for _, j := range res.Jobs {
 			switch controllers.JobState(j.Status) {
 			case controllers.JobComplete:
