@@ -40,6 +40,17 @@ func TestPublicSamplesOfSets(t *testing.T) {
 			warnings: []string{"LeaderWorkerSet metadata.annotations[leaderworkerset.sigs.k8s.io/exclusive-topology]"},
 		},
 		{
+			// three groups of four on two nodes of 1 cpu; at 5m a worker
+			// of group 1 is deleted: the group is deleted and made again
+			// (16 bindings, 1 restart), groups 0 and 2 run on
+			dir: "leaderworkerset-restart",
+			pods: []string{
+				"leaderworkerset-sample-0@n1:Bound", "leaderworkerset-sample-0-1@n2:Bound", "leaderworkerset-sample-0-2@n1:Bound", "leaderworkerset-sample-0-3@n2:Bound",
+				"leaderworkerset-sample-1@n2:Bound", "leaderworkerset-sample-1-1@n1:Bound", "leaderworkerset-sample-1-2@n1:Bound", "leaderworkerset-sample-1-3@n2:Bound",
+				"leaderworkerset-sample-2@n1:Bound", "leaderworkerset-sample-2-1@n2:Bound", "leaderworkerset-sample-2-2@n1:Bound", "leaderworkerset-sample-2-3@n2:Bound",
+			},
+		},
+		{
 			// two gangs of four 50m pods on 300m: the first whole, the
 			// second none
 			dir: "leaderworkerset-volcano",
@@ -106,6 +117,10 @@ func TestPublicSamplesOfSets(t *testing.T) {
 			require.Len(t, groups, len(tt.groups))
 			for i, g := range tt.groups {
 				require.True(t, strings.HasPrefix(groups[i], g), "group %s is %s...", groups[i], g)
+			}
+			if tt.dir == "leaderworkerset-restart" {
+				require.Equal(t, 16, res.Stats.Scheduled)
+				require.Equal(t, []SetResult{{Kind: "LeaderWorkerSet", Name: "leaderworkerset-sample", Phase: "Running", Restarts: 1, Active: 12}}, res.Sets)
 			}
 			out, err := json.MarshalIndent(res, "", "  ")
 			require.NoError(t, err)
