@@ -182,7 +182,7 @@ func (k *kubeImport) rayClusterPods(o *Object, meta *kubeMeta, spec *kubeRayClus
 	for i := range spec.WorkerGroupSpecs {
 		w := &spec.WorkerGroupSpecs[i]
 		field := fmt.Sprintf("%s.workerGroupSpecs[%d]", path, i)
-		n, low, err := rayWorkers(o, w, field, autoscaling)
+		n, low, err := rayWorkers(o, w, field)
 		if err != nil {
 			return false, err
 		}
@@ -234,13 +234,12 @@ func (k *kubeImport) rayClusterPods(o *Object, meta *kubeMeta, spec *kubeRayClus
 }
 
 // rayWorkers is how many pods a worker group wants, and its minimum (for
-// the autoscaler's gang), checked as KubeRay's validation does.
-func rayWorkers(o *Object, w *kubeRayWorkers, field string, autoscaling bool) (n, least int, err error) {
+// the autoscaler's gang), checked as KubeRay's validation does; the CRD's
+// defaults fill in minReplicas 0 and maxReplicas 2147483647, so that
+// KubeRay's check that both are set never fails on a created object.
+func rayWorkers(o *Object, w *kubeRayWorkers, field string) (n, least int, err error) {
 	if w.GroupName == "" {
 		return 0, 0, o.failf(nil, field+".groupName", "required")
-	}
-	if !autoscaling && (w.MinReplicas == nil || w.MaxReplicas == nil) {
-		return 0, 0, o.failf(nil, field+".minReplicas", "worker group %s must set both minReplicas and maxReplicas when autoscaling is disabled", w.GroupName)
 	}
 	lo, hi := int32(0), int32(1<<31-1)
 	if w.MinReplicas != nil {
@@ -380,6 +379,10 @@ func (k *kubeImport) rayJob(o *Object, v *kubeRayJob, f *schema.File) error {
 		k.ws.Add(o.kind, "spec.shutdownAfterJobFinishes", "not applied to a cluster chosen by clusterSelector, as KubeRay leaves it", first)
 	}
 	clusterName := selected
+	if selected != "" && !k.holds(o.namespace, "RayCluster", selected) {
+		k.ws.Add(o.kind, "spec.clusterSelector", "names a RayCluster the inputs do not hold: KubeRay waits for it, and the job makes no pods", first)
+		return nil
+	}
 	if spec.RayClusterSpec != nil {
 		clusterName = o.name + "-0"
 		labels := withLabels(v.Metadata.Labels, map[string]string{"ray.io/originated-from-cr-name": o.name, "ray.io/originated-from-crd": "RayJob"})
@@ -443,4 +446,15 @@ func raySubmitterTemplate(v *kubeRayJob) *kubePodTemplate {
 	t.Spec.Containers = []kubeContainer{{Name: "ray-job-submitter", Resources: kubeResources{
 		Requests: map[string]string{"cpu": "500m", "memory": "200Mi"}, Limits: map[string]string{"cpu": "1", "memory": "1Gi"}}}}
 	return t
+}
+
+// holds reports whether the inputs hold an object of the kind named name
+// in namespace.
+func (k *kubeImport) holds(namespace, kind, name string) bool {
+	for _, d := range k.objs {
+		if d.o.kind == kind && d.o.namespace == namespace && d.o.name == name {
+			return true
+		}
+	}
+	return false
 }
