@@ -227,6 +227,18 @@ func TestSetKindsRules(t *testing.T) {
 		pods:  []string{"rj-0-head-0=head"},
 		ran:   []string{"rj-0-head-0:Bound"},
 	}, {
+		name: "RayJob with a clusterSelector: its submitter runs on the cluster of the inputs, which stays",
+		doc: "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: shared}\nspec: {headGroupSpec: {rayStartParams: {}, template: {spec: {containers: [{name: h}]}}}}\n" +
+			"---\napiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: rj}\nspec: {clusterSelector: {ray.io/cluster: shared},\n" +
+			"  submitterPodTemplate: {metadata: {annotations: {gangsim.io/duration: 5m}}, spec: {containers: [{name: s}]}}}\n",
+		label: "ray.io/cluster",
+		pods:  []string{"shared-head-0=shared"},
+		ran:   []string{"shared-head-0:Bound", "rj-0:Succeeded"},
+	}, {
+		name: "RayJob with a clusterSelector naming no cluster of the inputs: no pods",
+		doc: "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: rj}\nspec: {clusterSelector: {ray.io/cluster: elsewhere}}\n",
+		ran: []string{},
+	}, {
 		name: "Volcano: default task names, the gang of minAvailable (the sum of the tasks' by default), a uid in its name",
 		doc: "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: vj, uid: 42}\n" +
 			"spec: {tasks: [{replicas: 2, minAvailable: 1, template: {spec: {containers: [{name: c}]}}}, {replicas: 1, template: {spec: {containers: [{name: c}]}}}]}\n",
@@ -256,7 +268,7 @@ func TestSetKindsRules(t *testing.T) {
 			}
 			res, err := sc.Run()
 			require.NoError(t, err)
-			var ran []string
+			ran := []string{}
 			for _, p := range res.Pods {
 				ran = append(ran, p.Name+":"+string(p.Phase))
 			}
