@@ -236,8 +236,8 @@ func TestSetKindsRules(t *testing.T) {
 		ran:   []string{"shared-head-0:Bound", "rj-0:Succeeded"},
 	}, {
 		name: "RayJob with a clusterSelector naming no cluster of the inputs: no pods",
-		doc: "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: rj}\nspec: {clusterSelector: {ray.io/cluster: elsewhere}}\n",
-		ran: []string{},
+		doc:  "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: rj}\nspec: {clusterSelector: {ray.io/cluster: elsewhere}}\n",
+		ran:  []string{},
 	}, {
 		name: "Volcano: default task names, the gang of minAvailable (the sum of the tasks' by default), a uid in its name",
 		doc: "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: vj, uid: 42}\n" +
