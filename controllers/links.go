@@ -22,8 +22,8 @@ type links struct {
 	stopped bool          // another workload stopped it: it makes no pod
 }
 
-// link resolves the workloads' After and Stops.
-func (m *Manager) link() {
+// linkWorkloads resolves the workloads' After and Stops.
+func (m *Manager) linkWorkloads() {
 	type key struct{ ns, kind, name string }
 	byKey := make(map[key]*controller, len(m.ctls))
 	for _, c := range m.ctls {

@@ -145,7 +145,7 @@ func NewManager(workloads []Workload, opts ...Option) *Manager {
 		m.ctls = append(m.ctls, c)
 		m.wakeAt(c, 0)
 	}
-	m.link()
+	m.linkWorkloads()
 	return m
 }
 

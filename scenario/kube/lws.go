@@ -218,7 +218,7 @@ func (k *kubeImport) leaderWorkerSet(o *Object, v *kubeLeaderWorkerSet, f *schem
 			setGang(f, o, pg, minMember, lwsFields)
 		}
 		if p.exclusive != "" {
-			lead.Affinity = exclusiveAffinity(lead.Affinity, lwsGroupKeyLabel, key, p.exclusive)
+			lead.Affinity = lwsExclusiveAffinity(lead.Affinity, lwsGroupKeyLabel, key, p.exclusive)
 		}
 		ti := len(templates)
 		templates = append(templates, lead, work)
@@ -230,7 +230,7 @@ func (k *kubeImport) leaderWorkerSet(o *Object, v *kubeLeaderWorkerSet, f *schem
 			leaderOwn = map[string]string{lwsSubIndexLabel: "0", lwsSubKeyLabel: sub}
 			leaderMember.Labels = leaderOwn
 			if p.subExclusive != "" {
-				templates[ti].Affinity = exclusiveAffinity(templates[ti].Affinity, lwsSubKeyLabel, sub, p.subExclusive)
+				templates[ti].Affinity = lwsExclusiveAffinity(templates[ti].Affinity, lwsSubKeyLabel, sub, p.subExclusive)
 			}
 		}
 		set.Members = append(set.Members, leaderMember)
@@ -245,7 +245,7 @@ func (k *kubeImport) leaderWorkerSet(o *Object, v *kubeLeaderWorkerSet, f *schem
 				if p.subExclusive != "" {
 					// each subgroup's affinities name its own key: a template of its own
 					t := templates[ti+1]
-					t.Affinity = exclusiveAffinity(t.Affinity, lwsSubKeyLabel, own[lwsSubKeyLabel], p.subExclusive)
+					t.Affinity = lwsExclusiveAffinity(t.Affinity, lwsSubKeyLabel, own[lwsSubKeyLabel], p.subExclusive)
 					mb.Template = len(templates)
 					templates = append(templates, t)
 				}
@@ -309,11 +309,11 @@ func lwsSubGroupIndex(size, sub, w int) string {
 	return strconv.Itoa(w / sub)
 }
 
-// exclusiveAffinity returns a copy of a with the terms of an exclusive
+// lwsExclusiveAffinity returns a copy of a with the terms of an exclusive
 // placement on the label key's value: a required affinity to the pods of
 // that value and anti-affinity to those of any other, in the domains of
 // topology.
-func exclusiveAffinity(a *schema.Affinity, key, value, topology string) *schema.Affinity {
+func lwsExclusiveAffinity(a *schema.Affinity, key, value, topology string) *schema.Affinity {
 	var out schema.Affinity
 	if a != nil {
 		out = *a
