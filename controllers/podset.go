@@ -51,6 +51,10 @@ type Member struct {
 	// whose value on that pod's node the pod gets as a node selector.
 	After  int
 	Follow string
+	// Lead is set for the member whose pod owns the rest of its group's
+	// (an LWS leader owns its workers' StatefulSet): when the pod goes,
+	// the group goes with it, whatever the rules say of a pod alone.
+	Lead bool
 }
 
 // SetAction is what a PodSet's controller does when one of its pods ends
@@ -233,6 +237,7 @@ func (m *Manager) setChange(ch podChange) error {
 		return nil
 	}
 	group := r.rules.Members[cp.index].Group
+	lead := r.rules.Members[cp.index].Lead
 	switch ch.kind {
 	case gangsim.EventPodRejected:
 		m.ended(cp)
@@ -241,7 +246,7 @@ func (m *Manager) setChange(ch podChange) error {
 	case gangsim.EventPodSucceeded:
 		m.ended(cp)
 		if !r.rules.Finite {
-			return m.setAct(c, r.rules.Action(SetPodEvicted, group), cp)
+			return m.setAct(c, led(r.rules.Action(SetPodEvicted, group), lead), cp)
 		}
 		r.done[cp.index] = true
 		if m.groupDone(c, group) {
@@ -251,17 +256,26 @@ func (m *Manager) setChange(ch podChange) error {
 		}
 	case gangsim.EventPodDeleted:
 		m.ended(cp)
-		return m.setAct(c, r.rules.Action(SetPodEvicted, group), cp)
+		return m.setAct(c, led(r.rules.Action(SetPodEvicted, group), lead), cp)
 	case gangsim.EventPodEvicted, gangsim.EventPodTerminated:
 		// back in the queue, its own replacement, unless the rules
 		// restart more than the pod
-		if act := r.rules.Action(SetPodEvicted, group); act != ActionRestartPod {
+		if act := led(r.rules.Action(SetPodEvicted, group), lead); act != ActionRestartPod {
 			return m.setAct(c, act, cp)
 		}
 		return nil
 	}
 	m.markDirty(c)
 	return nil
+}
+
+// led is the action for a pod that goes: a group's lead takes its group
+// with it.
+func led(act SetAction, lead bool) SetAction {
+	if lead && act == ActionRestartPod {
+		return ActionRestartGroup
+	}
+	return act
 }
 
 // ended counts a PodSet's pod as ended.

@@ -30,6 +30,17 @@ func groups(name string, n, size int, lead string, dl, dw time.Duration, act con
 	return controllers.Workload{Kind: controllers.KindLeaderWorkerSet, Namespace: "default", Name: name, Template: set.Templates[0], Set: set}
 }
 
+// leading marks the set's leaders as the leads of their groups.
+func leading(w controllers.Workload) controllers.Workload {
+	set := *w.Set
+	set.Members = append([]controllers.Member(nil), set.Members...)
+	for i := range set.Members {
+		set.Members[i].Lead = set.Members[i].Template == 0
+	}
+	w.Set = &set
+	return w
+}
+
 // following makes every worker of the set wait for its group's leader,
 // pinned to the value of label on its node when label is not "".
 func following(w controllers.Workload, label string) controllers.Workload {
@@ -107,6 +118,16 @@ func TestPodSetController(t *testing.T) {
 			"15m0s PodSucceeded work",
 		},
 		sets: "lws Running 0 3",
+	}, {
+		name:  "restartPolicy None: a leader that ends takes its workers with it",
+		pods:  []given{{pod: gt.MakePod("work").CPU("1").Obj(), d: 15 * time.Minute, owner: -1}},
+		set:   leading(groups("lws", 1, 2, "1", 10*time.Minute, 0, controllers.ActionRestartPod)),
+		kinds: lifecycle, want: []string{
+			"0s PodArrived work", "0s PodArrived lws-0", "0s PodArrived lws-0-1",
+			"10m0s PodSucceeded lws-0", "10m0s PodDeleted lws-0-1", "10m0s PodArrived lws-0", "10m0s PodArrived lws-0-1",
+			"15m0s PodSucceeded work",
+		},
+		sets: "lws Running 1 2",
 	}, {
 		name:  "LeaderReady: the workers are made once their leader is bound",
 		pods:  []given{blocker("8", 5*time.Minute)},

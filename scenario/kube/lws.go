@@ -31,7 +31,8 @@ import (
 // subgroup's annotation gives each pod of a subgroup the affinities of its
 // subgroup's key. restartPolicy RecreateGroupOnPodRestart (the default)
 // deletes and makes again the whole group when one of its pods goes;
-// None replaces the pod alone. With Volcano as LWS's scheduler provider
+// None replaces a worker alone, but a leader that goes takes its workers
+// with it (it owns their StatefulSet). With Volcano as LWS's scheduler provider
 // (the templates name schedulerName: volcano), each group is a PodGroup
 // <lws>-<group>-<revision> of minMember size (1 with LeaderReady).
 
@@ -223,7 +224,7 @@ func (k *kubeImport) leaderWorkerSet(o *Object, v *kubeLeaderWorkerSet, f *schem
 		ti := len(templates)
 		templates = append(templates, lead, work)
 		leader := len(set.Members)
-		leaderMember := controllers.Member{Name: leaderName, Template: ti, Group: g, After: -1}
+		leaderMember := controllers.Member{Name: leaderName, Template: ti, Group: g, After: -1, Lead: true}
 		var leaderOwn map[string]string
 		if p.subSize > 0 && !p.leaderExcluded {
 			sub := lwsKey(leaderName, "0")
