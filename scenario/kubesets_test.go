@@ -179,6 +179,7 @@ func TestSetKindsRules(t *testing.T) {
 		label  string   // the label shown beside each pod made at time 0
 		pods   []string // name=label value
 		groups []string // name/minCount
+		parent string   // the CompositePodGroup the groups are children of: name/minGroupCount
 		ran    []string // name:phase after the run, when set
 	}{{
 		name: "LWS LeaderReady with Volcano: leaders first, a gang of 1 per group",
@@ -241,10 +242,21 @@ func TestSetKindsRules(t *testing.T) {
 	}, {
 		name: "Volcano: default task names, the gang of minAvailable (the sum of the tasks' by default), a uid in its name",
 		doc: "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: vj, uid: 42}\n" +
-			"spec: {tasks: [{replicas: 2, minAvailable: 1, template: {spec: {containers: [{name: c}]}}}, {replicas: 1, template: {spec: {containers: [{name: c}]}}}]}\n",
+			"spec: {tasks: [{replicas: 2, template: {spec: {containers: [{name: c}]}}}, {replicas: 1, template: {spec: {containers: [{name: c}]}}}]}\n",
 		label:  "volcano.sh/task-spec",
 		pods:   []string{"vj-default0-0=default0", "vj-default0-1=default0", "vj-default1-0=default1"},
-		groups: []string{"vj-42/2"},
+		groups: []string{"vj-42/3"},
+	}, {
+		name: "Volcano: a task's own minimum is a gang of its own under a composite of the job",
+		doc: "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: vj}\n" +
+			"spec: {tasks: [{name: ps, replicas: 2, minAvailable: 1, template: {spec: {containers: [{name: c}]}}}, {name: w, replicas: 3, template: {spec: {containers: [{name: c}]}}},\n" +
+			"  {name: extra, replicas: 1, minAvailable: 0, template: {spec: {containers: [{name: c}]}}}]}\n",
+		label:  "volcano.sh/task-spec",
+		pods:   []string{"vj-ps-0=ps", "vj-ps-1=ps", "vj-w-0=w", "vj-w-1=w", "vj-w-2=w", "vj-extra-0=extra"},
+		groups: []string{"vj-0-ps/1", "vj-0-w/3"},
+		parent: "vj-0/2",
+		// all placed, all succeed at 1h
+		ran: []string{"vj-ps-0:Succeeded", "vj-ps-1:Succeeded", "vj-w-0:Succeeded", "vj-w-1:Succeeded", "vj-w-2:Succeeded", "vj-extra-0:Succeeded"},
 	}} {
 		t.Run(tt.name, func(t *testing.T) {
 			sc, err := Parse("f.yaml", []byte(tt.doc+node), WithDefaultDuration(FixedRunTime(time.Hour)))
@@ -262,6 +274,18 @@ func TestSetKindsRules(t *testing.T) {
 			for i, g := range tt.groups {
 				prefix, count, _ := strings.Cut(g, "/")
 				require.True(t, strings.HasPrefix(groups[i], prefix) && strings.HasSuffix(groups[i], "/"+count), "%s is %s", groups[i], g)
+			}
+			var parents []string
+			for _, g := range sc.CompositePodGroups {
+				parents = append(parents, fmt.Sprintf("%s/%d", g.Name, g.MinGroupCount))
+			}
+			if tt.parent != "" {
+				require.Equal(t, []string{tt.parent}, parents)
+				for _, g := range sc.PodGroups {
+					require.Equal(t, strings.Split(tt.parent, "/")[0], g.Parent)
+				}
+			} else {
+				require.Empty(t, parents)
 			}
 			if tt.ran == nil {
 				return

@@ -17,7 +17,9 @@ import (
 // replicas, the job's minAvailable the sum of its tasks', maxRetry 3, the
 // queue default and the scheduler volcano. Its gang is Volcano's PodGroup
 // <job>-<uid> (<job>-0 when the object has no uid): minMember
-// minAvailable. The pods run to completion: the job completes when they
+// minAvailable; with tasks whose minimum is below their replicas, a
+// CompositePodGroup of that name over a PodGroup per task of its minimum
+// (Volcano's minTaskMember). The pods run to completion: the job completes when they
 // have all succeeded (or minSuccess of them). Its policies map events to
 // actions: a pod deleted, evicted or losing its node is PodEvicted, a task
 // whose pods all succeeded TaskCompleted; without a policy the pod is made
@@ -120,6 +122,8 @@ func (k *kubeImport) volcanoJob(o *Object, v *volcanoJob, f *schema.File) error 
 	owner := &cluster.Owner{Kind: "Job", Name: o.name}
 	var templates []schema.Pod
 	total, taskMin, volcano := 0, 0, false
+	var mins []int // by task, its minimum
+	var taskNames []string
 	names := map[string]bool{}
 	for i := range spec.Tasks {
 		t := &spec.Tasks[i]
@@ -149,6 +153,7 @@ func (k *kubeImport) volcanoJob(o *Object, v *volcanoJob, f *schema.File) error 
 			least = int(*t.MinAvailable)
 		}
 		total, taskMin = total+replicas, taskMin+least
+		mins, taskNames = append(mins, least), append(taskNames, name)
 		labels := map[string]string{"volcano.sh/job-name": o.name, "volcano.sh/job-namespace": o.namespace, "volcano.sh/task-spec": name,
 			"volcano.sh/queue-name": queue}
 		entry, err := k.setTemplate(o, created, &t.Template, field+".template", labels, owner)
@@ -196,15 +201,21 @@ func (k *kubeImport) volcanoJob(o *Object, v *volcanoJob, f *schema.File) error 
 	if total == 0 {
 		return nil
 	}
-	setGang(f, o, pg, int32(minAvailable), volcanoFields)
 	detail := fmt.Sprintf("a gang, Volcano's PodGroup %s of minMember %d (spec.minAvailable), scheduled by the simulator", pg, minAvailable)
+	if taskMin != total && taskMin > 0 {
+		volcanoTaskGangs(f, o, pg, mins, taskNames, templates)
+		detail = fmt.Sprintf("a gang, Volcano's PodGroup %s with each task's minimum (minTaskMember): a CompositePodGroup %s of a PodGroup "+
+			"%s-<task> per task with a minimum, scheduled by the simulator", pg, pg, pg)
+		if minAvailable > taskMin {
+			detail += fmt.Sprintf("; minAvailable %d above the tasks' minimums (%d) is not modelled", minAvailable, taskMin)
+		}
+	} else {
+		setGang(f, o, pg, int32(minAvailable), volcanoFields)
+	}
 	if volcano {
 		detail += "; the real cluster needs Volcano's scheduler for it"
 	}
 	k.ws.Add(o.kind, "spec.minAvailable", detail, first)
-	if taskMin != total {
-		k.ws.Add(o.kind, "spec.tasks[].minAvailable", "each task's minimum (Volcano's minTaskMember) is not modelled: the gang counts minAvailable pods of any task", first)
-	}
 	if spec.Queue != "" && spec.Queue != "default" {
 		k.ws.Add(o.kind, "spec.queue", "Volcano's queues are not modelled: the job is scheduled as if its queue had room", first)
 	}
@@ -260,4 +271,26 @@ func volcanoPolicies(o *Object, ps []volcanoPolicy, field string, group int, set
 		}
 	}
 	return nil
+}
+
+// volcanoTaskGangs makes the gang of a Volcano Job whose tasks have
+// minimums of their own (minTaskMember): a CompositePodGroup pg that
+// needs every task with a minimum, and under it a PodGroup <pg>-<task> of
+// that minimum, which the task's pods join; a task of minimum 0 needs no
+// gang, and its pods go on their own.
+func volcanoTaskGangs(f *schema.File, o *Object, pg string, mins []int, tasks []string, templates []schema.Pod) {
+	children := int32(0)
+	for i, least := range mins {
+		templates[i].PodGroup = ""
+		if least == 0 {
+			continue
+		}
+		children++
+		child := pg + "-" + tasks[i]
+		templates[i].PodGroup = child
+		setGang(f, o, child, int32(least), volcanoFields)
+		f.PodGroups[len(f.PodGroups)-1].Parent = pg
+	}
+	f.CompositePodGroups = append(f.CompositePodGroups, schema.CompositePodGroup{GroupCommon: schema.GroupCommon{Line: o.line, Name: pg,
+		Namespace: o.namespace, Origin: newOrigin(o, volcanoFields)}, MinGroupCount: &children})
 }
