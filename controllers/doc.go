@@ -1,14 +1,17 @@
 // Package controllers runs Kubernetes' workload controllers in simulated
-// time, beside a gangsim.Scheduler: the Job controller, the controllers
+// time, beside a gangsim.Scheduler: the Job controller; the controllers
 // that keep services running (ReplicaSet, which a Deployment makes;
-// StatefulSet; DaemonSet), and those of workloads that run others
-// (owners.go: a JobSet's Jobs, with its startup order, success and
-// failure policies, restarts and exclusive placement; the Kubeflow
-// operators' MPIJob and PyTorchJob and their replicas). Like the cluster
-// autoscaler (package autoscaler), each is a loop over the Scheduler's
-// public API, never a part of the scheduler: it watches the event stream
-// and makes and deletes pods at the simulated time Kubernetes' controller
-// would.
+// StatefulSet; DaemonSet); those of workloads that run others (owners.go:
+// a JobSet's Jobs, with its startup order, success and failure policies,
+// restarts and exclusive placement; the Kubeflow operators' MPIJob and
+// PyTorchJob and their replicas); and the controllers of other projects
+// that keep a list of named pods in groups (a PodSet: LeaderWorkerSet's,
+// KubeRay's RayCluster, Volcano's Job; podset.go), with the links by which
+// one workload waits for or ends another (a RayJob's submitter Job and
+// its cluster; links.go). Like the cluster autoscaler (package
+// autoscaler), each is a loop over the Scheduler's public API, never a
+// part of the scheduler: it watches the event stream and makes and
+// deletes pods at the simulated time Kubernetes' controller would.
 //
 // A Workload is the Go value of one workload object: its kind, its pod
 // template, how long its pods run, its rules (replicas, a Job's
@@ -35,8 +38,9 @@
 // The rules are those of Kubernetes' controllers, where the simulator
 // names the pods a controller would name with a random suffix in a
 // deterministic way (<job>-<k>, <job>-<index>-<k>, <replicaset>-<k>,
-// <daemonset>-<node>-<k>; a Kubeflow job's replicas are named by the
-// operator, <job>-<role>-<index>); docs/kubernetes-inputs.md ("Controllers")
+// <daemonset>-<node>-<k>, a PodSet member's <prefix>-<k>; a Kubeflow
+// job's replicas are named by the operator, <job>-<role>-<index>);
+// docs/kubernetes-inputs.md ("Controllers")
 // lists them, with what is modelled and what is not. The services run
 // for ever: their pods end and are replaced as long as the run goes on,
 // so InProgress tells a caller whether anything besides that churn is

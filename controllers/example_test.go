@@ -46,3 +46,43 @@ func ExampleRun() {
 	// 1h0m0s PodSucceeded default/etl-4
 	// etl Complete 5 1h0m0s
 }
+
+// A Volcano Job of an MPI master and two workers, as a PodSet: the master
+// runs 10 minutes, the workers until deleted; the policy TaskCompleted:
+// CompleteJob of the master's task completes the set when the master is
+// done, deleting the workers.
+func ExamplePodSet() {
+	set := &controllers.PodSet{
+		Finite:    true,
+		OnFailure: controllers.ActionRestartPod,
+		MaxRetry:  3,
+		Templates: []cluster.Pod{gt.MakePod("").CPU("1").Obj(), gt.MakePod("").CPU("1").Obj()},
+		RunTimes:  []func(cluster.PodKey, int) time.Duration{func(cluster.PodKey, int) time.Duration { return 10 * time.Minute }, nil},
+		Members: []controllers.Member{
+			{Name: "mpi-master-0", Template: 0, Group: 0, After: -1},
+			{Name: "mpi-worker-0", Template: 1, Group: 1, After: -1},
+			{Name: "mpi-worker-1", Template: 1, Group: 1, After: -1},
+		},
+		Policies: []controllers.SetPolicy{{Event: controllers.SetTaskCompleted, Group: 0, Action: controllers.ActionComplete}},
+	}
+	m := controllers.NewManager([]controllers.Workload{{Kind: controllers.KindVolcanoJob, Namespace: "default", Name: "mpi",
+		Template: set.Templates[0], Set: set}})
+	s, _ := gangsim.New(gangsim.Config{}, m.Attach(), gangsim.WithObserverOf(func(e gangsim.Event) {
+		fmt.Println(e.At, e.Kind, e.PodKey())
+	}, gangsim.EventPodBound, gangsim.EventPodSucceeded, gangsim.EventPodDeleted))
+	_ = s.AddNode(gt.MakeNode("n1").CPU("4").Obj())
+	if err := controllers.Run(s, m); err != nil {
+		fmt.Println(err)
+		return
+	}
+	st := m.Sets()[0]
+	fmt.Println(st.Name, st.Phase, st.Active)
+	// Output:
+	// 0s PodBound default/mpi-master-0
+	// 0s PodBound default/mpi-worker-0
+	// 0s PodBound default/mpi-worker-1
+	// 10m0s PodSucceeded default/mpi-master-0
+	// 10m0s PodDeleted default/mpi-worker-0
+	// 10m0s PodDeleted default/mpi-worker-1
+	// mpi Completed 0
+}

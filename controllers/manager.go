@@ -90,6 +90,8 @@ type controller struct {
 	job     *jobRun
 	par     *parentRun    // a parent's (owners.go)
 	kid     *kidRun       // a parent's child's
+	set     *setRun       // a PodSet's (podset.go)
+	links                 // its links to other workloads (links.go)
 	wake    time.Duration // its pending wakeup; -1 for none
 	dirty   bool
 }
@@ -101,8 +103,11 @@ type ownedPod struct {
 	key   cluster.PodKey
 	index int    // its completion index or ordinal; -1 for none
 	node  string // a DaemonSet's: the node it is pinned to
-	state podState
-	byUs  bool // its controller deleted it: the deletion's event is its own
+	// domain is, for a PodSet's member that follows another, the value of
+	// the node label it is pinned to
+	domain string
+	state  podState
+	byUs   bool // its controller deleted it: the deletion's event is its own
 }
 
 // podState is where an owned pod is in its controller's accounts.
@@ -136,10 +141,14 @@ func NewManager(workloads []Workload, opts ...Option) *Manager {
 		for _, p := range c.w.Pods {
 			m.adopt(c, p.Key(), c.w.podIndex(p), daemonNode(p))
 		}
+		if c.w.Set != nil {
+			c.set = newSetRun(c)
+		}
 		m.ctls = append(m.ctls, c)
 		m.wakeAt(c, 0)
 	}
 	m.link()
+	m.linkWorkloads()
 	return m
 }
 
@@ -191,11 +200,11 @@ func (c *controller) cares(e gangsim.Event, cp *ownedPod) bool {
 	case gangsim.EventPodDeleted:
 		return !cp.byUs
 	case gangsim.EventPodEvicted:
-		return c.job != nil
-	case gangsim.EventPodBound:
-		return c.kid != nil
+		return c.job != nil || c.set != nil
 	case gangsim.EventPodTerminated:
-		return c.job != nil || c.w.Kind == KindDaemonSet && e.Reason == gangsim.TerminatedNodeRemoved
+		return c.job != nil || c.set != nil || c.w.Kind == KindDaemonSet && e.Reason == gangsim.TerminatedNodeRemoved
+	case gangsim.EventPodBound:
+		return c.kid != nil || c.set != nil && c.waitedOn(cp)
 	}
 	return false
 }
@@ -275,13 +284,15 @@ func (m *Manager) React() error {
 // change passes an event of a pod to its controller.
 func (m *Manager) change(ch podChange) error {
 	switch c := ch.pod.ctl; {
-	case ch.kind == gangsim.EventPodBound:
+	case ch.kind == gangsim.EventPodBound && c.kid != nil:
 		m.kidBound(ch)
 		return nil
 	case c.job != nil:
 		return m.jobChange(ch)
 	case c.kid != nil:
 		return m.replicaChange(ch)
+	case c.set != nil:
+		return m.setChange(ch)
 	}
 	return m.serviceChange(ch)
 }
@@ -289,6 +300,9 @@ func (m *Manager) change(ch podChange) error {
 // sync runs a controller's sync: it makes or deletes pods to reach what
 // its workload wants.
 func (m *Manager) sync(c *controller) error {
+	if held := m.held(c); held {
+		return nil
+	}
 	var err error
 	switch {
 	case c.par != nil:
@@ -296,8 +310,13 @@ func (m *Manager) sync(c *controller) error {
 	case c.kid != nil && !c.kid.live(): // not made yet, or its parent finished
 	case c.job != nil:
 		err = m.syncJob(c)
+		if err == nil && c.job.finished() {
+			err = m.finishedLinks(c)
+		}
 	case c.kid != nil:
 		err = m.syncReplicas(c)
+	case c.set != nil:
+		err = m.syncSet(c)
 	default:
 		err = m.syncService(c)
 	}

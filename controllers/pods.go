@@ -97,14 +97,20 @@ func (m *Manager) make(c *controller, name string, index int, node string, n int
 	if c.kid != nil {
 		m.decorate(c, &p, index)
 	}
-	key := p.Key()
+	_, err := m.add(c, p, index, node, c.w.runTime(p.Key(), n))
+	return err
+}
+
+// add adds the controller's pod p, with its index and node, to run for d
+// once bound; the pod it owns is nil when it was not made.
+func (m *Manager) add(c *controller, p cluster.Pod, index int, node string, d time.Duration) (*ownedPod, error) {
+	name, key := p.Name, p.Key()
 	if len(name) > 253 {
-		return m.podError(c, name, ErrNameTooLong)
+		return nil, m.podError(c, name, ErrNameTooLong)
 	}
 	if m.makes++; m.makes > m.limit {
-		return m.podError(c, name, ErrPodLimit)
+		return nil, m.podError(c, name, ErrPodLimit)
 	}
-	d := c.w.runTime(key, n)
 	if d > 0 && !c.w.service() {
 		m.finite[key] = true
 	}
@@ -114,16 +120,16 @@ func (m *Manager) make(c *controller, name string, index int, node string, n int
 	}
 	cp := m.adopt(c, key, index, node)
 	if err := m.s.AddPod(p, d); err != nil { // its maps are the controller's, read-only
+		m.end(cp, podEnded)
 		if errors.Is(err, gangsim.ErrRejected) {
 			// the API server refused it (a quota): not created; the
 			// controller tries again when one of its pods changes
-			m.end(cp, podEnded)
 			c.refused = true
-			return errRefused
+			return nil, errRefused
 		}
-		return m.podError(c, name, err)
+		return nil, m.podError(c, name, err)
 	}
-	return nil
+	return cp, nil
 }
 
 // freeName returns the first name, from name(*k) on, that no pod has,

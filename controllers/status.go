@@ -23,6 +23,9 @@ func (m *Manager) Pod(key cluster.PodKey) (cluster.Pod, bool) {
 	if cp == nil {
 		return cluster.Pod{}, false
 	}
+	if s := cp.ctl.w.Set; s != nil && cp.index >= 0 {
+		return s.MemberPod(cp.index, podName(key), cp.domain), true
+	}
 	p := cp.ctl.w.pod(podName(key), cp.index, cp.node)
 	if cp.ctl.kid != nil {
 		m.decorate(cp.ctl, &p, cp.index)

@@ -16,6 +16,10 @@ const (
 	KindReplicaSet  = "ReplicaSet"
 	KindStatefulSet = "StatefulSet"
 	KindDaemonSet   = "DaemonSet"
+	// the kinds whose controller keeps a PodSet
+	KindLeaderWorkerSet = "LeaderWorkerSet"
+	KindRayCluster      = "RayCluster"
+	KindVolcanoJob      = "Job.batch.volcano.sh" // Volcano's Job, told apart from Kubernetes' by its API group
 )
 
 // The labels Kubernetes' controllers give the pods they make, by pod.
@@ -64,6 +68,15 @@ type Workload struct {
 	// pinned to its domain. Its template's labels hold the Job's
 	// jobset.sigs.k8s.io/job-key.
 	Exclusive string
+	// Set is the list of pods a LeaderWorkerSet, RayCluster or Volcano Job
+	// keeps, and its rules; nil for the other kinds.
+	Set *PodSet
+	// After names a workload of the same Manager and namespace whose pods
+	// must all be bound before this one makes any (a RayJob's submitter
+	// waits for its RayCluster); Stops one whose pods the Manager deletes,
+	// and whose controller it stops, when this Job finishes (a RayJob's
+	// shutdownAfterJobFinishes). Nil for none.
+	After, Stops *WorkloadRef
 	// Pods are the workload's pods the caller adds to the Scheduler at
 	// time 0, or before the controller first acts: the controller counts
 	// them as its own, with their completion index or ordinal (from their
@@ -74,8 +87,10 @@ type Workload struct {
 
 // service reports whether the controller keeps its pods running (a
 // ReplicaSet, StatefulSet or DaemonSet), rather than running them to
-// completion (a Job, a parent's child).
-func (w *Workload) service() bool { return w.Job == nil && w.Of == nil && w.Parent == nil }
+// completion (a Job, a parent's child, a finite PodSet).
+func (w *Workload) service() bool {
+	return w.Job == nil && w.Of == nil && w.Parent == nil && (w.Set == nil || !w.Set.Finite)
+}
 
 // runTime is the run time of the workload's pod key, made for the n-th
 // time.
@@ -123,6 +138,9 @@ func PodLabels(kind string, template map[string]string, indexed bool, name strin
 // DaemonSet, the node it is pinned to. Its maps are the template's or its
 // own, read-only.
 func (w *Workload) pod(name string, index int, node string) cluster.Pod {
+	if w.Set != nil && index >= 0 && index < len(w.Set.Members) {
+		return w.Set.MemberPod(index, name, "")
+	}
 	p := w.Template
 	p.Name = name
 	p.Labels = w.PodLabels(name, index)
@@ -172,6 +190,9 @@ func daemonNode(p *cluster.Pod) string {
 // StatefulSet's), from its label, or for a StatefulSet (and a parent's
 // replica) from its name; -1 when it has none.
 func (w *Workload) podIndex(p *cluster.Pod) int {
+	if w.Set != nil {
+		return w.Set.MemberIndex(p.Name)
+	}
 	label := JobCompletionIndexLabel
 	if w.Kind == KindStatefulSet {
 		label = PodIndexLabel

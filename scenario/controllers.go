@@ -31,10 +31,12 @@ import (
 const PhaseFailed gangsim.Phase = "Failed"
 
 // Controller is a workload controller of the inputs: a Job, a ReplicaSet
-// (one of the inputs, or the one a Deployment makes), a StatefulSet or a
-// DaemonSet. It is read-only, like the rest of a Scenario.
+// (one of the inputs, or the one a Deployment makes), a StatefulSet, a
+// DaemonSet, or the controller of a LeaderWorkerSet, a RayCluster (a
+// RayJob's is one, its submitter a Job) or a Volcano Job. It is
+// read-only, like the rest of a Scenario.
 type Controller struct {
-	Kind      string // "Job", "ReplicaSet", "StatefulSet" or "DaemonSet"
+	Kind      string // "Job", "ReplicaSet", "StatefulSet", "DaemonSet", "LeaderWorkerSet", "RayCluster" or "Job.batch.volcano.sh"
 	Namespace string
 	Name      string // as its pods' owner names it: a Deployment's ReplicaSet is <deployment>-<hash>
 	Source    Source // the object it comes from ("Deployment shop/web")
@@ -70,14 +72,28 @@ func (b *builder) controllers(ins []*input) error {
 	// a parent and its replicas share their owner's name: a pod goes to
 	// the replicas of its role (<name>-<role>-<index>)
 	byOwner := make(map[ownerKey][]int, len(b.sc.Controllers))
+	byName := map[cluster.PodKey]int{} // the pods a set keeps, by their first names
 	for i, c := range b.sc.Controllers {
 		if c.workload.Parent == nil {
 			key := ownerKey{c.Namespace, c.Kind, c.Name}
 			byOwner[key] = append(byOwner[key], i)
 		}
+		if set := c.workload.Set; set != nil {
+			for _, mb := range set.Members {
+				name := mb.Name
+				if mb.Renamed {
+					name += "-0"
+				}
+				byName[cluster.MakePodKey(c.Namespace, name)] = i
+			}
+		}
 	}
 	for i := range b.sc.Pods {
 		p := &b.sc.Pods[i].Pod
+		if c, ok := byName[p.Key()]; ok && len(byName) > 0 {
+			b.sc.Controllers[c].pods = append(b.sc.Controllers[c].pods, int32(i))
+			continue
+		}
 		if p.Owner == nil {
 			continue
 		}
@@ -123,25 +139,68 @@ func (b *builder) controller(s *schema.Controller) error {
 	if p.ResourceClaims, _, err = b.podClaims(&spec, where); err != nil {
 		return err
 	}
+	rt, err := b.controllerRunTime(&spec, where, s.KeepRunning)
+	if err != nil {
+		return err
+	}
+	c := Controller{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Source: Source{File: s.File, Line: s.Line, Path: s.Object},
+		workload: controllers.Workload{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Template: p,
+			Replicas: s.Replicas, OrdinalStart: s.OrdinalStart, Job: s.Job, Of: s.Of, Role: s.Role, Exclusive: s.Exclusive,
+			After: s.After, Stops: s.Stops}}
+	c.workload.RunTime = rt
+	if s.Set != nil {
+		if c.workload.Set, err = b.podSet(s); err != nil {
+			return err
+		}
+	}
+	b.sc.Controllers = append(b.sc.Controllers, c)
+	return nil
+}
+
+// controllerRunTime is the run time of a controller's pods made from the
+// template spec: its duration, else the run's default; nil for none.
+func (b *builder) controllerRunTime(spec *schema.Pod, where string, keepRunning bool) (func(cluster.PodKey, int) time.Duration, error) {
 	rt := b.opts.runTime
-	if s.KeepRunning {
+	if keepRunning {
 		rt = RunTime{}
 	}
 	if spec.Duration != "" {
 		d, err := parseTime(spec.Duration)
 		if err != nil {
-			return b.fail(spec.Line, where+".duration", err)
+			return nil, b.fail(spec.Line, where+".duration", err)
 		}
 		rt = FixedRunTime(d)
 	}
-	c := Controller{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Source: Source{File: s.File, Line: s.Line, Path: s.Object},
-		workload: controllers.Workload{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Template: p,
-			Replicas: s.Replicas, OrdinalStart: s.OrdinalStart, Job: s.Job, Of: s.Of, Role: s.Role, Exclusive: s.Exclusive}}
-	if !rt.IsZero() {
-		c.workload.RunTime = func(key cluster.PodKey, n int) time.Duration { return rt.draw(string(key), n) }
+	if rt.IsZero() {
+		return nil, nil
 	}
-	b.sc.Controllers = append(b.sc.Controllers, c)
-	return nil
+	return func(key cluster.PodKey, n int) time.Duration { return rt.draw(string(key), n) }, nil
+}
+
+// podSet converts the templates of a set's controller, each checked as
+// the pods of the inputs are, with its run time.
+func (b *builder) podSet(s *schema.Controller) (*controllers.PodSet, error) {
+	set := *s.Set
+	set.Templates = make([]cluster.Pod, len(s.SetTemplates))
+	set.RunTimes = make([]func(cluster.PodKey, int) time.Duration, len(s.SetTemplates))
+	for i := range s.SetTemplates {
+		spec := s.SetTemplates[i]
+		b.cur = spec.Origin
+		where := b.entry(spec.Origin, "", 0, s.Name)
+		spec.Name = s.Name
+		p, err := b.podTemplate(&spec, where)
+		if err != nil {
+			return nil, err
+		}
+		if p.ResourceClaims, _, err = b.podClaims(&spec, where); err != nil {
+			return nil, err
+		}
+		set.Templates[i] = p
+		if set.RunTimes[i], err = b.controllerRunTime(&spec, where, false); err != nil {
+			return nil, err
+		}
+	}
+	return &set, nil
 }
 
 // newManager returns the controllers of the scenario's workloads for one

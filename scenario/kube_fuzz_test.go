@@ -73,6 +73,24 @@ func FuzzKubeObjects(f *testing.F) {
 		"  mpiReplicaSpecs: {Launcher: {template: {spec: {containers: [{name: l}]}}}, Worker: {replicas: 2, template: {spec: {containers: [{name: w}]}}}}}\n" +
 		"---\napiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: p}\nspec: {runPolicy: {schedulingPolicy: {}}, pytorchReplicaSpecs: {Master: {replicas: 1, template: {spec: {schedulerName: volcano, containers: [{name: pytorch}]}}},\n" +
 		"  Worker: {replicas: 2, restartPolicy: Never, template: {spec: {containers: [{name: pytorch}]}}}}}\n"))
+	// the kinds whose controllers keep lists of pods: a LeaderWorkerSet of
+	// subgroups and LeaderReady, a RayJob with its cluster and gang, a
+	// Volcano Job with policies and minSuccess
+	f.Add([]byte("apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l, annotations: {leaderworkerset.sigs.k8s.io/exclusive-topology: rack, " +
+		"leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology: kubernetes.io/hostname}}\n" +
+		"spec: {replicas: 2, startupPolicy: LeaderReady, leaderWorkerTemplate: {size: 5, restartPolicy: None, subGroupPolicy: {subGroupSize: 2},\n" +
+		"  leaderTemplate: {metadata: {annotations: {gangsim.io/duration: 5m}}, spec: {schedulerName: volcano, containers: [{name: c, resources: {requests: {cpu: 1}}}]}},\n" +
+		"  workerTemplate: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}}\n" +
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {rack: r1}}\nstatus: {allocatable: {cpu: \"4\"}}\n"))
+	f.Add([]byte("apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: j, labels: {ray.io/gang-scheduling-enabled: \"true\"}}\nspec: {shutdownAfterJobFinishes: true,\n" +
+		"  submitterPodTemplate: {metadata: {annotations: {gangsim.io/duration: 10m}}, spec: {containers: [{name: s}]}},\n" +
+		"  rayClusterSpec: {headGroupSpec: {rayStartParams: {}, template: {spec: {containers: [{name: h, resources: {requests: {cpu: 1}}}]}}},\n" +
+		"    workerGroupSpecs: [{groupName: g, replicas: 3, minReplicas: 1, maxReplicas: 2, numOfHosts: 2, rayStartParams: {}, template: {spec: {containers: [{name: w}]}}}]}}\n" +
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"4\"}}\n"))
+	f.Add([]byte("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: v, uid: u1}\nspec: {minAvailable: 2, minSuccess: 2, maxRetry: 2, policies: [{event: PodEvicted, action: RestartJob}],\n" +
+		"  tasks: [{name: ps, replicas: 1, policies: [{event: TaskCompleted, action: CompleteJob}], template: {metadata: {annotations: {gangsim.io/duration: 1m}}, spec: {containers: [{name: c}]}}},\n" +
+		"    {replicas: 2, minAvailable: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}]}\n" +
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"1\"}}\n"))
 	// every seed as kubectl's JSON List too, which is read item by item
 	for _, pattern := range []string{"testdata/kube/*.yaml", "testdata/kube/bad/*.yaml", "testdata/kube/samples/*", "testdata/kube/public-samples/*/*.yaml"} {
 		files, _ := filepath.Glob(pattern)

@@ -116,7 +116,7 @@ func loadBothWays(t *testing.T, name string, data []byte) (byItem, whole string)
 func TestKubectlListReadByItemAsWhole(t *testing.T) {
 	var files []string
 	for _, pattern := range []string{"testdata/kube/*.json", "testdata/kube/*.yaml", "testdata/kube/bad/*.yaml",
-		"testdata/kube/bad/*.json", "testdata/kube/samples/*.yaml"} {
+		"testdata/kube/bad/*.json", "testdata/kube/samples/*.yaml", "testdata/kube/public-samples/*/*.yaml"} {
 		m, err := filepath.Glob(pattern)
 		require.NoError(t, err)
 		files = append(files, m...)

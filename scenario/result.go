@@ -37,8 +37,9 @@ type Result struct {
 	// controller left them.
 	Jobs []JobResult `json:"jobs,omitempty"`
 	// Workloads are the workloads of the inputs that run others (JobSets,
-	// MPIJobs, PyTorchJobs; a TrainJob's JobSet), in input order, as
-	// their controller left them.
+	// MPIJobs, PyTorchJobs; a TrainJob's JobSet), then those that keep
+	// lists of pods (LeaderWorkerSets, RayClusters, Volcano Jobs), each in
+	// input order, as their controllers left them.
 	Workloads []WorkloadResult `json:"workloads,omitempty"`
 	// NodeGroups say what each node group did, in input order; absent
 	// without node groups.
@@ -104,15 +105,19 @@ type JobResult struct {
 	FinishedAt string `json:"finishedAt,omitempty"`
 }
 
-// WorkloadResult is where a workload that runs others stands: Running,
-// Completed (a JobSet) or Succeeded (an MPIJob, a PyTorchJob), Failed or
-// Suspended, why it finished, and its restarts.
+// WorkloadResult is where a workload that runs others, or keeps a list of
+// pods, stands at the end of the run: its status (Running; Completed for
+// a JobSet or a Volcano Job, Succeeded for an MPIJob or a PyTorchJob;
+// Failed, Suspended; a Volcano Job's Aborted or Terminated), why it
+// finished, how many times its controller restarted its pods (all of
+// them, or a group), and, for a list of pods, how many are still active.
 type WorkloadResult struct {
 	Kind       string `json:"kind"`
 	Name       string `json:"name"`
 	Status     string `json:"status"`
 	Reason     string `json:"reason,omitempty"`
 	Restarts   int    `json:"restarts,omitempty"`
+	Active     int    `json:"active,omitempty"`
 	FinishedAt string `json:"finishedAt,omitempty"`
 }
 
@@ -368,6 +373,10 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, m *controllers.Man
 				w.FinishedAt = p.FinishedAt.String()
 			}
 			res.Workloads = append(res.Workloads, w)
+		}
+		for _, st := range m.Sets() {
+			res.Workloads = append(res.Workloads, WorkloadResult{Kind: st.Kind, Name: cluster.MakePodKey(st.Namespace, st.Name).Display(),
+				Status: string(st.Phase), Restarts: st.Restarts, Active: st.Active})
 		}
 		for _, j := range res.Jobs {
 			switch controllers.JobState(j.Status) {

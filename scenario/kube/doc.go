@@ -21,9 +21,12 @@
 // controller would create that the inputs do not hold already; so do a
 // JobSet (jobset.go), a TrainJob with its runtime (trainjob.go, through
 // the JobSet it makes), an MPIJob and a PyTorchJob (kubeflow.go), which
-// record a parent controller and its children, and their gangs. A kind is
-// read only in its API group (lookupKind; ReadsKind tells a caller which
-// kinds are read): another group's kind of the same name is skipped. The
+// record a parent controller and its children, and their gangs; and so do
+// the kinds whose controllers keep lists of pods (sets.go): a
+// LeaderWorkerSet (lws.go), a RayCluster or RayJob (ray.go) and a Volcano
+// Job (volcano.go), with their gangs as PodGroups. A kind is read only in
+// its API group (lookupKind; ReadsKind tells a caller which kinds are
+// read): another group's kind of the same name is skipped. The
 // objects are decoded field for field as the API prints them (types.go):
 // a field Kubernetes does not have is an error, one without a meaning for
 // scheduling is skipped, one the simulator does not model is a warning.

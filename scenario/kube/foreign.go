@@ -15,6 +15,7 @@ import (
 var kubeForeignKinds = map[string]kubeKind{
 	pluginsGroup + " PodGroup": {[]string{pluginsGroup + "/v1alpha1"}, true, func() any { return new(pluginsPodGroup) }},
 	legacyGroup + " PodGroup":  {[]string{legacyGroup + "/v1alpha1"}, true, func() any { return new(pluginsPodGroup) }},
+	volcanoBatchGroup + " Job": {[]string{volcanoBatchGroup + "/v1alpha1"}, true, func() any { return new(volcanoJob) }},
 }
 
 // apiGroup is the group of an apiVersion ("" for the core group's "v1").

@@ -176,6 +176,14 @@ func (k *kubeImport) convert(d kubeDecoded) error {
 		return k.workloadV1(o, v)
 	case *pluginsPodGroup:
 		return k.pluginsPodGroup(o, v, f)
+	case *kubeLeaderWorkerSet:
+		return k.leaderWorkerSet(o, v, f)
+	case *kubeRayCluster:
+		return k.rayCluster(o, v, f)
+	case *kubeRayJob:
+		return k.rayJob(o, v, f)
+	case *volcanoJob:
+		return k.volcanoJob(o, v, f)
 	case *kubeSchedulerConfig:
 		return k.config(o, v, f)
 	case *kubeDeviceClass, *kubeResourceSlice, *kubeResourceClaim, *kubeResourceClaimTemplate:

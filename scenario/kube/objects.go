@@ -169,6 +169,9 @@ var kubeKinds = map[string]kubeKind{
 	"ClusterTrainingRuntime":     {[]string{trainerVersion}, false, func() any { return new(kubeTrainingRuntime) }},
 	"MPIJob":                     {[]string{"kubeflow.org/v2beta1"}, true, func() any { return new(kubeMPIJob) }},
 	"PyTorchJob":                 {[]string{"kubeflow.org/v1"}, true, func() any { return new(kubePyTorchJob) }},
+	"LeaderWorkerSet":            {[]string{"leaderworkerset.x-k8s.io/v1"}, true, func() any { return new(kubeLeaderWorkerSet) }},
+	"RayCluster":                 {[]string{"ray.io/v1"}, true, func() any { return new(kubeRayCluster) }},
+	"RayJob":                     {[]string{"ray.io/v1"}, true, func() any { return new(kubeRayJob) }},
 }
 
 // IsDocument reports whether a document is a Kubernetes object (or a List

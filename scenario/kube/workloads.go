@@ -137,7 +137,7 @@ func templateHash(o *Object) string {
 		}
 		h.Write([]byte("]"))
 	}
-	if t := schema.MapValue(schema.MapValue(o.node, "spec"), "template"); t != nil {
+	if t := schema.MapValue(schema.MapValue(o.node, "spec"), templateField(o.kind)); t != nil {
 		walk(t)
 	}
 	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
@@ -146,6 +146,15 @@ func templateHash(o *Object) string {
 		out[i] = alphabet[int(c)%len(alphabet)]
 	}
 	return string(out)
+}
+
+// templateField is the field of a kind's spec that holds its pod
+// templates, whose hash names a revision.
+func templateField(kind string) string {
+	if kind == "LeaderWorkerSet" {
+		return "leaderWorkerTemplate"
+	}
+	return "template"
 }
 
 // replicas reads a replica count (nil: 1).

@@ -9,7 +9,7 @@ import "github.com/gangsim/gangsim/controllers"
 // its pods going by the same rules (package controllers). It is not
 // part of the file format: the importer writes it, the builder reads it.
 type Controller struct {
-	Kind      string // Job, ReplicaSet, StatefulSet or DaemonSet
+	Kind      string // a controllers.Kind...: Job, ReplicaSet, StatefulSet, DaemonSet, or a PodSet's kind
 	Namespace string
 	Name      string
 	Object    string // the object it comes from, as messages name it: "Deployment shop/web"
@@ -35,6 +35,15 @@ type Controller struct {
 	// template gives a run time (an MPIJob's workers, which serve ssh):
 	// the run's default run time is not theirs.
 	KeepRunning bool
+	// Set is the rules of a LeaderWorkerSet, RayCluster or Volcano Job:
+	// its members and their restarts; its templates are SetTemplates,
+	// entries the builder converts as it converts Template (Set.Templates
+	// is left nil). Template is the first of them.
+	Set          *controllers.PodSet
+	SetTemplates []Pod
+	// After and Stops link the workload to another of its namespace
+	// (controllers.Workload): a RayJob's submitter and its RayCluster.
+	After, Stops *controllers.WorkloadRef
 }
 
 // PodLabels are the labels of the pod named name the controller makes
