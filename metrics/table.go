@@ -26,6 +26,9 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		name = "run"
 	}
 	p("%s: simulated %v to %v, %d nodes at the end\n\n", name, Round(rep.Start), Round(rep.End), rep.Nodes)
+	for _, n := range rep.Notices {
+		p("NOTE: %s\n\n", n)
+	}
 	rep.resourceTable(p)
 	rep.deviceTable(p)
 	rep.podTable(p)

@@ -216,6 +216,7 @@ func parseFiles(files []File, name string, ws *warnings, own bool, opts ...Optio
 		return nil, err
 	}
 	b.sc.Warnings = ws.list()
+	b.sc.Skipped = ws.skippedList()
 	return b.sc, nil
 }
 

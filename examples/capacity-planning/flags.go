@@ -21,6 +21,9 @@ type config struct {
 	workers    int
 	each       bool
 	quiet      bool
+	// allowSkipped: exit 0 even when the inputs hold objects that make
+	// pods the simulator does not read (exit 3 otherwise)
+	allowSkipped bool
 
 	addLike     string
 	addLikeRack string
@@ -96,6 +99,11 @@ Sweeps beyond one machine (with -variant):
                          the worker's requests and limits (default 1 cpu, 1Gi,
                          no cpu limit, memory limited to its request)
 
+Exit status: 0; 1 for an invalid input (or one that makes no pod), 2 for a
+misuse of the flags, 3 when the inputs hold objects that make pods the
+simulator does not read (a JobSet, a RayCluster...): the run is reported
+without their pods, and the summary says how many (-allow-skipped: 0).
+
 Long work prints its progress on standard error: a line rewritten every 2s
 on a terminal, a line every 5s elsewhere; -quiet prints none.
 
@@ -115,6 +123,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	domains := fs.String("domains", "topology.kubernetes.io/zone,rack", "node label keys whose domains are reported, comma-separated")
 	fs.IntVar(&c.workers, "workers", 0, "simulations at once (0: one per CPU)")
 	fs.BoolVar(&c.each, "each", false, "simulate each input (file or folder) on its own and compare them side by side")
+	fs.BoolVar(&c.allowSkipped, "allow-skipped", false, "exit 0 even when the inputs hold objects that make pods the simulator does not read (exit 3 otherwise)")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress lines on standard error (warnings and errors still go there)")
 	fs.StringVar(&c.addLike, "add-like", "", "fewest nodes like this node to add")
 	fs.StringVar(&c.addLikeRack, "add-like-rack", "", "fewest racks like this rack to add")

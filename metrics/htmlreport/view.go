@@ -16,6 +16,7 @@ type view struct {
 	Title, Name   string
 	Span, Nodes   string
 	Instant       string // the note of a report of one instant; "" otherwise
+	Notices       []string
 	CSP           string
 	Script        template.JS
 	FontFaces     template.CSS
@@ -113,6 +114,7 @@ func newView(in Input) (*view, error) {
 		v.Instant = fmt.Sprintf("The run is one instant (%v): nothing ended or arrived after it, as for a cluster read as it stands. "+
 			"Every value is the one at that instant, and the figures mark it.", metrics.Round(rep.End))
 	}
+	v.Notices = rep.Notices
 	v.Warnings = append(append(v.Warnings, rep.Warnings...), in.Warnings...)
 	figs, faces, err := figures(rep)
 	if err != nil {

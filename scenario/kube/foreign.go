@@ -1,6 +1,9 @@
 package kube
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Kinds of other projects found in clusters: scheduler-plugins' PodGroup
 // shares its kind's name with Kubernetes' own and is told apart by its API
@@ -29,6 +32,9 @@ func lookupKind(apiVersion, kind string) (kubeKind, bool) {
 		return k, true
 	}
 	k, ok := kubeKinds[kind]
+	if ok && strings.Contains(apiGroup(apiVersion), ".") && !slices.ContainsFunc(k.versions, func(v string) bool { return apiGroup(v) == apiGroup(apiVersion) }) {
+		return kubeKind{}, false // another project's kind of the same name (Volcano's Job): not read
+	}
 	return k, ok
 }
 

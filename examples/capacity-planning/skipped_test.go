@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// gpuFolder writes a folder as GPU users have one: a node, a Deployment
+// of two pods of 1 GPU, and a JobSet and a LeaderWorkerSet the simulator
+// does not read (2 x 4 and 2 x 2 pods: 12 missing).
+func gpuFolder(t *testing.T, withPods bool) string {
+	dir := t.TempDir()
+	files := map[string]string{
+		"node.yaml": "apiVersion: v1\nkind: Node\nmetadata: {name: gpu-0}\nstatus: {allocatable: {cpu: \"64\", memory: 256Gi, nvidia.com/gpu: \"8\", pods: \"110\"}}\n",
+		"jobset.yaml": "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: train}\nspec:\n  replicatedJobs:\n" +
+			"    - {name: w, replicas: 2, template: {spec: {parallelism: 4, template: {spec: {containers: [{name: c}]}}}}}\n",
+		"lws.yaml": "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: vllm}\nspec: {replicas: 2, leaderWorkerTemplate: {size: 2}}\n",
+		"svc.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n",
+	}
+	if withPods {
+		files["web.yaml"] = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n" +
+			"  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: \"1\"}}}]}\n"
+	}
+	for name, text := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	return dir
+}
+
+// Skipped workloads are said in the summary, listed in report.json, and
+// end the command with exit 3, which -allow-skipped turns into 0.
+func TestSkippedWorkloadsExit3(t *testing.T) {
+	dir, out := gpuFolder(t, true), t.TempDir()
+	stdout, stderr, code := runCommand(t, nil, "-out", out, "-quiet", dir)
+	require.Equal(t, 3, code, stderr)
+	note := "2 objects that make pods were skipped, not read by the simulator (JobSet 1, LeaderWorkerSet 1): 12 pods missing from the figures."
+	assert.Contains(t, stdout, "NOTE: "+note)
+	assert.Contains(t, stderr, "exit 3: 2 objects that make pods were skipped")
+	assert.Contains(t, stderr, "-allow-skipped")
+	var rep struct {
+		Notices []string `json:"notices"`
+		Skipped []struct {
+			Kind    string `json:"kind"`
+			Objects int    `json:"objects"`
+			Pods    int    `json:"pods"`
+		} `json:"skipped"`
+	}
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &rep))
+	require.Len(t, rep.Skipped, 2)
+	assert.Equal(t, 8, rep.Skipped[0].Pods)
+	assert.Equal(t, 4, rep.Skipped[1].Pods)
+	assert.Equal(t, note, rep.Notices[0])
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "12 pods missing from the figures")
+
+	// a question too, and -allow-skipped accepts it
+	_, stderr, code = runCommand(t, nil, "-add-like", "gpu-0", "-quiet", dir)
+	assert.Equal(t, 3, code, stderr)
+	_, stderr, code = runCommand(t, nil, "-out", "", "-allow-skipped", "-quiet", dir)
+	assert.Equal(t, 0, code, stderr)
+}
+
+// A folder that gives no pod at all is an error, which names what was
+// skipped, not a report of zeros.
+func TestNoPodIsAnError(t *testing.T) {
+	dir := gpuFolder(t, false)
+	_, stderr, code := runCommand(t, nil, "-out", "", "-quiet", dir)
+	require.Equal(t, 1, code)
+	assert.Contains(t, stderr, "invalid scenario: "+dir+": the inputs make no pod, so there is nothing to simulate; "+
+		"2 objects that make pods were skipped, not read by the simulator (JobSet 1, LeaderWorkerSet 1): 12 pods not simulated")
+}
+
+// A run in which no pod has a run time says that nothing ends, that the
+// waits mean nothing, and how to give run times; with -duration it does
+// not.
+func TestNoRunTimesNotice(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "forever.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"4\"}}\n---\n"+
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: p}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: p}}\n"+
+		"  template:\n    metadata: {labels: {app: p}}\n    spec: {containers: [{name: c, resources: {requests: {cpu: \"3\"}}}]}\n"), 0o644))
+	stdout, stderr, code := runCommand(t, nil, "-out", "", "-quiet", file)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "NOTE: No pod has a run time, so nothing ends")
+	assert.Contains(t, stdout, "waits are not meaningful")
+	assert.Contains(t, stdout, "-duration 30m")
+	stdout, stderr, code = runCommand(t, nil, "-out", "", "-quiet", "-duration", "1h", file)
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stdout, "NOTE:")
+}
