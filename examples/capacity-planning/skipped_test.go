@@ -95,3 +95,18 @@ func TestNoRunTimesNotice(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.NotContains(t, stdout, "NOTE:")
 }
+
+// A folder's mistakes are reported at once, one line each, and the
+// command exits 1.
+func TestFolderErrorsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	for i, text := range []string{
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, resources: {requests: {memroy: 1Gi}}}]}\n",
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: -1}\n",
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, string(rune('a'+i))+".yaml"), []byte(text), 0o644))
+	}
+	_, stderr, code := runCommand(t, nil, "-out", "", "-quiet", dir)
+	require.Equal(t, 1, code)
+	assert.Regexp(t, `^invalid scenario: \S+/a.yaml: line 4: Pod default/a: .*memroy.*\ninvalid scenario: \S+/b.yaml: line 4: Deployment default/web: spec.replicas: -1 is negative\n$`, stderr)
+}
