@@ -217,7 +217,7 @@ func (v *view) preemptions(rep *metrics.Report) {
 func (v *view) domains(rep *metrics.Report) {
 	var names []cluster.ResourceName
 	for _, r := range rep.Resources {
-		if r.Resource != cluster.ResourcePods {
+		if r.Resource != cluster.ResourcePods && !strings.HasPrefix(string(r.Resource), metrics.DRAPrefix) { // devices have no domains
 			names = append(names, r.Resource)
 			v.DomainHeader = append(v.DomainHeader, string(r.Resource))
 		}

@@ -42,7 +42,7 @@ func Allocation(rep *metrics.Report) (f Figure, ok bool) {
 		p := timePlot(rep, fmt.Sprintf("%s (%s)", r.Resource, r.Unit))
 		top := 0.0
 		for i, m := range []string{"allocated", "capacity", "fragmented"} {
-			pts := steps(rep, find(rep, m+" "+string(r.Resource)))
+			pts := steps(rep, find(rep, seriesOf(r.Resource, m)))
 			addLine(p, legends[m], pts, i, i)
 			top = max(top, maxY(pts))
 		}
@@ -54,6 +54,17 @@ func Allocation(rep *metrics.Report) (f Figure, ok bool) {
 	}
 	f.Panels[0].Title.Text = "Allocation " + overTime(rep) + ": " + name(rep)
 	return f, true
+}
+
+// seriesOf names the series of a resource's metric (allocated, capacity,
+// fragmented): "allocated cpu"; for GPUs served through DRA, the device
+// series of their class ("class=gpu.nvidia.com allocated device
+// capacity").
+func seriesOf(r cluster.ResourceName, metric string) string {
+	if !strings.HasPrefix(string(r), metrics.DRAPrefix) {
+		return metric + " " + string(r)
+	}
+	return string(r) + " " + map[string]string{"allocated": "allocated device capacity", "capacity": "devices", "fragmented": "fragmented devices"}[metric]
 }
 
 // Pending returns the figure of pending pods and pending groups over time.
