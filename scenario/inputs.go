@@ -216,6 +216,9 @@ func parseFiles(files []File, name string, ws *warnings, own bool, opts ...Optio
 	if err := b.build(ins); err != nil {
 		return nil, err
 	}
+	if err := b.extendedResourceToleration(ins); err != nil {
+		return nil, err
+	}
 	b.sc.Warnings = ws.list()
 	b.sc.Skipped = ws.skippedList()
 	return b.sc, nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gangsim/gangsim/examples/internal/cli"
 	"github.com/gangsim/gangsim/scenario"
 	"github.com/gangsim/gangsim/whatif"
 )
@@ -44,6 +45,8 @@ type config struct {
 	merge       string
 
 	runTime scenario.RunTime // -duration
+	// admission are the load options of -extended-resource-toleration
+	admission func() []scenario.Option
 }
 
 // variantFlags collects repeated -variant flags.
@@ -141,6 +144,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	c.job.flags(fs)
 	fs.BoolVar(&c.sweepWorker, "sweep-worker", false, "run the -variant numbered $JOB_COMPLETION_INDEX")
 	fs.StringVar(&c.merge, "merge", "", "merge sweep lines from this file (- for standard input)")
+	c.admission = cli.ExtendedResourceToleration(fs)
 	fs.Func("duration", "run time of Kubernetes objects' pods without the gangsim.io/duration annotation: 30m, or {exponential: 20m, max: 2h}",
 		func(s string) (err error) { c.runTime, err = scenario.ParseRunTime(s); return err })
 	if err := fs.Parse(args); err != nil {

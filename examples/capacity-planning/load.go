@@ -61,7 +61,7 @@ func (a *app) loadQuietly() (*scenario.Scenario, error) {
 
 // loadOptions are the scenario options the flags ask for.
 func (a *app) loadOptions() []scenario.Option {
-	return []scenario.Option{scenario.WithDefaultDuration(a.cfg.runTime)}
+	return append([]scenario.Option{scenario.WithDefaultDuration(a.cfg.runTime)}, a.cfg.admission()...)
 }
 
 // displayName shortens a scenario's name for tables and folders: the

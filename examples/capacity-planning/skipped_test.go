@@ -110,3 +110,29 @@ func TestFolderErrorsAtOnce(t *testing.T) {
 	require.Equal(t, 1, code)
 	assert.Regexp(t, `^invalid scenario: \S+/a.yaml: line 4: Pod default/a: .*memroy.*\ninvalid scenario: \S+/b.yaml: line 4: Deployment default/web: spec.replicas: -1 is negative\n$`, stderr)
 }
+
+// A GKE node dump turns ExtendedResourceToleration on: the GPU pods run on
+// the tainted GPU node; -extended-resource-toleration=false turns it off,
+// and a warning says why the pods stay pending.
+func TestGKEExtendedResourceToleration(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "gke.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`apiVersion: v1
+kind: Node
+metadata: {name: gke-gpu-0, labels: {cloud.google.com/gke-nodepool: gpu-pool}}
+spec: {taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]}
+status: {allocatable: {cpu: "16", memory: 64Gi, nvidia.com/gpu: "4", pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: infer}
+spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: "1"}}}]}
+`), 0o644))
+	stdout, stderr, code := runCommand(t, nil, "-out", "", "-quiet", file)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "1 arrived, 1 placed")
+	assert.Contains(t, stderr, "ExtendedResourceToleration admission is on")
+	stdout, stderr, code = runCommand(t, nil, "-out", "", "-quiet", "-extended-resource-toleration=false", file)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "1 arrived, 0 placed")
+	assert.Contains(t, stderr, "warning: Pod spec.tolerations: does not tolerate the taint of the extended resource it requests (nvidia.com/gpu)")
+}
