@@ -51,6 +51,11 @@ func FuzzKubeObjects(f *testing.F) {
 		"---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec: {replicas: 2, podManagementPolicy: Parallel, selector: {matchLabels: {a: b}},\n" +
 		"  template: {metadata: {labels: {a: b}, annotations: {gangsim.io/duration: 5m}}, spec: {containers: [{name: c}]}}}\n" +
 		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"1\"}}\n"))
+	// kinds that make pods, skipped and counted (their specs read loosely)
+	f.Add([]byte(skippedKinds))
+	f.Add([]byte("apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: r}\nspec: {rayClusterSpec: {workerGroupSpecs: [{replicas: x, numOfHosts: [1]}]}, submissionMode: HTTPMode}\n"))
+	// an admission section, and a GKE node that turns the admission on
+	f.Add([]byte("admission: {extendedResourceToleration: true}\nnodes: [{name: n, labels: {cloud.google.com/gke-nodepool: p}, allocatable: {cpu: \"1\"}}]\n"))
 	// every seed as kubectl's JSON List too, which is read item by item
 	for _, pattern := range []string{"testdata/kube/*.yaml", "testdata/kube/bad/*.yaml", "testdata/kube/samples/*"} {
 		files, _ := filepath.Glob(pattern)
