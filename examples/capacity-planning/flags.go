@@ -47,6 +47,9 @@ type config struct {
 	runTime scenario.RunTime // -duration
 	// admission are the load options of -extended-resource-toleration
 	admission func() []scenario.Option
+	// loadArgs are the flags that change how the inputs load (-duration,
+	// -extended-resource-toleration) as given, for a sweep's workers
+	loadArgs []string
 }
 
 // variantFlags collects repeated -variant flags.
@@ -146,7 +149,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.merge, "merge", "", "merge sweep lines from this file (- for standard input)")
 	c.admission = cli.ExtendedResourceToleration(fs)
 	fs.Func("duration", "run time of Kubernetes objects' pods without the gangsim.io/duration annotation: 30m, or {exponential: 20m, max: 2h}",
-		func(s string) (err error) { c.runTime, err = scenario.ParseRunTime(s); return err })
+		func(s string) (err error) {
+			c.runTime, err = scenario.ParseRunTime(s)
+			c.loadArgs = append(c.loadArgs, "-duration", s)
+			return err
+		})
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return nil, err
@@ -154,7 +161,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	c.files = fs.Args()
-	fs.Visit(func(f *flag.Flag) { c.outGiven = c.outGiven || f.Name == "out" })
+	fs.Visit(func(f *flag.Flag) {
+		c.outGiven = c.outGiven || f.Name == "out"
+		if f.Name == "extended-resource-toleration" {
+			c.loadArgs = append(c.loadArgs, "-"+f.Name+"="+f.Value.String())
+		}
+	})
 	for _, k := range strings.Split(*domains, ",") {
 		if k = strings.TrimSpace(k); k != "" {
 			c.domainKeys = append(c.domainKeys, k)

@@ -136,3 +136,17 @@ spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: "1"}}}]}
 	assert.Contains(t, stdout, "1 arrived, 0 placed")
 	assert.Contains(t, stderr, "warning: Pod spec.tolerations: does not tolerate the taint of the extended resource it requests (nvidia.com/gpu)")
 }
+
+// A sweep's workers load the inputs as the command that wrote the Job:
+// with its -duration and -extended-resource-toleration.
+func TestSweepWorkersLoadAlike(t *testing.T) {
+	job := filepath.Join(t.TempDir(), "job.yaml")
+	_, stderr, code := runCommand(t, nil, "-write-job", job, "-job-image", "i", "-duration", "30m", "-extended-resource-toleration=false",
+		"-variant", "base", "-variant", "add:g01-0:1", "testdata/training.yaml")
+	require.Equal(t, 0, code, stderr)
+	data, err := os.ReadFile(job)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "- -duration\n")
+	assert.Contains(t, string(data), "- 30m\n")
+	assert.Contains(t, string(data), "- -extended-resource-toleration=false\n")
+}
