@@ -73,8 +73,12 @@ func SkippedNote(ss []SkippedWorkload) string {
 	case uncounted > 0:
 		missing = fmt.Sprintf("at least %s missing from the figures, and those of %s that do not say how many", plural(pods, "pod"), plural(uncounted, "object"))
 	}
-	return fmt.Sprintf("%s that make pods %s skipped, not read by the simulator (%s): %s",
-		plural(objects, "object"), wasWere(objects), strings.Join(kinds, ", "), missing)
+	verbs := "make pods were"
+	if objects == 1 {
+		verbs = "makes pods was"
+	}
+	return fmt.Sprintf("%s that %s skipped, not read by the simulator (%s): %s",
+		plural(objects, "object"), verbs, strings.Join(kinds, ", "), missing)
 }
 
 func plural(n int, what string) string {
@@ -84,12 +88,6 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-func wasWere(n int) string {
-	if n == 1 {
-		return "was"
-	}
-	return "were"
-}
 
 // warnings collects warnings; list returns them in a stable order.
 type warnings struct {
