@@ -150,3 +150,12 @@ func TestSweepWorkersLoadAlike(t *testing.T) {
 	assert.Contains(t, string(data), "- 30m\n")
 	assert.Contains(t, string(data), "- -extended-resource-toleration=false\n")
 }
+
+// An answer asked of inputs with skipped workloads cautions that its runs
+// lack their pods.
+func TestAnswerCautionsSkipped(t *testing.T) {
+	stdout, stderr, code := runCommand(t, nil, "-add-like", "gpu-0", "-quiet", gpuFolder(t, true))
+	require.Equal(t, 3, code, stderr)
+	assert.Contains(t, stdout, "Caution: 2 objects that make pods were skipped, not read by the simulator (JobSet 1, LeaderWorkerSet 1): "+
+		"12 pods missing from the figures; every run, and so the answer, leaves them out.")
+}
