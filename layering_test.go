@@ -36,7 +36,7 @@ var allowedImports = map[string][]string{
 	// the built-in plugins, on the public plugin API (see TestPluginFolders)
 	"plugins": {"cluster", "podgroup", "framework", "preemption", "dra"},
 	// the user layer reads the engine; the engine never imports it
-	"scenario": {"", "cluster", "podgroup", "framework", "placement", "preemption", "plugins", "autoscaler", "controllers"},
+	"scenario": {"", "cluster", "podgroup", "framework", "placement", "preemption", "plugins", "autoscaler", "controllers", "admission"},
 	// importers build scenarios
 	"trace": {"", "cluster", "podgroup", "scenario"},
 	// metrics reads the event stream alone (its plots sub-package too)

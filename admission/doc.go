@@ -5,7 +5,10 @@
 // (LimitRanger), and ResourceQuota refuses it when its namespace's quotas
 // leave no room (Quotas, which also keep each quota's usage as pods are
 // created and end). A pod refused is never created: the verdict is a
-// *RejectedError with the API server's message.
+// *RejectedError with the API server's message. ExtendedResourceToleration,
+// a plugin GKE turns on, gives a pod requesting an extended resource the
+// toleration of the taint of that name; the scenario applies it when the
+// cluster runs it.
 //
 // Values in, verdicts out: the package reads pods, groups and priority
 // classes (cluster, podgroup) and knows nothing of the scheduler; the

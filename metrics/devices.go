@@ -43,6 +43,10 @@ const unit = 1000
 // their classes.
 const modelAttribute = "model"
 
+// productAttribute is the attribute taken for the model when a device has
+// no model attribute.
+const productAttribute = "productName"
+
 // devices follows the nodes' devices and the claims allocated on them.
 // The inventory of a node (its slices, the classes selecting each device)
 // is read from the source when the node is added or updated, at the end
@@ -291,7 +295,9 @@ func (dv *devices) addDevice(nd *nodeDevices, s *cluster.ResourceSlice, d *clust
 			dev.groups = append(dev.groups, dv.group(groupID{"class", c.Name}))
 		}
 	}
-	dev.groups = append(dev.groups, dv.group(groupID{"model", model(s.Driver, d)}))
+	if m := model(s.Driver, d); m != "" { // a device without one is in its classes only
+		dev.groups = append(dev.groups, dv.group(groupID{"model", m}))
+	}
 	for _, g := range dev.groups {
 		g.total.cur++
 	}
@@ -317,12 +323,19 @@ func (dv *devices) selects(c *cluster.DeviceClass, driver string, d *cluster.Dev
 	return true
 }
 
-// model is a device's model attribute ("model" or "<driver>/model"), ""
-// without one.
+// model is a device's model: its attribute model (or <driver>/model),
+// else productName (or <driver>/productName), which NVIDIA's DRA driver
+// publishes ("NVIDIA H100 80GB HBM3"); "" without either.
 func model(driver string, d *cluster.Device) string {
-	a, ok := d.Attributes[modelAttribute]
-	if !ok {
-		a, ok = d.Attributes[cluster.QualifiedName(driver+"/"+modelAttribute)]
+	var a cluster.DeviceAttribute
+	ok := false
+	for _, name := range []string{modelAttribute, productAttribute} {
+		if a, ok = d.Attributes[cluster.QualifiedName(name)]; ok {
+			break
+		}
+		if a, ok = d.Attributes[cluster.QualifiedName(driver+"/"+name)]; ok {
+			break
+		}
 	}
 	switch {
 	case !ok:

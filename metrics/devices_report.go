@@ -3,6 +3,9 @@ package metrics
 import (
 	"cmp"
 	"slices"
+	"strings"
+
+	"github.com/gangsim/gangsim/cluster"
 )
 
 // DeviceSummary is one group of devices over the run: the devices a
@@ -89,6 +92,58 @@ func (r *Recorder) deviceSummaries(rep *Report) {
 			deviceSeries(label, "device fragmentation", "%", &cf.ratio, ratioScale),
 			deviceSeries(label, "fragmented devices", "devices", &cf.frag, unit))
 	}
+	r.gpuResources(rep, groups)
+}
+
+// DRAPrefix begins the name of a resource row of GPUs served through
+// Dynamic Resource Allocation: "class=" and the device class.
+const DRAPrefix = "class="
+
+// gpuResources adds to the resources a row for each class of GPUs served
+// through Dynamic Resource Allocation (gpuClass), before pods, so that
+// the GPUs a device plugin would count as nvidia.com/gpu show as GPUs too:
+// capacity the class's devices, allocated the part of them the claims
+// take (a shared GPU's share), utilisation and unit-hours from those, and
+// fragmented the class's device fragmentation.
+func (r *Recorder) gpuResources(rep *Report, groups []*deviceGroup) {
+	ext := map[string]cluster.ResourceName{}
+	if r.dev.src != nil {
+		for c := range r.dev.src.DeviceClasses() {
+			ext[c.Name] = c.ExtendedResourceName
+		}
+	}
+	var rows []ResourceSummary
+	for _, g := range groups {
+		if g.id.by != "class" || !gpuClass(g.id.name, ext[g.id.name]) {
+			continue
+		}
+		tot := g.total.stats(rep.Start, rep.End)
+		capa := g.capacity.stats(rep.Start, rep.End)
+		row := ResourceSummary{Resource: cluster.ResourceName(DRAPrefix + g.id.name), Unit: "GPUs", Capacity: tot.mean,
+			Allocated: capa.mean / unit, AllocatedPeak: float64(capa.peak) / unit, AllocatedHours: capa.integral / unit / 3600,
+			Utilization: share(capa, tot, unit)}
+		if i := slices.IndexFunc(rep.DeviceFragmentation, func(f DeviceFragmentation) bool { return f.Class == g.id.name }); i >= 0 {
+			row.Fragmented, row.FragmentedPeak = rep.DeviceFragmentation[i].Fragmented, rep.DeviceFragmentation[i].FragmentedPeak
+		}
+		rows = append(rows, row)
+	}
+	at := slices.IndexFunc(rep.Resources, func(s ResourceSummary) bool { return s.Resource == cluster.ResourcePods })
+	if at < 0 {
+		at = len(rep.Resources)
+	}
+	rep.Resources = slices.Insert(rep.Resources, at, rows...)
+}
+
+// gpuClass reports whether a device class is one of GPUs: a word of its
+// name is "gpu" (gpu.nvidia.com, gpu.amd.com, gpu.example.com), or the
+// extended resource it serves is reported in GPUs (Unit).
+func gpuClass(name string, ext cluster.ResourceName) bool {
+	words := strings.FieldsFunc(strings.ToLower(name), func(c rune) bool { return c == '.' || c == '-' })
+	if slices.Contains(words, "gpu") {
+		return true
+	}
+	unit, _ := Unit(ext)
+	return ext != "" && unit == "GPUs"
 }
 
 // deviceSeries converts a device track: "class=gpu allocated devices".

@@ -2,6 +2,7 @@ package metrics_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -207,5 +208,50 @@ func ExampleRecorder_Attach() {
 	}
 	// Output:
 	// class="gpu": 2 devices, 0.5 allocated on average, 1 at the peak
-	// model="": 2 devices, 0.5 allocated on average, 1 at the peak
+}
+
+// GPUs served through DRA are GPUs in the resource table, before pods:
+// capacity from the devices, allocated from the claims. By hand: one of
+// two GPUs held for the first of two hours: 0.5 on average, 1 GPU-hour,
+// 25%. A class of other devices has no row. Devices are grouped by
+// their model, or NVIDIA's productName; one with neither is in its
+// classes only, never under an empty model.
+func TestDRAGPUsInTheResourceTable(t *testing.T) {
+	rec := metrics.NewRecorder(metrics.Options{})
+	s, err := gangsim.New(gangsim.Config{}, rec.Attach())
+	require.NoError(t, err)
+	require.NoError(t, s.AddDeviceClass(cluster.DeviceClass{Name: "gpu.nvidia.com", Selectors: []cluster.DeviceSelector{{CEL: `device.driver == "gpu.nvidia.com"`}}}))
+	require.NoError(t, s.AddDeviceClass(cluster.DeviceClass{Name: "fpga.example.com", Selectors: []cluster.DeviceSelector{{CEL: `device.driver == "fpga.example.com"`}}}))
+	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n1").CPU("16").Memory("64Gi").Obj()))
+	product := "NVIDIA H100 80GB HBM3"
+	require.NoError(t, s.AddResourceSlice(cluster.ResourceSlice{Name: "n1-gpus", Driver: "gpu.nvidia.com", Pool: cluster.ResourcePool{Name: "n1", SliceCount: 1},
+		NodeName: "n1", Devices: []cluster.Device{
+			{Name: "gpu-0", Attributes: map[cluster.QualifiedName]cluster.DeviceAttribute{"productName": {StringValue: &product}}},
+			{Name: "gpu-1", Attributes: map[cluster.QualifiedName]cluster.DeviceAttribute{"productName": {StringValue: &product}}}}}))
+	require.NoError(t, s.AddResourceSlice(cluster.ResourceSlice{Name: "n1-fpgas", Driver: "fpga.example.com", Pool: cluster.ResourcePool{Name: "n1-f", SliceCount: 1},
+		NodeName: "n1", Devices: []cluster.Device{{Name: "fpga-0"}}}))
+	require.NoError(t, s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "one", Spec: cluster.ResourceClaimSpec{
+		Requests: []cluster.DeviceRequest{{Name: "gpu", Exactly: &cluster.ExactDeviceRequest{DeviceClassName: "gpu.nvidia.com"}}}}}))
+	require.NoError(t, s.AddPod(gpuPod("train", "one"), time.Hour))
+	require.NoError(t, s.Run())
+	rep := rec.ReportUntil(2 * time.Hour)
+	var names []string
+	for _, r := range rep.Resources {
+		names = append(names, string(r.Resource)+" ("+r.Unit+")")
+	}
+	assert.Equal(t, []string{"cpu (cores)", "memory (GiB)", "class=gpu.nvidia.com (GPUs)", "pods (pods)"}, names)
+	gpu := rep.Resources[2]
+	assert.Equal(t, 2.0, gpu.Capacity)
+	assert.Equal(t, 0.5, gpu.Allocated)
+	assert.Equal(t, 1.0, gpu.AllocatedPeak)
+	assert.Equal(t, 1.0, gpu.AllocatedHours)
+	assert.Equal(t, 0.25, gpu.Utilization)
+	var groups []string
+	for _, d := range rep.Devices {
+		groups = append(groups, d.By+"="+d.Name)
+	}
+	assert.Equal(t, []string{"class=fpga.example.com", "class=gpu.nvidia.com", "model=NVIDIA H100 80GB HBM3"}, groups)
+	var table strings.Builder
+	require.NoError(t, rep.WriteTable(&table))
+	assert.Contains(t, table.String(), "class= rows are GPUs served through DRA")
 }

@@ -185,6 +185,11 @@ func TestWorkloadNames(t *testing.T) {
 		{cluster.Pod{Name: "train-5-3", PodGroup: "train-5"}, "train"},
 		{cluster.Pod{Name: "w-0", PodGroup: "workers"}, "workers"},
 		{cluster.Pod{Name: "web-5d4f9-x2b4z", Owner: &cluster.Owner{Kind: "ReplicaSet", Name: "web-5d4f9"}}, "ReplicaSet/web-5d4f9"},
+		// a Deployment's ReplicaSet: the pods carry its hash, the name ends in it
+		{cluster.Pod{Name: "web-5d4f9-0", Labels: map[string]string{"pod-template-hash": "5d4f9"},
+			Owner: &cluster.Owner{Kind: "ReplicaSet", Name: "web-5d4f9"}}, "Deployment/web"},
+		{cluster.Pod{Name: "r-0", Labels: map[string]string{"pod-template-hash": "abc"},
+			Owner: &cluster.Owner{Kind: "ReplicaSet", Name: "r"}}, "ReplicaSet/r"},
 		{cluster.Pod{Name: "db-0", Owner: &cluster.Owner{Kind: "StatefulSet", Name: "db"}, PodGroup: "g"}, "StatefulSet/db"},
 		{cluster.Pod{Namespace: "team-a", Name: "job-3", Owner: &cluster.Owner{Kind: "Job", Name: "train-7"}}, "team-a/Job/train-7"},
 		{cluster.Pod{Namespace: "default", Name: "x-1"}, "x"},

@@ -31,7 +31,17 @@ type jsonReport struct {
 	Pending       []jsonPending    `json:"pending,omitempty"`
 	PendingPods   []string         `json:"pendingPods,omitempty"`
 	Warnings      []string         `json:"warnings,omitempty"`
+	Notices       []string         `json:"notices,omitempty"`
+	Skipped       []jsonSkipped    `json:"skipped,omitempty"`
 	Autoscaling   *jsonAutoscaling `json:"autoscaling,omitempty"`
+}
+
+type jsonSkipped struct {
+	Kind      string `json:"kind"`
+	Objects   int    `json:"objects"`
+	Pods      int    `json:"pods"`
+	Uncounted int    `json:"uncountedObjects"`
+	First     string `json:"first"`
 }
 
 type jsonPending struct {
@@ -205,6 +215,10 @@ func (rep *Report) jsonForm(full bool) jsonReport {
 		j.Pods.WaitByWorkload = append(j.Pods.WaitByWorkload, jsonWorkloadWait{Workload: w.Workload, Wait: w.Wait.json(), Pending: w.Pending})
 	}
 	j.Warnings = rep.Warnings
+	j.Notices = rep.Notices
+	for _, sk := range rep.Skipped {
+		j.Skipped = append(j.Skipped, jsonSkipped(sk))
+	}
 	j.Autoscaling = rep.Autoscaling.json()
 	g := rep.Groups
 	j.Groups = jsonGroups{Arrived: g.Arrived, Placed: g.Placed, Unplaced: g.Unplaced, TimeToSchedule: g.TimeToSchedule.json()}

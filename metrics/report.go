@@ -48,9 +48,29 @@ type Report struct {
 	// Warnings are what the inputs hold that the simulation does not
 	// model, as the loader warned.
 	Warnings []string
+	// Notices say how to read the figures before anything else: what
+	// they leave out (workloads the inputs hold that were skipped) or
+	// what they cannot mean (waits, when no pod ever ends). The table
+	// prints them under its title, the JSON as notices, the HTML page at
+	// its top.
+	Notices []string
+	// Skipped are the objects of the inputs that make pods the simulation
+	// does not read, by kind: their pods are in none of the figures.
+	Skipped []SkippedWorkload
 	// Autoscaling is what the cluster autoscaler did (AddAutoscaling);
 	// nil without node groups.
 	Autoscaling *AutoscalingSummary
+}
+
+// SkippedWorkload is a kind of object of the inputs that makes pods and
+// was skipped: how many objects, the pods they would make as far as the
+// objects say, and how many do not say.
+type SkippedWorkload struct {
+	Kind      string
+	Objects   int
+	Pods      int
+	Uncounted int
+	First     string
 }
 
 // PodWait is one pod's wait from its arrival to its first binding.

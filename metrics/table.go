@@ -26,6 +26,9 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		name = "run"
 	}
 	p("%s: simulated %v to %v, %d nodes at the end\n\n", name, Round(rep.Start), Round(rep.End), rep.Nodes)
+	for _, n := range rep.Notices {
+		p("NOTE: %s\n\n", n)
+	}
 	rep.resourceTable(p)
 	rep.deviceTable(p)
 	rep.podTable(p)
@@ -46,7 +49,11 @@ func (rep *Report) resourceTable(p printer) {
 		p("%s (%s)\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Resource, r.Unit, num(r.Capacity), num(r.Allocated), num(r.AllocatedPeak),
 			pct(r.Utilization), num(r.Fragmented), num(r.FragmentedPeak))
 	}
-	p("(capacity, allocated and fragmented are time averages; utilisation is allocated over capacity)\n\n")
+	p("(capacity, allocated and fragmented are time averages; utilisation is allocated over capacity")
+	if slices.ContainsFunc(rep.Resources, func(r ResourceSummary) bool { return strings.HasPrefix(string(r.Resource), DRAPrefix) }) {
+		p("; %s rows are GPUs served through DRA, counted from their devices, fragmented as DEVICE FRAGMENTATION has it", DRAPrefix)
+	}
+	p(")\n\n")
 }
 
 // deviceTable lists the device groups and the classes' fragmentation;

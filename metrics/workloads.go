@@ -19,8 +19,11 @@ type WorkloadWait struct {
 }
 
 // Workload names the workload a pod belongs to, for the waits by
-// workload: its controller as "Kind/name" ("ReplicaSet/web-5d4f9",
-// "Job/train"), else its PodGroup's name, else its own name. A PodGroup's
+// workload: its controller as "Kind/name" ("Job/train",
+// "StatefulSet/db"), a Deployment's ReplicaSet as its Deployment
+// ("Deployment/web", not "ReplicaSet/web-5d4f9": the ReplicaSet's name is
+// the Deployment's and the hash its pods carry in pod-template-hash),
+// else its PodGroup's name, else its own name. A PodGroup's
 // or a pod's name ending in a number the scenario gave its copies (a
 // workload's replicas web-0, web-1, its gangs train-0, train-1, a count's
 // copies) counts without it, so that a scenario workload is one workload;
@@ -31,6 +34,9 @@ func Workload(p *cluster.Pod) string {
 	switch {
 	case p.Owner != nil && p.Owner.Name != "":
 		name = p.Owner.Kind + "/" + p.Owner.Name
+		if d, ok := deploymentOf(p); ok {
+			name = "Deployment/" + d
+		}
 	case p.PodGroup != "":
 		name = withoutCopyNumber(p.PodGroup)
 	default:
@@ -40,6 +46,18 @@ func Workload(p *cluster.Pod) string {
 		return p.Namespace + "/" + name
 	}
 	return name
+}
+
+// deploymentOf is the Deployment whose ReplicaSet owns p: a ReplicaSet
+// named <deployment>-<hash>, the hash the pod's pod-template-hash label
+// gives, as the Deployment controller names them.
+func deploymentOf(p *cluster.Pod) (string, bool) {
+	hash := p.Labels["pod-template-hash"]
+	if p.Owner.Kind != "ReplicaSet" || hash == "" {
+		return "", false
+	}
+	d, ok := strings.CutSuffix(p.Owner.Name, "-"+hash)
+	return d, ok && d != ""
 }
 
 // withoutCopyNumber drops a final "-N" (digits) from a name: "web-12"

@@ -98,17 +98,20 @@ func (b *builder) failf(line int, path, format string, args ...any) error {
 	return b.fail(line, path, fmt.Errorf(format, args...))
 }
 
-// build runs every step over every input file, in order.
+// build runs every step over every input file, in order. A step that
+// fails in a file goes on with the next files, so that each file's
+// error is reported (Errors); the build stops after that step.
 func (b *builder) build(ins []*input) error {
 	each := func(step func(*schema.File) error) func([]*input) error {
 		return func(ins []*input) error {
+			var errs schema.Errors
 			for _, in := range ins {
 				b.file, b.cur = in.name, nil
-				if err := step(in.spec); err != nil {
-					return err
+				if !errs.Add(step(in.spec)) {
+					break
 				}
 			}
-			return nil
+			return loadErrors(&errs)
 		}
 	}
 	steps := []func([]*input) error{each(b.config), each(b.priorityClasses), each(b.namespaces), each(b.admission), each(b.nodes),

@@ -20,6 +20,9 @@ type options struct {
 	limits      *Limits // nil: DefaultLimits
 	runTime     RunTime // WithDefaultDuration's
 	skipUnknown bool    // SkipUnknownPlugins
+	// extendedToleration is WithExtendedResourceToleration's (nil: the
+	// files' and the nodes' say)
+	extendedToleration *bool
 }
 
 // applyOptions applies a load's options.

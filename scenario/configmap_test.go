@@ -45,7 +45,7 @@ func TestConfigMapHoldsTheConfiguration(t *testing.T) {
 	sc, err = Parse("cm.yaml", []byte(other))
 	require.NoError(t, err)
 	require.Len(t, sc.Warnings, 1)
-	require.Equal(t, "ConfigMap: kind not modelled, objects skipped (1 object, first cm.yaml: ConfigMap app)", sc.Warnings[0].String())
+	require.Equal(t, "ConfigMap: a kind that never affects scheduling, objects skipped (1 object, first cm.yaml: ConfigMap app)", sc.Warnings[0].String())
 }
 
 // Errors inside the embedded configuration name the ConfigMap and its

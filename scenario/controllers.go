@@ -220,6 +220,9 @@ func (sc *Scenario) manager() *controllers.Manager {
 	for i := range sc.Controllers {
 		c := &sc.Controllers[i]
 		ws[i] = c.workload
+		if sc.ExtendedResourceToleration {
+			ws[i].Template = withExtendedTolerations(ws[i].Template)
+		}
 		ws[i].Pods = make([]*cluster.Pod, len(c.pods))
 		for k, at := range c.pods {
 			ws[i].Pods[k] = &sc.Pods[at].Pod

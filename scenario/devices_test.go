@@ -292,3 +292,28 @@ pods:
 		require.Equal(t, "a", p.Node, p.Name)
 	}
 }
+
+// The pods a workload makes from Kubernetes objects are given devices
+// through their claims (the importer reads them and the scheduler
+// allocates them), and the result lists each bound pod's devices. By
+// hand in the file: 3 inference pods of one GPU, bound to the end, and 2
+// training pods of two, which succeed after 1h and let theirs go.
+func TestKubeWorkloadsGetDevices(t *testing.T) {
+	sc, err := Load("../examples/capacity-planning/testdata/dra/cluster.yaml")
+	require.NoError(t, err)
+	res, err := sc.Run()
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for _, p := range res.Pods {
+		if p.Phase != "Bound" {
+			require.Empty(t, p.Claims, p.Name)
+			continue
+		}
+		require.Len(t, p.Claims["gpu"], 1, p.Name)
+		for _, d := range p.Claims["gpu"] {
+			require.False(t, seen[d], "%s given twice", d)
+			seen[d] = true
+		}
+	}
+	require.Len(t, seen, 3)
+}

@@ -181,31 +181,32 @@ func parseFiles(files []File, name string, ws *warnings, own bool, opts ...Optio
 	}
 	o := applyOptions(opts)
 	ins := make([]*input, 0, len(files))
+	var errs schema.Errors // every file's, reported at once (Errors)
 	for i, f := range files {
-		if size := int64(len(f.Data)); size > o.limits.FileSize {
-			return nil, fileTooLarge(f.Name, size, o.limits.FileSize)
-		}
-		data, err := gunzipped(f.Name, f.Data, o.limits.FileSize)
-		if err != nil {
-			return nil, err
-		}
-		in, err := readInput(f.Name, data, ws, o.limits)
-		if err != nil {
-			return nil, err
+		in, err := readFile(f, ws, o.limits)
+		if !errs.Add(err) {
+			break
 		}
 		if own {
 			files[i].Data = nil
 		}
-		ins = append(ins, in)
+		if err == nil {
+			ins = append(ins, in)
+		}
 	}
+	// the objects of the files that were read are imported even when
+	// another file was not: their mistakes are reported with its
 	t := schema.NewTally(o.limits.Nodes, o.limits.Pods)
-	if err := countEntries(t, ins); err != nil {
-		return nil, err
-	}
-	if hasObjects(ins) {
-		if err := importObjects(ins, &o, ws, t); err != nil {
+	if !errs.Stopped {
+		if err := countEntries(t, ins); err != nil {
 			return nil, err
 		}
+	}
+	if hasObjects(ins) && !errs.Stopped {
+		addAll(&errs, importObjects(ins, &o, ws, t))
+	}
+	if err := loadErrors(&errs); err != nil {
+		return nil, err
 	}
 	if err := checkDefinedOnce(ins); err != nil {
 		return nil, err
@@ -215,8 +216,25 @@ func parseFiles(files []File, name string, ws *warnings, own bool, opts ...Optio
 	if err := b.build(ins); err != nil {
 		return nil, err
 	}
+	if err := b.extendedResourceToleration(ins); err != nil {
+		return nil, err
+	}
 	b.sc.Warnings = ws.list()
+	b.sc.Skipped = ws.skippedList()
 	return b.sc, nil
+}
+
+// readFile reads one input file held in memory: within the size limit,
+// decompressed when its name ends in .gz, parsed.
+func readFile(f File, ws *warnings, lim *Limits) (*input, error) {
+	if size := int64(len(f.Data)); size > lim.FileSize {
+		return nil, fileTooLarge(f.Name, size, lim.FileSize)
+	}
+	data, err := gunzipped(f.Name, f.Data, lim.FileSize)
+	if err != nil {
+		return nil, err
+	}
+	return readInput(f.Name, data, ws, lim)
 }
 
 // importObjects turns the Kubernetes objects of every input into entries
@@ -231,7 +249,7 @@ func importObjects(ins []*input, o *options, ws *warnings, t *schema.Tally) erro
 	if o.skipUnknown {
 		opts = append(opts, kube.SkipUnknownPlugins())
 	}
-	return kubeError(kube.Import(kins, allPlugins(o.registry), ws, t, opts...))
+	return kube.Import(kins, allPlugins(o.registry), ws, t, opts...) // loadErrors makes FieldErrors of its errors
 }
 
 // kubeError reports an error of the importer as a FieldError, with the

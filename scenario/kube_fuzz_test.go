@@ -91,6 +91,11 @@ func FuzzKubeObjects(f *testing.F) {
 		"  tasks: [{name: ps, replicas: 1, policies: [{event: TaskCompleted, action: CompleteJob}], template: {metadata: {annotations: {gangsim.io/duration: 1m}}, spec: {containers: [{name: c}]}}},\n" +
 		"    {replicas: 2, minAvailable: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}]}\n" +
 		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"1\"}}\n"))
+	// kinds that make pods, skipped and counted (their specs read loosely)
+	f.Add([]byte(skippedKinds))
+	f.Add([]byte("apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: r}\nspec: {rayClusterSpec: {workerGroupSpecs: [{replicas: x, numOfHosts: [1]}]}, submissionMode: HTTPMode}\n"))
+	// an admission section, and a GKE node that turns the admission on
+	f.Add([]byte("admission: {extendedResourceToleration: true}\nnodes: [{name: n, labels: {cloud.google.com/gke-nodepool: p}, allocatable: {cpu: \"1\"}}]\n"))
 	// every seed as kubectl's JSON List too, which is read item by item
 	for _, pattern := range []string{"testdata/kube/*.yaml", "testdata/kube/bad/*.yaml", "testdata/kube/samples/*", "testdata/kube/public-samples/*/*.yaml"} {
 		files, _ := filepath.Glob(pattern)

@@ -278,8 +278,7 @@ func TestKubeDocumentShapes(t *testing.T) {
 	sc, err = Parse("stream.yaml", []byte(stream))
 	require.NoError(t, err)
 	require.Equal(t, []Warning{
-		{Kind: "ConfigMap", Detail: "kind not modelled, objects skipped", Objects: 2, First: "stream.yaml: ConfigMap a"},
-		{Kind: "Service", Detail: "kind not modelled, objects skipped", Objects: 1, First: "stream.yaml: Service web"},
+		{Kind: "ConfigMap (2), Service", Detail: "kinds that never affect scheduling, objects skipped", Objects: 3, First: "stream.yaml: ConfigMap a"},
 	}, sc.Warnings)
 }
 

@@ -37,7 +37,7 @@ func TestPublicSamplesOfSets(t *testing.T) {
 				"leaderworkerset-sample-1-1@b-2:Bound", "leaderworkerset-sample-1-2@b-1:Bound", "leaderworkerset-sample-1-3@b-2:Bound",
 				"leaderworkerset-sample-2-1@c-2:Bound", "leaderworkerset-sample-2-2@c-1:Bound", "leaderworkerset-sample-2-3@c-2:Bound",
 			},
-			warnings: []string{"LeaderWorkerSet metadata.annotations[leaderworkerset.sigs.k8s.io/exclusive-topology]"},
+			warnings: []string{"LeaderWorkerSet metadata.annotations[leaderworkerset.sigs.k8s.io/exclusive-topology]", "Node metadata.labels[cloud.google.com/gke-nodepool]"},
 		},
 		{
 			// three groups of four on two nodes of 1 cpu; at 5m a worker

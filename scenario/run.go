@@ -132,7 +132,11 @@ func (e *atError) Unwrap() error { return e.Err }
 
 func (sc *Scenario) apply(s *gangsim.Scheduler, a action) error {
 	if p := a.pod; p != nil {
-		if err := s.AddPod(p.Pod, p.Duration); err != nil && !errors.Is(err, gangsim.ErrRejected) { // read-only: every run shares it
+		pod := p.Pod // read-only: every run shares it
+		if sc.ExtendedResourceToleration {
+			pod = withExtendedTolerations(pod)
+		}
+		if err := s.AddPod(pod, p.Duration); err != nil && !errors.Is(err, gangsim.ErrRejected) {
 			return sc.runError(p.Source, &atError{At: a.at, Err: err})
 		}
 		return nil // a pod admission refused is a result (recorder), not an error

@@ -134,8 +134,23 @@ type Scenario struct {
 	// Devices are the device objects of Dynamic Resource Allocation.
 	Devices Devices
 	// Warnings list what the inputs hold that the simulator does not
-	// model, by kind and field; the result repeats them.
+	// model: the kinds that make pods but were skipped first, then what
+	// is approximated or left out, by kind and field, and last, in one
+	// warning, the kinds that never affect scheduling. The result repeats
+	// them.
 	Warnings []Warning
+	// ExtendedResourceToleration turns on the API server's admission
+	// plugin of that name, which GKE runs: every pod requesting an
+	// extended resource (nvidia.com/gpu) is given a toleration of the
+	// NoSchedule taint of that name when it is created, a workload's pods
+	// too (admission.ExtendedResourceToleration). On when nodes carry
+	// GKE's node-pool label, unless a file's admission section or
+	// WithExtendedResourceToleration says otherwise (tolerations.go).
+	ExtendedResourceToleration bool
+	// Skipped are the kinds of the inputs that make pods the simulator
+	// does not read, by kind: their pods are missing from the run
+	// (SkippedNote says so in a sentence).
+	Skipped []SkippedWorkload
 	// Controllers are the workload controllers of Kubernetes objects,
 	// which keep making pods while the scenario runs (controllers.go, and
 	// package controllers).

@@ -28,7 +28,9 @@ type Change interface {
 
 // AddNodesLike adds Count copies of the scenario's node Node, named
 // NODE-new1, NODE-new2, ... (the first names not taken) with the same
-// labels (so in the same topology domains), allocatable and taints.
+// labels (so in the same topology domains), allocatable and taints, and
+// the same devices: a copy of each ResourceSlice published for Node
+// alone (copySlices).
 type AddNodesLike struct {
 	Node  string
 	Count int
@@ -46,6 +48,7 @@ func (c AddNodesLike) Apply(sc *scenario.Scenario) error {
 		added = append(added, copyNode(tmpl, fresh(taken, tmpl.Name), "", ""))
 	}
 	addNodes(sc, added)
+	copySlices(sc, slices.Repeat([]cluster.Node{tmpl}, c.Count), added)
 	return nil
 }
 
@@ -55,7 +58,8 @@ func (c AddNodesLike) String() string { return fmt.Sprintf("add:%s:%d", c.Node, 
 // AddDomainsLike adds Count copies of the topology domain Key=Value (a
 // rack, a zone): copies of all its nodes, labelled Key=VALUE-new1,
 // VALUE-new2, ... (the first values not taken), each node named as
-// AddNodesLike names its copies.
+// AddNodesLike names its copies and given copies of its devices as
+// AddNodesLike gives them.
 type AddDomainsLike struct {
 	Key, Value string
 	Count      int
@@ -79,13 +83,16 @@ func (c AddDomainsLike) Apply(sc *scenario.Scenario) error {
 		}
 	}
 	added := make([]cluster.Node, 0, c.Count*len(tmpl))
+	from := make([]cluster.Node, 0, c.Count*len(tmpl))
 	for range c.Count {
 		value := fresh(values, c.Value)
 		for _, n := range tmpl {
 			added = append(added, copyNode(n, fresh(taken, n.Name), c.Key, value))
+			from = append(from, n)
 		}
 	}
 	addNodes(sc, added)
+	copySlices(sc, from, added)
 	return nil
 }
 
@@ -256,6 +263,63 @@ func copyNode(tmpl cluster.Node, name, key, value string) cluster.Node {
 	}
 	n.Labels = labels
 	return n
+}
+
+// copySlices gives each node of added (a copy of the node of from at the
+// same index) a copy of every ResourceSlice published for its template
+// alone (spec.nodeName): the devices a driver would publish on a new node
+// of the same kind. A copy is named for the new node (the template's name
+// in the slice's name replaced by the new node's, or the new node's name
+// put before it), and so is its pool, since a pool belongs to one node
+// and a device is known by its driver, pool and name; the pool's
+// generation and slice count stay as they were, as the driver on the new
+// node would publish them. Slices for several nodes (a node selector, all
+// nodes) already reach a copy whose labels they select, and are left as
+// they are. The scenario's slices are replaced by a new array.
+func copySlices(sc *scenario.Scenario, from, added []cluster.Node) {
+	if len(sc.Devices.Slices) == 0 {
+		return
+	}
+	byNode := map[string][]cluster.ResourceSlice{}
+	taken := map[string]bool{}
+	for _, s := range sc.Devices.Slices {
+		taken[s.Name] = true
+		if s.NodeName != "" {
+			byNode[s.NodeName] = append(byNode[s.NodeName], s)
+		}
+	}
+	out := slices.Clip(sc.Devices.Slices)
+	for i, n := range added {
+		for _, s := range byNode[from[i].Name] {
+			c := s // its devices are shared, read-only as the scenario's objects are
+			c.NodeName = n.Name
+			c.Name = renamed(s.Name, from[i].Name, n.Name, taken)
+			c.Pool.Name = forNode(s.Pool.Name, from[i].Name, n.Name)
+			out = append(out, c)
+		}
+	}
+	sc.Devices.Slices = out
+}
+
+// forNode is name with the template node's name replaced by the new
+// node's, or, when it does not hold it, the new node's name before it.
+func forNode(name, tmpl, node string) string {
+	if strings.Contains(name, tmpl) {
+		return strings.ReplaceAll(name, tmpl, node)
+	}
+	return node + "-" + name
+}
+
+// renamed is forNode's name, made unique among taken (which it joins)
+// by a suffix -2, -3, ... when needed.
+func renamed(name, tmpl, node string, taken map[string]bool) string {
+	base := forNode(name, tmpl, node)
+	out := base
+	for i := 2; taken[out]; i++ {
+		out = fmt.Sprintf("%s-%d", base, i)
+	}
+	taken[out] = true
+	return out
 }
 
 // nodeNames returns the names of the scenario's nodes, those its events

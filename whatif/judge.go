@@ -72,14 +72,40 @@ func reportOf(rec *metrics.Recorder, sc *scenario.Scenario, res *scenario.Result
 }
 
 // named names a report after its scenario and gives it the scenario's
-// warnings.
+// warnings, its skipped workloads and the notices they call for.
 func named(rep *metrics.Report, sc *scenario.Scenario) *metrics.Report {
 	rep.Name = sc.Name
 	rep.Warnings = nil
 	for _, w := range sc.Warnings {
 		rep.Warnings = append(rep.Warnings, w.String())
 	}
+	rep.Skipped, rep.Notices = nil, nil
+	for _, s := range sc.Skipped {
+		rep.Skipped = append(rep.Skipped, metrics.SkippedWorkload(s))
+	}
+	if note := scenario.SkippedNote(sc.Skipped); note != "" {
+		rep.Notices = append(rep.Notices, note+".")
+	}
+	if !hasRunTimes(sc) && len(sc.Pods) > 0 {
+		rep.Notices = append(rep.Notices, NoRunTimes)
+	}
 	return rep
+}
+
+// NoRunTimes is the notice of a run in which no pod has a run time.
+const NoRunTimes = "No pod has a run time, so nothing ends: a pod that does not fit when it arrives waits until the end of the run, " +
+	"and the waits are not meaningful. Give the pods run times: for Kubernetes objects -duration 30m (a default for every pod, " +
+	"or a distribution: -duration '{exponential: 20m, max: 2h}') or the annotation gangsim.io/duration; in a scenario file, an entry's duration."
+
+// hasRunTimes reports whether some pod of the scenario ends by itself: a
+// workload's pods made later have run times as those made at the start.
+func hasRunTimes(sc *scenario.Scenario) bool {
+	for i := range sc.Pods {
+		if sc.Pods[i].Duration > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // waitWatch follows the pods that have not been bound yet, in arrival

@@ -378,14 +378,25 @@ func (s *search) found(k int) (*Answer, error) {
 	a := s.answer
 	a.Found, a.Count, a.Summary = true, k, s.memo[k].summary
 	a.Variant = Variant{Name: s.change(k).String(), Changes: []Change{s.change(k)}}
-	a.Criterion, a.Cautions = criterion(s.crit), cautions(a.Summary, s.crit, s.removal)
+	a.Criterion, a.Cautions = criterion(s.crit), append(cautions(a.Summary, s.crit, s.removal), skippedCautions(s.base)...)
 	return &a, nil
 }
 
 func (s *search) notFound(reason string) (*Answer, error) {
 	a := s.answer
 	a.Count, a.Reason, a.Criterion = -1, reason, criterion(s.crit)
+	a.Cautions = append(a.Cautions, skippedCautions(s.base)...)
 	return &a, nil
+}
+
+// skippedCautions says, for inputs that held objects making pods the
+// simulator does not read, that every run lacked their pods.
+func skippedCautions(sc *scenario.Scenario) []string {
+	note := scenario.SkippedNote(sc.Skipped)
+	if note == "" {
+		return nil
+	}
+	return []string{note + "; every run, and so the answer, leaves them out"}
 }
 
 // domainWord names a label key's domains by its last word: rack for

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gangsim/gangsim/examples/internal/cli"
 	"github.com/gangsim/gangsim/scenario"
 	"github.com/gangsim/gangsim/whatif"
 )
@@ -21,6 +22,9 @@ type config struct {
 	workers    int
 	each       bool
 	quiet      bool
+	// allowSkipped: exit 0 even when the inputs hold objects that make
+	// pods the simulator does not read (exit 3 otherwise)
+	allowSkipped bool
 
 	addLike     string
 	addLikeRack string
@@ -41,6 +45,11 @@ type config struct {
 	merge       string
 
 	runTime scenario.RunTime // -duration
+	// admission are the load options of -extended-resource-toleration
+	admission func() []scenario.Option
+	// loadArgs are the flags that change how the inputs load (-duration,
+	// -extended-resource-toleration) as given, for a sweep's workers
+	loadArgs []string
 }
 
 // variantFlags collects repeated -variant flags.
@@ -96,6 +105,11 @@ Sweeps beyond one machine (with -variant):
                          the worker's requests and limits (default 1 cpu, 1Gi,
                          no cpu limit, memory limited to its request)
 
+Exit status: 0; 1 for an invalid input (or one that makes no pod), 2 for a
+misuse of the flags, 3 when the inputs hold objects that make pods the
+simulator does not read (a JobSet, a RayCluster...): the run is reported
+without their pods, and the summary says how many (-allow-skipped: 0).
+
 Long work prints its progress on standard error: a line rewritten every 2s
 on a terminal, a line every 5s elsewhere; -quiet prints none.
 
@@ -115,6 +129,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	domains := fs.String("domains", "topology.kubernetes.io/zone,rack", "node label keys whose domains are reported, comma-separated")
 	fs.IntVar(&c.workers, "workers", 0, "simulations at once (0: one per CPU)")
 	fs.BoolVar(&c.each, "each", false, "simulate each input (file or folder) on its own and compare them side by side")
+	fs.BoolVar(&c.allowSkipped, "allow-skipped", false, "exit 0 even when the inputs hold objects that make pods the simulator does not read (exit 3 otherwise)")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress lines on standard error (warnings and errors still go there)")
 	fs.StringVar(&c.addLike, "add-like", "", "fewest nodes like this node to add")
 	fs.StringVar(&c.addLikeRack, "add-like-rack", "", "fewest racks like this rack to add")
@@ -132,8 +147,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	c.job.flags(fs)
 	fs.BoolVar(&c.sweepWorker, "sweep-worker", false, "run the -variant numbered $JOB_COMPLETION_INDEX")
 	fs.StringVar(&c.merge, "merge", "", "merge sweep lines from this file (- for standard input)")
+	c.admission = cli.ExtendedResourceToleration(fs)
 	fs.Func("duration", "run time of Kubernetes objects' pods without the gangsim.io/duration annotation: 30m, or {exponential: 20m, max: 2h}",
-		func(s string) (err error) { c.runTime, err = scenario.ParseRunTime(s); return err })
+		func(s string) (err error) {
+			c.runTime, err = scenario.ParseRunTime(s)
+			c.loadArgs = append(c.loadArgs, "-duration", s)
+			return err
+		})
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return nil, err
@@ -141,7 +161,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	c.files = fs.Args()
-	fs.Visit(func(f *flag.Flag) { c.outGiven = c.outGiven || f.Name == "out" })
+	fs.Visit(func(f *flag.Flag) {
+		c.outGiven = c.outGiven || f.Name == "out"
+		if f.Name == "extended-resource-toleration" {
+			c.loadArgs = append(c.loadArgs, "-"+f.Name+"="+f.Value.String())
+		}
+	})
 	for _, k := range strings.Split(*domains, ",") {
 		if k = strings.TrimSpace(k); k != "" {
 			c.domainKeys = append(c.domainKeys, k)

@@ -55,7 +55,7 @@ func (a *app) writeJob() error {
 	if err != nil {
 		return err
 	}
-	args := []string{"-sweep-worker", "-domains", strings.Join(a.cfg.domainKeys, ",")}
+	args := append([]string{"-sweep-worker", "-domains", strings.Join(a.cfg.domainKeys, ",")}, a.cfg.loadArgs...) // the inputs load as here
 	for _, v := range a.cfg.variants {
 		args = append(args, "-variant", v.Name)
 	}

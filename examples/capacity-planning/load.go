@@ -16,24 +16,52 @@ var defaultInputs = cli.Default{Name: defaultName, Data: defaultScenario}
 // folders merged into one simulation, or the embedded default without
 // any; the warnings go to standard error once, and into the reports.
 func (a *app) load() (*scenario.Scenario, error) {
-	return cli.Load(a.cfg.files, defaultInputs, a.stderr, a.loadOptions()...)
+	sc, err := cli.Load(a.cfg.files, defaultInputs, a.stderr, a.loadOptions()...)
+	if err != nil {
+		return nil, err
+	}
+	return sc, a.checkPods(sc)
 }
 
 // loadEach reads each input as a scenario of its own (-each).
 func (a *app) loadEach() ([]*scenario.Scenario, error) {
-	return cli.LoadEach(a.cfg.files, defaultInputs, a.stderr, a.loadOptions()...)
+	scs, err := cli.LoadEach(a.cfg.files, defaultInputs, a.stderr, a.loadOptions()...)
+	if err != nil {
+		return nil, err
+	}
+	for _, sc := range scs {
+		if err := a.checkPods(sc); err != nil {
+			return nil, err
+		}
+	}
+	return scs, nil
+}
+
+// checkPods refuses inputs that make no pod (a report of zeros would say
+// nothing), and remembers the workloads they hold that were skipped, so
+// that the command exits with errSkipped once it has reported.
+func (a *app) checkPods(sc *scenario.Scenario) error {
+	if err := cli.CheckPods(sc); err != nil {
+		return err
+	}
+	a.skipped = append(a.skipped, sc.Skipped...)
+	return nil
 }
 
 // loadQuietly loads as load does without printing the warnings: a sweep
 // worker's standard error ends up in the lines kubectl logs collects,
 // and the warnings were shown when the Job was written.
 func (a *app) loadQuietly() (*scenario.Scenario, error) {
-	return cli.Load(a.cfg.files, defaultInputs, io.Discard, a.loadOptions()...)
+	sc, err := cli.Load(a.cfg.files, defaultInputs, io.Discard, a.loadOptions()...)
+	if err != nil {
+		return nil, err
+	}
+	return sc, cli.CheckPods(sc)
 }
 
 // loadOptions are the scenario options the flags ask for.
 func (a *app) loadOptions() []scenario.Option {
-	return []scenario.Option{scenario.WithDefaultDuration(a.cfg.runTime)}
+	return append([]scenario.Option{scenario.WithDefaultDuration(a.cfg.runTime)}, a.cfg.admission()...)
 }
 
 // displayName shortens a scenario's name for tables and folders: the

@@ -32,6 +32,7 @@ import (
 	"github.com/gangsim/gangsim/examples/internal/cli"
 	"github.com/gangsim/gangsim/internal/heapstart"
 	"github.com/gangsim/gangsim/metrics/htmlreport"
+	"github.com/gangsim/gangsim/scenario"
 )
 
 //go:embed default.yaml
@@ -48,6 +49,9 @@ func main() {
 	case errors.Is(err, errUsage):
 		fmt.Fprintln(os.Stderr, cluster.Printable(err.Error())) // no raw control character reaches the terminal
 		os.Exit(2)
+	case errors.Is(err, errSkipped):
+		fmt.Fprintln(os.Stderr, cluster.Printable(err.Error()))
+		os.Exit(3)
 	case err != nil:
 		fmt.Fprintln(os.Stderr, cluster.Printable(err.Error())) // no raw control character reaches the terminal
 		os.Exit(1)
@@ -56,6 +60,11 @@ func main() {
 
 // errUsage marks a misuse of the flags.
 var errUsage = errors.New("capacity-planning: usage")
+
+// errSkipped marks a run reported without the pods of objects the
+// simulator does not read: the command exits 3 (unless -allow-skipped),
+// so that a pipeline notices figures that leave workloads out.
+var errSkipped = errors.New("capacity-planning: workloads skipped")
 
 func usageError(format string, args ...any) error {
 	return fmt.Errorf("%w: %s (see -h)", errUsage, fmt.Sprintf(format, args...))
@@ -76,11 +85,22 @@ type app struct {
 	cfg      *config
 	stdout   io.Writer
 	stderr   io.Writer
-	progress *cli.Progress       // nil: none
-	answers  []htmlreport.Answer // for report.html, when a question was asked
+	progress *cli.Progress              // nil: none
+	answers  []htmlreport.Answer        // for report.html, when a question was asked
+	skipped  []scenario.SkippedWorkload // of the inputs loaded (checkPods)
 }
 
+// dispatch does what the flags ask; a run that went well but left out
+// the pods of skipped objects ends in errSkipped, unless -allow-skipped.
 func (a *app) dispatch() error {
+	err := a.do()
+	if err != nil || len(a.skipped) == 0 || a.cfg.allowSkipped || a.cfg.sweepWorker {
+		return err
+	}
+	return fmt.Errorf("%w: exit 3: %s (-allow-skipped exits 0)", errSkipped, scenario.SkippedNote(a.skipped))
+}
+
+func (a *app) do() error {
 	c := a.cfg
 	switch {
 	case c.merge != "":

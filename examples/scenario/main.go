@@ -67,8 +67,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		runTime, err = scenario.ParseRunTime(s)
 		return err
 	})
+	admission := cli.ExtendedResourceToleration(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: scenario [-duration RUNTIME] [-quiet] [INPUT...]\n\nRuns the inputs (files or folders), merged into one simulation, and prints the result as JSON.")
+		fmt.Fprintln(stderr, "Usage: scenario [-duration RUNTIME] [-extended-resource-toleration] [-quiet] [INPUT...]\n\nRuns the inputs (files or folders), merged into one simulation, and prints the result as JSON.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -77,7 +78,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	sc, err := load(fs.Args(), stderr, scenario.WithDefaultDuration(runTime))
+	sc, err := load(fs.Args(), stderr, append(admission(), scenario.WithDefaultDuration(runTime))...)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,8 @@
 // The page needs nothing beyond itself: no network, no external style
 // sheet, script or font. The figures' text is drawn in the font
 // gonum/plot measured it with, embedded once in the page's style as font
-// data, so the page looks the same on any machine; its Content Security
+// data, and the page's own text is set in it too, so that page and
+// figures read as one and look the same on any machine; its Content Security
 // Policy forbids loading anything else. A small inline script marks the
 // page once every figure and font is ready (the html element's
 // data-plots attribute), which is how a headless browser test knows it

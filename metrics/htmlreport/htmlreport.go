@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/gangsim/gangsim/metrics"
 	"github.com/gangsim/gangsim/metrics/plots"
@@ -113,7 +114,8 @@ func figures(rep *metrics.Report) ([]figureView, []string, error) {
 				faces = append(faces, face)
 			}
 		}
-		out = append(out, figureView{ID: "fig-" + f.Name, Caption: caption(f.Name), SVG: template.HTML(svg)})
+		c := strings.Join(append([]string{caption(f.Name)}, f.Notes...), " ")
+		out = append(out, figureView{ID: "fig-" + f.Name, Caption: c, SVG: template.HTML(svg)})
 	}
 	return out, faces, nil
 }

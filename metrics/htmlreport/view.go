@@ -13,13 +13,17 @@ import (
 
 // view is what the template reads: every value already in words.
 type view struct {
-	Title, Name   string
-	Span, Nodes   string
-	Instant       string // the note of a report of one instant; "" otherwise
-	CSP           string
-	Script        template.JS
-	FontFaces     template.CSS
-	FontFamilies  string // "|"-separated, for the ready script
+	Title, Name  string
+	Span, Nodes  string
+	Instant      string // the note of a report of one instant; "" otherwise
+	Notices      []string
+	CSP          string
+	Script       template.JS
+	FontFaces    template.CSS
+	FontFamilies string // "|"-separated, for the ready script
+	// BodyFont is the page's font stack: the figures' font first, so that
+	// page and figures are set in one typeface
+	BodyFont      template.CSS
 	Answers       []Answer
 	Warnings      []string
 	Resources     []resourceRow
@@ -90,6 +94,9 @@ type deviceFragRow struct {
 
 var fontFamily = regexp.MustCompile(`font-family:"([^"]+)"`)
 
+// systemFonts are the page's fonts after the figures' own.
+const systemFonts = `system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif`
+
 func newView(in Input) (*view, error) {
 	rep := in.Report
 	if rep == nil {
@@ -113,6 +120,7 @@ func newView(in Input) (*view, error) {
 		v.Instant = fmt.Sprintf("The run is one instant (%v): nothing ended or arrived after it, as for a cluster read as it stands. "+
 			"Every value is the one at that instant, and the figures mark it.", metrics.Round(rep.End))
 	}
+	v.Notices = rep.Notices
 	v.Warnings = append(append(v.Warnings, rep.Warnings...), in.Warnings...)
 	figs, faces, err := figures(rep)
 	if err != nil {
@@ -131,6 +139,10 @@ func newView(in Input) (*view, error) {
 		}
 	}
 	v.FontFamilies = strings.Join(families, "|")
+	v.BodyFont = template.CSS(systemFonts)
+	if len(families) > 0 && !strings.ContainsAny(families[0], `"\;{}<>`) {
+		v.BodyFont = template.CSS(`"` + families[0] + `", ` + systemFonts)
+	}
 	v.summary(rep)
 	v.waits(rep)
 	v.pending(rep)
@@ -215,7 +227,7 @@ func (v *view) preemptions(rep *metrics.Report) {
 func (v *view) domains(rep *metrics.Report) {
 	var names []cluster.ResourceName
 	for _, r := range rep.Resources {
-		if r.Resource != cluster.ResourcePods {
+		if r.Resource != cluster.ResourcePods && !strings.HasPrefix(string(r.Resource), metrics.DRAPrefix) { // devices have no domains
 			names = append(names, r.Resource)
 			v.DomainHeader = append(v.DomainHeader, string(r.Resource))
 		}

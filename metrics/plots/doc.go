@@ -3,7 +3,9 @@
 // fragmented, in the resource's unit), pending pods and groups over time,
 // the distribution of pod waits by priority, and each topology domain's
 // mean allocation. Every axis is labelled with its unit and every figure
-// has a legend.
+// has a legend, above the data it names. Text is set in Liberation Sans,
+// the HTML report's own font; a panel that would show nothing is left out
+// and said in Figure.Notes.
 //
 // It is a package of its own so that programs that only compute metrics
 // (a what-if search, a sweep worker) do not link the plotting and font

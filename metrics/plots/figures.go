@@ -7,8 +7,10 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -39,35 +41,58 @@ func Allocation(rep *metrics.Report) (f Figure, ok bool) {
 		if r.Resource == cluster.ResourcePods || r.Capacity == 0 {
 			continue
 		}
-		p := timePlot(rep, fmt.Sprintf("%s (%s)", r.Resource, r.Unit))
-		top := 0.0
+		p := timePlot(rep, "")
+		axisLabel(p, string(r.Resource), r.Unit, f.PanelHeight)
+		top, lines := 0.0, 0
 		for i, m := range []string{"allocated", "capacity", "fragmented"} {
-			pts := steps(rep, find(rep, m+" "+string(r.Resource)))
-			addLine(p, legends[m], pts, i, i)
+			pts := steps(rep, find(rep, seriesOf(r.Resource, m)))
+			if m == "fragmented" && maxY(pts) == 0 {
+				f.Notes = append(f.Notes, fmt.Sprintf("%s: nothing fragmented at any time (no line drawn).", r.Resource))
+				continue
+			}
+			if addLine(p, legends[m], pts, i, i) {
+				lines++
+			}
 			top = max(top, maxY(pts))
 		}
-		roomForLegend(p, top)
+		roomForLegend(p, top, lines, f.PanelHeight)
 		f.Panels = append(f.Panels, p)
 	}
 	if len(f.Panels) == 0 {
 		return f, false
 	}
-	f.Panels[0].Title.Text = "Allocation " + overTime(rep) + ": " + name(rep)
+	f.setTitle("Allocation " + overTime(rep) + ": " + name(rep))
 	return f, true
 }
 
-// Pending returns the figure of pending pods and pending groups over time.
+// seriesOf names the series of a resource's metric (allocated, capacity,
+// fragmented): "allocated cpu"; for GPUs served through DRA, the device
+// series of their class ("class=gpu.nvidia.com allocated device
+// capacity").
+func seriesOf(r cluster.ResourceName, metric string) string {
+	if !strings.HasPrefix(string(r), metrics.DRAPrefix) {
+		return metric + " " + string(r)
+	}
+	return string(r) + " " + map[string]string{"allocated": "allocated device capacity", "capacity": "devices", "fragmented": "fragmented devices"}[metric]
+}
+
+// Pending returns the figure of pending pods and pending groups over time;
+// the groups' panel is left out, with a note, when none was ever pending.
 func Pending(rep *metrics.Report) Figure {
 	f := Figure{Name: "pending", Width: width, PanelHeight: panelHeight}
 	for i, what := range []string{"pods", "groups"} {
-		p := timePlot(rep, "pending "+what+" (count)")
 		pts := steps(rep, find(rep, "pending "+what))
+		if what == "groups" && maxY(pts) == 0 {
+			f.Notes = append(f.Notes, "No PodGroup was pending at any time (no panel).")
+			continue
+		}
+		p := timePlot(rep, "pending "+what+" (count)")
 		addLine(p, "pending "+what, pts, i, 0)
-		roomForLegend(p, maxY(pts))
+		roomForLegend(p, maxY(pts), 1, f.PanelHeight)
 		p.Y.Tick.Marker = countTicks{}
 		f.Panels = append(f.Panels, p)
 	}
-	f.Panels[0].Title.Text = "Pending pods and PodGroups " + overTime(rep) + ": " + name(rep)
+	f.setTitle("Pending pods and PodGroups " + overTime(rep) + ": " + name(rep))
 	return f
 }
 
@@ -95,7 +120,7 @@ func Waits(rep *metrics.Report) (f Figure, ok bool) {
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, durationTicks(end)
 	p.X.Min, p.X.Max = 1, end
 	percentAxis(p)
-	p.Legend.Top, p.Legend.Left = false, true
+	roomAbovePercent(p, len(rep.Pods.WaitByPriority), 4*vg.Inch)
 	return Figure{Name: "waits", Width: width, PanelHeight: 4 * vg.Inch, Panels: []*plot.Plot{p}}, true
 }
 
@@ -162,17 +187,50 @@ func domainFigure(rep *metrics.Report, key string) Figure {
 		p.X.Tick.Label.YAlign = draw.YCenter
 	}
 	percentAxis(p)
-	p.Y.Max = 135 // the legend's room above 100%
+	roomAbovePercent(p, len(resources), 4*vg.Inch)
 	return Figure{Name: "domains-" + fileSafe(key), Width: width, PanelHeight: 4 * vg.Inch, Panels: []*plot.Plot{p}}
 }
 
 func newPlot(x, y string) *plot.Plot {
 	p := plot.New()
+	useFont(p)
 	p.X.Label.Text, p.Y.Label.Text = x, y
 	p.Add(plotter.NewGrid())
 	p.Legend.Top, p.Legend.Left = true, true
+	p.X.Tick.Marker, p.Y.Tick.Marker = cleanTicks{}, cleanTicks{}
 	p.Y.Min = 0
 	return p
+}
+
+// figureFont is the figures' typeface: Liberation Sans, which gonum/plot
+// ships and measures text with, a metric twin of Arial. The HTML report
+// sets its own text in it too (the embedded font first in the page's
+// font stack), so that page and figures read as one.
+var figureFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// legendSize is the legends' font size: smaller than the labels', so
+// that a legend takes less of its panel.
+const legendSize = 10
+
+// useFont sets every text of a plot in figureFont, keeping its size.
+func useFont(p *plot.Plot) {
+	for _, st := range []*text.Style{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle, &p.X.Tick.Label, &p.Y.Tick.Label, &p.Legend.TextStyle} {
+		st.Font.Typeface, st.Font.Variant = figureFont.Typeface, figureFont.Variant
+	}
+	p.Legend.TextStyle.Font.Size = legendSize
+}
+
+// axisLabel labels a panel's y axis "name (unit)"; a label longer than
+// the axis of a panel of that height (a device class, a model) gives its
+// name to a title above the panel instead, the unit alone on the axis, so
+// that it never runs into the next panel.
+func axisLabel(p *plot.Plot, name, unit string, panel vg.Length) {
+	label := name + " (" + unit + ")"
+	if p.Y.Label.TextStyle.Width(label) <= panel-vg.Inch*0.55 {
+		p.Y.Label.Text = label
+		return
+	}
+	p.Title.Text, p.Y.Label.Text = name, unit
 }
 
 // percentAxis makes the y axis 0 to 100% with ticks every 20%.
@@ -212,20 +270,21 @@ func overTime(rep *metrics.Report) string {
 	return "over time"
 }
 
-// addLine adds a step line in colour i and dash pattern dash; points all
-// at one time (a report of one instant) are drawn as marks of shape i,
-// which a line of no length would not show.
-func addLine(p *plot.Plot, label string, pts plotter.XYs, i, dash int) {
+// addLine adds a step line in colour i and dash pattern dash, and says
+// whether it added anything; points all at one time (a report of one
+// instant) are drawn as marks of shape i, which a line of no length would
+// not show.
+func addLine(p *plot.Plot, label string, pts plotter.XYs, i, dash int) bool {
 	if len(pts) == 0 {
-		return
+		return false
 	}
 	if pts[0].X == pts[len(pts)-1].X {
 		addMarks(p, label, pts, i)
-		return
+		return true
 	}
 	l, err := plotter.NewLine(pts)
 	if err != nil {
-		return // only for NaN or infinite values, which series do not hold
+		return false // only for NaN or infinite values, which series do not hold
 	}
 	l.StepStyle = plotter.PostStep
 	l.Color = plotutil.Color(i)
@@ -233,6 +292,7 @@ func addLine(p *plot.Plot, label string, pts plotter.XYs, i, dash int) {
 	l.Dashes = plotutil.Dashes(dash)
 	p.Add(l)
 	p.Legend.Add(label, l)
+	return true
 }
 
 // markShapes are filled glyphs, told apart by shape as well as colour.
@@ -263,10 +323,27 @@ func value(v float64) string {
 	return fmt.Sprintf("%.1f", v)
 }
 
-// roomForLegend leaves the top of a panel, above the highest line, to its
-// legend.
-func roomForLegend(p *plot.Plot, top float64) {
-	p.Y.Max = max(1, top) * 1.7
+// roomForLegend raises the top of a panel's y axis so that its legend
+// of n entries, in the panel's top left corner, sits above the highest
+// line (top) and never covers it.
+func roomForLegend(p *plot.Plot, top float64, n int, panel vg.Length) {
+	p.Y.Max = max(1, top) / (1 - legendShare(n, panel))
+}
+
+// roomAbovePercent does the same for a 0-100% axis: the legend goes
+// above 100%, where no value is.
+func roomAbovePercent(p *plot.Plot, n int, panel vg.Length) {
+	p.Y.Max = 102 / (1 - legendShare(n, panel))
+}
+
+// legendShare is the part of a panel's data area a legend of n entries
+// takes from the top, with a margin: each entry a line of the legend's
+// font, the area the panel less its axis, labels and a title (about
+// 0.8 inch).
+func legendShare(n int, panel vg.Length) float64 {
+	entries := vg.Length(n) * vg.Points(legendSize*1.3)
+	area := panel - vg.Inch*0.8
+	return min(0.6, float64((entries+vg.Points(8))/area))
 }
 
 // steps returns a series as plot points in hours, its last value carried
@@ -327,6 +404,30 @@ func (countTicks) Ticks(lo, hi float64) []plot.Tick {
 	return out
 }
 
+// cleanTicks are gonum/plot's default ticks with their labels written
+// without the decimals that say nothing: 25000, not 25000.00; 0.5, not
+// 0.50.
+type cleanTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (cleanTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := (plot.DefaultTicks{}).Ticks(lo, hi)
+	for i := range ticks {
+		ticks[i].Label = trimZeros(ticks[i].Label)
+	}
+	return ticks
+}
+
+// trimZeros drops a decimal number's trailing zeros, and its point when
+// nothing is left after it ("25000.00" is "25000", "0.50" "0.5"); other
+// labels (an exponent, none) are kept.
+func trimZeros(label string) string {
+	if !strings.Contains(label, ".") || strings.ContainsAny(label, "eE") {
+		return label
+	}
+	return strings.TrimSuffix(strings.TrimRight(label, "0"), ".")
+}
+
 // durationTicks labels a log axis in seconds with readable durations, up
 // to end.
 func durationTicks(end float64) plot.ConstantTicks {
@@ -375,4 +476,14 @@ func fileSafe(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// setTitle gives a figure its title, above its first panel (and above
+// that panel's own title, when it has one).
+func (f *Figure) setTitle(title string) {
+	p := f.Panels[0]
+	if p.Title.Text != "" {
+		title += "\n" + p.Title.Text
+	}
+	p.Title.Text = title
 }

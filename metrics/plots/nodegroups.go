@@ -22,21 +22,23 @@ func NodeGroups(rep *metrics.Report) (f Figure, ok bool) {
 	onTheWay := rep.GroupNodesSeries(metrics.SeriesGroupProvisioning)
 	for i, g := range a.Groups {
 		p := timePlot(rep, "group "+g.Name+" (nodes)")
-		top := float64(g.Max)
+		top, lines := float64(g.Max), 1
 		for j, s := range [][]*metrics.Series{ready, onTheWay} {
 			if i >= len(s) || strings.TrimPrefix(s[i].Domain, "group=") != g.Name {
 				continue
 			}
 			pts := steps(rep, s[i])
-			addLine(p, []string{"ready nodes", "nodes on the way (requested, not ready)"}[j], pts, j, j)
+			if addLine(p, []string{"ready nodes", "nodes on the way (requested, not ready)"}[j], pts, j, j) {
+				lines++
+			}
 			top = max(top, maxY(pts))
 		}
 		addLine(p, "max", flat(rep, float64(g.Max)), 2, 2)
-		roomForLegend(p, top)
+		roomForLegend(p, top, lines, f.PanelHeight)
 		p.Y.Tick.Marker = countTicks{}
 		f.Panels = append(f.Panels, p)
 	}
-	f.Panels[0].Title.Text = "Nodes per node group " + overTime(rep) + ": " + name(rep)
+	f.setTitle("Nodes per node group " + overTime(rep) + ": " + name(rep))
 	return f, true
 }
 

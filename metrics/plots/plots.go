@@ -24,6 +24,10 @@ type Figure struct {
 	Panels []*plot.Plot
 	// Width and PanelHeight size the image.
 	Width, PanelHeight vg.Length
+	// Notes say in a line each what was left out because it would show
+	// nothing (a line flat at zero, a panel with nothing in it); the
+	// HTML report puts them under the figure.
+	Notes []string
 }
 
 // The formats Write produces.
@@ -88,6 +92,21 @@ func (f Figure) Save(path, format string) (err error) {
 	return f.WriteTo(file, format)
 }
 
+// canvases lays the panels out on the figure's canvas, one under the
+// other, aligned.
+func (f Figure) canvases(dc draw.Canvas) []draw.Canvas {
+	rows := make([][]*plot.Plot, len(f.Panels))
+	for i, p := range f.Panels {
+		rows[i] = []*plot.Plot{p}
+	}
+	tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadX: vg.Points(4), PadY: vg.Points(8)}
+	out := make([]draw.Canvas, len(rows))
+	for i, row := range plot.Align(rows, tiles, dc) {
+		out[i] = row[0]
+	}
+	return out
+}
+
 // WriteTo writes the figure in a format (PNG or SVG). An SVG holds the
 // fonts its text uses (as CSS @font-face rules with the font data), so
 // that it looks the same, text measured and placed as drawn, on a
@@ -105,15 +124,9 @@ func (f Figure) WriteTo(w io.Writer, format string) error {
 	default:
 		return fmt.Errorf("plots: format %q is not png or svg", format)
 	}
-	dc := draw.New(c)
-	rows := make([][]*plot.Plot, len(f.Panels))
+	canvases := f.canvases(draw.New(c))
 	for i, p := range f.Panels {
-		rows[i] = []*plot.Plot{p}
-	}
-	tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadX: vg.Points(4), PadY: vg.Points(8)}
-	canvases := plot.Align(rows, tiles, dc)
-	for i, p := range f.Panels {
-		p.Draw(canvases[i][0])
+		p.Draw(canvases[i])
 	}
 	_, err := c.WriteTo(w)
 	return err

@@ -99,7 +99,7 @@ func TestDevicesFigure(t *testing.T) {
 	require.Len(t, f.Panels, 3, "class=gpu, model=A100, the fragmentation of gpu")
 	var svg bytes.Buffer
 	require.NoError(t, f.WriteTo(&svg, plots.SVG))
-	for _, want := range []string{"class=gpu (devices)", "model=A100 (devices)", "allocated capacity", "class=gpu fragmentation (%)", "2 task types"} {
+	for _, want := range []string{"class=gpu (devices)", "model=A100 (devices)", "allocated capacity", "class=gpu fragmentation", "2 task types"} {
 		assert.Contains(t, svg.String(), want)
 	}
 	_, ok = plots.Devices(report(t, small))

@@ -64,10 +64,10 @@ func TestInlineSVG(t *testing.T) {
 	assert.True(t, strings.HasSuffix(string(svg), "</svg>\n"))
 	assert.NotContains(t, string(svg), "@font-face")
 	assert.NotContains(t, string(svg), "<defs>")
-	require.Len(t, faces, 1, "one font: Liberation Serif")
-	assert.True(t, embeddedFamilies(t, faces[0])["Liberation Serif"])
+	require.Len(t, faces, 1, "one font: Liberation Sans, the page's too")
+	assert.True(t, embeddedFamilies(t, faces[0])["Liberation Sans"])
 	for _, u := range textFamily.FindAllStringSubmatch(string(svg), -1) {
-		assert.Equal(t, "Liberation Serif", u[1])
+		assert.Equal(t, "Liberation Sans", u[1])
 	}
 }
 

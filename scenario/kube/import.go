@@ -96,7 +96,9 @@ func SkipUnknownPlugins() ImportOption { return func(k *kubeImport) { k.skipUnkn
 // Import converts the objects of every input into entries of its File,
 // counting the nodes and pods they make with t. plugins are the plugins a
 // KubeSchedulerConfiguration may configure (the scheduler's and the
-// user's); an error is an *Error naming the object and its field.
+// user's); an error is an *Error naming the object and its field, or,
+// when several objects are wrong, a *schema.Errors of them (each
+// object's first, up to schema.MaxErrors).
 func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally, opts ...ImportOption) error {
 	if err := nameGenerated(ins); err != nil {
 		return err
@@ -107,13 +109,14 @@ func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally, opt
 	for _, opt := range opts {
 		opt(k)
 	}
+	var errs schema.Errors // every object's first error, up to schema.MaxErrors
 	for _, in := range ins {
 		for _, obj := range in.Objects {
 			v, unmodelled, err := decodeKube(obj, ws, d)
-			if err != nil {
-				return err
+			if !errs.Add(err) {
+				return errs.Err()
 			}
-			if v != nil {
+			if v != nil && err == nil {
 				k.objs = append(k.objs, kubeDecoded{in, obj, v, unmodelled})
 			}
 		}
@@ -123,7 +126,10 @@ func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally, opt
 	for _, d := range k.objs {
 		from := len(d.in.File.Pods)
 		if err := k.convert(d); err != nil {
-			return err
+			if !errs.Add(err) {
+				return errs.Err()
+			}
+			continue
 		}
 		made = append(made, madePods{d, from, len(d.in.File.Pods)})
 		if !finished(d.v) { // a finished pod is left out, and what it holds with it
@@ -131,6 +137,9 @@ func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally, opt
 				ws.Add(d.o.kind, schema.FieldOf(path), schema.NotModelled, d.o.file+": "+d.o.ref())
 			}
 		}
+	}
+	if err := errs.Err(); err != nil {
+		return err // the gangs of objects in error would only repeat them
 	}
 	k.workloadRefs()
 	if err := k.readGangs(made); err != nil {

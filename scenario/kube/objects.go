@@ -39,6 +39,9 @@ type Object struct {
 	unmodelled []string
 	hash       string
 	index      *schema.LineIndex // the lines of node, which early objects let go
+	// skipped is what skipping an early object of a kind not read gives,
+	// worked out before its tree is pruned
+	skipped Skip
 }
 
 // lines finds the lines of o's fields: in its tree, or in the index an
@@ -253,6 +256,7 @@ func ReadListItem(file string, i int, item *yaml.Node, d *schema.Decoder) ([]*Ob
 func (o *Object) decodeEarly(d *schema.Decoder) bool {
 	kind, known := lookupKind(o.apiVersion, o.kind)
 	if !known {
+		o.skipped = skip(o)
 		head := o.node.Content[:0:0]
 		for i := 0; i+1 < len(o.node.Content); i += 2 {
 			if k := o.node.Content[i].Value; k == "apiVersion" || k == "kind" || k == "metadata" {
@@ -437,13 +441,13 @@ func decodeKube(o *Object, ws Warnings, d *schema.Decoder) (any, []string, error
 		v := o.decoded
 		o.decoded = nil // held by the importer from here
 		if v == nil {
-			ws.Add(o.kind, "", skippedKindDetail(o.apiVersion, o.kind), o.file+": "+o.ref())
+			addSkip(ws, o.skipped)
 		}
 		return v, o.unmodelled, nil
 	}
 	kind, ok := lookupKind(o.apiVersion, o.kind)
 	if !ok {
-		ws.Add(o.kind, "", skippedKindDetail(o.apiVersion, o.kind), o.file+": "+o.ref())
+		addSkip(ws, skip(o))
 		return nil, nil, nil
 	}
 	if !slices.Contains(kind.versions, o.apiVersion) {

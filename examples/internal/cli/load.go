@@ -6,6 +6,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/gangsim/gangsim/scenario"
 )
@@ -70,4 +71,19 @@ func PrintWarnings(w io.Writer, sc *scenario.Scenario) {
 	for _, warn := range sc.Warnings {
 		fmt.Fprintln(w, "warning:", warn.String())
 	}
+}
+
+// CheckPods refuses a scenario that makes no pod (no pod, no workload
+// controller): a report of an empty run is all zeros, and says nothing of
+// the inputs. The error says which objects that make pods were skipped,
+// when some were.
+func CheckPods(sc *scenario.Scenario) error {
+	if len(sc.Pods) > 0 || len(sc.Controllers) > 0 {
+		return nil
+	}
+	msg := sc.Name + ": the inputs make no pod, so there is nothing to simulate"
+	if note := scenario.SkippedNote(sc.Skipped); note != "" {
+		msg += "; " + strings.Replace(note, "missing from the figures", "not simulated", 1)
+	}
+	return fmt.Errorf("%w: %s", scenario.ErrScenario, msg)
 }

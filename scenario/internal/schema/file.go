@@ -49,6 +49,17 @@ type File struct {
 	// and flags (autoscaler.go).
 	NodeGroups []NodeGroup `yaml:"nodeGroups"`
 	Autoscaler *Autoscaler `yaml:"autoscaler"`
+	// Admission switches the API server's admission plugins that are off
+	// unless a cluster turns them on (tolerations.go of scenario).
+	Admission *Admission `yaml:"admission"`
+}
+
+// Admission is the file's admission section.
+type Admission struct {
+	Line int `yaml:"-"`
+	// ExtendedResourceToleration: a pod requesting an extended resource
+	// tolerates the taint of that name (GKE's API server runs it).
+	ExtendedResourceToleration *bool `yaml:"extendedResourceToleration"`
 }
 
 // Config is the file's config section: the scheduler's configuration.

@@ -184,6 +184,13 @@ type Tally struct {
 	nodes, pods       int
 }
 
+// LimitError is a tally's refusal: the inputs go past a limit of nodes
+// or pods. Once one is found, a load reports no more errors (every object
+// after it would go past the limit too).
+type LimitError struct{ Msg string }
+
+func (e *LimitError) Error() string { return e.Msg }
+
 // NewTally returns a tally of nothing yet, with the limits of all inputs
 // together.
 func NewTally(maxNodes, maxPods int) *Tally { return &Tally{maxNodes: maxNodes, maxPods: maxPods} }
@@ -191,7 +198,7 @@ func NewTally(maxNodes, maxPods int) *Tally { return &Tally{maxNodes: maxNodes, 
 // AddNodes counts n nodes; it fails, counting none, past the limit.
 func (t *Tally) AddNodes(n int) error {
 	if n > t.maxNodes-t.nodes {
-		return fmt.Errorf("%s more %s would go past the limit of %s nodes in all inputs", commas(n), plural(n, "node", "nodes"), commas(t.maxNodes))
+		return &LimitError{fmt.Sprintf("%s more %s would go past the limit of %s nodes in all inputs", commas(n), plural(n, "node", "nodes"), commas(t.maxNodes))}
 	}
 	t.nodes += n
 	return nil
@@ -210,7 +217,7 @@ func (t *Tally) AddPods(n int) error {
 // them.
 func (t *Tally) Room(n int) error {
 	if n > t.maxPods-t.pods {
-		return fmt.Errorf("%s more %s would go past the limit of %s pods in all inputs", commas(n), plural(n, "pod", "pods"), commas(t.maxPods))
+		return &LimitError{fmt.Sprintf("%s more %s would go past the limit of %s pods in all inputs", commas(n), plural(n, "pod", "pods"), commas(t.maxPods))}
 	}
 	return nil
 }
