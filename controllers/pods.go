@@ -110,6 +110,11 @@ func (m *Manager) make(c *controller, name string, index int, node string, n int
 		m.made = append(m.made, key)
 	}
 	cp := m.adopt(c, key, index, node)
+	if m.claims != nil {
+		if err := m.claims.Prepare(&p); err != nil {
+			return m.podError(c, name, err)
+		}
+	}
 	if err := m.s.AddPod(p, d); err != nil { // its maps are the controller's, read-only
 		if errors.Is(err, gangsim.ErrRejected) {
 			// the API server refused it (a quota): not created; the

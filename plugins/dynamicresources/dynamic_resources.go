@@ -77,6 +77,7 @@ type DynamicResources struct {
 }
 
 var (
+	_ fw.PreEnqueuePlugin     = (*DynamicResources)(nil)
 	_ fw.PreFilterPlugin      = (*DynamicResources)(nil)
 	_ fw.PreFilterExtensions  = (*DynamicResources)(nil)
 	_ fw.FilterPlugin         = (*DynamicResources)(nil)
@@ -121,6 +122,28 @@ func (*DynamicResources) EventsToRegister() fw.ClusterEvent {
 }
 
 const stateKey fw.StateKey = Name
+
+// PreEnqueue holds a pod until the resourceclaim controller has made the
+// claim of each of its entries that names a template, as its status
+// (ResourceClaimStatuses) records it, with kube-scheduler's message
+// (NotCreatedMessage). The pod is let through when the controller records
+// its claims (the Scheduler's SetResourceClaimStatuses).
+func (pl *DynamicResources) PreEnqueue(pod *cluster.PodInfo) *fw.Status {
+	p := pod.Pod()
+	for i := range p.ResourceClaims {
+		if p.ResourceClaims[i].ResourceClaimTemplateName != "" && p.ClaimKey(i) == "" {
+			return unresolvable(NotCreatedMessage(p))
+		}
+	}
+	return nil
+}
+
+// NotCreatedMessage is the reason of a pod whose claim from a template is
+// not made yet, in kube-scheduler's words (`pod "ns/name": ResourceClaim
+// not created yet`).
+func NotCreatedMessage(p *cluster.Pod) string {
+	return fmt.Sprintf("pod %q: ResourceClaim not created yet", string(p.Key()))
+}
 
 // stateData is one pod's attempt: its claims, in the order of its
 // spec.resourceClaims, and what Filter found per node.
@@ -217,12 +240,16 @@ func (pl *DynamicResources) PreFilter(state *fw.CycleState, pod *cluster.PodInfo
 	}
 	for i := range p.ResourceClaims {
 		key := p.ClaimKey(i)
+		if key == "" { // a profile without this PreEnqueue let it through
+			return unresolvable(NotCreatedMessage(p))
+		}
 		rc, ok := snap.ResourceClaim(key)
 		if !ok {
-			if p.ResourceClaims[i].ResourceClaimName == "" {
-				return unresolvable(fmt.Sprintf("waiting for dynamic resource controller to create the resourceclaim %q", cluster.TemplateClaimName(p.Name, p.ResourceClaims[i].Name)))
-			}
-			return unresolvable(fmt.Sprintf("resourceclaim.resource.k8s.io %q not found", p.ResourceClaims[i].ResourceClaimName))
+			_, name, _ := strings.Cut(key, "/")
+			return unresolvable(fmt.Sprintf("resourceclaim.resource.k8s.io %q not found", name))
+		}
+		if st := checkOwner(p, i, rc); st != nil {
+			return st
 		}
 		pc := podClaim{key: key, claim: rc, node: -1}
 		if node, _, ok := snap.ClaimNode(key); ok {
@@ -251,6 +278,18 @@ func (pl *DynamicResources) PreFilter(state *fw.CycleState, pod *cluster.PodInfo
 	}
 	s.specs = string(b)
 	state.Write(stateKey, s)
+	return nil
+}
+
+// checkOwner refuses a pod's claim from a template that was not made for
+// the pod (its owner is another object), as kube's resourceclaim.IsForPod.
+func checkOwner(p *cluster.Pod, i int, rc *cluster.ResourceClaim) *fw.Status {
+	if p.ResourceClaims[i].ResourceClaimTemplateName == "" {
+		return nil
+	}
+	if o := rc.Owner; o == nil || o.Kind != cluster.OwnerPod || o.Name != p.Name {
+		return unresolvable(fmt.Sprintf("ResourceClaim %s was not created for pod %s (pod is not owner)", rc.Key(), p.Key()))
+	}
 	return nil
 }
 

@@ -1,0 +1,280 @@
+package controllers
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/cluster/deviceselector"
+)
+
+// ResourceClaims is Kubernetes' resourceclaim controller (a part of
+// kube-controller-manager) in simulated time: it makes, from its
+// ResourceClaimTemplate, the claim of each entry of a pod that names a
+// template (spec.resourceClaims[].resourceClaimTemplateName), owned by
+// the pod, records the claim's name in the pod's status
+// (status.resourceClaimStatuses), and deletes the claims a pod owns once
+// the pod has ended for good (succeeded, deleted, or refused at its
+// creation). Like every controller it acts through the Scheduler's public
+// API alone (AddResourceClaim, SetResourceClaimStatuses,
+// DeleteResourceClaim); the scheduler never reads a template. A pod whose
+// claims are not made waits, held by the DynamicResources plugin's
+// PreEnqueue, as in Kubernetes.
+//
+// The templates are API objects the controller watches, so they are
+// given to it (AddTemplate), not to the Scheduler. A template added after
+// the pods that name it has their claims made then.
+//
+// The real controller makes a pod's claims a moment after the pod is
+// created, before the scheduler's first look at it in practice; the
+// simulator has no such moment. A caller that adds pods (the scenario
+// runner, the Manager) calls Prepare before AddPod: the claims are made
+// and the pod's status names them, at the pod's creation time. That is
+// also what a pod that arrives running needs, whose claims the controller
+// made before it ran. A pod added without Prepare is seen in the event
+// stream (Attach) and gets its claims at the next Sync.
+//
+// Names: the claim of a pod's entry is "<pod>-<entry>" when no claim has
+// that name, and otherwise the first of "<pod>-<entry>-1",
+// "<pod>-<entry>-2", ... that none has (Kubernetes' generateName adds a
+// random suffix, which never collides): a user's claim of that name, or
+// another pod's (pod "a" entry "b-c" and pod "a-b" entry "c"), is never
+// taken.
+//
+// Determinism: pods are served in the order they arrive or ended, entries
+// in spec order, and every name is the first free one in a fixed
+// sequence. Concurrency: one goroutine drives the controller and its
+// Scheduler, as for the Manager.
+type ResourceClaims struct {
+	s         *gangsim.Scheduler
+	templates map[string]*cluster.ResourceClaimTemplate // by "namespace/name"
+	// owned are the claims made for each pod, by the pod's key
+	owned map[cluster.PodKey][]string
+	// arrived are pods added without their claims, in arrival order, to be
+	// served at the next Sync; waiting those whose template is missing
+	arrived, waiting []*cluster.Pod
+	// ended are the pods that ended for good, whose claims Sync deletes
+	ended []cluster.PodKey
+}
+
+// NewResourceClaims returns the controller, with no template yet.
+func NewResourceClaims() *ResourceClaims {
+	return &ResourceClaims{templates: map[string]*cluster.ResourceClaimTemplate{}, owned: map[cluster.PodKey][]string{}}
+}
+
+// Attach returns the option through which the controller follows the
+// Scheduler's event stream (pods arriving and ending), for gangsim.New.
+func (c *ResourceClaims) Attach() gangsim.Option {
+	return gangsim.WithObserverOf(c.observe, gangsim.EventPodArrived, gangsim.EventPodSucceeded,
+		gangsim.EventPodDeleted, gangsim.EventPodRejected)
+}
+
+// Start gives the controller the Scheduler it acts on, made with Attach,
+// and serves the pods the stream has told of so far (Sync).
+func (c *ResourceClaims) Start(s *gangsim.Scheduler) error {
+	c.s = s
+	return c.Sync()
+}
+
+// AddTemplate adds a template, checked as the API server checks it
+// (its CEL selectors compiled). Once started, the controller makes the
+// claims of the pods that were waiting for it.
+func (c *ResourceClaims) AddTemplate(t cluster.ResourceClaimTemplate) error {
+	if t.Namespace == "" {
+		t.Namespace = cluster.DefaultNamespace
+	}
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	key := string(cluster.MakePodKey(t.Namespace, t.Name))
+	if err := deviceselector.CheckClaimSpec("resourceclaimtemplate "+key, "spec.spec.devices", &t.Spec); err != nil {
+		return err
+	}
+	if _, ok := c.templates[key]; ok {
+		return fmt.Errorf("%w: resource claim template %s already exists", cluster.ErrDeviceObject, key)
+	}
+	t.Spec = t.Spec.Clone()
+	c.templates[key] = &t
+	if len(c.waiting) > 0 {
+		c.arrived = append(c.arrived, c.waiting...)
+		c.waiting = nil
+	}
+	if c.s == nil {
+		return nil
+	}
+	return c.Sync()
+}
+
+// Template returns a template by key ("namespace/name"). Read-only.
+func (c *ResourceClaims) Template(key string) (*cluster.ResourceClaimTemplate, bool) {
+	t, ok := c.templates[key]
+	return t, ok
+}
+
+// Owned returns the keys of the claims the controller made for a pod
+// that has not ended, in the order of its entries.
+func (c *ResourceClaims) Owned(key cluster.PodKey) []string { return slices.Clone(c.owned[key]) }
+
+// Prepare makes the claims of p's entries that name a template and are
+// not recorded yet, and records them in p's status
+// (p.ResourceClaimStatuses, a new slice), for the caller to add p now: as
+// the controller would a moment after p's creation, or before p ran when
+// p arrives running. An entry whose template does not exist is left
+// without a claim: the pod waits for it. Claims of pods that ended are
+// deleted first, so that a pod made again under the same name gets the
+// same names.
+func (c *ResourceClaims) Prepare(p *cluster.Pod) error {
+	if c.s == nil {
+		return errNotStarted
+	}
+	if err := c.deleteEnded(); err != nil {
+		return err
+	}
+	made, err := c.makeClaims(p)
+	if err != nil || len(made) == 0 {
+		return err
+	}
+	p.ResourceClaimStatuses = append(slices.Clip(p.ResourceClaimStatuses), made...)
+	return nil
+}
+
+// Busy reports whether the controller has something to do now: claims
+// to delete, or pods that arrived without their claims.
+func (c *ResourceClaims) Busy() bool { return len(c.ended) > 0 || len(c.arrived) > 0 }
+
+// Sync does what the stream told: it deletes the claims of the pods that
+// ended, then makes the claims of the pods that arrived without them and
+// records them (SetResourceClaimStatuses), which lets the scheduler queue
+// them.
+func (c *ResourceClaims) Sync() error {
+	if c.s == nil {
+		return errNotStarted
+	}
+	if err := c.deleteEnded(); err != nil {
+		return err
+	}
+	arrived := c.arrived
+	c.arrived = nil
+	for _, p := range arrived {
+		if st, ok := c.s.Pod(p.Key()); !ok || st.Phase != gangsim.PhasePending {
+			continue
+		}
+		made, err := c.makeClaims(p)
+		if err != nil {
+			return err
+		}
+		if c.missing(p, made) {
+			c.waiting = append(c.waiting, p)
+		}
+		if len(made) == 0 {
+			continue
+		}
+		if err := c.s.SetResourceClaimStatuses(p.Key(), made...); err != nil {
+			return fmt.Errorf("resourceclaim controller: pod %s: %w", p.Key(), err)
+		}
+	}
+	return nil
+}
+
+var errNotStarted = errors.New("controllers: the resourceclaim controller is not started (Start)")
+
+// observe follows the stream: a pod that arrived with entries of
+// templates not recorded is to be served; a pod that owns claims and
+// ended for good (or was refused at its creation) has them deleted.
+func (c *ResourceClaims) observe(e gangsim.Event) {
+	switch e.Kind {
+	case gangsim.EventPodArrived:
+		if p := e.Pod.Pod(); c.missing(p, nil) {
+			c.arrived = append(c.arrived, p)
+		}
+	case gangsim.EventPodSucceeded, gangsim.EventPodDeleted, gangsim.EventPodRejected:
+		if key := e.PodKey(); len(c.owned[key]) > 0 {
+			c.ended = append(c.ended, key)
+		}
+	}
+}
+
+// missing reports whether an entry of p that names a template has no
+// claim recorded, in p's status or in made.
+func (c *ResourceClaims) missing(p *cluster.Pod, made []cluster.PodResourceClaimStatus) bool {
+	for i := range p.ResourceClaims {
+		e := &p.ResourceClaims[i]
+		if e.ResourceClaimTemplateName != "" && p.ClaimKey(i) == "" &&
+			!slices.ContainsFunc(made, func(st cluster.PodResourceClaimStatus) bool { return st.Name == e.Name }) {
+			return true
+		}
+	}
+	return false
+}
+
+// makeClaims makes the claims of p's template entries that have none
+// recorded and whose template exists, and returns their statuses.
+func (c *ResourceClaims) makeClaims(p *cluster.Pod) ([]cluster.PodResourceClaimStatus, error) {
+	var made []cluster.PodResourceClaimStatus
+	for i := range p.ResourceClaims {
+		e := &p.ResourceClaims[i]
+		if e.ResourceClaimTemplateName == "" || p.ClaimKey(i) != "" {
+			continue
+		}
+		t, ok := c.templates[string(cluster.MakePodKey(p.Namespace, e.ResourceClaimTemplateName))]
+		if !ok {
+			continue
+		}
+		name := c.freeName(p.Namespace, cluster.TemplateClaimName(p.Name, e.Name))
+		rc := cluster.ResourceClaim{Namespace: p.Namespace, Name: name, Spec: t.Spec,
+			Owner: &cluster.ClaimOwner{Kind: cluster.OwnerPod, Name: p.Name}}
+		if err := c.s.AddResourceClaim(rc); err != nil {
+			return nil, fmt.Errorf("pod %s: spec.resourceClaims[%d]: making its claim from template %s: %w", p.Key(), i, e.ResourceClaimTemplateName, err)
+		}
+		c.owned[p.Key()] = append(c.owned[p.Key()], rc.Key())
+		made = append(made, cluster.PodResourceClaimStatus{Name: e.Name, ResourceClaimName: name})
+	}
+	return made, nil
+}
+
+// maxNameLength is the longest object name (a DNS subdomain).
+const maxNameLength = 253
+
+// freeName returns base when no claim of the namespace has that name,
+// else the first of base-1, base-2, ... that none has (base cut short
+// where the suffix would make the name too long).
+func (c *ResourceClaims) freeName(namespace, base string) string {
+	taken := func(name string) bool {
+		_, ok := c.s.ResourceClaim(string(cluster.MakePodKey(namespace, name)))
+		return ok
+	}
+	if len(base) <= maxNameLength && !taken(base) {
+		return base
+	}
+	for k := 1; ; k++ {
+		suffix := fmt.Sprintf("-%d", k)
+		b := base
+		if len(b)+len(suffix) > maxNameLength {
+			b = b[:maxNameLength-len(suffix)]
+		}
+		if !taken(b + suffix) {
+			return b + suffix
+		}
+	}
+}
+
+// deleteEnded deletes the claims of the pods that ended, in the order
+// they ended.
+func (c *ResourceClaims) deleteEnded() error {
+	ended := c.ended
+	c.ended = nil
+	for _, key := range ended {
+		for _, claim := range c.owned[key] {
+			if _, ok := c.s.ResourceClaim(claim); !ok {
+				continue // deleted by someone else
+			}
+			if err := c.s.DeleteResourceClaim(claim); err != nil {
+				return fmt.Errorf("resourceclaim controller: pod %s: %w", key, err)
+			}
+		}
+		delete(c.owned, key)
+	}
+	return nil
+}
