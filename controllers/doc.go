@@ -1,7 +1,9 @@
 // Package controllers runs Kubernetes' workload controllers in simulated
-// time, beside a gangsim.Scheduler: the Job controller, and the
-// controllers that keep services running (ReplicaSet, which a Deployment
-// makes; StatefulSet; DaemonSet). Like the cluster autoscaler (package
+// time, beside a gangsim.Scheduler: the Job controller, the controllers
+// that keep services running (ReplicaSet, which a Deployment makes;
+// StatefulSet; DaemonSet), and the resourceclaim controller
+// (ResourceClaims), which makes the claims of pods that name a
+// ResourceClaimTemplate and deletes them when their pods end. Like the cluster autoscaler (package
 // autoscaler), each is a loop over the Scheduler's public API, never a
 // part of the scheduler: it watches the event stream and makes and
 // deletes pods at the simulated time Kubernetes' controller would.
@@ -27,6 +29,16 @@
 //     autoscaler.
 //   - Made, Pod, Failed and Jobs say what the controllers did, for a
 //     result.
+//
+// ResourceClaims is the resourceclaim controller: it holds the
+// templates (AddTemplate), makes a pod's claims, owned by the pod, and
+// records them in the pod's status (SetResourceClaimStatuses) as the pod
+// is added (Prepare; the Manager calls it for the pods it makes, given
+// WithResourceClaims) or at its next Sync for a pod added without it;
+// until then DynamicResources' PreEnqueue holds the pod. It follows the
+// stream as an observer (Attach) and deletes the claims of the pods that
+// ended at its next Prepare or Sync. Its claims are named <pod>-<entry>,
+// or <pod>-<entry>-<k> (the first free k) when a claim has that name.
 //
 // The rules are those of Kubernetes' controllers, where the simulator
 // names the pods a controller would name with a random suffix in a
