@@ -73,7 +73,8 @@ func (s *Scheduler) AddResourceClaim(rc cluster.ResourceClaim) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	if err := deviceselector.CheckClaimSpec("resourceclaim "+string(cluster.MakePodKey(rc.Namespace, rc.Name)), "spec.devices", &rc.Spec); err != nil {
+	if err := deviceselector.CheckClaimSpec("spec.devices", &rc.Spec); err != nil {
+		err.Object = "resourceclaim " + string(cluster.MakePodKey(rc.Namespace, rc.Name))
 		return err
 	}
 	if err := s.cache.AddResourceClaim(rc); err != nil {

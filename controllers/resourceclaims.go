@@ -89,7 +89,8 @@ func (c *ResourceClaims) AddTemplate(t cluster.ResourceClaimTemplate) error {
 		return err
 	}
 	key := string(cluster.MakePodKey(t.Namespace, t.Name))
-	if err := deviceselector.CheckClaimSpec("resourceclaimtemplate "+key, "spec.spec.devices", &t.Spec); err != nil {
+	if err := deviceselector.CheckClaimSpec("spec.spec.devices", &t.Spec); err != nil {
+		err.Object = "resourceclaimtemplate " + key
 		return err
 	}
 	if _, ok := c.templates[key]; ok {

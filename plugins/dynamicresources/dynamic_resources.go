@@ -131,11 +131,21 @@ const stateKey fw.StateKey = Name
 func (pl *DynamicResources) PreEnqueue(pod *cluster.PodInfo) *fw.Status {
 	p := pod.Pod()
 	for i := range p.ResourceClaims {
-		if p.ResourceClaims[i].ResourceClaimTemplateName != "" && p.ClaimKey(i) == "" {
+		if e := &p.ResourceClaims[i]; e.ResourceClaimTemplateName != "" && !recorded(p.ResourceClaimStatuses, e.Name) {
 			return unresolvable(NotCreatedMessage(p))
 		}
 	}
 	return nil
+}
+
+// recorded reports whether the statuses name the claim of entry.
+func recorded(statuses []cluster.PodResourceClaimStatus, entry string) bool {
+	for i := range statuses {
+		if statuses[i].Name == entry {
+			return true
+		}
+	}
+	return false
 }
 
 // NotCreatedMessage is the reason of a pod whose claim from a template is
