@@ -41,6 +41,7 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 		return err
 	}
 	g.Priority, g.PreemptionPolicy = &prio, policy
+	g.ResourceClaims = slices.Clone(g.ResourceClaims) // the scheduler's own copy: Group of GroupStatus shares it, read-only
 	// the members that arrived first are admitted again before anything
 	// changes: an error leaves the scheduler as it was
 	waiting := s.tracker.orphans[g.Key()]

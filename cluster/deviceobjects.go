@@ -267,10 +267,11 @@ func (r ExactDeviceRequest) clone() ExactDeviceRequest {
 	return r
 }
 
-// validatePodClaims checks a pod's claims as the API server does: each
-// entry a unique DNS label naming exactly one of a claim and a template,
-// each a DNS subdomain.
-func validatePodClaims(claims []PodResourceClaim) (string, string) {
+// ValidatePodClaims checks a pod's claims (or a PodGroup's, which have
+// the same shape) as the API server does: each entry a unique DNS label
+// naming exactly one of a claim and a template, each a DNS subdomain. It
+// returns the field at fault, under "resourceClaims", and the problem.
+func ValidatePodClaims(claims []PodResourceClaim) (string, string) {
 	seen := make(map[string]bool, len(claims))
 	for i, c := range claims {
 		at := fmt.Sprintf("resourceClaims[%d]", i)

@@ -317,12 +317,18 @@ type ResourceClaim struct {
 // ClaimOwner is a claim's controller owner reference: the kind and name
 // of the object, in the claim's namespace, it was made for.
 type ClaimOwner struct {
-	Kind string // OwnerPod
+	Kind string // OwnerPod or OwnerPodGroup
 	Name string
 }
 
-// OwnerPod is the kind of a claim made for a pod from a template.
-const OwnerPod = "Pod"
+// The kinds of a claim's owner: a pod, for a claim made from a template
+// of the pod's; a PodGroup, for one made from a template of the group's
+// (spec.resourceClaims of a PodGroup, DRAWorkloadResourceClaims), which
+// the group's pods share.
+const (
+	OwnerPod      = "Pod"
+	OwnerPodGroup = "PodGroup"
+)
 
 // Key returns the claim's "namespace/name".
 func (c *ResourceClaim) Key() string { return string(MakePodKey(c.Namespace, c.Name)) }

@@ -172,7 +172,7 @@ func (p *Pod) Validate() error {
 	if field, detail := ValidateSpread("topologySpreadConstraints", p.TopologySpreadConstraints); detail != "" {
 		return bad(field, "%s", detail)
 	}
-	if field, detail := validatePodClaims(p.ResourceClaims); detail != "" {
+	if field, detail := ValidatePodClaims(p.ResourceClaims); detail != "" {
 		return bad(field, "%s", detail)
 	}
 	if field, detail := ValidateClaimStatuses(p.ResourceClaims, p.ResourceClaimStatuses); detail != "" {

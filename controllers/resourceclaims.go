@@ -8,6 +8,7 @@ import (
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/cluster/deviceselector"
+	"github.com/gangsim/gangsim/podgroup"
 )
 
 // ResourceClaims is Kubernetes' resourceclaim controller (a part of
@@ -57,11 +58,15 @@ type ResourceClaims struct {
 	arrived, waiting []*cluster.Pod
 	// ended are the pods that ended for good, whose claims Sync deletes
 	ended []cluster.PodKey
+	// groups are the claims made for PodGroups from their templates (a
+	// PodGroup's status.resourceClaimStatuses), by the group's key
+	groups map[string][]cluster.PodResourceClaimStatus
 }
 
 // NewResourceClaims returns the controller, with no template yet.
 func NewResourceClaims() *ResourceClaims {
-	return &ResourceClaims{templates: map[string]*cluster.ResourceClaimTemplate{}, owned: map[cluster.PodKey][]string{}}
+	return &ResourceClaims{templates: map[string]*cluster.ResourceClaimTemplate{}, owned: map[cluster.PodKey][]string{},
+		groups: map[string][]cluster.PodResourceClaimStatus{}}
 }
 
 // Attach returns the option through which the controller follows the
@@ -117,6 +122,13 @@ func (c *ResourceClaims) Template(key string) (*cluster.ResourceClaimTemplate, b
 // Owned returns the keys of the claims the controller made for a pod
 // that has not ended, in the order of its entries.
 func (c *ResourceClaims) Owned(key cluster.PodKey) []string { return slices.Clone(c.owned[key]) }
+
+// GroupClaims returns the claims made for a PodGroup (by its key
+// "namespace/name") from its templates, as its
+// status.resourceClaimStatuses records them, in the order they were made.
+func (c *ResourceClaims) GroupClaims(key string) []cluster.PodResourceClaimStatus {
+	return slices.Clone(c.groups[key])
+}
 
 // Prepare makes the claims of p's entries that name a template and are
 // not recorded yet, and records them in p's status
@@ -219,6 +231,16 @@ func (c *ResourceClaims) makeClaims(p *cluster.Pod) ([]cluster.PodResourceClaimS
 		if e.ResourceClaimTemplateName == "" || p.ClaimKey(i) != "" {
 			continue
 		}
+		if g := c.groupOf(p); g != nil && g.ClaimEntry(*e) >= 0 {
+			name, ok, err := c.groupClaim(g, e)
+			if err != nil {
+				return nil, fmt.Errorf("pod %s: spec.resourceClaims[%d]: %w", p.Key(), i, err)
+			}
+			if ok {
+				made = append(made, cluster.PodResourceClaimStatus{Name: e.Name, ResourceClaimName: name})
+			}
+			continue
+		}
 		t, ok := c.templates[string(cluster.MakePodKey(p.Namespace, e.ResourceClaimTemplateName))]
 		if !ok {
 			continue
@@ -233,6 +255,45 @@ func (c *ResourceClaims) makeClaims(p *cluster.Pod) ([]cluster.PodResourceClaimS
 		made = append(made, cluster.PodResourceClaimStatus{Name: e.Name, ResourceClaimName: name})
 	}
 	return made, nil
+}
+
+// groupOf returns the PodGroup of p, as the Scheduler holds it; nil for
+// a pod of no group, or of a group not defined yet (whose entries are
+// then the pod's own).
+func (c *ResourceClaims) groupOf(p *cluster.Pod) *podgroup.PodGroup {
+	if p.PodGroup == "" {
+		return nil
+	}
+	st, ok := c.s.PodGroup(podgroup.Key(p.Namespace, p.PodGroup))
+	if !ok || len(st.Group.ResourceClaims) == 0 {
+		return nil
+	}
+	return &st.Group
+}
+
+// groupClaim returns the name of the claim made for the group's entry e
+// (a template's), made now, owned by the group, when it is the first of
+// the group's pods to need it: "<group>-<entry>", or the first free name
+// after it. False when the template does not exist yet.
+func (c *ResourceClaims) groupClaim(g *podgroup.PodGroup, e *cluster.PodResourceClaim) (string, bool, error) {
+	key := g.Key()
+	for _, st := range c.groups[key] {
+		if st.Name == e.Name {
+			return st.ResourceClaimName, true, nil
+		}
+	}
+	t, ok := c.templates[string(cluster.MakePodKey(g.Namespace, e.ResourceClaimTemplateName))]
+	if !ok {
+		return "", false, nil
+	}
+	name := c.freeName(g.Namespace, cluster.TemplateClaimName(g.Name, e.Name))
+	rc := cluster.ResourceClaim{Namespace: g.Namespace, Name: name, Spec: t.Spec,
+		Owner: &cluster.ClaimOwner{Kind: cluster.OwnerPodGroup, Name: g.Name}}
+	if err := c.s.AddResourceClaim(rc); err != nil {
+		return "", false, fmt.Errorf("making the claim of pod group %s from template %s: %w", key, e.ResourceClaimTemplateName, err)
+	}
+	c.groups[key] = append(c.groups[key], cluster.PodResourceClaimStatus{Name: e.Name, ResourceClaimName: name})
+	return name, true, nil
 }
 
 // maxNameLength is the longest object name (a DNS subdomain).

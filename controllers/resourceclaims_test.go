@@ -1,6 +1,7 @@
 package controllers_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/controllers"
 	gt "github.com/gangsim/gangsim/gangsimtest"
+	"github.com/gangsim/gangsim/podgroup"
 )
 
 // claimsCase is a Scheduler with the resourceclaim controller beside it,
@@ -253,4 +255,102 @@ func TestManagerMakesClaimsOfItsPods(t *testing.T) {
 	_, pods, ok := ni.Claim("default/web-0-gpu")
 	require.True(t, ok)
 	require.Equal(t, 1, pods)
+}
+
+// groupPod is a pod of 1 cpu in a PodGroup, whose entry "gpu" names the
+// template "one", as its group's does.
+func groupPod(name, group string) cluster.Pod {
+	return gt.MakePod(name).CPU("1").Group(group).ResourceClaims(cluster.PodResourceClaim{Name: "gpu", ResourceClaimTemplateName: "one"}).Obj()
+}
+
+// addGroup adds a gang of min pods whose spec.resourceClaims has the
+// entry "gpu" from the template "one".
+func (cc *claimsCase) addGroup(name string, min int32) {
+	cc.t.Helper()
+	require.NoError(cc.t, cc.s.AddPodGroup(podgroup.PodGroup{Name: name, Policy: podgroup.Gang, MinCount: min,
+		ResourceClaims: []cluster.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: "one"}}}))
+}
+
+// A PodGroup's claim from a template (DRAWorkloadResourceClaims) is made
+// once for the group, owned by it, and its pods share it: one
+// allocation, one device, every pod on the node it is usable on. A second
+// group gets a claim and a device of its own; a pod of the group whose
+// entry differs from the group's gets its own claim. When the group's
+// last pod ends the device is free again; the claim stays, with its
+// group.
+func TestResourceClaimsOfAPodGroupAreShared(t *testing.T) {
+	c := controllers.NewResourceClaims()
+	s, err := gangsim.New(gangsim.Config{CheckInvariants: true}, c.Attach())
+	require.NoError(t, err)
+	cc := &claimsCase{t: t, s: s, c: c}
+	require.NoError(t, s.AddDeviceClass(gt.GPUClass()))
+	for _, n := range []string{"n1", "n2"} {
+		require.NoError(t, s.AddNode(gt.MakeNode(n).CPU("16").Memory("64Gi").Obj()))
+		require.NoError(t, s.AddResourceSlice(gt.GPUSlice(n, 1, "A100", false)))
+	}
+	require.NoError(t, c.Start(s))
+	require.NoError(t, c.AddTemplate(cluster.ResourceClaimTemplate{Name: "one", Spec: gt.GPUSpec(1, "", 0)}))
+	cc.addGroup("g1", 3)
+	cc.addGroup("g2", 2)
+	for i, d := range []time.Duration{time.Minute, 2 * time.Minute, 3 * time.Minute} {
+		cc.add(groupPod(fmt.Sprintf("g1-%d", i), "g1"), d)
+	}
+	cc.add(groupPod("g2-0", "g2"), 0)
+	cc.add(groupPod("g2-1", "g2"), 0)
+	require.Equal(t, []cluster.PodResourceClaimStatus{{Name: "gpu", ResourceClaimName: "g1-gpu"}}, c.GroupClaims("default/g1"))
+	rc, ok := s.ResourceClaim("default/g1-gpu")
+	require.True(t, ok)
+	require.Equal(t, &cluster.ClaimOwner{Kind: cluster.OwnerPodGroup, Name: "g1"}, rc.Owner)
+	require.Empty(t, c.Owned("default/g1-0"), "the pod owns no claim: the group does")
+	require.NoError(t, s.RunUntil(30*time.Second))
+
+	node := func(pod string) string { st, _ := s.Pod(cluster.MakePodKey("", pod)); return st.Node }
+	require.Equal(t, node("g1-0"), node("g1-1"))
+	require.Equal(t, node("g1-0"), node("g1-2"))
+	require.Equal(t, node("g2-0"), node("g2-1"))
+	require.NotEqual(t, node("g1-0"), node("g2-0"), "a GPU each, on its node")
+	ni, _ := s.Node(node("g1-0"))
+	alloc, pods, ok := ni.Claim("default/g1-gpu")
+	require.True(t, ok)
+	require.Equal(t, 3, pods, "one allocation for the group's three pods")
+	require.Len(t, alloc.Devices, 1)
+	for _, p := range []string{"g1-0", "g1-1", "g1-2"} {
+		st, _ := s.Pod(cluster.MakePodKey("", p))
+		require.Equal(t, []cluster.PodResourceClaimStatus{{Name: "gpu", ResourceClaimName: "g1-gpu"}}, st.ResourceClaimStatuses)
+	}
+
+	require.NoError(t, s.RunUntil(150*time.Second)) // g1-0 and g1-1 ended
+	ni, _ = s.Node(ni.Name())
+	_, pods, ok = ni.Claim("default/g1-gpu")
+	require.True(t, ok)
+	require.Equal(t, 1, pods)
+	require.NoError(t, s.Run()) // g1-2 ended: the group's last pod
+	ni, _ = s.Node(ni.Name())
+	_, _, ok = ni.Claim("default/g1-gpu")
+	require.False(t, ok, "released with the group's last pod")
+	require.NoError(t, c.Sync())
+	_, ok = s.ResourceClaim("default/g1-gpu")
+	require.True(t, ok, "the claim is the group's, not its pods'")
+
+	// the device is free: a pod of no group takes it
+	cc.add(templatePod("solo", "gpu", "one"), 0)
+	require.NoError(t, s.Run())
+	st, _ := s.Pod("default/solo")
+	require.Equal(t, gangsim.PhaseBound, st.Phase)
+	require.Equal(t, node("g1-0"), st.Node)
+}
+
+// Only an entry equal to the group's in every field uses the group's
+// claim: a pod of the group whose entry has another name gets a claim of
+// its own, and a pod of a group without claims too.
+func TestResourceClaimsOnlyAMatchingEntryIsTheGroups(t *testing.T) {
+	cc := newClaimsCase(t, 2)
+	cc.addGroup("g", 1)
+	require.NoError(t, cc.s.AddPodGroup(podgroup.PodGroup{Name: "plain", Policy: podgroup.Gang, MinCount: 1}))
+	other := gt.MakePod("other").CPU("1").Group("g").ResourceClaims(cluster.PodResourceClaim{Name: "gpu2", ResourceClaimTemplateName: "one"}).Obj()
+	cc.add(other, 0)
+	cc.add(groupPod("p", "plain"), 0)
+	require.Equal(t, []string{"default/other-gpu2"}, cc.c.Owned("default/other"))
+	require.Equal(t, []string{"default/p-gpu"}, cc.c.Owned("default/p"))
+	require.Empty(t, cc.c.GroupClaims("default/g"))
 }

@@ -264,7 +264,7 @@ func (pl *DynamicResources) PreFilter(state *fw.CycleState, pod *cluster.PodInfo
 		pc := podClaim{key: key, claim: rc, node: -1}
 		if node, _, ok := snap.ClaimNode(key); ok {
 			_, pods, _ := snap.Node(node).Claim(key)
-			if pods >= MaxPodsPerClaim {
+			if pods >= MaxPodsPerClaim && !forGroup(p, rc) {
 				return unresolvable("resourceclaim in use")
 			}
 			pc.node, pc.pods = node, pods
@@ -292,15 +292,24 @@ func (pl *DynamicResources) PreFilter(state *fw.CycleState, pod *cluster.PodInfo
 }
 
 // checkOwner refuses a pod's claim from a template that was not made for
-// the pod (its owner is another object), as kube's resourceclaim.IsForPod.
+// the pod or for its PodGroup (its owner is another object), as kube's
+// resourceclaim.IsForPod.
 func checkOwner(p *cluster.Pod, i int, rc *cluster.ResourceClaim) *fw.Status {
-	if p.ResourceClaims[i].ResourceClaimTemplateName == "" {
+	if p.ResourceClaims[i].ResourceClaimTemplateName == "" || forGroup(p, rc) {
 		return nil
 	}
 	if o := rc.Owner; o == nil || o.Kind != cluster.OwnerPod || o.Name != p.Name {
 		return unresolvable(fmt.Sprintf("ResourceClaim %s was not created for pod %s (pod is not owner)", rc.Key(), p.Key()))
 	}
 	return nil
+}
+
+// forGroup reports whether a claim was made for the pod's PodGroup: it is
+// reserved for the group as one consumer (DRAWorkloadResourceClaims), so
+// the group's pods do not count against MaxPodsPerClaim.
+func forGroup(p *cluster.Pod, rc *cluster.ResourceClaim) bool {
+	o := rc.Owner
+	return o != nil && o.Kind == cluster.OwnerPodGroup && p.PodGroup != "" && o.Name == p.PodGroup
 }
 
 // extendedRequests lists the pod's extended resources that a device class
