@@ -38,7 +38,10 @@
 // until then DynamicResources' PreEnqueue holds the pod. It follows the
 // stream as an observer (Attach) and deletes the claims of the pods that
 // ended at its next Prepare or Sync. Its claims are named <pod>-<entry>,
-// or <pod>-<entry>-<k> (the first free k) when a claim has that name.
+// or <pod>-<entry>-<k> (the first free k) when a claim has that name. A
+// PodGroup's claims from templates (its spec.resourceClaims) are made once
+// for the group, <group>-<entry>, and shared by the pods whose entry
+// equals the group's.
 //
 // The rules are those of Kubernetes' controllers, where the simulator
 // names the pods a controller would name with a random suffix in a

@@ -24,6 +24,14 @@ import (
 // claims are not made waits, held by the DynamicResources plugin's
 // PreEnqueue, as in Kubernetes.
 //
+// A pod of a PodGroup whose entry equals one of the group's
+// spec.resourceClaims (DRAWorkloadResourceClaims) uses the group's claim:
+// for a template, the controller makes it once for the group, owned by the
+// PodGroup and named "<group>-<entry>" by the same rule as a pod's, and
+// records its name in the status of each pod that uses it (GroupClaims
+// gives the group's record). The group's pods share it; the Scheduler
+// frees its devices when the group's last pod leaves its node.
+//
 // The templates are API objects the controller watches, so they are
 // given to it (AddTemplate), not to the Scheduler. A template added after
 // the pods that name it has their claims made then.
