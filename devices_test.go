@@ -317,6 +317,26 @@ func TestPodWaitsUntilItsClaimIsRecorded(t *testing.T) {
 	require.NoError(t, err, "the same record again changes nothing")
 }
 
+// A gang member held for want of its claim holds its whole gang, as a
+// gated member does; the status write that records the claim lets the
+// gang be placed, and the invariant checker agrees on the gate counts.
+func TestGangMemberWaitsForItsClaim(t *testing.T) {
+	ts := newDeviceSched(t, false).gpus("n1", 2, "A100", false, "").gang("g", 2)
+	ts.template("one", gpuSpec(1, "", 0))
+	require.NoError(t, ts.AddPod(claimPod("g-0", "one", "").Group("g").Obj(), 0))
+	require.NoError(t, ts.Scheduler.AddPod(claimPod("g-1", "one", "").Group("g").Obj(), 0)) // no claim made
+	ts.run()
+	require.Equal(t, 0, ts.boundCount("g"))
+	require.Equal(t, `pod "default/g-1": ResourceClaim not created yet`, ts.status("g-1").Reason)
+	require.NoError(t, ts.AddResourceClaim(cluster.ResourceClaim{Name: "g-1-gpu", Spec: gpuSpec(1, "", 0),
+		Owner: &cluster.ClaimOwner{Kind: cluster.OwnerPod, Name: "g-1"}}))
+	ts.run()
+	require.Equal(t, 0, ts.boundCount("g"), "a claim added changes nothing until the pod's status records it")
+	require.NoError(t, ts.SetResourceClaimStatuses("default/g-1", cluster.PodResourceClaimStatus{Name: "gpu", ResourceClaimName: "g-1-gpu"}))
+	ts.run()
+	require.Equal(t, 2, ts.boundCount("g"))
+}
+
 // A template's claim made for another pod is refused, as kube checks the
 // owner of a pod's claim from a template (resourceclaim.IsForPod).
 func TestClaimOfAnotherPodIsRefused(t *testing.T) {
