@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
@@ -58,7 +59,7 @@ import (
 // Scheduler, as for the Manager.
 type ResourceClaims struct {
 	s         *gangsim.Scheduler
-	templates map[string]*cluster.ResourceClaimTemplate // by "namespace/name"
+	templates map[templateRef]*cluster.ResourceClaimTemplate
 	// owned are the claims made for each pod, by the pod's key
 	owned map[cluster.PodKey][]string
 	// arrived are pods added without their claims, in arrival order, to be
@@ -73,7 +74,7 @@ type ResourceClaims struct {
 
 // NewResourceClaims returns the controller, with no template yet.
 func NewResourceClaims() *ResourceClaims {
-	return &ResourceClaims{templates: map[string]*cluster.ResourceClaimTemplate{}, owned: map[cluster.PodKey][]string{},
+	return &ResourceClaims{templates: map[templateRef]*cluster.ResourceClaimTemplate{}, owned: map[cluster.PodKey][]string{},
 		groups: map[string][]cluster.PodResourceClaimStatus{}}
 }
 
@@ -106,11 +107,12 @@ func (c *ResourceClaims) AddTemplate(t cluster.ResourceClaimTemplate) error {
 		err.Object = "resourceclaimtemplate " + key
 		return err
 	}
-	if _, ok := c.templates[key]; ok {
+	ref := templateRef{t.Namespace, t.Name}
+	if _, ok := c.templates[ref]; ok {
 		return fmt.Errorf("%w: resource claim template %s already exists", cluster.ErrDeviceObject, key)
 	}
 	t.Spec = t.Spec.Clone()
-	c.templates[key] = &t
+	c.templates[ref] = &t
 	if len(c.waiting) > 0 {
 		c.arrived = append(c.arrived, c.waiting...)
 		c.waiting = nil
@@ -121,9 +123,20 @@ func (c *ResourceClaims) AddTemplate(t cluster.ResourceClaimTemplate) error {
 	return c.Sync()
 }
 
-// Template returns a template by key ("namespace/name"). Read-only.
-func (c *ResourceClaims) Template(key string) (*cluster.ResourceClaimTemplate, bool) {
-	t, ok := c.templates[key]
+// Template returns a template by namespace ("" for the default) and
+// name. Read-only.
+func (c *ResourceClaims) Template(namespace, name string) (*cluster.ResourceClaimTemplate, bool) {
+	return c.template(namespace, name)
+}
+
+// templateRef names a template: its namespace and name.
+type templateRef struct{ namespace, name string }
+
+func (c *ResourceClaims) template(namespace, name string) (*cluster.ResourceClaimTemplate, bool) {
+	if namespace == "" {
+		namespace = cluster.DefaultNamespace
+	}
+	t, ok := c.templates[templateRef{namespace, name}]
 	return t, ok
 }
 
@@ -234,6 +247,7 @@ func (c *ResourceClaims) missing(p *cluster.Pod, made []cluster.PodResourceClaim
 // recorded and whose template exists, and returns their statuses.
 func (c *ResourceClaims) makeClaims(p *cluster.Pod) ([]cluster.PodResourceClaimStatus, error) {
 	var made []cluster.PodResourceClaimStatus
+	var podKey cluster.PodKey
 	for i := range p.ResourceClaims {
 		e := &p.ResourceClaims[i]
 		if e.ResourceClaimTemplateName == "" || p.ClaimKey(i) != "" {
@@ -249,17 +263,20 @@ func (c *ResourceClaims) makeClaims(p *cluster.Pod) ([]cluster.PodResourceClaimS
 			}
 			continue
 		}
-		t, ok := c.templates[string(cluster.MakePodKey(p.Namespace, e.ResourceClaimTemplateName))]
+		t, ok := c.template(p.Namespace, e.ResourceClaimTemplateName)
 		if !ok {
 			continue
 		}
-		name := c.freeName(p.Namespace, cluster.TemplateClaimName(p.Name, e.Name))
+		name, key := c.freeName(p.Namespace, cluster.TemplateClaimName(p.Name, e.Name))
 		rc := cluster.ResourceClaim{Namespace: p.Namespace, Name: name, Spec: t.Spec,
 			Owner: &cluster.ClaimOwner{Kind: cluster.OwnerPod, Name: p.Name}}
 		if err := c.s.AddResourceClaim(rc); err != nil {
 			return nil, fmt.Errorf("pod %s: spec.resourceClaims[%d]: making its claim from template %s: %w", p.Key(), i, e.ResourceClaimTemplateName, err)
 		}
-		c.owned[p.Key()] = append(c.owned[p.Key()], rc.Key())
+		if podKey == "" {
+			podKey = p.Key()
+		}
+		c.owned[podKey] = append(c.owned[podKey], key)
 		made = append(made, cluster.PodResourceClaimStatus{Name: e.Name, ResourceClaimName: name})
 	}
 	return made, nil
@@ -290,11 +307,11 @@ func (c *ResourceClaims) groupClaim(g *podgroup.PodGroup, e *cluster.PodResource
 			return st.ResourceClaimName, true, nil
 		}
 	}
-	t, ok := c.templates[string(cluster.MakePodKey(g.Namespace, e.ResourceClaimTemplateName))]
+	t, ok := c.template(g.Namespace, e.ResourceClaimTemplateName)
 	if !ok {
 		return "", false, nil
 	}
-	name := c.freeName(g.Namespace, cluster.TemplateClaimName(g.Name, e.Name))
+	name, _ := c.freeName(g.Namespace, cluster.TemplateClaimName(g.Name, e.Name))
 	rc := cluster.ResourceClaim{Namespace: g.Namespace, Name: name, Spec: t.Spec,
 		Owner: &cluster.ClaimOwner{Kind: cluster.OwnerPodGroup, Name: g.Name}}
 	if err := c.s.AddResourceClaim(rc); err != nil {
@@ -309,23 +326,26 @@ const maxNameLength = 253
 
 // freeName returns base when no claim of the namespace has that name,
 // else the first of base-1, base-2, ... that none has (base cut short
-// where the suffix would make the name too long).
-func (c *ResourceClaims) freeName(namespace, base string) string {
-	taken := func(name string) bool {
-		_, ok := c.s.ResourceClaim(string(cluster.MakePodKey(namespace, name)))
-		return ok
+// where the suffix would make the name too long), and the claim's key.
+func (c *ResourceClaims) freeName(namespace, base string) (name, key string) {
+	free := func(name string) (string, bool) {
+		key := string(cluster.MakePodKey(namespace, name))
+		_, taken := c.s.ResourceClaim(key)
+		return key, !taken
 	}
-	if len(base) <= maxNameLength && !taken(base) {
-		return base
+	if len(base) <= maxNameLength {
+		if key, ok := free(base); ok {
+			return base, key
+		}
 	}
 	for k := 1; ; k++ {
 		suffix := fmt.Sprintf("-%d", k)
 		b := base
 		if len(b)+len(suffix) > maxNameLength {
-			b = b[:maxNameLength-len(suffix)]
+			b = strings.TrimRight(b[:maxNameLength-len(suffix)], "-.")
 		}
-		if !taken(b + suffix) {
-			return b + suffix
+		if key, ok := free(b + suffix); ok {
+			return b + suffix, key
 		}
 	}
 }

@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -211,7 +212,7 @@ func TestResourceClaimsCheckTemplates(t *testing.T) {
 	require.ErrorContains(t, err, "resourceclaimtemplate default/t: spec.spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: ")
 	err = cc.c.AddTemplate(cluster.ResourceClaimTemplate{Name: "one", Spec: gt.GPUSpec(1, "", 0)})
 	require.ErrorContains(t, err, "resource claim template default/one already exists")
-	_, ok := cc.c.Template("default/t")
+	_, ok := cc.c.Template("", "t")
 	require.False(t, ok)
 }
 
@@ -353,4 +354,17 @@ func TestResourceClaimsOnlyAMatchingEntryIsTheGroups(t *testing.T) {
 	require.Equal(t, []string{"default/other-gpu2"}, cc.c.Owned("default/other"))
 	require.Equal(t, []string{"default/p-gpu"}, cc.c.Owned("default/p"))
 	require.Empty(t, cc.c.GroupClaims("default/g"))
+}
+
+// A pod's name long enough that "<pod>-<entry>" is no valid name gets a
+// claim whose name is cut short before its suffix, as generateName cuts
+// the prefix: at most 253 characters.
+func TestResourceClaimsNamesStayValid(t *testing.T) {
+	cc := newClaimsCase(t, 1)
+	long := strings.Repeat("a", 250)
+	cc.add(templatePod(long, "gpu", "one"), 0)
+	want := "default/" + strings.Repeat("a", 250) + "-1"
+	require.Equal(t, []string{want}, cc.c.Owned(cluster.MakePodKey("", long)))
+	require.NoError(t, cc.s.Run())
+	require.Equal(t, []string{"gpu-0"}, cc.devices(want))
 }
