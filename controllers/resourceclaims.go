@@ -357,10 +357,9 @@ func (c *ResourceClaims) deleteEnded() error {
 	c.ended = nil
 	for _, key := range ended {
 		for _, claim := range c.owned[key] {
-			if _, ok := c.s.ResourceClaim(claim); !ok {
-				continue // deleted by someone else
-			}
-			if err := c.s.DeleteResourceClaim(claim); err != nil {
+			// a claim someone else deleted is gone already: the only
+			// error of a started Scheduler's deletion
+			if err := c.s.DeleteResourceClaim(claim); err != nil && !errors.Is(err, cluster.ErrDeviceObject) {
 				return fmt.Errorf("resourceclaim controller: pod %s: %w", key, err)
 			}
 		}

@@ -198,6 +198,13 @@ func TestResourceClaimsOfARefusedPodAreDeleted(t *testing.T) {
 	require.NoError(t, cc.c.Sync())
 	_, ok = cc.claim("default/no-gpu")
 	require.False(t, ok)
+
+	// a claim deleted by someone else before the controller is no error
+	q := templatePod("again", "gpu", "one")
+	require.NoError(t, cc.c.Prepare(&q))
+	require.ErrorIs(t, cc.s.AddPod(q, 0), gangsim.ErrRejected)
+	require.NoError(t, cc.s.DeleteResourceClaim("default/again-gpu"))
+	require.NoError(t, cc.c.Sync())
 }
 
 // A template is checked as the API server checks it: a selector that
