@@ -385,7 +385,7 @@ func BenchmarkFork(b *testing.B) {
 // benchGPUCluster is a scheduler with nodes of 64 cpus and eight shared
 // GPUs each (devices of 1000 milligpu, as the trace importer makes them),
 // the GPU class, and templates for one GPU, two GPUs and half a GPU.
-func benchGPUCluster(b *testing.B, nodes int) *Scheduler {
+func benchGPUCluster(b *testing.B, nodes int) (*Scheduler, map[string]cluster.ResourceClaimSpec) {
 	b.Helper()
 	s, err := New(Config{})
 	if err != nil {
@@ -402,32 +402,33 @@ func benchGPUCluster(b *testing.B, nodes int) *Scheduler {
 		must(s.AddNode(gangsimtest.MakeNode(name).CPU("64").Memory("512Gi").Obj()))
 		must(s.AddResourceSlice(gangsimtest.GPUSlice(name, 8, "", true)))
 	}
-	must(s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "one", Spec: gangsimtest.GPUSpec(1, "", 0)}))
-	must(s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "two", Spec: gangsimtest.GPUSpec(2, "", 0)}))
-	must(s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "half", Spec: gangsimtest.GPUSpec(1, "", 500)}))
-	return s
+	return s, map[string]cluster.ResourceClaimSpec{"default/one": gangsimtest.GPUSpec(1, "", 0), "default/two": gangsimtest.GPUSpec(2, "", 0), "default/half": gangsimtest.GPUSpec(1, "", 500)}
 }
 
 // BenchmarkClaimPods admits and places pods with claims on 5,000 nodes of
 // eight GPUs (one GPU, two, or half of one, 6:2:2) with the default
 // profile, until the GPUs are three quarters allocated, and reports
-// pods/s, admission (the claims made from templates) included.
+// pods/s, admission and the claims made from templates (the resourceclaim
+// controller's part, as controllers.ResourceClaims makes them) included.
 func BenchmarkClaimPods(b *testing.B) {
 	const nodes, pods = 5000, 20000
-	templates := []string{"one", "one", "one", "one", "one", "one", "two", "two", "half", "half"}
+	names := []string{"one", "one", "one", "one", "one", "one", "two", "two", "half", "half"}
 	b.ReportAllocs()
 	var placed int
 	for b.Loop() {
 		b.StopTimer()
-		s := benchGPUCluster(b, nodes)
+		s, templates := benchGPUCluster(b, nodes)
 		rng := rand.New(rand.NewPCG(1, 2))
 		ps := make([]cluster.Pod, pods)
 		for i := range ps {
 			ps[i] = gangsimtest.MakePod(fmt.Sprintf("pod-%05d", i)).CPU("2").Memory("8Gi").
-				ResourceClaims(cluster.PodResourceClaim{Name: "gpu", ResourceClaimTemplateName: templates[rng.IntN(len(templates))]}).Obj()
+				ResourceClaims(cluster.PodResourceClaim{Name: "gpu", ResourceClaimTemplateName: names[rng.IntN(len(names))]}).Obj()
 		}
 		b.StartTimer()
 		for _, p := range ps {
+			if err := makeClaims(s, templates, &p); err != nil { // the resourceclaim controller's part
+				b.Fatal(err)
+			}
 			if err := s.AddPod(p, 0); err != nil {
 				b.Fatal(err)
 			}

@@ -83,7 +83,6 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 
 	f.invariants = invariantState{evictions: s.invariants.evictions, wasTrue: maps.Clone(s.invariants.wasTrue)}
 	f.classes = s.classes.Clone()
-	f.templates = maps.Clone(s.templates) // read-only
 	f.limitRanger, f.quotas = s.limitRanger.Clone(), s.quotas.Clone()
 	f.clusterEvents = s.clusterEvents
 	f.knownFailures = knownFailures{restarts: s.knownFailures.restarts + 1} // the pods' shape ids are the parent's

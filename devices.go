@@ -11,10 +11,13 @@ import (
 )
 
 // Devices (Dynamic Resource Allocation): the classes, slices and claims
-// the cluster holds, the claims made for pods from templates, and the
-// claims' life with their pods. The DynamicResources plugin allocates
-// claims in the cycle; this file admits the objects and keeps claims in
-// step with the pods that use them.
+// the cluster holds, and the claims' life with their pods. The
+// DynamicResources plugin allocates claims in the cycle; this file admits
+// the objects and keeps claims in step with the pods that use them. The
+// claims made for pods from ResourceClaimTemplates are the resourceclaim
+// controller's (controllers.ResourceClaims), which adds and deletes them
+// through this API, as Kubernetes' controller does through the API
+// server: the scheduler never reads a template.
 
 // AddDeviceClass adds a device class. Its CEL selectors are compiled now:
 // one that does not compile is an error naming the class and the field,
@@ -26,10 +29,8 @@ func (s *Scheduler) AddDeviceClass(dc cluster.DeviceClass) error {
 	if err := dc.Validate(); err != nil {
 		return err
 	}
-	for i, sel := range dc.Selectors {
-		if err := compileSelector("deviceclass "+dc.Name, fmt.Sprintf("spec.selectors[%d].cel.expression", i), sel.CEL); err != nil {
-			return err
-		}
+	if err := deviceselector.CheckSelectors("deviceclass "+dc.Name, "spec", dc.Selectors); err != nil {
+		return err
 	}
 	if err := s.cache.AddDeviceClass(dc); err != nil {
 		return err
@@ -60,62 +61,40 @@ func (s *Scheduler) RemoveResourceSlice(name string) error {
 	return s.cache.RemoveResourceSlice(name)
 }
 
-// AddResourceClaim adds a claim that pods name (spec.resourceClaims with
-// resourceClaimName); the pods that name it share its devices.
+// AddResourceClaim adds a claim: one that pods name
+// (spec.resourceClaims with resourceClaimName) and share, or one the
+// resourceclaim controller made for a pod from a template (Owner set).
+// Pending pods that may use it are retried, as kube-scheduler's queueing
+// hint for a claim's creation retries the pods that use it: every pod
+// for a claim without owner; none for a pod's own claim, whose pod is
+// let through when its status records the claim
+// (SetResourceClaimStatuses).
 func (s *Scheduler) AddResourceClaim(rc cluster.ResourceClaim) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	if err := checkClaimSelectors("resourceclaim "+string(cluster.MakePodKey(rc.Namespace, rc.Name)), "spec.devices", &rc.Spec); err != nil {
+	if err := deviceselector.CheckClaimSpec("spec.devices", &rc.Spec); err != nil {
+		err.Object = "resourceclaim " + string(cluster.MakePodKey(rc.Namespace, rc.Name))
 		return err
 	}
 	if err := s.cache.AddResourceClaim(rc); err != nil {
 		return err
 	}
-	s.clusterChanged(fw.DevicesChanged)
-	return nil
-}
-
-// AddResourceClaimTemplate adds a template: each pod naming it
-// (resourceClaimTemplateName) gets a claim of its own, named
-// "<pod>-<entry>", made when the pod is admitted (or, for pods admitted
-// before the template, now) and deleted with the pod.
-func (s *Scheduler) AddResourceClaimTemplate(t cluster.ResourceClaimTemplate) error {
-	if err := s.usable(); err != nil {
-		return err
-	}
-	if t.Namespace == "" {
-		t.Namespace = cluster.DefaultNamespace
-	}
-	if err := t.Validate(); err != nil {
-		return err
-	}
-	key := string(cluster.MakePodKey(t.Namespace, t.Name))
-	if err := checkClaimSelectors("resourceclaimtemplate "+key, "spec.spec.devices", &t.Spec); err != nil {
-		return err
-	}
-	if _, ok := s.templates[key]; ok {
-		return fmt.Errorf("%w: resource claim template %s already exists", cluster.ErrDeviceObject, key)
-	}
-	if s.templates == nil {
-		s.templates = claimTemplates{}
-	}
-	t.Spec = t.Spec.Clone()
-	s.templates[key] = &t
-	made := false
-	for r := range s.tracker.records.all() {
-		if r.phase == PhasePending || r.phase == PhaseBound || r.phase == PhaseTerminating {
-			n, err := s.templates.makeClaims(s.cache, r.info.Pod())
-			if err != nil {
-				return err
-			}
-			made = made || n > 0
-		}
-	}
-	if made {
+	if rc.Owner == nil {
 		s.clusterChanged(fw.DevicesChanged)
 	}
 	return nil
+}
+
+// DeleteResourceClaim deletes a claim by key ("namespace/name"), as the
+// resourceclaim controller deletes the claims of a pod that ended. An
+// allocated claim keeps its devices until the last pod reserving it
+// leaves its node; no pending pod is helped by a deletion.
+func (s *Scheduler) DeleteResourceClaim(key string) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	return s.cache.RemoveResourceClaim(key)
 }
 
 // DeviceClasses yields the device classes by name. Read-only.
@@ -126,95 +105,13 @@ func (s *Scheduler) DeviceClasses() iter.Seq[*cluster.DeviceClass] {
 	return s.cache.DeviceClasses()
 }
 
-// ResourceClaim returns a claim by key ("namespace/name"): one added, or
-// one made for a pod from a template (until the pod ends). Read-only.
+// ResourceClaim returns a claim by key ("namespace/name"): one added by a
+// user or made for a pod by the resourceclaim controller. Read-only.
 func (s *Scheduler) ResourceClaim(key string) (*cluster.ResourceClaim, bool) {
 	if s.usable() != nil {
 		return nil, false
 	}
 	return s.cache.ResourceClaim(key)
-}
-
-// compileSelector compiles one CEL selector, for the error.
-func compileSelector(object, field, expr string) error {
-	if _, err := deviceselector.Compile(expr); err != nil {
-		return &cluster.FieldError{Sentinel: cluster.ErrInvalidDevices, Object: object, Field: field, Detail: err.Error()}
-	}
-	return nil
-}
-
-// checkClaimSelectors compiles a claim spec's selectors.
-func checkClaimSelectors(object, at string, spec *cluster.ResourceClaimSpec) error {
-	check := func(field string, sels []cluster.DeviceSelector) error {
-		for i, sel := range sels {
-			if err := compileSelector(object, fmt.Sprintf("%s.selectors[%d].cel.expression", field, i), sel.CEL); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for i := range spec.Requests {
-		r := &spec.Requests[i]
-		field := fmt.Sprintf("%s.requests[%d]", at, i)
-		if r.Exactly != nil {
-			if err := check(field+".exactly", r.Exactly.Selectors); err != nil {
-				return err
-			}
-		}
-		for j := range r.FirstAvailable {
-			if err := check(fmt.Sprintf("%s.firstAvailable[%d]", field, j), r.FirstAvailable[j].Selectors); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// claimTemplates are the ResourceClaimTemplates by key, and the part of
-// Kubernetes' resourceclaim controller that makes claims from them: a
-// pod's claims are made when it is added (or when its template comes),
-// and deleted with the pod, their owner, when it ends for good.
-type claimTemplates map[string]*cluster.ResourceClaimTemplate
-
-// makeClaims makes the claims a pod's template entries call for,
-// those whose template exists and that are not made yet, and returns how
-// many it made. A pod whose template does not exist waits for it
-// ("waiting for dynamic resource controller to create the resourceclaim").
-func (ct claimTemplates) makeClaims(cache *cluster.Cache, p *cluster.Pod) (int, error) {
-	made := 0
-	for i := range p.ResourceClaims {
-		e := &p.ResourceClaims[i]
-		if e.ResourceClaimTemplateName == "" {
-			continue
-		}
-		t, ok := ct[string(cluster.MakePodKey(p.Namespace, e.ResourceClaimTemplateName))]
-		if !ok {
-			continue
-		}
-		key := p.ClaimKey(i)
-		if _, ok := cache.ResourceClaim(key); ok {
-			continue
-		}
-		rc := cluster.ResourceClaim{Namespace: p.Namespace, Name: cluster.TemplateClaimName(p.Name, e.Name), Spec: t.Spec}
-		if err := cache.AddResourceClaim(rc); err != nil {
-			return made, fmt.Errorf("pod %s: %s: making its claim from template %s: %w", p.Key(), fmt.Sprintf("spec.resourceClaims[%d]", i), e.ResourceClaimTemplateName, err)
-		}
-		made++
-	}
-	return made, nil
-}
-
-// deleteTemplateClaims deletes the claims made for a pod that ended for
-// good (Kubernetes deletes them with their pod, their owner).
-func deleteTemplateClaims(cache *cluster.Cache, p *cluster.Pod) {
-	for i := range p.ResourceClaims {
-		if p.ResourceClaims[i].ResourceClaimTemplateName == "" {
-			continue
-		}
-		if key := p.ClaimKey(i); hasClaim(cache, key) {
-			_ = cache.RemoveResourceClaim(key) // present: cannot fail
-		}
-	}
 }
 
 // claimAllocation is a claim allocated on a node, for its event.
@@ -242,6 +139,10 @@ func reservePreBound(cache *cluster.Cache, selectors *dra.CELSelectors, pi *clus
 	var toAllocate []int
 	for i := range p.ResourceClaims {
 		key := p.ClaimKey(i)
+		if key == "" {
+			return nil, bad(i, "the claim of entry %q from template %s is not made (its status records none), and the pod is already running on node %q",
+				p.ResourceClaims[i].Name, p.ResourceClaims[i].ResourceClaimTemplateName, node)
+		}
 		rc, ok := cache.ResourceClaim(key)
 		if !ok {
 			return nil, bad(i, "claim %s does not exist, and the pod is already running on node %q", key, node)
@@ -346,5 +247,3 @@ func (s *Scheduler) removeFromNode(key cluster.PodKey) error {
 	}
 	return nil
 }
-
-func hasClaim(c *cluster.Cache, key string) bool { _, ok := c.ResourceClaim(key); return ok }

@@ -3,6 +3,7 @@ package gangsim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -57,11 +58,46 @@ func (ts *testSched) gpus(name string, count int, model string, shared bool, rac
 // or, with milli > 0, for that much of one shared GPU.
 var gpuSpec = gangsimtest.GPUSpec
 
-// template adds a claim template.
+// template adds a claim template to the tests' stand-in for the
+// resourceclaim controller (AddPod).
 func (ts *testSched) template(name string, spec cluster.ResourceClaimSpec) *testSched {
-	ts.t.Helper()
-	require.NoError(ts.t, ts.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: name, Spec: spec}))
+	if ts.templates == nil {
+		ts.templates = map[string]cluster.ResourceClaimSpec{}
+	}
+	ts.templates[string(cluster.MakePodKey("", name))] = spec
 	return ts
+}
+
+// AddPod adds a pod once the claims of its entries naming a template
+// known to ts exist, as the resourceclaim controller makes them
+// (controllers.ResourceClaims, which this package's tests cannot import):
+// "<pod>-<entry>", owned by the pod and recorded in its status.
+func (ts *testSched) AddPod(p cluster.Pod, d time.Duration) error {
+	if err := makeClaims(ts.Scheduler, ts.templates, &p); err != nil {
+		return err
+	}
+	return ts.Scheduler.AddPod(p, d)
+}
+
+// makeClaims makes the claims of p's entries whose template is in
+// templates (by "namespace/name"), and records them in p's status.
+func makeClaims(s *Scheduler, templates map[string]cluster.ResourceClaimSpec, p *cluster.Pod) error {
+	for i, e := range p.ResourceClaims {
+		spec, ok := templates[string(cluster.MakePodKey(p.Namespace, e.ResourceClaimTemplateName))]
+		if !ok || p.ClaimKey(i) != "" {
+			continue
+		}
+		name := cluster.TemplateClaimName(p.Name, e.Name)
+		if _, made := s.ResourceClaim(string(cluster.MakePodKey(p.Namespace, name))); made {
+			// made for an earlier pod of the name (the random programs'):
+			// kept, as the stand-in deletes nothing
+		} else if err := s.AddResourceClaim(cluster.ResourceClaim{Namespace: p.Namespace, Name: name, Spec: spec,
+			Owner: &cluster.ClaimOwner{Kind: cluster.OwnerPod, Name: p.Name}}); err != nil {
+			return err
+		}
+		p.ResourceClaimStatuses = append(slices.Clip(p.ResourceClaimStatuses), cluster.PodResourceClaimStatus{Name: e.Name, ResourceClaimName: name})
+	}
+	return nil
 }
 
 // claimPod makes a pod of 1 cpu using a template (or a shared claim,
@@ -116,7 +152,7 @@ func TestClaimOfTwoGPUsOnNodesWithOneFreeEach(t *testing.T) {
 	_, devs := ts.devicesOf("default/c-gpu")
 	require.Equal(t, []string{"gpu-0", "gpu-1"}, devs)
 	_, ok := ts.cache.ResourceClaim("default/a-gpu")
-	require.False(t, ok, "the claim made for a is deleted with it")
+	require.True(t, ok, "the scheduler deletes no claim: the resourceclaim controller does")
 }
 
 // A shared claim serves two pods on one node: the second follows the
@@ -249,32 +285,69 @@ func TestPreemptionFreesDevices(t *testing.T) {
 	}
 }
 
-// A template makes one claim per pod, named after the pod and the entry;
-// a pod whose template does not exist yet waits with kube's reason and
-// gets its claim when the template is added.
-func TestTemplateMakesOneClaimPerPod(t *testing.T) {
+// A pod whose claim from a template is not recorded in its status waits,
+// held by DynamicResources' PreEnqueue with kube's message and never
+// tried; once its status records the claim (SetResourceClaimStatuses, as
+// the resourceclaim controller writes it) it is queued and placed. A
+// status write is checked: the entry must name a template, and a
+// recorded entry keeps its claim.
+func TestPodWaitsUntilItsClaimIsRecorded(t *testing.T) {
 	ts := newDeviceSched(t, false).gpus("n1", 4, "A100", false, "")
 	require.NoError(t, ts.AddPod(claimPod("early", "later", "").Obj(), 0))
 	ts.run()
 	st, _ := ts.Pod("default/early")
 	require.Equal(t, PhasePending, st.Phase)
-	require.Contains(t, st.Reason, `waiting for dynamic resource controller to create the resourceclaim "early-gpu"`)
+	require.Equal(t, `pod "default/early": ResourceClaim not created yet`, st.Reason)
+	require.Zero(t, ts.Stats().Cycles, "held before the queue: never tried")
 
-	ts.template("one", gpuSpec(1, "", 0))
-	for i := range 3 {
-		require.NoError(t, ts.AddPod(claimPod(fmt.Sprintf("p%d", i), "one", "").Obj(), 0))
-	}
-	ts.template("later", gpuSpec(1, "", 0))
+	require.NoError(t, ts.AddResourceClaim(cluster.ResourceClaim{Name: "early-gpu-7", Spec: gpuSpec(1, "", 0),
+		Owner: &cluster.ClaimOwner{Kind: cluster.OwnerPod, Name: "early"}}))
+	err := ts.SetResourceClaimStatuses("default/early", cluster.PodResourceClaimStatus{Name: "nope", ResourceClaimName: "x"})
+	require.ErrorContains(t, err, `status.resourceClaimStatuses[0].name: "nope" is no entry of spec.resourceClaims`)
+	require.NoError(t, ts.SetResourceClaimStatuses("default/early", cluster.PodResourceClaimStatus{Name: "gpu", ResourceClaimName: "early-gpu-7"}))
+	err = ts.SetResourceClaimStatuses("default/early", cluster.PodResourceClaimStatus{Name: "gpu", ResourceClaimName: "other"})
+	require.ErrorContains(t, err, `entry "gpu" records claim "early-gpu-7" already, not "other"`)
 	ts.run()
-	var devs []string
-	for _, name := range []string{"early", "p0", "p1", "p2"} {
-		rc, ok := ts.cache.ResourceClaim("default/" + name + "-gpu")
-		require.True(t, ok, name)
-		require.Equal(t, name+"-gpu", rc.Name)
-		_, d := ts.devicesOf("default/" + name + "-gpu")
-		devs = append(devs, d...)
-	}
-	require.ElementsMatch(t, []string{"gpu-0", "gpu-1", "gpu-2", "gpu-3"}, devs)
+	st, _ = ts.Pod("default/early")
+	require.Equal(t, PhaseBound, st.Phase)
+	node, devs := ts.devicesOf("default/early-gpu-7")
+	require.Equal(t, "n1", node)
+	require.Len(t, devs, 1)
+	err = ts.SetResourceClaimStatuses("default/early", cluster.PodResourceClaimStatus{Name: "gpu", ResourceClaimName: "early-gpu-7"})
+	require.NoError(t, err, "the same record again changes nothing")
+}
+
+// A gang member held for want of its claim holds its whole gang, as a
+// gated member does; the status write that records the claim lets the
+// gang be placed, and the invariant checker agrees on the gate counts.
+func TestGangMemberWaitsForItsClaim(t *testing.T) {
+	ts := newDeviceSched(t, false).gpus("n1", 2, "A100", false, "").gang("g", 2)
+	ts.template("one", gpuSpec(1, "", 0))
+	require.NoError(t, ts.AddPod(claimPod("g-0", "one", "").Group("g").Obj(), 0))
+	require.NoError(t, ts.Scheduler.AddPod(claimPod("g-1", "one", "").Group("g").Obj(), 0)) // no claim made
+	ts.run()
+	require.Equal(t, 0, ts.boundCount("g"))
+	require.Equal(t, `pod "default/g-1": ResourceClaim not created yet`, ts.status("g-1").Reason)
+	require.NoError(t, ts.AddResourceClaim(cluster.ResourceClaim{Name: "g-1-gpu", Spec: gpuSpec(1, "", 0),
+		Owner: &cluster.ClaimOwner{Kind: cluster.OwnerPod, Name: "g-1"}}))
+	ts.run()
+	require.Equal(t, 0, ts.boundCount("g"), "a claim added changes nothing until the pod's status records it")
+	require.NoError(t, ts.SetResourceClaimStatuses("default/g-1", cluster.PodResourceClaimStatus{Name: "gpu", ResourceClaimName: "g-1-gpu"}))
+	ts.run()
+	require.Equal(t, 2, ts.boundCount("g"))
+}
+
+// A template's claim made for another pod is refused, as kube checks the
+// owner of a pod's claim from a template (resourceclaim.IsForPod).
+func TestClaimOfAnotherPodIsRefused(t *testing.T) {
+	ts := newDeviceSched(t, false).gpus("n1", 1, "A100", false, "")
+	require.NoError(t, ts.AddResourceClaim(cluster.ResourceClaim{Name: "x", Spec: gpuSpec(1, "", 0),
+		Owner: &cluster.ClaimOwner{Kind: cluster.OwnerPod, Name: "someone"}}))
+	p := claimPod("p", "t", "").Obj()
+	p.ResourceClaimStatuses = []cluster.PodResourceClaimStatus{{Name: "gpu", ResourceClaimName: "x"}}
+	require.NoError(t, ts.AddPod(p, 0))
+	ts.run()
+	require.Equal(t, "0/1 nodes are available: 1 ResourceClaim default/x was not created for pod default/p (pod is not owner).", ts.status("p").Reason)
 }
 
 // An invalid CEL selector is an error naming the object and the field, as
@@ -289,8 +362,6 @@ func TestInvalidSelectorNamesTheField(t *testing.T) {
 
 	spec := gpuSpec(1, "", 0)
 	spec.Requests[0].Exactly.Selectors = []cluster.DeviceSelector{{CEL: `1 + 2`}}
-	err = ts.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "t", Spec: spec})
-	require.ErrorContains(t, err, "resourceclaimtemplate default/t: spec.spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: ")
 	err = ts.AddResourceClaim(cluster.ResourceClaim{Name: "c", Spec: spec})
 	require.ErrorContains(t, err, "resourceclaim default/c: spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: ")
 }

@@ -24,7 +24,8 @@
 //   - Gated: held out of scheduling, never tried: a gang short of members,
 //     or a pod a PreEnqueue plugin refuses, as SchedulingGates refuses a
 //     pod with scheduling gates (and its whole root group) until
-//     UngatePod removes them.
+//     UngatePod removes them, and DynamicResources a pod whose claim from
+//     a template is not made until SetResourceClaimStatuses records it.
 //   - Rejected: refused at creation by its namespace's admission (a
 //     LimitRange's bounds, a ResourceQuota): the pod is never created.
 //
@@ -91,8 +92,10 @@
 // diagram), requeueing (requeue.go), the records and the tracker that owns
 // them (records.go, groups.go, hierarchy.go). API-server admission is
 // package admission, the device allocator package dra, the workload
-// controllers and the autoscaler sit beside the Scheduler in packages of
-// their own (docs/architecture.md).
+// controllers, the resourceclaim controller (which makes the claims of
+// pods from ResourceClaimTemplates: the Scheduler never reads a template)
+// and the autoscaler sit beside the Scheduler in packages of their own
+// (docs/architecture.md).
 //
 // The engine does no I/O: file formats live above it, in the scenario
 // package (docs/scenario-format.md). docs/semantics.md describes the

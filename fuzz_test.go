@@ -111,6 +111,9 @@ var (
 type apiProgram struct {
 	data []byte
 	pos  int
+	// templates are the claim templates added, by "namespace/name", for
+	// the stand-in of the resourceclaim controller (makeClaims)
+	templates map[string]cluster.ResourceClaimSpec
 	// varied adds to each pod, besides the one constraint it draws,
 	// tolerations and device claims of their own, so that pods alike but
 	// for those meet on the same nodes and the shortcuts' keys must tell
@@ -226,6 +229,9 @@ func (p *apiProgram) call(s *Scheduler) (string, error) {
 		if op == 7 {
 			pod.NodeName = p.existingNode(s)
 		}
+		if err := makeClaims(s, p.templates, &pod); err != nil {
+			return "AddPod (its claims) " + string(pod.Key()), err
+		}
 		return fmt.Sprintf("AddPod %s node=%q group=%q for %v", pod.Key(), pod.NodeName, pod.PodGroup, d), s.AddPod(pod, d)
 	case 8:
 		g := p.group()
@@ -270,7 +276,12 @@ func (p *apiProgram) call(s *Scheduler) (string, error) {
 		return "AddDeviceClass " + dc.Name, s.AddDeviceClass(dc)
 	case 18:
 		spec, name := fuzzClaimSpec(p.pick(3))
-		return "AddResourceClaimTemplate " + name, s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Namespace: fuzzNS[p.pick(len(fuzzNS))], Name: name, Spec: spec})
+		t := cluster.ResourceClaimTemplate{Namespace: fuzzNS[p.pick(len(fuzzNS))], Name: name, Spec: spec}
+		if p.templates == nil {
+			p.templates = map[string]cluster.ResourceClaimSpec{}
+		}
+		p.templates[string(cluster.MakePodKey(t.Namespace, t.Name))] = spec
+		return "AddResourceClaimTemplate " + name, nil
 	case 19:
 		spec, _ := fuzzClaimSpec(p.pick(3))
 		name := fmt.Sprintf("shared-%d", p.pick(3))

@@ -41,6 +41,7 @@ func (s *Scheduler) AddPodGroup(g podgroup.PodGroup) error {
 		return err
 	}
 	g.Priority, g.PreemptionPolicy = &prio, policy
+	g.ResourceClaims = slices.Clone(g.ResourceClaims) // the scheduler's own copy: Group of GroupStatus shares it, read-only
 	// the members that arrived first are admitted again before anything
 	// changes: an error leaves the scheduler as it was
 	waiting := s.tracker.orphans[g.Key()]
@@ -397,18 +398,19 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// setGates gives r's pod the gates left, in its admitted form and in the
-// form kept for a later admission.
-func (t *tracker) setGates(r *podRecord, left []string) {
+// changePod changes r's pod (its gates, its claim statuses), in its
+// admitted form and in the form kept for a later admission; the pod's
+// maps and slices are shared, so change must give it new ones.
+func (t *tracker) changePod(r *podRecord, change func(*cluster.Pod)) {
 	p := *r.info.Pod()
-	p.SchedulingGates = left
+	change(&p)
 	r.setInfo(cluster.NewPodInfoShared(p))
 	if r.group != 0 {
 		t.groupOf(r).version++ // a member's pod changed
 	}
 	if r.spec != nil {
 		sp := *r.spec
-		sp.SchedulingGates = left
+		change(&sp)
 		r.spec = &sp
 	}
 }

@@ -16,6 +16,9 @@ import (
 type testSched struct {
 	*Scheduler
 	t testing.TB
+	// templates are the claim templates of the tests' stand-in for the
+	// resourceclaim controller (AddPod), by name
+	templates map[string]cluster.ResourceClaimSpec
 }
 
 // newTestSched makes a scheduler for a test, with the invariant checker on

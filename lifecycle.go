@@ -78,10 +78,7 @@ func (s *Scheduler) setPending(r *podRecord) error {
 		s.setReason(r, fmt.Sprintf("pod names scheduler %q, which no profile has", r.info.Pod().EffectiveSchedulerName()))
 		return nil
 	}
-	if r.blocked() {
-		return s.holdGated(r)
-	}
-	return s.enqueue(r)
+	return s.enqueue(r) // or held, while a PreEnqueue plugin refuses it
 }
 
 // setReason records why a pending pod is not placed and tells observers
@@ -154,7 +151,6 @@ func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
 	r.phase, r.reason, r.endedAt, r.reasonFit = phase, "", s.now, false
 	s.nominations.clear(r)
 	s.dryRuns.forget(r.info)
-	deleteTemplateClaims(s.cache, r.info.Pod())
 	if phase == PhaseDeleted {
 		r.node = ""
 	}

@@ -69,14 +69,9 @@ func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 			return err
 		}
 	}
-	if _, err := s.templates.makeClaims(s.cache, info.Pod()); err != nil {
-		deleteTemplateClaims(s.cache, info.Pod())
-		return err
-	}
 	var allocated []claimAllocation
 	if p.NodeName != "" {
 		if allocated, err = reservePreBound(s.cache, s.selectors, info, p.NodeName); err != nil {
-			deleteTemplateClaims(s.cache, info.Pod())
 			return err
 		}
 	}
@@ -226,7 +221,7 @@ func (s *Scheduler) UngatePod(key cluster.PodKey, gates ...string) error {
 			}
 		}
 	}
-	s.tracker.setGates(r, left)
+	s.tracker.changePod(r, func(p *cluster.Pod) { p.SchedulingGates = left })
 	wasBlocked := r.blocked()
 	s.preEnqueue(r) // the pod changed: its PreEnqueue plugins are asked again
 	r.reason, r.reasonFit = r.enqueueBlock, false
@@ -234,6 +229,57 @@ func (s *Scheduler) UngatePod(key cluster.PodKey, gates ...string) error {
 	if r.blocked() || !wasBlocked {
 		return nil
 	}
+	return s.released(r)
+}
+
+// SetResourceClaimStatuses records on a pending pod the claims the
+// resourceclaim controller made for its entries that name a template (its
+// status.resourceClaimStatuses, which the controller writes through the
+// API server): an entry not recorded yet is added, one recorded keeps its
+// claim. The pod's PreEnqueue plugins are asked again, as kube-scheduler
+// asks them when a pod's generated claims change: a pod that
+// DynamicResources held for want of its claims is queued once each is
+// recorded. A pod arriving running has its statuses when it is added.
+func (s *Scheduler) SetResourceClaimStatuses(key cluster.PodKey, statuses ...cluster.PodResourceClaimStatus) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	r := s.tracker.record(key)
+	if r == nil || r.phase == PhaseDeleted || r.phase == PhaseSucceeded {
+		return fmt.Errorf("%w: %s", ErrUnknownPod, key)
+	}
+	p := r.info.Pod()
+	merged := slices.Clone(p.ResourceClaimStatuses)
+	for _, st := range statuses {
+		i := slices.IndexFunc(merged, func(o cluster.PodResourceClaimStatus) bool { return o.Name == st.Name })
+		if i < 0 {
+			merged = append(merged, st)
+		} else if merged[i] != st {
+			return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: "pod " + string(key), Field: "status.resourceClaimStatuses",
+				Detail: fmt.Sprintf("entry %q records claim %q already, not %q", st.Name, merged[i].ResourceClaimName, st.ResourceClaimName)}
+		}
+	}
+	if field, detail := cluster.ValidateClaimStatuses(p.ResourceClaims, merged); detail != "" {
+		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: "pod " + string(key), Field: "status." + field, Detail: detail}
+	}
+	if len(merged) == len(p.ResourceClaimStatuses) {
+		return nil
+	}
+	if r.phase != PhasePending {
+		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: "pod " + string(key), Field: "status.resourceClaimStatuses",
+			Detail: fmt.Sprintf("the pod is %s: its claims are recorded before it runs", r.phase)}
+	}
+	s.tracker.changePod(r, func(p *cluster.Pod) { p.ResourceClaimStatuses = merged })
+	wasBlocked := r.blocked()
+	s.preEnqueue(r)
+	if r.blocked() {
+		s.setReason(r, r.enqueueBlock)
+		return nil
+	}
+	if !wasBlocked {
+		return nil
+	}
+	r.reason, r.reasonFit = "", false
 	return s.released(r)
 }
 

@@ -232,7 +232,7 @@ func (r *podRecord) reasonText() string {
 func (r *podRecord) status() PodStatus {
 	return PodStatus{Key: r.info.Key(), Node: r.node, Phase: r.phase, Reason: r.reasonText(), Unschedulable: r.unschedulable && r.phase == PhasePending, Priority: r.info.Priority(),
 		PreemptionPolicy: r.info.Pod().EffectivePreemptionPolicy(), SchedulingGates: slices.Clone(r.info.Pod().SchedulingGates),
-		ArrivedAt: r.firstSeen, BoundAt: r.boundAt, EndedAt: r.endedAt, Binds: r.binds}
+		ResourceClaimStatuses: slices.Clone(r.info.Pod().ResourceClaimStatuses), ArrivedAt: r.firstSeen, BoundAt: r.boundAt, EndedAt: r.endedAt, Binds: r.binds}
 }
 
 // groupRecord is the scheduler's record of a PodGroup: the object as

@@ -15,12 +15,19 @@ import (
 // a cluster event (fw.ClusterEvent); the queue keeps items by the kinds of
 // change that may help them (queueing hints, docs/semantics.md §4).
 
-// enqueue puts a pending pod in activeQ, keeping its first-seen time.
+// enqueue puts a pending pod in activeQ, keeping its first-seen time; a
+// pod a PreEnqueue plugin refuses (its scheduling gates, its claims not
+// made) goes to the gated pool instead, pending with the plugin's reason.
 func (s *Scheduler) enqueue(r *podRecord) error {
-	return s.queue.Add(&queue.Item[entry]{
+	it := &queue.Item[entry]{
 		Key: podItemKey(r.info.Key()), Kind: queue.KindPod, Priority: r.info.Priority(),
 		FirstSeen: r.firstSeen, Timestamp: s.now, Size: 1, Value: entry{pod: r.id},
-	})
+	}
+	if r.blocked() {
+		s.setReason(r, r.enqueueBlock)
+		return s.queue.AddGated(it)
+	}
+	return s.queue.Add(it)
 }
 
 func podItemKey(k cluster.PodKey) string { return "pod/" + string(k) }
@@ -176,16 +183,6 @@ func (s *Scheduler) released(r *podRecord) error {
 		return nil // it names a scheduler no profile has
 	}
 	return s.queue.Activate(podItemKey(r.info.Key()), s.now)
-}
-
-// holdGated puts a pod with scheduling gates in the gated pool, pending
-// with kube-scheduler's reason.
-func (s *Scheduler) holdGated(r *podRecord) error {
-	s.setReason(r, r.enqueueBlock)
-	return s.queue.AddGated(&queue.Item[entry]{
-		Key: podItemKey(r.info.Key()), Kind: queue.KindPod, Priority: r.info.Priority(),
-		FirstSeen: r.firstSeen, Timestamp: s.now, Size: 1, Value: entry{pod: r.id},
-	})
 }
 
 // Scheduling gates (a pod's spec.schedulingGates) hold a pod out of

@@ -90,10 +90,8 @@ type Scheduler struct {
 		pod    *cluster.PodInfo // the pod of the cycle running
 		reason string           // its event's reason
 	}
-	// templates are the resource claim templates by key; selectors
-	// evaluates CEL device selectors outside cycles (pods arriving
-	// running)
-	templates claimTemplates
+	// selectors evaluates CEL device selectors outside cycles (pods
+	// arriving running)
 	selectors *dra.CELSelectors
 	// limitRanger and quotas are the API server's admission of pods into
 	// their namespaces: the LimitRanges, and the ResourceQuotas with their
@@ -309,6 +307,10 @@ type PodStatus struct {
 	// SchedulingGates are the gates the pod has left: while there is one,
 	// it is held pending and never tried (Reason says so).
 	SchedulingGates []string
+	// ResourceClaimStatuses are the pod's status.resourceClaimStatuses:
+	// the claims the resourceclaim controller made for its entries that
+	// name a template (SetResourceClaimStatuses).
+	ResourceClaimStatuses []cluster.PodResourceClaimStatus
 }
 
 // podStatus is r's status with its reason as it stands now.

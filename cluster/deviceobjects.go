@@ -180,20 +180,48 @@ func (s *Snapshot) HasDeviceClasses() bool {
 }
 
 // ClaimKey returns the key of the claim a pod's entry i of ResourceClaims
-// names: the claim it names, or the one made for the pod from its template,
-// named "<pod>-<entry>" (Kubernetes adds a random suffix; this name is
-// deterministic).
+// names: the claim it names, or the one the resourceclaim controller made
+// for it from its template, as the pod's ResourceClaimStatuses record it;
+// "" while none is recorded (the claim is not made yet).
 func (p *Pod) ClaimKey(i int) string {
 	e := &p.ResourceClaims[i]
 	if e.ResourceClaimName != "" {
 		return string(MakePodKey(p.Namespace, e.ResourceClaimName))
 	}
-	return string(MakePodKey(p.Namespace, TemplateClaimName(p.Name, e.Name)))
+	for j := range p.ResourceClaimStatuses {
+		if st := &p.ResourceClaimStatuses[j]; st.Name == e.Name {
+			return string(MakePodKey(p.Namespace, st.ResourceClaimName))
+		}
+	}
+	return ""
 }
 
-// TemplateClaimName is the name of the claim made for a pod's entry from
-// its template.
+// TemplateClaimName is the name the resourceclaim controller gives the
+// claim it makes for a pod's entry from its template when no claim has
+// it: "<pod>-<entry>" (Kubernetes adds a random suffix; this name is
+// deterministic).
 func TemplateClaimName(pod, entry string) string { return pod + "-" + entry }
+
+// ValidateClaimStatuses checks a pod's status.resourceClaimStatuses
+// against its entries: each names an entry that names a template, at
+// most once, and a claim whose name is a DNS subdomain.
+func ValidateClaimStatuses(claims []PodResourceClaim, statuses []PodResourceClaimStatus) (field, detail string) {
+	for i, st := range statuses {
+		at := fmt.Sprintf("resourceClaimStatuses[%d]", i)
+		j := slices.IndexFunc(claims, func(c PodResourceClaim) bool { return c.Name == st.Name })
+		switch {
+		case j < 0:
+			return at + ".name", fmt.Sprintf("%q is no entry of spec.resourceClaims", st.Name)
+		case claims[j].ResourceClaimTemplateName == "":
+			return at + ".name", fmt.Sprintf("entry %q names a claim, not a template", st.Name)
+		case slices.ContainsFunc(statuses[:i], func(o PodResourceClaimStatus) bool { return o.Name == st.Name }):
+			return at + ".name", fmt.Sprintf("%q is listed twice", st.Name)
+		case !isDNSSubdomain(st.ResourceClaimName):
+			return at + ".resourceClaimName", fmt.Sprintf("%q is not a DNS subdomain", st.ResourceClaimName)
+		}
+	}
+	return "", ""
+}
 
 // clone returns a deep copy of the class.
 func (dc DeviceClass) clone() DeviceClass {
@@ -204,6 +232,9 @@ func (dc DeviceClass) clone() DeviceClass {
 // clone returns a deep copy of the claim.
 func (rc ResourceClaim) clone() ResourceClaim {
 	rc.Spec = rc.Spec.Clone()
+	if rc.Owner != nil {
+		rc.Owner = new(*rc.Owner)
+	}
 	return rc
 }
 
@@ -236,10 +267,11 @@ func (r ExactDeviceRequest) clone() ExactDeviceRequest {
 	return r
 }
 
-// validatePodClaims checks a pod's claims as the API server does: each
-// entry a unique DNS label naming exactly one of a claim and a template,
-// each a DNS subdomain.
-func validatePodClaims(claims []PodResourceClaim) (string, string) {
+// ValidatePodClaims checks a pod's claims (or a PodGroup's, which have
+// the same shape) as the API server does: each entry a unique DNS label
+// naming exactly one of a claim and a template, each a DNS subdomain. It
+// returns the field at fault, under "resourceClaims", and the problem.
+func ValidatePodClaims(claims []PodResourceClaim) (string, string) {
 	seen := make(map[string]bool, len(claims))
 	for i, c := range claims {
 		at := fmt.Sprintf("resourceClaims[%d]", i)

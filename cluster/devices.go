@@ -307,8 +307,28 @@ type ResourceClaim struct {
 	Namespace string
 	Name      string
 	Spec      ResourceClaimSpec
-	specKey   string // see SpecKey
+	// Owner is the object the claim was made for (its controller owner
+	// reference): the pod a claim made from a template belongs to. nil
+	// for a claim a user added, which no controller deletes.
+	Owner   *ClaimOwner `json:",omitempty"`
+	specKey string      // see SpecKey
 }
+
+// ClaimOwner is a claim's controller owner reference: the kind and name
+// of the object, in the claim's namespace, it was made for.
+type ClaimOwner struct {
+	Kind string // OwnerPod or OwnerPodGroup
+	Name string
+}
+
+// The kinds of a claim's owner: a pod, for a claim made from a template
+// of the pod's; a PodGroup, for one made from a template of the group's
+// (spec.resourceClaims of a PodGroup, DRAWorkloadResourceClaims), which
+// the group's pods share.
+const (
+	OwnerPod      = "Pod"
+	OwnerPodGroup = "PodGroup"
+)
 
 // Key returns the claim's "namespace/name".
 func (c *ResourceClaim) Key() string { return string(MakePodKey(c.Namespace, c.Name)) }
@@ -327,6 +347,14 @@ type PodResourceClaim struct {
 	Name                      string
 	ResourceClaimName         string
 	ResourceClaimTemplateName string
+}
+
+// PodResourceClaimStatus is one entry of a pod's
+// status.resourceClaimStatuses: the name of the claim the resourceclaim
+// controller made for the pod's entry Name from its template.
+type PodResourceClaimStatus struct {
+	Name              string
+	ResourceClaimName string
 }
 
 // DeviceRequestAllocation is one device allocated to a request ("req", or

@@ -253,6 +253,9 @@ func (c *ResourceClaim) Validate() error {
 	if err := c.Spec.problem(); err != nil {
 		return bad("spec.devices"+err.field, "%s", err.detail)
 	}
+	if o := c.Owner; o != nil && (o.Kind != OwnerPod && o.Kind != OwnerPodGroup || NameProblem(o.Name, false) != "") {
+		return bad("metadata.ownerReferences", "owner %s %q is not a pod's or a PodGroup's name", o.Kind, o.Name)
+	}
 	return nil
 }
 

@@ -56,6 +56,11 @@ type Pod struct {
 	// ResourceClaims are the pod's spec.resourceClaims: claims of devices
 	// (Dynamic Resource Allocation) it needs on its node.
 	ResourceClaims []PodResourceClaim
+	// ResourceClaimStatuses are the pod's status.resourceClaimStatuses:
+	// for each entry of ResourceClaims that names a template, the claim
+	// the resourceclaim controller made for it (package controllers),
+	// once made. The scheduler holds a pod until each such entry has one.
+	ResourceClaimStatuses []PodResourceClaimStatus `json:",omitempty"`
 	// SchedulingGates are the names of the pod's spec.schedulingGates:
 	// while one is left the scheduler holds the pod and never tries it
 	// (kube-scheduler's SchedulingGates plugin). Gates are only ever
@@ -167,7 +172,10 @@ func (p *Pod) Validate() error {
 	if field, detail := ValidateSpread("topologySpreadConstraints", p.TopologySpreadConstraints); detail != "" {
 		return bad(field, "%s", detail)
 	}
-	if field, detail := validatePodClaims(p.ResourceClaims); detail != "" {
+	if field, detail := ValidatePodClaims(p.ResourceClaims); detail != "" {
+		return bad(field, "%s", detail)
+	}
+	if field, detail := ValidateClaimStatuses(p.ResourceClaims, p.ResourceClaimStatuses); detail != "" {
 		return bad(field, "%s", detail)
 	}
 	if field, detail := validateGates(p.SchedulingGates); detail != "" {
@@ -231,6 +239,7 @@ func (p Pod) Clone() Pod {
 	p.Affinity = p.Affinity.clone()
 	p.TopologySpreadConstraints = cloneSpread(p.TopologySpreadConstraints)
 	p.ResourceClaims = slices.Clone(p.ResourceClaims)
+	p.ResourceClaimStatuses = slices.Clone(p.ResourceClaimStatuses)
 	p.SchedulingGates = slices.Clone(p.SchedulingGates)
 	p.Resources = p.Resources.Clone()
 	if p.Owner != nil {

@@ -6,14 +6,19 @@ import (
 	"strconv"
 )
 
-// Shape returns an encoding of everything in the pod but its name and
-// start time: two pods have equal shapes exactly when they are equal but
-// for those, so that a scheduling cycle treats them alike. It reads every
-// field, unexported ones included, so a field added later counts too; a
-// pod holding something it cannot encode has no shape ("").
+// Shape returns an encoding of everything in the pod but its name, start
+// time and claim statuses: two pods have equal shapes exactly when they are
+// equal but for those, so that a scheduling cycle treats them alike. It
+// reads every field, unexported ones included, so a field added later
+// counts too; a pod holding something it cannot encode has no shape ("").
+// The claim statuses name the claims made for the pod's entries from their
+// templates, which differ from pod to pod as the name does: claims of the
+// pod's own, of equal specs, unallocated while it waits (a PodGroup's
+// claim, shared, is one for all the pods of a group, and the group is in
+// the shape).
 func (p *Pod) Shape() string {
 	c := *p
-	c.Name, c.StartTime = "", 0
+	c.Name, c.StartTime, c.ResourceClaimStatuses = "", 0, nil
 	ok := true
 	b := appendShape(nil, reflect.ValueOf(c), &ok)
 	if !ok {

@@ -19,6 +19,7 @@ func TestPodShape(t *testing.T) {
 	p := base()
 	same := base()
 	same.Name, same.StartTime = "b", 42
+	same.ResourceClaimStatuses = []PodResourceClaimStatus{{Name: "gpu", ResourceClaimName: "b-gpu"}} // its own claim, as the name
 	require.Equal(t, p.Shape(), same.Shape())
 	require.NotEmpty(t, p.Shape())
 
@@ -45,6 +46,7 @@ func TestPodShape(t *testing.T) {
 			q.TopologySpreadConstraints = []TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "zone"}}
 		},
 		"empty tolerations": func(q *Pod) { q.Tolerations = []Toleration{} },
+		"a claim entry":     func(q *Pod) { q.ResourceClaims = []PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: "one"}} },
 	} {
 		q := base()
 		change(&q)

@@ -4,11 +4,14 @@
 // StatefulSet; DaemonSet); those of workloads that run others (owners.go:
 // a JobSet's Jobs, with its startup order, success and failure policies,
 // restarts and exclusive placement; the Kubeflow operators' MPIJob and
-// PyTorchJob and their replicas); and the controllers of other projects
+// PyTorchJob and their replicas); the controllers of other projects
 // that keep a list of named pods in groups (a PodSet: LeaderWorkerSet's,
 // KubeRay's RayCluster, Volcano's Job; podset.go), with the links by which
 // one workload waits for or ends another (a RayJob's submitter Job and
-// its cluster; links.go). Like the cluster autoscaler (package
+// its cluster; links.go); and the resourceclaim controller
+// (ResourceClaims), which makes the claims of pods that name a
+// ResourceClaimTemplate and deletes them when their pods end. Like the
+// cluster autoscaler (package
 // autoscaler), each is a loop over the Scheduler's public API, never a
 // part of the scheduler: it watches the event stream and makes and
 // deletes pods at the simulated time Kubernetes' controller would.
@@ -34,6 +37,19 @@
 //     autoscaler.
 //   - Made, Pod, Failed, Jobs and Parents say what the controllers did,
 //     for a result.
+//
+// ResourceClaims is the resourceclaim controller: it holds the
+// templates (AddTemplate), makes a pod's claims, owned by the pod, and
+// records them in the pod's status (SetResourceClaimStatuses) as the pod
+// is added (Prepare; the Manager calls it for the pods it makes, given
+// WithResourceClaims) or at its next Sync for a pod added without it;
+// until then DynamicResources' PreEnqueue holds the pod. It follows the
+// stream as an observer (Attach) and deletes the claims of the pods that
+// ended at its next Prepare or Sync. Its claims are named <pod>-<entry>,
+// or <pod>-<entry>-<k> (the first free k) when a claim has that name. A
+// PodGroup's claims from templates (its spec.resourceClaims) are made once
+// for the group, <group>-<entry>, and shared by the pods whose entry
+// equals the group's.
 //
 // The rules are those of Kubernetes' controllers, where the simulator
 // names the pods a controller would name with a random suffix in a

@@ -32,6 +32,7 @@ type Manager struct {
 	paused  bool // see asked for a pause since Resume
 
 	reserved func(cluster.PodKey) bool // names the controllers' new pods must not take
+	claims   *ResourceClaims           // makes the claims of new pods (WithResourceClaims)
 	limit    int                       // the most pods made while running (WithPodLimit)
 	makes    int                       // pods made while running
 	made     []cluster.PodKey          // pods made while running, in order, each once
@@ -52,6 +53,13 @@ type Option func(*Manager)
 // or added and gone. A name a pod of the Scheduler has is never taken.
 func WithReservedNames(reserved func(cluster.PodKey) bool) Option {
 	return func(m *Manager) { m.reserved = reserved }
+}
+
+// WithResourceClaims gives the Manager the resourceclaim controller that
+// makes the claims of the pods it makes from templates (Prepare, before
+// each AddPod), and that it lets act at each React (Sync).
+func WithResourceClaims(c *ResourceClaims) Option {
+	return func(m *Manager) { m.claims = c }
 }
 
 // WithPodLimit bounds the pods the controllers make while running: the
@@ -259,6 +267,11 @@ func (m *Manager) Resume() { m.paused = false }
 // those it concerns (in workload order), until nothing is left to act on.
 // An error is a *PodError.
 func (m *Manager) React() error {
+	if m.claims != nil {
+		if err := m.claims.Sync(); err != nil {
+			return err
+		}
+	}
 	for m.Busy() {
 		todo := m.todo
 		m.todo = nil

@@ -119,6 +119,12 @@ func (m *Manager) add(c *controller, p cluster.Pod, index int, node string, d ti
 		m.made = append(m.made, key)
 	}
 	cp := m.adopt(c, key, index, node)
+	if m.claims != nil {
+		if err := m.claims.Prepare(&p); err != nil {
+			m.end(cp, podEnded)
+			return nil, m.podError(c, name, err)
+		}
+	}
 	if err := m.s.AddPod(p, d); err != nil { // its maps are the controller's, read-only
 		m.end(cp, podEnded)
 		if errors.Is(err, gangsim.ErrRejected) {

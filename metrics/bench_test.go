@@ -8,6 +8,7 @@ import (
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/controllers"
 	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/metrics"
 	"github.com/gangsim/gangsim/scenario"
@@ -62,9 +63,10 @@ func gpuDay() []timedPod {
 
 // gpuCluster makes 1,000 nodes of 64 cpus with 8 shared GPUs each (1000
 // milligpu) and the templates one, two and half.
-func gpuCluster(b *testing.B, opts ...gangsim.Option) *gangsim.Scheduler {
+func gpuCluster(b *testing.B, opts ...gangsim.Option) *claimsScheduler {
 	b.Helper()
-	s, err := gangsim.New(gangsim.Config{}, opts...)
+	claims := controllers.NewResourceClaims()
+	s, err := gangsim.New(gangsim.Config{}, append(opts, claims.Attach())...)
 	must := func(err error) {
 		if err != nil {
 			b.Fatal(err)
@@ -78,14 +80,15 @@ func gpuCluster(b *testing.B, opts ...gangsim.Option) *gangsim.Scheduler {
 		must(s.AddNode(gangsimtest.MakeNode(name).CPU("64").Memory("512Gi").Obj()))
 		must(s.AddResourceSlice(gangsimtest.GPUSlice(name, 8, model, true)))
 	}
-	must(s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "one", Spec: gangsimtest.GPUSpec(1, "", 0)}))
-	must(s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "two", Spec: gangsimtest.GPUSpec(2, "", 0)}))
-	must(s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "half", Spec: gangsimtest.GPUSpec(1, "", 500)}))
-	return s
+	must(claims.Start(s))
+	must(claims.AddTemplate(cluster.ResourceClaimTemplate{Name: "one", Spec: gangsimtest.GPUSpec(1, "", 0)}))
+	must(claims.AddTemplate(cluster.ResourceClaimTemplate{Name: "two", Spec: gangsimtest.GPUSpec(2, "", 0)}))
+	must(claims.AddTemplate(cluster.ResourceClaimTemplate{Name: "half", Spec: gangsimtest.GPUSpec(1, "", 500)}))
+	return &claimsScheduler{s, claims}
 }
 
 // runDay adds the pods at their times and runs to the end.
-func runDay(b *testing.B, s *gangsim.Scheduler, pods []timedPod) {
+func runDay(b *testing.B, s *claimsScheduler, pods []timedPod) {
 	b.Helper()
 	for _, p := range pods {
 		if err := s.RunUntil(p.at); err != nil {
@@ -119,7 +122,7 @@ func (rs replaySource) ResourceClaim(key string) (*cluster.ResourceClaim, bool) 
 // report; ns/event is the Recorder's cost per event, sched-ns/event the
 // scheduler's (with an observer that only keeps the events) for scale.
 func BenchmarkRecorderGPUs(b *testing.B) {
-	var s *gangsim.Scheduler
+	var s *claimsScheduler
 	var events []gangsim.Event
 	claims := map[string]*cluster.ResourceClaim{}
 	s = gpuCluster(b, gangsim.WithObserver(func(e gangsim.Event) {
@@ -136,7 +139,7 @@ func BenchmarkRecorderGPUs(b *testing.B) {
 	start := time.Now()
 	runDay(b, s, gpuDay())
 	sched := time.Since(start)
-	src := replaySource{Scheduler: s, claims: claims}
+	src := replaySource{Scheduler: s.Scheduler, claims: claims}
 	for _, withDevices := range []bool{false, true} {
 		b.Run(fmt.Sprintf("devices=%v", withDevices), func(b *testing.B) {
 			opts := metrics.Options{}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/controllers"
 	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/metrics"
 	"github.com/gangsim/gangsim/scenario"
@@ -20,9 +21,10 @@ import (
 // node of 16 cpus and two shared A100s (1000 milligpu each), its slice
 // published after the node as a driver would; templates "share600" and
 // "whole" ask for 0.6 of a GPU and a whole one.
-func gpuScheduler(t *testing.T, opt gangsim.Option) *gangsim.Scheduler {
+func gpuScheduler(t *testing.T, opt gangsim.Option) *claimsScheduler {
 	t.Helper()
-	s, err := gangsim.New(gangsim.Config{CheckInvariants: true}, opt)
+	claims := controllers.NewResourceClaims()
+	s, err := gangsim.New(gangsim.Config{CheckInvariants: true}, opt, claims.Attach())
 	require.NoError(t, err)
 	require.NoError(t, s.AddDeviceClass(cluster.DeviceClass{Name: "gpu", Selectors: []cluster.DeviceSelector{{CEL: `device.driver == "gpu.nvidia.com"`}}}))
 	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n1").CPU("16").Memory("64Gi").Obj()))
@@ -42,9 +44,24 @@ func gpuScheduler(t *testing.T, opt gangsim.Option) *gangsim.Scheduler {
 		}
 		return cluster.ResourceClaimSpec{Requests: []cluster.DeviceRequest{{Name: "gpu", Exactly: r}}}
 	}
-	require.NoError(t, s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "share600", Spec: spec(600)}))
-	require.NoError(t, s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "whole", Spec: spec(0)}))
-	return s
+	require.NoError(t, claims.Start(s))
+	require.NoError(t, claims.AddTemplate(cluster.ResourceClaimTemplate{Name: "share600", Spec: spec(600)}))
+	require.NoError(t, claims.AddTemplate(cluster.ResourceClaimTemplate{Name: "whole", Spec: spec(0)}))
+	return &claimsScheduler{s, claims}
+}
+
+// claimsScheduler is a Scheduler beside the resourceclaim controller,
+// which makes each pod's claims from its template as the pod is added.
+type claimsScheduler struct {
+	*gangsim.Scheduler
+	claims *controllers.ResourceClaims
+}
+
+func (cs *claimsScheduler) AddPod(p cluster.Pod, d time.Duration) error {
+	if err := cs.claims.Prepare(&p); err != nil {
+		return err
+	}
+	return cs.Scheduler.AddPod(p, d)
 }
 
 func gpuPod(name, template string) cluster.Pod {
@@ -129,9 +146,9 @@ func TestNoDevicesNoSection(t *testing.T) {
 	assert.NotContains(t, string(out), "device")
 
 	plain := metrics.NewRecorder(metrics.Options{}) // an observer only: it cannot see the devices
-	s = gpuScheduler(t, gangsim.WithObserver(plain.Observe))
-	require.NoError(t, s.AddPod(gpuPod("a", "whole"), time.Minute))
-	require.NoError(t, s.Run())
+	gs := gpuScheduler(t, gangsim.WithObserver(plain.Observe))
+	require.NoError(t, gs.AddPod(gpuPod("a", "whole"), time.Minute))
+	require.NoError(t, gs.Run())
 	assert.Empty(t, plain.Report().Devices)
 	assert.Empty(t, plain.Report().DeviceFragmentation)
 }
@@ -194,14 +211,18 @@ func TestDevicesOfCordonedAndRemovedNodes(t *testing.T) {
 // reads the nodes' devices, so that the report has device sections.
 func ExampleRecorder_Attach() {
 	rec := metrics.NewRecorder(metrics.Options{})
-	s, _ := gangsim.New(gangsim.Config{}, rec.Attach())
+	claims := controllers.NewResourceClaims() // makes each pod's claim from its template
+	s, _ := gangsim.New(gangsim.Config{}, rec.Attach(), claims.Attach())
+	_ = claims.Start(s)
 	_ = s.AddDeviceClass(cluster.DeviceClass{Name: "gpu", Selectors: []cluster.DeviceSelector{{CEL: `device.driver == "gpu.nvidia.com"`}}})
 	_ = s.AddNode(gangsimtest.MakeNode("n1").CPU("16").Memory("64Gi").Obj())
 	_ = s.AddResourceSlice(cluster.ResourceSlice{Name: "n1-gpus", Driver: "gpu.nvidia.com", Pool: cluster.ResourcePool{Name: "n1", SliceCount: 1},
 		NodeName: "n1", Devices: []cluster.Device{{Name: "gpu-0"}, {Name: "gpu-1"}}})
-	_ = s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "one", Spec: cluster.ResourceClaimSpec{
+	_ = claims.AddTemplate(cluster.ResourceClaimTemplate{Name: "one", Spec: cluster.ResourceClaimSpec{
 		Requests: []cluster.DeviceRequest{{Name: "gpu", Exactly: &cluster.ExactDeviceRequest{DeviceClassName: "gpu"}}}}})
-	_ = s.AddPod(gpuPod("train", "one"), time.Hour)
+	train := gpuPod("train", "one")
+	_ = claims.Prepare(&train)
+	_ = s.AddPod(train, time.Hour)
 	_ = s.Run()
 	for _, d := range rec.ReportUntil(2 * time.Hour).Devices {
 		fmt.Printf("%s=%q: %.0f devices, %.1f allocated on average, %.0f at the peak\n", d.By, d.Name, d.Devices, d.Allocated, d.AllocatedPeak)

@@ -54,7 +54,17 @@ type PodGroup struct {
 	TopologyKey       string                   // "": no topology constraint
 	Parent            string                   // a CompositePodGroup's name; "": a root
 	CreationTime      time.Duration            // orders siblings, then Name
+	// ResourceClaims are the group's spec.resourceClaims (Kubernetes
+	// v1.37's DRAWorkloadResourceClaims): claims its pods share, each
+	// named, or made from a template once for the group by the
+	// resourceclaim controller. A pod uses one by an entry of its own
+	// spec.resourceClaims equal to the group's in every field.
+	ResourceClaims []cluster.PodResourceClaim
 }
+
+// MaxResourceClaims is the most entries a PodGroup's ResourceClaims may
+// have, as the API server allows.
+const MaxResourceClaims = 4
 
 // ErrInvalid is wrapped by every Validate error.
 var ErrInvalid = errors.New("podgroup: invalid")
@@ -123,7 +133,25 @@ func (g *PodGroup) Validate() error {
 	if field, detail := checkModes(g.PreemptionPolicy, g.DisruptionMode); detail != "" {
 		return invalid("pod group", obj, field, "%s", detail)
 	}
+	if len(g.ResourceClaims) > MaxResourceClaims {
+		return invalid("pod group", obj, "resourceClaims", "%d entries, at most %d are allowed", len(g.ResourceClaims), MaxResourceClaims)
+	}
+	if field, detail := cluster.ValidatePodClaims(g.ResourceClaims); detail != "" {
+		return invalid("pod group", obj, field, "%s", detail)
+	}
 	return nil
+}
+
+// ClaimEntry returns the index of the group's entry equal to a pod's
+// entry in every field, by which the pod uses the group's claim; -1 when
+// none is.
+func (g *PodGroup) ClaimEntry(e cluster.PodResourceClaim) int {
+	for i := range g.ResourceClaims {
+		if g.ResourceClaims[i] == e {
+			return i
+		}
+	}
+	return -1
 }
 
 // invalid returns a validation error for the group kind what ("pod group"

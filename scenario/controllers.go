@@ -205,17 +205,17 @@ func (b *builder) podSet(s *schema.Controller) (*controllers.PodSet, error) {
 
 // newManager returns the controllers of the scenario's workloads for one
 // run; nil when the scenario has none, and runs as it would without them.
-func (sc *Scenario) newManager() *controllers.Manager {
+func (sc *Scenario) newManager(rc *controllers.ResourceClaims) *controllers.Manager {
 	if len(sc.Controllers) == 0 {
 		return nil
 	}
-	return sc.manager()
+	return sc.manager(controllers.WithResourceClaims(rc))
 }
 
 // manager returns the controllers of the scenario's workloads, each with
 // the pods it has at time 0; the pods with a run time that no service
 // keeps are the work a run waits for.
-func (sc *Scenario) manager() *controllers.Manager {
+func (sc *Scenario) manager(opts ...controllers.Option) *controllers.Manager {
 	ws := make([]controllers.Workload, len(sc.Controllers))
 	for i := range sc.Controllers {
 		c := &sc.Controllers[i]
@@ -228,8 +228,9 @@ func (sc *Scenario) manager() *controllers.Manager {
 			ws[i].Pods[k] = &sc.Pods[at].Pod
 		}
 	}
-	m := controllers.NewManager(ws, controllers.WithReservedNames(func(key cluster.PodKey) bool { return sc.podNames[key] }),
-		controllers.WithPodLimit(sc.podLimit-len(sc.Pods)))
+	opts = append([]controllers.Option{controllers.WithReservedNames(func(key cluster.PodKey) bool { return sc.podNames[key] }),
+		controllers.WithPodLimit(sc.podLimit - len(sc.Pods))}, opts...)
+	m := controllers.NewManager(ws, opts...)
 	for i := range sc.Pods {
 		if p := &sc.Pods[i]; p.Duration > 0 {
 			m.WaitFor(p.Pod.Key())

@@ -373,22 +373,36 @@ func (b *builder) exactRequest(s *schema.DeviceRequestCommon, line int, where st
 // and a template. Whether they exist is not checked: a pod may be created
 // before its claim, and waits for it.
 func (b *builder) podClaims(s *schema.Pod, where string) ([]cluster.PodResourceClaim, []ContainerClaim, error) {
-	if len(s.ResourceClaims) == 0 {
-		return nil, nil, nil
+	out, err := b.claimEntries(s.ResourceClaims, s.Line, where)
+	if err != nil {
+		return nil, nil, err
 	}
-	out := make([]cluster.PodResourceClaim, 0, len(s.ResourceClaims))
+	var containers []ContainerClaim
+	for _, c := range s.ContainerClaims {
+		containers = append(containers, ContainerClaim(c))
+	}
+	return out, containers, nil
+}
+
+// claimEntries converts and checks the entries of a pod's or a PodGroup's
+// resourceClaims, at where (the entry's path) on line.
+func (b *builder) claimEntries(claims []schema.PodResourceClaim, line int, where string) ([]cluster.PodResourceClaim, error) {
+	if len(claims) == 0 {
+		return nil, nil
+	}
+	out := make([]cluster.PodResourceClaim, 0, len(claims))
 	seen := map[string]bool{}
-	for i, c := range s.ResourceClaims {
+	for i, c := range claims {
 		at := fmt.Sprintf("%s.resourceClaims[%d]", where, i)
 		switch {
 		case c.Name == "":
-			return nil, nil, b.failf(s.Line, at+".name", "required")
+			return nil, b.failf(line, at+".name", "required")
 		case schema.NameError(c.Name, true) != nil:
-			return nil, nil, b.fail(s.Line, at+".name", schema.NameError(c.Name, true))
+			return nil, b.fail(line, at+".name", schema.NameError(c.Name, true))
 		case seen[c.Name]:
-			return nil, nil, b.failf(s.Line, at+".name", "%q is listed twice", c.Name)
+			return nil, b.failf(line, at+".name", "%q is listed twice", c.Name)
 		case (c.ResourceClaimName == nil) == (c.ResourceClaimTemplateName == nil):
-			return nil, nil, b.failf(s.Line, at, "exactly one of resourceClaimName and resourceClaimTemplateName must be set")
+			return nil, b.failf(line, at, "exactly one of resourceClaimName and resourceClaimTemplateName must be set")
 		}
 		seen[c.Name] = true
 		pc := cluster.PodResourceClaim{Name: c.Name}
@@ -400,18 +414,14 @@ func (b *builder) podClaims(s *schema.Pod, where string) ([]cluster.PodResourceC
 			pc.ResourceClaimTemplateName = *name
 		}
 		if *name == "" {
-			return nil, nil, b.failf(s.Line, at+"."+field, "must not be empty")
+			return nil, b.failf(line, at+"."+field, "must not be empty")
 		}
 		if err := schema.NameError(*name, false); err != nil {
-			return nil, nil, b.fail(s.Line, at+"."+field, err)
+			return nil, b.fail(line, at+"."+field, err)
 		}
 		out = append(out, pc)
 	}
-	var containers []ContainerClaim
-	for _, c := range s.ContainerClaims {
-		containers = append(containers, ContainerClaim(c))
-	}
-	return out, containers, nil
+	return out, nil
 }
 
 // compileSelectors compiles CEL selectors as the API server does when it

@@ -317,3 +317,31 @@ func TestKubeWorkloadsGetDevices(t *testing.T) {
 	}
 	require.Len(t, seen, 3)
 }
+
+// A PodGroup's resourceClaims (v1.37's DRAWorkloadResourceClaims) are read
+// in a scenario file and from a PodGroup object, checked as a pod's
+// entries are, at most four.
+func TestPodGroupClaims(t *testing.T) {
+	sc, err := Parse("s.yaml", []byte("podGroups: [{name: g, minCount: 2, resourceClaims: [{name: gpu, resourceClaimTemplateName: one}, {name: nic, resourceClaimName: shared}]}]\n"))
+	require.NoError(t, err)
+	require.Equal(t, []cluster.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: "one"}, {Name: "nic", ResourceClaimName: "shared"}}, sc.PodGroups[0].ResourceClaims)
+
+	sc, err = Load("testdata/scenarios/podgroup-claims.yaml")
+	require.NoError(t, err)
+	require.Len(t, sc.PodGroups, 2)
+	require.Equal(t, []cluster.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: "one-gpu"}}, sc.PodGroups[1].ResourceClaims)
+
+	for _, tt := range []struct{ text, want string }{
+		{"podGroups: [{name: g, minCount: 1, resourceClaims: [{name: gpu}]}]\n",
+			"podGroups[0] (g).resourceClaims[0]: exactly one of resourceClaimName and resourceClaimTemplateName must be set"},
+		{"podGroups: [{name: g, minCount: 1, resourceClaims: [{name: a, resourceClaimName: x}, {name: a, resourceClaimName: y}]}]\n",
+			`podGroups[0] (g).resourceClaims[1].name: "a" is listed twice`},
+		{"podGroups: [{name: g, minCount: 1, resourceClaims: [{name: a, resourceClaimName: x}, {name: b, resourceClaimName: x}, {name: c, resourceClaimName: x}, {name: d, resourceClaimName: x}, {name: e, resourceClaimName: x}]}]\n",
+			"podGroups[0] (g).resourceClaims: 5 entries, at most 4 are allowed"},
+	} {
+		_, err := Parse("s.yaml", []byte(tt.text))
+		require.ErrorContains(t, err, tt.want)
+	}
+	_, err = Parse("pg.yaml", []byte("apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec:\n  schedulingPolicy: {gang: {minCount: 1}}\n  resourceClaims: [{name: gpu, resourceClaimTemplateName: Bad}]\n"))
+	require.ErrorContains(t, err, `PodGroup default/g: spec.resourceClaims[0].resourceClaimTemplateName: "Bad" is not a DNS subdomain`)
+}

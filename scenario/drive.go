@@ -15,21 +15,23 @@ import (
 // do, at that simulated time, and lets it act (Manager.React). With node
 // groups (as not nil) it also stops at each of the autoscaler's times
 // (NextTime) and lets it act (Step), after the actions of that time.
-func (sc *Scenario) drive(s *gangsim.Scheduler, m *controllers.Manager, as *scaler) error {
+// With templates of resource claims (rc not nil) each pod's claims are
+// made as it is added (apply).
+func (sc *Scenario) drive(s *gangsim.Scheduler, m *controllers.Manager, as *scaler, rc *controllers.ResourceClaims) error {
 	acts := sc.timeline()
 	if m == nil && as == nil {
 		for _, a := range acts {
 			if err := s.RunUntil(a.at); err != nil {
 				return err
 			}
-			if err := sc.apply(s, a); err != nil {
+			if err := sc.apply(s, a, rc); err != nil {
 				return err
 			}
 		}
 		return s.Run()
 	}
 	if m == nil {
-		return sc.driveScaled(s, as, acts)
+		return sc.driveScaled(s, as, acts, rc)
 	}
 	m.Start(s)
 	for next := 0; ; {
@@ -39,7 +41,7 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, m *controllers.Manager, as *scal
 			}
 			continue
 		}
-		done, err := sc.step(s, m, acts, &next, as)
+		done, err := sc.step(s, m, acts, &next, as, rc)
 		if done || err != nil {
 			return err
 		}
@@ -55,7 +57,7 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, m *controllers.Manager, as *scal
 // settles what can happen before the next pod ends (Settle), lets the
 // autoscaler act until then, and stops. It reports whether the run is
 // over.
-func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []action, next *int, as *scaler) (bool, error) {
+func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []action, next *int, as *scaler, rc *controllers.ResourceClaims) (bool, error) {
 	m.Resume()
 	w, woken := m.NextWakeup()
 	if as != nil {
@@ -78,7 +80,7 @@ func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []ac
 		if skips(m, a) {
 			return false, nil
 		}
-		return false, sc.apply(s, a)
+		return false, sc.apply(s, a, rc)
 	case woken:
 		if err := s.RunUntil(w); err != nil || m.Paused() {
 			return false, err
@@ -115,7 +117,7 @@ func skips(m *controllers.Manager, a action) bool {
 // time, so that a change (a pod ending, a pod found unschedulable) is seen
 // at the first scan after it, as the cluster autoscaler's loop sees it.
 // The run ends when neither has anything left.
-func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action) error {
+func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action, rc *controllers.ResourceClaims) error {
 	for next := 0; ; {
 		t, ok := as.target(s)
 		if next < len(acts) && acts[next].at <= t {
@@ -124,7 +126,7 @@ func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action)
 			if err := s.RunUntil(a.at); err != nil {
 				return err
 			}
-			if err := sc.apply(s, a); err != nil {
+			if err := sc.apply(s, a, rc); err != nil {
 				return err
 			}
 			continue

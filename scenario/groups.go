@@ -47,6 +47,14 @@ func (b *builder) podGroups(specs []schema.PodGroup) error {
 		if err := b.checkGroupNames(&s.GroupCommon, where); err != nil {
 			return err
 		}
+		claims, err := b.claimEntries(s.ResourceClaims, s.Line, where)
+		if err != nil {
+			return err
+		}
+		if len(claims) > podgroup.MaxResourceClaims {
+			return b.failf(s.Line, where+".resourceClaims", "%d entries, at most %d are allowed", len(claims), podgroup.MaxResourceClaims)
+		}
+		g.ResourceClaims = claims
 		if err := b.addGroup(g, &s.GroupCommon, s.Line, where); err != nil {
 			return err
 		}

@@ -203,3 +203,44 @@ func TestSameNameOtherGroup(t *testing.T) {
 		require.ErrorContains(t, err, `apiVersion: "`+apiVersion+`" is not a version of Deployment`)
 	}
 }
+
+// A v1.36 PodGroup's resourceClaims are the claims its pods share: in the
+// dra-example-driver's public sample, two Deployments of two pods, each
+// in its group with one GPU from a template, so each group's two pods get
+// the same single device, and the two groups different ones.
+func TestV1alpha2PodGroupClaims(t *testing.T) {
+	dir := "testdata/kube/public"
+	sc, err := LoadFiles([]string{dir + "/nodes.yaml", dir + "/dra-example-driver/podgroup-resourceclaimtemplate.yaml"})
+	require.NoError(t, err)
+	require.Len(t, sc.PodGroups, 2)
+	for _, g := range sc.PodGroups {
+		require.Len(t, g.ResourceClaims, 1, g.Name)
+	}
+	res, err := sc.Run()
+	require.NoError(t, err)
+	byGroup := map[string]map[string]bool{} // the devices of each group's pods
+	for _, p := range res.Pods {
+		require.Equal(t, "Bound", string(p.Phase), p.Name)
+		_, name, _ := strings.Cut(p.Name, "/")
+		group := strings.SplitN(name, "-", 3) // group-<n>-<hash>-<k>
+		require.Len(t, group, 3, p.Name)
+		g := group[0] + "-" + group[1]
+		if byGroup[g] == nil {
+			byGroup[g] = map[string]bool{}
+		}
+		for _, devices := range p.Claims {
+			for _, d := range devices {
+				byGroup[g][d] = true
+			}
+		}
+	}
+	require.Len(t, byGroup, 2)
+	var all []string
+	for g, devices := range byGroup {
+		require.Len(t, devices, 1, "group %s shares one device", g)
+		for d := range devices {
+			all = append(all, d)
+		}
+	}
+	require.NotEqual(t, all[0], all[1])
+}

@@ -425,7 +425,9 @@ func (r *recorder) podResult(s *gangsim.Scheduler, m *controllers.Manager, p *cl
 		pr.Phase = PhaseFailed
 	}
 	if st.Node != "" && len(p.ResourceClaims) > 0 {
-		pr.Claims = claimDevices(s, p, st.Node)
+		withStatus := *p // the claims the controller made, as the pod's status names them
+		withStatus.ResourceClaimStatuses = st.ResourceClaimStatuses
+		pr.Claims = claimDevices(s, &withStatus, st.Node)
 	}
 	return pr
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/controllers"
 )
 
 // Run simulates the scenario until nothing more can happen and returns
@@ -27,7 +28,14 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 		own = append(own, gangsim.WithExplain(sc.Explain...))
 	}
 	opts = append(own, opts...)
-	m := sc.newManager()
+	rc, err := sc.ResourceClaims()
+	if err != nil {
+		return nil, err
+	}
+	if rc != nil {
+		opts = append(opts, rc.Attach())
+	}
+	m := sc.newManager(rc)
 	if m != nil {
 		opts = append(opts, m.Attach())
 	}
@@ -45,7 +53,12 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 	if err := as.start(sc, s); err != nil {
 		return nil, err
 	}
-	err = sc.drive(s, m, as)
+	if rc != nil {
+		if err := rc.Start(s); err != nil {
+			return nil, err
+		}
+	}
+	err = sc.drive(s, m, as, rc)
 	if err != nil && !errors.Is(err, gangsim.ErrNoProgress) {
 		return nil, err
 	}
@@ -130,11 +143,18 @@ type atError struct {
 func (e *atError) Error() string { return fmt.Sprintf("at %v: %v", e.At, e.Err) }
 func (e *atError) Unwrap() error { return e.Err }
 
-func (sc *Scenario) apply(s *gangsim.Scheduler, a action) error {
+// apply does one action of the timeline; a pod's claims from templates
+// are made first (rc, when the scenario has templates).
+func (sc *Scenario) apply(s *gangsim.Scheduler, a action, rc *controllers.ResourceClaims) error {
 	if p := a.pod; p != nil {
-		pod := p.Pod // read-only: every run shares it
+		pod := p.Pod // read-only: every run shares its maps and slices
 		if sc.ExtendedResourceToleration {
 			pod = withExtendedTolerations(pod)
+		}
+		if rc != nil {
+			if err := rc.Prepare(&pod); err != nil {
+				return sc.runError(p.Source, &atError{At: a.at, Err: err})
+			}
 		}
 		if err := s.AddPod(pod, p.Duration); err != nil && !errors.Is(err, gangsim.ErrRejected) {
 			return sc.runError(p.Source, &atError{At: a.at, Err: err})
@@ -181,7 +201,8 @@ func (sc *Scenario) apply(s *gangsim.Scheduler, a action) error {
 var ErrNilScenario = errors.New("scenario: nil *Scenario (use Load or Parse)")
 
 // addDevices gives the scheduler the scenario's device objects: classes,
-// slices, claims and templates, in that order.
+// slices and claims, in that order. The templates are the resourceclaim
+// controller's (ResourceClaims).
 func (sc *Scenario) addDevices(s *gangsim.Scheduler) error {
 	d := &sc.Devices
 	for _, c := range d.Classes {
@@ -199,10 +220,24 @@ func (sc *Scenario) addDevices(s *gangsim.Scheduler) error {
 			return sc.runError(Source{Path: "resourceClaims (" + c.Name + ")"}, err)
 		}
 	}
-	for _, t := range d.Templates {
-		if err := s.AddResourceClaimTemplate(t); err != nil {
-			return sc.runError(Source{Path: "resourceClaimTemplates (" + t.Name + ")"}, err)
+	return nil
+}
+
+// ResourceClaims returns the resourceclaim controller of one run, holding
+// the scenario's ResourceClaimTemplates, for a Scheduler made with its
+// Attach and given to its Start: it makes the claims of the pods that
+// name a template (Prepare, as each pod is added). Nil when the scenario
+// has no template: a pod naming one then waits for ever, as it would in
+// a cluster without the template.
+func (sc *Scenario) ResourceClaims() (*controllers.ResourceClaims, error) {
+	if sc == nil || len(sc.Devices.Templates) == 0 {
+		return nil, nil
+	}
+	rc := controllers.NewResourceClaims()
+	for _, t := range sc.Devices.Templates {
+		if err := rc.AddTemplate(t); err != nil {
+			return nil, sc.runError(Source{Path: "resourceClaimTemplates (" + t.Name + ")"}, err)
 		}
 	}
-	return nil
+	return rc, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/controllers"
 	"github.com/gangsim/gangsim/scenario"
 )
 
@@ -55,6 +56,10 @@ func unfitPods(base *scenario.Scenario, change Change, pending []string) ([]NoFi
 	if err != nil {
 		return nil, err
 	}
+	claims, err := base.ResourceClaims() // the claims of pods naming templates
+	if err != nil {
+		return nil, err
+	}
 	byName := map[string]*cluster.Pod{}
 	for i := range base.Pods {
 		byName[base.Pods[i].Pod.Key().Display()] = &base.Pods[i].Pod
@@ -65,7 +70,7 @@ func unfitPods(base *scenario.Scenario, change Change, pending []string) ([]NoFi
 		if !ok {
 			continue // not an input pod: nothing to try
 		}
-		reason, fits, err := tryAlone(probe, *p)
+		reason, fits, err := tryAlone(probe, claims, *p)
 		if err != nil {
 			return nil, err
 		}
@@ -105,12 +110,21 @@ func probeScheduler(base *scenario.Scenario, change Change) (*gangsim.Scheduler,
 	return probe.NewScheduler()
 }
 
-// tryAlone adds the pod, on its own, to a fork of the probe and runs it:
-// it fits when it is bound; else reason is why not.
-func tryAlone(probe *gangsim.Scheduler, p cluster.Pod) (reason string, fits bool, err error) {
+// tryAlone adds the pod, on its own, to a fork of the probe and runs it
+// (its claims from templates made first, when claims is not nil): it
+// fits when it is bound; else reason is why not.
+func tryAlone(probe *gangsim.Scheduler, claims *controllers.ResourceClaims, p cluster.Pod) (reason string, fits bool, err error) {
 	s, err := probe.Fork()
 	if err != nil {
 		return "", false, err
+	}
+	if claims != nil {
+		if err := claims.Start(s); err != nil {
+			return "", false, err
+		}
+		if err := claims.Prepare(&p); err != nil {
+			return "", false, err
+		}
 	}
 	p.PodGroup, p.NodeName, p.TopologySpreadConstraints = "", "", nil
 	if p.Affinity != nil {

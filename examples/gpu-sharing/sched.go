@@ -7,6 +7,7 @@ import (
 
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/controllers"
 	"github.com/gangsim/gangsim/dra"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/plugins/dynamicresources"
@@ -123,9 +124,9 @@ func templateSpec(name string, p *Pod) cluster.ResourceClaimSpec {
 }
 
 // newScheduler builds the run's cluster under the policy.
-func newScheduler(pol Policy, run *Run, pods podTable, memo *FragMemo, seed int64, opt SchedOptions) (*gangsim.Scheduler, error) {
+func newScheduler(pol Policy, run *Run, pods podTable, memo *FragMemo, seed int64, opt SchedOptions, extra ...gangsim.Option) (*gangsim.Scheduler, error) {
 	cache := &stateCache{pods: pods}
-	s, err := gangsim.New(schedConfig(pol.Name, deviceRank(pol.Name, memo, cache, seed)), gangsim.WithRegistry(registry(pol, run, cache, opt)))
+	s, err := gangsim.New(schedConfig(pol.Name, deviceRank(pol.Name, memo, cache, seed)), append([]gangsim.Option{gangsim.WithRegistry(registry(pol, run, cache, opt))}, extra...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -166,8 +167,14 @@ func SimulateScheduler(run *Run, pol Policy, memo *FragMemo, seed int64, opt Sch
 	for k := range run.Pods {
 		pods[run.Pods[k].Name] = &run.Pods[k]
 	}
-	s, err := newScheduler(pol, run, pods, memo, seed, opt)
+	// the resourceclaim controller makes each pod's claim from its
+	// template as the pod is added, and deletes it with the pod
+	claims := controllers.NewResourceClaims()
+	s, err := newScheduler(pol, run, pods, memo, seed, opt, claims.Attach())
 	if err != nil {
+		return Outcome{}, err
+	}
+	if err := claims.Start(s); err != nil {
 		return Outcome{}, err
 	}
 	index := make(map[string]int, len(run.Nodes))
@@ -183,7 +190,7 @@ func SimulateScheduler(run *Run, pol Policy, memo *FragMemo, seed int64, opt Sch
 		if p.NumGPU > 0 {
 			t := templateName(pol.Name, p)
 			if !templates[t] {
-				if err := s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: t, Spec: templateSpec(t, p)}); err != nil {
+				if err := claims.AddTemplate(cluster.ResourceClaimTemplate{Name: t, Spec: templateSpec(t, p)}); err != nil {
 					return out, err
 				}
 				templates[t] = true
@@ -191,6 +198,9 @@ func SimulateScheduler(run *Run, pol Policy, memo *FragMemo, seed int64, opt Sch
 			pod.ResourceClaims = []cluster.PodResourceClaim{{Name: claimEntry, ResourceClaimTemplateName: t}}
 		}
 		if err := s.AdvanceTo(time.Duration(k) * time.Second); err != nil {
+			return out, err
+		}
+		if err := claims.Prepare(&pod); err != nil {
 			return out, err
 		}
 		if err := s.AddPod(pod, 0); err != nil {

@@ -77,6 +77,7 @@ type DynamicResources struct {
 }
 
 var (
+	_ fw.PreEnqueuePlugin     = (*DynamicResources)(nil)
 	_ fw.PreFilterPlugin      = (*DynamicResources)(nil)
 	_ fw.PreFilterExtensions  = (*DynamicResources)(nil)
 	_ fw.FilterPlugin         = (*DynamicResources)(nil)
@@ -121,6 +122,38 @@ func (*DynamicResources) EventsToRegister() fw.ClusterEvent {
 }
 
 const stateKey fw.StateKey = Name
+
+// PreEnqueue holds a pod until the resourceclaim controller has made the
+// claim of each of its entries that names a template, as its status
+// (ResourceClaimStatuses) records it, with kube-scheduler's message
+// (NotCreatedMessage). The pod is let through when the controller records
+// its claims (the Scheduler's SetResourceClaimStatuses).
+func (pl *DynamicResources) PreEnqueue(pod *cluster.PodInfo) *fw.Status {
+	p := pod.Pod()
+	for i := range p.ResourceClaims {
+		if e := &p.ResourceClaims[i]; e.ResourceClaimTemplateName != "" && !recorded(p.ResourceClaimStatuses, e.Name) {
+			return unresolvable(NotCreatedMessage(p))
+		}
+	}
+	return nil
+}
+
+// recorded reports whether the statuses name the claim of entry.
+func recorded(statuses []cluster.PodResourceClaimStatus, entry string) bool {
+	for i := range statuses {
+		if statuses[i].Name == entry {
+			return true
+		}
+	}
+	return false
+}
+
+// NotCreatedMessage is the reason of a pod whose claim from a template is
+// not made yet, in kube-scheduler's words (`pod "ns/name": ResourceClaim
+// not created yet`).
+func NotCreatedMessage(p *cluster.Pod) string {
+	return fmt.Sprintf("pod %q: ResourceClaim not created yet", string(p.Key()))
+}
 
 // stateData is one pod's attempt: its claims, in the order of its
 // spec.resourceClaims, and what Filter found per node.
@@ -217,17 +250,21 @@ func (pl *DynamicResources) PreFilter(state *fw.CycleState, pod *cluster.PodInfo
 	}
 	for i := range p.ResourceClaims {
 		key := p.ClaimKey(i)
+		if key == "" { // a profile without this PreEnqueue let it through
+			return unresolvable(NotCreatedMessage(p))
+		}
 		rc, ok := snap.ResourceClaim(key)
 		if !ok {
-			if p.ResourceClaims[i].ResourceClaimName == "" {
-				return unresolvable(fmt.Sprintf("waiting for dynamic resource controller to create the resourceclaim %q", cluster.TemplateClaimName(p.Name, p.ResourceClaims[i].Name)))
-			}
-			return unresolvable(fmt.Sprintf("resourceclaim.resource.k8s.io %q not found", p.ResourceClaims[i].ResourceClaimName))
+			_, name, _ := strings.Cut(key, "/")
+			return unresolvable(fmt.Sprintf("resourceclaim.resource.k8s.io %q not found", name))
+		}
+		if st := checkOwner(p, i, rc); st != nil {
+			return st
 		}
 		pc := podClaim{key: key, claim: rc, node: -1}
 		if node, _, ok := snap.ClaimNode(key); ok {
 			_, pods, _ := snap.Node(node).Claim(key)
-			if pods >= MaxPodsPerClaim {
+			if pods >= MaxPodsPerClaim && !forGroup(p, rc) {
 				return unresolvable("resourceclaim in use")
 			}
 			pc.node, pc.pods = node, pods
@@ -252,6 +289,27 @@ func (pl *DynamicResources) PreFilter(state *fw.CycleState, pod *cluster.PodInfo
 	s.specs = string(b)
 	state.Write(stateKey, s)
 	return nil
+}
+
+// checkOwner refuses a pod's claim from a template that was not made for
+// the pod or for its PodGroup (its owner is another object), as kube's
+// resourceclaim.IsForPod.
+func checkOwner(p *cluster.Pod, i int, rc *cluster.ResourceClaim) *fw.Status {
+	if p.ResourceClaims[i].ResourceClaimTemplateName == "" || forGroup(p, rc) {
+		return nil
+	}
+	if o := rc.Owner; o == nil || o.Kind != cluster.OwnerPod || o.Name != p.Name {
+		return unresolvable(fmt.Sprintf("ResourceClaim %s was not created for pod %s (pod is not owner)", rc.Key(), p.Key()))
+	}
+	return nil
+}
+
+// forGroup reports whether a claim was made for the pod's PodGroup: it is
+// reserved for the group as one consumer (DRAWorkloadResourceClaims), so
+// the group's pods do not count against MaxPodsPerClaim.
+func forGroup(p *cluster.Pod, rc *cluster.ResourceClaim) bool {
+	o := rc.Owner
+	return o != nil && o.Kind == cluster.OwnerPodGroup && p.PodGroup != "" && o.Name == p.PodGroup
 }
 
 // extendedRequests lists the pod's extended resources that a device class

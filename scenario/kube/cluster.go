@@ -120,7 +120,7 @@ func (k *kubeImport) podGroup(o *Object, v *kubePodGroup, f *schema.File) error 
 	if err != nil {
 		return err
 	}
-	s := schema.PodGroup{GroupCommon: c}
+	s := schema.PodGroup{GroupCommon: c, ResourceClaims: v.Spec.ResourceClaims}
 	p := v.Spec.SchedulingPolicy
 	if p == nil {
 		return o.failf(nil, "spec.schedulingPolicy", "required")

@@ -119,7 +119,7 @@ var (
 	kubeGroupFields = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace",
 		"parent": "spec.parentCompositePodGroupName", "topologyKey": "spec.schedulingConstraints.topology[0].key",
 		"minCount": "spec.schedulingPolicy.gang.minCount", "minGroupCount": "spec.schedulingPolicy.gang.minGroupCount",
-		"": "spec"}
+		"resourceClaims": "spec.resourceClaims", "": "spec"}
 	kubeBudgetFields = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace", "": "spec"}
 	kubeMetaFields   = map[string]string{"name": "metadata.name", "labels": "metadata.labels", "": ""}
 	// kubeDeviceFields serve DeviceClasses, ResourceSlices and

@@ -351,19 +351,21 @@ type kubeGroupSpec struct {
 		Single *struct{} `yaml:"single"`
 		All    *struct{} `yaml:"all"`
 	} `yaml:"disruptionMode"`
-	PriorityClassName           string     `yaml:"priorityClassName"`
-	Priority                    *int32     `yaml:"priority"`
-	PreemptionPolicy            string     `yaml:"preemptionPolicy"`
-	ParentCompositePodGroupName string     `yaml:"parentCompositePodGroupName"`
-	WorkloadRef                 skipped    `yaml:"workloadRef"`
-	PodGroupTemplateRef         skipped    `yaml:"podGroupTemplateRef"`
-	ResourceClaims              unmodelled `yaml:"resourceClaims"`
+	PriorityClassName           string  `yaml:"priorityClassName"`
+	Priority                    *int32  `yaml:"priority"`
+	PreemptionPolicy            string  `yaml:"preemptionPolicy"`
+	ParentCompositePodGroupName string  `yaml:"parentCompositePodGroupName"`
+	WorkloadRef                 skipped `yaml:"workloadRef"`
+	PodGroupTemplateRef         skipped `yaml:"podGroupTemplateRef"`
 }
 
 type kubePodGroup struct {
 	kubeHead `yaml:",inline"`
 	Spec     struct {
-		kubeGroupSpec    `yaml:",inline"`
+		kubeGroupSpec `yaml:",inline"`
+		// ResourceClaims are the claims the group's pods share
+		// (DRAWorkloadResourceClaims, beta in v1.37).
+		ResourceClaims   []schema.PodResourceClaim `yaml:"resourceClaims"`
 		SchedulingPolicy *struct {
 			Basic *struct{} `yaml:"basic"`
 			Gang  *struct {
@@ -378,6 +380,7 @@ type kubeCompositePodGroup struct {
 	kubeHead `yaml:",inline"`
 	Spec     struct {
 		kubeGroupSpec    `yaml:",inline"`
+		ResourceClaims   unmodelled `yaml:"resourceClaims"`
 		SchedulingPolicy *struct {
 			Basic *struct{} `yaml:"basic"`
 			Gang  *struct {

@@ -78,12 +78,12 @@ type kubePodGroupV1alpha2 struct {
 				PodGroupTemplateName string `yaml:"podGroupTemplateName"`
 			} `yaml:"workload"`
 		} `yaml:"podGroupTemplateRef"`
-		SchedulingPolicy      *kubeGangPolicy `yaml:"schedulingPolicy"`
-		SchedulingConstraints *kubeTopology   `yaml:"schedulingConstraints"`
-		ResourceClaims        unmodelled      `yaml:"resourceClaims"`
-		DisruptionMode        *string         `yaml:"disruptionMode"`
-		PriorityClassName     string          `yaml:"priorityClassName"`
-		Priority              *int32          `yaml:"priority"`
+		SchedulingPolicy      *kubeGangPolicy           `yaml:"schedulingPolicy"`
+		SchedulingConstraints *kubeTopology             `yaml:"schedulingConstraints"`
+		ResourceClaims        []schema.PodResourceClaim `yaml:"resourceClaims"`
+		DisruptionMode        *string                   `yaml:"disruptionMode"`
+		PriorityClassName     string                    `yaml:"priorityClassName"`
+		Priority              *int32                    `yaml:"priority"`
 	} `yaml:"spec"`
 	Status skipped `yaml:"status"`
 }
@@ -240,7 +240,8 @@ func disruptionV1alpha2(o *Object, mode *string, field string) (string, error) {
 func (k *kubeImport) podGroupV1alpha2(o *Object, v *kubePodGroupV1alpha2, f *schema.File) error {
 	spec := &v.Spec
 	s := schema.PodGroup{GroupCommon: schema.GroupCommon{Line: o.line, Name: o.name, Namespace: o.namespace,
-		Priority: spec.Priority, PriorityClassName: spec.PriorityClassName, Origin: newOrigin(o, kubeGroupFieldsV1alpha2)}}
+		Priority: spec.Priority, PriorityClassName: spec.PriorityClassName, Origin: newOrigin(o, kubeGroupFieldsV1alpha2)},
+		ResourceClaims: spec.ResourceClaims}
 	if err := checkName(o, false); err != nil {
 		return err
 	}
@@ -270,7 +271,8 @@ func (k *kubeImport) podGroupV1alpha2(o *Object, v *kubePodGroupV1alpha2, f *sch
 
 // kubeGroupFieldsV1alpha2 translate a v1.36 PodGroup's entry fields.
 var kubeGroupFieldsV1alpha2 = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace",
-	"topologyKey": "spec.schedulingConstraints.topology[0].key", "minCount": "spec.schedulingPolicy.gang.minCount", "": "spec"}
+	"topologyKey": "spec.schedulingConstraints.topology[0].key", "minCount": "spec.schedulingPolicy.gang.minCount",
+	"resourceClaims": "spec.resourceClaims", "": "spec"}
 
 // checkRefNames checks the two names of a reference to a Workload's
 // template: the Workload's a DNS subdomain, the template's a DNS label.

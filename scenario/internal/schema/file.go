@@ -182,6 +182,10 @@ type CompositePodGroup struct {
 type PodGroup struct {
 	GroupCommon `yaml:",inline"`
 	MinCount    *int32 `yaml:"minCount"`
+	// ResourceClaims are the group's claims its pods share (a pod uses one
+	// by an entry equal to it), named or made once for the group from a
+	// template.
+	ResourceClaims []PodResourceClaim `yaml:"resourceClaims"`
 }
 
 // Budget is an entry of podDisruptionBudgets.
