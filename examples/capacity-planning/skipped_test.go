@@ -16,10 +16,10 @@ import (
 func gpuFolder(t *testing.T, withPods bool) string {
 	dir := t.TempDir()
 	files := map[string]string{
-		"node.yaml": "apiVersion: v1\nkind: Node\nmetadata: {name: gpu-0}\nstatus: {allocatable: {cpu: \"64\", memory: 256Gi, nvidia.com/gpu: \"8\", pods: \"110\"}}\n",
-		"tfjob.yaml": "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: train}\nspec: {tfReplicaSpecs: {Worker: {replicas: 8}}}\n",
+		"node.yaml":       "apiVersion: v1\nkind: Node\nmetadata: {name: gpu-0}\nstatus: {allocatable: {cpu: \"64\", memory: 256Gi, nvidia.com/gpu: \"8\", pods: \"110\"}}\n",
+		"tfjob.yaml":      "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: train}\nspec: {tfReplicaSpecs: {Worker: {replicas: 8}}}\n",
 		"rayservice.yaml": "apiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: serve}\nspec: {rayClusterConfig: {workerGroupSpecs: [{groupName: g, replicas: 3}]}}\n",
-		"svc.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n",
+		"svc.yaml":        "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n",
 	}
 	if withPods {
 		files["web.yaml"] = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n" +
