@@ -239,8 +239,10 @@ func ExampleRecorder_Attach() {
 // classes only, never under an empty model.
 func TestDRAGPUsInTheResourceTable(t *testing.T) {
 	rec := metrics.NewRecorder(metrics.Options{})
-	s, err := gangsim.New(gangsim.Config{}, rec.Attach())
+	claims := controllers.NewResourceClaims() // makes the pod's claim from its template
+	s, err := gangsim.New(gangsim.Config{}, rec.Attach(), claims.Attach())
 	require.NoError(t, err)
+	require.NoError(t, claims.Start(s))
 	require.NoError(t, s.AddDeviceClass(cluster.DeviceClass{Name: "gpu.nvidia.com", Selectors: []cluster.DeviceSelector{{CEL: `device.driver == "gpu.nvidia.com"`}}}))
 	require.NoError(t, s.AddDeviceClass(cluster.DeviceClass{Name: "fpga.example.com", Selectors: []cluster.DeviceSelector{{CEL: `device.driver == "fpga.example.com"`}}}))
 	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n1").CPU("16").Memory("64Gi").Obj()))
@@ -251,9 +253,11 @@ func TestDRAGPUsInTheResourceTable(t *testing.T) {
 			{Name: "gpu-1", Attributes: map[cluster.QualifiedName]cluster.DeviceAttribute{"productName": {StringValue: &product}}}}}))
 	require.NoError(t, s.AddResourceSlice(cluster.ResourceSlice{Name: "n1-fpgas", Driver: "fpga.example.com", Pool: cluster.ResourcePool{Name: "n1-f", SliceCount: 1},
 		NodeName: "n1", Devices: []cluster.Device{{Name: "fpga-0"}}}))
-	require.NoError(t, s.AddResourceClaimTemplate(cluster.ResourceClaimTemplate{Name: "one", Spec: cluster.ResourceClaimSpec{
+	require.NoError(t, claims.AddTemplate(cluster.ResourceClaimTemplate{Name: "one", Spec: cluster.ResourceClaimSpec{
 		Requests: []cluster.DeviceRequest{{Name: "gpu", Exactly: &cluster.ExactDeviceRequest{DeviceClassName: "gpu.nvidia.com"}}}}}))
-	require.NoError(t, s.AddPod(gpuPod("train", "one"), time.Hour))
+	train := gpuPod("train", "one")
+	require.NoError(t, claims.Prepare(&train))
+	require.NoError(t, s.AddPod(train, time.Hour))
 	require.NoError(t, s.Run())
 	rep := rec.ReportUntil(2 * time.Hour)
 	var names []string
