@@ -422,7 +422,7 @@ func (k *kubeImport) firstJobPods(src *jobSetSource, c *schema.Controller, f *sc
 			return nil // the leader runs, or is done: the followers wait for the controller
 		}
 		want = 1
-		t.entry.Affinity = leaderAffinity(t.entry.Affinity, c.Exclusive, c.Template.Labels[jsLabel+"job-key"])
+		t.entry.Affinity = exclusiveAffinity(t.entry.Affinity, jsLabel+"job-key", c.Template.Labels[jsLabel+"job-key"], c.Exclusive, true)
 	}
 	from := len(f.Pods)
 	if !c.Job.Indexed {
@@ -440,10 +440,12 @@ func (k *kubeImport) firstJobPods(src *jobSetSource, c *schema.Controller, f *sc
 	return nil
 }
 
-// leaderAffinity returns a copy of a with the terms JobSet's pod webhook
-// gives a Job's leader under exclusive placement (as
-// controllers.Manager gives the leaders it makes).
-func leaderAffinity(a *schema.Affinity, key, job string) *schema.Affinity {
+// exclusiveAffinity returns a copy of a with the terms of an exclusive
+// placement on the label key's value, as JobSet's and LeaderWorkerSet's
+// webhooks give a leader: a required affinity to the pods of that value
+// and anti-affinity to those of any other, in the domains of topology;
+// in every namespace when allNamespaces (JobSet's), else the pod's own.
+func exclusiveAffinity(a *schema.Affinity, key, value, topology string, allNamespaces bool) *schema.Affinity {
 	var out schema.Affinity
 	if a != nil {
 		out = *a
@@ -455,12 +457,15 @@ func leaderAffinity(a *schema.Affinity, key, job string) *schema.Affinity {
 	if out.PodAntiAffinity != nil {
 		anti = *out.PodAntiAffinity
 	}
-	all := &schema.LabelSelector{}
-	aff.Required = append(slices.Clip(aff.Required), schema.PodAffinityTerm{TopologyKey: key, NamespaceSelector: all,
-		LabelSelector: &schema.LabelSelector{MatchExpressions: []schema.Requirement{{Key: jsLabel + "job-key", Operator: "In", Values: []string{job}}}}})
-	anti.Required = append(slices.Clip(anti.Required), schema.PodAffinityTerm{TopologyKey: key, NamespaceSelector: all,
+	var namespaces *schema.LabelSelector
+	if allNamespaces {
+		namespaces = &schema.LabelSelector{}
+	}
+	aff.Required = append(slices.Clip(aff.Required), schema.PodAffinityTerm{TopologyKey: topology, NamespaceSelector: namespaces,
+		LabelSelector: &schema.LabelSelector{MatchExpressions: []schema.Requirement{{Key: key, Operator: "In", Values: []string{value}}}}})
+	anti.Required = append(slices.Clip(anti.Required), schema.PodAffinityTerm{TopologyKey: topology, NamespaceSelector: namespaces,
 		LabelSelector: &schema.LabelSelector{MatchExpressions: []schema.Requirement{
-			{Key: jsLabel + "job-key", Operator: "Exists"}, {Key: jsLabel + "job-key", Operator: "NotIn", Values: []string{job}}}}})
+			{Key: key, Operator: "Exists"}, {Key: key, Operator: "NotIn", Values: []string{value}}}}})
 	out.PodAffinity, out.PodAntiAffinity = &aff, &anti
 	return &out
 }

@@ -219,7 +219,7 @@ func (k *kubeImport) leaderWorkerSet(o *Object, v *kubeLeaderWorkerSet, f *schem
 			setGang(f, o, pg, minMember, lwsFields)
 		}
 		if p.exclusive != "" {
-			lead.Affinity = lwsExclusiveAffinity(lead.Affinity, lwsGroupKeyLabel, key, p.exclusive)
+			lead.Affinity = exclusiveAffinity(lead.Affinity, lwsGroupKeyLabel, key, p.exclusive, false)
 		}
 		ti := len(templates)
 		templates = append(templates, lead, work)
@@ -231,7 +231,7 @@ func (k *kubeImport) leaderWorkerSet(o *Object, v *kubeLeaderWorkerSet, f *schem
 			leaderOwn = map[string]string{lwsSubIndexLabel: "0", lwsSubKeyLabel: sub}
 			leaderMember.Labels = leaderOwn
 			if p.subExclusive != "" {
-				templates[ti].Affinity = lwsExclusiveAffinity(templates[ti].Affinity, lwsSubKeyLabel, sub, p.subExclusive)
+				templates[ti].Affinity = exclusiveAffinity(templates[ti].Affinity, lwsSubKeyLabel, sub, p.subExclusive, false)
 			}
 		}
 		set.Members = append(set.Members, leaderMember)
@@ -246,7 +246,7 @@ func (k *kubeImport) leaderWorkerSet(o *Object, v *kubeLeaderWorkerSet, f *schem
 				if p.subExclusive != "" {
 					// each subgroup's affinities name its own key: a template of its own
 					t := templates[ti+1]
-					t.Affinity = lwsExclusiveAffinity(t.Affinity, lwsSubKeyLabel, own[lwsSubKeyLabel], p.subExclusive)
+					t.Affinity = exclusiveAffinity(t.Affinity, lwsSubKeyLabel, own[lwsSubKeyLabel], p.subExclusive, false)
 					mb.Template = len(templates)
 					templates = append(templates, t)
 				}
@@ -308,28 +308,4 @@ func lwsSubGroupIndex(size, sub, w int) string {
 		return strconv.Itoa((w - 1) / sub)
 	}
 	return strconv.Itoa(w / sub)
-}
-
-// lwsExclusiveAffinity returns a copy of a with the terms of an exclusive
-// placement on the label key's value: a required affinity to the pods of
-// that value and anti-affinity to those of any other, in the domains of
-// topology.
-func lwsExclusiveAffinity(a *schema.Affinity, key, value, topology string) *schema.Affinity {
-	var out schema.Affinity
-	if a != nil {
-		out = *a
-	}
-	var aff, anti schema.PodAffinity
-	if out.PodAffinity != nil {
-		aff = *out.PodAffinity
-	}
-	if out.PodAntiAffinity != nil {
-		anti = *out.PodAntiAffinity
-	}
-	aff.Required = append(aff.Required[:len(aff.Required):len(aff.Required)], schema.PodAffinityTerm{TopologyKey: topology,
-		LabelSelector: &schema.LabelSelector{MatchExpressions: []schema.Requirement{{Key: key, Operator: "In", Values: []string{value}}}}})
-	anti.Required = append(anti.Required[:len(anti.Required):len(anti.Required)], schema.PodAffinityTerm{TopologyKey: topology,
-		LabelSelector: &schema.LabelSelector{MatchExpressions: []schema.Requirement{{Key: key, Operator: "Exists"}, {Key: key, Operator: "NotIn", Values: []string{value}}}}})
-	out.PodAffinity, out.PodAntiAffinity = &aff, &anti
-	return &out
 }
