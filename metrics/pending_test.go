@@ -193,6 +193,16 @@ func TestWorkloadNames(t *testing.T) {
 		{cluster.Pod{Name: "db-0", Owner: &cluster.Owner{Kind: "StatefulSet", Name: "db"}, PodGroup: "g"}, "StatefulSet/db"},
 		{cluster.Pod{Namespace: "team-a", Name: "job-3", Owner: &cluster.Owner{Kind: "Job", Name: "train-7"}}, "team-a/Job/train-7"},
 		{cluster.Pod{Namespace: "default", Name: "x-1"}, "x"},
+		// the pods of workloads that run others, by their controllers' labels
+		{cluster.Pod{Name: "train-w-0-0-0", Labels: map[string]string{"jobset.sigs.k8s.io/jobset-name": "train"},
+			Owner: &cluster.Owner{Kind: "Job", Name: "train-w-0"}}, "JobSet/train"},
+		{cluster.Pod{Name: "vllm-0-1", Labels: map[string]string{"leaderworkerset.sigs.k8s.io/name": "vllm"},
+			Owner: &cluster.Owner{Kind: "StatefulSet", Name: "vllm-0"}}, "LeaderWorkerSet/vllm"},
+		{cluster.Pod{Name: "rc-head-0", Labels: map[string]string{"ray.io/cluster": "rc"}}, "RayCluster/rc"},
+		{cluster.Pod{Namespace: "ml", Name: "v-ps-0", Labels: map[string]string{"volcano.sh/job-name": "v"}}, "ml/Job.batch.volcano.sh/v"},
+		{cluster.Pod{Name: "m-worker-0", Labels: map[string]string{"training.kubeflow.org/operator-name": "mpi-operator", "training.kubeflow.org/job-name": "m"}}, "MPIJob/m"},
+		{cluster.Pod{Name: "p-master-0", Labels: map[string]string{"training.kubeflow.org/operator-name": "pytorchjob-controller", "training.kubeflow.org/job-name": "p"}}, "PyTorchJob/p"},
+		{cluster.Pod{Name: "t-0", Labels: map[string]string{"training.kubeflow.org/operator-name": "tf-operator", "training.kubeflow.org/job-name": "t"}}, "t"},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, metrics.Workload(&tt.pod), tt.pod.Name)

@@ -23,7 +23,12 @@ type WorkloadWait struct {
 // "StatefulSet/db"), a Deployment's ReplicaSet as its Deployment
 // ("Deployment/web", not "ReplicaSet/web-5d4f9": the ReplicaSet's name is
 // the Deployment's and the hash its pods carry in pod-template-hash),
-// else its PodGroup's name, else its own name. A PodGroup's
+// a pod of a workload that runs others as that workload, by the label its
+// controller gives every pod it makes ("JobSet/train" for the pods of
+// the JobSet's Jobs, "LeaderWorkerSet/vllm" for both of a group's
+// StatefulSets, "RayCluster/", "MPIJob/", "PyTorchJob/", a Volcano Job's
+// "Job.batch.volcano.sh/"), else its PodGroup's name, else its own
+// name. A PodGroup's
 // or a pod's name ending in a number the scenario gave its copies (a
 // workload's replicas web-0, web-1, its gangs train-0, train-1, a count's
 // copies) counts without it, so that a scenario workload is one workload;
@@ -31,7 +36,9 @@ type WorkloadWait struct {
 // the namespace comes first ("team-a/Job/train").
 func Workload(p *cluster.Pod) string {
 	var name string
-	switch {
+	switch top, ok := topWorkload(p); {
+	case ok:
+		name = top
 	case p.Owner != nil && p.Owner.Name != "":
 		name = p.Owner.Kind + "/" + p.Owner.Name
 		if d, ok := deploymentOf(p); ok {
@@ -46,6 +53,36 @@ func Workload(p *cluster.Pod) string {
 		return p.Namespace + "/" + name
 	}
 	return name
+}
+
+// workloadLabels are the labels by which the controllers of workloads
+// that run others (or the operators that make their pods) name the
+// workload on every pod they make, with the workload's kind.
+var workloadLabels = []struct{ label, kind string }{
+	{"jobset.sigs.k8s.io/jobset-name", "JobSet"},
+	{"leaderworkerset.sigs.k8s.io/name", "LeaderWorkerSet"},
+	{"ray.io/cluster", "RayCluster"},
+	{"volcano.sh/job-name", "Job.batch.volcano.sh"},
+}
+
+// kubeflowOperators are the Kubeflow operators' kinds by the
+// operator-name label they give their pods (training.kubeflow.org/).
+var kubeflowOperators = map[string]string{"mpi-operator": "MPIJob", "pytorchjob-controller": "PyTorchJob"}
+
+// topWorkload is the workload that runs others a pod belongs to, as
+// "Kind/name", by the labels its controller gives it.
+func topWorkload(p *cluster.Pod) (string, bool) {
+	for _, w := range workloadLabels {
+		if v := p.Labels[w.label]; v != "" {
+			return w.kind + "/" + v, true
+		}
+	}
+	if kind := kubeflowOperators[p.Labels["training.kubeflow.org/operator-name"]]; kind != "" {
+		if v := p.Labels["training.kubeflow.org/job-name"]; v != "" {
+			return kind + "/" + v, true
+		}
+	}
+	return "", false
 }
 
 // deploymentOf is the Deployment whose ReplicaSet owns p: a ReplicaSet
