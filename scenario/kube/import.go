@@ -193,6 +193,8 @@ func (k *kubeImport) convert(d kubeDecoded) error {
 		return k.rayJob(o, v, f)
 	case *volcanoJob:
 		return k.volcanoJob(o, v, f)
+	case *kueueWorkload:
+		return k.kueueWorkload(o, v, f)
 	case *kubeSchedulerConfig:
 		return k.config(o, v, f)
 	case *kubeDeviceClass, *kubeResourceSlice, *kubeResourceClaim, *kubeResourceClaimTemplate:

@@ -227,7 +227,7 @@ func newTopologyGangs() *topologyGangs { return &topologyGangs{byKey: map[string
 // add counts a pod in its controller's gang.
 func (g *topologyGangs) add(m *member, key string) error {
 	s := m.pod()
-	name := strings.ToLower(s.Controller.Kind) + "-" + s.Controller.Name
+	name := strings.ToLower(s.Controller.Kind) + "-" + cmpOr(m.set, s.Controller.Name)
 	id := s.Namespace + "/" + name
 	gang := g.byKey[id]
 	if gang == nil {

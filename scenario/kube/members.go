@@ -29,6 +29,10 @@ type member struct {
 	o     *Object
 	meta  string            // where the pod's metadata lies in o: "metadata", "spec.template.metadata"
 	ann   map[string]string // the pod's annotations
+	// set names the pod's set within its controller, when the controller
+	// has several that are each a topology group (a Kueue Workload's pod
+	// sets): "<controller>-<set>"
+	set string
 }
 
 func (m *member) pod() *schema.Pod { return &m.in.File.Pods[m.index] }
@@ -88,6 +92,8 @@ func (mp madePods) members() []*member {
 	switch v := mp.d.v.(type) {
 	case *kubePod:
 		ann = v.Metadata.Annotations
+	case *kueueWorkload:
+		return v.members(mp)
 	case *kubeJobSet, *kubeTrainJob, *kubeMPIJob, *kubePyTorchJob:
 		// their pods' templates lie deeper, one per Job or replica type:
 		// the labels the pods carry are read, not the annotations
