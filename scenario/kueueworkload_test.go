@@ -64,20 +64,25 @@ func TestKueueWorkloadRules(t *testing.T) {
 				kueueSet("b", 3, "    topologyRequest: {required: block, podIndexLabel: example.com/index}\n"), ""),
 			pods:   []string{"default/w-a-0", "default/w-a-1", "default/w-b-0", "default/w-b-1", "default/w-b-2"},
 			groups: []string{"workload-w-a:2:rack", "workload-w-b:3:block"},
-			warnings: []string{"Workload spec.podSets", "Workload spec.podSets[0].template.metadata.annotations[kueue.x-k8s.io/podset-required-topology]",
-				"Workload spec.podSets[1].template.metadata.annotations[kueue.x-k8s.io/podset-required-topology]"}},
+			warnings: []string{"Workload spec.podSets", "Workload spec.podSets[0].topologyRequest.required",
+				"Workload spec.podSets[1].topologyRequest.required"}},
 		{name: "preferred: approximated, no constraint",
 			text:     kueueWL("v1beta2", "w", "", "  podSets:\n"+kueueSet("main", 2, "    topologyRequest: {preferred: rack}\n"), ""),
 			pods:     []string{"default/w-main-0", "default/w-main-1"},
-			warnings: []string{"Workload spec.podSets", "Workload spec.podSets[0].template.metadata.annotations[kueue.x-k8s.io/podset-preferred-topology]"}},
+			warnings: []string{"Workload spec.podSets", "Workload spec.podSets[0].topologyRequest.preferred"}},
 		{name: "unconstrained: no constraint",
 			text:     kueueWL("v1beta2", "w", "", "  podSets:\n"+kueueSet("main", 1, "    topologyRequest: {unconstrained: true}\n"), ""),
 			pods:     []string{"default/w-main-0"},
-			warnings: []string{"Workload spec.podSets", "Workload spec.podSets[0].template.metadata.annotations[kueue.x-k8s.io/podset-unconstrained-topology]"}},
+			warnings: []string{"Workload spec.podSets", "Workload spec.podSets[0].topologyRequest.unconstrained"}},
 		{name: "the topology request replaces the template's annotation",
 			text: kueueWL("v1beta2", "w", "", "  podSets:\n"+strings.Replace(kueueSet("main", 2, "    topologyRequest: {required: block}\n"), "      spec:",
 				"      metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack}}\n      spec:", 1), ""),
 			pods: []string{"default/w-main-0", "default/w-main-1"}, groups: []string{"workload-w-main:2:block"},
+			warnings: []string{"Workload spec.podSets", "Workload spec.podSets[0].topologyRequest.required"}},
+		{name: "the template's own annotation, without a request",
+			text: kueueWL("v1beta2", "w", "", "  podSets:\n"+strings.Replace(kueueSet("main", 2, ""), "      spec:",
+				"      metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack}}\n      spec:", 1), ""),
+			pods: []string{"default/w-main-0", "default/w-main-1"}, groups: []string{"workload-w-main:2:rack"},
 			warnings: []string{"Workload spec.podSets", "Workload spec.podSets[0].template.metadata.annotations[kueue.x-k8s.io/podset-required-topology]"}},
 		{name: "finished: no pods",
 			text:     kueueWL("v1beta2", "w", "", "  podSets:\n"+kueueSet("main", 2, ""), "status:\n  conditions: [{type: Finished, status: \"True\", reason: Succeeded}]\n"),
@@ -88,8 +93,12 @@ func TestKueueWorkloadRules(t *testing.T) {
 		{name: "inactive: no pods",
 			text:     kueueWL("v1beta2", "w", "", "  active: false\n  podSets:\n"+kueueSet("main", 2, ""), ""),
 			warnings: []string{"Workload spec.active"}},
-		{name: "v1beta1: its priority class names",
+		{name: "v1beta1: its pod priority class by name and source",
 			text: kueueWL("v1beta1", "w", "", "  priorityClassName: high\n  priorityClassSource: scheduling.k8s.io/priorityclass\n  priority: 100\n  podSets:\n"+kueueSet("main", 1, ""), "") +
+				"---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 100\n",
+			pods: []string{"default/w-main-0"}, warnings: []string{"Workload spec.podSets"}},
+		{name: "v1beta2: a pod priority class by reference",
+			text: kueueWL("v1beta2", "w", "", "  priorityClassRef: {group: scheduling.k8s.io, kind: PriorityClass, name: high}\n  priority: 100\n  podSets:\n"+kueueSet("main", 1, ""), "") +
 				"---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 100\n",
 			pods: []string{"default/w-main-0"}, warnings: []string{"Workload spec.podSets"}},
 		{name: "v1beta2: a WorkloadPriorityClass orders admission only",
@@ -111,7 +120,7 @@ func TestKueueWorkloadRules(t *testing.T) {
 				if strings.HasPrefix(p.Pod.Name, "w-b-") {
 					require.Equal(t, strings.TrimPrefix(p.Pod.Name, "w-b-"), p.Pod.Labels["example.com/index"], "the pod index label")
 				}
-				if strings.Contains(tt.name, "v1beta1") {
+				if strings.Contains(tt.name, "pod priority class") || strings.Contains(tt.name, "v1beta1") {
 					require.Equal(t, "high", p.Pod.PriorityClassName)
 				}
 			}

@@ -38,6 +38,10 @@ type kubeImport struct {
 	// for an operator (a TrainJob's coscheduling, a Kubeflow job's gang),
 	// by "label namespace/name", which their pods join by that label
 	madeGroups map[string]madeGroup
+
+	// byKindName are the objects of the inputs by namespace, kind and
+	// name, made when a Kueue Workload looks for its owner
+	byKindName map[kubeOwnerKey]*Object
 }
 
 // madeGroup is a PodGroup entry the importer made: File.PodGroups[i].

@@ -120,8 +120,8 @@ func (k *kubeImport) kueueWorkload(o *Object, v *kueueWorkload, f *schema.File) 
 		if err != nil {
 			return err
 		}
-		if entry.PriorityClassName == "" && v.Spec.PriorityClassSrc == "scheduling.k8s.io/priorityclass" {
-			entry.PriorityClassName = v.Spec.PriorityClassName
+		if entry.PriorityClassName == "" {
+			entry.PriorityClassName = kueuePodPriorityClass(v)
 		}
 		if r := ps.TopologyRequest; r != nil && r.PodIndexLabel != nil && *r.PodIndexLabel != "" {
 			if err := schema.LabelKeyError(*r.PodIndexLabel); err != nil {
@@ -172,11 +172,18 @@ func (k *kubeImport) ownerInInputs(o *Object, m *kubeMeta) string {
 	if c := controllerOf(m); c != nil {
 		refs = []kubeOwnerRef{*c}
 	}
-	for _, r := range refs {
+	if k.byKindName == nil {
+		k.byKindName = map[kubeOwnerKey]*Object{}
 		for _, d := range k.objs {
-			if d.o.kind == r.Kind && d.o.name == r.Name && d.o.namespace == o.namespace && d.o != o {
-				return d.o.ref()
+			key := kubeOwnerKey{d.o.namespace, d.o.kind, d.o.name}
+			if k.byKindName[key] == nil {
+				k.byKindName[key] = d.o
 			}
+		}
+	}
+	for _, r := range refs {
+		if d := k.byKindName[kubeOwnerKey{o.namespace, r.Kind, r.Name}]; d != nil && d != o {
+			return d.ref()
 		}
 	}
 	return ""
@@ -321,7 +328,40 @@ func (v *kueueWorkload) members(mp madePods) []*member {
 		set := v.sets[i-mp.from]
 		ps := &v.Spec.PodSets[set]
 		out = append(out, &member{in: mp.d.in, index: i, o: mp.d.o, meta: fmt.Sprintf("spec.podSets[%d].template.metadata", set),
-			ann: ps.Template.Metadata.Annotations, set: mp.d.o.name + "-" + kueuePodSetName(ps)})
+			ann: ps.Template.Metadata.Annotations, set: mp.d.o.name + "-" + kueuePodSetName(ps), fields: kueueRequestFields(ps, set)})
 	}
 	return out
+}
+
+// kueueRequestFields are the fields of a pod set's topology request that
+// stand for the topology annotations (checkTopologyRequest), by
+// annotation.
+func kueueRequestFields(ps *kueuePodSet, set int) map[string]string {
+	r := ps.TopologyRequest
+	if r == nil {
+		return nil
+	}
+	field := fmt.Sprintf("spec.podSets[%d].topologyRequest.", set)
+	switch {
+	case r.Required != nil:
+		return map[string]string{kueueRequired: field + "required"}
+	case r.Preferred != nil:
+		return map[string]string{kueuePreferred: field + "preferred"}
+	case r.Unconstrained != nil:
+		return map[string]string{kueueUnconstrained: field + "unconstrained"}
+	}
+	return nil
+}
+
+// kueuePodPriorityClass is the pod priority class a Workload names (a
+// scheduling.k8s.io PriorityClass, which Kueue takes from the job's pods),
+// or "".
+func kueuePodPriorityClass(v *kueueWorkload) string {
+	if r := v.Spec.PriorityClassRef; r != nil && r.Group == "scheduling.k8s.io" {
+		return r.Name
+	}
+	if v.Spec.PriorityClassSrc == "scheduling.k8s.io/priorityclass" {
+		return v.Spec.PriorityClassName
+	}
+	return ""
 }

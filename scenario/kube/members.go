@@ -33,6 +33,10 @@ type member struct {
 	// has several that are each a topology group (a Kueue Workload's pod
 	// sets): "<controller>-<set>"
 	set string
+	// fields are where keys of the pod's annotations come from when the
+	// object gives them by another field (a Kueue Workload's topology
+	// request): by key, the field's path
+	fields map[string]string
 }
 
 func (m *member) pod() *schema.Pod { return &m.in.File.Pods[m.index] }
@@ -42,7 +46,12 @@ func (m *member) pod() *schema.Pod { return &m.in.File.Pods[m.index] }
 func (m *member) ref() string { return m.pod().Origin.Object }
 
 // field is the path of one key of the pod's labels or annotations.
-func (m *member) field(sub, key string) string { return m.meta + "." + sub + "[" + key + "]" }
+func (m *member) field(sub, key string) string {
+	if f, ok := m.fields[key]; ok && sub == "annotations" {
+		return f
+	}
+	return m.meta + "." + sub + "[" + key + "]"
+}
 
 // failf returns an error about a key of the pod's labels or annotations.
 func (m *member) failf(sub, key, format string, args ...any) error {
