@@ -17,7 +17,8 @@ import (
 // of testdata/kube (device objects among them), and its samples of other
 // schedulers' formats (scheduler-plugins and Kueue gangs, configurations
 // in ConfigMaps, GPU sharing), and the public samples of the kinds that
-// run Jobs or replicas (JobSet, TrainJob, MPIJob, PyTorchJob).
+// run Jobs or replicas (JobSet, TrainJob, MPIJob, PyTorchJob), and a Kueue
+// Workload.
 func FuzzKubeObjects(f *testing.F) {
 	for _, pattern := range []string{"testdata/kube/*.json", "testdata/kube/*.yaml", "testdata/kube/bad/*", "testdata/kube/samples/*",
 		"testdata/kube/public-samples/*/*.yaml"} {
@@ -37,6 +38,10 @@ func FuzzKubeObjects(f *testing.F) {
 	f.Add([]byte(`{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "s"}, "data": {"c": "kind: KubeSchedulerConfiguration\napiVersion: kubescheduler.config.k8s.io/v1\nprofiles: [{pluginConfig: [{name: NodeResourcesFit, args: {scoringStrategy: {type: RequestedToCapacityRatio, requestedToCapacityRatio: {shape: [{utilization: 0, score: 0}]}}}}]}]\n"}}`))
 	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {kueue.x-k8s.io/pod-group-name: g}, annotations: {kueue.x-k8s.io/pod-group-total-count: \"2\", kueue.x-k8s.io/podset-required-topology: rack}}\n" +
 		"spec: {containers: [{name: c}]}\n---\napiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: g2}\nspec: {minMember: 2}\n"))
+	f.Add([]byte("apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w, ownerReferences: [{kind: Job, name: j, controller: true}]}\n" +
+		"spec: {podSets: [{name: a, count: 2, minCount: 1, topologyRequest: {required: rack, podIndexLabel: x/i}, template: {spec: {containers: [{name: c}]}}}, " +
+		"{count: 1, topologyRequest: {preferred: block}, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack}}, spec: {containers: [{name: c}]}}}]}\n" +
+		"status: {conditions: [{type: Finished, status: \"False\"}], admission: {clusterQueue: cq}}\n"))
 	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {generateName: web-}\nspec: {containers: [{name: c}]}\n---\n" +
 		"apiVersion: v1\nkind: Pod\nmetadata: {name: web-0}\nspec: {containers: [{name: c}]}\n---\n" +
 		"apiVersion: batch/v1\nkind: Job\nmetadata: {generateName: pi-}\nspec: {template: {spec: {containers: [{name: c}]}}}\n"))

@@ -92,6 +92,19 @@ func TestPublicSamplesOfSets(t *testing.T) {
 			groups:   []string{"lm-mpi-job-0"},
 			warnings: []string{"Job spec.minAvailable"},
 		},
+		{
+			// a Kueue Workload with no job in the inputs: its pod set main
+			// makes count 3 pods <workload>-<podset>-<index> of 1 cpu,
+			// spread as the default scoring spreads them (least
+			// allocated): main-0 on n1, main-1 on the emptier n2, main-2
+			// on n1 (a tie, the first node); no gang (no topology
+			// request); each runs the default 10m and succeeds
+			dir: "kueue-workload",
+			pods: []string{
+				"team-a/sample-job-main-0@n1:Succeeded", "team-a/sample-job-main-1@n2:Succeeded", "team-a/sample-job-main-2@n1:Succeeded",
+			},
+			warnings: []string{"Workload spec.podSets", "Workload spec.queueName"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {

@@ -190,7 +190,7 @@ func TestSchedulingVersionsErrors(t *testing.T) {
 // version.
 func TestSameNameOtherGroup(t *testing.T) {
 	text := "apiVersion: batch.example.com/v1\nkind: Job\nmetadata: {name: j}\nspec: {minAvailable: 1, tasks: []}\n" +
-		"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Workload\nmetadata: {name: w}\nspec: {}\n" +
+		"---\napiVersion: workloads.example.com/v1\nkind: Workload\nmetadata: {name: w}\nspec: {}\n" +
 		"---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {minMember: 1}\n"
 	sc, err := Parse("in.yaml", []byte(text))
 	require.NoError(t, err)

@@ -7,8 +7,9 @@ import (
 
 // Kinds of other projects found in clusters: scheduler-plugins' PodGroup
 // shares its kind's name with Kubernetes' own and is told apart by its API
-// group; the kinds of Kueue and of scheduler-plugins' quotas are skipped
-// with a warning that says what is not modelled.
+// group, and so is Kueue's Workload (kueueworkload.go); Kueue's other
+// kinds and scheduler-plugins' quotas are skipped with a warning that says
+// what is not modelled.
 
 // kubeForeignKinds are the kinds the importer reads whose name a kind of
 // kubeKinds has too, by "group Kind".
@@ -16,6 +17,7 @@ var kubeForeignKinds = map[string]kubeKind{
 	pluginsGroup + " PodGroup": {[]string{pluginsGroup + "/v1alpha1"}, true, func() any { return new(pluginsPodGroup) }},
 	legacyGroup + " PodGroup":  {[]string{legacyGroup + "/v1alpha1"}, true, func() any { return new(pluginsPodGroup) }},
 	volcanoBatchGroup + " Job": {[]string{volcanoBatchGroup + "/v1alpha1"}, true, func() any { return new(volcanoJob) }},
+	kueueGroup + " Workload":   {[]string{kueueGroup + "/v1beta2", kueueGroup + "/v1beta1"}, true, func() any { return new(kueueWorkload) }},
 }
 
 // apiGroup is the group of an apiVersion ("" for the core group's "v1").

@@ -38,6 +38,10 @@ type kubeImport struct {
 	// for an operator (a TrainJob's coscheduling, a Kubeflow job's gang),
 	// by "label namespace/name", which their pods join by that label
 	madeGroups map[string]madeGroup
+
+	// byKindName are the objects of the inputs by namespace, kind and
+	// name, made when a Kueue Workload looks for its owner
+	byKindName map[kubeOwnerKey]*Object
 }
 
 // madeGroup is a PodGroup entry the importer made: File.PodGroups[i].
@@ -193,6 +197,8 @@ func (k *kubeImport) convert(d kubeDecoded) error {
 		return k.rayJob(o, v, f)
 	case *volcanoJob:
 		return k.volcanoJob(o, v, f)
+	case *kueueWorkload:
+		return k.kueueWorkload(o, v, f)
 	case *kubeSchedulerConfig:
 		return k.config(o, v, f)
 	case *kubeDeviceClass, *kubeResourceSlice, *kubeResourceClaim, *kubeResourceClaimTemplate:

@@ -227,7 +227,7 @@ func newTopologyGangs() *topologyGangs { return &topologyGangs{byKey: map[string
 // add counts a pod in its controller's gang.
 func (g *topologyGangs) add(m *member, key string) error {
 	s := m.pod()
-	name := strings.ToLower(s.Controller.Kind) + "-" + s.Controller.Name
+	name := strings.ToLower(s.Controller.Kind) + "-" + cmpOr(m.set, s.Controller.Name)
 	id := s.Namespace + "/" + name
 	gang := g.byKey[id]
 	if gang == nil {
@@ -259,8 +259,13 @@ func (g *topologyGangs) build(k *kubeImport) error {
 		for _, m := range gang.members {
 			m.join(gang.name, "annotations", kueueRequired)
 		}
-		k.ws.Add(first.o.kind, first.field("annotations", kueueRequired), "read as a topology constraint: the pods of one controller form a gang, "+
-			"a PodGroup named <kind>-<name> of minCount all of them, in one domain of the node label named, as Kueue places a PodSet before its pods are scheduled", first.first())
+		detail := "read as a topology constraint: the pods of one controller form a gang, " +
+			"a PodGroup named <kind>-<name> of minCount all of them, in one domain of the node label named, as Kueue places a PodSet before its pods are scheduled"
+		if first.set != "" {
+			detail = "read as a topology constraint: the pods of one pod set form a gang, " +
+				"a PodGroup named workload-<workload>-<podset> of minCount all of them, in one domain of the node label named, as Kueue places a PodSet before its pods are scheduled"
+		}
+		k.ws.Add(first.o.kind, first.field("annotations", kueueRequired), detail, first.first())
 	}
 	return nil
 }

@@ -29,6 +29,14 @@ type member struct {
 	o     *Object
 	meta  string            // where the pod's metadata lies in o: "metadata", "spec.template.metadata"
 	ann   map[string]string // the pod's annotations
+	// set names the pod's set within its controller, when the controller
+	// has several that are each a topology group (a Kueue Workload's pod
+	// sets): "<controller>-<set>"
+	set string
+	// fields are where keys of the pod's annotations come from when the
+	// object gives them by another field (a Kueue Workload's topology
+	// request): by key, the field's path
+	fields map[string]string
 }
 
 func (m *member) pod() *schema.Pod { return &m.in.File.Pods[m.index] }
@@ -38,7 +46,12 @@ func (m *member) pod() *schema.Pod { return &m.in.File.Pods[m.index] }
 func (m *member) ref() string { return m.pod().Origin.Object }
 
 // field is the path of one key of the pod's labels or annotations.
-func (m *member) field(sub, key string) string { return m.meta + "." + sub + "[" + key + "]" }
+func (m *member) field(sub, key string) string {
+	if f, ok := m.fields[key]; ok && sub == "annotations" {
+		return f
+	}
+	return m.meta + "." + sub + "[" + key + "]"
+}
 
 // failf returns an error about a key of the pod's labels or annotations.
 func (m *member) failf(sub, key, format string, args ...any) error {
@@ -88,6 +101,8 @@ func (mp madePods) members() []*member {
 	switch v := mp.d.v.(type) {
 	case *kubePod:
 		ann = v.Metadata.Annotations
+	case *kueueWorkload:
+		return v.members(mp)
 	case *kubeJobSet, *kubeTrainJob, *kubeMPIJob, *kubePyTorchJob:
 		// their pods' templates lie deeper, one per Job or replica type:
 		// the labels the pods carry are read, not the annotations

@@ -26,7 +26,10 @@ func TestReadsKind(t *testing.T) {
 		{"scheduling.k8s.io/v1alpha3", "Workload", true},
 		{"scheduling.k8s.io/v1beta1", "Workload", true},
 		{"scheduling.k8s.io/v1", "Workload", false},
-		{"kueue.x-k8s.io/v1beta2", "Workload", false},
+		{"kueue.x-k8s.io/v1beta2", "Workload", true},
+		{"kueue.x-k8s.io/v1beta1", "Workload", true},
+		{"kueue.x-k8s.io/v1alpha1", "Workload", false},
+		{"kueue.x-k8s.io/v1beta2", "ClusterQueue", false},
 		{"scheduling.k8s.io/v1alpha1", "PodGroup", false}, // v1.35 had none
 		{"scheduling.k8s.io/v1alpha2", "PodGroup", true},
 		{"scheduling.k8s.io/v1beta1", "CompositePodGroup", false},
