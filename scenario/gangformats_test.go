@@ -212,8 +212,8 @@ func TestKueueKindsWarn(t *testing.T) {
 		"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata: {name: lq, namespace: team}\nspec: {clusterQueue: cq}\n"))
 	require.NoError(t, err)
 	require.Equal(t, []string{
-		"ClusterQueue: Kueue's admission (queues, quotas, flavors, workloads, admission checks) is not modelled: objects skipped; pods are scheduled as if Kueue had admitted them (1 object, first q.yaml: ClusterQueue cq)",
-		"LocalQueue: Kueue's admission (queues, quotas, flavors, workloads, admission checks) is not modelled: objects skipped; pods are scheduled as if Kueue had admitted them (1 object, first q.yaml: LocalQueue team/lq)",
+		"ClusterQueue: Kueue's admission (queues, quotas, flavors, admission checks; a Workload gives its pods, not its admission) is not modelled: objects skipped; pods are scheduled as if Kueue had admitted them (1 object, first q.yaml: ClusterQueue cq)",
+		"LocalQueue: Kueue's admission (queues, quotas, flavors, admission checks; a Workload gives its pods, not its admission) is not modelled: objects skipped; pods are scheduled as if Kueue had admitted them (1 object, first q.yaml: LocalQueue team/lq)",
 	}, warningsOf(sc))
 }
 
