@@ -71,10 +71,13 @@ type Parent struct {
 	AttemptLabel, IndexLabel string
 }
 
-// Role is one role of a parent's children.
+// Role is one role of a parent's children. FirstLabels are the labels
+// the pod of index 0 of a child of replicas gets over its template's: a
+// PyTorchJob without a Master labels worker 0 as its master.
 type Role struct {
-	Name      string
-	DependsOn []Dependency
+	Name        string
+	DependsOn   []Dependency
+	FirstLabels map[string]string
 }
 
 // Dependency holds a role until the children of another, earlier role are
@@ -505,6 +508,13 @@ func (m *Manager) decorate(c *controller, p *cluster.Pod, index int) {
 	}
 	if l := pr.p.IndexLabel; l != "" && c.job == nil && index >= 0 {
 		own[l] = strconv.Itoa(index)
+	}
+	if c.job == nil && index == 0 {
+		for _, r := range pr.p.Roles {
+			if r.Name == c.w.Role {
+				maps.Copy(own, r.FirstLabels)
+			}
+		}
 	}
 	if len(own) > 0 {
 		labels := maps.Clone(p.Labels)

@@ -3,6 +3,7 @@ package kube
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -15,7 +16,9 @@ import (
 // (kubeflow.org/v2beta1) runs a launcher Job <job>-launcher and worker
 // pods <job>-worker-<i>, which serve ssh until deleted; the training
 // operator's PyTorchJob (kubeflow.org/v1) runs pods <job>-master-0 and
-// <job>-worker-<i>. Each is a parent (controllers.Parent) of its replica
+// <job>-worker-<i> (without a Master, worker 0 carries the master's
+// job-role label, as the operator gives it). Each is a parent
+// (controllers.Parent) of its replica
 // types; the operators make a replica's pod again under its name when it
 // is deleted, and the job succeeds with its launcher Job, or its master
 // (its workers without one); runPolicy.cleanPodPolicy says which pods it
@@ -305,7 +308,13 @@ func (k *kubeImport) firstReplicaPods(o *Object, c *schema.Controller, p *contro
 			continue // a pod of the inputs (a dump's)
 		}
 		k.podNames[key] = true
-		f.Pods = append(f.Pods, labelGang(t.pod(name, map[string]string{kfReplicaIndex: strconv.Itoa(i)})))
+		own := map[string]string{kfReplicaIndex: strconv.Itoa(i)}
+		if i == 0 {
+			if r := slices.IndexFunc(p.Roles, func(r controllers.Role) bool { return r.Name == c.Role }); r >= 0 {
+				maps.Copy(own, p.Roles[r].FirstLabels)
+			}
+		}
+		f.Pods = append(f.Pods, labelGang(t.pod(name, own)))
 	}
 	return nil
 }
@@ -366,6 +375,9 @@ func (k *kubeImport) pyTorchJob(o *Object, v *kubePyTorchJob, f *schema.File) er
 		if t.spec != nil {
 			p.Roles = append(p.Roles, controllers.Role{Name: t.role})
 		}
+	}
+	if rs.Master == nil { // the operator's master is then worker 0
+		p.Roles[0].FirstLabels = map[string]string{kfLabel + "job-role": "master"}
 	}
 	if ok, err := k.kubeflowStart(j, []string{"kubeflow.org/training-operator", "kueue.x-k8s.io/multikueue"}, f); !ok || err != nil {
 		return err
