@@ -483,6 +483,7 @@ func (k *kubeImport) childTemplate(src *jobSetSource, meta *kubeMeta, spec *kube
 	if entry.Duration, err = runTimeOf(o, meta.Annotations, at+".metadata"); err != nil {
 		return entry, err
 	}
+	k.addTemplate(o, at, &entry, meta)
 	if src.podGroup != "" {
 		entry.PodGroup = src.podGroup
 		return entry, nil

@@ -1,0 +1,69 @@
+package scenario
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The pod templates of the kinds whose operators make the pods go through
+// the pass a Deployment's template goes through: a scheduler-plugins
+// label joins its PodGroup (the pods made at once and those made later),
+// another scheduler's or a GPU sharer's key is warned at the template's
+// own path, as on a Deployment. A pod in its operator's gang already (a
+// Volcano Job's) keeps it, and the label is warned.
+func TestOperatorTemplatesReadAsDeployments(t *testing.T) {
+	const tmpl = `{metadata: {labels: {scheduling.x-k8s.io/pod-group: pg}, annotations: {hami.io/gpu-scheduler-policy: spread}},
+    spec: {containers: [{name: c, resources: {requests: {cpu: "1", nvidia.com/gpucores: "30"}, limits: {nvidia.com/gpucores: "30"}}}]}}`
+	const pg = "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: pg}\nspec: {minMember: 1}\n---\n"
+	for _, tt := range []struct {
+		kind, doc, meta string
+		group           string   // every pod's gang
+		also            []string // further warnings, kind and field
+	}{{
+		kind: "Deployment", meta: "spec.template.metadata", group: "pg",
+		doc: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 2, selector: {matchLabels: {a: b}}, template: " +
+			strings.Replace(tmpl, "{labels: {", "{labels: {a: b, ", 1) + "}\n",
+	}, {
+		kind: "LeaderWorkerSet", meta: "spec.leaderWorkerTemplate.workerTemplate.metadata", group: "pg",
+		doc: "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l}\nspec: {leaderWorkerTemplate: {size: 2, workerTemplate: " + tmpl + "}}\n",
+	}, {
+		kind: "RayCluster", meta: "spec.headGroupSpec.template.metadata", group: "pg",
+		doc: "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: rc}\nspec: {headGroupSpec: {rayStartParams: {}, template: " + tmpl + "}}\n",
+	}, {
+		kind: "RayJob", meta: "spec.rayClusterSpec.headGroupSpec.template.metadata", group: "pg",
+		doc: "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: rj}\nspec: {submissionMode: HTTPMode, rayClusterSpec: {headGroupSpec: {rayStartParams: {}, template: " + tmpl + "}}}\n",
+	}, {
+		kind: "Job", meta: "spec.tasks[0].template.metadata", group: "vj-0",
+		doc:  "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: vj}\nspec: {tasks: [{replicas: 2, template: " + tmpl + "}]}\n",
+		also: []string{"Job spec.minAvailable", "Job spec.tasks[0].template.metadata.labels[scheduling.x-k8s.io/pod-group]"},
+	}, {
+		kind: "JobSet", meta: "spec.replicatedJobs[0].template.spec.template.metadata", group: "pg",
+		doc: "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: js}\nspec: {replicatedJobs: [{name: w, template: {spec: {parallelism: 2, completions: 2, template: " + tmpl + "}}}]}\n",
+	}, {
+		kind: "PyTorchJob", meta: "spec.pytorchReplicaSpecs.Worker.template.metadata", group: "pg",
+		doc: "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: pt}\nspec: {pytorchReplicaSpecs: {Worker: {replicas: 2, template: " + tmpl + "}}}\n",
+	}} {
+		t.Run(tt.kind, func(t *testing.T) {
+			sc, err := ParseFiles([]File{{Name: "w.yaml", Data: []byte(pg + tt.doc)}})
+			require.NoError(t, err)
+			var warned []string
+			for _, w := range sc.Warnings {
+				warned = append(warned, w.Kind+" "+w.Field)
+			}
+			want := append([]string{tt.kind + " " + tt.meta + ".annotations[hami.io/gpu-scheduler-policy]"}, tt.also...)
+			for _, w := range want {
+				require.Contains(t, warned, w)
+			}
+			require.True(t, slices.ContainsFunc(warned, func(w string) bool {
+				return strings.HasPrefix(w, tt.kind+" ") && strings.HasSuffix(w, "resources[nvidia.com/gpucores]")
+			}), "the GPU share is warned: %v", warned)
+			require.NotEmpty(t, sc.Pods)
+			for _, p := range sc.Pods {
+				require.Equal(t, tt.group, p.Pod.PodGroup, p.Pod.Name)
+			}
+		})
+	}
+}
