@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gangsim/gangsim"
 	"github.com/stretchr/testify/require"
 )
 
@@ -66,4 +67,48 @@ func TestOperatorTemplatesReadAsDeployments(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Pods an operator makes later, from a template whose label names a
+// PodGroup of the inputs, join it as those made at once do: a
+// LeaderWorkerSet's workers made once their leader is bound (LeaderReady).
+func TestOperatorPodsMadeLaterJoinTheLabelledGroup(t *testing.T) {
+	doc := "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: pg}\nspec: {minMember: 1}\n---\n" +
+		"apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l}\n" +
+		"spec: {startupPolicy: LeaderReady, leaderWorkerTemplate: {size: 3, workerTemplate: {metadata: {labels: {scheduling.x-k8s.io/pod-group: pg}}, " +
+		"spec: {containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]}}}}\n---\n" +
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: \"8\", memory: 8Gi, pods: \"110\"}}\n"
+	sc, err := ParseFiles([]File{{Name: "w.yaml", Data: []byte(doc)}})
+	require.NoError(t, err)
+	var arrived []string
+	_, err = sc.Run(gangsim.WithObserver(func(e gangsim.Event) {
+		if e.Kind == gangsim.EventPodArrived {
+			arrived = append(arrived, e.Pod.Pod().Name+" "+e.Pod.Pod().PodGroup)
+		}
+	}))
+	require.NoError(t, err)
+	require.Equal(t, []string{"l-0 pg", "l-0-1 pg", "l-0-2 pg"}, arrived)
+}
+
+// A RayCluster with KubeRay's gang label and nothing that names the
+// batch scheduler (KubeRay's is an operator flag): the head and workers
+// are a gang, and the warning names the scheduler assumed.
+func TestRayGangLabelWithoutSchedulerAssumesCoscheduling(t *testing.T) {
+	doc := "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: rc, labels: {ray.io/gang-scheduling-enabled: \"true\"}}\n" +
+		"spec: {headGroupSpec: {rayStartParams: {}, template: {spec: {containers: [{name: h}]}}},\n" +
+		"  workerGroupSpecs: [{groupName: w, replicas: 2, minReplicas: 0, maxReplicas: 2, rayStartParams: {}, template: {spec: {containers: [{name: w}]}}}]}\n"
+	sc, err := ParseFiles([]File{{Name: "rc.yaml", Data: []byte(doc)}})
+	require.NoError(t, err)
+	require.Len(t, sc.PodGroups, 1)
+	require.Equal(t, "rc", sc.PodGroups[0].Name)
+	require.EqualValues(t, 3, sc.PodGroups[0].MinCount)
+	require.Len(t, sc.Pods, 3)
+	for _, p := range sc.Pods {
+		require.Equal(t, "rc", p.Pod.PodGroup, p.Pod.Name)
+		require.Equal(t, "rc", p.Pod.Labels["scheduling.x-k8s.io/pod-group"], p.Pod.Name)
+	}
+	i := slices.IndexFunc(sc.Warnings, func(w Warning) bool { return w.Field == "metadata.labels[ray.io/gang-scheduling-enabled]" })
+	require.GreaterOrEqual(t, i, 0, "%v", sc.Warnings)
+	require.Contains(t, sc.Warnings[i].Detail, "scheduler-plugins")
+	require.Contains(t, sc.Warnings[i].Detail, "the real cluster needs KubeRay's batch scheduler")
 }
