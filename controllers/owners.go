@@ -69,6 +69,10 @@ type Parent struct {
 	// attempt (JobSet's restart-attempt); "" for none. IndexLabel gives
 	// the pods of a child of replicas their index.
 	AttemptLabel, IndexLabel string
+	// ReportedAs is the kind of the object the parent stands for, when it
+	// is not the parent's own (the JobSet a TrainJob makes is reported as
+	// the TrainJob, of the same name); "" for the parent's kind.
+	ReportedAs string
 }
 
 // Role is one role of a parent's children. FirstLabels are the labels
@@ -632,7 +636,11 @@ func (m *Manager) Parents() []ParentStatus {
 	var out []ParentStatus
 	for _, c := range m.ctls {
 		if pr := c.par; pr != nil {
-			out = append(out, ParentStatus{Kind: c.w.Kind, Namespace: c.w.Namespace, Name: c.w.Name, State: pr.state,
+			kind := c.w.Kind
+			if pr.p.ReportedAs != "" {
+				kind = pr.p.ReportedAs
+			}
+			out = append(out, ParentStatus{Kind: kind, Namespace: c.w.Namespace, Name: c.w.Name, State: pr.state,
 				Reason: pr.reason, Restarts: pr.restarts, FinishedAt: pr.finishedAt})
 		}
 	}

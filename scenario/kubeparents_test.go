@@ -86,6 +86,8 @@ func TestPublicSamplesOfParentKinds(t *testing.T) {
 			require.Equal(t, int32(4), *w.Job.Completions)
 			require.Equal(t, "volcano-example", w.Template.Labels["jobset.sigs.k8s.io/jobset-name"], "the JobSet is named as the TrainJob")
 			require.Equal(t, "PodGroupInitiallyScheduled", res.PodGroups[0].Conditions[0].Type)
+			require.Equal(t, []WorkloadResult{{Kind: "TrainJob", Name: "volcano-example", Status: "Completed", Reason: "AllJobsCompleted",
+				FinishedAt: res.Workloads[0].FinishedAt}}, res.Workloads, "reported as the TrainJob, under the JobSet's rules")
 		},
 	}, {
 		kind: "mpijob", sample: "pi.yaml",
