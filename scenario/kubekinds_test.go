@@ -45,7 +45,7 @@ func TestOperatorTemplatesReadAsDeployments(t *testing.T) {
 		doc: "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: js}\nspec: {replicatedJobs: [{name: w, template: {spec: {parallelism: 2, completions: 2, template: " + tmpl + "}}}]}\n",
 	}, {
 		kind: "PyTorchJob", meta: "spec.pytorchReplicaSpecs.Worker.template.metadata", group: "pg",
-		doc: "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: pt}\nspec: {pytorchReplicaSpecs: {Worker: {replicas: 2, template: " + tmpl + "}}}\n",
+		doc: "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: pt}\nspec: {pytorchReplicaSpecs: {Worker: {replicas: 2, template: " + strings.Replace(tmpl, "name: c", "name: pytorch", 1) + "}}}\n",
 	}} {
 		t.Run(tt.kind, func(t *testing.T) {
 			sc, err := ParseFiles([]File{{Name: "w.yaml", Data: []byte(pg + tt.doc)}})
@@ -111,4 +111,60 @@ func TestRayGangLabelWithoutSchedulerAssumesCoscheduling(t *testing.T) {
 	require.GreaterOrEqual(t, i, 0, "%v", sc.Warnings)
 	require.Contains(t, sc.Warnings[i].Detail, "scheduler-plugins")
 	require.Contains(t, sc.Warnings[i].Detail, "the real cluster needs KubeRay's batch scheduler")
+}
+
+// What the operators' webhooks refuse is an error naming the field, and
+// what their controllers make of a value is what the simulator makes.
+func TestOperatorKindsWebhookChecks(t *testing.T) {
+	const c = "template: {spec: {containers: [{name: pytorch}]}}"
+	for _, tt := range []struct {
+		name, doc, err string
+	}{{
+		name: "PyTorchJob without a container named pytorch",
+		doc:  "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: pt}\nspec: {pytorchReplicaSpecs: {Worker: {replicas: 1, template: {spec: {containers: [{name: c}]}}}}}\n",
+		err:  "spec.pytorchReplicaSpecs.Worker.template.spec.containers: required: a container named pytorch",
+	}, {
+		name: "PyTorchJob of no workers",
+		doc:  "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: pt}\nspec: {pytorchReplicaSpecs: {Master: {" + c + "}, Worker: {replicas: 0, " + c + "}}}\n",
+		err:  "spec.pytorchReplicaSpecs.Worker.replicas: 0: the training operator's webhook asks for at least 1",
+	}, {
+		name: "PyTorchJob named with a leading digit",
+		doc:  "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: 1pt}\nspec: {pytorchReplicaSpecs: {Worker: {replicas: 1, " + c + "}}}\n",
+		err:  "metadata.name: \"1pt\" must start with a letter",
+	}, {
+		name: "PyTorchJob with an invalid name",
+		doc:  "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: Pt_1}\nspec: {pytorchReplicaSpecs: {Worker: {replicas: 1, " + c + "}}}\n",
+		err:  "metadata.name",
+	}, {
+		name: "MPIJob of no workers",
+		doc: "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: m}\nspec: {mpiReplicaSpecs: {Launcher: {template: {spec: {containers: [{name: l}]}}}, " +
+			"Worker: {replicas: 0, template: {spec: {containers: [{name: w}]}}}}}\n",
+		err: "spec.mpiReplicaSpecs.Worker.replicas: 0: the MPI operator's webhook asks for at least 1",
+	}, {
+		name: "MPIJob whose last worker's hostname is too long",
+		doc: "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: " + strings.Repeat("m", 60) + "}\nspec: {mpiReplicaSpecs: {Launcher: {template: {spec: {containers: [{name: l}]}}}, " +
+			"Worker: {replicas: 2, template: {spec: {containers: [{name: w}]}}}}}\n",
+		err: "the pod hostname " + strings.Repeat("m", 60) + "-worker-1",
+	}} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseFiles([]File{{Name: "w.yaml", Data: []byte(tt.doc)}})
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tt.err)
+		})
+	}
+}
+
+// A Ray worker group of numOfHosts 0 makes no pod, as KubeRay makes
+// replicas times numOfHosts, and says so.
+func TestRayZeroHostsMakeNoWorkers(t *testing.T) {
+	doc := "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: rc}\n" +
+		"spec: {headGroupSpec: {rayStartParams: {}, template: {spec: {containers: [{name: h}]}}},\n" +
+		"  workerGroupSpecs: [{groupName: w, replicas: 2, numOfHosts: 0, rayStartParams: {}, template: {spec: {containers: [{name: w}]}}}]}\n"
+	sc, err := ParseFiles([]File{{Name: "rc.yaml", Data: []byte(doc)}})
+	require.NoError(t, err)
+	require.Len(t, sc.Pods, 1)
+	require.Equal(t, "rc-head-0", sc.Pods[0].Pod.Name)
+	require.True(t, slices.ContainsFunc(sc.Warnings, func(w Warning) bool {
+		return w.Kind == "RayCluster" && w.Field == "spec.workerGroupSpecs[].numOfHosts"
+	}), "%v", sc.Warnings)
 }

@@ -210,6 +210,14 @@ func (k *kubeImport) mpiJob(o *Object, v *kubeMPIJob, f *schema.File) error {
 		if workers, err = replicaCount(o, rs.Worker, "spec.mpiReplicaSpecs.Worker", 0); err != nil {
 			return err
 		}
+		if rs.Worker.Replicas != nil && workers < 1 {
+			return o.failf(nil, "spec.mpiReplicaSpecs.Worker.replicas", "%d: the MPI operator's webhook asks for at least 1", workers)
+		}
+	}
+	// the operator's webhook checks the name by the last worker's
+	// hostname, a DNS-1035 label
+	if err := dns1035Name(o, fmt.Sprintf("%s-worker-%d", o.name, max(workers, 1)-1)); err != nil {
+		return err
 	}
 	created, err := creationTime(o, &v.Metadata)
 	if err != nil {
@@ -361,6 +369,19 @@ func (k *kubeImport) pyTorchJob(o *Object, v *kubePyTorchJob, f *schema.File) er
 	if rs.Master != nil && types[0].n != 1 {
 		return o.failf(nil, "spec.pytorchReplicaSpecs.Master.replicas", "%d: a PyTorchJob has one master", types[0].n)
 	}
+	// the training operator's webhook: a DNS-1035 name, workers at least
+	// 1, a container named pytorch in each replica type
+	if err := dns1035Name(o, o.name); err != nil {
+		return err
+	}
+	if rs.Worker != nil && rs.Worker.Replicas != nil && types[1].n < 1 {
+		return o.failf(nil, "spec.pytorchReplicaSpecs.Worker.replicas", "%d: the training operator's webhook asks for at least 1", types[1].n)
+	}
+	for _, t := range types {
+		if t.spec != nil && !slices.ContainsFunc(t.spec.Template.Spec.Containers, func(c kubeContainer) bool { return c.Name == "pytorch" }) {
+			return o.failf(nil, t.at+".template.spec.containers", "required: a container named pytorch (the training operator's webhook asks for one)")
+		}
+	}
 	created, err := creationTime(o, &v.Metadata)
 	if err != nil {
 		return err
@@ -416,4 +437,20 @@ func (k *kubeImport) pyTorchJob(o *Object, v *kubePyTorchJob, f *schema.File) er
 // secondsOf is a run policy's seconds, capped as a Job's deadline is.
 func secondsOf(s int64) time.Duration {
 	return time.Duration(min(s, int64(maxDeadlineSeconds))) * time.Second
+}
+
+// dns1035Name checks the object's name as the Kubeflow operators'
+// webhooks do, by host, a name made from it: a DNS-1035 label, which
+// starts with a letter.
+func dns1035Name(o *Object, host string) error {
+	if err := checkName(o, true); err != nil {
+		return err
+	}
+	if err := schema.NameError(host, true); err != nil {
+		return o.failf(nil, "metadata.name", "the pod hostname %s: %v", host, err)
+	}
+	if c := host[0]; c < 'a' || c > 'z' {
+		return o.failf(nil, "metadata.name", "%q must start with a letter (a DNS-1035 label)", host)
+	}
+	return nil
 }
