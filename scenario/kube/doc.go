@@ -24,7 +24,9 @@
 // record a parent controller and its children, and their gangs; and so do
 // the kinds whose controllers keep lists of pods (sets.go): a
 // LeaderWorkerSet (lws.go), a RayCluster or RayJob (ray.go) and a Volcano
-// Job (volcano.go), with their gangs as PodGroups. A kind is read only in
+// Job (volcano.go), with their gangs as PodGroups. The pod templates of
+// all these kinds go through the gang labels and the notes as a
+// Deployment's template does (members.go). A kind is read only in
 // its API group (lookupKind; ReadsKind tells a caller which kinds are
 // read): another group's kind of the same name is skipped. The
 // objects are decoded field for field as the API prints them (types.go):
