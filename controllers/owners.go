@@ -69,12 +69,19 @@ type Parent struct {
 	// attempt (JobSet's restart-attempt); "" for none. IndexLabel gives
 	// the pods of a child of replicas their index.
 	AttemptLabel, IndexLabel string
+	// ReportedAs is the kind of the object the parent stands for, when it
+	// is not the parent's own (the JobSet a TrainJob makes is reported as
+	// the TrainJob, of the same name); "" for the parent's kind.
+	ReportedAs string
 }
 
-// Role is one role of a parent's children.
+// Role is one role of a parent's children. FirstLabels are the labels
+// the pod of index 0 of a child of replicas gets over its template's: a
+// PyTorchJob without a Master labels worker 0 as its master.
 type Role struct {
-	Name      string
-	DependsOn []Dependency
+	Name        string
+	DependsOn   []Dependency
+	FirstLabels map[string]string
 }
 
 // Dependency holds a role until the children of another, earlier role are
@@ -506,6 +513,13 @@ func (m *Manager) decorate(c *controller, p *cluster.Pod, index int) {
 	if l := pr.p.IndexLabel; l != "" && c.job == nil && index >= 0 {
 		own[l] = strconv.Itoa(index)
 	}
+	if c.job == nil && index == 0 {
+		for _, r := range pr.p.Roles {
+			if r.Name == c.w.Role {
+				maps.Copy(own, r.FirstLabels)
+			}
+		}
+	}
 	if len(own) > 0 {
 		labels := maps.Clone(p.Labels)
 		if labels == nil {
@@ -622,7 +636,11 @@ func (m *Manager) Parents() []ParentStatus {
 	var out []ParentStatus
 	for _, c := range m.ctls {
 		if pr := c.par; pr != nil {
-			out = append(out, ParentStatus{Kind: c.w.Kind, Namespace: c.w.Namespace, Name: c.w.Name, State: pr.state,
+			kind := c.w.Kind
+			if pr.p.ReportedAs != "" {
+				kind = pr.p.ReportedAs
+			}
+			out = append(out, ParentStatus{Kind: kind, Namespace: c.w.Namespace, Name: c.w.Name, State: pr.state,
 				Reason: pr.reason, Restarts: pr.restarts, FinishedAt: pr.finishedAt})
 		}
 	}

@@ -3,12 +3,14 @@ package scenario
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/controllers"
 )
@@ -84,6 +86,8 @@ func TestPublicSamplesOfParentKinds(t *testing.T) {
 			require.Equal(t, int32(4), *w.Job.Completions)
 			require.Equal(t, "volcano-example", w.Template.Labels["jobset.sigs.k8s.io/jobset-name"], "the JobSet is named as the TrainJob")
 			require.Equal(t, "PodGroupInitiallyScheduled", res.PodGroups[0].Conditions[0].Type)
+			require.Equal(t, []WorkloadResult{{Kind: "TrainJob", Name: "volcano-example", Status: "Completed", Reason: "AllJobsCompleted",
+				FinishedAt: res.Workloads[0].FinishedAt}}, res.Workloads, "reported as the TrainJob, under the JobSet's rules")
 		},
 	}, {
 		kind: "mpijob", sample: "pi.yaml",
@@ -299,4 +303,31 @@ spec:
 	}
 	require.Equal(t, "Pending ", ph["big-launcher-0"], "nine cpu: the gang never fits, and waits whole")
 	require.Equal(t, "Pending ", ph["big-worker-7"])
+}
+
+// A PyTorchJob without a Master: the training operator (v1.8, v1.9)
+// takes worker 0 for its master and labels it job-role master, at once
+// and when it makes the pod again; no other worker has the label.
+func TestPyTorchJobWithoutMasterLabelsWorkerZero(t *testing.T) {
+	files := map[string]string{"nodes.yaml": ctlNodes, "pt.yaml": `apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: pt}
+spec:
+  pytorchReplicaSpecs:
+    Worker: {replicas: 2, template: {metadata: {annotations: {gangsim.io/duration: 20m}}, spec: {containers: [{name: pytorch, resources: {requests: {cpu: "1"}}}]}}}
+`, "events.yaml": "events: [{at: 5m, deletePod: pt-worker-0}, {at: 6m, deletePod: pt-worker-1}]\n"}
+	var in []File
+	for _, name := range []string{"events.yaml", "nodes.yaml", "pt.yaml"} {
+		in = append(in, File{Name: name, Data: []byte(files[name])})
+	}
+	sc, err := ParseFiles(in)
+	require.NoError(t, err)
+	var arrived []string
+	_, err = sc.Run(gangsim.WithObserver(func(e gangsim.Event) {
+		if e.Kind == gangsim.EventPodArrived {
+			arrived = append(arrived, fmt.Sprintf("%v %s %q", e.At, e.Pod.Pod().Name, e.Pod.Pod().Labels["training.kubeflow.org/job-role"]))
+		}
+	}))
+	require.NoError(t, err)
+	require.Equal(t, []string{`0s pt-worker-0 "master"`, `0s pt-worker-1 ""`, `5m0s pt-worker-0 "master"`, `6m0s pt-worker-1 ""`}, arrived)
 }

@@ -24,7 +24,9 @@
 // record a parent controller and its children, and their gangs; and so do
 // the kinds whose controllers keep lists of pods (sets.go): a
 // LeaderWorkerSet (lws.go), a RayCluster or RayJob (ray.go) and a Volcano
-// Job (volcano.go), with their gangs as PodGroups. A Kueue Workload
+// Job (volcano.go), with their gangs as PodGroups. The pod templates of
+// all these kinds go through the gang labels and the notes as a
+// Deployment's template does (members.go). A Kueue Workload
 // (kueueworkload.go) adds nothing when its owner is in the inputs, and
 // otherwise makes the pods of its pod sets, its topology requests read as
 // Kueue's annotations are (kueue.go). A kind is read only in

@@ -42,6 +42,12 @@ type kubeImport struct {
 	// byKindName are the objects of the inputs by namespace, kind and
 	// name, made when a Kueue Workload looks for its owner
 	byKindName map[kubeOwnerKey]*Object
+	// templates are the pod templates of the kinds whose operators make
+	// the pods (JobSet, TrainJob, the Kubeflow jobs, LeaderWorkerSet, Ray,
+	// Volcano), by where the pod entries made from them point: the gang
+	// formats and the notes read them as a Deployment's template
+	// (members.go)
+	templates map[templateKey]templateMeta
 }
 
 // madeGroup is a PodGroup entry the importer made: File.PodGroups[i].
@@ -109,7 +115,8 @@ func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally, opt
 	}
 	d := &schema.Decoder{} // one cache of struct fields for every object
 	k := &kubeImport{tally: t, ws: ws, plugins: plugins, owned: map[kubeOwnerKey]*kubeOwnedCount{},
-		selectors: map[kubeOwnerKey]*schema.LabelSelector{}, podNames: map[cluster.PodKey]bool{}, madeGroups: map[string]madeGroup{}}
+		selectors: map[kubeOwnerKey]*schema.LabelSelector{}, podNames: map[cluster.PodKey]bool{}, madeGroups: map[string]madeGroup{},
+		templates: map[templateKey]templateMeta{}}
 	for _, opt := range opts {
 		opt(k)
 	}

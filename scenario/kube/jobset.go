@@ -102,6 +102,7 @@ type jobSetSource struct {
 	created         time.Time
 	podLabels       map[string]string // added to every pod (a TrainJob's)
 	podGroup        string            // the gang every pod joins; "" for none
+	kind            string            // the kind the JobSet is reported as: "TrainJob"; "" for a JobSet
 	// count, when set, overrides a replicated job's parallelism and
 	// completions (a TrainJob's numNodes), by its index
 	count func(i int) *int32
@@ -147,7 +148,7 @@ func (k *kubeImport) jobSetOf(src *jobSetSource, spec *kubeJobSetSpec, f *schema
 		return o.failf(nil, at+".replicatedJobs", "required: a JobSet has at least one replicated job")
 	}
 	p := &controllers.Parent{Clean: controllers.CleanAll, AttemptLabel: jsLabel + "restart-attempt",
-		Suspended: spec.Suspend != nil && *spec.Suspend}
+		Suspended: spec.Suspend != nil && *spec.Suspend, ReportedAs: src.kind}
 	index := map[string]int{}
 	replicas := make([]int, len(spec.ReplicatedJobs))
 	total := 0
@@ -488,6 +489,7 @@ func (k *kubeImport) childTemplate(src *jobSetSource, meta *kubeMeta, spec *kube
 	if entry.Duration, err = runTimeOf(o, meta.Annotations, at+".metadata"); err != nil {
 		return entry, err
 	}
+	k.addTemplate(o, at, &entry, meta)
 	if src.podGroup != "" {
 		entry.PodGroup = src.podGroup
 		return entry, nil

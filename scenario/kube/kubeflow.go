@@ -3,6 +3,7 @@ package kube
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -15,7 +16,9 @@ import (
 // (kubeflow.org/v2beta1) runs a launcher Job <job>-launcher and worker
 // pods <job>-worker-<i>, which serve ssh until deleted; the training
 // operator's PyTorchJob (kubeflow.org/v1) runs pods <job>-master-0 and
-// <job>-worker-<i>. Each is a parent (controllers.Parent) of its replica
+// <job>-worker-<i> (without a Master, worker 0 carries the master's
+// job-role label, as the operator gives it). Each is a parent
+// (controllers.Parent) of its replica
 // types; the operators make a replica's pod again under its name when it
 // is deleted, and the job succeeds with its launcher Job, or its master
 // (its workers without one); runPolicy.cleanPodPolicy says which pods it
@@ -207,6 +210,14 @@ func (k *kubeImport) mpiJob(o *Object, v *kubeMPIJob, f *schema.File) error {
 		if workers, err = replicaCount(o, rs.Worker, "spec.mpiReplicaSpecs.Worker", 0); err != nil {
 			return err
 		}
+		if rs.Worker.Replicas != nil && workers < 1 {
+			return o.failf(nil, "spec.mpiReplicaSpecs.Worker.replicas", "%d: the MPI operator's webhook asks for at least 1", workers)
+		}
+	}
+	// the operator's webhook checks the name by the last worker's
+	// hostname, a DNS-1035 label
+	if err := dns1035Name(o, fmt.Sprintf("%s-worker-%d", o.name, max(workers, 1)-1)); err != nil {
+		return err
 	}
 	created, err := creationTime(o, &v.Metadata)
 	if err != nil {
@@ -305,7 +316,13 @@ func (k *kubeImport) firstReplicaPods(o *Object, c *schema.Controller, p *contro
 			continue // a pod of the inputs (a dump's)
 		}
 		k.podNames[key] = true
-		f.Pods = append(f.Pods, labelGang(t.pod(name, map[string]string{kfReplicaIndex: strconv.Itoa(i)})))
+		own := map[string]string{kfReplicaIndex: strconv.Itoa(i)}
+		if i == 0 {
+			if r := slices.IndexFunc(p.Roles, func(r controllers.Role) bool { return r.Name == c.Role }); r >= 0 {
+				maps.Copy(own, p.Roles[r].FirstLabels)
+			}
+		}
+		f.Pods = append(f.Pods, labelGang(t.pod(name, own)))
 	}
 	return nil
 }
@@ -352,6 +369,19 @@ func (k *kubeImport) pyTorchJob(o *Object, v *kubePyTorchJob, f *schema.File) er
 	if rs.Master != nil && types[0].n != 1 {
 		return o.failf(nil, "spec.pytorchReplicaSpecs.Master.replicas", "%d: a PyTorchJob has one master", types[0].n)
 	}
+	// the training operator's webhook: a DNS-1035 name, workers at least
+	// 1, a container named pytorch in each replica type
+	if err := dns1035Name(o, o.name); err != nil {
+		return err
+	}
+	if rs.Worker != nil && rs.Worker.Replicas != nil && types[1].n < 1 {
+		return o.failf(nil, "spec.pytorchReplicaSpecs.Worker.replicas", "%d: the training operator's webhook asks for at least 1", types[1].n)
+	}
+	for _, t := range types {
+		if t.spec != nil && !slices.ContainsFunc(t.spec.Template.Spec.Containers, func(c kubeContainer) bool { return c.Name == "pytorch" }) {
+			return o.failf(nil, t.at+".template.spec.containers", "required: a container named pytorch (the training operator's webhook asks for one)")
+		}
+	}
 	created, err := creationTime(o, &v.Metadata)
 	if err != nil {
 		return err
@@ -366,6 +396,9 @@ func (k *kubeImport) pyTorchJob(o *Object, v *kubePyTorchJob, f *schema.File) er
 		if t.spec != nil {
 			p.Roles = append(p.Roles, controllers.Role{Name: t.role})
 		}
+	}
+	if rs.Master == nil { // the operator's master is then worker 0
+		p.Roles[0].FirstLabels = map[string]string{kfLabel + "job-role": "master"}
 	}
 	if ok, err := k.kubeflowStart(j, []string{"kubeflow.org/training-operator", "kueue.x-k8s.io/multikueue"}, f); !ok || err != nil {
 		return err
@@ -404,4 +437,20 @@ func (k *kubeImport) pyTorchJob(o *Object, v *kubePyTorchJob, f *schema.File) er
 // secondsOf is a run policy's seconds, capped as a Job's deadline is.
 func secondsOf(s int64) time.Duration {
 	return time.Duration(min(s, int64(maxDeadlineSeconds))) * time.Second
+}
+
+// dns1035Name checks the object's name as the Kubeflow operators'
+// webhooks do, by host, a name made from it: a DNS-1035 label, which
+// starts with a letter.
+func dns1035Name(o *Object, host string) error {
+	if err := checkName(o, true); err != nil {
+		return err
+	}
+	if err := schema.NameError(host, true); err != nil {
+		return o.failf(nil, "metadata.name", "the pod hostname %s: %v", host, err)
+	}
+	if c := host[0]; c < 'a' || c > 'z' {
+		return o.failf(nil, "metadata.name", "%q must start with a letter (a DNS-1035 label)", host)
+	}
+	return nil
 }

@@ -37,6 +37,20 @@ type member struct {
 	// object gives them by another field (a Kueue Workload's topology
 	// request): by key, the field's path
 	fields map[string]string
+	// operator is the kind whose operator made the pod from a template
+	// of its own (a JobSet, a RayCluster; "" for a Pod and the built-in
+	// workloads), own that template's labels, without the operator's
+	operator string
+	own      map[string]string
+}
+
+// noted are the labels the notes read: a template's own, not those its
+// operator adds (a Volcano Job's volcano.sh/ labels are Volcano's).
+func (m *member) noted() map[string]string {
+	if m.operator != "" {
+		return m.own
+	}
+	return m.pod().Labels
 }
 
 func (m *member) pod() *schema.Pod { return &m.in.File.Pods[m.index] }
@@ -95,18 +109,39 @@ func templateOf(v any) (*kubeMeta, *kubePodTemplate) {
 	return nil, nil
 }
 
+// templateKey is where the pod entries made from a template point: the
+// lines of the template's object and the path of its spec.
+type templateKey struct {
+	lines schema.Lines
+	spec  string
+}
+
+// templateMeta is a pod template of a kind whose operator makes the pods:
+// its object, its path there, and its metadata's labels and annotations.
+type templateMeta struct {
+	o           *Object
+	path        string
+	labels, ann map[string]string
+}
+
+// addTemplate notes the template at path of o, of which entry is the pod
+// entry, for the gang formats and the notes.
+func (k *kubeImport) addTemplate(o *Object, path string, entry *schema.Pod, meta *kubeMeta) {
+	if entry.Origin != nil {
+		k.templates[templateKey{entry.Origin.Lines, entry.Origin.Spec}] = templateMeta{o: o, path: path, labels: meta.Labels, ann: meta.Annotations}
+	}
+}
+
 // members lists the pods an object made, with their annotations.
-func (mp madePods) members() []*member {
+func (mp madePods) members(k *kubeImport) []*member {
 	meta, ann := "metadata", map[string]string(nil)
 	switch v := mp.d.v.(type) {
 	case *kubePod:
 		ann = v.Metadata.Annotations
 	case *kueueWorkload:
 		return v.members(mp)
-	case *kubeJobSet, *kubeTrainJob, *kubeMPIJob, *kubePyTorchJob:
-		// their pods' templates lie deeper, one per Job or replica type:
-		// the labels the pods carry are read, not the annotations
-		meta = "spec"
+	case *kubeJobSet, *kubeTrainJob, *kubeMPIJob, *kubePyTorchJob, *kubeLeaderWorkerSet, *kubeRayCluster, *kubeRayJob, *volcanoJob:
+		return mp.operatorMembers(k)
 	default:
 		_, t := templateOf(v)
 		if t == nil {
@@ -119,6 +154,57 @@ func (mp madePods) members() []*member {
 		out = append(out, &member{in: mp.d.in, index: i, o: mp.d.o, meta: meta, ann: ann})
 	}
 	return out
+}
+
+// operatorMembers lists the pods of a kind whose operator makes them from
+// templates of its own, one per Job, replica type, group or task: each
+// pod's metadata is its template's, wherever it lies (a TrainJob's in its
+// runtime). A pod of a template the operator writes itself (a RayJob's
+// default submitter) has none to read.
+func (mp madePods) operatorMembers(k *kubeImport) []*member {
+	out := make([]*member, 0, mp.to-mp.from)
+	for i := mp.from; i < mp.to; i++ {
+		m := &member{in: mp.d.in, index: i, o: mp.d.o, meta: "spec", operator: mp.d.o.kind}
+		if s := m.pod(); s.Origin != nil {
+			if t, ok := k.templates[templateKey{s.Origin.Lines, s.Origin.Spec}]; ok {
+				m.o, m.meta, m.ann, m.own = t.o, t.path+".metadata", t.ann, t.labels
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// operatorRefs keeps the gangs an operator's pod joins as a Deployment's
+// would: a scheduler-plugins label joins its PodGroup, unless the pod is
+// in its operator's gang already, where the label that names that gang
+// is the operator's own and any other is warned and left; Kueue's pod
+// groups are of plain Pods, and Kueue's keys on such a template are
+// warned.
+func (k *kubeImport) operatorRefs(m *member, refs []gangRef) []gangRef {
+	var kept []gangRef
+	pg := m.pod().PodGroup
+	for _, r := range refs {
+		switch {
+		case r.sub == "spec":
+			kept = append(kept, r)
+		case r.key == kueueGroupName:
+			k.ws.Add(m.o.kind, m.field(r.sub, r.key), "Kueue's pod groups are of plain Pods: not read on a pod template of a "+m.operator+
+				", which Kueue would admit as a workload of its own (not modelled)", m.first())
+		case pg == "":
+			kept = append(kept, r)
+		case r.name != pg:
+			k.ws.Add(m.o.kind, m.field(r.sub, r.key), "not read: the pod is in the gang "+pg+" its "+m.operator+
+				" makes, and a pod is in one gang", m.first())
+		}
+	}
+	for _, key := range []string{kueueTotalCount, kueueRequired, kueuePreferred, kueueUnconstrained} {
+		if _, ok := m.ann[key]; ok {
+			k.ws.Add(m.o.kind, m.field("annotations", key), "Kueue's pod group or topology request on a pod template of a "+m.operator+
+				" is not modelled: the pods are placed without it", m.first())
+		}
+	}
+	return kept
 }
 
 // gangRef is one way a pod names a gang: the key of its labels or
@@ -163,13 +249,18 @@ func (k *kubeImport) readGangs(made []madePods) error {
 	kueue := newKueueGangs()
 	lone := newTopologyGangs()
 	for _, mp := range made {
-		for _, m := range mp.members() {
+		for _, m := range mp.members(k) {
 			refs := m.gangRefs()
+			if m.operator != "" {
+				refs = k.operatorRefs(m, refs)
+			}
 			if len(refs) > 1 {
 				return m.failf(refs[1].sub, refs[1].key, "the pod is in a gang by %s already (%q): a pod is in one gang; keep one of the two", refs[0].describe(), refs[0].name)
 			}
-			if err := k.checkKueueCount(m, refs); err != nil {
-				return err
+			if m.operator == "" {
+				if err := k.checkKueueCount(m, refs); err != nil {
+					return err
+				}
 			}
 			grouped := len(refs) == 1
 			switch {
@@ -180,10 +271,12 @@ func (k *kubeImport) readGangs(made []madePods) error {
 			case grouped && refs[0].sub == "labels":
 				k.joinPlugins(m, refs[0], pg)
 			}
-			if err := k.podTopology(m, refs, lone); err != nil {
-				return err
+			if m.operator == "" {
+				if err := k.podTopology(m, refs, lone); err != nil {
+					return err
+				}
 			}
-			k.foreignKeys(m.o, m.meta, m.pod().Labels, m.ann)
+			k.foreignKeys(m.o, m.meta, m.noted(), m.ann)
 			k.gpuShares(m)
 			k.dropKueueGates(m)
 		}

@@ -186,6 +186,9 @@ func (k *kubeImport) rayClusterPods(o *Object, meta *kubeMeta, spec *kubeRayClus
 		if err != nil {
 			return false, err
 		}
+		if h := w.NumOfHosts; h != nil && *h < 1 {
+			k.ws.Add(o.kind, path+".workerGroupSpecs[].numOfHosts", fmt.Sprintf("%d: KubeRay makes replicas times numOfHosts workers, none here", *h), first)
+		}
 		if seen[w.GroupName] {
 			return false, o.failf(nil, field+".groupName", "%q names two worker groups", w.GroupName)
 		}
@@ -258,9 +261,9 @@ func rayWorkers(o *Object, w *kubeRayWorkers, field string) (n, least int, err e
 	if w.Replicas != nil && *w.Replicas < 0 {
 		return 0, 0, o.failf(nil, field+".replicas", "%d is negative", *w.Replicas)
 	}
-	hosts := int64(1)
-	if w.NumOfHosts != nil && *w.NumOfHosts > 1 {
-		hosts = int64(*w.NumOfHosts)
+	hosts := int64(1) // the CRD's default
+	if w.NumOfHosts != nil {
+		hosts = max(int64(*w.NumOfHosts), 0) // KubeRay wants replicas times hosts: none for 0 or fewer
 	}
 	if w.Suspend != nil && *w.Suspend {
 		return 0, 0, nil
@@ -291,6 +294,7 @@ func (k *kubeImport) rayGang(o *Object, templates []schema.Pod, path, name strin
 			templates[i].PodGroup = name
 		}
 		setGang(f, o, name, minMember, rayFields)
+		k.madeGroups[pluginsLabel+" "+o.namespace+"/"+name] = madeGroup{f, len(f.PodGroups) - 1} // its pods join it by the label
 		k.ws.Add(o.kind, "metadata.labels["+rayGangLabel+"]", fmt.Sprintf("the head and desired workers are a gang, a PodGroup of minMember %d "+
 			"(KubeRay's scheduler-plugins PodGroup), scheduled by the simulator; the real cluster needs KubeRay's batch scheduler "+
 			"for it (scheduler-plugins' Coscheduling, YuniKorn, or kube-scheduler's own PodGroups)", minMember), first)

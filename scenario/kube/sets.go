@@ -32,6 +32,15 @@ func (k *kubeImport) setTemplate(o *Object, created time.Time, t *kubePodTemplat
 	}
 	entry.Labels = withLabels(t.Metadata.Labels, extra)
 	entry.Controller = owner
+	k.addTemplate(o, path, &entry, &t.Metadata)
+	// a scheduler-plugins PodGroup of the inputs that the template's label
+	// names: the pods made later join it too (those made at once join
+	// it by the label, members.go)
+	for _, key := range []string{pluginsLabel, legacyLabel} {
+		if name, ok := t.Metadata.Labels[key]; ok && entry.PodGroup == "" && k.hasPluginsGroup(key, o.namespace, name) {
+			entry.PodGroup = name
+		}
+	}
 	return entry, nil
 }
 
@@ -65,7 +74,7 @@ func (k *kubeImport) addSetPod(f *schema.File, o *Object, t *schema.Pod, name st
 	src.Object = fmt.Sprintf("%s (pod %s)", o.ref(), name)
 	src.Where = src.Object
 	s.Origin = &src
-	f.Pods = append(f.Pods, s)
+	f.Pods = append(f.Pods, labelGang(s))
 }
 
 // volcanoScheduler is the name of Volcano's scheduler.

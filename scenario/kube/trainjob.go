@@ -139,7 +139,7 @@ func (k *kubeImport) trainJob(o *Object, v *kubeTrainJob, f *schema.File) error 
 		}
 		members += counts[i]
 	}
-	src := &jobSetSource{o: ro, at: "spec.template.spec", ref: o.ref(), refFile: o.file, name: o.name, namespace: o.namespace,
+	src := &jobSetSource{o: ro, at: "spec.template.spec", ref: o.ref(), refFile: o.file, name: o.name, namespace: o.namespace, kind: o.kind,
 		annotations: rt.Spec.Template.Metadata.Annotations, uid: v.Metadata.UID, created: created,
 		count: func(i int) *int32 { return &counts[i] }}
 	if t := spec.Trainer; t != nil && t.ResourcesPerNode != nil {
