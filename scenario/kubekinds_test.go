@@ -168,3 +168,29 @@ func TestRayZeroHostsMakeNoWorkers(t *testing.T) {
 		return w.Kind == "RayCluster" && w.Field == "spec.workerGroupSpecs[].numOfHosts"
 	}), "%v", sc.Warnings)
 }
+
+// With the gang label and a sign of Volcano (its queue label), the gang is
+// Volcano's: the queue names the batch scheduler, the gang label does
+// not. With the gang label alone, a template's own scheduler-plugins
+// label is replaced by the cluster's PodGroup, as KubeRay replaces it,
+// and a warning says so.
+func TestRayGangLabelWithVolcanoQueueAndOwnLabel(t *testing.T) {
+	spec := "spec: {headGroupSpec: {rayStartParams: {}, template: {metadata: {labels: {scheduling.x-k8s.io/pod-group: mine}}, spec: {containers: [{name: h}]}}},\n" +
+		"  workerGroupSpecs: [{groupName: w, replicas: 2, minReplicas: 0, maxReplicas: 2, rayStartParams: {}, template: {spec: {containers: [{name: w}]}}}]}\n"
+	sc, err := ParseFiles([]File{{Name: "rc.yaml", Data: []byte("apiVersion: ray.io/v1\nkind: RayCluster\n" +
+		"metadata: {name: rc, labels: {ray.io/gang-scheduling-enabled: \"true\", volcano.sh/queue-name: q}}\n" + spec)}})
+	require.NoError(t, err)
+	require.Len(t, sc.PodGroups, 1)
+	require.Equal(t, "ray-rc-pg", sc.PodGroups[0].Name)
+	i := slices.IndexFunc(sc.Warnings, func(w Warning) bool { return strings.Contains(w.Detail, "KubeRay's Volcano PodGroup") })
+	require.GreaterOrEqual(t, i, 0, "%v", sc.Warnings)
+	require.Contains(t, sc.Warnings[i].Detail, "read as Volcano's gang")
+
+	sc, err = ParseFiles([]File{{Name: "rc.yaml", Data: []byte("apiVersion: ray.io/v1\nkind: RayCluster\n" +
+		"metadata: {name: rc, labels: {ray.io/gang-scheduling-enabled: \"true\"}}\n" + spec)}})
+	require.NoError(t, err)
+	require.Len(t, sc.PodGroups, 1)
+	require.Equal(t, "rc", sc.PodGroups[0].Name)
+	i = slices.IndexFunc(sc.Warnings, func(w Warning) bool { return strings.Contains(w.Detail, `label "mine" is replaced`) })
+	require.GreaterOrEqual(t, i, 0, "%v", sc.Warnings)
+}

@@ -26,7 +26,9 @@ import (
 // scheduler-plugins (or YuniKorn): a PodGroup <cluster>, which the pods
 // join by scheduling.x-k8s.io/pod-group; a volcano.sh/queue-name label,
 // or templates naming schedulerName volcano, with Volcano: a PodGroup
-// ray-<cluster>-pg (ray-<rayjob>-pg for a RayJob's cluster).
+// ray-<cluster>-pg (ray-<rayjob>-pg for a RayJob's cluster). A sign of
+// Volcano wins over the gang label: it names the batch scheduler the
+// operator runs with, which the label does not.
 //
 // A RayJob makes a RayCluster <rayjob>-<suffix> (here <rayjob>-0) from
 // its rayClusterSpec, or uses the one its clusterSelector names. In
@@ -287,9 +289,29 @@ func (k *kubeImport) rayGang(o *Object, templates []schema.Pod, path, name strin
 		}
 	}
 	_, queue := labels[rayQueueLabel]
-	switch _, gang := labels[rayGangLabel]; {
+	_, gang := labels[rayGangLabel]
+	switch {
+	case queue || volcano:
+		// a Volcano queue or scheduler name says which batch scheduler
+		// KubeRay runs with: Volcano's gang, the gang label or not
+		for i := range templates {
+			templates[i].PodGroup = volcanoGroup
+		}
+		setGang(f, o, volcanoGroup, volcanoMin, rayFields)
+		also := ""
+		if gang {
+			also = "; its " + rayGangLabel + " label is read as Volcano's gang, the Volcano signs naming the batch scheduler"
+		}
+		k.ws.Add(o.kind, path+".headGroupSpec.template.spec.schedulerName", fmt.Sprintf("volcano: the head and desired workers are a gang, "+
+			"a PodGroup of minMember %d (KubeRay's Volcano PodGroup), scheduled by the simulator; the real cluster needs KubeRay's batch "+
+			"scheduler set to Volcano, and Volcano's scheduler%s", volcanoMin, also), first)
 	case gang:
 		for i := range templates {
+			if own := templates[i].Labels[pluginsLabel]; own != "" && own != name {
+				// KubeRay sets the label to its own PodGroup, over the user's
+				k.ws.Add(o.kind, "metadata.labels["+rayGangLabel+"]", fmt.Sprintf("the template's %s label %q is replaced by the "+
+					"cluster's own PodGroup %q, as KubeRay replaces it: the pods do not join %q", pluginsLabel, own, name, own), first)
+			}
 			templates[i].Labels = withLabels(templates[i].Labels, map[string]string{pluginsLabel: name})
 			templates[i].PodGroup = name
 		}
@@ -298,14 +320,6 @@ func (k *kubeImport) rayGang(o *Object, templates []schema.Pod, path, name strin
 		k.ws.Add(o.kind, "metadata.labels["+rayGangLabel+"]", fmt.Sprintf("the head and desired workers are a gang, a PodGroup of minMember %d "+
 			"(KubeRay's scheduler-plugins PodGroup), scheduled by the simulator; the real cluster needs KubeRay's batch scheduler "+
 			"for it (scheduler-plugins' Coscheduling, YuniKorn, or kube-scheduler's own PodGroups)", minMember), first)
-	case queue || volcano:
-		for i := range templates {
-			templates[i].PodGroup = volcanoGroup
-		}
-		setGang(f, o, volcanoGroup, volcanoMin, rayFields)
-		k.ws.Add(o.kind, path+".headGroupSpec.template.spec.schedulerName", fmt.Sprintf("volcano: the head and desired workers are a gang, "+
-			"a PodGroup of minMember %d (KubeRay's Volcano PodGroup), scheduled by the simulator; the real cluster needs KubeRay's batch "+
-			"scheduler set to Volcano, and Volcano's scheduler", volcanoMin), first)
 	}
 }
 
