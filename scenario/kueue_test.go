@@ -12,13 +12,19 @@ import (
 
 // Kueue's own samples (testdata/kube/public/kueue: its documentation's
 // queue setups, and kueueviz's cohorts and priority classes) load
-// without errors, every object read. Its documentation's minimal-cq.yaml
+// without errors, every object read; so do its two other ResourceFlavor
+// samples (testdata/kube/kueue: resource-flavor-taints.yaml and
+// resource-flavor-tolerations.yaml, apart since they define the flavor
+// "spot" of shared-quota-setup.yaml again). Its documentation's minimal-cq.yaml
 // is in testdata/kube/bad: its admission check names onFlavors
 // default-flavor in a ClusterQueue with no resource groups, which
 // Kueue v0.19's webhook refuses on create (validateAdmissionCheckOnFlavors).
 func TestKueuePublicSamples(t *testing.T) {
 	files, err := filepath.Glob("testdata/kube/public/kueue/*.yaml")
 	require.NoError(t, err)
+	more, err := filepath.Glob("testdata/kube/kueue/*.yaml")
+	require.NoError(t, err)
+	files = append(files, more...)
 	total := map[string]int{}
 	for _, f := range files {
 		sc, err := Load(f)
