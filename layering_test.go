@@ -36,7 +36,7 @@ var allowedImports = map[string][]string{
 	// the built-in plugins, on the public plugin API (see TestPluginFolders)
 	"plugins": {"cluster", "podgroup", "framework", "preemption", "dra"},
 	// the user layer reads the engine; the engine never imports it
-	"scenario": {"", "cluster", "podgroup", "framework", "placement", "preemption", "plugins", "autoscaler", "controllers", "admission"},
+	"scenario": {"", "cluster", "podgroup", "framework", "placement", "preemption", "plugins", "autoscaler", "controllers", "admission", "kueue"},
 	// importers build scenarios
 	"trace": {"", "cluster", "podgroup", "scenario"},
 	// metrics reads the event stream alone (its plots sub-package too)
@@ -48,6 +48,8 @@ var allowedImports = map[string][]string{
 	// the workload controllers (Job, ReplicaSet, StatefulSet, DaemonSet)
 	// drive a Scheduler through its public API, beside the autoscaler
 	"controllers": {"", "cluster", "podgroup"},
+	// Kueue's objects and their validation: plain values on the model
+	"kueue": {"cluster"},
 	// test helpers for policy authors build the model and read it back
 	"gangsimtest": {"cluster", "podgroup", "framework"},
 }

@@ -115,7 +115,7 @@ func (b *builder) build(ins []*input) error {
 		}
 	}
 	steps := []func([]*input) error{each(b.config), each(b.priorityClasses), each(b.namespaces), each(b.admission), each(b.nodes),
-		b.autoscaling, b.groups, each(b.budgets), each(b.devices), each(b.pods), each(b.workloads), b.controllers, each(b.events), each(b.explain)}
+		b.autoscaling, b.groups, each(b.budgets), each(b.devices), each(b.pods), each(b.workloads), b.controllers, each(b.events), each(b.explain), each(b.kueue)}
 	for _, step := range steps {
 		if err := step(ins); err != nil {
 			return err

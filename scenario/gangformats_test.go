@@ -206,15 +206,21 @@ func TestGPUShareWarns(t *testing.T) {
 	}
 }
 
-// Kueue's own kinds are skipped, with what is not modelled.
+// Kueue's own kinds are read and checked, with a warning that they do not
+// run yet; its other kinds are skipped.
 func TestKueueKindsWarn(t *testing.T) {
 	sc, err := Parse("q.yaml", []byte("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\nspec: {namespaceSelector: {}}\n"+
-		"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata: {name: lq, namespace: team}\nspec: {clusterQueue: cq}\n"))
+		"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata: {name: lq, namespace: team}\nspec: {clusterQueue: cq}\n"+
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: AdmissionCheck\nmetadata: {name: prov}\nspec: {controllerName: x}\n"))
 	require.NoError(t, err)
 	require.Equal(t, []string{
-		"ClusterQueue: Kueue's admission (queues, quotas, flavors, admission checks; a Workload gives its pods, not its admission) is not modelled: objects skipped; pods are scheduled as if Kueue had admitted them (1 object, first q.yaml: ClusterQueue cq)",
-		"LocalQueue: Kueue's admission (queues, quotas, flavors, admission checks; a Workload gives its pods, not its admission) is not modelled: objects skipped; pods are scheduled as if Kueue had admitted them (1 object, first q.yaml: LocalQueue team/lq)",
+		"AdmissionCheck: Kueue's admission checks and MultiKueue are not modelled: objects skipped; pods are scheduled as if Kueue had admitted them (1 object, first q.yaml: AdmissionCheck prov)",
+		"ClusterQueue: read and checked as Kueue's webhooks check it; Kueue's admission (queues, quotas, cohorts, preemption) does not run yet: pods are scheduled as if Kueue had admitted them (1 object, first q.yaml: ClusterQueue cq)",
+		"LocalQueue: read and checked as Kueue's webhooks check it; Kueue's admission (queues, quotas, cohorts, preemption) does not run yet: pods are scheduled as if Kueue had admitted them (1 object, first q.yaml: LocalQueue team/lq)",
 	}, warningsOf(sc))
+	require.Len(t, sc.Kueue.ClusterQueues, 1)
+	require.Len(t, sc.Kueue.LocalQueues, 1)
+	require.Equal(t, "cq", sc.Kueue.LocalQueues[0].ClusterQueue)
 }
 
 // Conflicts and malformed keys are errors, naming the pod and the key.

@@ -101,6 +101,17 @@ func FuzzKubeObjects(f *testing.F) {
 	f.Add([]byte("apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: r}\nspec: {rayClusterSpec: {workerGroupSpecs: [{replicas: x, numOfHosts: [1]}]}, submissionMode: HTTPMode}\n"))
 	// an admission section, and a GKE node that turns the admission on
 	f.Add([]byte("admission: {extendedResourceToleration: true}\nnodes: [{name: n, labels: {cloud.google.com/gke-nodepool: p}, allocatable: {cpu: \"1\"}}]\n"))
+	// Kueue's objects: its public samples, and a Configuration of each version
+	if files, _ := filepath.Glob("testdata/kube/public/kueue/*.yaml"); len(files) > 0 {
+		for _, name := range files {
+			if data, err := os.ReadFile(name); err == nil {
+				f.Add(data)
+			}
+		}
+	}
+	f.Add([]byte("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nwaitForPodsReady: {timeout: 10m, requeuingStrategy: {timestamp: Eviction, backoffLimitCount: 5}}\n" +
+		"admissionFairSharing: {usageHalfLifeTime: 168h, usageSamplingInterval: 5m, resourceWeights: {cpu: 1}}\nfairSharing: {preemptionStrategies: [LessThanOrEqualToFinalShare]}\n" +
+		"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Cohort\nmetadata: {name: all}\nspec: {resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 4, lendingLimit: 9}]}]}]}\n"))
 	// every seed as kubectl's JSON List too, which is read item by item
 	for _, pattern := range []string{"testdata/kube/*.yaml", "testdata/kube/bad/*.yaml", "testdata/kube/samples/*", "testdata/kube/public-samples/*/*.yaml"} {
 		files, _ := filepath.Glob(pattern)

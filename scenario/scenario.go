@@ -10,6 +10,7 @@ import (
 	"github.com/gangsim/gangsim"
 	"github.com/gangsim/gangsim/autoscaler"
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/kueue"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
@@ -164,6 +165,13 @@ type Scenario struct {
 	NodeGroups     []autoscaler.NodeGroup
 	Autoscaler     autoscaler.Config
 	AutoscalerSeed uint64
+
+	// Kueue are the Kueue objects of the inputs (ResourceFlavors,
+	// ClusterQueues, LocalQueues, Cohorts, WorkloadPriorityClasses,
+	// Topologies, its Configuration), read and checked as Kueue's
+	// webhooks check them; nil when there are none. Nothing runs them
+	// yet: the pods of Kueue's workloads are scheduled as if admitted.
+	Kueue *kueue.Objects
 
 	// groupSources say where each node group came from, for run-time
 	// errors; autoscalerSource the autoscaler section

@@ -81,7 +81,7 @@ func ReadsKind(apiVersion, kind string) bool {
 // kube-scheduler, why their objects are skipped; any other kind not read
 // is "kind not modelled".
 var skippedKinds = map[string]string{
-	"kueue.x-k8s.io": "Kueue's admission (queues, quotas, flavors, admission checks; a Workload gives its pods, not its admission) is not modelled: objects skipped; " +
+	"kueue.x-k8s.io": "Kueue's admission checks and MultiKueue are not modelled: objects skipped; " +
 		"pods are scheduled as if Kueue had admitted them",
 	pluginsGroup + " ElasticQuota": "scheduler-plugins' CapacityScheduling quotas are not modelled: objects skipped",
 	"scheduling.volcano.sh":        "Volcano's scheduler is not modelled: objects skipped (its PodGroups are not read as gangs)",

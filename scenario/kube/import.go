@@ -206,6 +206,20 @@ func (k *kubeImport) convert(d kubeDecoded) error {
 		return k.volcanoJob(o, v, f)
 	case *kueueWorkload:
 		return k.kueueWorkload(o, v, f)
+	case *kueueFlavorObject:
+		return k.kueueRead(o, k.kueueFlavor(o, v, f))
+	case *kueueClusterQueueObject:
+		return k.kueueRead(o, k.kueueClusterQueue(o, v, f))
+	case *kueueLocalQueueObject:
+		return k.kueueRead(o, k.kueueLocalQueue(o, v, f))
+	case *kueueCohortObject:
+		return k.kueueRead(o, k.kueueCohort(o, v, f))
+	case *kueuePriorityClassObject:
+		return k.kueueRead(o, k.kueuePriorityClass(o, v, f))
+	case *kueueTopologyObject:
+		return k.kueueRead(o, k.kueueTopology(o, v, f))
+	case *kueueConfigObject:
+		return k.kueueRead(o, k.kueueConfig(o, v, f))
 	case *kubeSchedulerConfig:
 		return k.config(o, v, f)
 	case *kubeDeviceClass, *kubeResourceSlice, *kubeResourceClaim, *kubeResourceClaimTemplate:

@@ -17,8 +17,8 @@ import (
 // kueue.x-k8s.io/podset-required-topology annotation names before the pods
 // are scheduled. The importer reads the first as a gang of minCount the
 // total count, and the second as a gang of every pod of the set with that
-// topology key. Kueue's queues and quotas are not modelled (foreign.go,
-// notes.go).
+// topology key. Kueue's queues and quotas are read and checked
+// (kueueobjects.go) but not run: its pods are taken as admitted (notes.go).
 
 // Kueue's keys.
 const (

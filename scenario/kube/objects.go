@@ -90,7 +90,7 @@ func (o *Object) ref() string {
 
 // plainRef is ref without the object that holds this one.
 func (o *Object) plainRef() string {
-	if o.kind == "KubeSchedulerConfiguration" {
+	if o.kind == "KubeSchedulerConfiguration" || o.kind == "Configuration" && apiGroup(o.apiVersion) == kueueConfigGroup {
 		return o.kind
 	}
 	name := o.name

@@ -29,7 +29,12 @@ func TestReadsKind(t *testing.T) {
 		{"kueue.x-k8s.io/v1beta2", "Workload", true},
 		{"kueue.x-k8s.io/v1beta1", "Workload", true},
 		{"kueue.x-k8s.io/v1alpha1", "Workload", false},
-		{"kueue.x-k8s.io/v1beta2", "ClusterQueue", false},
+		{"kueue.x-k8s.io/v1beta2", "ClusterQueue", true},
+		{"kueue.x-k8s.io/v1beta1", "Cohort", true},
+		{"kueue.x-k8s.io/v1alpha1", "Cohort", false},
+		{"kueue.x-k8s.io/v1beta2", "AdmissionCheck", false},
+		{"config.kueue.x-k8s.io/v1beta2", "Configuration", true},
+		{"config.kueue.x-k8s.io/v1beta1", "Configuration", true},
 		{"scheduling.k8s.io/v1alpha1", "PodGroup", false}, // v1.35 had none
 		{"scheduling.k8s.io/v1alpha2", "PodGroup", true},
 		{"scheduling.k8s.io/v1beta1", "CompositePodGroup", false},

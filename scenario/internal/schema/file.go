@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/kueue"
 )
 
 // The scenario file schema (docs/scenario-format.md). Field tags are the
@@ -52,6 +53,10 @@ type File struct {
 	// Admission switches the API server's admission plugins that are off
 	// unless a cluster turns them on (tolerations.go of scenario).
 	Admission *Admission `yaml:"admission"`
+	// Kueue are the Kueue objects of Kubernetes files (kueueobjects.go of
+	// kube), read and checked; nil when there are none. Not a field of
+	// the file.
+	Kueue *kueue.Objects `yaml:"-"`
 }
 
 // Admission is the file's admission section.
