@@ -2,6 +2,7 @@ package kueue
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -83,7 +84,7 @@ func (f *ResourceFlavor) Validate() error {
 	if len(f.NodeLabels) > MaxNodeLabels {
 		return fail("spec.nodeLabels", "Too many: %d: must have at most %d items", len(f.NodeLabels), MaxNodeLabels)
 	}
-	for _, k := range sortedKeys(f.NodeLabels) {
+	for _, k := range slices.Sorted(maps.Keys(f.NodeLabels)) {
 		if p := cluster.LabelKeyProblem(k); p != "" {
 			return fail("spec.nodeLabels", "Invalid value: %q: %s", k, p)
 		}
@@ -354,7 +355,7 @@ func validateSelector(field string, s *cluster.LabelSelector) error {
 	if s == nil {
 		return nil
 	}
-	for _, k := range sortedKeys(s.MatchLabels) {
+	for _, k := range slices.Sorted(maps.Keys(s.MatchLabels)) {
 		if p := cluster.LabelKeyProblem(k); p != "" {
 			return fail(field+".matchLabels", "Invalid value: %q: %s", k, p)
 		}
@@ -494,7 +495,7 @@ func (c *Configuration) Validate() error {
 		if a.UsageSamplingInterval <= 0 {
 			return fail("admissionFairSharing.usageSamplingInterval", "Invalid value: must be greater than 0")
 		}
-		for _, r := range sortedKeys(a.ResourceWeights) {
+		for _, r := range slices.Sorted(maps.Keys(a.ResourceWeights)) {
 			if a.ResourceWeights[r] < 0 {
 				return fail("admissionFairSharing.resourceWeights["+string(r)+"]", "Invalid value: must be greater than or equal to 0")
 			}
@@ -546,13 +547,4 @@ func (o *Objects) Validate() (kind, name string, err error) {
 		}
 	}
 	return "", "", nil
-}
-
-func sortedKeys[K ~string, V any](m map[K]V) []K {
-	keys := make([]K, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
