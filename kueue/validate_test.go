@@ -22,7 +22,7 @@ func cq(edit func(*ClusterQueue)) *ClusterQueue {
 	return c
 }
 
-func quota(c *ClusterQueue) *ResourceQuota { return &c.ResourceGroups[0].Flavors[0].Resources[0] }
+func firstQuota(c *ClusterQueue) *ResourceQuota { return &c.ResourceGroups[0].Flavors[0].Resources[0] }
 
 // TestClusterQueueValidate ports the cases of Kueue's
 // TestValidateClusterQueue (pkg/webhooks/clusterqueue_webhook_test.go)
@@ -35,32 +35,32 @@ func TestClusterQueueValidate(t *testing.T) {
 		{"built-in resources with qualified names", "", nil},
 		{"invalid resource name", "spec.resourceGroups[0].coveredResources[0]", func(c *ClusterQueue) {
 			c.ResourceGroups[0].CoveredResources[0] = "@cpu"
-			quota(c).Name = "@cpu"
+			firstQuota(c).Name = "@cpu"
 		}},
 		{"in cohort", "", func(c *ClusterQueue) { c.CohortName = "prod" }},
 		{"invalid cohort", "spec.cohortName", func(c *ClusterQueue) { c.CohortName = "@prod" }},
 		{"extended resources with qualified names", "", func(c *ClusterQueue) {
 			c.ResourceGroups[0].CoveredResources[0] = "example.com/gpu"
-			quota(c).Name = "example.com/gpu"
+			firstQuota(c).Name = "example.com/gpu"
 		}},
 		{"flavor with qualified names", "", func(c *ClusterQueue) { c.ResourceGroups[0].Flavors[0].Name = "x86.example.com" }},
-		{"flavor quota with negative value", "spec.resourceGroups[0].flavors[0].resources[0].nominalQuota", func(c *ClusterQueue) { quota(c).NominalQuota = -1000 }},
-		{"flavor quota with zero value", "", func(c *ClusterQueue) { quota(c).NominalQuota = 0 }},
-		{"flavor quota with borrowingLimit 0", "", func(c *ClusterQueue) { c.CohortName = "cohort"; quota(c).BorrowingLimit = q(0) }},
+		{"flavor quota with negative value", "spec.resourceGroups[0].flavors[0].resources[0].nominalQuota", func(c *ClusterQueue) { firstQuota(c).NominalQuota = -1000 }},
+		{"flavor quota with zero value", "", func(c *ClusterQueue) { firstQuota(c).NominalQuota = 0 }},
+		{"flavor quota with borrowingLimit 0", "", func(c *ClusterQueue) { c.CohortName = "cohort"; firstQuota(c).BorrowingLimit = q(0) }},
 		{"flavor quota with negative borrowingLimit", "spec.resourceGroups[0].flavors[0].resources[0].borrowingLimit", func(c *ClusterQueue) {
 			c.CohortName = "cohort"
-			quota(c).BorrowingLimit = q(-1000)
+			firstQuota(c).BorrowingLimit = q(-1000)
 		}},
-		{"borrowingLimit without a cohort", "spec.resourceGroups[0].flavors[0].resources[0].borrowingLimit", func(c *ClusterQueue) { quota(c).BorrowingLimit = q(0) }},
-		{"flavor quota with lendingLimit 0", "", func(c *ClusterQueue) { c.CohortName = "cohort"; quota(c).LendingLimit = q(0) }},
+		{"borrowingLimit without a cohort", "spec.resourceGroups[0].flavors[0].resources[0].borrowingLimit", func(c *ClusterQueue) { firstQuota(c).BorrowingLimit = q(0) }},
+		{"flavor quota with lendingLimit 0", "", func(c *ClusterQueue) { c.CohortName = "cohort"; firstQuota(c).LendingLimit = q(0) }},
 		{"flavor quota with negative lendingLimit", "spec.resourceGroups[0].flavors[0].resources[0].lendingLimit", func(c *ClusterQueue) {
 			c.CohortName = "cohort"
-			quota(c).LendingLimit = q(-1000)
+			firstQuota(c).LendingLimit = q(-1000)
 		}},
-		{"flavor quota with lendingLimit and empty cohort", "spec.resourceGroups[0].flavors[0].resources[0].lendingLimit", func(c *ClusterQueue) { quota(c).LendingLimit = q(1000) }},
+		{"flavor quota with lendingLimit and empty cohort", "spec.resourceGroups[0].flavors[0].resources[0].lendingLimit", func(c *ClusterQueue) { firstQuota(c).LendingLimit = q(1000) }},
 		{"flavor quota with lendingLimit greater than nominalQuota", "spec.resourceGroups[0].flavors[0].resources[0].lendingLimit", func(c *ClusterQueue) {
 			c.CohortName = "cohort"
-			quota(c).LendingLimit = q(2000)
+			firstQuota(c).LendingLimit = q(2000)
 		}},
 		{"empty queueing strategy is supported", "", func(c *ClusterQueue) { c.QueueingStrategy = "" }},
 		{"unknown queueing strategy", "spec.queueingStrategy", func(c *ClusterQueue) { c.QueueingStrategy = "FIFO" }},
