@@ -96,7 +96,7 @@ func TestPreemptLowerPriorityInQueue(t *testing.T) {
 	assert.Equal(t, []string{"low-1<-high-1(InClusterQueue)"}, r.evictions())
 	assert.Equal(t, "cq: high-1 low-2 low-3", r.admitted())
 	assert.Equal(t, "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 4 more needed", r.message("low-1"))
-	assert.Equal(t, []string{"high-1", "low-3"}, r.order())
+	assert.Equal(t, []string{"low-1", "low-2", "high-1", "low-3"}, r.order(), "the first two were admitted before")
 }
 
 // reclaimWithinCohort Any: cq-a (6) borrows 6 from cq-b (6) with a1 (6),
