@@ -205,8 +205,11 @@ func (b *builder) podSet(s *schema.Controller) (*controllers.PodSet, error) {
 
 // newManager returns the controllers of the scenario's workloads for one
 // run; nil when the scenario has none, and runs as it would without them.
-func (sc *Scenario) newManager(rc *controllers.ResourceClaims) *controllers.Manager {
-	if len(sc.Controllers) == 0 {
+//
+// With Kueue (always) there is a Manager even without controllers: its
+// loop (drive.go) is the one that interleaves Kueue's times.
+func (sc *Scenario) newManager(rc *controllers.ResourceClaims, always bool) *controllers.Manager {
+	if len(sc.Controllers) == 0 && !always {
 		return nil
 	}
 	return sc.manager(controllers.WithResourceClaims(rc))

@@ -17,14 +17,18 @@ import (
 // (NextTime) and lets it act (Step), after the actions of that time.
 // With templates of resource claims (rc not nil) each pod's claims are
 // made as it is added (apply).
-func (sc *Scenario) drive(s *gangsim.Scheduler, m *controllers.Manager, as *scaler, rc *controllers.ResourceClaims) error {
+//
+// With Kueue (kr not nil, and then always with a Manager) the runner also
+// stops at Kueue's times (kueueRun.nextTime) and lets it act, before the
+// actions, wakeups and scans of later times.
+func (sc *Scenario) drive(s *gangsim.Scheduler, m *controllers.Manager, as *scaler, rc *controllers.ResourceClaims, kr *kueueRun) error {
 	acts := sc.timeline()
 	if m == nil && as == nil {
 		for _, a := range acts {
 			if err := s.RunUntil(a.at); err != nil {
 				return err
 			}
-			if err := sc.apply(s, a, rc); err != nil {
+			if err := sc.apply(s, a, rc, nil); err != nil {
 				return err
 			}
 		}
@@ -41,7 +45,7 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, m *controllers.Manager, as *scal
 			}
 			continue
 		}
-		done, err := sc.step(s, m, acts, &next, as, rc)
+		done, err := sc.step(s, m, acts, &next, as, rc, kr)
 		if done || err != nil {
 			return err
 		}
@@ -57,9 +61,22 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, m *controllers.Manager, as *scal
 // settles what can happen before the next pod ends (Settle), lets the
 // autoscaler act until then, and stops. It reports whether the run is
 // over.
-func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []action, next *int, as *scaler, rc *controllers.ResourceClaims) (bool, error) {
+func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []action, next *int, as *scaler, rc *controllers.ResourceClaims, kr *kueueRun) (bool, error) {
 	m.Resume()
 	w, woken := m.NextWakeup()
+	if t, ok := kr.nextTime(); ok {
+		t = max(t, s.Now())
+		first := (*next >= len(acts) || t < acts[*next].at) && (!woken || t < w)
+		if at, aok := as.nextTime(s); aok && at < t {
+			first = false
+		}
+		if first {
+			if err := s.RunUntil(t); err != nil || m.Paused() {
+				return false, err
+			}
+			return false, kr.step(s, m, t)
+		}
+	}
 	if as != nil {
 		t, ok := as.target(s)
 		more := ok || woken || *next < len(acts) || m.InProgress()
@@ -80,7 +97,7 @@ func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []ac
 		if skips(m, a) {
 			return false, nil
 		}
-		return false, sc.apply(s, a, rc)
+		return false, sc.apply(s, a, rc, kr)
 	case woken:
 		if err := s.RunUntil(w); err != nil || m.Paused() {
 			return false, err
@@ -126,7 +143,7 @@ func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action,
 			if err := s.RunUntil(a.at); err != nil {
 				return err
 			}
-			if err := sc.apply(s, a, rc); err != nil {
+			if err := sc.apply(s, a, rc, nil); err != nil {
 				return err
 			}
 			continue

@@ -43,7 +43,7 @@ events:
 	require.NoError(t, err)
 	for _, a := range sc.timeline() {
 		require.NoError(t, s.RunUntil(a.at))
-		require.NoError(t, sc.apply(s, a, nil))
+		require.NoError(t, sc.apply(s, a, nil, nil))
 	}
 	require.NoError(t, s.Run())
 	const cpu2 = "0/2 nodes are available: 2 Insufficient cpu."

@@ -35,9 +35,16 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 	if rc != nil {
 		opts = append(opts, rc.Attach())
 	}
-	m := sc.newManager(rc)
+	kr, err := sc.newKueueRun()
+	if err != nil {
+		return nil, err
+	}
+	m := sc.newManager(rc, kr != nil)
 	if m != nil {
 		opts = append(opts, m.Attach())
+	}
+	if kr != nil {
+		opts = append(opts, gangsim.WithPause(kr.see))
 	}
 	as, err := sc.newScaler()
 	if err != nil {
@@ -58,7 +65,7 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 			return nil, err
 		}
 	}
-	err = sc.drive(s, m, as, rc)
+	err = sc.drive(s, m, as, rc, kr)
 	if err != nil && !errors.Is(err, gangsim.ErrNoProgress) {
 		return nil, err
 	}
@@ -144,8 +151,9 @@ func (e *atError) Error() string { return fmt.Sprintf("at %v: %v", e.At, e.Err) 
 func (e *atError) Unwrap() error { return e.Err }
 
 // apply does one action of the timeline; a pod's claims from templates
-// are made first (rc, when the scenario has templates).
-func (sc *Scenario) apply(s *gangsim.Scheduler, a action, rc *controllers.ResourceClaims) error {
+// are made first (rc, when the scenario has templates), and a pod Kueue
+// manages goes to it (kr).
+func (sc *Scenario) apply(s *gangsim.Scheduler, a action, rc *controllers.ResourceClaims, kr *kueueRun) error {
 	if p := a.pod; p != nil {
 		pod := p.Pod // read-only: every run shares its maps and slices
 		if sc.ExtendedResourceToleration {
@@ -156,7 +164,11 @@ func (sc *Scenario) apply(s *gangsim.Scheduler, a action, rc *controllers.Resour
 				return sc.runError(p.Source, &atError{At: a.at, Err: err})
 			}
 		}
-		if err := s.AddPod(pod, p.Duration); err != nil && !errors.Is(err, gangsim.ErrRejected) {
+		add := s.AddPod
+		if kr.manages(&pod) {
+			add = func(pod cluster.Pod, d time.Duration) error { return kr.arrive(s, pod, d) }
+		}
+		if err := add(pod, p.Duration); err != nil && !errors.Is(err, gangsim.ErrRejected) {
 			return sc.runError(p.Source, &atError{At: a.at, Err: err})
 		}
 		return nil // a pod admission refused is a result (recorder), not an error
