@@ -159,8 +159,9 @@ type parentRun struct {
 	state      ParentState
 	reason     string
 	finishedAt time.Duration
-	restarts   int // restart attempts so far
-	counted    int // those counted against maxRestarts
+	restarts   int  // restart attempts so far
+	counted    int  // those counted against maxRestarts
+	suspended  bool // its spec's suspend: its children make no pod (suspend.go)
 }
 
 // kidRun is a child's state in a run.
@@ -185,7 +186,7 @@ func (m *Manager) link() {
 		w := c.w
 		switch {
 		case w.Parent != nil:
-			c.par = &parentRun{p: w.Parent, ctl: c, state: ParentRunning}
+			c.par = &parentRun{p: w.Parent, ctl: c, state: ParentRunning, suspended: w.Parent.Suspended}
 			byParent[w.Parent] = c.par
 		case w.Of != nil:
 			pr := byParent[w.Of]
@@ -217,7 +218,7 @@ func (m *Manager) syncParent(c *controller) error {
 	if pr.state != ParentRunning {
 		return nil
 	}
-	if pr.p.Suspended {
+	if pr.suspended {
 		pr.state = ParentSuspended
 		return nil
 	}
@@ -441,6 +442,7 @@ func (m *Manager) startRoles(pr *parentRun) {
 // policy deletes theirs.
 func (m *Manager) finish(pr *parentRun, state ParentState, reason string) error {
 	pr.state, pr.reason, pr.finishedAt = state, reason, m.s.Now()
+	m.finished(pr.ctl)
 	for _, c := range pr.kids {
 		c.kid.stopped = true
 		if pr.p.Clean == CleanNone {
