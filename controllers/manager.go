@@ -104,18 +104,18 @@ type controller struct {
 	vacant         []string
 	// refused: admission refused one of its pods; it makes none until
 	// one of its pods changes (trying at once would meet the same refusal)
-	refused bool
-	job     *jobRun
-	par     *parentRun    // a parent's (owners.go)
-	kid     *kidRun       // a parent's child's
-	set     *setRun       // a PodSet's (podset.go)
+	refused    bool
+	job        *jobRun
+	par        *parentRun // a parent's (owners.go)
+	kid        *kidRun    // a parent's child's
+	set        *setRun    // a PodSet's (podset.go)
 	links                 // its links to other workloads (links.go)
 	suspension            // its suspension (suspend.go)
 	// going counts its pods out of active that have not ended: a Job's
 	// evicted pods in their graceful termination
-	going   int
-	wake    time.Duration // its pending wakeup; -1 for none
-	dirty   bool
+	going int
+	wake  time.Duration // its pending wakeup; -1 for none
+	dirty bool
 }
 
 // ownedPod is a pod a controller owns: one of its workload's Pods, or
