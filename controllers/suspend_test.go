@@ -357,7 +357,9 @@ func TestSuspendedFromTheStart(t *testing.T) {
 	// suspended: nothing runs until 15m, when it is resumed on n2; its
 	// active deadline of 20m counts from then. Suspending it again while
 	// held does nothing, and tells nothing.
-	held := func(ref controllers.WorkloadRef) bool { return ref == controllers.WorkloadRef{Kind: controllers.KindJob, Name: "etl", Namespace: "default"} }
+	held := func(ref controllers.WorkloadRef) bool {
+		return ref == controllers.WorkloadRef{Kind: controllers.KindJob, Name: "etl", Namespace: "default"}
+	}
 	ws := []controllers.Workload{job("etl", 10*time.Minute, controllers.Job{Completions: int32p(2), Parallelism: 2, BackoffLimit: 6,
 		ActiveDeadline: 20 * time.Minute})}
 	var states []string
@@ -425,8 +427,10 @@ func TestNeverSuspendedUnchanged(t *testing.T) {
 		"JobSet": func() []controllers.Workload {
 			return jobSet(&controllers.Parent{Roles: twoRoles}, every(30*time.Minute), controllers.Job{BackoffLimit: 6}, "a:1:2", "b:1:1")
 		},
-		"MPIJob":     mpiJob,
-		"RayCluster": func() []controllers.Workload { return []controllers.Workload{rayCluster(), job("etl", time.Hour, controllers.Job{Parallelism: 1, BackoffLimit: 1})} },
+		"MPIJob": mpiJob,
+		"RayCluster": func() []controllers.Workload {
+			return []controllers.Workload{rayCluster(), job("etl", time.Hour, controllers.Job{Parallelism: 1, BackoffLimit: 1})}
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			plain := runCase(t, pools, 0, nil, ws())
