@@ -171,6 +171,7 @@ type kidRun struct {
 	stopped bool // its parent finished: it makes no pod
 	gone    bool // deleted with its parent before it finished
 	attempt int
+	held    bool         // its Job was suspended with its parent, and is not resumed yet (suspend.go)
 	done    map[int]bool // a child of replicas' indexes that succeeded
 	// leader and domain: an exclusive Job's leader pod and the topology
 	// domain it was placed in, which its followers are pinned to
@@ -381,7 +382,7 @@ func (m *Manager) reset(c *controller, attempt int) error {
 		}
 	}
 	k := c.kid
-	k.started, k.attempt, k.leader, k.domain = false, attempt, "", ""
+	k.started, k.attempt, k.leader, k.domain, k.held = false, attempt, "", "", false
 	clear(k.done)
 	if c.job != nil {
 		c.job = newJobRun(c.w)
@@ -424,11 +425,17 @@ func (m *Manager) startRoles(pr *parentRun) {
 			continue
 		}
 		for _, c := range pr.kids {
-			if c.w.Role == role.Name && !c.kid.started {
+			switch {
+			case c.w.Role != role.Name:
+			case !c.kid.started:
 				c.kid.started = true
 				if c.job != nil {
 					c.job.start = m.s.Now() // its active deadline counts from here
 				}
+				m.markDirty(c)
+			case c.kid.held: // a JobSet resumes its Jobs role by role, as it starts them
+				c.kid.held = false
+				resumeJob(c.job, m.s.Now())
 				m.markDirty(c)
 			}
 		}

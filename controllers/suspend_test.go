@@ -442,3 +442,31 @@ func TestNeverSuspendedUnchanged(t *testing.T) {
 		})
 	}
 }
+
+func TestJobSetResumesRoleByRole(t *testing.T) {
+	// Role b depends on role a being ready. 0: a's pod binds, a is
+	// ready, b's pod arrives and binds. 10m: suspended. 20m: resumed: a's
+	// Job first, its pod pending (blocker holds n2 until 25m); b's Job
+	// stays suspended until a is ready again: its pod arrives at 25m, not
+	// at 20m. A Kubeflow job would resume both at once.
+	p := &controllers.Parent{Roles: []controllers.Role{{Name: "a"}, {Name: "b", DependsOn: []controllers.Dependency{{Role: "a"}}}}}
+	ws := jobSet(p, every(30*time.Minute), controllers.Job{BackoffLimit: 6}, "a:1:1", "b:1:1")
+	pods := []given{{pod: gt.MakePod("blocker").CPU("8").NodeName("n2").Toleration("dedicated", "b", cluster.TaintNoSchedule).Obj(),
+		d: 25 * time.Minute, owner: -1}}
+	var states [][]string
+	look := act{21 * time.Minute, func(m *controllers.Manager) error {
+		for _, j := range m.Jobs() {
+			states = append(states, []string{j.Name, string(j.State)})
+		}
+		return nil
+	}}
+	r := runActs(t, pools, pods, ws, []act{suspendAt(10*time.Minute, controllers.KindJobSet, "js"),
+		unsuspendAt(20*time.Minute, controllers.KindJobSet, "js"), look})
+	require.NoError(t, r.err)
+	require.Equal(t, []string{"0s PodArrived js-a-0-0-0", "0s PodBound js-a-0-0-0 n1", "0s PodArrived js-b-0-0-0", "0s PodBound js-b-0-0-0 n1",
+		"20m0s PodArrived js-a-0-0-1", "25m0s PodBound js-a-0-0-1 n2", "25m0s PodArrived js-b-0-0-1", "25m0s PodBound js-b-0-0-1 n2"},
+		r.of(gangsim.EventPodArrived, gangsim.EventPodBound)[1:]) // the blocker's arrival first
+	require.Equal(t, [][]string{{"js-a-0", "Running"}, {"js-b-0", "Suspended"}}, states)
+	require.Equal(t, []string{"js-a-0 Complete 1/0 55m0s", "js-b-0 Complete 1/0 55m0s"}, r.jobs())
+	require.Equal(t, []string{"js Completed AllJobsCompleted 0 55m0s"}, r.parents())
+}
