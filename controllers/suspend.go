@@ -21,8 +21,12 @@ import (
 //     counts from its resumption (Kubernetes clears the Job's startTime
 //     while it is suspended);
 //   - a JobSet suspends its Jobs, and the Kubeflow operators (MPIJob,
-//     PyTorchJob: runPolicy.suspend) delete their replicas' pods: the
-//     parent's children make no pod, and start where they left off;
+//     PyTorchJob: runPolicy.suspend) suspend their launcher Job and
+//     delete their replicas' pods: the parent's children make no pod.
+//     Resumed, a Kubeflow job resumes them all at once, and a JobSet
+//     resumes its Jobs as it starts them: role by role under InOrder, a
+//     role once its dependsOn are reached again (its Jobs that completed
+//     stay complete);
 //   - a RayCluster (KubeRay's suspend) deletes all its pods.
 //
 // A LeaderWorkerSet, a Volcano Job and the services have no suspend, nor
@@ -125,7 +129,8 @@ func (m *Manager) Unsuspend(ref WorkloadRef, patch func(role string, p *cluster.
 			pr.state = ParentRunning
 		}
 		for _, k := range pr.kids {
-			if k.kid.started && k.job != nil {
+			if k.kid.held && c.w.Kind != KindJobSet { // a JobSet resumes them as it starts them (startRoles)
+				k.kid.held = false
 				resumeJob(k.job, now)
 			}
 			m.markDirty(k)
@@ -249,7 +254,7 @@ func (m *Manager) suspend(c *controller) {
 		pr.suspended, pr.state = true, ParentSuspended
 		for _, k := range pr.kids {
 			if k.kid.started && k.job != nil && !k.job.finished() {
-				k.job.suspended, k.job.state = true, JobSuspended
+				k.job.suspended, k.job.state, k.kid.held = true, JobSuspended, true
 			}
 		}
 	}
