@@ -56,7 +56,8 @@ type suspension struct {
 // workloads it manages as they are made): each stays suspended until
 // Unsuspend. It is asked once for each workload that has a suspend (a
 // Job, a parent, a RayCluster), in NewManager, with its namespace filled
-// in ("default" for none). A held workload's Pods are deleted at its
+// in ("default" for none), unless its spec says suspend: true (it is
+// suspended already, and stays so until Unsuspend). A held workload's Pods are deleted at its
 // first sync, as its controller deletes the pods of a suspended workload:
 // a caller that holds a workload from time 0 leaves them out.
 func WithSuspended(held func(WorkloadRef) bool) Option {
@@ -196,8 +197,8 @@ func (c *controller) ref() WorkloadRef {
 }
 
 // indexRefs indexes the workloads by reference (the first of a
-// reference, by its kind and its reported kind), and holds those
-// WithSuspended holds.
+// reference, by its kind and its reported kind), notes those whose spec
+// says suspend, and holds those WithSuspended holds.
 func (m *Manager) indexRefs() {
 	m.byRef = make(map[WorkloadRef]*controller, len(m.ctls))
 	for _, c := range m.ctls {
@@ -208,7 +209,8 @@ func (m *Manager) indexRefs() {
 				m.byRef[r] = c
 			}
 		}
-		if m.hold == nil || c.canSuspend() != nil || !m.hold(ref) {
+		c.suspended = c.job != nil && c.kid == nil && c.job.suspended || c.par != nil && c.par.suspended
+		if c.suspended || m.hold == nil || c.canSuspend() != nil || !m.hold(ref) {
 			continue
 		}
 		m.suspend(c)

@@ -470,3 +470,14 @@ func TestJobSetResumesRoleByRole(t *testing.T) {
 	require.Equal(t, []string{"js-a-0 Complete 1/0 55m0s", "js-b-0 Complete 1/0 55m0s"}, r.jobs())
 	require.Equal(t, []string{"js Completed AllJobsCompleted 0 55m0s"}, r.parents())
 }
+
+func TestSuspendedBySpec(t *testing.T) {
+	// A Job whose spec says suspend: true is suspended already: Suspend
+	// does nothing and tells nothing; Unsuspend runs it, on n2.
+	ws := []controllers.Workload{job("etl", 10*time.Minute, controllers.Job{Completions: int32p(1), Parallelism: 1, BackoffLimit: 6, Suspended: true})}
+	r := runActs(t, pools, nil, ws, []act{suspendAt(time.Minute, controllers.KindJob, "etl"), unsuspendAt(2*time.Minute, controllers.KindJob, "etl")},
+		controllers.WithSuspended(func(controllers.WorkloadRef) bool { t.Error("asked of a Job suspended by its spec"); return true }))
+	require.NoError(t, r.err)
+	require.Equal(t, []string{"2m0s PodBound etl-0 n2", "12m0s PodSucceeded etl-0"}, r.of(bound...))
+	require.Equal(t, []string{"12m0s Job/etl"}, r.told)
+}
