@@ -55,11 +55,13 @@ type suspension struct {
 // true, as if their spec said suspend: true (Kueue's webhook suspends the
 // workloads it manages as they are made): each stays suspended until
 // Unsuspend. It is asked once for each workload that has a suspend (a
-// Job, a parent, a RayCluster), in NewManager, with its namespace filled
-// in ("default" for none), unless its spec says suspend: true (it is
-// suspended already, and stays so until Unsuspend). A held workload's Pods are deleted at its
-// first sync, as its controller deletes the pods of a suspended workload:
-// a caller that holds a workload from time 0 leaves them out.
+// Job, a parent, a RayCluster), in NewManager, with the kind the workload
+// is reported as (a TrainJob's JobSet is the TrainJob) and its namespace
+// filled in ("default" for none); not of a workload whose spec says
+// suspend: true, suspended already until Unsuspend. A held workload's
+// Pods are deleted at its first sync, as its controller deletes the pods
+// of a suspended workload: a caller that holds a workload from time 0
+// leaves them out.
 func WithSuspended(held func(WorkloadRef) bool) Option {
 	return func(m *Manager) { m.hold = held }
 }
@@ -68,8 +70,9 @@ func WithSuspended(held func(WorkloadRef) bool) Option {
 // workload Suspend suspended has no pod left (Active is 0: a queue
 // releases its quota then) and when a workload finishes (Finished), each
 // in the order it happened. A workload stopped by another (Workload.Stops)
-// finishes then. The hook may call Suspend and Unsuspend; React then goes
-// on until nothing is left to act on.
+// finishes then. Suspend notes a workload with no pod left at once: Busy
+// is true until React tells it. The hook may call Suspend and Unsuspend;
+// React then goes on until nothing is left to act on.
 func WithWorkloadChange(changed func(WorkloadRef)) Option {
 	return func(m *Manager) { m.onChange = changed }
 }
