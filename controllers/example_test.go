@@ -147,13 +147,13 @@ func ExampleManager_Suspend() {
 	// Output:
 	// 10m0s PodBound default/etl-0 gpu-1
 	// 10m0s PodBound default/etl-1 gpu-1
-	// 20m0s PodDeleted default/etl-0
-	// 20m0s PodDeleted default/etl-1
+	// 20m0s PodDeleted default/etl-0 gpu-1
+	// 20m0s PodDeleted default/etl-1 gpu-1
 	// 20m0s changed: etl active 0 done false failed false
 	// 30m0s PodBound default/etl-2 gpu-1
 	// 30m0s PodBound default/etl-3 gpu-1
-	// 1h0m0s PodSucceeded default/etl-2
-	// 1h0m0s PodSucceeded default/etl-3
+	// 1h0m0s PodSucceeded default/etl-2 gpu-1
+	// 1h0m0s PodSucceeded default/etl-3 gpu-1
 	// 1h0m0s changed: etl active 0 done true failed false
 	// false Complete
 }
