@@ -481,3 +481,20 @@ func TestSuspendedBySpec(t *testing.T) {
 	require.Equal(t, []string{"2m0s PodBound etl-0 n2", "12m0s PodSucceeded etl-0"}, r.of(bound...))
 	require.Equal(t, []string{"12m0s Job/etl"}, r.told)
 }
+
+func TestSuspendNoOps(t *testing.T) {
+	// Unsuspending a running Job does nothing (its patch is not taken:
+	// etl-1 runs on n1); suspending it twice deletes and tells once;
+	// suspending it once it has completed does nothing.
+	etl := controllers.WorkloadRef{Kind: controllers.KindJob, Name: "etl"}
+	ws := []controllers.Workload{job("etl", 10*time.Minute, controllers.Job{Completions: int32p(2), Parallelism: 1, BackoffLimit: 6})}
+	r := runActs(t, pools, nil, ws, []act{unsuspendAt(time.Minute, controllers.KindJob, "etl"),
+		suspendAt(15*time.Minute, controllers.KindJob, "etl"), suspendAt(16*time.Minute, controllers.KindJob, "etl"),
+		{20 * time.Minute, func(m *controllers.Manager) error { return m.Unsuspend(etl, nil) }},
+		suspendAt(time.Hour, controllers.KindJob, "etl")})
+	require.NoError(t, r.err)
+	require.Equal(t, []string{"0s PodBound etl-0 n1", "10m0s PodSucceeded etl-0", "10m0s PodBound etl-1 n1", "15m0s PodDeleted etl-1",
+		"20m0s PodBound etl-2 n1", "30m0s PodSucceeded etl-2"}, r.of(bound...))
+	require.Equal(t, []string{"15m0s Job/etl", "30m0s Job/etl"}, r.told)
+	require.Equal(t, []string{"etl Complete 2/0 30m0s"}, r.jobs())
+}
