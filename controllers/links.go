@@ -7,10 +7,10 @@ package controllers
 // resolved once, in NewManager, by kind and name in the workload's
 // namespace; a link to a workload the Manager does not run is no link.
 
-// WorkloadRef names a workload by its kind and name, and its namespace:
-// in a link (Workload.After, Stops) the linking workload's, for the
-// Manager's methods (Suspend, Active...) Namespace, where "" is the
-// default namespace.
+// WorkloadRef names a workload by its kind, name and namespace. A link
+// (Workload.After, Stops) names a workload of the linking workload's
+// namespace, and its Namespace is not read; for the Manager's methods
+// (Suspend, Active...) "" is the default namespace.
 type WorkloadRef struct {
 	Kind, Name string
 	Namespace  string
