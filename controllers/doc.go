@@ -38,6 +38,21 @@
 //   - Made, Pod, Failed, Jobs and Parents say what the controllers did,
 //     for a result.
 //
+// A queue in front of the scheduler (Kueue) changes a workload's
+// spec.suspend while it runs, and the Manager lets it (suspend.go):
+// Suspend does what the workload's controller does when the flag turns
+// true (a Job deletes its active pods, none counted as failed, and stops
+// its active deadline's clock; a JobSet suspends its Jobs; an MPIJob, a
+// PyTorchJob and a RayCluster delete their pods), and Unsuspend what it
+// does when the flag turns false, every pod made from then on made from
+// its template changed by the caller's patch (the node selector and the
+// tolerations of the flavor the queue admitted it to). WithSuspended
+// holds workloads from time 0, as Kueue's webhook suspends those it
+// manages. Active and Finished tell what the queue waits for (its
+// workload's pods gone, to release its quota; its end), and
+// WithWorkloadChange's hook is called from React as either happens. A
+// LeaderWorkerSet, a Volcano Job and the services have no suspend.
+//
 // ResourceClaims is the resourceclaim controller: it holds the
 // templates (AddTemplate), makes a pod's claims, owned by the pod, and
 // records them in the pod's status (SetResourceClaimStatuses) as the pod

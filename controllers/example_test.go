@@ -86,3 +86,74 @@ func ExamplePodSet() {
 	// 10m0s PodDeleted default/mpi-worker-1
 	// mpi Completed 0
 }
+
+// A Job of two completions is held from time 0, as Kueue's webhook holds
+// the Jobs it manages; at 10m the queue admits it to a flavor whose nodes
+// are pool=gpu, and the Job runs there; at 20m it is evicted: its pods
+// are deleted, not failures, and the hook says when none is left; at 30m
+// it is admitted again and completes at 1h.
+func ExampleManager_Suspend() {
+	completions := int32(2)
+	etl := controllers.WorkloadRef{Kind: controllers.KindJob, Name: "etl"}
+	var s *gangsim.Scheduler
+	var m *controllers.Manager
+	m = controllers.NewManager([]controllers.Workload{{
+		Kind: controllers.KindJob, Namespace: "default", Name: "etl",
+		Template: gt.MakePod("").CPU("1").Obj(),
+		RunTime:  func(cluster.PodKey, int) time.Duration { return 30 * time.Minute },
+		Job:      &controllers.Job{Completions: &completions, Parallelism: 2, BackoffLimit: 6},
+	}}, controllers.WithSuspended(func(ref controllers.WorkloadRef) bool { return ref.Kind == controllers.KindJob }),
+		controllers.WithWorkloadChange(func(ref controllers.WorkloadRef) {
+			done, failed := m.Finished(ref)
+			fmt.Println(s.Now(), "changed:", ref.Name, "active", m.Active(ref), "done", done, "failed", failed)
+		}))
+	admit := func(_ string, p *cluster.Pod) {
+		p.NodeSelector = map[string]string{"pool": "gpu"}
+	}
+	s, _ = gangsim.New(gangsim.Config{}, m.Attach(), gangsim.WithObserverOf(func(e gangsim.Event) {
+		fmt.Println(e.At, e.Kind, e.PodKey(), e.Node)
+	}, gangsim.EventPodBound, gangsim.EventPodSucceeded, gangsim.EventPodDeleted))
+	_ = s.AddNode(gt.MakeNode("cpu-1").CPU("4").Label("pool", "cpu").Obj())
+	_ = s.AddNode(gt.MakeNode("gpu-1").CPU("4").Label("pool", "gpu").Obj())
+	m.Start(s)
+	settle := func(t time.Duration) { // run to t, the controllers acting on the way (controllers.Run's loop)
+		for {
+			if m.Busy() {
+				_ = m.React()
+				continue
+			}
+			m.Resume()
+			if w, woken := m.NextWakeup(); woken && w <= t {
+				if _ = s.RunUntil(w); !m.Paused() {
+					m.Wake(w)
+				}
+				continue
+			}
+			if _ = s.RunUntil(t); !m.Paused() {
+				return
+			}
+		}
+	}
+	settle(10 * time.Minute)
+	_ = m.Unsuspend(etl, admit)
+	settle(20 * time.Minute)
+	_ = m.Suspend(etl)
+	settle(30 * time.Minute)
+	_ = m.Unsuspend(etl, admit)
+	if err := controllers.Run(s, m); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println(m.Failed("default/etl-0"), m.Jobs()[0].State)
+	// Output:
+	// 10m0s PodBound default/etl-0 gpu-1
+	// 10m0s PodBound default/etl-1 gpu-1
+	// 20m0s PodDeleted default/etl-0 gpu-1
+	// 20m0s PodDeleted default/etl-1 gpu-1
+	// 20m0s changed: etl active 0 done false failed false
+	// 30m0s PodBound default/etl-2 gpu-1
+	// 30m0s PodBound default/etl-3 gpu-1
+	// 1h0m0s PodSucceeded default/etl-2 gpu-1
+	// 1h0m0s PodSucceeded default/etl-3 gpu-1
+	// 1h0m0s changed: etl active 0 done true failed false
+	// false Complete
+}

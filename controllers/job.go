@@ -107,7 +107,8 @@ type jobRun struct {
 	done         map[int]bool // an Indexed Job's completed indexes
 	sinceSuccess int          // failures since the last success, for the backoff
 	lastFailure  time.Duration
-	start        time.Duration // when the Job was made: 0, or when its parent made it (owners.go)
+	start        time.Duration // when the Job was made (0, or when its parent made it: owners.go) or last resumed
+	suspended    bool          // spec.suspend: it makes no pod (suspend.go)
 	leaving      int           // pods being deleted that podReplacementPolicy Failed waits for
 	state        JobState
 	reason       string
@@ -121,7 +122,7 @@ func newJobRun(w *Workload) *jobRun {
 		j.done[i] = true
 	}
 	if r.Suspended {
-		j.state = JobSuspended
+		j.state, j.suspended = JobSuspended, true
 	}
 	return j
 }
@@ -206,7 +207,7 @@ func (m *Manager) jobChange(ch podChange) error {
 // the pods it lacks.
 func (m *Manager) syncJob(c *controller) error {
 	j, now := c.job, m.s.Now()
-	if j.finished() || j.rules.Suspended {
+	if j.finished() || j.suspended {
 		return nil
 	}
 	switch d := j.rules.ActiveDeadline; {
@@ -231,6 +232,7 @@ func (m *Manager) syncJob(c *controller) error {
 	}
 	if done := j.rules.Completions; c.active == 0 && (done == nil && j.succeeded > 0 || done != nil && j.succeeded >= int(*done)) {
 		j.state, j.finishedAt = JobComplete, now
+		m.finished(c)
 	}
 	return nil
 }
@@ -288,6 +290,7 @@ func (m *Manager) makeJobPods(c *controller, n int) error {
 func (m *Manager) failJob(c *controller, reason string) error {
 	j := c.job
 	j.state, j.reason, j.finishedAt = JobFailed, reason, m.s.Now()
+	m.finished(c)
 	for _, cp := range c.pods {
 		if cp.state != podActive {
 			continue

@@ -7,10 +7,13 @@ package controllers
 // resolved once, in NewManager, by kind and name in the workload's
 // namespace; a link to a workload the Manager does not run is no link.
 
-// WorkloadRef names a workload of the same namespace by its kind and
-// name.
+// WorkloadRef names a workload by its kind, name and namespace. A link
+// (Workload.After, Stops) names a workload of the linking workload's
+// namespace, and its Namespace is not read; for the Manager's methods
+// (Suspend, Active...) "" is the default namespace.
 type WorkloadRef struct {
 	Kind, Name string
+	Namespace  string
 }
 
 // links are a controller's links to other controllers.
@@ -84,6 +87,7 @@ func (m *Manager) finishedLinks(c *controller) error {
 		return nil
 	}
 	t.stopped = true
+	m.finished(t)
 	for _, cp := range t.pods {
 		if cp.state != podActive {
 			continue

@@ -39,6 +39,16 @@ type Manager struct {
 	listed   map[cluster.PodKey]bool   // the keys of made
 	failed   map[cluster.PodKey]bool   // Job pods counted as failed
 
+	// suspension (suspend.go): the workloads by reference, which to hold
+	// from the start (WithSuspended), whom to tell of a change
+	// (WithWorkloadChange), the changes to tell, in order, and the
+	// suspended workloads whose pods are not all gone yet
+	byRef    map[WorkloadRef]*controller
+	hold     func(WorkloadRef) bool
+	onChange func(WorkloadRef)
+	changes  []*controller
+	draining []*controller
+
 	// the end of the run: finite are the pods with a run time that no
 	// service controller made; running those bound now; terminating the
 	// evicted pods in their graceful termination
@@ -94,14 +104,18 @@ type controller struct {
 	vacant         []string
 	// refused: admission refused one of its pods; it makes none until
 	// one of its pods changes (trying at once would meet the same refusal)
-	refused bool
-	job     *jobRun
-	par     *parentRun    // a parent's (owners.go)
-	kid     *kidRun       // a parent's child's
-	set     *setRun       // a PodSet's (podset.go)
+	refused    bool
+	job        *jobRun
+	par        *parentRun // a parent's (owners.go)
+	kid        *kidRun    // a parent's child's
+	set        *setRun    // a PodSet's (podset.go)
 	links                 // its links to other workloads (links.go)
-	wake    time.Duration // its pending wakeup; -1 for none
-	dirty   bool
+	suspension            // its suspension (suspend.go)
+	// going counts its pods out of active that have not ended: a Job's
+	// evicted pods in their graceful termination
+	going int
+	wake  time.Duration // its pending wakeup; -1 for none
+	dirty bool
 }
 
 // ownedPod is a pod a controller owns: one of its workload's Pods, or
@@ -116,6 +130,9 @@ type ownedPod struct {
 	domain string
 	state  podState
 	byUs   bool // its controller deleted it: the deletion's event is its own
+	// patch is the change to its template it was made with (Unsuspend);
+	// nil for none
+	patch func(role string, p *cluster.Pod)
 }
 
 // podState is where an owned pod is in its controller's accounts.
@@ -127,6 +144,10 @@ const (
 	podLeaving                 // a Job's pod evicted under podReplacementPolicy Failed: counted once terminated
 	podEnded                   // succeeded, deleted or failed
 )
+
+// going reports whether a pod in the state is out of its controller's
+// active pods but not ended: terminating.
+func (s podState) going() bool { return s == podFailing || s == podLeaving }
 
 // NewManager returns the controllers of workloads, each owning its Pods
 // and with a first sync due at time 0. The workloads are read, never
@@ -157,6 +178,7 @@ func NewManager(workloads []Workload, opts ...Option) *Manager {
 	}
 	m.link()
 	m.linkWorkloads()
+	m.indexRefs()
 	return m
 }
 
@@ -252,7 +274,7 @@ func (m *Manager) InProgress() bool { return len(m.running)+len(m.terminating) >
 
 // Busy reports whether the controllers have something to act on now: the
 // caller calls React before it runs the Scheduler again.
-func (m *Manager) Busy() bool { return len(m.todo) > 0 || len(m.dirty) > 0 }
+func (m *Manager) Busy() bool { return len(m.todo) > 0 || len(m.dirty) > 0 || len(m.changes) > 0 }
 
 // Paused reports whether the Manager asked the Scheduler for a pause
 // since Resume: a Scheduler method that runs returned early, and the
@@ -290,6 +312,8 @@ func (m *Manager) React() error {
 				return err
 			}
 		}
+		m.drained()
+		m.tell()
 	}
 	return nil
 }
@@ -313,7 +337,12 @@ func (m *Manager) change(ch podChange) error {
 // sync runs a controller's sync: it makes or deletes pods to reach what
 // its workload wants.
 func (m *Manager) sync(c *controller) error {
-	if held := m.held(c); held {
+	if c.purge {
+		if err := m.halt(c); err != nil {
+			return err
+		}
+	}
+	if held := m.held(c); held || c.kid != nil && c.kid.par.ctl.suspended {
 		return nil
 	}
 	var err error

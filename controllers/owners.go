@@ -159,8 +159,9 @@ type parentRun struct {
 	state      ParentState
 	reason     string
 	finishedAt time.Duration
-	restarts   int // restart attempts so far
-	counted    int // those counted against maxRestarts
+	restarts   int  // restart attempts so far
+	counted    int  // those counted against maxRestarts
+	suspended  bool // its spec's suspend: its children make no pod (suspend.go)
 }
 
 // kidRun is a child's state in a run.
@@ -170,6 +171,7 @@ type kidRun struct {
 	stopped bool // its parent finished: it makes no pod
 	gone    bool // deleted with its parent before it finished
 	attempt int
+	held    bool         // its Job was suspended with its parent, and is not resumed yet (suspend.go)
 	done    map[int]bool // a child of replicas' indexes that succeeded
 	// leader and domain: an exclusive Job's leader pod and the topology
 	// domain it was placed in, which its followers are pinned to
@@ -185,7 +187,7 @@ func (m *Manager) link() {
 		w := c.w
 		switch {
 		case w.Parent != nil:
-			c.par = &parentRun{p: w.Parent, ctl: c, state: ParentRunning}
+			c.par = &parentRun{p: w.Parent, ctl: c, state: ParentRunning, suspended: w.Parent.Suspended}
 			byParent[w.Parent] = c.par
 		case w.Of != nil:
 			pr := byParent[w.Of]
@@ -217,7 +219,7 @@ func (m *Manager) syncParent(c *controller) error {
 	if pr.state != ParentRunning {
 		return nil
 	}
-	if pr.p.Suspended {
+	if pr.suspended {
 		pr.state = ParentSuspended
 		return nil
 	}
@@ -380,7 +382,7 @@ func (m *Manager) reset(c *controller, attempt int) error {
 		}
 	}
 	k := c.kid
-	k.started, k.attempt, k.leader, k.domain = false, attempt, "", ""
+	k.started, k.attempt, k.leader, k.domain, k.held = false, attempt, "", "", false
 	clear(k.done)
 	if c.job != nil {
 		c.job = newJobRun(c.w)
@@ -423,11 +425,17 @@ func (m *Manager) startRoles(pr *parentRun) {
 			continue
 		}
 		for _, c := range pr.kids {
-			if c.w.Role == role.Name && !c.kid.started {
+			switch {
+			case c.w.Role != role.Name:
+			case !c.kid.started:
 				c.kid.started = true
 				if c.job != nil {
 					c.job.start = m.s.Now() // its active deadline counts from here
 				}
+				m.markDirty(c)
+			case c.kid.held: // a JobSet resumes its Jobs role by role, as it starts them
+				c.kid.held = false
+				resumeJob(c.job, m.s.Now())
 				m.markDirty(c)
 			}
 		}
@@ -441,6 +449,7 @@ func (m *Manager) startRoles(pr *parentRun) {
 // policy deletes theirs.
 func (m *Manager) finish(pr *parentRun, state ParentState, reason string) error {
 	pr.state, pr.reason, pr.finishedAt = state, reason, m.s.Now()
+	m.finished(pr.ctl)
 	for _, c := range pr.kids {
 		c.kid.stopped = true
 		if pr.p.Clean == CleanNone {

@@ -64,12 +64,19 @@ func (m *Manager) adopt(c *controller, key cluster.PodKey, index int, node strin
 
 // end counts an active pod as ended.
 func (m *Manager) end(cp *ownedPod, state podState) {
+	c := cp.ctl
+	if was, is := cp.state.going(), state.going(); was != is {
+		if is {
+			c.going++
+		} else {
+			c.going--
+		}
+	}
 	if cp.state != podActive {
 		cp.state = state
 		return
 	}
 	cp.state = state
-	c := cp.ctl
 	c.active--
 	if cp.index >= 0 {
 		c.activeAt[cp.index]--
@@ -93,11 +100,15 @@ func (m *Manager) remove(cp *ownedPod, state podState) error {
 // make adds the controller's pod named name, with its index and node, made
 // for the n-th time under that name.
 func (m *Manager) make(c *controller, name string, index int, node string, n int) error {
-	p := c.w.pod(name, index, node)
+	patch := c.patch()
+	p := patched(c.w.pod(name, index, node), c.role(index), patch)
 	if c.kid != nil {
 		m.decorate(c, &p, index)
 	}
-	_, err := m.add(c, p, index, node, c.w.runTime(p.Key(), n))
+	cp, err := m.add(c, p, index, node, c.w.runTime(p.Key(), n))
+	if cp != nil {
+		cp.patch = patch
+	}
 	return err
 }
 

@@ -98,7 +98,12 @@ type PodSet struct {
 	// RunTimes are, by template, how long its pod key runs made for the
 	// n-th time (nil, or a nil entry: the Workload's RunTime).
 	RunTimes []func(key cluster.PodKey, n int) time.Duration
-	Members  []Member
+	// Roles name the templates, by template, as Kueue names the pod sets
+	// of the workload (a RayCluster's head and its worker groups): the
+	// role a patch of Manager.Unsuspend is given for a member's pod ("" for
+	// a template without one).
+	Roles   []string
+	Members []Member
 	// Finite sets run their pods to completion (a Volcano Job); the others
 	// are services, whose pods ending stand for their going away.
 	Finite bool
@@ -123,6 +128,10 @@ const (
 	SetFailed     SetPhase = "Failed"
 	SetAborted    SetPhase = "Aborted"
 	SetTerminated SetPhase = "Terminated"
+	// SetSuspended is a set suspended while it runs (Manager.Suspend: a
+	// RayCluster's suspend), its pods deleted; it is Running again once
+	// resumed.
+	SetSuspended SetPhase = "Suspended"
 )
 
 // MemberIndex is the member whose pod is named name: its Name, or for a
@@ -339,6 +348,7 @@ func (m *Manager) deleteMember(c *controller, i int) error {
 // endSet ends the set in phase, deleting its active pods.
 func (m *Manager) endSet(c *controller, phase SetPhase) error {
 	c.set.phase = phase
+	m.finished(c)
 	for i := range c.set.cur {
 		if err := m.deleteMember(c, i); err != nil {
 			return err
@@ -350,7 +360,7 @@ func (m *Manager) endSet(c *controller, phase SetPhase) error {
 // syncSet makes the pods a PodSet lacks, and completes a finite one.
 func (m *Manager) syncSet(c *controller) error {
 	r := c.set
-	if r.finished() {
+	if r.finished() || c.suspended {
 		return nil
 	}
 	if r.rules.Finite {
@@ -419,10 +429,11 @@ func (m *Manager) makeMember(c *controller, i int, domain string) error {
 		defer func() { c.madeAt[i] = k }()
 		n = 0
 	}
-	p := c.w.Set.MemberPod(i, name, domain)
+	patch := c.patch()
+	p := patched(c.w.Set.MemberPod(i, name, domain), c.role(i), patch)
 	cp, err := m.add(c, p, i, "", c.w.Set.runTime(mb.Template, p.Key(), n))
 	if cp != nil {
-		cp.domain = domain
+		cp.domain, cp.patch = domain, patch
 		c.set.cur[i], c.set.domain[i] = cp, domain
 	}
 	return err
@@ -470,7 +481,11 @@ func (m *Manager) Sets() []SetStatus {
 	var out []SetStatus
 	for _, c := range m.ctls {
 		if r := c.set; r != nil {
-			out = append(out, SetStatus{Kind: c.w.Kind, Namespace: c.w.Namespace, Name: c.w.Name, Phase: r.phase, Restarts: r.retries, Active: c.active})
+			phase := r.phase
+			if c.suspended && phase == SetRunning {
+				phase = SetSuspended
+			}
+			out = append(out, SetStatus{Kind: c.w.Kind, Namespace: c.w.Namespace, Name: c.w.Name, Phase: phase, Restarts: r.retries, Active: c.active})
 		}
 	}
 	return out

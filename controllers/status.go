@@ -23,10 +23,11 @@ func (m *Manager) Pod(key cluster.PodKey) (cluster.Pod, bool) {
 	if cp == nil {
 		return cluster.Pod{}, false
 	}
+	role := cp.ctl.role(cp.index)
 	if s := cp.ctl.w.Set; s != nil && cp.index >= 0 {
-		return s.MemberPod(cp.index, podName(key), cp.domain), true
+		return patched(s.MemberPod(cp.index, podName(key), cp.domain), role, cp.patch), true
 	}
-	p := cp.ctl.w.pod(podName(key), cp.index, cp.node)
+	p := patched(cp.ctl.w.pod(podName(key), cp.index, cp.node), role, cp.patch)
 	if cp.ctl.kid != nil {
 		m.decorate(cp.ctl, &p, cp.index)
 	}
