@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -41,7 +42,7 @@ type config struct {
 		TopologyName string `yaml:"topologyName"`
 	} `yaml:"resourceFlavor"`
 	// Topology is Kueue's TAS variant: refused, with a message.
-	Topology *yaml.Node `yaml:"topology"`
+	Topology any `yaml:"topology"`
 }
 
 type cohortSet struct {
@@ -275,7 +276,7 @@ func checkCount(at string, n int) error {
 func cpu(q quantity) (int64, error) {
 	m, err := cluster.ParseResourceQuantity(cluster.ResourceCPU, string(q))
 	if err != nil {
-		return 0, err
+		return 0, errors.New(strings.TrimPrefix(err.Error(), cluster.ErrQuantity.Error()+": "))
 	}
 	if m < 0 {
 		return 0, fmt.Errorf("%q is negative", cluster.Printable(string(q)))
