@@ -148,6 +148,10 @@ const maxUserPriority = 1_000_000_000
 // overflow; gangsim's own limit (10,000,000 pods) comes first anyway.
 const maxCount = 10_000_000
 
+// maxQueues bounds the ClusterQueues (a hundred times large-scale's), each
+// of which is a few hundred bytes of kueue.yaml.
+const maxQueues = 100_000
+
 func (c *config) check() error {
 	if c.Topology != nil {
 		return errors.New("topology: Kueue's TAS configurations are not supported by this tool")
@@ -163,7 +167,7 @@ func (c *config) check() error {
 	if len(c.Cohorts) == 0 {
 		return errors.New("cohorts: at least one cohort set is needed, as Kueue's loader requires")
 	}
-	pods := 0
+	pods, queues := 0, 0
 	for ci, cs := range c.Cohorts {
 		at := fmt.Sprintf("cohorts[%d]", ci)
 		if err := checkCount(at, cs.Count); err != nil {
@@ -174,6 +178,10 @@ func (c *config) check() error {
 			if err := checkCount(at, qs.Count); err != nil {
 				return err
 			}
+			if n := float64(cs.Count)*float64(qs.Count) + float64(queues); n > maxQueues {
+				return fmt.Errorf("%s.count: more than %d ClusterQueues in all", at, maxQueues)
+			}
+			queues += cs.Count * qs.Count
 			if qs.Count > 0 && cs.Count > 0 {
 				// The longest name the set makes: its last queue of its last cohort.
 				name := cqName(qs.ClassName, qi, qs.Count-1, cohortName(cs.ClassName, cs.Count-1))

@@ -21,6 +21,11 @@ const (
 // none, as in Kueue's loader.
 const defaultFlavor = "rf"
 
+// maxQuota bounds the quota of all ClusterQueues together, in millicores
+// (a thousand billion cpu), so that the nodes' sizes stay far from
+// overflow.
+const maxQuota = 1_000_000_000_000_000
+
 // maxTime is the longest time gangsim's format takes: a hundred years.
 const maxTime = 876000 * time.Hour
 
@@ -79,7 +84,7 @@ func makePlan(c *config, nodes int) (*plan, error) {
 					seen[name] = true
 					p.queues = append(p.queues, queue{name: name, cohort: cohort, class: qs.ClassName, set: qs})
 					q, _ := cpu(qs.NominalQuota)
-					quota += q
+					quota = min(quota+min(q, maxQuota+1), maxQuota+1) // never overflows
 					for wi := range qs.WorkloadsSets {
 						ws := &qs.WorkloadsSets[wi]
 						k := int64(0)
@@ -102,6 +107,9 @@ func makePlan(c *config, nodes int) (*plan, error) {
 				}
 			}
 		}
+	}
+	if quota > maxQuota {
+		return nil, fmt.Errorf("%w: the ClusterQueues' nominal quotas add up to more than %d cpu, more than nodes can be made for", errConfig, maxQuota/1000)
 	}
 	slices.SortStableFunc(p.workloads, func(a, b workload) int { return cmp.Compare(a.at, b.at) })
 	// Twice the quota of all ClusterQueues, the most Kueue can admit at

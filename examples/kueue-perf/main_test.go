@@ -232,6 +232,7 @@ func TestBadConfigs(t *testing.T) {
 		{"negative interval", strings.Replace(cfg("", wl), "creationIntervalMs: 10", "creationIntervalMs: -10", 1), "creationIntervalMs: -10 is negative"},
 		{"too late", strings.Replace(cfg("", wl), "creationIntervalMs: 10", "creationIntervalMs: 9000000000000", 1), "after a hundred years"},
 		{"too many", strings.NewReplacer("count: 2,", "count: 9000000,", "count: 1, nominalQuota", "count: 2, nominalQuota").Replace(cfg("", wl)), "more than 10000000 workloads in all"},
+		{"too many queues", `cohorts: [{className: co, count: 1000, queuesSets: [{className: cq, count: 101, nominalQuota: 1}]}]`, "cohorts[0].queuesSets[0].count: more than 100000 ClusterQueues in all"},
 		{"quota as a map", strings.Replace(cfg("", wl), "nominalQuota: 4", "nominalQuota: {cpu: 4}", 1), "a quantity must be a string or a number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -253,6 +254,12 @@ func TestTwiceTheSameQueue(t *testing.T) {
 	err := run([]string{"-config", path, "-o", filepath.Join(t.TempDir(), "out")}, &bytes.Buffer{}, &bytes.Buffer{})
 	require.ErrorIs(t, err, errConfig)
 	require.ErrorContains(t, err, "ClusterQueue cq-0-0-co-0 is made twice")
+
+	huge := `cohorts: [{className: co, count: 2, queuesSets: [{className: cq, count: 1, nominalQuota: 9000000000000000}]}]`
+	require.NoError(t, os.WriteFile(path, []byte(huge), 0o644))
+	err = run([]string{"-config", path, "-o", filepath.Join(t.TempDir(), "out")}, &bytes.Buffer{}, &bytes.Buffer{})
+	require.ErrorIs(t, err, errConfig)
+	require.ErrorContains(t, err, "nominal quotas add up to more than 1000000000000 cpu")
 }
 
 func TestCompare(t *testing.T) {
