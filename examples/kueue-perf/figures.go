@@ -36,8 +36,10 @@ var figures = map[string]published{
 }
 
 // writeCompare prints Kueue's published figures of a built-in
-// configuration as a Markdown table with an empty column for gangsim's.
-func writeCompare(w io.Writer, name string) error {
+// configuration as a Markdown table, with gangsim's figures beside them
+// when m is given (measure computes them from a run), an empty column
+// when not.
+func writeCompare(w io.Writer, name string, m *measured) error {
 	f, ok := figures[name]
 	if !ok {
 		return fmt.Errorf("%w: -compare: Kueue publishes figures for baseline and large-scale only, not %q", errUsage, name)
@@ -45,10 +47,20 @@ func writeCompare(w io.Writer, name string) error {
 	fmt.Fprintf(w, "Kueue v0.19.2, %s (averages of %s; the checker's bound)\n\n", name, f.runs)
 	fmt.Fprintln(w, "| measure | Kueue average | Kueue's bound | gangsim |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|")
-	fmt.Fprintf(w, "| wall time of the run | %s | at most %s | |\n", seconds(f.wallMs), seconds(f.maxWallMs))
-	fmt.Fprintf(w, "| ClusterQueue usage, class cq | %.1f %% | at least %.1f %% | |\n", f.usage, f.minUsage)
+	wall, usage, tta := "", "", map[string]string{}
+	if m != nil {
+		wall = seconds(m.wall.Milliseconds())
+		if u, ok := m.usage["cq"]; ok {
+			usage = fmt.Sprintf("%.1f %%", u)
+		}
+		for c, v := range m.tta {
+			tta[c] = seconds(v)
+		}
+	}
+	fmt.Fprintf(w, "| wall time of the run | %s | at most %s | %s |\n", seconds(f.wallMs), seconds(f.maxWallMs), wall)
+	fmt.Fprintf(w, "| ClusterQueue usage, class cq | %.1f %% | at least %.1f %% | %s |\n", f.usage, f.minUsage, usage)
 	for _, c := range f.classes {
-		fmt.Fprintf(w, "| mean time to admission, %s | %s | at most %s | |\n", c, seconds(f.tta[c]), seconds(f.maxTTA[c]))
+		fmt.Fprintf(w, "| mean time to admission, %s | %s | at most %s | %s |\n", c, seconds(f.tta[c]), seconds(f.maxTTA[c]), tta[c])
 	}
 	return nil
 }

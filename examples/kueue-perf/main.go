@@ -52,7 +52,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	if *compare {
-		return writeCompare(stdout, *name)
+		return writeCompare(stdout, *name, nil)
 	}
 	if *nodes < 1 || *nodes > 100_000 {
 		return fmt.Errorf("%w: -nodes %d: from 1 to 100000", errUsage, *nodes)
