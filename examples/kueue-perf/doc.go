@@ -89,7 +89,9 @@
 //     Here the priority comes from a PriorityClass "priority-<value>",
 //     since a pod takes its priority from its class (the API server
 //     refuses a pod that sets a priority of its own), and Kueue takes a
-//     plain pod's priority from it; the value is the same. The pods carry
+//     plain pod's Workload priority from that class when no
+//     WorkloadPriorityClass is named (pkg/controller/jobframework/
+//     reconciler.go, ExtractPriority); the value is the same. The pods carry
 //     the class label, so a result can be split by class.
 //   - Creation (runner/generator/generator.go): every workload set of
 //     every queue is generated concurrently, each waiting one
@@ -119,8 +121,12 @@
 //   - Kueue's configuration (minimalkueue/main.go): the test's Kueue is
 //     its core controllers and scheduler, started with an empty
 //     Configuration: no waitForPodsReady, no fair sharing. kueue.yaml's
-//     Configuration (v1beta2, which turns a feature on by its section)
-//     gives neither. Its API client is limited to 50 requests a second
+//     Configuration gives neither section, which gangsim reads as both
+//     off. (Kueue's own defaulting of a v1beta2 Configuration,
+//     apis/config/v1beta2/defaults.go, would turn waitForPodsReady on
+//     with a 30-minute timeout and no blockAdmission; that changes nothing
+//     here, where every pod is bound as soon as it is admitted.) Its API
+//     client is limited to 50 requests a second
 //     (burst 100), and each admission is at least one write (the
 //     Workload's status), so it admits at most about 50 Workloads a
 //     second: 300 s for baseline's 15,000 and 1,000 s for large-scale's
