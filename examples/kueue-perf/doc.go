@@ -76,10 +76,11 @@
 //     with the one flavor, nominalQuota and borrowingLimit as given (no
 //     lendingLimit), the two preemption policies as given, and the label
 //     kueue.x-k8s.io/performance-scheduler-class: <queue className>; its
-//     other fields are the test builder's (pkg/util/testing/v1beta2/
-//     wrappers.go, MakeClusterQueue): namespaceSelector {} (every
-//     namespace), queueingStrategy BestEffortFIFO, flavorFungibility
-//     whenCanBorrow MayStopSearch and whenCanPreempt TryNextFlavor.
+//     other fields are the test builder's
+//     (pkg/util/testing/v1beta2/wrappers.go, MakeClusterQueue):
+//     namespaceSelector {} (every namespace), queueingStrategy
+//     BestEffortFIFO, flavorFungibility whenCanBorrow MayStopSearch and
+//     whenCanPreempt TryNextFlavor.
 //   - Workloads (runner/generator/generator.go, and MakeWorkload and
 //     MakePodSet in wrappers.go): Workload objects with no job behind
 //     them, each one pod set "main" of one pod, one container requesting
@@ -90,9 +91,10 @@
 //     since a pod takes its priority from its class (the API server
 //     refuses a pod that sets a priority of its own), and Kueue takes a
 //     plain pod's Workload priority from that class when no
-//     WorkloadPriorityClass is named (pkg/controller/jobframework/
-//     reconciler.go, ExtractPriority); the value is the same. The pods carry
-//     the class label, so a result can be split by class.
+//     WorkloadPriorityClass is named
+//     (pkg/controller/jobframework/reconciler.go, ExtractPriority); the
+//     value is the same. The pods carry the class label, so a result can
+//     be split by class.
 //   - Creation (runner/generator/generator.go): every workload set of
 //     every queue is generated concurrently, each waiting one
 //     creationIntervalMs before each creation, so the k-th workload of a
@@ -138,6 +140,18 @@
 //     timestamp, which the API stores in whole seconds, then the
 //     Workload's UID, which is random: Workloads of one priority created
 //     in the same second come in an order that varies from run to run.
+//
+// # The load against the quota
+//
+// Worked out from the configurations: a baseline queue receives 1,320
+// cpu-seconds of work (small 350 × 1 cpu × 0.2 s = 70, medium 100 × 5 ×
+// 0.5 = 250, large 50 × 20 × 1 = 1,000) over the 60 s in which its
+// workloads arrive, 22 cpu on average against 20 of nominal quota; all 30
+// queues, 39,600 cpu-seconds on 600 cpu, need at least 66 s. A
+// large-scale queue receives 80.5 cpu-seconds (5.25 + 19.25 + 56) over
+// 3.3 s of arrivals, 24 cpu on average; all 1,000 queues, 80,500
+// cpu-seconds on 20,000 cpu, need at least 4 s. Kueue's walls (351 s and
+// 1,179 s) are set by its rate of admissions far more than by the quota.
 //
 // # Kueue's published figures
 //
