@@ -106,12 +106,15 @@ func loadConfig(name string) (*config, string, error) {
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("%w: -config: not baseline, large-scale or a file that can be read: %w", errConfig, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, 64<<20))
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
 	if err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("%w: %w", errConfig, err)
+	}
+	if len(data) > maxConfigSize {
+		return nil, "", fmt.Errorf("%w: %s: larger than %d MiB", errConfig, cluster.Printable(name), maxConfigSize>>20)
 	}
 	c, err := parseConfig(name, data)
 	return c, name, err
@@ -143,6 +146,10 @@ var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 // maxUserPriority is the highest value of a PriorityClass that is not a
 // system one.
 const maxUserPriority = 1_000_000_000
+
+// maxConfigSize bounds a configuration file; Kueue's are a few hundred
+// bytes.
+const maxConfigSize = 16 << 20
 
 // maxCount bounds every count so that the products stay far from
 // overflow; gangsim's own limit (10,000,000 pods) comes first anyway.

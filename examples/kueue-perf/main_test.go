@@ -280,6 +280,8 @@ func TestMisuse(t *testing.T) {
 	}
 	err := run([]string{"-config", "no-such-file.yaml"}, &bytes.Buffer{}, &bytes.Buffer{})
 	require.ErrorIs(t, err, os.ErrNotExist)
+	require.ErrorIs(t, err, errConfig)
+	require.ErrorContains(t, err, "-config: not baseline, large-scale or a file that can be read")
 }
 
 // TestEmbeddedAreKueues checks the embedded configurations' totals: 30
