@@ -3,7 +3,7 @@
 // same load Kueue's own performance test runs and its figures can be put
 // beside Kueue's published ones:
 //
-//	go run ./examples/kueue-perf [-config baseline|large-scale|FILE] [-o DIR] [-nodes N]
+//	go run ./examples/kueue-perf [-config baseline|large-scale|FILE] [-o DIR] [-nodes N] [-as pods|workloads]
 //	go run ./examples/scenario DIR
 //	go run ./examples/kueue-perf -config large-scale -compare   # Kueue's published figures, as a table
 //
@@ -18,7 +18,8 @@
 // tasConstraint, tasLevel, sliceSize) are refused, and so is an unknown
 // field; an error names the file and the field. -o is the folder to write
 // (kueue-perf-<config> by default); -nodes the nodes that share the
-// capacity (4). The same configuration gives the same bytes; the
+// capacity (4); -as the form of the workloads (below, "Pods or
+// Workloads"). The same configuration gives the same bytes; the
 // large-scale folder (50,000 workloads) is written in about a quarter of a
 // second. The exit status is 2 for a bad configuration or flag, 1 when the
 // folder cannot be written.
@@ -44,6 +45,29 @@
 // Kueue as a plain pod, a Workload of its own; the Configuration enables
 // Kueue's pod integration for that, as a cluster running these files
 // would need.
+//
+// # Pods or Workloads
+//
+// Kueue's test creates Workload objects, and its runner puts a Workload
+// that Kueue evicts back to pending, to be admitted again (below). With
+// -as pods (the default) each is a plain pod instead, created at its time;
+// but Kueue stops a plain pod it preempts by deleting it
+// (pkg/controller/jobs/pod/pod_controller.go, Stop), and nothing makes it
+// again: a preempted workload ends there, where in Kueue's test it waits
+// and is admitted again, and its time to admission counts to its one
+// admission, not its latest. The load itself is the same.
+//
+// -as workloads writes the Workload objects of Kueue's test instead, field
+// for field (names, spec.priority, one pod set "main" of one pod,
+// container "c", the queue, the class label), with the run time as the
+// annotation gangsim.io/duration of the pod template and
+// metadata.creationTimestamp at 2026-01-01T00:00:00Z plus the creation
+// time: cluster.json (the scheduler's config and the nodes), kueue.yaml,
+// and workloads.json, a v1 List of the Workloads, one a line. The format
+// gives Kubernetes objects no arrival time yet, so today they all arrive at
+// time 0 (in creationTimestamp order); a format that read the creation
+// time as the arrival would run Kueue's test as it is, preemptions
+// included.
 //
 // # What Kueue's performance test makes
 //

@@ -33,6 +33,7 @@ var errUsage = errors.New("kueue-perf: usage")
 const (
 	kueueFile    = "kueue.yaml"
 	scenarioFile = "workloads.json"
+	clusterFile  = "cluster.json" // -as workloads: the nodes; workloads.json is then a List
 )
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -41,6 +42,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	name := fs.String("config", "baseline", "baseline, large-scale, or a generator configuration file in Kueue's format")
 	out := fs.String("o", "", "the scenario folder to write (default kueue-perf-<config>)")
 	nodes := fs.Int("nodes", 4, "the nodes that share the capacity (twice all nominal quota)")
+	as := fs.String("as", "pods", "pods (each workload a plain pod created at its time) or workloads (Kueue's Workload objects, which the format makes arrive at time 0 for now)")
 	compare := fs.Bool("compare", false, "print Kueue's published figures of the configuration as a table, and write nothing")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -53,6 +55,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *compare {
 		return writeCompare(stdout, *name, nil)
+	}
+	if *as != "pods" && *as != "workloads" {
+		return fmt.Errorf("%w: -as %q: pods or workloads", errUsage, *as)
 	}
 	if *nodes < 1 || *nodes > 100_000 {
 		return fmt.Errorf("%w: -nodes %d: from 1 to 100000", errUsage, *nodes)
@@ -70,23 +75,36 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := p.write(dir); err != nil {
+	if err := p.write(dir, *as == "workloads"); err != nil {
 		return err
+	}
+	if *as == "workloads" {
+		fmt.Fprintln(stderr, "note: the scenario format gives Kubernetes objects no arrival time yet: these Workloads all arrive at time 0, in order of creationTimestamp")
 	}
 	fmt.Fprintf(stderr, "%s: %d ClusterQueues, %d workloads, %d nodes of %d cpu; written in %s\n",
 		dir, len(p.queues), len(p.workloads), p.nodes, p.nodeCPU/1000, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
-// write makes the folder and writes its two files.
-func (p *plan) write(dir string) error {
+// write makes the folder and writes its files: kueue.yaml and the
+// scenario file, or with Workload objects, kueue.yaml, the nodes and the
+// Workloads. A file of the other form left from an earlier run is removed,
+// since the scenario command reads every file of the folder.
+func (p *plan) write(dir string, workloads bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for _, f := range []struct {
+	type file struct {
 		name  string
 		write func(io.Writer) error
-	}{{kueueFile, p.writeKueue}, {scenarioFile, p.writeScenario}} {
+	}
+	files := []file{{kueueFile, p.writeKueue}, {scenarioFile, p.writeScenario}}
+	if workloads {
+		files = []file{{clusterFile, p.writeCluster}, {kueueFile, p.writeKueue}, {scenarioFile, p.writeWorkloads}}
+	} else if err := os.Remove(filepath.Join(dir, clusterFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	for _, f := range files {
 		file, err := os.Create(filepath.Join(dir, f.name))
 		if err != nil {
 			return err

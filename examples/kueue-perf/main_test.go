@@ -275,7 +275,7 @@ func TestCompare(t *testing.T) {
 }
 
 func TestMisuse(t *testing.T) {
-	for _, args := range [][]string{{"extra"}, {"-nope"}, {"-nodes", "0"}} {
+	for _, args := range [][]string{{"extra"}, {"-nope"}, {"-nodes", "0"}, {"-as", "jobs"}} {
 		require.ErrorIs(t, run(args, &bytes.Buffer{}, &bytes.Buffer{}), errUsage, args)
 	}
 	err := run([]string{"-config", "no-such-file.yaml"}, &bytes.Buffer{}, &bytes.Buffer{})
@@ -299,4 +299,39 @@ func TestEmbeddedAreKueues(t *testing.T) {
 		require.Len(t, p.workloads, tc.workloads, tc.name)
 		require.True(t, slices.IsSortedFunc(p.workloads, func(a, b workload) int { return int(a.at - b.at) }))
 	}
+}
+
+// TestTinyAsWorkloads writes the tiny configuration as Kueue's Workload
+// objects. Each makes its pod <workload>-main-0 with the run time of its
+// annotation; the pods come in order of creationTimestamp, but the
+// format has them all arrive at time 0 (the gap doc.go describes: when
+// the format reads a creation time as an arrival, this test should see
+// the times of TestTinyLoadsAndRuns).
+func TestTinyAsWorkloads(t *testing.T) {
+	var stderr bytes.Buffer
+	dir := filepath.Join(t.TempDir(), "out")
+	require.NoError(t, run([]string{"-config", "testdata/tiny.yaml", "-as", "workloads", "-o", dir}, &bytes.Buffer{}, &stderr))
+	require.Contains(t, stderr.String(), "these Workloads all arrive at time 0")
+	sc, err := scenario.LoadFiles([]string{dir})
+	require.NoError(t, err)
+	require.Len(t, sc.Pods, 12)
+	first, last := sc.Pods[0], sc.Pods[11]
+	require.Equal(t, "gpu-0-0-team-0/a-0-0-0-main-0", first.Pod.Namespace+"/"+first.Pod.Name)
+	require.Equal(t, 1500*time.Millisecond, first.Duration)
+	require.Equal(t, int64(250), first.Pod.Requests.MilliCPU)
+	require.Equal(t, "cpu-1-0-team-1/c-0-1-0-main-0", last.Pod.Namespace+"/"+last.Pod.Name)
+	require.Equal(t, 2*time.Second, last.Duration)
+	for _, p := range sc.Pods {
+		require.Zero(t, p.At, "Kubernetes objects arrive at time 0 in this format")
+	}
+	require.Len(t, sc.Kueue.ClusterQueues, 4)
+	require.Len(t, sc.Nodes, 4)
+
+	// Back to pods in the same folder: the List and the nodes file go.
+	require.NoError(t, run([]string{"-config", "testdata/tiny.yaml", "-o", dir}, &bytes.Buffer{}, &bytes.Buffer{}))
+	_, err = os.Stat(filepath.Join(dir, clusterFile))
+	require.ErrorIs(t, err, os.ErrNotExist)
+	sc, err = scenario.LoadFiles([]string{dir})
+	require.NoError(t, err)
+	require.Equal(t, 250*time.Millisecond, sc.Pods[0].At)
 }
