@@ -10,8 +10,9 @@ import (
 )
 
 // FuzzParseConfig: the reader never panics, and a configuration it takes
-// gives a folder the scenario reader takes too (or, for two cohort sets
-// that make the same ClusterQueue, a clear error).
+// gives folders the scenario reader takes too, as pods and as Workloads
+// (or, for two cohort sets that make the same ClusterQueue, a clear
+// error).
 func FuzzParseConfig(f *testing.F) {
 	for _, path := range []string{"testdata/tiny.yaml", "configs/baseline.yaml"} {
 		data, err := os.ReadFile(path)
@@ -55,6 +56,20 @@ func FuzzParseConfig(f *testing.F) {
 			{Name: filepath.Join("out", scenarioFile), Data: s.Bytes()},
 		}); err != nil {
 			t.Fatalf("a configuration taken gives a folder the scenario reader refuses: %v\n%s", err, data)
+		}
+		var cl, w bytes.Buffer
+		if err := p.writeCluster(&cl); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.writeWorkloads(&w); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := scenario.ParseFiles([]scenario.File{
+			{Name: filepath.Join("out", clusterFile), Data: cl.Bytes()},
+			{Name: filepath.Join("out", kueueFile), Data: k.Bytes()},
+			{Name: filepath.Join("out", scenarioFile), Data: w.Bytes()},
+		}); err != nil {
+			t.Fatalf("a configuration taken gives Workloads the scenario reader refuses: %v\n%s", err, data)
 		}
 	})
 }
