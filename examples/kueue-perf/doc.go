@@ -1,0 +1,232 @@
+// Command kueue-perf writes Kueue's scheduler performance configurations
+// as gangsim scenario folders, so that gangsim's Kueue admission runs the
+// same load Kueue's own performance test runs and its figures can be put
+// beside Kueue's published ones:
+//
+//	go run ./examples/kueue-perf [-config baseline|large-scale|FILE] [-o DIR] [-nodes N] [-as pods|workloads]
+//	go run ./examples/scenario DIR
+//	go run ./examples/kueue-perf -config large-scale -compare   # Kueue's published figures, as a table
+//
+// -config takes one of the two configurations embedded here (baseline,
+// the default, and large-scale; configs/) or a file in the format of
+// Kueue's generator: cohorts[].{className, count, queuesSets[].{className,
+// count, nominalQuota, borrowingLimit, reclaimWithinCohort,
+// withinClusterQueue, workloadsSets[].{count, creationIntervalMs,
+// workloads[].{className, runtimeMs, priority, request}}}}, and
+// resourceFlavor.name. The TAS fields of Kueue's format (topology, a
+// flavor's nodeLabel and topologyName, a workload's podCount above 1,
+// tasConstraint, tasLevel, sliceSize) are refused, and so is an unknown
+// field; an error names the file and the field. -o is the folder to write
+// (kueue-perf-<config> by default); -nodes the nodes that share the
+// capacity (4); -as the form of the workloads (below, "Pods or
+// Workloads"). The same configuration gives the same bytes; the
+// large-scale folder (50,000 workloads) is written in about a quarter of a
+// second. The exit status is 2 for a bad configuration or flag, 1 when the
+// folder cannot be written.
+//
+// # The folder
+//
+//   - kueue.yaml: Kubernetes objects: Kueue's Configuration, the
+//     ResourceFlavor, and per ClusterQueue the ClusterQueue, its namespace
+//     and its LocalQueue, in the order Kueue's generator makes them.
+//   - workloads.json: a scenario file (docs/scenario-format.md): the
+//     scheduler's config, a PriorityClass per workload priority, the
+//     nodes, and one pod per Kueue Workload, one a line, in order of
+//     creation.
+//
+// Each workload is a scenario pod, not a batch/v1 Job, because the format
+// gives an arrival time only to a scenario file's pods: Kubernetes objects
+// all arrive at time 0 (their creationTimestamp orders them, it does not
+// delay them; docs/kubernetes-inputs.md, "Pods"), and so does a Kueue
+// Workload object. A pod's `at` is its creation, and so its Workload's
+// (the scenario format's Kueue contract), and its `duration` is its run
+// time once bound, as the annotation gangsim.io/duration gives a Job's
+// pods. The pod carries the label kueue.x-k8s.io/queue-name, so it joins
+// Kueue as a plain pod, a Workload of its own; the Configuration enables
+// Kueue's pod integration for that, as a cluster running these files
+// would need.
+//
+// # Pods or Workloads
+//
+// Kueue's test creates Workload objects, and its runner puts a Workload
+// that Kueue evicts back to pending, to be admitted again (below). With
+// -as pods (the default) each is a plain pod instead, created at its time;
+// but Kueue stops a plain pod it preempts by deleting it
+// (pkg/controller/jobs/pod/pod_controller.go, Stop), and nothing makes it
+// again: a preempted workload ends there, where in Kueue's test it waits
+// and is admitted again, and its time to admission counts to its one
+// admission, not its latest. The load itself is the same.
+//
+// -as workloads writes the Workload objects of Kueue's test instead, field
+// for field (names, spec.priority, one pod set "main" of one pod,
+// container "c", the queue, the class label), with the run time as the
+// annotation gangsim.io/duration of the pod template and
+// metadata.creationTimestamp at 2026-01-01T00:00:00Z plus the creation
+// time: cluster.json (the scheduler's config and the nodes), kueue.yaml,
+// and workloads.json, a v1 List of the Workloads, one a line. The format
+// gives Kubernetes objects no arrival time yet, so today they all arrive at
+// time 0 (in creationTimestamp order); a format that read the creation
+// time as the arrival would run Kueue's test as it is, preemptions
+// included.
+//
+// # What Kueue's performance test makes
+//
+// Kueue v0.19.2 keeps the test in test/performance/scheduler/ of its
+// repository; the facts below are read from the files named, in that
+// folder unless a path says otherwise.
+//
+//   - Configurations (configs/baseline/generator.yaml,
+//     configs/large-scale/generator.yaml): baseline is 5 cohorts of 6
+//     ClusterQueues, each with nominalQuota 20 cpu and borrowingLimit 100,
+//     reclaimWithinCohort Any and withinClusterQueue LowerPriority, and
+//     per queue 350 small workloads (1 cpu, 200 ms, priority 50, one every
+//     100 ms), 100 medium (5 cpu, 500 ms, priority 100, every 500 ms) and
+//     50 large (20 cpu, 1 s, priority 200, every 1.2 s): 15,000 in all.
+//     large-scale is 10 cohorts of 100 such queues, each receiving 35
+//     small (150 ms, every 60 ms), 11 medium (350 ms, every 300 ms) and 4
+//     large (700 ms, every 700 ms): 50,000. configs/ here holds both,
+//     value for value.
+//   - Names (runner/generator/generator.go): cohort i of a cohort set is
+//     "<className>-<i>"; queue i of queue set s in cohort C is the
+//     ClusterQueue "<className>-<s>-<i>-<C>" (cq-0-3-cohort-2), and a
+//     namespace and a LocalQueue of that same name are made for it. The
+//     template t of workload set w, the k-th time the set is repeated, is
+//     the Workload "<className>-<w>-<k>-<t>" (small-0-12-0) in the queue's
+//     namespace; the pods here have those names and namespaces.
+//   - Objects (runner/generator/generator.go): one ResourceFlavor, "rf"
+//     unless the configuration names one, without labels or taints. No
+//     Cohort object: a cohort exists only as the ClusterQueues'
+//     cohortName. Each ClusterQueue has one resource group covering cpu
+//     with the one flavor, nominalQuota and borrowingLimit as given (no
+//     lendingLimit), the two preemption policies as given, and the label
+//     kueue.x-k8s.io/performance-scheduler-class: <queue className>; its
+//     other fields are the test builder's
+//     (pkg/util/testing/v1beta2/wrappers.go, MakeClusterQueue):
+//     namespaceSelector {} (every namespace), queueingStrategy
+//     BestEffortFIFO, flavorFungibility whenCanBorrow MayStopSearch and
+//     whenCanPreempt TryNextFlavor.
+//   - Workloads (runner/generator/generator.go, and MakeWorkload and
+//     MakePodSet in wrappers.go): Workload objects with no job behind
+//     them, each one pod set "main" of one pod, one container requesting
+//     `request` cpu; the priority is the Workload's spec.priority itself,
+//     with no WorkloadPriorityClass and no PriorityClass; the label
+//     kueue.x-k8s.io/performance-scheduler-class: <workload className>.
+//     Here the priority comes from a PriorityClass "priority-<value>",
+//     since a pod takes its priority from its class (the API server
+//     refuses a pod that sets a priority of its own), and Kueue takes a
+//     plain pod's Workload priority from that class when no
+//     WorkloadPriorityClass is named
+//     (pkg/controller/jobframework/reconciler.go, ExtractPriority); the
+//     value is the same. The pods carry the class label, so a result can
+//     be split by class.
+//   - Creation (runner/generator/generator.go): every workload set of
+//     every queue is generated concurrently, each waiting one
+//     creationIntervalMs before each creation, so the k-th workload of a
+//     set (from 1) is created k intervals after the start. Here that is
+//     its `at`. Kueue's creations drift by the time each API call takes;
+//     the order of creations at one instant is a race there, and here it
+//     is the file's order: cohort set, cohort, queue set, queue, workload
+//     set, repetition, template.
+//   - Run time (runner/controller/controller.go): the runner marks a
+//     Workload Finished runtimeMs after it saw it Admitted, and Kueue
+//     then releases its quota. Here the pod runs `duration` (runtimeMs)
+//     from the moment it is bound, which, with nodes that never hold it
+//     back, is the moment Kueue admits it. An evicted Workload is put
+//     back to pending at once (its quota reservation removed), since it
+//     has no pods to stop.
+//   - No nodes (runner/main.go): the test runs an API server (envtest)
+//     and no kubelet; only quota limits admission. Here -nodes nodes
+//     (node-0 ...) share twice the nominal quota of all ClusterQueues
+//     (the most Kueue can admit at once, since no Cohort adds quota), in
+//     whole cores and at least the largest request, with room for every
+//     pod at once (at least 110 each), so that the scheduler never holds
+//     an admitted pod back: baseline 4 nodes of 300 cpu, large-scale 4 of
+//     10,000. The scheduler's terminationGracePeriod is 0s, so that a pod
+//     of a Workload Kueue preempts leaves at once, as in the test, where
+//     there is no pod to wait for.
+//   - Kueue's configuration (minimalkueue/main.go): the test's Kueue is
+//     its core controllers and scheduler, started with an empty
+//     Configuration: no waitForPodsReady, no fair sharing. kueue.yaml's
+//     Configuration gives neither section, which gangsim reads as both
+//     off. (Kueue's own defaulting of a v1beta2 Configuration,
+//     apis/config/v1beta2/defaults.go, would turn waitForPodsReady on
+//     with a 30-minute timeout and no blockAdmission; that changes nothing
+//     here, where every pod is bound as soon as it is admitted.) Its API
+//     client is limited to 50 requests a second
+//     (burst 100), and each admission is at least one write (the
+//     Workload's status), so it admits at most about 50 Workloads a
+//     second: 300 s for baseline's 15,000 and 1,000 s for large-scale's
+//     50,000, against published walls of 351 s and 1,179 s. The published
+//     times to admission measure that limit as much as Kueue's algorithm.
+//   - Queue order (pkg/cache/queue/cluster_queue.go, baseCompareFunc, and
+//     pkg/workload/workload.go, GetQueueOrderTimestamp): within a
+//     ClusterQueue, higher priority first, then the earlier creation
+//     timestamp, which the API stores in whole seconds, then the
+//     Workload's UID, which is random: Workloads of one priority created
+//     in the same second come in an order that varies from run to run.
+//
+// # The load against the quota
+//
+// Worked out from the configurations: a baseline queue receives 1,320
+// cpu-seconds of work (small 350 × 1 cpu × 0.2 s = 70, medium 100 × 5 ×
+// 0.5 = 250, large 50 × 20 × 1 = 1,000) over the 60 s in which its
+// workloads arrive, 22 cpu on average against 20 of nominal quota; all 30
+// queues, 39,600 cpu-seconds on 600 cpu, need at least 66 s. A
+// large-scale queue receives 80.5 cpu-seconds (5.25 + 19.25 + 56) over
+// 3.3 s of arrivals, 24 cpu on average; all 1,000 queues, 80,500
+// cpu-seconds on 20,000 cpu, need at least 4 s. Kueue's walls (351 s and
+// 1,179 s) are set by its rate of admissions far more than by the quota.
+//
+// # Kueue's published figures
+//
+// Each configuration's rangespec.yaml gives the averages of its
+// calibration runs (in comments) and the bounds its checker enforces
+// (checker/checker_test.go); -compare prints them:
+//
+//	measure                          baseline (5 runs)        large-scale (19 runs)
+//	                                 average    bound         average     bound
+//	wall time of the run             351.1 s    ≤ 425 s       1,179.4 s   ≤ 1,416 s
+//	ClusterQueue usage, class cq     55.9 %     ≥ 50 %        38.6 %      ≥ 31.6 %
+//	mean time to admission, large    16.5 s     ≤ 23 s        105.6 s     ≤ 128 s
+//	mean time to admission, medium   76.8 s     ≤ 90 s        256.4 s     ≤ 308 s
+//	mean time to admission, small    215.5 s    ≤ 260 s       700.4 s     ≤ 841 s
+//
+// The wall time is that of the minimalkueue process (runner/main.go,
+// runner/stats), from its start until the recorder, checking every 5 s
+// once the generator is done, sees every ClusterQueue with nothing
+// pending or reserving. Kueue runs in real time, so its wall time is the
+// span of the load: gangsim's counterpart is the run's simulated time
+// (the last Workload finishing), not the seconds gangsim takes.
+//
+// # How Kueue measures them
+//
+// runner/recorder/recorder.go records, and checker/checker_test.go
+// checks:
+//
+//   - Time to admission of a Workload: from the first event the runner
+//     sees of it (its creation) to the event in which it is Admitted; a
+//     Workload admitted again after an eviction counts to its latest
+//     admission. A class's mean is the sum over its Workloads divided by
+//     their count (in whole milliseconds); a Workload never admitted
+//     counts with 0.
+//   - ClusterQueue usage of a queue class: for each ClusterQueue, the
+//     integral over time of the cpu its admitted Workloads use (status
+//     flavorsUsage of its one flavor, borrowed cpu included), held
+//     constant between the ClusterQueue's status updates, from its first
+//     event (its creation) to its last; summed over the queues of the
+//     class, and divided by the sum of their nominal quotas times the
+//     time from the earliest first event to the latest last event of the
+//     class, in percent. Because cohorts hold no quota of their own and
+//     borrowing only moves quota between sibling queues, 100 % would mean
+//     every core of every cohort in use all the time.
+//
+// gangsim computes the same from a run: per ClusterQueue, the integral of
+// its admitted cpu from time 0 (the queues exist from the start) to the
+// last change of its usage (the last Workload finishing), summed over the
+// queues of the class "cq" and divided by their summed nominal quota (20
+// cpu each) times that span; and per workload class (the pod label
+// kueue.x-k8s.io/performance-scheduler-class), the mean of the latest
+// admission minus `at`. measure (measure.go) does both from per-Workload
+// records (creation, latest admission, the spans in which it held quota),
+// and writeCompare puts its figures beside Kueue's.
+package main

@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// The label keys of Kueue's performance runner (its generator.go).
+const (
+	queueNameLabel = "kueue.x-k8s.io/queue-name"
+	classLabel     = "kueue.x-k8s.io/performance-scheduler-class"
+)
+
+// defaultFlavor is the ResourceFlavor's name when the configuration gives
+// none, as in Kueue's loader.
+const defaultFlavor = "rf"
+
+// maxQuota bounds the quota of all ClusterQueues together, in millicores
+// (a thousand billion cpu), so that the nodes' sizes stay far from
+// overflow.
+const maxQuota = 1_000_000_000_000_000
+
+// maxTime is the longest time gangsim's format takes: a hundred years.
+const maxTime = 876000 * time.Hour
+
+// cohortName and cqName are the names Kueue's generator gives: the cohort
+// "<class>-<index>", the ClusterQueue (and its namespace and LocalQueue)
+// "<class>-<queue set index>-<queue index>-<cohort>".
+func cohortName(class string, i int) string { return class + "-" + strconv.Itoa(i) }
+
+func cqName(class string, set, i int, cohort string) string {
+	return class + "-" + strconv.Itoa(set) + "-" + strconv.Itoa(i) + "-" + cohort
+}
+
+// queue is one ClusterQueue with its LocalQueue and namespace of one name.
+type queue struct {
+	name, cohort, class string
+	set                 *queuesSet
+}
+
+// workload is one of Kueue's Workloads, here one pod.
+type workload struct {
+	at        int64 // creation, in milliseconds from the start
+	namespace string
+	name      string
+	t         *template
+}
+
+// plan is what a configuration makes, in the order the files list it.
+type plan struct {
+	flavor    string
+	queues    []queue
+	workloads []workload // by creation time; at equal times, in generation order
+	nodes     int
+	nodeCPU   int64 // millicores, a whole number of cores
+	nodePods  int64
+}
+
+// makePlan expands a checked configuration. nodes is the number of nodes
+// to share the capacity.
+func makePlan(c *config, nodes int) (*plan, error) {
+	p := &plan{flavor: defaultFlavor, nodes: nodes}
+	if c.ResourceFlavor != nil {
+		p.flavor = c.ResourceFlavor.Name
+	}
+	seen := map[string]bool{}
+	var quota, maxRequest int64
+	for _, cs := range c.Cohorts {
+		for ci := range cs.Count {
+			cohort := cohortName(cs.ClassName, ci)
+			for qi := range cs.QueuesSets {
+				qs := &cs.QueuesSets[qi]
+				for i := range qs.Count {
+					name := cqName(qs.ClassName, qi, i, cohort)
+					if seen[name] {
+						return nil, fmt.Errorf("%w: ClusterQueue %s is made twice (two cohort sets of one className make the same names, and Kueue would refuse the second)", errConfig, name)
+					}
+					seen[name] = true
+					p.queues = append(p.queues, queue{name: name, cohort: cohort, class: qs.ClassName, set: qs})
+					q, _ := cpu(qs.NominalQuota)
+					quota = min(quota+min(q, maxQuota+1), maxQuota+1) // never overflows
+					for wi := range qs.WorkloadsSets {
+						ws := &qs.WorkloadsSets[wi]
+						k := int64(0)
+						for si := range ws.Count {
+							for ti := range ws.Workloads {
+								t := &ws.Workloads[ti]
+								k++
+								// Kueue's generator waits one interval before each creation.
+								p.workloads = append(p.workloads, workload{
+									at:        k * ws.CreationIntervalMs,
+									namespace: name,
+									name:      t.ClassName + "-" + strconv.Itoa(wi) + "-" + strconv.Itoa(si) + "-" + strconv.Itoa(ti),
+									t:         t,
+								})
+								r, _ := cpu(t.Request)
+								maxRequest = max(maxRequest, r)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if quota > maxQuota {
+		return nil, fmt.Errorf("%w: the ClusterQueues' nominal quotas add up to more than %d cpu, more than nodes can be made for", errConfig, maxQuota/1000)
+	}
+	slices.SortStableFunc(p.workloads, func(a, b workload) int { return cmp.Compare(a.at, b.at) })
+	// Twice the quota of all ClusterQueues, the most Kueue can admit at
+	// once, so that nodes never hold a pod back; at least the largest request.
+	perNode := max((2*quota+int64(nodes)-1)/int64(nodes), maxRequest)
+	p.nodeCPU = (perNode + 999) / 1000 * 1000
+	p.nodePods = max(110, (int64(len(p.workloads))+int64(nodes)-1)/int64(nodes))
+	return p, nil
+}
+
+// writeKueue writes the Kubernetes objects: Kueue's Configuration, the
+// ResourceFlavor, and per ClusterQueue its namespace and LocalQueue.
+func (p *plan) writeKueue(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, `# Kueue's objects of a performance configuration, written by examples/kueue-perf.
+# Kueue's perf run starts its scheduler with an empty Configuration: no
+# waitForPodsReady, no fair sharing. The pod integration makes each pod of
+# workloads.json a Workload of its own.
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+integrations:
+  frameworks: [pod]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: %s
+`, p.flavor)
+	for _, q := range p.queues {
+		fmt.Fprintf(b, `---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: %s
+  labels:
+    %s: %s
+spec:
+  cohortName: %s
+  namespaceSelector: {}
+  queueingStrategy: BestEffortFIFO
+  flavorFungibility:
+    whenCanBorrow: MayStopSearch
+    whenCanPreempt: TryNextFlavor
+`, q.name, classLabel, q.class, q.cohort)
+		if q.set.ReclaimWithinCohort != "" || q.set.WithinClusterQueue != "" {
+			b.WriteString("  preemption:\n")
+			if q.set.ReclaimWithinCohort != "" {
+				fmt.Fprintf(b, "    reclaimWithinCohort: %s\n", q.set.ReclaimWithinCohort)
+			}
+			if q.set.WithinClusterQueue != "" {
+				fmt.Fprintf(b, "    withinClusterQueue: %s\n", q.set.WithinClusterQueue)
+			}
+		}
+		fmt.Fprintf(b, `  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: %s
+      resources:
+      - name: cpu
+        nominalQuota: %s
+`, p.flavor, strconv.Quote(string(q.set.NominalQuota)))
+		if q.set.BorrowingLimit != "" {
+			fmt.Fprintf(b, "        borrowingLimit: %s\n", strconv.Quote(string(q.set.BorrowingLimit)))
+		}
+		fmt.Fprintf(b, `---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: %s
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  clusterQueue: %s
+`, q.name, q.name, q.name, q.name)
+	}
+	return b.Flush()
+}
+
+// The scenario file's entries, with the format's field names.
+type scenarioPod struct {
+	Name              string            `json:"name"`
+	Namespace         string            `json:"namespace"`
+	Labels            map[string]string `json:"labels"`
+	Requests          map[string]string `json:"requests"`
+	PriorityClassName string            `json:"priorityClassName"`
+	At                string            `json:"at"`
+	Duration          string            `json:"duration"`
+}
+
+type priorityClass struct {
+	Name  string `json:"name"`
+	Value int64  `json:"value"`
+}
+
+type node struct {
+	Name        string            `json:"name"`
+	Count       int               `json:"count"`
+	Allocatable map[string]string `json:"allocatable"`
+}
+
+// priorityClassName names the PriorityClass of a priority: priority-50,
+// priority-minus-5.
+func priorityClassName(v int64) string {
+	if v < 0 {
+		return "priority-minus-" + strconv.FormatInt(-v, 10)
+	}
+	return "priority-" + strconv.FormatInt(v, 10)
+}
+
+// writeScenario writes the scenario file: the nodes, a PriorityClass per
+// priority, and one pod per workload, one a line, by creation time.
+func (p *plan) writeScenario(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	var values []int64
+	for _, wl := range p.workloads {
+		values = append(values, wl.t.Priority)
+	}
+	slices.Sort(values)
+	values = slices.Compact(values)
+	b.WriteString("{\n\"config\": {\"terminationGracePeriod\": \"0s\"},\n\"priorityClasses\": [")
+	for i, v := range values {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		line, _ := json.Marshal(priorityClass{Name: priorityClassName(v), Value: v})
+		b.WriteString("\n")
+		b.Write(line)
+	}
+	line, _ := json.Marshal(node{Name: "node", Count: p.nodes, Allocatable: map[string]string{
+		"cpu":  strconv.FormatInt(p.nodeCPU/1000, 10),
+		"pods": strconv.FormatInt(p.nodePods, 10),
+	}})
+	b.WriteString("\n],\n\"nodes\": [\n")
+	b.Write(line)
+	b.WriteString("\n],\n\"pods\": [")
+	for i, wl := range p.workloads {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		line, err := json.Marshal(scenarioPod{
+			Name:              wl.name,
+			Namespace:         wl.namespace,
+			Labels:            map[string]string{queueNameLabel: wl.namespace, classLabel: wl.t.ClassName},
+			Requests:          map[string]string{"cpu": string(wl.t.Request)},
+			PriorityClassName: priorityClassName(wl.t.Priority),
+			At:                ms(wl.at),
+			Duration:          ms(wl.t.RuntimeMs),
+		})
+		if err != nil {
+			return err
+		}
+		b.WriteString("\n")
+		b.Write(line)
+	}
+	b.WriteString("\n]\n}\n")
+	return b.Flush()
+}
+
+// ms writes milliseconds as a Go duration: 1200 is 1.2s.
+func ms(n int64) string { return (time.Duration(n) * time.Millisecond).String() }
