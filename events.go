@@ -329,8 +329,20 @@ func (s *Scheduler) emit(e Event) {
 // pause sees every event, after the observers, and like them must not
 // call the Scheduler's mutating methods. An event of a call made outside
 // a run (AddPod, RemoveNode...) pauses nothing: the caller has control.
+// Given several times, every hook sees every event, in the order given,
+// and the run pauses when any of them asks (controllers beside one
+// another: the workload controllers and Kueue).
 func WithPause(pause func(Event) bool) Option {
-	return func(s *Scheduler) { s.pause = pause }
+	return func(s *Scheduler) {
+		if prev := s.pause; prev != nil {
+			s.pause = func(e Event) bool {
+				p := prev(e)
+				return pause(e) || p
+			}
+			return
+		}
+		s.pause = pause
+	}
 }
 
 // The scheduler builds every event it emits here, one function per shape

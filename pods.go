@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 	"time"
 
@@ -231,6 +232,47 @@ func (s *Scheduler) UngatePod(key cluster.PodKey, gates ...string) error {
 	}
 	return s.released(r)
 }
+
+// NarrowNodeSelection adds node selector entries and tolerations to a
+// pod that still has scheduling gates, as the API server lets a gated
+// pod's scheduling directives be narrowed (never widened): Kueue writes
+// the node labels and tolerations of the flavor it admitted the pod under
+// before it removes its gate. A selector entry the pod sets to another
+// value is an error, since it would widen nothing but match no node the
+// pod asked for; one it sets to the same value is kept once. A pod without
+// gates is an error (ErrNotGated), as is one that is gone (ErrUnknownPod).
+func (s *Scheduler) NarrowNodeSelection(key cluster.PodKey, selector map[string]string, tolerations []cluster.Toleration) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	r := s.tracker.record(key)
+	if r == nil || r.phase == PhaseDeleted || r.phase == PhaseSucceeded {
+		return fmt.Errorf("%w: %s", ErrUnknownPod, key)
+	}
+	pod := r.info.Pod()
+	if len(pod.SchedulingGates) == 0 {
+		return fmt.Errorf("%w: %s", ErrNotGated, key)
+	}
+	for k, v := range selector {
+		if had, ok := pod.NodeSelector[k]; ok && had != v {
+			return fmt.Errorf("pod %s: nodeSelector %s=%s cannot become %s: a gated pod's selector may only be narrowed", key, k, had, v)
+		}
+	}
+	s.tracker.changePod(r, func(p *cluster.Pod) {
+		sel := maps.Clone(p.NodeSelector) // a new map: the pod's is shared, read-only
+		if sel == nil {
+			sel = map[string]string{}
+		}
+		maps.Copy(sel, selector)
+		p.NodeSelector = sel
+		p.Tolerations = append(slices.Clip(p.Tolerations), tolerations...)
+	})
+	return nil
+}
+
+// ErrNotGated is returned by NarrowNodeSelection for a pod without
+// scheduling gates.
+var ErrNotGated = errors.New("gangsim: the pod has no scheduling gates")
 
 // SetResourceClaimStatuses records on a pending pod the claims the
 // resourceclaim controller made for its entries that name a template (its

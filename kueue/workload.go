@@ -1,6 +1,8 @@
 package kueue
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"slices"
@@ -114,4 +116,44 @@ func (a *Admission) Flavor(podSet string) string {
 		}
 	}
 	return ""
+}
+
+// WorkloadName is the name Kueue gives the Workload of an object of kind
+// (lower case) in API group, named owner: "<kind>-<owner>-<hash>", cut to
+// 253 characters, the hash being the first five hex digits of a SHA-1 of
+// the kind, group, name and UID. Kubernetes' UID is random, so the hash
+// here is taken with an empty UID: the name is Kueue's in form, and the
+// same in every run.
+func WorkloadName(kind, group, owner string) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "%s\n%s\n%s\n", kindTitle(kind), group, owner)
+	prefix := kind + "-" + owner
+	if len(prefix) > 253-6 {
+		prefix = prefix[:253-6]
+	}
+	return prefix + "-" + hex.EncodeToString(h.Sum(nil))[:5]
+}
+
+// kindTitle is a kind as its API names it: "Pod", "Job", "JobSet".
+func kindTitle(kind string) string {
+	switch kind {
+	case "jobset":
+		return "JobSet"
+	case "mpijob":
+		return "MPIJob"
+	case "pytorchjob":
+		return "PyTorchJob"
+	case "trainjob":
+		return "TrainJob"
+	case "raycluster":
+		return "RayCluster"
+	case "rayjob":
+		return "RayJob"
+	case "leaderworkerset":
+		return "LeaderWorkerSet"
+	}
+	if kind == "" {
+		return ""
+	}
+	return strings.ToUpper(kind[:1]) + kind[1:]
 }
