@@ -43,6 +43,10 @@ type Controller struct {
 
 	workload controllers.Workload // what its controller runs, without its Pods
 	pods     []int32              // indexes in Scenario.Pods of its pods at time 0
+	// queue, priorityClass and minCount are its Kueue labels (the top
+	// workload of an object only): Kueue manages it when queue is set
+	queue, priorityClass string
+	minCount             int32
 }
 
 // Key is the controller's "namespace/name".
@@ -124,6 +128,7 @@ var ErrPodLimit = errors.New("the pods the controllers make go past the limit of
 func (b *builder) controller(s *schema.Controller) error {
 	if s.Parent != nil { // a parent makes no pod: its children do
 		b.sc.Controllers = append(b.sc.Controllers, Controller{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name,
+			queue: s.Queue, priorityClass: s.PriorityClass,
 			Source:   Source{File: s.File, Line: s.Line, Path: s.Object},
 			workload: controllers.Workload{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Parent: s.Parent}})
 		return nil
@@ -144,6 +149,7 @@ func (b *builder) controller(s *schema.Controller) error {
 		return err
 	}
 	c := Controller{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Source: Source{File: s.File, Line: s.Line, Path: s.Object},
+		queue: s.Queue, priorityClass: s.PriorityClass, minCount: s.MinCount,
 		workload: controllers.Workload{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Template: p,
 			Replicas: s.Replicas, OrdinalStart: s.OrdinalStart, Job: s.Job, Of: s.Of, Role: s.Role, Exclusive: s.Exclusive,
 			After: s.After, Stops: s.Stops}}
@@ -208,11 +214,18 @@ func (b *builder) podSet(s *schema.Controller) (*controllers.PodSet, error) {
 //
 // With Kueue (always) there is a Manager even without controllers: its
 // loop (drive.go) is the one that interleaves Kueue's times.
-func (sc *Scenario) newManager(rc *controllers.ResourceClaims, always bool) *controllers.Manager {
-	if len(sc.Controllers) == 0 && !always {
+func (sc *Scenario) newManager(rc *controllers.ResourceClaims, kr *kueueRun) *controllers.Manager {
+	if len(sc.Controllers) == 0 && kr == nil {
 		return nil
 	}
-	return sc.manager(controllers.WithResourceClaims(rc))
+	opts := []controllers.Option{controllers.WithResourceClaims(rc)}
+	if kr != nil {
+		// a held job's pods of time 0 are left out: its controller makes
+		// them again under the same names once admitted
+		opts = append(opts, controllers.WithSuspended(kr.holds), controllers.WithWorkloadChange(kr.changed),
+			controllers.WithReservedNames(func(key cluster.PodKey) bool { return sc.podNames[key] && !kr.skips(key) }))
+	}
+	return sc.manager(opts...)
 }
 
 // manager returns the controllers of the scenario's workloads, each with
@@ -226,13 +239,16 @@ func (sc *Scenario) manager(opts ...controllers.Option) *controllers.Manager {
 		if sc.ExtendedResourceToleration {
 			ws[i].Template = withExtendedTolerations(ws[i].Template)
 		}
+		if c.queue != "" && sc.Kueue != nil {
+			continue // Kueue holds it: its pods of time 0 are left out (kueueRun)
+		}
 		ws[i].Pods = make([]*cluster.Pod, len(c.pods))
 		for k, at := range c.pods {
 			ws[i].Pods[k] = &sc.Pods[at].Pod
 		}
 	}
 	opts = append([]controllers.Option{controllers.WithReservedNames(func(key cluster.PodKey) bool { return sc.podNames[key] }),
-		controllers.WithPodLimit(sc.podLimit - len(sc.Pods))}, opts...)
+		controllers.WithPodLimit(sc.podLimit - len(sc.Pods))}, opts...) // later options win
 	m := controllers.NewManager(ws, opts...)
 	for i := range sc.Pods {
 		if p := &sc.Pods[i]; p.Duration > 0 {

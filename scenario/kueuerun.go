@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gangsim/gangsim"
@@ -58,6 +60,12 @@ type kueueRun struct {
 	units map[string]*kueueUnit // by workload key
 	byPod map[cluster.PodKey]*kueueUnit
 	err   error // the first failure seen in the event stream
+	m     *controllers.Manager
+	// the jobs Kueue holds: by reference, in input order, and the pods of
+	// time 0 they had, left out
+	byRef    map[controllers.WorkloadRef]*kueueUnit
+	jobOrder []*kueueUnit
+	skip     map[cluster.PodKey]bool
 	// wait is, for each workload key, its admission and the binding of
 	// its last pod: the waits for quota and for nodes
 	log []kueue.Event
@@ -67,6 +75,7 @@ type kueueRun struct {
 // they are.
 type kueueUnit struct {
 	w       kueue.Workload
+	ref     *controllers.WorkloadRef // a job's; nil for pods
 	total   int
 	pods    []*heldPod
 	added   bool // given to the Admitter
@@ -112,7 +121,11 @@ func (sc *Scenario) newKueueRun() (*kueueRun, error) {
 	for _, ns := range sc.Namespaces {
 		a.SetNamespace(ns.Name, ns.Labels)
 	}
-	return &kueueRun{sc: sc, a: a, objs: sc.Kueue, units: map[string]*kueueUnit{}, byPod: map[cluster.PodKey]*kueueUnit{}}, nil
+	kr := &kueueRun{sc: sc, a: a, objs: sc.Kueue, units: map[string]*kueueUnit{}, byPod: map[cluster.PodKey]*kueueUnit{}}
+	if err := kr.jobUnits(); err != nil {
+		return nil, err
+	}
+	return kr, nil
 }
 
 // manages reports whether Kueue manages the pod: it names a queue and no
@@ -327,7 +340,7 @@ func (kr *kueueRun) nextTime() (time.Duration, bool) {
 // again.
 func (kr *kueueRun) evicting() bool {
 	for _, u := range kr.units {
-		if u.state == unitEvicting && u.allGone() {
+		if u.ref == nil && u.state == unitEvicting && u.allGone() {
 			return true
 		}
 	}
@@ -355,7 +368,7 @@ func (kr *kueueRun) step(s *gangsim.Scheduler, m *controllers.Manager, t time.Du
 	}
 	for _, key := range sortedUnitKeys(kr.units) {
 		u := kr.units[key]
-		if u.state != unitEvicting || !u.allGone() {
+		if u.ref != nil || u.state != unitEvicting || !u.allGone() {
 			continue
 		}
 		for _, hp := range u.pods {
@@ -381,15 +394,20 @@ func (kr *kueueRun) step(s *gangsim.Scheduler, m *controllers.Manager, t time.Du
 		if u == nil {
 			continue
 		}
-		switch e.Kind {
-		case kueue.QuotaReserved:
-			if err := kr.admit(s, u, e.Admission); err != nil {
-				return err
-			}
-		case kueue.Evicted:
-			if err := kr.evict(s, u); err != nil {
-				return err
-			}
+		var err error
+		switch {
+		case e.Kind == kueue.QuotaReserved && u.ref != nil:
+			err = kr.admitJob(u, e.Admission)
+		case e.Kind == kueue.QuotaReserved:
+			err = kr.admit(s, u, e.Admission)
+		case e.Kind == kueue.Evicted && u.ref != nil:
+			u.state = unitEvicting
+			err = m.Suspend(*u.ref)
+		case e.Kind == kueue.Evicted:
+			err = kr.evict(s, u)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -450,4 +468,182 @@ func (kr *kueueRun) evict(s *gangsim.Scheduler, u *kueueUnit) error {
 		}
 	}
 	return nil
+}
+
+// Kueue's job integrations: a Job, a JobSet, an MPIJob, a PyTorchJob or a
+// TrainJob naming a queue is held suspended from the start (Kueue's
+// webhook suspends it on creation); its workload is given to the
+// Admitter at time 0, in input order; on admission it is unsuspended with
+// the flavor's node labels and tolerations in the template of each pod
+// set; on eviction it is suspended, and its quota released once its
+// controller has no pod left; it finishes when its controller does.
+
+// jobGroups are the API groups of the job kinds, for workload names.
+var jobGroups = map[string]string{controllers.KindJob: "batch", controllers.KindJobSet: "jobset.x-k8s.io",
+	controllers.KindMPIJob: "kubeflow.org", controllers.KindPyTorchJob: "kubeflow.org", "TrainJob": "trainer.kubeflow.org"}
+
+// jobUnits makes the workload of every job Kueue manages.
+func (kr *kueueRun) jobUnits() error {
+	kr.skip = map[cluster.PodKey]bool{}
+	kr.byRef = map[controllers.WorkloadRef]*kueueUnit{}
+	ctls := kr.sc.Controllers
+	for i := range ctls {
+		c := &ctls[i]
+		if c.queue == "" {
+			continue
+		}
+		w := kueue.Workload{Namespace: c.Namespace, Name: kueue.WorkloadName(strings.ToLower(c.Kind), jobGroups[c.Kind], c.Name),
+			Queue: c.queue, PriorityClass: c.priorityClass}
+		prio, err := kr.jobPriority(c)
+		if err != nil {
+			return kr.sc.runError(c.Source, err)
+		}
+		w.Priority = prio
+		switch {
+		case c.workload.Parent != nil:
+			for k := i + 1; k < len(ctls) && ctls[k].workload.Of == c.workload.Parent; k++ {
+				kid := &ctls[k].workload
+				n := kueueJobPods(kid)
+				if j := slices.IndexFunc(w.PodSets, func(ps kueue.PodSet) bool { return ps.Name == kid.Role }); j >= 0 {
+					w.PodSets[j].Count += n
+					continue
+				}
+				w.PodSets = append(w.PodSets, podSetOf(kid.Role, n, &kid.Template))
+			}
+		case c.workload.Job != nil:
+			ps := podSetOf("main", kueueJobPods(&c.workload), &c.workload.Template)
+			ps.MinCount = c.minCount
+			w.PodSets = append(w.PodSets, ps)
+		default:
+			continue // a kind Kueue's integrations here do not hold
+		}
+		ref := controllers.WorkloadRef{Kind: c.Kind, Name: c.Name, Namespace: c.Namespace}
+		u := &kueueUnit{w: w, ref: &ref}
+		kr.units[w.Key()] = u
+		kr.byRef[ref] = u
+		kr.jobOrder = append(kr.jobOrder, u)
+		for k := i; k < len(ctls) && (k == i || ctls[k].workload.Of == c.workload.Parent && c.workload.Parent != nil); k++ {
+			for _, at := range ctls[k].pods {
+				kr.skip[kr.sc.Pods[at].Pod.Key()] = true
+			}
+		}
+	}
+	return nil
+}
+
+// jobPods is how many pods a job (or a parent's child) runs at once, as
+// Kueue counts a Job's pod set: its parallelism, or its completions when
+// fewer; a child of replicas, its replicas.
+func kueueJobPods(w *controllers.Workload) int32 {
+	if j := w.Job; j != nil {
+		if j.Completions != nil && *j.Completions < j.Parallelism {
+			return *j.Completions
+		}
+		return j.Parallelism
+	}
+	return int32(w.Replicas)
+}
+
+// podSetOf is a pod set of n pods made from a template.
+func podSetOf(name string, n int32, t *cluster.Pod) kueue.PodSet {
+	ps := kueue.PodSet{Name: name, Count: n, Requests: cluster.ListOf(t.Requests), NodeSelector: t.NodeSelector, Tolerations: t.Tolerations}
+	if t.Affinity != nil {
+		ps.Affinity = t.Affinity.NodeAffinity
+	}
+	return ps
+}
+
+// jobPriority is a job's priority as Kueue takes it: its
+// WorkloadPriorityClass's, else its pod template's class's.
+func (kr *kueueRun) jobPriority(c *Controller) (int32, error) {
+	t := &c.workload.Template
+	if c.workload.Parent != nil {
+		for k := range kr.sc.Controllers {
+			if kid := &kr.sc.Controllers[k].workload; kid.Of == c.workload.Parent {
+				t = &kid.Template
+				break
+			}
+		}
+	}
+	p := *t
+	if p.Labels == nil || p.Labels[kueuePriorityLabel] != c.priorityClass {
+		p.Labels = map[string]string{kueuePriorityLabel: c.priorityClass}
+	}
+	return kr.priority(&p)
+}
+
+// holds reports whether Kueue holds the workload suspended (the
+// Manager's WithSuspended): a job it manages.
+func (kr *kueueRun) holds(ref controllers.WorkloadRef) bool {
+	return kr.byRef[ref] != nil
+}
+
+// skips reports whether a pod of the timeline belongs to a job Kueue
+// holds.
+func (kr *kueueRun) skips(key cluster.PodKey) bool { return kr != nil && kr.skip[key] }
+
+// start gives the Admitter the jobs' workloads, at time 0.
+func (kr *kueueRun) start(s *gangsim.Scheduler, m *controllers.Manager) error {
+	if kr == nil {
+		return nil
+	}
+	kr.s, kr.m = s, m
+	for _, u := range kr.jobOrder {
+		u.added = true
+		if err := kr.a.Add(&u.w); err != nil {
+			return err
+		}
+	}
+	kr.log = append(kr.log, kr.a.Events()...)
+	return nil
+}
+
+// changed is told by the Manager (WithWorkloadChange) that a job
+// finished, or that its suspension left it no pod: the workload finishes,
+// or its quota is released and it queues again.
+func (kr *kueueRun) changed(ref controllers.WorkloadRef) {
+	u := kr.byRef[ref]
+	if u == nil || kr.err != nil {
+		return
+	}
+	if err := kr.a.AdvanceTo(kr.s.Now()); err != nil {
+		kr.err = err
+		return
+	}
+	key := u.w.Key()
+	switch done, _ := kr.m.Finished(ref); {
+	case done && u.state != unitDone:
+		u.state = unitDone
+		kr.err = kr.a.Finish(key)
+	case u.state == unitEvicting && kr.m.Active(ref) == 0:
+		u.state = unitWaiting
+		kr.err = kr.a.Released(key)
+	}
+	kr.log = append(kr.log, kr.a.Events()...)
+}
+
+// admitJob unsuspends a job with the flavors of its pod sets.
+func (kr *kueueRun) admitJob(u *kueueUnit, ad *kueue.Admission) error {
+	u.state = unitAdmitted
+	patch := func(role string, p *cluster.Pod) {
+		ps := role
+		if ps == "" {
+			ps = "main"
+		}
+		f := kr.flavor(ad.Flavor(ps))
+		if f == nil {
+			return
+		}
+		sel := maps.Clone(p.NodeSelector)
+		if sel == nil {
+			sel = map[string]string{}
+		}
+		maps.Copy(sel, f.NodeLabels)
+		p.NodeSelector = sel
+		p.Tolerations = slices.Clip(p.Tolerations)
+		for _, t := range f.Tolerations {
+			p.Tolerations = append(p.Tolerations, t.Toleration)
+		}
+	}
+	return kr.m.Unsuspend(*u.ref, patch)
 }

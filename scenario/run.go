@@ -39,7 +39,7 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := sc.newManager(rc, kr != nil)
+	m := sc.newManager(rc, kr)
 	if m != nil {
 		opts = append(opts, m.Attach())
 	}
@@ -58,6 +58,9 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 		return nil, err
 	}
 	if err := as.start(sc, s); err != nil {
+		return nil, err
+	}
+	if err := kr.start(s, m); err != nil {
 		return nil, err
 	}
 	if rc != nil {
@@ -163,6 +166,9 @@ func (sc *Scenario) apply(s *gangsim.Scheduler, a action, rc *controllers.Resour
 			if err := rc.Prepare(&pod); err != nil {
 				return sc.runError(p.Source, &atError{At: a.at, Err: err})
 			}
+		}
+		if kr.skips(pod.Key()) {
+			return nil // a pod of a job Kueue holds: its controller makes it again once admitted
 		}
 		add := s.AddPod
 		if kr.manages(&pod) {

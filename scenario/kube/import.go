@@ -135,12 +135,15 @@ func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally, opt
 	k.index(ins)
 	var made []madePods // the pods each object made, for the gang formats
 	for _, d := range k.objs {
-		from := len(d.in.File.Pods)
+		from, ctls := len(d.in.File.Pods), len(d.in.File.Controllers)
 		if err := k.convert(d); err != nil {
 			if !errs.Add(err) {
 				return errs.Err()
 			}
 			continue
+		}
+		if err := kueueQueue(d, d.in.File.Controllers[ctls:]); !errs.Add(err) {
+			return errs.Err()
 		}
 		made = append(made, madePods{d, from, len(d.in.File.Pods)})
 		if !finished(d.v) { // a finished pod is left out, and what it holds with it

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -309,3 +310,60 @@ func (k *kubeImport) suspendedByKueue(d kubeDecoded) {
 
 // kueueQueueName is the label that puts a workload in a Kueue queue.
 const kueueQueueName = "kueue.x-k8s.io/queue-name"
+
+// Kueue's keys on a job's own metadata.
+const (
+	kueuePriorityClass = "kueue.x-k8s.io/priority-class"
+	kueueMinParallel   = "kueue.x-k8s.io/job-min-parallelism"
+)
+
+// kueueJobKinds are the kinds whose object Kueue's job integrations
+// manage when it names a queue: Kueue suspends it until it admits it.
+var kueueJobKinds = map[string]bool{"Job": true, "JobSet": true, "MPIJob": true, "PyTorchJob": true, "TrainJob": true}
+
+// kueueQueue gives the top workload an object made its Kueue labels: the
+// queue, the WorkloadPriorityClass, and a Job's min-parallelism, checked
+// as Kueue's webhook checks them.
+func kueueQueue(d kubeDecoded, made []schema.Controller) error {
+	if !kueueJobKinds[d.o.kind] {
+		return nil
+	}
+	meta := metadataOf(d.v)
+	if meta == nil || meta.Labels[kueueQueueName] == "" {
+		return nil
+	}
+	for i := range made {
+		c := &made[i]
+		if c.Of != nil {
+			continue
+		}
+		c.Queue, c.PriorityClass = meta.Labels[kueueQueueName], meta.Labels[kueuePriorityClass]
+		if text, ok := meta.Annotations[kueueMinParallel]; ok && d.o.kind == "Job" {
+			n, err := strconv.Atoi(text)
+			if err != nil || n < 1 || c.Job == nil || int32(n) > c.Job.Parallelism {
+				return d.o.failf(nil, "metadata.annotations["+kueueMinParallel+"]", "Invalid value: %q: must be a whole number from 1 to the Job's parallelism", text)
+			}
+			c.MinCount = int32(n)
+		}
+		return nil
+	}
+	return nil
+}
+
+// metadataOf is the metadata of a decoded object, nil for a kind without
+// one.
+func metadataOf(v any) *kubeMeta {
+	f := reflect.ValueOf(v)
+	if f.Kind() != reflect.Pointer || f.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	m := f.Elem().FieldByName("Metadata")
+	if !m.IsValid() {
+		return nil
+	}
+	meta, ok := m.Addr().Interface().(*kubeMeta)
+	if !ok {
+		return nil
+	}
+	return meta
+}

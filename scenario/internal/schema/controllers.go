@@ -44,6 +44,13 @@ type Controller struct {
 	// After and Stops link the workload to another of its namespace
 	// (controllers.Workload): a RayJob's submitter and its RayCluster.
 	After, Stops *controllers.WorkloadRef
+	// Queue is the LocalQueue its object's kueue.x-k8s.io/queue-name
+	// label names ("" when Kueue does not manage it), PriorityClass its
+	// kueue.x-k8s.io/priority-class label (a WorkloadPriorityClass), and
+	// MinCount a Job's kueue.x-k8s.io/job-min-parallelism annotation (0:
+	// none). Set on the top workload of an object only.
+	Queue, PriorityClass string
+	MinCount             int32
 }
 
 // PodLabels are the labels of the pod named name the controller makes
