@@ -405,3 +405,25 @@ func patched(p cluster.Pod, role string, patch func(string, *cluster.Pod)) clust
 	patch(role, &q)
 	return q
 }
+
+// SetParallelism changes the spec.parallelism of a suspended Job, as Kueue
+// writes the count it admitted a Job with (partial admission) before it
+// unsuspends it: the Job runs at most n pods at once from then on. Its
+// completions stay. The error wraps ErrUnknownWorkload, or says the
+// workload is not a suspended Job or n is below 1.
+func (m *Manager) SetParallelism(ref WorkloadRef, n int32) error {
+	c, err := m.suspendable(ref)
+	if err != nil {
+		return err
+	}
+	if c.job == nil || !c.suspended {
+		return fmt.Errorf("controllers: %s %s/%s: parallelism is set on a suspended Job", ref.Kind, ref.Namespace, ref.Name)
+	}
+	if n < 1 {
+		return fmt.Errorf("controllers: %s %s/%s: parallelism %d is below 1", ref.Kind, ref.Namespace, ref.Name, n)
+	}
+	rules := *c.job.rules // the workload's rules are shared, read-only
+	rules.Parallelism = n
+	c.job.rules = &rules
+	return nil
+}

@@ -515,3 +515,30 @@ func cmpString(x, y string) int {
 	}
 	return 0
 }
+
+// Status is where a workload is in Kueue: its phase (Pending, Admitted,
+// Evicted or Finished), and while it holds quota its ClusterQueue and the
+// time it was admitted.
+type Status struct {
+	Phase        string
+	Admitted     bool
+	ClusterQueue string
+	AdmittedAt   time.Duration
+}
+
+// Status is the workload's status; the zero Status for one the Admitter
+// does not have.
+func (a *Admitter) Status(key string) Status {
+	wi := a.workloads[key]
+	if wi == nil {
+		return Status{}
+	}
+	st := Status{Phase: [...]string{"Pending", "Admitted", "Evicted", "Finished"}[wi.state]}
+	if wi.state == stateAdmitted || wi.state == stateEvicted {
+		st.Admitted, st.ClusterQueue, st.AdmittedAt = wi.state == stateAdmitted, wi.cq.spec.Name, wi.reservedAt
+	}
+	if wi.state == statePending && wi.cq != nil {
+		st.ClusterQueue = ""
+	}
+	return st
+}

@@ -131,7 +131,7 @@ func TestKueuePodGroupIsAGang(t *testing.T) {
 	require.Equal(t, int32(3), g.MinCount)
 	got := warningsOf(sc)
 	require.Contains(t, got, "Pod metadata.labels[kueue.x-k8s.io/pod-group-name]: read as a gang: the pods of one group name form a PodGroup of that name, all or nothing, of minCount the kueue.x-k8s.io/pod-group-total-count (Kueue admits a pod group whole); its priority is its first pod's (1 object, first objects.yaml: Pod default/p0)")
-	require.Contains(t, got, "Pod metadata.labels[kueue.x-k8s.io/queue-name]: Kueue's queues and quotas are not modelled: the pods are scheduled as if admitted at once (3 objects, first objects.yaml: Pod default/p0)")
+	require.Contains(t, got, "Pod metadata.labels[kueue.x-k8s.io/queue-name]: the inputs hold no Kueue object, so Kueue does not run: the pods are scheduled as if admitted at once (3 objects, first objects.yaml: Pod default/p0)")
 	_, nodes = runKube(t, pods+kubeNodes(2, 2))
 	require.Equal(t, 3, bound(nodes))
 }
@@ -176,7 +176,7 @@ func TestKueueTopologyIsTheGroupsKey(t *testing.T) {
 	require.Equal(t, "rack", g.TopologyKey)
 	require.Equal(t, int32(3), g.MinCount)
 	require.Equal(t, 0, bound(nodes))
-	require.Contains(t, strings.Join(warningsOf(sc), "\n"), "Job metadata.labels[kueue.x-k8s.io/queue-name]: Kueue's queues and quotas are not modelled")
+	require.Contains(t, strings.Join(warningsOf(sc), "\n"), "Job metadata.labels[kueue.x-k8s.io/queue-name]: the inputs hold no Kueue object, so Kueue does not run")
 	_, nodes = runKube(t, job+kubeNodes(4, 2))
 	require.Equal(t, 3, bound(nodes))
 
@@ -206,17 +206,15 @@ func TestGPUShareWarns(t *testing.T) {
 	}
 }
 
-// Kueue's own kinds are read and checked, with a warning that they do not
-// run yet; its other kinds are skipped.
+// Kueue's own kinds are read and checked, and run without a warning; its
+// other kinds are skipped with one.
 func TestKueueKindsWarn(t *testing.T) {
 	sc, err := Parse("q.yaml", []byte("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\nspec: {namespaceSelector: {}}\n"+
 		"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata: {name: lq, namespace: team}\nspec: {clusterQueue: cq}\n"+
 		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: AdmissionCheck\nmetadata: {name: prov}\nspec: {controllerName: x}\n"))
 	require.NoError(t, err)
 	require.Equal(t, []string{
-		"AdmissionCheck: Kueue's admission checks and MultiKueue are not modelled: objects skipped; pods are scheduled as if Kueue had admitted them (1 object, first q.yaml: AdmissionCheck prov)",
-		"ClusterQueue: read and checked as Kueue's webhooks check it; Kueue's admission (queues, quotas, cohorts, preemption) does not run yet: pods are scheduled as if Kueue had admitted them (1 object, first q.yaml: ClusterQueue cq)",
-		"LocalQueue: read and checked as Kueue's webhooks check it; Kueue's admission (queues, quotas, cohorts, preemption) does not run yet: pods are scheduled as if Kueue had admitted them (1 object, first q.yaml: LocalQueue team/lq)",
+		"AdmissionCheck: Kueue's admission checks and MultiKueue are not modelled: objects skipped; workloads are admitted once they have quota (1 object, first q.yaml: AdmissionCheck prov)",
 	}, warningsOf(sc))
 	require.Len(t, sc.Kueue.ClusterQueues, 1)
 	require.Len(t, sc.Kueue.LocalQueues, 1)

@@ -32,10 +32,9 @@ import (
 //     (NarrowNodeSelection), and its gate is removed: the scheduler
 //     places it from then on.
 //   - When the Admitter evicts it (preemption), its pods are deleted, as
-//     Kueue stops a pod group, and made again, gated, once gone, as their
-//     owner would make them again; the workload's quota is then released
-//     and it queues again. (A pod the scheduler preempts is pending again
-//     the same way: the simulator's pods are never lost.)
+//     Kueue stops a pod group: plain pods have no controller to make them
+//     again, so the workload is done once they are gone, and its quota is
+//     released.
 //   - The workload finishes when each of its pods has succeeded or been
 //     deleted, and its quota is released.
 
@@ -66,6 +65,10 @@ type kueueRun struct {
 	byRef    map[controllers.WorkloadRef]*kueueUnit
 	jobOrder []*kueueUnit
 	skip     map[cluster.PodKey]bool
+	// byOwner finds a job's unit from its pods' owner: the job, or a
+	// parent's child; podOrder is the pod units in the order made
+	byOwner  map[ownerKey]*kueueUnit
+	podOrder []*kueueUnit
 	// wait is, for each workload key, its admission and the binding of
 	// its last pod: the waits for quota and for nodes
 	log []kueue.Event
@@ -74,13 +77,23 @@ type kueueRun struct {
 // kueueUnit is a workload of plain pods: its pods, as added, and where
 // they are.
 type kueueUnit struct {
-	w       kueue.Workload
-	ref     *controllers.WorkloadRef // a job's; nil for pods
-	total   int
-	pods    []*heldPod
-	added   bool // given to the Admitter
-	state   unitState
-	created time.Duration
+	w     kueue.Workload
+	ref   *controllers.WorkloadRef // a job's; nil for pods
+	owner string                   // the object it was made for: "Job default/a"
+	// what the result tells: its admissions and evictions, Kueue's last
+	// word while pending, and its pods bound since its admission
+	admission        *kueue.Admission
+	firstAdmitted    time.Duration // -1 until admitted
+	admittedAt       time.Duration // its last admission
+	evicted          bool          // evicted since its last admission
+	allBound         time.Duration // -1 until its admitted pods were all bound
+	bound, evictions int
+	reason, message  string
+	total            int
+	pods             []*heldPod
+	added            bool // given to the Admitter
+	state            unitState
+	created          time.Duration
 }
 
 type unitState uint8
@@ -98,8 +111,7 @@ type heldPod struct {
 	pod      cluster.Pod
 	duration time.Duration
 	podSet   int
-	gone     bool // deleted (by Kueue) and not made again yet
-	ended    bool // succeeded, or deleted by the scenario
+	ended    bool // succeeded, or deleted
 }
 
 // newKueueRun returns Kueue for a run of the scenario, nil when the
@@ -131,13 +143,15 @@ func (sc *Scenario) newKueueRun() (*kueueRun, error) {
 // manages reports whether Kueue manages the pod: it names a queue and no
 // controller of the run owns it.
 func (kr *kueueRun) manages(p *cluster.Pod) bool {
-	return kr != nil && p.Labels[kueueQueueLabel] != "" && p.Owner == nil
+	return kr != nil && p.Labels[kueueQueueLabel] != "" && p.Owner == nil && p.NodeName == ""
 }
 
 // arrive adds a managed pod, gated, and gives its workload to the
 // Admitter once all its pods exist.
 func (kr *kueueRun) arrive(s *gangsim.Scheduler, pod cluster.Pod, d time.Duration) error {
-	pod.SchedulingGates = append(slices.Clip(pod.SchedulingGates), kueueGate)
+	if !slices.Contains(pod.SchedulingGates, kueueGate) { // a dump's pod has it already
+		pod.SchedulingGates = append(slices.Clip(pod.SchedulingGates), kueueGate)
+	}
 	if err := s.AddPod(pod, d); err != nil {
 		return err
 	}
@@ -189,9 +203,11 @@ func (kr *kueueRun) unitOf(p *cluster.Pod) (*kueueUnit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s %s/%s: %w", kind, p.Namespace, name, err)
 	}
-	u := &kueueUnit{total: total, w: kueue.Workload{Namespace: ns, Name: kueue.WorkloadName("pod", "", name),
-		Queue: p.Labels[kueueQueueLabel], Priority: prio, PriorityClass: p.Labels[kueuePriorityLabel]}}
+	u := &kueueUnit{total: total, owner: kind + " " + cluster.MakePodKey(ns, name).Display(), firstAdmitted: -1, allBound: -1,
+		w: kueue.Workload{Namespace: ns, Name: kueue.WorkloadName("pod", "", name),
+			Queue: p.Labels[kueueQueueLabel], Priority: prio, PriorityClass: p.Labels[kueuePriorityLabel]}}
 	kr.units[key] = u
+	kr.podOrder = append(kr.podOrder, u)
 	return u, nil
 }
 
@@ -264,7 +280,21 @@ func (kr *kueueRun) podSet(u *kueueUnit, p *cluster.Pod) int {
 func (kr *kueueRun) see(e gangsim.Event) bool {
 	key := e.PodKey()
 	u := kr.byPod[key]
+	if u == nil && e.Kind == gangsim.EventPodBound && e.Pod.Pod().Owner != nil {
+		ns := e.Pod.Pod().Namespace
+		if ns == "" {
+			ns = cluster.DefaultNamespace
+		}
+		u = kr.byOwner[ownerKey{ns, e.Pod.Pod().Owner.Kind, e.Pod.Pod().Owner.Name}]
+	}
 	if u == nil || kr.err != nil {
+		return false
+	}
+	if e.Kind == gangsim.EventPodBound {
+		u.sawBound(e.At)
+		return false
+	}
+	if u.ref != nil {
 		return false
 	}
 	switch e.Kind {
@@ -272,17 +302,29 @@ func (kr *kueueRun) see(e gangsim.Event) bool {
 	default:
 		return false
 	}
-	hp := u.pod(key)
-	if u.state == unitEvicting && e.Kind == gangsim.EventPodDeleted {
-		hp.gone = true
-	} else {
-		hp.ended = true
-	}
+	u.pod(key).ended = true
 	if err := kr.a.AdvanceTo(e.At); err != nil {
 		kr.err = err
 		return true
 	}
 	return kr.settleUnit(u)
+}
+
+// sawBound counts a pod of the unit bound: the first time the pods
+// bound since its last admission reach its admitted count is the end of
+// its wait for nodes.
+func (u *kueueUnit) sawBound(at time.Duration) {
+	if u.admission == nil {
+		return
+	}
+	u.bound++
+	var want int32
+	for _, ps := range u.admission.PodSets {
+		want += ps.Count
+	}
+	if u.allBound < 0 && int32(u.bound) >= want {
+		u.allBound = at
+	}
 }
 
 func (u *kueueUnit) pod(key cluster.PodKey) *heldPod {
@@ -294,33 +336,20 @@ func (u *kueueUnit) pod(key cluster.PodKey) *heldPod {
 	return nil
 }
 
-// settleUnit tells the Admitter what became of a unit whose pod ended:
-// finished when every pod ended; released when Kueue's eviction has
-// deleted every pod it had. It reports whether the run must pause for the
-// runner to act (make the pods again, run a cycle).
+// settleUnit tells the Admitter that a unit whose pods have all ended
+// is done (its quota released). It reports whether the run must pause
+// for the runner to run what that made due (a cycle).
 func (kr *kueueRun) settleUnit(u *kueueUnit) bool {
-	live, gone := 0, 0
 	for _, hp := range u.pods {
-		switch {
-		case hp.gone:
-			gone++
-		case !hp.ended:
-			live++
+		if !hp.ended {
+			return false
 		}
 	}
-	if live > 0 {
+	if !u.added || u.state == unitDone {
 		return false
 	}
-	key := u.w.Key()
-	switch {
-	case gone == 0 && u.added && u.state != unitDone:
-		u.state = unitDone
-		kr.err = kr.a.Finish(key)
-	case gone > 0 && u.state == unitEvicting:
-		return true // step makes the pods again and releases the quota
-	default:
-		return false
-	}
+	u.state = unitDone
+	kr.err = kr.a.Finish(u.w.Key())
 	kr.log = append(kr.log, kr.a.Events()...)
 	return true
 }
@@ -330,34 +359,10 @@ func (kr *kueueRun) nextTime() (time.Duration, bool) {
 	if kr == nil {
 		return 0, false
 	}
-	if kr.evicting() {
-		return kr.a.Now(), true
-	}
 	return kr.a.NextTime()
 }
 
-// evicting reports whether a unit's evicted pods are all gone, to be made
-// again.
-func (kr *kueueRun) evicting() bool {
-	for _, u := range kr.units {
-		if u.ref == nil && u.state == unitEvicting && u.allGone() {
-			return true
-		}
-	}
-	return false
-}
-
-func (u *kueueUnit) allGone() bool {
-	for _, hp := range u.pods {
-		if !hp.gone && !hp.ended {
-			return false
-		}
-	}
-	return true
-}
-
-// step does what Kueue has to do at t (the scheduler's clock): the pods
-// of evicted units made again and their quota released, then the
+// step does what Kueue has to do at t (the scheduler's clock): the
 // Admitter's step, and its decisions carried out.
 func (kr *kueueRun) step(s *gangsim.Scheduler, m *controllers.Manager, t time.Duration) error {
 	if kr.err != nil {
@@ -366,27 +371,6 @@ func (kr *kueueRun) step(s *gangsim.Scheduler, m *controllers.Manager, t time.Du
 	if err := kr.a.AdvanceTo(t); err != nil {
 		return err
 	}
-	for _, key := range sortedUnitKeys(kr.units) {
-		u := kr.units[key]
-		if u.ref != nil || u.state != unitEvicting || !u.allGone() {
-			continue
-		}
-		for _, hp := range u.pods {
-			if hp.gone {
-				if err := s.AddPod(hp.pod, hp.duration); err != nil {
-					return fmt.Errorf("Kueue: making pod %s again after its eviction: %w", hp.pod.Key(), err)
-				}
-				if hp.duration > 0 {
-					m.WaitFor(hp.pod.Key())
-				}
-				hp.gone = false
-			}
-		}
-		u.state = unitWaiting
-		if err := kr.a.Released(key); err != nil {
-			return err
-		}
-	}
 	evs := kr.a.Step()
 	kr.log = append(kr.log, evs...)
 	for _, e := range evs {
@@ -394,6 +378,7 @@ func (kr *kueueRun) step(s *gangsim.Scheduler, m *controllers.Manager, t time.Du
 		if u == nil {
 			continue
 		}
+		u.note(e)
 		var err error
 		switch {
 		case e.Kind == kueue.QuotaReserved && u.ref != nil:
@@ -411,15 +396,6 @@ func (kr *kueueRun) step(s *gangsim.Scheduler, m *controllers.Manager, t time.Du
 		}
 	}
 	return nil
-}
-
-func sortedUnitKeys(m map[string]*kueueUnit) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // admit writes each pod's flavor into it and lifts its gate.
@@ -486,6 +462,7 @@ var jobGroups = map[string]string{controllers.KindJob: "batch", controllers.Kind
 func (kr *kueueRun) jobUnits() error {
 	kr.skip = map[cluster.PodKey]bool{}
 	kr.byRef = map[controllers.WorkloadRef]*kueueUnit{}
+	kr.byOwner = map[ownerKey]*kueueUnit{}
 	ctls := kr.sc.Controllers
 	for i := range ctls {
 		c := &ctls[i]
@@ -518,7 +495,7 @@ func (kr *kueueRun) jobUnits() error {
 			continue // a kind Kueue's integrations here do not hold
 		}
 		ref := controllers.WorkloadRef{Kind: c.Kind, Name: c.Name, Namespace: c.Namespace}
-		u := &kueueUnit{w: w, ref: &ref}
+		u := &kueueUnit{w: w, ref: &ref, owner: c.Kind + " " + cluster.MakePodKey(c.Namespace, c.Name).Display(), firstAdmitted: -1, allBound: -1}
 		kr.units[w.Key()] = u
 		kr.byRef[ref] = u
 		kr.jobOrder = append(kr.jobOrder, u)
@@ -526,6 +503,7 @@ func (kr *kueueRun) jobUnits() error {
 			for _, at := range ctls[k].pods {
 				kr.skip[kr.sc.Pods[at].Pod.Key()] = true
 			}
+			kr.byOwner[ownerKey{ctls[k].Namespace, ctls[k].Kind, ctls[k].Name}] = u
 		}
 	}
 	return nil
@@ -645,5 +623,93 @@ func (kr *kueueRun) admitJob(u *kueueUnit, ad *kueue.Admission) error {
 			p.Tolerations = append(p.Tolerations, t.Toleration)
 		}
 	}
+	if w := &u.w; len(w.PodSets) == 1 && w.PodSets[0].MinCount > 0 {
+		// a Job that may be admitted partially: Kueue writes the count it
+		// admitted into its parallelism (and restores it before the next
+		// admission)
+		if err := kr.m.SetParallelism(*u.ref, ad.PodSets[0].Count); err != nil {
+			return err
+		}
+	}
 	return kr.m.Unsuspend(*u.ref, patch)
+}
+
+// note keeps what the result tells of a unit's event.
+func (u *kueueUnit) note(e kueue.Event) {
+	switch e.Kind {
+	case kueue.QuotaReserved:
+		u.admission, u.bound, u.reason, u.message = e.Admission, 0, "", ""
+		u.admittedAt, u.evicted = e.At, false
+		if u.firstAdmitted < 0 {
+			u.firstAdmitted = e.At
+		}
+	case kueue.Evicted:
+		u.evictions++
+		u.evicted = true
+		u.reason, u.message = e.Reason, e.Message
+	case kueue.Pending:
+		u.reason, u.message = e.Reason, e.Message
+	}
+}
+
+// results are the Kueue Workloads of the run, for the result: the jobs'
+// in input order, then the pods' in the order made; end is the end of
+// the run.
+func (kr *kueueRun) results(end time.Duration) []WorkloadResult {
+	if kr == nil {
+		return nil
+	}
+	// the Pending events of workloads never stepped on (added while
+	// waiting for their LocalQueue) are in the log
+	for _, e := range kr.log {
+		if u := kr.units[e.Workload]; u != nil && e.Kind == kueue.Pending && u.admission == nil {
+			u.reason, u.message = e.Reason, e.Message
+		}
+	}
+	var out []WorkloadResult
+	for _, u := range append(slices.Clone(kr.jobOrder), kr.podOrder...) {
+		if !u.added {
+			continue
+		}
+		w := WorkloadResult{Kind: "Workload", Name: cluster.MakePodKey(u.w.Namespace, u.w.Name).Display(), Owner: u.owner,
+			Queue: u.w.Queue, Priority: &u.w.Priority, Evictions: u.evictions, CreatedAt: u.w.Created.String()}
+		st := kr.a.Status(u.w.Key())
+		admitted := u.admission != nil && !u.evicted
+		w.Admitted = &admitted
+		w.Status = st.Phase
+		if admitted {
+			w.ClusterQueue = u.admission.ClusterQueue
+		}
+		if !admitted {
+			w.Reason, w.Message = u.reason, u.message
+		}
+		psCounts := map[string]kueue.PodSetAssignment{}
+		if admitted {
+			w.AdmittedAt = u.admittedAt.String()
+			for _, ps := range u.admission.PodSets {
+				psCounts[ps.Name] = ps
+			}
+		}
+		for _, ps := range u.w.PodSets {
+			r := WorkloadPodSetResult{Name: ps.Name, Count: ps.Count}
+			if a, ok := psCounts[ps.Name]; ok {
+				r.Count, r.Flavors = a.Count, map[string]string{}
+				for res, f := range a.Flavors {
+					r.Flavors[string(res)] = f
+				}
+			}
+			w.PodSets = append(w.PodSets, r)
+		}
+		switch {
+		case u.firstAdmitted >= 0:
+			w.WaitForQuota = (u.firstAdmitted - u.w.Created).String()
+		default:
+			w.WaitForQuota = (end - u.w.Created).String()
+		}
+		if u.allBound >= 0 {
+			w.WaitForNodes = (u.allBound - u.firstAdmitted).String()
+		}
+		out = append(out, w)
+	}
+	return out
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gangsim/gangsim/autoscaler"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/controllers"
+	"github.com/gangsim/gangsim/kueue"
 )
 
 // Result is the outcome of a scenario run: every pod's final state, the
@@ -50,6 +51,37 @@ type Result struct {
 	// Autoscaling is what the autoscaler did, in its own types, for
 	// metrics and what-if; nil without node groups. Not written out.
 	Autoscaling *Autoscaling `json:"-"`
+	// KueueEvents are Kueue's decisions in order: each workload's
+	// attempts that failed (when Kueue's message changed), admissions,
+	// evictions, quota released, requeues and ends; absent without Kueue.
+	KueueEvents []KueueEventResult `json:"kueueEvents,omitempty"`
+	// Kueue is what Kueue did, in its own types, for metrics and what-if;
+	// nil without Kueue. Not written out.
+	Kueue *KueueRecord `json:"-"`
+}
+
+// KueueRecord is Kueue's record of a run: its objects, every event of
+// its Admitter in order, and the end of the run.
+type KueueRecord struct {
+	Objects *kueue.Objects
+	Events  []kueue.Event
+	End     time.Duration
+}
+
+// KueueEventResult is one of Kueue's events: when, what (Pending,
+// QuotaReserved, Evicted, QuotaReleased, Requeued, Finished), to which
+// workload, in which ClusterQueue, with Kueue's reason and message; for
+// an eviction by preemption, the preemptor and the preemption's reason
+// (InClusterQueue, InCohortReclamation, InCohortReclaimWhileBorrowing).
+type KueueEventResult struct {
+	At           string `json:"at"`
+	Kind         string `json:"kind"`
+	Workload     string `json:"workload"`
+	ClusterQueue string `json:"clusterQueue,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+	Message      string `json:"message,omitempty"`
+	By           string `json:"by,omitempty"`
+	Preemption   string `json:"preemption,omitempty"`
 }
 
 // Autoscaling is the record of a run's autoscaler: the groups it ran
@@ -119,6 +151,35 @@ type WorkloadResult struct {
 	Restarts   int    `json:"restarts,omitempty"`
 	Active     int    `json:"active,omitempty"`
 	FinishedAt string `json:"finishedAt,omitempty"`
+
+	// A Kueue Workload (Kind "Workload") has these too: the object it was
+	// made for, its LocalQueue and priority; the ClusterQueue, the time
+	// and pod sets of its last admission; when pending, Kueue's message
+	// (Reason is the condition's reason); how often it was evicted; and
+	// its waits: for quota, from its creation to its first admission (to
+	// the end of the run when never admitted), and for nodes, from that
+	// admission until its admitted pods were all bound.
+	Owner        string                 `json:"owner,omitempty"`
+	Queue        string                 `json:"queue,omitempty"`
+	Priority     *int32                 `json:"priority,omitempty"`
+	ClusterQueue string                 `json:"clusterQueue,omitempty"`
+	Admitted     *bool                  `json:"admitted,omitempty"`
+	CreatedAt    string                 `json:"createdAt,omitempty"`
+	AdmittedAt   string                 `json:"admittedAt,omitempty"`
+	PodSets      []WorkloadPodSetResult `json:"podSets,omitempty"`
+	Message      string                 `json:"message,omitempty"`
+	Evictions    int                    `json:"evictions,omitempty"`
+	WaitForQuota string                 `json:"waitForQuota,omitempty"`
+	WaitForNodes string                 `json:"waitForNodes,omitempty"`
+}
+
+// WorkloadPodSetResult is a pod set of a Kueue Workload: its pods, the
+// count admitted (its full count while pending), and the flavor of each
+// resource it was admitted with.
+type WorkloadPodSetResult struct {
+	Name    string            `json:"name"`
+	Count   int32             `json:"count"`
+	Flavors map[string]string `json:"flavors,omitempty"`
 }
 
 // ExplanationResult explains one pod's last attempt: which filters
@@ -344,7 +405,7 @@ func (r *recorder) observe(e gangsim.Event) {
 // result assembles the Result: pods in input order, then those the
 // controllers made in the order they made them; groups in input order
 // with their conditions as the scheduler holds them.
-func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, m *controllers.Manager) *Result {
+func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, m *controllers.Manager, kr *kueueRun) *Result {
 	res := &Result{Pods: []PodResult{}, Evictions: r.evictions, PodGroups: []GroupResult{}}
 	if res.Evictions == nil {
 		res.Evictions = []EvictionResult{}
@@ -389,6 +450,18 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, m *controllers.Man
 			case controllers.JobFailed:
 				res.Stats.JobsFailed++
 			}
+		}
+	}
+	res.Workloads = append(res.Workloads, kr.results(s.Now())...)
+	if kr != nil {
+		res.Kueue = &KueueRecord{Objects: sc.Kueue, Events: kr.log, End: s.Now()}
+		res.KueueEvents = []KueueEventResult{}
+		for _, e := range kr.log {
+			if e.Kind == kueue.Created {
+				continue
+			}
+			res.KueueEvents = append(res.KueueEvents, KueueEventResult{At: e.At.String(), Kind: string(e.Kind), Workload: cluster.PodKey(e.Workload).Display(),
+				ClusterQueue: e.ClusterQueue, Reason: e.Reason, Message: e.Message, By: cluster.PodKey(e.By).Display(), Preemption: e.Preemption})
 		}
 	}
 	for _, g := range sc.PodGroups {

@@ -72,7 +72,7 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 	if err != nil && !errors.Is(err, gangsim.ErrNoProgress) {
 		return nil, err
 	}
-	res := rec.result(sc, s, m)
+	res := rec.result(sc, s, m, kr)
 	as.addResult(res, s.Now())
 	if err != nil {
 		// a run that never settles still has its result so far

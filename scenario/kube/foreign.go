@@ -82,7 +82,7 @@ func ReadsKind(apiVersion, kind string) bool {
 // is "kind not modelled".
 var skippedKinds = map[string]string{
 	"kueue.x-k8s.io": "Kueue's admission checks and MultiKueue are not modelled: objects skipped; " +
-		"pods are scheduled as if Kueue had admitted them",
+		"workloads are admitted once they have quota",
 	pluginsGroup + " ElasticQuota": "scheduler-plugins' CapacityScheduling quotas are not modelled: objects skipped",
 	"scheduling.volcano.sh":        "Volcano's scheduler is not modelled: objects skipped (its PodGroups are not read as gangs)",
 	"batch.volcano.sh":             "Volcano's job controller is not modelled: objects skipped, and the pods they would make with them",

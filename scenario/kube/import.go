@@ -15,6 +15,9 @@ import (
 // first, so that a workload can see the pods it already has and a
 // DaemonSet every node, whichever file they are in.
 type kubeImport struct {
+	// kueueOn: the inputs hold Kueue objects, so Kueue runs (its keys on
+	// pods and jobs are read, not warned about)
+	kueueOn bool
 	tally   *schema.Tally // the pods and nodes of the inputs so far
 	ws      Warnings
 	plugins fw.Registry // the plugins a configuration may name

@@ -286,6 +286,10 @@ func (k *kubeImport) dropKueueGates(m *member) {
 	}
 	var kept []schema.SchedulingGate
 	for _, g := range s.SchedulingGates {
+		if k.kueueOn && g.Name == kueueAdmissionGate {
+			kept = append(kept, g) // Kueue runs: it lifts the gate when it admits the pod
+			continue
+		}
 		if strings.HasPrefix(g.Name, kueueGatePrefix) {
 			k.ws.Add(m.o.kind, strings.TrimSuffix(m.meta, "metadata")+"spec.schedulingGates["+g.Name+"]",
 				"Kueue's gate, which Kueue removes when it admits the pod: removed, since the pod is taken as admitted", m.first())
@@ -301,12 +305,16 @@ func (k *kubeImport) dropKueueGates(m *member) {
 // them with spec.suspend, and a suspended Job makes no pods.
 func (k *kubeImport) suspendedByKueue(d kubeDecoded) {
 	j, ok := d.v.(*kubeJob)
-	if !ok || j.Spec.Suspend == nil || !*j.Spec.Suspend || j.Metadata.Labels[kueueQueueName] == "" {
+	if !ok || k.kueueOn || j.Spec.Suspend == nil || !*j.Spec.Suspend || j.Metadata.Labels[kueueQueueName] == "" {
 		return
 	}
 	k.ws.Add(d.o.kind, "spec.suspend", "Kueue suspends a Job until it admits it, and Kueue's admission is not modelled: the Job makes no pods; "+
 		"give spec.suspend: false to simulate it admitted", d.o.file+": "+d.o.ref())
 }
+
+// kueueAdmissionGate is the gate Kueue's webhook gives the pods it
+// manages.
+const kueueAdmissionGate = "kueue.x-k8s.io/admission"
 
 // kueueQueueName is the label that puts a workload in a Kueue queue.
 const kueueQueueName = "kueue.x-k8s.io/queue-name"

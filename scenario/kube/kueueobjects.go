@@ -549,13 +549,11 @@ func (k *kubeImport) kueueConfig(o *Object, v *kueueConfigObject, f *schema.File
 	return nil
 }
 
-// kueueRead warns, once per kind, that Kueue's objects are read and
-// checked but not run yet.
+// kueueRead notes that the inputs hold a Kueue object: Kueue runs.
 func (k *kubeImport) kueueRead(o *Object, err error) error {
 	if err != nil {
 		return err
 	}
-	k.ws.Add(o.kind, "", "read and checked as Kueue's webhooks check it; Kueue's admission (queues, quotas, cohorts, preemption) does not run yet: "+
-		"pods are scheduled as if Kueue had admitted them", o.file+": "+o.ref())
+	k.kueueOn = true
 	return nil
 }

@@ -20,9 +20,9 @@ type foreignNote struct {
 // foreignKeyNotes, in order: the first matching prefix speaks. Keys the
 // gang formats read (members.go, kueue.go) are not among them.
 var foreignKeyNotes = []foreignNote{
-	{"kueue.x-k8s.io/queue-name", "Kueue's queues and quotas are not modelled: the pods are scheduled as if admitted at once"},
-	{"kueue.x-k8s.io/priority-class", "Kueue's WorkloadPriorityClass orders admission, which is not modelled; the pods' own priority applies"},
-	{"kueue.x-k8s.io/", "Kueue's admission is not modelled: ignored"},
+	{"kueue.x-k8s.io/queue-name", "the inputs hold no Kueue object, so Kueue does not run: the pods are scheduled as if admitted at once"},
+	{"kueue.x-k8s.io/priority-class", "the inputs hold no Kueue object, so Kueue does not run: the pods' own priority applies"},
+	{"kueue.x-k8s.io/", "not modelled: ignored"},
 	{"pod-group.scheduling.", "the lightweight Coscheduling labels are not read: a gang needs a PodGroup (scheduling.x-k8s.io/v1alpha1), or a Kueue pod group"},
 	{"scheduling.x-k8s.io/", "not modelled, ignored"},
 	{"gang.scheduling.koordinator.sh/", "Koordinator's gang annotations are not read: a gang needs a PodGroup"},
@@ -34,6 +34,9 @@ var foreignKeyNotes = []foreignNote{
 	{"ALIYUN_COM_GPU_MEM_", "the assignment of the gpushare scheduler extender is not modelled: ignored"},
 	{"koordinator.sh/gpu", "Koordinator's GPU sharing is not modelled: ignored"},
 }
+
+// kueueReads are the keys Kueue's integrations read when Kueue runs.
+var kueueReads = map[string]bool{kueueQueueName: true, kueuePriorityClass: true, kueueMinParallel: true}
 
 // gangKeys are the keys the gang formats read: never foreign.
 var gangKeys = []string{pluginsLabel, legacyLabel, kueueGroupName, kueueTotalCount, kueueRequired, kueuePreferred, kueueUnconstrained}
@@ -72,7 +75,15 @@ func (k *kubeImport) foreignKeys(o *Object, path string, labels, annotations map
 		keys map[string]string
 	}{{"labels", labels}, {"annotations", annotations}} {
 		for _, key := range slices.Sorted(maps.Keys(set.keys)) {
-			if d := noteOf(key); d != "" {
+			d := noteOf(key)
+			if k.kueueOn && kueueReads[key] {
+				if kueueJobKinds[o.kind] || o.kind == "Pod" {
+					d = "" // Kueue's integration of the kind reads it
+				} else {
+					d = "Kueue's integration of " + o.kind + " is not modelled: its pods are scheduled as if admitted at once"
+				}
+			}
+			if d != "" {
 				k.ws.Add(o.kind, path+"."+set.sub+"["+key+"]", d, o.file+": "+o.ref())
 			}
 		}
