@@ -63,6 +63,7 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, m *controllers.Manager, as *scal
 // over.
 func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []action, next *int, as *scaler, rc *controllers.ResourceClaims, kr *kueueRun) (bool, error) {
 	m.Resume()
+	kr.resume()
 	w, woken := m.NextWakeup()
 	if t, ok := kr.nextTime(); ok {
 		t = max(t, s.Now())
@@ -71,7 +72,7 @@ func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []ac
 			first = false
 		}
 		if first {
-			if err := s.RunUntil(t); err != nil || m.Paused() {
+			if err := s.RunUntil(t); err != nil || paused(m, kr) {
 				return false, err
 			}
 			return false, kr.step(s, m, t)
@@ -81,7 +82,7 @@ func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []ac
 		t, ok := as.target(s)
 		more := ok || woken || *next < len(acts) || m.InProgress()
 		if more && (*next >= len(acts) || t < acts[*next].at) && (!woken || t < w) {
-			if err := s.RunUntil(t); err != nil || m.Paused() || !ok {
+			if err := s.RunUntil(t); err != nil || paused(m, kr) || !ok {
 				return false, err
 			}
 			return false, as.step(s, t)
@@ -90,7 +91,7 @@ func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []ac
 	switch {
 	case *next < len(acts) && (!woken || acts[*next].at <= w):
 		a := acts[*next]
-		if err := s.RunUntil(a.at); err != nil || m.Paused() {
+		if err := s.RunUntil(a.at); err != nil || paused(m, kr) {
 			return false, err
 		}
 		*next++
@@ -99,17 +100,17 @@ func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []ac
 		}
 		return false, sc.apply(s, a, rc, kr)
 	case woken:
-		if err := s.RunUntil(w); err != nil || m.Paused() {
+		if err := s.RunUntil(w); err != nil || paused(m, kr) {
 			return false, err
 		}
 		m.Wake(w)
 		return false, nil
 	case m.InProgress():
 		err := s.Run()
-		return err == nil && !m.Paused(), err // not paused: nothing more can happen
+		return err == nil && !paused(m, kr), err // not paused: nothing more can happen
 	}
 	err := s.Settle()
-	if err != nil || m.Paused() {
+	if err != nil || paused(m, kr) {
 		return false, err
 	}
 	if t, ok := as.nextTime(s); ok {
@@ -118,6 +119,12 @@ func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []ac
 		}
 	}
 	return !m.InProgress() && !m.Busy(), nil
+}
+
+// paused reports whether the scheduler's run paused for the controllers
+// or for Kueue.
+func paused(m *controllers.Manager, kr *kueueRun) bool {
+	return m.Paused() || kr != nil && kr.paused
 }
 
 // skips reports whether an action is moot: the deletion of a pod that a

@@ -59,6 +59,8 @@ type kueueRun struct {
 	units map[string]*kueueUnit // by workload key
 	byPod map[cluster.PodKey]*kueueUnit
 	err   error // the first failure seen in the event stream
+	// paused: see asked the scheduler to pause since resume
+	paused bool
 	m     *controllers.Manager
 	// the jobs Kueue holds: by reference, in input order, and the pods of
 	// time 0 they had, left out
@@ -274,10 +276,24 @@ func (kr *kueueRun) podSet(u *kueueUnit, p *cluster.Pod) int {
 	return len(u.w.PodSets) - 1
 }
 
+// resume forgets the last pause.
+func (kr *kueueRun) resume() {
+	if kr != nil {
+		kr.paused = false
+	}
+}
+
 // see follows the event stream: a unit's pod that ends, or is gone after
 // Kueue deleted it. It asks for a pause when Kueue has something to do at
 // once (a workload finished or released frees quota; a pod to make again).
 func (kr *kueueRun) see(e gangsim.Event) bool {
+	p := kr.observe(e)
+	kr.paused = kr.paused || p
+	return p
+}
+
+// observe is see without the pause's record.
+func (kr *kueueRun) observe(e gangsim.Event) bool {
 	key := e.PodKey()
 	u := kr.byPod[key]
 	if u == nil && e.Kind == gangsim.EventPodBound && e.Pod.Pod().Owner != nil {
