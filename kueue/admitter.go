@@ -44,6 +44,15 @@ type Admitter struct {
 	cycleIdle bool
 	requeues  []requeue // inadmissible workloads to move back, by time
 	events    []Event
+	// the API client's rate limiter (writes.go); the events whose writes
+	// land later, in time order; when the scheduler's last synchronous
+	// write lands
+	lim      *limiter
+	later    []Event
+	syncDone time.Duration
+	// timers: PodsReady timeouts and back-offs (podsready.go)
+	timers   []timer
+	timerSeq int64
 }
 
 // Config is how the Admitter runs: Kueue's configuration and switches,
@@ -60,11 +69,19 @@ type Config struct {
 	// PartialAdmission lets a workload with a minCount be admitted with
 	// fewer pods (Kueue's PartialAdmission gate, on by default).
 	PartialAdmission bool
+	// QPS and Burst are Kueue's API client's rate limit (Configuration's
+	// clientConnection): its writes wait for it (writes.go). QPS 0 is no
+	// limit.
+	QPS   float64
+	Burst int
+	// PodsReady is waitForPodsReady (podsready.go).
+	PodsReady PodsReadyConfig
 }
 
-// DefaultConfig is Kueue v0.19's defaults, and a cycle time of 1 ms.
+// DefaultConfig is Kueue v0.19's defaults (a client of 300 queries a
+// second, bursts of 500), and a cycle time of 1 ms.
 func DefaultConfig() Config {
-	return Config{CycleTime: time.Millisecond, RequeueBatch: time.Second, PartialAdmission: true}
+	return Config{CycleTime: time.Millisecond, RequeueBatch: time.Second, PartialAdmission: true, QPS: 300, Burst: 500, PodsReady: DefaultPodsReady()}
 }
 
 // requeue is a batch of inadmissible workloads to move back to the
@@ -106,6 +123,16 @@ type info struct {
 	reason      string // the QuotaReserved reason of the last attempt
 	message     string // and its message
 	preemptor   bool
+
+	// waitForPodsReady: its admissions (the timeout is about the last),
+	// whether its pods are ready, its evictions for them, the end of its
+	// back-off, and whether it was deactivated
+	admissions       int64
+	ready            bool
+	requeues         int32
+	backoffUntil     time.Duration
+	podsReadyEvicted bool
+	deactivated      bool
 }
 
 // lastAssignment is how far the flavor scan of a workload went: for each
@@ -124,7 +151,7 @@ func New(objs *Objects, cfg Config) (*Admitter, error) {
 	}
 	a := &Admitter{cfg: cfg, frIndex: map[fr]int{}, flavors: map[string]*ResourceFlavor{}, cqs: map[string]*clusterQueue{},
 		cohorts: map[string]*node{}, lqs: map[string]*LocalQueue{}, wpcs: map[string]int32{}, ns: map[string]map[string]string{},
-		workloads: map[string]*info{}}
+		workloads: map[string]*info{}, lim: newLimiter(cfg.QPS, cfg.Burst)}
 	for i := range objs.ResourceFlavors {
 		a.flavors[objs.ResourceFlavors[i].Name] = &objs.ResourceFlavors[i]
 	}
@@ -410,13 +437,23 @@ func (a *Admitter) Released(key string) error {
 		return fmt.Errorf("workload %s: released while not evicted", key)
 	}
 	wi.cq.release(wi)
-	wi.state = statePending
 	wi.last = nil
 	a.emit(Event{Kind: QuotaReleased, Workload: key, ClusterQueue: wi.cq.spec.Name})
-	a.emit(Event{Kind: Requeued, Workload: key, Reason: "Preempted", Message: "Requeued after eviction"})
-	wi.cq.pushOrUpdate(wi)
 	a.notify(wi.cq)
 	a.wake()
+	if wi.deactivated {
+		wi.state = stateFinished
+		a.emit(Event{Kind: Finished, Workload: key, Reason: "Deactivated"})
+		return nil
+	}
+	wi.state = statePending
+	if wi.backoffUntil > a.now {
+		a.write(Event{Kind: Requeued, Workload: key, Reason: "PodsReadyTimeout", Message: "Requeued after its back-off"}, false)
+		a.addTimer(timer{at: wi.backoffUntil, wi: wi})
+		return nil
+	}
+	a.write(Event{Kind: Requeued, Workload: key, Reason: "Preempted", Message: "Requeued after eviction"}, false)
+	wi.cq.pushOrUpdate(wi)
 	return nil
 }
 
@@ -437,10 +474,16 @@ func (a *Admitter) notify(q *clusterQueue) {
 	a.requeues = append(a.requeues, r)
 }
 
-// NextTime is when the Admitter next acts: a cycle, or a batch of
-// requeues. False when it waits for a workload or an event.
+// NextTime is when the Admitter next acts: a cycle, a batch of requeues,
+// or a write that lands. False when it waits for a workload or an event.
 func (a *Admitter) NextTime() (time.Duration, bool) {
 	t, ok := a.next, a.due
+	if len(a.later) > 0 && (!ok || a.later[0].At < t) {
+		t, ok = a.later[0].At, true
+	}
+	if len(a.timers) > 0 && (!ok || a.timers[0].at < t) {
+		t, ok = a.timers[0].at, true
+	}
 	for _, r := range a.requeues {
 		if !ok || r.at < t {
 			t, ok = r.at, true
@@ -466,6 +509,8 @@ func (a *Admitter) Now() time.Duration { return a.now }
 // an admission cycle if one is due. It returns the events since the last
 // Step (or since the last call that emitted some).
 func (a *Admitter) Step() []Event {
+	a.deliver()
+	a.fireTimers()
 	var left []requeue
 	for _, r := range a.requeues {
 		if r.at > a.now {

@@ -66,7 +66,7 @@ func (a *Admitter) runCycle() {
 		return // the scheduler waits for a head
 	}
 	a.cycle++
-	emitted := len(a.events)
+	emitted := len(a.events) + len(a.later)
 	// the snapshot: the cycle works on the live usage and puts it back
 	all := a.allNodes()
 	for _, n := range all {
@@ -93,7 +93,7 @@ func (a *Admitter) runCycle() {
 			}
 			return 1
 		}
-		if xc, yc := x.wi.w.Created, y.wi.w.Created; xc != yc {
+		if xc, yc := a.orderTime(x.wi), a.orderTime(y.wi); xc != yc {
 			if xc < yc {
 				return -1
 			}
@@ -124,7 +124,7 @@ func (a *Admitter) runCycle() {
 	}
 	// a cycle that changed nothing would be run again and again, the same,
 	// until something happens: the scheduler sleeps until then (wake)
-	a.cycleIdle = !progress && !changed && len(a.events) == emitted
+	a.cycleIdle = !progress && !changed && len(a.events)+len(a.later) == emitted
 	if a.cycleIdle {
 		a.backoff, a.next = 0, a.now+a.cfg.CycleTime
 		return
@@ -137,7 +137,7 @@ func (a *Admitter) runCycle() {
 	} else {
 		a.backoff = min(2*a.backoff, 1e7)
 	}
-	a.next, a.due = a.now+a.cfg.CycleTime+a.backoff, true
+	a.next, a.due = max(a.now+a.cfg.CycleTime+a.backoff, a.syncDone), true
 }
 
 func (a *Admitter) allNodes() []*node {
@@ -350,7 +350,7 @@ func (a *Admitter) issuePreemptions(e *entry) int {
 		}
 		v.state, v.evictedAt = stateEvicted, a.now
 		msg := preemptionMessage(e.wi, t.reason, v)
-		a.emit(Event{Kind: Evicted, Workload: v.key, ClusterQueue: v.cq.spec.Name, Reason: "Preempted", Preemption: t.reason, Message: msg, By: e.wi.key})
+		a.write(Event{Kind: Evicted, Workload: v.key, ClusterQueue: v.cq.spec.Name, Reason: "Preempted", Preemption: t.reason, Message: msg, By: e.wi.key}, true)
 	}
 	if !e.q.strict {
 		e.q.sticky = e.wi.key
@@ -366,7 +366,12 @@ func (a *Admitter) admit(e *entry) {
 	wi.state, wi.reservedAt = stateAdmitted, a.now
 	wi.last = nil
 	e.status = assumed
-	a.emit(Event{Kind: QuotaReserved, Workload: wi.key, ClusterQueue: e.q.spec.Name, Admission: wi.admission})
+	wi.admissions++
+	wi.ready = false
+	if a.cfg.PodsReady.Timeout > 0 {
+		a.addTimer(timer{at: a.now + a.cfg.PodsReady.Timeout, wi: wi, gen: wi.admissions, check: true})
+	}
+	a.write(Event{Kind: QuotaReserved, Workload: wi.key, ClusterQueue: e.q.spec.Name, Admission: wi.admission}, false)
 }
 
 // requeueEntry puts back a head that was not admitted and records why;
@@ -387,7 +392,7 @@ func (a *Admitter) requeueEntry(e *entry) bool {
 	q.requeue(wi, immediate, e.requeue == requeueNoFit || e.requeue == requeueNoCandidates)
 	if e.status == notNominated || e.status == skipped {
 		if wi.message != e.message || wi.reason != e.reason {
-			a.emit(Event{Kind: Pending, Workload: wi.key, Reason: e.reason, Message: e.message})
+			a.write(Event{Kind: Pending, Workload: wi.key, Reason: e.reason, Message: e.message}, true)
 		}
 		wi.message, wi.reason = e.message, e.reason
 	}

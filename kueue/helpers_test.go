@@ -100,7 +100,9 @@ type run struct {
 
 func newRun(t *testing.T, o *Objects) *run {
 	t.Helper()
-	a, err := New(o, DefaultConfig())
+	cfg := DefaultConfig()
+	cfg.PodsReady.Timeout = 0 // no pods here: their readiness is not the test's
+	a, err := New(o, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package kueue
 import (
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/gangsim/gangsim/cluster"
 )
@@ -35,6 +36,8 @@ type clusterQueue struct {
 	// goes straight back.
 	popCycle, requeueCycle int64
 	generation             int64 // bumped when quota is released or changes
+	// orderTime is the time a workload is queued by (Admitter.orderTime)
+	orderTime func(*info) time.Duration
 }
 
 // resourceGroup is one of a queue's resource groups.
@@ -48,6 +51,7 @@ func (rg *resourceGroup) covers(r cluster.ResourceName) bool { return slices.Con
 func newClusterQueue(a *Admitter, spec ClusterQueue) *clusterQueue {
 	q := &clusterQueue{spec: spec, strict: spec.QueueingStrategy == StrictFIFO, admitted: map[string]*info{},
 		inadmissible: map[string]*info{}, bulk: map[string]bool{}, active: spec.StopPolicy == "" || spec.StopPolicy == StopNone}
+	q.orderTime = a.orderTime
 	q.node = a.newNode(spec.Name)
 	q.node.cq = q
 	a.setQuotas(q.node, spec.ResourceGroups)
@@ -83,8 +87,8 @@ func (q *clusterQueue) before(x, y *info) bool {
 	if x.w.Priority != y.w.Priority {
 		return x.w.Priority > y.w.Priority
 	}
-	if x.w.Created != y.w.Created {
-		return x.w.Created < y.w.Created
+	if xt, yt := q.orderTime(x), q.orderTime(y); xt != yt {
+		return xt < yt
 	}
 	return x.seq < y.seq
 }
@@ -162,14 +166,15 @@ func (q *clusterQueue) requeue(wi *info, immediate, noFit bool) {
 }
 
 // queueInadmissible moves the inadmissible workloads whose namespace the
-// queue still selects back to the heap, and returns how many.
+// queue still selects, and whose back-off is over, back to the heap, and
+// returns how many.
 func (q *clusterQueue) queueInadmissible(a *Admitter) int {
 	q.requeueCycle = q.popCycle
 	clear(q.bulk)
 	moved := 0
 	for _, k := range slices.Sorted(maps.Keys(q.inadmissible)) {
 		wi := q.inadmissible[k]
-		if !q.spec.NamespaceSelector.Matches(a.ns[wi.w.Namespace]) {
+		if !q.spec.NamespaceSelector.Matches(a.ns[wi.w.Namespace]) || wi.backoffUntil > a.now {
 			continue
 		}
 		delete(q.inadmissible, k)

@@ -196,6 +196,10 @@ type Configuration struct {
 	AdmissionFairSharing *AdmissionFairSharing
 	// FeatureGates are Kueue's feature gates the file sets, by name.
 	FeatureGates map[string]bool
+	// ClientQPS and ClientBurst are clientConnection's rate limit of
+	// Kueue's API client; nil for Kueue's defaults (300, 500).
+	ClientQPS   *float32
+	ClientBurst *int32
 }
 
 // WaitForPodsReady evicts an admitted workload whose pods are not all

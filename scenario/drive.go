@@ -65,7 +65,7 @@ func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []ac
 	m.Resume()
 	kr.resume()
 	w, woken := m.NextWakeup()
-	if t, ok := kr.nextTime(); ok {
+	if t, ok := kr.nextTime(); ok && (!kr.a.OnlyTimers() || *next < len(acts) || woken || m.InProgress() || m.Busy()) {
 		t = max(t, s.Now())
 		first := (*next >= len(acts) || t < acts[*next].at) && (!woken || t < w)
 		if at, aok := as.nextTime(s); aok && at < t {

@@ -69,8 +69,11 @@ func (b *builder) kueueUnmodelled(in *kueue.Objects) {
 		if c.AdmissionFairSharing != nil {
 			b.ws.Add("Configuration", "admissionFairSharing", "admission fair sharing is not modelled yet: a queue's workloads are ordered by priority and creation", b.file+": Configuration")
 		}
-		if c.WaitForPodsReady != nil {
-			b.ws.Add("Configuration", "waitForPodsReady", "not modelled yet: an admitted workload keeps its quota however long its pods wait", b.file+": Configuration")
+		if w := c.WaitForPodsReady; w != nil && w.BlockAdmission {
+			b.ws.Add("Configuration", "waitForPodsReady.blockAdmission", "not modelled: admission goes on while admitted workloads wait for their pods", b.file+": Configuration")
+		}
+		if w := c.WaitForPodsReady; w != nil && w.RecoveryTimeout != nil {
+			b.ws.Add("Configuration", "waitForPodsReady.recoveryTimeout", "not modelled: a workload whose pods were ready once is not evicted when one is lost", b.file+": Configuration")
 		}
 	}
 }

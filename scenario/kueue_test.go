@@ -87,11 +87,15 @@ func TestKueueVersions(t *testing.T) {
 		require.NoError(t, err)
 		return sc.Kueue.Configuration
 	}
-	v1 := conf("apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nwaitForPodsReady: {enable: true, blockAdmission: true}\nfairSharing: {enable: true, preemptionStrategies: [LessThanInitialShare]}\n")
+	v1 := conf("apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nwaitForPodsReady: {enable: true, timeout: 30m, blockAdmission: false}\nfairSharing: {enable: true, preemptionStrategies: [LessThanInitialShare]}\n")
 	v2 := conf("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nwaitForPodsReady: {}\nfairSharing: {preemptionStrategies: [LessThanInitialShare]}\n")
 	require.Equal(t, v2, v1)
-	// 5 minutes by default; v1beta2 blocks admission by default
-	require.Equal(t, &kueue.WaitForPodsReady{Timeout: 300e9, BlockAdmission: true}, v2.WaitForPodsReady)
+	// v1beta2 (Kueue v0.19): 30 minutes, admission not blocked, on even
+	// when not given; v1beta1: 5 minutes, admission blocked, when enabled
+	require.Equal(t, &kueue.WaitForPodsReady{Timeout: 1800e9}, v2.WaitForPodsReady)
+	require.Equal(t, &kueue.WaitForPodsReady{Timeout: 1800e9}, conf("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n").WaitForPodsReady)
+	require.Equal(t, &kueue.WaitForPodsReady{Timeout: 300e9, BlockAdmission: true},
+		conf("apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nwaitForPodsReady: {enable: true}\n").WaitForPodsReady)
 	off := conf("apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nwaitForPodsReady: {enable: false}\nfairSharing: {enable: false}\nmanageJobsWithoutQueueName: true\n")
 	require.Nil(t, off.WaitForPodsReady)
 	require.Nil(t, off.FairSharing)

@@ -61,7 +61,7 @@ type kueueRun struct {
 	err   error // the first failure seen in the event stream
 	// paused: see asked the scheduler to pause since resume
 	paused bool
-	m     *controllers.Manager
+	m      *controllers.Manager
 	// the jobs Kueue holds: by reference, in input order, and the pods of
 	// time 0 they had, left out
 	byRef    map[controllers.WorkloadRef]*kueueUnit
@@ -127,6 +127,13 @@ func (sc *Scenario) newKueueRun() (*kueueRun, error) {
 		if on, set := c.FeatureGates["PartialAdmission"]; set {
 			cfg.PartialAdmission = on
 		}
+		cfg.PodsReady = podsReadyConfig(c.WaitForPodsReady)
+		if c.ClientQPS != nil {
+			cfg.QPS = float64(*c.ClientQPS)
+		}
+		if c.ClientBurst != nil {
+			cfg.Burst = int(*c.ClientBurst)
+		}
 	}
 	a, err := kueue.New(sc.Kueue, cfg)
 	if err != nil {
@@ -140,6 +147,25 @@ func (sc *Scenario) newKueueRun() (*kueueRun, error) {
 		return nil, err
 	}
 	return kr, nil
+}
+
+// podsReadyConfig is the Configuration's waitForPodsReady for the
+// Admitter: off when nil.
+func podsReadyConfig(w *kueue.WaitForPodsReady) kueue.PodsReadyConfig {
+	if w == nil {
+		return kueue.PodsReadyConfig{}
+	}
+	pr := kueue.DefaultPodsReady()
+	pr.Timeout = time.Duration(w.Timeout)
+	pr.BackoffLimit = w.BackoffLimitCount
+	pr.CreationTimestamp = w.Timestamp == "Creation"
+	if w.BackoffBaseSeconds != nil {
+		pr.BackoffBase = time.Duration(*w.BackoffBaseSeconds) * time.Second
+	}
+	if w.BackoffMaxSeconds != nil {
+		pr.BackoffMax = time.Duration(*w.BackoffMaxSeconds) * time.Second
+	}
+	return pr
 }
 
 // manages reports whether Kueue manages the pod: it names a queue and no
@@ -307,7 +333,13 @@ func (kr *kueueRun) observe(e gangsim.Event) bool {
 		return false
 	}
 	if e.Kind == gangsim.EventPodBound {
-		u.sawBound(e.At)
+		if u.sawBound(e.At) {
+			if err := kr.a.AdvanceTo(max(e.At, kr.a.Now())); err != nil {
+				kr.err = err
+				return true
+			}
+			kr.err = kr.a.PodsReady(u.w.Key())
+		}
 		return false
 	}
 	if u.ref != nil {
@@ -328,10 +360,11 @@ func (kr *kueueRun) observe(e gangsim.Event) bool {
 
 // sawBound counts a pod of the unit bound: the first time the pods
 // bound since its last admission reach its admitted count is the end of
-// its wait for nodes.
-func (u *kueueUnit) sawBound(at time.Duration) {
+// its wait for nodes. It reports whether they just reached it: its pods
+// are ready (the simulator's pods are ready once bound).
+func (u *kueueUnit) sawBound(at time.Duration) bool {
 	if u.admission == nil {
-		return
+		return false
 	}
 	u.bound++
 	var want int32
@@ -341,6 +374,7 @@ func (u *kueueUnit) sawBound(at time.Duration) {
 	if u.allBound < 0 && int32(u.bound) >= want {
 		u.allBound = at
 	}
+	return int32(u.bound) == want
 }
 
 func (u *kueueUnit) pod(key cluster.PodKey) *heldPod {

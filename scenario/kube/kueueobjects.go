@@ -182,22 +182,25 @@ type kueueConfigObject struct {
 		UsageSamplingInterval string             `yaml:"usageSamplingInterval"`
 		ResourceWeights       map[string]float64 `yaml:"resourceWeights"`
 	} `yaml:"admissionFairSharing"`
-	FeatureGates            map[string]bool `yaml:"featureGates"`
-	Webhook                 skipped         `yaml:"webhook"`
-	LeaderElection          skipped         `yaml:"leaderElection"`
-	Metrics                 skipped         `yaml:"metrics"`
-	Health                  skipped         `yaml:"health"`
-	PprofBindAddress        skipped         `yaml:"pprofBindAddress"`
-	Controller              skipped         `yaml:"controller"`
-	TLS                     skipped         `yaml:"tls"`
-	InternalCertManagement  skipped         `yaml:"internalCertManagement"`
-	ClientConnection        skipped         `yaml:"clientConnection"`
-	Integrations            skipped         `yaml:"integrations"`
-	MultiKueue              skipped         `yaml:"multiKueue"`
-	Resources               unmodelled      `yaml:"resources"`
-	ObjectRetentionPolicies skipped         `yaml:"objectRetentionPolicies"`
-	VisibilityServer        skipped         `yaml:"visibilityServer"`
-	QueueVisibility         skipped         `yaml:"queueVisibility"` // v1beta1
+	FeatureGates           map[string]bool `yaml:"featureGates"`
+	Webhook                skipped         `yaml:"webhook"`
+	LeaderElection         skipped         `yaml:"leaderElection"`
+	Metrics                skipped         `yaml:"metrics"`
+	Health                 skipped         `yaml:"health"`
+	PprofBindAddress       skipped         `yaml:"pprofBindAddress"`
+	Controller             skipped         `yaml:"controller"`
+	TLS                    skipped         `yaml:"tls"`
+	InternalCertManagement skipped         `yaml:"internalCertManagement"`
+	ClientConnection       *struct {
+		QPS   *float32 `yaml:"qps"`
+		Burst *int32   `yaml:"burst"`
+	} `yaml:"clientConnection"`
+	Integrations            skipped    `yaml:"integrations"`
+	MultiKueue              skipped    `yaml:"multiKueue"`
+	Resources               unmodelled `yaml:"resources"`
+	ObjectRetentionPolicies skipped    `yaml:"objectRetentionPolicies"`
+	VisibilityServer        skipped    `yaml:"visibilityServer"`
+	QueueVisibility         skipped    `yaml:"queueVisibility"` // v1beta1
 }
 
 // kueueObjects are the Kueue objects of an input file, made on first use.
@@ -477,19 +480,37 @@ func kueueDuration(o *Object, field, text string) (int64, error) {
 	return int64(d), nil
 }
 
-// kueueDefaultPodsReadyTimeout is Kueue's waitForPodsReady timeout when
-// none is given (5 minutes).
-const kueueDefaultPodsReadyTimeout = 5 * time.Minute
+// kueueDefaultPodsReadyTimeout is Kueue v0.19's waitForPodsReady timeout
+// when none is given (30 minutes; v1beta1's was 5).
+const kueueDefaultPodsReadyTimeout = 30 * time.Minute
 
 func (k *kubeImport) kueueConfig(o *Object, v *kueueConfigObject, f *schema.File) error {
 	v1 := strings.HasSuffix(o.apiVersion, "/v1beta1")
 	c := &kueue.Configuration{ManageJobsWithoutQueueName: v.ManageJobsWithoutQueueName, FeatureGates: v.FeatureGates}
-	if w := v.WaitForPodsReady; w != nil {
+	if cc := v.ClientConnection; cc != nil {
+		if cc.QPS != nil && !(*cc.QPS > 0) {
+			return o.failf(nil, "clientConnection.qps", "Invalid value: %v: must be greater than 0", *cc.QPS)
+		}
+		if cc.Burst != nil && *cc.Burst < 1 {
+			return o.failf(nil, "clientConnection.burst", "Invalid value: %d: must be at least 1", *cc.Burst)
+		}
+		c.ClientQPS, c.ClientBurst = cc.QPS, cc.Burst
+	}
+	w := v.WaitForPodsReady
+	if w != nil {
 		if err := v1beta1Only(o, w.Enable != nil, "waitForPodsReady.enable", "in v1beta2, waitForPodsReady is on when given"); err != nil {
 			return err
 		}
-		if !v1 || w.Enable != nil && *w.Enable {
-			wr := &kueue.WaitForPodsReady{Timeout: int64(kueueDefaultPodsReadyTimeout), BlockAdmission: !v1}
+	}
+	// v1beta2 (Kueue v0.19) turns waitForPodsReady on whether given or
+	// not: 30 minutes, admission not blocked; v1beta1 only when enabled:
+	// 5 minutes, admission blocked
+	if !v1 || w != nil && w.Enable != nil && *w.Enable {
+		wr := &kueue.WaitForPodsReady{Timeout: int64(kueueDefaultPodsReadyTimeout), BlockAdmission: v1}
+		if v1 {
+			wr.Timeout = int64(5 * time.Minute)
+		}
+		if w != nil {
 			if w.BlockAdmission != nil {
 				wr.BlockAdmission = *w.BlockAdmission
 			}
@@ -510,8 +531,8 @@ func (k *kubeImport) kueueConfig(o *Object, v *kueueConfigObject, f *schema.File
 			if r := w.RequeuingStrategy; r != nil {
 				wr.Timestamp, wr.BackoffLimitCount, wr.BackoffBaseSeconds, wr.BackoffMaxSeconds = r.Timestamp, r.BackoffLimitCount, r.BackoffBaseSeconds, r.BackoffMaxSeconds
 			}
-			c.WaitForPodsReady = wr
 		}
+		c.WaitForPodsReady = wr
 	}
 	if fs := v.FairSharing; fs != nil {
 		if err := v1beta1Only(o, fs.Enable != nil, "fairSharing.enable", "in v1beta2, fairSharing is on when given"); err != nil {
