@@ -76,7 +76,7 @@ func (a *Admitter) runCycle() {
 	for _, e := range heads {
 		switch {
 		case !e.q.spec.NamespaceSelector.Matches(a.ns[e.wi.w.Namespace]):
-			e.message, e.reason, e.requeue = "Workload namespace doesn't match ClusterQueue selector", "Inadmissible", requeueNamespaceMismatch
+			e.message, e.reason, e.requeue = "workload namespace doesn't match ClusterQueue selector", "Inadmissible", requeueNamespaceMismatch
 			inadmissible = append(inadmissible, e)
 		default:
 			a.nominate(e)

@@ -399,12 +399,11 @@ func (fa *flavorAssigner) checkFlavor(name string, ps *PodSet) string {
 	return ""
 }
 
-// taintString renders a taint as Kubernetes does: key=value:effect.
+// taintString renders a taint as Kueue's message does: the Go form of
+// Kubernetes' Taint value, "{key value effect <nil>}" (the last field is
+// the unset timeAdded).
 func taintString(t cluster.Taint) string {
-	if t.Value == "" {
-		return t.Key + ":" + string(t.Effect)
-	}
-	return t.Key + "=" + t.Value + ":" + string(t.Effect)
+	return fmt.Sprintf("{%s %s %s <nil>}", t.Key, t.Value, t.Effect)
 }
 
 // selectorMatches reports whether the pod set's node selector and
