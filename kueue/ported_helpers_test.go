@@ -162,6 +162,11 @@ type cycleCase struct {
 	wantPreempted []string
 	// wantMessages are pending workloads' QuotaReserved messages.
 	wantMessages map[string]string
+	// wantEvictMessages are the preempted workloads' messages. Kueue's
+	// name the preemptor's UID and its job's UID; the model has neither
+	// and writes the preemptor's key and UNKNOWN, as Kueue does for a
+	// missing UID.
+	wantEvictMessages map[string]string
 }
 
 // cycleSuite is the suite's shared objects and namespaces.
@@ -241,6 +246,9 @@ func checkCycle(t *testing.T, a *Admitter, evs []Event, tc cycleCase) {
 	for _, e := range evs {
 		if e.Kind == Evicted {
 			preempted = append(preempted, e.Workload+":"+e.Preemption)
+			if m, ok := tc.wantEvictMessages[e.Workload]; ok {
+				assert.Equal(t, m, e.Message, "eviction message of %s", e.Workload)
+			}
 		}
 	}
 	slices.Sort(preempted)

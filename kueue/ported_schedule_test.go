@@ -205,8 +205,178 @@ func TestPortedSchedule(t *testing.T) {
 			pending:         []*pwl{mkWl("wl-borrowing", "eng-alpha").queue("lq-borrower").req(cpu, "5")},
 			wantAssignments: map[string]string{"eng-alpha/wl-existing": "cq-borrower main:1:cpu=on-demand", "eng-alpha/wl-borrowing": "cq-borrower main:1:cpu=on-demand"},
 		},
+		// eng-beta's preemptor (20) fits neither flavor: on-demand's 100 are
+		// all used (eng-alpha's borrower 60, low-1 30, low-2 10), spot's 100
+		// too. eng-beta uses 40 of its nominal 50 and may not preempt while
+		// borrowing, so the first pass must fit within 50: candidates in
+		// order are borrower (another queue, above its quota), then low-2,
+		// low-1 (lowest priority first). Without borrower the cohort has
+		// room but eng-beta would use 60 > 50; without low-2 too it uses
+		// 30 + 20 = 50. Fill-back: borrower back leaves 10 < 20 free, so
+		// both stay victims. The preemptor waits in its queue.
+		"preempt workloads in ClusterQueue and cohort": {
+			admitted: []admittedWorkload{
+				{mkWl("use-all-spot", "eng-alpha").req(cpu, "100"), adm("eng-alpha", "main:1:cpu=spot")},
+				{mkWl("low-1", "eng-beta").prio(-1).req(cpu, "30"), adm("eng-beta", "main:1:cpu=on-demand")},
+				{mkWl("low-2", "eng-beta").prio(-2).req(cpu, "10"), adm("eng-beta", "main:1:cpu=on-demand")},
+				{mkWl("borrower", "eng-alpha").req(cpu, "60"), adm("eng-alpha", "main:1:cpu=on-demand")}},
+			pending: []*pwl{mkWl("preemptor", "eng-beta").queue("main").req(cpu, "20")},
+			wantAssignments: map[string]string{"eng-alpha/use-all-spot": "eng-alpha main:1:cpu=spot", "eng-beta/low-1": "eng-beta main:1:cpu=on-demand",
+				"eng-beta/low-2": "eng-beta main:1:cpu=on-demand", "eng-alpha/borrower": "eng-alpha main:1:cpu=on-demand"},
+			wantLeft:      map[string][]string{"eng-beta": {"eng-beta/preemptor"}},
+			wantPreempted: []string{"eng-alpha/borrower:InCohortReclamation", "eng-beta/low-2:InClusterQueue"},
+			wantMessages: map[string]string{"eng-beta/preemptor": "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor on-demand, 20 more needed, " +
+				"insufficient unused quota for cpu in flavor spot, 20 more needed. Pending the preemption of 2 workload(s)"},
+			wantEvictMessages: map[string]string{
+				"eng-alpha/borrower": "Preempted to accommodate a workload (UID: eng-beta/preemptor, JobUID: UNKNOWN) due to reclamation within the cohort; preemptor path: /eng/eng-beta; preemptee path: /eng/eng-alpha",
+				"eng-beta/low-2":     "Preempted to accommodate a workload (UID: eng-beta/preemptor, JobUID: UNKNOWN) due to prioritization in the ClusterQueue; preemptor path: /eng/eng-beta; preemptee path: /eng/eng-beta"},
+		},
+		// Cohort other: other-alpha (50, may borrow 50) uses all 100 with
+		// use-all. pending (other-alpha) needs 1 more and its queue does not
+		// preempt: inadmissible. preemptor (other-beta, using 0 of its 50)
+		// reclaims use-all.
+		"multiple CQs need preemption": {
+			cqs: []ClusterQueue{
+				mkCQ("other-alpha").cohort("other").groups(rg(fq("on-demand", res(cpu, "50", "50")))).obj(),
+				mkCQ("other-beta").cohort("other").preempt(Preemption{ReclaimWithinCohort: PreemptAny, WithinClusterQueue: PreemptLowerPriority}).
+					groups(rg(fq("on-demand", res(cpu, "50", "10")))).obj()},
+			lqs:      []LocalQueue{lq("eng-alpha", "other", "other-alpha"), lq("eng-beta", "other", "other-beta")},
+			admitted: []admittedWorkload{{mkWl("use-all", "eng-alpha").req(cpu, "100"), adm("other-alpha", "main:1:cpu=on-demand")}},
+			pending: []*pwl{mkWl("preemptor", "eng-beta").prio(-1).queue("other").req(cpu, "1"),
+				mkWl("pending", "eng-alpha").prio(1).queue("other").req(cpu, "1")},
+			wantAssignments:  map[string]string{"eng-alpha/use-all": "other-alpha main:1:cpu=on-demand"},
+			wantLeft:         map[string][]string{"other-beta": {"eng-beta/preemptor"}},
+			wantInadmissible: map[string][]string{"other-alpha": {"eng-alpha/pending"}},
+			wantPreempted:    []string{"eng-alpha/use-all:InCohortReclamation"},
+			wantMessages: map[string]string{
+				"eng-alpha/pending":  "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor on-demand, 1 more needed",
+				"eng-beta/preemptor": "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor on-demand, 1 more needed. Pending the preemption of 1 workload(s)"},
+		},
+		"cannot borrow resource not listed in clusterQueue": {
+			pending:      []*pwl{mkWl("new", "eng-alpha").queue("main").req(gpu, "1")},
+			wantLeft:     map[string][]string{"eng-alpha": {"eng-alpha/new"}},
+			wantMessages: map[string]string{"eng-alpha/new": "couldn't assign flavors to pod set main: resource example.com/gpu unavailable in ClusterQueue"},
+		},
+		// on-demand: 100 in the cohort, 45 used by eng-beta, eng-alpha may
+		// borrow 50: 60 would fit the limit (100) but not the 55 left; spot
+		// (100, no borrowing) fits.
+		"not enough resources to borrow, fallback to next flavor; WhenCanPreempt: TryNextFlavor": {
+			admitted:        []admittedWorkload{{mkWl("existing", "eng-beta").podSets(ps("one", 45, "cpu", "1")), adm("eng-beta", "one:45:cpu=on-demand")}},
+			pending:         []*pwl{mkWl("new", "eng-alpha").queue("main").podSets(ps("one", 60, "cpu", "1"))},
+			wantAssignments: map[string]string{"eng-alpha/new": "eng-alpha one:60:cpu=spot", "eng-beta/existing": "eng-beta one:45:cpu=on-demand"},
+		},
+		"workload should not fit in nonexistent clusterQueue": {
+			pending: []*pwl{mkWl("foo", "sales").queue("cq-nonexistent-queue").req(cpu, "1")},
+		},
+		// The queue names a flavor that does not exist: it is inactive,
+		// and its workloads stay queued.
+		"workload should not fit in clusterQueue with nonexistent flavor": {
+			pending:  []*pwl{mkWl("foo", "sales").queue("flavor-nonexistent-queue").req(cpu, "1")},
+			wantLeft: map[string][]string{"flavor-nonexistent-cq": {"sales/foo"}},
+		},
+		// eng-gamma (as eng-beta, BestEffortFIFO, every namespace) holds
+		// on-demand 51 (1 borrowed) and spot 100. new-gamma (50) may have
+		// on-demand up to its limit: 50 + 10 - 51 = 9, 41 more needed; spot
+		// 0 + 100 - 100 = 0, 50 more needed: inadmissible. new (eng-beta,
+		// 50) and new-alpha (1) fit their nominal quota and are admitted.
+		"no overadmission while borrowing": {
+			cqs: []ClusterQueue{mkCQ("eng-gamma").cohort("eng").preempt(Preemption{ReclaimWithinCohort: PreemptAny, WithinClusterQueue: PreemptLowerPriority}).
+				groups(rg(fq("on-demand", res(cpu, "50", "10")), fq("spot", res(cpu, "0", "100")))).obj()},
+			lqs: []LocalQueue{lq("eng-gamma", "main", "eng-gamma")},
+			admitted: []admittedWorkload{{mkWl("existing", "eng-gamma").podSets(ps("borrow-on-demand", 51, "cpu", "1"), ps("use-all-spot", 100, "cpu", "1")),
+				adm("eng-gamma", "borrow-on-demand:51:cpu=on-demand", "use-all-spot:100:cpu=spot")}},
+			pending: []*pwl{mkWl("new", "eng-beta").queue("main").created(-2).podSets(ps("one", 50, "cpu", "1")),
+				mkWl("new-alpha", "eng-alpha").queue("main").created(-1).podSets(ps("one", 1, "cpu", "1")),
+				mkWl("new-gamma", "eng-gamma").queue("main").created(0).podSets(ps("one", 50, "cpu", "1"))},
+			wantAssignments: map[string]string{"eng-gamma/existing": "eng-gamma borrow-on-demand:51:cpu=on-demand use-all-spot:100:cpu=spot",
+				"eng-beta/new": "eng-beta one:50:cpu=on-demand", "eng-alpha/new-alpha": "eng-alpha one:1:cpu=on-demand"},
+			wantInadmissible: map[string][]string{"eng-gamma": {"eng-gamma/new-gamma"}},
+			wantMessages: map[string]string{"eng-gamma/new-gamma": "couldn't assign flavors to pod set one: insufficient unused quota for cpu in flavor on-demand, 41 more needed, " +
+				"insufficient unused quota for cpu in flavor spot, 50 more needed"},
+		},
+		// 50 × 2 cpu in sales' 50: the search between 20 and 50 pods finds
+		// 25 (50 cpu).
+		"partial admission single variable pod set": {
+			pending:         []*pwl{mkWl("new", "sales").queue("main").podSets(ps("one", 50, "cpu", "2").min(20))},
+			wantAssignments: map[string]string{"sales/new": "sales one:25:cpu=default"},
+		},
+		// model-a has 20 gpu, old (priority -4) holds 10: new (20, min 10,
+		// priority 4) can have all 20 by preempting old, which is preferred
+		// over admitting 10 at once.
+		"partial admission single variable pod set, preempt first": {
+			admitted:        []admittedWorkload{{mkWl("old", "eng-beta").prio(-4).podSets(ps("one", 10, "example.com/gpu", "1")), adm("eng-beta", "one:10:example.com/gpu=model-a")}},
+			pending:         []*pwl{mkWl("new", "eng-beta").queue("main").prio(4).podSets(ps("one", 20, "example.com/gpu", "1").min(10))},
+			wantAssignments: map[string]string{"eng-beta/old": "eng-beta one:10:example.com/gpu=model-a"},
+			wantLeft:        map[string][]string{"eng-beta": {"eng-beta/new"}},
+			wantPreempted:   []string{"eng-beta/old:InClusterQueue"},
+			wantMessages: map[string]string{"eng-beta/new": "couldn't assign flavors to pod set one: insufficient unused quota for example.com/gpu in flavor model-a, 10 more needed. " +
+				"Pending the preemption of 1 workload(s)"},
+		},
+		// 30 (min 10) cannot fit the 20 even with old gone; the search finds
+		// 20 by preempting old: 20 asked, 10 free, 10 more needed.
+		"partial admission single variable pod set, preempt with partial admission": {
+			admitted:        []admittedWorkload{{mkWl("old", "eng-beta").prio(-4).podSets(ps("one", 10, "example.com/gpu", "1")), adm("eng-beta", "one:10:example.com/gpu=model-a")}},
+			pending:         []*pwl{mkWl("new", "eng-beta").queue("main").prio(4).podSets(ps("one", 30, "example.com/gpu", "1").min(10))},
+			wantAssignments: map[string]string{"eng-beta/old": "eng-beta one:10:example.com/gpu=model-a"},
+			wantLeft:        map[string][]string{"eng-beta": {"eng-beta/new"}},
+			wantPreempted:   []string{"eng-beta/old:InClusterQueue"},
+			wantMessages: map[string]string{"eng-beta/new": "couldn't assign flavors to pod set one: insufficient unused quota for example.com/gpu in flavor model-a, 10 more needed. " +
+				"Pending the preemption of 1 workload(s)"},
+		},
+		// 20 + 30 + 15 = 65 of 50: reductions 0 + 20 + 10 = 30 in total,
+		// 15 of them needed: two 20, three 10 (20 + 20 + 10 = 50).
+		"partial admission multiple variable pod sets": {
+			pending:         []*pwl{mkWl("new", "sales").queue("main").podSets(ps("one", 20, "cpu", "1"), ps("two", 30, "cpu", "1").min(10), ps("three", 15, "cpu", "1").min(5))},
+			wantAssignments: map[string]string{"sales/new": "sales one:20:cpu=default two:20:cpu=default three:10:cpu=default"},
+		},
+		"partial admission disabled, multiple variable pod sets": {
+			noPartial: true,
+			pending:   []*pwl{mkWl("new", "sales").queue("main").podSets(ps("one", 20, "cpu", "1"), ps("two", 30, "cpu", "1").min(10), ps("three", 15, "cpu", "1").min(5))},
+			wantLeft:  map[string][]string{"sales": {"sales/new"}},
+			wantMessages: map[string]string{"sales/new": "couldn't assign flavors to pod set three: insufficient quota for cpu in flavor default, " +
+				"previously considered podsets requests (50) + current podset request (15) > maximum capacity (50)"},
+		},
+		// cq1..cq3 in cohort co, each r1 10 and r2 10 (may borrow 10): wl1
+		// borrows 6 of r1, wl2 6 of r2; the cohort has 30 of each.
+		"two workloads can borrow different resources from the same flavor in the same cycle": {
+			cqs: coCQs(), lqs: coLQs(),
+			pending: []*pwl{mkWl("wl1", "sales").queue("lq1").prio(-1).podSets(ps("main", 1, "r1", "16")),
+				mkWl("wl2", "sales").queue("lq2").prio(-2).podSets(ps("main", 1, "r2", "16"))},
+			wantAssignments: map[string]string{"sales/wl1": "cq1 main:1:r1=default", "sales/wl2": "cq2 main:1:r2=default"},
+		},
+		// 16 + 14 = 30 of r1's 30.
+		"two workloads can borrow the same resources from the same flavor in the same cycle if fits in the cohort quota": {
+			cqs: coCQs(), lqs: coLQs(),
+			pending: []*pwl{mkWl("wl1", "sales").queue("lq1").prio(-1).podSets(ps("main", 1, "r1", "16")),
+				mkWl("wl2", "sales").queue("lq2").prio(-2).podSets(ps("main", 1, "r1", "14"))},
+			wantAssignments: map[string]string{"sales/wl1": "cq1 main:1:r1=default", "sales/wl2": "cq2 main:1:r1=default"},
+		},
+		// 16 + 16 = 32 > 30: wl1 (higher priority) first; wl2 is skipped.
+		"only one workload can borrow one resources from the same flavor in the same cycle if cohort quota cannot fit": {
+			cqs: coCQs(), lqs: coLQs(),
+			pending: []*pwl{mkWl("wl1", "sales").queue("lq1").prio(-1).podSets(ps("main", 1, "r1", "16")),
+				mkWl("wl2", "sales").queue("lq2").prio(-2).podSets(ps("main", 1, "r1", "16"))},
+			wantAssignments: map[string]string{"sales/wl1": "cq1 main:1:r1=default"},
+			wantLeft:        map[string][]string{"cq2": {"sales/wl2"}},
+			wantMessages:    map[string]string{"sales/wl2": "Workload no longer fits after processing another workload"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) { scheduleSuite().run(t, tc) })
 	}
+}
+
+// coCQs are cq1, cq2, cq3 of cohort co, each with r1 and r2 10 (may
+// borrow 10) in flavor default, reclaim Any, within LowerPriority.
+func coCQs() []ClusterQueue {
+	var out []ClusterQueue
+	for _, n := range []string{"cq1", "cq2", "cq3"} {
+		out = append(out, mkCQ(n).cohort("co").preempt(Preemption{ReclaimWithinCohort: PreemptAny, WithinClusterQueue: PreemptLowerPriority}).
+			groups(rg(fq("default", res("r1", "10", "10"), res("r2", "10", "10")))).obj())
+	}
+	return out
+}
+
+func coLQs() []LocalQueue {
+	return []LocalQueue{lq("sales", "lq1", "cq1"), lq("sales", "lq2", "cq2"), lq("sales", "lq3", "cq3")}
 }
