@@ -360,6 +360,140 @@ func TestPortedSchedule(t *testing.T) {
 			wantLeft:        map[string][]string{"cq2": {"sales/wl2"}},
 			wantMessages:    map[string]string{"sales/wl2": "Workload no longer fits after processing another workload"},
 		},
+		// (Kueue's queue names have underscores, which its webhook and
+		// New reject: cq-shared, cq-a, cq-b here.)
+		// Cohort preemption-while-borrowing: cq-shared 4, cq-a 0 (may
+		// borrow 3), cq-b 0. admitted_a holds 2 (borrowed). a (3) would
+		// need 2 more beyond the 4 - 2 = 2 left, but its limit is 3 and
+		// it uses 2: at most 1 more, NoFit. b (1) borrows 1 from
+		// cq_shared and is admitted: a does not hold the quota back.
+		"preemption while borrowing, workload waiting for preemption should not block a borrowing workload in another CQ": {
+			cqs: []ClusterQueue{
+				mkCQ("cq-shared").cohort("preemption-while-borrowing").groups(rg(fq("default", res(cpu, "4", "0")))).obj(),
+				mkCQ("cq-a").cohort("preemption-while-borrowing").preempt(Preemption{ReclaimWithinCohort: PreemptLowerPriority, BorrowWithinCohort: PreemptLowerPriority}).
+					groups(rg(fq("default", res(cpu, "0", "3")))).obj(),
+				mkCQ("cq-b").cohort("preemption-while-borrowing").preempt(Preemption{ReclaimWithinCohort: PreemptLowerPriority, BorrowWithinCohort: PreemptLowerPriority}).
+					groups(rg(fq("default", res(cpu, "0")))).obj()},
+			lqs:      []LocalQueue{lq("eng-alpha", "lq-a", "cq-a"), lq("eng-beta", "lq-b", "cq-b")},
+			admitted: []admittedWorkload{{mkWl("admitted_a", "eng-alpha").queue("lq-a").req(cpu, "2"), adm("cq-a", "main:1:cpu=default")}},
+			pending: []*pwl{mkWl("a", "eng-alpha").queue("lq-a").created(1).req(cpu, "3"),
+				mkWl("b", "eng-beta").queue("lq-b").created(2).req(cpu, "1")},
+			wantAssignments:  map[string]string{"eng-alpha/admitted_a": "cq-a main:1:cpu=default", "eng-beta/b": "cq-b main:1:cpu=default"},
+			wantInadmissible: map[string][]string{"cq-a": {"eng-alpha/a"}},
+			wantMessages:     map[string]string{"eng-alpha/a": "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 2 more needed"},
+		},
+		// other-alpha, -beta, -gamma: 2 each in cohort other (6). alpha
+		// holds a1, a2 (priority -2) and a3 (-1), borrowing 1; beta holds
+		// b1..b3 (0), borrowing 1. incoming (alpha, 2, priority 0): the
+		// cohort is full. beta's workloads are not lower than incoming, so
+		// no reclaim; in alpha, a1 and a2 (lowest) make room within its 2.
+		"minimal preemptions when target queue is exhausted": {
+			cqs: []ClusterQueue{
+				mkCQ("other-alpha").cohort("other").preempt(Preemption{ReclaimWithinCohort: PreemptAny, WithinClusterQueue: PreemptLowerPriority}).
+					groups(rg(fq("on-demand", res(cpu, "2")))).obj(),
+				mkCQ("other-beta").cohort("other").groups(rg(fq("on-demand", res(cpu, "2")))).obj(),
+				mkCQ("other-gamma").cohort("other").groups(rg(fq("on-demand", res(cpu, "2")))).obj()},
+			lqs: []LocalQueue{lq("eng-alpha", "other", "other-alpha"), lq("eng-beta", "other", "other-beta"), lq("eng-gamma", "other", "other-gamma")},
+			admitted: []admittedWorkload{
+				{mkWl("a1", "eng-alpha").prio(-2).queue("other").req(cpu, "1"), adm("other-alpha", "main:1:cpu=on-demand")},
+				{mkWl("a2", "eng-alpha").prio(-2).queue("other").req(cpu, "1"), adm("other-alpha", "main:1:cpu=on-demand")},
+				{mkWl("a3", "eng-alpha").prio(-1).queue("other").req(cpu, "1"), adm("other-alpha", "main:1:cpu=on-demand")},
+				{mkWl("b1", "eng-beta").queue("other").req(cpu, "1"), adm("other-beta", "main:1:cpu=on-demand")},
+				{mkWl("b2", "eng-beta").queue("other").req(cpu, "1"), adm("other-beta", "main:1:cpu=on-demand")},
+				{mkWl("b3", "eng-beta").queue("other").req(cpu, "1"), adm("other-beta", "main:1:cpu=on-demand")}},
+			pending: []*pwl{mkWl("incoming", "eng-alpha").queue("other").req(cpu, "2")},
+			wantAssignments: map[string]string{"eng-alpha/a1": "other-alpha main:1:cpu=on-demand", "eng-alpha/a2": "other-alpha main:1:cpu=on-demand",
+				"eng-alpha/a3": "other-alpha main:1:cpu=on-demand", "eng-beta/b1": "other-beta main:1:cpu=on-demand",
+				"eng-beta/b2": "other-beta main:1:cpu=on-demand", "eng-beta/b3": "other-beta main:1:cpu=on-demand"},
+			wantLeft:      map[string][]string{"other-alpha": {"eng-alpha/incoming"}},
+			wantPreempted: []string{"eng-alpha/a1:InClusterQueue", "eng-alpha/a2:InClusterQueue"},
+			wantMessages: map[string]string{"eng-alpha/incoming": "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor on-demand, 2 more needed. " +
+				"Pending the preemption of 2 workload(s)"},
+		},
+		// other-alpha (2) holds a1 (1), other-beta (2) holds b1 (1).
+		// incoming (3) is above alpha's nominal 2: it may not preempt
+		// (borrowWithinCohort not set) and the cohort has 2 free: NoFit.
+		"A workload is only eligible to do preemptions if it fits fully within nominal quota": {
+			cqs: []ClusterQueue{
+				mkCQ("other-alpha").cohort("other").preempt(Preemption{ReclaimWithinCohort: PreemptAny, WithinClusterQueue: PreemptLowerPriority}).
+					groups(rg(fq("on-demand", res(cpu, "2")))).obj(),
+				mkCQ("other-beta").cohort("other").groups(rg(fq("on-demand", res(cpu, "2")))).obj()},
+			lqs: []LocalQueue{lq("eng-alpha", "other", "other-alpha"), lq("eng-beta", "other", "other-beta")},
+			admitted: []admittedWorkload{
+				{mkWl("a1", "eng-alpha").prio(-1).queue("other").req(cpu, "1"), adm("other-alpha", "main:1:cpu=on-demand")},
+				{mkWl("b1", "eng-beta").prio(-1).queue("other").req(cpu, "1"), adm("other-beta", "main:1:cpu=on-demand")}},
+			pending:          []*pwl{mkWl("incoming", "eng-alpha").prio(1).queue("other").req(cpu, "3")},
+			wantAssignments:  map[string]string{"eng-alpha/a1": "other-alpha main:1:cpu=on-demand", "eng-beta/b1": "other-beta main:1:cpu=on-demand"},
+			wantInadmissible: map[string][]string{"other-alpha": {"eng-alpha/incoming"}},
+			wantMessages:     map[string]string{"eng-alpha/incoming": "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor on-demand, 1 more needed"},
+		},
+		// Each of other-alpha and other-beta (2 each) is full with a
+		// workload of priority 0; each preemptor (100) preempts in its own
+		// queue in the same cycle.
+		"multiple preemptions without borrowing": {
+			cqs: []ClusterQueue{
+				mkCQ("other-alpha").cohort("other").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority}).groups(rg(fq("default", res(cpu, "2")))).obj(),
+				mkCQ("other-beta").cohort("other").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority}).groups(rg(fq("default", res(cpu, "2")))).obj()},
+			lqs: []LocalQueue{lq("eng-alpha", "other", "other-alpha"), lq("eng-beta", "other", "other-beta")},
+			admitted: []admittedWorkload{
+				{mkWl("a1", "eng-alpha").queue("other").req(cpu, "2"), adm("other-alpha", "main:1:cpu=default")},
+				{mkWl("b1", "eng-beta").queue("other").req(cpu, "2"), adm("other-beta", "main:1:cpu=default")}},
+			pending: []*pwl{mkWl("preemptor", "eng-alpha").prio(100).queue("other").req(cpu, "2"),
+				mkWl("preemptor", "eng-beta").prio(100).queue("other").req(cpu, "2")},
+			wantAssignments: map[string]string{"eng-alpha/a1": "other-alpha main:1:cpu=default", "eng-beta/b1": "other-beta main:1:cpu=default"},
+			wantLeft:        map[string][]string{"other-alpha": {"eng-alpha/preemptor"}, "other-beta": {"eng-beta/preemptor"}},
+			wantPreempted:   []string{"eng-alpha/a1:InClusterQueue", "eng-beta/b1:InClusterQueue"},
+			wantMessages: map[string]string{
+				"eng-alpha/preemptor": "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 2 more needed. Pending the preemption of 1 workload(s)",
+				"eng-beta/preemptor":  "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 2 more needed. Pending the preemption of 1 workload(s)"},
+		},
+		// other-alpha (1) and other-beta (2, full with b1). fit (1) fits
+		// alpha; preemptor (2) preempts b1 in beta: the cohort's 3 hold
+		// both once b1 is gone. (1 more needed: alpha's 1 free counted
+		// before fit took it.)
+		"multiple preemptions preemption possible after earlier workload fits": {
+			cqs: []ClusterQueue{
+				mkCQ("other-alpha").cohort("other").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority}).groups(rg(fq("default", res(cpu, "1")))).obj(),
+				mkCQ("other-beta").cohort("other").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority}).groups(rg(fq("default", res(cpu, "2")))).obj()},
+			lqs:      []LocalQueue{lq("eng-alpha", "other", "other-alpha"), lq("eng-beta", "other", "other-beta")},
+			admitted: []admittedWorkload{{mkWl("b1", "eng-beta").queue("other").req(cpu, "2"), adm("other-beta", "main:1:cpu=default")}},
+			pending: []*pwl{mkWl("fit", "eng-alpha").prio(100).queue("other").req(cpu, "1"),
+				mkWl("preemptor", "eng-beta").prio(99).queue("other").req(cpu, "2")},
+			wantAssignments: map[string]string{"eng-alpha/fit": "other-alpha main:1:cpu=default", "eng-beta/b1": "other-beta main:1:cpu=default"},
+			wantLeft:        map[string][]string{"other-beta": {"eng-beta/preemptor"}},
+			wantPreempted:   []string{"eng-beta/b1:InClusterQueue"},
+			wantMessages: map[string]string{"eng-beta/preemptor": "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 1 more needed. " +
+				"Pending the preemption of 1 workload(s)"},
+		},
+		// Cohort other: alpha 2 (a1 2), beta 2 (b1 2), resource-bank 1: 5.
+		// preemptor (alpha, 3, priority 100) and pretending-preemptor
+		// (beta, 3, 99) each need their queue's workload out and 1
+		// borrowed; 3 + 3 > 5. preemptor goes first and preempts a1; the
+		// other no longer fits once a1's and its own victim's quota is
+		// counted, and preempts nothing. Kueue's queues leave
+		// reclaimWithinCohort Never beside borrowWithinCohort, which its
+		// webhook and New reject; LowerPriority here changes nothing: no
+		// other queue is above its nominal quota, so none has candidates.
+		"multiple preemptions skip preemption when shared limited resource": {
+			cqs: []ClusterQueue{
+				mkCQ("other-alpha").cohort("other").preempt(Preemption{ReclaimWithinCohort: PreemptLowerPriority, WithinClusterQueue: PreemptLowerPriority, BorrowWithinCohort: PreemptLowerPriority}).
+					groups(rg(fq("default", res(cpu, "2")))).obj(),
+				mkCQ("other-beta").cohort("other").preempt(Preemption{ReclaimWithinCohort: PreemptLowerPriority, WithinClusterQueue: PreemptLowerPriority, BorrowWithinCohort: PreemptLowerPriority}).
+					groups(rg(fq("default", res(cpu, "2")))).obj(),
+				mkCQ("resource-bank").cohort("other").groups(rg(fq("default", res(cpu, "1")))).obj()},
+			lqs: []LocalQueue{lq("eng-alpha", "other", "other-alpha"), lq("eng-beta", "other", "other-beta")},
+			admitted: []admittedWorkload{
+				{mkWl("a1", "eng-alpha").queue("other").req(cpu, "2"), adm("other-alpha", "main:1:cpu=default")},
+				{mkWl("b1", "eng-beta").queue("other").req(cpu, "2"), adm("other-beta", "main:1:cpu=default")}},
+			pending: []*pwl{mkWl("preemptor", "eng-alpha").prio(100).queue("other").req(cpu, "3"),
+				mkWl("pretending-preemptor", "eng-beta").prio(99).queue("other").req(cpu, "3")},
+			wantAssignments: map[string]string{"eng-alpha/a1": "other-alpha main:1:cpu=default", "eng-beta/b1": "other-beta main:1:cpu=default"},
+			wantLeft:        map[string][]string{"other-alpha": {"eng-alpha/preemptor"}, "other-beta": {"eng-beta/pretending-preemptor"}},
+			wantPreempted:   []string{"eng-alpha/a1:InClusterQueue"},
+			wantMessages: map[string]string{
+				"eng-alpha/preemptor":           "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 2 more needed. Pending the preemption of 1 workload(s)",
+				"eng-beta/pretending-preemptor": "Workload no longer fits after processing another workload"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) { scheduleSuite().run(t, tc) })
