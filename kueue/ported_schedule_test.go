@@ -494,6 +494,113 @@ func TestPortedSchedule(t *testing.T) {
 				"eng-alpha/preemptor":           "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 2 more needed. Pending the preemption of 1 workload(s)",
 				"eng-beta/pretending-preemptor": "Workload no longer fits after processing another workload"},
 		},
+		"not enough resources": {
+			pending:  []*pwl{mkWl("new", "sales").queue("main").podSets(ps("one", 1, "cpu", "100"))},
+			wantLeft: map[string][]string{"sales": {"sales/new"}},
+			wantMessages: map[string]string{"sales/new": "couldn't assign flavors to pod set one: insufficient quota for cpu in flavor default, " +
+				"previously considered podsets requests (0) + current podset request (100) > maximum capacity (50)"},
+		},
+		// other-alpha: on-demand 10 and spot 10 of gpu; other-beta 0 and 0.
+		// a1 (50) holds 5 on-demand in alpha; b1 (50) borrows 5 spot in
+		// beta. preemptor (100, 6 gpu): on-demand needs a1 out (within the
+		// queue), spot needs b1 out (reclaim); reclaim is preferred, and
+		// WhenCanPreempt TryNextFlavor lets the search see spot.
+		"prefer reclamation over cq priority based preemption": {
+			cqs: []ClusterQueue{
+				mkCQ("other-alpha").cohort("other").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority, ReclaimWithinCohort: PreemptLowerPriority}).
+					groups(rg(fq("on-demand", res("gpu", "10")), fq("spot", res("gpu", "10")))).obj(),
+				mkCQ("other-beta").cohort("other").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority, ReclaimWithinCohort: PreemptLowerPriority}).
+					groups(rg(fq("on-demand", res("gpu", "0")), fq("spot", res("gpu", "0")))).obj()},
+			lqs: []LocalQueue{lq("eng-alpha", "other", "other-alpha"), lq("eng-beta", "other", "other-beta")},
+			admitted: []admittedWorkload{
+				{mkWl("a1", "eng-alpha").prio(50).queue("other").req("gpu", "5"), adm("other-alpha", "main:1:gpu=on-demand")},
+				{mkWl("b1", "eng-beta").prio(50).queue("other").req("gpu", "5"), adm("other-beta", "main:1:gpu=spot")}},
+			pending:         []*pwl{mkWl("preemptor", "eng-alpha").prio(100).queue("other").req("gpu", "6")},
+			wantAssignments: map[string]string{"eng-alpha/a1": "other-alpha main:1:gpu=on-demand", "eng-beta/b1": "other-beta main:1:gpu=spot"},
+			wantLeft:        map[string][]string{"other-alpha": {"eng-alpha/preemptor"}},
+			wantPreempted:   []string{"eng-beta/b1:InCohortReclamation"},
+			wantMessages: map[string]string{"eng-alpha/preemptor": "couldn't assign flavors to pod set main: insufficient unused quota for gpu in flavor on-demand, 1 more needed, " +
+				"insufficient unused quota for gpu in flavor spot, 1 more needed. Pending the preemption of 1 workload(s)"},
+			wantEvictMessages: map[string]string{"eng-beta/b1": "Preempted to accommodate a workload (UID: eng-alpha/preemptor, JobUID: UNKNOWN) due to reclamation within the cohort; " +
+				"preemptor path: /other/other-alpha; preemptee path: /other/other-beta"},
+		},
+		// As above, with a2 also holding 5 spot in alpha: spot is full (10
+		// of 10 with b1 borrowing 5), 6 more needed there and both a2 and b1
+		// must go; on-demand needs only a1 out. Spot is no better: on-demand.
+		"prefer first preemption flavor when second flavor requires both reclaim and cq priority preemption": {
+			cqs: []ClusterQueue{
+				mkCQ("other-alpha").cohort("other").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority, ReclaimWithinCohort: PreemptLowerPriority}).
+					groups(rg(fq("on-demand", res("gpu", "10")), fq("spot", res("gpu", "10")))).obj(),
+				mkCQ("other-beta").cohort("other").groups(rg(fq("on-demand", res("gpu", "0")), fq("spot", res("gpu", "0")))).obj()},
+			lqs: []LocalQueue{lq("eng-alpha", "other", "other-alpha"), lq("eng-beta", "other", "other-beta")},
+			admitted: []admittedWorkload{
+				{mkWl("a1", "eng-alpha").prio(50).queue("other").req("gpu", "5"), adm("other-alpha", "main:1:gpu=on-demand")},
+				{mkWl("a2", "eng-alpha").prio(50).queue("other").req("gpu", "5"), adm("other-alpha", "main:1:gpu=spot")},
+				{mkWl("b1", "eng-beta").prio(50).queue("other").req("gpu", "5"), adm("other-beta", "main:1:gpu=spot")}},
+			pending: []*pwl{mkWl("preemptor", "eng-alpha").prio(100).queue("other").req("gpu", "6")},
+			wantAssignments: map[string]string{"eng-alpha/a1": "other-alpha main:1:gpu=on-demand", "eng-alpha/a2": "other-alpha main:1:gpu=spot",
+				"eng-beta/b1": "other-beta main:1:gpu=spot"},
+			wantLeft:      map[string][]string{"other-alpha": {"eng-alpha/preemptor"}},
+			wantPreempted: []string{"eng-alpha/a1:InClusterQueue"},
+			wantMessages: map[string]string{"eng-alpha/preemptor": "couldn't assign flavors to pod set main: insufficient unused quota for gpu in flavor on-demand, 1 more needed, " +
+				"insufficient unused quota for gpu in flavor spot, 6 more needed. Pending the preemption of 1 workload(s)"},
+		},
+		// b1 (priority 9001) cannot be reclaimed by preemptor (100): both
+		// flavors need preemption in the queue; the first is kept.
+		"prefer first preemption flavor when second flavor also requires cq preemption": {
+			cqs: []ClusterQueue{
+				mkCQ("other-alpha").cohort("other").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority, ReclaimWithinCohort: PreemptLowerPriority}).
+					groups(rg(fq("on-demand", res("gpu", "10")), fq("spot", res("gpu", "10")))).obj(),
+				mkCQ("other-beta").cohort("other").groups(rg(fq("on-demand", res("gpu", "0")), fq("spot", res("gpu", "0")))).obj()},
+			lqs: []LocalQueue{lq("eng-alpha", "other", "other-alpha"), lq("eng-beta", "other", "other-beta")},
+			admitted: []admittedWorkload{
+				{mkWl("a1", "eng-alpha").prio(50).queue("other").req("gpu", "6"), adm("other-alpha", "main:1:gpu=on-demand")},
+				{mkWl("a2", "eng-alpha").prio(50).queue("other").req("gpu", "5"), adm("other-alpha", "main:1:gpu=spot")},
+				{mkWl("b1", "eng-beta").prio(9001).queue("other").req("gpu", "5"), adm("other-beta", "main:1:gpu=spot")}},
+			pending: []*pwl{mkWl("preemptor", "eng-alpha").prio(100).queue("other").req("gpu", "5")},
+			wantAssignments: map[string]string{"eng-alpha/a1": "other-alpha main:1:gpu=on-demand", "eng-alpha/a2": "other-alpha main:1:gpu=spot",
+				"eng-beta/b1": "other-beta main:1:gpu=spot"},
+			wantLeft:      map[string][]string{"other-alpha": {"eng-alpha/preemptor"}},
+			wantPreempted: []string{"eng-alpha/a1:InClusterQueue"},
+			wantMessages: map[string]string{"eng-alpha/preemptor": "couldn't assign flavors to pod set main: insufficient unused quota for gpu in flavor on-demand, 1 more needed, " +
+				"insufficient unused quota for gpu in flavor spot, 5 more needed. Pending the preemption of 1 workload(s)"},
+		},
+		// (Kueue's queue names CQ1..CQ3 are upper case, which its webhook
+		// and New reject: cq-1..cq-3 here.) Cohort other: cq-1 10, cq-2 10
+		// (reclaim Any), cq-3 0. cq-1 holds 5, cq-3 borrows 10 (priorities
+		// 0 and 1). WL1 (cq-1, 10) would borrow: 5 more needed and cq-1
+		// cannot preempt: NoFit. WL2 (cq-2, 10, within its nominal) reclaims
+		// Admitted-Workload-2 (lowest priority, 5), which with cq-2's 0 used
+		// and the 5 free is enough.
+		"workload requiring reclaimation prioritized over wl in another full cq": {
+			cqs: []ClusterQueue{
+				mkCQ("cq-1").cohort("other").groups(rg(fq("on-demand", res("gpu", "10")))).obj(),
+				mkCQ("cq-2").cohort("other").preempt(Preemption{ReclaimWithinCohort: PreemptAny}).groups(rg(fq("on-demand", res("gpu", "10")))).obj(),
+				mkCQ("cq-3").cohort("other").groups(rg(fq("on-demand", res("gpu", "0")))).obj()},
+			lqs: []LocalQueue{lq("eng-alpha", "lq", "cq-1"), lq("eng-beta", "lq", "cq-2"), lq("eng-gamma", "lq", "cq-3")},
+			admitted: []admittedWorkload{
+				{mkWl("Admitted-Workload-1", "eng-alpha").queue("lq").req("gpu", "5"), adm("cq-1", "main:1:gpu=on-demand")},
+				{mkWl("Admitted-Workload-2", "eng-gamma").queue("lq").req("gpu", "5"), adm("cq-3", "main:1:gpu=on-demand")},
+				{mkWl("Admitted-Workload-3", "eng-gamma").queue("lq").prio(1).req("gpu", "5"), adm("cq-3", "main:1:gpu=on-demand")}},
+			pending: []*pwl{mkWl("WL1", "eng-alpha").created(0).queue("lq").req("gpu", "10"), mkWl("WL2", "eng-beta").created(1).queue("lq").req("gpu", "10")},
+			wantAssignments: map[string]string{"eng-alpha/Admitted-Workload-1": "cq-1 main:1:gpu=on-demand", "eng-gamma/Admitted-Workload-2": "cq-3 main:1:gpu=on-demand",
+				"eng-gamma/Admitted-Workload-3": "cq-3 main:1:gpu=on-demand"},
+			wantLeft:         map[string][]string{"cq-2": {"eng-beta/WL2"}},
+			wantInadmissible: map[string][]string{"cq-1": {"eng-alpha/WL1"}},
+			wantPreempted:    []string{"eng-gamma/Admitted-Workload-2:InCohortReclamation"},
+			wantMessages: map[string]string{
+				"eng-alpha/WL1": "couldn't assign flavors to pod set main: insufficient unused quota for gpu in flavor on-demand, 5 more needed",
+				"eng-beta/WL2":  "couldn't assign flavors to pod set main: insufficient unused quota for gpu in flavor on-demand, 5 more needed. Pending the preemption of 1 workload(s)"},
+		},
+		// (ClusterQueueA/B lower-cased.) queue-a (2, reclaim Any) holds 1;
+		// a2-pending (2) would need 1 more, nothing to preempt:
+		// inadmissible, holding nothing back since queue-a can always
+		// reclaim; b1-pending borrows 1 in queue-b (0).
+		"capacity not blocked when lending clusterqueue can reclaim (ReclaimWithinCohort=Any)": capacityBlockCase(PreemptAny),
+		// The same with LowerPriority: a2-pending reserves its nominal 2
+		// in the cycle, so b1-pending no longer fits.
+		"capacity blocked when lending clusterqueue not guaranteed to reclaim (ReclaimWithinCohort=LowerPriority)": capacityBlockCase(PreemptLowerPriority),
+		"capacity blocked when lending clusterqueue not guaranteed to reclaim (ReclaimWithinCohort=Never)":         capacityBlockCase(PreemptNever),
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) { scheduleSuite().run(t, tc) })
@@ -513,4 +620,27 @@ func coCQs() []ClusterQueue {
 
 func coLQs() []LocalQueue {
 	return []LocalQueue{lq("sales", "lq1", "cq1"), lq("sales", "lq2", "cq2"), lq("sales", "lq3", "cq3")}
+}
+
+// capacityBlockCase is the three "capacity ... blocked" cases of
+// TestSchedule, by queue-a's reclaimWithinCohort.
+func capacityBlockCase(reclaim PreemptionPolicy) cycleCase {
+	tc := cycleCase{
+		cqs: []ClusterQueue{
+			mkCQ("queue-a").cohort("root").preempt(Preemption{ReclaimWithinCohort: reclaim}).groups(rg(fq("on-demand", res("gpu", "2")))).obj(),
+			mkCQ("queue-b").cohort("root").groups(rg(fq("on-demand", res("gpu", "0")))).obj()},
+		lqs:              []LocalQueue{lq("eng-alpha", "lq", "queue-a"), lq("eng-beta", "lq", "queue-b")},
+		admitted:         []admittedWorkload{{mkWl("a1-admitted", "eng-alpha").queue("lq").req("gpu", "1"), adm("queue-a", "main:1:gpu=on-demand")}},
+		pending:          []*pwl{mkWl("a2-pending", "eng-alpha").queue("lq").req("gpu", "2"), mkWl("b1-pending", "eng-beta").queue("lq").req("gpu", "1")},
+		wantAssignments:  map[string]string{"eng-alpha/a1-admitted": "queue-a main:1:gpu=on-demand"},
+		wantInadmissible: map[string][]string{"queue-a": {"eng-alpha/a2-pending"}},
+		wantMessages:     map[string]string{"eng-alpha/a2-pending": "couldn't assign flavors to pod set main: insufficient unused quota for gpu in flavor on-demand, 1 more needed"},
+	}
+	if reclaim == PreemptAny {
+		tc.wantAssignments["eng-beta/b1-pending"] = "queue-b main:1:gpu=on-demand"
+	} else {
+		tc.wantLeft = map[string][]string{"queue-b": {"eng-beta/b1-pending"}}
+		tc.wantMessages["eng-beta/b1-pending"] = "Workload no longer fits after processing another workload"
+	}
+	return tc
 }
