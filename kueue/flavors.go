@@ -471,10 +471,29 @@ func (fa *flavorAssigner) canPreemptWhileBorrowing() bool {
 	return p != "" && p != PreemptNever
 }
 
-// formatAmount renders an amount as Kubernetes prints a quantity.
+// formatAmount renders an amount as Kueue prints it, a Kubernetes
+// quantity in canonical form: cpu from millicores and the other decimal
+// resources from units, with the largest SI suffix that keeps the number
+// whole (1000 cpu is "1k", 1500 cpu "1500", 500 millicores "500m");
+// memory, ephemeral storage and hugepages in binary form.
 func formatAmount(r cluster.ResourceName, v int64) string {
 	if v == unlimited {
 		return "unlimited"
 	}
-	return cluster.FormatAmount(r, v)
+	base := cluster.BaseResource(r)
+	if base == cluster.ResourceMemory || base == "ephemeral-storage" || strings.HasPrefix(string(base), "hugepages-") {
+		return cluster.FormatAmount(r, v)
+	}
+	if base == cluster.ResourceCPU {
+		if v%1000 != 0 {
+			return fmt.Sprintf("%dm", v)
+		}
+		v /= 1000
+	}
+	suffix := 0
+	for v != 0 && v%1000 == 0 && suffix < 6 {
+		v /= 1000
+		suffix++
+	}
+	return fmt.Sprintf("%d%s", v, [...]string{"", "k", "M", "G", "T", "P", "E"}[suffix])
 }
