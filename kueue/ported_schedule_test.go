@@ -601,6 +601,127 @@ func TestPortedSchedule(t *testing.T) {
 		// in the cycle, so b1-pending no longer fits.
 		"capacity blocked when lending clusterqueue not guaranteed to reclaim (ReclaimWithinCohort=LowerPriority)": capacityBlockCase(PreemptLowerPriority),
 		"capacity blocked when lending clusterqueue not guaranteed to reclaim (ReclaimWithinCohort=Never)":         capacityBlockCase(PreemptNever),
+		// root > GUARANTEED cohort (4 cpu of its own) > queue guaranteed
+		// (0); best-effort (0) under root. Both ask 4: guaranteed borrows
+		// from its parent (level 1), best-effort from root (level 2), so
+		// guaranteed goes first despite its lower priority, and the other
+		// no longer fits.
+		"in a hierarchical cohort, workload borrowing less is scheduled first": {
+			cohorts: []Cohort{{Name: "root"}, {Name: "guaranteed", ParentName: "root", ResourceGroups: []ResourceGroup{rg(fq("default", res(cpu, "4")))}}},
+			cqs: []ClusterQueue{
+				mkCQ("guaranteed").cohort("guaranteed").groups(rg(fq("default", res(cpu, "0")))).obj(),
+				mkCQ("best-effort").cohort("root").groups(rg(fq("default", res(cpu, "0")))).obj()},
+			lqs: []LocalQueue{lq("eng-alpha", "lq-guaranteed", "guaranteed"), lq("eng-alpha", "lq-best-effort", "best-effort")},
+			pending: []*pwl{mkWl("guaranteed", "eng-alpha").queue("lq-guaranteed").podSets(ps("one", 1, "cpu", "4")),
+				mkWl("best-effort", "eng-alpha").queue("lq-best-effort").prio(3).podSets(ps("one", 1, "cpu", "4"))},
+			wantAssignments: map[string]string{"eng-alpha/guaranteed": "guaranteed one:1:cpu=default"},
+			wantLeft:        map[string][]string{"best-effort": {"eng-alpha/best-effort"}},
+			wantMessages:    map[string]string{"eng-alpha/best-effort": "Workload no longer fits after processing another workload"},
+		},
+		// cq1 (0, may borrow 1 of each) beside cq2 (1 on-demand, 1 spot).
+		// admitted (priority 0) uses cq2's on-demand within its nominal
+		// quota: not reclaimable, so on-demand has no candidates for new
+		// (100) and is passed over; spot fits by borrowing.
+		"don't assign flavor if there are no candidates for preemption": {
+			cqs: []ClusterQueue{
+				mkCQ("cq1").cohort("cohort").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority, ReclaimWithinCohort: PreemptAny, BorrowWithinCohort: PreemptLowerPriority}).
+					fung(FlavorFungibility{WhenCanPreempt: MayStopSearch, WhenCanBorrow: MayStopSearch}).
+					groups(rg(fq("on-demand", res(cpu, "0", "1")), fq("spot", res(cpu, "0", "1")))).obj(),
+				mkCQ("cq2").cohort("cohort").groups(rg(fq("on-demand", res(cpu, "1")), fq("spot", res(cpu, "1")))).obj()},
+			lqs:             []LocalQueue{lq("eng-alpha", "lq1", "cq1"), lq("eng-alpha", "lq2", "cq2")},
+			admitted:        []admittedWorkload{{mkWl("admitted", "eng-alpha").queue("lq2").req(cpu, "1"), adm("cq2", "main:1:cpu=on-demand")}},
+			pending:         []*pwl{mkWl("new", "eng-alpha").queue("lq1").prio(100).req(cpu, "1")},
+			wantAssignments: map[string]string{"eng-alpha/new": "cq1 main:1:cpu=spot", "eng-alpha/admitted": "cq2 main:1:cpu=on-demand"},
+		},
+		// on-demand (1) is full with blocker (50): test-wl (100) could
+		// preempt it, but TryNextFlavor looks on and spot (1) fits.
+		"admit to second flavor when first needs preemption; WhenCanPreempt: TryNextFlavor": {
+			cqs: []ClusterQueue{mkCQ("preempt-attempts-cq").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority}).fung(FlavorFungibility{WhenCanPreempt: TryNextFlavor}).
+				groups(rg(fq("on-demand", res(cpu, "1")), fq("spot", res(cpu, "1")))).obj()},
+			lqs:      []LocalQueue{lq("eng-alpha", "preempt-attempts-lq", "preempt-attempts-cq")},
+			admitted: []admittedWorkload{{mkWl("blocker", "eng-alpha").queue("preempt-attempts-lq").prio(50).req(cpu, "1"), adm("preempt-attempts-cq", "main:1:cpu=on-demand")}},
+			pending:  []*pwl{mkWl("test-wl", "eng-alpha").queue("preempt-attempts-lq").prio(100).req(cpu, "1")},
+			wantAssignments: map[string]string{"eng-alpha/test-wl": "preempt-attempts-cq main:1:cpu=spot",
+				"eng-alpha/blocker": "preempt-attempts-cq main:1:cpu=on-demand"},
+		},
+		// A zero request of a resource the queue does not cover is
+		// ignored.
+		"admit workload with zero-quantity request for resource not in ClusterQueue": {
+			pending:         []*pwl{mkWl("zero-resource-wl", "sales").queue("main").req(cpu, "1").req(gpu, "0")},
+			wantAssignments: map[string]string{"sales/zero-resource-wl": "sales main:1:cpu=default"},
+		},
+		"preempt when workload requests zero of a resource not defined in ClusterQueue": {
+			cqs:             []ClusterQueue{mkCQ("preempt-zero-gpu-cq").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority}).groups(rg(fq("default", res(cpu, "4")))).obj()},
+			lqs:             []LocalQueue{lq("sales", "preempt-zero-gpu-lq", "preempt-zero-gpu-cq")},
+			admitted:        []admittedWorkload{{mkWl("low-priority", "sales").prio(-1).queue("preempt-zero-gpu-lq").req(cpu, "4"), adm("preempt-zero-gpu-cq", "main:1:cpu=default")}},
+			pending:         []*pwl{mkWl("preemptor", "sales").queue("preempt-zero-gpu-lq").req(cpu, "2").req(gpu, "0")},
+			wantAssignments: map[string]string{"sales/low-priority": "preempt-zero-gpu-cq main:1:cpu=default"},
+			wantLeft:        map[string][]string{"preempt-zero-gpu-cq": {"sales/preemptor"}},
+			wantPreempted:   []string{"sales/low-priority:InClusterQueue"},
+			wantMessages: map[string]string{"sales/preemptor": "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 2 more needed. " +
+				"Pending the preemption of 1 workload(s)"},
+			wantEvictMessages: map[string]string{"sales/low-priority": "Preempted to accommodate a workload (UID: sales/preemptor, JobUID: UNKNOWN) due to prioritization in the ClusterQueue; " +
+				"preemptor path: /preempt-zero-gpu-cq; preemptee path: /preempt-zero-gpu-cq"},
+		},
+		// pob-cq: on-demand 5 (held by low-pob, priority -1), spot 0 (may
+		// borrow 5 of pob-lender's). Preempting in on-demand (no
+		// borrowing) is preferred to borrowing spot.
+		"PreemptionOverBorrowing preference: preempt in first flavor instead of borrowing in second": {
+			cqs: []ClusterQueue{
+				mkCQ("pob-cq").cohort("pob-cohort").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority}).
+					fung(FlavorFungibility{WhenCanBorrow: TryNextFlavor, WhenCanPreempt: TryNextFlavor, Preference: "PreemptionOverBorrowing"}).
+					groups(rg(fq("on-demand", res(cpu, "5", "0")), fq("spot", res(cpu, "0", "5")))).obj(),
+				mkCQ("pob-lender").cohort("pob-cohort").groups(rg(fq("on-demand", res(cpu, "0")), fq("spot", res(cpu, "5")))).obj()},
+			lqs:             []LocalQueue{lq("default", "pob-queue", "pob-cq")},
+			admitted:        []admittedWorkload{{mkWl("low-pob", "default").queue("pob-queue").prio(-1).req(cpu, "5"), adm("pob-cq", "main:1:cpu=on-demand")}},
+			pending:         []*pwl{mkWl("high-pob", "default").queue("pob-queue").req(cpu, "5")},
+			wantAssignments: map[string]string{"default/low-pob": "pob-cq main:1:cpu=on-demand"},
+			wantLeft:        map[string][]string{"pob-cq": {"default/high-pob"}},
+			wantPreempted:   []string{"default/low-pob:InClusterQueue"},
+			wantMessages: map[string]string{"default/high-pob": "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor on-demand, 5 more needed. " +
+				"Pending the preemption of 1 workload(s)"},
+		},
+		// nopc-root (spot 5) > nopc-mid > {nopc-cq (on-demand 5, no
+		// borrowing; spot 0), nopc-sibling (on-demand 5 idle)}. on-demand is
+		// full with a workload of the same priority: no candidates; spot
+		// fits from the root, and a flavor without candidates never
+		// outranks one that fits.
+		"PreemptionOverBorrowing preference: select fitting second flavor over first flavor with no preemption candidates": {
+			cohorts: []Cohort{{Name: "nopc-root", ResourceGroups: []ResourceGroup{rg(fq("on-demand", res(cpu, "0")), fq("spot", res(cpu, "5")))}},
+				{Name: "nopc-mid", ParentName: "nopc-root"}},
+			cqs: []ClusterQueue{
+				mkCQ("nopc-cq").cohort("nopc-mid").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority}).
+					fung(FlavorFungibility{WhenCanBorrow: TryNextFlavor, WhenCanPreempt: TryNextFlavor, Preference: "PreemptionOverBorrowing"}).
+					groups(rg(fq("on-demand", res(cpu, "5", "0")), fq("spot", res(cpu, "0")))).obj(),
+				mkCQ("nopc-sibling").cohort("nopc-mid").groups(rg(fq("on-demand", res(cpu, "5")), fq("spot", res(cpu, "0")))).obj()},
+			lqs:      []LocalQueue{lq("default", "nopc-queue", "nopc-cq")},
+			admitted: []admittedWorkload{{mkWl("admitted-nopc", "default").queue("nopc-queue").req(cpu, "5"), adm("nopc-cq", "main:1:cpu=on-demand")}},
+			pending:  []*pwl{mkWl("pending-nopc", "default").queue("nopc-queue").req(cpu, "5")},
+			wantAssignments: map[string]string{"default/admitted-nopc": "nopc-cq main:1:cpu=on-demand",
+				"default/pending-nopc": "nopc-cq main:1:cpu=spot"},
+		},
+		// As the PreemptionOverBorrowing case, with BorrowingOverPreemption:
+		// spot, borrowed, is taken.
+		"BorrowingOverPreemption preference: borrow in second flavor instead of preempting in first": {
+			cqs: []ClusterQueue{
+				mkCQ("bop-cq").cohort("bop-cohort").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority}).
+					fung(FlavorFungibility{WhenCanBorrow: TryNextFlavor, WhenCanPreempt: TryNextFlavor, Preference: "BorrowingOverPreemption"}).
+					groups(rg(fq("on-demand", res(cpu, "5", "0")), fq("spot", res(cpu, "0", "5")))).obj(),
+				mkCQ("bop-lender").cohort("bop-cohort").groups(rg(fq("on-demand", res(cpu, "0")), fq("spot", res(cpu, "5")))).obj()},
+			lqs:             []LocalQueue{lq("default", "bop-queue", "bop-cq")},
+			admitted:        []admittedWorkload{{mkWl("low-bop", "default").queue("bop-queue").prio(-1).req(cpu, "5"), adm("bop-cq", "main:1:cpu=on-demand")}},
+			pending:         []*pwl{mkWl("high-bop", "default").queue("bop-queue").req(cpu, "5")},
+			wantAssignments: map[string]string{"default/low-bop": "bop-cq main:1:cpu=on-demand", "default/high-bop": "bop-cq main:1:cpu=spot"},
+		},
+		// 1000 + 9223372036854775 (cpu, in cores) saturate; quota 10000.
+		"prevent integer overflow when sum of requests over podsets exceeds MaxInt64": {
+			cqs:              []ClusterQueue{mkCQ("overflow-cq").groups(rg(fq("default", res(cpu, "10000")))).obj()},
+			lqs:              []LocalQueue{lq("default", "overflow-queue", "overflow-cq")},
+			pending:          []*pwl{mkWl("vuln-wl", "default").queue("overflow-queue").podSets(ps("ps1", 1, "cpu", "1000000m"), ps("ps2", 1, "cpu", "9223372036854775000m"))},
+			wantInadmissible: map[string][]string{"overflow-cq": {"default/vuln-wl"}},
+			wantMessages: map[string]string{"default/vuln-wl": "couldn't assign flavors to pod set ps2: insufficient quota for cpu in flavor default, " +
+				"previously considered podsets requests (1k) + current podset request (9223372036854775) > maximum capacity (10k)"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) { scheduleSuite().run(t, tc) })
