@@ -222,6 +222,9 @@ type flavorAssigner struct {
 	a  *Admitter
 	wi *info
 	q  *clusterQueue
+	// simulate, when set, stands for the preemption simulation (Kueue's
+	// oracle): unit tests give the outcome a case assumes.
+	simulate func(k int, v int64) (preemptionMode, int)
 }
 
 // assign finds flavors for the workload with counts pods per pod set
@@ -460,6 +463,10 @@ func (fa *flavorAssigner) fitsQuota(k int, flavor string, r cluster.ResourceName
 	}
 	why := []string{fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s more needed", r, flavor, formatAmount(r, subAmount(val, avail)))}
 	if nominal >= val || mayReclaim || fa.canPreemptWhileBorrowing() {
+		if fa.simulate != nil {
+			pm, borrowAfter := fa.simulate(k, val)
+			return pm, borrowAfter, why
+		}
 		pm, borrowAfter := fa.a.simulatePreemption(fa.wi, q, k, val)
 		return pm, borrowAfter, why
 	}

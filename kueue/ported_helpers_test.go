@@ -50,6 +50,31 @@ func ps(name string, count int32, reqs ...string) PodSet {
 
 func (p PodSet) min(n int32) PodSet { p.MinCount = n; return p }
 
+// sel gives the pod set a node selector.
+func (p PodSet) sel(m map[string]string) PodSet { p.NodeSelector = m; return p }
+
+// aff gives the pod set required node affinity terms, each of "In"
+// requirements written key=value1|value2.
+func (p PodSet) aff(terms ...[]string) PodSet {
+	na := &cluster.NodeAffinity{}
+	for _, t := range terms {
+		var term cluster.SelectorTerm
+		for _, e := range t {
+			k, v, _ := strings.Cut(e, "=")
+			term.MatchExpressions = append(term.MatchExpressions, cluster.SelectorRequirement{Key: k, Operator: cluster.SelectorIn, Values: strings.Split(v, "|")})
+		}
+		na.Required = append(na.Required, term)
+	}
+	p.Affinity = na
+	return p
+}
+
+// tolSpot makes the pod set tolerate instance=spot:NoSchedule.
+func (p PodSet) tolSpot() PodSet {
+	p.Tolerations = append(p.Tolerations, cluster.Toleration{Key: "instance", Operator: cluster.TolerationEqual, Value: "spot", Effect: cluster.TaintNoSchedule})
+	return p
+}
+
 // adm is an admission: "cq", then per pod set "name:count:res=flavor,res=flavor"
 // (count 0: the pod set's count).
 func adm(cq string, podSets ...string) Admission {

@@ -1,0 +1,383 @@
+package kueue
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// Kueue v0.19.2's TestAssignFlavors
+// (pkg/scheduler/flavorassigner/flavorassigner_test.go), the cases that
+// fit the model, each under Kueue's name. Kueue's test builds one
+// ClusterQueue (and at times a second one in its cohort), puts usage on
+// them directly, and runs the flavor assigner on a workload's pod sets
+// with a stub preemption oracle that answers "Preempt, borrowing 0" unless
+// the case says otherwise; it compares the representative mode, each pod
+// set's flavors and modes, and the pod set's status message. These do the
+// same with flavorAssigner.assign, the stub given as its simulate.
+//
+// Kueue's flavor names b_one, b_two and taint_and_toleration have
+// underscores, which a ResourceFlavor's name may not have (Kueue's webhook
+// and New reject them): b-one, b-two and taint-and-toleration here, in the
+// expected messages too.
+
+// assignFlavorsSuite is TestAssignFlavors' flavors.
+func assignFlavorsSuite() []ResourceFlavor {
+	spot := cluster.Taint{Key: "instance", Value: "spot", Effect: cluster.TaintNoSchedule}
+	return []ResourceFlavor{{Name: "default"}, {Name: "one", NodeLabels: map[string]string{"type": "one"}},
+		{Name: "two", NodeLabels: map[string]string{"type": "two"}}, {Name: "b-one", NodeLabels: map[string]string{"b_type": "one"}},
+		{Name: "b-two", NodeLabels: map[string]string{"b_type": "two"}}, {Name: "tainted", NodeTaints: []cluster.Taint{spot}},
+		{Name: "taint-and-toleration", NodeTaints: []cluster.Taint{spot}, Tolerations: []Toleration{{Toleration: cluster.Toleration{Key: "instance",
+			Operator: cluster.TolerationEqual, Value: "spot", Effect: cluster.TaintNoSchedule}}}},
+		{Name: "label-x-a", NodeLabels: map[string]string{"x": "a"}}, {Name: "label-xy-b", NodeLabels: map[string]string{"x": "b", "y": "k"}}}
+}
+
+// sim is a stubbed preemption outcome for one flavor-resource.
+type sim struct {
+	pm     preemptionMode
+	borrow int
+}
+
+type assignCase struct {
+	pods []PodSet
+	cq   ClusterQueue
+	// usage is "flavor/resource" to a quantity, put on the queue (and on
+	// the secondary queue of the same cohort).
+	usage, secondaryUsage map[string]string
+	secondary             *ClusterQueue
+	sims                  map[string]sim // by "flavor/resource"; default Preempt, 0
+
+	wantMode Mode
+	// wantPodSets: per pod set "name:count res=flavor/Mode,..." (no
+	// flavors: "name:count").
+	wantPodSets []string
+	// wantStatus: a pod set's status message, by name ("" or absent when it
+	// fits).
+	wantStatus    map[string]string
+	wantBorrowing int
+}
+
+func (tc assignCase) run(t *testing.T) {
+	t.Helper()
+	o := &Objects{ResourceFlavors: assignFlavorsSuite(), ClusterQueues: []ClusterQueue{tc.cq}}
+	if tc.secondary != nil {
+		o.ClusterQueues = append(o.ClusterQueues, *tc.secondary)
+	}
+	for i := range o.ClusterQueues {
+		if o.ClusterQueues[i].CohortName == "" {
+			o.ClusterQueues[i].ResourceGroups = dropLimits(o.ClusterQueues[i].ResourceGroups)
+		}
+	}
+	a, err := New(o, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(q string, usage map[string]string) {
+		for k, v := range usage {
+			f, r, _ := strings.Cut(k, "/")
+			i, ok := a.frIndex[fr{f, cluster.ResourceName(r)}]
+			if !ok {
+				t.Fatalf("usage %s: no such flavor-resource", k)
+			}
+			a.cqs[q].node.addUsage(i, qty(cluster.ResourceName(r), v))
+		}
+	}
+	put(tc.cq.Name, tc.usage)
+	if tc.secondary != nil {
+		put(tc.secondary.Name, tc.secondaryUsage)
+	}
+	wi := &info{w: &Workload{Namespace: "default", Name: "wl", PodSets: tc.pods}, key: "default/wl"}
+	fa := &flavorAssigner{a: a, wi: wi, q: a.cqs[tc.cq.Name], simulate: func(k int, v int64) (preemptionMode, int) {
+		f := a.frs[k]
+		if s, ok := tc.sims[f.flavor+"/"+string(f.resource)]; ok {
+			return s.pm, s.borrow
+		}
+		return pmPreempt, 0
+	}}
+	as := fa.assign(nil)
+	assert.Equal(t, tc.wantMode, as.mode(), "representative mode")
+	var got []string
+	status := map[string]string{}
+	for _, ps := range as.podSets {
+		s := fmt.Sprintf("%s:%d", ps.name, ps.count)
+		var fl []string
+		for _, r := range slices.Sorted(maps.Keys(ps.flavors)) {
+			fl = append(fl, fmt.Sprintf("%s=%s/%s", r, ps.flavors[r].name, ps.flavors[r].mode))
+		}
+		if len(fl) > 0 {
+			s += " " + strings.Join(fl, ",")
+		}
+		got = append(got, s)
+		if !ps.fit() {
+			reasons := slices.Clone(ps.reasons)
+			slices.Sort(reasons)
+			status[ps.name] = strings.Join(reasons, ", ")
+		}
+	}
+	assert.Equal(t, tc.wantPodSets, got, "pod sets")
+	want := tc.wantStatus
+	if want == nil {
+		want = map[string]string{}
+	}
+	assert.Equal(t, want, status, "status")
+	assert.Equal(t, tc.wantBorrowing, as.borrowing, "borrowing")
+}
+
+func TestPortedAssignFlavors(t *testing.T) {
+	mem := cluster.ResourceMemory
+	cases := map[string]assignCase{
+		"single flavor, fits": {
+			pods:        []PodSet{ps("main", 1, "cpu", "1", "memory", "1Mi")},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("default", res(cpu, "1"), res(mem, "2Mi")))).obj(),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=default/Fit,memory=default/Fit"},
+		},
+		"single flavor, fits tainted flavor": {
+			pods:        []PodSet{ps("main", 1, "cpu", "1").tolSpot()},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("tainted", res(cpu, "4")))).obj(),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=tainted/Fit"},
+		},
+		"single flavor, fits tainted flavor with toleration": {
+			pods:        []PodSet{ps("main", 1, "cpu", "1")},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("taint-and-toleration", res(cpu, "4")))).obj(),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=taint-and-toleration/Fit"},
+		},
+		// 3 of 4 used, 2 asked: 1 more needed; the stub says Preempt.
+		"single flavor, used resources, doesn't fit": {
+			pods:        []PodSet{ps("main", 1, "cpu", "2")},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("default", res(cpu, "4")))).obj(),
+			usage:       map[string]string{"default/cpu": "3"},
+			wantMode:    Preempt,
+			wantPodSets: []string{"main:1 cpu=default/Preempt"},
+			wantStatus:  map[string]string{"main": "insufficient unused quota for cpu in flavor default, 1 more needed"},
+		},
+		// cpu: one (2) is too small for 3, two (4) fits; memory: b-one.
+		"multiple resource groups, fits": {
+			pods: []PodSet{ps("main", 1, "cpu", "3", "memory", "10Mi")},
+			cq: mkCQ("test-clusterqueue").groups(rg(fq("one", res(cpu, "2")), fq("two", res(cpu, "4"))),
+				rg(fq("b-one", res(mem, "1Gi")), fq("b-two", res(mem, "5Gi")))).obj(),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=two/Fit,memory=b-one/Fit"},
+		},
+		// cpu could preempt in one (1 of 3 used), but memory's 10Mi exceed
+		// b-one's 1Mi: the pod set gets no flavors.
+		"multiple resource groups, one could fit with preemption, other doesn't fit": {
+			pods:        []PodSet{ps("main", 1, "cpu", "3", "memory", "10Mi")},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("one", res(cpu, "3"))), rg(fq("b-one", res(mem, "1Mi")))).obj(),
+			usage:       map[string]string{"one/cpu": "1"},
+			wantMode:    NoFit,
+			wantPodSets: []string{"main:1"},
+			wantStatus: map[string]string{"main": "insufficient quota for memory in flavor b-one, previously considered podsets requests (0) + current podset request (10Mi) > " +
+				"maximum capacity (1Mi)"},
+		},
+		"multiple resource groups with multiple resources, fits": {
+			pods: []PodSet{ps("main", 1, "cpu", "3", "memory", "10Mi", "example.com/gpu", "3")},
+			cq: mkCQ("test-clusterqueue").groups(rg(fq("one", res(cpu, "2"), res(mem, "1Gi")), fq("two", res(cpu, "4"), res(mem, "15Mi"))),
+				rg(fq("b-one", res(gpu, "4")), fq("b-two", res(gpu, "2")))).obj(),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=two/Fit,example.com/gpu=b-one/Fit,memory=two/Fit"},
+		},
+		// two's memory: 10Mi of 15Mi used, 5Mi more needed (stub: Preempt,
+		// borrowing 1); b-one's gpu: 4 in the cohort, 2 used by the other
+		// queue, 1 more needed (stub: Preempt).
+		"multiple resource groups with multiple resources, fits with different modes": {
+			pods: []PodSet{ps("main", 1, "cpu", "3", "memory", "10Mi", "example.com/gpu", "3")},
+			cq: mkCQ("test-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cpu, "2"), res(mem, "1Gi")), fq("two", res(cpu, "4"), res(mem, "15Mi"))),
+				rg(fq("b-one", res(gpu, "4")))).obj(),
+			usage:          map[string]string{"two/memory": "10Mi"},
+			secondary:      ptr(mkCQ("test-secondary-clusterqueue").cohort("test-cohort").groups(rg(fq("b-one", res(gpu, "0")))).obj()),
+			secondaryUsage: map[string]string{"b-one/example.com/gpu": "2"},
+			sims:           map[string]sim{"two/memory": {pmPreempt, 1}},
+			wantMode:       Preempt,
+			wantPodSets:    []string{"main:1 cpu=two/Fit,example.com/gpu=b-one/Preempt,memory=two/Preempt"},
+			wantStatus: map[string]string{"main": "insufficient quota for cpu in flavor one, previously considered podsets requests (0) + current podset request (3) > maximum capacity (2), " +
+				"insufficient unused quota for example.com/gpu in flavor b-one, 1 more needed, insufficient unused quota for memory in flavor two, 5Mi more needed"},
+			wantBorrowing: 1,
+		},
+		"multiple resources in a group, doesn't fit": {
+			pods:        []PodSet{ps("main", 1, "cpu", "3", "memory", "10Mi")},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("one", res(cpu, "2"), res(mem, "1Gi")), fq("two", res(cpu, "4"), res(mem, "5Mi")))).obj(),
+			wantMode:    NoFit,
+			wantPodSets: []string{"main:1"},
+			wantStatus: map[string]string{"main": "insufficient quota for cpu in flavor one, previously considered podsets requests (0) + current podset request (3) > maximum capacity (2), " +
+				"insufficient quota for memory in flavor two, previously considered podsets requests (0) + current podset request (10Mi) > maximum capacity (5Mi)"},
+		},
+		"multiple flavors, fits while skipping tainted flavor": {
+			pods:        []PodSet{ps("main", 1, "cpu", "3")},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("tainted", res(cpu, "4")), fq("two", res(cpu, "4")))).obj(),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=two/Fit"},
+		},
+		// Only the flavors' own label keys count: ignored1 and the term on
+		// ignored2 are dropped; type=two picks two.
+		"multiple flavors, fits a node selector": {
+			pods:        []PodSet{ps("main", 1, "cpu", "1").sel(map[string]string{"type": "two", "ignored1": "foo"}).aff([]string{"ignored2=bar"})},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("one", res(cpu, "4")), fq("two", res(cpu, "4")))).obj(),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=two/Fit"},
+		},
+		"multiple flavors, fits with node affinity": {
+			pods: []PodSet{ps("main", 1, "cpu", "1", "memory", "1Mi").sel(map[string]string{"ignored1": "foo"}).aff([]string{"type=two"})},
+			cq: mkCQ("test-clusterqueue").groups(rg(fq("one", res(cpu, "4"), res(mem, "1Gi")),
+				fq("two", res(cpu, "4"), res(mem, "1Gi")))).obj(),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=two/Fit,memory=two/Fit"},
+		},
+		// The first term names no key of the flavors: it matches any, and
+		// terms are ORed.
+		"multiple flavors, node affinity fits any flavor": {
+			pods:        []PodSet{ps("main", 1, "cpu", "1").aff([]string{"ignored2=bar"}, []string{"cpuType=two"})},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("one", res(cpu, "4")), fq("two", res(cpu, "4")))).obj(),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=one/Fit"},
+		},
+		"multiple flavors with different label keys, selector only uses flavor's own keys": {
+			pods:        []PodSet{ps("main", 1, "cpu", "1").sel(map[string]string{"x": "a", "y": "g"})},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("label-x-a", res(cpu, "4")), fq("label-xy-b", res(cpu, "4")))).obj(),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=label-x-a/Fit"},
+		},
+		"labelless flavor in group with labeled flavor, workload uses labeled selector": {
+			pods:        []PodSet{ps("main", 1, "cpu", "1").sel(map[string]string{"type": "two"})},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("default", res(cpu, "4")), fq("two", res(cpu, "4")))).obj(),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=default/Fit"},
+		},
+		"multiple flavors, doesn't fit node affinity": {
+			pods:        []PodSet{ps("main", 1, "cpu", "1").aff([]string{"type=three"})},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("one", res(cpu, "4")), fq("two", res(cpu, "4")))).obj(),
+			wantMode:    NoFit,
+			wantPodSets: []string{"main:1"},
+			wantStatus:  map[string]string{"main": "flavor one doesn't match node affinity, flavor two doesn't match node affinity"},
+		},
+		// driver (5) only fits two (10); worker (3) fits one (4).
+		"multiple specs, fit different flavors": {
+			pods:        []PodSet{ps("driver", 1, "cpu", "5"), ps("worker", 1, "cpu", "3")},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("one", res(cpu, "4")), fq("two", res(cpu, "10")))).obj(),
+			wantMode:    Fit,
+			wantPodSets: []string{"driver:1 cpu=two/Fit", "worker:1 cpu=one/Fit"},
+		},
+		// cpu 2 (may borrow 98) beside 198: driver 4 and worker 6 borrow;
+		// memory 1Gi + 4Gi borrow 3Gi of the 198Gi.
+		"multiple specs, fits borrowing": {
+			pods: []PodSet{ps("driver", 1, "cpu", "4", "memory", "1Gi"), ps("worker", 1, "cpu", "6", "memory", "4Gi")},
+			cq:   mkCQ("test-clusterqueue").cohort("test-cohort").groups(rg(fq("default", res(cpu, "2", "98"), res(mem, "2Gi")))).obj(),
+			secondary: ptr(mkCQ("test-secondary-clusterqueue").cohort("test-cohort").
+				groups(rg(fq("default", res(cpu, "198"), res(mem, "198Gi")))).obj()),
+			wantMode:      Fit,
+			wantPodSets:   []string{"driver:1 cpu=default/Fit,memory=default/Fit", "worker:1 cpu=default/Fit,memory=default/Fit"},
+			wantBorrowing: 1,
+		},
+		// The other queue lends nothing (lending limit 0): at most 1.
+		"not enough space to borrow": {
+			pods: []PodSet{ps("main", 1, "cpu", "2")},
+			cq:   mkCQ("test-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cpu, "1")))).obj(),
+			secondary: ptr(mkCQ("test-secondary-clusterqueue").cohort("test-cohort").
+				groups(rg(fq("one", res(cpu, "10", "", "0")))).obj()),
+			secondaryUsage: map[string]string{"one/cpu": "9"},
+			wantMode:       NoFit,
+			wantPodSets:    []string{"main:1"},
+			wantStatus:     map[string]string{"main": "insufficient quota for cpu in flavor one, previously considered podsets requests (0) + current podset request (2) > maximum capacity (1)"},
+		},
+		// 2 (may borrow 8), 9 used: 1 left under the limit, 2 asked.
+		"past max, but can preempt in ClusterQueue": {
+			pods:           []PodSet{ps("main", 1, "cpu", "2")},
+			cq:             mkCQ("test-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cpu, "2", "8")))).obj(),
+			usage:          map[string]string{"one/cpu": "9"},
+			secondary:      ptr(mkCQ("test-secondary-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cpu, "98")))).obj()),
+			secondaryUsage: map[string]string{"one/cpu": "9"},
+			sims:           map[string]sim{"one/cpu": {pmPreempt, 1}},
+			wantMode:       Preempt,
+			wantPodSets:    []string{"main:1 cpu=one/Preempt"},
+			wantStatus:     map[string]string{"main": "insufficient unused quota for cpu in flavor one, 1 more needed"},
+			wantBorrowing:  1,
+		},
+		"past min, but can preempt in ClusterQueue": {
+			pods:        []PodSet{ps("main", 1, "cpu", "2")},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("one", res(cpu, "2")))).obj(),
+			usage:       map[string]string{"one/cpu": "1"},
+			wantMode:    Preempt,
+			wantPodSets: []string{"main:1 cpu=one/Preempt"},
+			wantStatus:  map[string]string{"main": "insufficient unused quota for cpu in flavor one, 1 more needed"},
+		},
+		// 3 + 7 in the cohort, 2 + 8 used: nothing free, 2 more needed.
+		"past min, but can preempt in cohort and ClusterQueue": {
+			pods:           []PodSet{ps("main", 1, "cpu", "2")},
+			cq:             mkCQ("test-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cpu, "3")))).obj(),
+			usage:          map[string]string{"one/cpu": "2"},
+			secondary:      ptr(mkCQ("test-secondary-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cpu, "7")))).obj()),
+			secondaryUsage: map[string]string{"one/cpu": "8"},
+			sims:           map[string]sim{"one/cpu": {pmPreempt, 1}},
+			wantMode:       Preempt,
+			wantPodSets:    []string{"main:1 cpu=one/Preempt"},
+			wantStatus:     map[string]string{"main": "insufficient unused quota for cpu in flavor one, 2 more needed"},
+			wantBorrowing:  1,
+		},
+		"can only preempt flavors that match affinity": {
+			pods:        []PodSet{ps("main", 1, "cpu", "2").sel(map[string]string{"type": "two"})},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("one", res(cpu, "4")), fq("two", res(cpu, "4")))).obj(),
+			usage:       map[string]string{"one/cpu": "3", "two/cpu": "3"},
+			wantMode:    Preempt,
+			wantPodSets: []string{"main:1 cpu=two/Preempt"},
+			wantStatus:  map[string]string{"main": "flavor one doesn't match node affinity, insufficient unused quota for cpu in flavor two, 1 more needed"},
+		},
+		// launcher (2) needs preemption in one (3 of 4 used); workers
+		// (10 × 1, tolerating the taint) exceed one's 4 with the
+		// launcher's 2, and need preemption in tainted (3 of 10 used).
+		"each podset requires preemption on a different flavor": {
+			pods:        []PodSet{ps("launcher", 1, "cpu", "2"), ps("workers", 10, "cpu", "1").tolSpot()},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("one", res(cpu, "4")), fq("tainted", res(cpu, "10")))).obj(),
+			usage:       map[string]string{"one/cpu": "3", "tainted/cpu": "3"},
+			wantMode:    Preempt,
+			wantPodSets: []string{"launcher:1 cpu=one/Preempt", "workers:10 cpu=tainted/Preempt"},
+			wantStatus: map[string]string{
+				"launcher": "insufficient unused quota for cpu in flavor one, 1 more needed, untolerated taint {instance spot NoSchedule <nil>} in flavor tainted",
+				"workers": "insufficient quota for cpu in flavor one, previously considered podsets requests (2) + current podset request (10) > maximum capacity (4), " +
+					"insufficient unused quota for cpu in flavor tainted, 3 more needed"},
+		},
+		"resource not listed in clusterQueue": {
+			pods:        []PodSet{ps("main", 1, "example.com/gpu", "2")},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("one", res(cpu, "4")))).obj(),
+			wantMode:    NoFit,
+			wantPodSets: []string{"main:1"},
+			wantStatus:  map[string]string{"main": "resource example.com/gpu unavailable in ClusterQueue"},
+		},
+		"zero resource request not in clusterQueue should succeed": {
+			pods:        []PodSet{ps("main", 1, "cpu", "1", "example.com/gpu", "0")},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("default", res(cpu, "4")))).obj(),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=default/Fit"},
+		},
+		"zero resource request defined in clusterQueue should get flavor assigned": {
+			pods:        []PodSet{ps("main", 1, "cpu", "1", "example.com/gpu", "0")},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("default", res(cpu, "4"), res(gpu, "4")))).obj(),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=default/Fit,example.com/gpu=default/Fit"},
+		},
+		// A queue that covers pods counts one per pod.
+		"num pods fit": {
+			pods:        []PodSet{ps("main", 3, "cpu", "1")},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("default", res(cluster.ResourcePods, "3"), res(cpu, "10")))).obj(),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:3 cpu=default/Fit,pods=default/Fit"},
+		},
+		"num pods don't fit": {
+			pods:        []PodSet{ps("main", 3, "cpu", "1")},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("default", res(cluster.ResourcePods, "2"), res(cpu, "10")))).obj(),
+			wantMode:    NoFit,
+			wantPodSets: []string{"main:3"},
+			wantStatus:  map[string]string{"main": "insufficient quota for pods in flavor default, previously considered podsets requests (0) + current podset request (3) > maximum capacity (2)"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, tc.run)
+	}
+}
