@@ -376,8 +376,182 @@ func TestPortedAssignFlavors(t *testing.T) {
 			wantPodSets: []string{"main:3"},
 			wantStatus:  map[string]string{"main": "insufficient quota for pods in flavor default, previously considered podsets requests (0) + current podset request (3) > maximum capacity (2)"},
 		},
+		// one: 2 of 10 used, 9 asked: 1 more needed (stub: Preempt); both
+		// MayStopSearch, so the search stops at one.
+		"preempt before try next flavor": {
+			pods: []PodSet{ps("main", 1, "cpu", "9")},
+			cq: mkCQ("test-clusterqueue").fung(FlavorFungibility{WhenCanBorrow: MayStopSearch, WhenCanPreempt: MayStopSearch}).
+				groups(rg(fq("one", res(cluster.ResourcePods, "10"), res(cpu, "10")), fq("two", res(cluster.ResourcePods, "10"), res(cpu, "10")))).obj(),
+			usage:       map[string]string{"one/cpu": "2"},
+			wantMode:    Preempt,
+			wantPodSets: []string{"main:1 cpu=one/Preempt,pods=one/Fit"},
+			wantStatus:  map[string]string{"main": "insufficient unused quota for cpu in flavor one, 1 more needed"},
+		},
+		// The defaults (WhenCanPreempt TryNextFlavor): two fits.
+		"preempt try next flavor": {
+			pods: []PodSet{ps("main", 1, "cpu", "9")},
+			cq: mkCQ("test-clusterqueue").
+				groups(rg(fq("one", res(cluster.ResourcePods, "10"), res(cpu, "10")), fq("two", res(cluster.ResourcePods, "10"), res(cpu, "10")))).obj(),
+			usage:       map[string]string{"one/cpu": "2"},
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=two/Fit,pods=two/Fit"},
+		},
+		// one (10, may borrow 1) with 2 used fits 9 by borrowing 1 from the
+		// other queue; two (1) cannot hold 9: one is kept.
+		"borrow try next flavor, found the first flavor": {
+			pods: []PodSet{ps("main", 1, "cpu", "9")},
+			cq: mkCQ("test-clusterqueue").cohort("test-cohort").fung(FlavorFungibility{WhenCanBorrow: TryNextFlavor, WhenCanPreempt: TryNextFlavor}).
+				groups(rg(fq("one", res(cluster.ResourcePods, "10"), res(cpu, "10", "1")), fq("two", res(cluster.ResourcePods, "10"), res(cpu, "1")))).obj(),
+			usage:         map[string]string{"one/cpu": "2"},
+			secondary:     ptr(mkCQ("test-secondary-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cpu, "1")))).obj()),
+			wantMode:      Fit,
+			wantPodSets:   []string{"main:1 cpu=one/Fit,pods=one/Fit"},
+			wantBorrowing: 1,
+		},
+		// two (10) fits without borrowing: preferred.
+		"borrow try next flavor, found the second flavor": {
+			pods: []PodSet{ps("main", 1, "cpu", "9")},
+			cq: mkCQ("test-clusterqueue").cohort("test-cohort").fung(FlavorFungibility{WhenCanBorrow: TryNextFlavor, WhenCanPreempt: TryNextFlavor}).
+				groups(rg(fq("one", res(cluster.ResourcePods, "10"), res(cpu, "10", "1")), fq("two", res(cluster.ResourcePods, "10"), res(cpu, "10")))).obj(),
+			usage:       map[string]string{"one/cpu": "2"},
+			secondary:   ptr(mkCQ("test-secondary-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cpu, "1")))).obj()),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=two/Fit,pods=two/Fit"},
+		},
+		// The default WhenCanBorrow MayStopSearch: one, borrowing.
+		"borrow before try next flavor": {
+			pods: []PodSet{ps("main", 1, "cpu", "9")},
+			cq: mkCQ("test-clusterqueue").cohort("test-cohort").
+				groups(rg(fq("one", res(cluster.ResourcePods, "10"), res(cpu, "10", "1")), fq("two", res(cluster.ResourcePods, "10"), res(cpu, "10")))).obj(),
+			usage:         map[string]string{"one/cpu": "2"},
+			secondary:     ptr(mkCQ("test-secondary-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cpu, "1")))).obj()),
+			wantMode:      Fit,
+			wantPodSets:   []string{"main:1 cpu=one/Fit,pods=one/Fit"},
+			wantBorrowing: 1,
+		},
+		// one: 0 nominal (may borrow 12), the other queue uses 10 of its 12:
+		// 10 more needed; borrowWithinCohort lets the oracle be asked
+		// (stub: Preempt, borrowing 1), and MayStopSearch stops there.
+		"when borrowing while preemption is needed for flavor one; WhenCanBorrow=MayStopSearch":                                                 borrowPreemptCase("12", MayStopSearch, MayStopSearch),
+		"when borrowing while preemption is needed for flavor one; WhenCanBorrow=MayStopSearch,WhenCanPreempt=MayStopSearch":                    borrowPreemptCase("12", MayStopSearch, MayStopSearch),
+		"when borrowing while preemption is needed for flavor one, no borrowingLimit; WhenCanBorrow=MayStopSearch":                              borrowPreemptCase("", MayStopSearch, MayStopSearch),
+		"when borrowing while preemption is needed for flavor one, no borrowingLimit; WhenCanBorrow=MayStopSearch,WhenCanPreempt=MayStopSearch": borrowPreemptCase("", MayStopSearch, MayStopSearch),
+		// With nothing used by the other queue, one fits by borrowing; but
+		// TryNextFlavor looks on and two fits without.
+		"when borrowing while preemption is needed for flavor one; WhenCanBorrow=TryNextFlavor": {
+			pods: []PodSet{ps("main", 1, "cpu", "12")},
+			cq: mkCQ("test-clusterqueue").cohort("test-cohort").preempt(Preemption{ReclaimWithinCohort: PreemptLowerPriority, BorrowWithinCohort: PreemptLowerPriority}).
+				fung(FlavorFungibility{WhenCanBorrow: TryNextFlavor, WhenCanPreempt: MayStopSearch}).
+				groups(rg(fq("one", res(cpu, "0", "12")), fq("two", res(cpu, "12")))).obj(),
+			secondary:   ptr(mkCQ("test-secondary-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cpu, "12")))).obj()),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=two/Fit"},
+		},
+		"when borrowing while preemption is needed for flavor one; WhenCanBorrow=TryNextFlavor,WhenCanPreempt=MayStopSearch": {
+			pods: []PodSet{ps("main", 1, "cpu", "12")},
+			cq: mkCQ("test-clusterqueue").cohort("test-cohort").preempt(Preemption{ReclaimWithinCohort: PreemptLowerPriority, BorrowWithinCohort: PreemptLowerPriority}).
+				fung(FlavorFungibility{WhenCanBorrow: TryNextFlavor, WhenCanPreempt: MayStopSearch}).
+				groups(rg(fq("one", res(cpu, "0", "12")), fq("two", res(cpu, "12")))).obj(),
+			secondary:   ptr(mkCQ("test-secondary-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cpu, "12")))).obj()),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=two/Fit"},
+		},
+		// The cohort has only the other queue's 11: the limit of 12 cannot
+		// be reached.
+		"when borrowing while preemption is needed, but borrowingLimit exceeds the quota available in the cohort": {
+			pods: []PodSet{ps("main", 1, "cpu", "12")},
+			cq: mkCQ("test-clusterqueue").cohort("test-cohort").preempt(Preemption{ReclaimWithinCohort: PreemptLowerPriority, BorrowWithinCohort: PreemptLowerPriority}).
+				groups(rg(fq("one", res(cpu, "0", "12")))).obj(),
+			secondary:      ptr(mkCQ("test-secondary-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cpu, "11")))).obj()),
+			secondaryUsage: map[string]string{"one/cpu": "10"},
+			wantMode:       NoFit,
+			wantPodSets:    []string{"main:1"},
+			wantStatus:     map[string]string{"main": "insufficient quota for cpu in flavor one, previously considered podsets requests (0) + current podset request (12) > maximum capacity (11)"},
+		},
+		// one (10, lends 1) with 2 used borrows 1 for 9; two (10, lends
+		// nothing) fits without borrowing.
+		"lend try next flavor, found the second flavor": {
+			pods: []PodSet{ps("main", 1, "cpu", "9")},
+			cq: mkCQ("test-clusterqueue").cohort("test-cohort").fung(FlavorFungibility{WhenCanBorrow: TryNextFlavor, WhenCanPreempt: TryNextFlavor}).
+				groups(rg(fq("one", res(cluster.ResourcePods, "10"), res(cpu, "10", "", "1")), fq("two", res(cluster.ResourcePods, "10"), res(cpu, "10", "", "0")))).obj(),
+			usage:       map[string]string{"one/cpu": "2"},
+			secondary:   ptr(mkCQ("test-secondary-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cpu, "1")))).obj()),
+			wantMode:    Fit,
+			wantPodSets: []string{"main:1 cpu=two/Fit,pods=two/Fit"},
+		},
+		"lend try next flavor, found the first flavor": {
+			pods: []PodSet{ps("main", 1, "cpu", "9")},
+			cq: mkCQ("test-clusterqueue").cohort("test-cohort").fung(FlavorFungibility{WhenCanBorrow: TryNextFlavor, WhenCanPreempt: TryNextFlavor}).
+				groups(rg(fq("one", res(cluster.ResourcePods, "10"), res(cpu, "10", "", "1")), fq("two", res(cluster.ResourcePods, "10"), res(cpu, "1", "", "0")))).obj(),
+			usage:         map[string]string{"one/cpu": "2"},
+			secondary:     ptr(mkCQ("test-secondary-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cpu, "1")))).obj()),
+			wantMode:      Fit,
+			wantPodSets:   []string{"main:1 cpu=one/Fit,pods=one/Fit"},
+			wantBorrowing: 1,
+		},
+		// one: the other queue uses all of its 2, the oracle finds no
+		// candidates; two fits by borrowing.
+		"cannot preempt in cohort (oracle returns None) for the first flavor, tries the second flavor (which fits)":                                                                            noCandidatesCase(),
+		"cannot preempt in cohort (oracle returns None) for the first flavor, tries the second flavor (which fits); using deprecated WhenCanBorrow=MayStopSearch,WhenCanPreempt=MayStopSearch": noCandidatesCase(),
+		// one (10, lends nothing) with 2 used: 1 more needed for 9.
+		"quota exhausted, but can preempt in cohort and ClusterQueue": {
+			pods:  []PodSet{ps("main", 1, "cpu", "9")},
+			cq:    mkCQ("test-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cluster.ResourcePods, "10"), res(cpu, "10", "", "0")))).obj(),
+			usage: map[string]string{"one/cpu": "2"},
+			secondary: ptr(mkCQ("test-secondary-clusterqueue").cohort("test-cohort").
+				groups(rg(fq("one", res(cluster.ResourcePods, "0"), res(cpu, "0")))).obj()),
+			sims:          map[string]sim{"one/cpu": {pmPreempt, 1}},
+			wantMode:      Preempt,
+			wantPodSets:   []string{"main:1 cpu=one/Preempt,pods=one/Fit"},
+			wantStatus:    map[string]string{"main": "insufficient unused quota for cpu in flavor one, 1 more needed"},
+			wantBorrowing: 1,
+		},
+		// The first pod set takes 1 of one; the second (5) exceeds both
+		// flavors' 2, one counting the 1 already assumed.
+		"multi-podset, one fits and another fails, fitting podset attempts skipped in resolveNoFitReason": {
+			pods:        []PodSet{ps("fitting-podset", 1, "cpu", "1").sel(map[string]string{"type": "one"}), ps("blocking-podset", 1, "cpu", "5")},
+			cq:          mkCQ("test-clusterqueue").groups(rg(fq("one", res(cpu, "2")), fq("two", res(cpu, "2")))).obj(),
+			wantMode:    NoFit,
+			wantPodSets: []string{"fitting-podset:1 cpu=one/Fit", "blocking-podset:1"},
+			wantStatus: map[string]string{"blocking-podset": "insufficient quota for cpu in flavor one, previously considered podsets requests (1) + current podset request (5) > maximum capacity (2), " +
+				"insufficient quota for cpu in flavor two, previously considered podsets requests (0) + current podset request (5) > maximum capacity (2)"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, tc.run)
+	}
+}
+
+// borrowPreemptCase is the four "when borrowing while preemption is
+// needed for flavor one ... MayStopSearch" cases: one has no nominal quota
+// (and a borrowing limit of 12, or none), the other queue uses 10 of its 12.
+func borrowPreemptCase(limit string, whenBorrow, whenPreempt FlavorFungibilityPolicy) assignCase {
+	return assignCase{
+		pods: []PodSet{ps("main", 1, "cpu", "12")},
+		cq: mkCQ("test-clusterqueue").cohort("test-cohort").preempt(Preemption{ReclaimWithinCohort: PreemptLowerPriority, BorrowWithinCohort: PreemptLowerPriority}).
+			fung(FlavorFungibility{WhenCanBorrow: whenBorrow, WhenCanPreempt: whenPreempt}).
+			groups(rg(fq("one", res(cpu, "0", limit)), fq("two", res(cpu, "12")))).obj(),
+		secondary:      ptr(mkCQ("test-secondary-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cpu, "12")))).obj()),
+		secondaryUsage: map[string]string{"one/cpu": "10"},
+		sims:           map[string]sim{"one/cpu": {pmPreempt, 1}},
+		wantMode:       Preempt,
+		wantPodSets:    []string{"main:1 cpu=one/Preempt"},
+		wantStatus:     map[string]string{"main": "insufficient unused quota for cpu in flavor one, 10 more needed"},
+		wantBorrowing:  1,
+	}
+}
+
+func noCandidatesCase() assignCase {
+	return assignCase{
+		pods: []PodSet{ps("main", 1, "cpu", "2")},
+		cq: mkCQ("test-clusterqueue").cohort("test-cohort").preempt(Preemption{ReclaimWithinCohort: PreemptLowerPriority, BorrowWithinCohort: PreemptLowerPriority}).
+			fung(FlavorFungibility{WhenCanBorrow: MayStopSearch, WhenCanPreempt: MayStopSearch}).
+			groups(rg(fq("one", res(cpu, "0", "2")), fq("two", res(cpu, "0", "2")))).obj(),
+		secondary:      ptr(mkCQ("test-secondary-clusterqueue").cohort("test-cohort").groups(rg(fq("one", res(cpu, "2")), fq("two", res(cpu, "2")))).obj()),
+		secondaryUsage: map[string]string{"one/cpu": "2"},
+		sims:           map[string]sim{"one/cpu": {pmNoCandidates, 0}},
+		wantMode:       Fit,
+		wantPodSets:    []string{"main:1 cpu=two/Fit"},
+		wantBorrowing:  1,
 	}
 }
