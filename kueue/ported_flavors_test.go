@@ -45,8 +45,9 @@ type sim struct {
 }
 
 type assignCase struct {
-	pods []PodSet
-	cq   ClusterQueue
+	flavors []ResourceFlavor // nil: the suite's
+	pods    []PodSet
+	cq      ClusterQueue
 	// usage is "flavor/resource" to a quantity, put on the queue (and on
 	// the secondary queue of the same cohort).
 	usage, secondaryUsage map[string]string
@@ -61,11 +62,17 @@ type assignCase struct {
 	// fits).
 	wantStatus    map[string]string
 	wantBorrowing int
+	// noStatus: the case checks neither status nor borrowing (Kueue's
+	// test does not).
+	noStatus bool
 }
 
 func (tc assignCase) run(t *testing.T) {
 	t.Helper()
 	o := &Objects{ResourceFlavors: assignFlavorsSuite(), ClusterQueues: []ClusterQueue{tc.cq}}
+	if tc.flavors != nil {
+		o.ResourceFlavors = tc.flavors
+	}
 	if tc.secondary != nil {
 		o.ClusterQueues = append(o.ClusterQueues, *tc.secondary)
 	}
@@ -121,6 +128,9 @@ func (tc assignCase) run(t *testing.T) {
 		}
 	}
 	assert.Equal(t, tc.wantPodSets, got, "pod sets")
+	if tc.noStatus {
+		return
+	}
 	want := tc.wantStatus
 	if want == nil {
 		want = map[string]string{}
@@ -553,5 +563,64 @@ func noCandidatesCase() assignCase {
 		wantMode:       Fit,
 		wantPodSets:    []string{"main:1 cpu=two/Fit"},
 		wantBorrowing:  1,
+	}
+}
+
+// Kueue's TestReclaimBeforePriorityPreemption: flavors uno, due, tre,
+// each 10 compute and 10 gpu in test-clusterqueue (withinClusterQueue and
+// reclaimWithinCohort LowerPriority, WhenCanPreempt TryNextFlavor), none in
+// other-clusterqueue of the same cohort. A request of 10 gpu needs
+// preemption wherever 1 is used; among such flavors a reclaim (the stub
+// says which) beats preemption in the queue, and a fit beats both.
+func TestPortedReclaimBeforePriorityPreemption(t *testing.T) {
+	type rc struct {
+		pods              []PodSet
+		usage, otherUsage map[string]string
+		fung              *FlavorFungibility
+		sims              map[string]sim
+		want              string
+		mode              Mode
+	}
+	cases := map[string]rc{
+		"Select first flavor which fits": {pods: []PodSet{ps("main", 1, "gpu", "10")},
+			usage: map[string]string{"uno/gpu": "1"}, otherUsage: map[string]string{"due/gpu": "1"},
+			want: "main:1 gpu=tre/Fit", mode: Fit},
+		"Select first flavor where gpu reclamation is possible": {pods: []PodSet{ps("main", 1, "gpu", "10")},
+			usage: map[string]string{"uno/gpu": "1"}, otherUsage: map[string]string{"due/gpu": "1", "tre/gpu": "1"},
+			sims: map[string]sim{"uno/gpu": {pmPreempt, 0}, "due/gpu": {pmReclaim, 0}},
+			want: "main:1 gpu=due/Preempt", mode: Preempt},
+		"Select first flavor when flavor fungibility is disabled": {pods: []PodSet{ps("main", 1, "gpu", "10")},
+			usage: map[string]string{"uno/gpu": "1"}, otherUsage: map[string]string{"due/gpu": "1", "tre/gpu": "1"},
+			fung: &FlavorFungibility{WhenCanPreempt: MayStopSearch}, want: "main:1 gpu=uno/Preempt", mode: Preempt},
+		"Select first flavor when flavor fungibility is disabled; using deprecated WhenCanPreempt=MayStopSearch": {pods: []PodSet{ps("main", 1, "gpu", "10")},
+			usage: map[string]string{"uno/gpu": "1"}, otherUsage: map[string]string{"due/gpu": "1", "tre/gpu": "1"},
+			fung: &FlavorFungibility{WhenCanPreempt: MayStopSearch}, want: "main:1 gpu=uno/Preempt", mode: Preempt},
+		"Select first flavor where priority based preemption is possible": {pods: []PodSet{ps("main", 1, "gpu", "10")},
+			usage: map[string]string{"uno/gpu": "1", "due/gpu": "1", "tre/gpu": "1"}, want: "main:1 gpu=uno/Preempt", mode: Preempt},
+		// due: gpu reclaim but compute preemption (worst counts); tre: gpu
+		// reclaim and compute fits.
+		"Select second flavor where gpu reclamation is possible, as compute Fits": {pods: []PodSet{ps("main", 1, "gpu", "10", "compute", "10")},
+			usage: map[string]string{"uno/gpu": "1", "uno/compute": "1", "due/compute": "1"}, otherUsage: map[string]string{"due/gpu": "1", "tre/gpu": "1"},
+			sims: map[string]sim{"uno/gpu": {pmPreempt, 0}, "due/gpu": {pmReclaim, 0}, "tre/gpu": {pmReclaim, 0}},
+			want: "main:1 compute=tre/Fit,gpu=tre/Preempt", mode: Preempt},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			flavors := func(n string) []FlavorQuotas {
+				var out []FlavorQuotas
+				for _, f := range []string{"uno", "due", "tre"} {
+					out = append(out, fq(f, res("compute", n), res("gpu", n)))
+				}
+				return out
+			}
+			q := mkCQ("test-clusterqueue").cohort("cohort").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority, ReclaimWithinCohort: PreemptLowerPriority}).
+				fung(FlavorFungibility{WhenCanPreempt: TryNextFlavor}).groups(rg(flavors("10")...)).obj()
+			if c.fung != nil {
+				q.FlavorFungibility = *c.fung
+			}
+			assignCase{flavors: []ResourceFlavor{{Name: "uno"}, {Name: "due"}, {Name: "tre"}}, pods: c.pods, cq: q, usage: c.usage,
+				secondary: ptr(mkCQ("other-clusterqueue").cohort("cohort").groups(rg(flavors("0")...)).obj()), secondaryUsage: c.otherUsage,
+				sims: c.sims, wantMode: c.mode, wantPodSets: []string{c.want}, noStatus: true}.run(t)
+		})
 	}
 }
