@@ -46,6 +46,7 @@ type sim struct {
 
 type assignCase struct {
 	flavors []ResourceFlavor // nil: the suite's
+	cohorts []Cohort
 	pods    []PodSet
 	cq      ClusterQueue
 	// usage is "flavor/resource" to a quantity, put on the queue (and on
@@ -73,6 +74,7 @@ func (tc assignCase) run(t *testing.T) {
 	if tc.flavors != nil {
 		o.ResourceFlavors = tc.flavors
 	}
+	o.Cohorts = tc.cohorts
 	if tc.secondary != nil {
 		o.ClusterQueues = append(o.ClusterQueues, *tc.secondary)
 	}
@@ -621,6 +623,51 @@ func TestPortedReclaimBeforePriorityPreemption(t *testing.T) {
 			assignCase{flavors: []ResourceFlavor{{Name: "uno"}, {Name: "due"}, {Name: "tre"}}, pods: c.pods, cq: q, usage: c.usage,
 				secondary: ptr(mkCQ("other-clusterqueue").cohort("cohort").groups(rg(flavors("0")...)).obj()), secondaryUsage: c.otherUsage,
 				sims: c.sims, wantMode: c.mode, wantPodSets: []string{c.want}, noStatus: true}.run(t)
+		})
+	}
+}
+
+// Kueue's TestHierarchical (flavor assigner): cohorts three (4 cpu of
+// flavor three) > two (4 of two) > one (4 of one); test-clusterqueue
+// (nothing of its own) in one, other-clusterqueue in two. Flavor one is
+// found at the nearest level, two one level up, three at the root: the
+// search prefers the flavor borrowed from nearest.
+func TestPortedHierarchicalFlavors(t *testing.T) {
+	zero := []FlavorQuotas{fq("one", res(cpu, "0")), fq("two", res(cpu, "0")), fq("three", res(cpu, "0"))}
+	type hc struct {
+		flavors           []FlavorQuotas
+		usage, otherUsage map[string]string
+		fung              *FlavorFungibility
+		sims              map[string]sim
+		want              string
+	}
+	cases := map[string]hc{
+		// one and two used up: three, from the root.
+		"Select the top flavor": {flavors: zero, usage: map[string]string{"one/cpu": "4"}, otherUsage: map[string]string{"two/cpu": "4"},
+			want: "main:1 cpu=three/Fit"},
+		"Select the first flavor which fits": {flavors: zero, usage: map[string]string{"one/cpu": "4"}, want: "main:1 cpu=two/Fit"},
+		// one (4 of its own, no borrowing) is full with no candidates: two,
+		// borrowed from further up, is taken though PreemptionOverBorrowing.
+		"Select deeper-borrowing flavor that fits when shallower-borrowing flavor has no preemption candidates": {
+			flavors: []FlavorQuotas{fq("one", res(cpu, "4", "0")), fq("two", res(cpu, "0")), fq("three", res(cpu, "0"))},
+			usage:   map[string]string{"one/cpu": "4"},
+			fung:    &FlavorFungibility{WhenCanBorrow: TryNextFlavor, WhenCanPreempt: TryNextFlavor, Preference: "PreemptionOverBorrowing"},
+			sims:    map[string]sim{"one/cpu": {pmNoCandidates, 1}}, want: "main:1 cpu=two/Fit"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			q := mkCQ("test-clusterqueue").cohort("one").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority, ReclaimWithinCohort: PreemptLowerPriority}).
+				fung(FlavorFungibility{WhenCanPreempt: TryNextFlavor}).groups(rg(c.flavors...)).obj()
+			if c.fung != nil {
+				q.FlavorFungibility = *c.fung
+			}
+			assignCase{flavors: []ResourceFlavor{{Name: "one"}, {Name: "two"}, {Name: "three"}},
+				cohorts: []Cohort{{Name: "three", ResourceGroups: []ResourceGroup{rg(fq("three", res(cpu, "4")))}},
+					{Name: "two", ParentName: "three", ResourceGroups: []ResourceGroup{rg(fq("two", res(cpu, "4")))}},
+					{Name: "one", ParentName: "two", ResourceGroups: []ResourceGroup{rg(fq("one", res(cpu, "4")))}}},
+				pods: []PodSet{ps("main", 1, "cpu", "4")}, cq: q, usage: c.usage,
+				secondary: ptr(mkCQ("other-clusterqueue").cohort("two").groups(rg(zero...)).obj()), secondaryUsage: c.otherUsage,
+				sims: c.sims, wantMode: Fit, wantPodSets: []string{c.want}, noStatus: true}.run(t)
 		})
 	}
 }
