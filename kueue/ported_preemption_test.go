@@ -353,6 +353,92 @@ func TestPortedPreemption(t *testing.T) {
 			admitted: []pwlAdm{aw("b_standard", "b-standard", 1, "cpu=10@default")},
 			prio:     2, incoming: []string{"main:1:cpu=10@default/Preempt"}, target: "a-standard",
 		},
+		// b_standard (1, 13) holds all 13 of the cohort; in (2, 1 cpu in
+		// a-standard) fits a-standard's own 1 once it is gone: no
+		// borrowing, so the threshold does not apply.
+		"use BorrowWithinCohort; allow preempting a lower-priority workload with priority above MaxPriorityThreshold, if borrowing is not required after the preemption": {
+			admitted: []pwlAdm{aw("b_standard", "b-standard", 1, "cpu=13@default")},
+			prio:     2, incoming: []string{"main:1:cpu=1@default/Preempt"}, target: "a-standard",
+			want: []string{"b_standard:InCohortReclamation"},
+		},
+		// a-standard does not preempt within itself.
+		"use BorrowWithinCohort; don't allow for preemption of lower-priority workload from the same ClusterQueue": {
+			admitted: []pwlAdm{aw("a_standard", "a-standard", 1, "cpu=13@default")},
+			prio:     2, incoming: []string{"main:1:cpu=1@default/Preempt"}, target: "a-standard",
+		},
+		// b-standard (1 nominal) already uses 2: in (3, 1) would borrow;
+		// a-standard's workloads (1) are above the threshold; b-standard's
+		// own b_standard_1 (1) goes.
+		"use BorrowWithinCohort; only preempt from CQ if no workloads below threshold and already above nominal": {
+			admitted: []pwlAdm{aw("a_standard_1", "a-standard", 1, "cpu=10@default"), aw("a_standard_2", "a-standard", 1, "cpu=1@default"),
+				aw("b_standard_1", "b-standard", 1, "cpu=1@default"), aw("b_standard_2", "b-standard", 2, "cpu=1@default")},
+			prio: 3, incoming: []string{"main:1:cpu=1@default/Preempt"}, target: "b-standard",
+			want: []string{"b_standard_1:InClusterQueue"},
+		},
+		// in (2, 2 cpu) in b-standard (11 used): a-best-effort's workloads
+		// are below the threshold; the lowest, a_best_effort_lower, and
+		// b-standard's own b_standard_mid are the fewest that make room.
+		"use BorrowWithinCohort; preempt from CQ and from other CQs with workloads below threshold": {
+			admitted: []pwlAdm{aw("b_standard_high", "b-standard", 2, "cpu=10@default"), aw("b_standard_mid", "b-standard", 1, "cpu=1@default"),
+				aw("a_best_effort_low", "a-best-effort", -1, "cpu=1@default"), aw("a_best_effort_lower", "a-best-effort", -2, "cpu=1@default")},
+			prio: 2, incoming: []string{"main:1:cpu=2@default/Preempt"}, target: "b-standard",
+			want: []string{"a_best_effort_lower:InCohortReclaimWhileBorrowing", "b_standard_mid:InClusterQueue"},
+		},
+		// lend1 (6, lends 4) uses 3; lend2 (6, lends 2) uses 7, 1 beyond
+		// its own. in (1, 3): lend2-mid (0) reclaimed.
+		"reclaim quota from lender": {
+			admitted: []pwlAdm{aw("lend1-low", "lend1", -1, "cpu=3@default"), aw("lend2-mid", "lend2", 0, "cpu=3@default"), aw("lend2-high", "lend2", 1, "cpu=4@default")},
+			prio:     1, incoming: []string{"main:1:cpu=3@default/Preempt"}, target: "lend1",
+			want: []string{"lend2-mid:InCohortReclamation"},
+		},
+		"preempt from all ClusterQueues in cohort-lend": {
+			admitted: []pwlAdm{aw("lend1-low", "lend1", -1, "cpu=3@default"), aw("lend1-mid", "lend1", 0, "cpu=2@default"),
+				aw("lend2-low", "lend2", -1, "cpu=3@default"), aw("lend2-mid", "lend2", 0, "cpu=4@default")},
+			incoming: []string{"main:1:cpu=4@default/Preempt"}, target: "lend1",
+			want: []string{"lend1-low:InClusterQueue", "lend2-low:InCohortReclamation"},
+		},
+		// lend1 can have at most its 6 and lend2's 2 lent: 8 < 9.
+		"cannot preempt from other ClusterQueues if exceeds requestable quota including lending limit": {
+			admitted: []pwlAdm{aw("lend2-low", "lend2", -1, "cpu=10@default")},
+			incoming: []string{"main:1:cpu=9@default/Preempt"}, target: "lend1",
+		},
+		// cohort-three: a, b, c with 2 cpu and 2 memory each. a holds a1,
+		// a2 (-2), a3 (-1); b holds b1..b3 (0): the cohort's cpu is 6 of
+		// 6. b's workloads are not lower than in (0); a's a1 and a2 make
+		// room within a's 2.
+		"preemptions from cq when target queue is exhausted for the single requested resource": {
+			admitted: threeQueueWorkloads(false),
+			incoming: []string{"main:1:cpu=2@default/Preempt"}, target: "a",
+			want: []string{"a1:InClusterQueue", "a2:InClusterQueue"},
+		},
+		"preemptions from cq when target queue is exhausted for two requested resources": {
+			admitted: threeQueueWorkloads(true),
+			incoming: []string{"main:1:cpu=2@default/Preempt,memory=2@default/Preempt"}, target: "a",
+			want: []string{"a1:InClusterQueue", "a2:InClusterQueue"},
+		},
+		"preemptions from cq when target queue is exhausted for one requested resource, but not the other": {
+			admitted: threeQueueWorkloads(false),
+			incoming: []string{"main:1:cpu=2@default/Preempt,memory=2@default/Preempt"}, target: "a",
+			want: []string{"a1:InClusterQueue", "a2:InClusterQueue"},
+		},
+		// a holds a1 (1 of 2); b holds 5 (3 borrowed), b5 at -1. in (0, 2):
+		// a1 in a and b5 reclaimed from b.
+		"allow preemption from other cluster queues if target cq is not exhausted for the requested resource": {
+			admitted: []pwlAdm{aw("a1", "a", -1, "cpu=1@default"), aw("b1", "b", 0, "cpu=1@default"), aw("b2", "b", 0, "cpu=1@default"),
+				aw("b3", "b", 0, "cpu=1@default"), aw("b4", "b", 0, "cpu=1@default"), aw("b5", "b", -1, "cpu=1@default")},
+			incoming: []string{"main:1:cpu=2@default/Preempt"}, target: "a",
+			want: []string{"a1:InClusterQueue", "b5:InCohortReclamation"},
+		},
+		// root > cohort-left > cq-left (10, reclaim Any), root >
+		// cohort-right > cq-right (0) borrowing 5 from across the root.
+		"long range preemption": {
+			cqs: []ClusterQueue{mkCQ("cq-left").cohort("cohort-left").preempt(Preemption{ReclaimWithinCohort: PreemptAny}).groups(rg(fq("default", res(cpu, "10")))).obj(),
+				mkCQ("cq-right").cohort("cohort-right").groups(rg(fq("default", res(cpu, "0")))).obj()},
+			cohorts:  []Cohort{{Name: "cohort-left", ParentName: "root"}, {Name: "cohort-right", ParentName: "root"}},
+			admitted: []pwlAdm{aw("to-be-preempted", "cq-right", 0, "cpu=5@default")},
+			incoming: []string{"main:1:cpu=8@default/Preempt"}, target: "cq-left",
+			want: []string{"to-be-preempted:InCohortReclamation"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, tc.run)
@@ -360,3 +446,21 @@ func TestPortedPreemption(t *testing.T) {
 }
 
 func withCreated(p pwlAdm, d time.Duration) pwlAdm { p.created = d; return p }
+
+// threeQueueWorkloads are the admitted workloads of the "target queue is
+// exhausted" cases: a1, a2 (-2), a3 (-1) in a, b1..b3 (0) in b, 1 cpu
+// each (and 1 memory when memory is true).
+func threeQueueWorkloads(memory bool) []pwlAdm {
+	var out []pwlAdm
+	for _, x := range []struct {
+		name, cq string
+		prio     int32
+	}{{"a1", "a", -2}, {"a2", "a", -2}, {"a3", "a", -1}, {"b1", "b", 0}, {"b2", "b", 0}, {"b3", "b", 0}} {
+		reqs := []string{"cpu=1@default"}
+		if memory {
+			reqs = append(reqs, "memory=1@default")
+		}
+		out = append(out, aw(x.name, x.cq, x.prio, reqs...))
+	}
+	return out
+}
