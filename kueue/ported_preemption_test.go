@@ -464,3 +464,70 @@ func threeQueueWorkloads(memory bool) []pwlAdm {
 	}
 	return out
 }
+
+// Kueue's TestCandidatesOrdering, the cases of the classical order (the
+// priority boost and admission fair sharing are not modelled): evicted
+// first, then other queues' before the preemptor's own, then lower
+// priority, then the most recently admitted.
+func TestPortedCandidatesOrdering(t *testing.T) {
+	type cand struct {
+		name, cq string
+		prio     int32
+		reserved time.Duration
+		evicted  bool
+	}
+	cases := map[string]struct {
+		cands []cand
+		want  []string
+	}{
+		"workloads sorted by priority": {cands: []cand{{name: "high", cq: "preemptor", prio: 10}, {name: "low", cq: "preemptor", prio: -10}},
+			want: []string{"low", "high"}},
+		"evicted workload first": {cands: []cand{{name: "other", cq: "preemptor", prio: 10}, {name: "evicted", cq: "preemptor", evicted: true}},
+			want: []string{"evicted", "other"}},
+		"workload from different CQ first": {cands: []cand{{name: "preemptorCq", cq: "preemptor", prio: 10}, {name: "other", cq: "other", prio: 10}},
+			want: []string{"other", "preemptorCq"}},
+		"old workloads last": {cands: []cand{{name: "older", cq: "preemptor", reserved: -time.Second}, {name: "younger", cq: "preemptor", reserved: time.Second},
+			{name: "current", cq: "preemptor"}}, want: []string{"younger", "current", "older"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := &Objects{ResourceFlavors: []ResourceFlavor{{Name: "default"}}, ClusterQueues: []ClusterQueue{
+				mkCQ("preemptor").groups(rg(fq("default", res(cpu, "1")))).obj(), mkCQ("other").groups(rg(fq("default", res(cpu, "1")))).obj()}}
+			a, err := New(o, DefaultConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &preemptionCtx{a: a, q: a.cqs["preemptor"]}
+			var cands []candidate
+			for i, x := range tc.cands {
+				wi := &info{w: &Workload{Name: x.name, Priority: x.prio}, key: x.name, seq: int64(i), cq: a.cqs[x.cq], reservedAt: x.reserved, state: stateAdmitted}
+				if x.evicted {
+					wi.state = stateEvicted
+				}
+				cands = append(cands, candidate{wi: wi})
+			}
+			slices.SortStableFunc(cands, c.ordering)
+			var got []string
+			for _, x := range cands {
+				got = append(got, x.wi.w.Name)
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// Kueue's TestPreemptionMessage, the case with every part given (the
+// model has no UIDs: it gives the preemptor's key and UNKNOWN for the
+// job's, as Kueue does for a missing UID label).
+func TestPortedPreemptionMessage(t *testing.T) {
+	o := &Objects{ResourceFlavors: []ResourceFlavor{{Name: "default"}}, ClusterQueues: []ClusterQueue{
+		mkCQ("a").groups(rg(fq("default", res(cpu, "1")))).obj(), mkCQ("b").groups(rg(fq("default", res(cpu, "1")))).obj()}}
+	a, err := New(o, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	preemptor := &info{key: "ns/uid", cq: a.cqs["a"]}
+	victim := &info{key: "ns/v", cq: a.cqs["b"]}
+	assert.Equal(t, "Preempted to accommodate a workload (UID: ns/uid, JobUID: UNKNOWN) due to prioritization in the ClusterQueue; preemptor path: /a; preemptee path: /b",
+		preemptionMessage(preemptor, InClusterQueue, victim))
+}
