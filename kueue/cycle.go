@@ -83,24 +83,7 @@ func (a *Admitter) runCycle() {
 			entries = append(entries, e)
 		}
 	}
-	slices.SortStableFunc(entries, func(x, y *entry) int {
-		if xb, yb := x.as.borrowing, y.as.borrowing; xb != yb {
-			return xb - yb
-		}
-		if xp, yp := x.wi.w.Priority, y.wi.w.Priority; xp != yp {
-			if xp > yp {
-				return -1
-			}
-			return 1
-		}
-		if xc, yc := x.wi.w.Created, y.wi.w.Created; xc != yc {
-			if xc < yc {
-				return -1
-			}
-			return 1
-		}
-		return int(x.wi.seq - y.wi.seq)
-	})
+	slices.SortStableFunc(entries, cmpEntries)
 	preempted := map[*info]bool{}
 	progress := false
 	for _, e := range entries {
@@ -178,6 +161,28 @@ func (a *Admitter) nominate(e *entry) {
 	}
 	e.message = e.as.message()
 	wi.last = &e.as.last
+}
+
+// cmpEntries is the order a cycle takes its heads in: not borrowing
+// before borrowing (the lower borrowing level first), then higher
+// priority, then earlier creation, then the order of arrival.
+func cmpEntries(x, y *entry) int {
+	if xb, yb := x.as.borrowing, y.as.borrowing; xb != yb {
+		return xb - yb
+	}
+	if xp, yp := x.wi.w.Priority, y.wi.w.Priority; xp != yp {
+		if xp > yp {
+			return -1
+		}
+		return 1
+	}
+	if xc, yc := x.wi.w.Created, y.wi.w.Created; xc != yc {
+		if xc < yc {
+			return -1
+		}
+		return 1
+	}
+	return int(x.wi.seq - y.wi.seq)
 }
 
 // partial reports whether a pod set may be admitted with fewer pods.
