@@ -1,7 +1,11 @@
 package kueue
 
 import (
+	"slices"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/gangsim/gangsim/cluster"
 )
@@ -764,4 +768,60 @@ func capacityBlockCase(reclaim PreemptionPolicy) cycleCase {
 		tc.wantMessages["eng-beta/b1-pending"] = "Workload no longer fits after processing another workload"
 	}
 	return tc
+}
+
+// Kueue's TestEntryOrdering, the cases of the model's configuration:
+// priority sorting within the cohort on (Kueue's default), requeuing by
+// creation time, PrioritizePreemptorWorkloads off (its default). The
+// cases that order an evicted workload by its eviction time belong to
+// waitForPodsReady's requeuing, and those with priority sorting off are a
+// switch the model does not have.
+func TestPortedEntryOrdering(t *testing.T) {
+	type in struct {
+		name    string
+		created int
+		prio    int32
+		borrow  int
+	}
+	mk := func(xs ...in) []*entry {
+		var out []*entry
+		for i, x := range xs {
+			out = append(out, &entry{wi: &info{w: &Workload{Name: x.name, Priority: x.prio, Created: time.Duration(x.created) * time.Second}, seq: int64(i)},
+				as: &assignment{borrowing: x.borrow}})
+		}
+		return out
+	}
+	// evicted_borrowing and recently_evicted were evicted by the pods-ready
+	// timeout; ordered by creation, that does not count.
+	input := mk(in{"old_borrowing", 0, 0, 1}, in{"old", 1, 0, 0}, in{"new", 3, 0, 0}, in{"high_pri_borrowing", 3, 1, 1}, in{"new_high_pri", 4, 1, 0},
+		in{"new_borrowing", 3, 0, 1}, in{"evicted_borrowing", 1, 0, 1}, in{"recently_evicted", 0, 0, 0}, in{"high_pri_borrowing_more", 3, 1, 2})
+	// the preempted ones' Preempted conditions do not count with priority
+	// sorting on.
+	preempted := mk(in{"old-mid-recently-preempted-in-queue", 0, 1, 0}, in{"old-mid-recently-reclaimed-while-borrowing", 0, 1, 0},
+		in{"old-mid-more-recently-reclaimed-while-borrowing", 0, 1, 0}, in{"old-mid-not-preempted-yet", 1, 1, 0}, in{"preemptor", 7, 2, 0})
+	// preemptor-* wait for their victims: that does not count with
+	// PrioritizePreemptorWorkloads off.
+	preemptors := mk(in{"preemptor-borrowing", 1, 1, 1}, in{"preemptor-not-borrowing", 2, 1, 0}, in{"not-preemptor-not-borrowing", 0, 2, 0})
+	for _, tc := range []struct {
+		name  string
+		input []*entry
+		want  []string
+	}{
+		{"Priority sorting is enabled (default) using pods-ready Creation timestamp", input,
+			[]string{"new_high_pri", "recently_evicted", "old", "new", "high_pri_borrowing", "old_borrowing", "evicted_borrowing", "new_borrowing", "high_pri_borrowing_more"}},
+		{"Some workloads are preempted; Priority sorting is enabled", preempted,
+			[]string{"preemptor", "old-mid-recently-preempted-in-queue", "old-mid-recently-reclaimed-while-borrowing", "old-mid-more-recently-reclaimed-while-borrowing", "old-mid-not-preempted-yet"}},
+		{"Some workloads are preemptors; PrioritizePreemptorWorkloads is disabled", preemptors,
+			[]string{"not-preemptor-not-borrowing", "preemptor-not-borrowing", "preemptor-borrowing"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			es := slices.Clone(tc.input)
+			slices.SortStableFunc(es, cmpEntries)
+			var got []string
+			for _, e := range es {
+				got = append(got, e.wi.w.Name)
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
 }
