@@ -1,7 +1,10 @@
 package kueue
 
 import (
+	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -820,6 +823,80 @@ func TestPortedEntryOrdering(t *testing.T) {
 			var got []string
 			for _, e := range es {
 				got = append(got, e.wi.w.Name)
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// Kueue's TestResourcesToReserve: what a head that needs preemption but
+// found no victims holds back in the cycle (so that lower workloads of
+// other queues do not take it): its usage up to the queue's nominal
+// quota left, or, when it borrows, up to nominal plus borrowing limit
+// (all of it without a limit). cq (cohort eng): memory on-demand 100,
+// spot 0 (may borrow 100); gpu model-a 10 (borrow 0), model-b 10 (borrow
+// 5). (Its case "assignment fits" is not ported: a head that fits is
+// admitted with its whole usage; the model has no separate function for
+// it.)
+func TestPortedResourcesToReserve(t *testing.T) {
+	mem := cluster.ResourceMemory
+	cases := map[string]struct {
+		borrowing     int
+		usage, cqUsed map[string]string // "flavor/resource"
+		want          map[string]string
+	}{
+		"Reserved memory and gpu less than assignment usage, assignment preempts": {
+			usage:  map[string]string{"on-demand/memory": "50", "model-a/gpu": "6"},
+			cqUsed: map[string]string{"on-demand/memory": "60", "spot/memory": "50", "model-a/gpu": "6", "model-b/gpu": "2"},
+			want:   map[string]string{"on-demand/memory": "40", "model-a/gpu": "4"},
+		},
+		"Reserved memory equal assignment usage, assignment preempts": {
+			usage:  map[string]string{"on-demand/memory": "30", "model-a/gpu": "2"},
+			cqUsed: map[string]string{"on-demand/memory": "60", "spot/memory": "50", "model-a/gpu": "2", "model-b/gpu": "2"},
+			want:   map[string]string{"on-demand/memory": "30", "model-a/gpu": "2"},
+		},
+		"Reserved memory is 0, CQ is borrowing, assignment preempts without borrowing": {
+			usage:  map[string]string{"spot/memory": "50", "model-b/gpu": "2"},
+			cqUsed: map[string]string{"on-demand/memory": "60", "spot/memory": "60", "model-a/gpu": "2", "model-b/gpu": "10"},
+			want:   map[string]string{"spot/memory": "0", "model-b/gpu": "0"},
+		},
+		"Reserved memory cut by nominal+borrowing quota, assignment preempts and borrows": {
+			borrowing: 1,
+			usage:     map[string]string{"spot/memory": "50", "model-b/gpu": "2"},
+			cqUsed:    map[string]string{"on-demand/memory": "60", "spot/memory": "60", "model-a/gpu": "2", "model-b/gpu": "10"},
+			want:      map[string]string{"spot/memory": "40", "model-b/gpu": "2"},
+		},
+		"Reserved memory equal assignment usage, CQ borrowing limit is nil": {
+			borrowing: 1,
+			usage:     map[string]string{"on-demand/memory": "50", "model-b/gpu": "2"},
+			cqUsed:    map[string]string{"on-demand/memory": "60", "spot/memory": "60", "model-a/gpu": "2", "model-b/gpu": "10"},
+			want:      map[string]string{"on-demand/memory": "50", "model-b/gpu": "2"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			q := mkCQ("cq").cohort("eng").strict().groups(rg(fq("on-demand", res(mem, "100")), fq("spot", res(mem, "0", "100"))),
+				rg(fq("model-a", res("gpu", "10", "0")), fq("model-b", res("gpu", "10", "5")))).obj()
+			a, err := New(&Objects{ResourceFlavors: []ResourceFlavor{{Name: "on-demand"}, {Name: "spot"}, {Name: "model-a"}, {Name: "model-b"}},
+				ClusterQueues: []ClusterQueue{q}}, DefaultConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx := func(k string) int {
+				f, r, _ := strings.Cut(k, "/")
+				return a.frIndex[fr{f, cluster.ResourceName(r)}]
+			}
+			for k, v := range tc.cqUsed {
+				a.cqs["cq"].node.addUsage(idx(k), qty(mem, v))
+			}
+			e := &entry{q: a.cqs["cq"], as: &assignment{borrowing: tc.borrowing}}
+			for _, k := range slices.Sorted(maps.Keys(tc.usage)) {
+				e.usage = append(e.usage, frAmount{idx(k), qty(mem, tc.usage[k])})
+			}
+			got := map[string]string{}
+			for _, r := range a.reserveForPreempt(e) {
+				f := a.frs[r.fr]
+				got[f.flavor+"/"+string(f.resource)] = fmt.Sprint(r.v)
 			}
 			assert.Equal(t, tc.want, got)
 		})
