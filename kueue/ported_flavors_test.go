@@ -671,3 +671,65 @@ func TestPortedHierarchicalFlavors(t *testing.T) {
 		})
 	}
 }
+
+// Kueue's TestFlavorScanRecordsLastTriedFlavorIdx, the cases without
+// topology: the flavor the scan stopped at, which the next cycle resumes
+// after (-1: it reached the last flavor, start over). cq has flavor-1 and
+// flavor-2 (nominalPerFlavor each), a sibling in its cohort lends
+// cohortSpare of each. (Its two cases where topology-aware placement then
+// rejects the flavor are left to the topology work.) Kueue's cases with a
+// MayStopSearch policy also set PreemptionOverBorrowing, which its webhook
+// (and New) reject; the preference is dropped there: it only ranks flavors
+// the scan goes on past, and these stop at the first or have equal modes.
+func TestPortedFlavorScanRecordsLastTriedFlavorIdx(t *testing.T) {
+	pob := FlavorFungibility{WhenCanBorrow: TryNextFlavor, WhenCanPreempt: TryNextFlavor, Preference: "PreemptionOverBorrowing"}
+	cases := map[string]struct {
+		nominal, spare, request string
+		usage                   map[string]string
+		sims                    map[string]sim
+		fung                    FlavorFungibility
+		wantMode                Mode
+		wantTried               int
+	}{
+		"quota and topology both fit on the first flavor: bookmark names it": {nominal: "10", spare: "0", request: "2", fung: pob, wantMode: Fit, wantTried: 0},
+		// borrowing is not the best, and TryNextFlavor looks at flavor-2,
+		// the last.
+		"fits only by borrowing: bookmark says start over": {nominal: "1", spare: "20", request: "2", fung: pob, wantMode: Fit, wantTried: -1},
+		"fits only by borrowing, but WhenCanBorrow is MayStopSearch: bookmark names the first flavor": {nominal: "1", spare: "20", request: "2",
+			fung: FlavorFungibility{WhenCanBorrow: MayStopSearch, WhenCanPreempt: TryNextFlavor}, wantMode: Fit, wantTried: 0},
+		"needs preemption and candidates exist: bookmark names the first flavor": {nominal: "2", spare: "0", request: "2",
+			usage: map[string]string{"flavor-1/cpu": "2", "flavor-2/cpu": "2"}, sims: map[string]sim{"flavor-1/cpu": {pmPreempt, 0}, "flavor-2/cpu": {pmPreempt, 0}},
+			fung: FlavorFungibility{WhenCanBorrow: MayStopSearch, WhenCanPreempt: MayStopSearch}, wantMode: Preempt, wantTried: 0},
+		// a flavor without candidates never stops the scan.
+		"needs preemption but no candidates: bookmark says start over whatever the policy": {nominal: "2", spare: "0", request: "2",
+			usage: map[string]string{"flavor-1/cpu": "2", "flavor-2/cpu": "2"}, sims: map[string]sim{"flavor-1/cpu": {pmNoCandidates, 0}, "flavor-2/cpu": {pmNoCandidates, 0}},
+			fung: FlavorFungibility{WhenCanBorrow: MayStopSearch, WhenCanPreempt: MayStopSearch}, wantMode: Preempt, wantTried: -1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			two := func(n string) ResourceGroup { return rg(fq("flavor-1", res(cpu, n)), fq("flavor-2", res(cpu, n))) }
+			a, err := New(&Objects{ResourceFlavors: []ResourceFlavor{{Name: "flavor-1", NodeLabels: map[string]string{"flavor": "one"}},
+				{Name: "flavor-2", NodeLabels: map[string]string{"flavor": "two"}}},
+				ClusterQueues: []ClusterQueue{mkCQ("cq").cohort("cohort").fung(tc.fung).groups(two(tc.nominal)).obj(),
+					mkCQ("sibling").cohort("cohort").groups(two(tc.spare)).obj()}}, DefaultConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range tc.usage {
+				f, r, _ := strings.Cut(k, "/")
+				a.cqs["cq"].node.addUsage(a.frIndex[fr{f, cluster.ResourceName(r)}], qty(cpu, v))
+			}
+			wi := &info{w: &Workload{Namespace: "default", Name: "wl", PodSets: []PodSet{ps("main", 1, "cpu", tc.request)}}, key: "default/wl"}
+			fa := &flavorAssigner{a: a, wi: wi, q: a.cqs["cq"], simulate: func(k int, v int64) (preemptionMode, int) {
+				f := a.frs[k]
+				if s, ok := tc.sims[f.flavor+"/"+string(f.resource)]; ok {
+					return s.pm, s.borrow
+				}
+				return pmPreempt, 0
+			}}
+			as := fa.assign(nil)
+			assert.Equal(t, tc.wantMode, as.mode())
+			assert.Equal(t, tc.wantTried, as.last.tried[0][cpu])
+		})
+	}
+}
