@@ -902,3 +902,52 @@ func TestPortedResourcesToReserve(t *testing.T) {
 		})
 	}
 }
+
+// Kueue's TestLastAssignmentOutdated, with FlavorFungibilityPreserveScanProgress
+// on (its default in v0.19): the flavor scan's progress is dropped when it
+// is older than the previous cycle and the queue's quota changed since.
+// (Its cases of a workload whose shape changed have no counterpart: the
+// model's workloads do not change; those with the gate off are a switch
+// the model does not have.)
+func TestPortedLastAssignmentOutdated(t *testing.T) {
+	for _, tc := range []struct {
+		name               string
+		lastGen, lastCycle int64
+		generation, cycle  int64
+		want               bool
+	}{
+		{"Cluster queue allocatableResourceIncreasedGen increased", 0, 1, 1, 5, true},
+		{"AllocatableResourceGeneration not increased", 0, 1, 0, 5, false},
+		{"assignment from the immediately preceding cycle survives a generation bump", 0, 4, 1, 5, false},
+		{"assignment from the current cycle survives a generation bump", 0, 5, 1, 5, false},
+		{"assignment older than one cycle falls back to the generation check", 0, 3, 1, 5, true},
+		{"an unchanged scheduling shape keeps the preceding cycle's assignment", 0, 4, 1, 5, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, lastOutdated(&lastAssignment{generation: tc.lastGen, cycle: tc.lastCycle}, tc.generation, tc.cycle))
+		})
+	}
+}
+
+// Kueue's TestFitsDedupsOverlappingVictims: cq (10) holds victim (6) and
+// other (2); an entry of 9 whose victim is also among the cycle's
+// preempted counts it once: 10 - 2 = 8 free, 9 does not fit (counted
+// twice it would).
+func TestPortedFitsDedupsOverlappingVictims(t *testing.T) {
+	a, err := New(&Objects{ResourceFlavors: []ResourceFlavor{{Name: "default"}},
+		ClusterQueues: []ClusterQueue{mkCQ("cq").groups(rg(fq("default", res(cpu, "10")))).obj()}}, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(name, v string) *info {
+		w := mkWl(name, "ns").req(cpu, v).w
+		if err := a.AddAdmitted(w, adm("cq", "main:1:cpu=default")); err != nil {
+			t.Fatal(err)
+		}
+		return a.workloads[w.Key()]
+	}
+	victim := add("victim", "6")
+	add("other", "2")
+	e := &entry{q: a.cqs["cq"], targets: []target{{wi: victim}}, usage: []frAmount{{a.frIndex[fr{"default", cpu}], qty(cpu, "9")}}}
+	assert.False(t, a.fitsAfterPreemptions(e, map[*info]bool{victim: true}))
+}
