@@ -399,6 +399,16 @@ func TestPortedAssignFlavors(t *testing.T) {
 			wantPodSets: []string{"main:1 cpu=one/Preempt,pods=one/Fit"},
 			wantStatus:  map[string]string{"main": "insufficient unused quota for cpu in flavor one, 1 more needed"},
 		},
+		// (Kueue's duplicate of the case above.)
+		"preempt before try next flavor; using WhenCanBorrow=MayStopSearch,WhenCanPreempt=MayStopSearch": {
+			pods: []PodSet{ps("main", 1, "cpu", "9")},
+			cq: mkCQ("test-clusterqueue").fung(FlavorFungibility{WhenCanBorrow: MayStopSearch, WhenCanPreempt: MayStopSearch}).
+				groups(rg(fq("one", res(cluster.ResourcePods, "10"), res(cpu, "10")), fq("two", res(cluster.ResourcePods, "10"), res(cpu, "10")))).obj(),
+			usage:       map[string]string{"one/cpu": "2"},
+			wantMode:    Preempt,
+			wantPodSets: []string{"main:1 cpu=one/Preempt,pods=one/Fit"},
+			wantStatus:  map[string]string{"main": "insufficient unused quota for cpu in flavor one, 1 more needed"},
+		},
 		// The defaults (WhenCanPreempt TryNextFlavor): two fits.
 		"preempt try next flavor": {
 			pods: []PodSet{ps("main", 1, "cpu", "9")},
