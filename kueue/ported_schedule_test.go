@@ -951,3 +951,182 @@ func TestPortedFitsDedupsOverlappingVictims(t *testing.T) {
 	e := &entry{q: a.cqs["cq"], targets: []target{{wi: victim}}, usage: []frAmount{{a.frIndex[fr{"default", cpu}], qty(cpu, "9")}}}
 	assert.False(t, a.fitsAfterPreemptions(e, map[*info]bool{victim: true}))
 }
+
+// Kueue's TestLastSchedulingContext: one cycle, then some workloads are
+// deleted (their quota released, the inadmissible moved back), then the
+// next cycle; the admissions after it are compared, and the first cycle's
+// messages and preemptions where Kueue's test checks them. The suite:
+// flavors on-demand and spot; eng-cohort-alpha, -beta (StrictFIFO,
+// reclaim LowerPriority, MayStopSearch both) and -theta (the same with
+// TryNextFlavor both) in cohort "cohort", each on-demand 50 (may borrow
+// 50) and spot 100 (borrow 0); LocalQueues main (eng-alpha), main-alpha,
+// main-beta and main-theta in namespace default.
+func TestPortedLastSchedulingContext(t *testing.T) {
+	cohortCQ := func(name string, f FlavorFungibilityPolicy) ClusterQueue {
+		return mkCQ(name).cohort("cohort").strict().preempt(Preemption{WithinClusterQueue: PreemptNever, ReclaimWithinCohort: PreemptLowerPriority}).
+			fung(FlavorFungibility{WhenCanPreempt: f, WhenCanBorrow: f}).
+			groups(rg(fq("on-demand", res(cpu, "50", "50")), fq("spot", res(cpu, "100", "0")))).obj()
+	}
+	cohort := []ClusterQueue{cohortCQ("eng-cohort-alpha", MayStopSearch), cohortCQ("eng-cohort-beta", MayStopSearch), cohortCQ("eng-cohort-theta", TryNextFlavor)}
+	type lsc struct {
+		cqs      []ClusterQueue
+		admitted []admittedWorkload
+		at       map[string]int // reservation time (s) of admitted workloads
+		pending  []*pwl
+		deleted  []string
+		// after the first cycle
+		wantPreempted []string
+		wantMessages  map[string]string
+		// after the second
+		want map[string]string
+	}
+	cases := map[string]lsc{
+		// eng-alpha (no cohort, BestEffortFIFO, within LowerPriority,
+		// WhenCanPreempt MayStopSearch): on-demand 50, held by low-1 (same
+		// priority: no candidates), spot 10 < 20. Once low-1 is deleted,
+		// preemptor gets on-demand.
+		"scheduling on the first flavor is unblocked after some workloads were deleted": {
+			cqs: []ClusterQueue{mkCQ("eng-alpha").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority}).fung(FlavorFungibility{WhenCanPreempt: MayStopSearch}).
+				groups(rg(fq("on-demand", res(cpu, "50", "50")), fq("spot", res(cpu, "10", "0")))).obj()},
+			admitted: []admittedWorkload{{mkWl("low-1", "default").queue("main").req(cpu, "50"), adm("eng-alpha", "main:1:cpu=on-demand")}},
+			pending:  []*pwl{mkWl("preemptor", "default").queue("main").req(cpu, "20")},
+			deleted:  []string{"default/low-1"},
+			wantMessages: map[string]string{"default/preemptor": "couldn't assign flavors to pod set main: insufficient quota for cpu in flavor spot, previously considered podsets requests (0) + " +
+				"current podset request (20) > maximum capacity (10), insufficient unused quota for cpu in flavor on-demand, 20 more needed"},
+			want: map[string]string{"default/preemptor": "eng-alpha main:1:cpu=on-demand"},
+		},
+		// alpha holds 50 of on-demand; borrower (alpha, 20) borrows 20 of
+		// it (MayStopSearch stops there), workload1 (beta, 20) fits its own.
+		"borrow before next flavor": {
+			cqs:      cohort,
+			admitted: []admittedWorkload{{mkWl("placeholder", "default").req(cpu, "50"), adm("eng-cohort-alpha", "main:1:cpu=on-demand")}},
+			pending:  []*pwl{mkWl("borrower", "default").queue("main-alpha").req(cpu, "20"), mkWl("workload1", "default").queue("main-beta").req(cpu, "20")},
+			want: map[string]string{"default/placeholder": "eng-cohort-alpha main:1:cpu=on-demand", "default/workload1": "eng-cohort-beta main:1:cpu=on-demand",
+				"default/borrower": "eng-cohort-alpha main:1:cpu=on-demand"},
+		},
+		// theta (TryNextFlavor) would borrow on-demand: spot fits without.
+		"borrow after all flavors": {
+			cqs: cohort,
+			admitted: []admittedWorkload{{mkWl("placeholder", "default").req(cpu, "50"), adm("eng-cohort-alpha", "main:1:cpu=on-demand")},
+				{mkWl("placeholder1", "default").req(cpu, "50"), adm("eng-cohort-theta", "main:1:cpu=on-demand")}},
+			pending: []*pwl{mkWl("workload", "default").queue("main-theta").req(cpu, "20")},
+			want: map[string]string{"default/placeholder": "eng-cohort-alpha main:1:cpu=on-demand", "default/placeholder1": "eng-cohort-theta main:1:cpu=on-demand",
+				"default/workload": "eng-cohort-theta main:1:cpu=spot"},
+		},
+		// theta's spot is full (placeholder2): on-demand, borrowing 10.
+		"when the next flavor is full, but can borrow on first": {
+			cqs: cohort,
+			admitted: []admittedWorkload{{mkWl("placeholder", "default").req(cpu, "40"), adm("eng-cohort-alpha", "main:1:cpu=on-demand")},
+				{mkWl("placeholder1", "default").req(cpu, "40"), adm("eng-cohort-theta", "main:1:cpu=on-demand")},
+				{mkWl("placeholder2", "default").req(cpu, "100"), adm("eng-cohort-theta", "main:1:cpu=spot")}},
+			pending: []*pwl{mkWl("workload", "default").queue("main-theta").req(cpu, "20")},
+			want: map[string]string{"default/placeholder": "eng-cohort-alpha main:1:cpu=on-demand", "default/placeholder1": "eng-cohort-theta main:1:cpu=on-demand",
+				"default/placeholder2": "eng-cohort-theta main:1:cpu=spot", "default/workload": "eng-cohort-theta main:1:cpu=on-demand"},
+		},
+		// alpha (priority -1) holds all 150 of on-demand; theta's spot is
+		// full. new (theta, 20) reclaims placeholder-alpha on on-demand;
+		// once it is gone, new is admitted there.
+		"when the next flavor is full, but can preempt on first": {
+			cqs: cohort,
+			admitted: []admittedWorkload{{mkWl("placeholder-alpha", "default").prio(-1).req(cpu, "150"), adm("eng-cohort-alpha", "main:1:cpu=on-demand")},
+				{mkWl("placeholder-theta-spot", "default").req(cpu, "100"), adm("eng-cohort-theta", "main:1:cpu=spot")}},
+			pending:       []*pwl{mkWl("new", "default").queue("main-theta").req(cpu, "20")},
+			deleted:       []string{"default/placeholder-alpha"},
+			wantPreempted: []string{"default/placeholder-alpha:InCohortReclamation"},
+			wantMessages: map[string]string{"default/new": "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor on-demand, 20 more needed, " +
+				"insufficient unused quota for cpu in flavor spot, 20 more needed. Pending the preemption of 1 workload(s)"},
+			want: map[string]string{"default/placeholder-theta-spot": "eng-cohort-theta main:1:cpu=spot", "default/new": "eng-cohort-theta main:1:cpu=on-demand"},
+		},
+		// alpha (on-demand 0, may borrow 60; spot 30, may borrow 30) holds
+		// alpha1, alpha2 on on-demand (44, from beta's 30 and shared's 30)
+		// and alpha3 on spot; beta (30 + 30 each) holds beta1 on spot. new
+		// (beta, 22): spot has 60 - 44 = 16 left, on-demand 60 - 44 = 16:
+		// 6 more needed in both; reclaiming from alpha (above its quota)
+		// works on the first, on-demand: alpha2, admitted last, goes.
+		"TryNextFlavor, but second flavor is full and can preempt on first": {
+			cqs: []ClusterQueue{
+				mkCQ("eng-cohort-alpha").cohort("cohort").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority, ReclaimWithinCohort: PreemptAny}).
+					fung(FlavorFungibility{WhenCanPreempt: TryNextFlavor, WhenCanBorrow: TryNextFlavor}).
+					groups(rg(fq("on-demand", res(cpu, "0", "60")), fq("spot", res(cpu, "30", "30")))).obj(),
+				mkCQ("eng-cohort-beta").cohort("cohort").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority, ReclaimWithinCohort: PreemptAny}).
+					fung(FlavorFungibility{WhenCanPreempt: TryNextFlavor, WhenCanBorrow: TryNextFlavor}).
+					groups(rg(fq("on-demand", res(cpu, "30", "30")), fq("spot", res(cpu, "30", "30")))).obj(),
+				mkCQ("eng-cohort-shared").cohort("cohort").groups(rg(fq("on-demand", res(cpu, "30")))).obj()},
+			admitted: []admittedWorkload{
+				{mkWl("alpha1", "default").req(cpu, "22"), adm("eng-cohort-alpha", "main:1:cpu=on-demand")},
+				{mkWl("alpha2", "default").req(cpu, "22"), adm("eng-cohort-alpha", "main:1:cpu=on-demand")},
+				{mkWl("alpha3", "default").req(cpu, "22"), adm("eng-cohort-alpha", "main:1:cpu=spot")},
+				{mkWl("beta1", "default").req(cpu, "22"), adm("eng-cohort-beta", "main:1:cpu=spot")}},
+			at:            map[string]int{"default/alpha1": -1},
+			pending:       []*pwl{mkWl("new", "default").queue("main-beta").req(cpu, "22")},
+			deleted:       []string{"default/alpha2"},
+			wantPreempted: []string{"default/alpha2:InCohortReclamation"},
+			wantMessages: map[string]string{"default/new": "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor on-demand, 6 more needed, " +
+				"insufficient unused quota for cpu in flavor spot, 6 more needed. Pending the preemption of 1 workload(s)"},
+			want: map[string]string{"default/alpha1": "eng-cohort-alpha main:1:cpu=on-demand", "default/alpha3": "eng-cohort-alpha main:1:cpu=spot",
+				"default/beta1": "eng-cohort-beta main:1:cpu=spot", "default/new": "eng-cohort-beta main:1:cpu=on-demand"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := &Objects{ResourceFlavors: []ResourceFlavor{{Name: "on-demand"}, {Name: "spot"}}, ClusterQueues: tc.cqs,
+				LocalQueues: []LocalQueue{lq("default", "main", "eng-alpha"), lq("default", "main-alpha", "eng-cohort-alpha"),
+					lq("default", "main-beta", "eng-cohort-beta"), lq("default", "main-theta", "eng-cohort-theta")}}
+			for i := range o.ClusterQueues {
+				if o.ClusterQueues[i].CohortName == "" {
+					o.ClusterQueues[i].ResourceGroups = dropLimits(o.ClusterQueues[i].ResourceGroups)
+				}
+			}
+			a, err := New(o, DefaultConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.SetNamespace("default", nil)
+			for _, x := range tc.admitted {
+				if err := a.AddAdmitted(x.w.w, x.adm); err != nil {
+					t.Fatal(err)
+				}
+				a.workloads[x.w.w.Key()].reservedAt = time.Duration(tc.at[x.w.w.Key()]) * time.Second
+			}
+			for _, w := range tc.pending {
+				if err := a.Add(w.w); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a.Events()
+			var preempted []string
+			for _, e := range a.Step() {
+				if e.Kind == Evicted {
+					preempted = append(preempted, e.Workload+":"+e.Preemption)
+				}
+			}
+			assert.Equal(t, tc.wantPreempted, preempted, "preempted in the first cycle")
+			for k, m := range tc.wantMessages {
+				assert.Equal(t, m, a.workloads[k].message, "message of %s", k)
+			}
+			for _, k := range tc.deleted {
+				if err := a.Finish(k); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// on to the next cycle that has heads
+			for first := a.cycle; a.cycle == first; {
+				at, ok := a.NextTime()
+				if !ok {
+					break
+				}
+				if err := a.AdvanceTo(max(at, a.Now())); err != nil {
+					t.Fatal(err)
+				}
+				a.Step()
+			}
+			got := map[string]string{}
+			for _, q := range a.queues {
+				for k, wi := range q.admitted {
+					got[k] = fmtAdm(wi.admission)
+				}
+			}
+			assert.Equal(t, tc.want, got, "admissions after the second cycle")
+		})
+	}
+}
