@@ -223,3 +223,33 @@ func TestPortedRequeueHashTriggerByReason(t *testing.T) {
 		})
 	}
 }
+
+// Kueue's TestRequeueAndUpdate, the statuses the model has: a head that
+// did not fit goes to the inadmissible set and its message is recorded (a
+// Pending event); one that failed after nomination goes back to the heap
+// with no new condition; one skipped in the cycle goes back to the heap
+// with its message. (Its "assumed" case, an admitted head, is never
+// requeued in the model; "preemption gated" is not modelled.)
+func TestPortedRequeueAndUpdate(t *testing.T) {
+	for name, tc := range map[string]struct {
+		status                 entryStatus
+		msg                    string
+		wantInadmissible, want bool // in the inadmissible set; a Pending event
+	}{
+		"workload didn't fit":  {notNominated, "didn't fit", true, true},
+		"nominated":            {nominated, "failed to admit workload", false, false},
+		"skipped with summary": {skipped, "cohort used in this cycle", false, true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			a, q := queueFixture(t, BestEffortFIFO)
+			wi := qwl("w1", 0, 0)
+			wi.cq = q
+			a.workloads[wi.key] = wi
+			a.requeueEntry(&entry{wi: wi, q: q, status: tc.status, message: tc.msg, reason: "Pending"})
+			assert.Equal(t, tc.wantInadmissible, q.inadmissible[wi.key] != nil, "inadmissible")
+			assert.Equal(t, !tc.wantInadmissible, q.inHeap(wi) >= 0, "in the heap")
+			evs := a.Events()
+			assert.Equal(t, tc.want, len(evs) == 1 && evs[0].Kind == Pending && evs[0].Message == tc.msg, "Pending event: %v", evs)
+		})
+	}
+}
