@@ -743,3 +743,33 @@ func TestPortedFlavorScanRecordsLastTriedFlavorIdx(t *testing.T) {
 		})
 	}
 }
+
+// Kueue's TestIsPreferred: which of two flavors' modes (preemption mode
+// and borrowing level) the search prefers, by the queue's fungibility.
+func TestPortedIsPreferred(t *testing.T) {
+	both := FlavorFungibility{WhenCanBorrow: TryNextFlavor, WhenCanPreempt: TryNextFlavor}
+	pob := both
+	pob.Preference = "PreemptionOverBorrowing"
+	bop := both
+	bop.Preference = "BorrowingOverPreemption"
+	for name, tc := range map[string]struct {
+		a, b granularMode
+		f    FlavorFungibility
+		want bool
+	}{
+		"feature gate disabled prioritises preemption":                                              {granularMode{pmFit, 0}, granularMode{pmPreempt, 0}, both, true},
+		"explicit BorrowingOverPreemption prioritises borrowing distance":                           {granularMode{pmPreempt, 1}, granularMode{pmFit, 2}, bop, false},
+		"explicit PreemptionOverBorrowing prioritises lower preemption":                             {granularMode{pmPreempt, 1}, granularMode{pmFit, 2}, pob, true},
+		"explicit PreemptionOverBorrowing breaks borrowing ties with preemption":                    {granularMode{pmPreempt, 1}, granularMode{pmFit, 1}, pob, false},
+		"explicit PreemptionOverBorrowing rejects no-candidate flavor before borrowing comparison":  {granularMode{pmNoCandidates, 1}, granularMode{pmFit, 2}, pob, false},
+		"explicit PreemptionOverBorrowing prefers fit over shallower-borrowing no-candidate flavor": {granularMode{pmFit, 2}, granularMode{pmNoCandidates, 1}, pob, true},
+		"no-candidate flavor remains preferable to no-fit flavor":                                   {granularMode{pmNoCandidates, 1}, granularMode{pmNoFit, 0}, FlavorFungibility{}, true},
+		"no-fit flavor remains worse than no-candidate flavor":                                      {granularMode{pmNoFit, 0}, granularMode{pmNoCandidates, 1}, FlavorFungibility{}, false},
+		"no-candidate flavors retain borrowing preference":                                          {granularMode{pmNoCandidates, 1}, granularMode{pmNoCandidates, 2}, FlavorFungibility{Preference: "PreemptionOverBorrowing"}, true},
+		"no-candidate flavors retain borrowing preference in reverse":                               {granularMode{pmNoCandidates, 2}, granularMode{pmNoCandidates, 1}, FlavorFungibility{Preference: "PreemptionOverBorrowing"}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			assert.Equal(t, tc.want, preferred(tc.a, tc.b, tc.f))
+		})
+	}
+}
