@@ -178,3 +178,115 @@ func TestPortedCohortLendable(t *testing.T) {
 	assert.Equal(t, qty(cpu, "10"), c.subtree[a.frIndex[fr{"default", cpu}]])
 	assert.Equal(t, int64(3), c.subtree[a.frIndex[fr{"default", gpu}]])
 }
+
+// snapCase is one case of Kueue's TestSnapshotAddRemoveWorkload(s): the
+// workloads removed from and added back to the snapshot, and the usage of
+// each node after ("c1 default/cpu": "2").
+type snapCase struct {
+	remove, add []string
+	want        map[string]string // nil: as at the start
+}
+
+// runSnap admits the workloads, then for each case removes and adds them
+// as the preemption search does, and compares each node's usage.
+func runSnap(t *testing.T, o *Objects, wls []admittedWorkload, cases map[string]snapCase) {
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			a, err := New(o, DefaultConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range wls {
+				if err := a.AddAdmitted(x.w.w, x.adm); err != nil {
+					t.Fatal(err)
+				}
+			}
+			usage := func() map[string]string {
+				out := map[string]string{}
+				for _, n := range a.allNodes() {
+					for i, f := range a.frs {
+						if n.quotas[i].set || n.cq == nil {
+							out[n.name+" "+f.flavor+"/"+string(f.resource)] = cluster.FormatAmount(f.resource, n.usage[i])
+						}
+					}
+				}
+				return out
+			}
+			initial := usage()
+			for _, k := range tc.remove {
+				removeWorkload(a.workloads["/"+k])
+			}
+			for _, k := range tc.add {
+				addWorkload(a.workloads["/"+k])
+			}
+			want := initial
+			if tc.want != nil {
+				want = map[string]string{}
+				for k, v := range tc.want {
+					_, fr, _ := strings.Cut(k, " ")
+					_, r, _ := strings.Cut(fr, "/")
+					want[k] = cluster.FormatAmount(cluster.ResourceName(r), qty(cluster.ResourceName(r), v))
+				}
+			}
+			assert.Equal(t, want, usage())
+		})
+	}
+}
+
+// Kueue's TestSnapshotAddRemoveWorkload: c1 (cpu 6 of default; memory 6Gi
+// of alpha and of beta) and c2 (cpu 6) in a cohort, no lending limits: a
+// queue's usage is all counted in the cohort too.
+func TestPortedSnapshotAddRemoveWorkload(t *testing.T) {
+	mem := cluster.ResourceMemory
+	o := &Objects{ResourceFlavors: []ResourceFlavor{{Name: "default"}, {Name: "alpha"}, {Name: "beta"}}, ClusterQueues: []ClusterQueue{
+		mkCQ("c1").cohort("cohort").groups(rg(fq("default", res(cpu, "6"))), rg(fq("alpha", res(mem, "6Gi")), fq("beta", res(mem, "6Gi")))).obj(),
+		mkCQ("c2").cohort("cohort").groups(rg(fq("default", res(cpu, "6")))).obj()}}
+	wls := []admittedWorkload{
+		{mkWl("c1-cpu", "").req(cpu, "1"), adm("c1", "main:1:cpu=default")},
+		{mkWl("c1-memory-alpha", "").req(mem, "1Gi"), adm("c1", "main:1:memory=alpha")},
+		{mkWl("c1-memory-beta", "").req(mem, "1Gi"), adm("c1", "main:1:memory=beta")},
+		{mkWl("c2-cpu-1", "").req(cpu, "1"), adm("c2", "main:1:cpu=default")},
+		{mkWl("c2-cpu-2", "").req(cpu, "1"), adm("c2", "main:1:cpu=default")}}
+	all := []string{"c1-cpu", "c1-memory-alpha", "c1-memory-beta", "c2-cpu-1", "c2-cpu-2"}
+	runSnap(t, o, wls, map[string]snapCase{
+		"no-op remove add": {remove: []string{"c1-cpu", "c2-cpu-1"}, add: []string{"c1-cpu", "c2-cpu-1"}},
+		"remove all": {remove: all, want: map[string]string{"cohort default/cpu": "0", "cohort alpha/memory": "0", "cohort beta/memory": "0",
+			"c1 default/cpu": "0", "c1 alpha/memory": "0", "c1 beta/memory": "0", "c2 default/cpu": "0"}},
+		"remove c1-cpu": {remove: []string{"c1-cpu"}, want: map[string]string{"cohort default/cpu": "2", "cohort alpha/memory": "1Gi", "cohort beta/memory": "1Gi",
+			"c1 default/cpu": "0", "c1 alpha/memory": "1Gi", "c1 beta/memory": "1Gi", "c2 default/cpu": "2"}},
+		"remove c1-memory-alpha": {remove: []string{"c1-memory-alpha"}, want: map[string]string{"cohort default/cpu": "3", "cohort alpha/memory": "0",
+			"cohort beta/memory": "1Gi", "c1 default/cpu": "1", "c1 alpha/memory": "0", "c1 beta/memory": "1Gi", "c2 default/cpu": "2"}},
+	})
+}
+
+// Kueue's TestSnapshotAddRemoveWorkloadWithLendingLimit: lend-a (10,
+// lends 4: keeps 6) and lend-b (10, lends 6: keeps 4). lend-a holds 1 + 9
+// + 6 = 16, 10 beyond what it keeps; lend-b 4, within. Only what exceeds
+// a queue's kept quota counts in the cohort.
+func TestPortedSnapshotAddRemoveWorkloadWithLendingLimit(t *testing.T) {
+	o := &Objects{ResourceFlavors: []ResourceFlavor{{Name: "default"}}, ClusterQueues: []ClusterQueue{
+		mkCQ("lend-a").cohort("lend").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority, ReclaimWithinCohort: PreemptLowerPriority}).
+			groups(rg(fq("default", res(cpu, "10", "", "4")))).obj(),
+		mkCQ("lend-b").cohort("lend").preempt(Preemption{WithinClusterQueue: PreemptNever, ReclaimWithinCohort: PreemptAny}).
+			groups(rg(fq("default", res(cpu, "10", "", "6")))).obj()}}
+	wls := []admittedWorkload{
+		{mkWl("lend-a-1", "").req(cpu, "1"), adm("lend-a", "main:1:cpu=default")},
+		{mkWl("lend-a-2", "").req(cpu, "9"), adm("lend-a", "main:1:cpu=default")},
+		{mkWl("lend-a-3", "").req(cpu, "6"), adm("lend-a", "main:1:cpu=default")},
+		{mkWl("lend-b-1", "").req(cpu, "4"), adm("lend-b", "main:1:cpu=default")}}
+	all := []string{"lend-a-1", "lend-a-2", "lend-a-3", "lend-b-1"}
+	u := func(lend, a, b string) map[string]string {
+		return map[string]string{"lend default/cpu": lend, "lend-a default/cpu": a, "lend-b default/cpu": b}
+	}
+	runSnap(t, o, wls, map[string]snapCase{
+		"remove all then add all": {remove: all, add: all},
+		"remove all":              {remove: all, want: u("0", "0", "0")},
+		// 7 used, 6 kept: 1 in the cohort.
+		"remove workload, but still using quota over GuaranteedQuota":         {remove: []string{"lend-a-2"}, want: u("1", "7", "4")},
+		"remove wokload, using same quota as GuaranteedQuota":                 {remove: []string{"lend-a-1", "lend-a-2"}, want: u("0", "6", "4")},
+		"remove workload, using less quota than GuaranteedQuota":              {remove: []string{"lend-a-2", "lend-a-3"}, want: u("0", "1", "4")},
+		"remove all then add workload, using less quota than GuaranteedQuota": {remove: all, add: []string{"lend-a-1"}, want: u("0", "1", "0")},
+		"remove all then add workload, using same quota as GuaranteedQuota":   {remove: all, add: []string{"lend-a-3"}, want: u("0", "6", "0")},
+		"remove all then add workload, using quota over GuaranteedQuota":      {remove: all, add: []string{"lend-a-2"}, want: u("3", "9", "0")},
+	})
+}
