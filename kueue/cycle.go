@@ -76,31 +76,14 @@ func (a *Admitter) runCycle() {
 	for _, e := range heads {
 		switch {
 		case !e.q.spec.NamespaceSelector.Matches(a.ns[e.wi.w.Namespace]):
-			e.message, e.reason, e.requeue = "Workload namespace doesn't match ClusterQueue selector", "Inadmissible", requeueNamespaceMismatch
+			e.message, e.reason, e.requeue = "workload namespace doesn't match ClusterQueue selector", "Inadmissible", requeueNamespaceMismatch
 			inadmissible = append(inadmissible, e)
 		default:
 			a.nominate(e)
 			entries = append(entries, e)
 		}
 	}
-	slices.SortStableFunc(entries, func(x, y *entry) int {
-		if xb, yb := x.as.borrowing, y.as.borrowing; xb != yb {
-			return xb - yb
-		}
-		if xp, yp := x.wi.w.Priority, y.wi.w.Priority; xp != yp {
-			if xp > yp {
-				return -1
-			}
-			return 1
-		}
-		if xc, yc := a.orderTime(x.wi), a.orderTime(y.wi); xc != yc {
-			if xc < yc {
-				return -1
-			}
-			return 1
-		}
-		return int(x.wi.seq - y.wi.seq)
-	})
+	slices.SortStableFunc(entries, a.cmpEntries)
 	preempted := map[*info]bool{}
 	progress := false
 	for _, e := range entries {
@@ -156,7 +139,7 @@ func (a *Admitter) allNodes() []*node {
 // pod sets' minCounts and their counts that do (partial admission).
 func (a *Admitter) nominate(e *entry) {
 	wi, q := e.wi, e.q
-	if l := wi.last; l != nil && a.cycle-l.cycle > 1 && q.generation > l.generation {
+	if l := wi.last; l != nil && lastOutdated(l, q.generation, a.cycle) {
 		wi.last = nil
 	}
 	fa := &flavorAssigner{a: a, wi: wi, q: q}
@@ -178,6 +161,37 @@ func (a *Admitter) nominate(e *entry) {
 	}
 	e.message = e.as.message()
 	wi.last = &e.as.last
+}
+
+// lastOutdated reports whether the flavor scan's progress recorded in
+// last is stale: it was made before the previous cycle, and quota was
+// released or changed in the queue since (Kueue's
+// FlavorFungibilityPreserveScanProgress, on by default in v0.19: progress
+// from the previous cycle is kept whatever happened since).
+func lastOutdated(l *lastAssignment, generation, cycle int64) bool {
+	return cycle-l.cycle > 1 && generation > l.generation
+}
+
+// cmpEntries is the order a cycle takes its heads in: not borrowing
+// before borrowing (the lower borrowing level first), then higher
+// priority, then earlier creation, then the order of arrival.
+func (a *Admitter) cmpEntries(x, y *entry) int {
+	if xb, yb := x.as.borrowing, y.as.borrowing; xb != yb {
+		return xb - yb
+	}
+	if xp, yp := x.wi.w.Priority, y.wi.w.Priority; xp != yp {
+		if xp > yp {
+			return -1
+		}
+		return 1
+	}
+	if xc, yc := a.orderTime(x.wi), a.orderTime(y.wi); xc != yc {
+		if xc < yc {
+			return -1
+		}
+		return 1
+	}
+	return int(x.wi.seq - y.wi.seq)
 }
 
 // partial reports whether a pod set may be admitted with fewer pods.
@@ -234,26 +248,7 @@ func (a *Admitter) process(e *entry, preempted map[*info]bool) {
 	q := e.q
 	e.usage = e.as.usageList()
 	mode := e.as.mode()
-	// does it fit once every victim of this cycle, and its own, is gone?
-	gone := preemptedList(preempted)
-	for _, t := range e.targets {
-		if !preempted[t.wi] {
-			gone = append(gone, t.wi)
-		}
-	}
-	for _, wi := range gone {
-		removeWorkload(wi)
-	}
-	fits := true
-	for _, u := range e.usage {
-		if u.v > max(0, q.node.available(u.fr)) {
-			fits = false
-			break
-		}
-	}
-	for _, wi := range gone {
-		addWorkload(wi)
-	}
+	fits := a.fitsAfterPreemptions(e, preempted)
 	switch {
 	case mode == NoFit:
 		e.requeue, e.reason = requeueNoFit, "Pending"
@@ -298,6 +293,32 @@ func (a *Admitter) process(e *entry, preempted map[*info]bool) {
 	}
 	e.status = nominated
 	a.admit(e)
+}
+
+// fitsAfterPreemptions reports whether the entry's usage fits its queue
+// once every victim of this cycle, and its own, are gone, a victim in both
+// counted once.
+func (a *Admitter) fitsAfterPreemptions(e *entry, preempted map[*info]bool) bool {
+	gone := preemptedList(preempted)
+	for _, t := range e.targets {
+		if !preempted[t.wi] {
+			gone = append(gone, t.wi)
+		}
+	}
+	for _, wi := range gone {
+		removeWorkload(wi)
+	}
+	fits := true
+	for _, u := range e.usage {
+		if u.v > max(0, e.q.node.available(u.fr)) {
+			fits = false
+			break
+		}
+	}
+	for _, wi := range gone {
+		addWorkload(wi)
+	}
+	return fits
 }
 
 func preemptedList(m map[*info]bool) []*info {

@@ -222,6 +222,9 @@ type flavorAssigner struct {
 	a  *Admitter
 	wi *info
 	q  *clusterQueue
+	// simulate, when set, stands for the preemption simulation (Kueue's
+	// oracle): unit tests give the outcome a case assumes.
+	simulate func(k int, v int64) (preemptionMode, int)
 }
 
 // assign finds flavors for the workload with counts pods per pod set
@@ -399,12 +402,11 @@ func (fa *flavorAssigner) checkFlavor(name string, ps *PodSet) string {
 	return ""
 }
 
-// taintString renders a taint as Kubernetes does: key=value:effect.
+// taintString renders a taint as Kueue's message does: the Go form of
+// Kubernetes' Taint value, "{key value effect <nil>}" (the last field is
+// the unset timeAdded).
 func taintString(t cluster.Taint) string {
-	if t.Value == "" {
-		return t.Key + ":" + string(t.Effect)
-	}
-	return t.Key + "=" + t.Value + ":" + string(t.Effect)
+	return fmt.Sprintf("{%s %s %s <nil>}", t.Key, t.Value, t.Effect)
 }
 
 // selectorMatches reports whether the pod set's node selector and
@@ -461,6 +463,10 @@ func (fa *flavorAssigner) fitsQuota(k int, flavor string, r cluster.ResourceName
 	}
 	why := []string{fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s more needed", r, flavor, formatAmount(r, subAmount(val, avail)))}
 	if nominal >= val || mayReclaim || fa.canPreemptWhileBorrowing() {
+		if fa.simulate != nil {
+			pm, borrowAfter := fa.simulate(k, val)
+			return pm, borrowAfter, why
+		}
 		pm, borrowAfter := fa.a.simulatePreemption(fa.wi, q, k, val)
 		return pm, borrowAfter, why
 	}
@@ -472,10 +478,29 @@ func (fa *flavorAssigner) canPreemptWhileBorrowing() bool {
 	return p != "" && p != PreemptNever
 }
 
-// formatAmount renders an amount as Kubernetes prints a quantity.
+// formatAmount renders an amount as Kueue prints it, a Kubernetes
+// quantity in canonical form: cpu from millicores and the other decimal
+// resources from units, with the largest SI suffix that keeps the number
+// whole (1000 cpu is "1k", 1500 cpu "1500", 500 millicores "500m");
+// memory, ephemeral storage and hugepages in binary form.
 func formatAmount(r cluster.ResourceName, v int64) string {
 	if v == unlimited {
 		return "unlimited"
 	}
-	return cluster.FormatAmount(r, v)
+	base := cluster.BaseResource(r)
+	if base == cluster.ResourceMemory || base == "ephemeral-storage" || strings.HasPrefix(string(base), "hugepages-") {
+		return cluster.FormatAmount(r, v)
+	}
+	if base == cluster.ResourceCPU {
+		if v%1000 != 0 {
+			return fmt.Sprintf("%dm", v)
+		}
+		v /= 1000
+	}
+	suffix := 0
+	for v != 0 && v%1000 == 0 && suffix < 6 {
+		v /= 1000
+		suffix++
+	}
+	return fmt.Sprintf("%d%s", v, [...]string{"", "k", "M", "G", "T", "P", "E"}[suffix])
 }

@@ -50,7 +50,8 @@ func (rg *resourceGroup) covers(r cluster.ResourceName) bool { return slices.Con
 
 func newClusterQueue(a *Admitter, spec ClusterQueue) *clusterQueue {
 	q := &clusterQueue{spec: spec, strict: spec.QueueingStrategy == StrictFIFO, admitted: map[string]*info{},
-		inadmissible: map[string]*info{}, bulk: map[string]bool{}, active: spec.StopPolicy == "" || spec.StopPolicy == StopNone}
+		inadmissible: map[string]*info{}, bulk: map[string]bool{}, active: spec.StopPolicy == "" || spec.StopPolicy == StopNone,
+		requeueCycle: -1} // no move yet, as Kueue starts it
 	q.orderTime = a.orderTime
 	q.node = a.newNode(spec.Name)
 	q.node.cq = q
