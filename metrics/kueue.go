@@ -150,12 +150,26 @@ func (q *kqueue) use(k flavorResource, v int64) {
 }
 
 func (q *kqueue) flush(at time.Duration) {
-	q.active.flush(at)
-	q.inadmissible.flush(at)
-	q.holding.flush(at)
+	q.active.set(at)
+	q.inadmissible.set(at)
+	q.holding.set(at)
 	for _, k := range q.frs {
-		q.usedT[k].flush(at)
-		q.borrowedT[k].flush(at)
+		q.usedT[k].set(at)
+		q.borrowedT[k].set(at)
+	}
+}
+
+// set records the track's value at at, replacing a point already there
+// (the zeros every track starts with at the report's start).
+func (t *track) set(at time.Duration) {
+	n := len(t.pts)
+	if n == 0 || t.pts[n-1].at != at {
+		t.flush(at)
+		return
+	}
+	t.pts[n-1].v = t.cur
+	if n > 1 && t.pts[n-2].v == t.cur {
+		t.pts = t.pts[:n-1]
 	}
 }
 
