@@ -2,9 +2,12 @@ package metrics_test
 
 import (
 	"bytes"
+	"cmp"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -291,4 +294,55 @@ func TestKueueGolden(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, string(want), string(got), name)
 	}
+}
+
+// manyQueues is n ClusterQueues cq-00... with a LocalQueue each
+// (ns-00/lq...), one workload each: queue i's is made at n-1-i minutes,
+// waits i seconds and holds 1 core to the hour's end, so the later
+// queues are the busier.
+func manyQueues(n int) (*kueue.Objects, []kueue.Event, []metrics.KueueWorkload) {
+	objs := &kueue.Objects{ResourceFlavors: []kueue.ResourceFlavor{{Name: "f"}}}
+	var events []kueue.Event
+	var wls []metrics.KueueWorkload
+	for i := range n {
+		cq, ns := fmt.Sprintf("cq-%02d", i), fmt.Sprintf("ns-%02d", i)
+		objs.ClusterQueues = append(objs.ClusterQueues, kueue.ClusterQueue{Name: cq, ResourceGroups: []kueue.ResourceGroup{{
+			CoveredResources: []cluster.ResourceName{cluster.ResourceCPU},
+			Flavors:          []kueue.FlavorQuotas{{Name: "f", Resources: []kueue.ResourceQuota{{Name: cluster.ResourceCPU, NominalQuota: 1000}}}}}}})
+		objs.LocalQueues = append(objs.LocalQueues, kueue.LocalQueue{Namespace: ns, Name: "lq", ClusterQueue: cq})
+		wl := ns + "/w"
+		events = append(events, ev(time.Duration(n-1-i)*time.Minute, kueue.Created, wl))
+		wls = append(wls, metrics.KueueWorkload{Workload: wl, LocalQueue: "lq", WaitForNodes: -1})
+	}
+	for i := range n {
+		cq, wl := fmt.Sprintf("cq-%02d", i), fmt.Sprintf("ns-%02d/w", i)
+		e := reserved(time.Duration(n-1-i)*time.Minute+time.Duration(i)*time.Second, wl, cq, 1)
+		e.Admission.PodSets[0].Flavors[cluster.ResourceCPU] = "f"
+		events = append(events, e)
+	}
+	slices.SortStableFunc(events, func(a, b kueue.Event) int { return cmp.Compare(a.At, b.At) })
+	return objs, events, wls
+}
+
+// TestKueueManyQueues: above 30 queues the table shows the 30 busiest
+// and says so; the JSON has them all.
+func TestKueueManyQueues(t *testing.T) {
+	rep := &metrics.Report{Name: "many", End: time.Hour}
+	rep.AddKueue(manyQueues(35))
+	require.Len(t, rep.Kueue.ClusterQueues, 35)
+	// queue i has a workload, pending or admitted, from n-1-i minutes
+	// on: cq-34 the longest, cq-00 the shortest
+	shown := metrics.ShownQueues(rep.Kueue.ClusterQueues)
+	require.Len(t, shown, 30)
+	assert.Equal(t, "cq-34", shown[0].Name)
+	assert.Equal(t, "cq-05", shown[29].Name)
+	assert.Equal(t, "cq-00", rep.Kueue.ClusterQueues[0].Name, "the report's queues are not reordered")
+	assert.Equal(t, 2*time.Second, rep.Kueue.ClusterQueues[2].TimeToAdmission.Max)
+	var b bytes.Buffer
+	require.NoError(t, rep.WriteTable(&b))
+	assert.Contains(t, b.String(), "(the 30 busiest of 35 ClusterQueues; all in the JSON report)")
+	assert.Contains(t, b.String(), "(the 30 busiest of 35 LocalQueues; all in the JSON report)")
+	js, err := rep.JSON(false)
+	require.NoError(t, err)
+	assert.Contains(t, string(js), `"name": "cq-34"`)
 }
