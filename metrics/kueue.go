@@ -126,6 +126,7 @@ type kqueue struct {
 	usedT, borrowedT              map[flavorResource]*track
 	evictions                     map[string]int
 	toAdmission, forQuota, nodes  []time.Duration
+	touched                       bool // by the instant's events
 }
 
 func newKqueue(sum KueueQueueSummary, domain string) *kqueue {
@@ -250,13 +251,19 @@ func (rep *Report) AddKueue(objs *kueue.Objects, events []kueue.Event, workloads
 		lqOf[w.Workload] = ns + "/" + w.LocalQueue
 		nodeWait[w.Workload] = w.WaitForNodes
 	}
-	all := slices.Concat(cqs, lqs)
-	flush := func(at time.Duration) {
-		for _, q := range all {
-			q.flush(at)
+	for _, q := range slices.Concat(cqs, lqs) {
+		q.flush(rep.Start)
+	}
+	// the queues an instant's events touched, flushed at its end
+	var touched []*kqueue
+	touch := func(qs ...*kqueue) {
+		for _, q := range qs {
+			if q != nil && !q.touched {
+				q.touched = true
+				touched = append(touched, q)
+			}
 		}
 	}
-	flush(rep.Start)
 	sum := &KueueSummary{}
 	wls := map[string]*kworkload{}
 	var order []string
@@ -283,6 +290,7 @@ func (rep *Report) AddKueue(objs *kueue.Objects, events []kueue.Event, workloads
 			order = append(order, e.Workload)
 			both(w, func(q *kqueue) { q.sum.Workloads++ })
 		}
+		touch(w.lq, w.cq, w.held) // before a new admission moves it
 		switch e.Kind {
 		case kueue.Created:
 			w.created = at
@@ -343,8 +351,13 @@ func (rep *Report) AddKueue(objs *kueue.Objects, events []kueue.Event, workloads
 			}
 			w.phase = wlDone
 		}
+		touch(w.held)
 		if i+1 == len(events) || max(events[i+1].At, rep.Start) != at {
-			flush(at)
+			for _, q := range touched {
+				q.flush(at)
+				q.touched = false
+			}
+			touched = touched[:0]
 		}
 	}
 	var toAdmission, forQuota, nodes []time.Duration

@@ -346,3 +346,12 @@ func TestKueueManyQueues(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(js), `"name": "cq-34"`)
 }
+
+// BenchmarkAddKueue reads the events of 1000 queues of one workload each.
+func BenchmarkAddKueue(b *testing.B) {
+	objs, events, wls := manyQueues(1000)
+	for b.Loop() {
+		rep := &metrics.Report{End: 2 * time.Hour}
+		rep.AddKueue(objs, events, wls)
+	}
+}
