@@ -134,7 +134,7 @@ func newKqueue(sum KueueQueueSummary, domain string) *kqueue {
 		usedT: map[flavorResource]*track{}, borrowedT: map[flavorResource]*track{}, evictions: map[string]int{}}
 }
 
-// fr returns the tracks of a flavor's resource, adding it when new.
+// fr adds the tracks of a flavor's resource when new.
 func (q *kqueue) fr(k flavorResource) {
 	if _, ok := q.usedT[k]; ok {
 		return
