@@ -39,8 +39,9 @@ var allowedImports = map[string][]string{
 	"scenario": {"", "cluster", "podgroup", "framework", "placement", "preemption", "plugins", "autoscaler", "controllers", "admission", "kueue"},
 	// importers build scenarios
 	"trace": {"", "cluster", "podgroup", "scenario"},
-	// metrics reads the event stream alone (its plots sub-package too)
-	"metrics": {"", "cluster", "podgroup", "autoscaler"},
+	// metrics reads the event stream alone (its plots sub-package too),
+	// with the autoscaler's and Kueue's records beside it
+	"metrics": {"", "cluster", "podgroup", "autoscaler", "kueue"},
 	// what-if searches run scenarios and measure them
 	"whatif": {"", "cluster", "podgroup", "framework", "placement", "plugins", "scenario", "metrics", "autoscaler", "controllers"},
 	// the cluster autoscaler drives a Scheduler through its public API

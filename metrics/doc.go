@@ -46,6 +46,21 @@
 //     class's devices that the task types of the pods arrived so far,
 //     weighed by popularity, cannot use, over the free capacity.
 //
+// With Kueue (Report.AddKueue, from Kueue's events and objects), per
+// ClusterQueue and per LocalQueue:
+//
+//   - pending workloads, active (not yet refused) and inadmissible (Kueue
+//     said why it could not admit them), and admitted ones (holding
+//     quota, from admission until the quota is released or the workload
+//     finishes);
+//   - quota used per flavor and resource (the admitted pods' requests),
+//     against a ClusterQueue's nominal quota, and borrowed: the usage
+//     above the nominal quota;
+//   - time to admission, from a workload's creation to its first
+//     admission; the wait for quota (the same, to the end when never
+//     admitted) and for nodes (from that admission until the admitted
+//     pods were all bound); evictions by preemption reason.
+//
 // Determinism: no map order reaches a Report; resources, domains, reasons
 // and priorities are sorted, and the same stream gives the same bytes.
 //

@@ -34,6 +34,7 @@ type jsonReport struct {
 	Notices       []string         `json:"notices,omitempty"`
 	Skipped       []jsonSkipped    `json:"skipped,omitempty"`
 	Autoscaling   *jsonAutoscaling `json:"autoscaling,omitempty"`
+	Kueue         *jsonKueue       `json:"kueue,omitempty"`
 }
 
 type jsonSkipped struct {
@@ -220,6 +221,7 @@ func (rep *Report) jsonForm(full bool) jsonReport {
 		j.Skipped = append(j.Skipped, jsonSkipped(sk))
 	}
 	j.Autoscaling = rep.Autoscaling.json()
+	j.Kueue = rep.Kueue.json()
 	g := rep.Groups
 	j.Groups = jsonGroups{Arrived: g.Arrived, Placed: g.Placed, Unplaced: g.Unplaced, TimeToSchedule: g.TimeToSchedule.json()}
 	p := rep.Preemptions

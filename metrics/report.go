@@ -60,6 +60,9 @@ type Report struct {
 	// Autoscaling is what the cluster autoscaler did (AddAutoscaling);
 	// nil without node groups.
 	Autoscaling *AutoscalingSummary
+	// Kueue is what Kueue did, per ClusterQueue and LocalQueue
+	// (AddKueue); nil without Kueue.
+	Kueue *KueueSummary
 }
 
 // SkippedWorkload is a kind of object of the inputs that makes pods and

@@ -33,6 +33,7 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	rep.deviceTable(p)
 	rep.podTable(p)
 	rep.autoscalingTable(p)
+	rep.kueueTable(p)
 	rep.workloadTable(p)
 	rep.pendingTable(p)
 	rep.preemptionTable(p)

@@ -66,6 +66,20 @@ type KueueRecord struct {
 	Objects *kueue.Objects
 	Events  []kueue.Event
 	End     time.Duration
+	// Workloads are the workloads given to Kueue, jobs' first in input
+	// order, then plain pods' as made: what metrics reads beyond the
+	// events.
+	Workloads []KueueWorkload
+}
+
+// KueueWorkload is one of Kueue's workloads: its namespace/name, the
+// LocalQueue it names (in its namespace), and its wait for nodes, from
+// its first admission until its admitted pods were all bound (negative
+// when they never were).
+type KueueWorkload struct {
+	Workload     string
+	LocalQueue   string
+	WaitForNodes time.Duration
 }
 
 // KueueEventResult is one of Kueue's events: when, what (Pending,
@@ -455,6 +469,16 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, m *controllers.Man
 	res.Workloads = append(res.Workloads, kr.results(s.Now())...)
 	if kr != nil {
 		res.Kueue = &KueueRecord{Objects: sc.Kueue, Events: kr.log, End: s.Now()}
+		for _, u := range append(slices.Clone(kr.jobOrder), kr.podOrder...) {
+			if !u.added {
+				continue
+			}
+			wait := time.Duration(-1)
+			if u.allBound >= 0 && u.firstAdmitted >= 0 {
+				wait = u.allBound - u.firstAdmitted
+			}
+			res.Kueue.Workloads = append(res.Kueue.Workloads, KueueWorkload{Workload: u.w.Key(), LocalQueue: u.w.Queue, WaitForNodes: wait})
+		}
 		res.KueueEvents = []KueueEventResult{}
 		for _, e := range kr.log {
 			if e.Kind == kueue.Created {

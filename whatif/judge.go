@@ -62,12 +62,28 @@ func judge(sc *scenario.Scenario, keys []string, c Criteria, watch ...gangsim.Op
 // reportOf is the report of a finished run: the recorder's, to the end of
 // the run, with what the autoscaler did when the scenario has node groups.
 func reportOf(rec *metrics.Recorder, sc *scenario.Scenario, res *scenario.Result) *metrics.Report {
-	a := res.Autoscaling
-	if a == nil {
+	a, k := res.Autoscaling, res.Kueue
+	if a == nil && k == nil {
 		return named(rec.Report(), sc)
 	}
-	rep := rec.ReportUntil(a.End)
-	rep.AddAutoscaling(a.Groups, a.Summaries, a.Events, a.Waits)
+	var end time.Duration
+	if a != nil {
+		end = a.End
+	}
+	if k != nil {
+		end = max(end, k.End)
+	}
+	rep := rec.ReportUntil(end)
+	if a != nil {
+		rep.AddAutoscaling(a.Groups, a.Summaries, a.Events, a.Waits)
+	}
+	if k != nil {
+		workloads := make([]metrics.KueueWorkload, len(k.Workloads))
+		for i, w := range k.Workloads {
+			workloads[i] = metrics.KueueWorkload(w)
+		}
+		rep.AddKueue(k.Objects, k.Events, workloads)
+	}
 	return named(rep, sc)
 }
 

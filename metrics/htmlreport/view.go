@@ -44,6 +44,29 @@ type view struct {
 	Autoscaling   string // the decisions in words
 	NodeGroups    []nodeGroupRow
 	WaitSplit     []waitRow
+	// Kueue's section: what it did in words, its figures, its tables
+	Kueue         string
+	KueueFigures  []figureView
+	ClusterQueues []queueRow
+	QueueQuota    []quotaRow
+	Admission     []admissionRow
+	LocalQueues   []admissionRow
+	KueueMore     string // the queues left out, in words
+}
+
+type queueRow struct {
+	Name, Cohort, Workloads, Admitted, Pending, PendingPeak, PendingAtEnd, Holding, HoldingPeak, Evictions string
+}
+
+type quotaRow struct {
+	Queue, Flavor, Resource, Unit, Nominal, Used, UsedPeak, Borrowed, BorrowedPeak, Share string
+}
+
+type admissionRow struct {
+	waitRow
+	ClusterQueue                                        string
+	Workloads, QuotaMean, QuotaMax, NodesMean, NodesMax string
+	Evictions                                           string
 }
 
 type nodeGroupRow struct {
@@ -131,7 +154,14 @@ func newView(in Input) (*view, error) {
 			figs[i].Caption = strings.ReplaceAll(figs[i].Caption, "over simulated time", "at the run's one instant")
 		}
 	}
-	v.Figures, v.FontFaces = figs, template.CSS(strings.Join(faces, "\n"))
+	for _, f := range figs {
+		if strings.HasPrefix(f.ID, "fig-kueue-") {
+			v.KueueFigures = append(v.KueueFigures, f)
+		} else {
+			v.Figures = append(v.Figures, f)
+		}
+	}
+	v.FontFaces = template.CSS(strings.Join(faces, "\n"))
 	var families []string
 	for _, f := range faces {
 		if m := fontFamily.FindStringSubmatch(f); m != nil {
@@ -150,6 +180,7 @@ func newView(in Input) (*view, error) {
 	v.domains(rep)
 	v.devices(rep)
 	v.autoscaling(rep)
+	v.kueue(rep)
 	return v, nil
 }
 
@@ -281,13 +312,66 @@ func (v *view) autoscaling(rep *metrics.Report) {
 	v.WaitSplit = []waitRow{waitRow{Label: "waiting for a node"}.with(a.WaitForNode), waitRow{Label: "waiting for room"}.with(a.WaitForRoom)}
 }
 
+// kueue lays out Kueue's section; nothing without Kueue.
+func (v *view) kueue(rep *metrics.Report) {
+	k := rep.Kueue
+	if k == nil {
+		return
+	}
+	v.Kueue = fmt.Sprintf("Kueue made %s in %s and %s: %d admitted, %d pending at the end, %s.",
+		count(k.Workloads, "workload", "workloads"), count(len(k.ClusterQueues), "ClusterQueue", "ClusterQueues"),
+		count(len(k.LocalQueues), "LocalQueue", "LocalQueues"), k.Admitted, k.PendingAtEnd, count(k.Evictions, "eviction", "evictions"))
+	if k.NoQueue > 0 {
+		v.Kueue += fmt.Sprintf(" %s a LocalQueue or ClusterQueue that does not exist, and %s in no queue's numbers.",
+			count(k.NoQueue, "workload names", "workloads name"), map[bool]string{true: "is", false: "are"}[k.NoQueue == 1])
+	}
+	cqs, lqs := metrics.ShownQueues(k.ClusterQueues), metrics.ShownQueues(k.LocalQueues)
+	var more []string
+	if len(cqs) < len(k.ClusterQueues) {
+		more = append(more, fmt.Sprintf("the %d busiest of %d ClusterQueues", len(cqs), len(k.ClusterQueues)))
+	}
+	if len(lqs) < len(k.LocalQueues) {
+		more = append(more, fmt.Sprintf("the %d busiest of %d LocalQueues", len(lqs), len(k.LocalQueues)))
+	}
+	if len(more) > 0 {
+		v.KueueMore = "The tables and figures show " + strings.Join(more, " and ") +
+			" (by their time-averaged workloads, pending and admitted); report.json and timeseries.csv have them all."
+	}
+	for _, q := range cqs {
+		v.ClusterQueues = append(v.ClusterQueues, queueRow{Name: q.Name, Cohort: q.Cohort, Workloads: fmt.Sprint(q.Workloads),
+			Admitted: fmt.Sprint(q.Admitted), Pending: num(q.Pending), PendingPeak: fmt.Sprint(q.PendingPeak),
+			PendingAtEnd: fmt.Sprintf("%d (%d inadmissible)", q.PendingAtEnd, q.InadmissibleAtEnd), Holding: num(q.Holding),
+			HoldingPeak: fmt.Sprint(q.HoldingPeak), Evictions: q.EvictionsText()})
+		for _, u := range q.Quota {
+			v.QueueQuota = append(v.QueueQuota, quotaRow{Queue: q.Name, Flavor: u.Flavor, Resource: string(u.Resource), Unit: u.Unit,
+				Nominal: num(u.Nominal), Used: num(u.Used), UsedPeak: num(u.UsedPeak), Borrowed: num(u.Borrowed),
+				BorrowedPeak: num(u.BorrowedPeak), Share: pct(u.Utilization)})
+		}
+	}
+	row := func(label string, q metrics.KueueQueueSummary) admissionRow {
+		return admissionRow{waitRow: waitRow{Label: label}.with(q.TimeToAdmission), ClusterQueue: q.ClusterQueue, Workloads: fmt.Sprint(q.Workloads),
+			QuotaMean: dur(q.WaitForQuota.Mean), QuotaMax: dur(q.WaitForQuota.Max), NodesMean: dur(q.WaitForNodes.Mean),
+			NodesMax: dur(q.WaitForNodes.Max), Evictions: q.EvictionsText()}
+	}
+	v.Admission = append(v.Admission, row("all workloads", metrics.KueueQueueSummary{Workloads: k.Workloads, TimeToAdmission: k.TimeToAdmission,
+		WaitForQuota: k.WaitForQuota, WaitForNodes: k.WaitForNodes}))
+	for _, q := range cqs {
+		v.Admission = append(v.Admission, row(q.Name, q))
+	}
+	for _, q := range lqs {
+		v.LocalQueues = append(v.LocalQueues, row(q.Name, q))
+	}
+}
+
 // captions say what each figure shows, by figure name.
 var captions = map[string]string{
-	"nodegroups": "Each node group's nodes over simulated time: those ready, and those requested by a scale-up and not ready yet, under the group's max.",
-	"allocation": "Allocation of each resource over simulated time: the requests of the pods on nodes, the nodes' allocatable, and the free amount on used nodes that no pending pod can use (fragmented).",
-	"devices":    "Devices by class and by model over simulated time: devices on the nodes, devices a claim holds, and the part of them the claims take; then each class's fragmentation.",
-	"pending":    "Pods and PodGroups waiting to be placed, over simulated time.",
-	"waits":      "For each priority, the share of its scheduled pods that waited at most a given time from arrival to first binding (log time axis).",
+	"kueue-quota":   "Each ClusterQueue's quota used over simulated time (the requests of the workloads holding quota), per flavor and resource, as a share of its nominal quota; the shaded part above 100% is borrowed from the cohort.",
+	"kueue-pending": "Each ClusterQueue's workloads over simulated time: pending and not yet refused, pending after Kueue said why it could not admit them (inadmissible), and admitted (holding quota, evicted ones until their quota is released).",
+	"nodegroups":    "Each node group's nodes over simulated time: those ready, and those requested by a scale-up and not ready yet, under the group's max.",
+	"allocation":    "Allocation of each resource over simulated time: the requests of the pods on nodes, the nodes' allocatable, and the free amount on used nodes that no pending pod can use (fragmented).",
+	"devices":       "Devices by class and by model over simulated time: devices on the nodes, devices a claim holds, and the part of them the claims take; then each class's fragmentation.",
+	"pending":       "Pods and PodGroups waiting to be placed, over simulated time.",
+	"waits":         "For each priority, the share of its scheduled pods that waited at most a given time from arrival to first binding (log time axis).",
 }
 
 func caption(name string) string {

@@ -41,7 +41,8 @@ const dpi = 110
 
 // Figures returns the report's figures: allocation over time, devices
 // over time, pending pods and groups over time, the nodes of each node
-// group over time (with an autoscaler), the wait-time
+// group over time (with an autoscaler), Kueue's quota used and its
+// workloads per ClusterQueue over time (with Kueue), the wait-time
 // distribution, and one per-domain allocation chart per domain key. A
 // figure with nothing to show (no devices, no waits, no domains) is left
 // out.
@@ -55,6 +56,12 @@ func Figures(rep *metrics.Report) []Figure {
 	}
 	out = append(out, Pending(rep))
 	if f, ok := NodeGroups(rep); ok {
+		out = append(out, f)
+	}
+	if f, ok := KueueQuota(rep); ok {
+		out = append(out, f)
+	}
+	if f, ok := KueuePending(rep); ok {
 		out = append(out, f)
 	}
 	if f, ok := Waits(rep); ok {
