@@ -392,7 +392,7 @@ func (a *Admitter) admit(e *entry) {
 	if a.cfg.PodsReady.Timeout > 0 {
 		a.addTimer(timer{at: a.now + a.cfg.PodsReady.Timeout, wi: wi, gen: wi.admissions, check: true})
 	}
-	a.write(Event{Kind: QuotaReserved, Workload: wi.key, ClusterQueue: e.q.spec.Name, Admission: wi.admission}, false)
+	a.write(Event{Kind: QuotaReserved, Workload: wi.key, ClusterQueue: e.q.spec.Name, Admission: wi.admission, Reserved: a.now}, false)
 }
 
 // requeueEntry puts back a head that was not admitted and records why;

@@ -24,8 +24,11 @@ type Event struct {
 	// ClusterQueue is the queue that admitted it (QuotaReserved), or
 	// holds it (Evicted, QuotaReleased).
 	ClusterQueue string
-	// Admission is what was admitted (QuotaReserved).
+	// Admission is what was admitted (QuotaReserved), and Reserved when
+	// Kueue's cache counted its quota: the cycle that admitted it, before
+	// its status write landed (At).
 	Admission *Admission
+	Reserved  time.Duration
 	// Reason and Message are Kueue's: a Pending condition's
 	// ("Pending", "couldn't assign flavors to pod set main: ..."), an
 	// eviction's ("Preempted", the preemption message), a preemption

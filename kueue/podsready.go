@@ -131,9 +131,19 @@ func (a *Admitter) orderTime(wi *info) time.Duration {
 
 // OnlyTimers reports whether all the Admitter has left to do is its
 // timers (PodsReady timeouts and back-offs): no cycle due, no write to
-// land, no requeue batch. A run in which nothing else can change the
-// cluster stops there: the timeouts would only evict and admit again,
-// for ever, workloads whose pods cannot be placed.
+// land, no requeue batch with a workload to move. A run in which nothing
+// else can change the cluster stops there: the timeouts would only evict
+// and admit again, for ever, workloads whose pods cannot be placed.
 func (a *Admitter) OnlyTimers() bool {
-	return !a.due && len(a.later) == 0 && len(a.requeues) == 0
+	if a.due || len(a.later) > 0 {
+		return false
+	}
+	for _, r := range a.requeues {
+		for _, q := range a.queues {
+			if len(q.inadmissible) > 0 && (q == r.cq || r.root != nil && q.node.parent != nil && q.node.root() == r.root) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -96,6 +96,10 @@ type KueueEventResult struct {
 	Message      string `json:"message,omitempty"`
 	By           string `json:"by,omitempty"`
 	Preemption   string `json:"preemption,omitempty"`
+	// Reserved is, for an admission, when Kueue's cache counted its
+	// quota: before At when its status write waited for the API client's
+	// rate limit.
+	Reserved string `json:"reserved,omitempty"`
 }
 
 // Autoscaling is the record of a run's autoscaler: the groups it ran
@@ -484,8 +488,12 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, m *controllers.Man
 			if e.Kind == kueue.Created {
 				continue
 			}
-			res.KueueEvents = append(res.KueueEvents, KueueEventResult{At: e.At.String(), Kind: string(e.Kind), Workload: cluster.PodKey(e.Workload).Display(),
-				ClusterQueue: e.ClusterQueue, Reason: e.Reason, Message: e.Message, By: cluster.PodKey(e.By).Display(), Preemption: e.Preemption})
+			r := KueueEventResult{At: e.At.String(), Kind: string(e.Kind), Workload: cluster.PodKey(e.Workload).Display(),
+				ClusterQueue: e.ClusterQueue, Reason: e.Reason, Message: e.Message, By: cluster.PodKey(e.By).Display(), Preemption: e.Preemption}
+			if e.Kind == kueue.QuotaReserved && e.Reserved < e.At {
+				r.Reserved = e.Reserved.String()
+			}
+			res.KueueEvents = append(res.KueueEvents, r)
 		}
 	}
 	for _, g := range sc.PodGroups {

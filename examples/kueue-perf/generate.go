@@ -126,10 +126,14 @@ func (p *plan) writeKueue(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, `# Kueue's objects of a performance configuration, written by examples/kueue-perf.
 # Kueue's perf run starts its scheduler with an empty Configuration: no
-# waitForPodsReady, no fair sharing. The pod integration makes each pod of
-# workloads.json a Workload of its own.
+# waitForPodsReady (which Kueue's v1beta2 defaults would turn on: the gate
+# DisableWaitForPodsReady turns it off), no fair sharing; its API client is
+# limited to 50 queries a second in bursts of 100. The pod integration
+# makes each pod of workloads.json a Workload of its own.
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
+clientConnection: {qps: 50, burst: 100}
+featureGates: {DisableWaitForPodsReady: true}
 integrations:
   frameworks: [pod]
 ---

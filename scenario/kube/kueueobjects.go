@@ -505,7 +505,8 @@ func (k *kubeImport) kueueConfig(o *Object, v *kueueConfigObject, f *schema.File
 	// v1beta2 (Kueue v0.19) turns waitForPodsReady on whether given or
 	// not: 30 minutes, admission not blocked; v1beta1 only when enabled:
 	// 5 minutes, admission blocked
-	if !v1 || w != nil && w.Enable != nil && *w.Enable {
+	// Kueue's DisableWaitForPodsReady gate turns it off whatever is given
+	if (!v1 || w != nil && w.Enable != nil && *w.Enable) && !v.FeatureGates["DisableWaitForPodsReady"] {
 		wr := &kueue.WaitForPodsReady{Timeout: int64(kueueDefaultPodsReadyTimeout), BlockAdmission: v1}
 		if v1 {
 			wr.Timeout = int64(5 * time.Minute)
