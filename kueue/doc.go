@@ -12,6 +12,15 @@
 // millicores for cpu, whole units (bytes, devices) for every other
 // resource. A fair-sharing weight is in billionths.
 //
-// Nothing runs these objects yet: admission, quotas and preemption come
-// later (docs/kubernetes-inputs.md says what is read and what runs).
+// Admitter runs Kueue's admission on them in simulated time: the cache
+// (quota.go: the quota tree of hierarchical cohorts), the queues
+// (queue.go: StrictFIFO and BestEffortFIFO, the inadmissible set), the
+// flavor assigner (flavors.go), classical preemption (preempt.go), the
+// admission cycle (cycle.go), waitForPodsReady (podsready.go) and the
+// pace Kueue's API client's rate limit sets (writes.go). It knows no pod
+// or node: the caller adds workloads, steps it at its times, carries out
+// the decisions it reports as events (admit: release the job's pods with
+// the flavor; evict: stop them) and tells it when an evicted workload's
+// pods are gone (Released), when a workload's pods are ready and when it
+// finishes. docs/kueue.md says what runs and what does not.
 package kueue

@@ -716,7 +716,7 @@ func (kr *kueueRun) results(end time.Duration) []WorkloadResult {
 			u.reason, u.message = e.Reason, e.Message
 		}
 	}
-	var out []WorkloadResult
+	out := make([]WorkloadResult, 0, len(kr.jobOrder)+len(kr.podOrder))
 	for _, u := range append(slices.Clone(kr.jobOrder), kr.podOrder...) {
 		if !u.added {
 			continue
