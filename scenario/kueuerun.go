@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/admission"
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/controllers"
 	"github.com/gangsim/gangsim/kueue"
@@ -62,6 +63,9 @@ type kueueRun struct {
 	// paused: see asked the scheduler to pause since resume
 	paused bool
 	m      *controllers.Manager
+	// limits are the namespaces' LimitRanges, whose defaults Kueue counts
+	// in a workload's requests as the API server will fill them
+	limits admission.LimitRanger
 	// the jobs Kueue holds: by reference, in input order, and the pods of
 	// time 0 they had, left out
 	byRef    map[controllers.WorkloadRef]*kueueUnit
@@ -71,9 +75,7 @@ type kueueRun struct {
 	// parent's child; podOrder is the pod units in the order made
 	byOwner  map[ownerKey]*kueueUnit
 	podOrder []*kueueUnit
-	// wait is, for each workload key, its admission and the binding of
-	// its last pod: the waits for quota and for nodes
-	log []kueue.Event
+	log      []kueue.Event // every event of the Admitter, in order
 }
 
 // kueueUnit is a workload of plain pods: its pods, as added, and where
@@ -143,6 +145,11 @@ func (sc *Scenario) newKueueRun() (*kueueRun, error) {
 		a.SetNamespace(ns.Name, ns.Labels)
 	}
 	kr := &kueueRun{sc: sc, a: a, objs: sc.Kueue, units: map[string]*kueueUnit{}, byPod: map[cluster.PodKey]*kueueUnit{}}
+	for _, lr := range sc.LimitRanges {
+		if err := kr.limits.Set(lr); err != nil {
+			return nil, sc.runError(Source{Path: "limitRanges (" + lr.Name + ")"}, err)
+		}
+	}
 	if err := kr.jobUnits(); err != nil {
 		return nil, err
 	}
@@ -294,7 +301,7 @@ func (kr *kueueRun) podSet(u *kueueUnit, p *cluster.Pod) int {
 			return i
 		}
 	}
-	ps := kueue.PodSet{Name: name, Count: 1, Requests: cluster.ListOf(p.Requests), NodeSelector: p.NodeSelector, Tolerations: p.Tolerations}
+	ps := kueue.PodSet{Name: name, Count: 1, Requests: kr.requests(p), NodeSelector: p.NodeSelector, Tolerations: p.Tolerations}
 	if p.Affinity != nil {
 		ps.Affinity = p.Affinity.NodeAffinity
 	}
@@ -535,10 +542,10 @@ func (kr *kueueRun) jobUnits() error {
 					w.PodSets[j].Count += n
 					continue
 				}
-				w.PodSets = append(w.PodSets, podSetOf(kid.Role, n, &kid.Template))
+				w.PodSets = append(w.PodSets, kr.podSetOf(kid.Role, n, &kid.Template))
 			}
 		case c.workload.Job != nil:
-			ps := podSetOf("main", kueueJobPods(&c.workload), &c.workload.Template)
+			ps := kr.podSetOf("main", kueueJobPods(&c.workload), &c.workload.Template)
 			ps.MinCount = c.minCount
 			w.PodSets = append(w.PodSets, ps)
 		default:
@@ -573,12 +580,24 @@ func kueueJobPods(w *controllers.Workload) int32 {
 }
 
 // podSetOf is a pod set of n pods made from a template.
-func podSetOf(name string, n int32, t *cluster.Pod) kueue.PodSet {
-	ps := kueue.PodSet{Name: name, Count: n, Requests: cluster.ListOf(t.Requests), NodeSelector: t.NodeSelector, Tolerations: t.Tolerations}
+func (kr *kueueRun) podSetOf(name string, n int32, t *cluster.Pod) kueue.PodSet {
+	ps := kueue.PodSet{Name: name, Count: n, Requests: kr.requests(t), NodeSelector: t.NodeSelector, Tolerations: t.Tolerations}
 	if t.Affinity != nil {
 		ps.Affinity = t.Affinity.NodeAffinity
 	}
 	return ps
+}
+
+// requests are a pod's requests as Kueue counts them: with its
+// namespace's LimitRange defaults filled in, as the API server will fill
+// them when the pod is made.
+func (kr *kueueRun) requests(p *cluster.Pod) cluster.ResourceList {
+	q := *p
+	if q.Namespace == "" {
+		q.Namespace = cluster.DefaultNamespace
+	}
+	kr.limits.Default(&q)
+	return cluster.ListOf(q.Requests)
 }
 
 // jobPriority is a job's priority as Kueue takes it: its

@@ -1,0 +1,219 @@
+package scenario
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Kueue beside the scheduler, end to end: the tests give Kubernetes
+// objects, run them, and read the result's Kueue workloads and events.
+
+// kueueQueues is a ResourceFlavor "default" (or those given), a
+// ClusterQueue cq of the cpu quota given, with the extra spec lines, and
+// a LocalQueue lq in default.
+func kueueQueues(cpu, spec string) string {
+	return `apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+` + spec + `  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default
+      resources: [{name: cpu, nominalQuota: "` + cpu + `"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: default}
+spec: {clusterQueue: cq}
+`
+}
+
+// kueueJob is a Job of the queue lq: parallelism pods of cpu each, running
+// d, with extra metadata lines.
+func kueueJob(name string, parallelism int, cpu, d, meta string) string {
+	return fmt.Sprintf(`---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: %s
+  labels: {kueue.x-k8s.io/queue-name: lq}
+%sspec:
+  parallelism: %d
+  template:
+    metadata: {annotations: {gangsim.io/duration: %s}}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: "%s"}}}]
+`, name, meta, parallelism, d, cpu)
+}
+
+func runKueue(t *testing.T, text string) *Result {
+	t.Helper()
+	sc, err := Parse("objects.yaml", []byte(text))
+	require.NoError(t, err)
+	res, err := sc.Run()
+	require.NoError(t, err)
+	return res
+}
+
+// kueueWorkload is the result's Kueue Workload of the owner named.
+func kueueWorkload(t *testing.T, res *Result, owner string) WorkloadResult {
+	t.Helper()
+	for _, w := range res.Workloads {
+		if w.Kind == "Workload" && w.Owner == owner {
+			return w
+		}
+	}
+	t.Fatalf("no Kueue workload of %s", owner)
+	return WorkloadResult{}
+}
+
+// A queue of 4 cpu: Job a (3 pods of 1 cpu, 10 minutes) is admitted at
+// once; Job b (2 pods) needs 5 > 4 and waits, set aside; when a finishes
+// (10m) its quota is released, and the requeue batch a second later moves
+// b back: admitted at 10m1s, it finishes 5 minutes later. b made no pod
+// before its admission.
+func TestKueueHoldsAJobForQuota(t *testing.T) {
+	res := runKueue(t, kueueQueues("4", "")+kubeNodes(2, 2)+kueueJob("a", 3, "1", "10m", "")+kueueJob("b", 2, "1", "5m", ""))
+	a, b := kueueWorkload(t, res, "Job a"), kueueWorkload(t, res, "Job b")
+	require.Equal(t, "job-a-8077b", a.Name)
+	require.Equal(t, "0s", a.WaitForQuota)
+	require.Equal(t, "10m1s", b.WaitForQuota)
+	require.Equal(t, "Finished", b.Status)
+	require.Equal(t, "15m1s", res.Stats.SimulatedTime)
+	for _, e := range res.KueueEvents {
+		if e.Workload == "job-b-5f660" && e.Kind == "Pending" {
+			require.Equal(t, "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 1 more needed", e.Message)
+		}
+	}
+}
+
+// A LimitRange's default request counts in the Workload: a Job whose
+// container asks for nothing gets 1 cpu by default, so two pods need 2 of
+// the queue's 1 cpu: it never fits (maximum 1).
+func TestKueueCountsLimitRangeDefaults(t *testing.T) {
+	lr := `---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: defaults, namespace: default}
+spec: {limits: [{type: Container, defaultRequest: {cpu: "1"}, default: {cpu: "1"}}]}
+`
+	job := strings.Replace(kueueJob("a", 2, "1", "1m", ""), `resources: {requests: {cpu: "1"}}`, `resources: {}`, 1)
+	res := runKueue(t, kueueQueues("1", "")+kubeNodes(2, 2)+lr+job)
+	a := kueueWorkload(t, res, "Job a")
+	require.False(t, *a.Admitted)
+	require.Contains(t, a.Message, "current podset request (2) > maximum capacity (1)")
+}
+
+// A plain pod with the queue label waits behind Kueue's gate until it is
+// admitted, and gets the flavor's node labels: of the two nodes, the one
+// labelled pool=gpu takes it.
+func TestKueuePodGetsItsFlavor(t *testing.T) {
+	queues := strings.Replace(kueueQueues("4", ""), "metadata: {name: default}\n", "metadata: {name: default}\nspec: {nodeLabels: {rack: r1}}\n", 1)
+	pod := `---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, labels: {kueue.x-k8s.io/queue-name: lq}}
+spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}
+`
+	res := runKueue(t, queues+kubeNodes(2, 1)+pod)
+	require.Equal(t, "n1", res.Pods[0].Node, "rack r1 is n1's")
+	w := kueueWorkload(t, res, "Pod p")
+	require.Equal(t, map[string]string{"cpu": "default"}, w.PodSets[0].Flavors)
+}
+
+// withinClusterQueue LowerPriority: Job low (2 pods, 2 of 2 cpu, 10
+// minutes) runs from 0s; at 10s a pod of priority 1000 (its class) asks
+// for 1 cpu and preempts it: low's Job is suspended, its pods deleted (not
+// failures), its quota released once they are gone (at once: no grace
+// period); the cycle that preempted admitted nothing, so the next waits
+// Kueue's back-off: 1 ms of cycle and 1 ms of back-off, and the pod is
+// admitted at 10.002s; low, next, finds 1 cpu of its 2 at 10.003s; the pod
+// runs a minute, to 1m10.002s, and the requeue batch a second after that
+// release admits low again, which makes its pods again.
+func TestKueuePreemptsAJob(t *testing.T) {
+	dir := t.TempDir()
+	objects := kueueQueues("2", "  preemption: {withinClusterQueue: LowerPriority}\n") + kubeNodes(2, 2) + kueueJob("low", 2, "1", "10m", "")
+	pods := `priorityClasses: [{name: high, value: 1000}]
+pods:
+- {name: high, at: 10s, duration: 1m, priorityClassName: high, requests: {cpu: "1"}, labels: {kueue.x-k8s.io/queue-name: lq}}
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "objects.yaml"), []byte(objects), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.yaml"), []byte(pods), 0o644))
+	sc, err := LoadFiles([]string{filepath.Join(dir, "objects.yaml"), filepath.Join(dir, "pods.yaml")})
+	require.NoError(t, err)
+	res, err := sc.Run()
+	require.NoError(t, err)
+	low, high := kueueWorkload(t, res, "Job low"), kueueWorkload(t, res, "Pod high")
+	require.Equal(t, 1, low.Evictions)
+	require.Equal(t, int32(1000), *high.Priority)
+	var kinds []string
+	for _, e := range res.KueueEvents {
+		if e.Workload == low.Name {
+			kinds = append(kinds, e.At+" "+e.Kind)
+		}
+		if e.Kind == "Evicted" && e.Workload == low.Name {
+			require.Equal(t, "InClusterQueue", e.Preemption)
+			require.Equal(t, high.Name, e.By)
+		}
+	}
+	require.Equal(t, []string{"0s QuotaReserved", "10s Evicted", "10s QuotaReleased", "10s Requeued", "10.003s Pending", "1m11.002s QuotaReserved"}, kinds[:6])
+	require.Equal(t, "Complete", res.Jobs[0].Status)
+	require.Zero(t, res.Jobs[0].Failed, "a suspended Job's deleted pods are not failures")
+}
+
+// Partial admission: a Job of parallelism 4 with min-parallelism 2 in a
+// queue of 3 cpu is admitted with the largest count that fits, 3 (the
+// search halves 4-2: 3 fits), and runs 3 pods at once.
+func TestKueueAdmitsAJobPartially(t *testing.T) {
+	meta := "  annotations: {kueue.x-k8s.io/job-min-parallelism: \"2\"}\n"
+	res := runKueue(t, kueueQueues("3", "")+kubeNodes(4, 4)+kueueJob("a", 4, "1", "1m", meta))
+	a := kueueWorkload(t, res, "Job a")
+	require.Equal(t, int32(3), a.PodSets[0].Count)
+	require.Equal(t, 3, res.Stats.Scheduled, "parallelism 3: the Job completes after its first 3 pods (no completions)")
+}
+
+// waitForPodsReady: a Job whose pods cannot all be placed (3 pods of 2
+// cpu on two nodes of 2 cpu: 2 fit) is evicted when the timeout (1 minute
+// here) passes, and queued again after the back-off (60 s); nothing else
+// can change, so the run stops once only its timers are left.
+func TestKueueEvictsWorkloadsWhosePodsAreNotReady(t *testing.T) {
+	conf := "---\napiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nwaitForPodsReady: {timeout: 1m}\n"
+	res := runKueue(t, kueueQueues("10", "")+kubeNodes(2, 2)+conf+kueueJob("a", 3, "2", "10m", ""))
+	a := kueueWorkload(t, res, "Job a")
+	require.GreaterOrEqual(t, a.Evictions, 1)
+	var reasons []string
+	for _, e := range res.KueueEvents {
+		if e.Kind == "Evicted" {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	require.Equal(t, "PodsReadyTimeout", reasons[0])
+	require.Empty(t, a.WaitForNodes, "its pods were never all bound")
+}
+
+// The same inputs give the same bytes.
+func TestKueueRunsAreTheSame(t *testing.T) {
+	text := kueueQueues("3", "  preemption: {withinClusterQueue: LowerPriority}\n") + kubeNodes(3, 3) +
+		kueueJob("a", 2, "1", "3m", "") + kueueJob("b", 2, "1", "2m", "") + kueueJob("c", 1, "1", "1m", "")
+	var outs []string
+	for range 2 {
+		res := runKueue(t, text)
+		var b bytes.Buffer
+		require.NoError(t, res.WriteJSON(&b))
+		outs = append(outs, b.String())
+	}
+	require.Equal(t, outs[0], outs[1])
+	require.Contains(t, outs[0], `"kueueEvents"`)
+}
