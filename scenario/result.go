@@ -435,8 +435,10 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, m *controllers.Man
 	res.Pods = make([]PodResult, 0, len(sc.Pods)+len(made))
 	for i := range sc.Pods {
 		p := &sc.Pods[i].Pod
-		if _, ok := s.Pod(p.Key()); !ok && r.rejected[p.Key()] == "" {
-			continue // never made: a pod of a job Kueue held, made again (or not) by its controller
+		if kr.skips(p.Key()) {
+			if _, ok := s.Pod(p.Key()); !ok {
+				continue // never made: a pod of a job Kueue held, made again (or not) by its controller
+			}
 		}
 		res.Pods = append(res.Pods, r.podResult(s, m, p, &res.Stats))
 	}
