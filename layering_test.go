@@ -42,8 +42,9 @@ var allowedImports = map[string][]string{
 	// metrics reads the event stream alone (its plots sub-package too),
 	// with the autoscaler's and Kueue's records beside it
 	"metrics": {"", "cluster", "podgroup", "autoscaler", "kueue"},
-	// what-if searches run scenarios and measure them
-	"whatif": {"", "cluster", "podgroup", "framework", "placement", "plugins", "scenario", "metrics", "autoscaler", "controllers"},
+	// what-if searches run scenarios and measure them; their variants
+	// change Kueue's objects
+	"whatif": {"", "cluster", "podgroup", "framework", "placement", "plugins", "scenario", "metrics", "autoscaler", "controllers", "kueue"},
 	// the cluster autoscaler drives a Scheduler through its public API
 	"autoscaler": {"", "cluster", "podgroup"},
 	// the workload controllers (Job, ReplicaSet, StatefulSet, DaemonSet)

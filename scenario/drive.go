@@ -201,6 +201,12 @@ func (as *scaler) nextTime(s *gangsim.Scheduler) (time.Duration, bool) {
 	if now := s.Now(); ok && t < now {
 		t = (now + as.interval - 1) / as.interval * as.interval
 	}
+	if ok && as.last >= 0 && t <= as.last {
+		// the cluster changed at the instant of the last step, after it
+		// (Kueue admitting pods at that time): the scan that sees it is
+		// the next one, as in the cluster autoscaler's loop
+		t = (as.last/as.interval + 1) * as.interval
+	}
 	return t, ok
 }
 

@@ -66,6 +66,9 @@ func (a *Answer) jsonRuns() []map[string]any {
 		if a.costs() {
 			run["cost"], run["nodeHours"], run["boundedWaitSeconds"] = r.Cost, r.NodeHours, r.Wait.Seconds()
 		}
+		if a.kueueQuota() {
+			run["workloadsPendingAtEnd"], run["boundedWaitSeconds"] = r.WorkloadsPending, r.Wait.Seconds()
+		}
 		out = append(out, run)
 	}
 	return out
@@ -88,6 +91,10 @@ func (a *Answer) WriteTable(w io.Writer) error {
 			return fmt.Sprintf("%.2f\t%.1f\t%v\t", r.Cost, r.NodeHours, durs(r.Wait.Seconds()))
 		}
 		costHead = "COST\tNODE-HOURS\tBOUNDED WAIT\t"
+	}
+	if a.kueueQuota() {
+		cost = func(r SearchRun) string { return fmt.Sprintf("%d\t%v\t", r.WorkloadsPending, durs(r.Wait.Seconds())) }
+		costHead = "WORKLOADS WAITING\tBOUNDED ADMISSION\t"
 	}
 	fmt.Fprintln(tw, "RUN\tCOUNT\tOK\tPENDING\tGROUPS NEVER PLACED\tLONGEST WAIT\t"+costHead+"NOTE")
 	for i, r := range a.Runs {

@@ -34,6 +34,9 @@ type Summary struct {
 	// Autoscaling is what the node groups cost and how long pods waited
 	// for a node; nil without node groups.
 	Autoscaling *AutoscalingSummary `json:"autoscaling,omitempty"`
+	// Kueue is each ClusterQueue's admissions, waits, evictions and
+	// quota use; nil without Kueue.
+	Kueue *KueueSummary `json:"kueue,omitempty"`
 }
 
 // Seconds are a sample's quantiles in seconds.
@@ -59,7 +62,7 @@ func Summarize(rep *metrics.Report) Summary {
 	s := Summary{Nodes: rep.Nodes, Pods: rep.Pods.Arrived, PodsPlaced: rep.Pods.Placed, PendingAtEnd: rep.Pods.PendingAtEnd,
 		Groups: rep.Groups.Arrived, GroupsPlaced: rep.Groups.Placed, Wait: seconds(rep.Pods.Wait), GroupTime: seconds(rep.Groups.TimeToSchedule),
 		Preemptions: rep.Preemptions.Preemptions, Victims: rep.Preemptions.Victims, EndSeconds: rep.End.Seconds(),
-		BudgetViolations: rep.Preemptions.BudgetViolations, Resources: []ResourceSummary{}, Autoscaling: summarizeAutoscaling(rep)}
+		BudgetViolations: rep.Preemptions.BudgetViolations, Resources: []ResourceSummary{}, Autoscaling: summarizeAutoscaling(rep), Kueue: summarizeKueue(rep)}
 	for _, r := range rep.Resources {
 		if r.Resource == cluster.ResourcePods {
 			continue
@@ -142,6 +145,7 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 		row(name+" fragmented (mean)", func(s Summary) string { return resourceCell(s, name, true) })
 	}
 	autoscalingRows(c, row)
+	kueueRows(c, row)
 	row("preemptions (victims)", func(s Summary) string { return fmt.Sprintf("%d (%d)", s.Preemptions, s.Victims) })
 	row("simulated time", func(s Summary) string { return durs(s.EndSeconds) })
 	return tw.Flush()

@@ -4,7 +4,22 @@
 // placed, optionally with no wait above a bound; the most nodes that can
 // be removed with everything still placed (MostNodesToRemove); and a
 // side-by-side comparison of variants of a scenario (Compare): node
-// counts, scoring strategy, plugin weights.
+// counts, scoring strategy, plugin weights, node groups and the
+// autoscaler's flags (SmallestGroupMax searches a group's max), and
+// Kueue's quotas and queues.
+//
+// With Kueue's objects in the scenario, a variant may set a
+// ClusterQueue's or a Cohort's nominalQuota, borrowingLimit or
+// lendingLimit of one flavor's resource (KueueQuota), or a ClusterQueue's
+// queueingStrategy and preemption policies (KueueQueueSetting): on a deep
+// copy of the objects, checked as Kueue's webhooks check them, so that a
+// change Kueue would refuse is refused. A comparison then has each
+// ClusterQueue's time to admission (mean and quantiles), waits for quota
+// and for nodes, evictions and quota use (Summary.Kueue), and
+// SmallestNominalQuota finds the smallest nominal quota, in whole units,
+// that admits every workload of a ClusterQueue with a quantile of their
+// times to admission under a bound, assuming more quota never lengthens
+// them (the runs show where it does).
 //
 // A Variant is a list of Changes applied to a copy of a loaded scenario;
 // ParseVariant reads them from text ("add:gpu-0:4,strategy:MostAllocated").

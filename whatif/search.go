@@ -121,6 +121,9 @@ type SearchRun struct {
 	// Wait is the wait the criteria bound (Criteria.Quantile and
 	// Workload), when they bound one.
 	Wait time.Duration
+	// WorkloadsPending counts, for a search on a ClusterQueue's quota,
+	// its workloads still waiting for admission at the end.
+	WorkloadsPending int
 }
 
 // FewestNodesToAdd finds the fewest nodes like the scenario's node node
@@ -226,6 +229,9 @@ type search struct {
 	// removal marks a search for nodes to remove, whose answers without
 	// a wait bound earn a caution.
 	removal bool
+	// judgeRun, when set, judges a run instead of crit (a search on
+	// Kueue's quota: its OK, Wait, MaxWait and WorkloadsPending).
+	judgeRun func(run *SearchRun, rep *metrics.Report)
 }
 
 // probed is a finished run of a search; the summary is kept, the series
@@ -348,6 +354,10 @@ func (s *search) eval(ks []int) error {
 			GroupsUnplaced: rep.Groups.Unplaced, MaxWait: max(rep.Pods.Wait.Max, o.waited), Note: o.note, Wait: s.crit.wait(s.crit.waits(rep))}
 		if a := rep.Autoscaling; a != nil {
 			run.Cost, run.NodeHours = a.Cost, a.NodeHours
+		}
+		if s.judgeRun != nil {
+			s.judgeRun(&run, rep)
+			run.OK = run.OK && o.note == ""
 		}
 		s.memo[todo[i]] = probed{run: run, summary: Summarize(rep), pendingPods: rep.PendingPods}
 	}

@@ -56,6 +56,16 @@ const maxCount = 100_000
 //	group:NAME:FIELD=V    a node group's max, min, provisioningDelay or pricePerHour
 //	autoscaler:FIELD=V    an autoscaler flag as the scenario file names it
 //	                      (scaleDownUnneededTime=30m, expander=price, ...)
+//	quota:CQ:FLAVOR:RESOURCE:FIELD=V
+//	                      a ClusterQueue's nominalQuota, borrowingLimit or
+//	                      lendingLimit of a flavor's resource: a quantity,
+//	                      +Q or -Q to change it by Q, none to remove a limit
+//	cohort-quota:COHORT:FLAVOR:RESOURCE:FIELD=V
+//	                      the same of a Cohort's own quota
+//	clusterqueue:CQ:FIELD=V
+//	                      a ClusterQueue's queueingStrategy, or its preemption's
+//	                      withinClusterQueue, reclaimWithinCohort or
+//	                      borrowWithinCohort policy
 //
 // The variant is named by its spelling. Errors name the change at fault.
 func ParseVariant(spec string) (Variant, error) {
@@ -116,8 +126,10 @@ func parseChange(s string) (Change, error) {
 		return PluginWeight{Plugin: args[0], Weight: int32(w)}, nil
 	case "group", "autoscaler":
 		return parseAutoscalerChange(kind, args)
+	case "quota", "cohort-quota", "clusterqueue":
+		return parseKueueChange(kind, args)
 	}
-	return nil, fmt.Errorf("unknown change %q (known: add, add-domain, remove, strategy, weight, group, autoscaler)", kind)
+	return nil, fmt.Errorf("unknown change %q (known: add, add-domain, remove, strategy, weight, group, autoscaler, quota, cohort-quota, clusterqueue)", kind)
 }
 
 func count(s string) (int, error) {

@@ -65,10 +65,42 @@ func (a *app) report() error {
 			return err
 		}
 	}
+	if len(a.cfg.files) == 0 && !a.cfg.json {
+		if err := a.defaultWhatIf(scs[0], reports[0]); err != nil {
+			return err
+		}
+	}
 	if !a.cfg.json {
-		fmt.Fprintln(a.stdout, "\nAsk: -add-like NODE, -add-like-rack RACK, -remove-like NODE (with -max-wait 30m), or compare -variant SPEC ... (-h for all).")
+		fmt.Fprintln(a.stdout, "\nAsk: -add-like NODE, -add-like-rack RACK, -remove-like NODE (with -max-wait 30m), -smallest-quota CQ:FLAVOR:RESOURCE (Kueue), or compare -variant SPEC ... (-h for all).")
 	}
 	return nil
+}
+
+// defaultKueueWhatIf is the what-if the default day shows after its
+// report: team-a's notebooks wait for GPUs of quota, not for nodes.
+const defaultKueueWhatIf = "quota:team-a:default:nvidia.com/gpu:nominalQuota=+4"
+
+// defaultWhatIf runs the default day's Kueue what-if and prints it beside
+// the day's run (rep, already made): one more simulation.
+func (a *app) defaultWhatIf(sc *scenario.Scenario, rep *metrics.Report) error {
+	v, err := whatif.ParseVariant(defaultKueueWhatIf)
+	if err != nil {
+		return err
+	}
+	vsc, err := v.Apply(sc)
+	if err != nil {
+		return err
+	}
+	a.progress.Start(1, cli.InputsEnd(vsc))
+	reports, err := whatif.RunAll([]*scenario.Scenario{vsc}, a.options())
+	a.progress.Stop()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "\nWhat if team-a had 4 GPUs more of nominal quota? (-variant base -variant %s)\n\n", defaultKueueWhatIf)
+	c := &whatif.Comparison{Scenario: rep.Name, Variants: []whatif.VariantResult{{Variant: whatif.Base, Summary: whatif.Summarize(rep)},
+		{Variant: v.Name, Summary: whatif.Summarize(reports[0])}}}
+	return c.WriteTable(a.stdout)
 }
 
 // inputsEnd is the latest time any of the scenarios' inputs end at.
@@ -159,6 +191,8 @@ func (a *app) ask() error {
 		ans, err = whatif.FewestDomainsToAdd(sc, a.cfg.rackKey, a.cfg.addLikeRack, c, a.options())
 	case a.cfg.groupMax != "":
 		ans, err = whatif.SmallestGroupMax(sc, a.cfg.groupMax, c, a.options())
+	case a.cfg.quota != "":
+		ans, err = whatif.SmallestNominalQuota(sc, a.cfg.quotaQuestion(), c, a.options())
 	default:
 		ans, err = whatif.MostNodesToRemove(sc, a.cfg.removeLike, c, a.options())
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/examples/internal/cli"
 	"github.com/gangsim/gangsim/scenario"
 	"github.com/gangsim/gangsim/whatif"
@@ -31,6 +32,7 @@ type config struct {
 	rackKey     string
 	removeLike  string
 	groupMax    string  // -smallest-group-max
+	quota       string  // -smallest-quota CLUSTERQUEUE:FLAVOR:RESOURCE
 	quantile    float64 // -wait-quantile
 	waitOf      string  // -wait-of
 	maxWait     time.Duration
@@ -85,6 +87,11 @@ Questions (one at a time, on the merged inputs):
   -remove-like NODE      most nodes of NODE's kind that can be removed
   -smallest-group-max G  smallest max of node group G (the autoscaler's) so that
                          every pod is placed; the runs' costs beside
+  -smallest-quota CQ:FLAVOR:RESOURCE
+                         smallest nominal quota (whole cores, GiB, GPUs) of Kueue's
+                         ClusterQueue CQ so that its workloads are all admitted;
+                         -max-wait (and -wait-quantile) bound their time to admission,
+                         -limit is the largest quota tried
   -max-wait DURATION     also: no pod waits longer than this (e.g. 30m)
   -wait-quantile Q       -max-wait bounds the Q quantile of the waits (0.5, 0.9, 0.99)
   -wait-of WORKLOAD      -max-wait bounds that workload's waits alone (e.g. train)
@@ -94,7 +101,11 @@ Questions (one at a time, on the merged inputs):
                          strategy:LeastAllocated|MostAllocated |
                          strategy:RequestedToCapacityRatio:U=S/U=S... | weight:PLUGIN:W |
                          group:NAME:max=N|min=N|provisioningDelay=4m|pricePerHour=P |
-                         autoscaler:FIELD=V (scaleDownUnneededTime=30m, expander=price, ...),
+                         autoscaler:FIELD=V (scaleDownUnneededTime=30m, expander=price, ...) |
+                         quota:CQ:FLAVOR:RESOURCE:nominalQuota|borrowingLimit|lendingLimit=Q
+                         (Q, +Q, -Q, none) | cohort-quota:COHORT:FLAVOR:RESOURCE:FIELD=Q |
+                         clusterqueue:CQ:queueingStrategy|withinClusterQueue|
+                         reclaimWithinCohort|borrowWithinCohort=V (Kueue's),
                          joined with commas
 
 Sweeps beyond one machine (with -variant):
@@ -136,6 +147,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.rackKey, "rack-key", "rack", "the node label key naming racks")
 	fs.StringVar(&c.removeLike, "remove-like", "", "most nodes of this node's kind to remove")
 	fs.StringVar(&c.groupMax, "smallest-group-max", "", "smallest max of this node group (the autoscaler's) meeting -max-wait")
+	fs.StringVar(&c.quota, "smallest-quota", "", "smallest nominal quota of Kueue's CLUSTERQUEUE:FLAVOR:RESOURCE admitting its workloads (within -max-wait)")
 	fs.Float64Var(&c.quantile, "wait-quantile", 0, "-max-wait bounds this quantile of the waits: 0.5, 0.9 or 0.99 (0: the longest)")
 	fs.StringVar(&c.waitOf, "wait-of", "", "-max-wait bounds the waits of this workload alone (train, Job/etl)")
 	fs.DurationVar(&c.maxWait, "max-wait", 0, "bound on every pod's wait for the questions (0: none)")
@@ -186,13 +198,15 @@ func (c *config) question() string {
 		return "-remove-like"
 	case c.groupMax != "":
 		return "-smallest-group-max"
+	case c.quota != "":
+		return "-smallest-quota"
 	}
 	return ""
 }
 
 func (c *config) validate() error {
 	given := 0
-	for _, q := range []string{c.addLike, c.addLikeRack, c.removeLike, c.groupMax} {
+	for _, q := range []string{c.addLike, c.addLikeRack, c.removeLike, c.groupMax, c.quota} {
 		if q != "" {
 			given++
 		}
@@ -206,7 +220,7 @@ func (c *config) validate() error {
 	}
 	switch {
 	case modes > 1:
-		return usageError("give one of -add-like, -add-like-rack, -remove-like, -smallest-group-max, -variant and -merge (a question takes at most one -variant, which it is asked of)")
+		return usageError("give one of -add-like, -add-like-rack, -remove-like, -smallest-group-max, -smallest-quota, -variant and -merge (a question takes at most one -variant, which it is asked of)")
 	case c.workers < 0:
 		return usageError("-workers %d is negative", c.workers)
 	case c.limit < 0:
@@ -214,11 +228,15 @@ func (c *config) validate() error {
 	case c.maxWait < 0:
 		return usageError("-max-wait %v is negative", c.maxWait)
 	case (c.maxWait > 0 || c.limit > 0) && given == 0:
-		return usageError("-max-wait and -limit go with -add-like, -add-like-rack, -remove-like or -smallest-group-max")
+		return usageError("-max-wait and -limit go with -add-like, -add-like-rack, -remove-like, -smallest-group-max or -smallest-quota")
 	case c.quantile != 0 && (c.maxWait == 0 || c.quantile != 0.5 && c.quantile != 0.9 && c.quantile != 0.99 && c.quantile != 1):
 		return usageError("-wait-quantile is 0.5, 0.9, 0.99 or 1, and goes with -max-wait")
 	case c.waitOf != "" && c.maxWait == 0:
 		return usageError("-wait-of goes with -max-wait")
+	case c.waitOf != "" && c.quota != "":
+		return usageError("-smallest-quota bounds the ClusterQueue's times to admission: -wait-of does not go with it")
+	case c.quota != "" && len(strings.Split(c.quota, ":")) != 3:
+		return usageError("-smallest-quota %q is not CLUSTERQUEUE:FLAVOR:RESOURCE (team-a:gpu:nvidia.com/gpu)", c.quota)
 	case c.each && (modes > 0 || len(c.variants) > 0):
 		return usageError("-each compares the inputs side by side; questions, variants and sweeps take them merged into one simulation")
 	case c.merge != "" && len(c.files) > 0:
@@ -290,4 +308,10 @@ func nonEmpty(m map[string]string) map[string]string {
 		return nil
 	}
 	return m
+}
+
+// quotaQuestion is -smallest-quota's question, -limit its largest quota.
+func (c *config) quotaQuestion() whatif.QuotaQuestion {
+	parts := strings.Split(c.quota, ":")
+	return whatif.QuotaQuestion{ClusterQueue: parts[0], Flavor: parts[1], Resource: cluster.ResourceName(parts[2]), Max: c.limit}
 }

@@ -34,7 +34,7 @@ func TestKueueReport(t *testing.T) {
 	assert.Contains(t, string(page), `<section id="kueue">`)
 
 	// without Kueue: nothing of it
-	out, errOut, code = runCommand(t, nil, "-out", "")
+	out, errOut, code = runCommand(t, nil, "-out", "", "testdata/training.yaml")
 	require.Equal(t, 0, code, errOut)
 	assert.NotContains(t, out, "KUEUE")
 }

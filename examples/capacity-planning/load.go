@@ -10,7 +10,8 @@ import (
 )
 
 // defaultInputs is the embedded default day, run without inputs.
-var defaultInputs = cli.Default{Name: defaultName, Data: defaultScenario}
+var defaultInputs = cli.Default{Name: defaultName, Data: defaultScenario,
+	More: []scenario.File{{Name: "default-kueue.yaml", Data: defaultKueue}}}
 
 // load reads the inputs as every command does (cli.Load): all files and
 // folders merged into one simulation, or the embedded default without

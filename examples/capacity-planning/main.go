@@ -38,6 +38,11 @@ import (
 //go:embed default.yaml
 var defaultScenario []byte
 
+// defaultKueue is Kueue's objects beside the default day.
+//
+//go:embed default-kueue.yaml
+var defaultKueue []byte
+
 // defaultName is the name the embedded scenario goes by.
 const defaultName = "default.yaml"
 

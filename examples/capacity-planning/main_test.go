@@ -57,7 +57,13 @@ func TestDefaultDay(t *testing.T) {
 	require.Less(t, elapsed, time.Minute, "the summary comes within a minute")
 	assert.Empty(t, errOut, "no warning, and no progress with -quiet")
 	for _, want := range []string{"default.yaml: simulated 0s to", "224 nodes", "nvidia.com/gpu (GPUs)", "WAIT", "priority 500",
-		"PREEMPTIONS", "rack=a01", "NODE GROUP", "train-burst  0..16", "waiting for a node", "Wrote to " + dir} {
+		"PREEMPTIONS", "rack=a01", "NODE GROUP", "train-burst  0..16", "waiting for a node", "Wrote to " + dir,
+		// Kueue's section: the two teams' ClusterQueues in their cohort
+		"KUEUE  1680 workloads, 1680 admitted", "team-a        research  240", "team-b        research  1440", "TIME TO ADMISSION",
+		"default/notebooks  team-a",
+		// and its what-if, beside the day
+		"What if team-a had 4 GPUs more of nominal quota? (-variant base -variant quota:team-a:default:nvidia.com/gpu:nominalQuota=+4)",
+		"ClusterQueue team-a time to admission mean / p50 / p90 / p99", "-smallest-quota CQ:FLAVOR:RESOURCE"} {
 		assert.Contains(t, out, want)
 	}
 	var rep struct {
@@ -258,7 +264,11 @@ func TestBadUse(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"-add-like", "a", "-remove-like", "b"}, 2, "give one of -add-like, -add-like-rack, -remove-like, -smallest-group-max, -variant and -merge"},
+		{[]string{"-add-like", "a", "-remove-like", "b"}, 2, "give one of -add-like, -add-like-rack, -remove-like, -smallest-group-max, -smallest-quota, -variant and -merge"},
+		{[]string{"-smallest-quota", "team-a:gpu"}, 2, `-smallest-quota "team-a:gpu" is not CLUSTERQUEUE:FLAVOR:RESOURCE`},
+		{[]string{"-smallest-quota", "team-a:gpu:nvidia.com/gpu", "-max-wait", "5m", "-wait-of", "train"}, 2, "-wait-of does not go with it"},
+		{[]string{"-smallest-quota", "team-z:gpu:nvidia.com/gpu"}, 1, `-smallest-quota: whatif: change does not apply: ClusterQueue "team-z" is not one of the scenario's`},
+		{[]string{"-variant", "quota:team-a:default:nvidia.com/gpu:nominalQuota=lots"}, 1, `nominalQuota "lots" is not a quantity of nvidia.com/gpu`},
 		{[]string{"-max-wait", "5m"}, 2, "-max-wait and -limit go with -add-like"},
 		{[]string{"-smallest-group-max", "g", "-max-wait", "5m", "-wait-quantile", "0.75"}, 2, "-wait-quantile is 0.5, 0.9, 0.99 or 1"},
 		{[]string{"-smallest-group-max", "g", "-wait-of", "train"}, 2, "-wait-of goes with -max-wait"},
@@ -288,7 +298,7 @@ func TestBadUse(t *testing.T) {
 func TestHelp(t *testing.T) {
 	_, errOut, code := runCommand(t, nil, "-h")
 	assert.Equal(t, 0, code)
-	for _, want := range []string{"-add-like NODE", "-add-like-rack RACK", "-variant SPEC", "-write-job FILE", "-merge FILE", "-json"} {
+	for _, want := range []string{"-add-like NODE", "-add-like-rack RACK", "-smallest-quota CQ:FLAVOR:RESOURCE", "quota:CQ:FLAVOR:RESOURCE", "-variant SPEC", "-write-job FILE", "-merge FILE", "-json"} {
 		assert.Contains(t, errOut, want)
 	}
 }
@@ -474,4 +484,53 @@ func TestSmallestGroupMax(t *testing.T) {
 	for _, r := range ans.Runs {
 		assert.Positive(t, r.Cost)
 	}
+}
+
+// Kueue's quota question on the default day: the smallest nominal quota
+// of GPUs of team-a (the notebooks, which wait for quota) that keeps the
+// p90 of their times to admission within 15 minutes. team-a borrows the 4
+// GPUs team-b lends, so even none of its own admits every notebook,
+// hours late; 7 leaves the p90 over 15 minutes, the 8 it has within.
+func TestSmallestQuota(t *testing.T) {
+	out, errOut, code := runCommand(t, nil, "-quiet", "-json", "-smallest-quota", "team-a:default:nvidia.com/gpu", "-max-wait", "15m",
+		"-wait-quantile", "0.9")
+	require.Equal(t, 0, code, errOut)
+	var ans struct {
+		Found        bool   `json:"found"`
+		NominalQuota int    `json:"nominalQuota"`
+		Limit        int    `json:"limit"`
+		Variant      string `json:"variant"`
+		Runs         []struct {
+			NominalQuota int     `json:"nominalQuota"`
+			OK           bool    `json:"ok"`
+			Pending      int     `json:"workloadsPendingAtEnd"`
+			Bounded      float64 `json:"boundedWaitSeconds"`
+		} `json:"runs"`
+		Summary struct {
+			Kueue struct {
+				ClusterQueues []struct {
+					Name  string `json:"name"`
+					Quota []struct {
+						Resource string  `json:"resource"`
+						Nominal  float64 `json:"nominal"`
+					} `json:"quota"`
+				} `json:"clusterQueues"`
+			} `json:"kueue"`
+		} `json:"summary"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &ans), out)
+	require.True(t, ans.Found, out)
+	assert.Equal(t, 8, ans.NominalQuota)
+	assert.Equal(t, 16, ans.Limit, "twice the 8 GPUs it has")
+	assert.Equal(t, "quota:team-a:default:nvidia.com/gpu:nominalQuota=8", ans.Variant)
+	var counts []int
+	for _, r := range ans.Runs {
+		counts = append(counts, r.NominalQuota)
+		assert.Zero(t, r.Pending, "borrowing admits every notebook in the end")
+		assert.Equal(t, r.Bounded <= 15*60, r.OK)
+	}
+	assert.Equal(t, []int{0, 1, 2, 4, 8, 6, 7}, counts)
+	require.Len(t, ans.Summary.Kueue.ClusterQueues, 2)
+	assert.Equal(t, "team-a", ans.Summary.Kueue.ClusterQueues[0].Name)
+	assert.InDelta(t, 8, ans.Summary.Kueue.ClusterQueues[0].Quota[2].Nominal, 0)
 }

@@ -11,10 +11,14 @@ import (
 	"github.com/gangsim/gangsim/scenario"
 )
 
-// Default is the scenario a command runs when it is given no input.
+// Default is the scenario a command runs when it is given no input: a
+// file, and the files merged with it, as several inputs merge (a
+// scenario file and Kubernetes objects beside it, such as Kueue's).
 type Default struct {
 	Name string // the name errors and reports give it ("default.yaml")
 	Data []byte
+	// More are files merged with it; the scenario keeps Name.
+	More []scenario.File
 }
 
 // Load reads a command's inputs into one simulation: every path (a file,
@@ -31,7 +35,10 @@ func Load(paths []string, def Default, stderr io.Writer, opts ...scenario.Option
 	var sc *scenario.Scenario
 	var err error
 	if len(paths) == 0 {
-		sc, err = scenario.Parse(def.Name, def.Data, opts...)
+		sc, err = scenario.ParseFiles(append([]scenario.File{{Name: def.Name, Data: def.Data}}, def.More...), opts...)
+		if err == nil {
+			sc.Name = def.Name
+		}
 	} else {
 		sc, err = scenario.LoadFiles(paths, opts...)
 	}
