@@ -1,6 +1,7 @@
 package kueue
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -191,15 +192,15 @@ func New(objs *Objects, cfg Config) (*Admitter, error) {
 			a.link(a.cohort(spec.CohortName), q.node)
 		}
 	}
-	a.queues = slices.SortedFunc(maps.Values(a.cqs), func(x, y *clusterQueue) int { return cmpString(x.spec.Name, y.spec.Name) })
+	a.queues = slices.SortedFunc(maps.Values(a.cqs), func(x, y *clusterQueue) int { return cmp.Compare(x.spec.Name, y.spec.Name) })
 	for _, c := range a.cohorts {
 		if cycle := c.cycle(); cycle {
 			return nil, fmt.Errorf("Cohort %q: its parents form a cycle", c.name)
 		}
 	}
 	for _, c := range a.cohorts {
-		slices.SortFunc(c.cohorts, func(x, y *node) int { return cmpString(x.name, y.name) })
-		slices.SortFunc(c.queues, func(x, y *node) int { return cmpString(x.name, y.name) })
+		slices.SortFunc(c.cohorts, func(x, y *node) int { return cmp.Compare(x.name, y.name) })
+		slices.SortFunc(c.queues, func(x, y *node) int { return cmp.Compare(x.name, y.name) })
 	}
 	for _, c := range a.cohorts {
 		if c.parent == nil {
@@ -549,16 +550,6 @@ func (a *Admitter) Events() []Event {
 func (a *Admitter) emit(e Event) {
 	e.At = a.now
 	a.events = append(a.events, e)
-}
-
-func cmpString(x, y string) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
 }
 
 // Status is where a workload is in Kueue: its phase (Pending, Admitted,

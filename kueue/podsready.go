@@ -1,6 +1,7 @@
 package kueue
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -51,21 +52,11 @@ func (a *Admitter) addTimer(t timer) {
 	t.seq = a.timerSeq
 	i, _ := slices.BinarySearchFunc(a.timers, t, func(x, y timer) int {
 		if x.at != y.at {
-			return cmpDuration(x.at, y.at)
+			return cmp.Compare(x.at, y.at)
 		}
 		return int(x.seq - y.seq)
 	})
 	a.timers = slices.Insert(a.timers, i, t)
-}
-
-func cmpDuration(x, y time.Duration) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
 }
 
 // PodsReady tells that the pods of an admitted workload are all ready:
