@@ -134,6 +134,9 @@ type info struct {
 	backoffUntil     time.Duration
 	podsReadyEvicted bool
 	deactivated      bool
+	// reclaimed are, by pod set, the pods of the admission that finished
+	// for good, whose quota was released (SetReclaimable)
+	reclaimed map[string]int32
 }
 
 // lastAssignment is how far the flavor scan of a workload went: for each
@@ -577,4 +580,62 @@ func (a *Admitter) Status(key string) Status {
 		st.ClusterQueue = ""
 	}
 	return st
+}
+
+// SetReclaimable tells that n pods of a pod set of an admitted workload
+// have finished and will not be made again (Kueue's reclaimablePods: a
+// Job whose completions left are fewer than its parallelism): their
+// quota is released now, and the cohort's inadmissible workloads are
+// moved back after the requeue batch. n counts from the admission; a
+// smaller n than before changes nothing.
+func (a *Admitter) SetReclaimable(key, podSet string, n int32) error {
+	wi := a.workloads[key]
+	if wi == nil {
+		return fmt.Errorf("workload %s: %w", key, ErrUnknownWorkload)
+	}
+	if wi.state != stateAdmitted || wi.admission == nil {
+		return nil
+	}
+	var ps *PodSet
+	for i := range wi.w.PodSets {
+		if wi.w.PodSets[i].Name == podSet {
+			ps = &wi.w.PodSets[i]
+		}
+	}
+	var adm *PodSetAssignment
+	for i := range wi.admission.PodSets {
+		if wi.admission.PodSets[i].Name == podSet {
+			adm = &wi.admission.PodSets[i]
+		}
+	}
+	if ps == nil || adm == nil {
+		return fmt.Errorf("workload %s: no admitted pod set %s", key, podSet)
+	}
+	if wi.reclaimed == nil {
+		wi.reclaimed = map[string]int32{}
+	}
+	n = min(n, adm.Count)
+	more := n - wi.reclaimed[podSet]
+	if more <= 0 {
+		return nil
+	}
+	wi.reclaimed[podSet] = n
+	for r, v := range ps.Requests {
+		f, ok := adm.Flavors[r]
+		if !ok {
+			continue
+		}
+		k := a.frIndex[fr{f, r}]
+		d := mulAmount(v, int64(more))
+		wi.cq.node.removeUsage(k, d)
+		for i := range wi.usage {
+			if wi.usage[i].fr == k {
+				wi.usage[i].v = subAmount(wi.usage[i].v, d)
+			}
+		}
+	}
+	wi.cq.generation++
+	a.notify(wi.cq)
+	a.wake()
+	return nil
 }

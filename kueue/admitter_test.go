@@ -115,3 +115,26 @@ func TestReclaimWithinCohort(t *testing.T) {
 	assert.Equal(t, "cq-a: a2 a3; cq-b: b1", r.admitted())
 	assert.Equal(t, "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 4 more needed", r.message("a1"))
 }
+
+// reclaimablePods: w1 (4 pods of 1 cpu) fills the queue's 4; w2 (2) is
+// set aside. Two of w1's pods finish for good: their 2 cpu are released
+// at once, and the requeue batch moves w2 back, which now fits; a smaller
+// count later changes nothing.
+func TestReclaimablePodsReleaseQuota(t *testing.T) {
+	r := newRun(t, objects([]ClusterQueue{newCQ("cq", "", group(quotas("default", rq{name: cpu, nominal: "4"})))}))
+	r.add(wl("w1", "lq-cq", 0, 0, 4, "1"), wl("w2", "lq-cq", 0, 1, 2, "1"))
+	r.settle()
+	assert.Equal(t, "cq: w1", r.admitted())
+	if err := r.a.SetReclaimable("default/w1", "main", 2); err != nil {
+		t.Fatal(err)
+	}
+	assert.Equal(t, int64(2000), r.a.cqs["cq"].node.usage[0])
+	r.settle()
+	assert.Equal(t, "cq: w1 w2", r.admitted())
+	if err := r.a.SetReclaimable("default/w1", "main", 1); err != nil {
+		t.Fatal(err)
+	}
+	assert.Equal(t, int64(4000), r.a.cqs["cq"].node.usage[0])
+	r.finish("w1")
+	assert.Equal(t, int64(2000), r.a.cqs["cq"].node.usage[0], "w1's release counts what it still held")
+}

@@ -388,7 +388,7 @@ func (a *Admitter) admit(e *entry) {
 	wi.last = nil
 	e.status = assumed
 	wi.admissions++
-	wi.ready = false
+	wi.ready, wi.reclaimed = false, nil
 	if a.cfg.PodsReady.Timeout > 0 {
 		a.addTimer(timer{at: a.now + a.cfg.PodsReady.Timeout, wi: wi, gen: wi.admissions, check: true})
 	}

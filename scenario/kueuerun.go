@@ -81,9 +81,13 @@ type kueueRun struct {
 // kueueUnit is a workload of plain pods: its pods, as added, and where
 // they are.
 type kueueUnit struct {
-	w     kueue.Workload
-	ref   *controllers.WorkloadRef // a job's; nil for pods
-	owner string                   // the object it was made for: "Job default/a"
+	w   kueue.Workload
+	ref *controllers.WorkloadRef // a job's; nil for pods
+	// job is a Job's rules (nil for other kinds), and succeeded its pods
+	// that succeeded: its pods Kueue may reclaim the quota of
+	job       *controllers.Job
+	succeeded int
+	owner     string // the object it was made for: "Job default/a"
 	// what the result tells: its admissions and evictions, Kueue's last
 	// word while pending, and its pods bound since its admission
 	admission        *kueue.Admission
@@ -329,7 +333,7 @@ func (kr *kueueRun) see(e gangsim.Event) bool {
 func (kr *kueueRun) observe(e gangsim.Event) bool {
 	key := e.PodKey()
 	u := kr.byPod[key]
-	if u == nil && e.Kind == gangsim.EventPodBound && e.Pod.Pod().Owner != nil {
+	if u == nil && (e.Kind == gangsim.EventPodBound || e.Kind == gangsim.EventPodSucceeded) && e.Pod.Pod().Owner != nil {
 		ns := e.Pod.Pod().Namespace
 		if ns == "" {
 			ns = cluster.DefaultNamespace
@@ -350,6 +354,14 @@ func (kr *kueueRun) observe(e gangsim.Event) bool {
 		return false
 	}
 	if u.ref != nil {
+		if e.Kind == gangsim.EventPodSucceeded && u.job != nil {
+			u.succeeded++
+			if err := kr.a.AdvanceTo(max(e.At, kr.a.Now())); err != nil {
+				kr.err = err
+				return true
+			}
+			return kr.reclaim(u)
+		}
 		return false
 	}
 	switch e.Kind {
@@ -552,7 +564,11 @@ func (kr *kueueRun) jobUnits() error {
 			continue // a kind Kueue's integrations here do not hold
 		}
 		ref := controllers.WorkloadRef{Kind: c.Kind, Name: c.Name, Namespace: c.Namespace}
-		u := &kueueUnit{w: w, ref: &ref, owner: c.Kind + " " + cluster.MakePodKey(c.Namespace, c.Name).Display(), firstAdmitted: -1, allBound: -1}
+		u := &kueueUnit{w: w, ref: &ref, owner: c.Kind + " " + cluster.MakePodKey(c.Namespace, c.Name).Display(), firstAdmitted: -1, allBound: -1,
+			job: c.workload.Job}
+		if j := c.workload.Job; j != nil {
+			u.succeeded = j.Succeeded
+		}
 		kr.units[w.Key()] = u
 		kr.byRef[ref] = u
 		kr.jobOrder = append(kr.jobOrder, u)
@@ -700,7 +716,30 @@ func (kr *kueueRun) admitJob(u *kueueUnit, ad *kueue.Admission) error {
 			return err
 		}
 	}
-	return kr.m.Unsuspend(*u.ref, patch)
+	if err := kr.m.Unsuspend(*u.ref, patch); err != nil {
+		return err
+	}
+	kr.reclaim(u)
+	return kr.err
+}
+
+// reclaim tells the Admitter how many of a Job's admitted pods will not
+// be made again, as Kueue's reclaimablePods counts them: the admitted
+// count beyond the completions left. It reports whether that released
+// quota (a cycle may be due).
+func (kr *kueueRun) reclaim(u *kueueUnit) bool {
+	j := u.job
+	if j == nil || j.Completions == nil || u.admission == nil || u.evicted {
+		return false
+	}
+	n := u.admission.PodSets[0].Count - max(0, *j.Completions-int32(u.succeeded))
+	if n <= 0 {
+		return false
+	}
+	if err := kr.a.SetReclaimable(u.w.Key(), u.admission.PodSets[0].Name, n); err != nil {
+		kr.err = err
+	}
+	return true
 }
 
 // note keeps what the result tells of a unit's event.

@@ -217,3 +217,16 @@ func TestKueueRunsAreTheSame(t *testing.T) {
 	require.Equal(t, outs[0], outs[1])
 	require.Contains(t, outs[0], `"kueueEvents"`)
 }
+
+// reclaimablePods: Job a (parallelism 2, completions 3, 1 cpu a pod, 1
+// minute) holds 2 of the queue's 3 cpu; b (2 pods) waits. At 1m a's first
+// two pods succeed: one completion is left, so one pod of its admission
+// will not be made again and Kueue releases its quota: 1 cpu in use, b
+// fits, and the requeue batch a second later admits it (1m1s), a minute
+// before a ends.
+func TestKueueReclaimsAFinishingJobsQuota(t *testing.T) {
+	a := strings.Replace(kueueJob("a", 2, "1", "1m", ""), "  parallelism: 2\n", "  parallelism: 2\n  completions: 3\n", 1)
+	res := runKueue(t, kueueQueues("3", "")+kubeNodes(2, 2)+a+kueueJob("b", 2, "1", "1m", ""))
+	require.Equal(t, "1m1s", kueueWorkload(t, res, "Job b").WaitForQuota)
+	require.Equal(t, "Complete", res.Jobs[0].Status)
+}
