@@ -513,7 +513,8 @@ func (kr *kueueRun) evict(s *gangsim.Scheduler, u *kueueUnit) error {
 
 // jobGroups are the API groups of the job kinds, for workload names.
 var jobGroups = map[string]string{controllers.KindJob: "batch", controllers.KindJobSet: "jobset.x-k8s.io",
-	controllers.KindMPIJob: "kubeflow.org", controllers.KindPyTorchJob: "kubeflow.org", "TrainJob": "trainer.kubeflow.org"}
+	controllers.KindMPIJob: "kubeflow.org", controllers.KindPyTorchJob: "kubeflow.org", "TrainJob": "trainer.kubeflow.org",
+	controllers.KindRayCluster: "ray.io"}
 
 // jobUnits makes the workload of every job Kueue manages.
 func (kr *kueueRun) jobUnits() error {
@@ -548,6 +549,21 @@ func (kr *kueueRun) jobUnits() error {
 			ps := kr.podSetOf("main", kueueJobPods(&c.workload), &c.workload.Template)
 			ps.MinCount = c.minCount
 			w.PodSets = append(w.PodSets, ps)
+		case c.workload.Set != nil && c.Kind == controllers.KindRayCluster:
+			// a pod set per role (the head, each worker group), of the
+			// members made from its templates
+			set := c.workload.Set
+			for _, mb := range set.Members {
+				role := ""
+				if mb.Template < len(set.Roles) {
+					role = set.Roles[mb.Template]
+				}
+				if j := slices.IndexFunc(w.PodSets, func(ps kueue.PodSet) bool { return ps.Name == role }); j >= 0 {
+					w.PodSets[j].Count++
+					continue
+				}
+				w.PodSets = append(w.PodSets, kr.podSetOf(role, 1, &set.Templates[mb.Template]))
+			}
 		default:
 			continue // a kind Kueue's integrations here do not hold
 		}

@@ -217,3 +217,48 @@ func TestKueueRunsAreTheSame(t *testing.T) {
 	require.Equal(t, outs[0], outs[1])
 	require.Contains(t, outs[0], `"kueueEvents"`)
 }
+
+// kueueRay is a RayCluster of the queue lq: a head of 1 cpu and a worker
+// group w of the replicas given, of 1 cpu each.
+func kueueRay(name string, replicas int) string {
+	return fmt.Sprintf(`---
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata:
+  name: %s
+  labels: {kueue.x-k8s.io/queue-name: lq}
+spec:
+  headGroupSpec:
+    rayStartParams: {}
+    template: {spec: {containers: [{name: h, image: x, resources: {requests: {cpu: "1"}}}]}}
+  workerGroupSpecs:
+  - groupName: w
+    replicas: %d
+    rayStartParams: {}
+    template: {spec: {containers: [{name: w, image: x, resources: {requests: {cpu: "1"}}}]}}
+`, name, replicas)
+}
+
+// A RayCluster naming a queue is held suspended until Kueue admits it: its
+// workload has the pod sets head (1) and w (its replicas). In a queue of 4
+// cpu, a (1 + 2 = 3 cpu) is admitted at once and its 3 pods run; b (1 + 1
+// = 2 cpu) needs 5 > 4 and waits (a RayCluster never finishes), making no
+// pod.
+func TestKueueHoldsARayCluster(t *testing.T) {
+	res := runKueue(t, kueueQueues("4", "")+kubeNodes(3, 3)+kueueRay("a", 2)+kueueRay("b", 1))
+	a, b := kueueWorkload(t, res, "RayCluster a"), kueueWorkload(t, res, "RayCluster b")
+	require.True(t, *a.Admitted)
+	require.Equal(t, []WorkloadPodSetResult{{Name: "head", Count: 1, Flavors: map[string]string{"cpu": "default"}},
+		{Name: "w", Count: 2, Flavors: map[string]string{"cpu": "default"}}}, a.PodSets)
+	require.Equal(t, "0s", a.WaitForNodes)
+	require.False(t, *b.Admitted)
+	require.Equal(t, []WorkloadPodSetResult{{Name: "head", Count: 1}, {Name: "w", Count: 1}}, b.PodSets)
+	require.Contains(t, b.Message, "insufficient unused quota for cpu in flavor default, 1 more needed")
+	var bound []string
+	for _, p := range res.Pods {
+		if p.Node != "" {
+			bound = append(bound, p.Name)
+		}
+	}
+	require.Equal(t, []string{"a-head-0", "a-w-worker-0", "a-w-worker-1"}, bound)
+}

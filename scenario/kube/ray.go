@@ -222,6 +222,13 @@ func (k *kubeImport) rayClusterPods(o *Object, meta *kubeMeta, spec *kubeRayClus
 		}
 	}
 	set := &controllers.PodSet{OnFailure: controllers.ActionRestartPod, Members: make([]controllers.Member, 0, total)}
+	// Kueue names the pod sets of a RayCluster "head" and each worker
+	// group's name, in template order
+	set.Roles = make([]string, len(templates))
+	for _, g := range groups[1:] {
+		set.Roles[g.template] = g.name
+	}
+	set.Roles[0] = "head"
 	for _, g := range groups {
 		for range g.count {
 			set.Members = append(set.Members, controllers.Member{Name: g.prefix, Renamed: true, Template: g.template, Group: len(set.Members), After: -1})
