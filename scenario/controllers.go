@@ -222,7 +222,7 @@ func (sc *Scenario) newManager(rc *controllers.ResourceClaims, kr *kueueRun) *co
 	if kr != nil {
 		// a held job's pods of time 0 are left out: its controller makes
 		// them again under the same names once admitted
-		opts = append(opts, controllers.WithSuspended(kr.holds), controllers.WithWorkloadChange(kr.changed),
+		opts = append(opts, controllers.WithSuspended(kr.holds), controllers.WithWorkloadChange(kr.changed), controllers.WithPodHook(kr.gate),
 			controllers.WithReservedNames(func(key cluster.PodKey) bool { return sc.podNames[key] && !kr.skips(key) }))
 	}
 	return sc.manager(opts...)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,6 +77,8 @@ type kueueRun struct {
 	byOwner  map[ownerKey]*kueueUnit
 	podOrder []*kueueUnit
 	log      []kueue.Event // every event of the Admitter, in order
+	// groups are the units of LeaderWorkerSet groups, by groupKey
+	groups map[string]*kueueUnit
 }
 
 // kueueUnit is a workload of plain pods: its pods, as added, and where
@@ -96,8 +99,14 @@ type kueueUnit struct {
 	total            int
 	pods             []*heldPod
 	added            bool // given to the Admitter
-	state            unitState
-	created          time.Duration
+	// group is a LeaderWorkerSet group's unit (of the set set): its pods
+	// are the Manager's, gated as it makes them (gate); draining are those
+	// Kueue deleted to evict it, not gone yet
+	group    bool
+	set      *controllers.PodSet
+	draining map[cluster.PodKey]bool
+	state    unitState
+	created  time.Duration
 }
 
 type unitState uint8
@@ -357,6 +366,9 @@ func (kr *kueueRun) observe(e gangsim.Event) bool {
 	default:
 		return false
 	}
+	if u.group {
+		return kr.drained(u, key, e.At)
+	}
 	u.pod(key).ended = true
 	if err := kr.a.AdvanceTo(e.At); err != nil {
 		kr.err = err
@@ -489,9 +501,19 @@ func (kr *kueueRun) flavor(name string) *kueue.ResourceFlavor {
 	return nil
 }
 
-// evict deletes the unit's pods that have not ended.
+// evict deletes the unit's pods that have not ended. A group's quota is
+// released once they are gone (drained): its controller makes them
+// again, gated, and it queues again.
 func (kr *kueueRun) evict(s *gangsim.Scheduler, u *kueueUnit) error {
 	u.state = unitEvicting
+	if u.group {
+		u.draining = map[cluster.PodKey]bool{}
+		for _, hp := range u.pods {
+			if _, ok := s.Pod(hp.pod.Key()); ok && !hp.ended {
+				u.draining[hp.pod.Key()] = true
+			}
+		}
+	}
 	for _, hp := range u.pods {
 		if hp.ended {
 			continue
@@ -500,7 +522,41 @@ func (kr *kueueRun) evict(s *gangsim.Scheduler, u *kueueUnit) error {
 			return fmt.Errorf("Kueue: evicting pod %s: %w", hp.pod.Key(), err)
 		}
 	}
+	if u.group && u.state == unitEvicting && len(u.draining) == 0 {
+		kr.release(u)
+	}
 	return nil
+}
+
+// drained notes a group's pod gone: while the group is evicted, the last
+// of the pods Kueue deleted releases its quota. It reports whether the
+// run must pause (quota freed).
+func (kr *kueueRun) drained(u *kueueUnit, key cluster.PodKey, at time.Duration) bool {
+	if hp := u.pod(key); hp != nil {
+		hp.ended = true
+	}
+	if u.state != unitEvicting || !u.draining[key] {
+		return false
+	}
+	delete(u.draining, key)
+	if len(u.draining) > 0 {
+		return false
+	}
+	if err := kr.a.AdvanceTo(max(at, kr.a.Now())); err != nil {
+		kr.err = err
+		return true
+	}
+	kr.release(u)
+	return true
+}
+
+// release tells the Admitter an evicted group's pods are gone.
+func (kr *kueueRun) release(u *kueueUnit) {
+	u.state, u.draining = unitWaiting, nil
+	if err := kr.a.Released(u.w.Key()); err != nil && kr.err == nil {
+		kr.err = err
+	}
+	kr.log = append(kr.log, kr.a.Events()...)
 }
 
 // Kueue's job integrations: a Job, a JobSet, an MPIJob, a PyTorchJob or a
@@ -564,6 +620,9 @@ func (kr *kueueRun) jobUnits() error {
 				}
 				w.PodSets = append(w.PodSets, kr.podSetOf(role, 1, &set.Templates[mb.Template]))
 			}
+		case c.workload.Set != nil && c.Kind == controllers.KindLeaderWorkerSet:
+			kr.groupUnits(c, w)
+			continue
 		default:
 			continue // a kind Kueue's integrations here do not hold
 		}
@@ -580,6 +639,103 @@ func (kr *kueueRun) jobUnits() error {
 		}
 	}
 	return nil
+}
+
+// groupUnits makes the workload of each group of a LeaderWorkerSet
+// Kueue manages, from the workload w of the set (its queue and
+// priority): <lws>-<group index>, of the pod sets its Roles name
+// (leader and worker, or main), as Kueue's LeaderWorkerSet integration
+// makes them. Its pods of time 0 are left out: the Manager makes them,
+// gated (gate).
+func (kr *kueueRun) groupUnits(c *Controller, w kueue.Workload) {
+	set := c.workload.Set
+	if kr.groups == nil {
+		kr.groups = map[string]*kueueUnit{}
+	}
+	for _, mb := range set.Members {
+		key := groupKey(c.Namespace, c.Name, strconv.Itoa(mb.Group))
+		u := kr.groups[key]
+		if u == nil {
+			gw := w
+			gw.Name = kueue.WorkloadName("leaderworkerset", "leaderworkerset.x-k8s.io", c.Name+"-"+strconv.Itoa(mb.Group))
+			gw.PodSets = nil
+			u = &kueueUnit{w: gw, group: true, set: set, owner: c.Kind + " " + cluster.MakePodKey(c.Namespace, c.Name).Display(), firstAdmitted: -1, allBound: -1}
+			kr.groups[key] = u
+			kr.units[gw.Key()] = u
+			kr.jobOrder = append(kr.jobOrder, u)
+		}
+		role := "main"
+		if mb.Template < len(set.Roles) && set.Roles[mb.Template] != "" {
+			role = set.Roles[mb.Template]
+		}
+		u.total++
+		if j := slices.IndexFunc(u.w.PodSets, func(ps kueue.PodSet) bool { return ps.Name == role }); j >= 0 {
+			u.w.PodSets[j].Count++
+			continue
+		}
+		u.w.PodSets = append(u.w.PodSets, kr.podSetOf(role, 1, &set.Templates[mb.Template]))
+	}
+	for _, at := range c.pods {
+		kr.skip[kr.sc.Pods[at].Pod.Key()] = true
+	}
+}
+
+// groupKey names a LeaderWorkerSet's group: its namespace, set and index.
+func groupKey(ns, lws, index string) string {
+	if ns == "" {
+		ns = cluster.DefaultNamespace
+	}
+	return ns + "/" + lws + "/" + index
+}
+
+// The labels by which a LeaderWorkerSet's pod names its group.
+const (
+	lwsNameLabel  = "leaderworkerset.sigs.k8s.io/name"
+	lwsGroupLabel = "leaderworkerset.sigs.k8s.io/group-index"
+)
+
+// gate is the Manager's hook (WithPodHook): a pod of a LeaderWorkerSet
+// group Kueue manages gets the labels of its pod group (its workload's
+// name, the group's size), as Kueue's integration gives them, and Kueue's
+// gate; once the group is admitted, its flavor instead, as Kueue ungates
+// the pods of an admitted group as they come. It joins its unit.
+func (kr *kueueRun) gate(p *cluster.Pod) error {
+	if kr.groups == nil || p.Labels[lwsGroupLabel] == "" {
+		return nil
+	}
+	u := kr.groups[groupKey(p.Namespace, p.Labels[lwsNameLabel], p.Labels[lwsGroupLabel])]
+	if u == nil {
+		return nil
+	}
+	labels := maps.Clone(p.Labels)
+	labels[kueueGroupLabel] = u.w.Name
+	labels[kueueTotalCount] = strconv.Itoa(u.total)
+	p.Labels = labels
+	role := u.roleOf(p)
+	if u.state == unitAdmitted {
+		kr.patch(u.admission, role, p)
+	} else {
+		p.SchedulingGates = append(slices.Clip(p.SchedulingGates), kueueGate)
+	}
+	ps := slices.IndexFunc(u.w.PodSets, func(s kueue.PodSet) bool { return s.Name == role })
+	if hp := u.pod(p.Key()); hp != nil {
+		hp.pod, hp.podSet, hp.ended = *p, ps, false
+	} else {
+		u.pods = append(u.pods, &heldPod{pod: *p, podSet: ps})
+	}
+	kr.byPod[p.Key()] = u
+	return nil
+}
+
+// roleOf is the pod set of a group's pod: its template's role, found by
+// its name in its set.
+func (u *kueueUnit) roleOf(p *cluster.Pod) string {
+	if i := u.set.MemberIndex(p.Name); i >= 0 {
+		if t := u.set.Members[i].Template; t < len(u.set.Roles) && u.set.Roles[t] != "" {
+			return u.set.Roles[t]
+		}
+	}
+	return u.w.PodSets[0].Name
 }
 
 // jobPods is how many pods a job (or a parent's child) runs at once, as
@@ -688,26 +844,7 @@ func (kr *kueueRun) changed(ref controllers.WorkloadRef) {
 // admitJob unsuspends a job with the flavors of its pod sets.
 func (kr *kueueRun) admitJob(u *kueueUnit, ad *kueue.Admission) error {
 	u.state = unitAdmitted
-	patch := func(role string, p *cluster.Pod) {
-		ps := role
-		if ps == "" {
-			ps = "main"
-		}
-		f := kr.flavor(ad.Flavor(ps))
-		if f == nil {
-			return
-		}
-		sel := maps.Clone(p.NodeSelector)
-		if sel == nil {
-			sel = map[string]string{}
-		}
-		maps.Copy(sel, f.NodeLabels)
-		p.NodeSelector = sel
-		p.Tolerations = slices.Clip(p.Tolerations)
-		for _, t := range f.Tolerations {
-			p.Tolerations = append(p.Tolerations, t.Toleration)
-		}
-	}
+	patch := func(role string, p *cluster.Pod) { kr.patch(ad, role, p) }
 	if w := &u.w; len(w.PodSets) == 1 && w.PodSets[0].MinCount > 0 {
 		// a Job that may be admitted partially: Kueue writes the count it
 		// admitted into its parallelism (and restores it before the next
@@ -717,6 +854,29 @@ func (kr *kueueRun) admitJob(u *kueueUnit, ad *kueue.Admission) error {
 		}
 	}
 	return kr.m.Unsuspend(*u.ref, patch)
+}
+
+// patch writes the flavor admitted to a pod set (role; "" for main)
+// into a pod: its node labels into the node selector, its tolerations.
+func (kr *kueueRun) patch(ad *kueue.Admission, role string, p *cluster.Pod) {
+	ps := role
+	if ps == "" {
+		ps = "main"
+	}
+	f := kr.flavor(ad.Flavor(ps))
+	if f == nil {
+		return
+	}
+	sel := maps.Clone(p.NodeSelector)
+	if sel == nil {
+		sel = map[string]string{}
+	}
+	maps.Copy(sel, f.NodeLabels)
+	p.NodeSelector = sel
+	p.Tolerations = slices.Clip(p.Tolerations)
+	for _, t := range f.Tolerations {
+		p.Tolerations = append(p.Tolerations, t.Toleration)
+	}
 }
 
 // note keeps what the result tells of a unit's event.

@@ -262,3 +262,106 @@ func TestKueueHoldsARayCluster(t *testing.T) {
 	}
 	require.Equal(t, []string{"a-head-0", "a-w-worker-0", "a-w-worker-1"}, bound)
 }
+
+// kueueLWS is a LeaderWorkerSet of the queue lq: replicas groups of size
+// pods of 1 cpu, with a leader template when leader.
+func kueueLWS(name string, replicas, size int, leader bool) string {
+	tmpl := `{spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}`
+	lead := ""
+	if leader {
+		lead = "    leaderTemplate: " + tmpl + "\n"
+	}
+	return fmt.Sprintf(`---
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: %s
+  labels: {kueue.x-k8s.io/queue-name: lq}
+spec:
+  replicas: %d
+  leaderWorkerTemplate:
+    size: %d
+%s    workerTemplate: %s
+`, name, replicas, size, lead, tmpl)
+}
+
+// Kueue admits each group of a LeaderWorkerSet as a workload of its own,
+// <lws>-<index>, of the pod sets leader (1) and worker (size - 1): in a
+// queue of 4 cpu, groups 0 and 1 (2 cpu each) are admitted, group 2 waits
+// (6 > 4), its pods made by the LeaderWorkerSet's controller held behind
+// Kueue's gate, with the labels of their pod group.
+func TestKueueAdmitsLeaderWorkerSetGroups(t *testing.T) {
+	res := runKueue(t, kueueQueues("4", "")+kubeNodes(3, 3)+kueueLWS("a", 3, 2, true))
+	var names []string
+	var admitted []bool
+	for _, w := range res.Workloads {
+		if w.Kind == "Workload" {
+			names, admitted = append(names, w.Name), append(admitted, *w.Admitted)
+		}
+	}
+	require.Equal(t, []string{"leaderworkerset-a-0-b6553", "leaderworkerset-a-1-4caba", "leaderworkerset-a-2-25f97"}, names)
+	require.Equal(t, []bool{true, true, false}, admitted)
+	g0 := res.Workloads[slicesIndex(res.Workloads, names[0])]
+	require.Equal(t, []WorkloadPodSetResult{{Name: "leader", Count: 1, Flavors: map[string]string{"cpu": "default"}},
+		{Name: "worker", Count: 1, Flavors: map[string]string{"cpu": "default"}}}, g0.PodSets)
+	nodes := map[string]string{}
+	for _, p := range res.Pods {
+		nodes[p.Name] = p.Node
+	}
+	require.Equal(t, map[string]string{"a-0": nodes["a-0"], "a-0-1": nodes["a-0-1"], "a-1": nodes["a-1"], "a-1-1": nodes["a-1-1"], "a-2": "", "a-2-1": ""}, nodes)
+	for _, n := range []string{"a-0", "a-0-1", "a-1", "a-1-1"} {
+		require.NotEmpty(t, nodes[n], n)
+	}
+}
+
+// Without a leader template a group is one pod set main of size pods.
+func TestKueueLeaderWorkerSetWithoutLeaderTemplate(t *testing.T) {
+	res := runKueue(t, kueueQueues("4", "")+kubeNodes(2, 2)+kueueLWS("b", 1, 3, false))
+	w := kueueWorkload(t, res, "LeaderWorkerSet b")
+	require.Equal(t, []WorkloadPodSetResult{{Name: "main", Count: 3, Flavors: map[string]string{"cpu": "default"}}}, w.PodSets)
+	require.Equal(t, 3, res.Stats.Scheduled)
+}
+
+func slicesIndex(ws []WorkloadResult, name string) int {
+	for i, w := range ws {
+		if w.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// withinClusterQueue LowerPriority: a LeaderWorkerSet of two groups of 2
+// pods (1 cpu each) fills the queue's 4 cpu from 0s; at 10s a pod of
+// priority 1000 asks for 2 cpu and preempts one group: Kueue deletes its
+// pods, the LeaderWorkerSet's controller makes them again behind Kueue's
+// gate, and the group's quota is released once its pods are gone; it is
+// admitted again after the pod's minute, and its pods bound again.
+func TestKueuePreemptsALeaderWorkerSetGroup(t *testing.T) {
+	dir := t.TempDir()
+	objects := kueueQueues("4", "  preemption: {withinClusterQueue: LowerPriority}\n") + kubeNodes(3, 3) + kueueLWS("a", 2, 2, false)
+	pods := `priorityClasses: [{name: high, value: 1000}]
+pods:
+- {name: high, at: 10s, duration: 1m, priorityClassName: high, requests: {cpu: "2"}, labels: {kueue.x-k8s.io/queue-name: lq}}
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "objects.yaml"), []byte(objects), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.yaml"), []byte(pods), 0o644))
+	sc, err := LoadFiles([]string{filepath.Join(dir, "objects.yaml"), filepath.Join(dir, "pods.yaml")})
+	require.NoError(t, err)
+	res, err := sc.Run()
+	require.NoError(t, err)
+	var got []string
+	for _, e := range res.KueueEvents {
+		if e.Workload == "leaderworkerset-a-1-4caba" {
+			got = append(got, e.At+" "+e.Kind)
+		}
+	}
+	// the second group, admitted last (1 ms of cycle later), is preempted
+	require.Equal(t, []string{"1ms QuotaReserved", "10s Evicted", "10s QuotaReleased", "10s Requeued", "10.003s Pending", "1m11.002s QuotaReserved"}, got)
+	require.Zero(t, res.Workloads[slicesIndex(res.Workloads, "leaderworkerset-a-0-b6553")].Evictions)
+	require.Equal(t, 1, res.Workloads[slicesIndex(res.Workloads, "leaderworkerset-a-1-4caba")].Evictions)
+	for _, p := range res.Pods {
+		require.NotEmpty(t, p.Node, "%s is bound again once its group is admitted", p.Name)
+	}
+	require.Equal(t, "1m11.003s", res.Stats.SimulatedTime)
+}

@@ -327,7 +327,8 @@ const (
 
 // kueueJobKinds are the kinds whose object Kueue's job integrations
 // manage when it names a queue: Kueue suspends it until it admits it.
-var kueueJobKinds = map[string]bool{"Job": true, "JobSet": true, "MPIJob": true, "PyTorchJob": true, "TrainJob": true, "RayCluster": true}
+var kueueJobKinds = map[string]bool{"Job": true, "JobSet": true, "MPIJob": true, "PyTorchJob": true, "TrainJob": true, "RayCluster": true,
+	"LeaderWorkerSet": true}
 
 // kueueQueue gives the top workload an object made its Kueue labels: the
 // queue, the WorkloadPriorityClass, and a Job's min-parallelism, checked
