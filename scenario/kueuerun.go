@@ -79,6 +79,10 @@ type kueueRun struct {
 	log      []kueue.Event // every event of the Admitter, in order
 	// groups are the units of LeaderWorkerSet groups, by groupKey
 	groups map[string]*kueueUnit
+	// dumped are the pods of a dump's Workloads, by key: the unit and
+	// the pod set; admitted are those Workloads' admissions, by unit
+	dumped   map[cluster.PodKey]dumpedPod
+	admitted map[*kueueUnit]kueue.DumpedWorkload
 }
 
 // kueueUnit is a workload of plain pods: its pods, as added, and where
@@ -160,6 +164,9 @@ func (sc *Scenario) newKueueRun() (*kueueRun, error) {
 		}
 	}
 	if err := kr.jobUnits(); err != nil {
+		return nil, err
+	}
+	if err := kr.dumpUnits(); err != nil {
 		return nil, err
 	}
 	return kr, nil
@@ -680,6 +687,94 @@ func (kr *kueueRun) groupUnits(c *Controller, w kueue.Workload) {
 	}
 }
 
+// dumpedPod is a pod of a dump's Workload: its unit and pod set.
+type dumpedPod struct {
+	u      *kueueUnit
+	podSet int
+}
+
+// dumpUnits makes the unit of each Workload of a dump that stands for
+// its job (kueue.Objects.Dumped): its pod sets are the Workload's, their
+// requests its first pod's; one with an admission holds its quota from
+// the start, one without queues at time 0 (start). Its pods arrive as
+// the timeline adds them (arriveDumped).
+func (kr *kueueRun) dumpUnits() error {
+	kr.dumped = map[cluster.PodKey]dumpedPod{}
+	kr.admitted = map[*kueueUnit]kueue.DumpedWorkload{}
+	byKey := map[cluster.PodKey]*cluster.Pod{}
+	for i := range kr.sc.Pods {
+		byKey[kr.sc.Pods[i].Pod.Key()] = &kr.sc.Pods[i].Pod
+	}
+	for _, d := range kr.objs.Dumped {
+		w := kueue.Workload{Namespace: d.Namespace, Name: d.Name, Queue: d.Queue, PriorityClass: d.PriorityClass}
+		u := &kueueUnit{owner: "Workload " + cluster.MakePodKey(d.Namespace, d.Name).Display(), firstAdmitted: -1, allBound: -1}
+		for _, ps := range d.PodSets {
+			if len(ps.Pods) == 0 {
+				continue
+			}
+			first := byKey[ps.Pods[0]]
+			if first == nil {
+				return fmt.Errorf("%s: pod set %s: its pod %s is not among the pods", d.Source, ps.Name, ps.Pods[0])
+			}
+			if len(w.PodSets) == 0 {
+				switch prio, err := kr.priority(first); {
+				case d.Priority != nil:
+					w.Priority = *d.Priority
+				case err != nil:
+					return fmt.Errorf("%s: %w", d.Source, err)
+				default:
+					w.Priority = prio
+				}
+			}
+			for _, key := range ps.Pods {
+				kr.dumped[key] = dumpedPod{u, len(w.PodSets)}
+			}
+			u.total += len(ps.Pods)
+			w.PodSets = append(w.PodSets, kr.podSetOf(ps.Name, int32(len(ps.Pods)), first))
+		}
+		if len(w.PodSets) == 0 {
+			continue
+		}
+		u.w = w
+		if kr.units[w.Key()] != nil {
+			return fmt.Errorf("%s: a second Workload %s", d.Source, w.Key())
+		}
+		kr.units[w.Key()] = u
+		kr.jobOrder = append(kr.jobOrder, u)
+		if d.Admission != nil {
+			kr.admitted[u] = d
+		}
+	}
+	return nil
+}
+
+// arriveDumped adds a pod of a dump's Workload: gated while its Workload
+// waits, with its flavor once admitted.
+func (kr *kueueRun) arriveDumped(s *gangsim.Scheduler, pod cluster.Pod, d time.Duration) error {
+	dp := kr.dumped[pod.Key()]
+	u := dp.u
+	if u.state == unitAdmitted {
+		kr.patch(u.admission, u.w.PodSets[dp.podSet].Name, &pod)
+	} else if !slices.Contains(pod.SchedulingGates, kueueGate) {
+		pod.SchedulingGates = append(slices.Clip(pod.SchedulingGates), kueueGate)
+	}
+	if err := s.AddPod(pod, d); err != nil {
+		return err
+	}
+	u.pods = append(u.pods, &heldPod{pod: pod, duration: d, podSet: dp.podSet})
+	kr.byPod[pod.Key()] = u
+	return nil
+}
+
+// dumps reports whether a pod of the timeline is a dumped Workload's.
+func (kr *kueueRun) dumps(key cluster.PodKey) bool {
+	if kr == nil {
+		return false
+	}
+	_, ok := kr.dumped[key]
+	return ok
+}
+
 // groupKey names a LeaderWorkerSet's group: its namespace, set and index.
 func groupKey(ns, lws, index string) string {
 	if ns == "" {
@@ -809,8 +904,22 @@ func (kr *kueueRun) start(s *gangsim.Scheduler, m *controllers.Manager) error {
 	kr.s, kr.m = s, m
 	for _, u := range kr.jobOrder {
 		u.added = true
-		if err := kr.a.Add(&u.w); err != nil {
-			return err
+		d, admitted := kr.admitted[u]
+		if !admitted {
+			if err := kr.a.Add(&u.w); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := kr.a.AddAdmitted(&u.w, *d.Admission); err != nil {
+			return fmt.Errorf("%s: status.admission: %w", d.Source, err)
+		}
+		for _, e := range kr.a.Events() {
+			kr.log = append(kr.log, e)
+			if e.Kind == kueue.QuotaReserved && e.Workload == u.w.Key() {
+				u.note(e)
+				u.state = unitAdmitted
+			}
 		}
 	}
 	kr.log = append(kr.log, kr.a.Events()...)

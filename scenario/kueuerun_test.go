@@ -365,3 +365,83 @@ pods:
 	}
 	require.Equal(t, "1m11.003s", res.Stats.SimulatedTime)
 }
+
+// kueueDumped is a Workload of a dump in the queue lq: one pod set main
+// of count pods of 1 cpu running d; admitted with the flavor default of
+// ClusterQueue cq when admitted.
+func kueueDumped(name string, count int, d string, admitted bool) string {
+	status := ""
+	if admitted {
+		status = "status:\n  conditions: [{type: QuotaReserved, status: \"True\"}, {type: Admitted, status: \"True\"}]\n" +
+			"  admission:\n    clusterQueue: cq\n    podSetAssignments: [{name: main, flavors: {cpu: default}, count: " + fmt.Sprint(count) + "}]\n"
+	}
+	return fmt.Sprintf(`---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: %s, namespace: default}
+spec:
+  queueName: lq
+  podSets:
+  - name: main
+    count: %d
+    template:
+      metadata: {annotations: {gangsim.io/duration: %s}}
+      spec:
+        containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+%s`, name, count, d, status)
+}
+
+// The Workloads of a dump, with Kueue running: w1, admitted (3 of the
+// queue's 4 cpu), holds its quota from time 0 and its pods run at once;
+// w2 (2 cpu) is pending: it queues at time 0 and waits (5 > 4), its pods
+// behind Kueue's gate, until w1's pods finish at 10m; the requeue batch a
+// second later admits it, and its pods run 5 minutes, to 15m1s.
+func TestKueueRunsADumpsWorkloads(t *testing.T) {
+	res := runKueue(t, kueueQueues("4", "")+kubeNodes(3, 3)+kueueDumped("w1", 3, "10m", true)+kueueDumped("w2", 2, "5m", false))
+	w1, w2 := kueueWorkload(t, res, "Workload w1"), kueueWorkload(t, res, "Workload w2")
+	require.Equal(t, "w1", w1.Name)
+	require.Equal(t, "0s", w1.WaitForQuota)
+	require.Equal(t, "Finished", w1.Status)
+	require.Equal(t, "10m1s", w2.WaitForQuota)
+	require.Equal(t, "Finished", w2.Status)
+	require.Equal(t, []WorkloadPodSetResult{{Name: "main", Count: 2, Flavors: map[string]string{"cpu": "default"}}}, w2.PodSets)
+	require.Equal(t, "15m1s", res.Stats.SimulatedTime)
+	var kinds []string
+	for _, e := range res.KueueEvents {
+		if e.Workload == "w1" {
+			kinds = append(kinds, e.At+" "+e.Kind)
+		}
+	}
+	require.Equal(t, []string{"0s QuotaReserved", "10m0s Finished"}, kinds)
+
+	sc, err := Parse("objects.yaml", []byte(kueueQueues("4", "")+kueueDumped("w1", 3, "10m", true)+kueueDumped("w2", 2, "5m", false)))
+	require.NoError(t, err)
+	var warned []string
+	for _, w := range sc.Warnings {
+		if w.Kind == "Workload" {
+			warned = append(warned, w.Field)
+		}
+	}
+	require.Equal(t, []string{"spec.queueName", "status.admission"}, warned, "what Kueue does with each, and nothing said unmodelled")
+}
+
+// A dump's admitted Workload whose admission Kueue could not have made is
+// an error naming the Workload and the field, or what is wrong with it.
+func TestKueueDumpedAdmissionErrors(t *testing.T) {
+	admitted := kueueDumped("w", 1, "1m", true)
+	for _, tt := range []struct{ name, text, want string }{
+		{"no ClusterQueue", strings.Replace(admitted, "clusterQueue: cq", "clusterQueue: \"\"", 1), "Workload default/w: status.admission.clusterQueue: Required value"},
+		{"unknown pod set", strings.Replace(admitted, "{name: main, flavors", "{name: other, flavors", 1), `status.admission.podSetAssignments[0].name: "other" names no pod set of spec.podSets`},
+		{"negative count", strings.Replace(admitted, "count: 1}", "count: -1}", 1), "status.admission.podSetAssignments[0].count: Invalid value: -1"},
+		{"unknown ClusterQueue", strings.Replace(admitted, "clusterQueue: cq", "clusterQueue: other", 1), `objects.yaml: Workload default/w: status.admission: workload default/w: admitted by ClusterQueue "other", which does not exist`},
+		{"flavor not of its queue", strings.Replace(admitted, "{cpu: default}", "{cpu: spot}", 1), `flavor "spot" of cpu is not a flavor of ClusterQueue cq`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sc, err := Parse("objects.yaml", []byte(kueueQueues("4", "")+kubeNodes(1, 1)+tt.text))
+			if err == nil {
+				_, err = sc.Run()
+			}
+			require.ErrorContains(t, err, tt.want)
+		})
+	}
+}
