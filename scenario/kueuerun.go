@@ -88,9 +88,13 @@ type kueueRun struct {
 // kueueUnit is a workload of plain pods: its pods, as added, and where
 // they are.
 type kueueUnit struct {
-	w     kueue.Workload
-	ref   *controllers.WorkloadRef // a job's; nil for pods
-	owner string                   // the object it was made for: "Job default/a"
+	w   kueue.Workload
+	ref *controllers.WorkloadRef // a job's; nil for pods
+	// refs are the workloads of the Manager it holds: ref, or a RayJob's
+	// cluster and submitter Job (submitter)
+	refs      []controllers.WorkloadRef
+	submitter *controllers.WorkloadRef
+	owner     string // the object it was made for: "Job default/a"
 	// what the result tells: its admissions and evictions, Kueue's last
 	// word while pending, and its pods bound since its admission
 	admission        *kueue.Admission
@@ -463,7 +467,11 @@ func (kr *kueueRun) step(s *gangsim.Scheduler, m *controllers.Manager, t time.Du
 			err = kr.admit(s, u, e.Admission)
 		case e.Kind == kueue.Evicted && u.ref != nil:
 			u.state = unitEvicting
-			err = m.Suspend(*u.ref)
+			for _, ref := range u.refs {
+				if err = m.Suspend(ref); err != nil {
+					break
+				}
+			}
 		case e.Kind == kueue.Evicted:
 			err = kr.evict(s, u)
 		}
@@ -585,9 +593,16 @@ func (kr *kueueRun) jobUnits() error {
 	kr.byRef = map[controllers.WorkloadRef]*kueueUnit{}
 	kr.byOwner = map[ownerKey]*kueueUnit{}
 	ctls := kr.sc.Controllers
+	rayJobs := map[string]*kueueUnit{}
 	for i := range ctls {
 		c := &ctls[i]
 		if c.queue == "" {
+			continue
+		}
+		if c.kueueOf != "" {
+			if err := kr.rayJobPart(c, rayJobs); err != nil {
+				return err
+			}
 			continue
 		}
 		w := kueue.Workload{Namespace: c.Namespace, Name: kueue.WorkloadName(strings.ToLower(c.Kind), jobGroups[c.Kind], c.Name),
@@ -634,7 +649,7 @@ func (kr *kueueRun) jobUnits() error {
 			continue // a kind Kueue's integrations here do not hold
 		}
 		ref := controllers.WorkloadRef{Kind: c.Kind, Name: c.Name, Namespace: c.Namespace}
-		u := &kueueUnit{w: w, ref: &ref, owner: c.Kind + " " + cluster.MakePodKey(c.Namespace, c.Name).Display(), firstAdmitted: -1, allBound: -1}
+		u := &kueueUnit{w: w, ref: &ref, refs: []controllers.WorkloadRef{ref}, owner: c.Kind + " " + cluster.MakePodKey(c.Namespace, c.Name).Display(), firstAdmitted: -1, allBound: -1}
 		kr.units[w.Key()] = u
 		kr.byRef[ref] = u
 		kr.jobOrder = append(kr.jobOrder, u)
@@ -645,6 +660,58 @@ func (kr *kueueRun) jobUnits() error {
 			kr.byOwner[ownerKey{ctls[k].Namespace, ctls[k].Kind, ctls[k].Name}] = u
 		}
 	}
+	return nil
+}
+
+// rayJobPart adds a RayJob's cluster or submitter Job to the RayJob's
+// workload (made with its first part, the cluster): the cluster's pod
+// sets, head and its worker groups, then the submitter's, as Kueue's
+// RayJob integration makes them. Kueue suspends the RayJob, and KubeRay
+// its cluster and Job with it: both are held, and resumed together.
+func (kr *kueueRun) rayJobPart(c *Controller, rayJobs map[string]*kueueUnit) error {
+	key := string(cluster.MakePodKey(c.Namespace, c.kueueOf))
+	u := rayJobs[key]
+	if u == nil {
+		w := kueue.Workload{Namespace: c.Namespace, Name: kueue.WorkloadName("rayjob", "ray.io", c.kueueOf),
+			Queue: c.queue, PriorityClass: c.priorityClass}
+		if w.Namespace == "" {
+			w.Namespace = cluster.DefaultNamespace
+		}
+		prio, err := kr.jobPriority(c)
+		if err != nil {
+			return kr.sc.runError(c.Source, err)
+		}
+		w.Priority = prio
+		u = &kueueUnit{w: w, owner: "RayJob " + cluster.MakePodKey(c.Namespace, c.kueueOf).Display(), firstAdmitted: -1, allBound: -1}
+		rayJobs[key] = u
+		kr.units[w.Key()] = u
+		kr.jobOrder = append(kr.jobOrder, u)
+	}
+	ref := controllers.WorkloadRef{Kind: c.Kind, Name: c.Name, Namespace: c.Namespace}
+	switch {
+	case c.workload.Set != nil:
+		set := c.workload.Set
+		for _, mb := range set.Members {
+			role := set.Roles[mb.Template]
+			if j := slices.IndexFunc(u.w.PodSets, func(ps kueue.PodSet) bool { return ps.Name == role }); j >= 0 {
+				u.w.PodSets[j].Count++
+				continue
+			}
+			u.w.PodSets = append(u.w.PodSets, kr.podSetOf(role, 1, &set.Templates[mb.Template]))
+		}
+	case c.workload.Job != nil:
+		u.w.PodSets = append(u.w.PodSets, kr.podSetOf("submitter", kueueJobPods(&c.workload), &c.workload.Template))
+		u.submitter = &ref
+	}
+	if u.ref == nil {
+		u.ref = &ref
+	}
+	u.refs = append(u.refs, ref)
+	kr.byRef[ref] = u
+	for _, at := range c.pods {
+		kr.skip[kr.sc.Pods[at].Pod.Key()] = true
+	}
+	kr.byOwner[ownerKey{c.Namespace, c.Kind, c.Name}] = u
 	return nil
 }
 
@@ -939,11 +1006,19 @@ func (kr *kueueRun) changed(ref controllers.WorkloadRef) {
 		return
 	}
 	key := u.w.Key()
-	switch done, _ := kr.m.Finished(ref); {
+	// a RayJob is done when its submitter Job is (its cluster never is)
+	ended, active := *u.ref, 0
+	if u.submitter != nil {
+		ended = *u.submitter
+	}
+	for _, r := range u.refs {
+		active += kr.m.Active(r)
+	}
+	switch done, _ := kr.m.Finished(ended); {
 	case done && u.state != unitDone:
 		u.state = unitDone
 		kr.err = kr.a.Finish(key)
-	case u.state == unitEvicting && kr.m.Active(ref) == 0:
+	case u.state == unitEvicting && active == 0:
 		u.state = unitWaiting
 		kr.err = kr.a.Released(key)
 	}
@@ -954,6 +1029,7 @@ func (kr *kueueRun) changed(ref controllers.WorkloadRef) {
 func (kr *kueueRun) admitJob(u *kueueUnit, ad *kueue.Admission) error {
 	u.state = unitAdmitted
 	patch := func(role string, p *cluster.Pod) { kr.patch(ad, role, p) }
+	submitter := func(_ string, p *cluster.Pod) { kr.patch(ad, "submitter", p) }
 	if w := &u.w; len(w.PodSets) == 1 && w.PodSets[0].MinCount > 0 {
 		// a Job that may be admitted partially: Kueue writes the count it
 		// admitted into its parallelism (and restores it before the next
@@ -962,7 +1038,16 @@ func (kr *kueueRun) admitJob(u *kueueUnit, ad *kueue.Admission) error {
 			return err
 		}
 	}
-	return kr.m.Unsuspend(*u.ref, patch)
+	for _, ref := range u.refs {
+		pt := patch
+		if u.submitter != nil && ref == *u.submitter {
+			pt = submitter
+		}
+		if err := kr.m.Unsuspend(ref, pt); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // patch writes the flavor admitted to a pod set (role; "" for main)

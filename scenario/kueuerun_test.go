@@ -445,3 +445,45 @@ func TestKueueDumpedAdmissionErrors(t *testing.T) {
 		})
 	}
 }
+
+// kueueRayJob is a RayJob of the queue lq: a head and a worker group w of
+// one worker, and a submitter running d, each of 1 cpu.
+func kueueRayJob(name, d string) string {
+	tmpl := `{spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}`
+	return fmt.Sprintf(`---
+apiVersion: ray.io/v1
+kind: RayJob
+metadata:
+  name: %s
+  labels: {kueue.x-k8s.io/queue-name: lq}
+spec:
+  shutdownAfterJobFinishes: true
+  submitterPodTemplate: {metadata: {annotations: {gangsim.io/duration: %s}}, spec: {restartPolicy: Never, containers: [{name: s, image: x, resources: {requests: {cpu: "1"}}}]}}
+  rayClusterSpec:
+    headGroupSpec: {rayStartParams: {}, template: %s}
+    workerGroupSpecs: [{groupName: w, replicas: 1, rayStartParams: {}, template: %s}]
+`, name, d, tmpl, tmpl)
+}
+
+// A RayJob naming a queue is one workload, rayjob-<name>-<hash>: the pod
+// sets head, w (its cluster's) and submitter (its Job's). Kueue holds the
+// cluster and the submitter Job suspended until it admits the RayJob: in
+// a queue of 3 cpu, a (3 cpu) runs from 0s, its submitter made once its
+// cluster's pods are bound and running 5 minutes; b waits (6 > 3) until a
+// finishes at 5m, when its submitter Job completes (and stops its
+// cluster); the requeue batch a second later admits b, whose submitter
+// completes 5 minutes on, at 10m1s.
+func TestKueueHoldsARayJob(t *testing.T) {
+	res := runKueue(t, kueueQueues("3", "")+kubeNodes(3, 3)+kueueRayJob("a", "5m")+kueueRayJob("b", "5m"))
+	var got []string
+	for _, e := range res.KueueEvents {
+		got = append(got, e.At+" "+e.Workload+" "+e.Kind)
+	}
+	require.Equal(t, []string{"0s rayjob-a-8963b QuotaReserved", "1ms rayjob-b-cc134 Pending", "5m0s rayjob-a-8963b Finished",
+		"5m1s rayjob-b-cc134 QuotaReserved", "10m1s rayjob-b-cc134 Finished"}, got)
+	b := kueueWorkload(t, res, "RayJob b")
+	require.Equal(t, []WorkloadPodSetResult{{Name: "head", Count: 1, Flavors: map[string]string{"cpu": "default"}},
+		{Name: "w", Count: 1, Flavors: map[string]string{"cpu": "default"}}, {Name: "submitter", Count: 1, Flavors: map[string]string{"cpu": "default"}}}, b.PodSets)
+	require.Equal(t, "5m1s", b.WaitForQuota)
+	require.Equal(t, "10m1s", res.Stats.SimulatedTime)
+}
