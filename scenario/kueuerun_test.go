@@ -487,3 +487,20 @@ func TestKueueHoldsARayJob(t *testing.T) {
 	require.Equal(t, "5m1s", b.WaitForQuota)
 	require.Equal(t, "10m1s", res.Stats.SimulatedTime)
 }
+
+// A dump shows a RayCluster or RayJob Kueue holds with spec.suspend:
+// true; with Kueue running it is Kueue's as any, admitted and resumed.
+func TestKueueResumesASuspendedRayClusterOfADump(t *testing.T) {
+	rc := strings.Replace(kueueRay("a", 1), "spec:\n  headGroupSpec", "spec:\n  suspend: true\n  headGroupSpec", 1)
+	rj := strings.Replace(kueueRayJob("j", "1m"), "spec:\n  shutdownAfterJobFinishes", "spec:\n  suspend: true\n  shutdownAfterJobFinishes", 1)
+	res := runKueue(t, kueueQueues("5", "")+kubeNodes(3, 3)+rc+rj)
+	require.True(t, *kueueWorkload(t, res, "RayCluster a").Admitted)
+	require.Equal(t, "Finished", kueueWorkload(t, res, "RayJob j").Status)
+	bound := 0
+	for _, p := range res.Pods {
+		if strings.HasPrefix(p.Name, "a-") && p.Node != "" {
+			bound++
+		}
+	}
+	require.Equal(t, 2, bound)
+}
