@@ -504,3 +504,40 @@ func TestKueueResumesASuspendedRayClusterOfADump(t *testing.T) {
 	}
 	require.Equal(t, 2, bound)
 }
+
+// withinClusterQueue LowerPriority: a RayJob (3 of the queue's 3 cpu,
+// submitter running 10 minutes) is preempted at 10s by a pod of priority
+// 1000: Kueue suspends it, its cluster's pods and its submitter's are
+// deleted, its quota released once they are all gone; the pod runs a
+// minute, and the RayJob, admitted again, makes its cluster and its
+// submitter again, which runs its 10 minutes.
+func TestKueuePreemptsARayJob(t *testing.T) {
+	dir := t.TempDir()
+	objects := kueueQueues("3", "  preemption: {withinClusterQueue: LowerPriority}\n") + kubeNodes(3, 3) + kueueRayJob("low", "10m")
+	pods := `priorityClasses: [{name: high, value: 1000}]
+pods:
+- {name: high, at: 10s, duration: 1m, priorityClassName: high, requests: {cpu: "1"}, labels: {kueue.x-k8s.io/queue-name: lq}}
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "objects.yaml"), []byte(objects), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.yaml"), []byte(pods), 0o644))
+	sc, err := LoadFiles([]string{filepath.Join(dir, "objects.yaml"), filepath.Join(dir, "pods.yaml")})
+	require.NoError(t, err)
+	res, err := sc.Run()
+	require.NoError(t, err)
+	var got []string
+	for _, e := range res.KueueEvents {
+		if e.Workload == "rayjob-low-cf51e" {
+			got = append(got, e.At+" "+e.Kind)
+		}
+	}
+	require.Equal(t, []string{"0s QuotaReserved", "10s Evicted", "10s QuotaReleased", "10s Requeued", "10.003s Pending",
+		"1m11.002s QuotaReserved", "11m11.002s Finished"}, got)
+	nodes := map[string]string{}
+	for _, p := range res.Pods {
+		nodes[p.Name] = p.Node
+	}
+	require.NotEmpty(t, nodes["low-1"], "the submitter made again")
+	require.Contains(t, nodes, "low-0-head-1", "the cluster made again")
+	require.Equal(t, "Complete", res.Jobs[0].Status)
+	require.Zero(t, res.Jobs[0].Failed, "the suspended submitter's deleted pod is no failure")
+}
