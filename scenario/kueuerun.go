@@ -574,13 +574,25 @@ func (kr *kueueRun) release(u *kueueUnit) {
 	kr.log = append(kr.log, kr.a.Events()...)
 }
 
-// Kueue's job integrations: a Job, a JobSet, an MPIJob, a PyTorchJob or a
-// TrainJob naming a queue is held suspended from the start (Kueue's
-// webhook suspends it on creation); its workload is given to the
+// Kueue's job integrations: a Job, a JobSet, an MPIJob, a PyTorchJob, a
+// TrainJob or a RayCluster naming a queue is held suspended from the
+// start (Kueue's webhook suspends it on creation), and so are a RayJob's
+// cluster and submitter Job, one workload; its workload is given to the
 // Admitter at time 0, in input order; on admission it is unsuspended with
 // the flavor's node labels and tolerations in the template of each pod
 // set; on eviction it is suspended, and its quota released once its
-// controller has no pod left; it finishes when its controller does.
+// controller has no pod left; it finishes when its controller does (a
+// RayJob's submitter; a RayCluster never does).
+//
+// A LeaderWorkerSet has no suspend: each of its groups is a workload
+// given to the Admitter at time 0, and the pods the Manager makes for it
+// are gated (the Manager's pod hook, gate) until the group is admitted;
+// evicted, its pods are deleted, the LeaderWorkerSet makes them again,
+// gated, and its quota is released once the deleted ones are gone.
+//
+// A dump's Workload whose job is not in the inputs (dumpUnits) is a
+// workload of the pods the importer made of it: with its admission it
+// holds its quota from time 0, else it queues then, its pods gated.
 
 // jobGroups are the API groups of the job kinds, for workload names.
 var jobGroups = map[string]string{controllers.KindJob: "batch", controllers.KindJobSet: "jobset.x-k8s.io",
