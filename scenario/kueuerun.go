@@ -882,6 +882,9 @@ func (kr *kueueRun) gate(p *cluster.Pod) error {
 		return nil
 	}
 	labels := maps.Clone(p.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
 	labels[kueueGroupLabel] = u.w.Name
 	labels[kueueTotalCount] = strconv.Itoa(u.total)
 	p.Labels = labels
