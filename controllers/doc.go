@@ -51,7 +51,9 @@
 // manages. Active and Finished tell what the queue waits for (its
 // workload's pods gone, to release its quota; its end), and
 // WithWorkloadChange's hook is called from React as either happens. A
-// LeaderWorkerSet, a Volcano Job and the services have no suspend.
+// LeaderWorkerSet, a Volcano Job and the services have no suspend: a
+// queue holds their pods instead, through WithPodHook, which sees each
+// pod the Manager makes before it is added (Kueue's webhook gates it).
 //
 // ResourceClaims is the resourceclaim controller: it holds the
 // templates (AddTemplate), makes a pod's claims, owned by the pod, and

@@ -33,6 +33,7 @@ type Manager struct {
 
 	reserved func(cluster.PodKey) bool // names the controllers' new pods must not take
 	claims   *ResourceClaims           // makes the claims of new pods (WithResourceClaims)
+	hook     func(*cluster.Pod) error  // sees each new pod before it is added (WithPodHook)
 	limit    int                       // the most pods made while running (WithPodLimit)
 	makes    int                       // pods made while running
 	made     []cluster.PodKey          // pods made while running, in order, each once
@@ -70,6 +71,16 @@ func WithReservedNames(reserved func(cluster.PodKey) bool) Option {
 // each AddPod), and that it lets act at each React (Sync).
 func WithResourceClaims(c *ResourceClaims) Option {
 	return func(m *Manager) { m.claims = c }
+}
+
+// WithPodHook gives the Manager a hook it calls on each pod it makes
+// while running, before AddPod (after WithResourceClaims' Prepare), as an
+// admission webhook sees a pod as it is created: Kueue's gives a pod of a
+// workload it manages its scheduling gate. The pod's maps and slices are
+// the controller's: the hook replaces one before changing it. An error
+// fails the pod's making, as Prepare's does.
+func WithPodHook(hook func(*cluster.Pod) error) Option {
+	return func(m *Manager) { m.hook = hook }
 }
 
 // WithPodLimit bounds the pods the controllers make while running: the

@@ -91,7 +91,10 @@ func (m *Manager) end(cp *ownedPod, state podState) {
 func (m *Manager) remove(cp *ownedPod, state podState) error {
 	m.end(cp, state)
 	cp.byUs = true
-	if err := m.s.DeletePod(cp.key); err != nil {
+	// a pod gone already was deleted by another (Kueue deletes a whole
+	// group at once): the event of its going is yet to be read, and finds
+	// it ended
+	if err := m.s.DeletePod(cp.key); err != nil && !errors.Is(err, gangsim.ErrUnknownPod) {
 		return m.podError(cp.ctl, cp.key.Display(), err)
 	}
 	return nil
@@ -132,6 +135,12 @@ func (m *Manager) add(c *controller, p cluster.Pod, index int, node string, d ti
 	cp := m.adopt(c, key, index, node)
 	if m.claims != nil {
 		if err := m.claims.Prepare(&p); err != nil {
+			m.end(cp, podEnded)
+			return nil, m.podError(c, name, err)
+		}
+	}
+	if m.hook != nil {
+		if err := m.hook(&p); err != nil {
 			m.end(cp, podEnded)
 			return nil, m.podError(c, name, err)
 		}

@@ -13,6 +13,36 @@ type Objects struct {
 	// Configuration is Kueue's Configuration; nil when none is given
 	// (Kueue's defaults).
 	Configuration *Configuration
+	// Dumped are the Workloads of a dump that stand for their jobs (the
+	// importer makes their pods), in input order. They do not make Kueue
+	// run: Empty does not count them.
+	Dumped []DumpedWorkload
+}
+
+// DumpedWorkload is a Workload of a dump whose job is not in the inputs:
+// its queue and priority, its pod sets with the pods made of each, and
+// its quota reservation when it has one (status.admission with the
+// QuotaReserved condition true): it holds that quota from the start.
+type DumpedWorkload struct {
+	Namespace, Name string
+	Queue           string
+	// Priority is spec.priority; nil for none (its pods' then).
+	Priority *int32
+	// PriorityClass names its WorkloadPriorityClass, "" for none.
+	PriorityClass string
+	PodSets       []DumpedPodSet
+	// Admission is its reservation: the ClusterQueue and, by pod set,
+	// its count (0: all) and flavors; nil while pending.
+	Admission *Admission
+	// Source names it for errors: "file: Workload ns/name".
+	Source string
+}
+
+// DumpedPodSet is a pod set of a dumped Workload and the pods made of it.
+type DumpedPodSet struct {
+	Name  string
+	Count int32
+	Pods  []cluster.PodKey
 }
 
 // Empty reports whether there are no Kueue objects: Kueue is in the

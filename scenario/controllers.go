@@ -47,6 +47,9 @@ type Controller struct {
 	// workload of an object only): Kueue manages it when queue is set
 	queue, priorityClass string
 	minCount             int32
+	// kueueOf names the RayJob whose one workload this is a part of; ""
+	// for none
+	kueueOf string
 }
 
 // Key is the controller's "namespace/name".
@@ -149,7 +152,7 @@ func (b *builder) controller(s *schema.Controller) error {
 		return err
 	}
 	c := Controller{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Source: Source{File: s.File, Line: s.Line, Path: s.Object},
-		queue: s.Queue, priorityClass: s.PriorityClass, minCount: s.MinCount,
+		queue: s.Queue, priorityClass: s.PriorityClass, minCount: s.MinCount, kueueOf: s.KueueOf,
 		workload: controllers.Workload{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Template: p,
 			Replicas: s.Replicas, OrdinalStart: s.OrdinalStart, Job: s.Job, Of: s.Of, Role: s.Role, Exclusive: s.Exclusive,
 			After: s.After, Stops: s.Stops}}
@@ -222,7 +225,7 @@ func (sc *Scenario) newManager(rc *controllers.ResourceClaims, kr *kueueRun) *co
 	if kr != nil {
 		// a held job's pods of time 0 are left out: its controller makes
 		// them again under the same names once admitted
-		opts = append(opts, controllers.WithSuspended(kr.holds), controllers.WithWorkloadChange(kr.changed),
+		opts = append(opts, controllers.WithSuspended(kr.holds), controllers.WithWorkloadChange(kr.changed), controllers.WithPodHook(kr.gate),
 			controllers.WithReservedNames(func(key cluster.PodKey) bool { return sc.podNames[key] && !kr.skips(key) }))
 	}
 	return sc.manager(opts...)

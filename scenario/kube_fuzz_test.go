@@ -42,6 +42,14 @@ func FuzzKubeObjects(f *testing.F) {
 		"spec: {podSets: [{name: a, count: 2, minCount: 1, topologyRequest: {required: rack, podIndexLabel: x/i}, template: {spec: {containers: [{name: c}]}}}, " +
 		"{count: 1, topologyRequest: {preferred: block}, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack}}, spec: {containers: [{name: c}]}}}]}\n" +
 		"status: {conditions: [{type: Finished, status: \"False\"}], admission: {clusterQueue: cq}}\n"))
+	// a dump's Workloads with Kueue running: one admitted, one pending
+	f.Add([]byte("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\n---\n" +
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\nspec: {resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 2}]}]}]}\n---\n" +
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq}\nspec: {clusterQueue: cq}\n---\n" +
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: a}\nspec: {queueName: lq, podSets: [{count: 2, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}]}\n" +
+		"status: {conditions: [{type: QuotaReserved, status: \"True\"}], admission: {clusterQueue: cq, podSetAssignments: [{name: main, count: 1, flavors: {cpu: f}}]}}\n---\n" +
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: b}\nspec: {queueName: lq, podSets: [{template: {spec: {containers: [{name: c}]}}}]}\n---\n" +
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"2\"}}\n"))
 	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {generateName: web-}\nspec: {containers: [{name: c}]}\n---\n" +
 		"apiVersion: v1\nkind: Pod\nmetadata: {name: web-0}\nspec: {containers: [{name: c}]}\n---\n" +
 		"apiVersion: batch/v1\nkind: Job\nmetadata: {generateName: pi-}\nspec: {template: {spec: {containers: [{name: c}]}}}\n"))

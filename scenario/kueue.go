@@ -26,6 +26,7 @@ func (b *builder) kueue(f *schema.File) error {
 	merged.Cohorts = append(merged.Cohorts, in.Cohorts...)
 	merged.WorkloadPriorityClasses = append(merged.WorkloadPriorityClasses, in.WorkloadPriorityClasses...)
 	merged.Topologies = append(merged.Topologies, in.Topologies...)
+	merged.Dumped = append(merged.Dumped, in.Dumped...)
 	if in.Configuration != nil {
 		merged.Configuration = in.Configuration
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,6 +77,12 @@ type kueueRun struct {
 	byOwner  map[ownerKey]*kueueUnit
 	podOrder []*kueueUnit
 	log      []kueue.Event // every event of the Admitter, in order
+	// groups are the units of LeaderWorkerSet groups, by groupKey
+	groups map[string]*kueueUnit
+	// dumped are the pods of a dump's Workloads, by key: the unit and
+	// the pod set; admitted are those Workloads' admissions, by unit
+	dumped   map[cluster.PodKey]dumpedPod
+	admitted map[*kueueUnit]kueue.DumpedWorkload
 }
 
 // kueueUnit is a workload of plain pods: its pods, as added, and where
@@ -87,6 +94,10 @@ type kueueUnit struct {
 	// that succeeded: its pods Kueue may reclaim the quota of
 	job       *controllers.Job
 	succeeded int
+	// refs are the workloads of the Manager it holds: ref, or a RayJob's
+	// cluster and submitter Job (submitter)
+	refs      []controllers.WorkloadRef
+	submitter *controllers.WorkloadRef
 	owner     string // the object it was made for: "Job default/a"
 	// what the result tells: its admissions and evictions, Kueue's last
 	// word while pending, and its pods bound since its admission
@@ -100,8 +111,14 @@ type kueueUnit struct {
 	total            int
 	pods             []*heldPod
 	added            bool // given to the Admitter
-	state            unitState
-	created          time.Duration
+	// group is a LeaderWorkerSet group's unit (of the set set): its pods
+	// are the Manager's, gated as it makes them (gate); draining are those
+	// Kueue deleted to evict it, not gone yet
+	group    bool
+	set      *controllers.PodSet
+	draining map[cluster.PodKey]bool
+	state    unitState
+	created  time.Duration
 }
 
 type unitState uint8
@@ -155,6 +172,9 @@ func (sc *Scenario) newKueueRun() (*kueueRun, error) {
 		}
 	}
 	if err := kr.jobUnits(); err != nil {
+		return nil, err
+	}
+	if err := kr.dumpUnits(); err != nil {
 		return nil, err
 	}
 	return kr, nil
@@ -369,6 +389,9 @@ func (kr *kueueRun) observe(e gangsim.Event) bool {
 	default:
 		return false
 	}
+	if u.group {
+		return kr.drained(u, key, e.At)
+	}
 	u.pod(key).ended = true
 	if err := kr.a.AdvanceTo(e.At); err != nil {
 		kr.err = err
@@ -456,7 +479,11 @@ func (kr *kueueRun) step(s *gangsim.Scheduler, m *controllers.Manager, t time.Du
 			err = kr.admit(s, u, e.Admission)
 		case e.Kind == kueue.Evicted && u.ref != nil:
 			u.state = unitEvicting
-			err = m.Suspend(*u.ref)
+			for _, ref := range u.refs {
+				if err = m.Suspend(ref); err != nil {
+					break
+				}
+			}
 		case e.Kind == kueue.Evicted:
 			err = kr.evict(s, u)
 		}
@@ -501,9 +528,19 @@ func (kr *kueueRun) flavor(name string) *kueue.ResourceFlavor {
 	return nil
 }
 
-// evict deletes the unit's pods that have not ended.
+// evict deletes the unit's pods that have not ended. A group's quota is
+// released once they are gone (drained): its controller makes them
+// again, gated, and it queues again.
 func (kr *kueueRun) evict(s *gangsim.Scheduler, u *kueueUnit) error {
 	u.state = unitEvicting
+	if u.group {
+		u.draining = map[cluster.PodKey]bool{}
+		for _, hp := range u.pods {
+			if _, ok := s.Pod(hp.pod.Key()); ok && !hp.ended {
+				u.draining[hp.pod.Key()] = true
+			}
+		}
+	}
 	for _, hp := range u.pods {
 		if hp.ended {
 			continue
@@ -512,20 +549,67 @@ func (kr *kueueRun) evict(s *gangsim.Scheduler, u *kueueUnit) error {
 			return fmt.Errorf("Kueue: evicting pod %s: %w", hp.pod.Key(), err)
 		}
 	}
+	if u.group && u.state == unitEvicting && len(u.draining) == 0 {
+		kr.release(u)
+	}
 	return nil
 }
 
-// Kueue's job integrations: a Job, a JobSet, an MPIJob, a PyTorchJob or a
-// TrainJob naming a queue is held suspended from the start (Kueue's
-// webhook suspends it on creation); its workload is given to the
+// drained notes a group's pod gone: while the group is evicted, the last
+// of the pods Kueue deleted releases its quota. It reports whether the
+// run must pause (quota freed).
+func (kr *kueueRun) drained(u *kueueUnit, key cluster.PodKey, at time.Duration) bool {
+	if hp := u.pod(key); hp != nil {
+		hp.ended = true
+	}
+	if u.state != unitEvicting || !u.draining[key] {
+		return false
+	}
+	delete(u.draining, key)
+	if len(u.draining) > 0 {
+		return false
+	}
+	if err := kr.a.AdvanceTo(max(at, kr.a.Now())); err != nil {
+		kr.err = err
+		return true
+	}
+	kr.release(u)
+	return true
+}
+
+// release tells the Admitter an evicted group's pods are gone.
+func (kr *kueueRun) release(u *kueueUnit) {
+	u.state, u.draining = unitWaiting, nil
+	if err := kr.a.Released(u.w.Key()); err != nil && kr.err == nil {
+		kr.err = err
+	}
+	kr.log = append(kr.log, kr.a.Events()...)
+}
+
+// Kueue's job integrations: a Job, a JobSet, an MPIJob, a PyTorchJob, a
+// TrainJob or a RayCluster naming a queue is held suspended from the
+// start (Kueue's webhook suspends it on creation), and so are a RayJob's
+// cluster and submitter Job, one workload; its workload is given to the
 // Admitter at time 0, in input order; on admission it is unsuspended with
 // the flavor's node labels and tolerations in the template of each pod
 // set; on eviction it is suspended, and its quota released once its
-// controller has no pod left; it finishes when its controller does.
+// controller has no pod left; it finishes when its controller does (a
+// RayJob's submitter; a RayCluster never does).
+//
+// A LeaderWorkerSet has no suspend: each of its groups is a workload
+// given to the Admitter at time 0, and the pods the Manager makes for it
+// are gated (the Manager's pod hook, gate) until the group is admitted;
+// evicted, its pods are deleted, the LeaderWorkerSet makes them again,
+// gated, and its quota is released once the deleted ones are gone.
+//
+// A dump's Workload whose job is not in the inputs (dumpUnits) is a
+// workload of the pods the importer made of it: with its admission it
+// holds its quota from time 0, else it queues then, its pods gated.
 
 // jobGroups are the API groups of the job kinds, for workload names.
 var jobGroups = map[string]string{controllers.KindJob: "batch", controllers.KindJobSet: "jobset.x-k8s.io",
-	controllers.KindMPIJob: "kubeflow.org", controllers.KindPyTorchJob: "kubeflow.org", "TrainJob": "trainer.kubeflow.org"}
+	controllers.KindMPIJob: "kubeflow.org", controllers.KindPyTorchJob: "kubeflow.org", "TrainJob": "trainer.kubeflow.org",
+	controllers.KindRayCluster: "ray.io"}
 
 // jobUnits makes the workload of every job Kueue manages.
 func (kr *kueueRun) jobUnits() error {
@@ -533,9 +617,16 @@ func (kr *kueueRun) jobUnits() error {
 	kr.byRef = map[controllers.WorkloadRef]*kueueUnit{}
 	kr.byOwner = map[ownerKey]*kueueUnit{}
 	ctls := kr.sc.Controllers
+	rayJobs := map[string]*kueueUnit{}
 	for i := range ctls {
 		c := &ctls[i]
 		if c.queue == "" {
+			continue
+		}
+		if c.kueueOf != "" {
+			if err := kr.rayJobPart(c, rayJobs); err != nil {
+				return err
+			}
 			continue
 		}
 		w := kueue.Workload{Namespace: c.Namespace, Name: kueue.WorkloadName(strings.ToLower(c.Kind), jobGroups[c.Kind], c.Name),
@@ -560,11 +651,29 @@ func (kr *kueueRun) jobUnits() error {
 			ps := kr.podSetOf("main", kueueJobPods(&c.workload), &c.workload.Template)
 			ps.MinCount = c.minCount
 			w.PodSets = append(w.PodSets, ps)
+		case c.workload.Set != nil && c.Kind == controllers.KindRayCluster:
+			// a pod set per role (the head, each worker group), of the
+			// members made from its templates
+			set := c.workload.Set
+			for _, mb := range set.Members {
+				role := ""
+				if mb.Template < len(set.Roles) {
+					role = set.Roles[mb.Template]
+				}
+				if j := slices.IndexFunc(w.PodSets, func(ps kueue.PodSet) bool { return ps.Name == role }); j >= 0 {
+					w.PodSets[j].Count++
+					continue
+				}
+				w.PodSets = append(w.PodSets, kr.podSetOf(role, 1, &set.Templates[mb.Template]))
+			}
+		case c.workload.Set != nil && c.Kind == controllers.KindLeaderWorkerSet:
+			kr.groupUnits(c, w)
+			continue
 		default:
 			continue // a kind Kueue's integrations here do not hold
 		}
 		ref := controllers.WorkloadRef{Kind: c.Kind, Name: c.Name, Namespace: c.Namespace}
-		u := &kueueUnit{w: w, ref: &ref, owner: c.Kind + " " + cluster.MakePodKey(c.Namespace, c.Name).Display(), firstAdmitted: -1, allBound: -1,
+		u := &kueueUnit{w: w, ref: &ref, refs: []controllers.WorkloadRef{ref}, owner: c.Kind + " " + cluster.MakePodKey(c.Namespace, c.Name).Display(), firstAdmitted: -1, allBound: -1,
 			job: c.workload.Job}
 		if j := c.workload.Job; j != nil {
 			u.succeeded = j.Succeeded
@@ -580,6 +689,246 @@ func (kr *kueueRun) jobUnits() error {
 		}
 	}
 	return nil
+}
+
+// rayJobPart adds a RayJob's cluster or submitter Job to the RayJob's
+// workload (made with its first part, the cluster): the cluster's pod
+// sets, head and its worker groups, then the submitter's, as Kueue's
+// RayJob integration makes them. Kueue suspends the RayJob, and KubeRay
+// its cluster and Job with it: both are held, and resumed together.
+func (kr *kueueRun) rayJobPart(c *Controller, rayJobs map[string]*kueueUnit) error {
+	key := string(cluster.MakePodKey(c.Namespace, c.kueueOf))
+	u := rayJobs[key]
+	if u == nil {
+		w := kueue.Workload{Namespace: c.Namespace, Name: kueue.WorkloadName("rayjob", "ray.io", c.kueueOf),
+			Queue: c.queue, PriorityClass: c.priorityClass}
+		if w.Namespace == "" {
+			w.Namespace = cluster.DefaultNamespace
+		}
+		prio, err := kr.jobPriority(c)
+		if err != nil {
+			return kr.sc.runError(c.Source, err)
+		}
+		w.Priority = prio
+		u = &kueueUnit{w: w, owner: "RayJob " + cluster.MakePodKey(c.Namespace, c.kueueOf).Display(), firstAdmitted: -1, allBound: -1}
+		rayJobs[key] = u
+		kr.units[w.Key()] = u
+		kr.jobOrder = append(kr.jobOrder, u)
+	}
+	ref := controllers.WorkloadRef{Kind: c.Kind, Name: c.Name, Namespace: c.Namespace}
+	switch {
+	case c.workload.Set != nil:
+		set := c.workload.Set
+		for _, mb := range set.Members {
+			role := set.Roles[mb.Template]
+			if j := slices.IndexFunc(u.w.PodSets, func(ps kueue.PodSet) bool { return ps.Name == role }); j >= 0 {
+				u.w.PodSets[j].Count++
+				continue
+			}
+			u.w.PodSets = append(u.w.PodSets, kr.podSetOf(role, 1, &set.Templates[mb.Template]))
+		}
+	case c.workload.Job != nil:
+		u.w.PodSets = append(u.w.PodSets, kr.podSetOf("submitter", kueueJobPods(&c.workload), &c.workload.Template))
+		u.submitter = &ref
+	}
+	if u.ref == nil {
+		u.ref = &ref
+	}
+	u.refs = append(u.refs, ref)
+	kr.byRef[ref] = u
+	for _, at := range c.pods {
+		kr.skip[kr.sc.Pods[at].Pod.Key()] = true
+	}
+	kr.byOwner[ownerKey{c.Namespace, c.Kind, c.Name}] = u
+	return nil
+}
+
+// groupUnits makes the workload of each group of a LeaderWorkerSet
+// Kueue manages, from the workload w of the set (its queue and
+// priority): <lws>-<group index>, of the pod sets its Roles name
+// (leader and worker, or main), as Kueue's LeaderWorkerSet integration
+// makes them. Its pods of time 0 are left out: the Manager makes them,
+// gated (gate).
+func (kr *kueueRun) groupUnits(c *Controller, w kueue.Workload) {
+	set := c.workload.Set
+	if kr.groups == nil {
+		kr.groups = map[string]*kueueUnit{}
+	}
+	for _, mb := range set.Members {
+		key := groupKey(c.Namespace, c.Name, strconv.Itoa(mb.Group))
+		u := kr.groups[key]
+		if u == nil {
+			gw := w
+			gw.Name = kueue.WorkloadName("leaderworkerset", "leaderworkerset.x-k8s.io", c.Name+"-"+strconv.Itoa(mb.Group))
+			gw.PodSets = nil
+			u = &kueueUnit{w: gw, group: true, set: set, owner: c.Kind + " " + cluster.MakePodKey(c.Namespace, c.Name).Display(), firstAdmitted: -1, allBound: -1}
+			kr.groups[key] = u
+			kr.units[gw.Key()] = u
+			kr.jobOrder = append(kr.jobOrder, u)
+		}
+		role := "main"
+		if mb.Template < len(set.Roles) && set.Roles[mb.Template] != "" {
+			role = set.Roles[mb.Template]
+		}
+		u.total++
+		if j := slices.IndexFunc(u.w.PodSets, func(ps kueue.PodSet) bool { return ps.Name == role }); j >= 0 {
+			u.w.PodSets[j].Count++
+			continue
+		}
+		u.w.PodSets = append(u.w.PodSets, kr.podSetOf(role, 1, &set.Templates[mb.Template]))
+	}
+	for _, at := range c.pods {
+		kr.skip[kr.sc.Pods[at].Pod.Key()] = true
+	}
+}
+
+// dumpedPod is a pod of a dump's Workload: its unit and pod set.
+type dumpedPod struct {
+	u      *kueueUnit
+	podSet int
+}
+
+// dumpUnits makes the unit of each Workload of a dump that stands for
+// its job (kueue.Objects.Dumped): its pod sets are the Workload's, their
+// requests its first pod's; one with an admission holds its quota from
+// the start, one without queues at time 0 (start). Its pods arrive as
+// the timeline adds them (arriveDumped).
+func (kr *kueueRun) dumpUnits() error {
+	kr.dumped = map[cluster.PodKey]dumpedPod{}
+	kr.admitted = map[*kueueUnit]kueue.DumpedWorkload{}
+	byKey := map[cluster.PodKey]*cluster.Pod{}
+	for i := range kr.sc.Pods {
+		byKey[kr.sc.Pods[i].Pod.Key()] = &kr.sc.Pods[i].Pod
+	}
+	for _, d := range kr.objs.Dumped {
+		w := kueue.Workload{Namespace: d.Namespace, Name: d.Name, Queue: d.Queue, PriorityClass: d.PriorityClass}
+		u := &kueueUnit{owner: "Workload " + cluster.MakePodKey(d.Namespace, d.Name).Display(), firstAdmitted: -1, allBound: -1}
+		for _, ps := range d.PodSets {
+			if len(ps.Pods) == 0 {
+				continue
+			}
+			first := byKey[ps.Pods[0]]
+			if first == nil {
+				return fmt.Errorf("%s: pod set %s: its pod %s is not among the pods", d.Source, ps.Name, ps.Pods[0])
+			}
+			if len(w.PodSets) == 0 {
+				switch prio, err := kr.priority(first); {
+				case d.Priority != nil:
+					w.Priority = *d.Priority
+				case err != nil:
+					return fmt.Errorf("%s: %w", d.Source, err)
+				default:
+					w.Priority = prio
+				}
+			}
+			for _, key := range ps.Pods {
+				kr.dumped[key] = dumpedPod{u, len(w.PodSets)}
+			}
+			u.total += len(ps.Pods)
+			w.PodSets = append(w.PodSets, kr.podSetOf(ps.Name, int32(len(ps.Pods)), first))
+		}
+		if len(w.PodSets) == 0 {
+			continue
+		}
+		u.w = w
+		if kr.units[w.Key()] != nil {
+			return fmt.Errorf("%s: a second Workload %s", d.Source, w.Key())
+		}
+		kr.units[w.Key()] = u
+		kr.jobOrder = append(kr.jobOrder, u)
+		if d.Admission != nil {
+			kr.admitted[u] = d
+		}
+	}
+	return nil
+}
+
+// arriveDumped adds a pod of a dump's Workload: gated while its Workload
+// waits, with its flavor once admitted.
+func (kr *kueueRun) arriveDumped(s *gangsim.Scheduler, pod cluster.Pod, d time.Duration) error {
+	dp := kr.dumped[pod.Key()]
+	u := dp.u
+	if u.state == unitAdmitted {
+		kr.patch(u.admission, u.w.PodSets[dp.podSet].Name, &pod)
+	} else if !slices.Contains(pod.SchedulingGates, kueueGate) {
+		pod.SchedulingGates = append(slices.Clip(pod.SchedulingGates), kueueGate)
+	}
+	if err := s.AddPod(pod, d); err != nil {
+		return err
+	}
+	u.pods = append(u.pods, &heldPod{pod: pod, duration: d, podSet: dp.podSet})
+	kr.byPod[pod.Key()] = u
+	return nil
+}
+
+// dumps reports whether a pod of the timeline is a dumped Workload's.
+func (kr *kueueRun) dumps(key cluster.PodKey) bool {
+	if kr == nil {
+		return false
+	}
+	_, ok := kr.dumped[key]
+	return ok
+}
+
+// groupKey names a LeaderWorkerSet's group: its namespace, set and index.
+func groupKey(ns, lws, index string) string {
+	if ns == "" {
+		ns = cluster.DefaultNamespace
+	}
+	return ns + "/" + lws + "/" + index
+}
+
+// The labels by which a LeaderWorkerSet's pod names its group.
+const (
+	lwsNameLabel  = "leaderworkerset.sigs.k8s.io/name"
+	lwsGroupLabel = "leaderworkerset.sigs.k8s.io/group-index"
+)
+
+// gate is the Manager's hook (WithPodHook): a pod of a LeaderWorkerSet
+// group Kueue manages gets the labels of its pod group (its workload's
+// name, the group's size), as Kueue's integration gives them, and Kueue's
+// gate; once the group is admitted, its flavor instead, as Kueue ungates
+// the pods of an admitted group as they come. It joins its unit.
+func (kr *kueueRun) gate(p *cluster.Pod) error {
+	if kr.groups == nil || p.Labels[lwsGroupLabel] == "" {
+		return nil
+	}
+	u := kr.groups[groupKey(p.Namespace, p.Labels[lwsNameLabel], p.Labels[lwsGroupLabel])]
+	if u == nil {
+		return nil
+	}
+	labels := maps.Clone(p.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[kueueGroupLabel] = u.w.Name
+	labels[kueueTotalCount] = strconv.Itoa(u.total)
+	p.Labels = labels
+	role := u.roleOf(p)
+	if u.state == unitAdmitted {
+		kr.patch(u.admission, role, p)
+	} else {
+		p.SchedulingGates = append(slices.Clip(p.SchedulingGates), kueueGate)
+	}
+	ps := slices.IndexFunc(u.w.PodSets, func(s kueue.PodSet) bool { return s.Name == role })
+	if hp := u.pod(p.Key()); hp != nil {
+		hp.pod, hp.podSet, hp.ended = *p, ps, false
+	} else {
+		u.pods = append(u.pods, &heldPod{pod: *p, podSet: ps})
+	}
+	kr.byPod[p.Key()] = u
+	return nil
+}
+
+// roleOf is the pod set of a group's pod: its template's role, found by
+// its name in its set.
+func (u *kueueUnit) roleOf(p *cluster.Pod) string {
+	if i := u.set.MemberIndex(p.Name); i >= 0 {
+		if t := u.set.Members[i].Template; t < len(u.set.Roles) && u.set.Roles[t] != "" {
+			return u.set.Roles[t]
+		}
+	}
+	return u.w.PodSets[0].Name
 }
 
 // jobPods is how many pods a job (or a parent's child) runs at once, as
@@ -653,8 +1002,22 @@ func (kr *kueueRun) start(s *gangsim.Scheduler, m *controllers.Manager) error {
 	kr.s, kr.m = s, m
 	for _, u := range kr.jobOrder {
 		u.added = true
-		if err := kr.a.Add(&u.w); err != nil {
-			return err
+		d, admitted := kr.admitted[u]
+		if !admitted {
+			if err := kr.a.Add(&u.w); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := kr.a.AddAdmitted(&u.w, *d.Admission); err != nil {
+			return fmt.Errorf("%s: status.admission: %w", d.Source, err)
+		}
+		for _, e := range kr.a.Events() {
+			kr.log = append(kr.log, e)
+			if e.Kind == kueue.QuotaReserved && e.Workload == u.w.Key() {
+				u.note(e)
+				u.state = unitAdmitted
+			}
 		}
 	}
 	kr.log = append(kr.log, kr.a.Events()...)
@@ -674,11 +1037,19 @@ func (kr *kueueRun) changed(ref controllers.WorkloadRef) {
 		return
 	}
 	key := u.w.Key()
-	switch done, _ := kr.m.Finished(ref); {
+	// a RayJob is done when its submitter Job is (its cluster never is)
+	ended, active := *u.ref, 0
+	if u.submitter != nil {
+		ended = *u.submitter
+	}
+	for _, r := range u.refs {
+		active += kr.m.Active(r)
+	}
+	switch done, _ := kr.m.Finished(ended); {
 	case done && u.state != unitDone:
 		u.state = unitDone
 		kr.err = kr.a.Finish(key)
-	case u.state == unitEvicting && kr.m.Active(ref) == 0:
+	case u.state == unitEvicting && active == 0:
 		u.state = unitWaiting
 		kr.err = kr.a.Released(key)
 	}
@@ -688,26 +1059,8 @@ func (kr *kueueRun) changed(ref controllers.WorkloadRef) {
 // admitJob unsuspends a job with the flavors of its pod sets.
 func (kr *kueueRun) admitJob(u *kueueUnit, ad *kueue.Admission) error {
 	u.state = unitAdmitted
-	patch := func(role string, p *cluster.Pod) {
-		ps := role
-		if ps == "" {
-			ps = "main"
-		}
-		f := kr.flavor(ad.Flavor(ps))
-		if f == nil {
-			return
-		}
-		sel := maps.Clone(p.NodeSelector)
-		if sel == nil {
-			sel = map[string]string{}
-		}
-		maps.Copy(sel, f.NodeLabels)
-		p.NodeSelector = sel
-		p.Tolerations = slices.Clip(p.Tolerations)
-		for _, t := range f.Tolerations {
-			p.Tolerations = append(p.Tolerations, t.Toleration)
-		}
-	}
+	patch := func(role string, p *cluster.Pod) { kr.patch(ad, role, p) }
+	submitter := func(_ string, p *cluster.Pod) { kr.patch(ad, "submitter", p) }
 	if w := &u.w; len(w.PodSets) == 1 && w.PodSets[0].MinCount > 0 {
 		// a Job that may be admitted partially: Kueue writes the count it
 		// admitted into its parallelism (and restores it before the next
@@ -716,8 +1069,14 @@ func (kr *kueueRun) admitJob(u *kueueUnit, ad *kueue.Admission) error {
 			return err
 		}
 	}
-	if err := kr.m.Unsuspend(*u.ref, patch); err != nil {
-		return err
+	for _, ref := range u.refs {
+		pt := patch
+		if u.submitter != nil && ref == *u.submitter {
+			pt = submitter
+		}
+		if err := kr.m.Unsuspend(ref, pt); err != nil {
+			return err
+		}
 	}
 	kr.reclaim(u)
 	return kr.err
@@ -740,6 +1099,29 @@ func (kr *kueueRun) reclaim(u *kueueUnit) bool {
 		kr.err = err
 	}
 	return true
+}
+
+// patch writes the flavor admitted to a pod set (role; "" for main)
+// into a pod: its node labels into the node selector, its tolerations.
+func (kr *kueueRun) patch(ad *kueue.Admission, role string, p *cluster.Pod) {
+	ps := role
+	if ps == "" {
+		ps = "main"
+	}
+	f := kr.flavor(ad.Flavor(ps))
+	if f == nil {
+		return
+	}
+	sel := maps.Clone(p.NodeSelector)
+	if sel == nil {
+		sel = map[string]string{}
+	}
+	maps.Copy(sel, f.NodeLabels)
+	p.NodeSelector = sel
+	p.Tolerations = slices.Clip(p.Tolerations)
+	for _, t := range f.Tolerations {
+		p.Tolerations = append(p.Tolerations, t.Toleration)
+	}
 }
 
 // note keeps what the result tells of a unit's event.

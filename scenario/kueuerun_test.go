@@ -230,3 +230,327 @@ func TestKueueReclaimsAFinishingJobsQuota(t *testing.T) {
 	require.Equal(t, "1m1s", kueueWorkload(t, res, "Job b").WaitForQuota)
 	require.Equal(t, "Complete", res.Jobs[0].Status)
 }
+
+// kueueRay is a RayCluster of the queue lq: a head of 1 cpu and a worker
+// group w of the replicas given, of 1 cpu each.
+func kueueRay(name string, replicas int) string {
+	return fmt.Sprintf(`---
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata:
+  name: %s
+  labels: {kueue.x-k8s.io/queue-name: lq}
+spec:
+  headGroupSpec:
+    rayStartParams: {}
+    template: {spec: {containers: [{name: h, image: x, resources: {requests: {cpu: "1"}}}]}}
+  workerGroupSpecs:
+  - groupName: w
+    replicas: %d
+    rayStartParams: {}
+    template: {spec: {containers: [{name: w, image: x, resources: {requests: {cpu: "1"}}}]}}
+`, name, replicas)
+}
+
+// A RayCluster naming a queue is held suspended until Kueue admits it: its
+// workload has the pod sets head (1) and w (its replicas). In a queue of 4
+// cpu, a (1 + 2 = 3 cpu) is admitted at once and its 3 pods run; b (1 + 1
+// = 2 cpu) needs 5 > 4 and waits (a RayCluster never finishes), making no
+// pod.
+func TestKueueHoldsARayCluster(t *testing.T) {
+	res := runKueue(t, kueueQueues("4", "")+kubeNodes(3, 3)+kueueRay("a", 2)+kueueRay("b", 1))
+	a, b := kueueWorkload(t, res, "RayCluster a"), kueueWorkload(t, res, "RayCluster b")
+	require.True(t, *a.Admitted)
+	require.Equal(t, []WorkloadPodSetResult{{Name: "head", Count: 1, Flavors: map[string]string{"cpu": "default"}},
+		{Name: "w", Count: 2, Flavors: map[string]string{"cpu": "default"}}}, a.PodSets)
+	require.Equal(t, "0s", a.WaitForNodes)
+	require.False(t, *b.Admitted)
+	require.Equal(t, []WorkloadPodSetResult{{Name: "head", Count: 1}, {Name: "w", Count: 1}}, b.PodSets)
+	require.Contains(t, b.Message, "insufficient unused quota for cpu in flavor default, 1 more needed")
+	var bound []string
+	for _, p := range res.Pods {
+		if p.Node != "" {
+			bound = append(bound, p.Name)
+		}
+	}
+	require.Equal(t, []string{"a-head-0", "a-w-worker-0", "a-w-worker-1"}, bound)
+}
+
+// kueueLWS is a LeaderWorkerSet of the queue lq: replicas groups of size
+// pods of 1 cpu, with a leader template when leader.
+func kueueLWS(name string, replicas, size int, leader bool) string {
+	tmpl := `{spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}`
+	lead := ""
+	if leader {
+		lead = "    leaderTemplate: " + tmpl + "\n"
+	}
+	return fmt.Sprintf(`---
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: %s
+  labels: {kueue.x-k8s.io/queue-name: lq}
+spec:
+  replicas: %d
+  leaderWorkerTemplate:
+    size: %d
+%s    workerTemplate: %s
+`, name, replicas, size, lead, tmpl)
+}
+
+// Kueue admits each group of a LeaderWorkerSet as a workload of its own,
+// <lws>-<index>, of the pod sets leader (1) and worker (size - 1): in a
+// queue of 4 cpu, groups 0 and 1 (2 cpu each) are admitted, group 2 waits
+// (6 > 4), its pods made by the LeaderWorkerSet's controller held behind
+// Kueue's gate, with the labels of their pod group.
+func TestKueueAdmitsLeaderWorkerSetGroups(t *testing.T) {
+	res := runKueue(t, kueueQueues("4", "")+kubeNodes(3, 3)+kueueLWS("a", 3, 2, true))
+	var names []string
+	var admitted []bool
+	for _, w := range res.Workloads {
+		if w.Kind == "Workload" {
+			names, admitted = append(names, w.Name), append(admitted, *w.Admitted)
+		}
+	}
+	require.Equal(t, []string{"leaderworkerset-a-0-b6553", "leaderworkerset-a-1-4caba", "leaderworkerset-a-2-25f97"}, names)
+	require.Equal(t, []bool{true, true, false}, admitted)
+	g0 := res.Workloads[slicesIndex(res.Workloads, names[0])]
+	require.Equal(t, []WorkloadPodSetResult{{Name: "leader", Count: 1, Flavors: map[string]string{"cpu": "default"}},
+		{Name: "worker", Count: 1, Flavors: map[string]string{"cpu": "default"}}}, g0.PodSets)
+	nodes := map[string]string{}
+	for _, p := range res.Pods {
+		nodes[p.Name] = p.Node
+	}
+	require.Equal(t, map[string]string{"a-0": nodes["a-0"], "a-0-1": nodes["a-0-1"], "a-1": nodes["a-1"], "a-1-1": nodes["a-1-1"], "a-2": "", "a-2-1": ""}, nodes)
+	for _, n := range []string{"a-0", "a-0-1", "a-1", "a-1-1"} {
+		require.NotEmpty(t, nodes[n], n)
+	}
+}
+
+// Without a leader template a group is one pod set main of size pods.
+func TestKueueLeaderWorkerSetWithoutLeaderTemplate(t *testing.T) {
+	res := runKueue(t, kueueQueues("4", "")+kubeNodes(2, 2)+kueueLWS("b", 1, 3, false))
+	w := kueueWorkload(t, res, "LeaderWorkerSet b")
+	require.Equal(t, []WorkloadPodSetResult{{Name: "main", Count: 3, Flavors: map[string]string{"cpu": "default"}}}, w.PodSets)
+	require.Equal(t, 3, res.Stats.Scheduled)
+}
+
+func slicesIndex(ws []WorkloadResult, name string) int {
+	for i, w := range ws {
+		if w.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// withinClusterQueue LowerPriority: a LeaderWorkerSet of two groups of 2
+// pods (1 cpu each) fills the queue's 4 cpu from 0s; at 10s a pod of
+// priority 1000 asks for 2 cpu and preempts one group: Kueue deletes its
+// pods, the LeaderWorkerSet's controller makes them again behind Kueue's
+// gate, and the group's quota is released once its pods are gone; it is
+// admitted again after the pod's minute, and its pods bound again.
+func TestKueuePreemptsALeaderWorkerSetGroup(t *testing.T) {
+	dir := t.TempDir()
+	objects := kueueQueues("4", "  preemption: {withinClusterQueue: LowerPriority}\n") + kubeNodes(3, 3) + kueueLWS("a", 2, 2, false)
+	pods := `priorityClasses: [{name: high, value: 1000}]
+pods:
+- {name: high, at: 10s, duration: 1m, priorityClassName: high, requests: {cpu: "2"}, labels: {kueue.x-k8s.io/queue-name: lq}}
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "objects.yaml"), []byte(objects), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.yaml"), []byte(pods), 0o644))
+	sc, err := LoadFiles([]string{filepath.Join(dir, "objects.yaml"), filepath.Join(dir, "pods.yaml")})
+	require.NoError(t, err)
+	res, err := sc.Run()
+	require.NoError(t, err)
+	var got []string
+	for _, e := range res.KueueEvents {
+		if e.Workload == "leaderworkerset-a-1-4caba" {
+			got = append(got, e.At+" "+e.Kind)
+		}
+	}
+	// the second group, admitted last (1 ms of cycle later), is preempted
+	require.Equal(t, []string{"1ms QuotaReserved", "10s Evicted", "10s QuotaReleased", "10s Requeued", "10.003s Pending", "1m11.002s QuotaReserved"}, got)
+	require.Zero(t, res.Workloads[slicesIndex(res.Workloads, "leaderworkerset-a-0-b6553")].Evictions)
+	require.Equal(t, 1, res.Workloads[slicesIndex(res.Workloads, "leaderworkerset-a-1-4caba")].Evictions)
+	for _, p := range res.Pods {
+		require.NotEmpty(t, p.Node, "%s is bound again once its group is admitted", p.Name)
+	}
+	require.Equal(t, "1m11.003s", res.Stats.SimulatedTime)
+}
+
+// kueueDumped is a Workload of a dump in the queue lq: one pod set main
+// of count pods of 1 cpu running d; admitted with the flavor default of
+// ClusterQueue cq when admitted.
+func kueueDumped(name string, count int, d string, admitted bool) string {
+	status := ""
+	if admitted {
+		status = "status:\n  conditions: [{type: QuotaReserved, status: \"True\"}, {type: Admitted, status: \"True\"}]\n" +
+			"  admission:\n    clusterQueue: cq\n    podSetAssignments: [{name: main, flavors: {cpu: default}, count: " + fmt.Sprint(count) + "}]\n"
+	}
+	return fmt.Sprintf(`---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: %s, namespace: default}
+spec:
+  queueName: lq
+  podSets:
+  - name: main
+    count: %d
+    template:
+      metadata: {annotations: {gangsim.io/duration: %s}}
+      spec:
+        containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+%s`, name, count, d, status)
+}
+
+// The Workloads of a dump, with Kueue running: w1, admitted (3 of the
+// queue's 4 cpu), holds its quota from time 0 and its pods run at once;
+// w2 (2 cpu) is pending: it queues at time 0 and waits (5 > 4), its pods
+// behind Kueue's gate, until w1's pods finish at 10m; the requeue batch a
+// second later admits it, and its pods run 5 minutes, to 15m1s.
+func TestKueueRunsADumpsWorkloads(t *testing.T) {
+	res := runKueue(t, kueueQueues("4", "")+kubeNodes(3, 3)+kueueDumped("w1", 3, "10m", true)+kueueDumped("w2", 2, "5m", false))
+	w1, w2 := kueueWorkload(t, res, "Workload w1"), kueueWorkload(t, res, "Workload w2")
+	require.Equal(t, "w1", w1.Name)
+	require.Equal(t, "0s", w1.WaitForQuota)
+	require.Equal(t, "Finished", w1.Status)
+	require.Equal(t, "10m1s", w2.WaitForQuota)
+	require.Equal(t, "Finished", w2.Status)
+	require.Equal(t, []WorkloadPodSetResult{{Name: "main", Count: 2, Flavors: map[string]string{"cpu": "default"}}}, w2.PodSets)
+	require.Equal(t, "15m1s", res.Stats.SimulatedTime)
+	var kinds []string
+	for _, e := range res.KueueEvents {
+		if e.Workload == "w1" {
+			kinds = append(kinds, e.At+" "+e.Kind)
+		}
+	}
+	require.Equal(t, []string{"0s QuotaReserved", "10m0s Finished"}, kinds)
+
+	sc, err := Parse("objects.yaml", []byte(kueueQueues("4", "")+kueueDumped("w1", 3, "10m", true)+kueueDumped("w2", 2, "5m", false)))
+	require.NoError(t, err)
+	var warned []string
+	for _, w := range sc.Warnings {
+		if w.Kind == "Workload" {
+			warned = append(warned, w.Field)
+		}
+	}
+	require.Equal(t, []string{"spec.queueName", "status.admission"}, warned, "what Kueue does with each, and nothing said unmodelled")
+}
+
+// A dump's admitted Workload whose admission Kueue could not have made is
+// an error naming the Workload and the field, or what is wrong with it.
+func TestKueueDumpedAdmissionErrors(t *testing.T) {
+	admitted := kueueDumped("w", 1, "1m", true)
+	for _, tt := range []struct{ name, text, want string }{
+		{"no ClusterQueue", strings.Replace(admitted, "clusterQueue: cq", "clusterQueue: \"\"", 1), "Workload default/w: status.admission.clusterQueue: Required value"},
+		{"unknown pod set", strings.Replace(admitted, "{name: main, flavors", "{name: other, flavors", 1), `status.admission.podSetAssignments[0].name: "other" names no pod set of spec.podSets`},
+		{"negative count", strings.Replace(admitted, "count: 1}", "count: -1}", 1), "status.admission.podSetAssignments[0].count: Invalid value: -1"},
+		{"unknown ClusterQueue", strings.Replace(admitted, "clusterQueue: cq", "clusterQueue: other", 1), `objects.yaml: Workload default/w: status.admission: workload default/w: admitted by ClusterQueue "other", which does not exist`},
+		{"flavor not of its queue", strings.Replace(admitted, "{cpu: default}", "{cpu: spot}", 1), `flavor "spot" of cpu is not a flavor of ClusterQueue cq`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sc, err := Parse("objects.yaml", []byte(kueueQueues("4", "")+kubeNodes(1, 1)+tt.text))
+			if err == nil {
+				_, err = sc.Run()
+			}
+			require.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+// kueueRayJob is a RayJob of the queue lq: a head and a worker group w of
+// one worker, and a submitter running d, each of 1 cpu.
+func kueueRayJob(name, d string) string {
+	tmpl := `{spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}`
+	return fmt.Sprintf(`---
+apiVersion: ray.io/v1
+kind: RayJob
+metadata:
+  name: %s
+  labels: {kueue.x-k8s.io/queue-name: lq}
+spec:
+  shutdownAfterJobFinishes: true
+  submitterPodTemplate: {metadata: {annotations: {gangsim.io/duration: %s}}, spec: {restartPolicy: Never, containers: [{name: s, image: x, resources: {requests: {cpu: "1"}}}]}}
+  rayClusterSpec:
+    headGroupSpec: {rayStartParams: {}, template: %s}
+    workerGroupSpecs: [{groupName: w, replicas: 1, rayStartParams: {}, template: %s}]
+`, name, d, tmpl, tmpl)
+}
+
+// A RayJob naming a queue is one workload, rayjob-<name>-<hash>: the pod
+// sets head, w (its cluster's) and submitter (its Job's). Kueue holds the
+// cluster and the submitter Job suspended until it admits the RayJob: in
+// a queue of 3 cpu, a (3 cpu) runs from 0s, its submitter made once its
+// cluster's pods are bound and running 5 minutes; b waits (6 > 3) until a
+// finishes at 5m, when its submitter Job completes (and stops its
+// cluster); the requeue batch a second later admits b, whose submitter
+// completes 5 minutes on, at 10m1s.
+func TestKueueHoldsARayJob(t *testing.T) {
+	res := runKueue(t, kueueQueues("3", "")+kubeNodes(3, 3)+kueueRayJob("a", "5m")+kueueRayJob("b", "5m"))
+	var got []string
+	for _, e := range res.KueueEvents {
+		got = append(got, e.At+" "+e.Workload+" "+e.Kind)
+	}
+	require.Equal(t, []string{"0s rayjob-a-8963b QuotaReserved", "1ms rayjob-b-cc134 Pending", "5m0s rayjob-a-8963b Finished",
+		"5m1s rayjob-b-cc134 QuotaReserved", "10m1s rayjob-b-cc134 Finished"}, got)
+	b := kueueWorkload(t, res, "RayJob b")
+	require.Equal(t, []WorkloadPodSetResult{{Name: "head", Count: 1, Flavors: map[string]string{"cpu": "default"}},
+		{Name: "w", Count: 1, Flavors: map[string]string{"cpu": "default"}}, {Name: "submitter", Count: 1, Flavors: map[string]string{"cpu": "default"}}}, b.PodSets)
+	require.Equal(t, "5m1s", b.WaitForQuota)
+	require.Equal(t, "10m1s", res.Stats.SimulatedTime)
+}
+
+// A dump shows a RayCluster or RayJob Kueue holds with spec.suspend:
+// true; with Kueue running it is Kueue's as any, admitted and resumed.
+func TestKueueResumesASuspendedRayClusterOfADump(t *testing.T) {
+	rc := strings.Replace(kueueRay("a", 1), "spec:\n  headGroupSpec", "spec:\n  suspend: true\n  headGroupSpec", 1)
+	rj := strings.Replace(kueueRayJob("j", "1m"), "spec:\n  shutdownAfterJobFinishes", "spec:\n  suspend: true\n  shutdownAfterJobFinishes", 1)
+	res := runKueue(t, kueueQueues("5", "")+kubeNodes(3, 3)+rc+rj)
+	require.True(t, *kueueWorkload(t, res, "RayCluster a").Admitted)
+	require.Equal(t, "Finished", kueueWorkload(t, res, "RayJob j").Status)
+	bound := 0
+	for _, p := range res.Pods {
+		if strings.HasPrefix(p.Name, "a-") && p.Node != "" {
+			bound++
+		}
+	}
+	require.Equal(t, 2, bound)
+}
+
+// withinClusterQueue LowerPriority: a RayJob (3 of the queue's 3 cpu,
+// submitter running 10 minutes) is preempted at 10s by a pod of priority
+// 1000: Kueue suspends it, its cluster's pods and its submitter's are
+// deleted, its quota released once they are all gone; the pod runs a
+// minute, and the RayJob, admitted again, makes its cluster and its
+// submitter again, which runs its 10 minutes.
+func TestKueuePreemptsARayJob(t *testing.T) {
+	dir := t.TempDir()
+	objects := kueueQueues("3", "  preemption: {withinClusterQueue: LowerPriority}\n") + kubeNodes(3, 3) + kueueRayJob("low", "10m")
+	pods := `priorityClasses: [{name: high, value: 1000}]
+pods:
+- {name: high, at: 10s, duration: 1m, priorityClassName: high, requests: {cpu: "1"}, labels: {kueue.x-k8s.io/queue-name: lq}}
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "objects.yaml"), []byte(objects), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.yaml"), []byte(pods), 0o644))
+	sc, err := LoadFiles([]string{filepath.Join(dir, "objects.yaml"), filepath.Join(dir, "pods.yaml")})
+	require.NoError(t, err)
+	res, err := sc.Run()
+	require.NoError(t, err)
+	var got []string
+	for _, e := range res.KueueEvents {
+		if e.Workload == "rayjob-low-cf51e" {
+			got = append(got, e.At+" "+e.Kind)
+		}
+	}
+	require.Equal(t, []string{"0s QuotaReserved", "10s Evicted", "10s QuotaReleased", "10s Requeued", "10.003s Pending",
+		"1m11.002s QuotaReserved", "11m11.002s Finished"}, got)
+	nodes := map[string]string{}
+	for _, p := range res.Pods {
+		nodes[p.Name] = p.Node
+	}
+	require.NotEmpty(t, nodes["low-1"], "the submitter made again")
+	require.Contains(t, nodes, "low-0-head-1", "the cluster made again")
+	require.Equal(t, "Complete", res.Jobs[0].Status)
+	require.Zero(t, res.Jobs[0].Failed, "the suspended submitter's deleted pod is no failure")
+}

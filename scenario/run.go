@@ -171,8 +171,11 @@ func (sc *Scenario) apply(s *gangsim.Scheduler, a action, rc *controllers.Resour
 			return nil // a pod of a job Kueue holds: its controller makes it again once admitted
 		}
 		add := s.AddPod
-		if kr.manages(&pod) {
+		switch {
+		case kr.manages(&pod):
 			add = func(pod cluster.Pod, d time.Duration) error { return kr.arrive(s, pod, d) }
+		case kr.dumps(pod.Key()):
+			add = func(pod cluster.Pod, d time.Duration) error { return kr.arriveDumped(s, pod, d) }
 		}
 		if err := add(pod, p.Duration); err != nil && !errors.Is(err, gangsim.ErrRejected) {
 			return sc.runError(p.Source, &atError{At: a.at, Err: err})

@@ -169,8 +169,8 @@ type Scenario struct {
 	// Kueue are the Kueue objects of the inputs (ResourceFlavors,
 	// ClusterQueues, LocalQueues, Cohorts, WorkloadPriorityClasses,
 	// Topologies, its Configuration), read and checked as Kueue's
-	// webhooks check them; nil when there are none. Nothing runs them
-	// yet: the pods of Kueue's workloads are scheduled as if admitted.
+	// webhooks check them, and a dump's Workloads; nil when there are
+	// none. Kueue runs beside the scheduler when there are (kueuerun.go).
 	Kueue *kueue.Objects
 
 	// groupSources say where each node group came from, for run-time

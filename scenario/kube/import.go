@@ -18,9 +18,12 @@ type kubeImport struct {
 	// kueueOn: the inputs hold Kueue objects, so Kueue runs (its keys on
 	// pods and jobs are read, not warned about)
 	kueueOn bool
-	tally   *schema.Tally // the pods and nodes of the inputs so far
-	ws      Warnings
-	plugins fw.Registry // the plugins a configuration may name
+	// kueueRuns: some input holds a Kueue object, wherever it is (a
+	// dumped Workload's queue and admission are read then)
+	kueueRuns bool
+	tally     *schema.Tally // the pods and nodes of the inputs so far
+	ws        Warnings
+	plugins   fw.Registry // the plugins a configuration may name
 	// skipUnknown leaves plugins no registry has out of a configuration,
 	// with a warning, instead of failing (SkipUnknownPlugins)
 	skipUnknown bool
@@ -136,6 +139,13 @@ func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally, opt
 		}
 	}
 	k.index(ins)
+	for _, d := range k.objs {
+		switch d.v.(type) {
+		case *kueueFlavorObject, *kueueClusterQueueObject, *kueueLocalQueueObject, *kueueCohortObject,
+			*kueuePriorityClassObject, *kueueTopologyObject, *kueueConfigObject:
+			k.kueueRuns = true
+		}
+	}
 	var made []madePods // the pods each object made, for the gang formats
 	for _, d := range k.objs {
 		from, ctls := len(d.in.File.Pods), len(d.in.File.Controllers)

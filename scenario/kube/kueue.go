@@ -327,7 +327,8 @@ const (
 
 // kueueJobKinds are the kinds whose object Kueue's job integrations
 // manage when it names a queue: Kueue suspends it until it admits it.
-var kueueJobKinds = map[string]bool{"Job": true, "JobSet": true, "MPIJob": true, "PyTorchJob": true, "TrainJob": true}
+var kueueJobKinds = map[string]bool{"Job": true, "JobSet": true, "MPIJob": true, "PyTorchJob": true, "TrainJob": true, "RayCluster": true,
+	"LeaderWorkerSet": true, "RayJob": true}
 
 // kueueQueue gives the top workload an object made its Kueue labels: the
 // queue, the WorkloadPriorityClass, and a Job's min-parallelism, checked
@@ -338,6 +339,16 @@ func kueueQueue(d kubeDecoded, made []schema.Controller) error {
 	}
 	meta := metadataOf(d.v)
 	if meta == nil || meta.Labels[kueueQueueName] == "" {
+		return nil
+	}
+	if rj, ok := d.v.(*kubeRayJob); ok {
+		if len(rj.Spec.ClusterSelector) > 0 {
+			return nil // Kueue does not manage a RayJob of an existing cluster
+		}
+		// the cluster and the submitter Job are one workload, the RayJob's
+		for i := range made {
+			made[i].Queue, made[i].PriorityClass, made[i].KueueOf = meta.Labels[kueueQueueName], meta.Labels[kueuePriorityClass], d.o.name
+		}
 		return nil
 	}
 	for i := range made {

@@ -2,9 +2,11 @@ package kube
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/kueue"
 	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
@@ -19,9 +21,12 @@ import (
 // pod set makes count pods named <workload>-<podset>-<index>, and its
 // topology request is read as Kueue's pod-set topology annotations on a
 // job's template are (kueue.go): a required level makes the pod set a gang
-// in one domain of that node label. Kueue's admission is not modelled: the
-// pods are made as if Kueue had admitted every pod set whole. A finished
-// or inactive Workload makes none.
+// in one domain of that node label. Without Kueue in the inputs, the pods
+// are made as if Kueue had admitted every pod set whole. With it, a
+// Workload naming a queue is Kueue's (kueue.Objects.Dumped): one with a
+// quota reservation (status.admission, QuotaReserved true) holds it from
+// the start, one without queues at time 0, its pods gated until admitted
+// (the scenario's Kueue run). A finished or inactive Workload makes none.
 
 // kueueGroup is Kueue's API group.
 const kueueGroup = "kueue.x-k8s.io"
@@ -46,7 +51,16 @@ type kueueWorkload struct {
 	} `yaml:"spec"`
 	Status struct {
 		openFields
-		Admission  *struct{ openFields } `yaml:"admission"`
+		Admission *struct {
+			openFields
+			ClusterQueue      string `yaml:"clusterQueue"`
+			PodSetAssignments []struct {
+				openFields
+				Name    string            `yaml:"name"`
+				Flavors map[string]string `yaml:"flavors"`
+				Count   *int32            `yaml:"count"`
+			} `yaml:"podSetAssignments"`
+		} `yaml:"admission"`
 		Conditions []struct {
 			openFields
 			Type   string `yaml:"type"`
@@ -111,6 +125,26 @@ func (k *kubeImport) kueueWorkload(o *Object, v *kueueWorkload, f *schema.File) 
 	}
 	owner := &cluster.Owner{Kind: o.kind, Name: o.name}
 	made := 0
+	run := k.kueueRuns && v.Spec.QueueName != ""
+	var dumped *kueue.DumpedWorkload
+	if run {
+		dumped = &kueue.DumpedWorkload{Namespace: o.namespace, Name: o.name, Queue: v.Spec.QueueName, Priority: v.Spec.Priority,
+			Source: first}
+		if dumped.Namespace == "" {
+			dumped.Namespace = cluster.DefaultNamespace
+		}
+		if r := v.Spec.PriorityClassRef; r != nil && r.Kind == "WorkloadPriorityClass" {
+			dumped.PriorityClass = r.Name
+		}
+		if v.Spec.PriorityClassSrc == "kueue.x-k8s.io/workloadpriorityclass" {
+			dumped.PriorityClass = v.Spec.PriorityClassName
+		}
+		ad, err := kueueAdmission(o, v)
+		if err != nil {
+			return err
+		}
+		dumped.Admission = ad
+	}
 	for i := range v.Spec.PodSets {
 		ps := &v.Spec.PodSets[i]
 		field := fmt.Sprintf("spec.podSets[%d]", i)
@@ -134,6 +168,9 @@ func (k *kubeImport) kueueWorkload(o *Object, v *kueueWorkload, f *schema.File) 
 		if err := k.room(o, field+".count", count); err != nil {
 			return err
 		}
+		if dumped != nil {
+			dumped.PodSets = append(dumped.PodSets, kueue.DumpedPodSet{Name: name, Count: int32(count)})
+		}
 		for j := range count {
 			var own map[string]string
 			if r := ps.TopologyRequest; r != nil && r.PodIndexLabel != nil && *r.PodIndexLabel != "" {
@@ -144,8 +181,24 @@ func (k *kubeImport) kueueWorkload(o *Object, v *kueueWorkload, f *schema.File) 
 			if len(f.Pods) > before {
 				v.sets = append(v.sets, i)
 				made++
+				if dumped != nil {
+					ps := &dumped.PodSets[len(dumped.PodSets)-1]
+					ps.Pods = append(ps.Pods, cluster.MakePodKey(o.namespace, f.Pods[before].Name))
+				}
 			}
 		}
+	}
+	if dumped != nil {
+		ko := kueueObjects(f)
+		ko.Dumped = append(ko.Dumped, *dumped)
+		if dumped.Admission != nil {
+			k.ws.Add(o.kind, "status.admission", "Kueue runs: the Workload holds the quota of its admission from the start, its pods made as admitted "+
+				"(with their flavors' node labels and tolerations)", first)
+		} else {
+			k.ws.Add(o.kind, "spec.queueName", "Kueue runs: the Workload queues from time 0 and its pods are made behind Kueue's gate, "+
+				"lifted when it is admitted; evicted, its pods are deleted and nothing makes them again", first)
+		}
+		return nil
 	}
 	if made > 0 {
 		k.ws.Add(o.kind, "spec.podSets", "the pods are the Workload's pod sets, <workload>-<podset>-<index>, as Kueue would admit them: "+
@@ -162,6 +215,45 @@ func (k *kubeImport) kueueWorkload(o *Object, v *kueueWorkload, f *schema.File) 
 		k.ws.Add(o.kind, "spec.priority", "a WorkloadPriorityClass orders Kueue's admission only, which is not modelled: the pods keep their own priority", first)
 	}
 	return nil
+}
+
+// kueueAdmission is a Workload's quota reservation, when its QuotaReserved
+// condition is true: its ClusterQueue, and by pod set its count and
+// flavors; nil otherwise.
+func kueueAdmission(o *Object, v *kueueWorkload) (*kueue.Admission, error) {
+	a := v.Status.Admission
+	reserved := false
+	for _, c := range v.Status.Conditions {
+		if c.Type == "QuotaReserved" && c.Status == "True" {
+			reserved = true
+		}
+	}
+	if a == nil || !reserved {
+		return nil, nil
+	}
+	if a.ClusterQueue == "" {
+		return nil, o.failf(nil, "status.admission.clusterQueue", "Required value")
+	}
+	ad := &kueue.Admission{ClusterQueue: a.ClusterQueue}
+	for i, ps := range a.PodSetAssignments {
+		field := fmt.Sprintf("status.admission.podSetAssignments[%d]", i)
+		name := cmpOr(ps.Name, "main")
+		if !slices.ContainsFunc(v.Spec.PodSets, func(s kueuePodSet) bool { return kueuePodSetName(&s) == name }) {
+			return nil, o.failf(nil, field+".name", "%q names no pod set of spec.podSets", name)
+		}
+		p := kueue.PodSetAssignment{Name: name, Flavors: map[cluster.ResourceName]string{}}
+		if ps.Count != nil {
+			if *ps.Count < 0 {
+				return nil, o.failf(nil, field+".count", "Invalid value: %d: should be greater than or equal to 0", *ps.Count)
+			}
+			p.Count = *ps.Count
+		}
+		for r, f := range ps.Flavors {
+			p.Flavors[cluster.ResourceName(r)] = f
+		}
+		ad.PodSets = append(ad.PodSets, p)
+	}
+	return ad, nil
 }
 
 // ownerInInputs names the object of the inputs that owns a Workload

@@ -262,6 +262,19 @@ func (k *kubeImport) leaderWorkerSet(o *Object, v *kubeLeaderWorkerSet, f *schem
 	if len(templates) == 0 { // no group: the controller has nothing to keep
 		return nil
 	}
+	// Kueue names the pod sets of a group's workload "leader" and
+	// "worker" when the set has a leader template, else "main" for all
+	set.Roles = make([]string, len(templates))
+	for _, mb := range set.Members {
+		switch {
+		case lt.LeaderTemplate == nil:
+			set.Roles[mb.Template] = "main"
+		case mb.Lead:
+			set.Roles[mb.Template] = "leader"
+		default:
+			set.Roles[mb.Template] = "worker"
+		}
+	}
 	k.lwsWarnings(o, p, volcano, first)
 	c := setController(o, controllers.KindLeaderWorkerSet, o.name, templates)
 	c.Set = set

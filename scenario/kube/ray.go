@@ -203,7 +203,7 @@ func (k *kubeImport) rayClusterPods(o *Object, meta *kubeMeta, spec *kubeRayClus
 		templates = append(templates, t)
 		desired, least = desired+n, least+low
 	}
-	if spec.Suspend != nil && *spec.Suspend {
+	if spec.Suspend != nil && *spec.Suspend && !k.heldByKueue(o.kind, meta) {
 		k.ws.Add(o.kind, path+".suspend", "true: KubeRay deletes the cluster's pods; none are made", first)
 		return false, nil
 	}
@@ -222,6 +222,13 @@ func (k *kubeImport) rayClusterPods(o *Object, meta *kubeMeta, spec *kubeRayClus
 		}
 	}
 	set := &controllers.PodSet{OnFailure: controllers.ActionRestartPod, Members: make([]controllers.Member, 0, total)}
+	// Kueue names the pod sets of a RayCluster "head" and each worker
+	// group's name, in template order
+	set.Roles = make([]string, len(templates))
+	for _, g := range groups[1:] {
+		set.Roles[g.template] = g.name
+	}
+	set.Roles[0] = "head"
 	for _, g := range groups {
 		for range g.count {
 			set.Members = append(set.Members, controllers.Member{Name: g.prefix, Renamed: true, Template: g.template, Group: len(set.Members), After: -1})
@@ -236,6 +243,14 @@ func (k *kubeImport) rayClusterPods(o *Object, meta *kubeMeta, spec *kubeRayClus
 		}
 	}
 	return true, nil
+}
+
+// heldByKueue reports whether a suspended RayCluster or RayJob is
+// suspended by Kueue, which runs: it names a queue, and Kueue holds it
+// until it admits it (a dump shows a pending one suspended), so it is
+// read as made, its pods left to its controller once admitted.
+func (k *kubeImport) heldByKueue(kind string, meta *kubeMeta) bool {
+	return k.kueueRuns && meta.Labels[kueueQueueName] != "" && kueueJobKinds[kind]
 }
 
 // rayWorkers is how many pods a worker group wants, and its minimum (for
@@ -389,7 +404,7 @@ func (k *kubeImport) rayJob(o *Object, v *kubeRayJob, f *schema.File) error {
 		return o.failf(nil, "spec.clusterSelector", "set with rayClusterSpec: give one of them")
 	case len(spec.ClusterSelector) > 0 && selected == "":
 		return o.failf(nil, "spec.clusterSelector", "names no cluster: KubeRay selects it by the key %s", rayJobCluster)
-	case spec.Suspend:
+	case spec.Suspend && !k.heldByKueue(o.kind, &v.Metadata):
 		k.ws.Add(o.kind, "spec.suspend", "true: the RayJob makes no cluster and no pods", first)
 		return nil
 	}

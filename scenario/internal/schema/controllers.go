@@ -51,6 +51,10 @@ type Controller struct {
 	// none). Set on the top workload of an object only.
 	Queue, PriorityClass string
 	MinCount             int32
+	// KueueOf names the object Kueue's workload is made for when it is
+	// not this one: a RayJob's (its cluster and its submitter Job are one
+	// workload); "" for none.
+	KueueOf string
 }
 
 // PodLabels are the labels of the pod named name the controller makes
