@@ -196,8 +196,8 @@ func New(objs *Objects, cfg Config) (*Admitter, error) {
 		}
 	}
 	a.queues = slices.SortedFunc(maps.Values(a.cqs), func(x, y *clusterQueue) int { return cmp.Compare(x.spec.Name, y.spec.Name) })
-	for _, c := range a.cohorts {
-		if cycle := c.cycle(); cycle {
+	for _, k := range sortedKeys(a.cohorts) {
+		if c := a.cohorts[k]; c.cycle() {
 			return nil, fmt.Errorf("Cohort %q: its parents form a cycle", c.name)
 		}
 	}
