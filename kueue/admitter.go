@@ -182,6 +182,7 @@ func New(objs *Objects, cfg Config) (*Admitter, error) {
 		c := &objs.Cohorts[i]
 		n := a.cohort(c.Name)
 		n.explicit = true
+		n.weight = weightOf(c.FairSharing)
 		a.setQuotas(n, c.ResourceGroups)
 		if c.ParentName != "" {
 			a.link(a.cohort(c.ParentName), n)
@@ -236,7 +237,7 @@ func (a *Admitter) index(k fr) int {
 // newNode returns a node sized for every flavor-resource.
 func (a *Admitter) newNode(name string) *node {
 	n := len(a.frs)
-	return &node{name: name, quotas: make([]quota, n), subtree: make([]int64, n), usage: make([]int64, n), saved: make([]int64, n)}
+	return &node{name: name, weight: defaultWeight, quotas: make([]quota, n), subtree: make([]int64, n), usage: make([]int64, n), saved: make([]int64, n)}
 }
 
 func (a *Admitter) cohort(name string) *node {

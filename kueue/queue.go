@@ -55,6 +55,7 @@ func newClusterQueue(a *Admitter, spec ClusterQueue) *clusterQueue {
 	q.orderTime = a.orderTime
 	q.node = a.newNode(spec.Name)
 	q.node.cq = q
+	q.node.weight = weightOf(spec.FairSharing)
 	a.setQuotas(q.node, spec.ResourceGroups)
 	for _, rg := range spec.ResourceGroups {
 		g := resourceGroup{covered: rg.CoveredResources}

@@ -73,6 +73,7 @@ type node struct {
 	usage    []int64
 	saved    []int64 // usage at the start of the cycle (snapshot)
 	explicit bool    // a Cohort object exists (not only named by a queue)
+	weight   float64 // fair-sharing weight (fairshare.go)
 }
 
 func (n *node) hasParent() bool { return n.parent != nil }
