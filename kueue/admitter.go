@@ -77,6 +77,8 @@ type Config struct {
 	Burst int
 	// PodsReady is waitForPodsReady (podsready.go).
 	PodsReady PodsReadyConfig
+	// FairSharing is Kueue's fair sharing (fairshare.go), nil when off.
+	FairSharing *FairSharingConfig
 }
 
 // DefaultConfig is Kueue v0.19's defaults (a client of 300 queries a

@@ -83,11 +83,17 @@ func (a *Admitter) runCycle() {
 			entries = append(entries, e)
 		}
 	}
-	slices.SortStableFunc(entries, a.cmpEntries)
 	preempted := map[*info]bool{}
+	if a.cfg.FairSharing != nil {
+		entries = a.processFair(entries, preempted)
+	} else {
+		slices.SortStableFunc(entries, a.cmpEntries)
+		for _, e := range entries {
+			a.process(e, preempted)
+		}
+	}
 	progress := false
 	for _, e := range entries {
-		a.process(e, preempted)
 		progress = progress || e.status == assumed
 	}
 	// back to the cache: the usage before the cycle, and the admitted

@@ -3,6 +3,7 @@ package kueue
 import (
 	"cmp"
 	"math"
+	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
 )
@@ -131,4 +132,133 @@ func (a *Admitter) dominantShare(n *node, req []frAmount) drs {
 		}
 	}
 	return d
+}
+
+// The admission order with fair sharing on, as Kueue's fair-sharing
+// iterator takes a cycle's heads. The next head is found by a tournament
+// in the cohort tree of some queue that still has one: every Cohort
+// nominates, among its child Cohorts' nominees and its ClusterQueues'
+// heads, the best one; the root's nominee is taken (and processed, so
+// that its usage counts for the next tournament). A head of a queue
+// without cohort is taken at once. Best is: the child (the nominee's
+// queue, or the child Cohort it came through) not borrowing from the
+// Cohort on the flavor-resources the head asks for, then the lower
+// share of the child with the head admitted, then the higher priority,
+// then the earlier queue order time. Kueue takes the trees in map order
+// and the children of a Cohort in set order; here, the trees in the
+// order of their first queue by name, and the children by name (child
+// Cohorts before ClusterQueues), the first winning a tie.
+
+// fairKey is a head's standing in one Cohort's tournament.
+type fairKey struct {
+	cohort *node
+	e      *entry
+}
+
+// processFair processes the heads in fair-sharing order and returns them
+// in that order.
+func (a *Admitter) processFair(entries []*entry, preempted map[*info]bool) []*entry {
+	pending := map[*clusterQueue]*entry{}
+	for _, e := range entries {
+		pending[e.q] = e
+	}
+	order := make([]*entry, 0, len(entries))
+	for len(order) < len(entries) {
+		var first *entry
+		for _, e := range entries {
+			if pending[e.q] == e {
+				first = e
+				break
+			}
+		}
+		next := first
+		if first.q.node.parent != nil {
+			root := first.q.node.root()
+			next = a.tournament(root, a.tournamentShares(root, pending), pending)
+		}
+		delete(pending, next.q)
+		a.process(next, preempted)
+		order = append(order, next)
+	}
+	return order
+}
+
+// tournamentShares is, for every pending head of the tree and every
+// Cohort on its path, the share of the Cohort's child on that path with
+// the head's usage added to its queue.
+func (a *Admitter) tournamentShares(root *node, pending map[*clusterQueue]*entry) map[fairKey]drs {
+	out := map[fairKey]drs{}
+	var walk func(n *node)
+	walk = func(n *node) {
+		for _, c := range n.cohorts {
+			walk(c)
+		}
+		for _, qn := range n.queues {
+			e, ok := pending[qn.cq]
+			if !ok {
+				continue
+			}
+			var saved [][]int64
+			for p := qn; p != nil; p = p.parent {
+				saved = append(saved, slices.Clone(p.usage))
+			}
+			for _, u := range e.as.usageList() {
+				qn.addUsage(u.fr, u.v)
+			}
+			d := a.dominantShare(qn, nil)
+			for p := qn.parent; p != nil; p = p.parent {
+				out[fairKey{p, e}] = d
+				d = a.dominantShare(p, nil)
+			}
+			k := 0
+			for p := qn; p != nil; p = p.parent {
+				copy(p.usage, saved[k])
+				k++
+			}
+		}
+	}
+	walk(root)
+	return out
+}
+
+// tournament is the Cohort's nominee, nil when no head is pending in its
+// subtree.
+func (a *Admitter) tournament(c *node, shares map[fairKey]drs, pending map[*clusterQueue]*entry) *entry {
+	var cands []*entry
+	for _, child := range c.cohorts {
+		if e := a.tournament(child, shares, pending); e != nil {
+			cands = append(cands, e)
+		}
+	}
+	for _, qn := range c.queues {
+		if e, ok := pending[qn.cq]; ok {
+			cands = append(cands, e)
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	best := cands[0]
+	for _, e := range cands[1:] {
+		if a.fairLess(e, best, c, shares) {
+			best = e
+		}
+	}
+	return best
+}
+
+// fairLess reports whether head x beats head y in the Cohort's
+// tournament.
+func (a *Admitter) fairLess(x, y *entry, c *node, shares map[fairKey]drs) bool {
+	xd, yd := shares[fairKey{c, x}], shares[fairKey{c, y}]
+	if xb, yb := xd.borrowingOn(x.as.usageList()), yd.borrowingOn(y.as.usageList()); xb != yb {
+		return !xb
+	}
+	if k := cmpDRS(xd, yd); k != 0 {
+		return k < 0
+	}
+	if xp, yp := x.wi.w.Priority, y.wi.w.Priority; xp != yp {
+		return xp > yp
+	}
+	return a.orderTime(x.wi) < a.orderTime(y.wi)
 }

@@ -176,6 +176,8 @@ type cycleCase struct {
 	pending  []*pwl
 	// noPartial turns the PartialAdmission gate off.
 	noPartial bool
+	// fair turns fair sharing on (default preemption strategies).
+	fair bool
 
 	// wantAssignments are every workload holding quota after the cycle.
 	wantAssignments map[string]string
@@ -219,6 +221,9 @@ func (s *cycleSuite) run(t *testing.T, tc cycleCase) *Admitter {
 	}
 	cfg := DefaultConfig()
 	cfg.PartialAdmission = !tc.noPartial
+	if tc.fair {
+		cfg.FairSharing = &FairSharingConfig{}
+	}
 	a, err := New(o, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -54,18 +54,10 @@ func (b *builder) kueueUnmodelled(in *kueue.Objects) {
 		if len(q.AdmissionChecks) > 0 {
 			b.ws.Add("ClusterQueue", "spec.admissionChecks", "admission checks are not modelled: a workload is admitted once it has quota", b.file+": ClusterQueue "+q.Name)
 		}
-		if q.FairSharing != nil {
-			b.ws.Add("ClusterQueue", "spec.fairSharing", "fair sharing is not modelled yet: the weight is not read", b.file+": ClusterQueue "+q.Name)
-		}
-	}
-	for _, c := range in.Cohorts {
-		if c.FairSharing != nil {
-			b.ws.Add("Cohort", "spec.fairSharing", "fair sharing is not modelled yet: the weight is not read", b.file+": Cohort "+c.Name)
-		}
 	}
 	if c := in.Configuration; c != nil {
 		if c.FairSharing != nil {
-			b.ws.Add("Configuration", "fairSharing", "fair sharing is not modelled yet: admission order and preemption are Kueue's classical ones", b.file+": Configuration")
+			b.ws.Add("Configuration", "fairSharing", "fair-sharing preemption is not modelled yet: the admission order is fair sharing's, preemption Kueue's classical one", b.file+": Configuration")
 		}
 		if c.AdmissionFairSharing != nil {
 			b.ws.Add("Configuration", "admissionFairSharing", "admission fair sharing is not modelled yet: a queue's workloads are ordered by priority and creation", b.file+": Configuration")

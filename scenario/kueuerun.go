@@ -151,6 +151,7 @@ func (sc *Scenario) newKueueRun() (*kueueRun, error) {
 			cfg.PartialAdmission = on
 		}
 		cfg.PodsReady = podsReadyConfig(c.WaitForPodsReady)
+		cfg.FairSharing = c.FairSharing
 		if c.ClientQPS != nil {
 			cfg.QPS = float64(*c.ClientQPS)
 		}
