@@ -474,8 +474,11 @@ func (fa *flavorAssigner) fitsQuota(k int, flavor string, r cluster.ResourceName
 }
 
 func (fa *flavorAssigner) canPreemptWhileBorrowing() bool {
-	p := fa.q.spec.Preemption.BorrowWithinCohort
-	return p != "" && p != PreemptNever
+	p := fa.q.spec.Preemption
+	if fa.a.cfg.FairSharing != nil && p.ReclaimWithinCohort != "" && p.ReclaimWithinCohort != PreemptNever {
+		return true
+	}
+	return p.BorrowWithinCohort != "" && p.BorrowWithinCohort != PreemptNever
 }
 
 // formatAmount renders an amount as Kueue prints it, a Kubernetes

@@ -115,6 +115,8 @@ type preemptCase struct {
 	target   string
 	// want: the targets, "name:Reason", sorted.
 	want []string
+	// fair turns fair sharing on, with these strategies.
+	fair *FairSharingConfig
 }
 
 func (tc preemptCase) run(t *testing.T) {
@@ -131,7 +133,9 @@ func (tc preemptCase) run(t *testing.T) {
 			o.ClusterQueues[i].ResourceGroups = dropLimits(o.ClusterQueues[i].ResourceGroups)
 		}
 	}
-	a, err := New(o, DefaultConfig())
+	cfg := DefaultConfig()
+	cfg.FairSharing = tc.fair
+	a, err := New(o, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

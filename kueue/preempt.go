@@ -345,7 +345,7 @@ func (c *preemptionCtx) fillBack(targets []target, borrow bool) []target {
 // getTargets finds the victims that let the assignment be admitted.
 func (a *Admitter) getTargets(wi *info, q *clusterQueue, as *assignment) []target {
 	c := &preemptionCtx{a: a, wi: wi, q: q, frs: as.frsNeedingPreemption(a), requests: as.usageList()}
-	return c.classical()
+	return c.search()
 }
 
 // simulatePreemption judges whether preempting could make room for v of
@@ -353,7 +353,7 @@ func (a *Admitter) getTargets(wi *info, q *clusterQueue, as *assignment) []targe
 // reclaim from the cohort; and the borrowing level after it.
 func (a *Admitter) simulatePreemption(wi *info, q *clusterQueue, k int, v int64) (preemptionMode, int) {
 	c := &preemptionCtx{a: a, wi: wi, q: q, frs: []int{k}, requests: []frAmount{{k, v}}}
-	targets := c.classical()
+	targets := c.search()
 	if len(targets) == 0 {
 		borrow, _ := q.node.lowestSubtreeThatFits(k, v)
 		return pmNoCandidates, borrow
@@ -376,7 +376,7 @@ func (a *Admitter) simulatePreemption(wi *info, q *clusterQueue, k int, v int64)
 // preemptionMessage is the message Kueue gives the victim.
 func preemptionMessage(preemptor *info, reason string, victim *info) string {
 	human := map[string]string{InClusterQueue: "prioritization in the ClusterQueue", InCohortReclamation: "reclamation within the cohort",
-		InCohortReclaimWhileBorrowing: "reclamation within the cohort while borrowing"}[reason]
+		InCohortReclaimWhileBorrowing: "reclamation within the cohort while borrowing", InCohortFairSharing: "Fair Sharing within the cohort"}[reason]
 	return fmt.Sprintf("Preempted to accommodate a workload (UID: %s, JobUID: UNKNOWN) due to %s; preemptor path: %s; preemptee path: %s",
 		preemptor.key, human, cqPath(preemptor.cq), cqPath(victim.cq))
 }
