@@ -56,9 +56,6 @@ func (b *builder) kueueUnmodelled(in *kueue.Objects) {
 		}
 	}
 	if c := in.Configuration; c != nil {
-		if c.FairSharing != nil {
-			b.ws.Add("Configuration", "fairSharing", "fair-sharing preemption is not modelled yet: the admission order is fair sharing's, preemption Kueue's classical one", b.file+": Configuration")
-		}
 		if c.AdmissionFairSharing != nil {
 			b.ws.Add("Configuration", "admissionFairSharing", "admission fair sharing is not modelled yet: a queue's workloads are ordered by priority and creation", b.file+": Configuration")
 		}
