@@ -14,7 +14,8 @@ import (
 // fits after the admissions before it is skipped ("Workload no longer
 // fits after processing another workload"), one that needs preemption has
 // its victims evicted and waits for them, the rest are admitted. Heads
-// not admitted go back to their queues.
+// not admitted go back to their queues. With fair sharing on, the heads
+// of a cohort tree are taken in its tournament's order (fairshare.go).
 
 // entry is a head in a cycle.
 type entry struct {

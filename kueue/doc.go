@@ -15,8 +15,9 @@
 // Admitter runs Kueue's admission on them in simulated time: the cache
 // (quota.go: the quota tree of hierarchical cohorts), the queues
 // (queue.go: StrictFIFO and BestEffortFIFO, the inadmissible set), the
-// flavor assigner (flavors.go), classical preemption (preempt.go), the
-// admission cycle (cycle.go), waitForPodsReady (podsready.go) and the
+// flavor assigner (flavors.go), classical preemption (preempt.go), fair
+// sharing's shares, admission order and preemption (fairshare.go,
+// fairpreempt.go), the admission cycle (cycle.go), waitForPodsReady (podsready.go) and the
 // pace Kueue's API client's rate limit sets (writes.go). It knows no pod
 // or node: the caller adds workloads, steps it at its times, carries out
 // the decisions it reports as events (admit: release the job's pods with

@@ -13,8 +13,8 @@ import (
 )
 
 // Kueue v0.19.2's TestPreemption (pkg/scheduler/preemption/
-// preemption_test.go), the classical cases (fair sharing is not
-// modelled), each under Kueue's name. Kueue's test puts admitted workloads
+// preemption_test.go), the classical cases (fair sharing's are in
+// ported_fairpreempt_test.go), each under Kueue's name. Kueue's test puts admitted workloads
 // in a cache, gives the incoming workload a flavor assignment (which
 // resources need preemption), asks the preemptor for targets and issues
 // them; it compares the workloads then marked preempted, with the reason,
