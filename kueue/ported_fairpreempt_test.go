@@ -148,3 +148,116 @@ func TestPortedFairPreemptions(t *testing.T) {
 		})
 	}
 }
+
+// TestFairPreemptions' cases with their own queues: weights, zero
+// weights, hierarchical cohorts. Kueue's cohorts ROOT, LEFT, RIGHT, A,
+// AA... are written in lower case with a "co-" prefix. Kueue's queue b of
+// the two "borrowing ... cohort" cases has no resource group; here it has
+// 0 cpu, which changes no outcome: its cohort RIGHT, not borrowing, is
+// never searched.
+func TestPortedFairPreemptionsWeighted(t *testing.T) {
+	in := func(v string) []string { return []string{"main:1:cpu=" + v + "@default/Preempt"} }
+	reclaimAny := Preemption{ReclaimWithinCohort: PreemptAny}
+	lowerAny := Preemption{WithinClusterQueue: PreemptLowerPriority, ReclaimWithinCohort: PreemptAny}
+	cq := func(name, cohort, nominal string, w *FairSharing, p Preemption) ClusterQueue {
+		q := mkCQ(name).cohort(cohort).preempt(p).groups(rg(fq("default", res(cpu, nominal)))).obj()
+		q.FairSharing = w
+		return q
+	}
+	co := func(name, parent string, w *FairSharing, nominal string) Cohort {
+		c := Cohort{Name: name, ParentName: parent, FairSharing: w}
+		if nominal != "" {
+			c.ResourceGroups = []ResourceGroup{rg(fq("default", res(cpu, nominal)))}
+		}
+		return c
+	}
+	prioUnits := func(cq string) []pwlAdm {
+		var out []pwlAdm
+		for i := 1; i <= 5; i++ {
+			out = append(out, cpuW(fmt.Sprintf("%s%d", cq, i), cq, int32(i), "1"))
+		}
+		return out
+	}
+	cases := map[string]preemptCase{
+		"CQ with higher weight can preempt more": {
+			cqs:      []ClusterQueue{cq("a", "all", "3", fsw(2), lowerAny), cq("b", "all", "3", nil, lowerAny), cq("c", "all", "3", nil, lowerAny)},
+			admitted: concat(units("a", "a", 3), units("b", "b", 6)),
+			incoming: in("2"), target: "a", want: []string{"b1:InCohortFairSharing", "b2:InCohortFairSharing"},
+		},
+		"can preempt anything borrowing from CQ with 0 weight": {
+			cqs:      []ClusterQueue{cq("a", "all", "3", nil, lowerAny), cq("b", "all", "3", fsw(0), lowerAny), cq("c", "all", "3", nil, lowerAny)},
+			admitted: concat(units("a", "a", 3), units("b", "b", 6)),
+			incoming: in("3"), target: "a", want: []string{"b1:InCohortFairSharing", "b2:InCohortFairSharing", "b3:InCohortFairSharing"},
+		},
+		"can't preempt nominal from CQ with 0 weight": {
+			cqs:      []ClusterQueue{cq("a", "all", "3", nil, lowerAny), cq("b", "all", "3", fsw(0), lowerAny)},
+			admitted: concat(units("a", "a", 3), units("b", "b", 3)),
+			incoming: in("1"), target: "a",
+		},
+		"can't preempt nominal from Cohort with 0 weight": {
+			cqs:      []ClusterQueue{cq("left-cq", "co-root", "0", nil, reclaimAny), cq("right-cq", "right-cohort", "0", fsw(0), reclaimAny)},
+			cohorts:  []Cohort{co("right-cohort", "co-root", fsw(0), "1")},
+			admitted: []pwlAdm{cpuW("right-1", "right-cq", 0, "1")},
+			incoming: in("1"), target: "left-cq",
+		},
+		"can preempt within cluster queue when no cohort": {
+			cqs:      []ClusterQueue{cq("a", "", "1", nil, Preemption{WithinClusterQueue: PreemptLowerPriority})},
+			admitted: []pwlAdm{cpuW("a1", "a", 0, "1")},
+			prio:     1000, incoming: in("1"), target: "a", want: []string{"a1:InClusterQueue"},
+		},
+		// ROOT (5 of its own) over LEFT (a, b) and RIGHT (d, e), each 5 of
+		// their own, and c; every queue 1. a (weight 2, LEFT too) takes 5
+		// from b, c and e (weight 0.99, before d).
+		"hierarchical preemption": {
+			cqs: []ClusterQueue{cq("a", "co-left", "1", fsw(2), reclaimAny), cq("b", "co-left", "1", nil, Preemption{}),
+				cq("c", "co-root", "1", nil, Preemption{}), cq("d", "co-right", "1", nil, Preemption{}), cq("e", "co-right", "1", fsw(0.99), Preemption{})},
+			cohorts:  []Cohort{co("co-root", "", nil, "5"), co("co-left", "co-root", fsw(2), "5"), co("co-right", "co-root", nil, "5")},
+			admitted: concat(prioUnits("b"), prioUnits("c"), prioUnits("d"), prioUnits("e")),
+			incoming: in("5"), target: "a",
+			want: []string{"b1:InCohortFairSharing", "b2:InCohortFairSharing", "c1:InCohortFairSharing", "c2:InCohortFairSharing", "e1:InCohortFairSharing"},
+		},
+		// b borrows but RIGHT does not: a preempts its own
+		"borrowing cq in non-borrowing cohort is protected": {
+			cqs:      []ClusterQueue{cq("a", "co-root", "5", fsw(10), lowerAny), cq("b", "co-right", "0", fsw(0.1), Preemption{})},
+			cohorts:  []Cohort{co("co-root", "", nil, ""), co("co-right", "co-root", fsw(0.1), "1")},
+			admitted: concat([]pwlAdm{cpuW("a1", "a", -1, "1"), cpuW("a2", "a", -1, "1"), cpuW("a3", "a", -1, "1"), cpuW("b1", "b", -1, "1")}),
+			incoming: in("5"), target: "a", want: []string{"a1:InClusterQueue", "a2:InClusterQueue", "a3:InClusterQueue"},
+		},
+		"forced to preempt within clusterqueue because borrowing workload too important": {
+			cqs: []ClusterQueue{cq("a", "co-root", "5", fsw(10), Preemption{WithinClusterQueue: PreemptLowerPriority, ReclaimWithinCohort: PreemptLowerPriority}),
+				cq("b", "co-right", "0", fsw(0.1), Preemption{})},
+			cohorts:  []Cohort{co("co-root", "", nil, ""), co("co-right", "co-root", fsw(0.1), "3")},
+			admitted: []pwlAdm{cpuW("a1", "a", -1, "1"), cpuW("a2", "a", -1, "1"), cpuW("a3", "a", -1, "1"), cpuW("b1", "b", 100, "4")},
+			incoming: in("4"), target: "a", want: []string{"a1:InClusterQueue", "a2:InClusterQueue", "a3:InClusterQueue"},
+		},
+		// the almost-LCAs are A (weight 1.01) and B (0.99)
+		"deep preemption": {
+			cqs: []ClusterQueue{cq("a", "co-aaa", "0", nil, reclaimAny), cq("b", "co-bbb", "0", nil, Preemption{})},
+			cohorts: []Cohort{co("co-root", "", nil, ""), co("co-a", "co-root", fsw(1.01), ""), co("co-aa", "co-a", nil, ""), co("co-aaa", "co-aa", nil, ""),
+				co("co-b", "co-root", fsw(0.99), ""), co("co-bb", "co-b", nil, ""), co("co-bbb", "co-bb", nil, ""),
+				co("co-c", "co-root", nil, ""), co("co-cc", "co-c", nil, ""), co("co-ccc", "co-cc", nil, ""), co("co-cccc", "co-ccc", nil, "1")},
+			admitted: []pwlAdm{cpuW("b1", "b", 0, "1")},
+			incoming: in("1"), target: "a", want: []string{"b1:InCohortFairSharing"},
+		},
+		"cq with zero weight can reclaim nominal quota": {
+			cqs:      []ClusterQueue{cq("a", "co-root", "1", fsw(0), reclaimAny), cq("b", "co-root", "0", fsw(1), Preemption{})},
+			admitted: []pwlAdm{cpuW("b1", "b", 0, "1")},
+			incoming: in("1"), target: "a", want: []string{"b1:InCohortReclamation"},
+		},
+		// a borrows from A (its share is infinite), but A, of weight 0
+		// too, is within its quota: the strategy compares A with b
+		"cohort with zero weight can reclaim nominal quota": {
+			cqs:      []ClusterQueue{cq("a", "co-a", "0", fsw(0), reclaimAny), cq("b", "co-root", "0", fsw(1), Preemption{})},
+			cohorts:  []Cohort{co("co-a", "co-root", fsw(0), "1")},
+			admitted: []pwlAdm{cpuW("b1", "b", 0, "1")},
+			incoming: in("1"), target: "a", want: []string{"b1:InCohortFairSharing"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			tc.flavors = []ResourceFlavor{{Name: "default"}}
+			tc.fair = &FairSharingConfig{}
+			tc.run(t)
+		})
+	}
+}
