@@ -252,10 +252,51 @@ func TestPortedFairPreemptionsWeighted(t *testing.T) {
 			admitted: []pwlAdm{cpuW("b1", "b", 0, "1")},
 			incoming: in("1"), target: "a", want: []string{"b1:InCohortFairSharing"},
 		},
+		// a is within its nominal premium with the incoming (2+1 of 3),
+		// although it borrows 5 cheap: it reclaims b's borrowed premium.
+		"nominal first: workload fitting within nominal can preempt despite high aggregate DRS": {
+			cqs: []ClusterQueue{mkCQ("a").cohort("all").preempt(reclaimAny).fung(FlavorFungibility{WhenCanBorrow: MayStopSearch, WhenCanPreempt: MayStopSearch}).
+				groups(rg(fq("premium", res(cpu, "3")), fq("cheap", res(cpu, "0")))).obj(),
+				mkCQ("b").cohort("all").groups(rg(fq("premium", res(cpu, "0")), fq("cheap", res(cpu, "6")))).obj()},
+			admitted: []pwlAdm{aw("a_prem1", "a", 0, "cpu=1@premium"), aw("a_prem2", "a", 0, "cpu=1@premium"),
+				aw("a_cheap1", "a", 0, "cpu=1@cheap"), aw("a_cheap2", "a", 0, "cpu=1@cheap"), aw("a_cheap3", "a", 0, "cpu=1@cheap"),
+				aw("a_cheap4", "a", 0, "cpu=1@cheap"), aw("a_cheap5", "a", 0, "cpu=1@cheap"), aw("b_prem1", "b", 0, "cpu=1@premium")},
+			incoming: []string{"main:1:cpu=1@premium/Preempt"}, target: "a", want: []string{"b_prem1:InCohortReclamation"},
+		},
+		// a (weight 0) borrows with the incoming: an infinite share, above
+		// b's whatever b gives up
+		"zero weight borrowing preemptor cannot preempt from a borrowing CQ with a non-zero weight": {
+			cqs:      []ClusterQueue{cq("a", "all", "1", fsw(0), reclaimAny), cq("b", "all", "1", fsw(1), Preemption{})},
+			admitted: []pwlAdm{cpuW("a1", "a", 0, "1"), cpuW("b1", "b", 0, "1"), cpuW("b2", "b", 0, "1")},
+			incoming: in("1"), target: "a",
+		},
+		// both infinite: the unweighted shares decide
+		"zero weight borrowing preemptor can preempt from a borrowing CQ which also has zero weight": {
+			cqs:      []ClusterQueue{cq("a", "all", "1", fsw(0), reclaimAny), cq("b", "all", "0", fsw(0), Preemption{})},
+			cohorts:  []Cohort{co("all", "", nil, "3")},
+			admitted: units("b", "b", 3),
+			incoming: in("2"), target: "a", want: []string{"b1:InCohortFairSharing"},
+		},
+		"non-zero weight borrowing preemptor preempts from a borrowing CQ": {
+			cqs:      []ClusterQueue{cq("a", "all", "1", fsw(1), reclaimAny), cq("b", "all", "0", fsw(1), Preemption{})},
+			cohorts:  []Cohort{co("all", "", nil, "3")},
+			admitted: units("b", "b", 3),
+			incoming: in("2"), target: "a", want: []string{"b1:InCohortFairSharing"},
+		},
+		// A (weight 0) borrows: x's candidates fail the first strategy
+		// against A's infinite share; once y1 is taken A no longer borrows
+		// and the second strategy takes x1.
+		"candidates skipped by the first strategy are still available to the second strategy": {
+			cqs: []ClusterQueue{cq("p", "co-a", "2", fsw(1), reclaimAny), cq("y", "co-a", "2", fsw(1), Preemption{}),
+				cq("x", "co-root", "1", fsw(1), Preemption{})},
+			cohorts:  []Cohort{co("co-a", "co-root", fsw(0), "1")},
+			admitted: []pwlAdm{cpuW("p1", "p", 0, "2"), cpuW("y1", "y", 0, "2"), cpuW("y2", "y", 0, "2"), cpuW("x1", "x", 0, "1"), cpuW("x2", "x", 0, "1")},
+			incoming: in("1"), target: "p", want: []string{"x1:InCohortFairSharing", "y1:InCohortFairSharing"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			tc.flavors = []ResourceFlavor{{Name: "default"}}
+			tc.flavors = []ResourceFlavor{{Name: "default"}, {Name: "premium"}, {Name: "cheap"}}
 			tc.fair = &FairSharingConfig{}
 			tc.run(t)
 		})
