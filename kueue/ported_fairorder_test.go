@@ -131,6 +131,61 @@ func TestPortedFairSharingOrder(t *testing.T) {
 			wantLeft:        map[string][]string{"b": {"eng-alpha/b1"}},
 			wantMessages:    map[string]string{"eng-alpha/b1": noLongerFits},
 		},
+		// A (200) over B (d, e) and C (f, g). With its head admitted, B
+		// would use 100 with d1, C 101 with f1: d1 goes first and takes
+		// the rest; e1, f1 and g1 no longer fit.
+		"hierarchical fair sharing schedule workload which wins tournament": {
+			fair:    true,
+			cohorts: []Cohort{cohortCPU("coh-a", "200"), {Name: "coh-b", ParentName: "coh-a"}, {Name: "coh-c", ParentName: "coh-a"}},
+			cqs: []ClusterQueue{fairCQ("d", "coh-b", "0", nil), fairCQ("e", "coh-b", "0", nil),
+				fairCQ("f", "coh-c", "0", nil), fairCQ("g", "coh-c", "0", nil)},
+			lqs: []LocalQueue{lq("eng-alpha", "lq-d", "d"), lq("eng-alpha", "lq-e", "e"), lq("eng-alpha", "lq-f", "f"), lq("eng-alpha", "lq-g", "g")},
+			admitted: []admittedWorkload{
+				{mkWl("d0", "eng-alpha").queue("lq-d").podSets(ps("one", 1, "cpu", "10")), adm("d", "one:1:cpu=on-demand")},
+				{mkWl("e0", "eng-alpha").queue("lq-e").podSets(ps("one", 1, "cpu", "20")), adm("e", "one:1:cpu=on-demand")},
+				{mkWl("g0", "eng-alpha").queue("lq-g").podSets(ps("one", 1, "cpu", "100")), adm("g", "one:1:cpu=on-demand")},
+			},
+			pending: []*pwl{mkWl("d1", "eng-alpha").queue("lq-d").podSets(ps("one", 1, "cpu", "70")),
+				mkWl("e1", "eng-alpha").queue("lq-e").podSets(ps("one", 1, "cpu", "61")),
+				mkWl("f1", "eng-alpha").queue("lq-f").podSets(ps("one", 1, "cpu", "1")),
+				mkWl("g1", "eng-alpha").queue("lq-g").podSets(ps("one", 1, "cpu", "1"))},
+			wantAssignments: map[string]string{"eng-alpha/d0": "d one:1:cpu=on-demand", "eng-alpha/e0": "e one:1:cpu=on-demand",
+				"eng-alpha/g0": "g one:1:cpu=on-demand", "eng-alpha/d1": "d one:1:cpu=on-demand"},
+			wantLeft:     map[string][]string{"e": {"eng-alpha/e1"}, "f": {"eng-alpha/f1"}, "g": {"eng-alpha/g1"}},
+			wantMessages: map[string]string{"eng-alpha/e1": noLongerFits, "eng-alpha/f1": noLongerFits, "eng-alpha/g1": noLongerFits},
+		},
+		// eng-beta is within its nominal quota with the preemptor: it
+		// reclaims from the borrowing queues, the highest share first
+		// (eng-alpha 80 of on-demand over 50, eng-gamma 70 over 50), one
+		// from each.
+		"with fair sharing: preempt workload from CQ with the highest share": {
+			fair: true,
+			cqs:  []ClusterQueue{mkCQ("eng-gamma").cohort("eng").groups(rg(fq("on-demand", res(cpu, "50", "0")))).obj()},
+			admitted: []admittedWorkload{
+				{mkWl("all_spot", "eng-alpha").req(cpu, "100"), adm("eng-alpha", "main:1:cpu=spot")},
+				{mkWl("alpha1", "eng-alpha").req(cpu, "20"), adm("eng-alpha", "main:1:cpu=on-demand")},
+				{mkWl("alpha2", "eng-alpha").req(cpu, "20"), adm("eng-alpha", "main:1:cpu=on-demand")},
+				{mkWl("alpha3", "eng-alpha").req(cpu, "20"), adm("eng-alpha", "main:1:cpu=on-demand")},
+				{mkWl("alpha4", "eng-alpha").req(cpu, "20"), adm("eng-alpha", "main:1:cpu=on-demand")},
+				{mkWl("gamma1", "eng-gamma").req(cpu, "10"), adm("eng-gamma", "main:1:cpu=on-demand")},
+				{mkWl("gamma2", "eng-gamma").req(cpu, "20"), adm("eng-gamma", "main:1:cpu=on-demand")},
+				{mkWl("gamma3", "eng-gamma").req(cpu, "20"), adm("eng-gamma", "main:1:cpu=on-demand")},
+				{mkWl("gamma4", "eng-gamma").req(cpu, "20"), adm("eng-gamma", "main:1:cpu=on-demand")},
+			},
+			pending: []*pwl{mkWl("preemptor", "eng-beta").queue("main").req(cpu, "30")},
+			wantAssignments: map[string]string{"eng-alpha/all_spot": "eng-alpha main:1:cpu=spot",
+				"eng-alpha/alpha1": "eng-alpha main:1:cpu=on-demand", "eng-alpha/alpha2": "eng-alpha main:1:cpu=on-demand",
+				"eng-alpha/alpha3": "eng-alpha main:1:cpu=on-demand", "eng-alpha/alpha4": "eng-alpha main:1:cpu=on-demand",
+				"eng-gamma/gamma1": "eng-gamma main:1:cpu=on-demand", "eng-gamma/gamma2": "eng-gamma main:1:cpu=on-demand",
+				"eng-gamma/gamma3": "eng-gamma main:1:cpu=on-demand", "eng-gamma/gamma4": "eng-gamma main:1:cpu=on-demand"},
+			wantLeft:      map[string][]string{"eng-beta": {"eng-beta/preemptor"}},
+			wantPreempted: []string{"eng-alpha/alpha1:InCohortReclamation", "eng-gamma/gamma1:InCohortReclamation"},
+			wantMessages: map[string]string{"eng-beta/preemptor": "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor on-demand, 30 more needed, " +
+				"insufficient unused quota for cpu in flavor spot, 30 more needed. Pending the preemption of 2 workload(s)"},
+			wantEvictMessages: map[string]string{
+				"eng-alpha/alpha1": "Preempted to accommodate a workload (UID: eng-beta/preemptor, JobUID: UNKNOWN) due to reclamation within the cohort; preemptor path: /eng/eng-beta; preemptee path: /eng/eng-alpha",
+				"eng-gamma/gamma1": "Preempted to accommodate a workload (UID: eng-beta/preemptor, JobUID: UNKNOWN) due to reclamation within the cohort; preemptor path: /eng/eng-beta; preemptee path: /eng/eng-gamma"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) { s.run(t, tc) })
