@@ -554,3 +554,42 @@ pods:
 	require.Equal(t, "Complete", res.Jobs[0].Status)
 	require.Zero(t, res.Jobs[0].Failed, "the suspended submitter's deleted pod is no failure")
 }
+
+// Kueue's clientConnection is checked as its Configuration's validation
+// does: a rate of 0 or less, or a burst below 1, is an error naming the
+// field; the limit given paces the admissions (checked in kueue).
+func TestKueueClientConnectionErrors(t *testing.T) {
+	for field, body := range map[string]string{
+		"clientConnection.qps":   "clientConnection: {qps: 0}",
+		"clientConnection.burst": "clientConnection: {qps: 5, burst: 0}",
+	} {
+		_, err := Parse("c.yaml", []byte("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"+body+"\n"))
+		require.ErrorContains(t, err, field)
+		require.ErrorContains(t, err, "c.yaml")
+	}
+	sc, err := Parse("c.yaml", []byte("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nclientConnection: {qps: 50, burst: 100}\n"))
+	require.NoError(t, err)
+	require.Equal(t, float32(50), *sc.Kueue.Configuration.ClientQPS)
+	require.Equal(t, int32(100), *sc.Kueue.Configuration.ClientBurst)
+}
+
+// The Configuration's client limit paces Kueue's writes: at 1 a second
+// with bursts of 1, three pods of one queue are admitted in three cycles
+// (0s, 1ms, 2ms), and their admissions land a second apart: 0s, 1s, 2s;
+// the cache counted each at its cycle (reserved).
+func TestKueueClientLimitPacesAdmissions(t *testing.T) {
+	conf := "---\napiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nclientConnection: {qps: 1, burst: 1}\n"
+	var pods strings.Builder
+	for _, n := range []string{"a", "b", "c"} {
+		fmt.Fprintf(&pods, "---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s, labels: {kueue.x-k8s.io/queue-name: lq}}\n"+
+			"spec: {containers: [{name: c, image: x, resources: {requests: {cpu: \"100m\"}}}]}\n", n)
+	}
+	res := runKueue(t, kueueQueues("4", "")+kubeNodes(1, 1)+conf+pods.String())
+	var got []string
+	for _, e := range res.KueueEvents {
+		if e.Kind == "QuotaReserved" {
+			got = append(got, e.At+" reserved "+e.Reserved)
+		}
+	}
+	require.Equal(t, []string{"0s reserved ", "1s reserved 1ms", "2s reserved 2ms"}, got)
+}
