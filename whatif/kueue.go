@@ -180,7 +180,8 @@ var queueFields = []string{"queueingStrategy", "withinClusterQueue", "reclaimWit
 // BestEffortFIFO) or one of its preemption policies: withinClusterQueue
 // (Never, LowerPriority, LowerOrNewerEqualPriority), reclaimWithinCohort
 // (Never, LowerPriority, Any), borrowWithinCohort (its policy: Never,
-// LowerPriority). Spelled clusterqueue:NAME:FIELD=VALUE.
+// LowerPriority). Spelled clusterqueue:NAME:FIELD=VALUE; NAME "*" sets
+// every ClusterQueue.
 type KueueQueueSetting struct {
 	Name, Field, Value string
 }
@@ -191,11 +192,27 @@ func (c KueueQueueSetting) Apply(sc *scenario.Scenario) error {
 	if err != nil {
 		return err
 	}
-	i := slices.IndexFunc(objs.ClusterQueues, func(q kueue.ClusterQueue) bool { return q.Name == c.Name })
-	if i < 0 {
+	found := false
+	for i := range objs.ClusterQueues {
+		if q := &objs.ClusterQueues[i]; c.Name == allQueues || q.Name == c.Name {
+			if err := c.set(q); err != nil {
+				return err
+			}
+			found = true
+		}
+	}
+	if !found {
 		return changeError("ClusterQueue %q is not one of the scenario's", c.Name)
 	}
-	q := &objs.ClusterQueues[i]
+	if err := validateKueue(objs, fmt.Sprintf("ClusterQueue %s: %s", c.Name, c.Field)); err != nil {
+		return err
+	}
+	sc.Kueue = objs
+	return nil
+}
+
+// set writes the setting into one ClusterQueue.
+func (c KueueQueueSetting) set(q *kueue.ClusterQueue) error {
 	switch c.Field {
 	case "queueingStrategy":
 		q.QueueingStrategy = kueue.QueueingStrategy(c.Value)
@@ -208,10 +225,6 @@ func (c KueueQueueSetting) Apply(sc *scenario.Scenario) error {
 	default:
 		return changeError("ClusterQueue %s: field %q is not one of %s", c.Name, c.Field, strings.Join(queueFields, ", "))
 	}
-	if err := validateKueue(objs, fmt.Sprintf("ClusterQueue %s: %s", c.Name, c.Field)); err != nil {
-		return err
-	}
-	sc.Kueue = objs
 	return nil
 }
 
@@ -289,15 +302,25 @@ func validateKueue(objs *kueue.Objects, at string) error {
 	return changeError("%s: Kueue would refuse the %s %s: %v", at, kind, name, err)
 }
 
-// parseKueueChange reads quota:..., cohort-quota:... and clusterqueue:...
+// parseKueueChange reads quota:..., cohort-quota:..., clusterqueue:...,
+// cohort:... and fairsharing:...
 func parseKueueChange(kind string, args []string) (Change, error) {
-	if kind == "clusterqueue" {
+	switch kind {
+	case "fairsharing":
+		return parseFairSharing(args)
+	case "cohort":
+		return parseCohortChange(args)
+	case "clusterqueue":
+		want := fmt.Errorf("want clusterqueue:NAME:FIELD=VALUE (fields: %s, %s; NAME * for every ClusterQueue)", strings.Join(queueFields, ", "), FieldFairSharingWeight)
 		if len(args) != 2 || args[0] == "" {
-			return nil, fmt.Errorf("want clusterqueue:NAME:FIELD=VALUE (fields: %s)", strings.Join(queueFields, ", "))
+			return nil, want
 		}
 		field, value, ok := strings.Cut(args[1], "=")
-		if !ok || value == "" || !slices.Contains(queueFields, field) {
-			return nil, fmt.Errorf("want clusterqueue:NAME:FIELD=VALUE (fields: %s)", strings.Join(queueFields, ", "))
+		switch {
+		case ok && value != "" && field == FieldFairSharingWeight:
+			return KueueWeight{Name: args[0], Value: value}, nil
+		case !ok || value == "" || !slices.Contains(queueFields, field):
+			return nil, want
 		}
 		return KueueQueueSetting{Name: args[0], Field: field, Value: value}, nil
 	}

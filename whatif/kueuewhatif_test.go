@@ -169,7 +169,7 @@ func TestKueueVariantErrors(t *testing.T) {
 		{"quota:team-a::cpu:nominalQuota=1", "want quota:CLUSTERQUEUE:FLAVOR:RESOURCE:FIELD=VALUE"},
 		{"cohort-quota:pool:default:cpu:nominalQuota=", "want cohort-quota:COHORT:FLAVOR:RESOURCE:FIELD=VALUE"},
 		{"quota:team-a:default:cpu:quota=1", `quota field "quota" is not one of nominalQuota, borrowingLimit, lendingLimit`},
-		{"clusterqueue:team-a:stopPolicy=Hold", "want clusterqueue:NAME:FIELD=VALUE (fields: queueingStrategy, withinClusterQueue, reclaimWithinCohort, borrowWithinCohort)"},
+		{"clusterqueue:team-a:stopPolicy=Hold", "want clusterqueue:NAME:FIELD=VALUE (fields: queueingStrategy, withinClusterQueue, reclaimWithinCohort, borrowWithinCohort, fairSharing.weight; NAME * for every ClusterQueue)"},
 		{"clusterqueue:team-a", "want clusterqueue:NAME:FIELD=VALUE"},
 	}
 	for _, tt := range parse {

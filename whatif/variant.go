@@ -65,7 +65,16 @@ const maxCount = 100_000
 //	clusterqueue:CQ:FIELD=V
 //	                      a ClusterQueue's queueingStrategy, or its preemption's
 //	                      withinClusterQueue, reclaimWithinCohort or
-//	                      borrowWithinCohort policy
+//	                      borrowWithinCohort policy; CQ * sets every ClusterQueue
+//	clusterqueue:CQ:fairSharing.weight=W
+//	cohort:COHORT:fairSharing.weight=W
+//	                      a ClusterQueue's (* for all) or a Cohort's fair-sharing
+//	                      weight, a quantity (2, 0.5); fair sharing must be on
+//	fairsharing:on        Kueue's fair sharing on (the Configuration's fairSharing),
+//	                      with Kueue's default preemption strategies
+//	fairsharing:off       off: classic preemption
+//	fairsharing:S[/S]     on, with these preemption strategies:
+//	                      LessThanOrEqualToFinalShare, LessThanInitialShare, or both
 //
 // The variant is named by its spelling. Errors name the change at fault.
 func ParseVariant(spec string) (Variant, error) {
@@ -126,10 +135,10 @@ func parseChange(s string) (Change, error) {
 		return PluginWeight{Plugin: args[0], Weight: int32(w)}, nil
 	case "group", "autoscaler":
 		return parseAutoscalerChange(kind, args)
-	case "quota", "cohort-quota", "clusterqueue":
+	case "quota", "cohort-quota", "clusterqueue", "cohort", "fairsharing":
 		return parseKueueChange(kind, args)
 	}
-	return nil, fmt.Errorf("unknown change %q (known: add, add-domain, remove, strategy, weight, group, autoscaler, quota, cohort-quota, clusterqueue)", kind)
+	return nil, fmt.Errorf("unknown change %q (known: add, add-domain, remove, strategy, weight, group, autoscaler, quota, cohort-quota, clusterqueue, cohort, fairsharing)", kind)
 }
 
 func count(s string) (int, error) {

@@ -40,7 +40,7 @@ func TestParseVariant(t *testing.T) {
 func TestParseVariantErrors(t *testing.T) {
 	tests := []struct{ spec, want string }{
 		{"", `whatif: invalid variant: empty (write "base" for no change)`},
-		{"grow:n:1", `change 1 ("grow:n:1"): unknown change "grow" (known: add, add-domain, remove, strategy, weight, group, autoscaler, quota, cohort-quota, clusterqueue)`},
+		{"grow:n:1", `change 1 ("grow:n:1"): unknown change "grow" (known: add, add-domain, remove, strategy, weight, group, autoscaler, quota, cohort-quota, clusterqueue, cohort, fairsharing)`},
 		{"add:n", `change 1 ("add:n"): want add:NODE:COUNT`},
 		{"add:n:-1", `count "-1" is not in 0..100000`},
 		{"add:n:x", `count "x" is not in 0..100000`},
