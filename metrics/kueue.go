@@ -36,6 +36,20 @@ type KueueSummary struct {
 	// TimeToAdmission, WaitForQuota and WaitForNodes are over every
 	// workload, as KueueQueueSummary has them per queue.
 	TimeToAdmission, WaitForQuota, WaitForNodes Durations
+	// Preemptions counts the victims of preemption between each pair of
+	// ClusterQueues: the preemptor's (the queue its LocalQueue points
+	// to) and the victim's (the queue it held quota in), a pair once,
+	// in the objects' order of the preemptors, then of the victims.
+	Preemptions []KueuePreemptions
+}
+
+// KueuePreemptions is how many workloads of ClusterQueue Victim were
+// preempted for workloads of ClusterQueue Preemptor ("" when the
+// preemptor is in no queue's numbers); Preemptor equals Victim for a
+// preemption within a queue.
+type KueuePreemptions struct {
+	Preemptor, Victim string
+	Count             int
 }
 
 // KueueQueueSummary is one ClusterQueue or LocalQueue over a run.
@@ -63,8 +77,16 @@ type KueueQueueSummary struct {
 	TimeToAdmission, WaitForQuota, WaitForNodes Durations
 	// Evictions counts the evictions by reason: the preemption's
 	// (InClusterQueue, InCohortReclamation,
-	// InCohortReclaimWhileBorrowing), else Kueue's reason.
+	// InCohortReclaimWhileBorrowing, InCohortFairSharing), else Kueue's
+	// reason.
 	Evictions []ReasonCount
+	// Preempted counts the queue's workloads evicted by preemption (as
+	// victims); Preempting the workloads its own workloads preempted, in
+	// any queue (as preemptors).
+	Preempted, Preempting int
+	// AdmissionTimes are the times to admission TimeToAdmission sums up,
+	// shortest first, for a distribution; not in the JSON report.
+	AdmissionTimes []time.Duration
 	// Quota is a ClusterQueue's quota and usage per flavor and resource,
 	// in the order of its resource groups (then any other usage); for a
 	// LocalQueue, its usage alone (Nominal 0).
@@ -265,6 +287,7 @@ func (rep *Report) AddKueue(objs *kueue.Objects, events []kueue.Event, workloads
 		}
 	}
 	sum := &KueueSummary{}
+	preempted := &preemptionCounts{}
 	wls := map[string]*kworkload{}
 	var order []string
 	both := func(w *kworkload, f func(q *kqueue)) {
@@ -327,10 +350,14 @@ func (rep *Report) AddKueue(objs *kueue.Objects, events []kueue.Event, workloads
 		case kueue.Evicted:
 			reason := cmp.Or(e.Preemption, e.Reason, "Unknown")
 			sum.Evictions++
-			for _, q := range []*kqueue{w.lq, cqByName[e.ClusterQueue]} {
+			victim := cqByName[e.ClusterQueue]
+			for _, q := range []*kqueue{w.lq, victim} {
 				if q != nil {
 					q.evictions[reason]++
 				}
+			}
+			if e.Preemption != "" || e.By != "" {
+				preempted.add(w, victim, wls[e.By], e.ClusterQueue)
 			}
 		case kueue.QuotaReleased:
 			if w.phase == wlHolding {
@@ -382,6 +409,7 @@ func (rep *Report) AddKueue(objs *kueue.Objects, events []kueue.Event, workloads
 		}
 	}
 	sum.TimeToAdmission, sum.WaitForQuota, sum.WaitForNodes = Summarize(toAdmission), Summarize(forQuota), Summarize(nodes)
+	sum.Preemptions = preempted.sorted(objs)
 	for _, q := range cqs {
 		sum.ClusterQueues = append(sum.ClusterQueues, q.summary(rep, true))
 	}
@@ -423,6 +451,7 @@ func (q *kqueue) summary(rep *Report, isCQ bool) KueueQueueSummary {
 	s.PendingAtEnd = int(q.active.cur) + s.InadmissibleAtEnd
 	s.HoldingAtEnd = int(q.holding.cur)
 	s.TimeToAdmission, s.WaitForQuota, s.WaitForNodes = Summarize(q.toAdmission), Summarize(q.forQuota), Summarize(q.nodes)
+	s.AdmissionTimes = slices.Sorted(slices.Values(q.toAdmission))
 	for _, r := range slices.Sorted(maps.Keys(q.evictions)) {
 		s.Evictions = append(s.Evictions, ReasonCount{r, q.evictions[r]})
 	}
