@@ -146,6 +146,7 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 	}
 	autoscalingRows(c, row)
 	kueueRows(c, row)
+	preemptionRows(c, row)
 	row("preemptions (victims)", func(s Summary) string { return fmt.Sprintf("%d (%d)", s.Preemptions, s.Victims) })
 	row("simulated time", func(s Summary) string { return durs(s.EndSeconds) })
 	return tw.Flush()

@@ -346,13 +346,25 @@ func parseKueueChange(kind string, args []string) (Change, error) {
 // each ClusterQueue's, in the order of the objects.
 type KueueSummary struct {
 	ClusterQueues []KueueQueueSummary `json:"clusterQueues"`
+	// Preemptions counts the victims between each pair of ClusterQueues
+	// (preemptor's, victim's), as metrics.KueueSummary has them.
+	Preemptions []KueuePreemptions `json:"preemptions"`
+}
+
+// KueuePreemptions is how many workloads of ClusterQueue Victim were
+// preempted for workloads of ClusterQueue Preemptor ("" when unknown).
+type KueuePreemptions struct {
+	Preemptor string `json:"preemptor"`
+	Victim    string `json:"victim"`
+	Count     int    `json:"count"`
 }
 
 // KueueQueueSummary is one ClusterQueue over a run (times in seconds):
 // its workloads' time to admission (over those admitted), their waits
 // for quota (over all, those never admitted counted to the end) and for
 // nodes (from admission until the pods were all bound), its evictions,
-// and its quota against its use.
+// its workloads preempted (as victims) and the workloads they preempted
+// (as preemptors), and its quota against its use.
 type KueueQueueSummary struct {
 	Name            string              `json:"name"`
 	Cohort          string              `json:"cohort,omitempty"`
@@ -363,6 +375,8 @@ type KueueQueueSummary struct {
 	WaitForQuota    MeanSeconds         `json:"waitForQuotaSeconds"`
 	WaitForNodes    MeanSeconds         `json:"waitForNodesSeconds"`
 	Evictions       int                 `json:"evictions"`
+	Preempted       int                 `json:"preempted"`
+	Preempting      int                 `json:"preempting"`
 	Quota           []KueueQuotaSummary `json:"quota"`
 }
 
@@ -396,9 +410,13 @@ func summarizeKueue(rep *metrics.Report) *KueueSummary {
 	if k == nil {
 		return nil
 	}
-	s := &KueueSummary{ClusterQueues: []KueueQueueSummary{}}
+	s := &KueueSummary{ClusterQueues: []KueueQueueSummary{}, Preemptions: []KueuePreemptions{}}
+	for _, p := range k.Preemptions {
+		s.Preemptions = append(s.Preemptions, KueuePreemptions(p))
+	}
 	for _, q := range k.ClusterQueues {
 		qs := KueueQueueSummary{Name: q.Name, Cohort: q.Cohort, Workloads: q.Workloads, Admitted: q.Admitted, PendingAtEnd: q.PendingAtEnd,
+			Preempted: q.Preempted, Preempting: q.Preempting,
 			TimeToAdmission: meanSeconds(q.TimeToAdmission), WaitForQuota: meanSeconds(q.WaitForQuota), WaitForNodes: meanSeconds(q.WaitForNodes),
 			Quota: []KueueQuotaSummary{}}
 		for _, e := range q.Evictions {
@@ -449,6 +467,7 @@ func kueueRows(c *Comparison, row func(string, func(Summary) string)) {
 		}))
 		row(p+"wait for quota / for nodes p90", cell(func(q *KueueQueueSummary) string { return durs(q.WaitForQuota.P90, q.WaitForNodes.P90) }))
 		row(p+"evictions", cell(func(q *KueueQueueSummary) string { return fmt.Sprint(q.Evictions) }))
+		row(p+"workloads preempted / preempted for it", cell(func(q *KueueQueueSummary) string { return fmt.Sprintf("%d / %d", q.Preempted, q.Preempting) }))
 		for _, fr := range quotaNames(c, name) {
 			row(p+fr[0]+" "+fr[1]+" used mean / peak of nominal", cell(func(q *KueueQueueSummary) string {
 				for _, u := range q.Quota {
@@ -459,6 +478,39 @@ func kueueRows(c *Comparison, row func(string, func(Summary) string)) {
 				return "-"
 			}))
 		}
+	}
+}
+
+// preemptionRows adds a row per pair of ClusterQueues with preemptions
+// between them in any variant, in the order first met.
+func preemptionRows(c *Comparison, row func(string, func(Summary) string)) {
+	var pairs [][2]string
+	for _, v := range c.Variants {
+		if v.Summary.Kueue == nil {
+			continue
+		}
+		for _, p := range v.Summary.Kueue.Preemptions {
+			if k := [2]string{p.Preemptor, p.Victim}; !slices.Contains(pairs, k) {
+				pairs = append(pairs, k)
+			}
+		}
+	}
+	for _, k := range pairs {
+		from := k[0]
+		if from == "" {
+			from = "a workload in no ClusterQueue"
+		}
+		row("workloads of "+k[1]+" preempted for "+from, func(s Summary) string {
+			if s.Kueue == nil {
+				return "-"
+			}
+			for _, p := range s.Kueue.Preemptions {
+				if p.Preemptor == k[0] && p.Victim == k[1] {
+					return fmt.Sprint(p.Count)
+				}
+			}
+			return "0"
+		})
 	}
 }
 
