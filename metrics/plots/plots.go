@@ -64,6 +64,9 @@ func Figures(rep *metrics.Report) []Figure {
 	if f, ok := KueuePending(rep); ok {
 		out = append(out, f)
 	}
+	if f, ok := KueueAdmission(rep); ok {
+		out = append(out, f)
+	}
 	if f, ok := Waits(rep); ok {
 		out = append(out, f)
 	}
