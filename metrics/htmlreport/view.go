@@ -52,10 +52,12 @@ type view struct {
 	Admission     []admissionRow
 	LocalQueues   []admissionRow
 	KueueMore     string // the queues left out, in words
+	Preempt       *preemptMatrix
 }
 
 type queueRow struct {
 	Name, Cohort, Workloads, Admitted, Pending, PendingPeak, PendingAtEnd, Holding, HoldingPeak, Evictions string
+	Preempted, Preempting                                                                                  string
 }
 
 type quotaRow struct {
@@ -341,7 +343,7 @@ func (v *view) kueue(rep *metrics.Report) {
 		v.ClusterQueues = append(v.ClusterQueues, queueRow{Name: q.Name, Cohort: q.Cohort, Workloads: fmt.Sprint(q.Workloads),
 			Admitted: fmt.Sprint(q.Admitted), Pending: num(q.Pending), PendingPeak: fmt.Sprint(q.PendingPeak),
 			PendingAtEnd: fmt.Sprintf("%d (%d inadmissible)", q.PendingAtEnd, q.InadmissibleAtEnd), Holding: num(q.Holding),
-			HoldingPeak: fmt.Sprint(q.HoldingPeak), Evictions: q.EvictionsText()})
+			HoldingPeak: fmt.Sprint(q.HoldingPeak), Evictions: q.EvictionsText(), Preempted: fmt.Sprint(q.Preempted), Preempting: fmt.Sprint(q.Preempting)})
 		for _, u := range q.Quota {
 			v.QueueQuota = append(v.QueueQuota, quotaRow{Queue: q.Name, Flavor: u.Flavor, Resource: string(u.Resource), Unit: u.Unit,
 				Nominal: num(u.Nominal), Used: num(u.Used), UsedPeak: num(u.UsedPeak), Borrowed: num(u.Borrowed),
@@ -361,11 +363,13 @@ func (v *view) kueue(rep *metrics.Report) {
 	for _, q := range lqs {
 		v.LocalQueues = append(v.LocalQueues, row(q.Name, q))
 	}
+	v.Preempt = preemptions(k)
 }
 
 // captions say what each figure shows, by figure name.
 var captions = map[string]string{
 	"kueue-quota":   "Each ClusterQueue's quota used over simulated time (the requests of the workloads holding quota), per flavor and resource, as a share of its nominal quota; the shaded part above 100% is borrowed from the cohort.",
+	"kueue-admission": "Each ClusterQueue's times to admission, from a workload's creation to its first admission, over the workloads admitted (their count after the name): the box spans the middle half, the thick line across it is the median, the thin line runs from the 10th to the 90th percentile and the cross marks the longest. The time axis is logarithmic; under a second is drawn at a second.",
 	"kueue-pending": "Each ClusterQueue's workloads over simulated time: pending and not yet refused, pending after Kueue said why it could not admit them (inadmissible), and admitted (holding quota, evicted ones until their quota is released).",
 	"nodegroups":    "Each node group's nodes over simulated time: those ready, and those requested by a scale-up and not ready yet, under the group's max.",
 	"allocation":    "Allocation of each resource over simulated time: the requests of the pods on nodes, the nodes' allocatable, and the free amount on used nodes that no pending pod can use (fragmented).",

@@ -1,0 +1,121 @@
+package htmlreport
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/gangsim/gangsim/metrics"
+)
+
+// preemptMatrix is the preemptions between ClusterQueues: a row per
+// preemptor's queue, a column per victim's (only queues with some), each
+// cell the victims.
+type preemptMatrix struct {
+	Victims []string
+	Rows    []matrixRow
+	Note    string // the queues folded into "other", in words
+}
+
+type matrixRow struct {
+	Preemptor string
+	Cells     []string // "" for none
+	Total     string
+}
+
+// noQueue labels the preemptor of victims whose preemptor the report
+// did not place in a queue.
+const noQueue = "(in no queue)"
+
+// preemptions lays out Kueue's preemptions between ClusterQueues, nil
+// when there were none. The queues are those in a preemption, in the
+// objects' order; above metrics.MaxKueueQueues of them, those in the
+// most preemptions (as preemptor and victim), the others summed in a
+// row and a column "other".
+func preemptions(k *metrics.KueueSummary) *preemptMatrix {
+	if len(k.Preemptions) == 0 {
+		return nil
+	}
+	involved := map[string]int{}
+	for _, p := range k.Preemptions {
+		involved[cmp.Or(p.Preemptor, noQueue)] += p.Count
+		involved[p.Victim] += p.Count
+	}
+	order := map[string]int{}
+	for i, q := range k.ClusterQueues {
+		order[q.Name] = i
+	}
+	rank := func(name string) int {
+		if i, ok := order[name]; ok {
+			return i
+		}
+		return len(order) // a name not among the objects' (noQueue) last
+	}
+	var names []string
+	for n := range involved {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a, b)) })
+	m := &preemptMatrix{}
+	shown, other := names, "other"
+	if len(names) > metrics.MaxKueueQueues {
+		busiest := slices.Clone(names)
+		slices.SortStableFunc(busiest, func(a, b string) int { return cmp.Compare(involved[b], involved[a]) })
+		keep := busiest[:metrics.MaxKueueQueues]
+		shown = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !slices.Contains(keep, n) })
+		other = fmt.Sprintf("%d others", len(names)-len(shown))
+		m.Note = fmt.Sprintf("The %d ClusterQueues in the most preemptions of %d in any; the others are summed as %q.", len(shown), len(names), other)
+	}
+	at := func(name string) int {
+		if i := slices.Index(shown, name); i >= 0 {
+			return i
+		}
+		return len(shown)
+	}
+	size := len(shown)
+	if size < len(names) {
+		size++
+	}
+	counts := make([][]int, size)
+	for i := range counts {
+		counts[i] = make([]int, size)
+	}
+	for _, p := range k.Preemptions {
+		counts[at(cmp.Or(p.Preemptor, noQueue))][at(p.Victim)] += p.Count
+	}
+	heads := append(slices.Clone(shown), other)[:size]
+	var cols []int // the victims' columns: a queue never preempted from has none
+	for j := range heads {
+		for i := range counts {
+			if counts[i][j] > 0 {
+				cols = append(cols, j)
+				break
+			}
+		}
+	}
+	for _, j := range cols {
+		m.Victims = append(m.Victims, heads[j])
+	}
+	for i, row := range counts {
+		r := matrixRow{Preemptor: heads[i]}
+		total := 0
+		for _, j := range cols {
+			r.Cells = append(r.Cells, cell(row[j]))
+			total += row[j]
+		}
+		if total == 0 {
+			continue // a queue whose workloads preempted none: no row
+		}
+		r.Total = fmt.Sprint(total)
+		m.Rows = append(m.Rows, r)
+	}
+	return m
+}
+
+// cell renders a count, "" for none, so that the counts stand out.
+func cell(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprint(n)
+}
