@@ -368,14 +368,14 @@ func (v *view) kueue(rep *metrics.Report) {
 
 // captions say what each figure shows, by figure name.
 var captions = map[string]string{
-	"kueue-quota":   "Each ClusterQueue's quota used over simulated time (the requests of the workloads holding quota), per flavor and resource, as a share of its nominal quota; the shaded part above 100% is borrowed from the cohort.",
+	"kueue-quota":     "Each ClusterQueue's quota used over simulated time (the requests of the workloads holding quota), per flavor and resource, as a share of its nominal quota; the shaded part above 100% is borrowed from the cohort.",
 	"kueue-admission": "Each ClusterQueue's times to admission, from a workload's creation to its first admission, over the workloads admitted (their count after the name): the box spans the middle half, the thick line across it is the median, the thin line runs from the 10th to the 90th percentile and the cross marks the longest. The time axis is logarithmic; under a second is drawn at a second.",
-	"kueue-pending": "Each ClusterQueue's workloads over simulated time: pending and not yet refused, pending after Kueue said why it could not admit them (inadmissible), and admitted (holding quota, evicted ones until their quota is released).",
-	"nodegroups":    "Each node group's nodes over simulated time: those ready, and those requested by a scale-up and not ready yet, under the group's max.",
-	"allocation":    "Allocation of each resource over simulated time: the requests of the pods on nodes, the nodes' allocatable, and the free amount on used nodes that no pending pod can use (fragmented).",
-	"devices":       "Devices by class and by model over simulated time: devices on the nodes, devices a claim holds, and the part of them the claims take; then each class's fragmentation.",
-	"pending":       "Pods and PodGroups waiting to be placed, over simulated time.",
-	"waits":         "For each priority, the share of its scheduled pods that waited at most a given time from arrival to first binding (log time axis).",
+	"kueue-pending":   "Each ClusterQueue's workloads over simulated time: pending and not yet refused, pending after Kueue said why it could not admit them (inadmissible), and admitted (holding quota, evicted ones until their quota is released).",
+	"nodegroups":      "Each node group's nodes over simulated time: those ready, and those requested by a scale-up and not ready yet, under the group's max.",
+	"allocation":      "Allocation of each resource over simulated time: the requests of the pods on nodes, the nodes' allocatable, and the free amount on used nodes that no pending pod can use (fragmented).",
+	"devices":         "Devices by class and by model over simulated time: devices on the nodes, devices a claim holds, and the part of them the claims take; then each class's fragmentation.",
+	"pending":         "Pods and PodGroups waiting to be placed, over simulated time.",
+	"waits":           "For each priority, the share of its scheduled pods that waited at most a given time from arrival to first binding (log time axis).",
 }
 
 func caption(name string) string {
