@@ -121,18 +121,29 @@ func (c *Comparison) JSON() ([]byte, error) {
 // one row per measure.
 func (c *Comparison) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, cells := range c.Rows() {
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	return tw.Flush()
+}
+
+// Rows returns the comparison's table as WriteTable writes it: a header
+// (the scenario, then the variants), then a row per measure, its label
+// and a cell per variant.
+func (c *Comparison) Rows() [][]string {
+	var out [][]string
 	row := func(label string, cell func(Summary) string) {
 		cells := []string{label}
 		for _, v := range c.Variants {
 			cells = append(cells, cell(v.Summary))
 		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		out = append(out, cells)
 	}
 	header := []string{c.Scenario}
 	for _, v := range c.Variants {
 		header = append(header, v.Variant)
 	}
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	out = append(out, header)
 	row("nodes", func(s Summary) string { return fmt.Sprint(s.Nodes) })
 	row("pods placed", func(s Summary) string { return fmt.Sprintf("%d of %d", s.PodsPlaced, s.Pods) })
 	row("pending at the end", func(s Summary) string { return fmt.Sprint(s.PendingAtEnd) })
@@ -149,7 +160,7 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 	preemptionRows(c, row)
 	row("preemptions (victims)", func(s Summary) string { return fmt.Sprintf("%d (%d)", s.Preemptions, s.Victims) })
 	row("simulated time", func(s Summary) string { return durs(s.EndSeconds) })
-	return tw.Flush()
+	return out
 }
 
 func resourceNames(c *Comparison) []string {

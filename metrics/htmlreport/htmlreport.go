@@ -45,10 +45,16 @@ type Answer struct {
 // table above it counts them all.
 const maxPendingRows = 500
 
-//go:embed page.html.tmpl
-var pageText string
+// The page's template; head.html.tmpl holds the head every page shares
+// (its styles, fonts and Content Security Policy).
+var (
+	//go:embed page.html.tmpl
+	pageText string
+	//go:embed head.html.tmpl
+	headText string
+)
 
-var page = template.Must(template.New("page").Parse(pageText))
+var page = template.Must(template.Must(template.New("page").Parse(pageText)).Parse(headText))
 
 // readyScript marks the page when its figures and fonts are ready:
 // data-plots on the html element reads "ready N/N" once the N figures
