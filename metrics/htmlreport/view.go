@@ -163,18 +163,7 @@ func newView(in Input) (*view, error) {
 			v.Figures = append(v.Figures, f)
 		}
 	}
-	v.FontFaces = template.CSS(strings.Join(faces, "\n"))
-	var families []string
-	for _, f := range faces {
-		if m := fontFamily.FindStringSubmatch(f); m != nil {
-			families = append(families, m[1])
-		}
-	}
-	v.FontFamilies = strings.Join(families, "|")
-	v.BodyFont = template.CSS(systemFonts)
-	if len(families) > 0 && !strings.ContainsAny(families[0], `"\;{}<>`) {
-		v.BodyFont = template.CSS(`"` + families[0] + `", ` + systemFonts)
-	}
+	v.FontFaces, v.FontFamilies, v.BodyFont = fontsOf(faces)
 	v.summary(rep)
 	v.waits(rep)
 	v.pending(rep)
@@ -184,6 +173,24 @@ func newView(in Input) (*view, error) {
 	v.autoscaling(rep)
 	v.kueue(rep)
 	return v, nil
+}
+
+// fontsOf returns the @font-face rules of the figures' fonts, their
+// families ("|"-separated, for the ready script), and the page's font
+// stack: the figures' font first, so that page and figures are set in
+// one typeface.
+func fontsOf(faces []string) (template.CSS, string, template.CSS) {
+	var families []string
+	for _, f := range faces {
+		if m := fontFamily.FindStringSubmatch(f); m != nil {
+			families = append(families, m[1])
+		}
+	}
+	body := template.CSS(systemFonts)
+	if len(families) > 0 && !strings.ContainsAny(families[0], `"\;{}<>`) {
+		body = template.CSS(`"` + families[0] + `", ` + systemFonts)
+	}
+	return template.CSS(strings.Join(faces, "\n")), strings.Join(families, "|"), body
 }
 
 // csp is the page's Content Security Policy: nothing from outside, the
