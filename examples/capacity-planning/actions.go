@@ -240,7 +240,10 @@ func (a *app) compareVariants() error {
 	if err != nil {
 		return err
 	}
-	return a.printComparison(c)
+	if err := a.printComparison(c); err != nil {
+		return err
+	}
+	return a.comparisonFiles(c)
 }
 
 // printComparison prints a comparison as a table, headed by the inputs'

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gangsim/gangsim/metrics"
 	"github.com/gangsim/gangsim/metrics/htmlreport"
+	"github.com/gangsim/gangsim/metrics/plots"
 	"github.com/gangsim/gangsim/scenario"
 	"github.com/gangsim/gangsim/whatif"
 )
@@ -69,4 +70,62 @@ func answerText(ans *whatif.Answer) htmlreport.Answer {
 		}
 	}
 	return out
+}
+
+// compareCaptions say what each figure of a comparison shows.
+var compareCaptions = map[string]string{
+	"compare-kueue-admission":   "Each ClusterQueue's time to admission, from a workload's creation to its first admission, over the workloads admitted: the mean, the median and the 90th percentile, a bar per variant.",
+	"compare-kueue-usage":       "Each ClusterQueue's quota used (the requests of the workloads holding quota, a time average, summed over flavors) as a share of its nominal quota, per resource, a bar per variant; above 100% the queue borrowed from its cohort.",
+	"compare-kueue-preemptions": "Each ClusterQueue's workloads evicted by Kueue's preemption (victims), and the workloads preempted to admit its own (in any queue), a bar per variant.",
+}
+
+// comparisonFiles writes, when -out was given, the comparison's files:
+// comparison.json, comparison.html (the table and, with Kueue, its
+// figures) and the figures as PNG and SVG.
+func (a *app) comparisonFiles(c *whatif.Comparison) error {
+	dir := a.cfg.out
+	if !a.cfg.outGiven || dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	short := *c
+	short.Scenario = displayName(c.Scenario)
+	data, err := short.JSON()
+	if err != nil {
+		return err
+	}
+	figs, err := short.KueueFigures()
+	if err != nil {
+		return err
+	}
+	rows := short.Rows()
+	page := htmlreport.Comparison{Name: short.Scenario, Span: fmt.Sprintf("%d variants", len(c.Variants)), Header: rows[0], Rows: rows[1:],
+		Figures: figs, Captions: compareCaptions}
+	var b bytes.Buffer
+	if err := htmlreport.WriteComparison(&b, page); err != nil {
+		return err
+	}
+	written := []string{"comparison.json", "comparison.html"}
+	for i, out := range [][]byte{data, b.Bytes()} {
+		if err := os.WriteFile(filepath.Join(dir, written[i]), out, 0o644); err != nil {
+			return err
+		}
+	}
+	for _, f := range figs {
+		for _, format := range []string{plots.PNG, plots.SVG} {
+			name := f.Name + "." + format
+			if err := f.Save(filepath.Join(dir, name), format); err != nil {
+				return err
+			}
+			written = append(written, name)
+		}
+	}
+	note := a.stdout
+	if a.cfg.json {
+		note = a.stderr
+	}
+	fmt.Fprintf(note, "\nWrote to %s: %s\n", dir, strings.Join(written, ", "))
+	return nil
 }
