@@ -14,7 +14,10 @@ import (
 type preemptMatrix struct {
 	Victims []string
 	Rows    []matrixRow
-	Note    string // the queues folded into "other", in words
+	// Preempted sums each column, All every cell
+	Preempted []string
+	All       string
+	Note      string // the queues folded into "other", in words
 }
 
 type matrixRow struct {
@@ -93,9 +96,17 @@ func preemptions(k *metrics.KueueSummary) *preemptMatrix {
 			}
 		}
 	}
+	all := 0
 	for _, j := range cols {
 		m.Victims = append(m.Victims, heads[j])
+		sum := 0
+		for i := range counts {
+			sum += counts[i][j]
+		}
+		m.Preempted = append(m.Preempted, fmt.Sprint(sum))
+		all += sum
 	}
+	m.All = fmt.Sprint(all)
 	for i, row := range counts {
 		r := matrixRow{Preemptor: heads[i]}
 		total := 0

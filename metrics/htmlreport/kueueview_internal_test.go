@@ -35,6 +35,8 @@ func TestPreemptionMatrix(t *testing.T) {
 		{Preemptor: "c", Cells: []string{"3", "", ""}, Total: "3"},
 		{Preemptor: noQueue, Cells: []string{"", "", "1"}, Total: "1"},
 	}, m.Rows)
+	assert.Equal(t, []string{"5", "1", "1"}, m.Preempted, "a lost 2 + 3")
+	assert.Equal(t, "7", m.All)
 	assert.Empty(t, m.Note)
 }
 

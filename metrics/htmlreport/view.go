@@ -57,7 +57,6 @@ type view struct {
 
 type queueRow struct {
 	Name, Cohort, Workloads, Admitted, Pending, PendingPeak, PendingAtEnd, Holding, HoldingPeak, Evictions string
-	Preempted, Preempting                                                                                  string
 }
 
 type quotaRow struct {
@@ -350,7 +349,7 @@ func (v *view) kueue(rep *metrics.Report) {
 		v.ClusterQueues = append(v.ClusterQueues, queueRow{Name: q.Name, Cohort: q.Cohort, Workloads: fmt.Sprint(q.Workloads),
 			Admitted: fmt.Sprint(q.Admitted), Pending: num(q.Pending), PendingPeak: fmt.Sprint(q.PendingPeak),
 			PendingAtEnd: fmt.Sprintf("%d (%d inadmissible)", q.PendingAtEnd, q.InadmissibleAtEnd), Holding: num(q.Holding),
-			HoldingPeak: fmt.Sprint(q.HoldingPeak), Evictions: q.EvictionsText(), Preempted: fmt.Sprint(q.Preempted), Preempting: fmt.Sprint(q.Preempting)})
+			HoldingPeak: fmt.Sprint(q.HoldingPeak), Evictions: q.EvictionsText()})
 		for _, u := range q.Quota {
 			v.QueueQuota = append(v.QueueQuota, quotaRow{Queue: q.Name, Flavor: u.Flavor, Resource: string(u.Resource), Unit: u.Unit,
 				Nominal: num(u.Nominal), Used: num(u.Used), UsedPeak: num(u.UsedPeak), Borrowed: num(u.Borrowed),
