@@ -137,6 +137,7 @@ func legendSpread(p *plot.Plot) {
 	box.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1)}
 	whisker := &plotter.Line{LineStyle: draw.LineStyle{Color: c, Width: vg.Points(1)}}
 	mark := &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: draw.CrossGlyph{}}}
+	p.Legend.Padding = vg.Points(2)
 	p.Legend.Add("middle half (25th to 75th percentile), median across it", box)
 	p.Legend.Add("10th to 90th percentile", whisker)
 	p.Legend.Add("longest", mark)
