@@ -1,8 +1,12 @@
 package whatif_test
 
 import (
+	"bytes"
 	"errors"
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -169,4 +173,50 @@ func TestKueueFairSharingNoOp(t *testing.T) {
 	a, _ := base.JSON(false)
 	b, _ := rep.JSON(false)
 	assert.Equal(t, string(a), string(b), "the Configuration made stands for none")
+}
+
+var update = flag.Bool("update", false, "rewrite testdata golden files")
+
+// Classic preemption against fair sharing on testdata/fairsharing, the
+// comparison's table and JSON kept as golden files. By hand: classic
+// preemption gives team-a its 4 nominal cores from team-c at 10m, its
+// other two wait for team-c's pods to end at 1h; fair sharing lets
+// team-a take 6 of team-c's 8 (its share after, 2 borrowed, stays under
+// team-c's). At 20m team-b reclaims its 2: from team-c under classic
+// preemption (the one borrowing); under fair sharing one from team-c and
+// one from team-a, which then borrow 2 cores each, the same share.
+func TestCompareFairSharingGolden(t *testing.T) {
+	var files []scenario.File
+	for _, name := range []string{"kueue.yaml", "work.yaml"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "fairsharing", name))
+		require.NoError(t, err)
+		files = append(files, scenario.File{Name: name, Data: data})
+	}
+	sc, err := scenario.ParseFiles(files)
+	require.NoError(t, err)
+	var variants []whatif.Variant
+	for _, spec := range []string{"fairsharing:off", "fairsharing:on"} {
+		v, err := whatif.ParseVariant(spec)
+		require.NoError(t, err)
+		variants = append(variants, v)
+	}
+	c, err := whatif.Compare(sc, variants, whatif.Options{Workers: 1})
+	require.NoError(t, err)
+	off, on := c.Variants[0].Summary.Kueue, c.Variants[1].Summary.Kueue
+	assert.Equal(t, []whatif.KueuePreemptions{{Preemptor: "team-a", Victim: "team-c", Count: 4}, {Preemptor: "team-b", Victim: "team-c", Count: 2}}, off.Preemptions)
+	assert.Equal(t, 6, on.ClusterQueues[0].Preempting, "fair sharing: team-a takes 6")
+	assert.InDelta(t, 0, on.ClusterQueues[0].TimeToAdmission.Max, 1)
+	var table bytes.Buffer
+	require.NoError(t, c.WriteTable(&table))
+	js, err := c.JSON()
+	require.NoError(t, err)
+	for name, got := range map[string][]byte{"compare.txt": table.Bytes(), "compare.json": js} {
+		path := filepath.Join("testdata", "fairsharing", name)
+		if *update {
+			require.NoError(t, os.WriteFile(path, got, 0o644))
+		}
+		want, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(got), "%s (go test -update rewrites it)", name)
+	}
 }

@@ -74,3 +74,28 @@ func TestKueueReportInBrowser(t *testing.T) {
 	// the borrowed quota's shade: gonum/plot's first colour, light
 	assert.Greater(t, pixels(decodePNG(t, shot), 0xFB, 0xD1, 0xD3), 2000, "the borrowed part shaded")
 }
+
+// -variant with -out writes the comparison's files: its JSON, its page
+// with Kueue's figures (a bar per variant) and the figures themselves;
+// without -out, none.
+func TestCompareVariantsFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cmp")
+	out, errOut, code := runCommand(t, nil, "-out", dir, "-variant", "fairsharing:off", "-variant", "fairsharing:on", kueueInput)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "workloads preempted / preempted for it")
+	assert.Contains(t, out, "Wrote to "+dir+": comparison.json, comparison.html, compare-kueue-admission.png, compare-kueue-admission.svg, "+
+		"compare-kueue-usage.png, compare-kueue-usage.svg, compare-kueue-preemptions.png, compare-kueue-preemptions.svg")
+	page, err := os.ReadFile(filepath.Join(dir, "comparison.html"))
+	require.NoError(t, err)
+	for _, want := range []string{"<title>Comparison: kueue.yaml</title>", `id="fig-compare-kueue-admission"`, ">fairsharing:on</th>",
+		"a bar per variant"} {
+		assert.Contains(t, string(page), want)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "comparison.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"preempting": 0`)
+
+	out, errOut, code = runCommand(t, nil, "-variant", "base", kueueInput)
+	require.Equal(t, 0, code, errOut)
+	assert.NotContains(t, out+errOut, "Wrote to", "no -out: no files")
+}
