@@ -59,7 +59,11 @@
 //   - time to admission, from a workload's creation to its first
 //     admission; the wait for quota (the same, to the end when never
 //     admitted) and for nodes (from that admission until the admitted
-//     pods were all bound); evictions by preemption reason.
+//     pods were all bound); evictions by preemption reason;
+//   - preemptions: the queue's workloads evicted by preemption (as
+//     victims) and those evicted for its own (as preemptors), and the
+//     victims between each pair of ClusterQueues (preemptor's, victim's);
+//   - the times to admission themselves, for their distribution.
 //
 // Determinism: no map order reaches a Report; resources, domains, reasons
 // and priorities are sorted, and the same stream gives the same bytes.

@@ -11,11 +11,18 @@
 // With Kueue's objects in the scenario, a variant may set a
 // ClusterQueue's or a Cohort's nominalQuota, borrowingLimit or
 // lendingLimit of one flavor's resource (KueueQuota), or a ClusterQueue's
-// queueingStrategy and preemption policies (KueueQueueSetting): on a deep
-// copy of the objects, checked as Kueue's webhooks check them, so that a
-// change Kueue would refuse is refused. A comparison then has each
-// ClusterQueue's time to admission (mean and quantiles), waits for quota
-// and for nodes, evictions and quota use (Summary.Kueue), and
+// queueingStrategy and preemption policies (KueueQueueSetting; "*" for
+// every ClusterQueue), turn Kueue's fair sharing on or off with its
+// preemption strategies (KueueFairSharing), or set a ClusterQueue's or a
+// Cohort's fair-sharing weight (KueueWeight): on a deep copy of the
+// objects, checked as Kueue's webhooks and configuration validation
+// check them, so that a change Kueue would refuse is refused. Two
+// policies are then one comparison ("fairsharing:off" against
+// "fairsharing:on"). A comparison has each ClusterQueue's time to
+// admission (mean and quantiles), waits for quota and for nodes,
+// evictions, workloads preempted and preempted for it, and quota use,
+// and the preemptions between each pair of queues (Summary.Kueue), with
+// figures of them a bar per variant (Comparison.KueueFigures); and
 // SmallestNominalQuota finds the smallest nominal quota, in whole units,
 // that admits every workload of a ClusterQueue with a quantile of their
 // times to admission under a bound, assuming more quota never lengthens

@@ -4,7 +4,10 @@
 // summary tables, every figure of package metrics/plots inline as SVG,
 // the waits by priority and by workload, why pods are pending at the end
 // (by cause, then pod by pod), the unschedulable reasons, and the
-// utilisation of each topology domain and device group.
+// utilisation of each topology domain and device group; with Kueue, its
+// queues, quotas, figures, times to admission and the matrix of
+// preemptions between ClusterQueues. WriteComparison writes the page of
+// variants side by side (their table and figures) in the same style.
 //
 // The page needs nothing beyond itself: no network, no external style
 // sheet, script or font. The figures' text is drawn in the font
