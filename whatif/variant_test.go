@@ -67,7 +67,8 @@ func TestParseVariantErrors(t *testing.T) {
 // variant's name reads back as the same variant.
 func FuzzParseVariant(f *testing.F) {
 	for _, s := range []string{"base", "add:n:1", "add-domain:rack=r1:2,strategy:MostAllocated", "remove:x:3,weight:P:100", "add:n:1,,",
-		"strategy:RequestedToCapacityRatio:0=0/100=10"} {
+		"strategy:RequestedToCapacityRatio:0=0/100=10", "fairsharing:on", "fairsharing:LessThanOrEqualToFinalShare/LessThanInitialShare",
+		"clusterqueue:*:fairSharing.weight=0.5", "cohort:pool:fairSharing.weight=2,fairsharing:off", "clusterqueue:*:queueingStrategy=StrictFIFO"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
