@@ -99,3 +99,21 @@ func TestCompareVariantsFiles(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.NotContains(t, out+errOut, "Wrote to", "no -out: no files")
 }
+
+// The comparison's page in headless Chromium: no console message, every
+// figure drawn (GANGSIM_BROWSER_TEST=1, as TestReportInBrowser).
+func TestComparisonInBrowser(t *testing.T) {
+	if os.Getenv(browserTestEnv) == "" {
+		t.Skipf("set %s=1 to open the comparison in headless Chromium", browserTestEnv)
+	}
+	browser := chromium(t)
+	dir := t.TempDir()
+	_, errOut, code := runCommand(t, nil, "-out", dir, "-variant", "fairsharing:off", "-variant", "fairsharing:on", kueueInput)
+	require.Equal(t, 0, code, errOut)
+	page := filepath.Join(dir, "comparison.html")
+	dom, log := headless(t, browser, page, "--window-size=1366,900", "--dump-dom")
+	assert.Empty(t, consoleLine.FindAllString(log, -1), "console messages")
+	state := plotsState.FindStringSubmatch(dom)
+	require.NotNil(t, state, "the page's script did not run")
+	assert.Equal(t, "ready 3/3", state[1])
+}
