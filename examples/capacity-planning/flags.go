@@ -105,8 +105,11 @@ Questions (one at a time, on the merged inputs):
                          quota:CQ:FLAVOR:RESOURCE:nominalQuota|borrowingLimit|lendingLimit=Q
                          (Q, +Q, -Q, none) | cohort-quota:COHORT:FLAVOR:RESOURCE:FIELD=Q |
                          clusterqueue:CQ:queueingStrategy|withinClusterQueue|
-                         reclaimWithinCohort|borrowWithinCohort=V (Kueue's),
-                         joined with commas
+                         reclaimWithinCohort|borrowWithinCohort|fairSharing.weight=V
+                         (CQ * for every ClusterQueue) | cohort:COHORT:fairSharing.weight=W |
+                         fairsharing:on|off|LessThanOrEqualToFinalShare/LessThanInitialShare
+                         (Kueue's), joined with commas; with -out, the comparison's
+                         comparison.json, comparison.html and figures are written there
 
 Sweeps beyond one machine (with -variant):
   -write-job FILE        write the sweep as a Kubernetes Indexed Job (needs -job-image)

@@ -14,7 +14,9 @@
 // timeseries.csv, waits.csv) and plots (PNG and SVG) to the output
 // folder; with -each every input is simulated on its own and they are
 // compared side by side. A question given -out writes the files of the
-// answer's run, the answer in report.html. Long work shows its progress
+// answer's run, the answer in report.html; a comparison of -variant
+// given -out writes comparison.json and comparison.html, with Kueue's
+// figures of the variants side by side. Long work shows its progress
 // on standard error (-quiet: none). Run with -h for the questions and the
 // sweep flags. It exits 1, with the message on standard error, on an
 // invalid input, and 2 on a misuse of the flags.
