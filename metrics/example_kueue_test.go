@@ -51,3 +51,40 @@ func ExampleReport_AddKueue() {
 	// default cpu: 3 of 4 cores used on average (75%), peak 3
 	// clusterqueue=team pending inadmissible [{0s 1} {20m0s 0}]
 }
+
+// Who preempted whom: team-b's workload b1 preempts two of team-a's
+// (reclaiming its quota), then one of its own for b2. Each ClusterQueue
+// counts its workloads preempted and those preempted for it, and the
+// pairs say between which queues.
+func ExampleKueueSummary_PreemptionsBetween() {
+	objs := &kueue.Objects{
+		ClusterQueues: []kueue.ClusterQueue{{Name: "team-a", CohortName: "pool"}, {Name: "team-b", CohortName: "pool"}},
+		LocalQueues:   []kueue.LocalQueue{{Namespace: "a", Name: "q", ClusterQueue: "team-a"}, {Namespace: "b", Name: "q", ClusterQueue: "team-b"}},
+	}
+	preempt := func(victim, cq, reason, by string) kueue.Event {
+		return kueue.Event{At: time.Minute, Kind: kueue.Evicted, Workload: victim, ClusterQueue: cq, Reason: "Preempted", Preemption: reason, By: by}
+	}
+	var events []kueue.Event
+	var wls []metrics.KueueWorkload
+	for _, w := range []string{"a/a1", "a/a2", "b/b0", "b/b1", "b/b2"} {
+		events = append(events, kueue.Event{Kind: kueue.Created, Workload: w})
+		wls = append(wls, metrics.KueueWorkload{Workload: w, LocalQueue: "q", WaitForNodes: -1})
+	}
+	events = append(events, preempt("a/a1", "team-a", "InCohortReclamation", "b/b1"), preempt("a/a2", "team-a", "InCohortReclamation", "b/b1"),
+		preempt("b/b0", "team-b", "InClusterQueue", "b/b2"))
+	rep := &metrics.Report{End: time.Hour}
+	rep.AddKueue(objs, events, wls)
+	for _, q := range rep.Kueue.ClusterQueues {
+		fmt.Printf("%s: %d preempted, %d preempted for it\n", q.Name, q.Preempted, q.Preempting)
+	}
+	for _, p := range rep.Kueue.Preemptions {
+		fmt.Printf("%s -> %s: %d\n", p.Preemptor, p.Victim, p.Count)
+	}
+	fmt.Println(rep.Kueue.PreemptionsBetween("team-a", "team-b"))
+	// Output:
+	// team-a: 2 preempted, 0 preempted for it
+	// team-b: 1 preempted, 3 preempted for it
+	// team-b -> team-a: 2
+	// team-b -> team-b: 1
+	// 0
+}

@@ -42,8 +42,14 @@ func (p *preemptionCounts) add(victim *kworkload, victimCQ *kqueue, preemptor *k
 // sorted returns the pairs in the objects' order of the preemptors' and
 // then the victims' ClusterQueues (names not among them last, by name).
 func (p *preemptionCounts) sorted(objs *kueue.Objects) []KueuePreemptions {
+	index := make(map[string]int, len(objs.ClusterQueues))
+	for i, q := range objs.ClusterQueues {
+		if _, dup := index[q.Name]; !dup {
+			index[q.Name] = i
+		}
+	}
 	rank := func(name string) int {
-		if i := slices.IndexFunc(objs.ClusterQueues, func(q kueue.ClusterQueue) bool { return q.Name == name }); i >= 0 {
+		if i, ok := index[name]; ok {
 			return i
 		}
 		return len(objs.ClusterQueues)
