@@ -134,8 +134,9 @@ func strategySetsText() string {
 	return strings.Join(out, ", ")
 }
 
-// KueueWeight sets the fair-sharing weight of a ClusterQueue, of every
-// ClusterQueue (Name "*"), or of a Cohort when Cohort is set. Value is a
+// KueueWeight sets the fair-sharing weight of a ClusterQueue (of every
+// ClusterQueue with Name "*"), or of a Cohort when Cohort is set (of
+// every Cohort with "*"). Value is a
 // quantity ("2", "0.5", "500m"; "0" makes the queue borrow only what no
 // other queue wants), checked as Kueue's webhooks check it. The weight
 // counts only with fair sharing on, so the change is refused when it is

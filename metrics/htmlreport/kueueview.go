@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/gangsim/gangsim/metrics"
@@ -34,11 +35,35 @@ const noQueue = "(in no queue)"
 // when there were none. The queues are those in a preemption, in the
 // objects' order; above metrics.MaxKueueQueues of them, those in the
 // most preemptions (as preemptor and victim), the others summed in a
-// row and a column "other".
+// row and a column named for their count.
 func preemptions(k *metrics.KueueSummary) *preemptMatrix {
 	if len(k.Preemptions) == 0 {
 		return nil
 	}
+	heads, folded, note := matrixQueues(k)
+	at := func(name string) int {
+		if i := slices.Index(heads, name); i >= 0 && (!folded || i < len(heads)-1) {
+			return i
+		}
+		return len(heads) - 1 // the folded queues' row and column
+	}
+	counts := make([][]int, len(heads))
+	for i := range counts {
+		counts[i] = make([]int, len(heads))
+	}
+	for _, p := range k.Preemptions {
+		counts[at(cmp.Or(p.Preemptor, noQueue))][at(p.Victim)] += p.Count
+	}
+	m := fill(counts, heads)
+	m.Note = note
+	return m
+}
+
+// matrixQueues returns the heads of the matrix's rows and columns: the
+// queues in a preemption in the objects' order (noQueue last), or the
+// metrics.MaxKueueQueues in the most and a last head for the others
+// (folded), said in a note.
+func matrixQueues(k *metrics.KueueSummary) (heads []string, folded bool, note string) {
 	involved := map[string]int{}
 	for _, p := range k.Preemptions {
 		involved[cmp.Or(p.Preemptor, noQueue)] += p.Count
@@ -54,55 +79,35 @@ func preemptions(k *metrics.KueueSummary) *preemptMatrix {
 		}
 		return len(order) // a name not among the objects' (noQueue) last
 	}
-	var names []string
-	for n := range involved {
-		names = append(names, n)
+	names := slices.SortedFunc(maps.Keys(involved), func(a, b string) int { return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a, b)) })
+	if len(names) <= metrics.MaxKueueQueues {
+		return names, false, ""
 	}
-	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a, b)) })
+	busiest := slices.Clone(names)
+	slices.SortStableFunc(busiest, func(a, b string) int { return cmp.Compare(involved[b], involved[a]) })
+	keep := busiest[:metrics.MaxKueueQueues]
+	shown := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !slices.Contains(keep, n) })
+	other := fmt.Sprintf("%d others", len(names)-len(shown))
+	note = fmt.Sprintf("The %d ClusterQueues in the most preemptions of %d in any; the others are summed as %q.", len(shown), len(names), other)
+	return append(shown, other), true, note
+}
+
+// fill renders the counts: a column per victims' queue with some, a row
+// per preemptors' queue with some, and the sums.
+func fill(counts [][]int, heads []string) *preemptMatrix {
 	m := &preemptMatrix{}
-	shown, other := names, "other"
-	if len(names) > metrics.MaxKueueQueues {
-		busiest := slices.Clone(names)
-		slices.SortStableFunc(busiest, func(a, b string) int { return cmp.Compare(involved[b], involved[a]) })
-		keep := busiest[:metrics.MaxKueueQueues]
-		shown = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !slices.Contains(keep, n) })
-		other = fmt.Sprintf("%d others", len(names)-len(shown))
-		m.Note = fmt.Sprintf("The %d ClusterQueues in the most preemptions of %d in any; the others are summed as %q.", len(shown), len(names), other)
-	}
-	at := func(name string) int {
-		if i := slices.Index(shown, name); i >= 0 {
-			return i
-		}
-		return len(shown)
-	}
-	size := len(shown)
-	if size < len(names) {
-		size++
-	}
-	counts := make([][]int, size)
-	for i := range counts {
-		counts[i] = make([]int, size)
-	}
-	for _, p := range k.Preemptions {
-		counts[at(cmp.Or(p.Preemptor, noQueue))][at(p.Victim)] += p.Count
-	}
-	heads := append(slices.Clone(shown), other)[:size]
-	var cols []int // the victims' columns: a queue never preempted from has none
-	for j := range heads {
-		for i := range counts {
-			if counts[i][j] > 0 {
-				cols = append(cols, j)
-				break
-			}
-		}
-	}
+	var cols []int
 	all := 0
-	for _, j := range cols {
-		m.Victims = append(m.Victims, heads[j])
+	for j := range heads {
 		sum := 0
 		for i := range counts {
 			sum += counts[i][j]
 		}
+		if sum == 0 {
+			continue // a queue never preempted from: no column
+		}
+		cols = append(cols, j)
+		m.Victims = append(m.Victims, heads[j])
 		m.Preempted = append(m.Preempted, fmt.Sprint(sum))
 		all += sum
 	}

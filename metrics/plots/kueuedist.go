@@ -3,7 +3,7 @@ package plots
 import (
 	"fmt"
 	"image/color"
-	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -145,22 +145,8 @@ func legendSpread(p *plot.Plot) {
 
 // joinNames lists names in words: "a", "a and b", "a, b and c".
 func joinNames(names []string) string {
-	switch len(names) {
-	case 0:
-		return ""
-	case 1:
-		return names[0]
+	if len(names) < 2 {
+		return strings.Join(names, "")
 	}
-	return fmt.Sprintf("%s and %s", join(slices.Clip(names[:len(names)-1])), names[len(names)-1])
-}
-
-func join(names []string) string {
-	out := ""
-	for i, n := range names {
-		if i > 0 {
-			out += ", "
-		}
-		out += n
-	}
-	return out
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
