@@ -69,7 +69,7 @@ func (c *Comparison) KueueFigures() ([]plots.Figure, error) {
 	}
 	preempt := []plots.BarPanel{
 		{Label: "workloads preempted (victims)", Values: values(func(q *KueueQueueSummary) float64 { return float64(q.Preempted) })},
-		{Label: "workloads preempted for the queue's (by its preemptors)", Values: values(func(q *KueueQueueSummary) float64 { return float64(q.Preempting) })},
+		{Label: "workloads preempted for the queue's workloads (as preemptors)", Values: values(func(q *KueueQueueSummary) float64 { return float64(q.Preempting) })},
 	}
 	if err := add("compare-kueue-preemptions", "Preemptions per ClusterQueue", preempt); err != nil {
 		return nil, err
