@@ -242,7 +242,7 @@ func (sc *Scenario) manager(opts ...controllers.Option) *controllers.Manager {
 		if sc.ExtendedResourceToleration {
 			ws[i].Template = withExtendedTolerations(ws[i].Template)
 		}
-		if c.queue != "" && sc.Kueue != nil {
+		if ow := ownedWorkload(sc.Kueue, c); c.queue != "" && sc.Kueue != nil && (ow == nil || ow.Admission == nil) {
 			continue // Kueue holds it: its pods of time 0 are left out (kueueRun)
 		}
 		ws[i].Pods = make([]*cluster.Pod, len(c.pods))
