@@ -83,6 +83,8 @@ type kueueRun struct {
 	// the pod set; admitted are those Workloads' admissions, by unit
 	dumped   map[cluster.PodKey]dumpedPod
 	admitted map[*kueueUnit]kueue.DumpedWorkload
+	// ownedBy finds the dump's Workloads of jobs (owned)
+	ownedBy ownedIndex
 }
 
 // kueueUnit is a workload of plain pods: its pods, as added, and where
@@ -707,27 +709,43 @@ func (kr *kueueRun) jobUnits() error {
 	return nil
 }
 
-// owned is the dump's Workload of a job, or nil (ownedWorkload).
-func (kr *kueueRun) owned(c *Controller) *kueue.OwnedWorkload { return ownedWorkload(kr.objs, c) }
-
-// ownedWorkload is the dump's Workload of a job, or nil: the Workload
-// whose owner is the job's object (as the inputs name its kind: a
-// TrainJob's JobSet is the TrainJob).
-func ownedWorkload(objs *kueue.Objects, c *Controller) *kueue.OwnedWorkload {
-	if objs == nil {
-		return nil
+// owned is the dump's Workload of a job, or nil (ownedWorkloads).
+func (kr *kueueRun) owned(c *Controller) *kueue.OwnedWorkload {
+	if kr.ownedBy == nil {
+		kr.ownedBy = ownedWorkloads(kr.objs)
 	}
-	kind := c.Kind
-	if p := c.workload.Parent; p != nil && p.ReportedAs != "" {
-		kind = p.ReportedAs
+	return kr.ownedBy.of(c)
+}
+
+// ownedIndex finds the dump's Workload of a job: the Workload whose
+// owner is the job's object, by its kind as the inputs name it (a
+// TrainJob's JobSet is the TrainJob).
+type ownedIndex map[ownerKey]*kueue.OwnedWorkload
+
+// ownedWorkloads indexes the dump's Workloads of jobs (Objects.Owned);
+// the first of an owner counts.
+func ownedWorkloads(objs *kueue.Objects) ownedIndex {
+	idx := ownedIndex{}
+	if objs == nil {
+		return idx
 	}
 	for i := range objs.Owned {
 		ow := &objs.Owned[i]
-		if ow.Namespace == c.Namespace && ow.OwnerName == c.Name && (ow.OwnerKind == kind || ow.OwnerKind == c.Kind) {
+		if k := (ownerKey{ow.Namespace, ow.OwnerKind, ow.OwnerName}); idx[k] == nil {
+			idx[k] = ow
+		}
+	}
+	return idx
+}
+
+// of is the dump's Workload of a controller's job, or nil.
+func (idx ownedIndex) of(c *Controller) *kueue.OwnedWorkload {
+	if p := c.workload.Parent; p != nil && p.ReportedAs != "" {
+		if ow := idx[ownerKey{c.Namespace, p.ReportedAs, c.Name}]; ow != nil {
 			return ow
 		}
 	}
-	return nil
+	return idx[ownerKey{c.Namespace, c.Kind, c.Name}]
 }
 
 // rayJobPart adds a RayJob's cluster or submitter Job to the RayJob's

@@ -90,15 +90,18 @@ type JobStartSummary struct {
 	First   JobStart
 	Started int
 	Start   metrics.Durations
+	// Starts are its start in each run, by run (-1: not started).
+	Starts []time.Duration
 }
 
 // ErrNoSuchJob is a job asked about that is not among the inputs.
 var ErrNoSuchJob = errors.New("whatif: no such job")
 
 // StartTimes answers when each job of jobs starts, on the scenarios load
-// gives (load(seed) for seeds 1 to opts.Runs). A job is named as the
-// inputs name the object ("Job ml/train", "JobSet ml/pretrain", "Pod
-// api", "Workload ml/wl"; Jobs lists them).
+// gives (load(seed) for seeds 1 to opts.Runs, each called once). A job is
+// named as the inputs name the object ("Job ml/train", "JobSet
+// ml/pretrain", "Pod default/api", "Workload ml/wl"; Jobs lists them); a
+// name without a namespace is in "default". The answer names them so.
 func StartTimes(load func(seed uint64) (*scenario.Scenario, error), jobs []string, opts StartOptions) (*StartAnswer, error) {
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("%w: no job asked about", ErrNoSuchJob)
@@ -127,6 +130,7 @@ func StartTimes(load func(seed uint64) (*scenario.Scenario, error), jobs []strin
 		s := JobStartSummary{First: outs[0].starts[j]}
 		var at []time.Duration
 		for _, o := range outs {
+			s.Starts = append(s.Starts, o.starts[j].StartedAt)
 			if o.starts[j].Started {
 				s.Started++
 				at = append(at, o.starts[j].StartedAt)
@@ -163,11 +167,34 @@ func Jobs(sc *scenario.Scenario, files ...string) []string {
 		add(sc.Controllers[i].Source)
 	}
 	for i := range sc.Pods {
-		if !ownedByController(owners, &sc.Pods[i].Pod) {
-			add(sc.Pods[i].Source)
+		p := &sc.Pods[i]
+		if ownedByController(owners, &p.Pod) {
+			continue
+		}
+		if len(files) > 0 && !slices.Contains(files, p.Source.File) {
+			continue
+		}
+		if name := podJob(p); !seen[name] {
+			seen[name] = true
+			out = append(out, name)
 		}
 	}
 	return out
+}
+
+// podJob is the job a pod of the inputs (not a controller's) belongs to:
+// its object ("Pod ml/api", a dump's "Workload ml/wl"), or for a pod of a
+// scenario file its PodGroup ("PodGroup ml/train", a gang) or itself
+// ("Pod ml/api").
+func podJob(p *scenario.Pod) string {
+	if name := objectName(p.Source.Path); name != "" {
+		return name
+	}
+	ns := namespaceOf(p.Pod.Key())
+	if p.Pod.PodGroup != "" {
+		return "PodGroup " + ns + "/" + p.Pod.PodGroup
+	}
+	return "Pod " + string(p.Pod.Key())
 }
 
 // controllerRefs are the scenario's controllers, as their pods' owner
@@ -222,11 +249,18 @@ type watchedPod struct {
 // startRun runs one scenario until the jobs have all started, and
 // returns their starts and the time it stopped.
 func startRun(sc *scenario.Scenario, jobs []string) ([]JobStart, time.Duration, error) {
+	return watchRun(sc, jobs, true)
+}
+
+// watchRun runs one scenario with the jobs watched: until they have all
+// started when early, else to its end (the equivalence test's reference).
+func watchRun(sc *scenario.Scenario, jobs []string, early bool) ([]JobStart, time.Duration, error) {
 	w, err := newJobWatch(sc, jobs)
 	if err != nil {
 		return nil, 0, err
 	}
-	res, err := sc.RunUntil(func(gangsim.Event) bool { return w.left == 0 }, gangsim.WithObserver(w.observe))
+	done := func(gangsim.Event) bool { return early && w.left == 0 }
+	res, err := sc.RunUntil(done, gangsim.WithObserver(w.observe))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -248,6 +282,7 @@ func newJobWatch(sc *scenario.Scenario, jobs []string) (*jobWatch, error) {
 		pods: map[cluster.PodKey]*watchedPod{}, pending: make([]int, len(jobs)), bound: make([]int, len(jobs)), left: len(jobs)}
 	index := map[string]int{}
 	for i, j := range jobs {
+		j = canonicalJob(j)
 		if _, dup := index[j]; dup {
 			return nil, fmt.Errorf("whatif: job %q asked about twice", j)
 		}
@@ -268,7 +303,7 @@ func newJobWatch(sc *scenario.Scenario, jobs []string) (*jobWatch, error) {
 		if ownedByController(owners, &p.Pod) {
 			continue
 		}
-		if j, ok := index[objectName(p.Source.Path)]; ok {
+		if j, ok := index[podJob(p)]; ok {
 			w.byPod[p.Pod.Key()] = j
 			found[j] = true
 		}
@@ -279,6 +314,17 @@ func newJobWatch(sc *scenario.Scenario, jobs []string) (*jobWatch, error) {
 		}
 	}
 	return w, nil
+}
+
+// canonicalJob names a job with its namespace: "Job train" is "Job
+// default/train", as the inputs name the objects of the default
+// namespace.
+func canonicalJob(job string) string {
+	kind, name, ok := strings.Cut(strings.TrimSpace(job), " ")
+	if !ok || strings.Contains(name, "/") {
+		return job
+	}
+	return kind + " " + cluster.DefaultNamespace + "/" + name
 }
 
 // listSome lists up to n names, and how many more.
@@ -393,13 +439,14 @@ func (w *jobWatch) evicted(e gangsim.Event) {
 			j = g
 		}
 	}
-	if j >= 0 && e.Pod != nil {
+	if j >= 0 && e.Pod != nil && w.before(j, e.At) {
 		w.starts[j].Preempted = append(w.starts[j].Preempted, "Pod "+e.Pod.Key().Display())
 	}
 }
 
-// addKueue adds what Kueue did for each job: its Workload, admission and
-// flavors, its last message while waiting, and the workloads it evicted.
+// addKueue adds what Kueue did for each job until it started: its
+// Workload, its first admission (time, ClusterQueue, flavors), its last
+// message while waiting, and the workloads it evicted.
 func (w *jobWatch) addKueue(res *scenario.Result) {
 	if res.Kueue == nil {
 		return
@@ -418,34 +465,38 @@ func (w *jobWatch) addKueue(res *scenario.Result) {
 		if !ok {
 			j, ok = byOwner[ownerDisplay("Workload "+wl.Name)]
 		}
-		if !ok {
-			continue
-		}
-		st := &w.starts[j]
-		st.Workload = wl.Name
-		byWorkload[wl.Name] = j
-		if wl.Admitted != nil && *wl.Admitted || wl.AdmittedAt != "" {
-			st.ClusterQueue = wl.ClusterQueue
-			for _, ps := range wl.PodSets {
-				st.Flavors = append(st.Flavors, podSetFlavors(ps))
-			}
+		if ok {
+			w.starts[j].Workload = wl.Name
+			byWorkload[wl.Name] = j
 		}
 	}
 	for _, e := range res.Kueue.Events {
-		j, ok := byWorkload[cluster.PodKey(e.Workload).Display()]
-		if ok && e.Kind == kueue.Pending && w.starts[j].AdmittedAt < 0 {
-			w.starts[j].WaitedForQuota = e.Message
-		}
-		if ok && e.Kind == kueue.QuotaReserved && w.starts[j].AdmittedAt < 0 {
-			w.starts[j].AdmittedAt = e.At
+		if j, ok := byWorkload[cluster.PodKey(e.Workload).Display()]; ok && w.starts[j].AdmittedAt < 0 {
+			st := &w.starts[j]
+			switch e.Kind {
+			case kueue.Pending:
+				st.WaitedForQuota = e.Message
+			case kueue.QuotaReserved:
+				st.AdmittedAt, st.ClusterQueue = e.At, e.ClusterQueue
+				for _, ps := range e.Admission.PodSets {
+					st.Flavors = append(st.Flavors, podSetFlavors(ps))
+				}
+			}
 		}
 		if e.By == "" || e.Kind != kueue.Evicted {
 			continue
 		}
-		if j, ok := byWorkload[cluster.PodKey(e.By).Display()]; ok {
+		if j, ok := byWorkload[cluster.PodKey(e.By).Display()]; ok && w.before(j, e.At) {
 			w.starts[j].Preempted = append(w.starts[j].Preempted, "Workload "+cluster.PodKey(e.Workload).Display())
 		}
 	}
+}
+
+// before reports whether a time is not after a job's start: what the job
+// did until then is its answer, the same whenever the run stops after.
+func (w *jobWatch) before(j int, at time.Duration) bool {
+	st := &w.starts[j]
+	return !st.Started || at <= st.StartedAt
 }
 
 // ownerDisplay is a job's name as a Kueue Workload's owner names it
@@ -456,11 +507,11 @@ func ownerDisplay(job string) string {
 }
 
 // podSetFlavors writes a pod set's flavors: "main: cpu=default".
-func podSetFlavors(ps scenario.WorkloadPodSetResult) string {
+func podSetFlavors(ps kueue.PodSetAssignment) string {
 	keys := slices.Sorted(maps.Keys(ps.Flavors))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + "=" + ps.Flavors[k]
+		parts[i] = string(k) + "=" + ps.Flavors[k]
 	}
 	return ps.Name + ": " + strings.Join(parts, ", ")
 }

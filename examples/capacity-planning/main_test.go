@@ -264,7 +264,7 @@ func TestBadUse(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"-add-like", "a", "-remove-like", "b"}, 2, "give one of -add-like, -add-like-rack, -remove-like, -smallest-group-max, -smallest-quota, -variant and -merge"},
+		{[]string{"-add-like", "a", "-remove-like", "b"}, 2, "give one of -add-like, -add-like-rack, -remove-like, -smallest-group-max, -smallest-quota, -when, -variant and -merge"},
 		{[]string{"-smallest-quota", "team-a:gpu"}, 2, `-smallest-quota "team-a:gpu" is not CLUSTERQUEUE:FLAVOR:RESOURCE`},
 		{[]string{"-smallest-quota", "team-a:gpu:nvidia.com/gpu", "-max-wait", "5m", "-wait-of", "train"}, 2, "-wait-of does not go with it"},
 		{[]string{"-smallest-quota", "team-z:gpu:nvidia.com/gpu"}, 1, `-smallest-quota: whatif: change does not apply: ClusterQueue "team-z" is not one of the scenario's`},

@@ -259,8 +259,8 @@ func kueueAdmission(o *Object, v *kueueWorkload) (*kueue.Admission, error) {
 // does not tie to its pods, is left out with a warning.
 func (k *kubeImport) ownedWorkload(o *Object, v *kueueWorkload, owner *Object, f *schema.File) error {
 	first := o.file + ": " + o.ref()
-	detail := "the Workload of " + owner.ref() + ", which is in the inputs and makes the pods: the Workload adds none"
 	if !k.kueueRuns || v.Spec.QueueName == "" || owner.kind == "Pod" || kueueFinished(v) {
+		detail := "the Workload of " + owner.ref() + ", which is in the inputs and makes the pods: the Workload adds none"
 		if v.Status.Admission != nil {
 			detail += "; its status.admission (ClusterQueue, flavors, counts) is not read: the owner's pods are taken as admitted"
 		}
@@ -279,11 +279,11 @@ func (k *kubeImport) ownedWorkload(o *Object, v *kueueWorkload, owner *Object, f
 	ko.Owned = append(ko.Owned, kueue.OwnedWorkload{Namespace: ns, Name: o.name, OwnerKind: owner.kind, OwnerName: owner.name,
 		Admission: ad, Source: first})
 	if ad != nil {
-		detail += "; Kueue runs: the owner is admitted from the start with its status.admission (ClusterQueue, flavors, counts), its running pods kept"
+		k.ws.Add(o.kind, "status.admission", "the Workload of a job in the inputs: Kueue runs, and the job holds this admission (ClusterQueue, flavors, counts) "+
+			"from the start, its running pods kept, under the Workload's name", first)
 	} else {
-		detail += "; Kueue runs: the owner queues from time 0 under the Workload's name"
+		k.ws.Add(o.kind, "spec.queueName", "the Workload of a job in the inputs: Kueue runs, and the job queues from time 0 under the Workload's name", first)
 	}
-	k.ws.Add(o.kind, "metadata.ownerReferences", detail, first)
 	return nil
 }
 
