@@ -195,7 +195,7 @@ func kueueObjects(p params, gpuNodes int) []any {
 		items = append(items,
 			obj{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": obj{"name": name},
 				"spec": obj{"cohortName": "all", "namespaceSelector": obj{}, "queueingStrategy": "BestEffortFIFO",
-					"preemption": obj{"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"},
+					"preemption":     obj{"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"},
 					"resourceGroups": []any{obj{"coveredResources": []any{"cpu", "memory", "nvidia.com/gpu"}, "flavors": flavors}}}},
 			obj{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": obj{"name": name, "namespace": name},
 				"spec": obj{"clusterQueue": name}},
