@@ -180,6 +180,8 @@ type jsonStart struct {
 	StartP50    *string `json:"startP50,omitempty"`
 	StartP90    *string `json:"startP90,omitempty"`
 	StartMax    *string `json:"startMax,omitempty"`
+	// Starts are its start in each run ("" when it did not start)
+	Starts []string `json:"starts"`
 }
 
 func startJSON(a *whatif.StartAnswer) any {
@@ -197,6 +199,9 @@ func startJSON(a *whatif.StartAnswer) any {
 			Workload: f.Workload, ClusterQueue: f.ClusterQueue, Flavors: f.Flavors, AdmittedAt: at(f.AdmittedAt),
 			WaitedForQuota: f.WaitedForQuota, WaitedForNodes: f.WaitedForNodes, Preempted: f.Preempted,
 			Runs: a.Runs, StartedRuns: j.Started}
+		for _, d := range j.Starts {
+			js.Starts = append(js.Starts, at(d))
+		}
 		if j.Started > 0 {
 			js.StartP50, js.StartP90, js.StartMax = ptr(j.Start.P50), ptr(j.Start.P90), ptr(j.Start.Max)
 		}
