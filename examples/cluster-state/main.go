@@ -15,15 +15,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"os"
-	"time"
+
+	"github.com/gangsim/gangsim/examples/internal/clusterstate"
 )
 
 func main() {
@@ -35,277 +33,36 @@ func main() {
 	}
 }
 
-// params are the generator's settings.
-type params struct {
-	nodes, running, pending, queues int
-	gpuNodes, gpuJobs               float64 // shares of the nodes and of the Jobs that are GPU
-	maxPods                         int
-	seed                            uint64
-	durations                       bool
-	load                            float64 // share of the cluster the running jobs aim to fill
-}
-
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("cluster-state", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var p params
-	fs.IntVar(&p.nodes, "nodes", 1000, "nodes")
-	fs.IntVar(&p.running, "running", 5000, "running Jobs (admitted by Kueue, their pods bound)")
-	fs.IntVar(&p.pending, "pending", 1000, "pending Jobs (suspended, their Workloads queued)")
-	fs.IntVar(&p.queues, "queues", 10, "ClusterQueues (one LocalQueue each), in one cohort")
-	fs.Float64Var(&p.gpuNodes, "gpu-nodes", 0.25, "share of the nodes that are GPU nodes (8 GPUs each)")
-	fs.Float64Var(&p.gpuJobs, "gpu-jobs", 0.05, "share of the Jobs that ask for GPUs")
-	fs.IntVar(&p.maxPods, "max-pods", 3, "most pods a Job runs at once")
-	fs.Float64Var(&p.load, "load", 0.8, "share of the cluster the running Jobs fill (at most; the ones that do not fit are left out)")
-	fs.Uint64Var(&p.seed, "seed", 1, "the seed of every draw")
-	fs.BoolVar(&p.durations, "durations", true, "write run times (gangsim.io/duration) on pods and Jobs")
+	p := clusterstate.Defaults()
+	fs.IntVar(&p.Nodes, "nodes", p.Nodes, "nodes")
+	fs.IntVar(&p.Running, "running", p.Running, "running Jobs (admitted by Kueue, their pods bound)")
+	fs.IntVar(&p.Pending, "pending", p.Pending, "pending Jobs (suspended, their Workloads queued)")
+	fs.IntVar(&p.Queues, "queues", p.Queues, "ClusterQueues (one LocalQueue each), in one cohort")
+	fs.Float64Var(&p.GPUNodes, "gpu-nodes", p.GPUNodes, "share of the nodes that are GPU nodes (8 GPUs each)")
+	fs.Float64Var(&p.GPUJobs, "gpu-jobs", p.GPUJobs, "share of the Jobs that ask for GPUs")
+	fs.IntVar(&p.MaxPods, "max-pods", p.MaxPods, "most pods a Job runs at once")
+	fs.Float64Var(&p.Load, "load", p.Load, "share of each pool the running Jobs fill (at most; those that do not fit are left out)")
+	fs.Uint64Var(&p.Seed, "seed", p.Seed, "the seed of every draw")
+	fs.BoolVar(&p.Durations, "durations", p.Durations, "write run times (gangsim.io/duration) on pods and Jobs")
+	indent := fs.String("indent", "    ", "indentation, as kubectl's (\"\" for one line)")
 	out := fs.String("o", "", "write to this file instead of standard output")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	switch {
-	case fs.NArg() > 0:
+	if fs.NArg() > 0 {
 		return fmt.Errorf("cluster-state: unexpected argument %q", fs.Arg(0))
-	case p.nodes < 1 || p.running < 0 || p.pending < 0 || p.queues < 1 || p.maxPods < 1:
-		return errors.New("cluster-state: -nodes, -queues and -max-pods must be positive, -running and -pending not negative")
-	case p.gpuNodes < 0 || p.gpuNodes > 1 || p.gpuJobs < 0 || p.gpuJobs > 1 || p.load <= 0 || p.load > 1:
-		return errors.New("cluster-state: -gpu-nodes and -gpu-jobs in [0, 1], -load in (0, 1]")
 	}
-	w := stdout
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
+	data, err := clusterstate.JSON(p, *indent)
+	if err != nil {
+		return err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(generate(p))
-}
-
-type obj = map[string]any
-
-// The node shapes of the two pools.
-const (
-	cpuNodeCPU, cpuNodeMem = 64, 256 // cores, GiB
-	gpuNodeCPU, gpuNodeMem = 64, 512
-	gpuNodeGPU             = 8
-)
-
-// node is a node's capacity left, as the running pods are placed.
-type node struct {
-	name          string
-	gpu           bool
-	cpu, mem, dev int
-}
-
-// jobShape is a Job's pods: how many, and each one's request.
-type jobShape struct {
-	gpu           bool
-	pods          int
-	cpu, mem, dev int
-}
-
-func generate(p params) obj {
-	rng := rand.New(rand.NewPCG(p.seed, 0x5eed))
-	var items []any
-	var nodes []*node
-	gpuNodes := int(math.Round(float64(p.nodes) * p.gpuNodes))
-	for i := range p.nodes {
-		n := &node{name: fmt.Sprintf("node-%04d", i), cpu: cpuNodeCPU, mem: cpuNodeMem}
-		pool := "cpu"
-		if i < gpuNodes {
-			n.gpu, n.cpu, n.mem, n.dev, pool = true, gpuNodeCPU, gpuNodeMem, gpuNodeGPU, "gpu"
-		}
-		nodes = append(nodes, n)
-		alloc := obj{"cpu": fmt.Sprint(n.cpu), "memory": fmt.Sprintf("%dGi", n.mem), "pods": "110"}
-		if n.gpu {
-			alloc["nvidia.com/gpu"] = fmt.Sprint(n.dev)
-		}
-		items = append(items, obj{"apiVersion": "v1", "kind": "Node",
-			"metadata": obj{"name": n.name, "labels": obj{"kubernetes.io/hostname": n.name, "pool": pool,
-				"topology.kubernetes.io/zone": fmt.Sprintf("zone-%d", i%3)}},
-			"status": obj{"allocatable": alloc, "capacity": alloc}})
+	data = append(data, '\n')
+	if *out == "" {
+		_, err = stdout.Write(data)
+		return err
 	}
-	items = append(items, kueueObjects(p, gpuNodes)...)
-	// running Jobs, first fit from a random node of their pool, until
-	// the load is reached
-	capCPU := (p.nodes - gpuNodes) * cpuNodeCPU // the CPU pool's cores
-	capGPU := gpuNodes * gpuNodeGPU
-	usedCPU, usedGPU := 0, 0
-	for i, placed := 0, 0; placed < p.running && i < 4*p.running; i++ {
-		s := shape(rng, p, gpuNodes > 0)
-		if s.gpu && float64(usedGPU+s.pods*s.dev) > p.load*float64(capGPU) ||
-			!s.gpu && float64(usedCPU+s.pods*s.cpu) > p.load*float64(capCPU) {
-			continue
-		}
-		on := place(rng, nodes, s)
-		if on == nil {
-			continue
-		}
-		placed++
-		if s.gpu {
-			usedGPU += s.pods * s.dev
-		} else {
-			usedCPU += s.pods * s.cpu
-		}
-		name := fmt.Sprintf("run-%05d", i)
-		q := rng.IntN(p.queues)
-		items = append(items, job(name, q, s, false, p.durations, rng))
-		for k, n := range on {
-			items = append(items, pod(name, q, k, n, s, p.durations, rng))
-		}
-		items = append(items, workload(name, q, s, true))
-	}
-	for i := range p.pending {
-		s := shape(rng, p, gpuNodes > 0)
-		name := fmt.Sprintf("wait-%05d", i)
-		q := rng.IntN(p.queues)
-		items = append(items, job(name, q, s, true, p.durations, rng), workload(name, q, s, false))
-	}
-	return obj{"apiVersion": "v1", "kind": "List", "items": items}
-}
-
-// kueueObjects are the flavors, the cohort's ClusterQueues (each an equal
-// share of each pool as nominal quota, borrowing the rest) and their
-// LocalQueues.
-func kueueObjects(p params, gpuNodes int) []any {
-	cpuNodes := p.nodes - gpuNodes
-	items := []any{
-		obj{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": obj{"name": "cpu-pool"},
-			"spec": obj{"nodeLabels": obj{"pool": "cpu"}}},
-		obj{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": obj{"name": "gpu-pool"},
-			"spec": obj{"nodeLabels": obj{"pool": "gpu"}}},
-	}
-	share := func(total int) string { return fmt.Sprint(total / p.queues) }
-	for q := range p.queues {
-		name := fmt.Sprintf("team-%02d", q)
-		flavors := []any{obj{"name": "cpu-pool", "resources": []any{
-			obj{"name": "cpu", "nominalQuota": share(cpuNodes * cpuNodeCPU)},
-			obj{"name": "memory", "nominalQuota": share(cpuNodes*cpuNodeMem) + "Gi"},
-			obj{"name": "nvidia.com/gpu", "nominalQuota": "0"}}}}
-		if gpuNodes > 0 {
-			flavors = append(flavors, obj{"name": "gpu-pool", "resources": []any{
-				obj{"name": "cpu", "nominalQuota": share(gpuNodes * gpuNodeCPU)},
-				obj{"name": "memory", "nominalQuota": share(gpuNodes*gpuNodeMem) + "Gi"},
-				obj{"name": "nvidia.com/gpu", "nominalQuota": share(gpuNodes * gpuNodeGPU)}}})
-		}
-		items = append(items,
-			obj{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": obj{"name": name},
-				"spec": obj{"cohortName": "all", "namespaceSelector": obj{}, "queueingStrategy": "BestEffortFIFO",
-					"preemption":     obj{"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"},
-					"resourceGroups": []any{obj{"coveredResources": []any{"cpu", "memory", "nvidia.com/gpu"}, "flavors": flavors}}}},
-			obj{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": obj{"name": name, "namespace": name},
-				"spec": obj{"clusterQueue": name}},
-			obj{"apiVersion": "v1", "kind": "Namespace", "metadata": obj{"name": name}})
-	}
-	return items
-}
-
-// shape draws a Job: GPU with the pool's share, 1 to maxPods pods.
-func shape(rng *rand.Rand, p params, gpus bool) jobShape {
-	s := jobShape{pods: 1 + rng.IntN(p.maxPods)}
-	if gpus && rng.Float64() < p.gpuJobs {
-		s.gpu, s.dev = true, []int{1, 2, 4, 8}[rng.IntN(4)]
-		s.cpu, s.mem = s.dev*4, s.dev*32
-		return s
-	}
-	s.cpu = []int{1, 2, 4, 8}[rng.IntN(4)]
-	s.mem = s.cpu * 4
-	return s
-}
-
-// place puts a Job's pods on nodes of its pool, first fit from a random
-// node; nil when they do not all fit (nothing is taken then).
-func place(rng *rand.Rand, nodes []*node, s jobShape) []*node {
-	var out []*node
-	start := rng.IntN(len(nodes))
-	for k := 0; k < len(nodes) && len(out) < s.pods; k++ {
-		n := nodes[(start+k)%len(nodes)]
-		for n.gpu == s.gpu && n.cpu >= s.cpu && n.mem >= s.mem && n.dev >= s.dev && len(out) < s.pods {
-			n.cpu, n.mem, n.dev = n.cpu-s.cpu, n.mem-s.mem, n.dev-s.dev
-			out = append(out, n)
-		}
-	}
-	if len(out) < s.pods {
-		for _, n := range out {
-			n.cpu, n.mem, n.dev = n.cpu+s.cpu, n.mem+s.mem, n.dev+s.dev
-		}
-		return nil
-	}
-	return out
-}
-
-// runTime draws a run time: log-normal around 40 minutes, 1 minute to
-// a day.
-func runTime(rng *rand.Rand) string {
-	d := time.Duration(math.Exp(math.Log(float64(40*time.Minute))+rng.NormFloat64()) / float64(time.Minute) * float64(time.Minute))
-	d = min(max(d, time.Minute), 24*time.Hour).Round(time.Second)
-	return d.String()
-}
-
-func requests(s jobShape) obj {
-	r := obj{"cpu": fmt.Sprint(s.cpu), "memory": fmt.Sprintf("%dGi", s.mem)}
-	if s.dev > 0 {
-		r["nvidia.com/gpu"] = fmt.Sprint(s.dev)
-	}
-	return r
-}
-
-func flavorOf(s jobShape) string {
-	if s.gpu {
-		return "gpu-pool"
-	}
-	return "cpu-pool"
-}
-
-func podSpec(s jobShape) obj {
-	return obj{"restartPolicy": "Never", "containers": []any{obj{"name": "main", "image": "trainer",
-		"resources": obj{"requests": requests(s), "limits": requests(s)}}}}
-}
-
-func job(name string, q int, s jobShape, suspended, durations bool, rng *rand.Rand) obj {
-	ns := fmt.Sprintf("team-%02d", q)
-	tmpl := obj{"spec": podSpec(s)}
-	if suspended && durations {
-		tmpl["metadata"] = obj{"annotations": obj{"gangsim.io/duration": runTime(rng)}}
-	}
-	if !suspended { // Kueue wrote the flavor's labels into the template when it admitted it
-		spec := podSpec(s)
-		spec["nodeSelector"] = obj{"pool": map[bool]string{true: "gpu", false: "cpu"}[s.gpu]}
-		tmpl["spec"] = spec
-	}
-	return obj{"apiVersion": "batch/v1", "kind": "Job",
-		"metadata": obj{"name": name, "namespace": ns, "uid": "uid-" + name,
-			"labels": obj{"kueue.x-k8s.io/queue-name": ns}},
-		"spec": obj{"parallelism": s.pods, "completions": s.pods, "suspend": suspended, "template": tmpl}}
-}
-
-func pod(job string, q, k int, n *node, s jobShape, durations bool, rng *rand.Rand) obj {
-	meta := obj{"name": fmt.Sprintf("%s-%d", job, k), "namespace": fmt.Sprintf("team-%02d", q),
-		"labels":          obj{"batch.kubernetes.io/job-name": job},
-		"ownerReferences": []any{obj{"apiVersion": "batch/v1", "kind": "Job", "name": job, "uid": "uid-" + job, "controller": true}}}
-	if durations {
-		meta["annotations"] = obj{"gangsim.io/duration": runTime(rng)}
-	}
-	spec := podSpec(s)
-	spec["nodeName"] = n.name
-	spec["nodeSelector"] = obj{"pool": map[bool]string{true: "gpu", false: "cpu"}[s.gpu]}
-	return obj{"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": obj{"phase": "Running"}}
-}
-
-func workload(name string, q int, s jobShape, admitted bool) obj {
-	ns := fmt.Sprintf("team-%02d", q)
-	w := obj{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
-		"metadata": obj{"name": "job-" + name, "namespace": ns,
-			"ownerReferences": []any{obj{"apiVersion": "batch/v1", "kind": "Job", "name": name, "uid": "uid-" + name, "controller": true}}},
-		"spec": obj{"queueName": ns, "podSets": []any{obj{"name": "main", "count": s.pods, "template": obj{"spec": podSpec(s)}}}}}
-	if admitted {
-		w["status"] = obj{"conditions": []any{obj{"type": "QuotaReserved", "status": "True"}, obj{"type": "Admitted", "status": "True"}},
-			"admission": obj{"clusterQueue": ns, "podSetAssignments": []any{obj{"name": "main", "count": s.pods,
-				"flavors": obj{"cpu": flavorOf(s), "memory": flavorOf(s), "nvidia.com/gpu": flavorOf(s)}}}}}
-	}
-	return w
+	return os.WriteFile(*out, data, 0o644)
 }
