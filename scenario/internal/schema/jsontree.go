@@ -3,7 +3,10 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -26,6 +29,11 @@ type jsonTree struct {
 	each  func(int, *yaml.Node) bool
 	// keys shares the text of object keys: a dump repeats a few hundred
 	keys map[string]string
+	// spans, when not nil, are where the items of the top-level "items"
+	// list start, which is read over instead (ParseJSONListItems);
+	// spanned says it was
+	spans   []itemSpan
+	spanned bool
 }
 
 // parseValidJSON is parseJSON for text json.Valid accepts.
@@ -118,6 +126,15 @@ func (t *jsonTree) object(n *yaml.Node) error {
 		t.space()
 		t.pos++ // the colon
 		t.space()
+		if t.spans != nil && t.depth == 1 && key.Value == "items" && t.data[t.pos] == '[' {
+			val := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: t.line, Column: 1}
+			if err := t.spanItems(); err != nil {
+				return err
+			}
+			t.space()
+			n.Content = append(n.Content, key, val)
+			continue
+		}
 		if t.each != nil && t.depth == 1 && key.Value == "items" && t.data[t.pos] == '[' {
 			val := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: t.line, Column: 1}
 			t.depth++
@@ -201,4 +218,157 @@ func (t *jsonTree) str(key bool) string {
 	var s string
 	_ = json.Unmarshal(t.data[start-1:t.pos], &s) // valid: json.Valid said so
 	return s
+}
+
+// ParseJSONListItems is ParseJSONItems with the items of a List read on
+// up to workers goroutines: each goroutine gets its own function from
+// worker, which may be called with any item (its index and tree) but
+// never at once with another of that goroutine; the results come back in
+// item order. The top-level object's tree is returned without its items.
+// A refusal (false) ends in ErrItemRefused; the first problem, in item
+// order, is the error. Text that is not valid JSON is read by the token
+// reader, item after item on one goroutine, and its error says where.
+// A List whose top-level object holds "items" twice is read so as well.
+func ParseJSONListItems[T any](data []byte, workers int, worker func() func(int, *yaml.Node) (T, bool)) (*yaml.Node, []T, error) {
+	sequential := func() (*yaml.Node, []T, error) {
+		each := worker()
+		var out []T
+		root, err := parseJSONTokens(data, func(i int, n *yaml.Node) bool {
+			v, ok := each(i, n)
+			out = append(out, v)
+			return ok
+		})
+		return root, out, err
+	}
+	if !json.Valid(data) {
+		return sequential()
+	}
+	t := &jsonTree{data: data, line: 1, keys: map[string]string{}, spans: []itemSpan{}}
+	t.space()
+	root, err := t.value()
+	switch {
+	case err == errTwoItemLists:
+		return sequential()
+	case err != nil:
+		return nil, nil, err
+	}
+	doc := &yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{root}}
+	out := make([]T, len(t.spans))
+	errs := make([]error, len(t.spans))
+	const chunk = 32
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(workers, (len(t.spans)+chunk-1)/chunk)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			each := worker()
+			item := &jsonTree{data: data, keys: map[string]string{}}
+			for {
+				from := int(next.Add(chunk)) - chunk
+				if from >= len(t.spans) {
+					return
+				}
+				for i := from; i < min(from+chunk, len(t.spans)); i++ {
+					sp := t.spans[i]
+					item.pos, item.line, item.depth = sp.pos, sp.line, 2 // in the top-level object, in its items
+					n, err := item.value()
+					if err != nil {
+						errs[i] = err
+						continue
+					}
+					var ok bool
+					if out[i], ok = each(i, n); !ok {
+						errs[i] = ErrItemRefused
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return doc, out, nil
+}
+
+// itemSpan is where an item of a List starts, and its line.
+type itemSpan struct{ pos, line int }
+
+// errTwoItemLists stops ParseJSONListItems' first reading of a List with
+// two "items" lists, which the token reader reads instead.
+var errTwoItemLists = errors.New("two lists of items")
+
+// spanItems notes where each item of the "items" list at pos starts,
+// reading over them (the token reader hands over the items of each
+// "items" list; ParseJSONListItems reads only one).
+func (t *jsonTree) spanItems() error {
+	if len(t.spans) > 0 || t.spanned {
+		return errTwoItemLists
+	}
+	t.spanned = true
+	t.pos++ // [
+	t.space()
+	for t.data[t.pos] != ']' {
+		if t.data[t.pos] == ',' {
+			t.pos++
+			t.space()
+		}
+		t.spans = append(t.spans, itemSpan{t.pos, t.line})
+		t.skipValue()
+		t.space()
+	}
+	t.pos++
+	return nil
+}
+
+// skipValue reads over the value at pos, counting its lines.
+func (t *jsonTree) skipValue() {
+	switch t.data[t.pos] {
+	case '"':
+		t.skipString()
+		return
+	case '{', '[':
+	default:
+		for t.pos < len(t.data) && isScalarByte(t.data[t.pos]) {
+			t.pos++
+		}
+		return
+	}
+	depth := 0
+	for {
+		switch t.data[t.pos] {
+		case '"':
+			t.skipString()
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				t.pos++
+				return
+			}
+		case '\n':
+			t.line++
+		}
+		t.pos++
+	}
+}
+
+func isScalarByte(c byte) bool { return isNumberByte(c) || c >= 'a' && c <= 'z' }
+
+// skipString reads over the string at pos (valid: no raw line break).
+func (t *jsonTree) skipString() {
+	i := t.pos + 1
+	for {
+		j := bytes.IndexAny(t.data[i:], `"\`)
+		i += j
+		if t.data[i] == '"' {
+			t.pos = i + 1
+			return
+		}
+		i += 2 // an escape and the byte it escapes
+	}
 }

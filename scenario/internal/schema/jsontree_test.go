@@ -36,6 +36,21 @@ func both(t *testing.T, data []byte, refuseAt int) {
 	require.Equal(t, slow.err, fast.err)
 	require.Equal(t, slow.items, fast.items)
 	require.Equal(t, slow.root, fast.root)
+	// on several goroutines: the same items in order, the same error
+	for _, workers := range []int{1, 3} {
+		root, items, err := ParseJSONListItems(data, workers, func() func(int, *yaml.Node) (*yaml.Node, bool) {
+			return func(i int, n *yaml.Node) (*yaml.Node, bool) { return n, i != refuseAt }
+		})
+		require.Equal(t, slow.err, err)
+		if err == nil {
+			require.Equal(t, slow.root, root)
+			if len(slow.items) == 0 {
+				require.Empty(t, items)
+			} else {
+				require.Equal(t, slow.items, items)
+			}
+		}
+	}
 	// without a taker of items, too
 	a, errA := parseValidJSON(data, nil)
 	b, errB := parseJSONTokens(data, nil)
@@ -63,6 +78,8 @@ func TestJSONTreeAgrees(t *testing.T) {
 		`{"items": [1, 2, {"a": [true, false, null]}], "kind": "List"}`,
 		`{"items": {"x": 1}, "y": {"items": [1]}}`,
 		`{"items": [], "items": [3, 4]}`,
+		`{"items": [1], "kind": "List", "items": [{"a": "b"}]}`,
+		"{\"apiVersion\": \"v1\", \"items\": [\n {\"s\": \"a \\\" \\\\ ] } b\", \"n\": [1, [2, {\"x\": []}]]},\n \"str\", 12, -3.5e2, true, null, [], {}\n], \"kind\": \"List\"}",
 		"[\n 1,\n -2.5e3,\n 9223372036854775808,\n \"\\u00e9\\n\\ud83d\\ude00\",\n \"caf\xc3\xa9\", \"bad \xff utf8\", \"\\ud800 lone\"\n]",
 		"{\"a\":\n\n {\"b\": \"c\"}\r\n, \"d\" : [ ] , \"e\":{} }",
 		`"just a string"`, `12`, `-0.0`, `true`, `null`,
