@@ -269,6 +269,9 @@ func (r *PodResources) Problem() (field, detail string) {
 }
 
 func (r *ResourceRequirements) validate() (field, detail string) {
+	if r.valid() {
+		return "", "" // the usual case, without sorting the names
+	}
 	for _, l := range []struct {
 		field string
 		list  ResourceList
@@ -286,4 +289,20 @@ func (r *ResourceRequirements) validate() (field, detail string) {
 		}
 	}
 	return "", ""
+}
+
+// valid reports whether validate finds nothing wrong; validate then need
+// not sort the names to say which is first at fault.
+func (r *ResourceRequirements) valid() bool {
+	for name, q := range r.Requests {
+		if lim, ok := r.Limits[name]; q < 0 || ok && q > lim {
+			return false
+		}
+	}
+	for _, q := range r.Limits {
+		if q < 0 {
+			return false
+		}
+	}
+	return true
 }

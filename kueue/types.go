@@ -17,6 +17,24 @@ type Objects struct {
 	// importer makes their pods), in input order. They do not make Kueue
 	// run: Empty does not count them.
 	Dumped []DumpedWorkload
+	// Owned are the Workloads of a dump whose job is in the inputs (its
+	// controller owner reference names it), in input order: the job's
+	// workload takes the dump's name, and with an admission it holds that
+	// quota from the start and its running pods keep running.
+	Owned []OwnedWorkload
+}
+
+// OwnedWorkload is a Workload of a dump whose job is in the inputs: the
+// job (its kind, as the inputs name it, and name, in the Workload's
+// namespace), the Workload's name, and its quota reservation when it has
+// one (status.admission with the QuotaReserved condition true).
+type OwnedWorkload struct {
+	Namespace, Name      string
+	OwnerKind, OwnerName string
+	// Admission is its reservation; nil while pending.
+	Admission *Admission
+	// Source names it for errors: "file: Workload ns/name".
+	Source string
 }
 
 // DumpedWorkload is a Workload of a dump whose job is not in the inputs:

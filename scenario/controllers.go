@@ -236,13 +236,14 @@ func (sc *Scenario) newManager(rc *controllers.ResourceClaims, kr *kueueRun) *co
 // keeps are the work a run waits for.
 func (sc *Scenario) manager(opts ...controllers.Option) *controllers.Manager {
 	ws := make([]controllers.Workload, len(sc.Controllers))
+	owned := ownedWorkloads(sc.Kueue)
 	for i := range sc.Controllers {
 		c := &sc.Controllers[i]
 		ws[i] = c.workload
 		if sc.ExtendedResourceToleration {
 			ws[i].Template = withExtendedTolerations(ws[i].Template)
 		}
-		if c.queue != "" && sc.Kueue != nil {
+		if ow := owned.of(c); c.queue != "" && sc.Kueue != nil && (ow == nil || ow.Admission == nil) {
 			continue // Kueue holds it: its pods of time 0 are left out (kueueRun)
 		}
 		ws[i].Pods = make([]*cluster.Pod, len(c.pods))

@@ -237,7 +237,7 @@ func steppedRun(t *testing.T, file string, stepped bool) ([]string, []byte) {
 	}
 	s, err := sc.NewScheduler(opts...)
 	require.NoError(t, err)
-	require.NoError(t, sc.drive(s, m, nil, nil, nil))
+	require.NoError(t, sc.drive(s, m, nil, nil, nil, nil))
 	res := rec.result(sc, s, m, nil)
 	res.Jobs, res.Stats.JobsComplete, res.Stats.JobsFailed = nil, 0, 0
 	out, err := res.JSON()

@@ -21,11 +21,11 @@ import (
 // With Kueue (kr not nil, and then always with a Manager) the runner also
 // stops at Kueue's times (kueueRun.nextTime) and lets it act, before the
 // actions, wakeups and scans of later times.
-func (sc *Scenario) drive(s *gangsim.Scheduler, m *controllers.Manager, as *scaler, rc *controllers.ResourceClaims, kr *kueueRun) error {
+func (sc *Scenario) drive(s *gangsim.Scheduler, m *controllers.Manager, as *scaler, rc *controllers.ResourceClaims, kr *kueueRun, st *stopper) error {
 	acts := sc.timeline()
 	if m == nil && as == nil {
 		for _, a := range acts {
-			if err := s.RunUntil(a.at); err != nil {
+			if err := s.RunUntil(a.at); err != nil || st.stopped() {
 				return err
 			}
 			if err := sc.apply(s, a, rc, nil); err != nil {
@@ -35,17 +35,20 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, m *controllers.Manager, as *scal
 		return s.Run()
 	}
 	if m == nil {
-		return sc.driveScaled(s, as, acts, rc)
+		return sc.driveScaled(s, as, acts, rc, st)
 	}
 	m.Start(s)
 	for next := 0; ; {
+		if st.stopped() {
+			return nil
+		}
 		if m.Busy() {
 			if err := m.React(); err != nil {
 				return sc.controllerError(err)
 			}
 			continue
 		}
-		done, err := sc.step(s, m, acts, &next, as, rc, kr)
+		done, err := sc.step(s, m, acts, &next, as, rc, kr, st)
 		if done || err != nil {
 			return err
 		}
@@ -61,7 +64,7 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, m *controllers.Manager, as *scal
 // settles what can happen before the next pod ends (Settle), lets the
 // autoscaler act until then, and stops. It reports whether the run is
 // over.
-func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []action, next *int, as *scaler, rc *controllers.ResourceClaims, kr *kueueRun) (bool, error) {
+func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []action, next *int, as *scaler, rc *controllers.ResourceClaims, kr *kueueRun, st *stopper) (bool, error) {
 	m.Resume()
 	kr.resume()
 	w, woken := m.NextWakeup()
@@ -72,7 +75,7 @@ func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []ac
 			first = false
 		}
 		if first {
-			if err := s.RunUntil(t); err != nil || paused(m, kr) {
+			if err := s.RunUntil(t); err != nil || paused(m, kr, st) {
 				return false, err
 			}
 			return false, kr.step(s, m, t)
@@ -82,7 +85,7 @@ func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []ac
 		t, ok := as.target(s)
 		more := ok || woken || *next < len(acts) || m.InProgress()
 		if more && (*next >= len(acts) || t < acts[*next].at) && (!woken || t < w) {
-			if err := s.RunUntil(t); err != nil || paused(m, kr) || !ok {
+			if err := s.RunUntil(t); err != nil || paused(m, kr, st) || !ok {
 				return false, err
 			}
 			return false, as.step(s, t)
@@ -91,7 +94,7 @@ func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []ac
 	switch {
 	case *next < len(acts) && (!woken || acts[*next].at <= w):
 		a := acts[*next]
-		if err := s.RunUntil(a.at); err != nil || paused(m, kr) {
+		if err := s.RunUntil(a.at); err != nil || paused(m, kr, st) {
 			return false, err
 		}
 		*next++
@@ -100,17 +103,17 @@ func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []ac
 		}
 		return false, sc.apply(s, a, rc, kr)
 	case woken:
-		if err := s.RunUntil(w); err != nil || paused(m, kr) {
+		if err := s.RunUntil(w); err != nil || paused(m, kr, st) {
 			return false, err
 		}
 		m.Wake(w)
 		return false, nil
 	case m.InProgress():
 		err := s.Run()
-		return err == nil && !paused(m, kr), err // not paused: nothing more can happen
+		return err == nil && !paused(m, kr, st), err // not paused: nothing more can happen
 	}
 	err := s.Settle()
-	if err != nil || paused(m, kr) {
+	if err != nil || paused(m, kr, st) {
 		return false, err
 	}
 	if t, ok := as.nextTime(s); ok {
@@ -121,10 +124,10 @@ func (sc *Scenario) step(s *gangsim.Scheduler, m *controllers.Manager, acts []ac
 	return !m.InProgress() && !m.Busy(), nil
 }
 
-// paused reports whether the scheduler's run paused for the controllers
-// or for Kueue.
-func paused(m *controllers.Manager, kr *kueueRun) bool {
-	return m.Paused() || kr != nil && kr.paused
+// paused reports whether the scheduler's run paused for the controllers,
+// for Kueue, or to stop (RunUntil).
+func paused(m *controllers.Manager, kr *kueueRun, st *stopper) bool {
+	return m.Paused() || kr != nil && kr.paused || st.stopped()
 }
 
 // skips reports whether an action is moot: the deletion of a pod that a
@@ -141,13 +144,16 @@ func skips(m *controllers.Manager, a action) bool {
 // time, so that a change (a pod ending, a pod found unschedulable) is seen
 // at the first scan after it, as the cluster autoscaler's loop sees it.
 // The run ends when neither has anything left.
-func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action, rc *controllers.ResourceClaims) error {
+func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action, rc *controllers.ResourceClaims, st *stopper) error {
 	for next := 0; ; {
+		if st.stopped() {
+			return nil
+		}
 		t, ok := as.target(s)
 		if next < len(acts) && acts[next].at <= t {
 			a := acts[next]
 			next++
-			if err := s.RunUntil(a.at); err != nil {
+			if err := s.RunUntil(a.at); err != nil || st.stopped() {
 				return err
 			}
 			if err := sc.apply(s, a, rc, nil); err != nil {
@@ -156,7 +162,7 @@ func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action,
 			continue
 		}
 		if _, timer := s.NextTimer(); !ok && !timer && next == len(acts) {
-			if err := s.Settle(); err != nil { // what can be scheduled now
+			if err := s.Settle(); err != nil || st.stopped() { // what can be scheduled now
 				return err
 			}
 			if _, ok := as.nextTime(s); ok {
@@ -164,7 +170,7 @@ func (sc *Scenario) driveScaled(s *gangsim.Scheduler, as *scaler, acts []action,
 			}
 			return s.Run() // quiescent: Run checks it when asked to
 		}
-		if err := s.RunUntil(t); err != nil {
+		if err := s.RunUntil(t); err != nil || st.stopped() {
 			return err
 		}
 		if ok {

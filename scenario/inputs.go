@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -284,7 +286,7 @@ func readInput(name string, data []byte, ws *warnings, lim *Limits) (*input, err
 	isJSON := false
 	switch {
 	case readListsByItem && schema.LooksLikeJSON(data):
-		in, doc := readKubeList(name, data, schema.ParseJSONItems)
+		in, doc := readJSONKubeList(name, data)
 		if in != nil {
 			return in, nil
 		}
@@ -342,17 +344,33 @@ var readListsByItem = true
 // and the ordinary reading reports it.
 func readKubeList(name string, data []byte, parse func([]byte, func(int, *yaml.Node) bool) (*yaml.Node, error)) (*input, *yaml.Node) {
 	d := &schema.Decoder{} // one cache of struct fields for every item
-	var objs []*kube.Object
-	items := false
+	var objs [][]*kube.Object
 	doc, err := parse(data, func(i int, item *yaml.Node) bool {
 		o, ok := kube.ReadListItem(name, i, item, d)
-		objs, items = append(objs, o...), true
+		objs = append(objs, o)
 		return ok
 	})
+	return kubeList(name, doc, objs, err)
+}
+
+// readJSONKubeList is readKubeList for JSON, its items read and decoded
+// on every core (schema.ParseJSONListItems), each with its own decoder,
+// and kept in their order.
+func readJSONKubeList(name string, data []byte) (*input, *yaml.Node) {
+	doc, objs, err := schema.ParseJSONListItems(data, runtime.GOMAXPROCS(0), func() func(int, *yaml.Node) ([]*kube.Object, bool) {
+		d := &schema.Decoder{}
+		return func(i int, item *yaml.Node) ([]*kube.Object, bool) { return kube.ReadListItem(name, i, item, d) }
+	})
+	return kubeList(name, doc, objs, err)
+}
+
+// kubeList is the input of a List read item by item: the objects of each
+// item, in order.
+func kubeList(name string, doc *yaml.Node, objs [][]*kube.Object, err error) (*input, *yaml.Node) {
 	switch {
 	case err != nil:
 		return nil, nil
-	case !items && !kube.IsList(doc):
+	case len(objs) == 0 && !kube.IsList(doc):
 		return nil, doc // whole: nothing was taken out of it
 	case !kube.IsList(doc):
 		return nil, nil
@@ -360,7 +378,7 @@ func readKubeList(name string, data []byte, parse func([]byte, func(int, *yaml.N
 	if _, err := kube.Objects(name, doc, nil); err != nil { // the List's own fields
 		return nil, nil
 	}
-	return &input{name: name, spec: &schema.File{}, objects: objs}, nil
+	return &input{name: name, spec: &schema.File{}, objects: slices.Concat(objs...)}, nil
 }
 
 // decodeScenario decodes a scenario document strictly; fields that are

@@ -27,6 +27,7 @@ func (b *builder) kueue(f *schema.File) error {
 	merged.WorkloadPriorityClasses = append(merged.WorkloadPriorityClasses, in.WorkloadPriorityClasses...)
 	merged.Topologies = append(merged.Topologies, in.Topologies...)
 	merged.Dumped = append(merged.Dumped, in.Dumped...)
+	merged.Owned = append(merged.Owned, in.Owned...)
 	if in.Configuration != nil {
 		merged.Configuration = in.Configuration
 	}

@@ -83,6 +83,8 @@ type kueueRun struct {
 	// the pod set; admitted are those Workloads' admissions, by unit
 	dumped   map[cluster.PodKey]dumpedPod
 	admitted map[*kueueUnit]kueue.DumpedWorkload
+	// ownedBy finds the dump's Workloads of jobs (owned)
+	ownedBy ownedIndex
 }
 
 // kueueUnit is a workload of plain pods: its pods, as added, and where
@@ -119,6 +121,9 @@ type kueueUnit struct {
 	draining map[cluster.PodKey]bool
 	state    unitState
 	created  time.Duration
+	// dumped is the admission of a job's Workload in a dump (Objects.Owned):
+	// it holds it from the start, its running pods kept; nil for none
+	dumped *kueue.OwnedWorkload
 }
 
 type unitState uint8
@@ -674,22 +679,73 @@ func (kr *kueueRun) jobUnits() error {
 			continue // a kind Kueue's integrations here do not hold
 		}
 		ref := controllers.WorkloadRef{Kind: c.Kind, Name: c.Name, Namespace: c.Namespace}
+		ow := kr.owned(c)
+		if ow != nil {
+			w.Name = ow.Name
+		}
 		u := &kueueUnit{w: w, ref: &ref, refs: []controllers.WorkloadRef{ref}, owner: c.Kind + " " + cluster.MakePodKey(c.Namespace, c.Name).Display(), firstAdmitted: -1, allBound: -1,
 			job: c.workload.Job}
 		if j := c.workload.Job; j != nil {
 			u.succeeded = j.Succeeded
+		}
+		if ow != nil && ow.Admission != nil {
+			u.dumped = ow
+		}
+		if kr.units[w.Key()] != nil {
+			return kr.sc.runError(c.Source, fmt.Errorf("a second Kueue workload %s", w.Key()))
 		}
 		kr.units[w.Key()] = u
 		kr.byRef[ref] = u
 		kr.jobOrder = append(kr.jobOrder, u)
 		for k := i; k < len(ctls) && (k == i || ctls[k].workload.Of == c.workload.Parent && c.workload.Parent != nil); k++ {
 			for _, at := range ctls[k].pods {
-				kr.skip[kr.sc.Pods[at].Pod.Key()] = true
+				if u.dumped == nil { // admitted in the dump, its running pods stay
+					kr.skip[kr.sc.Pods[at].Pod.Key()] = true
+				}
 			}
 			kr.byOwner[ownerKey{ctls[k].Namespace, ctls[k].Kind, ctls[k].Name}] = u
 		}
 	}
 	return nil
+}
+
+// owned is the dump's Workload of a job, or nil (ownedWorkloads).
+func (kr *kueueRun) owned(c *Controller) *kueue.OwnedWorkload {
+	if kr.ownedBy == nil {
+		kr.ownedBy = ownedWorkloads(kr.objs)
+	}
+	return kr.ownedBy.of(c)
+}
+
+// ownedIndex finds the dump's Workload of a job: the Workload whose
+// owner is the job's object, by its kind as the inputs name it (a
+// TrainJob's JobSet is the TrainJob).
+type ownedIndex map[ownerKey]*kueue.OwnedWorkload
+
+// ownedWorkloads indexes the dump's Workloads of jobs (Objects.Owned);
+// the first of an owner counts.
+func ownedWorkloads(objs *kueue.Objects) ownedIndex {
+	idx := ownedIndex{}
+	if objs == nil {
+		return idx
+	}
+	for i := range objs.Owned {
+		ow := &objs.Owned[i]
+		if k := (ownerKey{ow.Namespace, ow.OwnerKind, ow.OwnerName}); idx[k] == nil {
+			idx[k] = ow
+		}
+	}
+	return idx
+}
+
+// of is the dump's Workload of a controller's job, or nil.
+func (idx ownedIndex) of(c *Controller) *kueue.OwnedWorkload {
+	if p := c.workload.Parent; p != nil && p.ReportedAs != "" {
+		if ow := idx[ownerKey{c.Namespace, p.ReportedAs, c.Name}]; ow != nil {
+			return ow
+		}
+	}
+	return idx[ownerKey{c.Namespace, c.Kind, c.Name}]
 }
 
 // rayJobPart adds a RayJob's cluster or submitter Job to the RayJob's
@@ -1003,6 +1059,12 @@ func (kr *kueueRun) start(s *gangsim.Scheduler, m *controllers.Manager) error {
 	kr.s, kr.m = s, m
 	for _, u := range kr.jobOrder {
 		u.added = true
+		if u.dumped != nil {
+			if err := kr.startAdmitted(u); err != nil {
+				return err
+			}
+			continue
+		}
 		d, admitted := kr.admitted[u]
 		if !admitted {
 			if err := kr.a.Add(&u.w); err != nil {
@@ -1023,6 +1085,25 @@ func (kr *kueueRun) start(s *gangsim.Scheduler, m *controllers.Manager) error {
 	}
 	kr.log = append(kr.log, kr.a.Events()...)
 	return nil
+}
+
+// startAdmitted gives the Admitter a job admitted in the dump, holding
+// its reservation from time 0, and resumes the job with its flavors: its
+// running pods are the dump's, the pods it makes get the flavors.
+func (kr *kueueRun) startAdmitted(u *kueueUnit) error {
+	if err := kr.a.AddAdmitted(&u.w, *u.dumped.Admission); err != nil {
+		return fmt.Errorf("%s: status.admission: %w", u.dumped.Source, err)
+	}
+	for _, e := range kr.a.Events() {
+		kr.log = append(kr.log, e)
+		if e.Kind == kueue.QuotaReserved && e.Workload == u.w.Key() {
+			u.note(e)
+		}
+	}
+	if u.admission == nil {
+		return fmt.Errorf("%s: status.admission: not taken", u.dumped.Source)
+	}
+	return kr.admitJob(u, u.admission)
 }
 
 // changed is told by the Manager (WithWorkloadChange) that a job

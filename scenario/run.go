@@ -19,6 +19,43 @@ import (
 // that does not fit its node, an event on a node that is gone); it names
 // the file, the entry and its line.
 func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
+	return sc.run(nil, opts...)
+}
+
+// RunUntil is Run that ends early: done sees every event of the run, as
+// a pause hook (gangsim.WithPause) does, and once it returns true the run
+// stops right after the step that made that event, before anything else
+// happens. The result is what the simulation held then, with Stopped
+// saying so; everything that happened up to that moment is what Run
+// reports of it, since nothing later changes the past. A question about
+// the first hours of a long day (when does this job start?) is answered
+// without running the rest of the day.
+func (sc *Scenario) RunUntil(done func(gangsim.Event) bool, opts ...gangsim.Option) (*Result, error) {
+	if done == nil {
+		return sc.run(nil, opts...)
+	}
+	return sc.run(&stopper{done: done}, opts...)
+}
+
+// stopper ends a run early (RunUntil).
+type stopper struct {
+	done func(gangsim.Event) bool
+	hit  bool
+}
+
+// see is the stopper's pause hook: it pauses the run from the event that
+// done accepts on.
+func (st *stopper) see(e gangsim.Event) bool {
+	if !st.hit && st.done(e) {
+		st.hit = true
+	}
+	return st.hit
+}
+
+// stopped reports whether the run is to end now.
+func (st *stopper) stopped() bool { return st != nil && st.hit }
+
+func (sc *Scenario) run(st *stopper, opts ...gangsim.Option) (*Result, error) {
 	if sc == nil {
 		return nil, ErrNilScenario
 	}
@@ -46,6 +83,9 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 	if kr != nil {
 		opts = append(opts, gangsim.WithPause(kr.see))
 	}
+	if st != nil {
+		opts = append(opts, gangsim.WithPause(st.see))
+	}
 	as, err := sc.newScaler()
 	if err != nil {
 		return nil, err
@@ -68,7 +108,7 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 			return nil, err
 		}
 	}
-	err = sc.drive(s, m, as, rc, kr)
+	err = sc.drive(s, m, as, rc, kr, st)
 	if err != nil && !errors.Is(err, gangsim.ErrNoProgress) {
 		return nil, err
 	}
@@ -77,6 +117,8 @@ func (sc *Scenario) Run(opts ...gangsim.Option) (*Result, error) {
 	if err != nil {
 		// a run that never settles still has its result so far
 		res.Stopped = strings.TrimPrefix(err.Error(), gangsim.ErrNoProgress.Error()+": ")
+	} else if st.stopped() {
+		res.Stopped = fmt.Sprintf("stopped at %v, as asked (RunUntil)", s.Now())
 	}
 	return res, nil
 }

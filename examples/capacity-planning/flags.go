@@ -38,6 +38,9 @@ type config struct {
 	maxWait     time.Duration
 	limit       int
 
+	when []string // -when: files of new jobs, or objects of the inputs
+	runs int      // -runs
+
 	variants    []whatif.Variant
 	writeJob    string
 	jobImage    string
@@ -162,6 +165,15 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	c.job.flags(fs)
 	fs.BoolVar(&c.sweepWorker, "sweep-worker", false, "run the -variant numbered $JOB_COMPLETION_INDEX")
 	fs.StringVar(&c.merge, "merge", "", "merge sweep lines from this file (- for standard input)")
+	fs.Func("when", "when does it start? a file of new jobs, added to the inputs, or an object of the inputs (\"Job ml/train\"); repeatable",
+		func(s string) error {
+			if strings.TrimSpace(s) == "" {
+				return fmt.Errorf("empty")
+			}
+			c.when = append(c.when, s)
+			return nil
+		})
+	fs.IntVar(&c.runs, "runs", 1, "runs of -when, each drawing -duration's distribution with its own seed (1 to N)")
 	c.admission = cli.ExtendedResourceToleration(fs)
 	fs.Func("duration", "run time of Kubernetes objects' pods without the gangsim.io/duration annotation: 30m, or {exponential: 20m, max: 2h}",
 		func(s string) (err error) {
@@ -214,6 +226,9 @@ func (c *config) validate() error {
 			given++
 		}
 	}
+	if len(c.when) > 0 {
+		given++
+	}
 	modes := given
 	comparing := len(c.variants) > 1 || len(c.variants) == 1 && given == 0 // one variant with a question is its subject
 	for _, on := range []bool{comparing && !c.sweepWorker && c.writeJob == "", c.merge != ""} {
@@ -223,7 +238,13 @@ func (c *config) validate() error {
 	}
 	switch {
 	case modes > 1:
-		return usageError("give one of -add-like, -add-like-rack, -remove-like, -smallest-group-max, -smallest-quota, -variant and -merge (a question takes at most one -variant, which it is asked of)")
+		return usageError("give one of -add-like, -add-like-rack, -remove-like, -smallest-group-max, -smallest-quota, -when, -variant and -merge (a question takes at most one -variant, which it is asked of)")
+	case c.runs < 1 || c.runs > 10_000:
+		return usageError("-runs %d: from 1 to 10000", c.runs)
+	case c.runs > 1 && len(c.when) == 0:
+		return usageError("-runs goes with -when")
+	case len(c.when) > 0 && (len(c.variants) > 0 || c.maxWait > 0 || c.limit > 0):
+		return usageError("-when takes no -variant, -max-wait or -limit")
 	case c.workers < 0:
 		return usageError("-workers %d is negative", c.workers)
 	case c.limit < 0:

@@ -116,6 +116,8 @@ func (a *app) do() error {
 		return a.sweepWorker()
 	case c.writeJob != "":
 		return a.writeJob()
+	case len(c.when) > 0:
+		return a.when()
 	case c.question() != "":
 		return a.ask()
 	case len(c.variants) > 0:

@@ -264,7 +264,7 @@ func TestBadUse(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"-add-like", "a", "-remove-like", "b"}, 2, "give one of -add-like, -add-like-rack, -remove-like, -smallest-group-max, -smallest-quota, -variant and -merge"},
+		{[]string{"-add-like", "a", "-remove-like", "b"}, 2, "give one of -add-like, -add-like-rack, -remove-like, -smallest-group-max, -smallest-quota, -when, -variant and -merge"},
 		{[]string{"-smallest-quota", "team-a:gpu"}, 2, `-smallest-quota "team-a:gpu" is not CLUSTERQUEUE:FLAVOR:RESOURCE`},
 		{[]string{"-smallest-quota", "team-a:gpu:nvidia.com/gpu", "-max-wait", "5m", "-wait-of", "train"}, 2, "-wait-of does not go with it"},
 		{[]string{"-smallest-quota", "team-z:gpu:nvidia.com/gpu"}, 1, `-smallest-quota: whatif: change does not apply: ClusterQueue "team-z" is not one of the scenario's`},
@@ -284,6 +284,13 @@ func TestBadUse(t *testing.T) {
 		{[]string{"no-such-file.yaml"}, 1, "no-such-file.yaml"},
 		{[]string{"../../scenario/testdata/scenarios/bad/workload-rate.yaml"}, 1, `workloads[0] (web).arrival.rate: "12 per hour" is not a rate`},
 		{[]string{"-merge", "no-such-lines"}, 1, "no-such-lines"},
+		{[]string{"-runs", "3"}, 2, "-runs goes with -when"},
+		{[]string{"-when", "Job b", "-runs", "0"}, 2, "-runs 0: from 1 to 10000"},
+		{[]string{"-when", "Job b", "-variant", "base"}, 2, "-when takes no -variant"},
+		{[]string{"-when", "Job b", "-add-like", "n"}, 2, "give one of"},
+		{[]string{"-when", "Job nope", "../../whatif/testdata/when/dump.yaml"}, 1, `whatif: no such job: "Job nope" makes no pods in the inputs (they hold Job default/a, Job default/b)`},
+		{[]string{"-when", "../../whatif/testdata/when/dump.yaml", "../../whatif/testdata/when/dump.yaml"}, 1, "defined twice"},
+		{[]string{"-when", "no-such-job.yaml"}, 1, "no-such-job.yaml"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -533,4 +540,42 @@ func TestSmallestQuota(t *testing.T) {
 	require.Len(t, ans.Summary.Kueue.ClusterQueues, 2)
 	assert.Equal(t, "team-a", ans.Summary.Kueue.ClusterQueues[0].Name)
 	assert.InDelta(t, 8, ans.Summary.Kueue.ClusterQueues[0].Quota[2].Nominal, 0)
+}
+
+// -when answers from a dump: the new job d and the dump's pending b, as
+// whatif's tests work them out (testdata/when there).
+func TestWhen(t *testing.T) {
+	dir := "../../whatif/testdata/when/"
+	out, errOut, code := runCommand(t, nil, "-when", dir+"small.yaml", "-when", "Job b", dir+"dump.yaml")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, `When will it start? From the moment of the inputs (time 0), one run.
+
+Job default/b: starts at 12m1s (its pods all bound; the first at 12m1s)
+  Kueue: Workload job-b-5678 admitted at 12m1s to ClusterQueue cq (main: cpu=default-flavor)
+  waited for quota: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default-flavor, 1 more needed
+
+Job default/d: starts at 2ms (its pods all bound; the first at 2ms)
+  Kueue: Workload job-d-f93ac admitted at 2ms to ClusterQueue cq (main: cpu=default-flavor)
+`, out)
+	out, errOut, code = runCommand(t, nil, "-json", "-runs", "3", "-duration", "{exponential: 30m}", "-when", dir+"small.yaml", "-when", "Job b", dir+"dump.yaml")
+	require.Equal(t, 0, code, errOut)
+	var got struct {
+		Runs int `json:"runs"`
+		Jobs []struct {
+			Job         string   `json:"job"`
+			StartedRuns int      `json:"startedRuns"`
+			StartP50    string   `json:"startP50"`
+			Starts      []string `json:"starts"`
+		} `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+	require.Equal(t, 3, got.Runs)
+	require.Len(t, got.Jobs, 2)
+	assert.Equal(t, "Job default/b", got.Jobs[0].Job)
+	assert.Equal(t, 3, got.Jobs[0].StartedRuns)
+	assert.Len(t, got.Jobs[0].Starts, 3)
+	// a file of new jobs on the embedded default day
+	out, errOut, code = runCommand(t, nil, "-when", dir+"small.yaml")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "Job default/d: ")
 }

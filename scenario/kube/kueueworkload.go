@@ -103,13 +103,8 @@ func (k *kubeImport) kueueWorkload(o *Object, v *kueueWorkload, f *schema.File) 
 		return err
 	}
 	first := o.file + ": " + o.ref()
-	if owner := k.ownerInInputs(o, &v.Metadata); owner != "" {
-		detail := "the Workload of " + owner + ", which is in the inputs and makes the pods: the Workload adds none"
-		if v.Status.Admission != nil {
-			detail += "; its status.admission (ClusterQueue, flavors, counts) is not modelled yet: the owner's pods are taken as admitted"
-		}
-		k.ws.Add(o.kind, "metadata.ownerReferences", detail, first)
-		return nil
+	if owner := k.ownerObject(o, &v.Metadata); owner != nil {
+		return k.ownedWorkload(o, v, owner, f)
 	}
 	if kueueFinished(v) {
 		k.ws.Add(o.kind, "status.conditions[Finished]", "the Workload has finished: it makes no pods", first)
@@ -256,10 +251,46 @@ func kueueAdmission(o *Object, v *kueueWorkload) (*kueue.Admission, error) {
 	return ad, nil
 }
 
-// ownerInInputs names the object of the inputs that owns a Workload
-// ("Job ns/name"), or "". The controller reference is looked up first;
-// Kueue's pod groups list their pods as owners without one.
-func (k *kubeImport) ownerInInputs(o *Object, m *kubeMeta) string {
+// ownedWorkload reads a Workload whose owner is an object of the inputs,
+// which makes the pods: the Workload adds none. When Kueue runs and the
+// Workload names a queue, the owner's workload takes the Workload's name
+// and, with a quota reservation, holds it from the start (its running
+// pods keep running); a Workload of a pod group, which the scenario
+// does not tie to its pods, is left out with a warning.
+func (k *kubeImport) ownedWorkload(o *Object, v *kueueWorkload, owner *Object, f *schema.File) error {
+	first := o.file + ": " + o.ref()
+	if !k.kueueRuns || v.Spec.QueueName == "" || owner.kind == "Pod" || kueueFinished(v) {
+		detail := "the Workload of " + owner.ref() + ", which is in the inputs and makes the pods: the Workload adds none"
+		if v.Status.Admission != nil {
+			detail += "; its status.admission (ClusterQueue, flavors, counts) is not read: the owner's pods are taken as admitted"
+		}
+		k.ws.Add(o.kind, "metadata.ownerReferences", detail, first)
+		return nil
+	}
+	ad, err := kueueAdmission(o, v)
+	if err != nil {
+		return err
+	}
+	ns := o.namespace
+	if ns == "" {
+		ns = cluster.DefaultNamespace
+	}
+	ko := kueueObjects(f)
+	ko.Owned = append(ko.Owned, kueue.OwnedWorkload{Namespace: ns, Name: o.name, OwnerKind: owner.kind, OwnerName: owner.name,
+		Admission: ad, Source: first})
+	if ad != nil {
+		k.ws.Add(o.kind, "status.admission", "the Workload of a job in the inputs: Kueue runs, and the job holds this admission (ClusterQueue, flavors, counts) "+
+			"from the start, its running pods kept, under the Workload's name", first)
+	} else {
+		k.ws.Add(o.kind, "spec.queueName", "the Workload of a job in the inputs: Kueue runs, and the job queues from time 0 under the Workload's name", first)
+	}
+	return nil
+}
+
+// ownerObject is the object of the inputs that owns a Workload, or nil.
+// The controller reference is looked up first; Kueue's pod groups list
+// their pods as owners without one.
+func (k *kubeImport) ownerObject(o *Object, m *kubeMeta) *Object {
 	refs := m.OwnerReferences
 	if c := controllerOf(m); c != nil {
 		refs = []kubeOwnerRef{*c}
@@ -275,10 +306,10 @@ func (k *kubeImport) ownerInInputs(o *Object, m *kubeMeta) string {
 	}
 	for _, r := range refs {
 		if d := k.byKindName[kubeOwnerKey{o.namespace, r.Kind, r.Name}]; d != nil && d != o {
-			return d.ref()
+			return d
 		}
 	}
-	return ""
+	return nil
 }
 
 // kueueFinished reports whether a Workload's Finished condition is True.

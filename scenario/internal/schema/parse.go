@@ -108,6 +108,15 @@ func ParseJSONItems(data []byte, each func(i int, item *yaml.Node) bool) (*yaml.
 }
 
 func parseJSON(data []byte, each func(int, *yaml.Node) bool) (*yaml.Node, error) {
+	if json.Valid(data) {
+		return parseValidJSON(data, each)
+	}
+	return parseJSONTokens(data, each)
+}
+
+// parseJSONTokens is parseJSON through encoding/json's tokens, which
+// says what is wrong with a document that is not valid JSON, and where.
+func parseJSONTokens(data []byte, each func(int, *yaml.Node) bool) (*yaml.Node, error) {
 	p := &jsonParser{dec: json.NewDecoder(bytes.NewReader(data)), data: data, lineAt: 1, each: each}
 	p.dec.UseNumber()
 	tok, err := p.dec.Token()
