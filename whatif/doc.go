@@ -6,7 +6,10 @@
 // side-by-side comparison of variants of a scenario (Compare): node
 // counts, scoring strategy, plugin weights, node groups and the
 // autoscaler's flags (SmallestGroupMax searches a group's max), and
-// Kueue's quotas and queues.
+// Kueue's quotas and queues. And when a job starts (StartTimes): from a
+// dump of a cluster as it is, run forward until the jobs asked about have
+// started, each job's start, Kueue's admission and flavors, its victims
+// and why it waited, over seeded draws of the run times.
 //
 // With Kueue's objects in the scenario, a variant may set a
 // ClusterQueue's or a Cohort's nominalQuota, borrowingLimit or
