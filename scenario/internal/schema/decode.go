@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -173,10 +174,44 @@ func (d *Decoder) value(n *yaml.Node, v reflect.Value, path string) error {
 			return fail(n, path, "%q is not a whole number written in digits", n.Value)
 		}
 	}
+	if plainScalar(n, v) {
+		return nil
+	}
 	if err := n.Decode(v.Addr().Interface()); err != nil {
 		return fail(n, path, "%q is not a valid %s", n.Value, v.Kind())
 	}
 	return nil
+}
+
+// plainScalar sets v from the scalar n as yaml.v3 would, for the scalars
+// files are made of (a string, true or false, a whole number in decimal
+// that fits), and reports whether it did; yaml.v3 decodes the rest.
+// yaml.v3 builds a decoder for each value it decodes, which costs more
+// than the value: a dump holds hundreds of thousands.
+func plainScalar(n *yaml.Node, v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.String:
+		if n.Tag == "!!str" {
+			v.SetString(n.Value)
+			return true
+		}
+	case reflect.Bool:
+		if n.Tag == "!!bool" && (n.Value == "true" || n.Value == "false") {
+			v.SetBool(n.Value == "true")
+			return true
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if x, err := strconv.ParseInt(n.Value, 10, 64); n.Tag == "!!int" && err == nil && !v.OverflowInt(x) {
+			v.SetInt(x)
+			return true
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if x, err := strconv.ParseUint(n.Value, 10, 64); n.Tag == "!!int" && err == nil && !v.OverflowUint(x) {
+			v.SetUint(x)
+			return true
+		}
+	}
+	return false
 }
 
 // alias decodes the value an alias names. Every alias counts against the
