@@ -34,6 +34,46 @@ type jsonTree struct {
 	// spanned says it was
 	spans   []itemSpan
 	spanned bool
+	// stack holds the children of the lists and objects being read, so
+	// that each gets its Content in one slice of its size; nodes and
+	// contents are slabs those come from: a dump's tree is millions of
+	// small values, allocated a few hundred at a time
+	stack    []*yaml.Node
+	nodes    []yaml.Node
+	contents []*yaml.Node
+}
+
+// slab is how many nodes, or content entries, are allocated at once.
+const slab = 256
+
+// node is a new zero node.
+func (t *jsonTree) node() *yaml.Node {
+	if len(t.nodes) == 0 {
+		t.nodes = make([]yaml.Node, slab)
+	}
+	n := &t.nodes[0]
+	t.nodes = t.nodes[1:]
+	return n
+}
+
+// pop takes the children stacked since base as a Content slice of their
+// number (nil for none, as append leaves it).
+func (t *jsonTree) pop(base int) []*yaml.Node {
+	kids := t.stack[base:]
+	t.stack = t.stack[:base]
+	if len(kids) == 0 {
+		return nil
+	}
+	if len(kids) > slab/4 {
+		return append([]*yaml.Node(nil), kids...)
+	}
+	if len(t.contents) < len(kids) {
+		t.contents = make([]*yaml.Node, slab)
+	}
+	c := t.contents[:len(kids):len(kids)]
+	t.contents = t.contents[len(kids):]
+	copy(c, kids)
+	return c
 }
 
 // parseValidJSON is parseJSON for text json.Valid accepts.
@@ -63,7 +103,8 @@ func (t *jsonTree) space() {
 // value reads the value at pos (white space read over before it) and
 // the white space after it.
 func (t *jsonTree) value() (*yaml.Node, error) {
-	n := &yaml.Node{Line: t.line, Column: 1}
+	n := t.node()
+	n.Line, n.Column = t.line, 1
 	switch c := t.data[t.pos]; c {
 	case '{', '[':
 		if t.depth++; t.depth > maxJSONDepth {
@@ -74,13 +115,17 @@ func (t *jsonTree) value() (*yaml.Node, error) {
 		var err error
 		if c == '{' {
 			n.Kind, n.Tag = yaml.MappingNode, "!!map"
+			base := len(t.stack)
 			err = t.object(n)
+			n.Content = t.pop(base)
 		} else {
 			n.Kind, n.Tag = yaml.SequenceNode, "!!seq"
+			base := len(t.stack)
 			err = t.elements(func(_ int, item *yaml.Node) error {
-				n.Content = append(n.Content, item)
+				t.stack = append(t.stack, item)
 				return nil
 			})
+			n.Content = t.pop(base)
 		}
 		t.depth--
 		if err != nil {
@@ -122,7 +167,8 @@ func (t *jsonTree) object(n *yaml.Node) error {
 			t.pos++
 			t.space()
 		}
-		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Line: t.line, Column: 1, Style: yaml.DoubleQuotedStyle, Value: t.str(true)}
+		key := t.node()
+		key.Kind, key.Tag, key.Line, key.Column, key.Style, key.Value = yaml.ScalarNode, "!!str", t.line, 1, yaml.DoubleQuotedStyle, t.str(true)
 		t.space()
 		t.pos++ // the colon
 		t.space()
@@ -132,7 +178,7 @@ func (t *jsonTree) object(n *yaml.Node) error {
 				return err
 			}
 			t.space()
-			n.Content = append(n.Content, key, val)
+			t.stack = append(t.stack, key, val)
 			continue
 		}
 		if t.each != nil && t.depth == 1 && key.Value == "items" && t.data[t.pos] == '[' {
@@ -151,14 +197,14 @@ func (t *jsonTree) object(n *yaml.Node) error {
 				return err
 			}
 			t.space()
-			n.Content = append(n.Content, key, val)
+			t.stack = append(t.stack, key, val)
 			continue
 		}
 		val, err := t.value()
 		if err != nil {
 			return err
 		}
-		n.Content = append(n.Content, key, val)
+		t.stack = append(t.stack, key, val)
 	}
 	t.pos++
 	return nil
