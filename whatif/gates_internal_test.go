@@ -18,7 +18,11 @@ func TestWaitWatchSkipsGatedTime(t *testing.T) {
 	free := cluster.NewPodInfo(cluster.Pod{Name: "g"})
 	w := &waitWatch{bound: time.Minute}
 	w.observe(gangsim.Event{Kind: gangsim.EventPodArrived, Pod: gated})
-	require.NotPanics(t, func() { w.observe(gangsim.Event{Kind: gangsim.EventNodeAdded, At: time.Hour}) })
+	w.observe(gangsim.Event{Kind: gangsim.EventNodeAdded, At: time.Hour})
+	require.Nil(t, w.stop)
 	w.observe(gangsim.Event{Kind: gangsim.EventPodUngated, Pod: free, At: time.Hour})
-	require.Panics(t, func() { w.observe(gangsim.Event{Kind: gangsim.EventNodeAdded, At: time.Hour + 2*time.Minute}) })
+	w.observe(gangsim.Event{Kind: gangsim.EventNodeAdded, At: time.Hour + 2*time.Minute})
+	require.NotNil(t, w.stop)
+	require.Equal(t, "stopped at 1h2m0s: pod g had waited 2m0s, over 1m0s", w.stop.reason)
+	require.Equal(t, 2*time.Minute, w.stop.waited)
 }

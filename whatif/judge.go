@@ -14,12 +14,10 @@ import (
 // A search only needs to know whether a run meets its criteria, and a run
 // with a wait bound fails for good the moment a pod has waited longer:
 // the rest of a run of a count far too small (every pod retried at every
-// change of the cluster) can take minutes. judge stops such a run there.
-// The engine has no way to be stopped from an observer, so the watcher
-// panics with a private value that judge recovers; the Scheduler, half
-// way through a cycle, is then thrown away and never used again.
+// change of the cluster) can take minutes. judge stops such a run there
+// (scenario.RunUntil), once the step that showed it is over.
 
-// stopRun is the panic value that ends a run early.
+// stopRun is why a run was stopped early.
 type stopRun struct {
 	reason string
 	waited time.Duration
@@ -29,29 +27,23 @@ type stopRun struct {
 // the criteria's wait bound. A run that does not converge (the engine's
 // cycle cap, gangsim.ErrNoProgress) fails the criteria too. note says why
 // a run ended early.
-func judge(sc *scenario.Scenario, keys []string, c Criteria, watch ...gangsim.Option) (out outcome, err error) {
+func judge(sc *scenario.Scenario, keys []string, c Criteria, watch ...gangsim.Option) (outcome, error) {
 	rec := metrics.NewRecorder(metrics.Options{DomainKeys: keys})
 	w := &waitWatch{bound: c.MaxWait}
-	defer func() {
-		if r := recover(); r != nil {
-			st, ok := r.(stopRun)
-			if !ok {
-				panic(r)
-			}
-			out, err = outcome{report: named(rec.Report(), sc), note: st.reason, waited: st.waited}, nil
-		}
-	}()
 	opts := []gangsim.Option{rec.Attach()}                                         // the recorder observes first
 	if c.MaxWait > 0 && (c.Quantile == 0 || c.Quantile == 1) && c.Workload == "" { // a quantile is known at the end only
 		opts = append(opts, gangsim.WithObserver(w.observe))
 	}
 	opts = append(opts, watch...)
-	res, err := sc.Run(opts...)
+	res, err := sc.RunUntil(func(gangsim.Event) bool { return w.stop != nil }, opts...)
 	if errors.Is(err, gangsim.ErrNoProgress) {
 		return outcome{report: named(rec.Report(), sc), note: "did not converge: " + err.Error()}, nil
 	}
 	if err != nil {
 		return outcome{}, err
+	}
+	if w.stop != nil {
+		return outcome{report: named(rec.Report(), sc), note: w.stop.reason, waited: w.stop.waited}, nil
 	}
 	if res.Stopped != "" { // the scenario's run stops at the cap with its result so far
 		return outcome{report: named(rec.Report(), sc), note: "did not converge: " + gangsim.ErrNoProgress.Error() + ": " + res.Stopped}, nil
@@ -128,6 +120,7 @@ func hasRunTimes(sc *scenario.Scenario) bool {
 // order (arrivals come in time order), and stops the run when the oldest
 // has waited longer than bound.
 type waitWatch struct {
+	stop    *stopRun // set once a pod has waited too long
 	bound   time.Duration
 	waiting []waiter
 	gone    map[cluster.PodKey]bool // bound or deleted
@@ -159,9 +152,9 @@ func (w *waitWatch) observe(e gangsim.Event) {
 	for len(w.waiting) > 0 && w.gone[w.waiting[0].key] {
 		w.waiting = w.waiting[1:]
 	}
-	if len(w.waiting) > 0 && e.At-w.waiting[0].at > w.bound {
+	if len(w.waiting) > 0 && e.At-w.waiting[0].at > w.bound && w.stop == nil {
 		oldest := w.waiting[0]
-		panic(stopRun{reason: fmt.Sprintf("stopped at %v: pod %s had waited %v, over %v", e.At, oldest.key.Display(), e.At-oldest.at, w.bound),
-			waited: e.At - oldest.at})
+		w.stop = &stopRun{reason: fmt.Sprintf("stopped at %v: pod %s had waited %v, over %v", e.At, oldest.key.Display(), e.At-oldest.at, w.bound),
+			waited: e.At - oldest.at}
 	}
 }
