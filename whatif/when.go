@@ -184,15 +184,19 @@ func Jobs(sc *scenario.Scenario, files ...string) []string {
 
 // podJob is the job a pod of the inputs (not a controller's) belongs to:
 // its object ("Pod ml/api", a dump's "Workload ml/wl"), or for a pod of a
-// scenario file its PodGroup ("PodGroup ml/train", a gang) or itself
-// ("Pod ml/api").
+// scenario file its PodGroup ("PodGroup ml/train", a gang), its owner
+// ("Job ml/etl", the pods a scenario gives one owner) or itself ("Pod
+// ml/api").
 func podJob(p *scenario.Pod) string {
 	if name := objectName(p.Source.Path); name != "" {
 		return name
 	}
 	ns := namespaceOf(p.Pod.Key())
-	if p.Pod.PodGroup != "" {
+	switch {
+	case p.Pod.PodGroup != "":
 		return "PodGroup " + ns + "/" + p.Pod.PodGroup
+	case p.Pod.Owner != nil:
+		return p.Pod.Owner.Kind + " " + ns + "/" + p.Pod.Owner.Name
 	}
 	return "Pod " + string(p.Pod.Key())
 }

@@ -174,3 +174,21 @@ func TestStartTimesNeverStarts(t *testing.T) {
 	require.GreaterOrEqual(t, nowhere.AdmittedAt, time.Duration(0))
 	require.Equal(t, "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.", nowhere.WaitedForNodes)
 }
+
+// A job whose pods bind one at a time has started when the last is bound;
+// a pod preempted on the way is pending again. x-0 binds at once beside r
+// (2+2 of 4 cores); x-1 waits. p (priority 100) arrives at 1m and preempts
+// x-0, which terminates (30s of grace: p is bound at 1m30s) and waits
+// again. r ends at 10m: one of x's pods binds; p ends at 21m30s: the other
+// does, and x has started.
+func TestStartTimesPodByPod(t *testing.T) {
+	load := func(uint64) (*scenario.Scenario, error) { return scenario.Load(whenDir + "evicted.yaml") }
+	got := start(t, load, "Job x", "Pod p")
+	x, p := got[0], got[1]
+	require.Equal(t, time.Duration(0), x.FirstBoundAt)
+	require.True(t, x.Started)
+	require.Equal(t, 21*time.Minute+30*time.Second, x.StartedAt)
+	require.Equal(t, []string{"Pod x-0"}, p.Preempted)
+	require.Equal(t, time.Minute+30*time.Second, p.StartedAt)
+	require.Empty(t, x.Workload) // no Kueue
+}
