@@ -54,6 +54,15 @@ type Admitter struct {
 	// timers: PodsReady timeouts and back-offs (podsready.go)
 	timers   []timer
 	timerSeq int64
+	// TAS (tas.go): the Topologies' levels by name, the nodes' source,
+	// the admitted workloads' usage by flavor and leaf, and this cycle's
+	// snapshots and nodes
+	topologies map[string][]string
+	nodes      func() []TASNode
+	tasUsed    map[string]map[string]cluster.ResourceList
+	tasSnap    map[string]*tasSnapshot
+	tasCycle   int64
+	tasNodes   []TASNode
 }
 
 // Config is how the Admitter runs: Kueue's configuration and switches,
@@ -157,7 +166,11 @@ func New(objs *Objects, cfg Config) (*Admitter, error) {
 	}
 	a := &Admitter{cfg: cfg, frIndex: map[fr]int{}, flavors: map[string]*ResourceFlavor{}, cqs: map[string]*clusterQueue{},
 		cohorts: map[string]*node{}, lqs: map[string]*LocalQueue{}, wpcs: map[string]int32{}, ns: map[string]map[string]string{},
-		workloads: map[string]*info{}, lim: newLimiter(cfg.QPS, cfg.Burst)}
+		workloads: map[string]*info{}, lim: newLimiter(cfg.QPS, cfg.Burst),
+		topologies: map[string][]string{}, tasUsed: map[string]map[string]cluster.ResourceList{}}
+	for _, t := range objs.Topologies {
+		a.topologies[t.Name] = t.Levels
+	}
 	for i := range objs.ResourceFlavors {
 		a.flavors[objs.ResourceFlavors[i].Name] = &objs.ResourceFlavors[i]
 	}

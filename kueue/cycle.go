@@ -277,7 +277,7 @@ func (a *Admitter) process(e *entry, preempted map[*info]bool) {
 			return
 		}
 	}
-	if !fits {
+	if !fits || mode == Fit && !a.tasFits(e) {
 		e.status, e.reason = skipped, "Pending"
 		e.message = "Workload no longer fits after processing another workload"
 		return
@@ -299,6 +299,7 @@ func (a *Admitter) process(e *entry, preempted map[*info]bool) {
 		return
 	}
 	e.status = nominated
+	a.tasAdmit(e)
 	a.admit(e)
 }
 
