@@ -35,7 +35,9 @@ func kueueDefaultNodes() []TASNode {
 	}
 }
 
-func dom(count int32, values ...string) TopologyDomain { return TopologyDomain{Values: values, Count: count} }
+func dom(count int32, values ...string) TopologyDomain {
+	return TopologyDomain{Values: values, Count: count}
+}
 
 func TestPortedFindTopologyAssignments(t *testing.T) {
 	two := []string{tBlock, tRack}

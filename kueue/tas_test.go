@@ -104,7 +104,7 @@ func TestTASFlavorChecks(t *testing.T) {
 func TestTASCapacityAndSlices(t *testing.T) {
 	nodes := kueueDefaultNodes()
 	nodes[5].NonTAS = cluster.ResourceList{cluster.ResourceCPU: 1000} // x4: 1 cpu left
-	nodes[1].Unschedulable = true                                      // x5 out: b1/r2 holds 2
+	nodes[1].Unschedulable = true                                     // x5 out: b1/r2 holds 2
 	r := tasRun(t, nodes)
 	// racks now hold b1/r1 1, b1/r2 2, b2/r1 1, b2/r2 1
 	r.add(tasWl("big", 0, 3, "1", TopologyRequest{Required: tRack}))
