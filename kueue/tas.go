@@ -127,6 +127,17 @@ func (a *Admitter) tasOnly(q *clusterQueue) bool {
 	return true
 }
 
+// TASOnly reports whether the LocalQueue namespace/queue points to a
+// ClusterQueue whose flavors are all TAS flavors: its workloads' pod
+// sets ask for TAS without saying so.
+func (a *Admitter) TASOnly(namespace, queue string) bool {
+	lq := a.lqs[namespace+"/"+queue]
+	if lq == nil || a.cqs[lq.ClusterQueue] == nil {
+		return false
+	}
+	return a.tasOnly(a.cqs[lq.ClusterQueue])
+}
+
 // tasRequested reports whether the pod set asks for TAS in the queue,
 // and whether implicitly.
 func (a *Admitter) tasRequested(q *clusterQueue, ps *PodSet) (requested, implied bool) {

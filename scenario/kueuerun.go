@@ -83,6 +83,11 @@ type kueueRun struct {
 	// the pod set; admitted are those Workloads' admissions, by unit
 	dumped   map[cluster.PodKey]dumpedPod
 	admitted map[*kueueUnit]kueue.DumpedWorkload
+	// topo are the pods' topology requests (kueuetas.go); tasPods the
+	// pods placed in a topology domain, whose requests Kueue counts as
+	// TAS usage
+	topo    map[cluster.PodKey]*kueue.TopologyRequest
+	tasPods map[cluster.PodKey]bool
 }
 
 // kueueUnit is a workload of plain pods: its pods, as added, and where
@@ -166,7 +171,14 @@ func (sc *Scenario) newKueueRun() (*kueueRun, error) {
 	for _, ns := range sc.Namespaces {
 		a.SetNamespace(ns.Name, ns.Labels)
 	}
-	kr := &kueueRun{sc: sc, a: a, objs: sc.Kueue, units: map[string]*kueueUnit{}, byPod: map[cluster.PodKey]*kueueUnit{}}
+	kr := &kueueRun{sc: sc, a: a, objs: sc.Kueue, units: map[string]*kueueUnit{}, byPod: map[cluster.PodKey]*kueueUnit{},
+		topo: map[cluster.PodKey]*kueue.TopologyRequest{}, tasPods: map[cluster.PodKey]bool{}}
+	for i := range sc.Pods {
+		if t := sc.Pods[i].Topology; t != nil {
+			kr.topo[sc.Pods[i].Pod.Key()] = t
+		}
+	}
+	a.SetNodes(kr.tasNodes)
 	for _, lr := range sc.LimitRanges {
 		if err := kr.limits.Set(lr); err != nil {
 			return nil, sc.runError(Source{Path: "limitRanges (" + lr.Name + ")"}, err)
@@ -211,6 +223,9 @@ func (kr *kueueRun) manages(p *cluster.Pod) bool {
 func (kr *kueueRun) arrive(s *gangsim.Scheduler, pod cluster.Pod, d time.Duration) error {
 	if !slices.Contains(pod.SchedulingGates, kueueGate) { // a dump's pod has it already
 		pod.SchedulingGates = append(slices.Clip(pod.SchedulingGates), kueueGate)
+	}
+	if kr.gatedForTopology(&pod) && !slices.Contains(pod.SchedulingGates, topologyGate) {
+		pod.SchedulingGates = append(slices.Clip(pod.SchedulingGates), topologyGate)
 	}
 	if err := s.AddPod(pod, d); err != nil {
 		return err
@@ -326,7 +341,7 @@ func (kr *kueueRun) podSet(u *kueueUnit, p *cluster.Pod) int {
 			return i
 		}
 	}
-	ps := kueue.PodSet{Name: name, Count: 1, Requests: kr.requests(p), NodeSelector: p.NodeSelector, Tolerations: p.Tolerations}
+	ps := kueue.PodSet{Name: name, Count: 1, Requests: kr.requests(p), NodeSelector: p.NodeSelector, Tolerations: p.Tolerations, Topology: kr.topo[p.Key()]}
 	if p.Affinity != nil {
 		ps.Affinity = p.Affinity.NodeAffinity
 	}
@@ -498,6 +513,9 @@ func (kr *kueueRun) step(s *gangsim.Scheduler, m *controllers.Manager, t time.Du
 // admit writes each pod's flavor into it and lifts its gate.
 func (kr *kueueRun) admit(s *gangsim.Scheduler, u *kueueUnit, ad *kueue.Admission) error {
 	u.state = unitAdmitted
+	if err := kr.placeTopology(s, u, ad); err != nil {
+		return err
+	}
 	for _, hp := range u.pods {
 		if hp.ended {
 			continue
@@ -513,7 +531,11 @@ func (kr *kueueRun) admit(s *gangsim.Scheduler, u *kueueUnit, ad *kueue.Admissio
 				return fmt.Errorf("Kueue: admitting pod %s: %w", key, err)
 			}
 		}
-		if err := s.UngatePod(key, kueueGate); err != nil {
+		gates := []string{kueueGate}
+		if slices.Contains(hp.pod.SchedulingGates, topologyGate) {
+			gates = append(gates, topologyGate)
+		}
+		if err := s.UngatePod(key, gates...); err != nil {
 			return fmt.Errorf("Kueue: admitting pod %s: %w", key, err)
 		}
 	}

@@ -1,0 +1,157 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/kueue"
+)
+
+// Kueue's topology-aware scheduling in a run (docs/kueue.md, "Topology-
+// aware scheduling"): a pod of a pod set asking for TAS carries Kueue's
+// topology gate besides its admission gate; when its workload is
+// admitted, the pods of each pod set are given the domains of its
+// TopologyAssignment in order (by name, as Kueue's ungater takes them
+// greedily), each pod's node selector narrowed to its domain's level
+// labels, and ungated. The Admitter reads the nodes from the scheduler
+// once per cycle: their labels, taints, allocatable, and what the pods
+// bound to them that are not of TAS workloads request.
+
+// Kueue's pod-set topology annotations and its topology gate.
+const (
+	tasRequired      = "kueue.x-k8s.io/podset-required-topology"
+	tasPreferred     = "kueue.x-k8s.io/podset-preferred-topology"
+	tasUnconstrained = "kueue.x-k8s.io/podset-unconstrained-topology"
+	tasSliceRequired = "kueue.x-k8s.io/podset-slice-required-topology"
+	tasSliceSize     = "kueue.x-k8s.io/podset-slice-size"
+	topologyGate     = "kueue.x-k8s.io/topology"
+)
+
+// kueueTopology reads a pod's topology annotations as Kueue's webhook
+// checks them: at most one of required, preferred and unconstrained; a
+// slice size a whole number of at least 1, given with a slice level.
+func kueueTopology(ann map[string]string) (*kueue.TopologyRequest, error) {
+	req, hasReq := ann[tasRequired]
+	pref, hasPref := ann[tasPreferred]
+	unc, hasUnc := ann[tasUnconstrained]
+	slice, hasSlice := ann[tasSliceRequired]
+	size, hasSize := ann[tasSliceSize]
+	if !hasReq && !hasPref && !hasUnc && !hasSlice && !hasSize {
+		return nil, nil
+	}
+	n := 0
+	for _, b := range []bool{hasReq, hasPref, hasUnc} {
+		if b {
+			n++
+		}
+	}
+	if n > 1 {
+		return nil, fmt.Errorf("%s: must not contain more than one topology annotation: [%q, %q, %q]", tasRequired, tasRequired, tasPreferred, tasUnconstrained)
+	}
+	t := &kueue.TopologyRequest{Required: req, Preferred: pref, SliceRequired: slice}
+	for key, v := range map[string]string{tasRequired: req, tasPreferred: pref, tasSliceRequired: slice} {
+		if (key == tasRequired && hasReq || key == tasPreferred && hasPref || key == tasSliceRequired && hasSlice) && v == "" {
+			return nil, fmt.Errorf("%s: must name a level (a node label)", key)
+		}
+	}
+	if hasUnc {
+		b, err := strconv.ParseBool(unc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %q must be a boolean value", tasUnconstrained, unc)
+		}
+		t.Unconstrained = b
+	}
+	if hasSize != hasSlice {
+		return nil, fmt.Errorf("%s and %s must be given together", tasSliceRequired, tasSliceSize)
+	}
+	if hasSize {
+		v, err := strconv.ParseInt(size, 10, 32)
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("%s: %q must be a whole number of at least 1", tasSliceSize, size)
+		}
+		t.SliceSize = int32(v)
+	}
+	return t, nil
+}
+
+// tasNodes is the cluster as Kueue's TAS cache reads it, by node name.
+func (kr *kueueRun) tasNodes() []kueue.TASNode {
+	if kr.s == nil {
+		return nil
+	}
+	var out []kueue.TASNode
+	for ni := range kr.s.Nodes() {
+		n := ni.Node()
+		nonTAS := ni.Requested()
+		for pi := range ni.Pods() {
+			if kr.tasPods[pi.Key()] {
+				nonTAS = nonTAS.Sub(pi.Request())
+			}
+		}
+		used := cluster.ListOf(nonTAS)
+		delete(used, cluster.ResourcePods) // Kueue counts requests, not pods
+		alloc := cluster.ListOf(n.Allocatable)
+		alloc[cluster.ResourcePods] = n.Allocatable.Pods
+		out = append(out, kueue.TASNode{Name: n.Name, Labels: n.Labels, Taints: n.Taints, Unschedulable: n.Unschedulable,
+			Allocatable: alloc, NonTAS: used})
+	}
+	slices.SortFunc(out, func(x, y kueue.TASNode) int { return strings.Compare(x.Name, y.Name) })
+	return out
+}
+
+// gatedForTopology reports whether a pod arriving for Kueue gets the
+// topology gate: its pod set asks for TAS, or its queue is TAS-only.
+func (kr *kueueRun) gatedForTopology(p *cluster.Pod) bool {
+	if kr.topo[p.Key()] != nil {
+		return true
+	}
+	ns := p.Namespace
+	if ns == "" {
+		ns = cluster.DefaultNamespace
+	}
+	return kr.a.TASOnly(ns, p.Labels[kueueQueueLabel])
+}
+
+// placeTopology gives the unit's pods of each pod set with a
+// TopologyAssignment their domains: the pods by name, the domains in
+// order, each pod's node selector narrowed to its domain's labels.
+func (kr *kueueRun) placeTopology(s *gangsim.Scheduler, u *kueueUnit, ad *kueue.Admission) error {
+	for _, psa := range ad.PodSets {
+		ta := psa.TopologyAssignment
+		if ta == nil {
+			continue
+		}
+		var pods []*heldPod
+		for _, hp := range u.pods {
+			if !hp.ended && u.w.PodSets[hp.podSet].Name == psa.Name {
+				pods = append(pods, hp)
+			}
+		}
+		slices.SortFunc(pods, func(x, y *heldPod) int { return strings.Compare(string(x.pod.Key()), string(y.pod.Key())) })
+		i := 0
+		for _, d := range ta.Domains {
+			sel := map[string]string{}
+			for k, l := range ta.Levels {
+				sel[l] = d.Values[k]
+			}
+			for c := int32(0); c < d.Count && i < len(pods); c++ {
+				key := pods[i].pod.Key()
+				i++
+				if err := s.NarrowNodeSelection(key, maps.Clone(sel), nil); err != nil {
+					return fmt.Errorf("Kueue: placing pod %s in its topology domain: %w", key, err)
+				}
+				kr.tasPods[key] = true
+			}
+		}
+		if i < len(pods) {
+			return errors.New("Kueue: a topology assignment with fewer pods than its pod set has")
+		}
+	}
+	return nil
+}

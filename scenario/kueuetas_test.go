@@ -1,0 +1,132 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// tasCluster is a Topology of racks and hosts, a TAS flavor "tas" over
+// the nodes labelled pool=tas, a ClusterQueue cq of 100 cpu and a
+// LocalQueue lq, and the nodes: rack r1 holds n1 and n2, rack r2 holds
+// n3, each of 2 cpu.
+func tasCluster() string {
+	var b strings.Builder
+	b.WriteString(`apiVersion: kueue.x-k8s.io/v1beta2
+kind: Topology
+metadata: {name: default}
+spec:
+  levels: [{nodeLabel: cloud.com/rack}, {nodeLabel: kubernetes.io/hostname}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: tas}
+spec: {nodeLabels: {pool: tas}, topologyName: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: tas
+      resources: [{name: cpu, nominalQuota: "100"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: default}
+spec: {clusterQueue: cq}
+`)
+	for _, n := range [][2]string{{"n1", "r1"}, {"n2", "r1"}, {"n3", "r2"}} {
+		fmt.Fprintf(&b, `---
+apiVersion: v1
+kind: Node
+metadata: {name: %s, labels: {pool: tas, cloud.com/rack: %s, kubernetes.io/hostname: %s}}
+status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+`, n[0], n[1], n[0])
+	}
+	return b.String()
+}
+
+// tasGroup is a Kueue pod group of n pods of 1 cpu, running d, with the
+// topology annotation given.
+func tasGroup(name string, n int, d, annotation string) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: %s-%d
+  labels: {kueue.x-k8s.io/queue-name: lq, kueue.x-k8s.io/pod-group-name: %s}
+  annotations: {kueue.x-k8s.io/pod-group-total-count: "%d", gangsim.io/duration: %s, %s}
+spec:
+  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+`, name, i, name, n, d, annotation)
+	}
+	return b.String()
+}
+
+func podNodes(res *Result) map[string]string {
+	out := map[string]string{}
+	for _, p := range res.Pods {
+		out[p.Name] = p.Node
+	}
+	return out
+}
+
+// A group of 3 pods requiring one rack: r1 holds 4 (n1 2, n2 2), r2 2,
+// so Kueue chooses r1; in it n1 takes 2 and n2 the last (best fit), and
+// the pods, by name, are steered there: a-0 and a-1 on n1, a-2 on n2.
+// The importer makes the group a PodGroup of topology key
+// cloud.com/rack as well, and the scheduler's PodGroup cycle places it
+// within the nodes Kueue chose. A second group b of 3 (rack required)
+// then fits no rack (r1 has 1 left, r2 2) and waits with Kueue's
+// message until a is done.
+func TestKueueTASRequiredRackEndToEnd(t *testing.T) {
+	res := runKueue(t, tasCluster()+tasGroup("a", 3, "10s", "kueue.x-k8s.io/podset-required-topology: cloud.com/rack")+
+		tasGroup("b", 3, "10s", "kueue.x-k8s.io/podset-required-topology: cloud.com/rack"))
+	nodes := podNodes(res)
+	require.Equal(t, "n1", nodes["a-0"])
+	require.Equal(t, "n1", nodes["a-1"])
+	require.Equal(t, "n2", nodes["a-2"])
+	// b: after a, r1 again (the only rack of 3)
+	require.Equal(t, "n1", nodes["b-0"])
+	require.Equal(t, "n2", nodes["b-2"])
+	wa := kueueWorkload(t, res, "Pod group a")
+	wb := kueueWorkload(t, res, "Pod group b")
+	// b, inadmissible, is moved back to its queue one requeue batch (1 s)
+	// after a finishes at 10 s
+	require.Equal(t, []string{"0s", "11s"}, []string{wa.AdmittedAt, wb.AdmittedAt})
+	var msgs []string
+	for _, e := range res.KueueEvents {
+		if e.Kind == "Pending" && strings.Contains(e.Workload, "pod-b-") {
+			msgs = append(msgs, e.Message)
+		}
+	}
+	require.Contains(t, msgs, "couldn't assign flavors to pod set "+wb.PodSets[0].Name+`: topology "default" allows to fit only 2 out of 3 pod(s). Total nodes: 3; excluded: resource "cpu": 1`)
+}
+
+// Preferred: 3 pods preferring a rack, when each rack holds 2 after a
+// non-Kueue pod on n1: Kueue climbs to the top and spreads them, r1 and
+// r2 (best fit for the last).
+func TestKueueTASPreferredEndToEnd(t *testing.T) {
+	other := `---
+apiVersion: v1
+kind: Pod
+metadata: {name: other}
+spec:
+  nodeName: n1
+  containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]
+`
+	res := runKueue(t, tasCluster()+other+tasGroup("a", 3, "10s", "kueue.x-k8s.io/podset-preferred-topology: cloud.com/rack"))
+	nodes := podNodes(res)
+	// r1 holds 2 (n2), r2 holds 2 (n3): no rack holds 3; r1 first (values), 2 there, the last on n3
+	require.Equal(t, "n2", nodes["a-0"])
+	require.Equal(t, "n2", nodes["a-1"])
+	require.Equal(t, "n3", nodes["a-2"])
+}
