@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/kueue"
 )
 
 // tasCluster is a Topology of racks and hosts, a TAS flavor "tas" over
@@ -129,4 +131,54 @@ spec:
 	require.Equal(t, "n2", nodes["a-0"])
 	require.Equal(t, "n2", nodes["a-1"])
 	require.Equal(t, "n3", nodes["a-2"])
+}
+
+// The annotations as Kueue's webhook checks them.
+func TestKueueTopologyAnnotations(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ann  map[string]string
+		want *kueue.TopologyRequest
+		err  string
+	}{
+		{"none", map[string]string{"other": "x"}, nil, ""},
+		{"required", map[string]string{tasRequired: "rack"}, &kueue.TopologyRequest{Required: "rack"}, ""},
+		{"preferred", map[string]string{tasPreferred: "rack"}, &kueue.TopologyRequest{Preferred: "rack"}, ""},
+		{"unconstrained", map[string]string{tasUnconstrained: "true"}, &kueue.TopologyRequest{Unconstrained: true}, ""},
+		{"slices", map[string]string{tasSliceRequired: "rack", tasSliceSize: "2"}, &kueue.TopologyRequest{SliceRequired: "rack", SliceSize: 2}, ""},
+		{"two", map[string]string{tasRequired: "rack", tasPreferred: "rack"}, nil, "must not contain more than one topology annotation"},
+		{"empty level", map[string]string{tasRequired: ""}, nil, "must name a level"},
+		{"bad bool", map[string]string{tasUnconstrained: "yes"}, nil, "must be a boolean value"},
+		{"size alone", map[string]string{tasSliceSize: "2"}, nil, "must be given together"},
+		{"size 0", map[string]string{tasSliceRequired: "rack", tasSliceSize: "0"}, nil, "a whole number of at least 1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := kueueTopology(c.ann)
+			if c.err != "" {
+				require.ErrorContains(t, err, c.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, c.want, got)
+		})
+	}
+}
+
+// FuzzKueueTopology: any annotations give a request or an error, never a
+// panic, and a request's slice size is at least 1 when slices are asked.
+func FuzzKueueTopology(f *testing.F) {
+	f.Add("rack", "", "", "rack", "2")
+	f.Add("", "host", "true", "", "")
+	f.Fuzz(func(t *testing.T, req, pref, unc, slice, size string) {
+		ann := map[string]string{}
+		for k, v := range map[string]string{tasRequired: req, tasPreferred: pref, tasUnconstrained: unc, tasSliceRequired: slice, tasSliceSize: size} {
+			if v != "" {
+				ann[k] = v
+			}
+		}
+		got, err := kueueTopology(ann)
+		if err == nil && got != nil && got.SliceRequired != "" && got.SliceSize < 1 {
+			t.Fatalf("slice size %d", got.SliceSize)
+		}
+	})
 }
