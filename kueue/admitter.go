@@ -148,6 +148,8 @@ type info struct {
 	// reclaimed are, by pod set, the pods of the admission that finished
 	// for good, whose quota was released (SetReclaimable)
 	reclaimed map[string]int32
+	// tasInSnap: its admission's TAS usage is in the snapshots already
+	tasInSnap bool
 }
 
 // lastAssignment is how far the flavor scan of a workload went: for each

@@ -97,8 +97,10 @@ type TASNode struct {
 }
 
 // SetNodes gives the Admitter the nodes of the cluster for TAS: nodes is
-// called at most once per admission cycle, when a TAS pod set is tried.
-// Without it, TAS flavors have no nodes.
+// called at most once per admission cycle, when a TAS pod set is tried,
+// and returns the same slice while nothing changed (the Admitter then
+// keeps its snapshots; the slice is read, never changed). Without it,
+// TAS flavors have no nodes.
 func (a *Admitter) SetNodes(nodes func() []TASNode) { a.nodes = nodes }
 
 // tasFlavor is a TAS flavor's Topology levels, nil when the flavor is
@@ -197,11 +199,14 @@ func levelKey(levels []string, t *TopologyRequest) string {
 }
 
 // tasUsage adds (sign 1) or removes (-1) the TAS usage of a workload's
-// admission in the Admitter's record of it.
+// admission in the Admitter's record of it, and in the snapshots kept
+// (unless the cycle that admitted it counted it there already).
 func (a *Admitter) tasUsage(wi *info, sign int64) {
 	if wi.admission == nil {
 		return
 	}
+	inSnap := wi.tasInSnap
+	wi.tasInSnap = false
 	for i := range wi.admission.PodSets {
 		p := &wi.admission.PodSets[i]
 		if p.TopologyAssignment == nil {
@@ -228,8 +233,10 @@ func (a *Admitter) tasUsage(wi *info, sign int64) {
 				l[r] += sign * v * int64(d.Count)
 			}
 		}
+		if s := a.tasSnap[flavor]; s != nil && (sign < 0 || !inSnap) {
+			s.addUsage(p.TopologyAssignment, podRequests(ps), sign)
+		}
 	}
-	a.tasSnap = nil // the next cycle counts it
 }
 
 // tasFlavor is the one TAS flavor among a pod set's flavors, "" when
@@ -296,14 +303,21 @@ type domain struct {
 	slices   int32
 }
 
-// snapshot is the TAS flavor's snapshot of this cycle, built on first use.
+// snapshot is the TAS flavor's snapshot of this cycle, built on first
+// use. The last cycle's is kept while the nodes are the same slice from
+// SetNodes' function: the TAS usage is kept up to date in it (tasUsage).
 func (a *Admitter) snapshot(flavor string) *tasSnapshot {
-	if a.tasSnap == nil || a.tasCycle != a.cycle {
-		a.tasSnap, a.tasCycle = map[string]*tasSnapshot{}, a.cycle
-		a.tasNodes = nil
+	if a.tasCycle != a.cycle || a.tasSnap == nil {
+		a.tasCycle = a.cycle
+		var nodes []TASNode
 		if a.nodes != nil {
-			a.tasNodes = a.nodes()
+			nodes = a.nodes()
 		}
+		same := a.tasSnap != nil && len(nodes) == len(a.tasNodes) && (len(nodes) == 0 || &nodes[0] == &a.tasNodes[0])
+		if !same {
+			a.tasSnap = map[string]*tasSnapshot{}
+		}
+		a.tasNodes = nodes
 	}
 	if s, ok := a.tasSnap[flavor]; ok {
 		return s
@@ -401,49 +415,55 @@ func matchesFlavor(labels, flavor map[string]string, levels []string) bool {
 	return true
 }
 
-// remaining is what is left of a leaf for more pods: its free capacity,
-// less the TAS usage (unless empty: as if every TAS workload were gone)
-// and what assumed holds of it.
-func (d *domain) remaining(empty bool, assumed cluster.ResourceList) cluster.ResourceList {
-	out := maps.Clone(d.free)
-	if !empty {
-		for r, v := range d.used {
-			out[r] -= v
-		}
-	}
-	for r, v := range assumed {
-		out[r] -= v
+// amount is one resource of a pod's requests.
+type amount struct {
+	name cluster.ResourceName
+	v    int64
+}
+
+// amounts are requests by resource name, the order Kueue's tie-break
+// takes.
+func amounts(req cluster.ResourceList) []amount {
+	out := make([]amount, 0, len(req))
+	for _, r := range slices.Sorted(maps.Keys(req)) {
+		out = append(out, amount{r, req[r]})
 	}
 	return out
 }
 
-// countIn is how many pods of the requests fit in the capacity, and the
-// resource that limits it (the first by name on a tie), as Kueue's
+// count is how many pods of the requests fit in what is left of a leaf:
+// its free capacity, less the TAS usage (unless empty: as if every TAS
+// workload were gone) and what assumed holds of it; and the resource
+// that limits it (the first by name on a tie), as Kueue's
 // CountInWithLimitingResource.
-func countIn(req, capacity cluster.ResourceList) (int32, cluster.ResourceName) {
+func (d *domain) count(req []amount, empty bool, assumed cluster.ResourceList) (int32, cluster.ResourceName) {
 	best, limiting, found := int32(0), cluster.ResourceName(""), false
-	for _, r := range slices.Sorted(maps.Keys(req)) {
-		v := req[r]
+	for _, a := range req {
 		n := int64(1<<31 - 1)
-		if v != 0 {
-			n = max(0, min(capacity[r]/v, 1<<31-1))
+		if a.v != 0 {
+			left := d.free[a.name] - assumed[a.name]
+			if !empty {
+				left -= d.used[a.name]
+			}
+			n = max(0, min(left/a.v, 1<<31-1))
 		}
 		if !found || int32(n) < best {
-			best, limiting, found = int32(n), r, true
+			best, limiting, found = int32(n), a.name, true
 		}
 	}
 	return best, limiting
 }
 
-// addUsage counts an assignment's pods in the snapshot's leaves.
-func (s *tasSnapshot) addUsage(ta *TopologyAssignment, req cluster.ResourceList) {
+// addUsage counts (sign 1) or uncounts (-1) an assignment's pods in the
+// snapshot's leaves.
+func (s *tasSnapshot) addUsage(ta *TopologyAssignment, req cluster.ResourceList, sign int64) {
 	for _, d := range ta.Domains {
 		leaf := s.leaves[domainID(d.Values)]
 		if leaf == nil {
 			continue
 		}
 		for r, v := range req {
-			leaf.used[r] += v * int64(d.Count)
+			leaf.used[r] += sign * v * int64(d.Count)
 		}
 	}
 }
@@ -456,7 +476,7 @@ func (s *tasSnapshot) fits(ta *TopologyAssignment, req cluster.ResourceList) boo
 		if leaf == nil {
 			return false
 		}
-		if n, _ := countIn(req, leaf.remaining(false, nil)); n < d.Count {
+		if n, _ := leaf.count(amounts(req), false, nil); n < d.Count {
 			return false
 		}
 	}

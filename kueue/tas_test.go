@@ -119,3 +119,29 @@ func TestTASCapacityAndSlices(t *testing.T) {
 	assert.Equal(t, "cq: sl2", r.admitted())
 	assert.Equal(t, "kubernetes.io/hostname=x1:1 kubernetes.io/hostname=x6:1", r.topology("sl2"))
 }
+
+// The snapshot kept across cycles, updated as workloads are admitted and
+// finish, equals one built afresh from the nodes and the TAS usage.
+func TestTASSnapshotKeptEqualsRebuilt(t *testing.T) {
+	r := tasRun(t, kueueDefaultNodes())
+	r.add(tasWl("w1", 0, 3, "1", TopologyRequest{Required: tRack}), tasWl("w2", 1, 2, "1", TopologyRequest{Required: tRack}),
+		tasWl("w3", 2, 2, "1", TopologyRequest{Required: tRack}), tasWl("w4", 3, 1, "1", TopologyRequest{Unconstrained: true}))
+	r.settle()
+	r.finish("w1")
+	r.settle()
+	kept := r.a.tasSnap["tas"]
+	fresh := newSnapshot(r.a.flavors["tas"], r.a.tasLevels("tas"), r.a.tasNodes, r.a.tasUsed["tas"])
+	nonZero := func(l cluster.ResourceList) cluster.ResourceList {
+		out := cluster.ResourceList{}
+		for k, v := range l {
+			if v != 0 {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	for id, leaf := range fresh.leaves {
+		assert.Equal(t, nonZero(leaf.used), nonZero(kept.leaves[id].used), id)
+	}
+	assert.Equal(t, "cq: w2 w3 w4", r.admitted())
+}

@@ -134,12 +134,14 @@ func (a *Admitter) tasFits(e *entry) bool {
 	return true
 }
 
-// tasAdmit counts the entry's domains in the cycle's snapshots.
+// tasAdmit counts the entry's domains in the cycle's snapshots, at once
+// (its quota is counted when the cycle ends: tasUsage then skips them).
 func (a *Admitter) tasAdmit(e *entry) {
 	for i := range e.as.podSets {
 		psa := &e.as.podSets[i]
 		if psa.topology != nil {
-			a.snapshot(psa.tasFlavor).addUsage(psa.topology, podRequests(&e.wi.w.PodSets[i]))
+			a.snapshot(psa.tasFlavor).addUsage(psa.topology, podRequests(&e.wi.w.PodSets[i]), 1)
+			e.wi.tasInSnap = true
 		}
 	}
 }

@@ -141,7 +141,8 @@ func (s *tasSnapshot) find(ps *PodSet, count int32, implied bool, assumed map[st
 }
 
 // fill counts the pods and slices each domain holds.
-func (st *search) fill(ps *PodSet, req cluster.ResourceList, assumed map[string]cluster.ResourceList, empty bool) {
+func (st *search) fill(ps *PodSet, reqList cluster.ResourceList, assumed map[string]cluster.ResourceList, empty bool) {
+	req := amounts(reqList)
 	s := st.s
 	for _, lvl := range s.byLevel {
 		for _, d := range lvl {
@@ -154,7 +155,7 @@ func (st *search) fill(ps *PodSet, req cluster.ResourceList, assumed map[string]
 		if leaf.node != nil && !st.feasible(leaf.node, ps, tols) {
 			continue
 		}
-		n, limiting := countIn(req, leaf.remaining(empty, assumed[leaf.id]))
+		n, limiting := leaf.count(req, empty, assumed[leaf.id])
 		leaf.pods = n
 		if n == 0 && limiting != "" {
 			if st.stats.resources == nil {

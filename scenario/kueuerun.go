@@ -88,6 +88,10 @@ type kueueRun struct {
 	// TAS usage
 	topo    map[cluster.PodKey]*kueue.TopologyRequest
 	tasPods map[cluster.PodKey]bool
+	// nodeList is the last list of nodes given to the Admitter, to be
+	// read again when nodesDirty
+	nodeList   []kueue.TASNode
+	nodesDirty bool
 }
 
 // kueueUnit is a workload of plain pods: its pods, as added, and where
@@ -360,6 +364,7 @@ func (kr *kueueRun) resume() {
 // Kueue deleted it. It asks for a pause when Kueue has something to do at
 // once (a workload finished or released frees quota; a pod to make again).
 func (kr *kueueRun) see(e gangsim.Event) bool {
+	kr.noteNodes(e)
 	p := kr.observe(e)
 	kr.paused = kr.paused || p
 	return p
@@ -1209,6 +1214,9 @@ func (kr *kueueRun) results(end time.Duration) []WorkloadResult {
 				r.Count, r.Flavors = a.Count, map[string]string{}
 				for res, f := range a.Flavors {
 					r.Flavors[string(res)] = f
+				}
+				if a.TopologyAssignment != nil {
+					r.Topology = a.TopologyAssignment.String()
 				}
 			}
 			w.PodSets = append(w.PodSets, r)

@@ -80,11 +80,33 @@ func kueueTopology(ann map[string]string) (*kueue.TopologyRequest, error) {
 	return t, nil
 }
 
-// tasNodes is the cluster as Kueue's TAS cache reads it, by node name.
+// noteNodes follows the event stream for tasNodes: a node's change, or a
+// pod not of a TAS workload coming to or leaving a node, changes what
+// Kueue's TAS cache reads (a TAS pod's usage is its workload's
+// assignment, counted by the Admitter).
+func (kr *kueueRun) noteNodes(e gangsim.Event) {
+	switch e.Kind {
+	case gangsim.EventNodeAdded, gangsim.EventNodeUpdated, gangsim.EventNodeCordoned, gangsim.EventNodeUncordoned,
+		gangsim.EventNodeRemoved, gangsim.EventNodeDrained:
+		kr.nodesDirty = true
+	case gangsim.EventPodArrived, gangsim.EventPodBound, gangsim.EventPodEvicted, gangsim.EventPodTerminated,
+		gangsim.EventPodSucceeded, gangsim.EventPodDeleted:
+		if e.Pod == nil || !kr.tasPods[e.Pod.Key()] {
+			kr.nodesDirty = true
+		}
+	}
+}
+
+// tasNodes is the cluster as Kueue's TAS cache reads it, by node name:
+// the last list while nothing it reads changed (noteNodes).
 func (kr *kueueRun) tasNodes() []kueue.TASNode {
 	if kr.s == nil {
 		return nil
 	}
+	if kr.nodeList != nil && !kr.nodesDirty {
+		return kr.nodeList
+	}
+	kr.nodesDirty = false
 	var out []kueue.TASNode
 	for ni := range kr.s.Nodes() {
 		n := ni.Node()
@@ -102,6 +124,7 @@ func (kr *kueueRun) tasNodes() []kueue.TASNode {
 			Allocatable: alloc, NonTAS: used})
 	}
 	slices.SortFunc(out, func(x, y kueue.TASNode) int { return strings.Compare(x.Name, y.Name) })
+	kr.nodeList = out
 	return out
 }
 
