@@ -277,7 +277,10 @@ func (a *Admitter) process(e *entry, preempted map[*info]bool) {
 			return
 		}
 	}
-	if !fits || mode == Fit && !a.tasFits(e) {
+	if fits && mode == Fit && !a.tasFits(e) {
+		fits = a.recomputeTAS(e, preempted)
+	}
+	if !fits {
 		e.status, e.reason = skipped, "Pending"
 		e.message = "Workload no longer fits after processing another workload"
 		return

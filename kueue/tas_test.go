@@ -145,3 +145,26 @@ func TestTASSnapshotKeptEqualsRebuilt(t *testing.T) {
 	}
 	assert.Equal(t, "cq: w2 w3 w4", r.admitted())
 }
+
+// Kueue's TASRecomputeAssignmentWithinSchedulingCycle: two heads of one
+// cycle of 2 pods each (rack required) both choose b2/r2 (x4, 2 cpu: the
+// best fit); the first takes it, and the second, whose quota still fits,
+// is given its domains again: b1/r2 (3 left; b1/r1 and b2/r1 hold 1).
+func TestTASRecomputeWithinTheCycle(t *testing.T) {
+	o := objects([]ClusterQueue{newCQ("cq", "", group(quotas("tas", rq{name: cpu, nominal: "100"}))),
+		newCQ("cq2", "", group(quotas("tas", rq{name: cpu, nominal: "100"})))})
+	o.Topologies = []Topology{{Name: "default", Levels: []string{tBlock, tRack, tHost}}}
+	o.ResourceFlavors[0].TopologyName = "default"
+	o.ResourceFlavors[0].NodeLabels = map[string]string{"pool": "tas"}
+	r := newRun(t, o)
+	r.a.SetNodes(func() []TASNode { return kueueDefaultNodes() })
+	a := tasWl("a", 0, 2, "1", TopologyRequest{Required: tRack})
+	b := tasWl("b", 1, 2, "1", TopologyRequest{Required: tRack})
+	b.Queue = "lq-cq2"
+	r.add(a, b)
+	r.a.AdvanceTo(0)
+	r.log = append(r.log, r.a.Step()...)
+	assert.Equal(t, "cq: a; cq2: b", r.admitted())
+	assert.Equal(t, "kubernetes.io/hostname=x4:2", r.topology("a"))
+	assert.Equal(t, "kubernetes.io/hostname=x1:1 kubernetes.io/hostname=x5:1", r.topology("b"))
+}

@@ -134,6 +134,33 @@ func (a *Admitter) tasFits(e *entry) bool {
 	return true
 }
 
+// recomputeTAS is Kueue's TASRecomputeAssignmentWithinSchedulingCycle
+// (beta, on by default in v0.19): a head whose quota still fits but whose
+// domains no longer do, after the admissions before it in the cycle, is
+// given its flavors and domains again on the cycle's state; it reports
+// whether the new assignment fits, which then replaces the old.
+func (a *Admitter) recomputeTAS(e *entry, preempted map[*info]bool) bool {
+	counts := make([]int32, len(e.as.podSets))
+	for i := range e.as.podSets {
+		counts[i] = e.as.podSets[i].count
+	}
+	e.wi.last = nil
+	fa := &flavorAssigner{a: a, wi: e.wi, q: e.q}
+	as := fa.assign(counts)
+	e.wi.last = &as.last
+	if as.mode() != Fit {
+		return false
+	}
+	old, oldUsage := e.as, e.usage
+	e.as, e.usage = as, as.usageList()
+	if a.fitsAfterPreemptions(e, preempted) && a.tasFits(e) {
+		e.message = as.message()
+		return true
+	}
+	e.as, e.usage = old, oldUsage
+	return false
+}
+
 // tasAdmit counts the entry's domains in the cycle's snapshots, at once
 // (its quota is counted when the cycle ends: tasUsage then skips them).
 func (a *Admitter) tasAdmit(e *entry) {
