@@ -301,12 +301,12 @@ func TestMisuse(t *testing.T) {
 }
 
 // TestEmbeddedAreKueues checks the embedded configurations' totals: 30
-// queues and 15,000 workloads, 1,000 and 50,000.
+// queues and 15,000 workloads, 1,000 and 50,000, and tas's 30 and 15,000.
 func TestEmbeddedAreKueues(t *testing.T) {
 	for _, tc := range []struct {
 		name              string
 		queues, workloads int
-	}{{"baseline", 30, 15_000}, {"large-scale", 1_000, 50_000}} {
+	}{{"baseline", 30, 15_000}, {"large-scale", 1_000, 50_000}, {"tas", 30, 15_000}} {
 		c, _, err := loadConfig(tc.name)
 		require.NoError(t, err)
 		p, err := makePlan(c, 4)
