@@ -110,7 +110,7 @@ func loadConfig(name string) (*config, string, error) {
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: -config: not baseline, large-scale or a file that can be read: %w", errConfig, err)
+		return nil, "", fmt.Errorf("%w: -config: not baseline, large-scale, tas or a file that can be read: %w", errConfig, err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))

@@ -195,9 +195,10 @@
 // 2,200 status writes of workloads waiting, at 50 a second), and a cycle
 // takes 1 ms however much topology it searches. Kueue's tas run takes 50 s
 // (14 %) longer than its baseline, and its times to admission grow most
-// for the large workloads (16.5 s to 39 s): that is the real time of its
-// TAS cycles (a snapshot of 640 nodes and a search per head), which
-// gangsim does not charge. The ClusterQueue usage is not compared: in
+// for the large workloads (16.5 s to 39 s). As far as the published
+// figures tell, that is the real time of its TAS cycles (a snapshot of
+// 640 nodes and a search per head), which gangsim does not charge; Kueue
+// publishes no profile that would split it further. The ClusterQueue usage is not compared: in
 // Kueue's test a Workload holds its quota until the runner, under its
 // own client limit, marks it finished, well after its run time, so the
 // published usage (62.4 % here, 55.9 % for baseline) measures that
