@@ -42,12 +42,29 @@ func dom(count int32, values ...string) TopologyDomain {
 func TestPortedFindTopologyAssignments(t *testing.T) {
 	two := []string{tBlock, tRack}
 	three := []string{tBlock, tRack, tHost}
+	one := []string{tHost}
+	host := func(name, zone string, cpu int64) TASNode {
+		n := TASNode{Name: name, Labels: map[string]string{tHost: name}, Allocatable: cluster.ResourceList{cluster.ResourceCPU: cpu, cluster.ResourcePods: 10}}
+		if zone != "" {
+			n.Labels["zone"] = zone
+		}
+		return n
+	}
+	taint := func(n TASNode, key, value string) TASNode {
+		n.Taints = []cluster.Taint{{Key: key, Value: value, Effect: cluster.TaintNoSchedule}}
+		return n
+	}
+	inRack := func(h string, cpu int64) TASNode { return tnode("b1", "r1", h, cpu, 10) }
 	cases := []struct {
 		name       string
 		nodes      []TASNode
 		levels     []string
+		flavor     map[string]string // the flavor's nodeLabels
 		req        TopologyRequest
 		cpu        int64 // millicores a pod
+		gpu        int64
+		selector   map[string]string
+		tols       []cluster.Toleration
 		count      int32
 		wantLevels []string
 		want       []TopologyDomain
@@ -98,6 +115,69 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 				{Name: "b3", Labels: map[string]string{tBlock: "b3"}, Allocatable: cluster.ResourceList{cluster.ResourceCPU: 4000, cluster.ResourcePods: 40}},
 			},
 			wantLevels: []string{tBlock}, want: []TopologyDomain{dom(1, "b2"), dom(4, "b3")}},
+		// the one node is in zone-a; the flavor takes zone-b: no node, no domain
+		{name: "only nodes with matching labels are considered; no matching node; BestFit", nodes: []TASNode{host("x3", "zone-a", 1000)}, levels: one,
+			flavor: map[string]string{"zone": "zone-b"}, req: TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantReason: "no topology domains at level: kubernetes.io/hostname"},
+		{name: "only nodes with matching labels are considered; matching node is found; BestFit", nodes: []TASNode{host("x3", "zone-a", 1000)}, levels: one,
+			flavor: map[string]string{"zone": "zone-a"}, req: TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x3")}},
+		// a node without a value for every level is not in the tree
+		{name: "only nodes with matching levels are considered; no host label on node; BestFit", levels: three,
+			nodes: []TASNode{{Name: "b1-r1-x3", Labels: map[string]string{tBlock: "b1", tRack: "r1"}, Allocatable: cluster.ResourceList{cluster.ResourceCPU: 1000, cluster.ResourcePods: 10}}},
+			req:   TopologyRequest{Required: tRack}, cpu: 1000, count: 1,
+			wantReason: "no topology domains at level: cloud.com/topology-rack"},
+		{name: "no assignment as node is unschedulable; BestFit", levels: one, flavor: map[string]string{"zone": "zone-a"},
+			nodes: []TASNode{func() TASNode { n := host("x3", "zone-a", 1000); n.Unschedulable = true; return n }()},
+			req:   TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantReason: "no topology domains at level: kubernetes.io/hostname"},
+		{name: "skip node which has untolerated taint; BestFit", levels: one, flavor: map[string]string{"zone": "zone-a"},
+			nodes: []TASNode{taint(host("x3", "zone-a", 1000), "example.com/gpu", "present")},
+			req:   TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: taint "example.com/gpu=present:NoSchedule": 1`},
+		{name: "allow to schedule on node with tolerated taint; BestFit", levels: one, flavor: map[string]string{"zone": "zone-a"},
+			nodes: []TASNode{taint(host("x3", "zone-a", 1000), "example.com/gpu", "present")},
+			tols:  []cluster.Toleration{{Key: "example.com/gpu", Operator: cluster.TolerationEqual, Value: "present"}},
+			req:   TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x3")}},
+		// x1 tainted; x2 and x3 in zone-b against the selector zone-a; x4
+		// (zone-a) has 100m for a pod of 1 cpu
+		{name: "detailed failure message with exclusion stats", levels: one,
+			nodes:    []TASNode{taint(host("x1", "", 1000), "key", "value"), host("x2", "zone-b", 1000), host("x3", "zone-b", 2000), host("x4", "zone-a", 100)},
+			selector: map[string]string{"zone": "zone-a"}, req: TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 4; excluded: nodeSelector: 2, resource "cpu": 1, taint "key=value:NoSchedule": 1`},
+		// cpu (500m of 1) and the gpu (0 of 1) both fit no pod: the first
+		// by name is reported
+		{name: "resource exclusion picks most restrictive resource", levels: one,
+			nodes: []TASNode{{Name: "dual-shortage", Labels: map[string]string{tHost: "dual-shortage"},
+				Allocatable: cluster.ResourceList{cluster.ResourceCPU: 500, cluster.ResourcePods: 10, "example.com/gpu": 0}}},
+			req: TopologyRequest{Required: tHost}, cpu: 1000, gpu: 1, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "cpu": 1`},
+		// a running non-TAS pod of 300m takes the node's one pod slot
+		{name: "no assignment as node does not have enough allocatable pods (.status.allocatable['pods']); BestFit", levels: one, flavor: map[string]string{"zone": "zone-a"},
+			nodes: []TASNode{{Name: "b1-r1-x3", Labels: map[string]string{"zone": "zone-a", tHost: "x3"},
+				Allocatable: cluster.ResourceList{cluster.ResourceCPU: 1000, cluster.ResourcePods: 1},
+				NonTAS:      cluster.ResourceList{cluster.ResourceCPU: 300, cluster.ResourcePods: 1}}},
+			req: TopologyRequest{Required: tHost}, cpu: 300, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "pods": 1`},
+		// three hosts of 3 cpu, one slice of 2 each: 3 slices for 6 pods
+		{name: "block required for podset; host required for slices; BestFit", levels: three,
+			nodes: []TASNode{inRack("x3", 3), inRack("x5", 3), inRack("x1", 3)},
+			req:   TopologyRequest{Required: tBlock, SliceRequired: tHost, SliceSize: 2}, cpu: 1000, count: 6,
+			wantLevels: one, want: []TopologyDomain{dom(2, "x1"), dom(2, "x3"), dom(2, "x5")}},
+		// slices of 2: x3 holds 3, x1 2 (4 pods), x5 2 (5 pods), x6 1; 6
+		// slices: x3 3, x1 2 (fewer pods than x5 first), then the best fit
+		// for the last one, x6
+		{name: "block required for podset; host required for slices; prioritize more free slice capacity first and then tight fit; BestFit", levels: three,
+			nodes: []TASNode{inRack("x3", 6), inRack("x5", 5), inRack("x1", 4), inRack("x6", 2)},
+			req:   TopologyRequest{Required: tBlock, SliceRequired: tHost, SliceSize: 2}, cpu: 1000, count: 12,
+			wantLevels: one, want: []TopologyDomain{dom(4, "x1"), dom(6, "x3"), dom(2, "x6")}},
+		// each host holds one slice of 2 (x3 has room for 3 pods, x5 and
+		// x1 for 2): equal slices, so fewest pods first: x1, then x5
+		{name: "block required for podset; host required for slices; select domains with tight fit; BestFit", levels: three,
+			nodes: []TASNode{inRack("x3", 3), inRack("x5", 2), inRack("x1", 2)},
+			req:   TopologyRequest{Required: tBlock, SliceRequired: tHost, SliceSize: 2}, cpu: 1000, count: 4,
+			wantLevels: one, want: []TopologyDomain{dom(2, "x1"), dom(2, "x5")}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -105,9 +185,13 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 			if nodes == nil {
 				nodes = kueueDefaultNodes()
 			}
-			s := newSnapshot(&ResourceFlavor{Name: "tas", TopologyName: "default"}, c.levels, nodes, nil)
+			s := newSnapshot(&ResourceFlavor{Name: "tas", TopologyName: "default", NodeLabels: c.flavor}, c.levels, nodes, nil)
 			req := c.req
-			ps := &PodSet{Name: "main", Count: c.count, Requests: cluster.ResourceList{cluster.ResourceCPU: c.cpu}, Topology: &req}
+			ps := &PodSet{Name: "main", Count: c.count, Requests: cluster.ResourceList{cluster.ResourceCPU: c.cpu}, Topology: &req,
+				NodeSelector: c.selector, Tolerations: c.tols}
+			if c.gpu > 0 {
+				ps.Requests["example.com/gpu"] = c.gpu
+			}
 			ta, reason := s.find(ps, c.count, false, nil, false)
 			assert.Equal(t, c.wantReason, reason)
 			if c.wantReason == "" {

@@ -85,8 +85,8 @@ func (t *TopologyAssignment) String() string {
 
 // TASNode is a node as Kueue's TAS cache reads it: its labels, taints,
 // allocatable and whether it is cordoned, and NonTAS, what the pods bound
-// to it that are not of TAS workloads request (their requests, not a pod
-// count, as Kueue counts them).
+// to it that are not of TAS workloads request, and one pod each (as
+// Kueue's non-TAS pod cache counts them).
 type TASNode struct {
 	Name          string
 	Labels        map[string]string

@@ -117,7 +117,7 @@ func (kr *kueueRun) tasNodes() []kueue.TASNode {
 			}
 		}
 		used := cluster.ListOf(nonTAS)
-		delete(used, cluster.ResourcePods) // Kueue counts requests, not pods
+		used[cluster.ResourcePods] = nonTAS.Pods // and one pod each, as Kueue's non-TAS cache counts
 		alloc := cluster.ListOf(n.Allocatable)
 		alloc[cluster.ResourcePods] = n.Allocatable.Pods
 		out = append(out, kueue.TASNode{Name: n.Name, Labels: n.Labels, Taints: n.Taints, Unschedulable: n.Unschedulable,
