@@ -92,6 +92,10 @@ type kueueRun struct {
 	// read again when nodesDirty
 	nodeList   []kueue.TASNode
 	nodesDirty bool
+	// roles are the pod sets of the jobs' pods, by their owner (a Job's
+	// "main", a parent's child's role): the pods a job makes are steered
+	// to their domains by them (kueuetas.go, steer)
+	roles map[ownerKey]string
 }
 
 // kueueUnit is a workload of plain pods: its pods, as added, and where
@@ -120,6 +124,10 @@ type kueueUnit struct {
 	total            int
 	pods             []*heldPod
 	added            bool // given to the Admitter
+	// slots are, by pod set, the domains of its TopologyAssignment, one a
+	// pod (node selector entries), and the pod in each: a job's pods are
+	// given them as its controller makes them (kueuetas.go, steer)
+	slots map[string][]slot
 	// group is a LeaderWorkerSet group's unit (of the set set): its pods
 	// are the Manager's, gated as it makes them (gate); draining are those
 	// Kueue deleted to evict it, not gone yet
@@ -644,6 +652,7 @@ func (kr *kueueRun) jobUnits() error {
 	kr.skip = map[cluster.PodKey]bool{}
 	kr.byRef = map[controllers.WorkloadRef]*kueueUnit{}
 	kr.byOwner = map[ownerKey]*kueueUnit{}
+	kr.roles = map[ownerKey]string{}
 	ctls := kr.sc.Controllers
 	rayJobs := map[string]*kueueUnit{}
 	for i := range ctls {
@@ -673,11 +682,14 @@ func (kr *kueueRun) jobUnits() error {
 					w.PodSets[j].Count += n
 					continue
 				}
-				w.PodSets = append(w.PodSets, kr.podSetOf(kid.Role, n, &kid.Template))
+				ps := kr.podSetOf(kid.Role, n, &kid.Template)
+				ps.Topology = kr.controllerTopology(&ctls[k])
+				w.PodSets = append(w.PodSets, ps)
 			}
 		case c.workload.Job != nil:
 			ps := kr.podSetOf("main", kueueJobPods(&c.workload), &c.workload.Template)
 			ps.MinCount = c.minCount
+			ps.Topology = kr.controllerTopology(c)
 			w.PodSets = append(w.PodSets, ps)
 		case c.workload.Set != nil && c.Kind == controllers.KindRayCluster:
 			// a pod set per role (the head, each worker group), of the
@@ -714,6 +726,11 @@ func (kr *kueueRun) jobUnits() error {
 				kr.skip[kr.sc.Pods[at].Pod.Key()] = true
 			}
 			kr.byOwner[ownerKey{ctls[k].Namespace, ctls[k].Kind, ctls[k].Name}] = u
+			if c.workload.Job != nil && k == i {
+				kr.roles[ownerKey{ctls[k].Namespace, ctls[k].Kind, ctls[k].Name}] = "main"
+			} else if k > i {
+				kr.roles[ownerKey{ctls[k].Namespace, ctls[k].Kind, ctls[k].Name}] = ctls[k].workload.Role
+			}
 		}
 	}
 	return nil
@@ -919,7 +936,7 @@ const (
 // the pods of an admitted group as they come. It joins its unit.
 func (kr *kueueRun) gate(p *cluster.Pod) error {
 	if kr.groups == nil || p.Labels[lwsGroupLabel] == "" {
-		return nil
+		return kr.steer(p)
 	}
 	u := kr.groups[groupKey(p.Namespace, p.Labels[lwsNameLabel], p.Labels[lwsGroupLabel])]
 	if u == nil {
@@ -1087,6 +1104,7 @@ func (kr *kueueRun) changed(ref controllers.WorkloadRef) {
 // admitJob unsuspends a job with the flavors of its pod sets.
 func (kr *kueueRun) admitJob(u *kueueUnit, ad *kueue.Admission) error {
 	u.state = unitAdmitted
+	u.slots = slotsOf(ad)
 	patch := func(role string, p *cluster.Pod) { kr.patch(ad, role, p) }
 	submitter := func(_ string, p *cluster.Pod) { kr.patch(ad, "submitter", p) }
 	if w := &u.w; len(w.PodSets) == 1 && w.PodSets[0].MinCount > 0 {

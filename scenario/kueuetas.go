@@ -178,3 +178,101 @@ func (kr *kueueRun) placeTopology(s *gangsim.Scheduler, u *kueueUnit, ad *kueue.
 	}
 	return nil
 }
+
+// controllerTopology is the topology request of a controller's pods: its
+// pods' of time 0 (the importer reads the template's annotations into
+// them), nil when none asks.
+func (kr *kueueRun) controllerTopology(c *Controller) *kueue.TopologyRequest {
+	for _, at := range c.pods {
+		if t := kr.sc.Pods[at].Topology; t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// slot is one pod's domain of a TopologyAssignment and the pod in it.
+type slot struct {
+	selector map[string]string
+	pod      cluster.PodKey
+}
+
+// slotsOf expands an admission's TopologyAssignments into one slot a pod,
+// domain by domain in order.
+func slotsOf(ad *kueue.Admission) map[string][]slot {
+	var out map[string][]slot
+	for _, psa := range ad.PodSets {
+		ta := psa.TopologyAssignment
+		if ta == nil {
+			continue
+		}
+		if out == nil {
+			out = map[string][]slot{}
+		}
+		for _, d := range ta.Domains {
+			sel := map[string]string{}
+			for k, l := range ta.Levels {
+				sel[l] = d.Values[k]
+			}
+			for range d.Count {
+				out[psa.Name] = append(out[psa.Name], slot{selector: sel})
+			}
+		}
+	}
+	return out
+}
+
+// completionIndex is the label by which a Job's pod gives its index.
+const completionIndex = "batch.kubernetes.io/job-completion-index"
+
+// steer gives a pod a job makes once Kueue admitted it in a TAS flavor its
+// domain, as Kueue's ungater does: the slot of its completion index (its
+// rank) when it has one and that slot is free, else the first free one; a
+// slot is free when its pod is gone or finished. The pod's node selector
+// gets the domain's labels.
+func (kr *kueueRun) steer(p *cluster.Pod) error {
+	if p.Owner == nil {
+		return nil
+	}
+	ns := p.Namespace
+	if ns == "" {
+		ns = cluster.DefaultNamespace
+	}
+	owner := ownerKey{ns, p.Owner.Kind, p.Owner.Name}
+	u := kr.byOwner[owner]
+	if u == nil || u.state != unitAdmitted || u.slots == nil {
+		return nil
+	}
+	slots := u.slots[kr.roles[owner]]
+	if len(slots) == 0 {
+		return nil
+	}
+	free := func(i int) bool {
+		if slots[i].pod == "" {
+			return true
+		}
+		st, ok := kr.s.Pod(slots[i].pod)
+		return !ok || st.Phase == gangsim.PhaseSucceeded || st.Phase == gangsim.PhaseDeleted
+	}
+	pick := -1
+	if idx, err := strconv.Atoi(p.Labels[completionIndex]); err == nil && idx >= 0 && idx < len(slots) && free(idx) {
+		pick = idx
+	}
+	for i := 0; pick < 0 && i < len(slots); i++ {
+		if free(i) {
+			pick = i
+		}
+	}
+	if pick < 0 {
+		return nil // more pods than the assignment: left to the scheduler
+	}
+	slots[pick].pod = p.Key()
+	sel := maps.Clone(p.NodeSelector)
+	if sel == nil {
+		sel = map[string]string{}
+	}
+	maps.Copy(sel, slots[pick].selector)
+	p.NodeSelector = sel
+	kr.tasPods[p.Key()] = true
+	return nil
+}

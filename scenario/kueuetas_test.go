@@ -182,3 +182,50 @@ func FuzzKueueTopology(f *testing.F) {
 		}
 	})
 }
+
+// Kueue's TAS sample (testdata/kube/samples/kueue-tas.yaml): an Indexed
+// Job of six pods of 1 cpu requiring a rack; rack a holds 4 (a-0, a-1: 2
+// cpu each), rack b 8 (b-0, b-1: 4 each). Kueue chooses rack b, b-0 for
+// 4 pods and b-1 for the last 2 (best fit); the Job's pods, made once
+// it is admitted, are steered by their completion index: 0-3 on b-0, 4
+// and 5 on b-1. The importer's gang (the Job's pods in one rack) agrees.
+func TestKueueTASJobEndToEnd(t *testing.T) {
+	sc, err := Load("testdata/kube/samples/kueue-tas.yaml")
+	require.NoError(t, err)
+	res, err := sc.Run()
+	require.NoError(t, err)
+	nodes := podNodes(res)
+	for i, want := range []string{"b-0", "b-0", "b-0", "b-0", "b-1", "b-1"} {
+		require.Equal(t, want, nodes[fmt.Sprintf("allreduce-%d-0", i)], "pod %d", i)
+	}
+	w := kueueWorkload(t, res, "Job allreduce")
+	require.Equal(t, "kubernetes.io/hostname=b-0:4 kubernetes.io/hostname=b-1:2", w.PodSets[0].Topology)
+}
+
+// An Indexed Job of 3 pods requiring a rack in tasCluster: Kueue chooses
+// r1 (4 pods of room against r2's 2), n1 for 2 pods and n2 for the last;
+// by completion index, pods 0 and 1 go to n1 and pod 2 to n2, where the
+// scheduler alone would spread them (n1, n2, then n1 or n3).
+func TestKueueTASIndexedJobSteered(t *testing.T) {
+	job := `---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: j
+  labels: {kueue.x-k8s.io/queue-name: lq}
+spec:
+  parallelism: 3
+  completions: 3
+  completionMode: Indexed
+  template:
+    metadata:
+      annotations: {kueue.x-k8s.io/podset-required-topology: cloud.com/rack, gangsim.io/duration: 10s}
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+`
+	res := runKueue(t, tasCluster()+job)
+	nodes := podNodes(res)
+	require.Equal(t, []string{"n1", "n1", "n2"}, []string{nodes["j-0-0"], nodes["j-1-0"], nodes["j-2-0"]}, "%v", nodes)
+	require.Equal(t, "kubernetes.io/hostname=n1:2 kubernetes.io/hostname=n2:1", kueueWorkload(t, res, "Job j").PodSets[0].Topology)
+}
