@@ -229,3 +229,38 @@ spec:
 	require.Equal(t, []string{"n1", "n1", "n2"}, []string{nodes["j-0-0"], nodes["j-1-0"], nodes["j-2-0"]}, "%v", nodes)
 	require.Equal(t, "kubernetes.io/hostname=n1:2 kubernetes.io/hostname=n2:1", kueueWorkload(t, res, "Job j").PodSets[0].Topology)
 }
+
+// A JobSet of one replicated job of 3 pods requiring a rack, in
+// tasCluster: its child Job's pods are steered as a Job's are (n1 for 2,
+// n2 for 1), the pod set being the replicated job's.
+func TestKueueTASJobSetSteered(t *testing.T) {
+	js := `---
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: js
+  labels: {kueue.x-k8s.io/queue-name: lq}
+spec:
+  replicatedJobs:
+  - name: w
+    template:
+      spec:
+        parallelism: 3
+        completions: 3
+        completionMode: Indexed
+        template:
+          metadata:
+            annotations: {kueue.x-k8s.io/podset-required-topology: cloud.com/rack, gangsim.io/duration: 10s}
+          spec:
+            restartPolicy: Never
+            containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+`
+	res := runKueue(t, tasCluster()+js)
+	w := kueueWorkload(t, res, "JobSet js")
+	require.Equal(t, "kubernetes.io/hostname=n1:2 kubernetes.io/hostname=n2:1", w.PodSets[0].Topology)
+	count := map[string]int{}
+	for _, p := range res.Pods {
+		count[p.Node]++
+	}
+	require.Equal(t, map[string]int{"n1": 2, "n2": 1}, count)
+}
