@@ -140,6 +140,22 @@ func (a *Admitter) TASOnly(namespace, queue string) bool {
 	return a.tasOnly(a.cqs[lq.ClusterQueue])
 }
 
+// TASCapacityFreed tells the Admitter that room may have been freed on
+// TAS flavors' nodes outside its own accounting (a pod not of a TAS
+// workload ended, a node came or was uncordoned): the inadmissible
+// workloads of the queues with a TAS flavor move back to their queues
+// after the requeue batch, as Kueue's TAS cache has them requeued.
+func (a *Admitter) TASCapacityFreed() {
+	for _, q := range a.queues {
+		for _, rg := range q.rgs {
+			if slices.ContainsFunc(rg.flavors, func(f string) bool { return a.tasLevels(f) != nil }) {
+				a.notify(q)
+				break
+			}
+		}
+	}
+}
+
 // tasRequested reports whether the pod set asks for TAS in the queue,
 // and whether implicitly.
 func (a *Admitter) tasRequested(q *clusterQueue, ps *PodSet) (requested, implied bool) {

@@ -96,6 +96,8 @@ type kueueRun struct {
 	// "main", a parent's child's role): the pods a job makes are steered
 	// to their domains by them (kueuetas.go, steer)
 	roles map[ownerKey]string
+	// hasTAS: a ResourceFlavor names a Topology
+	hasTAS bool
 }
 
 // kueueUnit is a workload of plain pods: its pods, as added, and where
@@ -191,6 +193,9 @@ func (sc *Scenario) newKueueRun() (*kueueRun, error) {
 		}
 	}
 	a.SetNodes(kr.tasNodes)
+	for _, f := range sc.Kueue.ResourceFlavors {
+		kr.hasTAS = kr.hasTAS || f.TopologyName != ""
+	}
 	for _, lr := range sc.LimitRanges {
 		if err := kr.limits.Set(lr); err != nil {
 			return nil, sc.runError(Source{Path: "limitRanges (" + lr.Name + ")"}, err)
@@ -372,8 +377,8 @@ func (kr *kueueRun) resume() {
 // Kueue deleted it. It asks for a pause when Kueue has something to do at
 // once (a workload finished or released frees quota; a pod to make again).
 func (kr *kueueRun) see(e gangsim.Event) bool {
-	kr.noteNodes(e)
-	p := kr.observe(e)
+	freed := kr.noteNodes(e)
+	p := kr.observe(e) || freed
 	kr.paused = kr.paused || p
 	return p
 }

@@ -84,17 +84,37 @@ func kueueTopology(ann map[string]string) (*kueue.TopologyRequest, error) {
 // pod not of a TAS workload coming to or leaving a node, changes what
 // Kueue's TAS cache reads (a TAS pod's usage is its workload's
 // assignment, counted by the Admitter).
-func (kr *kueueRun) noteNodes(e gangsim.Event) {
+//
+// When room may have been freed that way (a node added, updated or
+// uncordoned; a non-TAS pod that was on a node ending), the Admitter is
+// told (TASCapacityFreed), and noteNodes reports that the run should
+// pause for what that made due.
+func (kr *kueueRun) noteNodes(e gangsim.Event) bool {
+	freed := false
 	switch e.Kind {
-	case gangsim.EventNodeAdded, gangsim.EventNodeUpdated, gangsim.EventNodeCordoned, gangsim.EventNodeUncordoned,
-		gangsim.EventNodeRemoved, gangsim.EventNodeDrained:
+	case gangsim.EventNodeAdded, gangsim.EventNodeUpdated, gangsim.EventNodeUncordoned:
+		kr.nodesDirty, freed = true, true
+	case gangsim.EventNodeCordoned, gangsim.EventNodeRemoved, gangsim.EventNodeDrained:
 		kr.nodesDirty = true
-	case gangsim.EventPodArrived, gangsim.EventPodBound, gangsim.EventPodEvicted, gangsim.EventPodTerminated,
-		gangsim.EventPodSucceeded, gangsim.EventPodDeleted:
+	case gangsim.EventPodArrived, gangsim.EventPodBound:
 		if e.Pod == nil || !kr.tasPods[e.Pod.Key()] {
 			kr.nodesDirty = true
 		}
+	case gangsim.EventPodEvicted, gangsim.EventPodTerminated, gangsim.EventPodSucceeded, gangsim.EventPodDeleted:
+		if e.Pod == nil || !kr.tasPods[e.Pod.Key()] {
+			kr.nodesDirty = true
+			freed = e.Pod == nil || e.Pod.Pod().NodeName != ""
+		}
 	}
+	if !freed || !kr.hasTAS || kr.err != nil {
+		return false
+	}
+	if err := kr.a.AdvanceTo(max(e.At, kr.a.Now())); err != nil {
+		kr.err = err
+		return true
+	}
+	kr.a.TASCapacityFreed()
+	return true
 }
 
 // tasNodes is the cluster as Kueue's TAS cache reads it, by node name:

@@ -264,3 +264,27 @@ spec:
 	}
 	require.Equal(t, map[string]int{"n1": 2, "n2": 1}, count)
 }
+
+// Room freed outside Kueue: pods not of Kueue fill n1 and n2 (rack r1)
+// until 5 s, and n3 (r2) until 100 s. A group of 3 requiring a rack fits
+// no rack, and waits, inadmissible; when the pods of r1 end at 5 s,
+// Kueue's TAS cache has the inadmissible workloads requeued (one batch,
+// 1 s): it is admitted at 6 s, in r1.
+func TestKueueTASRoomFreedByOtherPods(t *testing.T) {
+	blocker := func(name, node, d string) string {
+		return fmt.Sprintf(`---
+apiVersion: v1
+kind: Pod
+metadata: {name: %s, annotations: {gangsim.io/duration: %s}}
+spec:
+  nodeName: %s
+  containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]
+`, name, d, node)
+	}
+	res := runKueue(t, tasCluster()+blocker("b1", "n1", "5s")+blocker("b2", "n2", "5s")+blocker("b3", "n3", "100s")+
+		tasGroup("a", 3, "10s", "kueue.x-k8s.io/podset-required-topology: cloud.com/rack"))
+	w := kueueWorkload(t, res, "Pod group a")
+	require.Equal(t, "6s", w.AdmittedAt)
+	nodes := podNodes(res)
+	require.Equal(t, []string{"n1", "n1", "n2"}, []string{nodes["a-0"], nodes["a-1"], nodes["a-2"]})
+}
