@@ -28,6 +28,5 @@
 // reports as events (admit: release the job's pods with the flavor and,
 // in a TAS flavor, their domains; evict: stop them) and tells it when an
 // evicted workload's pods are gone (Released), when a workload's pods
-// are ready and when it
-// finishes. docs/kueue.md says what runs and what does not.
+// are ready and when it finishes. docs/kueue.md says what runs and what does not.
 package kueue
