@@ -35,6 +35,13 @@ func kueueDefaultNodes() []TASNode {
 	}
 }
 
+// scattered is Kueue's scatteredNodes: b1/r1 holds x3 (4 cpu), x5 and x1
+// (1 each); b2/r1 holds x6 (2) and x2 (1).
+func scattered() []TASNode {
+	return []TASNode{tnode("b1", "r1", "x3", 4, 10), tnode("b1", "r1", "x5", 1, 10), tnode("b1", "r1", "x1", 1, 10),
+		tnode("b2", "r1", "x6", 2, 10), tnode("b2", "r1", "x2", 1, 10)}
+}
+
 func dom(count int32, values ...string) TopologyDomain {
 	return TopologyDomain{Values: values, Count: count}
 }
@@ -63,6 +70,7 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 		req        TopologyRequest
 		cpu        int64 // millicores a pod
 		gpu        int64
+		implied    bool // no request: a TAS-only queue's
 		selector   map[string]string
 		tols       []cluster.Toleration
 		count      int32
@@ -160,6 +168,30 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 				NonTAS:      cluster.ResourceList{cluster.ResourceCPU: 300, cluster.ResourcePods: 1}}},
 			req: TopologyRequest{Required: tHost}, cpu: 300, count: 1,
 			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "pods": 1`},
+		// racks hold r1 2 (x3), r2 2 (x5), r3 4 (x1, x6, x2, x4 of 1 cpu):
+		// best fit for 4 is r3, one pod a host
+		{name: "minimize the number of used racks before optimizing the number of nodes; BestFit", levels: three,
+			nodes: []TASNode{tnode("b1", "r1", "x3", 2, 10), tnode("b1", "r2", "x5", 2, 20), tnode("b1", "r3", "x1", 1, 10),
+				tnode("b1", "r3", "x6", 1, 10), tnode("b1", "r3", "x2", 1, 10), tnode("b1", "r3", "x4", 1, 10)},
+			req: TopologyRequest{Required: tBlock}, cpu: 1000, count: 4,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x1"), dom(1, "x2"), dom(1, "x4"), dom(1, "x6")}},
+		{name: "choose the node that can accommodate all Pods", levels: three,
+			nodes: []TASNode{inRack("x3", 2), inRack("x5", 1), inRack("x1", 1)},
+			req:   TopologyRequest{Required: tBlock}, cpu: 1000, count: 2,
+			wantLevels: one, want: []TopologyDomain{dom(2, "x3")}},
+		// unconstrained takes the hosts with the least room first (x1, x5,
+		// x2 of 1 pod, then x6 of 2), the last pod on x3
+		{name: "no annotation; implied default to unconstrained; 6 pods fit into hosts scattered across the whole datacenter even they could fit into single rack; BestFit",
+			levels: three, nodes: scattered(), implied: true, cpu: 1000, count: 6,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x1"), dom(1, "x3"), dom(1, "x5"), dom(1, "x2"), dom(2, "x6")}},
+		{name: "unconstrained; 6 pods fit into hosts scattered across the whole datacenter even they could fit into single rack; BestFit",
+			levels: three, nodes: scattered(), req: TopologyRequest{Unconstrained: true}, cpu: 1000, count: 6,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x1"), dom(1, "x3"), dom(1, "x5"), dom(1, "x2"), dom(2, "x6")}},
+		// the first of the hosts of 1 pod by values: x3
+		{name: "unconstrained; a single pod fits into each host; BestFit", levels: three, req: TopologyRequest{Unconstrained: true}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x3")}},
+		{name: "unconstrained; a single pod fits into each host; LeastFreeCapacity; TASProfileMixed", levels: three, req: TopologyRequest{Unconstrained: true}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x3")}},
 		// three hosts of 3 cpu, one slice of 2 each: 3 slices for 6 pods
 		{name: "block required for podset; host required for slices; BestFit", levels: three,
 			nodes: []TASNode{inRack("x3", 3), inRack("x5", 3), inRack("x1", 3)},
@@ -186,13 +218,16 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 				nodes = kueueDefaultNodes()
 			}
 			s := newSnapshot(&ResourceFlavor{Name: "tas", TopologyName: "default", NodeLabels: c.flavor}, c.levels, nodes, nil)
-			req := c.req
-			ps := &PodSet{Name: "main", Count: c.count, Requests: cluster.ResourceList{cluster.ResourceCPU: c.cpu}, Topology: &req,
+			req := &c.req
+			if c.implied {
+				req = nil
+			}
+			ps := &PodSet{Name: "main", Count: c.count, Requests: cluster.ResourceList{cluster.ResourceCPU: c.cpu}, Topology: req,
 				NodeSelector: c.selector, Tolerations: c.tols}
 			if c.gpu > 0 {
 				ps.Requests["example.com/gpu"] = c.gpu
 			}
-			ta, reason := s.find(ps, c.count, false, nil, false)
+			ta, reason := s.find(ps, c.count, c.implied, nil, false)
 			assert.Equal(t, c.wantReason, reason)
 			if c.wantReason == "" {
 				assert.Equal(t, &TopologyAssignment{Levels: c.wantLevels, Domains: c.want}, ta)
