@@ -235,3 +235,21 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 		})
 	}
 }
+
+// Kueue's "multiple PodSets account assumed pod usage against allocatable
+// pods; BestFit": one node x1 of 2 cpu but 1 pod; pod sets one and two of
+// 1 pod each. One takes x1; two, counting one's pod, fits nowhere. Run
+// through the Admitter (the pod sets of one flavor in order): the
+// workload waits with two's reason.
+func TestPortedMultiplePodSetsAssumedPods(t *testing.T) {
+	x1 := TASNode{Name: "x1", Labels: map[string]string{tHost: "x1", "pool": "tas"}, Allocatable: cluster.ResourceList{cluster.ResourceCPU: 2000, cluster.ResourcePods: 1}}
+	r := tasRun(t, []TASNode{x1}, tHost)
+	w := tasWl("w", 0, 1, "1", TopologyRequest{Required: tHost})
+	two := w.PodSets[0]
+	w.PodSets[0].Name, two.Name = "one", "two"
+	w.PodSets = append(w.PodSets, two)
+	r.add(w)
+	r.settle()
+	assert.Equal(t, "cq: ", r.admitted())
+	assert.Equal(t, `couldn't assign flavors to pod set two: topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "pods": 1`, r.message("w"))
+}

@@ -8,12 +8,15 @@ import (
 	"github.com/gangsim/gangsim/cluster"
 )
 
-// tasRun is a run with one TAS flavor "tas" of the Topology "default"
-// (block, rack, hostname) on Kueue's defaultNodes, and one ClusterQueue
-// "cq" of 100 cpu in it.
-func tasRun(t *testing.T, nodes []TASNode, extra ...FlavorQuotas) *run {
-	o := objects([]ClusterQueue{newCQ("cq", "", group(append([]FlavorQuotas{quotas("tas", rq{name: cpu, nominal: "100"})}, extra...)...))})
-	o.Topologies = []Topology{{Name: "default", Levels: []string{tBlock, tRack, tHost}}}
+// tasRun is a run with one TAS flavor "tas" (nodes labelled pool=tas) of
+// the Topology "default" (block, rack, hostname unless levels are given)
+// on the nodes, and one ClusterQueue "cq" of 100 cpu in it.
+func tasRun(t *testing.T, nodes []TASNode, levels ...string) *run {
+	if levels == nil {
+		levels = []string{tBlock, tRack, tHost}
+	}
+	o := objects([]ClusterQueue{newCQ("cq", "", group(quotas("tas", rq{name: cpu, nominal: "100"})))})
+	o.Topologies = []Topology{{Name: "default", Levels: levels}}
 	o.ResourceFlavors[0].TopologyName = "default"
 	o.ResourceFlavors[0].NodeLabels = map[string]string{"pool": "tas"}
 	r := newRun(t, o)
