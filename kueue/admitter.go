@@ -581,6 +581,10 @@ type Status struct {
 	Admitted     bool
 	ClusterQueue string
 	AdmittedAt   time.Duration
+	// Admission is what the workload holds while admitted or evicted: its
+	// pod sets' counts, flavors and topology assignments; nil otherwise.
+	// Shared: read, never change it.
+	Admission *Admission
 }
 
 // Status is the workload's status; the zero Status for one the Admitter
@@ -593,6 +597,7 @@ func (a *Admitter) Status(key string) Status {
 	st := Status{Phase: [...]string{"Pending", "Admitted", "Evicted", "Finished"}[wi.state]}
 	if wi.state == stateAdmitted || wi.state == stateEvicted {
 		st.Admitted, st.ClusterQueue, st.AdmittedAt = wi.state == stateAdmitted, wi.cq.spec.Name, wi.reservedAt
+		st.Admission = wi.admission
 	}
 	if wi.state == statePending && wi.cq != nil {
 		st.ClusterQueue = ""

@@ -171,3 +171,14 @@ func TestTASRecomputeWithinTheCycle(t *testing.T) {
 	assert.Equal(t, "kubernetes.io/hostname=x4:2", r.topology("a"))
 	assert.Equal(t, "kubernetes.io/hostname=x1:1 kubernetes.io/hostname=x5:1", r.topology("b"))
 }
+
+// An admitted workload's Status carries its admission, topology included.
+func TestTASStatus(t *testing.T) {
+	r := tasRun(t, kueueDefaultNodes())
+	r.add(tasWl("w1", 0, 3, "1", TopologyRequest{Required: tRack}))
+	r.settle()
+	st := r.a.Status("default/w1")
+	assert.Equal(t, "kubernetes.io/hostname=x1:1 kubernetes.io/hostname=x5:1 kubernetes.io/hostname=x6:1", st.Admission.PodSets[0].TopologyAssignment.String())
+	r.finish("w1")
+	assert.Nil(t, r.a.Status("default/w1").Admission)
+}
