@@ -54,6 +54,15 @@ type Admitter struct {
 	// timers: PodsReady timeouts and back-offs (podsready.go)
 	timers   []timer
 	timerSeq int64
+	// TAS (tas.go): the Topologies' levels by name, the nodes' source,
+	// the admitted workloads' usage by flavor and leaf, and this cycle's
+	// snapshots and nodes
+	topologies map[string][]string
+	nodes      func() []TASNode
+	tasUsed    map[string]map[string]cluster.ResourceList
+	tasSnap    map[string]*tasSnapshot
+	tasCycle   int64
+	tasNodes   []TASNode
 }
 
 // Config is how the Admitter runs: Kueue's configuration and switches,
@@ -139,6 +148,8 @@ type info struct {
 	// reclaimed are, by pod set, the pods of the admission that finished
 	// for good, whose quota was released (SetReclaimable)
 	reclaimed map[string]int32
+	// tasInSnap: its admission's TAS usage is in the snapshots already
+	tasInSnap bool
 }
 
 // lastAssignment is how far the flavor scan of a workload went: for each
@@ -157,7 +168,11 @@ func New(objs *Objects, cfg Config) (*Admitter, error) {
 	}
 	a := &Admitter{cfg: cfg, frIndex: map[fr]int{}, flavors: map[string]*ResourceFlavor{}, cqs: map[string]*clusterQueue{},
 		cohorts: map[string]*node{}, lqs: map[string]*LocalQueue{}, wpcs: map[string]int32{}, ns: map[string]map[string]string{},
-		workloads: map[string]*info{}, lim: newLimiter(cfg.QPS, cfg.Burst)}
+		workloads: map[string]*info{}, lim: newLimiter(cfg.QPS, cfg.Burst),
+		topologies: map[string][]string{}, tasUsed: map[string]map[string]cluster.ResourceList{}}
+	for _, t := range objs.Topologies {
+		a.topologies[t.Name] = t.Levels
+	}
 	for i := range objs.ResourceFlavors {
 		a.flavors[objs.ResourceFlavors[i].Name] = &objs.ResourceFlavors[i]
 	}
@@ -566,6 +581,10 @@ type Status struct {
 	Admitted     bool
 	ClusterQueue string
 	AdmittedAt   time.Duration
+	// Admission is what the workload holds while admitted or evicted: its
+	// pod sets' counts, flavors and topology assignments; nil otherwise.
+	// Shared: read, never change it.
+	Admission *Admission
 }
 
 // Status is the workload's status; the zero Status for one the Admitter
@@ -578,6 +597,7 @@ func (a *Admitter) Status(key string) Status {
 	st := Status{Phase: [...]string{"Pending", "Admitted", "Evicted", "Finished"}[wi.state]}
 	if wi.state == stateAdmitted || wi.state == stateEvicted {
 		st.Admitted, st.ClusterQueue, st.AdmittedAt = wi.state == stateAdmitted, wi.cq.spec.Name, wi.reservedAt
+		st.Admission = wi.admission
 	}
 	if wi.state == statePending && wi.cq != nil {
 		st.ClusterQueue = ""

@@ -277,6 +277,9 @@ func (a *Admitter) process(e *entry, preempted map[*info]bool) {
 			return
 		}
 	}
+	if fits && mode == Fit && !a.tasFits(e) {
+		fits = a.recomputeTAS(e, preempted)
+	}
 	if !fits {
 		e.status, e.reason = skipped, "Pending"
 		e.message = "Workload no longer fits after processing another workload"
@@ -299,6 +302,7 @@ func (a *Admitter) process(e *entry, preempted map[*info]bool) {
 		return
 	}
 	e.status = nominated
+	a.tasAdmit(e)
 	a.admit(e)
 }
 

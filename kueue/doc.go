@@ -17,11 +17,16 @@
 // (queue.go: StrictFIFO and BestEffortFIFO, the inadmissible set), the
 // flavor assigner (flavors.go), classical preemption (preempt.go), fair
 // sharing's shares, admission order and preemption (fairshare.go,
-// fairpreempt.go), the admission cycle (cycle.go), waitForPodsReady (podsready.go) and the
-// pace Kueue's API client's rate limit sets (writes.go). It knows no pod
-// or node: the caller adds workloads, steps it at its times, carries out
-// the decisions it reports as events (admit: release the job's pods with
-// the flavor; evict: stop them) and tells it when an evicted workload's
-// pods are gone (Released), when a workload's pods are ready and when it
-// finishes. docs/kueue.md says what runs and what does not.
+// fairpreempt.go), the admission cycle (cycle.go), waitForPodsReady
+// (podsready.go), the pace Kueue's API client's rate limit sets
+// (writes.go), and topology-aware scheduling (tas.go: requests,
+// assignments and usage; tassnapshot.go: the snapshot of a TAS flavor's
+// nodes; tasplace.go: the domain choice; tasassign.go: TAS in the flavor
+// assignment and the cycle). It knows no pod, and reads nodes only as
+// plain values (TASNode) from the function SetNodes gives: the caller
+// adds workloads, steps it at its times, carries out the decisions it
+// reports as events (admit: release the job's pods with the flavor and,
+// in a TAS flavor, their domains; evict: stop them) and tells it when an
+// evicted workload's pods are gone (Released), when a workload's pods
+// are ready and when it finishes. docs/kueue.md says what runs and what does not.
 package kueue

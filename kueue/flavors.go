@@ -115,11 +115,24 @@ type podSetAssignment struct {
 	requests cluster.ResourceList // the pod set's total
 	flavors  map[cluster.ResourceName]*flavorAssignment
 	reasons  []string
+	// TAS (tasassign.go): the mode TAS caps it at (nil: none), its
+	// assignment and its flavor
+	capped    *Mode
+	topology  *TopologyAssignment
+	tasFlavor string
 }
 
 func (p *podSetAssignment) fit() bool { return len(p.reasons) == 0 }
 
 func (p *podSetAssignment) mode() Mode {
+	if p.capped != nil && len(p.flavors) > 0 {
+		return min(*p.capped, p.quotaMode())
+	}
+	return p.quotaMode()
+}
+
+// quotaMode is the pod set's mode by quota alone.
+func (p *podSetAssignment) quotaMode() Mode {
 	if p.fit() {
 		return Fit
 	}
@@ -207,7 +220,7 @@ func (as *assignment) admission(cq string) *Admission {
 	ad := &Admission{ClusterQueue: cq}
 	for i := range as.podSets {
 		ps := &as.podSets[i]
-		p := PodSetAssignment{Name: ps.name, Count: ps.count, Flavors: map[cluster.ResourceName]string{}, Usage: cluster.ResourceList{}}
+		p := PodSetAssignment{Name: ps.name, Count: ps.count, Flavors: map[cluster.ResourceName]string{}, Usage: cluster.ResourceList{}, TopologyAssignment: ps.topology}
 		for r, f := range ps.flavors {
 			p.Flavors[r] = f.name
 			p.Usage[r] = ps.requests[r]
@@ -283,6 +296,7 @@ func (fa *flavorAssigner) assign(counts []int32) *assignment {
 			return as
 		}
 	}
+	fa.placeTAS(as)
 	return as
 }
 
@@ -320,6 +334,10 @@ func (fa *flavorAssigner) findFlavor(i int, req cluster.ResourceList, r cluster.
 	for idx := start; idx < len(rg.flavors); idx++ {
 		attempted = idx
 		name := rg.flavors[idx]
+		if why := fa.a.checkTASFlavor(q, &fa.wi.w.PodSets[i], name); why != "" {
+			reasons = append(reasons, why)
+			continue
+		}
 		if why := fa.checkFlavor(name, &fa.wi.w.PodSets[i]); why != "" {
 			reasons = append(reasons, why)
 			continue

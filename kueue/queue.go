@@ -38,6 +38,7 @@ type clusterQueue struct {
 	generation             int64 // bumped when quota is released or changes
 	// orderTime is the time a workload is queued by (Admitter.orderTime)
 	orderTime func(*info) time.Duration
+	a         *Admitter
 }
 
 // resourceGroup is one of a queue's resource groups.
@@ -53,6 +54,7 @@ func newClusterQueue(a *Admitter, spec ClusterQueue) *clusterQueue {
 		inadmissible: map[string]*info{}, bulk: map[string]bool{}, active: spec.StopPolicy == "" || spec.StopPolicy == StopNone,
 		requeueCycle: -1} // no move yet, as Kueue starts it
 	q.orderTime = a.orderTime
+	q.a = a
 	q.node = a.newNode(spec.Name)
 	q.node.cq = q
 	q.node.weight = weightOf(spec.FairSharing)
@@ -203,6 +205,7 @@ func (q *clusterQueue) assume(wi *info) {
 		q.node.addUsage(u.fr, u.v)
 	}
 	q.admitted[wi.key] = wi
+	q.a.tasUsage(wi, 1)
 	if q.sticky == wi.key {
 		q.sticky = ""
 	}
@@ -214,6 +217,7 @@ func (q *clusterQueue) release(wi *info) {
 		q.node.removeUsage(u.fr, u.v)
 	}
 	delete(q.admitted, wi.key)
+	q.a.tasUsage(wi, -1)
 	q.generation++
 	wi.admission, wi.usage = nil, nil
 }

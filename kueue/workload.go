@@ -55,6 +55,8 @@ type PodSet struct {
 	NodeSelector map[string]string
 	Affinity     *cluster.NodeAffinity
 	Tolerations  []cluster.Toleration
+	// Topology is its topology request (TAS), nil for none.
+	Topology *TopologyRequest
 }
 
 // minCount is the fewest pods of the pod set Kueue may admit.
@@ -83,6 +85,9 @@ func (w *Workload) shape() string {
 			fmt.Fprintf(&b, "%s=%s,", k, ps.NodeSelector[k])
 		}
 		fmt.Fprintf(&b, "/%v/%v", ps.Affinity, ps.Tolerations)
+		if ps.Topology != nil {
+			fmt.Fprintf(&b, "/%+v", *ps.Topology)
+		}
 	}
 	return b.String()
 }
@@ -95,6 +100,9 @@ type PodSetAssignment struct {
 	Flavors map[cluster.ResourceName]string
 	// Usage is the pod set's total, count times each pod's requests.
 	Usage cluster.ResourceList
+	// TopologyAssignment is where its pods go (TAS), nil when its flavor
+	// is not a TAS flavor.
+	TopologyAssignment *TopologyAssignment
 }
 
 // Admission is a workload's quota reservation: its ClusterQueue and what

@@ -42,10 +42,8 @@ func (b *builder) kueue(f *schema.File) error {
 // kueueUnmodelled warns about what of Kueue's objects the simulation
 // does not run yet.
 func (b *builder) kueueUnmodelled(in *kueue.Objects) {
-	tas := "Kueue's topology-aware scheduling is not modelled yet: a pod set's required topology is read as a gang in one domain of that level, a preferred one is not"
-	for _, t := range in.Topologies {
-		b.ws.Add("Topology", "", tas, b.file+": Topology "+t.Name)
-	}
+	tas := "Kueue's topology-aware scheduling places the pods of plain pods, pod groups and jobs in their domains; " +
+		"a LeaderWorkerSet's or a RayCluster's pods admitted in this flavor get its node labels, not their domains, and balanced placement, leaders and TAS-driven preemption are not modelled"
 	for _, f := range in.ResourceFlavors {
 		if f.TopologyName != "" {
 			b.ws.Add("ResourceFlavor", "spec.topologyName", tas, b.file+": ResourceFlavor "+f.Name)

@@ -85,6 +85,21 @@ type kueueRun struct {
 	admitted map[*kueueUnit]kueue.DumpedWorkload
 	// ownedBy finds the dump's Workloads of jobs (owned)
 	ownedBy ownedIndex
+	// topo are the pods' topology requests (kueuetas.go); tasPods the
+	// pods placed in a topology domain, whose requests Kueue counts as
+	// TAS usage
+	topo    map[cluster.PodKey]*kueue.TopologyRequest
+	tasPods map[cluster.PodKey]bool
+	// nodeList is the last list of nodes given to the Admitter, to be
+	// read again when nodesDirty
+	nodeList   []kueue.TASNode
+	nodesDirty bool
+	// roles are the pod sets of the jobs' pods, by their owner (a Job's
+	// "main", a parent's child's role): the pods a job makes are steered
+	// to their domains by them (kueuetas.go, steer)
+	roles map[ownerKey]string
+	// hasTAS: a ResourceFlavor names a Topology
+	hasTAS bool
 }
 
 // kueueUnit is a workload of plain pods: its pods, as added, and where
@@ -113,6 +128,10 @@ type kueueUnit struct {
 	total            int
 	pods             []*heldPod
 	added            bool // given to the Admitter
+	// slots are, by pod set, the domains of its TopologyAssignment, one a
+	// pod (node selector entries), and the pod in each: a job's pods are
+	// given them as its controller makes them (kueuetas.go, steer)
+	slots map[string][]slot
 	// group is a LeaderWorkerSet group's unit (of the set set): its pods
 	// are the Manager's, gated as it makes them (gate); draining are those
 	// Kueue deleted to evict it, not gone yet
@@ -171,7 +190,17 @@ func (sc *Scenario) newKueueRun() (*kueueRun, error) {
 	for _, ns := range sc.Namespaces {
 		a.SetNamespace(ns.Name, ns.Labels)
 	}
-	kr := &kueueRun{sc: sc, a: a, objs: sc.Kueue, units: map[string]*kueueUnit{}, byPod: map[cluster.PodKey]*kueueUnit{}}
+	kr := &kueueRun{sc: sc, a: a, objs: sc.Kueue, units: map[string]*kueueUnit{}, byPod: map[cluster.PodKey]*kueueUnit{},
+		topo: map[cluster.PodKey]*kueue.TopologyRequest{}, tasPods: map[cluster.PodKey]bool{}}
+	for i := range sc.Pods {
+		if t := sc.Pods[i].Topology; t != nil {
+			kr.topo[sc.Pods[i].Pod.Key()] = t
+		}
+	}
+	a.SetNodes(kr.tasNodes)
+	for _, f := range sc.Kueue.ResourceFlavors {
+		kr.hasTAS = kr.hasTAS || f.TopologyName != ""
+	}
 	for _, lr := range sc.LimitRanges {
 		if err := kr.limits.Set(lr); err != nil {
 			return nil, sc.runError(Source{Path: "limitRanges (" + lr.Name + ")"}, err)
@@ -216,6 +245,9 @@ func (kr *kueueRun) manages(p *cluster.Pod) bool {
 func (kr *kueueRun) arrive(s *gangsim.Scheduler, pod cluster.Pod, d time.Duration) error {
 	if !slices.Contains(pod.SchedulingGates, kueueGate) { // a dump's pod has it already
 		pod.SchedulingGates = append(slices.Clip(pod.SchedulingGates), kueueGate)
+	}
+	if kr.gatedForTopology(&pod) && !slices.Contains(pod.SchedulingGates, topologyGate) {
+		pod.SchedulingGates = append(slices.Clip(pod.SchedulingGates), topologyGate)
 	}
 	if err := s.AddPod(pod, d); err != nil {
 		return err
@@ -331,7 +363,7 @@ func (kr *kueueRun) podSet(u *kueueUnit, p *cluster.Pod) int {
 			return i
 		}
 	}
-	ps := kueue.PodSet{Name: name, Count: 1, Requests: kr.requests(p), NodeSelector: p.NodeSelector, Tolerations: p.Tolerations}
+	ps := kueue.PodSet{Name: name, Count: 1, Requests: kr.requests(p), NodeSelector: p.NodeSelector, Tolerations: p.Tolerations, Topology: kr.topo[p.Key()]}
 	if p.Affinity != nil {
 		ps.Affinity = p.Affinity.NodeAffinity
 	}
@@ -350,7 +382,8 @@ func (kr *kueueRun) resume() {
 // Kueue deleted it. It asks for a pause when Kueue has something to do at
 // once (a workload finished or released frees quota; a pod to make again).
 func (kr *kueueRun) see(e gangsim.Event) bool {
-	p := kr.observe(e)
+	freed := kr.noteNodes(e)
+	p := kr.observe(e) || freed
 	kr.paused = kr.paused || p
 	return p
 }
@@ -503,6 +536,9 @@ func (kr *kueueRun) step(s *gangsim.Scheduler, m *controllers.Manager, t time.Du
 // admit writes each pod's flavor into it and lifts its gate.
 func (kr *kueueRun) admit(s *gangsim.Scheduler, u *kueueUnit, ad *kueue.Admission) error {
 	u.state = unitAdmitted
+	if err := kr.placeTopology(s, u, ad); err != nil {
+		return err
+	}
 	for _, hp := range u.pods {
 		if hp.ended {
 			continue
@@ -518,7 +554,11 @@ func (kr *kueueRun) admit(s *gangsim.Scheduler, u *kueueUnit, ad *kueue.Admissio
 				return fmt.Errorf("Kueue: admitting pod %s: %w", key, err)
 			}
 		}
-		if err := s.UngatePod(key, kueueGate); err != nil {
+		gates := []string{kueueGate}
+		if slices.Contains(hp.pod.SchedulingGates, topologyGate) {
+			gates = append(gates, topologyGate)
+		}
+		if err := s.UngatePod(key, gates...); err != nil {
 			return fmt.Errorf("Kueue: admitting pod %s: %w", key, err)
 		}
 	}
@@ -622,6 +662,7 @@ func (kr *kueueRun) jobUnits() error {
 	kr.skip = map[cluster.PodKey]bool{}
 	kr.byRef = map[controllers.WorkloadRef]*kueueUnit{}
 	kr.byOwner = map[ownerKey]*kueueUnit{}
+	kr.roles = map[ownerKey]string{}
 	ctls := kr.sc.Controllers
 	rayJobs := map[string]*kueueUnit{}
 	for i := range ctls {
@@ -651,11 +692,14 @@ func (kr *kueueRun) jobUnits() error {
 					w.PodSets[j].Count += n
 					continue
 				}
-				w.PodSets = append(w.PodSets, kr.podSetOf(kid.Role, n, &kid.Template))
+				ps := kr.podSetOf(kid.Role, n, &kid.Template)
+				ps.Topology = kr.controllerTopology(&ctls[k])
+				w.PodSets = append(w.PodSets, ps)
 			}
 		case c.workload.Job != nil:
 			ps := kr.podSetOf("main", kueueJobPods(&c.workload), &c.workload.Template)
 			ps.MinCount = c.minCount
+			ps.Topology = kr.controllerTopology(c)
 			w.PodSets = append(w.PodSets, ps)
 		case c.workload.Set != nil && c.Kind == controllers.KindRayCluster:
 			// a pod set per role (the head, each worker group), of the
@@ -704,6 +748,11 @@ func (kr *kueueRun) jobUnits() error {
 				}
 			}
 			kr.byOwner[ownerKey{ctls[k].Namespace, ctls[k].Kind, ctls[k].Name}] = u
+			if c.workload.Job != nil && k == i {
+				kr.roles[ownerKey{ctls[k].Namespace, ctls[k].Kind, ctls[k].Name}] = "main"
+			} else if k > i {
+				kr.roles[ownerKey{ctls[k].Namespace, ctls[k].Kind, ctls[k].Name}] = ctls[k].workload.Role
+			}
 		}
 	}
 	return nil
@@ -948,7 +997,7 @@ const (
 // the pods of an admitted group as they come. It joins its unit.
 func (kr *kueueRun) gate(p *cluster.Pod) error {
 	if kr.groups == nil || p.Labels[lwsGroupLabel] == "" {
-		return nil
+		return kr.steer(p)
 	}
 	u := kr.groups[groupKey(p.Namespace, p.Labels[lwsNameLabel], p.Labels[lwsGroupLabel])]
 	if u == nil {
@@ -1141,6 +1190,7 @@ func (kr *kueueRun) changed(ref controllers.WorkloadRef) {
 // admitJob unsuspends a job with the flavors of its pod sets.
 func (kr *kueueRun) admitJob(u *kueueUnit, ad *kueue.Admission) error {
 	u.state = unitAdmitted
+	u.slots = slotsOf(ad)
 	patch := func(role string, p *cluster.Pod) { kr.patch(ad, role, p) }
 	submitter := func(_ string, p *cluster.Pod) { kr.patch(ad, "submitter", p) }
 	if w := &u.w; len(w.PodSets) == 1 && w.PodSets[0].MinCount > 0 {
@@ -1268,6 +1318,9 @@ func (kr *kueueRun) results(end time.Duration) []WorkloadResult {
 				r.Count, r.Flavors = a.Count, map[string]string{}
 				for res, f := range a.Flavors {
 					r.Flavors[string(res)] = f
+				}
+				if a.TopologyAssignment != nil {
+					r.Topology = a.TopologyAssignment.String()
 				}
 			}
 			w.PodSets = append(w.PodSets, r)

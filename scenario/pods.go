@@ -76,6 +76,10 @@ func (b *builder) expandPod(s *schema.Pod, i int) error {
 		}
 	}
 	p.ResourceClaims = claims
+	topology, err := kueueTopology(s.Annotations)
+	if err != nil {
+		return b.fail(s.Line, where+".annotations", err)
+	}
 	defaulted := s.Origin != nil && s.Duration == "" && !b.opts.runTime.IsZero() && !s.KeepRunning // a Kubernetes object's, without the annotation
 	for _, name := range names {
 		c := p // the copies share the template's maps: read-only (Scenario)
@@ -99,7 +103,7 @@ func (b *builder) expandPod(s *schema.Pod, i int) error {
 		if defaulted {
 			d = b.opts.runTime.draw(string(key), 0)
 		}
-		b.sc.Pods = append(b.sc.Pods, Pod{Pod: c, At: at, Duration: d, Source: src, ContainerClaims: containerClaims})
+		b.sc.Pods = append(b.sc.Pods, Pod{Pod: c, At: at, Duration: d, Source: src, ContainerClaims: containerClaims, Topology: topology})
 	}
 	return nil
 }

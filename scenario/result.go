@@ -193,11 +193,15 @@ type WorkloadResult struct {
 
 // WorkloadPodSetResult is a pod set of a Kueue Workload: its pods, the
 // count admitted (its full count while pending), and the flavor of each
-// resource it was admitted with.
+// resource it was admitted with, and its topology domains.
 type WorkloadPodSetResult struct {
 	Name    string            `json:"name"`
 	Count   int32             `json:"count"`
 	Flavors map[string]string `json:"flavors,omitempty"`
+	// Topology is where Kueue's topology-aware scheduling put its pods:
+	// each domain's level labels and pods ("kubernetes.io/hostname=n1:2
+	// ..."); "" when its flavor has no topology.
+	Topology string `json:"topology,omitempty"`
 }
 
 // ExplanationResult explains one pod's last attempt: which filters

@@ -78,6 +78,9 @@ type Pod struct {
 	// a Kubernetes object's), read and checked; the pod's own claims are
 	// Pod.ResourceClaims.
 	ContainerClaims []ContainerClaim
+	// Topology is its Kueue topology request (its pod-set annotations),
+	// nil for none.
+	Topology *kueue.TopologyRequest
 }
 
 // EventKind is what a scenario event does.

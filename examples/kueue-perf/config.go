@@ -23,7 +23,7 @@ import (
 var configs embed.FS
 
 // builtIn names the embedded configurations, as -config takes them.
-var builtIn = []string{"baseline", "large-scale"}
+var builtIn = []string{"baseline", "large-scale", "tas"}
 
 // errConfig is a configuration the tool refuses; the message names the
 // file and the field.
@@ -35,14 +35,16 @@ var errConfig = errors.New("kueue-perf: invalid config")
 type config struct {
 	Cohorts []cohortSet `yaml:"cohorts"`
 	// ResourceFlavor names the one flavor every ClusterQueue uses; Kueue
-	// calls it "rf" when the file gives none. Its TAS fields are refused.
+	// calls it "rf" when the file gives none. With a topology, its nodes
+	// carry the label nodeLabel=tas and it names the Topology (tas.go).
 	ResourceFlavor *struct {
 		Name         string `yaml:"name"`
 		NodeLabel    string `yaml:"nodeLabel"`
 		TopologyName string `yaml:"topologyName"`
 	} `yaml:"resourceFlavor"`
-	// Topology is Kueue's TAS variant: refused, with a message.
-	Topology any `yaml:"topology"`
+	// Topology is Kueue's TAS variant: the levels of the nodes it makes
+	// (tas.go).
+	Topology *topologyConfig `yaml:"topology"`
 }
 
 type cohortSet struct {
@@ -72,8 +74,10 @@ type template struct {
 	RuntimeMs int64    `yaml:"runtimeMs"`
 	Priority  int64    `yaml:"priority"`
 	Request   quantity `yaml:"request"`
-	// The TAS fields of Kueue's generator: podCount 1 (its default) is
-	// taken, the rest refused.
+	// The TAS fields of Kueue's generator (tas.go): the pods of a
+	// workload (1 when 0), and its topology constraint (required,
+	// preferred, or balanced: slices of sliceSize pods in a tasLevel
+	// domain each).
 	PodCount      int    `yaml:"podCount"`
 	TASConstraint string `yaml:"tasConstraint"`
 	TASLevel      string `yaml:"tasLevel"`
@@ -106,7 +110,7 @@ func loadConfig(name string) (*config, string, error) {
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: -config: not baseline, large-scale or a file that can be read: %w", errConfig, err)
+		return nil, "", fmt.Errorf("%w: -config: not baseline, large-scale, tas or a file that can be read: %w", errConfig, err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
@@ -160,13 +164,10 @@ const maxCount = 10_000_000
 const maxQueues = 100_000
 
 func (c *config) check() error {
-	if c.Topology != nil {
-		return errors.New("topology: Kueue's TAS configurations are not supported by this tool")
+	if err := c.checkTopology(); err != nil {
+		return err
 	}
 	if rf := c.ResourceFlavor; rf != nil {
-		if rf.NodeLabel != "" || rf.TopologyName != "" {
-			return errors.New("resourceFlavor: nodeLabel and topologyName belong to Kueue's TAS configurations, which this tool does not support")
-		}
 		if !dnsLabel.MatchString(rf.Name) {
 			return fmt.Errorf("resourceFlavor.name: %q is not a DNS label", cluster.Printable(rf.Name))
 		}
@@ -237,10 +238,17 @@ func (c *config) check() error {
 					if err := t.check(at); err != nil {
 						return err
 					}
+					if err := c.checkTAS(&t, at); err != nil {
+						return err
+					}
 				}
-				n := float64(cs.Count) * float64(qs.Count) * float64(ws.Count) * float64(len(ws.Workloads))
+				perRound := 0.0 // the pods of one repetition of the set
+				for ti := range ws.Workloads {
+					perRound += float64(podsOf(&ws.Workloads[ti]))
+				}
+				n := float64(cs.Count) * float64(qs.Count) * float64(ws.Count) * perRound
 				if n+float64(pods) > maxCount {
-					return fmt.Errorf("%s.count: more than %d workloads in all", at, maxCount)
+					return fmt.Errorf("%s.count: more than %d pods in all", at, maxCount)
 				}
 				pods += int(n)
 			}
@@ -268,11 +276,8 @@ func (t template) check(at string) error {
 	if _, err := cpu(t.Request); err != nil {
 		return fmt.Errorf("%s.request: %v", at, err)
 	}
-	if t.PodCount > 1 || t.PodCount < 0 {
-		return fmt.Errorf("%s.podCount: %d: only workloads of one pod are supported (podCount belongs to Kueue's TAS configurations)", at, t.PodCount)
-	}
-	if t.TASConstraint != "" || t.TASLevel != "" || t.SliceSize != 0 {
-		return fmt.Errorf("%s: tasConstraint, tasLevel and sliceSize belong to Kueue's TAS configurations, which this tool does not support", at)
+	if t.PodCount < 0 || t.PodCount > maxPodCount {
+		return fmt.Errorf("%s.podCount: %d: from 0 (one pod) to %d", at, t.PodCount, maxPodCount)
 	}
 	return nil
 }

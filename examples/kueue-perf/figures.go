@@ -33,6 +33,22 @@ var figures = map[string]published{
 		runs:    "19 periodic runs",
 		classes: []string{"large", "medium", "small"},
 	},
+	"tas": {
+		wallMs: 401_472, maxWallMs: 482_000,
+		usage: 62.41, minUsage: 57.0,
+		tta: map[string]int64{
+			"large-balanced-rack": 37_862, "large-preferred-rack": 39_573, "large-required-rack": 39_625,
+			"medium-balanced-rack": 106_303, "medium-preferred-rack": 106_324, "medium-required-rack": 107_071,
+			"small-balanced-rack": 237_846, "small-preferred-rack": 246_090, "small-required-rack": 246_755},
+		maxTTA: map[string]int64{
+			"large-balanced-rack": 46_000, "large-preferred-rack": 48_000, "large-required-rack": 48_000,
+			"medium-balanced-rack": 128_000, "medium-preferred-rack": 128_000, "medium-required-rack": 129_000,
+			"small-balanced-rack": 286_000, "small-preferred-rack": 296_000, "small-required-rack": 297_000},
+		runs: "10 CI runs",
+		classes: []string{"large-balanced-rack", "large-preferred-rack", "large-required-rack",
+			"medium-balanced-rack", "medium-preferred-rack", "medium-required-rack",
+			"small-balanced-rack", "small-preferred-rack", "small-required-rack"},
+	},
 }
 
 // writeCompare prints Kueue's published figures of a built-in
@@ -42,7 +58,7 @@ var figures = map[string]published{
 func writeCompare(w io.Writer, name string, m *measured) error {
 	f, ok := figures[name]
 	if !ok {
-		return fmt.Errorf("%w: -compare: Kueue publishes figures for baseline and large-scale only, not %q", errUsage, name)
+		return fmt.Errorf("%w: -compare: Kueue publishes figures for baseline, large-scale and tas only, not %q", errUsage, name)
 	}
 	fmt.Fprintf(w, "Kueue v0.19.2, %s (averages of %s; the checker's bound)\n\n", name, f.runs)
 	fmt.Fprintln(w, "| measure | Kueue average | Kueue's bound | gangsim |")

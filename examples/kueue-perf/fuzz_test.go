@@ -14,7 +14,7 @@ import (
 // (or, for two cohort sets that make the same ClusterQueue, a clear
 // error).
 func FuzzParseConfig(f *testing.F) {
-	for _, path := range []string{"testdata/tiny.yaml", "configs/baseline.yaml"} {
+	for _, path := range []string{"testdata/tiny.yaml", "configs/baseline.yaml", "testdata/tiny-tas.yaml"} {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)
@@ -33,11 +33,19 @@ func FuzzParseConfig(f *testing.F) {
 			for _, qs := range cs.QueuesSets {
 				queues += cs.Count * qs.Count
 				for _, ws := range qs.WorkloadsSets {
-					workloads += cs.Count * qs.Count * ws.Count * len(ws.Workloads)
+					for ti := range ws.Workloads {
+						workloads += cs.Count * qs.Count * ws.Count * podsOf(&ws.Workloads[ti])
+					}
 				}
 			}
 		}
-		if queues > 50 || workloads > 500 {
+		nodes := 1
+		if c.Topology != nil {
+			for _, l := range c.Topology.Levels {
+				nodes *= l.Count
+			}
+		}
+		if queues > 50 || workloads > 500 || nodes > 200 {
 			return // large: the loader's speed is not what this fuzzes
 		}
 		p, err := makePlan(c, 2)
@@ -56,6 +64,9 @@ func FuzzParseConfig(f *testing.F) {
 			{Name: filepath.Join("out", scenarioFile), Data: s.Bytes()},
 		}); err != nil {
 			t.Fatalf("a configuration taken gives a folder the scenario reader refuses: %v\n%s", err, data)
+		}
+		if c.Topology != nil {
+			return // written as pods only
 		}
 		var cl, w bytes.Buffer
 		if err := p.writeCluster(&cl); err != nil {

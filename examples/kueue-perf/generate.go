@@ -60,12 +60,17 @@ type plan struct {
 	nodes     int
 	nodeCPU   int64 // millicores, a whole number of cores
 	nodePods  int64
+	// TAS (tas.go): the configuration's topology and flavor, the nodes
+	// it makes and their memory
+	cfg     *config
+	topo    []topoNode
+	nodeMem string
 }
 
 // makePlan expands a checked configuration. nodes is the number of nodes
 // to share the capacity.
 func makePlan(c *config, nodes int) (*plan, error) {
-	p := &plan{flavor: defaultFlavor, nodes: nodes}
+	p := &plan{flavor: defaultFlavor, nodes: nodes, cfg: c}
 	if c.ResourceFlavor != nil {
 		p.flavor = c.ResourceFlavor.Name
 	}
@@ -112,12 +117,29 @@ func makePlan(c *config, nodes int) (*plan, error) {
 		return nil, fmt.Errorf("%w: the ClusterQueues' nominal quotas add up to more than %d cpu, more than nodes can be made for", errConfig, maxQuota/1000)
 	}
 	slices.SortStableFunc(p.workloads, func(a, b workload) int { return cmp.Compare(a.at, b.at) })
+	if c.Topology != nil {
+		// Kueue's nodes: the topology's, of its last level's capacity
+		last := c.Topology.Levels[len(c.Topology.Levels)-1]
+		p.topo = p.topologyNodes(c)
+		p.nodes = len(p.topo)
+		p.nodeCPU, _ = cpu(cmpOr(last.Capacity.CPU, "96"))
+		p.nodeMem = string(cmpOr(last.Capacity.Memory, "256Gi"))
+		p.nodePods = 110
+		return p, nil
+	}
 	// Twice the quota of all ClusterQueues, the most Kueue can admit at
 	// once, so that nodes never hold a pod back; at least the largest request.
 	perNode := max((2*quota+int64(nodes)-1)/int64(nodes), maxRequest)
 	p.nodeCPU = (perNode + 999) / 1000 * 1000
 	p.nodePods = max(110, (int64(len(p.workloads))+int64(nodes)-1)/int64(nodes))
 	return p, nil
+}
+
+func cmpOr(q, d quantity) quantity {
+	if q == "" {
+		return d
+	}
+	return q
 }
 
 // writeKueue writes the Kubernetes objects: Kueue's Configuration, the
@@ -136,12 +158,17 @@ clientConnection: {qps: 50, burst: 100}
 featureGates: {DisableWaitForPodsReady: true}
 integrations:
   frameworks: [pod]
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata:
-  name: %s
-`, p.flavor)
+`)
+	if t := p.cfg.Topology; t != nil {
+		fmt.Fprintf(b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata:\n  name: %s\nspec:\n  levels:\n", t.Name)
+		for _, l := range t.Levels {
+			fmt.Fprintf(b, "  - nodeLabel: %s\n", l.NodeLabel)
+		}
+	}
+	fmt.Fprintf(b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata:\n  name: %s\n", p.flavor)
+	if t := p.cfg.Topology; t != nil {
+		fmt.Fprintf(b, "spec:\n  nodeLabels: {%s: tas}\n  topologyName: %s\n", p.cfg.ResourceFlavor.NodeLabel, t.Name)
+	}
 	for _, q := range p.queues {
 		fmt.Fprintf(b, `---
 apiVersion: kueue.x-k8s.io/v1beta2
@@ -205,6 +232,7 @@ type scenarioPod struct {
 	PriorityClassName string            `json:"priorityClassName"`
 	At                string            `json:"at"`
 	Duration          string            `json:"duration"`
+	Annotations       map[string]string `json:"annotations,omitempty"`
 }
 
 type priorityClass struct {
@@ -214,8 +242,35 @@ type priorityClass struct {
 
 type node struct {
 	Name        string            `json:"name"`
-	Count       int               `json:"count"`
+	Count       int               `json:"count,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
 	Allocatable map[string]string `json:"allocatable"`
+}
+
+// The labels of a Kueue pod group.
+const (
+	podGroupLabel      = "kueue.x-k8s.io/pod-group-name"
+	podGroupCountLabel = "kueue.x-k8s.io/pod-group-total-count"
+)
+
+// writeNodes writes the nodes: -nodes alike, or a topology's, one a line.
+func (p *plan) writeNodes(b *bufio.Writer) {
+	if p.topo == nil {
+		line, _ := json.Marshal(node{Name: "node", Count: p.nodes, Allocatable: map[string]string{
+			"cpu":  strconv.FormatInt(p.nodeCPU/1000, 10),
+			"pods": strconv.FormatInt(p.nodePods, 10),
+		}})
+		b.Write(line)
+		return
+	}
+	alloc := map[string]string{"cpu": strconv.FormatInt(p.nodeCPU/1000, 10), "memory": p.nodeMem, "pods": strconv.FormatInt(p.nodePods, 10)}
+	for i, n := range p.topo {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		line, _ := json.Marshal(node{Name: n.name, Labels: n.labels, Allocatable: alloc})
+		b.Write(line)
+	}
 }
 
 // priorityClassName names the PriorityClass of a priority: priority-50,
@@ -246,31 +301,39 @@ func (p *plan) writeScenario(w io.Writer) error {
 		b.WriteString("\n")
 		b.Write(line)
 	}
-	line, _ := json.Marshal(node{Name: "node", Count: p.nodes, Allocatable: map[string]string{
-		"cpu":  strconv.FormatInt(p.nodeCPU/1000, 10),
-		"pods": strconv.FormatInt(p.nodePods, 10),
-	}})
 	b.WriteString("\n],\n\"nodes\": [\n")
-	b.Write(line)
+	p.writeNodes(b)
 	b.WriteString("\n],\n\"pods\": [")
-	for i, wl := range p.workloads {
-		if i > 0 {
-			b.WriteString(",")
+	first := true
+	for _, wl := range p.workloads {
+		n := podsOf(wl.t)
+		for k := range n {
+			if !first {
+				b.WriteString(",")
+			}
+			first = false
+			sp := scenarioPod{
+				Name:              wl.name,
+				Namespace:         wl.namespace,
+				Labels:            map[string]string{queueNameLabel: wl.namespace, classLabel: wl.t.ClassName},
+				Requests:          map[string]string{"cpu": string(wl.t.Request)},
+				PriorityClassName: priorityClassName(wl.t.Priority),
+				At:                ms(wl.at),
+				Duration:          ms(wl.t.RuntimeMs),
+				Annotations:       tasAnnotations(wl.t),
+			}
+			if n > 1 { // a Kueue pod group, one Workload
+				sp.Name = wl.name + "-" + strconv.Itoa(k)
+				sp.Labels[podGroupLabel] = wl.name
+				sp.Labels[podGroupCountLabel] = strconv.Itoa(n)
+			}
+			line, err := json.Marshal(sp)
+			if err != nil {
+				return err
+			}
+			b.WriteString("\n")
+			b.Write(line)
 		}
-		line, err := json.Marshal(scenarioPod{
-			Name:              wl.name,
-			Namespace:         wl.namespace,
-			Labels:            map[string]string{queueNameLabel: wl.namespace, classLabel: wl.t.ClassName},
-			Requests:          map[string]string{"cpu": string(wl.t.Request)},
-			PriorityClassName: priorityClassName(wl.t.Priority),
-			At:                ms(wl.at),
-			Duration:          ms(wl.t.RuntimeMs),
-		})
-		if err != nil {
-			return err
-		}
-		b.WriteString("\n")
-		b.Write(line)
 	}
 	b.WriteString("\n]\n}\n")
 	return b.Flush()

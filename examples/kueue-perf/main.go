@@ -39,11 +39,12 @@ const (
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kueue-perf", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	name := fs.String("config", "baseline", "baseline, large-scale, or a generator configuration file in Kueue's format")
+	name := fs.String("config", "baseline", "baseline, large-scale, tas, or a generator configuration file in Kueue's format")
 	out := fs.String("o", "", "the scenario folder to write (default kueue-perf-<config>)")
 	nodes := fs.Int("nodes", 4, "the nodes that share the capacity (twice all nominal quota)")
 	as := fs.String("as", "pods", "pods (each workload a plain pod created at its time) or workloads (Kueue's Workload objects, which the format makes arrive at time 0 for now)")
 	compare := fs.Bool("compare", false, "print Kueue's published figures of the configuration as a table, and write nothing")
+	measureDir := fs.String("measure", "", "run the folder given (written by this tool for -config) and put its figures beside Kueue's published ones")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -55,6 +56,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *compare {
 		return writeCompare(stdout, *name, nil)
+	}
+	if *measureDir != "" {
+		return measureRun(stdout, *name, *measureDir)
 	}
 	if *as != "pods" && *as != "workloads" {
 		return fmt.Errorf("%w: -as %q: pods or workloads", errUsage, *as)
@@ -74,6 +78,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	p, err := makePlan(c, *nodes)
 	if err != nil {
 		return err
+	}
+	if c.Topology != nil && *as == "workloads" {
+		return fmt.Errorf("%w: -as workloads: a TAS configuration is written as pods only (its pod sets' topology would need Workload objects of several pods)", errUsage)
 	}
 	if err := p.write(dir, *as == "workloads"); err != nil {
 		return err

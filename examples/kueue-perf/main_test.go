@@ -207,6 +207,8 @@ func TestLargeScaleSameBytes(t *testing.T) {
 }
 
 func TestBadConfigs(t *testing.T) {
+	const tasTopo = "topology: {name: t, levels: [{name: rack, count: 2, nodeLabel: r}, {name: node, count: 2, nodeLabel: h}]}\n"
+	const tasRF = "resourceFlavor: {name: rf, nodeLabel: pool, topologyName: t}\n"
 	const wl = `[{className: s, runtimeMs: 10, priority: 1, request: 1}]`
 	cfg := func(queue, workloads string) string {
 		return `cohorts: [{className: co, count: 1, queuesSets: [{className: cq, count: 1, nominalQuota: 4` + queue +
@@ -216,7 +218,15 @@ func TestBadConfigs(t *testing.T) {
 		{"empty", ``, "empty file"},
 		{"no cohorts", `cohorts: []`, "cohorts: at least one cohort set"},
 		{"unknown field", `cohort: []`, "field cohort not found"},
-		{"TAS topology", `topology: {name: t}` + "\n" + cfg("", wl), "topology: Kueue's TAS configurations are not supported"},
+		{"TAS topology", `topology: {name: t}` + "\n" + cfg("", wl), "topology.levels: 0 levels: from 2"},
+		{"TAS flavor not naming it", tasTopo + `resourceFlavor: {name: rf, nodeLabel: pool}` + "\n" + cfg("", wl), `resourceFlavor.topologyName: must name the topology "t"`},
+		{"TAS flavor without label", tasTopo + `resourceFlavor: {name: rf, topologyName: t}` + "\n" + cfg("", wl), `resourceFlavor.nodeLabel: "": `},
+		{"TAS level count", strings.Replace(tasTopo, "count: 2", "count: 0", 1) + tasRF + cfg("", wl), "topology.levels[0].count: 0: at least 1"},
+		{"TAS hostname not last", strings.Replace(tasTopo, "nodeLabel: r", "nodeLabel: kubernetes.io/hostname", 1) + tasRF + cfg("", wl), "must be the last level"},
+		{"TAS constraint", tasTopo + tasRF + cfg("", `[{className: s, runtimeMs: 1, priority: 1, request: 1, tasConstraint: strict, tasLevel: r}]`), `tasConstraint: "strict" is not required, preferred or balanced`},
+		{"TAS unknown level", tasTopo + tasRF + cfg("", `[{className: s, runtimeMs: 1, priority: 1, request: 1, tasConstraint: required, tasLevel: zone}]`), `tasLevel: "zone" is not the nodeLabel of a topology level`},
+		{"TAS balanced without size", tasTopo + tasRF + cfg("", `[{className: s, runtimeMs: 1, priority: 1, request: 1, podCount: 2, tasConstraint: balanced, tasLevel: r}]`), "sliceSize: 0: from 1 to the workload's 2 pods"},
+		{"TAS size without balanced", tasTopo + tasRF + cfg("", `[{className: s, runtimeMs: 1, priority: 1, request: 1, podCount: 2, tasConstraint: required, tasLevel: r, sliceSize: 1}]`), "sliceSize: only for tasConstraint balanced"},
 		{"TAS flavor", `resourceFlavor: {name: rf, nodeLabel: x}` + "\n" + cfg("", wl), "resourceFlavor: nodeLabel and topologyName"},
 		{"bad flavor name", `resourceFlavor: {name: RF}` + "\n" + cfg("", wl), `resourceFlavor.name: "RF" is not a DNS label`},
 		{"negative count", `cohorts: [{className: co, count: -1}]`, "cohorts[0].count: -1 is negative"},
@@ -233,11 +243,11 @@ func TestBadConfigs(t *testing.T) {
 		{"no request", cfg("", `[{className: s, runtimeMs: 1, priority: 1}]`), "workloads[0].request: missing"},
 		{"bad request", cfg("", `[{className: s, runtimeMs: 1, priority: 1, request: lots}]`), "workloads[0].request: \"lots\" is not a valid quantity"},
 		{"bad class", cfg("", `[{className: S_1, runtimeMs: 1, priority: 1, request: 1}]`), `workloads[0].className: "S_1" must be a DNS label`},
-		{"pod count", cfg("", `[{className: s, runtimeMs: 1, priority: 1, request: 1, podCount: 4}]`), "workloads[0].podCount: 4: only workloads of one pod"},
+		{"pod count", cfg("", `[{className: s, runtimeMs: 1, priority: 1, request: 1, podCount: -4}]`), "workloads[0].podCount: -4: from 0 (one pod)"},
 		{"TAS level", cfg("", `[{className: s, runtimeMs: 1, priority: 1, request: 1, tasLevel: rack}]`), "tasConstraint, tasLevel and sliceSize"},
 		{"negative interval", strings.Replace(cfg("", wl), "creationIntervalMs: 10", "creationIntervalMs: -10", 1), "creationIntervalMs: -10 is negative"},
 		{"too late", strings.Replace(cfg("", wl), "creationIntervalMs: 10", "creationIntervalMs: 9000000000000", 1), "after a hundred years"},
-		{"too many", strings.NewReplacer("count: 2,", "count: 9000000,", "count: 1, nominalQuota", "count: 2, nominalQuota").Replace(cfg("", wl)), "more than 10000000 workloads in all"},
+		{"too many", strings.NewReplacer("count: 2,", "count: 9000000,", "count: 1, nominalQuota", "count: 2, nominalQuota").Replace(cfg("", wl)), "more than 10000000 pods in all"},
 		{"too many queues", `cohorts: [{className: co, count: 1000, queuesSets: [{className: cq, count: 101, nominalQuota: 1}]}]`, "cohorts[0].queuesSets[0].count: more than 100000 ClusterQueues in all"},
 		{"quota as a map", strings.Replace(cfg("", wl), "nominalQuota: 4", "nominalQuota: {cpu: 4}", 1), "a quantity must be a string or a number"},
 	} {
@@ -281,22 +291,22 @@ func TestCompare(t *testing.T) {
 }
 
 func TestMisuse(t *testing.T) {
-	for _, args := range [][]string{{"extra"}, {"-nope"}, {"-nodes", "0"}, {"-as", "jobs"}} {
+	for _, args := range [][]string{{"extra"}, {"-nope"}, {"-nodes", "0"}, {"-as", "jobs"}, {"-config", "tas", "-as", "workloads", "-o", os.DevNull + "-x"}} {
 		require.ErrorIs(t, run(args, &bytes.Buffer{}, &bytes.Buffer{}), errUsage, args)
 	}
 	err := run([]string{"-config", "no-such-file.yaml"}, &bytes.Buffer{}, &bytes.Buffer{})
 	require.ErrorIs(t, err, os.ErrNotExist)
 	require.ErrorIs(t, err, errConfig)
-	require.ErrorContains(t, err, "-config: not baseline, large-scale or a file that can be read")
+	require.ErrorContains(t, err, "-config: not baseline, large-scale, tas or a file that can be read")
 }
 
 // TestEmbeddedAreKueues checks the embedded configurations' totals: 30
-// queues and 15,000 workloads, 1,000 and 50,000.
+// queues and 15,000 workloads, 1,000 and 50,000, and tas's 30 and 15,000.
 func TestEmbeddedAreKueues(t *testing.T) {
 	for _, tc := range []struct {
 		name              string
 		queues, workloads int
-	}{{"baseline", 30, 15_000}, {"large-scale", 1_000, 50_000}} {
+	}{{"baseline", 30, 15_000}, {"large-scale", 1_000, 50_000}, {"tas", 30, 15_000}} {
 		c, _, err := loadConfig(tc.name)
 		require.NoError(t, err)
 		p, err := makePlan(c, 4)

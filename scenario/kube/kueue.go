@@ -28,6 +28,8 @@ const (
 	kueueRequired      = "kueue.x-k8s.io/podset-required-topology"
 	kueuePreferred     = "kueue.x-k8s.io/podset-preferred-topology"
 	kueueUnconstrained = "kueue.x-k8s.io/podset-unconstrained-topology"
+	kueueSliceRequired = "kueue.x-k8s.io/podset-slice-required-topology"
+	kueueSliceSize     = "kueue.x-k8s.io/podset-slice-size"
 )
 
 // checkKueueCount checks what Kueue's webhook checks: the total count and
@@ -165,6 +167,16 @@ func requiredTopology(ms []kueueMember) (string, error) {
 // them. A required topology is a group's: its Kueue pod group's, or, for
 // the pods of one controller (a Job's), a gang of them all (lone).
 func (k *kubeImport) podTopology(m *member, refs []gangRef, lone *topologyGangs) error {
+	// the annotations go on to Kueue's topology-aware scheduling
+	for _, key := range []string{kueueRequired, kueuePreferred, kueueUnconstrained, kueueSliceRequired, kueueSliceSize} {
+		if v, ok := m.ann[key]; ok {
+			p := m.pod()
+			if p.Annotations == nil {
+				p.Annotations = map[string]string{}
+			}
+			p.Annotations[key] = v
+		}
+	}
 	req, hasReq := m.ann[kueueRequired]
 	pref, hasPref := m.ann[kueuePreferred]
 	unc, hasUnc := m.ann[kueueUnconstrained]

@@ -236,9 +236,13 @@ type Pod struct {
 	// SchedulingGates hold the pod pending until an ungatePod event
 	// removes them, as Kubernetes' spec.schedulingGates.
 	SchedulingGates []SchedulingGate `yaml:"schedulingGates"`
-	At              string           `yaml:"at"`
-	Duration        string           `yaml:"duration"`
-	Count           *int             `yaml:"count"`
+	// Annotations are read for Kueue's pod-set topology annotations
+	// (kueue.x-k8s.io/podset-*-topology, podset-slice-size); others are
+	// kept and not read.
+	Annotations map[string]string `yaml:"annotations"`
+	At          string            `yaml:"at"`
+	Duration    string            `yaml:"duration"`
+	Count       *int              `yaml:"count"`
 
 	Origin *Origin `yaml:"-"`
 	// Controller is the controller that made an imported pod.

@@ -1,0 +1,255 @@
+package kueue
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// Cases of Kueue's TestFindTopologyAssignments
+// (pkg/cache/scheduler/tas_cache_test.go), ported by name: its
+// defaultNodes (six nodes in two blocks) and its outcomes. The levels are
+// block and rack ("two levels"), or block, rack and hostname.
+
+const (
+	tBlock = "cloud.com/topology-block"
+	tRack  = "cloud.com/topology-rack"
+	tHost  = "kubernetes.io/hostname"
+)
+
+// tnode is a node of block b, rack r and hostname h, with cpu cores and
+// pods, and 1Gi of memory per core.
+func tnode(b, r, h string, cpu, pods int64) TASNode {
+	return TASNode{Name: b + "-" + r + "-" + h, Labels: map[string]string{tBlock: b, tRack: r, tHost: h, "pool": "tas"},
+		Allocatable: cluster.ResourceList{cluster.ResourceCPU: cpu * 1000, cluster.ResourceMemory: cpu << 30, cluster.ResourcePods: pods}}
+}
+
+// kueueDefaultNodes is Kueue's defaultNodes: b1 holds 1 cpu in r1 and 3
+// in r2 (x5, x1, x6), b2 holds 1 in r1 (x2) and 2 in r2 (x4).
+func kueueDefaultNodes() []TASNode {
+	return []TASNode{
+		tnode("b1", "r1", "x3", 1, 10), tnode("b1", "r2", "x5", 1, 10), tnode("b1", "r2", "x1", 1, 10),
+		tnode("b1", "r2", "x6", 1, 10), tnode("b2", "r1", "x2", 1, 10), tnode("b2", "r2", "x4", 2, 40),
+	}
+}
+
+// scattered is Kueue's scatteredNodes: b1/r1 holds x3 (4 cpu), x5 and x1
+// (1 each); b2/r1 holds x6 (2) and x2 (1).
+func scattered() []TASNode {
+	return []TASNode{tnode("b1", "r1", "x3", 4, 10), tnode("b1", "r1", "x5", 1, 10), tnode("b1", "r1", "x1", 1, 10),
+		tnode("b2", "r1", "x6", 2, 10), tnode("b2", "r1", "x2", 1, 10)}
+}
+
+func dom(count int32, values ...string) TopologyDomain {
+	return TopologyDomain{Values: values, Count: count}
+}
+
+func TestPortedFindTopologyAssignments(t *testing.T) {
+	two := []string{tBlock, tRack}
+	three := []string{tBlock, tRack, tHost}
+	one := []string{tHost}
+	host := func(name, zone string, cpu int64) TASNode {
+		n := TASNode{Name: name, Labels: map[string]string{tHost: name}, Allocatable: cluster.ResourceList{cluster.ResourceCPU: cpu, cluster.ResourcePods: 10}}
+		if zone != "" {
+			n.Labels["zone"] = zone
+		}
+		return n
+	}
+	taint := func(n TASNode, key, value string) TASNode {
+		n.Taints = []cluster.Taint{{Key: key, Value: value, Effect: cluster.TaintNoSchedule}}
+		return n
+	}
+	inRack := func(h string, cpu int64) TASNode { return tnode("b1", "r1", h, cpu, 10) }
+	cases := []struct {
+		name       string
+		nodes      []TASNode
+		levels     []string
+		flavor     map[string]string // the flavor's nodeLabels
+		req        TopologyRequest
+		cpu        int64 // millicores a pod
+		gpu        int64
+		implied    bool // no request: a TAS-only queue's
+		selector   map[string]string
+		tols       []cluster.Toleration
+		count      int32
+		wantLevels []string
+		want       []TopologyDomain
+		wantReason string
+	}{
+		// x4 holds 2 pods, the others 1: best fit takes the first domain of
+		// 1, x3 (sorted by values).
+		{name: "host required; single Pod fits in the host; BestFit", levels: three, req: TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantLevels: []string{tHost}, want: []TopologyDomain{dom(1, "x3")}},
+		// racks hold b1/r1 1, b1/r2 3, b2/r1 1, b2/r2 2: the first of 1
+		{name: "rack required; single Pod fits in a rack; BestFit", levels: two, req: TopologyRequest{Required: tRack}, cpu: 1000, count: 1,
+			wantLevels: two, want: []TopologyDomain{dom(1, "b1", "r1")}},
+		{name: "rack required; multiple Pods fit in a rack; BestFit", levels: two, req: TopologyRequest{Required: tRack}, cpu: 1000, count: 3,
+			wantLevels: two, want: []TopologyDomain{dom(3, "b1", "r2")}},
+		// 2 pods: b2/r2 (2) is a tighter fit than b1/r2 (3)
+		{name: "rack required; multiple Pods fit in some racks; BestFit", levels: two, req: TopologyRequest{Required: tRack}, cpu: 1000, count: 2,
+			wantLevels: two, want: []TopologyDomain{dom(2, "b2", "r2")}},
+		{name: "rack required; too many pods to fit in any rack; BestFit", levels: two, req: TopologyRequest{Required: tRack}, cpu: 1000, count: 4,
+			wantReason: `topology "default" allows to fit only 3 out of 4 pod(s)`},
+		// blocks hold b1 4, b2 3: b2 is the tighter fit; in it r1 (1)
+		{name: "block required; single Pod fits in a block and a single rack; BestFit", levels: two, req: TopologyRequest{Required: tBlock}, cpu: 1000, count: 1,
+			wantLevels: two, want: []TopologyDomain{dom(1, "b2", "r1")}},
+		// 4 pods: only b1; r2 takes 3, then r1 the last
+		{name: "block required; single Pod fits in a block spread across two racks; BestFit", levels: two, req: TopologyRequest{Required: tBlock}, cpu: 1000, count: 4,
+			wantLevels: two, want: []TopologyDomain{dom(1, "b1", "r1"), dom(3, "b1", "r2")}},
+		{name: "block required; Pods fit in a block spread across two racks; BestFit", levels: two, req: TopologyRequest{Required: tBlock}, cpu: 1000, count: 4,
+			wantLevels: two, want: []TopologyDomain{dom(1, "b1", "r1"), dom(3, "b1", "r2")}},
+		// 4 cpu a pod fits no rack (at most 3 cpu): every leaf is excluded
+		{name: "block required; single Pod which cannot be split; BestFit", levels: two, req: TopologyRequest{Required: tBlock}, cpu: 4000, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 4; excluded: resource "cpu": 4`},
+		{name: "block required; too many Pods to fit requested; BestFit", levels: two, req: TopologyRequest{Required: tBlock}, cpu: 1000, count: 5,
+			wantReason: `topology "default" allows to fit only 4 out of 5 pod(s)`},
+		// no rack holds 4: climb to the blocks, b1 holds 4
+		{name: "rack preferred; but only block can accommodate the workload; BestFit", levels: two, req: TopologyRequest{Preferred: tRack}, cpu: 1000, count: 4,
+			wantLevels: two, want: []TopologyDomain{dom(1, "b1", "r1"), dom(3, "b1", "r2")}},
+		// no block holds 6: b1 gives 4, then b2 the last 2 (from r2, best fit)
+		{name: "rack preferred; but only multiple blocks can accommodate the workload; BestFit", levels: two, req: TopologyRequest{Preferred: tRack}, cpu: 1000, count: 6,
+			wantLevels: two, want: []TopologyDomain{dom(1, "b1", "r1"), dom(3, "b1", "r2"), dom(2, "b2", "r2")}},
+		{name: "block preferred; but only multiple blocks can accommodate the workload; BestFit", levels: two, req: TopologyRequest{Preferred: tBlock}, cpu: 1000, count: 6,
+			wantLevels: two, want: []TopologyDomain{dom(1, "b1", "r1"), dom(3, "b1", "r2"), dom(2, "b2", "r2")}},
+		{name: "block preferred; but the workload cannot be accommodate in entire topology; BestFit", levels: two, req: TopologyRequest{Preferred: tBlock}, cpu: 1000, count: 10,
+			wantReason: `topology "default" allows to fit only 7 out of 10 pod(s)`},
+		// blocks of 2, 1 and 4 cpu, 5 pods: b3 gives 4, then best fit for 1 is b2
+		{name: "block preferred; Pods fit in 2 blocks; BestFit", levels: []string{tBlock}, req: TopologyRequest{Preferred: tBlock}, cpu: 1000, count: 5,
+			nodes: []TASNode{
+				{Name: "b1", Labels: map[string]string{tBlock: "b1"}, Allocatable: cluster.ResourceList{cluster.ResourceCPU: 2000, cluster.ResourcePods: 20}},
+				{Name: "b2", Labels: map[string]string{tBlock: "b2"}, Allocatable: cluster.ResourceList{cluster.ResourceCPU: 1000, cluster.ResourcePods: 10}},
+				{Name: "b3", Labels: map[string]string{tBlock: "b3"}, Allocatable: cluster.ResourceList{cluster.ResourceCPU: 4000, cluster.ResourcePods: 40}},
+			},
+			wantLevels: []string{tBlock}, want: []TopologyDomain{dom(1, "b2"), dom(4, "b3")}},
+		// the one node is in zone-a; the flavor takes zone-b: no node, no domain
+		{name: "only nodes with matching labels are considered; no matching node; BestFit", nodes: []TASNode{host("x3", "zone-a", 1000)}, levels: one,
+			flavor: map[string]string{"zone": "zone-b"}, req: TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantReason: "no topology domains at level: kubernetes.io/hostname"},
+		{name: "only nodes with matching labels are considered; matching node is found; BestFit", nodes: []TASNode{host("x3", "zone-a", 1000)}, levels: one,
+			flavor: map[string]string{"zone": "zone-a"}, req: TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x3")}},
+		// a node without a value for every level is not in the tree
+		{name: "only nodes with matching levels are considered; no host label on node; BestFit", levels: three,
+			nodes: []TASNode{{Name: "b1-r1-x3", Labels: map[string]string{tBlock: "b1", tRack: "r1"}, Allocatable: cluster.ResourceList{cluster.ResourceCPU: 1000, cluster.ResourcePods: 10}}},
+			req:   TopologyRequest{Required: tRack}, cpu: 1000, count: 1,
+			wantReason: "no topology domains at level: cloud.com/topology-rack"},
+		{name: "no assignment as node is unschedulable; BestFit", levels: one, flavor: map[string]string{"zone": "zone-a"},
+			nodes: []TASNode{func() TASNode { n := host("x3", "zone-a", 1000); n.Unschedulable = true; return n }()},
+			req:   TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantReason: "no topology domains at level: kubernetes.io/hostname"},
+		{name: "skip node which has untolerated taint; BestFit", levels: one, flavor: map[string]string{"zone": "zone-a"},
+			nodes: []TASNode{taint(host("x3", "zone-a", 1000), "example.com/gpu", "present")},
+			req:   TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: taint "example.com/gpu=present:NoSchedule": 1`},
+		{name: "allow to schedule on node with tolerated taint; BestFit", levels: one, flavor: map[string]string{"zone": "zone-a"},
+			nodes: []TASNode{taint(host("x3", "zone-a", 1000), "example.com/gpu", "present")},
+			tols:  []cluster.Toleration{{Key: "example.com/gpu", Operator: cluster.TolerationEqual, Value: "present"}},
+			req:   TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x3")}},
+		// x1 tainted; x2 and x3 in zone-b against the selector zone-a; x4
+		// (zone-a) has 100m for a pod of 1 cpu
+		{name: "detailed failure message with exclusion stats", levels: one,
+			nodes:    []TASNode{taint(host("x1", "", 1000), "key", "value"), host("x2", "zone-b", 1000), host("x3", "zone-b", 2000), host("x4", "zone-a", 100)},
+			selector: map[string]string{"zone": "zone-a"}, req: TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 4; excluded: nodeSelector: 2, resource "cpu": 1, taint "key=value:NoSchedule": 1`},
+		// cpu (500m of 1) and the gpu (0 of 1) both fit no pod: the first
+		// by name is reported
+		{name: "resource exclusion picks most restrictive resource", levels: one,
+			nodes: []TASNode{{Name: "dual-shortage", Labels: map[string]string{tHost: "dual-shortage"},
+				Allocatable: cluster.ResourceList{cluster.ResourceCPU: 500, cluster.ResourcePods: 10, "example.com/gpu": 0}}},
+			req: TopologyRequest{Required: tHost}, cpu: 1000, gpu: 1, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "cpu": 1`},
+		// a running non-TAS pod of 300m takes the node's one pod slot
+		{name: "no assignment as node does not have enough allocatable pods (.status.allocatable['pods']); BestFit", levels: one, flavor: map[string]string{"zone": "zone-a"},
+			nodes: []TASNode{{Name: "b1-r1-x3", Labels: map[string]string{"zone": "zone-a", tHost: "x3"},
+				Allocatable: cluster.ResourceList{cluster.ResourceCPU: 1000, cluster.ResourcePods: 1},
+				NonTAS:      cluster.ResourceList{cluster.ResourceCPU: 300, cluster.ResourcePods: 1}}},
+			req: TopologyRequest{Required: tHost}, cpu: 300, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "pods": 1`},
+		// racks hold r1 2 (x3), r2 2 (x5), r3 4 (x1, x6, x2, x4 of 1 cpu):
+		// best fit for 4 is r3, one pod a host
+		{name: "minimize the number of used racks before optimizing the number of nodes; BestFit", levels: three,
+			nodes: []TASNode{tnode("b1", "r1", "x3", 2, 10), tnode("b1", "r2", "x5", 2, 20), tnode("b1", "r3", "x1", 1, 10),
+				tnode("b1", "r3", "x6", 1, 10), tnode("b1", "r3", "x2", 1, 10), tnode("b1", "r3", "x4", 1, 10)},
+			req: TopologyRequest{Required: tBlock}, cpu: 1000, count: 4,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x1"), dom(1, "x2"), dom(1, "x4"), dom(1, "x6")}},
+		{name: "choose the node that can accommodate all Pods", levels: three,
+			nodes: []TASNode{inRack("x3", 2), inRack("x5", 1), inRack("x1", 1)},
+			req:   TopologyRequest{Required: tBlock}, cpu: 1000, count: 2,
+			wantLevels: one, want: []TopologyDomain{dom(2, "x3")}},
+		// unconstrained takes the hosts with the least room first (x1, x5,
+		// x2 of 1 pod, then x6 of 2), the last pod on x3
+		{name: "no annotation; implied default to unconstrained; 6 pods fit into hosts scattered across the whole datacenter even they could fit into single rack; BestFit",
+			levels: three, nodes: scattered(), implied: true, cpu: 1000, count: 6,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x1"), dom(1, "x3"), dom(1, "x5"), dom(1, "x2"), dom(2, "x6")}},
+		{name: "unconstrained; 6 pods fit into hosts scattered across the whole datacenter even they could fit into single rack; BestFit",
+			levels: three, nodes: scattered(), req: TopologyRequest{Unconstrained: true}, cpu: 1000, count: 6,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x1"), dom(1, "x3"), dom(1, "x5"), dom(1, "x2"), dom(2, "x6")}},
+		// the first of the hosts of 1 pod by values: x3
+		{name: "unconstrained; a single pod fits into each host; BestFit", levels: three, req: TopologyRequest{Unconstrained: true}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x3")}},
+		{name: "unconstrained; a single pod fits into each host; LeastFreeCapacity; TASProfileMixed", levels: three, req: TopologyRequest{Unconstrained: true}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x3")}},
+		// three hosts of 3 cpu, one slice of 2 each: 3 slices for 6 pods
+		{name: "block required for podset; host required for slices; BestFit", levels: three,
+			nodes: []TASNode{inRack("x3", 3), inRack("x5", 3), inRack("x1", 3)},
+			req:   TopologyRequest{Required: tBlock, SliceRequired: tHost, SliceSize: 2}, cpu: 1000, count: 6,
+			wantLevels: one, want: []TopologyDomain{dom(2, "x1"), dom(2, "x3"), dom(2, "x5")}},
+		// slices of 2: x3 holds 3, x1 2 (4 pods), x5 2 (5 pods), x6 1; 6
+		// slices: x3 3, x1 2 (fewer pods than x5 first), then the best fit
+		// for the last one, x6
+		{name: "block required for podset; host required for slices; prioritize more free slice capacity first and then tight fit; BestFit", levels: three,
+			nodes: []TASNode{inRack("x3", 6), inRack("x5", 5), inRack("x1", 4), inRack("x6", 2)},
+			req:   TopologyRequest{Required: tBlock, SliceRequired: tHost, SliceSize: 2}, cpu: 1000, count: 12,
+			wantLevels: one, want: []TopologyDomain{dom(4, "x1"), dom(6, "x3"), dom(2, "x6")}},
+		// each host holds one slice of 2 (x3 has room for 3 pods, x5 and
+		// x1 for 2): equal slices, so fewest pods first: x1, then x5
+		{name: "block required for podset; host required for slices; select domains with tight fit; BestFit", levels: three,
+			nodes: []TASNode{inRack("x3", 3), inRack("x5", 2), inRack("x1", 2)},
+			req:   TopologyRequest{Required: tBlock, SliceRequired: tHost, SliceSize: 2}, cpu: 1000, count: 4,
+			wantLevels: one, want: []TopologyDomain{dom(2, "x1"), dom(2, "x5")}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			nodes := c.nodes
+			if nodes == nil {
+				nodes = kueueDefaultNodes()
+			}
+			s := newSnapshot(&ResourceFlavor{Name: "tas", TopologyName: "default", NodeLabels: c.flavor}, c.levels, nodes, nil)
+			req := &c.req
+			if c.implied {
+				req = nil
+			}
+			ps := &PodSet{Name: "main", Count: c.count, Requests: cluster.ResourceList{cluster.ResourceCPU: c.cpu}, Topology: req,
+				NodeSelector: c.selector, Tolerations: c.tols}
+			if c.gpu > 0 {
+				ps.Requests["example.com/gpu"] = c.gpu
+			}
+			ta, reason := s.find(ps, c.count, c.implied, nil, false)
+			assert.Equal(t, c.wantReason, reason)
+			if c.wantReason == "" {
+				assert.Equal(t, &TopologyAssignment{Levels: c.wantLevels, Domains: c.want}, ta)
+			}
+		})
+	}
+}
+
+// Kueue's "multiple PodSets account assumed pod usage against allocatable
+// pods; BestFit": one node x1 of 2 cpu but 1 pod; pod sets one and two of
+// 1 pod each. One takes x1; two, counting one's pod, fits nowhere. Run
+// through the Admitter (the pod sets of one flavor in order): the
+// workload waits with two's reason.
+func TestPortedMultiplePodSetsAssumedPods(t *testing.T) {
+	x1 := TASNode{Name: "x1", Labels: map[string]string{tHost: "x1", "pool": "tas"}, Allocatable: cluster.ResourceList{cluster.ResourceCPU: 2000, cluster.ResourcePods: 1}}
+	r := tasRun(t, []TASNode{x1}, tHost)
+	w := tasWl("w", 0, 1, "1", TopologyRequest{Required: tHost})
+	two := w.PodSets[0]
+	w.PodSets[0].Name, two.Name = "one", "two"
+	w.PodSets = append(w.PodSets, two)
+	r.add(w)
+	r.settle()
+	assert.Equal(t, "cq: ", r.admitted())
+	assert.Equal(t, `couldn't assign flavors to pod set two: topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "pods": 1`, r.message("w"))
+}
