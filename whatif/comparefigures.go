@@ -93,6 +93,20 @@ func (s Summary) queue(name string) *KueueQueueSummary {
 // figureQueues are the ClusterQueues the figures show, in the order
 // first met, and a note when some are left out.
 func (c *Comparison) figureQueues() ([]string, string) {
+	names, most := c.clusterQueues()
+	if len(names) <= metrics.MaxKueueQueues {
+		return names, ""
+	}
+	busiest := slices.Clone(names)
+	slices.SortStableFunc(busiest, func(a, b string) int { return cmp.Compare(most[b], most[a]) })
+	keep := busiest[:metrics.MaxKueueQueues]
+	shown := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !slices.Contains(keep, n) })
+	return shown, fmt.Sprintf("The %d ClusterQueues with the most workloads of %d; the comparison's table and JSON have them all.", len(shown), len(names))
+}
+
+// clusterQueues are the ClusterQueues of the variants, in the order
+// first met, and the most workloads each had in a variant.
+func (c *Comparison) clusterQueues() ([]string, map[string]int) {
 	var names []string
 	most := map[string]int{}
 	for _, v := range c.Variants {
@@ -106,14 +120,7 @@ func (c *Comparison) figureQueues() ([]string, string) {
 			most[q.Name] = max(most[q.Name], q.Workloads)
 		}
 	}
-	if len(names) <= metrics.MaxKueueQueues {
-		return names, ""
-	}
-	busiest := slices.Clone(names)
-	slices.SortStableFunc(busiest, func(a, b string) int { return cmp.Compare(most[b], most[a]) })
-	keep := busiest[:metrics.MaxKueueQueues]
-	shown := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !slices.Contains(keep, n) })
-	return shown, fmt.Sprintf("The %d ClusterQueues with the most workloads of %d; the comparison's table and JSON have them all.", len(shown), len(names))
+	return names, most
 }
 
 // timeUnit picks the unit of the times to admission: seconds, minutes

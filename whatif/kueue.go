@@ -434,17 +434,7 @@ func summarizeKueue(rep *metrics.Report) *KueueSummary {
 // kueueRows adds the comparison's Kueue rows, per ClusterQueue, when a
 // variant has Kueue.
 func kueueRows(c *Comparison, row func(string, func(Summary) string)) {
-	var names []string
-	for _, v := range c.Variants {
-		if v.Summary.Kueue == nil {
-			continue
-		}
-		for _, q := range v.Summary.Kueue.ClusterQueues {
-			if !slices.Contains(names, q.Name) {
-				names = append(names, q.Name)
-			}
-		}
-	}
+	names, _ := c.clusterQueues()
 	for _, name := range names {
 		cell := func(f func(*KueueQueueSummary) string) func(Summary) string {
 			return func(s Summary) string {

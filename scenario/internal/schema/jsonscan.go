@@ -12,17 +12,22 @@ import (
 // The direct JSON decoder's reading of the bytes: white space, literals,
 // strings, numbers, and values read over or kept as a node tree.
 
-func (s *jsonDirect) space() {
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
+func (s *jsonDirect) space() { s.pos, s.line = jsonSpace(s.data, s.pos, s.line) }
+
+// jsonSpace reads over JSON's white space from pos, counting lines, and
+// returns where it ends and its line.
+func jsonSpace(data []byte, pos, line int) (int, int) {
+	for pos < len(data) {
+		switch data[pos] {
 		case '\n':
-			s.line++
+			line++
 		case ' ', '\t', '\r':
 		default:
-			return
+			return pos, line
 		}
-		s.pos++
+		pos++
 	}
+	return pos, line
 }
 
 // peek is the next byte after white space, 0 at the end.

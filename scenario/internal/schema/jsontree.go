@@ -87,18 +87,7 @@ func parseValidJSON(data []byte, each func(int, *yaml.Node) bool) (*yaml.Node, e
 	return &yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{root}}, nil
 }
 
-func (t *jsonTree) space() {
-	for t.pos < len(t.data) {
-		switch t.data[t.pos] {
-		case '\n':
-			t.line++
-		case ' ', '\t', '\r':
-		default:
-			return
-		}
-		t.pos++
-	}
-}
+func (t *jsonTree) space() { t.pos, t.line = jsonSpace(t.data, t.pos, t.line) }
 
 // value reads the value at pos (white space read over before it) and
 // the white space after it.
