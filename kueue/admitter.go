@@ -54,6 +54,9 @@ type Admitter struct {
 	// timers: PodsReady timeouts and back-offs (podsready.go)
 	timers   []timer
 	timerSeq int64
+	// afs is admission fair sharing's state of the LocalQueues of
+	// usage-based ClusterQueues, by namespace/name (afs.go); nil when off
+	afs map[string]*lqUsage
 }
 
 // Config is how the Admitter runs: Kueue's configuration and switches,
@@ -79,6 +82,10 @@ type Config struct {
 	PodsReady PodsReadyConfig
 	// FairSharing is Kueue's fair sharing (fairshare.go), nil when off.
 	FairSharing *FairSharingConfig
+	// AdmissionFairSharing is Kueue's admission fair sharing (afs.go), nil
+	// when off (no admissionFairSharing in the Configuration, or its gate
+	// off); it applies to the ClusterQueues with the usage-based mode.
+	AdmissionFairSharing *AdmissionFairSharing
 }
 
 // DefaultConfig is Kueue v0.19's defaults (a client of 300 queries a
@@ -112,6 +119,7 @@ type info struct {
 	seq   int64
 	shape string
 	cq    *clusterQueue // its LocalQueue's ClusterQueue; nil while that is missing
+	afs   *lqUsage      // its LocalQueue's admission fair sharing; nil when off
 	state state
 
 	// while holding quota
@@ -222,6 +230,7 @@ func New(objs *Objects, cfg Config) (*Admitter, error) {
 		lq := &objs.LocalQueues[i]
 		a.lqs[lq.Namespace+"/"+lq.Name] = lq
 	}
+	a.initAFS()
 	return a, nil
 }
 
@@ -329,6 +338,7 @@ func (a *Admitter) Add(w *Workload) error {
 		return nil
 	}
 	wi.cq = a.cqs[lq.ClusterQueue]
+	wi.afs = a.afs[w.Namespace+"/"+w.Queue]
 	wi.cq.pushOrUpdate(wi)
 	a.wake()
 	return nil
@@ -380,6 +390,9 @@ func (a *Admitter) AddAdmitted(w *Workload, ad Admission) error {
 	}
 	a.seq++
 	wi := &info{w: w, key: key, seq: a.seq, shape: w.shape(), cq: q, state: stateAdmitted, admission: adm, reservedAt: a.now}
+	if l := a.afs[w.Namespace+"/"+w.Queue]; l != nil && l.cq == q {
+		wi.afs = l
+	}
 	for _, k := range slices.Sorted(maps.Keys(usage)) {
 		wi.usage = append(wi.usage, frAmount{k, usage[k]})
 	}
@@ -623,6 +636,9 @@ func (a *Admitter) SetReclaimable(key, podSet string, n int32) error {
 		return nil
 	}
 	wi.reclaimed[podSet] = n
+	if wi.afs != nil {
+		wi.afs.catchUp()
+	}
 	for r, v := range ps.Requests {
 		f, ok := adm.Flavors[r]
 		if !ok {

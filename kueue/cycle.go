@@ -54,6 +54,9 @@ const (
 // runCycle runs one admission cycle at the current time and schedules
 // the next.
 func (a *Admitter) runCycle() {
+	if a.afs != nil {
+		a.afsCatchUp()
+	}
 	var heads []*entry
 	for _, q := range a.queues {
 		if !q.active {
@@ -104,6 +107,9 @@ func (a *Admitter) runCycle() {
 	for _, e := range entries {
 		if e.status == assumed {
 			e.q.assume(e.wi)
+			if e.wi.afs != nil {
+				e.wi.afs.settle(e.wi)
+			}
 		}
 	}
 	changed := false

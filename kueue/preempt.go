@@ -162,6 +162,14 @@ func (c *preemptionCtx) ordering(x, y candidate) int {
 		}
 		return 1
 	}
+	// admission fair sharing: within one ClusterQueue, the LocalQueue that
+	// used more first (Kueue compares the queue names, not the namespaces)
+	if xa, ya := x.wi.afs, y.wi.afs; xa != nil && ya != nil && x.wi.cq == y.wi.cq && x.wi.w.Queue != y.wi.w.Queue && xa.value != ya.value {
+		if xa.value > ya.value {
+			return -1
+		}
+		return 1
+	}
 	if x.wi.w.Priority != y.wi.w.Priority {
 		if x.wi.w.Priority < y.wi.w.Priority {
 			return -1

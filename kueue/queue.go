@@ -38,6 +38,9 @@ type clusterQueue struct {
 	generation             int64 // bumped when quota is released or changes
 	// orderTime is the time a workload is queued by (Admitter.orderTime)
 	orderTime func(*info) time.Duration
+	// afsLQs are its LocalQueues, by key, when it orders by their usage
+	// (afs.go)
+	afsLQs []*lqUsage
 }
 
 // resourceGroup is one of a queue's resource groups.
@@ -80,9 +83,13 @@ func (q *clusterQueue) rgByResource(r cluster.ResourceName) *resourceGroup {
 	return nil
 }
 
-// before is the queue order: the sticky preemptor first, then higher
-// priority, then earlier creation, then the order of arrival.
+// before is the queue order: with admission fair sharing, the LocalQueue
+// of lower usage first; then the sticky preemptor, then higher priority,
+// then earlier creation, then the order of arrival.
 func (q *clusterQueue) before(x, y *info) bool {
+	if x.afs != nil && y.afs != nil && x.afs.value != y.afs.value {
+		return x.afs.value < y.afs.value
+	}
 	if xs, ys := x.key == q.sticky, y.key == q.sticky; xs != ys {
 		return xs
 	}
@@ -199,6 +206,9 @@ func (q *clusterQueue) remove(wi *info) {
 
 // assume counts an admitted workload's usage in the cache.
 func (q *clusterQueue) assume(wi *info) {
+	if wi.afs != nil {
+		wi.afs.catchUp()
+	}
 	for _, u := range wi.usage {
 		q.node.addUsage(u.fr, u.v)
 	}
@@ -210,6 +220,9 @@ func (q *clusterQueue) assume(wi *info) {
 
 // release gives back the quota a workload holds.
 func (q *clusterQueue) release(wi *info) {
+	if wi.afs != nil {
+		wi.afs.catchUp()
+	}
 	for _, u := range wi.usage {
 		q.node.removeUsage(u.fr, u.v)
 	}
