@@ -54,6 +54,8 @@ type Admitter struct {
 	// timers: PodsReady timeouts and back-offs (podsready.go)
 	timers   []timer
 	timerSeq int64
+	// candBuf is fair-sharing preemption's buffer of candidates
+	candBuf []candidate
 	// afs is admission fair sharing's state of the LocalQueues of
 	// usage-based ClusterQueues, by namespace/name (afs.go); nil when off
 	afs map[string]*lqUsage

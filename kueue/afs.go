@@ -180,6 +180,7 @@ func (l *lqUsage) refresh() {
 	}
 	l.value = v
 	q := l.cq
+	q.orderOK = false
 	slices.SortFunc(q.heap, func(x, y *info) int {
 		if q.before(x, y) {
 			return -1

@@ -383,6 +383,7 @@ func (a *Admitter) issuePreemptions(e *entry) int {
 			continue
 		}
 		v.state, v.evictedAt = stateEvicted, a.now
+		v.cq.orderOK = false
 		msg := preemptionMessage(e.wi, t.reason, v)
 		a.write(Event{Kind: Evicted, Workload: v.key, ClusterQueue: v.cq.spec.Name, Reason: "Preempted", Preemption: t.reason, Message: msg, By: e.wi.key}, true)
 	}

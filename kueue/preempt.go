@@ -121,8 +121,9 @@ func (c *preemptionCtx) classify(cand *info, advantage bool) variant {
 }
 
 func (c *preemptionCtx) fromQueue(q *clusterQueue, lca *node, advantage bool, out *[]candidate) {
-	for _, k := range sortedKeys(q.admitted) {
-		cand := q.admitted[k]
+	// candidates() sorts by ordering, a total order: the map's order does
+	// not reach the result
+	for _, cand := range q.admitted {
 		if v := c.classify(cand, advantage); v != never {
 			*out = append(*out, candidate{cand, lca, v})
 		}
@@ -216,7 +217,7 @@ func (c *preemptionCtx) candidates() (all []candidate, noneOutside, noneHierarch
 		}
 	}
 	for _, l := range [][]candidate{same, prio, hier} {
-		slices.SortStableFunc(l, c.ordering)
+		slices.SortFunc(l, c.ordering)
 	}
 	split := func(l []candidate) ([]candidate, []candidate) {
 		i := 0

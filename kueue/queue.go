@@ -41,6 +41,12 @@ type clusterQueue struct {
 	// afsLQs are its LocalQueues, by key, when it orders by their usage
 	// (afs.go)
 	afsLQs []*lqUsage
+	// byOrder is admitted in preemption's candidate order (without the
+	// term on the queue, the same for all), kept while orderOK: a cache
+	// that any change to admitted, to a workload's eviction or to the
+	// LocalQueues' usage drops
+	byOrder []*info
+	orderOK bool
 }
 
 // resourceGroup is one of a queue's resource groups.
@@ -213,6 +219,7 @@ func (q *clusterQueue) assume(wi *info) {
 		q.node.addUsage(u.fr, u.v)
 	}
 	q.admitted[wi.key] = wi
+	q.orderOK = false
 	if q.sticky == wi.key {
 		q.sticky = ""
 	}
@@ -227,6 +234,7 @@ func (q *clusterQueue) release(wi *info) {
 		q.node.removeUsage(u.fr, u.v)
 	}
 	delete(q.admitted, wi.key)
+	q.orderOK = false
 	q.generation++
 	wi.admission, wi.usage = nil, nil
 }
