@@ -219,6 +219,16 @@ func TestPortedAFSUsage(t *testing.T) {
 			assert.LessOrEqual(t, l.consumed[cpu], 2.0)
 		}
 	})
+	// TestCalculateDecayedConsumedKeepsLargeQuantitiesPositive: a first
+	// sample of 16Gi, 1Ti or 64Ti of memory (half-life 168 h) is above 0.
+	for _, size := range []string{"16Gi", "1Ti", "64Ti"} {
+		t.Run("large quantity "+size, func(t *testing.T) {
+			a := &Admitter{cfg: Config{AdmissionFairSharing: &AdmissionFairSharing{UsageHalfLifeTime: int64(168 * time.Hour)}}}
+			l := &lqUsage{a: a, weight: 1, consumed: map[cluster.ResourceName]float64{}}
+			l.decay(map[cluster.ResourceName]float64{"memory": kubeAmount("memory", qty("memory", size))}, 5*time.Minute)
+			assert.Greater(t, l.consumed["memory"], 0.0)
+		})
+	}
 	// TestCalculateEntryPenaltyWithLongHalfLife: the penalty of a
 	// workload is positive in every resource: α(5 min, 168 h) = 1 − 0.5^(300/604800) = 3.43764e-4.
 	t.Run("entry penalty with a long half-life", func(t *testing.T) {
