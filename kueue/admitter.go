@@ -56,6 +56,10 @@ type Admitter struct {
 	timerSeq int64
 	// candBuf is fair-sharing preemption's buffer of candidates
 	candBuf []candidate
+	// memo are the preemption searches of a head's flavor assignment,
+	// which getTargets takes again while memoOn (cycle.go, nominate)
+	memo   []memoEntry
+	memoOn bool
 	// afs is admission fair sharing's state of the LocalQueues of
 	// usage-based ClusterQueues, by namespace/name (afs.go); nil when off
 	afs map[string]*lqUsage

@@ -354,7 +354,22 @@ func (c *preemptionCtx) fillBack(targets []target, borrow bool) []target {
 // getTargets finds the victims that let the assignment be admitted.
 func (a *Admitter) getTargets(wi *info, q *clusterQueue, as *assignment) []target {
 	c := &preemptionCtx{a: a, wi: wi, q: q, frs: as.frsNeedingPreemption(a), requests: as.usageList()}
+	if a.memoOn && len(c.frs) == 1 && len(c.requests) == 1 && c.requests[0].fr == c.frs[0] {
+		// the flavor assignment searched the same, on the same quota
+		for i := len(a.memo) - 1; i >= 0; i-- {
+			if m := a.memo[i]; m.fr == c.requests[0] {
+				return m.targets
+			}
+		}
+	}
 	return c.search()
+}
+
+// memoEntry is a search of the flavor assignment: for v of one
+// flavor-resource, the targets found.
+type memoEntry struct {
+	fr      frAmount
+	targets []target
 }
 
 // simulatePreemption judges whether preempting could make room for v of
@@ -363,6 +378,9 @@ func (a *Admitter) getTargets(wi *info, q *clusterQueue, as *assignment) []targe
 func (a *Admitter) simulatePreemption(wi *info, q *clusterQueue, k int, v int64) (preemptionMode, int) {
 	c := &preemptionCtx{a: a, wi: wi, q: q, frs: []int{k}, requests: []frAmount{{k, v}}}
 	targets := c.search()
+	if a.memoOn {
+		a.memo = append(a.memo, memoEntry{frAmount{k, v}, targets})
+	}
 	if len(targets) == 0 {
 		borrow, _ := q.node.lowestSubtreeThatFits(k, v)
 		return pmNoCandidates, borrow
