@@ -60,6 +60,8 @@ type Admitter struct {
 	// which getTargets takes again while memoOn (cycle.go, nominate)
 	memo   []memoEntry
 	memoOn bool
+	// savedUsage is tournamentShares' buffer
+	savedUsage [][]int64
 	// afs is admission fair sharing's state of the LocalQueues of
 	// usage-based ClusterQueues, by namespace/name (afs.go); nil when off
 	afs map[string]*lqUsage

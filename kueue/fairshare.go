@@ -207,7 +207,8 @@ func (a *Admitter) processFair(entries []*entry, preempted map[*info]bool) []*en
 // Cohort on its path, the share of the Cohort's child on that path with
 // the head's usage added to its queue.
 func (a *Admitter) tournamentShares(root *node, pending map[*clusterQueue]*entry) map[fairKey]drs {
-	out := map[fairKey]drs{}
+	out := make(map[fairKey]drs, 4*len(pending))
+	saved := a.savedUsage // the usage of the path's nodes, put back after
 	var walk func(n *node)
 	walk = func(n *node) {
 		for _, c := range n.cohorts {
@@ -218,9 +219,13 @@ func (a *Admitter) tournamentShares(root *node, pending map[*clusterQueue]*entry
 			if !ok {
 				continue
 			}
-			var saved [][]int64
+			k := 0
 			for p := qn; p != nil; p = p.parent {
-				saved = append(saved, slices.Clone(p.usage))
+				if k == len(saved) {
+					saved = append(saved, nil)
+				}
+				saved[k] = append(saved[k][:0], p.usage...)
+				k++
 			}
 			for _, u := range e.as.usageList() {
 				qn.addUsage(u.fr, u.v)
@@ -230,7 +235,7 @@ func (a *Admitter) tournamentShares(root *node, pending map[*clusterQueue]*entry
 				out[fairKey{p, e}] = d
 				d = a.dominantShare(p, nil)
 			}
-			k := 0
+			k = 0
 			for p := qn; p != nil; p = p.parent {
 				copy(p.usage, saved[k])
 				k++
@@ -238,6 +243,7 @@ func (a *Admitter) tournamentShares(root *node, pending map[*clusterQueue]*entry
 		}
 	}
 	walk(root)
+	a.savedUsage = saved
 	return out
 }
 
