@@ -17,8 +17,10 @@
 // (queue.go: StrictFIFO and BestEffortFIFO, the inadmissible set), the
 // flavor assigner (flavors.go), classical preemption (preempt.go), fair
 // sharing's shares, admission order and preemption (fairshare.go,
-// fairpreempt.go), the admission cycle (cycle.go), waitForPodsReady (podsready.go) and the
-// pace Kueue's API client's rate limit sets (writes.go). It knows no pod
+// fairpreempt.go), admission fair sharing's order of a queue by its
+// LocalQueues' decayed usage (afs.go), the admission cycle (cycle.go),
+// waitForPodsReady (podsready.go) and the pace Kueue's API client's rate
+// limit sets (writes.go). It knows no pod
 // or node: the caller adds workloads, steps it at its times, carries out
 // the decisions it reports as events (admit: release the job's pods with
 // the flavor; evict: stop them) and tells it when an evicted workload's

@@ -3,23 +3,34 @@
 // same load Kueue's own performance test runs and its figures can be put
 // beside Kueue's published ones:
 //
-//	go run ./examples/kueue-perf [-config baseline|large-scale|FILE] [-o DIR] [-nodes N] [-as pods|workloads]
+//	go run ./examples/kueue-perf [-config baseline|large-scale|fair-day|FILE] [-o DIR] [-nodes N] [-as pods|workloads] [-seed N] [-scale F]
 //	go run ./examples/scenario DIR
 //	go run ./examples/kueue-perf -config large-scale -compare   # Kueue's published figures, as a table
 //
-// -config takes one of the two configurations embedded here (baseline,
-// the default, and large-scale; configs/) or a file in the format of
-// Kueue's generator: cohorts[].{className, count, queuesSets[].{className,
-// count, nominalQuota, borrowingLimit, reclaimWithinCohort,
-// withinClusterQueue, workloadsSets[].{count, creationIntervalMs,
-// workloads[].{className, runtimeMs, priority, request}}}}, and
-// resourceFlavor.name. The TAS fields of Kueue's format (topology, a
-// flavor's nodeLabel and topologyName, a workload's podCount above 1,
-// tasConstraint, tasLevel, sliceSize) are refused, and so is an unknown
-// field; an error names the file and the field. -o is the folder to write
-// (kueue-perf-<config> by default); -nodes the nodes that share the
-// capacity (4); -as the form of the workloads (below, "Pods or
-// Workloads"). The same configuration gives the same bytes; the
+// -config takes one of the configurations embedded here (configs/:
+// Kueue's baseline, the default, and large-scale; gangsim's fair-day,
+// below, "A fair-sharing day") or a file in the format of Kueue's
+// generator: cohorts[].{className, count, queuesSets[].{className, count,
+// nominalQuota, borrowingLimit, reclaimWithinCohort, withinClusterQueue,
+// workloadsSets[].{count, creationIntervalMs, workloads[].{className,
+// runtimeMs, priority, request}}}}, and resourceFlavor.name. Three fields
+// are gangsim's extensions, not Kueue's: fairSharing.preemptionStrategies
+// at the top (Kueue's Configuration gets a fairSharing section),
+// cohorts[].parentName and fairWeight (the set's cohorts become Cohort
+// objects under a root Cohort of that name, with that weight), and
+// queuesSets[].fairWeight (the ClusterQueues' fair-sharing weight). The
+// TAS fields of Kueue's format (topology, a flavor's nodeLabel and
+// topologyName, a workload's podCount above 1, tasConstraint, tasLevel,
+// sliceSize) are refused, and so is an unknown field; an error names the
+// file and the field. -o is the folder to write (kueue-perf-<config> by
+// default); -nodes the nodes that share the capacity (4); -as the form of
+// the workloads (below, "Pods or Workloads"); -seed, when not 0, makes each
+// workload set's creations a Poisson process of the same mean interval
+// (exponential gaps drawn from the seed, per queue and set) instead of
+// Kueue's fixed intervals; -scale multiplies every workload set's count
+// and every quota by the factor, the span of the creations kept, so the
+// load per cpu stays. The same configuration and flags give the same
+// bytes; the
 // large-scale folder (50,000 workloads) is written in about a quarter of a
 // second. The exit status is 2 for a bad configuration or flag, 1 when the
 // folder cannot be written.
