@@ -63,6 +63,17 @@ type Admitter struct {
 	tasSnap    map[string]*tasSnapshot
 	tasCycle   int64
 	tasNodes   []TASNode
+	// candBuf is fair-sharing preemption's buffer of candidates
+	candBuf []candidate
+	// memo are the preemption searches of a head's flavor assignment,
+	// which getTargets takes again while memoOn (cycle.go, nominate)
+	memo   []memoEntry
+	memoOn bool
+	// savedUsage is tournamentShares' buffer
+	savedUsage [][]int64
+	// afs is admission fair sharing's state of the LocalQueues of
+	// usage-based ClusterQueues, by namespace/name (afs.go); nil when off
+	afs map[string]*lqUsage
 }
 
 // Config is how the Admitter runs: Kueue's configuration and switches,
@@ -88,6 +99,10 @@ type Config struct {
 	PodsReady PodsReadyConfig
 	// FairSharing is Kueue's fair sharing (fairshare.go), nil when off.
 	FairSharing *FairSharingConfig
+	// AdmissionFairSharing is Kueue's admission fair sharing (afs.go), nil
+	// when off (no admissionFairSharing in the Configuration, or its gate
+	// off); it applies to the ClusterQueues with the usage-based mode.
+	AdmissionFairSharing *AdmissionFairSharing
 }
 
 // DefaultConfig is Kueue v0.19's defaults (a client of 300 queries a
@@ -121,6 +136,7 @@ type info struct {
 	seq   int64
 	shape string
 	cq    *clusterQueue // its LocalQueue's ClusterQueue; nil while that is missing
+	afs   *lqUsage      // its LocalQueue's admission fair sharing; nil when off
 	state state
 
 	// while holding quota
@@ -237,6 +253,7 @@ func New(objs *Objects, cfg Config) (*Admitter, error) {
 		lq := &objs.LocalQueues[i]
 		a.lqs[lq.Namespace+"/"+lq.Name] = lq
 	}
+	a.initAFS()
 	return a, nil
 }
 
@@ -344,6 +361,7 @@ func (a *Admitter) Add(w *Workload) error {
 		return nil
 	}
 	wi.cq = a.cqs[lq.ClusterQueue]
+	wi.afs = a.afs[w.Namespace+"/"+w.Queue]
 	wi.cq.pushOrUpdate(wi)
 	a.wake()
 	return nil
@@ -395,6 +413,9 @@ func (a *Admitter) AddAdmitted(w *Workload, ad Admission) error {
 	}
 	a.seq++
 	wi := &info{w: w, key: key, seq: a.seq, shape: w.shape(), cq: q, state: stateAdmitted, admission: adm, reservedAt: a.now}
+	if l := a.afs[w.Namespace+"/"+w.Queue]; l != nil && l.cq == q {
+		wi.afs = l
+	}
 	for _, k := range slices.Sorted(maps.Keys(usage)) {
 		wi.usage = append(wi.usage, frAmount{k, usage[k]})
 	}
@@ -643,6 +664,9 @@ func (a *Admitter) SetReclaimable(key, podSet string, n int32) error {
 		return nil
 	}
 	wi.reclaimed[podSet] = n
+	if wi.afs != nil {
+		wi.afs.catchUp()
+	}
 	for r, v := range ps.Requests {
 		f, ok := adm.Flavors[r]
 		if !ok {

@@ -54,6 +54,9 @@ const (
 // runCycle runs one admission cycle at the current time and schedules
 // the next.
 func (a *Admitter) runCycle() {
+	if a.afs != nil {
+		a.afsCatchUp()
+	}
 	var heads []*entry
 	for _, q := range a.queues {
 		if !q.active {
@@ -104,6 +107,9 @@ func (a *Admitter) runCycle() {
 	for _, e := range entries {
 		if e.status == assumed {
 			e.q.assume(e.wi)
+			if e.wi.afs != nil {
+				e.wi.afs.settle(e.wi)
+			}
 		}
 	}
 	changed := false
@@ -150,16 +156,23 @@ func (a *Admitter) nominate(e *entry) {
 		wi.last = nil
 	}
 	fa := &flavorAssigner{a: a, wi: wi, q: q}
+	// the searches of the flavor assignment are kept for getTargets, on
+	// the same quota (memo)
+	a.memo, a.memoOn = a.memo[:0], true
 	full := fa.assign(nil)
 	e.as = full
 	switch full.mode() {
 	case Fit:
+		a.memoOn = false
 	case Preempt:
-		if e.targets = a.getTargets(wi, q, full); len(e.targets) > 0 {
+		e.targets = a.getTargets(wi, q, full)
+		a.memoOn = false
+		if len(e.targets) > 0 {
 			break
 		}
 		fallthrough
 	default:
+		a.memoOn = false
 		if a.cfg.PartialAdmission && partial(wi.w) {
 			if as, targets, ok := a.reduce(fa, wi, q); ok {
 				e.as, e.targets = as, targets
@@ -253,7 +266,7 @@ func (a *Admitter) reduce(fa *flavorAssigner, wi *info, q *clusterQueue) (*assig
 // process takes one entry of the cycle.
 func (a *Admitter) process(e *entry, preempted map[*info]bool) {
 	q := e.q
-	e.usage = e.as.usageList()
+	e.usage = slices.Clone(e.as.usageList()) // the admitted workload's own (SetReclaimable changes it)
 	mode := e.as.mode()
 	fits := a.fitsAfterPreemptions(e, preempted)
 	switch {
@@ -381,6 +394,7 @@ func (a *Admitter) issuePreemptions(e *entry) int {
 			continue
 		}
 		v.state, v.evictedAt = stateEvicted, a.now
+		v.cq.orderOK = false
 		msg := preemptionMessage(e.wi, t.reason, v)
 		a.write(Event{Kind: Evicted, Workload: v.key, ClusterQueue: v.cq.spec.Name, Reason: "Preempted", Preemption: t.reason, Message: msg, By: e.wi.key}, true)
 	}

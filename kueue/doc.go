@@ -17,9 +17,10 @@
 // (queue.go: StrictFIFO and BestEffortFIFO, the inadmissible set), the
 // flavor assigner (flavors.go), classical preemption (preempt.go), fair
 // sharing's shares, admission order and preemption (fairshare.go,
-// fairpreempt.go), the admission cycle (cycle.go), waitForPodsReady
-// (podsready.go), the pace Kueue's API client's rate limit sets
-// (writes.go), and topology-aware scheduling (tas.go: requests,
+// fairpreempt.go), admission fair sharing's order of a queue by its
+// LocalQueues' decayed usage (afs.go), the admission cycle (cycle.go),
+// waitForPodsReady (podsready.go), the pace Kueue's API client's rate
+// limit sets (writes.go), and topology-aware scheduling (tas.go: requests,
 // assignments and usage; tassnapshot.go: the snapshot of a TAS flavor's
 // nodes; tasplace.go: the domain choice; tasassign.go: TAS in the flavor
 // assignment and the cycle). It knows no pod, and reads nodes only as

@@ -84,12 +84,14 @@ func borrowingIn(n *node, frs []int) bool {
 	return false
 }
 
-// fairCandidates are the candidates in Kueue's order.
+// fairCandidates are the candidates, each queue's in Kueue's order (the
+// search takes them queue by queue: the order between queues does not
+// matter).
 func (c *preemptionCtx) fairCandidates() []candidate {
-	var out []candidate
+	out := c.a.candBuf[:0] // one search at a time: the buffer is reused
+	defer func() { c.a.candBuf = out[:0] }()
 	take := func(q *clusterQueue, policy PreemptionPolicy) {
-		for _, k := range sortedKeys(q.admitted) {
-			cand := q.admitted[k]
+		for _, cand := range c.ordered(q) {
 			if satisfiesPolicy(c.wi, cand, policy) && usesResources(cand, c.frs) {
 				out = append(out, candidate{wi: cand})
 			}
@@ -106,8 +108,25 @@ func (c *preemptionCtx) fairCandidates() []candidate {
 			}
 		}
 	}
-	slices.SortStableFunc(out, c.ordering)
 	return out
+}
+
+// ordered is the queue's admitted workloads in the candidate order,
+// sorted again only when they changed. Within one queue, ordering's term
+// on the preemptor's queue is the same for all; the rest is a total order
+// (it ends with the order of arrival), so the map's order does not reach
+// the result.
+func (c *preemptionCtx) ordered(q *clusterQueue) []*info {
+	if q.orderOK {
+		return q.byOrder
+	}
+	q.byOrder = q.byOrder[:0]
+	for _, wi := range q.admitted {
+		q.byOrder = append(q.byOrder, wi)
+	}
+	slices.SortFunc(q.byOrder, func(x, y *info) int { return c.ordering(candidate{wi: x}, candidate{wi: y}) })
+	q.orderOK = true
+	return q.byOrder
 }
 
 // fitsFair reports whether the preemptor fits, its simulated usage set
@@ -240,8 +259,21 @@ func (c *preemptionCtx) newFairOrdering(cands []candidate) *fairOrdering {
 	for p := c.q.node.parent; p != nil; p = p.parent {
 		o.ancestors[p] = true
 	}
-	for _, cand := range cands {
-		o.byQueue[cand.wi.cq] = append(o.byQueue[cand.wi.cq], cand.wi)
+	// each queue's run of candidates (fairCandidates gives them queue by
+	// queue) is a slice of one array; a queue met again is appended to
+	all := make([]*info, len(cands))
+	for i := 0; i < len(cands); {
+		q := cands[i].wi.cq
+		j := i
+		for ; j < len(cands) && cands[j].wi.cq == q; j++ {
+			all[j] = cands[j].wi
+		}
+		if prev, ok := o.byQueue[q]; ok {
+			o.byQueue[q] = append(slices.Clip(prev), all[i:j]...)
+		} else {
+			o.byQueue[q] = all[i:j:j]
+		}
+		i = j
 	}
 	return o
 }

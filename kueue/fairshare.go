@@ -101,15 +101,33 @@ func (a *Admitter) dominantShare(n *node, req []frAmount) drs {
 	if n.parent == nil {
 		return d
 	}
-	extra := make([]int64, len(n.usage))
-	for _, r := range req {
-		extra[r.fr] = addAmount(extra[r.fr], r.v)
+	var extra []int64
+	if len(req) > 0 {
+		extra = make([]int64, len(n.usage))
+		for _, r := range req {
+			extra[r.fr] = addAmount(extra[r.fr], r.v)
+		}
 	}
-	borrowed := map[cluster.ResourceName]int64{}
+	// the amounts borrowed by resource (over its flavors), in the order
+	// first met; resources are few
+	type borrowedOf struct {
+		r cluster.ResourceName
+		b int64
+	}
+	var borrowed []borrowedOf
 	for i := range n.usage {
-		if b := subAmount(addAmount(extra[i], n.usage[i]), n.subtree[i]); b > 0 {
+		u := n.usage[i]
+		if extra != nil {
+			u = addAmount(extra[i], u)
+		}
+		if b := subAmount(u, n.subtree[i]); b > 0 {
 			r := a.frs[i].resource
-			borrowed[r] = addAmount(borrowed[r], b)
+			k := slices.IndexFunc(borrowed, func(x borrowedOf) bool { return x.r == r })
+			if k < 0 {
+				borrowed = append(borrowed, borrowedOf{r, 0})
+				k = len(borrowed) - 1
+			}
+			borrowed[k].b = addAmount(borrowed[k].b, b)
 			d.borrowed = append(d.borrowed, i)
 		}
 	}
@@ -117,18 +135,20 @@ func (a *Admitter) dominantShare(n *node, req []frAmount) drs {
 		return d
 	}
 	d.borrowing = true
-	lendable := map[cluster.ResourceName]int64{}
-	for i, k := range a.frs {
-		lendable[k.resource] = addAmount(lendable[k.resource], n.parent.potentialAvailable(i))
-	}
-	for r, b := range borrowed {
-		l := lendable[r]
+	for _, x := range borrowed {
+		// what the parent could lend of the resource, over its flavors
+		var l int64
+		for i, k := range a.frs {
+			if k.resource == x.r {
+				l = addAmount(l, n.parent.potentialAvailable(i))
+			}
+		}
 		if l <= 0 {
 			continue
 		}
-		ratio := float64(b) * 1000 / float64(l)
-		if ratio > d.ratio || (ratio == d.ratio && r < d.dominant) {
-			d.ratio, d.dominant = ratio, r
+		ratio := float64(x.b) * 1000 / float64(l)
+		if ratio > d.ratio || (ratio == d.ratio && x.r < d.dominant) {
+			d.ratio, d.dominant = ratio, x.r
 		}
 	}
 	return d
@@ -187,7 +207,8 @@ func (a *Admitter) processFair(entries []*entry, preempted map[*info]bool) []*en
 // Cohort on its path, the share of the Cohort's child on that path with
 // the head's usage added to its queue.
 func (a *Admitter) tournamentShares(root *node, pending map[*clusterQueue]*entry) map[fairKey]drs {
-	out := map[fairKey]drs{}
+	out := make(map[fairKey]drs, 4*len(pending))
+	saved := a.savedUsage // the usage of the path's nodes, put back after
 	var walk func(n *node)
 	walk = func(n *node) {
 		for _, c := range n.cohorts {
@@ -198,9 +219,13 @@ func (a *Admitter) tournamentShares(root *node, pending map[*clusterQueue]*entry
 			if !ok {
 				continue
 			}
-			var saved [][]int64
+			k := 0
 			for p := qn; p != nil; p = p.parent {
-				saved = append(saved, slices.Clone(p.usage))
+				if k == len(saved) {
+					saved = append(saved, nil)
+				}
+				saved[k] = append(saved[k][:0], p.usage...)
+				k++
 			}
 			for _, u := range e.as.usageList() {
 				qn.addUsage(u.fr, u.v)
@@ -210,7 +235,7 @@ func (a *Admitter) tournamentShares(root *node, pending map[*clusterQueue]*entry
 				out[fairKey{p, e}] = d
 				d = a.dominantShare(p, nil)
 			}
-			k := 0
+			k = 0
 			for p := qn; p != nil; p = p.parent {
 				copy(p.usage, saved[k])
 				k++
@@ -218,6 +243,7 @@ func (a *Admitter) tournamentShares(root *node, pending map[*clusterQueue]*entry
 		}
 	}
 	walk(root)
+	a.savedUsage = saved
 	return out
 }
 

@@ -152,7 +152,8 @@ type assignment struct {
 	borrowing int
 	usage     map[int]int64 // by flavor-resource
 	last      lastAssignment
-	forced    *Mode // the mode set by the cycle (DeferredFit)
+	forced    *Mode      // the mode set by the cycle (DeferredFit)
+	ul        []frAmount // usageList, once the assignment is made
 }
 
 // mode is the worst mode of the pod sets.
@@ -189,12 +190,17 @@ func (as *assignment) message() string {
 	return b.String()
 }
 
-// usageList is the assignment's usage in flavor-resource order.
+// usageList is the assignment's usage in flavor-resource order, made
+// once (the assignment does not change once made); callers only read it.
 func (as *assignment) usageList() []frAmount {
+	if as.ul != nil || len(as.usage) == 0 {
+		return as.ul
+	}
 	out := make([]frAmount, 0, len(as.usage))
 	for _, i := range slices.Sorted(maps.Keys(as.usage)) {
 		out = append(out, frAmount{i, as.usage[i]})
 	}
+	as.ul = out
 	return out
 }
 

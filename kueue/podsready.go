@@ -93,6 +93,7 @@ func (a *Admitter) fireTimers() {
 func (a *Admitter) timeOut(wi *info) {
 	pr := a.cfg.PodsReady
 	wi.state, wi.evictedAt = stateEvicted, a.now
+	wi.cq.orderOK = false
 	if pr.BackoffLimit != nil && wi.requeues+1 > *pr.BackoffLimit {
 		wi.deactivated = true
 		a.write(Event{Kind: Evicted, Workload: wi.key, ClusterQueue: wi.cq.spec.Name, Reason: "Deactivated",

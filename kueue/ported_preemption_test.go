@@ -470,16 +470,23 @@ func threeQueueWorkloads(memory bool) []pwlAdm {
 }
 
 // Kueue's TestCandidatesOrdering, the cases of the classical order (the
-// priority boost and admission fair sharing are not modelled): evicted
-// first, then other queues' before the preemptor's own, then lower
-// priority, then the most recently admitted.
+// priority boost is not modelled) and of admission fair sharing: evicted
+// first, then other queues' before the preemptor's own, then, in one
+// ClusterQueue, the LocalQueue of higher usage, then lower priority, then
+// the most recently admitted.
 func TestPortedCandidatesOrdering(t *testing.T) {
 	type cand struct {
 		name, cq string
 		prio     int32
 		reserved time.Duration
 		evicted  bool
+		lq       string  // its LocalQueue, with admission fair sharing
+		usage    float64 // the LocalQueue's usage
 	}
+	// Kueue's three workloads of its admission fair sharing cases
+	low := cand{name: "low_lq_usage", cq: "preemptor", prio: 1, lq: "low_usage_lq", usage: 0.1}
+	mid := cand{name: "mid_lq_usage", cq: "preemptor", prio: 10, lq: "mid_usage_lq", usage: 0.5}
+	high := cand{name: "high_lq_usage_different_cq", cq: "other", prio: 1, lq: "high_usage_lq_different_cq", usage: 1}
 	cases := map[string]struct {
 		cands []cand
 		want  []string
@@ -492,6 +499,11 @@ func TestPortedCandidatesOrdering(t *testing.T) {
 			want: []string{"other", "preemptorCq"}},
 		"old workloads last": {cands: []cand{{name: "older", cq: "preemptor", reserved: -time.Second}, {name: "younger", cq: "preemptor", reserved: time.Second},
 			{name: "current", cq: "preemptor"}}, want: []string{"younger", "current", "older"}},
+		// usage 0.5 before 0.1 though of higher priority
+		"workloads with higher LQ usage first": {cands: []cand{low, mid}, want: []string{"mid_lq_usage", "low_lq_usage"}},
+		// the other ClusterQueue's first, whatever the usage
+		"workloads from different CQ are sorted based on priority and timestamp": {cands: []cand{mid, high},
+			want: []string{"high_lq_usage_different_cq", "mid_lq_usage"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -507,6 +519,9 @@ func TestPortedCandidatesOrdering(t *testing.T) {
 				wi := &info{w: &Workload{Name: x.name, Priority: x.prio}, key: x.name, seq: int64(i), cq: a.cqs[x.cq], reservedAt: x.reserved, state: stateAdmitted}
 				if x.evicted {
 					wi.state = stateEvicted
+				}
+				if x.lq != "" {
+					wi.w.Queue, wi.afs = x.lq, &lqUsage{value: x.usage}
 				}
 				cands = append(cands, candidate{wi: wi})
 			}

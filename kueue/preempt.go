@@ -121,8 +121,9 @@ func (c *preemptionCtx) classify(cand *info, advantage bool) variant {
 }
 
 func (c *preemptionCtx) fromQueue(q *clusterQueue, lca *node, advantage bool, out *[]candidate) {
-	for _, k := range sortedKeys(q.admitted) {
-		cand := q.admitted[k]
+	// candidates() sorts by ordering, a total order: the map's order does
+	// not reach the result
+	for _, cand := range q.admitted {
 		if v := c.classify(cand, advantage); v != never {
 			*out = append(*out, candidate{cand, lca, v})
 		}
@@ -158,6 +159,14 @@ func (c *preemptionCtx) ordering(x, y candidate) int {
 	}
 	if xo, yo := x.wi.cq != c.q, y.wi.cq != c.q; xo != yo {
 		if xo {
+			return -1
+		}
+		return 1
+	}
+	// admission fair sharing: within one ClusterQueue, the LocalQueue that
+	// used more first (Kueue compares the queue names, not the namespaces)
+	if xa, ya := x.wi.afs, y.wi.afs; xa != nil && ya != nil && x.wi.cq == y.wi.cq && x.wi.w.Queue != y.wi.w.Queue && xa.value != ya.value {
+		if xa.value > ya.value {
 			return -1
 		}
 		return 1
@@ -208,7 +217,7 @@ func (c *preemptionCtx) candidates() (all []candidate, noneOutside, noneHierarch
 		}
 	}
 	for _, l := range [][]candidate{same, prio, hier} {
-		slices.SortStableFunc(l, c.ordering)
+		slices.SortFunc(l, c.ordering)
 	}
 	split := func(l []candidate) ([]candidate, []candidate) {
 		i := 0
@@ -345,7 +354,22 @@ func (c *preemptionCtx) fillBack(targets []target, borrow bool) []target {
 // getTargets finds the victims that let the assignment be admitted.
 func (a *Admitter) getTargets(wi *info, q *clusterQueue, as *assignment) []target {
 	c := &preemptionCtx{a: a, wi: wi, q: q, frs: as.frsNeedingPreemption(a), requests: as.usageList()}
+	if a.memoOn && len(c.frs) == 1 && len(c.requests) == 1 && c.requests[0].fr == c.frs[0] {
+		// the flavor assignment searched the same, on the same quota
+		for i := len(a.memo) - 1; i >= 0; i-- {
+			if m := a.memo[i]; m.fr == c.requests[0] {
+				return m.targets
+			}
+		}
+	}
 	return c.search()
+}
+
+// memoEntry is a search of the flavor assignment: for v of one
+// flavor-resource, the targets found.
+type memoEntry struct {
+	fr      frAmount
+	targets []target
 }
 
 // simulatePreemption judges whether preempting could make room for v of
@@ -354,6 +378,9 @@ func (a *Admitter) getTargets(wi *info, q *clusterQueue, as *assignment) []targe
 func (a *Admitter) simulatePreemption(wi *info, q *clusterQueue, k int, v int64) (preemptionMode, int) {
 	c := &preemptionCtx{a: a, wi: wi, q: q, frs: []int{k}, requests: []frAmount{{k, v}}}
 	targets := c.search()
+	if a.memoOn {
+		a.memo = append(a.memo, memoEntry{frAmount{k, v}, targets})
+	}
 	if len(targets) == 0 {
 		borrow, _ := q.node.lowestSubtreeThatFits(k, v)
 		return pmNoCandidates, borrow

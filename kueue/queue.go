@@ -39,6 +39,15 @@ type clusterQueue struct {
 	// orderTime is the time a workload is queued by (Admitter.orderTime)
 	orderTime func(*info) time.Duration
 	a         *Admitter
+	// afsLQs are its LocalQueues, by key, when it orders by their usage
+	// (afs.go)
+	afsLQs []*lqUsage
+	// byOrder is admitted in preemption's candidate order (without the
+	// term on the queue, the same for all), kept while orderOK: a cache
+	// that any change to admitted, to a workload's eviction or to the
+	// LocalQueues' usage drops
+	byOrder []*info
+	orderOK bool
 }
 
 // resourceGroup is one of a queue's resource groups.
@@ -82,9 +91,13 @@ func (q *clusterQueue) rgByResource(r cluster.ResourceName) *resourceGroup {
 	return nil
 }
 
-// before is the queue order: the sticky preemptor first, then higher
-// priority, then earlier creation, then the order of arrival.
+// before is the queue order: with admission fair sharing, the LocalQueue
+// of lower usage first; then the sticky preemptor, then higher priority,
+// then earlier creation, then the order of arrival.
 func (q *clusterQueue) before(x, y *info) bool {
+	if x.afs != nil && y.afs != nil && x.afs.value != y.afs.value {
+		return x.afs.value < y.afs.value
+	}
 	if xs, ys := x.key == q.sticky, y.key == q.sticky; xs != ys {
 		return xs
 	}
@@ -201,11 +214,15 @@ func (q *clusterQueue) remove(wi *info) {
 
 // assume counts an admitted workload's usage in the cache.
 func (q *clusterQueue) assume(wi *info) {
+	if wi.afs != nil {
+		wi.afs.catchUp()
+	}
 	for _, u := range wi.usage {
 		q.node.addUsage(u.fr, u.v)
 	}
 	q.admitted[wi.key] = wi
 	q.a.tasUsage(wi, 1)
+	q.orderOK = false
 	if q.sticky == wi.key {
 		q.sticky = ""
 	}
@@ -213,11 +230,15 @@ func (q *clusterQueue) assume(wi *info) {
 
 // release gives back the quota a workload holds.
 func (q *clusterQueue) release(wi *info) {
+	if wi.afs != nil {
+		wi.afs.catchUp()
+	}
 	for _, u := range wi.usage {
 		q.node.removeUsage(u.fr, u.v)
 	}
 	delete(q.admitted, wi.key)
 	q.a.tasUsage(wi, -1)
+	q.orderOK = false
 	q.generation++
 	wi.admission, wi.usage = nil, nil
 }

@@ -121,6 +121,11 @@ type ClusterQueue struct {
 	Preemption        Preemption
 	StopPolicy        StopPolicy
 	FairSharing       *FairSharing
+	// AdmissionMode is spec.admissionScope.admissionMode: with
+	// UsageBasedAdmissionFairSharing (and the Configuration's
+	// admissionFairSharing on) the queue orders its workloads by their
+	// LocalQueues' recent usage first (afs.go); "" when not given.
+	AdmissionMode AdmissionMode
 	// AdmissionChecks are the admission checks named (not modelled), with
 	// the flavors each applies to.
 	AdmissionChecks []AdmissionCheckRule
@@ -154,6 +159,15 @@ type ResourceQuota struct {
 	BorrowingLimit *int64 // nil: no limit
 	LendingLimit   *int64 // nil: all unused quota can be lent
 }
+
+// AdmissionMode is a ClusterQueue's admission fair sharing mode.
+type AdmissionMode string
+
+// Kueue's admission modes.
+const (
+	UsageBasedAdmissionFairSharing AdmissionMode = "UsageBasedAdmissionFairSharing"
+	NoAdmissionFairSharing         AdmissionMode = "NoAdmissionFairSharing"
+)
 
 // FlavorFungibilityPolicy says whether the flavor search stops at a
 // flavor that needs borrowing or preemption.
@@ -269,7 +283,9 @@ type FairSharingConfig struct {
 }
 
 // AdmissionFairSharing orders a queue's workloads by their LocalQueues'
-// recent usage; durations in nanoseconds.
+// recent usage; durations in nanoseconds. UsageSamplingInterval is 5
+// minutes when the file does not give it (Kueue's default); a half-life
+// of 0 keeps no history.
 type AdmissionFairSharing struct {
 	UsageHalfLifeTime     int64
 	UsageSamplingInterval int64

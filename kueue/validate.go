@@ -210,6 +210,9 @@ func (q *ClusterQueue) Validate() error {
 	if err := enum("spec.stopPolicy", q.StopPolicy, StopNone, StopHold, StopHoldAndDrain); err != nil {
 		return err
 	}
+	if err := enum("spec.admissionScope.admissionMode", q.AdmissionMode, UsageBasedAdmissionFairSharing, NoAdmissionFairSharing); err != nil {
+		return err
+	}
 	if err := q.FairSharing.validate("spec.fairSharing"); err != nil {
 		return err
 	}

@@ -120,6 +120,10 @@ func FuzzKubeObjects(f *testing.F) {
 	f.Add([]byte("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nwaitForPodsReady: {timeout: 10m, requeuingStrategy: {timestamp: Eviction, backoffLimitCount: 5}}\n" +
 		"admissionFairSharing: {usageHalfLifeTime: 168h, usageSamplingInterval: 5m, resourceWeights: {cpu: 1}}\nfairSharing: {preemptionStrategies: [LessThanOrEqualToFinalShare]}\n" +
 		"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Cohort\nmetadata: {name: all}\nspec: {resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 4, lendingLimit: 9}]}]}]}\n"))
+	// admission fair sharing: a usage-based ClusterQueue and its weighted LocalQueue
+	f.Add([]byte("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nadmissionFairSharing: {usageHalfLifeTime: 1h}\n" +
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\nspec: {admissionScope: {admissionMode: UsageBasedAdmissionFairSharing}}\n" +
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: l, namespace: ns}\nspec: {clusterQueue: cq, fairSharing: {weight: 500m}}\n"))
 	// every seed as kubectl's JSON List too, which is read item by item
 	for _, pattern := range []string{"testdata/kube/*.yaml", "testdata/kube/bad/*.yaml", "testdata/kube/samples/*", "testdata/kube/public-samples/*/*.yaml"} {
 		files, _ := filepath.Glob(pattern)

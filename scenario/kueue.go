@@ -56,7 +56,9 @@ func (b *builder) kueueUnmodelled(in *kueue.Objects) {
 	}
 	if c := in.Configuration; c != nil {
 		if c.AdmissionFairSharing != nil {
-			b.ws.Add("Configuration", "admissionFairSharing", "admission fair sharing is not modelled yet: a queue's workloads are ordered by priority and creation", b.file+": Configuration")
+			if on, set := c.FeatureGates["AdmissionFairSharing"]; set && !on {
+				b.ws.Add("Configuration", "featureGates.AdmissionFairSharing", "the gate is off: admissionFairSharing is ignored, as Kueue ignores it", b.file+": Configuration")
+			}
 		}
 		if w := c.WaitForPodsReady; w != nil && w.BlockAdmission {
 			b.ws.Add("Configuration", "waitForPodsReady.blockAdmission", "not modelled: admission goes on while admitted workloads wait for their pods", b.file+": Configuration")

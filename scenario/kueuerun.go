@@ -176,6 +176,11 @@ func (sc *Scenario) newKueueRun() (*kueueRun, error) {
 		}
 		cfg.PodsReady = podsReadyConfig(c.WaitForPodsReady)
 		cfg.FairSharing = c.FairSharing
+		// admission fair sharing runs when configured and its gate (on by
+		// default in v0.19) is not turned off
+		if on, set := c.FeatureGates["AdmissionFairSharing"]; !set || on {
+			cfg.AdmissionFairSharing = c.AdmissionFairSharing
+		}
 		if c.ClientQPS != nil {
 			cfg.QPS = float64(*c.ClientQPS)
 		}

@@ -22,8 +22,10 @@ import (
 //go:embed configs/*.yaml
 var configs embed.FS
 
-// builtIn names the embedded configurations, as -config takes them.
-var builtIn = []string{"baseline", "large-scale", "tas"}
+// builtIn names the embedded configurations, as -config takes them:
+// Kueue's three, and gangsim's fair-sharing day (doc.go, "A fair-sharing
+// day").
+var builtIn = []string{"baseline", "large-scale", "tas", "fair-day"}
 
 // errConfig is a configuration the tool refuses; the message names the
 // file and the field.
@@ -45,12 +47,23 @@ type config struct {
 	// Topology is Kueue's TAS variant: the levels of the nodes it makes
 	// (tas.go).
 	Topology *topologyConfig `yaml:"topology"`
+	// FairSharing is a gangsim extension, not in Kueue's format: Kueue's
+	// Configuration gets a fairSharing section with these preemption
+	// strategies (none: Kueue's default pair).
+	FairSharing *struct {
+		PreemptionStrategies []string `yaml:"preemptionStrategies"`
+	} `yaml:"fairSharing"`
 }
 
 type cohortSet struct {
 	ClassName  string      `yaml:"className"`
 	Count      int         `yaml:"count"`
 	QueuesSets []queuesSet `yaml:"queuesSets"`
+	// ParentName and FairWeight are gangsim extensions: the set's cohorts
+	// become Cohort objects under a root Cohort of that name, with that
+	// fair-sharing weight.
+	ParentName string   `yaml:"parentName"`
+	FairWeight quantity `yaml:"fairWeight"`
 }
 
 type queuesSet struct {
@@ -61,6 +74,9 @@ type queuesSet struct {
 	ReclaimWithinCohort string         `yaml:"reclaimWithinCohort"`
 	WithinClusterQueue  string         `yaml:"withinClusterQueue"`
 	WorkloadsSets       []workloadsSet `yaml:"workloadsSets"`
+	// FairWeight is a gangsim extension: the ClusterQueues' fair-sharing
+	// weight.
+	FairWeight quantity `yaml:"fairWeight"`
 }
 
 type workloadsSet struct {
@@ -110,7 +126,7 @@ func loadConfig(name string) (*config, string, error) {
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: -config: not baseline, large-scale, tas or a file that can be read: %w", errConfig, err)
+		return nil, "", fmt.Errorf("%w: -config: not baseline, large-scale, tas, fair-day or a file that can be read: %w", errConfig, err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
@@ -175,10 +191,36 @@ func (c *config) check() error {
 	if len(c.Cohorts) == 0 {
 		return errors.New("cohorts: at least one cohort set is needed, as Kueue's loader requires")
 	}
+	if fs := c.FairSharing; fs != nil {
+		for i, s := range fs.PreemptionStrategies {
+			if s != "LessThanOrEqualToFinalShare" && s != "LessThanInitialShare" {
+				return fmt.Errorf("fairSharing.preemptionStrategies[%d]: %q is not LessThanOrEqualToFinalShare or LessThanInitialShare", i, cluster.Printable(s))
+			}
+		}
+	}
+	made := map[string]bool{} // the cohorts' names, which no parent may take
+	for _, cs := range c.Cohorts {
+		if cs.Count > 0 && cs.Count <= maxCount {
+			made[cs.ClassName+"-"] = true
+		}
+	}
 	pods, queues := 0, 0
 	for ci, cs := range c.Cohorts {
 		at := fmt.Sprintf("cohorts[%d]", ci)
 		if err := checkCount(at, cs.Count); err != nil {
+			return err
+		}
+		if cs.ParentName != "" {
+			if len(cs.ParentName) > 63 || !dnsLabel.MatchString(cs.ParentName) {
+				return fmt.Errorf("%s.parentName: %q is not a DNS label", at, cluster.Printable(cs.ParentName))
+			}
+			for prefix := range made {
+				if rest, ok := strings.CutPrefix(cs.ParentName, prefix); ok && rest != "" && strings.Trim(rest, "0123456789") == "" {
+					return fmt.Errorf("%s.parentName: %q is the name of a cohort the configuration makes", at, cs.ParentName)
+				}
+			}
+		}
+		if err := checkWeight(at, cs.FairWeight); err != nil {
 			return err
 		}
 		for qi, qs := range cs.QueuesSets {
@@ -220,6 +262,9 @@ func (c *config) check() error {
 			case "", "Never", "LowerPriority", "LowerOrNewerEqualPriority":
 			default:
 				return fmt.Errorf("%s.withinClusterQueue: %q is not Never, LowerPriority or LowerOrNewerEqualPriority", at, cluster.Printable(qs.WithinClusterQueue))
+			}
+			if err := checkWeight(at, qs.FairWeight); err != nil {
+				return err
 			}
 			for wi, ws := range qs.WorkloadsSets {
 				at := fmt.Sprintf("%s.workloadsSets[%d]", at, wi)
@@ -278,6 +323,22 @@ func (t template) check(at string) error {
 	}
 	if t.PodCount < 0 || t.PodCount > maxPodCount {
 		return fmt.Errorf("%s.podCount: %d: from 0 (one pod) to %d", at, t.PodCount, maxPodCount)
+	}
+	return nil
+}
+
+// checkWeight checks a fair-sharing weight: a quantity of at least 0, at
+// most a million.
+func checkWeight(at string, w quantity) error {
+	if w == "" {
+		return nil
+	}
+	m, err := cpu(w)
+	if err != nil {
+		return fmt.Errorf("%s.fairWeight: %v", at, err)
+	}
+	if m > 1_000_000_000 {
+		return fmt.Errorf("%s.fairWeight: %s is more than a million", at, cluster.Printable(string(w)))
 	}
 	return nil
 }

@@ -23,6 +23,9 @@ func FuzzParseConfig(f *testing.F) {
 	}
 	f.Add([]byte(`cohorts: [{className: c, count: 1, queuesSets: [{className: q, count: 2, nominalQuota: 1.5, workloadsSets: [{count: 3, creationIntervalMs: 0, workloads: [{className: w, runtimeMs: 1, priority: -3, request: 100m}]}]}]}]`))
 	f.Add([]byte(`cohorts: [{className: c, count: 1, queuesSets: [{className: q, count: 1, nominalQuota: 0, borrowingLimit: 0}]}]`))
+	// gangsim's extensions: fair sharing, a parent cohort, weights
+	f.Add([]byte("fairSharing: {preemptionStrategies: [LessThanInitialShare]}\n" +
+		`cohorts: [{className: c, count: 2, parentName: top, fairWeight: 3, queuesSets: [{className: q, count: 1, nominalQuota: 1, fairWeight: 250m, workloadsSets: [{count: 2, creationIntervalMs: 5, workloads: [{className: w, runtimeMs: 1, request: 1}]}]}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := parseConfig("fuzz.yaml", data)
 		if err != nil {

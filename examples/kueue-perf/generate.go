@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -56,6 +59,9 @@ type workload struct {
 type plan struct {
 	flavor    string
 	queues    []queue
+	cohorts   []cohortObject // Cohort objects (gangsim's extensions), parents first
+	fair      []string       // fair sharing's strategies; nil: off (Kueue's perf run)
+	fairOn    bool
 	workloads []workload // by creation time; at equal times, in generation order
 	nodes     int
 	nodeCPU   int64 // millicores, a whole number of cores
@@ -67,18 +73,62 @@ type plan struct {
 	nodeMem string
 }
 
+// cohortObject is a Cohort object: a root parent, or a cohort of a set
+// with a parent or a weight.
+type cohortObject struct {
+	name, parent string
+	weight       quantity
+}
+
+// options are the command line's changes to a configuration: the nodes
+// that share the capacity, a scale (every workload set's count times it
+// over the same span, every quota times it: the same load per cpu), and a
+// seed (0: Kueue's fixed creation intervals; else each workload set's
+// creations are a Poisson process of the same mean interval, drawn from
+// that seed).
+type options struct {
+	nodes int
+	scale float64
+	seed  uint64
+}
+
 // makePlan expands a checked configuration. nodes is the number of nodes
 // to share the capacity.
 func makePlan(c *config, nodes int) (*plan, error) {
-	p := &plan{flavor: defaultFlavor, nodes: nodes, cfg: c}
+	return makePlanWith(c, options{nodes: nodes, scale: 1})
+}
+
+func makePlanWith(c *config, o options) (*plan, error) {
+	p := &plan{flavor: defaultFlavor, nodes: o.nodes, cfg: c}
 	if c.ResourceFlavor != nil {
 		p.flavor = c.ResourceFlavor.Name
 	}
+	if c.FairSharing != nil {
+		p.fairOn, p.fair = true, c.FairSharing.PreemptionStrategies
+	}
+	scaled := o.scale != 1
+	if scaled {
+		// a copy, every count and quota scaled, checked again
+		c = c.scaled(o.scale)
+		if err := c.check(); err != nil {
+			return nil, fmt.Errorf("%w: -scale %g: %v", errConfig, o.scale, err)
+		}
+	}
 	seen := map[string]bool{}
+	parents := map[string]bool{}
 	var quota, maxRequest int64
+	for _, cs := range c.Cohorts {
+		if cs.ParentName != "" && !parents[cs.ParentName] {
+			parents[cs.ParentName] = true
+			p.cohorts = append(p.cohorts, cohortObject{name: cs.ParentName})
+		}
+	}
 	for _, cs := range c.Cohorts {
 		for ci := range cs.Count {
 			cohort := cohortName(cs.ClassName, ci)
+			if cs.ParentName != "" || cs.FairWeight != "" {
+				p.cohorts = append(p.cohorts, cohortObject{name: cohort, parent: cs.ParentName, weight: cs.FairWeight})
+			}
 			for qi := range cs.QueuesSets {
 				qs := &cs.QueuesSets[qi]
 				for i := range qs.Count {
@@ -92,14 +142,23 @@ func makePlan(c *config, nodes int) (*plan, error) {
 					quota = min(quota+min(q, maxQuota+1), maxQuota+1) // never overflows
 					for wi := range qs.WorkloadsSets {
 						ws := &qs.WorkloadsSets[wi]
-						k := int64(0)
+						var rng *rand.Rand
+						if o.seed != 0 {
+							rng = rand.New(rand.NewPCG(o.seed, uint64(len(p.queues))<<20|uint64(wi)))
+						}
+						k, at := int64(0), 0.0
 						for si := range ws.Count {
 							for ti := range ws.Workloads {
 								t := &ws.Workloads[ti]
 								k++
 								// Kueue's generator waits one interval before each creation.
+								created := k * ws.CreationIntervalMs
+								if rng != nil {
+									at += rng.ExpFloat64() * float64(ws.CreationIntervalMs)
+									created = int64(math.Min(at, float64(maxTime.Milliseconds())))
+								}
 								p.workloads = append(p.workloads, workload{
-									at:        k * ws.CreationIntervalMs,
+									at:        created,
 									namespace: name,
 									name:      t.ClassName + "-" + strconv.Itoa(wi) + "-" + strconv.Itoa(si) + "-" + strconv.Itoa(ti),
 									t:         t,
@@ -129,9 +188,9 @@ func makePlan(c *config, nodes int) (*plan, error) {
 	}
 	// Twice the quota of all ClusterQueues, the most Kueue can admit at
 	// once, so that nodes never hold a pod back; at least the largest request.
-	perNode := max((2*quota+int64(nodes)-1)/int64(nodes), maxRequest)
+	perNode := max((2*quota+int64(o.nodes)-1)/int64(o.nodes), maxRequest)
 	p.nodeCPU = (perNode + 999) / 1000 * 1000
-	p.nodePods = max(110, (int64(len(p.workloads))+int64(nodes)-1)/int64(nodes))
+	p.nodePods = max(110, (int64(len(p.workloads))+int64(o.nodes)-1)/int64(o.nodes))
 	return p, nil
 }
 
@@ -142,11 +201,46 @@ func cmpOr(q, d quantity) quantity {
 	return q
 }
 
+// scaled is a copy of the configuration with every workload set's count
+// times f over the same span (the interval divided by f) and every quota
+// times f, in millicores.
+func (c *config) scaled(f float64) *config {
+	out := *c
+	out.Cohorts = slices.Clone(c.Cohorts)
+	times := func(q quantity) quantity {
+		if q == "" {
+			return q
+		}
+		m, _ := cpu(q)
+		return quantity(strconv.FormatInt(int64(math.Round(float64(m)*f)), 10) + "m")
+	}
+	for i := range out.Cohorts {
+		cs := &out.Cohorts[i]
+		cs.QueuesSets = slices.Clone(cs.QueuesSets)
+		for j := range cs.QueuesSets {
+			qs := &cs.QueuesSets[j]
+			qs.NominalQuota, qs.BorrowingLimit = times(qs.NominalQuota), times(qs.BorrowingLimit)
+			qs.WorkloadsSets = slices.Clone(qs.WorkloadsSets)
+			for k := range qs.WorkloadsSets {
+				ws := &qs.WorkloadsSets[k]
+				if ws.Count > 0 {
+					ws.Count = max(1, int(math.Round(float64(ws.Count)*f)))
+				}
+				ws.CreationIntervalMs = int64(math.Round(float64(ws.CreationIntervalMs) / f))
+			}
+		}
+	}
+	return &out
+}
+
 // writeKueue writes the Kubernetes objects: Kueue's Configuration, the
 // ResourceFlavor, and per ClusterQueue its namespace and LocalQueue.
 func (p *plan) writeKueue(w io.Writer) error {
 	b := bufio.NewWriter(w)
-	fmt.Fprintf(b, `# Kueue's objects of a performance configuration, written by examples/kueue-perf.
+	if p.fairOn || len(p.cohorts) > 0 {
+		p.writeFairHead(b)
+	} else {
+		fmt.Fprintf(b, `# Kueue's objects of a performance configuration, written by examples/kueue-perf.
 # Kueue's perf run starts its scheduler with an empty Configuration: no
 # waitForPodsReady (which Kueue's v1beta2 defaults would turn on: the gate
 # DisableWaitForPodsReady turns it off), no fair sharing; its API client is
@@ -159,6 +253,7 @@ featureGates: {DisableWaitForPodsReady: true}
 integrations:
   frameworks: [pod]
 `)
+	}
 	if t := p.cfg.Topology; t != nil {
 		fmt.Fprintf(b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata:\n  name: %s\nspec:\n  levels:\n", t.Name)
 		for _, l := range t.Levels {
@@ -168,6 +263,18 @@ integrations:
 	fmt.Fprintf(b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata:\n  name: %s\n", p.flavor)
 	if t := p.cfg.Topology; t != nil {
 		fmt.Fprintf(b, "spec:\n  nodeLabels: {%s: tas}\n  topologyName: %s\n", p.cfg.ResourceFlavor.NodeLabel, t.Name)
+	}
+	for _, c := range p.cohorts {
+		fmt.Fprintf(b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata:\n  name: %s\n", c.name)
+		if c.parent != "" || c.weight != "" {
+			b.WriteString("spec:\n")
+		}
+		if c.parent != "" {
+			fmt.Fprintf(b, "  parentName: %s\n", c.parent)
+		}
+		if c.weight != "" {
+			fmt.Fprintf(b, "  fairSharing: {weight: %s}\n", strconv.Quote(string(c.weight)))
+		}
 	}
 	for _, q := range p.queues {
 		fmt.Fprintf(b, `---
@@ -205,6 +312,9 @@ spec:
 		if q.set.BorrowingLimit != "" {
 			fmt.Fprintf(b, "        borrowingLimit: %s\n", strconv.Quote(string(q.set.BorrowingLimit)))
 		}
+		if q.set.FairWeight != "" {
+			fmt.Fprintf(b, "  fairSharing: {weight: %s}\n", strconv.Quote(string(q.set.FairWeight)))
+		}
 		fmt.Fprintf(b, `---
 apiVersion: v1
 kind: Namespace
@@ -221,6 +331,31 @@ spec:
 `, q.name, q.name, q.name, q.name)
 	}
 	return b.Flush()
+}
+
+// writeFairHead writes the Configuration and the ResourceFlavor of a
+// configuration using gangsim's extensions: Kueue's perf run's
+// Configuration, with fair sharing when asked.
+func (p *plan) writeFairHead(b *bufio.Writer) {
+	fair := ""
+	if p.fairOn {
+		fair = "fairSharing: {}\n"
+		if len(p.fair) > 0 {
+			fair = "fairSharing: {preemptionStrategies: [" + strings.Join(p.fair, ", ") + "]}\n"
+		}
+	}
+	fmt.Fprintf(b, `# Kueue's objects of a configuration using gangsim's extensions (fair
+# sharing, parent cohorts, weights), written by examples/kueue-perf.
+# The Configuration is Kueue's perf run's (no waitForPodsReady, an API
+# client limited to 50 queries a second in bursts of 100, the pod
+# integration), with fair sharing when the configuration asks for it.
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+clientConnection: {qps: 50, burst: 100}
+featureGates: {DisableWaitForPodsReady: true}
+integrations:
+  frameworks: [pod]
+%s`, fair)
 }
 
 // The scenario file's entries, with the format's field names.

@@ -39,12 +39,14 @@ const (
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kueue-perf", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	name := fs.String("config", "baseline", "baseline, large-scale, tas, or a generator configuration file in Kueue's format")
+	name := fs.String("config", "baseline", "baseline, large-scale, tas, fair-day, or a generator configuration file in Kueue's format")
 	out := fs.String("o", "", "the scenario folder to write (default kueue-perf-<config>)")
 	nodes := fs.Int("nodes", 4, "the nodes that share the capacity (twice all nominal quota)")
 	as := fs.String("as", "pods", "pods (each workload a plain pod created at its time) or workloads (Kueue's Workload objects, which the format makes arrive at time 0 for now)")
 	compare := fs.Bool("compare", false, "print Kueue's published figures of the configuration as a table, and write nothing")
 	measureDir := fs.String("measure", "", "run the folder given (written by this tool for -config) and put its figures beside Kueue's published ones")
+	scale := fs.Float64("scale", 1, "every workload set's count and every quota times this, over the same span (the same load per cpu)")
+	seed := fs.Uint64("seed", 0, "0: Kueue's fixed creation intervals; else Poisson creations of the same mean interval, drawn from this seed")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -66,6 +68,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *nodes < 1 || *nodes > 100_000 {
 		return fmt.Errorf("%w: -nodes %d: from 1 to 100000", errUsage, *nodes)
 	}
+	if !(*scale > 0 && *scale <= 1000) {
+		return fmt.Errorf("%w: -scale %g: more than 0, at most 1000", errUsage, *scale)
+	}
 	start := time.Now()
 	c, label, err := loadConfig(*name)
 	if err != nil {
@@ -75,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if dir == "" {
 		dir = "kueue-perf-" + strings.TrimSuffix(filepath.Base(label), filepath.Ext(label))
 	}
-	p, err := makePlan(c, *nodes)
+	p, err := makePlanWith(c, options{nodes: *nodes, scale: *scale, seed: *seed})
 	if err != nil {
 		return err
 	}

@@ -291,13 +291,14 @@ func TestCompare(t *testing.T) {
 }
 
 func TestMisuse(t *testing.T) {
-	for _, args := range [][]string{{"extra"}, {"-nope"}, {"-nodes", "0"}, {"-as", "jobs"}, {"-config", "tas", "-as", "workloads", "-o", os.DevNull + "-x"}} {
+	for _, args := range [][]string{{"extra"}, {"-nope"}, {"-nodes", "0"}, {"-as", "jobs"}, {"-config", "tas", "-as", "workloads", "-o", os.DevNull + "-x"},
+		{"-scale", "0"}, {"-scale", "NaN"}, {"-scale", "1001"}} {
 		require.ErrorIs(t, run(args, &bytes.Buffer{}, &bytes.Buffer{}), errUsage, args)
 	}
 	err := run([]string{"-config", "no-such-file.yaml"}, &bytes.Buffer{}, &bytes.Buffer{})
 	require.ErrorIs(t, err, os.ErrNotExist)
 	require.ErrorIs(t, err, errConfig)
-	require.ErrorContains(t, err, "-config: not baseline, large-scale, tas or a file that can be read")
+	require.ErrorContains(t, err, "-config: not baseline, large-scale, tas, fair-day or a file that can be read")
 }
 
 // TestEmbeddedAreKueues checks the embedded configurations' totals: 30

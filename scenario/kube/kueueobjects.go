@@ -109,10 +109,12 @@ type kueueClusterQueueObject struct {
 				OnFlavors []string `yaml:"onFlavors"`
 			} `yaml:"admissionChecks"`
 		} `yaml:"admissionChecksStrategy"`
-		StopPolicy                string            `yaml:"stopPolicy"`
-		FairSharing               *kueueFairSharing `yaml:"fairSharing"`
-		AdmissionScope            unmodelled        `yaml:"admissionScope"`
-		ConcurrentAdmissionPolicy unmodelled        `yaml:"concurrentAdmissionPolicy"`
+		StopPolicy     string            `yaml:"stopPolicy"`
+		FairSharing    *kueueFairSharing `yaml:"fairSharing"`
+		AdmissionScope *struct {
+			AdmissionMode string `yaml:"admissionMode"`
+		} `yaml:"admissionScope"`
+		ConcurrentAdmissionPolicy unmodelled `yaml:"concurrentAdmissionPolicy"`
 	} `yaml:"spec"`
 	Status openFields `yaml:"status"`
 }
@@ -396,6 +398,12 @@ func (k *kubeImport) kueueClusterQueue(o *Object, v *kueueClusterQueueObject, f 
 	if q.FairSharing, err = kueueWeight(o, s.FairSharing); err != nil {
 		return err
 	}
+	if as := s.AdmissionScope; as != nil {
+		if as.AdmissionMode == "" {
+			return o.failf(nil, "spec.admissionScope.admissionMode", "Required value: admissionScope needs an admissionMode")
+		}
+		q.AdmissionMode = kueue.AdmissionMode(as.AdmissionMode)
+	}
 	if err := q.Validate(); err != nil {
 		return kueueFail(o, err)
 	}
@@ -544,13 +552,22 @@ func (k *kubeImport) kueueConfig(o *Object, v *kueueConfigObject, f *schema.File
 		}
 	}
 	if a := v.AdmissionFairSharing; a != nil {
-		af := &kueue.AdmissionFairSharing{}
+		// Kueue's defaults: no half-life (no history), a sample every 5
+		// minutes
+		af := &kueue.AdmissionFairSharing{UsageSamplingInterval: int64(5 * time.Minute)}
 		var err error
-		if af.UsageHalfLifeTime, err = kueueDuration(o, "admissionFairSharing.usageHalfLifeTime", a.UsageHalfLifeTime); err != nil {
-			return err
+		if a.UsageHalfLifeTime != "" {
+			if af.UsageHalfLifeTime, err = kueueDuration(o, "admissionFairSharing.usageHalfLifeTime", a.UsageHalfLifeTime); err != nil {
+				return err
+			}
 		}
-		if af.UsageSamplingInterval, err = kueueDuration(o, "admissionFairSharing.usageSamplingInterval", a.UsageSamplingInterval); err != nil {
-			return err
+		if a.UsageSamplingInterval != "" {
+			if af.UsageSamplingInterval, err = kueueDuration(o, "admissionFairSharing.usageSamplingInterval", a.UsageSamplingInterval); err != nil {
+				return err
+			}
+			if af.UsageSamplingInterval == 0 {
+				af.UsageSamplingInterval = int64(5 * time.Minute) // Kueue defaults a zero too
+			}
 		}
 		for r, w := range a.ResourceWeights {
 			if af.ResourceWeights == nil {
