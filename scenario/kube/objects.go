@@ -257,13 +257,16 @@ func (o *Object) decodeEarly(d *schema.Decoder) bool {
 	kind, known := lookupKind(o.apiVersion, o.kind)
 	if !known {
 		o.skipped = skip(o)
-		head := o.node.Content[:0:0]
+		// a copy of its own: a List item's nodes are taken again for the
+		// next item (schema.ParseJSONListItems)
+		head := *o.node
+		head.Content = nil
 		for i := 0; i+1 < len(o.node.Content); i += 2 {
 			if k := o.node.Content[i].Value; k == "apiVersion" || k == "kind" || k == "metadata" {
-				head = append(head, o.node.Content[i], o.node.Content[i+1])
+				head.Content = append(head.Content, schema.CloneTree(o.node.Content[i]), schema.CloneTree(o.node.Content[i+1]))
 			}
 		}
-		o.node.Content, o.early = head, true
+		o.node, o.early = &head, true
 		return true
 	}
 	if !slices.Contains(kind.versions, o.apiVersion) {

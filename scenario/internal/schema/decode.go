@@ -127,7 +127,7 @@ func (d *Decoder) value(n *yaml.Node, v reflect.Value, path string) error {
 		if err := d.chargeKept(n); err != nil {
 			return failErr(n, path, err)
 		}
-		v.Set(reflect.ValueOf(*n))
+		v.Set(reflect.ValueOf(*CloneTree(n))) // its own: the tree may be a List item's, whose nodes are taken again (ParseJSONListItems)
 		return nil
 	case skippedType:
 		return nil
@@ -473,4 +473,20 @@ func collectFields(t reflect.Type, prefix []int, fields map[string][]int, names 
 		}
 	}
 	return open
+}
+
+// CloneTree is a deep copy of a node tree (an alias's target is shared,
+// not copied: JSON has none, and YAML's stay within their document).
+func CloneTree(n *yaml.Node) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	c := *n
+	if len(n.Content) > 0 {
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for i, k := range n.Content {
+			c.Content[i] = CloneTree(k)
+		}
+	}
+	return &c
 }

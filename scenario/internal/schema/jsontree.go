@@ -37,10 +37,17 @@ type jsonTree struct {
 	// stack holds the children of the lists and objects being read, so
 	// that each gets its Content in one slice of its size; nodes and
 	// contents are slabs those come from: a dump's tree is millions of
-	// small values, allocated a few hundred at a time
+	// small values, allocated a few hundred at a time. A reader of a
+	// List's items on its own goroutine (reuse) takes them again for
+	// each item, once the item is decoded (reset): the tree of a dump is
+	// then never more than one item's per goroutine.
 	stack    []*yaml.Node
 	nodes    []yaml.Node
 	contents []*yaml.Node
+	reuse    bool
+	// nodesUsed and contentsUsed are how much of nodes and contents the
+	// tree being read holds
+	nodesUsed, contentsUsed int
 }
 
 // slab is how many nodes, or content entries, are allocated at once.
@@ -48,13 +55,28 @@ const slab = 256
 
 // node is a new zero node.
 func (t *jsonTree) node() *yaml.Node {
-	if len(t.nodes) == 0 {
-		t.nodes = make([]yaml.Node, slab)
+	if t.nodesUsed == len(t.nodes) {
+		t.nodes, t.nodesUsed = make([]yaml.Node, t.grown(len(t.nodes), 1)), 0
 	}
-	n := &t.nodes[0]
-	t.nodes = t.nodes[1:]
+	n := &t.nodes[t.nodesUsed]
+	t.nodesUsed++
+	*n = yaml.Node{} // a node reused from the last item
 	return n
 }
+
+// grown is the size of a new slab of nodes or contents, at least need:
+// a reader that reuses them grows them to an item's size.
+func (t *jsonTree) grown(had, need int) int {
+	if t.reuse {
+		return max(2*had, need, slab)
+	}
+	return max(need, slab)
+}
+
+// reset takes the nodes and contents back for the next item: nothing of
+// the last item's tree may be held any more (a decoder keeps a node it
+// stores by a deep copy, schema.DecodeKept; an object keeps its head so).
+func (t *jsonTree) reset() { t.nodesUsed, t.contentsUsed = 0, 0 }
 
 // pop takes the children stacked since base as a Content slice of their
 // number (nil for none, as append leaves it).
@@ -64,14 +86,14 @@ func (t *jsonTree) pop(base int) []*yaml.Node {
 	if len(kids) == 0 {
 		return nil
 	}
-	if len(kids) > slab/4 {
+	if len(kids) > slab/4 && !t.reuse {
 		return append([]*yaml.Node(nil), kids...)
 	}
-	if len(t.contents) < len(kids) {
-		t.contents = make([]*yaml.Node, slab)
+	if len(t.contents)-t.contentsUsed < len(kids) {
+		t.contents, t.contentsUsed = make([]*yaml.Node, t.grown(len(t.contents), len(kids))), 0
 	}
-	c := t.contents[:len(kids):len(kids)]
-	t.contents = t.contents[len(kids):]
+	c := t.contents[t.contentsUsed : t.contentsUsed+len(kids) : t.contentsUsed+len(kids)]
+	t.contentsUsed += len(kids)
 	copy(c, kids)
 	return c
 }
@@ -259,7 +281,9 @@ func (t *jsonTree) str(key bool) string {
 // up to workers goroutines: each goroutine gets its own function from
 // worker, which may be called with any item (its index and tree) but
 // never at once with another of that goroutine; the results come back in
-// item order. The top-level object's tree is returned without its items.
+// item order. An item's tree is the function's only while it runs: its
+// nodes are taken again for the next item, so a result must hold none of
+// them (a copy, cloneTree, is its own). The top-level object's tree is returned without its items.
 // A refusal (false) ends in ErrItemRefused; the first problem, in item
 // order, is the error. Text that is not valid JSON is read by the token
 // reader, item after item on one goroutine, and its error says where.
@@ -298,7 +322,7 @@ func ParseJSONListItems[T any](data []byte, workers int, worker func() func(int,
 		go func() {
 			defer wg.Done()
 			each := worker()
-			item := &jsonTree{data: data, keys: map[string]string{}}
+			item := &jsonTree{data: data, keys: map[string]string{}, reuse: true}
 			for {
 				from := int(next.Add(chunk)) - chunk
 				if from >= len(t.spans) {
@@ -316,6 +340,7 @@ func ParseJSONListItems[T any](data []byte, workers int, worker func() func(int,
 					if out[i], ok = each(i, n); !ok {
 						errs[i] = ErrItemRefused
 					}
+					item.reset()
 				}
 			}
 		}()

@@ -39,7 +39,8 @@ func both(t *testing.T, data []byte, refuseAt int) {
 	// on several goroutines: the same items in order, the same error
 	for _, workers := range []int{1, 3} {
 		root, items, err := ParseJSONListItems(data, workers, func() func(int, *yaml.Node) (*yaml.Node, bool) {
-			return func(i int, n *yaml.Node) (*yaml.Node, bool) { return n, i != refuseAt }
+			// a copy: the item's nodes are taken again for the next item
+			return func(i int, n *yaml.Node) (*yaml.Node, bool) { return CloneTree(n), i != refuseAt }
 		})
 		require.Equal(t, slow.err, err)
 		if err == nil {
