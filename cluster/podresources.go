@@ -19,8 +19,8 @@ func (l ResourceList) Clone() ResourceList { return maps.Clone(l) }
 // Resources returns l as Resources (amounts of 0 dropped).
 func (l ResourceList) Resources() Resources {
 	var r Resources
-	for _, name := range slices.Sorted(maps.Keys(l)) {
-		r = r.With(name, l[name])
+	for name, v := range l { // With keeps the extended ones in name order, whatever the order given
+		r = r.With(name, v)
 	}
 	return r
 }
