@@ -75,8 +75,9 @@ func kubeAmount(r cluster.ResourceName, v int64) float64 {
 	return float64(v)
 }
 
-// initAFS gives every LocalQueue of a usage-based ClusterQueue its state,
-// empty at time 0 (a LocalQueue new to Kueue has no history).
+// initAFS gives every LocalQueue of a usage-based ClusterQueue its state
+// at time 0: the consumed resources of its status when a dump gives
+// them, else nothing (a LocalQueue new to Kueue has no history).
 func (a *Admitter) initAFS() {
 	if a.cfg.AdmissionFairSharing == nil {
 		return
@@ -93,6 +94,9 @@ func (a *Admitter) initAFS() {
 			w = float64(*lq.FairSharing.Weight) / 1e9
 		}
 		l := &lqUsage{a: a, key: k, queue: lq.Name, cq: q, weight: w, consumed: map[cluster.ResourceName]float64{}, last: a.now}
+		for r, v := range lq.ConsumedResources { // a dump's: the usage so far
+			l.consumed[r] = kubeAmount(r, v)
+		}
 		l.value = l.usage()
 		a.afs[k] = l
 		q.afsLQs = append(q.afsLQs, l)

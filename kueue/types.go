@@ -221,6 +221,11 @@ type LocalQueue struct {
 	ClusterQueue    string
 	StopPolicy      StopPolicy
 	FairSharing     *FairSharing
+	// ConsumedResources is a dump's
+	// status.fairSharing.admissionFairSharingStatus.consumedResources: the
+	// decayed usage admission fair sharing starts from (none: nothing
+	// used yet, a LocalQueue new to Kueue).
+	ConsumedResources cluster.ResourceList
 }
 
 // Cohort groups ClusterQueues (and cohorts: ParentName) that lend each

@@ -3,6 +3,7 @@ package scenario
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,4 +110,43 @@ func TestKueueAdmissionFairSharingErrors(t *testing.T) {
 		require.ErrorContains(t, err, "f.yaml", tc.text)
 		require.ErrorContains(t, err, tc.want, tc.text)
 	}
+}
+
+// A dump's LocalQueue tells what admission fair sharing counted so far
+// (status.fairSharing.admissionFairSharingStatus.consumedResources): the
+// simulation starts from it. a1 (la) and b1 (lb) arrive together for the
+// one cpu: with no history the queue takes them in order, a1 first; with
+// la having consumed 5 cpu lately, lb's b1 goes first.
+func TestKueueAdmissionFairSharingFromADump(t *testing.T) {
+	order := func(status string) []string {
+		dir := t.TempDir()
+		objects := afsQueues("admissionFairSharing: {usageHalfLifeTime: 1h, usageSamplingInterval: 1m}") + kubeNodes(1, 1)
+		if status != "" {
+			objects = strings.Replace(objects, "metadata: {name: la, namespace: default}\nspec: {clusterQueue: cq}\n",
+				"metadata: {name: la, namespace: default}\nspec: {clusterQueue: cq}\n"+status+"\n", 1)
+		}
+		pods := "pods:\n- {name: a1, duration: 10m, requests: {cpu: \"1\"}, labels: {kueue.x-k8s.io/queue-name: la}}\n" +
+			"- {name: b1, duration: 10m, requests: {cpu: \"1\"}, labels: {kueue.x-k8s.io/queue-name: lb}}\n"
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "objects.yaml"), []byte(objects), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.yaml"), []byte(pods), 0o644))
+		sc, err := LoadFiles([]string{filepath.Join(dir, "objects.yaml"), filepath.Join(dir, "pods.yaml")})
+		require.NoError(t, err)
+		res, err := sc.Run()
+		require.NoError(t, err)
+		var got []string
+		for _, e := range res.KueueEvents {
+			if e.Kind == "QuotaReserved" {
+				got = append(got, e.Workload[:len("pod-a1")])
+			}
+		}
+		return got
+	}
+	require.Equal(t, []string{"pod-a1", "pod-b1"}, order(""))
+	dumped := "status: {fairSharing: {weightedShare: 0, admissionFairSharingStatus: {consumedResources: {cpu: \"5\"}, lastUpdate: \"2026-12-06T10:00:00Z\"}}}"
+	require.Equal(t, []string{"pod-b1", "pod-a1"}, order(dumped))
+	// a quantity that is none is refused, naming the object and the field
+	_, err := Parse("lq.yaml", []byte("apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: la, namespace: default}\nspec: {clusterQueue: cq}\n"+
+		"status: {fairSharing: {admissionFairSharingStatus: {consumedResources: {cpu: lots}}}}\n"))
+	require.ErrorContains(t, err, "LocalQueue")
+	require.ErrorContains(t, err, "status.fairSharing.admissionFairSharingStatus.consumedResources[cpu]")
 }

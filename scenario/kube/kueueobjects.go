@@ -126,7 +126,16 @@ type kueueLocalQueueObject struct {
 		StopPolicy   string            `yaml:"stopPolicy"`
 		FairSharing  *kueueFairSharing `yaml:"fairSharing"`
 	} `yaml:"spec"`
-	Status openFields `yaml:"status"`
+	Status struct {
+		openFields
+		FairSharing *struct {
+			openFields
+			AdmissionFairSharingStatus *struct {
+				openFields
+				ConsumedResources map[string]string `yaml:"consumedResources"`
+			} `yaml:"admissionFairSharingStatus"`
+		} `yaml:"fairSharing"`
+	} `yaml:"status"`
 }
 
 type kueueCohortObject struct {
@@ -425,6 +434,15 @@ func (k *kubeImport) kueueLocalQueue(o *Object, v *kueueLocalQueueObject, f *sch
 	var err error
 	if q.FairSharing, err = kueueWeight(o, v.Spec.FairSharing); err != nil {
 		return err
+	}
+	if fs := v.Status.FairSharing; fs != nil && fs.AdmissionFairSharingStatus != nil {
+		// what admission fair sharing counted so far (a dump's), where
+		// the simulation starts from
+		used, name, err := parseResourceList(fs.AdmissionFairSharingStatus.ConsumedResources, schema.ResourcesOfNode)
+		if err != nil {
+			return o.fail(nil, "status.fairSharing.admissionFairSharingStatus.consumedResources["+name+"]", err)
+		}
+		q.ConsumedResources = resourceList(used)
 	}
 	if err := q.Validate(); err != nil {
 		return kueueFail(o, err)
