@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,6 +66,11 @@ func (b *builder) controllers(ins []*input) error {
 	ws := b.ws
 	b.ws = nil // the templates were warned about with their pods
 	defer func() { b.ws = ws }()
+	n := 0
+	for _, in := range ins {
+		n += len(in.spec.Controllers)
+	}
+	b.sc.Controllers = slices.Grow(b.sc.Controllers, n) // at least one each: grown once
 	for _, in := range ins {
 		b.file = in.name
 		for i := range in.spec.Controllers {

@@ -77,7 +77,7 @@ func indexHash(h uint64, i int) uint64    { return extend(h, 'i', strconv.Itoa(i
 
 // IndexLines indexes the lines of a tree without aliases (JSON's).
 func IndexLines(n *yaml.Node) *LineIndex {
-	x := &LineIndex{root: n.Line}
+	x := &LineIndex{root: n.Line, entries: make([]lineEntry, 0, countEntries(n))}
 	var walk func(n *yaml.Node, h uint64)
 	walk = func(n *yaml.Node, h uint64) {
 		switch n.Kind {
@@ -193,4 +193,22 @@ func (x *LineIndex) KeyLine(path, key string) int {
 		line = l
 	}
 	return line
+}
+
+// countEntries is how many entries IndexLines makes of n, or a few more
+// (it leaves out repeated keys): counted first, to spare the copies of a
+// growing list.
+func countEntries(n *yaml.Node) int {
+	c := 0
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 1; i < len(n.Content); i += 2 {
+			c += 1 + countEntries(n.Content[i])
+		}
+	case yaml.SequenceNode:
+		for _, k := range n.Content {
+			c += 1 + countEntries(k)
+		}
+	}
+	return c
 }
