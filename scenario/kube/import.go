@@ -146,7 +146,25 @@ func Import(ins []*Input, plugins fw.Registry, ws Warnings, t *schema.Tally, opt
 			k.kueueRuns = true
 		}
 	}
-	var made []madePods // the pods each object made, for the gang formats
+	// each input's pods and controllers grown once to what its objects
+	// make at least (a Pod one pod, a Job one controller), not by copies
+	for _, in := range ins {
+		pods, ctls := 0, 0
+		for _, d := range k.objs {
+			if d.in != in {
+				continue
+			}
+			switch d.v.(type) {
+			case *kubePod:
+				pods++
+			case *kubeJob:
+				ctls++
+			}
+		}
+		in.File.Pods = slices.Grow(in.File.Pods, pods)
+		in.File.Controllers = slices.Grow(in.File.Controllers, ctls)
+	}
+	made := make([]madePods, 0, len(k.objs)) // the pods each object made, for the gang formats
 	for _, d := range k.objs {
 		from, ctls := len(d.in.File.Pods), len(d.in.File.Controllers)
 		if err := k.convert(d); err != nil {
