@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -111,9 +112,21 @@ func parseValidJSON(data []byte, each func(int, *yaml.Node) bool) (*yaml.Node, e
 
 func (t *jsonTree) space() { t.pos, t.line = jsonSpace(t.data, t.pos, t.line) }
 
+// errNotJSON is what the tree reader finds in text that is not JSON:
+// ParseJSONListItems, which reads without json.Valid's pass, then reads
+// it with the token reader, which says what is wrong and where.
+var errNotJSON = errors.New("not JSON")
+
+// at reports whether the byte at pos is c.
+func (t *jsonTree) at(c byte) bool { return t.pos < len(t.data) && t.data[t.pos] == c }
+
 // value reads the value at pos (white space read over before it) and
-// the white space after it.
+// the white space after it. Text that is not JSON is errNotJSON (or the
+// too-deep error, when nesting comes first), never a panic.
 func (t *jsonTree) value() (*yaml.Node, error) {
+	if t.pos >= len(t.data) {
+		return nil, errNotJSON
+	}
 	n := t.node()
 	n.Line, n.Column = t.line, 1
 	switch c := t.data[t.pos]; c {
@@ -143,22 +156,27 @@ func (t *jsonTree) value() (*yaml.Node, error) {
 			return nil, err
 		}
 	case '"':
-		n.Kind, n.Tag, n.Value, n.Style = yaml.ScalarNode, "!!str", t.str(false), yaml.DoubleQuotedStyle
-	case 't':
-		t.pos += len("true")
-		n.Kind, n.Tag, n.Value = yaml.ScalarNode, "!!bool", "true"
-	case 'f':
-		t.pos += len("false")
-		n.Kind, n.Tag, n.Value = yaml.ScalarNode, "!!bool", "false"
-	case 'n':
-		t.pos += len("null")
-		n.Kind, n.Tag, n.Value = yaml.ScalarNode, "!!null", "null"
-	default:
-		start := t.pos
-		for t.pos < len(t.data) && isNumberByte(t.data[t.pos]) {
-			t.pos++
+		v, ok := t.str(false)
+		if !ok {
+			return nil, errNotJSON
 		}
-		n.Kind, n.Tag, n.Value = yaml.ScalarNode, "!!float", string(t.data[start:t.pos])
+		n.Kind, n.Tag, n.Value, n.Style = yaml.ScalarNode, "!!str", v, yaml.DoubleQuotedStyle
+	case 't', 'f', 'n':
+		word := map[byte]string{'t': "true", 'f': "false", 'n': "null"}[c]
+		if !bytes.HasPrefix(t.data[t.pos:], []byte(word)) {
+			return nil, errNotJSON
+		}
+		t.pos += len(word)
+		n.Kind, n.Tag, n.Value = yaml.ScalarNode, "!!bool", word
+		if c == 'n' {
+			n.Tag = "!!null"
+		}
+	default:
+		num, ok := t.number()
+		if !ok {
+			return nil, errNotJSON
+		}
+		n.Kind, n.Tag, n.Value = yaml.ScalarNode, "!!float", string(num)
 		if _, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
 			n.Tag = "!!int"
 		}
@@ -167,32 +185,74 @@ func (t *jsonTree) value() (*yaml.Node, error) {
 	return n, nil
 }
 
-func isNumberByte(c byte) bool {
-	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+// number reads a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func (t *jsonTree) number() ([]byte, bool) {
+	start, d := t.pos, t.data
+	digits := func() bool {
+		from := t.pos
+		for t.pos < len(d) && d[t.pos] >= '0' && d[t.pos] <= '9' {
+			t.pos++
+		}
+		return t.pos > from
+	}
+	if t.at('-') {
+		t.pos++
+	}
+	switch {
+	case t.at('0'):
+		t.pos++
+	case !digits():
+		return nil, false
+	}
+	if t.at('.') {
+		t.pos++
+		if !digits() {
+			return nil, false
+		}
+	}
+	if t.at('e') || t.at('E') {
+		t.pos++
+		if t.at('+') || t.at('-') {
+			t.pos++
+		}
+		if !digits() {
+			return nil, false
+		}
+	}
+	return d[start:t.pos], true
 }
 
 // object reads an object's members after its "{", and its "}".
 func (t *jsonTree) object(n *yaml.Node) error {
-	for t.data[t.pos] != '}' {
-		if t.data[t.pos] == ',' {
-			t.pos++
-			t.space()
+	if t.at('}') {
+		t.pos++
+		return nil
+	}
+	for {
+		if !t.at('"') {
+			return errNotJSON
 		}
 		key := t.node()
-		key.Kind, key.Tag, key.Line, key.Column, key.Style, key.Value = yaml.ScalarNode, "!!str", t.line, 1, yaml.DoubleQuotedStyle, t.str(true)
+		key.Kind, key.Tag, key.Line, key.Column, key.Style = yaml.ScalarNode, "!!str", t.line, 1, yaml.DoubleQuotedStyle
+		var ok bool
+		if key.Value, ok = t.str(true); !ok {
+			return errNotJSON
+		}
 		t.space()
-		t.pos++ // the colon
+		if !t.at(':') {
+			return errNotJSON
+		}
+		t.pos++
 		t.space()
-		if t.spans != nil && t.depth == 1 && key.Value == "items" && t.data[t.pos] == '[' {
+		switch {
+		case t.spans != nil && t.depth == 1 && key.Value == "items" && t.at('['):
 			val := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: t.line, Column: 1}
 			if err := t.spanItems(); err != nil {
 				return err
 			}
 			t.space()
 			t.stack = append(t.stack, key, val)
-			continue
-		}
-		if t.each != nil && t.depth == 1 && key.Value == "items" && t.data[t.pos] == '[' {
+		case t.each != nil && t.depth == 1 && key.Value == "items" && t.at('['):
 			val := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: t.line, Column: 1}
 			t.depth++
 			t.pos++
@@ -209,26 +269,34 @@ func (t *jsonTree) object(n *yaml.Node) error {
 			}
 			t.space()
 			t.stack = append(t.stack, key, val)
-			continue
+		default:
+			val, err := t.value()
+			if err != nil {
+				return err
+			}
+			t.stack = append(t.stack, key, val)
 		}
-		val, err := t.value()
-		if err != nil {
-			return err
+		switch {
+		case t.at(','):
+			t.pos++
+			t.space()
+		case t.at('}'):
+			t.pos++
+			return nil
+		default:
+			return errNotJSON
 		}
-		t.stack = append(t.stack, key, val)
 	}
-	t.pos++
-	return nil
 }
 
 // elements reads a list's elements after its "[", and its "]", handing
 // each to take.
 func (t *jsonTree) elements(take func(int, *yaml.Node) error) error {
-	for i := 0; t.data[t.pos] != ']'; i++ {
-		if t.data[t.pos] == ',' {
-			t.pos++
-			t.space()
-		}
+	if t.at(']') {
+		t.pos++
+		return nil
+	}
+	for i := 0; ; i++ {
 		item, err := t.value()
 		if err != nil {
 			return err
@@ -236,23 +304,54 @@ func (t *jsonTree) elements(take func(int, *yaml.Node) error) error {
 		if err := take(i, item); err != nil {
 			return err
 		}
+		switch {
+		case t.at(','):
+			t.pos++
+			t.space()
+		case t.at(']'):
+			t.pos++
+			return nil
+		default:
+			return errNotJSON
+		}
 	}
-	t.pos++
-	return nil
 }
 
 // str reads a string: its bytes when it has no escape and is valid
 // UTF-8, else as encoding/json decodes it (escapes, and invalid UTF-8
-// replaced by U+FFFD). Keys are shared.
-func (t *jsonTree) str(key bool) string {
+// replaced by U+FFFD). Keys are shared. False for a string JSON refuses:
+// a control character, an escape it does not know, no closing quote.
+func (t *jsonTree) str(key bool) (string, bool) {
 	start := t.pos + 1
 	plain := true
 	i := start
-	for ; t.data[i] != '"'; i++ {
-		switch c := t.data[i]; {
+	for ; ; i++ {
+		if i >= len(t.data) {
+			return "", false
+		}
+		c := t.data[i]
+		if c == '"' {
+			break
+		}
+		switch {
+		case c < 0x20:
+			return "", false
 		case c == '\\':
 			plain = false
-			i++
+			if i+1 >= len(t.data) {
+				return "", false
+			}
+			switch t.data[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if i+5 >= len(t.data) || !isHex4(t.data[i+2:i+6]) {
+					return "", false
+				}
+				i += 5
+			default:
+				return "", false
+			}
 		case c >= utf8.RuneSelf:
 			plain = false
 		}
@@ -262,19 +361,30 @@ func (t *jsonTree) str(key bool) string {
 	if plain || utf8.Valid(raw) && bytes.IndexByte(raw, '\\') < 0 {
 		if key {
 			if s, ok := t.keys[string(raw)]; ok {
-				return s
+				return s, true
 			}
 			s := string(raw)
 			if len(t.keys) < internLimit {
 				t.keys[s] = s
 			}
-			return s
+			return s, true
 		}
-		return string(raw)
+		return string(raw), true
 	}
 	var s string
-	_ = json.Unmarshal(t.data[start-1:t.pos], &s) // valid: json.Valid said so
-	return s
+	if json.Unmarshal(t.data[start-1:t.pos], &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // ParseJSONListItems is ParseJSONItems with the items of a List read on
@@ -283,11 +393,15 @@ func (t *jsonTree) str(key bool) string {
 // never at once with another of that goroutine; the results come back in
 // item order. An item's tree is the function's only while it runs: its
 // nodes are taken again for the next item, so a result must hold none of
-// them (a copy, cloneTree, is its own). The top-level object's tree is returned without its items.
-// A refusal (false) ends in ErrItemRefused; the first problem, in item
-// order, is the error. Text that is not valid JSON is read by the token
-// reader, item after item on one goroutine, and its error says where.
-// A List whose top-level object holds "items" twice is read so as well.
+// them (a copy, CloneTree, is its own). The top-level object's tree is
+// returned without its items. A refusal (false) ends in ErrItemRefused;
+// the first problem, in item order, is the error. The text is checked as
+// it is read, on every goroutine, item by item (not by json.Valid first,
+// a whole pass of its own): text that is not valid JSON, and a List whose
+// top-level object holds "items" twice, are read again by the token
+// reader, item after item on one goroutine, whose error says what is
+// wrong and where; the functions may then have been given trees of the
+// text that is not JSON, whose results are dropped.
 func ParseJSONListItems[T any](data []byte, workers int, worker func() func(int, *yaml.Node) (T, bool)) (*yaml.Node, []T, error) {
 	sequential := func() (*yaml.Node, []T, error) {
 		each := worker()
@@ -299,17 +413,11 @@ func ParseJSONListItems[T any](data []byte, workers int, worker func() func(int,
 		})
 		return root, out, err
 	}
-	if !json.Valid(data) {
-		return sequential()
-	}
 	t := &jsonTree{data: data, line: 1, keys: map[string]string{}, spans: []itemSpan{}}
 	t.space()
 	root, err := t.value()
-	switch {
-	case err == errTwoItemLists:
-		return sequential()
-	case err != nil:
-		return nil, nil, err
+	if err != nil || t.pos != len(data) {
+		return sequential() // not JSON, two lists of items, too deep (the token reader says where first)
 	}
 	doc := &yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{root}}
 	out := make([]T, len(t.spans))
@@ -332,8 +440,12 @@ func ParseJSONListItems[T any](data []byte, workers int, worker func() func(int,
 					sp := t.spans[i]
 					item.pos, item.line, item.depth = sp.pos, sp.line, 2 // in the top-level object, in its items
 					n, err := item.value()
+					if err == nil && item.pos != sp.next {
+						err = errNotJSON // not the value spanItems read over
+					}
 					if err != nil {
 						errs[i] = err
+						item.reset()
 						continue
 					}
 					var ok bool
@@ -346,16 +458,20 @@ func ParseJSONListItems[T any](data []byte, workers int, worker func() func(int,
 		}()
 	}
 	wg.Wait()
+	if slices.ContainsFunc(errs, func(err error) bool { return err == errNotJSON }) {
+		return sequential()
+	}
 	for _, err := range errs {
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, err // the text is JSON: the first item at fault, as the token reader meets it
 		}
 	}
 	return doc, out, nil
 }
 
-// itemSpan is where an item of a List starts, and its line.
-type itemSpan struct{ pos, line int }
+// itemSpan is where an item of a List starts, its line, and where the
+// next separator is (after the item and its white space).
+type itemSpan struct{ pos, line, next int }
 
 // errTwoItemLists stops ParseJSONListItems' first reading of a List with
 // two "items" lists, which the token reader reads instead.
@@ -363,7 +479,8 @@ var errTwoItemLists = errors.New("two lists of items")
 
 // spanItems notes where each item of the "items" list at pos starts,
 // reading over them (the token reader hands over the items of each
-// "items" list; ParseJSONListItems reads only one).
+// "items" list; ParseJSONListItems reads only one). It checks the list's
+// separators; each item is checked as it is read.
 func (t *jsonTree) spanItems() error {
 	if len(t.spans) > 0 || t.spanned {
 		return errTwoItemLists
@@ -371,64 +488,90 @@ func (t *jsonTree) spanItems() error {
 	t.spanned = true
 	t.pos++ // [
 	t.space()
-	for t.data[t.pos] != ']' {
-		if t.data[t.pos] == ',' {
+	if t.at(']') {
+		t.pos++
+		return nil
+	}
+	for {
+		start, line := t.pos, t.line
+		if !t.skipValue() {
+			return errNotJSON
+		}
+		t.space()
+		t.spans = append(t.spans, itemSpan{start, line, t.pos})
+		switch {
+		case t.at(','):
 			t.pos++
 			t.space()
+		case t.at(']'):
+			t.pos++
+			return nil
+		default:
+			return errNotJSON
 		}
-		t.spans = append(t.spans, itemSpan{t.pos, t.line})
-		t.skipValue()
-		t.space()
 	}
-	t.pos++
-	return nil
 }
 
-// skipValue reads over the value at pos, counting its lines.
-func (t *jsonTree) skipValue() {
+// skipValue reads over the value at pos, counting its lines, by its
+// brackets and quotes alone; false where it cannot (the text ends, or
+// holds no value there).
+func (t *jsonTree) skipValue() bool {
+	if t.pos >= len(t.data) {
+		return false
+	}
 	switch t.data[t.pos] {
 	case '"':
-		t.skipString()
-		return
+		return t.skipString()
 	case '{', '[':
 	default:
+		from := t.pos
 		for t.pos < len(t.data) && isScalarByte(t.data[t.pos]) {
 			t.pos++
 		}
-		return
+		return t.pos > from
 	}
 	depth := 0
-	for {
+	for t.pos < len(t.data) {
 		switch t.data[t.pos] {
 		case '"':
-			t.skipString()
+			if !t.skipString() {
+				return false
+			}
 			continue
 		case '{', '[':
 			depth++
 		case '}', ']':
 			if depth--; depth == 0 {
 				t.pos++
-				return
+				return true
 			}
 		case '\n':
 			t.line++
 		}
 		t.pos++
 	}
+	return false
 }
 
-func isScalarByte(c byte) bool { return isNumberByte(c) || c >= 'a' && c <= 'z' }
+// isScalarByte is a byte of a number, true, false or null.
+func isScalarByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c >= 'a' && c <= 'z' || c == 'E'
+}
 
-// skipString reads over the string at pos (valid: no raw line break).
-func (t *jsonTree) skipString() {
+// skipString reads over the string at pos; false when it has no end.
+func (t *jsonTree) skipString() bool {
 	i := t.pos + 1
-	for {
+	for i < len(t.data) {
 		j := bytes.IndexAny(t.data[i:], `"\`)
+		if j < 0 {
+			return false
+		}
 		i += j
 		if t.data[i] == '"' {
 			t.pos = i + 1
-			return
+			return true
 		}
 		i += 2 // an escape and the byte it escapes
 	}
+	return false
 }
