@@ -39,24 +39,11 @@ func afsQueues(afs string) string {
 // a3. With the gate off, the Configuration's section is ignored.
 func TestKueueAdmissionFairSharingOrdersByUsage(t *testing.T) {
 	order := func(afs string) []string {
-		dir := t.TempDir()
 		pods := "pods:\n"
 		for _, p := range []struct{ name, at, q string }{{"a1", "0s", "la"}, {"a2", "0s", "la"}, {"a3", "0s", "la"}, {"b1", "1s", "lb"}} {
 			pods += "- {name: " + p.name + ", at: " + p.at + ", duration: 10m, requests: {cpu: \"1\"}, labels: {kueue.x-k8s.io/queue-name: " + p.q + "}}\n"
 		}
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "objects.yaml"), []byte(afsQueues(afs)+kubeNodes(1, 1)), 0o644))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.yaml"), []byte(pods), 0o644))
-		sc, err := LoadFiles([]string{filepath.Join(dir, "objects.yaml"), filepath.Join(dir, "pods.yaml")})
-		require.NoError(t, err)
-		res, err := sc.Run()
-		require.NoError(t, err)
-		var got []string
-		for _, e := range res.KueueEvents {
-			if e.Kind == "QuotaReserved" {
-				got = append(got, e.Workload[:len("pod-a1")]) // pod-a1-<hash>: the Workload's name
-			}
-		}
-		return got
+		return admissionOrder(t, afsQueues(afs)+kubeNodes(1, 1), pods)
 	}
 	on := "admissionFairSharing: {usageHalfLifeTime: 1h, usageSamplingInterval: 1m}"
 	fifo := []string{"pod-a1", "pod-a2", "pod-a3", "pod-b1"}
@@ -119,7 +106,6 @@ func TestKueueAdmissionFairSharingErrors(t *testing.T) {
 // la having consumed 5 cpu lately, lb's b1 goes first.
 func TestKueueAdmissionFairSharingFromADump(t *testing.T) {
 	order := func(status string) []string {
-		dir := t.TempDir()
 		objects := afsQueues("admissionFairSharing: {usageHalfLifeTime: 1h, usageSamplingInterval: 1m}") + kubeNodes(1, 1)
 		if status != "" {
 			objects = strings.Replace(objects, "metadata: {name: la, namespace: default}\nspec: {clusterQueue: cq}\n",
@@ -127,19 +113,7 @@ func TestKueueAdmissionFairSharingFromADump(t *testing.T) {
 		}
 		pods := "pods:\n- {name: a1, duration: 10m, requests: {cpu: \"1\"}, labels: {kueue.x-k8s.io/queue-name: la}}\n" +
 			"- {name: b1, duration: 10m, requests: {cpu: \"1\"}, labels: {kueue.x-k8s.io/queue-name: lb}}\n"
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "objects.yaml"), []byte(objects), 0o644))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.yaml"), []byte(pods), 0o644))
-		sc, err := LoadFiles([]string{filepath.Join(dir, "objects.yaml"), filepath.Join(dir, "pods.yaml")})
-		require.NoError(t, err)
-		res, err := sc.Run()
-		require.NoError(t, err)
-		var got []string
-		for _, e := range res.KueueEvents {
-			if e.Kind == "QuotaReserved" {
-				got = append(got, e.Workload[:len("pod-a1")])
-			}
-		}
-		return got
+		return admissionOrder(t, objects, pods)
 	}
 	require.Equal(t, []string{"pod-a1", "pod-b1"}, order(""))
 	dumped := "status: {fairSharing: {weightedShare: 0, admissionFairSharingStatus: {consumedResources: {cpu: \"5\"}, lastUpdate: \"2026-12-06T10:00:00Z\"}}}"
@@ -149,4 +123,25 @@ func TestKueueAdmissionFairSharingFromADump(t *testing.T) {
 		"status: {fairSharing: {admissionFairSharingStatus: {consumedResources: {cpu: lots}}}}\n"))
 	require.ErrorContains(t, err, "LocalQueue")
 	require.ErrorContains(t, err, "status.fairSharing.admissionFairSharingStatus.consumedResources[cpu]")
+}
+
+// admissionOrder runs Kubernetes objects and a scenario file of pods, and
+// returns the Workloads in the order Kueue admitted them, by their names
+// without the hash ("pod-a1").
+func admissionOrder(t *testing.T, objects, pods string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "objects.yaml"), []byte(objects), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.yaml"), []byte(pods), 0o644))
+	sc, err := LoadFiles([]string{filepath.Join(dir, "objects.yaml"), filepath.Join(dir, "pods.yaml")})
+	require.NoError(t, err)
+	res, err := sc.Run()
+	require.NoError(t, err)
+	var got []string
+	for _, e := range res.KueueEvents {
+		if e.Kind == "QuotaReserved" {
+			got = append(got, e.Workload[:len("pod-a1")]) // pod-a1-<hash>: the Workload's name
+		}
+	}
+	return got
 }

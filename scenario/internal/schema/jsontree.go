@@ -276,17 +276,26 @@ func (t *jsonTree) object(n *yaml.Node) error {
 			}
 			t.stack = append(t.stack, key, val)
 		}
-		switch {
-		case t.at(','):
-			t.pos++
-			t.space()
-		case t.at('}'):
-			t.pos++
-			return nil
-		default:
-			return errNotJSON
+		if done, err := t.separator('}'); done || err != nil {
+			return err
 		}
 	}
+}
+
+// separator reads what follows a member or an element: a comma and the
+// white space after it, or the closing bracket (done); anything else is
+// not JSON.
+func (t *jsonTree) separator(closing byte) (done bool, err error) {
+	switch {
+	case t.at(','):
+		t.pos++
+		t.space()
+		return false, nil
+	case t.at(closing):
+		t.pos++
+		return true, nil
+	}
+	return false, errNotJSON
 }
 
 // elements reads a list's elements after its "[", and its "]", handing
@@ -304,15 +313,8 @@ func (t *jsonTree) elements(take func(int, *yaml.Node) error) error {
 		if err := take(i, item); err != nil {
 			return err
 		}
-		switch {
-		case t.at(','):
-			t.pos++
-			t.space()
-		case t.at(']'):
-			t.pos++
-			return nil
-		default:
-			return errNotJSON
+		if done, err := t.separator(']'); done || err != nil {
+			return err
 		}
 	}
 }
@@ -499,15 +501,8 @@ func (t *jsonTree) spanItems() error {
 		}
 		t.space()
 		t.spans = append(t.spans, itemSpan{start, line, t.pos})
-		switch {
-		case t.at(','):
-			t.pos++
-			t.space()
-		case t.at(']'):
-			t.pos++
-			return nil
-		default:
-			return errNotJSON
+		if done, err := t.separator(']'); done || err != nil {
+			return err
 		}
 	}
 }
