@@ -118,6 +118,9 @@ func StartTimes(load func(seed uint64) (*scenario.Scenario, error), jobs []strin
 		if err != nil {
 			return err
 		}
+		if sc == nil {
+			return scenario.ErrNilScenario
+		}
 		starts, stopped, err := startRun(sc, jobs)
 		outs[i] = one{sc.Name, starts, stopped}
 		return err

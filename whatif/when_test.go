@@ -149,6 +149,8 @@ func TestStartTimesErrors(t *testing.T) {
 	require.ErrorContains(t, err, "asked about twice")
 	_, err = whatif.StartTimes(func(uint64) (*scenario.Scenario, error) { return nil, fmt.Errorf("bad input") }, []string{"Job a"}, whatif.StartOptions{})
 	require.ErrorContains(t, err, "bad input")
+	_, err = whatif.StartTimes(func(uint64) (*scenario.Scenario, error) { return nil, nil }, []string{"Job a"}, whatif.StartOptions{})
+	require.ErrorIs(t, err, scenario.ErrNilScenario)
 }
 
 func TestJobsOfFiles(t *testing.T) {
