@@ -62,6 +62,10 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 		return n
 	}
 	inRack := func(h string, cpu int64) TASNode { return tnode("b1", "r1", h, cpu, 10) }
+	label := func(n TASNode, key, value string) TASNode {
+		n.Labels[key] = value
+		return n
+	}
 	cases := []struct {
 		name       string
 		nodes      []TASNode
@@ -69,6 +73,7 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 		flavor     map[string]string // the flavor's nodeLabels
 		req        TopologyRequest
 		cpu        int64 // millicores a pod
+		mem        int64 // bytes a pod
 		gpu        int64
 		implied    bool // no request: a TAS-only queue's
 		selector   map[string]string
@@ -210,6 +215,145 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 			nodes: []TASNode{inRack("x3", 3), inRack("x5", 2), inRack("x1", 2)},
 			req:   TopologyRequest{Required: tBlock, SliceRequired: tHost, SliceSize: 2}, cpu: 1000, count: 4,
 			wantLevels: one, want: []TopologyDomain{dom(2, "x1"), dom(2, "x5")}},
+		// binaryTreesNodes: two blocks of two racks of two hosts of 1 cpu.
+		// Both blocks hold 4: the first, b1; each of its racks gives 2, a
+		// pod a host
+		{name: "block required; 4 pods fit into one host each; BestFit", levels: three,
+			nodes: []TASNode{tnode("b1", "r1", "x3", 1, 10), tnode("b1", "r1", "x5", 1, 10), tnode("b1", "r2", "x1", 1, 10), tnode("b1", "r2", "x6", 1, 10),
+				tnode("b2", "r1", "x2", 1, 10), tnode("b2", "r1", "x4", 1, 10), tnode("b2", "r2", "x7", 1, 10), tnode("b2", "r2", "x8", 1, 10)},
+			req: TopologyRequest{Required: tBlock}, cpu: 1000, count: 4,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x3"), dom(1, "x5"), dom(1, "x1"), dom(1, "x6")}},
+		// TASProfileMixed changes nothing for a required request
+		{name: "host required; single Pod fits in the host; BestFit; TASProfileMixed", levels: three, req: TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x3")}},
+		// (Kueue's case asks for the host as required despite its name)
+		{name: "host preferred; single Pod fits in the host; BestFit; TASProfileMixed", levels: three, req: TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x3")}},
+		// 1Ki of memory a pod: the pods allocatable limit (racks hold 10,
+		// 30, 10 and 40 pods); best fit for 4 is the first rack of 10, b1/r1.
+		// (Kueue's x4 has 4Gi, this one 2Gi: no matter at 1Ki a pod.)
+		{name: "rack required; single Pod requiring memory; BestFit", levels: two, req: TopologyRequest{Required: tRack}, mem: 1024, count: 4,
+			wantLevels: two, want: []TopologyDomain{dom(4, "b1", "r1")}},
+		// The non-TAS pods' usage (the scheduler's bound pods) as the
+		// nodes' NonTAS: a pending pod bound to x3 counts as a running one.
+		{name: "include usage from pending scheduled non-TAS pods, blocked assignment; BestFit", levels: one,
+			nodes: []TASNode{func() TASNode {
+				n := host("x3", "", 1000)
+				n.NonTAS = cluster.ResourceList{cluster.ResourceCPU: 600, cluster.ResourcePods: 1}
+				return n
+			}()},
+			req: TopologyRequest{Required: tHost}, cpu: 600, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "cpu": 1`},
+		{name: "include usage from running non-TAS pods, blocked assignment; BestFit", levels: one,
+			nodes: []TASNode{func() TASNode {
+				n := host("x3", "", 1000)
+				n.NonTAS = cluster.ResourceList{cluster.ResourceCPU: 600, cluster.ResourcePods: 1}
+				return n
+			}()},
+			req: TopologyRequest{Required: tHost}, cpu: 600, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "cpu": 1`},
+		// the running pod takes all of cpu and the one pod slot: cpu and pods
+		// both fit none, cpu first by name
+		{name: "node allocatable capacity completely used by non-TAS pod; empty remainingCapacity", levels: one,
+			nodes: []TASNode{{Name: "x3", Labels: map[string]string{tHost: "x3"},
+				Allocatable: cluster.ResourceList{cluster.ResourceCPU: 1000, cluster.ResourcePods: 1},
+				NonTAS:      cluster.ResourceList{cluster.ResourceCPU: 1000, cluster.ResourcePods: 1}}},
+			req: TopologyRequest{Required: tHost}, cpu: 100, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "cpu": 1`},
+		// two running pods of no requests take 2 of x3's 10 pod slots
+		{name: "include usage from non-TAS pods; pod usage", levels: one,
+			nodes: []TASNode{{Name: "x3", Labels: map[string]string{tHost: "x3"},
+				Allocatable: cluster.ResourceList{cluster.ResourcePods: 10},
+				NonTAS:      cluster.ResourceList{cluster.ResourcePods: 2}}},
+			req: TopologyRequest{Required: tHost}, cpu: 0, count: 9,
+			wantReason: `topology "default" allows to fit only 8 out of 9 pod(s)`},
+		// x3 has 400m left of 1 cpu: the pod of 600m goes to x5
+		{name: "include usage from running non-TAS pods, found free capacity on another node; BestFit", levels: one,
+			nodes: []TASNode{func() TASNode {
+				n := host("x3", "", 1000)
+				n.NonTAS = cluster.ResourceList{cluster.ResourceCPU: 600, cluster.ResourcePods: 1}
+				return n
+			}(), host("x5", "", 1000)},
+			req: TopologyRequest{Required: tHost}, cpu: 600, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x5")}},
+		{name: "skip node which doesn't match node selector, missing label; BestFit", levels: one, flavor: map[string]string{"zone": "zone-a"},
+			nodes:    []TASNode{host("x3", "zone-a", 1000)},
+			selector: map[string]string{"custom-label-1": "custom-value-1"},
+			req:      TopologyRequest{Required: tHost}, cpu: 300, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: nodeSelector: 1`},
+		{name: "skip node which doesn't match node selector, label exists, value doesn't match; BestFit", levels: one, flavor: map[string]string{"zone": "zone-a"},
+			nodes:    []TASNode{label(host("x3", "zone-a", 1000), "custom-label-1", "value-1")},
+			selector: map[string]string{"custom-label-1": "value-2"},
+			req:      TopologyRequest{Required: tHost}, cpu: 300, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: nodeSelector: 1`},
+		{name: "allow to schedule on node which matches node; BestFit", levels: one, flavor: map[string]string{"zone": "zone-a"},
+			nodes:    []TASNode{label(host("x3", "zone-a", 1000), "custom-label-1", "value-1"), label(host("x5", "zone-a", 1000), "custom-label-1", "value-2")},
+			selector: map[string]string{"custom-label-1": "value-2"},
+			req:      TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x5")}},
+		// b1 holds 2 slices of 2 (r1: x3, x5; r2: x1, x6, x2 of 1 cpu: 1
+		// slice of 3 pods), b2 1 (r1: x4, x7): b1, r1's slice then r2's,
+		// best fit in r2 by hosts of 1 pod in order of values
+		{name: "block required for podset; rack required for slices; BestFit", levels: three,
+			nodes: []TASNode{tnode("b1", "r1", "x3", 1, 10), tnode("b1", "r1", "x5", 1, 10), tnode("b1", "r2", "x1", 1, 10), tnode("b1", "r2", "x6", 1, 10),
+				tnode("b1", "r2", "x2", 1, 10), tnode("b2", "r1", "x4", 1, 10), tnode("b2", "r1", "x7", 1, 10)},
+			req: TopologyRequest{Required: tBlock, SliceRequired: tRack, SliceSize: 2}, cpu: 1000, count: 4,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x3"), dom(1, "x5"), dom(1, "x1"), dom(1, "x2")}},
+		// slices of 2 by rack: b1 holds r2's 1 (of 3 pods; r1 holds 1 pod),
+		// b2 r2's 1 (x4): no block holds 2; at the top b1's slice from r2
+		// (x1, x5 by fewest pods), then b2's from x4
+		{name: "block preferred for podset; rack required for slices; BestFit", levels: three, req: TopologyRequest{Preferred: tBlock, SliceRequired: tRack, SliceSize: 2}, cpu: 1000, count: 4,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x1"), dom(1, "x5"), dom(2, "x4")}},
+		// host slices of 2: x3 holds 2, x5 1, x1 1; 3 slices: x3's 2, then
+		// the best fit for the last, x1 (fewer pods than x5)
+		{name: "block required for podset; host required for slices; optimize last domain; BestFit", levels: three,
+			nodes: []TASNode{inRack("x3", 4), inRack("x5", 3), inRack("x1", 2)},
+			req:   TopologyRequest{Required: tBlock, SliceRequired: tHost, SliceSize: 2}, cpu: 1000, count: 6,
+			wantLevels: one, want: []TopologyDomain{dom(2, "x1"), dom(4, "x3")}},
+		// slices of 3: b1 holds 3 (one a host), b2 2 (x6): 4 slices fit no
+		// block; both blocks are taken, and down to the hosts their
+		// children are pooled: x6 (2 slices) first, then x1 and x3 by values
+		{name: "block preferred for podset; host required for slices; 2 blocks with unbalanced subdomains; BestFit", levels: three,
+			nodes: []TASNode{tnode("b1", "r1", "x3", 3, 10), tnode("b1", "r1", "x5", 3, 10), tnode("b1", "r1", "x1", 3, 10), tnode("b2", "r1", "x6", 6, 10)},
+			req:   TopologyRequest{Preferred: tBlock, SliceRequired: tHost, SliceSize: 3}, cpu: 1000, count: 12,
+			wantLevels: one, want: []TopologyDomain{dom(3, "x1"), dom(3, "x3"), dom(6, "x6")}},
+		// racks of 2 cpu: no rack holds a slice of 3
+		{name: "block required for podset; rack required for slices; podset fits in a block, but slices do not fit in racks", levels: three,
+			nodes: []TASNode{tnode("b1", "r1", "x3", 2, 10), tnode("b1", "r2", "x5", 2, 10), tnode("b1", "r3", "x1", 2, 10)},
+			req:   TopologyRequest{Required: tBlock, SliceRequired: tRack, SliceSize: 3}, cpu: 1000, count: 6,
+			wantReason: `topology "default" doesn't allow to fit any of 2 slice(s)`},
+		{name: "block required for podset; rack required for slices; only 1 out of 2 slices fit the topology", levels: three,
+			nodes: []TASNode{tnode("b1", "r1", "x3", 3, 10), tnode("b1", "r2", "x5", 1, 10), tnode("b1", "r3", "x1", 1, 10), tnode("b1", "r4", "x6", 1, 10)},
+			req:   TopologyRequest{Required: tBlock, SliceRequired: tRack, SliceSize: 3}, cpu: 1000, count: 6,
+			wantReason: `topology "default" allows to fit only 1 out of 2 slice(s)`},
+		// b1's racks of 2 hold no slice of 3; b2's of 3 one each
+		{name: "block required for podset; rack required for slices; podset fits in both blocks, but slices fit in only one block", levels: three,
+			nodes: []TASNode{tnode("b1", "r1", "x3", 2, 10), tnode("b1", "r2", "x5", 2, 10), tnode("b1", "r3", "x1", 2, 10),
+				tnode("b2", "r4", "x6", 3, 10), tnode("b2", "r5", "x2", 3, 10)},
+			req: TopologyRequest{Required: tBlock, SliceRequired: tRack, SliceSize: 3}, cpu: 1000, count: 6,
+			wantLevels: one, want: []TopologyDomain{dom(3, "x6"), dom(3, "x2")}},
+		{name: "slice required topology level cannot be above the main required topology level", levels: three,
+			req: TopologyRequest{Required: tHost, SliceRequired: tBlock, SliceSize: 1}, cpu: 1000, count: 1,
+			wantReason: "podset slice topology cloud.com/topology-block is above the podset topology kubernetes.io/hostname"},
+		{name: "slice size is required when slice topology is requested", levels: three,
+			req: TopologyRequest{Required: tBlock, SliceRequired: tHost}, cpu: 1000, count: 1,
+			wantReason: "slice topology requested, but slice size not provided"},
+		{name: "cannot request not existing slice topology", levels: three,
+			req: TopologyRequest{Required: tBlock, SliceRequired: "not-existing-topology-level", SliceSize: 1}, cpu: 1000, count: 1,
+			wantReason: "no requested topology level for slices: not-existing-topology-level"},
+		// slices alone: unconstrained over hosts of one slice each
+		{name: "no topology for podset; host required for slices; BestFit", levels: three,
+			nodes: []TASNode{inRack("x3", 3), inRack("x5", 3), inRack("x1", 3)},
+			req:   TopologyRequest{SliceRequired: tHost, SliceSize: 2}, cpu: 1000, count: 6,
+			wantLevels: one, want: []TopologyDomain{dom(2, "x1"), dom(2, "x3"), dom(2, "x5")}},
+		// scattered: host slices x3 2, x6 1 (x5, x1, x2 none); 3 slices
+		{name: "no topology for podset; host required for slices; multiple blocks; BestFit", levels: three, nodes: scattered(),
+			req: TopologyRequest{SliceRequired: tHost, SliceSize: 2}, cpu: 1000, count: 6,
+			wantLevels: one, want: []TopologyDomain{dom(4, "x3"), dom(2, "x6")}},
+		// rack slices of 2: b1/r2 1 (3 pods), b2/r2 1 (x4)
+		{name: "no topology for podset; rack required for slices; multiple blocks; BestFit", levels: three,
+			req: TopologyRequest{SliceRequired: tRack, SliceSize: 2}, cpu: 1000, count: 4,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x1"), dom(1, "x5"), dom(2, "x4")}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -226,6 +370,9 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 				NodeSelector: c.selector, Tolerations: c.tols}
 			if c.gpu > 0 {
 				ps.Requests["example.com/gpu"] = c.gpu
+			}
+			if c.mem > 0 {
+				ps.Requests = cluster.ResourceList{cluster.ResourceMemory: c.mem}
 			}
 			ta, reason := s.find(ps, c.count, c.implied, nil, false)
 			assert.Equal(t, c.wantReason, reason)
