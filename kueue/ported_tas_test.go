@@ -79,6 +79,7 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 		selector   map[string]string
 		tols       []cluster.Toleration
 		count      int32
+		used       map[string]cluster.ResourceList // TAS usage of admitted workloads, by leaf
 		wantLevels []string
 		want       []TopologyDomain
 		wantReason string
@@ -354,6 +355,28 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 		{name: "no topology for podset; rack required for slices; multiple blocks; BestFit", levels: three,
 			req: TopologyRequest{SliceRequired: tRack, SliceSize: 2}, cpu: 1000, count: 4,
 			wantLevels: one, want: []TopologyDomain{dom(1, "x1"), dom(1, "x5"), dom(2, "x4")}},
+		// racks are the leaves: the first rack of 1 pod, b1/r1
+		{name: "non-hostname-leaf topology: nil aggregatedDomainUsages preserves per-flavor behavior", levels: two,
+			req: TopologyRequest{Required: tRack}, cpu: 1000, count: 1,
+			wantLevels: two, want: []TopologyDomain{dom(1, "b1", "r1")}},
+		// four racks of one node of 1 cpu; admitted TAS workloads use all of
+		// b1/r1 and b1/r2: b2/r1 is the first left
+		{name: "non-hostname-leaf topology: prior c.usage must be applied even when aggregatedDomainUsages is non-nil empty", levels: two,
+			nodes: []TASNode{tnode("b1", "r1", "n1", 1, 10), tnode("b1", "r2", "n2", 1, 10), tnode("b2", "r1", "n3", 1, 10), tnode("b2", "r2", "n4", 1, 10)},
+			used: map[string]cluster.ResourceList{"b1,r1": {cluster.ResourceCPU: 1000, cluster.ResourcePods: 1},
+				"b1,r2": {cluster.ResourceCPU: 1000, cluster.ResourcePods: 1}},
+			req: TopologyRequest{Required: tRack}, cpu: 1000, count: 1,
+			wantLevels: two, want: []TopologyDomain{dom(1, "b2", "r1")}},
+		// identical hosts: the order of the nodes given does not matter, the
+		// first by values wins
+		{name: "stable tie break on identical nodes: TASBalancedPlacement disabled", levels: three,
+			nodes: []TASNode{inRack("x2", 1), inRack("x1", 1)},
+			req:   TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x1")}},
+		{name: "stable tie break on identical nodes: reversed order, TASBalancedPlacement disabled", levels: three,
+			nodes: []TASNode{inRack("x1", 1), inRack("x2", 1)},
+			req:   TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x1")}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -361,7 +384,7 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 			if nodes == nil {
 				nodes = kueueDefaultNodes()
 			}
-			s := newSnapshot(&ResourceFlavor{Name: "tas", TopologyName: "default", NodeLabels: c.flavor}, c.levels, nodes, nil)
+			s := newSnapshot(&ResourceFlavor{Name: "tas", TopologyName: "default", NodeLabels: c.flavor}, c.levels, nodes, c.used)
 			req := &c.req
 			if c.implied {
 				req = nil
@@ -399,4 +422,118 @@ func TestPortedMultiplePodSetsAssumedPods(t *testing.T) {
 	r.settle()
 	assert.Equal(t, "cq: ", r.admitted())
 	assert.Equal(t, `couldn't assign flavors to pod set two: topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "pods": 1`, r.message("w"))
+}
+
+// Kueue's cases of TestFindTopologyAssignments with several pod sets of
+// one workload, run through the Admitter: the pod sets of one TAS flavor
+// are placed in order, each counting what those before it took. A case
+// where a later pod set does not fit shows as the workload waiting with
+// that pod set's reason (Kueue's scheduler does the same with the
+// result).
+func TestPortedFindTopologyAssignmentsPodSets(t *testing.T) {
+	type ps struct {
+		name     string
+		req      TopologyRequest
+		requests cluster.ResourceList
+		selector map[string]string
+		count    int32
+		want     string // the assignment, as TopologyAssignment.String
+	}
+	// multipodNodeset: Kueue's defaultNodes shape with 10 cpu a host
+	// (x4: 20), 1Gi each (x4: 4Gi)
+	multipod := func() []TASNode {
+		ns := kueueDefaultNodes()
+		for i := range ns {
+			ns[i].Allocatable[cluster.ResourceCPU] *= 10
+			ns[i].Allocatable[cluster.ResourcePods] = 10
+		}
+		ns[5].Allocatable[cluster.ResourceMemory] = 4 << 30
+		ns[5].Allocatable[cluster.ResourcePods] = 40
+		return ns
+	}
+	cpu1 := cluster.ResourceList{cluster.ResourceCPU: 1000}
+	block := func(b string, cpu int64) TASNode {
+		return TASNode{Name: b, Labels: map[string]string{tBlock: b, "pool": "tas"},
+			Allocatable: cluster.ResourceList{cluster.ResourceCPU: cpu * 1000, cluster.ResourcePods: 10}}
+	}
+	hostN := func(h string) TASNode {
+		return TASNode{Name: h, Labels: map[string]string{tHost: h, "pool": "tas"},
+			Allocatable: cluster.ResourceList{cluster.ResourceCPU: 4000, cluster.ResourceMemory: 4 << 30, cluster.ResourcePods: 10}}
+	}
+	cases := []struct {
+		name        string
+		nodes       []TASNode
+		levels      []string
+		podSets     []ps
+		wantMessage string // the workload waits
+	}{
+		// blocks of 2 cpu: podset1 (3, block preferred) fits no block: b1's
+		// 2, then b2 the best fit for 1; podset2 (3): b3's 2 (the most
+		// left), then b2's last one
+		{name: "find topology assignment for two podsets with overlapping domain", levels: []string{tBlock},
+			nodes: []TASNode{block("b1", 2), block("b2", 2), block("b3", 2)},
+			podSets: []ps{{name: "podset1", req: TopologyRequest{Preferred: tBlock}, requests: cpu1, count: 3, want: "cloud.com/topology-block=b1:2 cloud.com/topology-block=b2:1"},
+				{name: "podset2", req: TopologyRequest{Preferred: tBlock}, requests: cpu1, count: 3, want: "cloud.com/topology-block=b2:1 cloud.com/topology-block=b3:2"}}},
+		// racks hold 10, 30, 10 and 20 pods of 1 cpu: podset1 (2) takes
+		// b1/r1; podset2 (1Ki of memory) then fits 8 there (pods), the
+		// tightest of 8, 30, 10, 40
+		{name: "multiple podsets: rack required for both, different resource requests; BestFit", levels: []string{tBlock, tRack}, nodes: multipod(),
+			podSets: []ps{{name: "podset1", req: TopologyRequest{Required: tRack}, requests: cpu1, count: 2, want: "cloud.com/topology-block=b1,cloud.com/topology-rack=r1:2"},
+				{name: "podset2", req: TopologyRequest{Required: tRack}, requests: cluster.ResourceList{cluster.ResourceMemory: 1024}, count: 1, want: "cloud.com/topology-block=b1,cloud.com/topology-rack=r1:1"}}},
+		// podset1 (8, block required): b2 (30) over b1 (40), its rack r1
+		// (x2, 10) over r2 (20); podset2 (2, unconstrained) takes the host
+		// with the least room left: x2's 2
+		{name: "multiple podsets: block required for one, unconstrained for another; TASProfileMixed", levels: []string{tBlock, tRack, tHost}, nodes: multipod(),
+			podSets: []ps{{name: "podset1", req: TopologyRequest{Required: tBlock}, requests: cpu1, count: 8, want: "kubernetes.io/hostname=x2:8"},
+				{name: "podset2", req: TopologyRequest{Unconstrained: true}, requests: cpu1, count: 2, want: "kubernetes.io/hostname=x2:2"}}},
+		// ps2's selector matches no node: it fits nowhere, whatever ps1's
+		// search left in the domains. (Both pod sets ask for TAS implicitly:
+		// the queue's one flavor is a TAS flavor.)
+		{name: "temporary state cleanup prevents leakage across PodSets", levels: []string{tHost},
+			nodes: []TASNode{hostN("x1"), hostN("x2")},
+			podSets: []ps{{name: "ps1", requests: cluster.ResourceList{cluster.ResourceCPU: 1000, cluster.ResourceMemory: 1000}, count: 1},
+				{name: "ps2", requests: cluster.ResourceList{cluster.ResourceCPU: 1000, cluster.ResourceMemory: 1000}, count: 1, selector: map[string]string{"never": "match"}}},
+			wantMessage: `couldn't assign flavors to pod set ps2: topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 2; excluded: nodeSelector: 2`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := objects([]ClusterQueue{newCQ("cq", "", group(quotas("tas", rq{name: cpu, nominal: "100"}, rq{name: cluster.ResourceMemory, nominal: "100Gi"})))})
+			o.Topologies = []Topology{{Name: "default", Levels: c.levels}}
+			o.ResourceFlavors[0].TopologyName = "default"
+			o.ResourceFlavors[0].NodeLabels = map[string]string{"pool": "tas"}
+			r := newRun(t, o)
+			r.a.SetNodes(func() []TASNode { return c.nodes })
+			w := wl("w", "lq-cq", 0, 0, 1, "1")
+			w.PodSets = nil
+			for _, p := range c.podSets {
+				var req *TopologyRequest
+				if p.req.explicit() {
+					req = &p.req
+				}
+				w.PodSets = append(w.PodSets, PodSet{Name: p.name, Count: p.count, Requests: p.requests, Topology: req, NodeSelector: p.selector})
+			}
+			r.add(w)
+			r.settle()
+			if c.wantMessage != "" {
+				assert.Equal(t, "cq: ", r.admitted())
+				assert.Equal(t, c.wantMessage, r.message("w"))
+				return
+			}
+			assert.Equal(t, "cq: w", r.admitted())
+			var got []string
+			for i := len(r.log) - 1; i >= 0; i-- {
+				if e := r.log[i]; e.Kind == QuotaReserved && e.Workload == "default/w" {
+					for _, p := range e.Admission.PodSets {
+						got = append(got, p.TopologyAssignment.String())
+					}
+					break
+				}
+			}
+			var want []string
+			for _, p := range c.podSets {
+				want = append(want, p.want)
+			}
+			assert.Equal(t, want, got)
+		})
+	}
 }
