@@ -1,0 +1,414 @@
+package kueue
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// Kueue v0.19.2's TestScheduleForTAS (pkg/scheduler/scheduler_tas_test.go),
+// the cases that fit the model, each under Kueue's name. As TestSchedule's
+// ports do, each runs one admission cycle and compares the admissions
+// (with each pod set's TopologyAssignment), the workloads left in the
+// queue (active and inadmissible) and the pending workloads' messages.
+// Kueue's events carry the messages; the "Flavors considered" summary of
+// an admitted workload's QuotaReserved event is not modelled.
+
+// The suite's shared objects: Topologies of one level (hostname), two
+// (rack, hostname) and three (block, rack, hostname); the TAS flavor
+// "tas-default" selects the nodes labelled tas-node=true; the ClusterQueue
+// "tas-main" has 50 cpu and 50Gi of it, and the LocalQueue
+// default/tas-main points to it.
+const sRack = "cloud.provider.com/rack"
+
+var (
+	tasSingle = Topology{Name: "tas-single-level", Levels: []string{tHost}}
+	tasTwo    = Topology{Name: "tas-two-level", Levels: []string{sRack, tHost}}
+	tasThree  = Topology{Name: "tas-three-level", Levels: []string{tBlock, sRack, tHost}}
+)
+
+func tasFlavor(topology string) ResourceFlavor {
+	return ResourceFlavor{Name: "tas-default", NodeLabels: map[string]string{"tas-node": "true"}, TopologyName: topology}
+}
+
+func tasMainCQ() ClusterQueue {
+	return mkCQ("tas-main").groups(rg(fq("tas-default", res(cpu, "50"), res(cluster.ResourceMemory, "50Gi")))).obj()
+}
+
+// snode is a node labelled tas-node=true with the labels given as key,
+// value pairs, and allocatable cpu (cores), memory and pods.
+func snode(name string, cpuCores, memGi, pods int64, labels ...string) TASNode {
+	n := TASNode{Name: name, Labels: map[string]string{"tas-node": "true", tHost: name},
+		Allocatable: cluster.ResourceList{cluster.ResourceCPU: cpuCores * 1000, cluster.ResourcePods: pods}}
+	if memGi > 0 {
+		n.Allocatable[cluster.ResourceMemory] = memGi << 30
+	}
+	for i := 0; i+1 < len(labels); i += 2 {
+		n.Labels[labels[i]] = labels[i+1]
+	}
+	return n
+}
+
+// defaultSingleNode: x1 of 1 cpu, 1Gi and 10 pods.
+func sSingleNode() []TASNode { return []TASNode{snode("x1", 1, 1, 10)} }
+
+// topo sets a pod set's topology request.
+func (p PodSet) topo(t TopologyRequest) PodSet { p.Topology = &t; return p }
+
+// tasAdm is an admission of tas-main of one pod set "one" whose pods
+// are all in the flavor tas-default, placed as the domains say (host,
+// count pairs).
+func tasAdm(podSet string, count int32, reqs []cluster.ResourceName, domains ...any) Admission {
+	p := PodSetAssignment{Name: podSet, Count: count, Flavors: map[cluster.ResourceName]string{},
+		TopologyAssignment: &TopologyAssignment{Levels: []string{tHost}}}
+	for _, r := range reqs {
+		p.Flavors[r] = "tas-default"
+	}
+	for i := 0; i+1 < len(domains); i += 2 {
+		p.TopologyAssignment.Domains = append(p.TopologyAssignment.Domains, dom(int32(domains[i+1].(int)), domains[i].(string)))
+	}
+	return Admission{ClusterQueue: "tas-main", PodSets: []PodSetAssignment{p}}
+}
+
+type tasCycleCase struct {
+	nodes      []TASNode
+	topologies []Topology       // tasSingle when nil
+	flavors    []ResourceFlavor // tasFlavor("tas-single-level") when nil
+	cq         *ClusterQueue    // tasMainCQ when nil
+	admitted   []admittedWorkload
+	pending    []*pwl
+
+	wantAssignments map[string]string
+	// wantTopology is, for each workload admitted in the cycle, its pod
+	// sets' TopologyAssignments (TopologyAssignment.String; "" for none).
+	wantTopology               map[string][]string
+	wantLeft, wantInadmissible map[string][]string
+	wantMessages               map[string]string
+}
+
+func runTASCycle(t *testing.T, tc tasCycleCase) {
+	t.Helper()
+	o := &Objects{ResourceFlavors: tc.flavors, Topologies: tc.topologies, LocalQueues: []LocalQueue{lq("default", "tas-main", "tas-main")}}
+	if o.ResourceFlavors == nil {
+		o.ResourceFlavors = []ResourceFlavor{tasFlavor("tas-single-level")}
+	}
+	if o.Topologies == nil {
+		o.Topologies = []Topology{tasSingle}
+	}
+	if tc.cq != nil {
+		o.ClusterQueues = []ClusterQueue{*tc.cq}
+	} else {
+		o.ClusterQueues = []ClusterQueue{tasMainCQ()}
+	}
+	a, err := New(o, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.SetNamespace("default", nil)
+	a.SetNodes(func() []TASNode { return tc.nodes })
+	for _, x := range tc.admitted {
+		if err := a.AddAdmitted(x.w.w, x.adm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, w := range tc.pending {
+		if err := a.Add(w.w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.Events()
+	evs := a.Step()
+	checkCycle(t, a, evs, cycleCase{wantAssignments: tc.wantAssignments, wantLeft: tc.wantLeft,
+		wantInadmissible: tc.wantInadmissible, wantMessages: tc.wantMessages})
+	got := map[string][]string{}
+	for _, e := range evs {
+		if e.Kind != QuotaReserved {
+			continue
+		}
+		for _, p := range e.Admission.PodSets {
+			s := ""
+			if p.TopologyAssignment != nil {
+				s = p.TopologyAssignment.String()
+			}
+			got[e.Workload] = append(got[e.Workload], s)
+		}
+	}
+	want := tc.wantTopology
+	if want == nil {
+		want = map[string][]string{}
+	}
+	assert.Equal(t, want, got, "topology assignments")
+}
+
+func hostIs(h string, n int) string { return tHost + "=" + h + ":" + strconv.Itoa(n) }
+
+func mixedCQ() *ClusterQueue {
+	q := mkCQ("tas-main").groups(rg(fq("tas-default", res(cpu, "50")), fq("default", res(cpu, "50")))).obj()
+	return &q
+}
+
+func cpu16() *ClusterQueue {
+	q := mkCQ("tas-main").groups(rg(fq("tas-default", res(cpu, "16")))).obj()
+	return &q
+}
+
+// zeroCapacityNodes is Kueue's nodesWithZeroCapacityInstance: rack r1 of
+// x1 (0 cpu), x2 and x3 (1 cpu each), 10 pods each.
+func zeroCapacityNodes() []TASNode {
+	return []TASNode{snode("x1", 0, 0, 10, sRack, "r1"), snode("x2", 1, 0, 10, sRack, "r1"), snode("x3", 1, 0, 10, sRack, "r1")}
+}
+
+func TestPortedScheduleForTAS(t *testing.T) {
+	one := func(count int32, reqs ...string) PodSet { return ps("one", count, reqs...) }
+	reqHost := TopologyRequest{Required: tHost}
+	prefHost := TopologyRequest{Preferred: tHost}
+	cpuOnly := func() *ClusterQueue {
+		q := mkCQ("tas-main").groups(rg(fq("tas-default", res(cpu, "50")))).obj()
+		return &q
+	}
+	cases := map[string]tasCycleCase{
+		// The queue's only flavor is a TAS flavor: the pod set asks for TAS
+		// implicitly (unconstrained) and goes to x1. (Kueue lists the flavor
+		// "default" too, which no queue uses.)
+		"workload which does not specify TAS annotation uses the only TAS flavor": {
+			nodes: sSingleNode(), flavors: []ResourceFlavor{tasFlavor("tas-single-level"), {Name: "default"}}, cq: cpuOnly(),
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "1"))},
+			wantAssignments: map[string]string{"default/foo": "tas-main one:1:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {hostIs("x1", 1)}},
+		},
+		"workload required TAS gets scheduled": {
+			nodes:           sSingleNode(),
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "1").topo(reqHost))},
+			wantAssignments: map[string]string{"default/foo": "tas-main one:1:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {hostIs("x1", 1)}},
+		},
+		"workload requests topology level which is not present in topology": {
+			nodes:            sSingleNode(),
+			pending:          []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "1").topo(TopologyRequest{Required: "cloud.com/non-existing"}))},
+			wantInadmissible: map[string][]string{"tas-main": {"default/foo"}},
+			wantMessages:     map[string]string{"default/foo": `couldn't assign flavors to pod set one: Flavor "tas-default" does not contain the requested level`},
+		},
+		// 2 pods of 1 cpu on a node of 1
+		"workload does not get scheduled as it does not fit within the node capacity": {
+			nodes:            sSingleNode(),
+			pending:          []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(2, "cpu", "1").topo(reqHost))},
+			wantInadmissible: map[string][]string{"tas-main": {"default/foo"}},
+			wantMessages:     map[string]string{"default/foo": `couldn't assign flavors to pod set one: topology "tas-single-level" allows to fit only 1 out of 2 pod(s)`},
+		},
+		// bar-admitted's pod holds x1's 1 cpu
+		"workload does not get scheduled as the node capacity is already used by another TAS workload": {
+			nodes: sSingleNode(),
+			admitted: []admittedWorkload{{mkWl("bar-admitted", "default").queue("tas-main").podSets(one(1, "cpu", "1").topo(reqHost)),
+				tasAdm("one", 1, []cluster.ResourceName{cpu}, "x1", 1)}},
+			pending:          []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "1").topo(reqHost))},
+			wantAssignments:  map[string]string{"default/bar-admitted": "tas-main one:1:cpu=tas-default"},
+			wantInadmissible: map[string][]string{"tas-main": {"default/foo"}},
+			wantMessages:     map[string]string{"default/foo": `couldn't assign flavors to pod set one: topology "tas-single-level" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "cpu": 1`},
+		},
+		// a pending pod bound to x1 asks for 600m: 400m left
+		"workload does not get scheduled as the node capacity is already used by a non-TAS pod": {
+			nodes: func() []TASNode {
+				ns := sSingleNode()
+				ns[0].NonTAS = cluster.ResourceList{cluster.ResourceCPU: 600, cluster.ResourcePods: 1}
+				return ns
+			}(),
+			pending:          []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "1").topo(reqHost))},
+			wantInadmissible: map[string][]string{"tas-main": {"default/foo"}},
+			wantMessages:     map[string]string{"default/foo": `couldn't assign flavors to pod set one: topology "tas-single-level" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "cpu": 1`},
+		},
+		// x1 (1 cpu, 1Gi, 1 pod) is all taken by a running pod: cpu, memory
+		// and pods fit none, cpu first by name
+		"workload does not get scheduled as node capacity is completely used by non-TAS pod": {
+			nodes: func() []TASNode {
+				n := snode("x1", 1, 1, 1)
+				n.NonTAS = cluster.ResourceList{cluster.ResourceCPU: 1000, cluster.ResourceMemory: 1 << 30, cluster.ResourcePods: 1}
+				return []TASNode{n}
+			}(),
+			pending:          []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "1").topo(reqHost))},
+			wantInadmissible: map[string][]string{"tas-main": {"default/foo"}},
+			wantMessages:     map[string]string{"default/foo": `couldn't assign flavors to pod set one: topology "tas-single-level" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "cpu": 1`},
+		},
+		// bar-admitted holds 500m and 500Mi of x1's 1 cpu and 1Gi: the
+		// same again fits
+		"workload gets admitted next to already admitted workload, multiple resources used": {
+			nodes: sSingleNode(),
+			admitted: []admittedWorkload{{mkWl("bar-admitted", "default").queue("tas-main").podSets(one(1, "cpu", "500m", "memory", "500Mi").topo(reqHost)),
+				tasAdm("one", 1, []cluster.ResourceName{cpu, cluster.ResourceMemory}, "x1", 1)}},
+			pending: []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "500m", "memory", "500Mi").topo(reqHost))},
+			wantAssignments: map[string]string{"default/bar-admitted": "tas-main one:1:cpu=tas-default,memory=tas-default",
+				"default/foo": "tas-main one:1:cpu=tas-default,memory=tas-default"},
+			wantTopology: map[string][]string{"default/foo": {hostIs("x1", 1)}},
+		},
+		// the queue's first flavor "default" has no topology
+		"workload requiring TAS skips the non-TAS flavor": {
+			nodes: sSingleNode(), flavors: []ResourceFlavor{tasFlavor("tas-single-level"), {Name: "default"}},
+			cq: func() *ClusterQueue {
+				q := mkCQ("tas-main").groups(rg(fq("default", res(cpu, "50")), fq("tas-default", res(cpu, "50")))).obj()
+				return &q
+			}(),
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "1").topo(reqHost))},
+			wantAssignments: map[string]string{"default/foo": "tas-main one:1:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {hostIs("x1", 1)}},
+		},
+		// not every flavor of the queue is a TAS flavor: no implied request,
+		// and the TAS flavor takes only TAS pod sets
+		"workload which does not need TAS skips the TAS flavor": {
+			nodes: sSingleNode(), flavors: []ResourceFlavor{tasFlavor("tas-single-level"), {Name: "default"}},
+			cq:              mixedCQ(),
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "1"))},
+			wantAssignments: map[string]string{"default/foo": "tas-main one:1:cpu=default"},
+			wantTopology:    map[string][]string{"default/foo": {""}},
+		},
+		"workload with mixed PodSets (requiring TAS and not)": {
+			nodes: sSingleNode(), flavors: []ResourceFlavor{tasFlavor("tas-single-level"), {Name: "default"}},
+			cq: mixedCQ(),
+			pending: []*pwl{mkWl("foo", "default").queue("tas-main").podSets(ps("launcher", 1, "cpu", "500m"),
+				ps("worker", 1, "cpu", "500m").topo(reqHost))},
+			wantAssignments: map[string]string{"default/foo": "tas-main launcher:1:cpu=default worker:1:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {"", hostIs("x1", 1)}},
+		},
+		// x1 has no hostname label, only cloud.com/custom-level: only the
+		// second flavor's topology has the level
+		"workload requests topology level which is only present in second flavor": {
+			nodes: []TASNode{{Name: "x1", Labels: map[string]string{"tas-node": "true", "cloud.com/custom-level": "x1"},
+				Allocatable: cluster.ResourceList{cluster.ResourceCPU: 1000, cluster.ResourcePods: 10}}},
+			topologies: []Topology{tasSingle, {Name: "tas-custom-topology", Levels: []string{"cloud.com/custom-level"}}},
+			flavors: []ResourceFlavor{tasFlavor("tas-single-level"),
+				{Name: "tas-custom-flavor", NodeLabels: map[string]string{"tas-node": "true"}, TopologyName: "tas-custom-topology"}},
+			cq: func() *ClusterQueue {
+				q := mkCQ("tas-main").groups(rg(fq("tas-default", res(cpu, "50")), fq("tas-custom-flavor", res(cpu, "50")))).obj()
+				return &q
+			}(),
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "1").topo(TopologyRequest{Required: "cloud.com/custom-level"}))},
+			wantAssignments: map[string]string{"default/foo": "tas-main one:1:cpu=tas-custom-flavor"},
+			wantTopology:    map[string][]string{"default/foo": {"cloud.com/custom-level=x1:1"}},
+		},
+		// x1 and y1 of 3 cpu: the launcher (1 cpu) takes x1, the worker (7
+		// cpu) fits no host
+		"workload with multiple PodSets requesting the same TAS flavor; multiple levels": {
+			nodes: []TASNode{snode("x1", 3, 0, 10, sRack, "r1"), snode("y1", 3, 0, 10, sRack, "r1")}, topologies: []Topology{tasTwo},
+			flavors: []ResourceFlavor{tasFlavor("tas-two-level")}, cq: cpuOnly(),
+			pending: []*pwl{mkWl("foo", "default").queue("tas-main").podSets(ps("launcher", 1, "cpu", "1").topo(prefHost),
+				ps("worker", 1, "cpu", "7").topo(prefHost))},
+			wantInadmissible: map[string][]string{"tas-main": {"default/foo"}},
+			wantMessages: map[string]string{"default/foo": `couldn't assign flavors to pod set worker: topology "tas-two-level" doesn't allow to fit any of 1 pod(s). ` +
+				`Total nodes: 2; excluded: resource "cpu": 2`},
+		},
+		// x1 and y1 of 8 cpu: the launcher takes x1 (first of two equal
+		// hosts); the 15 workers, counting it, fit no host: the rack gives
+		// y1 8 first (most room), x1 the last 7
+		"scheduling workload with multiple PodSets requesting TAS flavor and will succeed": {
+			nodes: []TASNode{snode("x1", 8, 0, 10, sRack, "r1"), snode("y1", 8, 0, 10, sRack, "r1")}, topologies: []Topology{tasTwo},
+			flavors: []ResourceFlavor{tasFlavor("tas-two-level")}, cq: cpu16(),
+			pending: []*pwl{mkWl("foo", "default").queue("tas-main").podSets(ps("launcher", 1, "cpu", "1").topo(reqHost),
+				ps("worker", 15, "cpu", "1").topo(prefHost))},
+			wantAssignments: map[string]string{"default/foo": "tas-main launcher:1:cpu=tas-default worker:15:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {hostIs("x1", 1), hostIs("x1", 7) + " " + hostIs("y1", 8)}},
+		},
+		"scheduling workload with multiple PodSets requesting higher level topology": {
+			nodes: []TASNode{snode("x1", 8, 0, 10, sRack, "r1"), snode("y1", 8, 0, 10, sRack, "r1")}, topologies: []Topology{tasTwo},
+			flavors: []ResourceFlavor{tasFlavor("tas-two-level")}, cq: cpu16(),
+			pending: []*pwl{mkWl("foo", "default").queue("tas-main").podSets(ps("launcher", 1, "cpu", "1").topo(TopologyRequest{Required: sRack}),
+				ps("worker", 15, "cpu", "1").topo(TopologyRequest{Required: sRack}))},
+			wantAssignments: map[string]string{"default/foo": "tas-main launcher:1:cpu=tas-default worker:15:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {hostIs("x1", 1), hostIs("x1", 7) + " " + hostIs("y1", 8)}},
+		},
+		// bar-admitted's x1 is gone; y1 is free
+		"scheduling workload when the node for another admitted workload is deleted": {
+			nodes: []TASNode{snode("y1", 1, 0, 10)}, cq: cpuOnly(),
+			admitted: []admittedWorkload{{mkWl("bar-admitted", "default").queue("tas-main").podSets(one(1, "cpu", "1").topo(reqHost)),
+				tasAdm("one", 1, []cluster.ResourceName{cpu}, "x1", 1)}},
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "1").topo(prefHost))},
+			wantAssignments: map[string]string{"default/bar-admitted": "tas-main one:1:cpu=tas-default", "default/foo": "tas-main one:1:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {hostIs("y1", 1)}},
+		},
+		"scheduling workload on a tainted node when the toleration is on ResourceFlavor": {
+			nodes: func() []TASNode {
+				n := snode("x1", 1, 0, 10)
+				n.Taints = []cluster.Taint{{Key: "example.com/gpu", Value: "present", Effect: cluster.TaintNoSchedule}}
+				return []TASNode{n}
+			}(),
+			flavors: func() []ResourceFlavor {
+				f := tasFlavor("tas-single-level")
+				f.Tolerations = []Toleration{{Toleration: cluster.Toleration{Key: "example.com/gpu", Operator: cluster.TolerationExists}}}
+				return []ResourceFlavor{f}
+			}(),
+			cq:              cpuOnly(),
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "1").topo(prefHost))},
+			wantAssignments: map[string]string{"default/foo": "tas-main one:1:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {hostIs("x1", 1)}},
+		},
+		// 5 pods, at least 1: x1 holds 1
+		"TAS workload gets scheduled as trimmed by partial admission": {
+			nodes:           sSingleNode(),
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(5, "cpu", "1").min(1).topo(reqHost))},
+			wantAssignments: map[string]string{"default/foo": "tas-main one:1:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {hostIs("x1", 1)}},
+		},
+		// x1 holds 3 pods: a running pod and bar-admitted's 2 take them all
+		"workload does not get scheduled as the node capacity (.status.allocatable['pods']) is already used by non-TAS and TAS workloads": {
+			nodes: func() []TASNode {
+				n := snode("x1", 1, 0, 3)
+				n.NonTAS = cluster.ResourceList{cluster.ResourceCPU: 300, cluster.ResourcePods: 1}
+				return []TASNode{n}
+			}(),
+			admitted: []admittedWorkload{{mkWl("bar-admitted", "default").queue("tas-main").podSets(one(2, "cpu", "150m").topo(reqHost)),
+				tasAdm("one", 2, []cluster.ResourceName{cpu}, "x1", 2)}},
+			pending:          []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "300m").topo(reqHost))},
+			wantAssignments:  map[string]string{"default/bar-admitted": "tas-main one:2:cpu=tas-default"},
+			wantInadmissible: map[string][]string{"tas-main": {"default/foo"}},
+			wantMessages:     map[string]string{"default/foo": `couldn't assign flavors to pod set one: topology "tas-single-level" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "pods": 1`},
+		},
+		"workload with zero value request gets scheduled": {
+			nodes:           sSingleNode(),
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "0", "memory", "10Mi"))},
+			wantAssignments: map[string]string{"default/foo": "tas-main one:1:cpu=tas-default,memory=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {hostIs("x1", 1)}},
+		},
+		// x1 lacks unused-key. (Kueue's case does not pin the message.)
+		"does not admit workload when node does not match required affinity": {
+			nodes:            sSingleNode(),
+			pending:          []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "1").topo(prefHost).aff([]string{"unused-key=value"}))},
+			wantInadmissible: map[string][]string{"tas-main": {"default/foo"}},
+		},
+		"admits workload when node matches required affinity": {
+			nodes:           []TASNode{snode("x1", 1, 1, 10, "expected-label", "expected-value")},
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "1").topo(prefHost).aff([]string{"expected-label=expected-value"}))},
+			wantAssignments: map[string]string{"default/foo": "tas-main one:1:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {hostIs("x1", 1)}},
+		},
+		// nodesWithZeroCapacityInstance: rack r1 of x1 (0 cpu), x2 and x3
+		// (1 each); 2 pods of 1 cpu go to x2 and x3 whatever the request
+		"admits workload when nodes are partially empty; unconstrained": {
+			nodes: zeroCapacityNodes(), topologies: []Topology{tasTwo}, flavors: []ResourceFlavor{tasFlavor("tas-two-level")},
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(2, "cpu", "1").topo(TopologyRequest{Unconstrained: true}))},
+			wantAssignments: map[string]string{"default/foo": "tas-main one:2:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {hostIs("x2", 1) + " " + hostIs("x3", 1)}},
+		},
+		"admits workload when nodes are partially empty; preferred": {
+			nodes: zeroCapacityNodes(), topologies: []Topology{tasTwo}, flavors: []ResourceFlavor{tasFlavor("tas-two-level")},
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(2, "cpu", "1").topo(TopologyRequest{Preferred: sRack}))},
+			wantAssignments: map[string]string{"default/foo": "tas-main one:2:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {hostIs("x2", 1) + " " + hostIs("x3", 1)}},
+		},
+		"admits workload when nodes are partially empty; required": {
+			nodes: zeroCapacityNodes(), topologies: []Topology{tasTwo}, flavors: []ResourceFlavor{tasFlavor("tas-two-level")},
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(2, "cpu", "1").topo(TopologyRequest{Required: sRack}))},
+			wantAssignments: map[string]string{"default/foo": "tas-main one:2:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {hostIs("x2", 1) + " " + hostIs("x3", 1)}},
+		},
+		// the queue does not cover example.com/gpu, asked for 0
+		"admits workload with zero-quantity request for resource not in ClusterQueue with TAS": {
+			nodes:           sSingleNode(),
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(1, "cpu", "1", "example.com/gpu", "0").topo(prefHost))},
+			wantAssignments: map[string]string{"default/foo": "tas-main one:1:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {hostIs("x1", 1)}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) { runTASCycle(t, tc) })
+	}
+}
