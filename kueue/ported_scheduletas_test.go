@@ -407,6 +407,29 @@ func TestPortedScheduleForTAS(t *testing.T) {
 			wantAssignments: map[string]string{"default/foo": "tas-main one:1:cpu=tas-default"},
 			wantTopology:    map[string][]string{"default/foo": {hostIs("x1", 1)}},
 		},
+		// 1 byte of memory on a node of 2Gi and no cpu. (Kueue's case runs
+		// with VectorizedResourceRequests off; the model has one way.)
+		"initial scheduling; one-byte memory request fits on a 2Gi node with vectorized requests disabled": {
+			nodes:           []TASNode{snode("x1", 0, 2, 10)},
+			pending:         []*pwl{mkWl("tiny-memory", "default").queue("tas-main").podSets(one(1, "memory", "1").topo(reqHost))},
+			wantAssignments: map[string]string{"default/tiny-memory": "tas-main one:1:memory=tas-default"},
+			wantTopology:    map[string][]string{"default/tiny-memory": {hostIs("x1", 1)}},
+		},
+		// 1536Mi a pod on hosts of 2Gi: one a host
+		"initial scheduling; TAS uses podspec memory for placement": {
+			nodes:           []TASNode{snode("x1", 4, 2, 10), snode("x2", 4, 2, 10)},
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").podSets(one(2, "cpu", "1", "memory", "1536Mi").topo(prefHost))},
+			wantAssignments: map[string]string{"default/foo": "tas-main one:2:cpu=tas-default,memory=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {hostIs("x1", 1) + " " + hostIs("x2", 1)}},
+		},
+		// the worker pod set of 0 pods gets its flavor and no topology
+		"workload with a PodSet of size zero": {
+			nodes: []TASNode{snode("x1", 3, 0, 10, sRack, "r1")}, topologies: []Topology{tasTwo}, flavors: []ResourceFlavor{tasFlavor("tas-two-level")},
+			pending: []*pwl{mkWl("foo", "default").queue("tas-main").podSets(ps("launcher", 1, "cpu", "1").topo(prefHost),
+				ps("worker", 0, "cpu", "1").topo(prefHost))},
+			wantAssignments: map[string]string{"default/foo": "tas-main launcher:1:cpu=tas-default worker:0:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/foo": {hostIs("x1", 1), ""}},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) { runTASCycle(t, tc) })
