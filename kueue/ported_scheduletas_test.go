@@ -81,12 +81,16 @@ type tasCycleCase struct {
 	admitted   []admittedWorkload
 	pending    []*pwl
 
+	// wantAssignments are every workload holding quota after the cycle
+	// (a preempted one holds it until its pods are gone).
 	wantAssignments map[string]string
 	// wantTopology is, for each workload admitted in the cycle, its pod
 	// sets' TopologyAssignments (TopologyAssignment.String; "" for none).
 	wantTopology               map[string][]string
 	wantLeft, wantInadmissible map[string][]string
 	wantMessages               map[string]string
+	wantPreempted              []string
+	wantEvictMessages          map[string]string
 }
 
 func runTASCycle(t *testing.T, tc tasCycleCase) {
@@ -122,7 +126,8 @@ func runTASCycle(t *testing.T, tc tasCycleCase) {
 	a.Events()
 	evs := a.Step()
 	checkCycle(t, a, evs, cycleCase{wantAssignments: tc.wantAssignments, wantLeft: tc.wantLeft,
-		wantInadmissible: tc.wantInadmissible, wantMessages: tc.wantMessages})
+		wantInadmissible: tc.wantInadmissible, wantMessages: tc.wantMessages, wantPreempted: tc.wantPreempted,
+		wantEvictMessages: tc.wantEvictMessages})
 	got := map[string][]string{}
 	for _, e := range evs {
 		if e.Kind != QuotaReserved {
@@ -429,6 +434,40 @@ func TestPortedScheduleForTAS(t *testing.T) {
 				ps("worker", 0, "cpu", "1").topo(prefHost))},
 			wantAssignments: map[string]string{"default/foo": "tas-main launcher:1:cpu=tas-default worker:0:cpu=tas-default"},
 			wantTopology:    map[string][]string{"default/foo": {hostIs("x1", 1), ""}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) { runTASCycle(t, tc) })
+	}
+}
+
+// TestScheduleForTASPreemption's suite: x1 (and y1) of 5 cpu, 5Gi and 10
+// pods; tas-main preempts lower priority workloads within it.
+func sPreemptNode(name string) TASNode { return snode(name, 5, 5, 10) }
+
+func tasPreemptCQ() *ClusterQueue {
+	q := mkCQ("tas-main").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority}).
+		groups(rg(fq("tas-default", res(cpu, "50"), res(cluster.ResourceMemory, "50Gi")))).obj()
+	return &q
+}
+
+func TestPortedScheduleForTASPreemption(t *testing.T) {
+	one := func(count int32, reqs ...string) PodSet { return ps("one", count, reqs...) }
+	reqHost := TopologyRequest{Required: tHost}
+	prefHost := TopologyRequest{Preferred: tHost}
+	cases := map[string]tasCycleCase{
+		// quota fits foo (2 of 50 cpu) but x1's 5 cpu are all the low
+		// priority workload's: it is preempted, foo waits for it
+		"only low priority workload is preempted": {
+			nodes: []TASNode{sPreemptNode("x1")}, cq: tasPreemptCQ(),
+			admitted: []admittedWorkload{{mkWl("low-priority-admitted", "default").queue("tas-main").prio(1).podSets(one(1, "cpu", "5").topo(reqHost)),
+				tasAdm("one", 1, []cluster.ResourceName{cpu}, "x1", 1)}},
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").prio(3).podSets(one(1, "cpu", "2").topo(prefHost))},
+			wantAssignments: map[string]string{"default/low-priority-admitted": "tas-main one:1:cpu=tas-default"},
+			wantLeft:        map[string][]string{"tas-main": {"default/foo"}},
+			wantPreempted:   []string{"default/low-priority-admitted:InClusterQueue"},
+			wantMessages: map[string]string{"default/foo": `couldn't assign flavors to pod set one: topology "tas-single-level" doesn't allow to fit any of 1 pod(s). ` +
+				`Total nodes: 1; excluded: resource "cpu": 1. Pending the preemption of 1 workload(s)`},
 		},
 	}
 	for name, tc := range cases {
