@@ -469,6 +469,61 @@ func TestPortedScheduleForTASPreemption(t *testing.T) {
 			wantMessages: map[string]string{"default/foo": `couldn't assign flavors to pod set one: topology "tas-single-level" doesn't allow to fit any of 1 pod(s). ` +
 				`Total nodes: 1; excluded: resource "cpu": 1. Pending the preemption of 1 workload(s)`},
 		},
+		// x1 holds 1 pod only, the low priority workload's
+		"With pods count usage pressure on nodes: only low priority workload is preempted": {
+			nodes: []TASNode{snode("x1", 5, 5, 1)}, cq: tasPreemptCQ(),
+			admitted: []admittedWorkload{{mkWl("low-priority-admitted", "default").queue("tas-main").prio(1).podSets(one(1, "cpu", "5").topo(reqHost)),
+				tasAdm("one", 1, []cluster.ResourceName{cpu}, "x1", 1)}},
+			pending:         []*pwl{mkWl("high-priority-waiting", "default").queue("tas-main").prio(3).podSets(one(1, "cpu", "2").topo(prefHost))},
+			wantAssignments: map[string]string{"default/low-priority-admitted": "tas-main one:1:cpu=tas-default"},
+			wantLeft:        map[string][]string{"tas-main": {"default/high-priority-waiting"}},
+			wantPreempted:   []string{"default/low-priority-admitted:InClusterQueue"},
+			wantMessages: map[string]string{"default/high-priority-waiting": `couldn't assign flavors to pod set one: topology "tas-single-level" doesn't allow to fit any of 1 pod(s). ` +
+				`Total nodes: 1; excluded: resource "cpu": 1. Pending the preemption of 1 workload(s)`},
+		},
+		// x1 has 1 cpu left of 5 (2 + 2 taken); foo needs 2: the lowest
+		// priority is enough
+		"low priority workload is preempted, mid-priority workload survives": {
+			nodes: []TASNode{sPreemptNode("x1")}, cq: tasPreemptCQ(),
+			admitted: []admittedWorkload{
+				{mkWl("mid-priority-admitted", "default").queue("tas-main").prio(2).podSets(one(1, "cpu", "2").topo(reqHost)), tasAdm("one", 1, []cluster.ResourceName{cpu}, "x1", 1)},
+				{mkWl("low-priority-admitted", "default").queue("tas-main").prio(1).podSets(one(1, "cpu", "2").topo(reqHost)), tasAdm("one", 1, []cluster.ResourceName{cpu}, "x1", 1)}},
+			pending: []*pwl{mkWl("foo", "default").queue("tas-main").prio(3).podSets(one(1, "cpu", "2").topo(prefHost))},
+			wantAssignments: map[string]string{"default/mid-priority-admitted": "tas-main one:1:cpu=tas-default",
+				"default/low-priority-admitted": "tas-main one:1:cpu=tas-default"},
+			wantLeft:      map[string][]string{"tas-main": {"default/foo"}},
+			wantPreempted: []string{"default/low-priority-admitted:InClusterQueue"},
+			wantMessages: map[string]string{"default/foo": `couldn't assign flavors to pod set one: topology "tas-single-level" doesn't allow to fit any of 1 pod(s). ` +
+				`Total nodes: 1; excluded: resource "cpu": 1. Pending the preemption of 1 workload(s)`},
+		},
+		// x1 and y1 each have 1 cpu left: 2 pods on one host need one of
+		// them freed; the lower priority (y1) goes
+		"low priority workload is preempted even though there is enough capacity, but fragmented": {
+			nodes: []TASNode{sPreemptNode("x1"), sPreemptNode("y1")}, cq: tasPreemptCQ(),
+			admitted: []admittedWorkload{
+				{mkWl("mid-priority-admitted", "default").queue("tas-main").prio(2).podSets(one(1, "cpu", "4").topo(reqHost)), tasAdm("one", 1, []cluster.ResourceName{cpu}, "x1", 1)},
+				{mkWl("low-priority-admitted", "default").queue("tas-main").prio(1).podSets(one(1, "cpu", "4").topo(reqHost)), tasAdm("one", 1, []cluster.ResourceName{cpu}, "y1", 1)}},
+			pending: []*pwl{mkWl("foo", "default").queue("tas-main").prio(3).podSets(one(2, "cpu", "1").topo(reqHost))},
+			wantAssignments: map[string]string{"default/mid-priority-admitted": "tas-main one:1:cpu=tas-default",
+				"default/low-priority-admitted": "tas-main one:1:cpu=tas-default"},
+			wantLeft:      map[string][]string{"tas-main": {"default/foo"}},
+			wantPreempted: []string{"default/low-priority-admitted:InClusterQueue"},
+			wantMessages:  map[string]string{"default/foo": `couldn't assign flavors to pod set one: topology "tas-single-level" allows to fit only 1 out of 2 pod(s). Pending the preemption of 1 workload(s)`},
+		},
+		// the head (priority 2) finds no lower priority to preempt and
+		// waits; the low priority one, which would fit, is not tried in the
+		// cycle
+		"workload with equal priority awaits for other workloads to complete": {
+			nodes: []TASNode{sPreemptNode("x1")}, cq: tasPreemptCQ(),
+			admitted: []admittedWorkload{
+				{mkWl("mid-priority-admitted", "default").queue("tas-main").prio(2).podSets(one(1, "cpu", "4").topo(reqHost)), tasAdm("one", 1, []cluster.ResourceName{cpu}, "x1", 1)}},
+			pending: []*pwl{mkWl("low-priority-which-would-fit", "default").queue("tas-main").prio(1).podSets(one(1, "cpu", "1").topo(reqHost)),
+				mkWl("mid-priority-waiting", "default").queue("tas-main").prio(2).podSets(one(2, "cpu", "1").topo(reqHost))},
+			wantAssignments:  map[string]string{"default/mid-priority-admitted": "tas-main one:1:cpu=tas-default"},
+			wantLeft:         map[string][]string{"tas-main": {"default/low-priority-which-would-fit"}},
+			wantInadmissible: map[string][]string{"tas-main": {"default/mid-priority-waiting"}},
+			wantMessages:     map[string]string{"default/mid-priority-waiting": `couldn't assign flavors to pod set one: topology "tas-single-level" allows to fit only 1 out of 2 pod(s)`},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) { runTASCycle(t, tc) })
