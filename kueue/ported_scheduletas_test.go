@@ -78,6 +78,8 @@ type tasCycleCase struct {
 	topologies []Topology       // tasSingle when nil
 	flavors    []ResourceFlavor // tasFlavor("tas-single-level") when nil
 	cq         *ClusterQueue    // tasMainCQ when nil
+	cqs        []ClusterQueue   // instead of cq, with the LocalQueues lqs
+	lqs        []LocalQueue
 	admitted   []admittedWorkload
 	pending    []*pwl
 
@@ -102,9 +104,12 @@ func runTASCycle(t *testing.T, tc tasCycleCase) {
 	if o.Topologies == nil {
 		o.Topologies = []Topology{tasSingle}
 	}
-	if tc.cq != nil {
+	switch {
+	case tc.cqs != nil:
+		o.ClusterQueues, o.LocalQueues = tc.cqs, tc.lqs
+	case tc.cq != nil:
 		o.ClusterQueues = []ClusterQueue{*tc.cq}
-	} else {
+	default:
 		o.ClusterQueues = []ClusterQueue{tasMainCQ()}
 	}
 	a, err := New(o, DefaultConfig())
@@ -523,6 +528,95 @@ func TestPortedScheduleForTASPreemption(t *testing.T) {
 			wantLeft:         map[string][]string{"tas-main": {"default/low-priority-which-would-fit"}},
 			wantInadmissible: map[string][]string{"tas-main": {"default/mid-priority-waiting"}},
 			wantMessages:     map[string]string{"default/mid-priority-waiting": `couldn't assign flavors to pod set one: topology "tas-single-level" allows to fit only 1 out of 2 pod(s)`},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) { runTASCycle(t, tc) })
+	}
+}
+
+// TestScheduleForTASCohorts' suite: x1 (3 cpu, 5Gi) and y1 (5 cpu, 3Gi),
+// 10 pods each; tas-cq-a, -b and -c in the cohort tas-cohort-main, 4 cpu
+// and 4Gi of tas-default each, reclaiming within the cohort (Any); a
+// preempts lower priority workloads within itself too. LocalQueues
+// default/tas-lq-a, -b, -c.
+func cohortNodes() []TASNode { return []TASNode{snode("x1", 3, 5, 10), snode("y1", 5, 3, 10)} }
+
+func cohortCQs(names ...string) []ClusterQueue {
+	var out []ClusterQueue
+	for _, n := range names {
+		p := Preemption{ReclaimWithinCohort: PreemptAny}
+		if n == "a" {
+			p.WithinClusterQueue = PreemptLowerPriority
+		}
+		out = append(out, mkCQ("tas-cq-"+n).cohort("tas-cohort-main").preempt(p).
+			groups(rg(fq("tas-default", res(cpu, "4"), res(cluster.ResourceMemory, "4Gi")))).obj())
+	}
+	return out
+}
+
+func cohortLQs() []LocalQueue {
+	return []LocalQueue{lq("default", "tas-lq-a", "tas-cq-a"), lq("default", "tas-lq-b", "tas-cq-b"), lq("default", "tas-lq-c", "tas-cq-c")}
+}
+
+func TestPortedScheduleForTASCohorts(t *testing.T) {
+	one := func(count int32, reqs ...string) PodSet { return ps("one", count, reqs...) }
+	reqHost := TopologyRequest{Required: tHost}
+	prefHost := TopologyRequest{Preferred: tHost}
+	cases := map[string]tasCycleCase{
+		// x1 holds 1 pod: the two pod sets of 1 pod do not both fit.
+		// (Kueue's case does not pin the message.)
+		"workload with two PodSets exceeds node pods capacity": {
+			nodes: []TASNode{snode("x1", 2, 0, 1)}, cqs: cohortCQs("a"), lqs: cohortLQs(),
+			pending: []*pwl{mkWl("foo", "default").queue("tas-lq-a").podSets(ps("one", 1, "cpu", "1").topo(reqHost),
+				ps("two", 1, "cpu", "1").topo(reqHost))},
+			wantInadmissible: map[string][]string{"tas-cq-a": {"default/foo"}},
+		},
+		// 6 cpu of a's 4 borrows 2 from b; no host holds 6: y1 5, x1 the last
+		"workload which requires borrowing gets scheduled": {
+			nodes: cohortNodes(), cqs: cohortCQs("a", "b"), lqs: cohortLQs(),
+			pending:         []*pwl{mkWl("a1", "default").queue("tas-lq-a").podSets(one(6, "cpu", "1").topo(prefHost))},
+			wantAssignments: map[string]string{"default/a1": "tas-cq-a one:6:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/a1": {hostIs("x1", 1) + " " + hostIs("y1", 5)}},
+		},
+		// a1 uses 5 cpu (borrowing 1 of b's 4); b1 needs its 4 back: a1 is
+		// preempted
+		"reclaim within cohort; single borrowing workload gets preempted": {
+			nodes: cohortNodes(), cqs: cohortCQs("a", "b"), lqs: cohortLQs(),
+			admitted: []admittedWorkload{{mkWl("a1-admitted", "default").queue("tas-lq-a").podSets(one(5, "cpu", "1").topo(reqHost)),
+				func() Admission { a := tasAdm("one", 5, []cluster.ResourceName{cpu}, "x1", 5); a.ClusterQueue = "tas-cq-a"; return a }()}},
+			pending:         []*pwl{mkWl("b1", "default").queue("tas-lq-b").podSets(one(4, "cpu", "1").topo(prefHost))},
+			wantAssignments: map[string]string{"default/a1-admitted": "tas-cq-a one:5:cpu=tas-default"},
+			wantLeft:        map[string][]string{"tas-cq-b": {"default/b1"}},
+			wantPreempted:   []string{"default/a1-admitted:InCohortReclamation"},
+		},
+		// a1 (5 cpu, borrowing 1) fits only y1; b1 (5 bytes of memory)
+		// takes x1, the host with the least memory room... both admitted
+		"two small workloads considered; both get scheduled on different nodes": {
+			nodes: cohortNodes(), cqs: cohortCQs("a", "b"), lqs: cohortLQs(),
+			pending: []*pwl{mkWl("a1", "default").queue("tas-lq-a").prio(2).podSets(one(1, "cpu", "5").topo(prefHost)),
+				mkWl("b1", "default").queue("tas-lq-b").prio(1).podSets(one(1, "memory", "5").topo(prefHost))},
+			wantAssignments: map[string]string{"default/a1": "tas-cq-a one:1:cpu=tas-default", "default/b1": "tas-cq-b one:1:memory=tas-default"},
+			wantTopology:    map[string][]string{"default/a1": {hostIs("y1", 1)}, "default/b1": {hostIs("x1", 1)}},
+		},
+		// 1 and 2 pods of 1 cpu: x1 (3 cpu) is the tighter fit for both
+		"two small workloads considered; both get scheduled on the same node": {
+			nodes: cohortNodes(), cqs: cohortCQs("a", "b"), lqs: cohortLQs(),
+			pending: []*pwl{mkWl("a1", "default").queue("tas-lq-a").prio(2).podSets(one(1, "cpu", "1").topo(prefHost)),
+				mkWl("b1", "default").queue("tas-lq-b").prio(1).podSets(one(2, "cpu", "1").topo(prefHost))},
+			wantAssignments: map[string]string{"default/a1": "tas-cq-a one:1:cpu=tas-default", "default/b1": "tas-cq-b one:2:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/a1": {hostIs("x1", 1)}, "default/b1": {hostIs("x1", 2)}},
+		},
+		// a1 (5 pods, borrowing 1) takes y1; b1 (5) was nominated on y1 too
+		// and no longer fits: 3 cpu are left (x1)
+		"two workloads considered; there is enough space only for the first": {
+			nodes: cohortNodes(), cqs: cohortCQs("a", "b"), lqs: cohortLQs(),
+			pending: []*pwl{mkWl("a1", "default").queue("tas-lq-a").prio(2).podSets(one(5, "cpu", "1").topo(prefHost)),
+				mkWl("b1", "default").queue("tas-lq-b").prio(1).podSets(one(5, "cpu", "1").topo(prefHost))},
+			wantAssignments: map[string]string{"default/a1": "tas-cq-a one:5:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/a1": {hostIs("y1", 5)}},
+			wantLeft:        map[string][]string{"tas-cq-b": {"default/b1"}},
+			wantMessages:    map[string]string{"default/b1": "Workload no longer fits after processing another workload"},
 		},
 	}
 	for name, tc := range cases {
