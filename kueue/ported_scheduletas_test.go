@@ -584,7 +584,11 @@ func TestPortedScheduleForTASCohorts(t *testing.T) {
 		"reclaim within cohort; single borrowing workload gets preempted": {
 			nodes: cohortNodes(), cqs: cohortCQs("a", "b"), lqs: cohortLQs(),
 			admitted: []admittedWorkload{{mkWl("a1-admitted", "default").queue("tas-lq-a").podSets(one(5, "cpu", "1").topo(reqHost)),
-				func() Admission { a := tasAdm("one", 5, []cluster.ResourceName{cpu}, "x1", 5); a.ClusterQueue = "tas-cq-a"; return a }()}},
+				func() Admission {
+					a := tasAdm("one", 5, []cluster.ResourceName{cpu}, "x1", 5)
+					a.ClusterQueue = "tas-cq-a"
+					return a
+				}()}},
 			pending:         []*pwl{mkWl("b1", "default").queue("tas-lq-b").podSets(one(4, "cpu", "1").topo(prefHost))},
 			wantAssignments: map[string]string{"default/a1-admitted": "tas-cq-a one:5:cpu=tas-default"},
 			wantLeft:        map[string][]string{"tas-cq-b": {"default/b1"}},
