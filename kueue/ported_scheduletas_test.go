@@ -622,6 +622,37 @@ func TestPortedScheduleForTASCohorts(t *testing.T) {
 			wantLeft:        map[string][]string{"tas-cq-b": {"default/b1"}},
 			wantMessages:    map[string]string{"default/b1": "Workload no longer fits after processing another workload"},
 		},
+		// node-1 and node-2 of 8 cpu; two queues of 8 cpu without
+		// preemption. Both nominate node-1 (the first of equal hosts); a1
+		// (older, higher priority) takes it, b1's domains are recomputed in
+		// the cycle: node-2
+		"two workloads in cohort nominated to the same node; enough capacity to admit both; TASRecomputeAssignmentWithinSchedulingCycle enabled": {
+			nodes: []TASNode{snode("node-1", 8, 0, 10), snode("node-2", 8, 0, 10)}, lqs: cohortLQs(),
+			cqs: []ClusterQueue{mkCQ("tas-cq-a").cohort("tas-cohort-main").groups(rg(fq("tas-default", res(cpu, "8")))).obj(),
+				mkCQ("tas-cq-b").cohort("tas-cohort-main").groups(rg(fq("tas-default", res(cpu, "8")))).obj()},
+			pending: []*pwl{mkWl("a1", "default").queue("tas-lq-a").created(0).prio(10).podSets(one(1, "cpu", "8").topo(reqHost)),
+				mkWl("b1", "default").queue("tas-lq-b").created(60).prio(5).podSets(one(1, "cpu", "8").topo(reqHost))},
+			wantAssignments: map[string]string{"default/a1": "tas-cq-a one:1:cpu=tas-default", "default/b1": "tas-cq-b one:1:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/a1": {hostIs("node-1", 1)}, "default/b1": {hostIs("node-2", 1)}},
+		},
+		// 2 cpu each: both nominate x1 (3 cpu, the tighter fit); b1 is
+		// recomputed onto y1
+		"two workloads considered; both overlapping in the initial flavor assignment; TASRecomputeAssignmentWithinSchedulingCycle enabled": {
+			nodes: cohortNodes(), cqs: cohortCQs("a", "b"), lqs: cohortLQs(),
+			pending: []*pwl{mkWl("a1", "default").queue("tas-lq-a").prio(2).podSets(one(1, "cpu", "2").topo(prefHost)),
+				mkWl("b1", "default").queue("tas-lq-b").prio(1).podSets(one(1, "cpu", "2").topo(prefHost))},
+			wantAssignments: map[string]string{"default/a1": "tas-cq-a one:1:cpu=tas-default", "default/b1": "tas-cq-b one:1:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/a1": {hostIs("x1", 1)}, "default/b1": {hostIs("y1", 1)}},
+		},
+		// a1 (1 cpu) and b1 (3 pods of 1) both nominate x1 (3 cpu); after
+		// a1, b1 is recomputed onto y1
+		"two small workloads considered; there is only space for one of them on the initial node; TASRecomputeAssignmentWithinSchedulingCycle enabled": {
+			nodes: cohortNodes(), cqs: cohortCQs("a", "b"), lqs: cohortLQs(),
+			pending: []*pwl{mkWl("a1", "default").queue("tas-lq-a").prio(2).podSets(one(1, "cpu", "1").topo(prefHost)),
+				mkWl("b1", "default").queue("tas-lq-b").prio(1).podSets(one(3, "cpu", "1").topo(prefHost))},
+			wantAssignments: map[string]string{"default/a1": "tas-cq-a one:1:cpu=tas-default", "default/b1": "tas-cq-b one:3:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/a1": {hostIs("x1", 1)}, "default/b1": {hostIs("y1", 3)}},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) { runTASCycle(t, tc) })
