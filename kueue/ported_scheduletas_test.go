@@ -653,8 +653,46 @@ func TestPortedScheduleForTASCohorts(t *testing.T) {
 			wantAssignments: map[string]string{"default/a1": "tas-cq-a one:1:cpu=tas-default", "default/b1": "tas-cq-b one:3:cpu=tas-default"},
 			wantTopology:    map[string][]string{"default/a1": {hostIs("x1", 1)}, "default/b1": {hostIs("y1", 3)}},
 		},
+		// a uses 8 cpu of its 4 (a1 5 on x1, a2 2 and a3 1 on y1),
+		// borrowing 4 of b's; b1 (3 pods, priority 3) needs 3 back: a1, the
+		// lowest priority, is enough (and frees x1)
+		"reclaim within cohort; single workload is preempted out three candidates": {
+			nodes: cohortNodes(), cqs: cohortCQs("a", "b"), lqs: cohortLQs(),
+			admitted: []admittedWorkload{
+				{mkWl("a1-admitted", "default").queue("tas-lq-a").prio(1).podSets(one(5, "cpu", "1").topo(reqHost)), cohortAdm("tas-cq-a", 5, "x1")},
+				{mkWl("a2-admitted", "default").queue("tas-lq-a").prio(2).podSets(one(2, "cpu", "1").topo(reqHost)), cohortAdm("tas-cq-a", 2, "y1")},
+				{mkWl("a3-admitted", "default").queue("tas-lq-a").prio(2).podSets(one(1, "cpu", "1").topo(reqHost)), cohortAdm("tas-cq-a", 1, "y1")}},
+			pending: []*pwl{mkWl("b1", "default").queue("tas-lq-b").prio(3).podSets(one(3, "cpu", "1").topo(prefHost))},
+			wantAssignments: map[string]string{"default/a1-admitted": "tas-cq-a one:5:cpu=tas-default",
+				"default/a2-admitted": "tas-cq-a one:2:cpu=tas-default", "default/a3-admitted": "tas-cq-a one:1:cpu=tas-default"},
+			wantLeft:      map[string][]string{"tas-cq-b": {"default/b1"}},
+			wantPreempted: []string{"default/a1-admitted:InCohortReclamation"},
+		},
+		// y1 alone (5 cpu), a1-admitted holds 2. a2 (4 pods) fits its quota
+		// but not y1, and has no target at its own priority; a reclaims
+		// within the cohort (Any), so it reserves nothing: b1 takes y1's 3
+		"preempting workload without targets doesn't reserve capacity when it can always reclaim": {
+			nodes: []TASNode{snode("y1", 5, 3, 10)}, lqs: cohortLQs(),
+			cqs: append([]ClusterQueue{mkCQ("tas-cq-a").cohort("tas-cohort-main").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority, ReclaimWithinCohort: PreemptAny}).
+				groups(rg(fq("tas-default", res(cpu, "8", "0"), res(cluster.ResourceMemory, "4Gi", "0")))).obj()}, cohortCQs("b")...),
+			admitted: []admittedWorkload{{mkWl("a1-admitted", "default").queue("tas-lq-a").prio(2).podSets(one(2, "cpu", "1").topo(reqHost)), cohortAdm("tas-cq-a", 2, "y1")}},
+			pending: []*pwl{mkWl("a2", "default").queue("tas-lq-a").prio(2).podSets(one(4, "cpu", "1").topo(prefHost)),
+				mkWl("b1", "default").queue("tas-lq-b").prio(1).podSets(one(3, "cpu", "1").topo(prefHost))},
+			wantAssignments:  map[string]string{"default/a1-admitted": "tas-cq-a one:2:cpu=tas-default", "default/b1": "tas-cq-b one:3:cpu=tas-default"},
+			wantTopology:     map[string][]string{"default/b1": {hostIs("y1", 3)}},
+			wantInadmissible: map[string][]string{"tas-cq-a": {"default/a2"}},
+			wantMessages:     map[string]string{"default/a2": `couldn't assign flavors to pod set one: topology "tas-single-level" allows to fit only 3 out of 4 pod(s)`},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) { runTASCycle(t, tc) })
 	}
+}
+
+// cohortAdm is an admission in cq of one pod set "one" of count pods of 1
+// cpu, all on host.
+func cohortAdm(cq string, count int, host string) Admission {
+	a := tasAdm("one", int32(count), []cluster.ResourceName{cpu}, host, count)
+	a.ClusterQueue = cq
+	return a
 }
