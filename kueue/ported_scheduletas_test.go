@@ -461,6 +461,38 @@ func TestPortedScheduleForTASPreemption(t *testing.T) {
 	reqHost := TopologyRequest{Required: tHost}
 	prefHost := TopologyRequest{Preferred: tHost}
 	cases := map[string]tasCycleCase{
+		// quota 10 cpu: foo (10 pods) needs the low priority workload's 5,
+		// placed on z1, a node gone: it is still the target, its quota
+		// being what foo needs (x1 and y1 hold 10)
+		"workload preempted due to quota is using deleted Node": {
+			nodes: []TASNode{sPreemptNode("x1"), sPreemptNode("y1")},
+			cq: func() *ClusterQueue {
+				q := mkCQ("tas-main").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority}).
+					groups(rg(fq("tas-default", res(cpu, "10"), res(cluster.ResourceMemory, "10Gi")))).obj()
+				return &q
+			}(),
+			admitted: []admittedWorkload{{mkWl("low-priority-admitted", "default").queue("tas-main").prio(1).podSets(one(1, "cpu", "5").topo(reqHost)),
+				tasAdm("one", 1, []cluster.ResourceName{cpu}, "z1", 1)}},
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").prio(3).podSets(one(10, "cpu", "1").topo(prefHost))},
+			wantAssignments: map[string]string{"default/low-priority-admitted": "tas-main one:1:cpu=tas-default"},
+			wantLeft:        map[string][]string{"tas-main": {"default/foo"}},
+			wantPreempted:   []string{"default/low-priority-admitted:InClusterQueue"},
+			wantMessages: map[string]string{"default/foo": "couldn't assign flavors to pod set one: insufficient unused quota for cpu in flavor tas-default, 5 more needed. " +
+				"Pending the preemption of 1 workload(s)"},
+		},
+		// x1 has 5Gi; the low priority workload holds 2Gi of it; foo asks
+		// for 4Gi: memory, not quota, makes it preempt
+		"preemption; TAS uses podspec memory for fit": {
+			nodes: []TASNode{sPreemptNode("x1")}, cq: tasPreemptCQ(),
+			admitted: []admittedWorkload{{mkWl("low-priority-admitted", "default").queue("tas-main").prio(1).podSets(one(1, "cpu", "1", "memory", "2Gi").topo(reqHost)),
+				tasAdm("one", 1, []cluster.ResourceName{cpu, cluster.ResourceMemory}, "x1", 1)}},
+			pending:         []*pwl{mkWl("foo", "default").queue("tas-main").prio(3).podSets(one(1, "cpu", "1", "memory", "4Gi").topo(prefHost))},
+			wantAssignments: map[string]string{"default/low-priority-admitted": "tas-main one:1:cpu=tas-default,memory=tas-default"},
+			wantLeft:        map[string][]string{"tas-main": {"default/foo"}},
+			wantPreempted:   []string{"default/low-priority-admitted:InClusterQueue"},
+			wantMessages: map[string]string{"default/foo": `couldn't assign flavors to pod set one: topology "tas-single-level" doesn't allow to fit any of 1 pod(s). ` +
+				`Total nodes: 1; excluded: resource "memory": 1. Pending the preemption of 1 workload(s)`},
+		},
 		// quota fits foo (2 of 50 cpu) but x1's 5 cpu are all the low
 		// priority workload's: it is preempted, foo waits for it
 		"only low priority workload is preempted": {
