@@ -715,6 +715,23 @@ func TestPortedScheduleForTASCohorts(t *testing.T) {
 			wantInadmissible: map[string][]string{"tas-cq-a": {"default/a2"}},
 			wantMessages:     map[string]string{"default/a2": `couldn't assign flavors to pod set one: topology "tas-single-level" allows to fit only 3 out of 4 pod(s)`},
 		},
+		// node-1 (flavor 1) and node-2 (flavor 2) of 8 cpu. a1 takes node-1
+		// in tas-flavor-1. b1's quota fits tas-flavor-1 first, and the
+		// topology is searched in the flavor the quota chose: once a1 holds
+		// node-1, b1 no longer fits there, and is not moved to tas-flavor-2
+		// (Kueue keeps a recomputed head to its nomination's flavors)
+		"two flavors in cohort; re-evaluation is sticky and does not switch to second flavor; TASRecomputeAssignmentWithinSchedulingCycle enabled": {
+			nodes: []TASNode{snode("node-1", 8, 0, 10, "tas-flavor", "f1"), snode("node-2", 8, 0, 10, "tas-flavor", "f2")}, lqs: cohortLQs(),
+			flavors: []ResourceFlavor{{Name: "tas-flavor-1", NodeLabels: map[string]string{"tas-flavor": "f1"}, TopologyName: "tas-single-level"},
+				{Name: "tas-flavor-2", NodeLabels: map[string]string{"tas-flavor": "f2"}, TopologyName: "tas-single-level"}},
+			cqs: []ClusterQueue{mkCQ("tas-cq-a").cohort("tas-cohort-main").groups(rg(fq("tas-flavor-1", res(cpu, "8")))).obj(),
+				mkCQ("tas-cq-b").cohort("tas-cohort-main").groups(rg(fq("tas-flavor-1", res(cpu, "8")), fq("tas-flavor-2", res(cpu, "8")))).obj()},
+			pending: []*pwl{mkWl("a1", "default").queue("tas-lq-a").created(0).prio(10).podSets(one(1, "cpu", "8").topo(reqHost)),
+				mkWl("b1", "default").queue("tas-lq-b").created(60).prio(5).podSets(one(1, "cpu", "8").topo(reqHost))},
+			wantAssignments: map[string]string{"default/a1": "tas-cq-a one:1:cpu=tas-flavor-1"},
+			wantTopology:    map[string][]string{"default/a1": {hostIs("node-1", 1)}},
+			wantLeft:        map[string][]string{"tas-cq-b": {"default/b1"}},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) { runTASCycle(t, tc) })
