@@ -732,6 +732,29 @@ func TestPortedScheduleForTASCohorts(t *testing.T) {
 			wantTopology:    map[string][]string{"default/a1": {hostIs("node-1", 1)}},
 			wantLeft:        map[string][]string{"tas-cq-b": {"default/b1"}},
 		},
+		// node-1 (1 cpu), node-2 and node-3 (2 cpu). a (2 cpu) and b (2
+		// cpu, no borrowing, preempting lower priorities within itself).
+		// b-low-admitted holds node-1 and 1 of b's quota. a1 and b1 (2 cpu
+		// each); a1 (older) takes node-2; b1 must preempt b-low-admitted
+		// for its quota, and does, waiting. (Kueue recomputes b1's stale
+		// domains, node-2, to node-3 in the cycle; the model places a head
+		// that must preempt on an empty topology only to check it could
+		// fit, and gives it domains when it is admitted: the same outcome.)
+		"workload with preemption target recomputes stale TAS assignment in cohort; TASRecomputeAssignmentWithinSchedulingCycle enabled": {
+			nodes: []TASNode{snode("node-1", 1, 0, 10), snode("node-2", 2, 0, 10), snode("node-3", 2, 0, 10)}, lqs: cohortLQs(),
+			cqs: []ClusterQueue{mkCQ("tas-cq-a").cohort("tas-cohort-main").groups(rg(fq("tas-default", res(cpu, "2")))).obj(),
+				mkCQ("tas-cq-b").cohort("tas-cohort-main").preempt(Preemption{WithinClusterQueue: PreemptLowerPriority}).
+					groups(rg(fq("tas-default", res(cpu, "2", "0")))).obj()},
+			admitted: []admittedWorkload{{mkWl("b-low-admitted", "default").queue("tas-lq-b").prio(1).podSets(one(1, "cpu", "1").topo(reqHost)), cohortAdm("tas-cq-b", 1, "node-1")}},
+			pending: []*pwl{mkWl("a1", "default").queue("tas-lq-a").created(0).prio(2).podSets(one(1, "cpu", "2").topo(prefHost)),
+				mkWl("b1", "default").queue("tas-lq-b").created(60).prio(2).podSets(one(1, "cpu", "2").topo(prefHost))},
+			wantAssignments: map[string]string{"default/a1": "tas-cq-a one:1:cpu=tas-default", "default/b-low-admitted": "tas-cq-b one:1:cpu=tas-default"},
+			wantTopology:    map[string][]string{"default/a1": {hostIs("node-2", 1)}},
+			wantLeft:        map[string][]string{"tas-cq-b": {"default/b1"}},
+			wantPreempted:   []string{"default/b-low-admitted:InClusterQueue"},
+			wantMessages: map[string]string{"default/b1": "couldn't assign flavors to pod set one: insufficient unused quota for cpu in flavor tas-default, 1 more needed. " +
+				"Pending the preemption of 1 workload(s)"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) { runTASCycle(t, tc) })
