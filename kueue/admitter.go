@@ -369,7 +369,9 @@ func (a *Admitter) Add(w *Workload) error {
 
 // AddAdmitted adds a workload that already holds quota (a dump's
 // admitted Workload): ad names its ClusterQueue, and each pod set's count
-// (0: its full count) and flavors. Its usage is counted at once.
+// (0: its full count), flavors and, in a TAS flavor, topology
+// assignment. Its usage is counted at once, the TAS usage of its
+// assignments too.
 func (a *Admitter) AddAdmitted(w *Workload, ad Admission) error {
 	key := w.Key()
 	if _, ok := a.workloads[key]; ok {
@@ -393,7 +395,8 @@ func (a *Admitter) AddAdmitted(w *Workload, ad Admission) error {
 			return fmt.Errorf("workload %s: pod set %s has no flavors in its admission", key, ps.Name)
 		}
 		count := cmpOr(given.Count, ps.Count)
-		p := PodSetAssignment{Name: ps.Name, Count: count, Flavors: maps.Clone(given.Flavors), Usage: cluster.ResourceList{}}
+		p := PodSetAssignment{Name: ps.Name, Count: count, Flavors: maps.Clone(given.Flavors), Usage: cluster.ResourceList{},
+			TopologyAssignment: given.TopologyAssignment.clone()}
 		for r, v := range ps.Requests {
 			f, ok := given.Flavors[r]
 			if !ok {

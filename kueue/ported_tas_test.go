@@ -62,6 +62,10 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 		return n
 	}
 	inRack := func(h string, cpu int64) TASNode { return tnode("b1", "r1", h, cpu, 10) }
+	label := func(n TASNode, key, value string) TASNode {
+		n.Labels[key] = value
+		return n
+	}
 	cases := []struct {
 		name       string
 		nodes      []TASNode
@@ -69,11 +73,13 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 		flavor     map[string]string // the flavor's nodeLabels
 		req        TopologyRequest
 		cpu        int64 // millicores a pod
+		mem        int64 // bytes a pod
 		gpu        int64
 		implied    bool // no request: a TAS-only queue's
 		selector   map[string]string
 		tols       []cluster.Toleration
 		count      int32
+		used       map[string]cluster.ResourceList // TAS usage of admitted workloads, by leaf
 		wantLevels []string
 		want       []TopologyDomain
 		wantReason string
@@ -210,6 +216,167 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 			nodes: []TASNode{inRack("x3", 3), inRack("x5", 2), inRack("x1", 2)},
 			req:   TopologyRequest{Required: tBlock, SliceRequired: tHost, SliceSize: 2}, cpu: 1000, count: 4,
 			wantLevels: one, want: []TopologyDomain{dom(2, "x1"), dom(2, "x5")}},
+		// binaryTreesNodes: two blocks of two racks of two hosts of 1 cpu.
+		// Both blocks hold 4: the first, b1; each of its racks gives 2, a
+		// pod a host
+		{name: "block required; 4 pods fit into one host each; BestFit", levels: three,
+			nodes: []TASNode{tnode("b1", "r1", "x3", 1, 10), tnode("b1", "r1", "x5", 1, 10), tnode("b1", "r2", "x1", 1, 10), tnode("b1", "r2", "x6", 1, 10),
+				tnode("b2", "r1", "x2", 1, 10), tnode("b2", "r1", "x4", 1, 10), tnode("b2", "r2", "x7", 1, 10), tnode("b2", "r2", "x8", 1, 10)},
+			req: TopologyRequest{Required: tBlock}, cpu: 1000, count: 4,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x3"), dom(1, "x5"), dom(1, "x1"), dom(1, "x6")}},
+		// TASProfileMixed changes nothing for a required request
+		{name: "host required; single Pod fits in the host; BestFit; TASProfileMixed", levels: three, req: TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x3")}},
+		// (Kueue's case asks for the host as required despite its name)
+		{name: "host preferred; single Pod fits in the host; BestFit; TASProfileMixed", levels: three, req: TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x3")}},
+		// 1Ki of memory a pod: the pods allocatable limit (racks hold 10,
+		// 30, 10 and 40 pods); best fit for 4 is the first rack of 10, b1/r1.
+		// (Kueue's x4 has 4Gi, this one 2Gi: no matter at 1Ki a pod.)
+		{name: "rack required; single Pod requiring memory; BestFit", levels: two, req: TopologyRequest{Required: tRack}, mem: 1024, count: 4,
+			wantLevels: two, want: []TopologyDomain{dom(4, "b1", "r1")}},
+		// The non-TAS pods' usage (the scheduler's bound pods) as the
+		// nodes' NonTAS: a pending pod bound to x3 counts as a running one.
+		{name: "include usage from pending scheduled non-TAS pods, blocked assignment; BestFit", levels: one,
+			nodes: []TASNode{func() TASNode {
+				n := host("x3", "", 1000)
+				n.NonTAS = cluster.ResourceList{cluster.ResourceCPU: 600, cluster.ResourcePods: 1}
+				return n
+			}()},
+			req: TopologyRequest{Required: tHost}, cpu: 600, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "cpu": 1`},
+		{name: "include usage from running non-TAS pods, blocked assignment; BestFit", levels: one,
+			nodes: []TASNode{func() TASNode {
+				n := host("x3", "", 1000)
+				n.NonTAS = cluster.ResourceList{cluster.ResourceCPU: 600, cluster.ResourcePods: 1}
+				return n
+			}()},
+			req: TopologyRequest{Required: tHost}, cpu: 600, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "cpu": 1`},
+		// the running pod takes all of cpu and the one pod slot: cpu and pods
+		// both fit none, cpu first by name
+		{name: "node allocatable capacity completely used by non-TAS pod; empty remainingCapacity", levels: one,
+			nodes: []TASNode{{Name: "x3", Labels: map[string]string{tHost: "x3"},
+				Allocatable: cluster.ResourceList{cluster.ResourceCPU: 1000, cluster.ResourcePods: 1},
+				NonTAS:      cluster.ResourceList{cluster.ResourceCPU: 1000, cluster.ResourcePods: 1}}},
+			req: TopologyRequest{Required: tHost}, cpu: 100, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "cpu": 1`},
+		// two running pods of no requests take 2 of x3's 10 pod slots
+		{name: "include usage from non-TAS pods; pod usage", levels: one,
+			nodes: []TASNode{{Name: "x3", Labels: map[string]string{tHost: "x3"},
+				Allocatable: cluster.ResourceList{cluster.ResourcePods: 10},
+				NonTAS:      cluster.ResourceList{cluster.ResourcePods: 2}}},
+			req: TopologyRequest{Required: tHost}, cpu: 0, count: 9,
+			wantReason: `topology "default" allows to fit only 8 out of 9 pod(s)`},
+		// x3 has 400m left of 1 cpu: the pod of 600m goes to x5
+		{name: "include usage from running non-TAS pods, found free capacity on another node; BestFit", levels: one,
+			nodes: []TASNode{func() TASNode {
+				n := host("x3", "", 1000)
+				n.NonTAS = cluster.ResourceList{cluster.ResourceCPU: 600, cluster.ResourcePods: 1}
+				return n
+			}(), host("x5", "", 1000)},
+			req: TopologyRequest{Required: tHost}, cpu: 600, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x5")}},
+		{name: "skip node which doesn't match node selector, missing label; BestFit", levels: one, flavor: map[string]string{"zone": "zone-a"},
+			nodes:    []TASNode{host("x3", "zone-a", 1000)},
+			selector: map[string]string{"custom-label-1": "custom-value-1"},
+			req:      TopologyRequest{Required: tHost}, cpu: 300, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: nodeSelector: 1`},
+		{name: "skip node which doesn't match node selector, label exists, value doesn't match; BestFit", levels: one, flavor: map[string]string{"zone": "zone-a"},
+			nodes:    []TASNode{label(host("x3", "zone-a", 1000), "custom-label-1", "value-1")},
+			selector: map[string]string{"custom-label-1": "value-2"},
+			req:      TopologyRequest{Required: tHost}, cpu: 300, count: 1,
+			wantReason: `topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: nodeSelector: 1`},
+		{name: "allow to schedule on node which matches node; BestFit", levels: one, flavor: map[string]string{"zone": "zone-a"},
+			nodes:    []TASNode{label(host("x3", "zone-a", 1000), "custom-label-1", "value-1"), label(host("x5", "zone-a", 1000), "custom-label-1", "value-2")},
+			selector: map[string]string{"custom-label-1": "value-2"},
+			req:      TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x5")}},
+		// b1 holds 2 slices of 2 (r1: x3, x5; r2: x1, x6, x2 of 1 cpu: 1
+		// slice of 3 pods), b2 1 (r1: x4, x7): b1, r1's slice then r2's,
+		// best fit in r2 by hosts of 1 pod in order of values
+		{name: "block required for podset; rack required for slices; BestFit", levels: three,
+			nodes: []TASNode{tnode("b1", "r1", "x3", 1, 10), tnode("b1", "r1", "x5", 1, 10), tnode("b1", "r2", "x1", 1, 10), tnode("b1", "r2", "x6", 1, 10),
+				tnode("b1", "r2", "x2", 1, 10), tnode("b2", "r1", "x4", 1, 10), tnode("b2", "r1", "x7", 1, 10)},
+			req: TopologyRequest{Required: tBlock, SliceRequired: tRack, SliceSize: 2}, cpu: 1000, count: 4,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x3"), dom(1, "x5"), dom(1, "x1"), dom(1, "x2")}},
+		// slices of 2 by rack: b1 holds r2's 1 (of 3 pods; r1 holds 1 pod),
+		// b2 r2's 1 (x4): no block holds 2; at the top b1's slice from r2
+		// (x1, x5 by fewest pods), then b2's from x4
+		{name: "block preferred for podset; rack required for slices; BestFit", levels: three, req: TopologyRequest{Preferred: tBlock, SliceRequired: tRack, SliceSize: 2}, cpu: 1000, count: 4,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x1"), dom(1, "x5"), dom(2, "x4")}},
+		// host slices of 2: x3 holds 2, x5 1, x1 1; 3 slices: x3's 2, then
+		// the best fit for the last, x1 (fewer pods than x5)
+		{name: "block required for podset; host required for slices; optimize last domain; BestFit", levels: three,
+			nodes: []TASNode{inRack("x3", 4), inRack("x5", 3), inRack("x1", 2)},
+			req:   TopologyRequest{Required: tBlock, SliceRequired: tHost, SliceSize: 2}, cpu: 1000, count: 6,
+			wantLevels: one, want: []TopologyDomain{dom(2, "x1"), dom(4, "x3")}},
+		// slices of 3: b1 holds 3 (one a host), b2 2 (x6): 4 slices fit no
+		// block; both blocks are taken, and down to the hosts their
+		// children are pooled: x6 (2 slices) first, then x1 and x3 by values
+		{name: "block preferred for podset; host required for slices; 2 blocks with unbalanced subdomains; BestFit", levels: three,
+			nodes: []TASNode{tnode("b1", "r1", "x3", 3, 10), tnode("b1", "r1", "x5", 3, 10), tnode("b1", "r1", "x1", 3, 10), tnode("b2", "r1", "x6", 6, 10)},
+			req:   TopologyRequest{Preferred: tBlock, SliceRequired: tHost, SliceSize: 3}, cpu: 1000, count: 12,
+			wantLevels: one, want: []TopologyDomain{dom(3, "x1"), dom(3, "x3"), dom(6, "x6")}},
+		// racks of 2 cpu: no rack holds a slice of 3
+		{name: "block required for podset; rack required for slices; podset fits in a block, but slices do not fit in racks", levels: three,
+			nodes: []TASNode{tnode("b1", "r1", "x3", 2, 10), tnode("b1", "r2", "x5", 2, 10), tnode("b1", "r3", "x1", 2, 10)},
+			req:   TopologyRequest{Required: tBlock, SliceRequired: tRack, SliceSize: 3}, cpu: 1000, count: 6,
+			wantReason: `topology "default" doesn't allow to fit any of 2 slice(s)`},
+		{name: "block required for podset; rack required for slices; only 1 out of 2 slices fit the topology", levels: three,
+			nodes: []TASNode{tnode("b1", "r1", "x3", 3, 10), tnode("b1", "r2", "x5", 1, 10), tnode("b1", "r3", "x1", 1, 10), tnode("b1", "r4", "x6", 1, 10)},
+			req:   TopologyRequest{Required: tBlock, SliceRequired: tRack, SliceSize: 3}, cpu: 1000, count: 6,
+			wantReason: `topology "default" allows to fit only 1 out of 2 slice(s)`},
+		// b1's racks of 2 hold no slice of 3; b2's of 3 one each
+		{name: "block required for podset; rack required for slices; podset fits in both blocks, but slices fit in only one block", levels: three,
+			nodes: []TASNode{tnode("b1", "r1", "x3", 2, 10), tnode("b1", "r2", "x5", 2, 10), tnode("b1", "r3", "x1", 2, 10),
+				tnode("b2", "r4", "x6", 3, 10), tnode("b2", "r5", "x2", 3, 10)},
+			req: TopologyRequest{Required: tBlock, SliceRequired: tRack, SliceSize: 3}, cpu: 1000, count: 6,
+			wantLevels: one, want: []TopologyDomain{dom(3, "x6"), dom(3, "x2")}},
+		{name: "slice required topology level cannot be above the main required topology level", levels: three,
+			req: TopologyRequest{Required: tHost, SliceRequired: tBlock, SliceSize: 1}, cpu: 1000, count: 1,
+			wantReason: "podset slice topology cloud.com/topology-block is above the podset topology kubernetes.io/hostname"},
+		{name: "slice size is required when slice topology is requested", levels: three,
+			req: TopologyRequest{Required: tBlock, SliceRequired: tHost}, cpu: 1000, count: 1,
+			wantReason: "slice topology requested, but slice size not provided"},
+		{name: "cannot request not existing slice topology", levels: three,
+			req: TopologyRequest{Required: tBlock, SliceRequired: "not-existing-topology-level", SliceSize: 1}, cpu: 1000, count: 1,
+			wantReason: "no requested topology level for slices: not-existing-topology-level"},
+		// slices alone: unconstrained over hosts of one slice each
+		{name: "no topology for podset; host required for slices; BestFit", levels: three,
+			nodes: []TASNode{inRack("x3", 3), inRack("x5", 3), inRack("x1", 3)},
+			req:   TopologyRequest{SliceRequired: tHost, SliceSize: 2}, cpu: 1000, count: 6,
+			wantLevels: one, want: []TopologyDomain{dom(2, "x1"), dom(2, "x3"), dom(2, "x5")}},
+		// scattered: host slices x3 2, x6 1 (x5, x1, x2 none); 3 slices
+		{name: "no topology for podset; host required for slices; multiple blocks; BestFit", levels: three, nodes: scattered(),
+			req: TopologyRequest{SliceRequired: tHost, SliceSize: 2}, cpu: 1000, count: 6,
+			wantLevels: one, want: []TopologyDomain{dom(4, "x3"), dom(2, "x6")}},
+		// rack slices of 2: b1/r2 1 (3 pods), b2/r2 1 (x4)
+		{name: "no topology for podset; rack required for slices; multiple blocks; BestFit", levels: three,
+			req: TopologyRequest{SliceRequired: tRack, SliceSize: 2}, cpu: 1000, count: 4,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x1"), dom(1, "x5"), dom(2, "x4")}},
+		// racks are the leaves: the first rack of 1 pod, b1/r1
+		{name: "non-hostname-leaf topology: nil aggregatedDomainUsages preserves per-flavor behavior", levels: two,
+			req: TopologyRequest{Required: tRack}, cpu: 1000, count: 1,
+			wantLevels: two, want: []TopologyDomain{dom(1, "b1", "r1")}},
+		// four racks of one node of 1 cpu; admitted TAS workloads use all of
+		// b1/r1 and b1/r2: b2/r1 is the first left
+		{name: "non-hostname-leaf topology: prior c.usage must be applied even when aggregatedDomainUsages is non-nil empty", levels: two,
+			nodes: []TASNode{tnode("b1", "r1", "n1", 1, 10), tnode("b1", "r2", "n2", 1, 10), tnode("b2", "r1", "n3", 1, 10), tnode("b2", "r2", "n4", 1, 10)},
+			used: map[string]cluster.ResourceList{"b1,r1": {cluster.ResourceCPU: 1000, cluster.ResourcePods: 1},
+				"b1,r2": {cluster.ResourceCPU: 1000, cluster.ResourcePods: 1}},
+			req: TopologyRequest{Required: tRack}, cpu: 1000, count: 1,
+			wantLevels: two, want: []TopologyDomain{dom(1, "b2", "r1")}},
+		// identical hosts: the order of the nodes given does not matter, the
+		// first by values wins
+		{name: "stable tie break on identical nodes: TASBalancedPlacement disabled", levels: three,
+			nodes: []TASNode{inRack("x2", 1), inRack("x1", 1)},
+			req:   TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x1")}},
+		{name: "stable tie break on identical nodes: reversed order, TASBalancedPlacement disabled", levels: three,
+			nodes: []TASNode{inRack("x1", 1), inRack("x2", 1)},
+			req:   TopologyRequest{Required: tHost}, cpu: 1000, count: 1,
+			wantLevels: one, want: []TopologyDomain{dom(1, "x1")}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -217,7 +384,7 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 			if nodes == nil {
 				nodes = kueueDefaultNodes()
 			}
-			s := newSnapshot(&ResourceFlavor{Name: "tas", TopologyName: "default", NodeLabels: c.flavor}, c.levels, nodes, nil)
+			s := newSnapshot(&ResourceFlavor{Name: "tas", TopologyName: "default", NodeLabels: c.flavor}, c.levels, nodes, c.used)
 			req := &c.req
 			if c.implied {
 				req = nil
@@ -226,6 +393,9 @@ func TestPortedFindTopologyAssignments(t *testing.T) {
 				NodeSelector: c.selector, Tolerations: c.tols}
 			if c.gpu > 0 {
 				ps.Requests["example.com/gpu"] = c.gpu
+			}
+			if c.mem > 0 {
+				ps.Requests = cluster.ResourceList{cluster.ResourceMemory: c.mem}
 			}
 			ta, reason := s.find(ps, c.count, c.implied, nil, false)
 			assert.Equal(t, c.wantReason, reason)
@@ -252,4 +422,118 @@ func TestPortedMultiplePodSetsAssumedPods(t *testing.T) {
 	r.settle()
 	assert.Equal(t, "cq: ", r.admitted())
 	assert.Equal(t, `couldn't assign flavors to pod set two: topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "pods": 1`, r.message("w"))
+}
+
+// Kueue's cases of TestFindTopologyAssignments with several pod sets of
+// one workload, run through the Admitter: the pod sets of one TAS flavor
+// are placed in order, each counting what those before it took. A case
+// where a later pod set does not fit shows as the workload waiting with
+// that pod set's reason (Kueue's scheduler does the same with the
+// result).
+func TestPortedFindTopologyAssignmentsPodSets(t *testing.T) {
+	type ps struct {
+		name     string
+		req      TopologyRequest
+		requests cluster.ResourceList
+		selector map[string]string
+		count    int32
+		want     string // the assignment, as TopologyAssignment.String
+	}
+	// multipodNodeset: Kueue's defaultNodes shape with 10 cpu a host
+	// (x4: 20), 1Gi each (x4: 4Gi)
+	multipod := func() []TASNode {
+		ns := kueueDefaultNodes()
+		for i := range ns {
+			ns[i].Allocatable[cluster.ResourceCPU] *= 10
+			ns[i].Allocatable[cluster.ResourcePods] = 10
+		}
+		ns[5].Allocatable[cluster.ResourceMemory] = 4 << 30
+		ns[5].Allocatable[cluster.ResourcePods] = 40
+		return ns
+	}
+	cpu1 := cluster.ResourceList{cluster.ResourceCPU: 1000}
+	block := func(b string, cpu int64) TASNode {
+		return TASNode{Name: b, Labels: map[string]string{tBlock: b, "pool": "tas"},
+			Allocatable: cluster.ResourceList{cluster.ResourceCPU: cpu * 1000, cluster.ResourcePods: 10}}
+	}
+	hostN := func(h string) TASNode {
+		return TASNode{Name: h, Labels: map[string]string{tHost: h, "pool": "tas"},
+			Allocatable: cluster.ResourceList{cluster.ResourceCPU: 4000, cluster.ResourceMemory: 4 << 30, cluster.ResourcePods: 10}}
+	}
+	cases := []struct {
+		name        string
+		nodes       []TASNode
+		levels      []string
+		podSets     []ps
+		wantMessage string // the workload waits
+	}{
+		// blocks of 2 cpu: podset1 (3, block preferred) fits no block: b1's
+		// 2, then b2 the best fit for 1; podset2 (3): b3's 2 (the most
+		// left), then b2's last one
+		{name: "find topology assignment for two podsets with overlapping domain", levels: []string{tBlock},
+			nodes: []TASNode{block("b1", 2), block("b2", 2), block("b3", 2)},
+			podSets: []ps{{name: "podset1", req: TopologyRequest{Preferred: tBlock}, requests: cpu1, count: 3, want: "cloud.com/topology-block=b1:2 cloud.com/topology-block=b2:1"},
+				{name: "podset2", req: TopologyRequest{Preferred: tBlock}, requests: cpu1, count: 3, want: "cloud.com/topology-block=b2:1 cloud.com/topology-block=b3:2"}}},
+		// racks hold 10, 30, 10 and 20 pods of 1 cpu: podset1 (2) takes
+		// b1/r1; podset2 (1Ki of memory) then fits 8 there (pods), the
+		// tightest of 8, 30, 10, 40
+		{name: "multiple podsets: rack required for both, different resource requests; BestFit", levels: []string{tBlock, tRack}, nodes: multipod(),
+			podSets: []ps{{name: "podset1", req: TopologyRequest{Required: tRack}, requests: cpu1, count: 2, want: "cloud.com/topology-block=b1,cloud.com/topology-rack=r1:2"},
+				{name: "podset2", req: TopologyRequest{Required: tRack}, requests: cluster.ResourceList{cluster.ResourceMemory: 1024}, count: 1, want: "cloud.com/topology-block=b1,cloud.com/topology-rack=r1:1"}}},
+		// podset1 (8, block required): b2 (30) over b1 (40), its rack r1
+		// (x2, 10) over r2 (20); podset2 (2, unconstrained) takes the host
+		// with the least room left: x2's 2
+		{name: "multiple podsets: block required for one, unconstrained for another; TASProfileMixed", levels: []string{tBlock, tRack, tHost}, nodes: multipod(),
+			podSets: []ps{{name: "podset1", req: TopologyRequest{Required: tBlock}, requests: cpu1, count: 8, want: "kubernetes.io/hostname=x2:8"},
+				{name: "podset2", req: TopologyRequest{Unconstrained: true}, requests: cpu1, count: 2, want: "kubernetes.io/hostname=x2:2"}}},
+		// ps2's selector matches no node: it fits nowhere, whatever ps1's
+		// search left in the domains. (Both pod sets ask for TAS implicitly:
+		// the queue's one flavor is a TAS flavor.)
+		{name: "temporary state cleanup prevents leakage across PodSets", levels: []string{tHost},
+			nodes: []TASNode{hostN("x1"), hostN("x2")},
+			podSets: []ps{{name: "ps1", requests: cluster.ResourceList{cluster.ResourceCPU: 1000, cluster.ResourceMemory: 1000}, count: 1},
+				{name: "ps2", requests: cluster.ResourceList{cluster.ResourceCPU: 1000, cluster.ResourceMemory: 1000}, count: 1, selector: map[string]string{"never": "match"}}},
+			wantMessage: `couldn't assign flavors to pod set ps2: topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 2; excluded: nodeSelector: 2`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := objects([]ClusterQueue{newCQ("cq", "", group(quotas("tas", rq{name: cpu, nominal: "100"}, rq{name: cluster.ResourceMemory, nominal: "100Gi"})))})
+			o.Topologies = []Topology{{Name: "default", Levels: c.levels}}
+			o.ResourceFlavors[0].TopologyName = "default"
+			o.ResourceFlavors[0].NodeLabels = map[string]string{"pool": "tas"}
+			r := newRun(t, o)
+			r.a.SetNodes(func() []TASNode { return c.nodes })
+			w := wl("w", "lq-cq", 0, 0, 1, "1")
+			w.PodSets = nil
+			for _, p := range c.podSets {
+				var req *TopologyRequest
+				if p.req.explicit() {
+					req = &p.req
+				}
+				w.PodSets = append(w.PodSets, PodSet{Name: p.name, Count: p.count, Requests: p.requests, Topology: req, NodeSelector: p.selector})
+			}
+			r.add(w)
+			r.settle()
+			if c.wantMessage != "" {
+				assert.Equal(t, "cq: ", r.admitted())
+				assert.Equal(t, c.wantMessage, r.message("w"))
+				return
+			}
+			assert.Equal(t, "cq: w", r.admitted())
+			var got []string
+			for i := len(r.log) - 1; i >= 0; i-- {
+				if e := r.log[i]; e.Kind == QuotaReserved && e.Workload == "default/w" {
+					for _, p := range e.Admission.PodSets {
+						got = append(got, p.TopologyAssignment.String())
+					}
+					break
+				}
+			}
+			var want []string
+			for _, p := range c.podSets {
+				want = append(want, p.want)
+			}
+			assert.Equal(t, want, got)
+		})
+	}
 }

@@ -63,6 +63,18 @@ type TopologyDomain struct {
 	Count  int32
 }
 
+// clone is a deep copy (nil for nil).
+func (t *TopologyAssignment) clone() *TopologyAssignment {
+	if t == nil {
+		return nil
+	}
+	out := &TopologyAssignment{Levels: slices.Clone(t.Levels), Domains: make([]TopologyDomain, len(t.Domains))}
+	for i, d := range t.Domains {
+		out.Domains[i] = TopologyDomain{Values: slices.Clone(d.Values), Count: d.Count}
+	}
+	return out
+}
+
 // String renders the assignment as "rack=r1,host=n1:2 ...", for events
 // and results.
 func (t *TopologyAssignment) String() string {

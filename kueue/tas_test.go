@@ -182,3 +182,29 @@ func TestTASStatus(t *testing.T) {
 	r.finish("w1")
 	assert.Nil(t, r.a.Status("default/w1").Admission)
 }
+
+// An admitted workload given with its topology assignment (a dump's)
+// counts its TAS usage from the start. x1 and x2 have 1 cpu each; "old"
+// holds x1 with 1 pod of 1 cpu. "new" (2 pods of 1 cpu, host preferred)
+// fits only 1 pod (x2): it waits with Kueue's message. Once "old"
+// finishes, x1 is free again and "new" takes both hosts.
+func TestTASAddAdmittedCountsItsAssignment(t *testing.T) {
+	host := func(h string) TASNode {
+		return TASNode{Name: h, Labels: map[string]string{tHost: h, "pool": "tas"}, Allocatable: cluster.ResourceList{cluster.ResourceCPU: 1000, cluster.ResourcePods: 10}}
+	}
+	r := tasRun(t, []TASNode{host("x1"), host("x2")}, tHost)
+	old := tasWl("old", 0, 1, "1", TopologyRequest{Required: tHost})
+	ad := Admission{ClusterQueue: "cq", PodSets: []PodSetAssignment{{Name: "main", Count: 1, Flavors: map[cluster.ResourceName]string{cpu: "tas"},
+		TopologyAssignment: &TopologyAssignment{Levels: []string{tHost}, Domains: []TopologyDomain{dom(1, "x1")}}}}}
+	if err := r.a.AddAdmitted(old, ad); err != nil {
+		t.Fatal(err)
+	}
+	r.add(tasWl("new", 1, 2, "1", TopologyRequest{Preferred: tHost}))
+	r.settle()
+	assert.Equal(t, "cq: old", r.admitted())
+	assert.Equal(t, `couldn't assign flavors to pod set main: topology "default" allows to fit only 1 out of 2 pod(s). Total nodes: 2; excluded: resource "cpu": 1`, r.message("new"))
+	r.finish("old")
+	r.settle()
+	assert.Equal(t, "cq: new", r.admitted())
+	assert.Equal(t, "kubernetes.io/hostname=x1:1 kubernetes.io/hostname=x2:1", r.topology("new"))
+}
