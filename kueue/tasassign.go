@@ -14,9 +14,12 @@ import "github.com/gangsim/gangsim/cluster"
 // and a later head whose domains no longer fit is skipped ("Workload no
 // longer fits after processing another workload").
 //
-// Not modelled: preemption to make room in a topology (a workload that
-// fits its quota but not the topology waits for the room to be freed; it
-// preempts only what its quota needs).
+// Not modelled: the topology in the choice of victims. A workload whose
+// topology has no room is in mode Preempt, and its victims are chosen by
+// quota alone (the lowest priority first), where Kueue also checks that
+// they free the nodes it needs; and a preempting workload holds its quota
+// for the rest of the cycle but not its nodes (kueue/testdata/ported.md,
+// the two TAS cases that fail).
 
 // placeTAS gives the assignment's TAS pod sets their domains.
 func (fa *flavorAssigner) placeTAS(as *assignment) {
