@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -29,12 +31,10 @@ type jsonTree struct {
 	// keys shares the text of object keys: a dump repeats a few hundred
 	keys map[string]string
 	// spans, when not nil, are where the items of the top-level "items"
-	// list start, which is read over instead (ParseJSONListItems), handed
-	// to batch spanBatch at a time as they are found, the last ones with
-	// last true; spanned says the list was read
+	// list start, which is read over instead (ParseJSONListItems);
+	// spanned says it was
 	spans   []itemSpan
 	spanned bool
-	batch   func(first int, spans []itemSpan)
 	// stack holds the children of the lists and objects being read, so
 	// that each gets its Content in one slice of its size; nodes and
 	// contents are slabs those come from: a dump's tree is millions of
@@ -415,79 +415,61 @@ func ParseJSONListItems[T any](data []byte, workers int, worker func() func(int,
 		})
 		return root, out, err
 	}
-	// The items are read on the workers as the reader below finds them: a
-	// batch of spans at a time, each with its results.
-	type batch struct {
-		first int
-		spans []itemSpan
-		out   []T
-		errs  []error
+	t := &jsonTree{data: data, line: 1, keys: map[string]string{}, spans: []itemSpan{}}
+	t.space()
+	root, err := t.value()
+	if err != nil || t.pos != len(data) {
+		return sequential() // not JSON, two lists of items, too deep (the token reader says where first)
 	}
-	batches := make(chan *batch, 2*max(1, workers))
-	var all []*batch // appended by this goroutine only, read once the workers are done
+	doc := &yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{root}}
+	out := make([]T, len(t.spans))
+	errs := make([]error, len(t.spans))
+	const chunk = 32
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range max(1, workers) {
+	for range max(1, min(workers, (len(t.spans)+chunk-1)/chunk)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var each func(int, *yaml.Node) (T, bool)
+			each := worker()
 			item := &jsonTree{data: data, keys: map[string]string{}, reuse: true}
-			for b := range batches {
-				if each == nil {
-					each = worker()
+			for {
+				from := int(next.Add(chunk)) - chunk
+				if from >= len(t.spans) {
+					return
 				}
-				for k, sp := range b.spans {
+				for i := from; i < min(from+chunk, len(t.spans)); i++ {
+					sp := t.spans[i]
 					item.pos, item.line, item.depth = sp.pos, sp.line, 2 // in the top-level object, in its items
 					n, err := item.value()
 					if err == nil && item.pos != sp.next {
 						err = errNotJSON // not the value spanItems read over
 					}
-					if err == nil {
-						var ok bool
-						if b.out[k], ok = each(b.first+k, n); !ok {
-							err = ErrItemRefused
-						}
+					if err != nil {
+						errs[i] = err
+						item.reset()
+						continue
 					}
-					b.errs[k] = err
+					var ok bool
+					if out[i], ok = each(i, n); !ok {
+						errs[i] = ErrItemRefused
+					}
 					item.reset()
 				}
 			}
 		}()
 	}
-	t := &jsonTree{data: data, line: 1, keys: map[string]string{}, spans: []itemSpan{}}
-	t.batch = func(first int, spans []itemSpan) {
-		b := &batch{first: first, spans: spans, out: make([]T, len(spans)), errs: make([]error, len(spans))}
-		all = append(all, b)
-		batches <- b
-	}
-	t.space()
-	root, err := t.value()
-	close(batches)
 	wg.Wait()
-	if err != nil || t.pos != len(data) {
-		return sequential() // not JSON, two lists of items, too deep (the token reader says where first)
+	if slices.ContainsFunc(errs, func(err error) bool { return err == errNotJSON }) {
+		return sequential()
 	}
-	var out []T
-	var firstErr error
-	for _, b := range all {
-		for _, err := range b.errs {
-			if err == errNotJSON {
-				return sequential()
-			}
-			if err != nil && firstErr == nil {
-				firstErr = err // the text may still prove not to be JSON further on
-			}
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err // the text is JSON: the first item at fault, as the token reader meets it
 		}
-		out = append(out, b.out...)
 	}
-	if firstErr != nil {
-		return nil, nil, firstErr // the text is JSON: the first item at fault, as the token reader meets it
-	}
-	return &yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{root}}, out, nil
+	return doc, out, nil
 }
-
-// spanBatch is how many items a worker is handed at once.
-const spanBatch = 32
 
 // itemSpan is where an item of a List starts, its line, and where the
 // next separator is (after the item and its white space).
@@ -512,14 +494,6 @@ func (t *jsonTree) spanItems() error {
 		t.pos++
 		return nil
 	}
-	first := 0 // the first span not handed to batch yet
-	hand := func() {
-		if len(t.spans) > first {
-			t.batch(first, t.spans[first:len(t.spans):len(t.spans)])
-			first = len(t.spans)
-		}
-	}
-	defer hand()
 	for {
 		start, line := t.pos, t.line
 		if !t.skipValue() {
@@ -527,9 +501,6 @@ func (t *jsonTree) spanItems() error {
 		}
 		t.space()
 		t.spans = append(t.spans, itemSpan{start, line, t.pos})
-		if len(t.spans)-first == spanBatch {
-			hand()
-		}
 		if done, err := t.separator(']'); done || err != nil {
 			return err
 		}
