@@ -595,6 +595,14 @@ type jsonKueue struct {
 	WaitForNodes    jsonDurations    `json:"waitForNodes"`
 	ClusterQueues   []jsonKueueQueue `json:"clusterQueues"`
 	LocalQueues     []jsonKueueQueue `json:"localQueues"`
+	// Preemptions are the victims between each pair of ClusterQueues
+	Preemptions []jsonKueuePreemptions `json:"preemptions"`
+}
+
+type jsonKueuePreemptions struct {
+	Preemptor string `json:"preemptor"`
+	Victim    string `json:"victim"`
+	Count     int    `json:"count"`
 }
 
 type jsonKueueQueue struct {
@@ -614,6 +622,8 @@ type jsonKueueQueue struct {
 	WaitForQuota      jsonDurations    `json:"waitForQuota"`
 	WaitForNodes      jsonDurations    `json:"waitForNodes"`
 	Evictions         []jsonReasonN    `json:"evictions"`
+	Preempted         int              `json:"preempted"`
+	Preempting        int              `json:"preempting"`
 	Quota             []jsonKueueQuota `json:"quota"`
 }
 
@@ -640,7 +650,10 @@ func (k *KueueSummary) json() *jsonKueue {
 	}
 	j := &jsonKueue{Workloads: k.Workloads, Admitted: k.Admitted, PendingAtEnd: k.PendingAtEnd, NoQueue: k.NoQueue, Evictions: k.Evictions,
 		TimeToAdmission: k.TimeToAdmission.json(), WaitForQuota: k.WaitForQuota.json(), WaitForNodes: k.WaitForNodes.json(),
-		ClusterQueues: []jsonKueueQueue{}, LocalQueues: []jsonKueueQueue{}}
+		ClusterQueues: []jsonKueueQueue{}, LocalQueues: []jsonKueueQueue{}, Preemptions: []jsonKueuePreemptions{}}
+	for _, p := range k.Preemptions {
+		j.Preemptions = append(j.Preemptions, jsonKueuePreemptions(p))
+	}
 	for _, q := range k.ClusterQueues {
 		j.ClusterQueues = append(j.ClusterQueues, q.json())
 	}
@@ -654,7 +667,8 @@ func (s KueueQueueSummary) json() jsonKueueQueue {
 	j := jsonKueueQueue{Name: s.Name, ClusterQueue: s.ClusterQueue, Cohort: s.Cohort, Workloads: s.Workloads, Admitted: s.Admitted,
 		Pending: s.Pending, PendingPeak: s.PendingPeak, PendingAtEnd: s.PendingAtEnd, InadmissibleAtEnd: s.InadmissibleAtEnd,
 		Holding: s.Holding, HoldingPeak: s.HoldingPeak, HoldingAtEnd: s.HoldingAtEnd, TimeToAdmission: s.TimeToAdmission.json(),
-		WaitForQuota: s.WaitForQuota.json(), WaitForNodes: s.WaitForNodes.json(), Evictions: []jsonReasonN{}, Quota: []jsonKueueQuota{}}
+		WaitForQuota: s.WaitForQuota.json(), WaitForNodes: s.WaitForNodes.json(), Evictions: []jsonReasonN{}, Preempted: s.Preempted,
+		Preempting: s.Preempting, Quota: []jsonKueueQuota{}}
 	for _, e := range s.Evictions {
 		j.Evictions = append(j.Evictions, jsonReasonN(e))
 	}
