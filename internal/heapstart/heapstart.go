@@ -9,7 +9,10 @@
 // of the second to another core.
 package heapstart
 
-import "runtime"
+import (
+	"runtime"
+	"sync/atomic"
+)
 
 // floor is address space the collector counts as live heap and never
 // scans (it holds no pointers) or touches (fresh pages stay unmapped until
@@ -52,6 +55,42 @@ func Prepare() <-chan struct{} {
 	}()
 	return done
 }
+
+// Expect moves to another core the page faults of a run that reads
+// inputs of n bytes: reading and decoding a large file allocates about
+// three times its size at once, and the prefault of Prepare covers a
+// small run only. It prefaults the rest, up to MaxPrefaultBytes, as
+// Prepare does, once its own prefault is done; nothing for small inputs
+// or on one processor, nor on a second call. Call it once the inputs'
+// sizes are known, before reading them. The channel is closed when the
+// pages are mapped.
+func Expect(n int64) <-chan struct{} {
+	done := make(chan struct{})
+	more := min(3*n, MaxPrefaultBytes) - PrefaultBytes
+	if more <= 0 || runtime.GOMAXPROCS(0) < 2 || !expected.CompareAndSwap(false, true) {
+		close(done) // nothing to map, or a second call (a second load of the same inputs)
+		return done
+	}
+	go func() {
+		defer close(done)
+		b := make([]byte, more)
+		for i := int64(0); i < more; i += pageBytes {
+			b[i] = 1
+		}
+		runtime.KeepAlive(b)
+		b = nil
+		runtime.GC()
+	}()
+	return done
+}
+
+// expected says Expect has mapped its pages.
+var expected atomic.Bool
+
+// MaxPrefaultBytes bounds the heap Expect maps ahead: beyond it the
+// pages would cost more to map on the side than the run saves (measured
+// on the when-will-it-start dump: 128 MB gained a fifth, 256 MB lost).
+const MaxPrefaultBytes = 128 << 20
 
 // pageBytes is the smallest page size of the platforms Go runs on: writing
 // every pageBytes maps every page however large they are.

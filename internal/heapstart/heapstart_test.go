@@ -48,3 +48,36 @@ func residentBytes() (int64, bool) {
 	}
 	return pages * int64(os.Getpagesize()), true
 }
+
+// Expect maps the pages of large inputs, up to MaxPrefaultBytes in all,
+// once: small inputs and a second call map nothing.
+func TestExpectMapsLargeInputsPagesOnce(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("the prefault runs only on more than one processor")
+	}
+	<-Expect(1 << 20) // 3 MB: within Prepare's prefault
+	if expected.Load() {
+		t.Fatal("a small input took Expect's one prefault")
+	}
+	before, resident := residentBytes()
+	<-Expect(1 << 30)
+	want := int64(MaxPrefaultBytes - PrefaultBytes)
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if kept := int64(m.HeapIdle - m.HeapReleased); kept < want {
+		t.Errorf("free heap kept %d bytes, below the %d mapped", kept, want)
+	}
+	// the free pages an earlier prefault left (Prepare's, in this
+	// process) are taken first: they are mapped already
+	if after, _ := residentBytes(); resident && after-before < (want-PrefaultBytes)*9/10 {
+		t.Errorf("resident memory grew by %d bytes, Expect maps %d", after-before, want)
+	}
+	if !expected.Load() {
+		t.Fatal("Expect did not note its prefault")
+	}
+	select {
+	case <-Expect(1 << 30):
+	default:
+		t.Error("a second Expect should map nothing and be done at once")
+	}
+}

@@ -6,8 +6,10 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
+	"github.com/gangsim/gangsim/internal/heapstart"
 	"github.com/gangsim/gangsim/scenario"
 )
 
@@ -40,6 +42,7 @@ func Load(paths []string, def Default, stderr io.Writer, opts ...scenario.Option
 			sc.Name = def.Name
 		}
 	} else {
+		heapstart.Expect(inputBytes(paths)) // large inputs: their pages mapped on the other core
 		sc, err = scenario.LoadFiles(paths, opts...)
 	}
 	if err != nil {
@@ -47,6 +50,22 @@ func Load(paths []string, def Default, stderr io.Writer, opts ...scenario.Option
 	}
 	PrintWarnings(stderr, sc)
 	return sc, nil
+}
+
+// inputBytes is the size of the files the paths stand for (0 for what
+// cannot be read: loading says why).
+func inputBytes(paths []string) int64 {
+	files, err := scenario.InputFiles(paths)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+	}
+	return n
 }
 
 // LoadEach reads each path as a scenario of its own (a folder's files
