@@ -37,3 +37,20 @@ func TestPodResourcesProblem(t *testing.T) {
 		})
 	}
 }
+
+// A ResourceList's Resources hold its extended resources in name order,
+// whatever the map's order: runs are the same bytes every time.
+func TestResourceListResourcesInNameOrder(t *testing.T) {
+	l := ResourceList{"cpu": 1000, "z.io/b": 2, "a.io/c": 3, "m.io/a": 4, "memory": 5, "pods": 6}
+	for range 20 {
+		r := l.Resources()
+		var names []ResourceName
+		for s := range r.Scalars() {
+			names = append(names, s.Name)
+		}
+		require.Equal(t, []ResourceName{"a.io/c", "m.io/a", "z.io/b"}, names)
+		require.Equal(t, int64(1000), r.MilliCPU)
+		require.Equal(t, int64(5), r.Memory)
+		require.Equal(t, int64(6), r.Pods)
+	}
+}
