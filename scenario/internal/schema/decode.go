@@ -30,6 +30,34 @@ type Decoder struct {
 	Prune   bool
 	types   map[reflect.Type]*structFields // a cache of struct types' fields
 	aliased int                            // > 0 while decoding what an alias names
+	path    []pathStep                     // where the decoder is, spelled out only for an error or a warning
+}
+
+// pathStep is a step of the decoder's path: a field or a key, or a list
+// element. Spelling every path as it was entered cost a third of what
+// decoding a large dump allocates; errors and warnings are rare.
+type pathStep struct {
+	field string     // a field or a key; the whole path at the top of DecodeField
+	item  *yaml.Node // a list element, named by its index and its name field
+	index int
+}
+
+// enter steps into a field or an element; leave steps back out.
+func (d *Decoder) enter(s pathStep) { d.path = append(d.path, s) }
+func (d *Decoder) leave()           { d.path = d.path[:len(d.path)-1] }
+
+// where spells the decoder's path: "pods[2] (api).requests.cpu", "" at
+// the top.
+func (d *Decoder) where() string {
+	path := ""
+	for _, s := range d.path {
+		if s.item != nil {
+			path = elementPath(path, s.index, s.item)
+		} else {
+			path = join(path, s.field)
+		}
+	}
+	return path
 }
 
 // Decode decodes a document or a value node into v (a pointer).
@@ -40,7 +68,8 @@ func (d *Decoder) Decode(n *yaml.Node, v any) error {
 		}
 		n = n.Content[0]
 	}
-	return d.value(n, reflect.ValueOf(v).Elem(), "")
+	d.path = d.path[:0] // an earlier tree's error may have left steps
+	return d.value(n, reflect.ValueOf(v).Elem())
 }
 
 // Skipped is the type of a field the reader accepts and ignores: it has no
@@ -83,13 +112,14 @@ func (e *DecodeError) Error() string {
 	return fmt.Sprintf("line %d: %s: %v", e.Line, where, e.Err)
 }
 
-func fail(n *yaml.Node, path, format string, args ...any) error {
-	return &DecodeError{Path: orTop(path), Line: n.Line, Err: fmt.Errorf(format, args...)}
+// fail is a problem with n at the decoder's path.
+func (d *Decoder) fail(n *yaml.Node, format string, args ...any) error {
+	return d.failErr(n, fmt.Errorf(format, args...))
 }
 
 // failErr is fail with a cause as it is.
-func failErr(n *yaml.Node, path string, err error) error {
-	return &DecodeError{Path: orTop(path), Line: n.Line, Err: err}
+func (d *Decoder) failErr(n *yaml.Node, err error) error {
+	return &DecodeError{Path: orTop(d.where()), Line: n.Line, Err: err}
 }
 
 func orTop(path string) string {
@@ -110,22 +140,23 @@ var (
 // pointer) strictly, naming path in errors: a node a file's entry kept as
 // it was (a selector, plugin arguments), decoded once its type is known.
 func DecodeField(n *yaml.Node, v any, path string) error {
-	return (&Decoder{}).value(n, reflect.ValueOf(v).Elem(), path)
+	d := &Decoder{path: []pathStep{{field: path}}}
+	return d.value(n, reflect.ValueOf(v).Elem())
 }
 
-func (d *Decoder) value(n *yaml.Node, v reflect.Value, path string) error {
+func (d *Decoder) value(n *yaml.Node, v reflect.Value) error {
 	if n.Kind == yaml.AliasNode {
-		return d.alias(n, v, path)
+		return d.alias(n, v)
 	}
 	if d.aliased > 0 {
 		if err := d.Aliases.charge(1); err != nil {
-			return failErr(n, path, err)
+			return d.failErr(n, err)
 		}
 	}
 	switch v.Type() {
 	case yamlNodeType:
 		if err := d.chargeKept(n); err != nil {
-			return failErr(n, path, err)
+			return d.failErr(n, err)
 		}
 		v.Set(reflect.ValueOf(*CloneTree(n))) // its own: the tree may be a List item's, whose nodes are taken again (ParseJSONListItems)
 		return nil
@@ -133,7 +164,7 @@ func (d *Decoder) value(n *yaml.Node, v reflect.Value, path string) error {
 		return nil
 	case unmodelledType:
 		if d.Warn != nil && !isEmptyNode(n) {
-			d.Warn(path)
+			d.Warn(d.where())
 		}
 		return nil
 	}
@@ -143,42 +174,42 @@ func (d *Decoder) value(n *yaml.Node, v reflect.Value, path string) error {
 	switch v.Kind() {
 	case reflect.Pointer:
 		elem := reflect.New(v.Type().Elem())
-		if err := d.value(n, elem.Elem(), path); err != nil {
+		if err := d.value(n, elem.Elem()); err != nil {
 			return err
 		}
 		v.Set(elem)
 		return nil
 	case reflect.Struct:
-		return d.structure(n, v, path)
+		return d.structure(n, v)
 	case reflect.Slice:
-		if err := d.slice(n, v, path); err != nil {
+		if err := d.slice(n, v); err != nil {
 			return err
 		}
 		d.remember(n, v)
 		return nil
 	case reflect.Map:
-		if err := d.mapping(n, v, path); err != nil {
+		if err := d.mapping(n, v); err != nil {
 			return err
 		}
 		d.remember(n, v)
 		return nil
 	}
 	if n.Kind != yaml.ScalarNode {
-		return fail(n, path, "expected a single value, got %s", KindName(n))
+		return d.fail(n, "expected a single value, got %s", KindName(n))
 	}
 	switch v.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		if n.Tag == "!!float" {
 			// yaml.v3 would take 1.5 as 1
-			return fail(n, path, "%q is not a whole number written in digits", n.Value)
+			return d.fail(n, "%q is not a whole number written in digits", n.Value)
 		}
 	}
 	if plainScalar(n, v) {
 		return nil
 	}
 	if err := n.Decode(v.Addr().Interface()); err != nil {
-		return fail(n, path, "%q is not a valid %s", n.Value, v.Kind())
+		return d.fail(n, "%q is not a valid %s", n.Value, v.Kind())
 	}
 	return nil
 }
@@ -217,16 +248,16 @@ func plainScalar(n *yaml.Node, v reflect.Value) bool {
 // alias decodes the value an alias names. Every alias counts against the
 // file's limit, and so does every value decoded through it; a label map
 // or a list of strings decoded once is shared by every alias to it.
-func (d *Decoder) alias(n *yaml.Node, v reflect.Value, path string) error {
+func (d *Decoder) alias(n *yaml.Node, v reflect.Value) error {
 	target := n.Alias
 	if target == nil {
-		return fail(n, path, "alias *%s names no anchor", n.Value)
+		return d.fail(n, "alias *%s names no anchor", n.Value)
 	}
 	if d.Aliases == nil {
-		return d.value(target, v, path)
+		return d.value(target, v)
 	}
 	if err := d.Aliases.charge(1); err != nil {
-		return failErr(n, path, err)
+		return d.failErr(n, err)
 	}
 	if shareable(v.Type()) {
 		if sv, ok := d.Aliases.shared[sharedKey{target, v.Type()}]; ok {
@@ -234,14 +265,16 @@ func (d *Decoder) alias(n *yaml.Node, v reflect.Value, path string) error {
 			return nil
 		}
 	}
+	depth := len(d.path)
 	d.aliased++
-	err := d.value(target, v, path)
+	err := d.value(target, v)
 	d.aliased--
 	var de *DecodeError
 	var le *aliasLimitError
 	if errors.As(err, &de) && errors.As(de.Err, &le) && !le.placed {
 		le.placed = true // said at the innermost alias that led there
-		return &DecodeError{Path: orTop(path), Line: n.Line, Err: fmt.Errorf("alias *%s: %w", n.Value, le)}
+		d.path = d.path[:depth] // the error left the steps it failed in
+		return d.failErr(n, fmt.Errorf("alias *%s: %w", n.Value, le))
 	}
 	return err
 }
@@ -308,9 +341,9 @@ func isEmptyNode(n *yaml.Node) bool {
 	return false
 }
 
-func (d *Decoder) structure(n *yaml.Node, v reflect.Value, path string) error {
+func (d *Decoder) structure(n *yaml.Node, v reflect.Value) error {
 	if n.Kind != yaml.MappingNode {
-		return fail(n, path, "expected a mapping, got %s", KindName(n))
+		return d.fail(n, "expected a mapping, got %s", KindName(n))
 	}
 	si := d.structInfo(v.Type())
 	if si.line != nil {
@@ -319,17 +352,20 @@ func (d *Decoder) structure(n *yaml.Node, v reflect.Value, path string) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, val := keyNode(n.Content[i]), n.Content[i+1]
 		idx, ok := si.fields[key.Value]
-		switch {
-		case !ok && si.open:
+		if !ok && si.open {
 			continue
-		case !ok:
-			return fail(key, join(path, key.Value), "unknown field (known: %s)", strings.Join(si.names, ", "))
-		case givenBefore(n, i):
-			return fail(key, join(path, key.Value), "field given twice")
 		}
-		if err := d.value(val, v.FieldByIndex(idx), join(path, key.Value)); err != nil {
+		d.enter(pathStep{field: key.Value})
+		switch {
+		case !ok:
+			return d.fail(key, "unknown field (known: %s)", strings.Join(si.names, ", "))
+		case givenBefore(n, i):
+			return d.fail(key, "field given twice")
+		}
+		if err := d.value(val, v.FieldByIndex(idx)); err != nil {
 			return err
 		}
+		d.leave()
 	}
 	if d.Prune && d.Aliases == nil && d.aliased == 0 {
 		n.Content = pruned(n.Content, si, v)
@@ -399,15 +435,17 @@ func (d *Decoder) structInfo(t reflect.Type) *structFields {
 	return si
 }
 
-func (d *Decoder) slice(n *yaml.Node, v reflect.Value, path string) error {
+func (d *Decoder) slice(n *yaml.Node, v reflect.Value) error {
 	if n.Kind != yaml.SequenceNode {
-		return fail(n, path, "expected a list, got %s", KindName(n))
+		return d.fail(n, "expected a list, got %s", KindName(n))
 	}
 	out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
-		if err := d.value(item, out.Index(i), elementPath(path, i, item)); err != nil {
+		d.enter(pathStep{item: item, index: i})
+		if err := d.value(item, out.Index(i)); err != nil {
 			return err
 		}
+		d.leave()
 	}
 	v.Set(out)
 	return nil
@@ -426,25 +464,26 @@ func elementPath(path string, i int, item *yaml.Node) string {
 	return p
 }
 
-func (d *Decoder) mapping(n *yaml.Node, v reflect.Value, path string) error {
+func (d *Decoder) mapping(n *yaml.Node, v reflect.Value) error {
 	if n.Kind != yaml.MappingNode {
-		return fail(n, path, "expected a mapping, got %s", KindName(n))
+		return d.fail(n, "expected a mapping, got %s", KindName(n))
 	}
 	out := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, val := n.Content[i], n.Content[i+1]
-		kp := join(path, key.Value)
+		d.enter(pathStep{field: key.Value})
 		k := reflect.New(v.Type().Key()).Elem()
-		if err := d.value(key, k, kp); err != nil {
+		if err := d.value(key, k); err != nil {
 			return err
 		}
 		if out.MapIndex(k).IsValid() {
-			return fail(key, kp, "key given twice")
+			return d.fail(key, "key given twice")
 		}
 		e := reflect.New(v.Type().Elem()).Elem()
-		if err := d.value(val, e, kp); err != nil {
+		if err := d.value(val, e); err != nil {
 			return err
 		}
+		d.leave()
 		out.SetMapIndex(k, e)
 	}
 	v.Set(out)
