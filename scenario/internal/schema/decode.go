@@ -272,7 +272,7 @@ func (d *Decoder) alias(n *yaml.Node, v reflect.Value) error {
 	var de *DecodeError
 	var le *aliasLimitError
 	if errors.As(err, &de) && errors.As(de.Err, &le) && !le.placed {
-		le.placed = true // said at the innermost alias that led there
+		le.placed = true        // said at the innermost alias that led there
 		d.path = d.path[:depth] // the error left the steps it failed in
 		return d.failErr(n, fmt.Errorf("alias *%s: %w", n.Value, le))
 	}
