@@ -253,6 +253,9 @@ type groupRecord struct {
 	// while its members stay as they are.
 	version uint64
 	memo    memberMemo
+	// known is its last fruitless search as a root (FutileRetries), nil
+	// when none may answer
+	known *knownRoot
 }
 
 // memberMemo is what a group's cycles derive from its members, valid
@@ -265,6 +268,7 @@ type memberMemo struct {
 	valid     string // validateRoot's answer for a root PodGroup
 	validSet  bool
 	waits     int8 // waitsOnPods's answer for the pending members: 0 not known, 1 no, 2 yes
+	oneShape  int8 // whether the pending members have one shape (FutileRetries): 0 not known, 1 no, 2 yes
 }
 
 // compositeRecord is the scheduler's record of a CompositePodGroup.

@@ -272,8 +272,15 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry], res *CycleResult) error 
 		r.attempts++
 	}
 	s.explainer.start()
+	if k := s.knownSearch(p, root, pending); k != nil {
+		// nothing since the last search could help: it fails as it did
+		p.pods.SetScanPosition(k.after)
+		s.tracker.group(root.Key).known = k.at(s)
+		return s.failRoot(it, p, root, leaves, k.out, pending, res)
+	}
 	tree := s.tracker.buildTree(root, s.nominations)
 	cp := s.snap.Checkpoint()
+	start := p.pods.ScanPosition()
 	out := p.groups.ScheduleTree(s.snap, tree, fw.Placement{})
 	placed := out.Assignments(tree)
 	if out.Err != nil || !out.Feasible || len(placed) == 0 {
@@ -281,6 +288,7 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry], res *CycleResult) error 
 		if out.Err != nil {
 			return s.errorCycle(it, leaves, pending, out.Err.Error(), res)
 		}
+		s.rememberSearch(p, root, pending, tree, out, start)
 		return s.failRoot(it, p, root, leaves, out, pending, res)
 	}
 	// the snapshot holds the chosen result's changes: the placed pods'

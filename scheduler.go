@@ -114,6 +114,7 @@ type Scheduler struct {
 	sharedPods    bool     // see WithSharedPods
 	shortcutsOff  Shortcut // see WithoutShortcuts
 	shortcutStats ShortcutStats
+	owners        placementOwners // FutileRetries' (futile.go)
 }
 
 // Option wires a Scheduler at construction.

@@ -50,11 +50,15 @@ const (
 	// its last search found infeasible while their nodes hold what they
 	// held and carry the same nominations (placement/known_groups.go).
 	KnownGroupFailures
+	// FutileRetries answers the search of a gang's retry from its last
+	// search when every change since could not help it: each node changed
+	// since rejects its pods as it did (futile.go).
+	FutileRetries
 
-	allShortcuts = FilterMemo | MemoTree | KnownFailures | DryRunMemo | RememberedCandidates | VictimUnits | KnownGroupFailures
+	allShortcuts = FilterMemo | MemoTree | KnownFailures | DryRunMemo | RememberedCandidates | VictimUnits | KnownGroupFailures | FutileRetries
 )
 
-var shortcutNames = []string{"FilterMemo", "MemoTree", "KnownFailures", "DryRunMemo", "RememberedCandidates", "VictimUnits", "KnownGroupFailures"}
+var shortcutNames = []string{"FilterMemo", "MemoTree", "KnownFailures", "DryRunMemo", "RememberedCandidates", "VictimUnits", "KnownGroupFailures", "FutileRetries"}
 
 // String names the shortcuts in sc, joined by "|".
 func (sc Shortcut) String() string {
@@ -106,6 +110,8 @@ type ShortcutStats struct {
 	// GroupPlacementsKnown are placements a gang's search passed over
 	// as known to fail (KnownGroupFailures).
 	GroupPlacementsKnown int
+	// FutileRetries are gang searches answered from the last one.
+	FutileRetries int
 }
 
 // ShortcutStats returns how often each shortcut answered so far.

@@ -19,7 +19,7 @@ func TestEachShortcutKeepsDecisions(t *testing.T) {
 	if raceOn || testing.Short() {
 		seeds = 2
 	}
-	offs := []Shortcut{FilterMemo, MemoTree, KnownFailures, DryRunMemo, RememberedCandidates, VictimUnits, allShortcuts}
+	offs := []Shortcut{FilterMemo, MemoTree, KnownFailures, DryRunMemo, RememberedCandidates, VictimUnits, FutileRetries, allShortcuts}
 	var used ShortcutStats
 	for seed := range seeds {
 		for _, wide := range []bool{false, true} {

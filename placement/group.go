@@ -47,6 +47,9 @@ type GroupResult struct {
 	// Evaluated counts the pods tried there before the attempt stopped.
 	Failures  []PodFailure
 	Evaluated int
+	// Tried are, on failure, the pods placed before the attempt stopped
+	// and their nodes, whose reservations were rolled back.
+	Tried []fw.Assignment
 	// Changes are, for a feasible result whose evaluation was rolled
 	// back, the snapshot's tentative changes that evaluation made, oldest
 	// first: each placed pod's reservation followed by its Reserve
@@ -155,7 +158,7 @@ func (gs *GroupScheduler) scheduleInPlacement(snap *cluster.Snapshot, req *Group
 	}
 	res.Feasible, res.Message, res.Err = walk.verdict()
 	if !res.Feasible {
-		res.Assignments = nil
+		res.Tried, res.Assignments = res.Assignments, nil
 		snap.Rollback(cp)
 	}
 	return res
@@ -313,6 +316,24 @@ func reapply(snap *cluster.Snapshot, best GroupResult) GroupResult {
 		return GroupResult{Err: err, Message: err.Error()}
 	}
 	return best
+}
+
+// FeasibleStateless reports whether every PlacementFeasible plugin is
+// framework.Stateless: a group's verdict then depends on its progress
+// alone.
+func (gs *GroupScheduler) FeasibleStateless() bool { return allStateless(gs.Feasible) }
+
+// Placements returns the candidates of g's search within parent, when a
+// stateless generator (or none) makes them: they are then the same while
+// the nodes are.
+func (gs *GroupScheduler) Placements(snap *cluster.Snapshot, g *fw.Group, parent fw.Placement) ([]fw.Placement, bool) {
+	if gs.Generator != nil {
+		if _, ok := gs.Generator.(fw.Stateless); !ok {
+			return nil, false
+		}
+	}
+	ps, err := gs.generate(snap, g, parent)
+	return ps, err == nil && len(ps) > 0
 }
 
 func (gs *GroupScheduler) scoresIgnoreNodes() bool {

@@ -83,6 +83,17 @@ func (ps *PodScheduler) localFor(pod *cluster.PodInfo, snap *cluster.Snapshot) b
 	return true
 }
 
+// PodLocal reports whether every plugin of the profile reads, for pod on
+// snap, only the pod and the node it is given: a pod's outcome on an
+// unchanged node is then its outcome there before.
+func (ps *PodScheduler) PodLocal(pod *cluster.PodInfo, snap *cluster.Snapshot) bool {
+	return ps.localFor(pod, snap)
+}
+
+// ScansAll reports whether every filter scan of n candidates visits them
+// all (scansAll).
+func (ps *PodScheduler) ScansAll(n int) bool { return ps.scansAll(n) }
+
 // scansAll reports whether a filter scan of n candidates visits them all
 // whatever node it starts at: its outcome then does not depend on where
 // the last scan stopped, and it leaves the next scan's start at the old

@@ -59,6 +59,10 @@ func NewTopologyPlacement() *TopologyPlacement { return &TopologyPlacement{} }
 // Name returns Name.
 func (tp *TopologyPlacement) Name() string { return Name }
 
+// Stateless says the placements depend on the snapshot and the group
+// alone (the cache only remembers them).
+func (tp *TopologyPlacement) Stateless() {}
+
 // GeneratePlacements returns the candidate domains (see the type's doc).
 // A group whose scheduled members do not pin one domain is an Error.
 func (tp *TopologyPlacement) GeneratePlacements(snap *cluster.Snapshot, g *fw.Group, parent fw.Placement) ([]fw.Placement, *fw.Status) {

@@ -1,0 +1,220 @@
+package gangsim
+
+import (
+	"slices"
+
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/placement"
+	"github.com/gangsim/gangsim/podgroup"
+)
+
+// FutileRetries.
+//
+// A gang that found no room is retried after nearly every change of a busy
+// cluster (kube-scheduler's queueing hints requeue it on any pod leaving a
+// node), and most of those changes cannot help it: a pod ends on a node
+// that still has too little room for any of the gang's pods. Such a retry
+// is still a cycle, with its events, its attempt counted and its
+// preemption tried, as kube-scheduler runs it; what the shortcut leaves
+// out is the search, whose result it knows: the last one.
+//
+// The last search of a root PodGroup that found nothing holds while:
+//   - the group's members, their pods, its scheduled members and its
+//     pending pods' order are as they were (the group's version), none of
+//     its pending pods is nominated, and the nodes' objects, the
+//     nominations and the snapshot's other objects are as they were;
+//   - every pending pod has one shape, every plugin reads only the pod and
+//     the node it is given for them (PodLocal, then and now), and every
+//     PlacementFeasible plugin is Stateless, as is the placement
+//     generator;
+//   - the scan starts where it started then; with several placements, no
+//     evaluation moves it (each scan visits every node of its placement,
+//     and the start is below the smallest placement's size);
+//   - every node changed since is, in the first placement (the one whose
+//     failure the search reports; the whole cluster when it is the only
+//     one), a node that held none of the pods placed there before the
+//     evaluation stopped and that rejects the pod that found no node with
+//     the status it gave then; in another placement, a node that rejects
+//     the pods now.
+//
+// Why that is enough. With one shape and local plugins, a node's room for
+// the gang's pods is its own: the sequential algorithm fills every node
+// that takes one before a pod finds none, so a node that held no pod of
+// the first placement's evaluation rejected them all, and one that
+// rejects the failing pod with the same status rejects them all now
+// alike: every scan of that evaluation sees the same feasible nodes,
+// scored the same, and stops where it stopped, with the same failures.
+// Any other placement holds no more room than it held (its changed nodes
+// hold none now), so it fails again, and its evaluation, if the bound lets
+// it through, leaves the scan start where it found it. The search then
+// returns what it returned. TestFutileRetriesKeepDecisions holds the
+// shortcut to the search on the scheduler's event streams.
+
+// knownRoot is a root PodGroup's last fruitless search. It never changes:
+// a newer search makes a new one (forks share the old).
+type knownRoot struct {
+	out          placement.TreeResult
+	version      uint64 // the group's
+	pending      []*podRecord
+	snap         *cluster.Snapshot
+	nodeVersion  int64
+	pos          cluster.FeedPos
+	nomPos       uint64
+	objs         int64
+	start, after int // the scan's start before and after the search
+	// neutralBelow is, for a search of several placements, the size of
+	// the smallest (each scanned whole): a start below it is one no
+	// evaluation moves; 0 for a search of the whole cluster alone
+	neutralBelow int
+	owner        []int32 // the placement of each node (-1: none); nil for the whole cluster alone
+	fit          *fw.FitError
+	tried        []fw.Assignment
+}
+
+// knownSearch returns the last search of root if it holds now (see
+// above), or nil; a search that does not hold is forgotten.
+func (s *Scheduler) knownSearch(p *profile, root podgroup.Ref, pending []*podRecord) *knownRoot {
+	if root.Composite || !s.uses(FutileRetries) || s.cfg.CheckInvariants || len(s.explainer.want) != 0 {
+		return nil
+	}
+	gr := s.tracker.group(root.Key)
+	k := gr.known
+	gr.known = nil // the search runs, unless k answers it
+	pos := p.pods.ScanPosition()
+	if k == nil || k.version != gr.version || k.snap != s.snap || k.nodeVersion != s.snap.NodeVersion() ||
+		k.objs != s.snap.ObjectsVersion() || k.nomPos != s.nominations.feedPos() || k.start != pos ||
+		k.owner != nil && pos >= k.neutralBelow || !slices.Equal(k.pending, pending) {
+		return nil
+	}
+	changed, ok := s.snap.NodesChangedSince(k.pos)
+	if !ok {
+		return nil
+	}
+	if len(changed) == 0 {
+		return k
+	}
+	pod := s.tracker.record(k.fit.Pod).info
+	if !p.pods.PodLocal(pod, s.snap) {
+		return nil // a pod with affinity terms came: unchanged nodes may answer otherwise
+	}
+	state := fw.NewCycleState()
+	if st := p.pods.PreFilter(state, s.snap, pod); st != nil && !st.IsSkip() {
+		return nil
+	}
+	for i, n := range changed {
+		if slices.Contains(changed[:i], n) {
+			continue
+		}
+		place := int32(0)
+		if k.owner != nil {
+			place = k.owner[n]
+		}
+		switch {
+		case place < 0: // in no placement
+		case place > 0:
+			if p.pods.FilterNode(state, s.snap, pod, int(n)) == nil {
+				return nil // room for one of its pods
+			}
+		case slices.ContainsFunc(k.tried, func(a fw.Assignment) bool { return a.Node == int(n) }):
+			return nil
+		default:
+			then := k.fit.StatusOf(int(n))
+			if then == nil || then.IsSuccess() || !then.Equal(p.pods.FilterNode(state, s.snap, pod, int(n))) {
+				return nil
+			}
+		}
+	}
+	s.shortcutStats.FutileRetries++
+	return k
+}
+
+// at is k as it holds now, the snapshot's feed read up to here.
+func (k *knownRoot) at(s *Scheduler) *knownRoot {
+	now := *k
+	now.pos = s.snap.FeedPos()
+	return &now
+}
+
+// rememberSearch keeps a root's fruitless search for its next cycle, when
+// the shortcut may answer it then.
+func (s *Scheduler) rememberSearch(p *profile, root podgroup.Ref, pending []*podRecord, tree *placement.TreeNode, out placement.TreeResult, start int) {
+	if root.Composite || !s.uses(FutileRetries) || out.Err != nil || out.Feasible || len(out.Leaves) != 1 || tree.Leaf == nil {
+		return
+	}
+	gr := s.tracker.group(root.Key)
+	leaf := &out.Leaves[0].GroupResult
+	if len(leaf.Failures) == 0 || leaf.Failures[0].Err == nil || tree.Leaf.Nominated != nil || !p.groups.FeasibleStateless() {
+		return
+	}
+	if !s.tracker.oneShape(gr) || !p.pods.PodLocal(pending[0].info, s.snap) {
+		return
+	}
+	places, ok := p.groups.Placements(s.snap, tree.Leaf.Group, fw.Placement{})
+	if !ok {
+		return
+	}
+	k := &knownRoot{out: out, version: gr.version, pending: pending, snap: s.snap, nodeVersion: s.snap.NodeVersion(),
+		pos: s.snap.FeedPos(), nomPos: s.nominations.feedPos(), objs: s.snap.ObjectsVersion(), start: start,
+		after: p.pods.ScanPosition(), fit: leaf.Failures[0].Err, tried: leaf.Tried}
+	if len(places) > 1 || places[0].Nodes != nil {
+		k.neutralBelow = s.snap.Len()
+		for _, pl := range places {
+			if pl.Nodes == nil || !p.pods.ScansAll(len(pl.Nodes)) {
+				return
+			}
+			k.neutralBelow = min(k.neutralBelow, len(pl.Nodes))
+		}
+		if k.owner = s.owners.of(s.snap, places); k.owner == nil {
+			return
+		}
+	}
+	gr.known = k
+}
+
+// placementOwners keeps, per list of placements a generator handed out
+// (shared while the nodes are as they were), the placement of each node.
+type placementOwners struct {
+	nodeVersion int64
+	byList      map[*fw.Placement][]int32
+}
+
+// of returns the placement of each node of snap among places (-1: none),
+// or nil when a node is in two.
+func (o *placementOwners) of(snap *cluster.Snapshot, places []fw.Placement) []int32 {
+	if o.byList == nil || o.nodeVersion != snap.NodeVersion() || len(o.byList) >= 64 {
+		o.byList, o.nodeVersion = map[*fw.Placement][]int32{}, snap.NodeVersion()
+	}
+	if owner, ok := o.byList[&places[0]]; ok && len(owner) == snap.Len() {
+		return owner
+	}
+	owner := make([]int32, snap.Len())
+	for i := range owner {
+		owner[i] = -1
+	}
+	for j, pl := range places {
+		for _, n := range pl.Nodes {
+			if owner[n] >= 0 {
+				return nil
+			}
+			owner[n] = int32(j)
+		}
+	}
+	o.byList[&places[0]] = owner
+	return owner
+}
+
+// oneShape reports whether the pending members of gr have one shape (and
+// one that can be told), kept while the members stay as they are.
+func (t *tracker) oneShape(gr *groupRecord) bool {
+	m := t.memberMemo(gr)
+	if m.oneShape == 0 {
+		m.oneShape = 1
+		pending := t.pending(gr)
+		shape := pending[0].info.Pod().Shape()
+		if shape != "" && !slices.ContainsFunc(pending[1:], func(r *podRecord) bool { return r.info.Pod().Shape() != shape }) {
+			m.oneShape = 2
+		}
+	}
+	return m.oneShape == 2
+}
