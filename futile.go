@@ -31,12 +31,13 @@ import (
 //   - the scan starts where it started then; with several placements, no
 //     evaluation moves it (each scan visits every node of its placement,
 //     and the start is below the smallest placement's size);
-//   - every node changed since is, in the first placement (the one whose
-//     failure the search reports; the whole cluster when it is the only
-//     one), a node that held none of the pods placed there before the
-//     evaluation stopped and that rejects the pod that found no node with
-//     the status it gave then; in another placement, a node that rejects
-//     the pods now.
+//   - every node changed since (its pods, or the pods nominated to it) is,
+//     in the first placement (the one whose failure the search reports;
+//     the whole cluster when it is the only one), a node that held none of
+//     the pods placed there before the evaluation stopped and that rejects
+//     the pod that found no node with the status it gave then; in another
+//     placement, a node that rejects the pods now, or one in a placement
+//     the quorum bound passes over now.
 //
 // Why that is enough. With one shape and local plugins, a node's room for
 // the gang's pods is its own: the sequential algorithm fills every node
@@ -45,9 +46,10 @@ import (
 // rejects the failing pod with the same status rejects them all now
 // alike: every scan of that evaluation sees the same feasible nodes,
 // scored the same, and stops where it stopped, with the same failures.
-// Any other placement holds no more room than it held (its changed nodes
-// hold none now), so it fails again, and its evaluation, if the bound lets
-// it through, leaves the scan start where it found it. The search then
+// Any other placement either holds no more room than it held (its changed
+// nodes hold none now), so it fails again, its evaluation, if the bound
+// lets it through, leaving the scan start where it found it; or the bound
+// passes over it, which then fails without a scan. The search then
 // returns what it returned. TestFutileRetriesKeepDecisions holds the
 // shortcut to the search on the scheduler's event streams.
 
@@ -68,6 +70,8 @@ type knownRoot struct {
 	// evaluation moves; 0 for a search of the whole cluster alone
 	neutralBelow int
 	owner        []int32 // the placement of each node (-1: none); nil for the whole cluster alone
+	places       []fw.Placement
+	bound        placement.Bound
 	fit          *fw.FitError
 	tried        []fw.Assignment
 }
@@ -83,16 +87,32 @@ func (s *Scheduler) knownSearch(p *profile, root podgroup.Ref, pending []*podRec
 	gr.known = nil // the search runs, unless k answers it
 	pos := p.pods.ScanPosition()
 	if k == nil || k.version != gr.version || k.snap != s.snap || k.nodeVersion != s.snap.NodeVersion() ||
-		k.objs != s.snap.ObjectsVersion() || k.nomPos != s.nominations.feedPos() || k.start != pos ||
+		k.objs != s.snap.ObjectsVersion() || k.start != pos ||
 		k.owner != nil && pos >= k.neutralBelow || !slices.Equal(k.pending, pending) {
 		return nil
+	}
+	if slices.ContainsFunc(pending, func(r *podRecord) bool { return r.nominated != "" }) {
+		return nil // preemption nominated its pods: the search tries their nodes first
 	}
 	changed, ok := s.snap.NodesChangedSince(k.pos)
 	if !ok {
 		return nil
 	}
-	if len(changed) == 0 {
+	// a node whose nominations changed is a changed node: they count in
+	// its filters
+	noms, ok := s.nominations.nodesChangedSince(k.nomPos)
+	if !ok {
+		return nil
+	}
+	if len(changed) == 0 && len(noms) == 0 {
 		return k
+	}
+	for _, name := range noms {
+		i, ok := s.snap.Index(name)
+		if !ok {
+			return nil
+		}
+		changed = append(changed[:len(changed):len(changed)], int32(i))
 	}
 	pod := s.tracker.record(k.fit.Pod).info
 	if !p.pods.PodLocal(pod, s.snap) {
@@ -113,8 +133,8 @@ func (s *Scheduler) knownSearch(p *profile, root podgroup.Ref, pending []*podRec
 		switch {
 		case place < 0: // in no placement
 		case place > 0:
-			if p.pods.FilterNode(state, s.snap, pod, int(n)) == nil {
-				return nil // room for one of its pods
+			if p.pods.FilterNode(state, s.snap, pod, int(n)) == nil && !k.bound.Prunes(s.snap, &k.places[place]) {
+				return nil // room for one of its pods, where the search would look
 			}
 		case slices.ContainsFunc(k.tried, func(a fw.Assignment) bool { return a.Node == int(n) }):
 			return nil
@@ -168,6 +188,7 @@ func (s *Scheduler) rememberSearch(p *profile, root podgroup.Ref, pending []*pod
 		if k.owner = s.owners.of(s.snap, places); k.owner == nil {
 			return
 		}
+		k.places, k.bound = places, p.groups.Bound(tree.Leaf)
 	}
 	gr.known = k
 }

@@ -113,3 +113,16 @@ func (b quorumBound) freeRoom(snap *cluster.Snapshot, p *fw.Placement) cluster.R
 	}
 	return free
 }
+
+// Bound is the quorum bound of a group's search (quorumBound), for a
+// caller that asks whether the search would simulate a placement.
+type Bound struct{ b quorumBound }
+
+// Bound returns the quorum bound of req's search.
+func (gs *GroupScheduler) Bound(req *GroupRequest) Bound {
+	return Bound{newQuorumBound(req, gs.quorum(req))}
+}
+
+// Prunes reports whether the search passes over placement p without
+// simulating it: p cannot hold the quorum.
+func (b Bound) Prunes(snap *cluster.Snapshot, p *fw.Placement) bool { return !b.b.mayFit(snap, p) }
