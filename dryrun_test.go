@@ -219,6 +219,7 @@ func TestShapeShortcutOnlyForPurePlugins(t *testing.T) {
 // nominated itself each make the next pod run its own cycle.
 func TestShapeShortcutHoldsOnlyWhileNothingChanges(t *testing.T) {
 	s := newTestSched(t, Config{})
+	s.shortcutsOff |= FutileRetries // KnownFailures alone (futile_test.go has both)
 	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n").CPU("1").Memory("8Gi").Obj()))
 	require.NoError(t, s.AddPod(gangsimtest.MakePod("filler").CPU("1").Obj(), 0))
 	for _, name := range []string{"a", "b"} {

@@ -122,8 +122,9 @@ func (s *Scheduler) knownSearch(p *profile, root podgroup.Ref, pending []*podRec
 	if st := p.pods.PreFilter(state, s.snap, pod); st != nil && !st.IsSkip() {
 		return nil
 	}
-	for i, n := range changed {
-		if slices.Contains(changed[:i], n) {
+	seen := s.owners.marks(s.snap.Len())
+	for _, n := range changed {
+		if !seen.first(int(n)) {
 			continue
 		}
 		place := int32(0)
@@ -138,11 +139,8 @@ func (s *Scheduler) knownSearch(p *profile, root podgroup.Ref, pending []*podRec
 			}
 		case slices.ContainsFunc(k.tried, func(a fw.Assignment) bool { return a.Node == int(n) }):
 			return nil
-		default:
-			then := k.fit.StatusOf(int(n))
-			if then == nil || then.IsSuccess() || !then.Equal(p.pods.FilterNode(state, s.snap, pod, int(n))) {
-				return nil
-			}
+		case !rejectsAsThen(p, s.snap, state, pod, k.fit, int(n)):
+			return nil
 		}
 	}
 	s.shortcutStats.FutileRetries++
@@ -198,6 +196,7 @@ func (s *Scheduler) rememberSearch(p *profile, root podgroup.Ref, pending []*pod
 type placementOwners struct {
 	nodeVersion int64
 	byList      map[*fw.Placement][]int32
+	seen        nodeMarks // the changed nodes met in a pass
 }
 
 // of returns the placement of each node of snap among places (-1: none),
@@ -238,4 +237,104 @@ func (t *tracker) oneShape(gr *groupRecord) bool {
 		}
 	}
 	return m.oneShape == 2
+}
+
+// futileFor is the FutileRetries shortcut's judge of a pod's remembered
+// failure (knownFailures) after changes, or nil when it is off.
+func (s *Scheduler) futileFor() func(*knownFailure, *podRecord) bool {
+	if !s.uses(FutileRetries) {
+		return nil
+	}
+	return s.futilePod
+}
+
+// futilePod reports whether k, the failure of a pod of r's shape, holds
+// for r after the changes since it was remembered: every plugin reads
+// only the pod and its node for r (then and now), the profile's
+// preemption finds no victim in a cluster without a pod of lower
+// priority and there is none, and every node changed since (its pods or
+// its nominations) rejects r with the status it gave then. Unchanged
+// nodes answer as they did, the changed ones alike: the scan finds no
+// node and gives the same rejections, and preemption nothing.
+func (s *Scheduler) futilePod(k *knownFailure, r *podRecord) bool {
+	p := k.p
+	if !k.local || !p.pods.PodLocal(r.info, s.snap) {
+		return false
+	}
+	for _, pl := range p.postFilter {
+		if _, ok := pl.(fw.LowerPriorityVictims); !ok {
+			return false
+		}
+	}
+	if lowest, ok := s.snap.LowestPriority(); len(p.postFilter) > 0 && ok && lowest < r.info.Priority() {
+		return false
+	}
+	changed, ok := s.snap.NodesChangedSince(k.pos)
+	if !ok {
+		return false
+	}
+	noms, ok := s.nominations.nodesChangedSince(k.nomPos)
+	if !ok {
+		return false
+	}
+	return s.stillRejected(p, r.info, k.fit, changed, noms)
+}
+
+// stillRejected reports whether every node changed (by index, or by name
+// for those whose nominations changed) rejects pod now with the status
+// fit gave it then.
+func (s *Scheduler) stillRejected(p *profile, pod *cluster.PodInfo, fit *fw.FitError, changed []int32, noms []string) bool {
+	if len(changed) == 0 && len(noms) == 0 {
+		return true
+	}
+	state := fw.NewCycleState()
+	if st := p.pods.PreFilter(state, s.snap, pod); st != nil && !st.IsSkip() {
+		return false
+	}
+	seen := s.owners.marks(s.snap.Len())
+	for _, n := range changed {
+		if seen.first(int(n)) && !rejectsAsThen(p, s.snap, state, pod, fit, int(n)) {
+			return false
+		}
+	}
+	for _, name := range noms {
+		n, ok := s.snap.Index(name)
+		if !ok || seen.first(n) && !rejectsAsThen(p, s.snap, state, pod, fit, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// rejectsAsThen reports whether node n rejects pod now with the status
+// fit gave it then.
+func rejectsAsThen(p *profile, snap *cluster.Snapshot, state *fw.CycleState, pod *cluster.PodInfo, fit *fw.FitError, n int) bool {
+	then := fit.StatusOf(n)
+	return then != nil && !then.IsSuccess() && then.Equal(p.pods.FilterNode(state, snap, pod, n))
+}
+
+// nodeMarks tells the first visit of each node in a pass over a feed,
+// which repeats nodes.
+type nodeMarks struct {
+	gen  uint32
+	mark []uint32
+}
+
+// first reports whether n is met for the first time in this pass.
+func (m *nodeMarks) first(n int) bool {
+	if m.mark[n] == m.gen {
+		return false
+	}
+	m.mark[n] = m.gen
+	return true
+}
+
+// marks starts a pass over nodes.
+func (o *placementOwners) marks(nodes int) *nodeMarks {
+	m := &o.seen
+	if len(m.mark) != nodes || m.gen == ^uint32(0) {
+		m.mark, m.gen = make([]uint32, nodes), 0
+	}
+	m.gen++
+	return m
 }

@@ -3,7 +3,10 @@ package gangsim
 import (
 	"fmt"
 	"testing"
+	"time"
 
+	"github.com/gangsim/gangsim/gangsimtest"
+	"github.com/gangsim/gangsim/queue"
 	"github.com/stretchr/testify/require"
 )
 
@@ -36,4 +39,45 @@ func TestFutileRetriesKeepDecisions(t *testing.T) {
 	}
 	t.Logf("searches answered: %d", answered)
 	require.Positive(t, answered, "no search answered: the test says little")
+}
+
+// A pod's remembered failure holds across a change that cannot help it (a
+// node that still rejects it with the same status) and not across one
+// that can (room freed where it fits now), nor once a pod of lower
+// priority is somewhere, which preemption could take.
+func TestFutileRetriesAnswerPodsOnlyForChangesThatCannotHelp(t *testing.T) {
+	s := newTestSched(t, Config{})
+	require.NoError(t, s.AddNode(gangsimtest.MakeNode("n").CPU("1").Memory("8Gi").Obj()))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("filler").CPU("1").Priority(5).Obj(), 0))
+	for _, name := range []string{"a", "b"} {
+		require.NoError(t, s.AddPod(gangsimtest.MakePod(name).CPU("500m").Priority(5).Obj(), 0))
+	}
+	require.NoError(t, s.RunUntil(time.Second))
+	a, b := s.tracker.record("default/a"), s.tracker.record("default/b")
+	p := s.profiles.forPod(a.info)
+	require.NoError(t, s.cache.UpdateSnapshot(s.snap))
+	require.NotNil(t, s.knownFailureFor(p, b), "a failed with the cluster as it is")
+
+	// n changes (a pod of no request joins it) and still lacks cpu for b
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("c").NodeName("n").Priority(5).Obj(), 0))
+	require.NoError(t, s.cache.UpdateSnapshot(s.snap))
+	require.NotNil(t, s.knownFailureFor(p, b), "a change that cannot help: answered")
+	s.shortcutsOff |= FutileRetries
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("d").NodeName("n").Priority(5).Obj(), 0))
+	require.NoError(t, s.cache.UpdateSnapshot(s.snap))
+	require.Nil(t, s.knownFailureFor(p, b), "the shortcut off: KnownFailures alone holds only while nothing changes")
+	s.shortcutsOff &^= FutileRetries
+	s.rememberKnownFailure(p, b, b.lastFit, queue.AnyChange)
+
+	// a pod of lower priority joins: preemption might take it
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("low").NodeName("n").Priority(1).Obj(), 0))
+	require.NoError(t, s.cache.UpdateSnapshot(s.snap))
+	require.Nil(t, s.knownFailureFor(p, b), "a victim may exist: the cycle runs")
+	require.NoError(t, s.DeletePod("default/low"))
+	s.rememberKnownFailure(p, b, b.lastFit, queue.AnyChange)
+
+	// the filler leaves: b fits now
+	require.NoError(t, s.DeletePod("default/filler"))
+	require.NoError(t, s.cache.UpdateSnapshot(s.snap))
+	require.Nil(t, s.knownFailureFor(p, b), "room freed where b fits: the cycle runs")
 }

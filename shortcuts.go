@@ -110,7 +110,8 @@ type ShortcutStats struct {
 	// GroupPlacementsKnown are placements a gang's search passed over
 	// as known to fail (KnownGroupFailures).
 	GroupPlacementsKnown int
-	// FutileRetries are gang searches answered from the last one.
+	// FutileRetries are retries answered from the last search or failure
+	// after changes that could not help them (FutileRetries).
 	FutileRetries int
 }
 
@@ -151,6 +152,9 @@ type knownFailure struct {
 	pos    cluster.FeedPos
 	nomPos uint64
 	objs   int64 // the snapshot's ObjectsVersion
+	// local says every plugin read only the pod and its node for the
+	// failure (PodLocal): FutileRetries may answer after changes
+	local bool
 }
 
 // podShape is the KnownFailures shortcut's note on a pod's record: the id
@@ -206,7 +210,7 @@ func (s *Scheduler) knownFailureFor(p *profile, r *podRecord) *knownFailure {
 	if !s.knownFailuresUsable() {
 		return nil
 	}
-	return s.knownFailures.at(p, r, s.snap, knownNowOf(s.snap, s.nominations), &s.shortcutStats)
+	return s.knownFailures.at(p, r, s.snap, knownNowOf(s.snap, s.nominations), &s.shortcutStats, s.futileFor())
 }
 
 // knownFailuresUsable reports whether remembered failures may answer
@@ -223,7 +227,10 @@ func knownNowOf(snap *cluster.Snapshot, noms *nominator) knownNow {
 // at returns the remembered failure that holds for r on snap now, or nil
 // (the shortcut usable): a busy cluster's retries ask for many pods in a
 // row with now as it is.
-func (f *knownFailures) at(p *profile, r *podRecord, snap *cluster.Snapshot, now knownNow, stats *ShortcutStats) *knownFailure {
+//
+// With futile (the FutileRetries shortcut) a failure also holds after
+// changes when futile says none of them helps r.
+func (f *knownFailures) at(p *profile, r *podRecord, snap *cluster.Snapshot, now knownNow, stats *ShortcutStats, futile func(*knownFailure, *podRecord) bool) *knownFailure {
 	if r.nominated != "" || !p.plainPostFilter() {
 		return nil
 	}
@@ -234,8 +241,18 @@ func (f *knownFailures) at(p *profile, r *podRecord, snap *cluster.Snapshot, now
 		return nil
 	}
 	k := f.byShape[r.shape.id]
-	if k == nil || k.p != p || k.snap != snap || k.pos != now.pos || k.nomPos != now.nomPos || k.objs != now.objs {
+	if k == nil || k.p != p || k.snap != snap || k.objs != now.objs {
 		return nil
+	}
+	if k.pos != now.pos || k.nomPos != now.nomPos {
+		if futile == nil || !futile(k, r) {
+			return nil
+		}
+		moved := *k // the failure holds as it is now (forks share the old)
+		moved.pos, moved.nomPos = now.pos, now.nomPos
+		k = &moved
+		f.byShape[r.shape.id] = k
+		stats.FutileRetries++
 	}
 	stats.KnownFailures++
 	return k
@@ -245,12 +262,12 @@ func (f *knownFailures) at(p *profile, r *podRecord, snap *cluster.Snapshot, now
 // nomination, evicted nobody.
 func (s *Scheduler) rememberKnownFailure(p *profile, r *podRecord, fit *fw.FitError, wakeOn uint64) {
 	if s.knownFailuresUsable() && p.plainPostFilter() {
-		s.knownFailures.remember(p, r, fit, wakeOn, s.snap, knownNowOf(s.snap, s.nominations))
+		s.knownFailures.remember(p, r, fit, wakeOn, s.snap, knownNowOf(s.snap, s.nominations), s.uses(FutileRetries) && p.pods.PodLocal(r.info, s.snap))
 	}
 }
 
 // remember records r's fruitless cycle on snap as its shape's.
-func (f *knownFailures) remember(p *profile, r *podRecord, fit *fw.FitError, wakeOn uint64, snap *cluster.Snapshot, now knownNow) {
+func (f *knownFailures) remember(p *profile, r *podRecord, fit *fw.FitError, wakeOn uint64, snap *cluster.Snapshot, now knownNow, local bool) {
 	if r.shape.id != 0 && r.shape.restarts != f.restarts {
 		r.shape = podShape{}
 	}
@@ -262,7 +279,7 @@ func (f *knownFailures) remember(p *profile, r *podRecord, fit *fw.FitError, wak
 		f.byShape = append(f.byShape, make([]*knownFailure, n-len(f.byShape))...)
 	}
 	fit.Summarize() // read by every pod that fails alike
-	f.byShape[key] = &knownFailure{p: p, fit: fit, wakeOn: wakeOn, snap: snap, pos: now.pos, nomPos: now.nomPos, objs: now.objs}
+	f.byShape[key] = &knownFailure{p: p, fit: fit, wakeOn: wakeOn, snap: snap, pos: now.pos, nomPos: now.nomPos, objs: now.objs, local: local}
 }
 
 // plainPostFilter reports whether a cycle of the profile depends on
@@ -320,7 +337,7 @@ func (s *Scheduler) retryKnown(it *queue.Item[entry]) (uint64, bool) {
 	if r == nil {
 		return 0, false
 	}
-	f := s.knownFailures.at(s.profiles.of(r), r, s.snap, s.retry.now, &s.shortcutStats)
+	f := s.knownFailures.at(s.profiles.of(r), r, s.snap, s.retry.now, &s.shortcutStats, s.futileFor())
 	if f == nil {
 		return 0, false
 	}

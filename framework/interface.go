@@ -245,3 +245,14 @@ type Handle interface {
 type Stateless interface {
 	Stateless()
 }
+
+// LowerPriorityVictims is a PostFilter plugin that makes room for a pod
+// only by evicting pods of lower priority than the pod's and changes
+// nothing when it fails: in a cluster where no pod has a lower priority
+// it fails, however the nodes changed. A pod that found no node is then
+// answered by its last failure after changes none of which helps it (the
+// scheduler's FutileRetries shortcut), as kube-scheduler's preemption
+// would have found no victim.
+type LowerPriorityVictims interface {
+	LowerPriorityVictims()
+}

@@ -60,6 +60,11 @@ func NewDefaultPreemption(h fw.Handle) (*DefaultPreemption, error) {
 // snapshot and the nominations alone: the memos of its dry runs are the scheduler's.
 func (*DefaultPreemption) Stateless() {}
 
+// LowerPriorityVictims says PostFilter evicts only pods of lower
+// priority than the preemptor's, and fails at once without one
+// (victimsCanExist).
+func (*DefaultPreemption) LowerPriorityVictims() {}
+
 // Name returns Name.
 func (*DefaultPreemption) Name() string { return Name }
 
