@@ -72,7 +72,7 @@ type knownRoot struct {
 	owner        []int32 // the placement of each node (-1: none); nil for the whole cluster alone
 	places       []fw.Placement
 	bound        placement.Bound
-	fit          *fw.FitError
+	fit          placement.PodFailure // the pod that found no node, and its failure
 	tried        []fw.Assignment
 }
 
@@ -98,8 +98,6 @@ func (s *Scheduler) knownSearch(p *profile, root podgroup.Ref, pending []*podRec
 	if !ok {
 		return nil
 	}
-	// a node whose nominations changed is a changed node: they count in
-	// its filters
 	noms, ok := s.nominations.nodesChangedSince(k.nomPos)
 	if !ok {
 		return nil
@@ -107,25 +105,15 @@ func (s *Scheduler) knownSearch(p *profile, root podgroup.Ref, pending []*podRec
 	if len(changed) == 0 && len(noms) == 0 {
 		return k
 	}
-	for _, name := range noms {
-		i, ok := s.snap.Index(name)
-		if !ok {
-			return nil
-		}
-		changed = append(changed[:len(changed):len(changed)], int32(i))
-	}
-	pod := s.tracker.record(k.fit.Pod).info
-	if !p.pods.PodLocal(pod, s.snap) {
-		return nil // a pod with affinity terms came: unchanged nodes may answer otherwise
-	}
+	pod := k.fit.Pod
 	state := fw.NewCycleState()
-	if st := p.pods.PreFilter(state, s.snap, pod); st != nil && !st.IsSkip() {
-		return nil
+	if st := p.pods.PreFilter(state, s.snap, pod); st != nil && !st.IsSkip() || !p.pods.PodLocal(pod, s.snap) {
+		return nil // PodLocal no more: a pod with affinity terms came, unchanged nodes may answer otherwise
 	}
 	seen := s.owners.marks(s.snap.Len())
-	for _, n := range changed {
-		if !seen.first(int(n)) {
-			continue
+	futile := func(n int) bool {
+		if !seen.first(n) {
+			return true
 		}
 		place := int32(0)
 		if k.owner != nil {
@@ -133,13 +121,20 @@ func (s *Scheduler) knownSearch(p *profile, root podgroup.Ref, pending []*podRec
 		}
 		switch {
 		case place < 0: // in no placement
-		case place > 0:
-			if p.pods.FilterNode(state, s.snap, pod, int(n)) == nil && !k.bound.Prunes(s.snap, &k.places[place]) {
-				return nil // room for one of its pods, where the search would look
-			}
-		case slices.ContainsFunc(k.tried, func(a fw.Assignment) bool { return a.Node == int(n) }):
+			return true
+		case place > 0: // no room for its pods now, or none where the search would look
+			return p.pods.FilterNode(state, s.snap, pod, n) != nil || k.bound.Prunes(s.snap, &k.places[place])
+		}
+		return !slices.ContainsFunc(k.tried, func(a fw.Assignment) bool { return a.Node == n }) &&
+			rejectsAsThen(p, s.snap, state, pod, k.fit.Err, n)
+	}
+	for _, n := range changed {
+		if !futile(int(n)) {
 			return nil
-		case !rejectsAsThen(p, s.snap, state, pod, k.fit, int(n)):
+		}
+	}
+	for _, name := range noms { // a node whose nominations changed: they count in its filters
+		if n, ok := s.snap.Index(name); !ok || !futile(n) {
 			return nil
 		}
 	}
@@ -174,7 +169,7 @@ func (s *Scheduler) rememberSearch(p *profile, root podgroup.Ref, pending []*pod
 	}
 	k := &knownRoot{out: out, version: gr.version, pending: pending, snap: s.snap, nodeVersion: s.snap.NodeVersion(),
 		pos: s.snap.FeedPos(), nomPos: s.nominations.feedPos(), objs: s.snap.ObjectsVersion(), start: start,
-		after: p.pods.ScanPosition(), fit: leaf.Failures[0].Err, tried: leaf.Tried}
+		after: p.pods.ScanPosition(), fit: leaf.Failures[0], tried: leaf.Tried}
 	if len(places) > 1 || places[0].Nodes != nil {
 		k.neutralBelow = s.snap.Len()
 		for _, pl := range places {
