@@ -49,8 +49,11 @@ import (
 // Any other placement either holds no more room than it held (its changed
 // nodes hold none now), so it fails again, its evaluation, if the bound
 // lets it through, leaving the scan start where it found it; or the bound
-// passes over it, which then fails without a scan. The search then
-// returns what it returned. TestFutileRetriesKeepDecisions holds the
+// passes over it, which then fails without a scan. When no pod failed
+// (the quorum was out of reach, or waited for members that are not
+// there), every placement fails on counts alone, and the reported one
+// places its pods as before, the nodes it placed them on unchanged. The
+// search then returns what it returned. TestFutileRetriesKeepDecisions holds the
 // shortcut to the search on the scheduler's event streams.
 
 // knownRoot is a root PodGroup's last fruitless search. It never changes:
@@ -72,8 +75,11 @@ type knownRoot struct {
 	owner        []int32 // the placement of each node (-1: none); nil for the whole cluster alone
 	places       []fw.Placement
 	bound        placement.Bound
-	fit          placement.PodFailure // the pod that found no node, and its failure
-	tried        []fw.Assignment
+	// fit is the pod that found no node, and its failure; none when every
+	// pod tried was placed and the quorum was out of reach (or still
+	// waited for members), which counts alone decide
+	fit   placement.PodFailure
+	tried []fw.Assignment
 }
 
 // knownSearch returns the last search of root if it holds now (see
@@ -107,8 +113,10 @@ func (s *Scheduler) knownSearch(p *profile, root podgroup.Ref, pending []*podRec
 	}
 	pod := k.fit.Pod
 	state := fw.NewCycleState()
-	if st := p.pods.PreFilter(state, s.snap, pod); st != nil && !st.IsSkip() || !p.pods.PodLocal(pod, s.snap) {
-		return nil // PodLocal no more: a pod with affinity terms came, unchanged nodes may answer otherwise
+	if pod != nil {
+		if st := p.pods.PreFilter(state, s.snap, pod); st != nil && !st.IsSkip() || !p.pods.PodLocal(pod, s.snap) {
+			return nil // PodLocal no more: a pod with affinity terms came, unchanged nodes may answer otherwise
+		}
 	}
 	seen := s.owners.marks(s.snap.Len())
 	futile := func(n int) bool {
@@ -122,8 +130,12 @@ func (s *Scheduler) knownSearch(p *profile, root podgroup.Ref, pending []*podRec
 		switch {
 		case place < 0: // in no placement
 			return true
+		case pod == nil && place > 0: // no placement can hold the quorum, whatever its nodes
+			return true
 		case place > 0: // no room for its pods now, or none where the search would look
 			return p.pods.FilterNode(state, s.snap, pod, n) != nil || k.bound.Prunes(s.snap, &k.places[place])
+		case pod == nil: // the pods placed still fit where they went
+			return !slices.ContainsFunc(k.tried, func(a fw.Assignment) bool { return a.Node == n })
 		}
 		return !slices.ContainsFunc(k.tried, func(a fw.Assignment) bool { return a.Node == n }) &&
 			rejectsAsThen(p, s.snap, state, pod, k.fit.Err, n)
@@ -157,7 +169,7 @@ func (s *Scheduler) rememberSearch(p *profile, root podgroup.Ref, pending []*pod
 	}
 	gr := s.tracker.group(root.Key)
 	leaf := &out.Leaves[0].GroupResult
-	if len(leaf.Failures) == 0 || leaf.Failures[0].Err == nil || tree.Leaf.Nominated != nil || !p.groups.FeasibleStateless() {
+	if len(leaf.Failures) > 0 && leaf.Failures[0].Err == nil || tree.Leaf.Nominated != nil || !p.groups.FeasibleStateless() {
 		return
 	}
 	if !s.tracker.oneShape(gr) || !p.pods.PodLocal(pending[0].info, s.snap) {
@@ -169,7 +181,13 @@ func (s *Scheduler) rememberSearch(p *profile, root podgroup.Ref, pending []*pod
 	}
 	k := &knownRoot{out: out, version: gr.version, pending: pending, snap: s.snap, nodeVersion: s.snap.NodeVersion(),
 		pos: s.snap.FeedPos(), nomPos: s.nominations.feedPos(), objs: s.snap.ObjectsVersion(), start: start,
-		after: p.pods.ScanPosition(), fit: leaf.Failures[0], tried: leaf.Tried}
+		after: p.pods.ScanPosition(), tried: leaf.Tried}
+	if len(leaf.Failures) > 0 {
+		k.fit = leaf.Failures[0]
+	}
+	if k.fit.Pod == nil && len(k.tried) > 0 && len(places) == 1 && places[0].Nodes == nil && !p.pods.ScansAll(s.snap.Len()) {
+		return // where a scan stops depends on nodes that may change
+	}
 	if len(places) > 1 || places[0].Nodes != nil {
 		k.neutralBelow = s.snap.Len()
 		for _, pl := range places {

@@ -1,0 +1,7 @@
+//go:build race
+
+package scenario_test
+
+// raceOn is set under the race detector, which makes runs ten times
+// slower: the long equivalence tests then take fewer inputs.
+const raceOn = true
