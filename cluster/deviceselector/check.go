@@ -2,6 +2,7 @@ package deviceselector
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/gangsim/gangsim/cluster"
 )
@@ -41,11 +42,41 @@ func CheckSelectors(object, field string, sels []cluster.DeviceSelector) *cluste
 // compile, and why.
 func firstBad(sels []cluster.DeviceSelector) (int, error) {
 	for i, sel := range sels {
-		if _, err := Compile(sel.CEL); err != nil {
+		if err := check(sel.CEL); err != nil {
 			return i, err
 		}
 	}
 	return 0, nil
+}
+
+// checked remembers whether expressions compile: a workload makes a claim
+// per pod from a few templates, and checking each claim compiled its
+// selectors again (some 250 µs each, a tenth of a GPU-sharing sweep).
+// Compilation is deterministic, so a verdict remembered is the verdict.
+// Shared by every goroutine; at most maxChecked expressions are kept
+// (past that, new ones are compiled every time).
+var checked = struct {
+	sync.Mutex
+	errs map[string]error
+}{errs: map[string]error{}}
+
+const maxChecked = 4096
+
+// check compiles expr, or says what compiling it said before.
+func check(expr string) error {
+	checked.Lock()
+	err, ok := checked.errs[expr]
+	checked.Unlock()
+	if ok {
+		return err
+	}
+	_, err = Compile(expr)
+	checked.Lock()
+	if len(checked.errs) < maxChecked {
+		checked.errs[expr] = err
+	}
+	checked.Unlock()
+	return err
 }
 
 func selectorError(object, field string, i int, err error) *cluster.FieldError {
