@@ -23,6 +23,10 @@ type gangRun struct {
 	// the last node, so where a skipped gang's scans would have left the
 	// next start matters
 	wide bool
+	// racks runs 8 to 10 racks of 20 to 24 nodes: a rack's scans visit
+	// all its nodes while a lone pod's stop early, so where a gang's
+	// search leaves the start depends on the start it found
+	racks bool
 }
 
 // gangCluster runs a busy cluster of racks and blocks drawn from seed,
@@ -46,9 +50,16 @@ func gangCluster(t *testing.T, seed uint64, how gangRun) ([]string, []PodStatus,
 	if how.wide {
 		racks, perRack = 26+rng.IntN(6), 5
 	}
+	if how.racks {
+		racks, perRack = 8+rng.IntN(3), 20+rng.IntN(5)
+	}
 	var names []string
 	for r := range racks {
-		for i := range perRack {
+		size := perRack
+		if how.racks {
+			size -= rng.IntN(6) // racks of unequal sizes: a search's evaluations may leave the start in different places
+		}
+		for i := range size {
 			cpu := int64(4000 * (1 + rng.IntN(2)))
 			n := cluster.Node{Name: fmt.Sprintf("r%02d-n%d", r, i), Labels: map[string]string{"rack": fmt.Sprintf("rack-%02d", r), "block": fmt.Sprintf("block-%d", r/3)},
 				Allocatable: cluster.NewResources(cpu, cpu<<20, 20)}
