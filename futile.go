@@ -64,8 +64,6 @@ type knownRoot struct {
 	pending      []*podRecord
 	snap         *cluster.Snapshot
 	nodeVersion  int64
-	pos          cluster.FeedPos
-	nomPos       uint64
 	objs         int64
 	start, after int // the scan's start before and after the search
 	// neutralBelow is, for a search of several placements, the size of
@@ -89,7 +87,7 @@ func (s *Scheduler) knownSearch(p *profile, root podgroup.Ref, pending []*podRec
 		return nil
 	}
 	gr := s.tracker.group(root.Key)
-	k := gr.known
+	k, at := gr.known, gr.knownAt
 	gr.known = nil // the search runs, unless k answers it
 	pos := p.pods.ScanPosition()
 	if k == nil || k.version != gr.version || k.snap != s.snap || k.nodeVersion != s.snap.NodeVersion() ||
@@ -100,11 +98,11 @@ func (s *Scheduler) knownSearch(p *profile, root podgroup.Ref, pending []*podRec
 	if slices.ContainsFunc(pending, func(r *podRecord) bool { return r.nominated != "" }) {
 		return nil // preemption nominated its pods: the search tries their nodes first
 	}
-	changed, ok := s.snap.NodesChangedSince(k.pos)
+	changed, ok := s.snap.NodesChangedSince(at.pos)
 	if !ok {
 		return nil
 	}
-	noms, ok := s.nominations.nodesChangedSince(k.nomPos)
+	noms, ok := s.nominations.nodesChangedSince(at.nomPos)
 	if !ok {
 		return nil
 	}
@@ -112,7 +110,7 @@ func (s *Scheduler) knownSearch(p *profile, root podgroup.Ref, pending []*podRec
 		return k
 	}
 	pod := k.fit.Pod
-	state := fw.NewCycleState()
+	state := s.owners.state()
 	if pod != nil {
 		if st := p.pods.PreFilter(state, s.snap, pod); st != nil && !st.IsSkip() || !p.pods.PodLocal(pod, s.snap) {
 			return nil // PodLocal no more: a pod with affinity terms came, unchanged nodes may answer otherwise
@@ -154,11 +152,17 @@ func (s *Scheduler) knownSearch(p *profile, root podgroup.Ref, pending []*podRec
 	return k
 }
 
-// at is k as it holds now, the snapshot's feed read up to here.
-func (k *knownRoot) at(s *Scheduler) *knownRoot {
-	now := *k
-	now.pos = s.snap.FeedPos()
-	return &now
+// feedsAt is where the snapshot's feed and the nominations' feed were
+// read up to.
+type feedsAt struct {
+	pos    cluster.FeedPos
+	nomPos uint64
+}
+
+// answered keeps k for root's next cycle, the feeds read up to here.
+func (s *Scheduler) answered(root podgroup.Ref, k *knownRoot) {
+	gr := s.tracker.group(root.Key)
+	gr.known, gr.knownAt = k, feedsAt{s.snap.FeedPos(), s.nominations.feedPos()}
 }
 
 // rememberSearch keeps a root's fruitless search for its next cycle, when
@@ -180,7 +184,7 @@ func (s *Scheduler) rememberSearch(p *profile, root podgroup.Ref, pending []*pod
 		return
 	}
 	k := &knownRoot{out: out, version: gr.version, pending: pending, snap: s.snap, nodeVersion: s.snap.NodeVersion(),
-		pos: s.snap.FeedPos(), nomPos: s.nominations.feedPos(), objs: s.snap.ObjectsVersion(), start: start,
+		objs: s.snap.ObjectsVersion(), start: start,
 		after: p.pods.ScanPosition(), tried: leaf.Tried}
 	if len(leaf.Failures) > 0 {
 		k.fit = leaf.Failures[0]
@@ -201,7 +205,7 @@ func (s *Scheduler) rememberSearch(p *profile, root podgroup.Ref, pending []*pod
 		}
 		k.places, k.bound = places, p.groups.Bound(tree.Leaf)
 	}
-	gr.known = k
+	s.answered(root, k)
 }
 
 // placementOwners keeps, per list of placements a generator handed out
@@ -209,7 +213,24 @@ func (s *Scheduler) rememberSearch(p *profile, root podgroup.Ref, pending []*pod
 type placementOwners struct {
 	nodeVersion int64
 	byList      map[*fw.Placement][]int32
-	seen        nodeMarks // the changed nodes met in a pass
+	seen        nodeMarks      // the changed nodes met in a pass
+	scratch     *fw.CycleState // the state of a check's PreFilter, reused
+}
+
+// state returns the cycle state a check's PreFilter fills (it resets it).
+func (o *placementOwners) state() *fw.CycleState {
+	if o.scratch == nil {
+		o.scratch = fw.NewCycleState()
+	}
+	return o.scratch
+}
+
+// victimsMayExist reports whether some pod in the snapshot has a lower
+// priority than prio: without one, a LowerPriorityVictims plugin finds
+// no victim.
+func victimsMayExist(snap *cluster.Snapshot, prio int32) bool {
+	lowest, ok := snap.LowestPriority()
+	return ok && lowest < prio
 }
 
 // of returns the placement of each node of snap among places (-1: none),
@@ -279,7 +300,7 @@ func (s *Scheduler) futilePod(k *knownFailure, r *podRecord) bool {
 			return false
 		}
 	}
-	if lowest, ok := s.snap.LowestPriority(); len(p.postFilter) > 0 && ok && lowest < r.info.Priority() {
+	if len(p.postFilter) > 0 && victimsMayExist(s.snap, r.info.Priority()) {
 		return false
 	}
 	changed, ok := s.snap.NodesChangedSince(k.pos)
@@ -300,7 +321,7 @@ func (s *Scheduler) stillRejected(p *profile, pod *cluster.PodInfo, fit *fw.FitE
 	if len(changed) == 0 && len(noms) == 0 {
 		return true
 	}
-	state := fw.NewCycleState()
+	state := s.owners.state()
 	if st := p.pods.PreFilter(state, s.snap, pod); st != nil && !st.IsSkip() {
 		return false
 	}
@@ -350,4 +371,20 @@ func (o *placementOwners) marks(nodes int) *nodeMarks {
 	}
 	m.gen++
 	return m
+}
+
+// groupPostFilterFutile reports whether the profile's PodGroupPostFilter
+// plugins would all fail on snap for a root of priority prio, changing
+// nothing: each is LowerPriorityVictims and no pod has a lower priority.
+// A failed root's cycle then does not ask them (FutileRetries).
+func (s *Scheduler) groupPostFilterFutile(p *profile, prio int32) bool {
+	if !s.uses(FutileRetries) {
+		return false
+	}
+	for _, pl := range p.groupPostFilter {
+		if _, ok := pl.(fw.LowerPriorityVictims); !ok {
+			return false
+		}
+	}
+	return !victimsMayExist(s.snap, prio)
 }

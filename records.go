@@ -254,8 +254,10 @@ type groupRecord struct {
 	version uint64
 	memo    memberMemo
 	// known is its last fruitless search as a root (FutileRetries), nil
-	// when none may answer
-	known *knownRoot
+	// when none may answer; knownAt is where the feeds were read up to
+	// when it last held (kept here, a value a fork copies: known is shared)
+	known   *knownRoot
+	knownAt feedsAt
 }
 
 // memberMemo is what a group's cycles derive from its members, valid

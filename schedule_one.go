@@ -275,7 +275,7 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry], res *CycleResult) error 
 	if k := s.knownSearch(p, root, pending); k != nil {
 		// nothing since the last search could help: it fails as it did
 		p.pods.SetScanPosition(k.after)
-		s.tracker.group(root.Key).known = k.at(s)
+		s.answered(root, k)
 		return s.failRoot(it, p, root, leaves, k.out, pending, res)
 	}
 	tree := s.tracker.buildTree(root, s.nominations)
@@ -349,6 +349,9 @@ const errPodGroupUnschedulable = "pod group is unschedulable"
 // nominated to the nodes found. Nothing is bound in this cycle; the group
 // retries, nominated nodes first, once the victims are gone.
 func (s *Scheduler) postFilterGroup(p *profile, root podgroup.Ref, pending []*podRecord) ([]Eviction, []Binding) {
+	if s.groupPostFilterFutile(p, s.tracker.rootPriority(root)) {
+		return nil, nil // none can succeed, and a failure changes nothing
+	}
 	g := s.tracker.rootGroup(root, s.nominations)
 	pods := make([]*cluster.PodInfo, len(pending))
 	for i, r := range pending {

@@ -246,13 +246,13 @@ type Stateless interface {
 	Stateless()
 }
 
-// LowerPriorityVictims is a PostFilter plugin that makes room for a pod
-// only by evicting pods of lower priority than the pod's and changes
-// nothing when it fails: in a cluster where no pod has a lower priority
-// it fails, however the nodes changed. A pod that found no node is then
+// LowerPriorityVictims is a PostFilter or PodGroupPostFilter plugin that
+// makes room for a pod (or a group) only by evicting pods of lower
+// priority than its own and changes nothing when it fails: in a cluster
+// where no pod has a lower priority it fails, however the nodes changed. A pod that found no node is then
 // answered by its last failure after changes none of which helps it (the
 // scheduler's FutileRetries shortcut), as kube-scheduler's preemption
-// would have found no victim.
+// would have found no victim, and a gang's failed cycle does not ask it.
 type LowerPriorityVictims interface {
 	LowerPriorityVictims()
 }
