@@ -98,11 +98,7 @@ func (s *Scheduler) knownSearch(p *profile, root podgroup.Ref, pending []*podRec
 	if slices.ContainsFunc(pending, func(r *podRecord) bool { return r.nominated != "" }) {
 		return nil // preemption nominated its pods: the search tries their nodes first
 	}
-	changed, ok := s.snap.NodesChangedSince(at.pos)
-	if !ok {
-		return nil
-	}
-	noms, ok := s.nominations.nodesChangedSince(at.nomPos)
+	changed, noms, ok := s.changesSince(at)
 	if !ok {
 		return nil
 	}
@@ -157,6 +153,18 @@ func (s *Scheduler) knownSearch(p *profile, root podgroup.Ref, pending []*podRec
 type feedsAt struct {
 	pos    cluster.FeedPos
 	nomPos uint64
+}
+
+// changesSince returns the nodes changed since the feeds were read up to
+// at: by index, those whose pods changed, and by name, those whose
+// nominations did (with repeats); false when that is no longer known.
+func (s *Scheduler) changesSince(at feedsAt) ([]int32, []string, bool) {
+	changed, ok := s.snap.NodesChangedSince(at.pos)
+	if !ok {
+		return nil, nil, false
+	}
+	noms, ok := s.nominations.nodesChangedSince(at.nomPos)
+	return changed, noms, ok
 }
 
 // answered keeps k for root's next cycle, the feeds read up to here.
@@ -303,11 +311,7 @@ func (s *Scheduler) futilePod(k *knownFailure, r *podRecord) bool {
 	if len(p.postFilter) > 0 && victimsMayExist(s.snap, r.info.Priority()) {
 		return false
 	}
-	changed, ok := s.snap.NodesChangedSince(k.pos)
-	if !ok {
-		return false
-	}
-	noms, ok := s.nominations.nodesChangedSince(k.nomPos)
+	changed, noms, ok := s.changesSince(feedsAt{k.pos, k.nomPos})
 	if !ok {
 		return false
 	}

@@ -22,14 +22,8 @@ func TestFutileRetriesKeepDecisions(t *testing.T) {
 	}
 	answered := 0
 	for seed := range seeds {
-		want, wantPods, st := gangCluster(t, seed, gangRun{})
-		answered += st.FutileRetries
-		got, gotPods, off := gangCluster(t, seed, gangRun{off: FutileRetries})
-		require.Zero(t, off.FutileRetries)
-		requireSameEvents(t, want, got, fmt.Sprintf("seed %d", seed))
-		require.Equal(t, wantPods, gotPods, "seed %d", seed)
-		_, quiet, _ := gangCluster(t, seed, gangRun{unobserved: true})
-		require.Equal(t, wantPods, quiet, "seed %d: unobserved", seed)
+		n, _ := sameGangDecisions(t, seed, FutileRetries, func(st ShortcutStats) int { return st.FutileRetries })
+		answered += n
 		for _, how := range []gangRun{{wide: true}, {racks: true}} {
 			if seed >= 2 && raceOn {
 				break

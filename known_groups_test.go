@@ -114,6 +114,23 @@ func gangCluster(t *testing.T, seed uint64, how gangRun) ([]string, []PodStatus,
 	return events, pods, s.ShortcutStats()
 }
 
+// sameGangDecisions runs the gang cluster of seed with every shortcut on
+// and with off alone off, requires the same event stream and the same
+// end for every pod (with no observer too: the reasons made when read),
+// and returns what count counts of the shortcut's answers with it on,
+// and the pods' ends.
+func sameGangDecisions(t *testing.T, seed uint64, off Shortcut, count func(ShortcutStats) int) (int, []PodStatus) {
+	t.Helper()
+	want, wantPods, on := gangCluster(t, seed, gangRun{})
+	got, gotPods, without := gangCluster(t, seed, gangRun{off: off})
+	require.Zero(t, count(without), "seed %d: %v off answered", seed, off)
+	requireSameEvents(t, want, got, fmt.Sprintf("seed %d", seed))
+	require.Equal(t, wantPods, gotPods, "seed %d", seed)
+	_, quiet, _ := gangCluster(t, seed, gangRun{unobserved: true})
+	require.Equal(t, wantPods, quiet, "seed %d: unobserved, the reasons made when read", seed)
+	return count(on), wantPods
+}
+
 // KnownGroupFailures keeps every decision: on random gang-heavy
 // clusters, the event stream and every pod's final status (its reason
 // included) are the same with the shortcut and without it, observed or
@@ -125,14 +142,8 @@ func TestKnownGroupFailuresKeepDecisions(t *testing.T) {
 	}
 	known := 0
 	for seed := range seeds {
-		want, wantPods, st := gangCluster(t, seed, gangRun{})
-		known += st.GroupPlacementsKnown
-		got, gotPods, off := gangCluster(t, seed, gangRun{off: KnownGroupFailures})
-		require.Zero(t, off.GroupPlacementsKnown)
-		requireSameEvents(t, want, got, fmt.Sprintf("seed %d", seed))
-		require.Equal(t, wantPods, gotPods, "seed %d", seed)
-		_, quiet, _ := gangCluster(t, seed, gangRun{unobserved: true})
-		require.Equal(t, wantPods, quiet, "seed %d: unobserved, the reasons made when read", seed)
+		n, wantPods := sameGangDecisions(t, seed, KnownGroupFailures, func(st ShortcutStats) int { return st.GroupPlacementsKnown })
+		known += n
 		if seed == 0 {
 			_, checked, _ := gangCluster(t, seed, gangRun{checked: true})
 			require.Equal(t, wantPods, checked, "seed %d: with invariants checked", seed)
