@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/queue"
 	"github.com/stretchr/testify/require"
@@ -24,7 +25,7 @@ func TestFutileRetriesKeepDecisions(t *testing.T) {
 	for seed := range seeds {
 		n, _ := sameGangDecisions(t, seed, FutileRetries, func(st ShortcutStats) int { return st.FutileRetries })
 		answered += n
-		for _, how := range []gangRun{{wide: true}, {racks: true}} {
+		for _, how := range []gangRun{{wide: true}, {racks: true}, {mixed: true}, {racks: true, mixed: true}} {
 			if seed >= 2 && raceOn {
 				break
 			}
@@ -78,4 +79,33 @@ func TestFutileRetriesAnswerPodsOnlyForChangesThatCannotHelp(t *testing.T) {
 	require.NoError(t, s.DeletePod("default/filler"))
 	require.NoError(t, s.cache.UpdateSnapshot(s.snap))
 	require.Nil(t, s.knownFailureFor(p, b), "room freed where b fits: the cycle runs")
+}
+
+// A pod with required anti-affinity is no pod whose plugins read only its
+// node: a pod leaving one node of a rack frees the rack's other nodes.
+// Here n1 still lacks cpu for b after web-1 leaves it (its status is the
+// same), but n2, in the same rack, no longer holds b off: the cycle runs,
+// and b binds there.
+func TestFutileRetriesNotForPodsWithAffinity(t *testing.T) {
+	s := newTestSched(t, Config{})
+	for _, n := range []cluster.Node{
+		gangsimtest.MakeNode("n1").CPU("1").Memory("8Gi").Label("rack", "r").Obj(),
+		gangsimtest.MakeNode("n2").CPU("8").Memory("8Gi").Label("rack", "r").Obj(),
+	} {
+		require.NoError(t, s.AddNode(n))
+	}
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("filler").CPU("1").Priority(5).NodeName("n1").Obj(), 0))
+	require.NoError(t, s.AddPod(gangsimtest.MakePod("web-1").Priority(5).Label("app", "web").NodeName("n1").Obj(), 0))
+	b := gangsimtest.MakePod("b").CPU("500m").Priority(5).Label("app", "web").Obj()
+	b.Affinity = &cluster.Affinity{PodAntiAffinity: &cluster.PodAffinity{Required: []cluster.PodAffinityTerm{
+		{TopologyKey: "rack", LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}}}
+	require.NoError(t, s.AddPod(b, 0))
+	require.NoError(t, s.RunUntil(time.Second))
+	st, ok := s.Pod("default/b")
+	require.True(t, ok)
+	require.Equal(t, PhasePending, st.Phase)
+	require.NoError(t, s.DeletePod("default/web-1"))
+	require.NoError(t, s.RunUntil(time.Minute))
+	st, _ = s.Pod("default/b")
+	require.Equal(t, "n2", st.Node, "b binds where web-1 no longer holds it off")
 }

@@ -27,6 +27,10 @@ type gangRun struct {
 	// all its nodes while a lone pod's stop early, so where a gang's
 	// search leaves the start depends on the start it found
 	racks bool
+	// mixed gives a third of the gangs members of two shapes and a
+	// quarter anti-affinity (one member a node, none in a rack with a web
+	// pod): searches whose pods' plugins read more than their node
+	mixed bool
 }
 
 // gangCluster runs a busy cluster of racks and blocks drawn from seed,
@@ -80,8 +84,19 @@ func gangCluster(t *testing.T, seed uint64, how gangRun) ([]string, []PodStatus,
 			size := 2 + rng.IntN(5)
 			require.NoError(t, s.AddPodGroup(podgroup.PodGroup{Name: g, Policy: podgroup.Gang, MinCount: int32(size), Priority: prio,
 				TopologyKey: []string{"", "rack", "rack", "block"}[rng.IntN(4)], DisruptionMode: []podgroup.DisruptionMode{podgroup.DisruptAll, ""}[rng.IntN(2)]}))
+			mixed, spread := how.mixed && rng.IntN(3) == 0, how.mixed && rng.IntN(4) == 0
 			for m := range size {
-				require.NoError(t, s.AddPod(cluster.Pod{Name: fmt.Sprintf("%s-%d", g, m), PodGroup: g, Priority: prio, Requests: cluster.NewResources(cpu, cpu<<20, 0)}, run))
+				pod := cluster.Pod{Name: fmt.Sprintf("%s-%d", g, m), PodGroup: g, Priority: prio, Requests: cluster.NewResources(cpu, cpu<<20, 0)}
+				if mixed && m%2 == 1 { // members of two shapes
+					pod.Requests = cluster.NewResources(cpu/2, cpu<<19, 0)
+				}
+				if spread { // one member a node, and none beside a web pod's rack
+					pod.Labels = map[string]string{"gang": g}
+					pod.Affinity = &cluster.Affinity{PodAntiAffinity: &cluster.PodAffinity{Required: []cluster.PodAffinityTerm{
+						{TopologyKey: "kubernetes.io/hostname", LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"gang": g}}},
+						{TopologyKey: "rack", LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}}}
+				}
+				require.NoError(t, s.AddPod(pod, run))
 			}
 		case k < 18:
 			p := cluster.Pod{Name: fmt.Sprintf("p%03d", i), Priority: prio, Requests: cluster.NewResources(cpu, cpu<<20, 0), Labels: map[string]string{"app": "web"}}
