@@ -7,6 +7,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/gangsimtest"
+	"github.com/gangsim/gangsim/podgroup"
 	"github.com/gangsim/gangsim/queue"
 	"github.com/stretchr/testify/require"
 )
@@ -87,7 +88,16 @@ func TestFutileRetriesAnswerPodsOnlyForChangesThatCannotHelp(t *testing.T) {
 // same), but n2, in the same rack, no longer holds b off: the cycle runs,
 // and b binds there.
 func TestFutileRetriesNotForPodsWithAffinity(t *testing.T) {
+	for _, gang := range []bool{false, true} {
+		futileAffinity(t, gang)
+	}
+}
+
+// futileAffinity is TestFutileRetriesNotForPodsWithAffinity with b alone
+// or the one member of a gang (whose search is answered apart).
+func futileAffinity(t *testing.T, gang bool) {
 	s := newTestSched(t, Config{})
+	s.cfg.CheckInvariants = false // a gang's search is answered only then
 	for _, n := range []cluster.Node{
 		gangsimtest.MakeNode("n1").CPU("1").Memory("8Gi").Label("rack", "r").Obj(),
 		gangsimtest.MakeNode("n2").CPU("8").Memory("8Gi").Label("rack", "r").Obj(),
@@ -99,6 +109,10 @@ func TestFutileRetriesNotForPodsWithAffinity(t *testing.T) {
 	b := gangsimtest.MakePod("b").CPU("500m").Priority(5).Label("app", "web").Obj()
 	b.Affinity = &cluster.Affinity{PodAntiAffinity: &cluster.PodAffinity{Required: []cluster.PodAffinityTerm{
 		{TopologyKey: "rack", LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}}}
+	if gang {
+		require.NoError(t, s.AddPodGroup(podgroup.PodGroup{Name: "g", Policy: podgroup.Gang, MinCount: 1, Priority: new(int32(5))}))
+		b.PodGroup = "g"
+	}
 	require.NoError(t, s.AddPod(b, 0))
 	require.NoError(t, s.RunUntil(time.Second))
 	st, ok := s.Pod("default/b")
@@ -107,5 +121,5 @@ func TestFutileRetriesNotForPodsWithAffinity(t *testing.T) {
 	require.NoError(t, s.DeletePod("default/web-1"))
 	require.NoError(t, s.RunUntil(time.Minute))
 	st, _ = s.Pod("default/b")
-	require.Equal(t, "n2", st.Node, "b binds where web-1 no longer holds it off")
+	require.Equal(t, "n2", st.Node, "b (in a gang: %v) binds where web-1 no longer holds it off", gang)
 }

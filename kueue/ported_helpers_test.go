@@ -231,18 +231,7 @@ func (s *cycleSuite) run(t *testing.T, tc cycleCase) *Admitter {
 	for ns, l := range s.namespaces {
 		a.SetNamespace(ns, l)
 	}
-	for _, x := range tc.admitted {
-		if err := a.AddAdmitted(x.w.w, x.adm); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, w := range tc.pending {
-		if err := a.Add(w.w); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a.Events()
-	evs := a.Step()
+	evs := stepWith(t, a, tc.admitted, tc.pending)
 	checkCycle(t, a, evs, tc)
 	return a
 }
@@ -312,4 +301,22 @@ func dropLimits(rgs []ResourceGroup) []ResourceGroup {
 		}
 	}
 	return out
+}
+
+// stepWith adds the admitted and the pending workloads to a, drops the
+// events that made, and runs one cycle, returning its events.
+func stepWith(t *testing.T, a *Admitter, admitted []admittedWorkload, pending []*pwl) []Event {
+	t.Helper()
+	for _, x := range admitted {
+		if err := a.AddAdmitted(x.w.w, x.adm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, w := range pending {
+		if err := a.Add(w.w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.Events()
+	return a.Step()
 }

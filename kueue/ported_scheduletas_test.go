@@ -118,18 +118,7 @@ func runTASCycle(t *testing.T, tc tasCycleCase) {
 	}
 	a.SetNamespace("default", nil)
 	a.SetNodes(func() []TASNode { return tc.nodes })
-	for _, x := range tc.admitted {
-		if err := a.AddAdmitted(x.w.w, x.adm); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, w := range tc.pending {
-		if err := a.Add(w.w); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a.Events()
-	evs := a.Step()
+	evs := stepWith(t, a, tc.admitted, tc.pending)
 	checkCycle(t, a, evs, cycleCase{wantAssignments: tc.wantAssignments, wantLeft: tc.wantLeft,
 		wantInadmissible: tc.wantInadmissible, wantMessages: tc.wantMessages, wantPreempted: tc.wantPreempted,
 		wantEvictMessages: tc.wantEvictMessages})

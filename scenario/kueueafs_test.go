@@ -1,8 +1,6 @@
 package scenario
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -130,13 +128,7 @@ func TestKueueAdmissionFairSharingFromADump(t *testing.T) {
 // without the hash ("pod-a1").
 func admissionOrder(t *testing.T, objects, pods string) []string {
 	t.Helper()
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "objects.yaml"), []byte(objects), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.yaml"), []byte(pods), 0o644))
-	sc, err := LoadFiles([]string{filepath.Join(dir, "objects.yaml"), filepath.Join(dir, "pods.yaml")})
-	require.NoError(t, err)
-	res, err := sc.Run()
-	require.NoError(t, err)
+	res := runObjectsAndPods(t, objects, pods)
 	var got []string
 	for _, e := range res.KueueEvents {
 		if e.Kind == "QuotaReserved" {

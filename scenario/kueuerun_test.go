@@ -143,18 +143,12 @@ spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}
 // runs a minute, to 1m10.002s, and the requeue batch a second after that
 // release admits low again, which makes its pods again.
 func TestKueuePreemptsAJob(t *testing.T) {
-	dir := t.TempDir()
 	objects := kueueQueues("2", "  preemption: {withinClusterQueue: LowerPriority}\n") + kubeNodes(2, 2) + kueueJob("low", 2, "1", "10m", "")
 	pods := `priorityClasses: [{name: high, value: 1000}]
 pods:
 - {name: high, at: 10s, duration: 1m, priorityClassName: high, requests: {cpu: "1"}, labels: {kueue.x-k8s.io/queue-name: lq}}
 `
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "objects.yaml"), []byte(objects), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.yaml"), []byte(pods), 0o644))
-	sc, err := LoadFiles([]string{filepath.Join(dir, "objects.yaml"), filepath.Join(dir, "pods.yaml")})
-	require.NoError(t, err)
-	res, err := sc.Run()
-	require.NoError(t, err)
+	res := runObjectsAndPods(t, objects, pods)
 	low, high := kueueWorkload(t, res, "Job low"), kueueWorkload(t, res, "Pod high")
 	require.Equal(t, 1, low.Evictions)
 	require.Equal(t, int32(1000), *high.Priority)
@@ -351,18 +345,12 @@ func slicesIndex(ws []WorkloadResult, name string) int {
 // gate, and the group's quota is released once its pods are gone; it is
 // admitted again after the pod's minute, and its pods bound again.
 func TestKueuePreemptsALeaderWorkerSetGroup(t *testing.T) {
-	dir := t.TempDir()
 	objects := kueueQueues("4", "  preemption: {withinClusterQueue: LowerPriority}\n") + kubeNodes(3, 3) + kueueLWS("a", 2, 2, false)
 	pods := `priorityClasses: [{name: high, value: 1000}]
 pods:
 - {name: high, at: 10s, duration: 1m, priorityClassName: high, requests: {cpu: "2"}, labels: {kueue.x-k8s.io/queue-name: lq}}
 `
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "objects.yaml"), []byte(objects), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.yaml"), []byte(pods), 0o644))
-	sc, err := LoadFiles([]string{filepath.Join(dir, "objects.yaml"), filepath.Join(dir, "pods.yaml")})
-	require.NoError(t, err)
-	res, err := sc.Run()
-	require.NoError(t, err)
+	res := runObjectsAndPods(t, objects, pods)
 	var got []string
 	for _, e := range res.KueueEvents {
 		if e.Workload == "leaderworkerset-a-1-4caba" {
@@ -525,18 +513,12 @@ func TestKueueResumesASuspendedRayClusterOfADump(t *testing.T) {
 // minute, and the RayJob, admitted again, makes its cluster and its
 // submitter again, which runs its 10 minutes.
 func TestKueuePreemptsARayJob(t *testing.T) {
-	dir := t.TempDir()
 	objects := kueueQueues("3", "  preemption: {withinClusterQueue: LowerPriority}\n") + kubeNodes(3, 3) + kueueRayJob("low", "10m")
 	pods := `priorityClasses: [{name: high, value: 1000}]
 pods:
 - {name: high, at: 10s, duration: 1m, priorityClassName: high, requests: {cpu: "1"}, labels: {kueue.x-k8s.io/queue-name: lq}}
 `
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "objects.yaml"), []byte(objects), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.yaml"), []byte(pods), 0o644))
-	sc, err := LoadFiles([]string{filepath.Join(dir, "objects.yaml"), filepath.Join(dir, "pods.yaml")})
-	require.NoError(t, err)
-	res, err := sc.Run()
-	require.NoError(t, err)
+	res := runObjectsAndPods(t, objects, pods)
 	var got []string
 	for _, e := range res.KueueEvents {
 		if e.Workload == "rayjob-low-cf51e" {
@@ -592,4 +574,18 @@ func TestKueueClientLimitPacesAdmissions(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"0s reserved ", "1s reserved 1ms", "2s reserved 2ms"}, got)
+}
+
+// runObjectsAndPods runs Kubernetes objects and a scenario file of pods,
+// each in a file of its own, merged into one simulation.
+func runObjectsAndPods(t *testing.T, objects, pods string) *Result {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "objects.yaml"), []byte(objects), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.yaml"), []byte(pods), 0o644))
+	sc, err := LoadFiles([]string{filepath.Join(dir, "objects.yaml"), filepath.Join(dir, "pods.yaml")})
+	require.NoError(t, err)
+	res, err := sc.Run()
+	require.NoError(t, err)
+	return res
 }
