@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"runtime/debug"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -51,10 +52,19 @@ func LoadFiles(paths []string, opts ...Option) (*Scenario, error) {
 		return nil, err
 	}
 	files := make([]File, 0, len(names))
+	var unmaps []func()
+	defer func() {
+		for _, unmap := range unmaps {
+			unmap() // nothing parsed points into a file's bytes (parseFiles)
+		}
+	}()
 	for _, p := range names {
-		data, err := readLimited(p, limit)
+		data, unmap, err := mapLimited(p, limit)
 		if err != nil {
 			return nil, err
+		}
+		if unmap != nil {
+			unmaps = append(unmaps, unmap)
 		}
 		files = append(files, File{Name: p, Data: data})
 	}
@@ -70,6 +80,32 @@ func LoadFiles(paths []string, opts ...Option) (*Scenario, error) {
 func ReadFile(path string, opts ...Option) ([]byte, error) {
 	return readLimited(path, applyOptions(opts).limits.FileSize)
 }
+
+// mapLimited is readLimited for LoadFiles: a regular file is mapped into
+// memory (mapFile) where it can be, and unmap, when not nil, lets go of
+// it; its bytes must not be read after that, nor kept. A mapped file that
+// is cut short while it is parsed is an error, not a crash
+// (readFileCatching).
+func mapLimited(path string, limit int64) (data []byte, unmap func(), err error) {
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 && fi.Size() <= limit {
+		if f, err := os.Open(path); err == nil {
+			data, unmap, ok := mapFile(f, fi.Size())
+			f.Close() // the mapping holds the file
+			if ok {
+				if afterMap != nil {
+					afterMap(path)
+				}
+				return data, unmap, nil
+			}
+		}
+	}
+	data, err = readLimited(path, limit) // what cannot be mapped, and why not, as a read says it
+	return data, nil, err
+}
+
+// afterMap, when set (by a test), is called with a file's path once it is
+// mapped.
+var afterMap func(path string)
 
 // readLimited reads a file of at most limit bytes; a larger one is an
 // error before it is read. A pipe (a named one, or /dev/stdin fed by a
@@ -185,7 +221,7 @@ func parseFiles(files []File, name string, ws *warnings, own bool, opts ...Optio
 	ins := make([]*input, 0, len(files))
 	var errs schema.Errors // every file's, reported at once (Errors)
 	for i, f := range files {
-		in, err := readFile(f, ws, o.limits)
+		in, err := readFileCatching(f, ws, o.limits)
 		if !errs.Add(err) {
 			break
 		}
@@ -224,6 +260,19 @@ func parseFiles(files []File, name string, ws *warnings, own bool, opts ...Optio
 	b.sc.Warnings = ws.list()
 	b.sc.Skipped = ws.skippedList()
 	return b.sc, nil
+}
+
+// readFileCatching is readFile on bytes that may be a mapped file's
+// (mapLimited): a file cut short while it is read takes the pages past
+// its new end away, and touching them, a fault, is this file's error.
+func readFileCatching(f File, ws *warnings, lim *Limits) (in *input, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if schema.CaughtFault(recover()) {
+			in, err = nil, &FieldError{File: f.Name, Err: schema.ErrFileChanged}
+		}
+	}()
+	return readFile(f, ws, lim)
 }
 
 // readFile reads one input file held in memory: within the size limit,

@@ -426,6 +426,7 @@ func ParseJSONListItems[T any](data []byte, workers int, worker func() func(int,
 	errs := make([]error, len(t.spans))
 	const chunk = 32
 	var next atomic.Int64
+	var fault atomic.Bool
 	var wg sync.WaitGroup
 	for range max(1, min(workers, (len(t.spans)+chunk-1)/chunk)) {
 		wg.Add(1)
@@ -433,33 +434,41 @@ func ParseJSONListItems[T any](data []byte, workers int, worker func() func(int,
 			defer wg.Done()
 			each := worker()
 			item := &jsonTree{data: data, keys: map[string]string{}, reuse: true}
-			for {
-				from := int(next.Add(chunk)) - chunk
-				if from >= len(t.spans) {
-					return
-				}
-				for i := from; i < min(from+chunk, len(t.spans)); i++ {
-					sp := t.spans[i]
-					item.pos, item.line, item.depth = sp.pos, sp.line, 2 // in the top-level object, in its items
-					n, err := item.value()
-					if err == nil && item.pos != sp.next {
-						err = errNotJSON // not the value spanItems read over
+			faulted := !catchingFaults(func() { // data may be a mapped file's, cut short (ErrFileChanged)
+				for {
+					from := int(next.Add(chunk)) - chunk
+					if from >= len(t.spans) {
+						return
 					}
-					if err != nil {
-						errs[i] = err
+					for i := from; i < min(from+chunk, len(t.spans)); i++ {
+						sp := t.spans[i]
+						item.pos, item.line, item.depth = sp.pos, sp.line, 2 // in the top-level object, in its items
+						n, err := item.value()
+						if err == nil && item.pos != sp.next {
+							err = errNotJSON // not the value spanItems read over
+						}
+						if err != nil {
+							errs[i] = err
+							item.reset()
+							continue
+						}
+						var ok bool
+						if out[i], ok = each(i, n); !ok {
+							errs[i] = ErrItemRefused
+						}
 						item.reset()
-						continue
 					}
-					var ok bool
-					if out[i], ok = each(i, n); !ok {
-						errs[i] = ErrItemRefused
-					}
-					item.reset()
 				}
+			})
+			if faulted {
+				fault.Store(true)
 			}
 		}()
 	}
 	wg.Wait()
+	if fault.Load() {
+		return nil, nil, ErrFileChanged
+	}
 	if slices.ContainsFunc(errs, func(err error) bool { return err == errNotJSON }) {
 		return sequential()
 	}
@@ -526,27 +535,40 @@ func (t *jsonTree) skipValue() bool {
 		return t.pos > from
 	}
 	depth := 0
-	for t.pos < len(t.data) {
-		switch t.data[t.pos] {
+	data, pos := t.data, t.pos
+	for {
+		for pos < len(data) && !skipStops[data[pos]] { // most of the text: names, numbers, indentation
+			pos++
+		}
+		if pos >= len(data) {
+			t.pos = pos
+			return false
+		}
+		switch data[pos] {
 		case '"':
+			t.pos = pos
 			if !t.skipString() {
 				return false
 			}
+			pos = t.pos
 			continue
 		case '{', '[':
 			depth++
 		case '}', ']':
 			if depth--; depth == 0 {
-				t.pos++
+				t.pos = pos + 1
 				return true
 			}
 		case '\n':
 			t.line++
 		}
-		t.pos++
+		pos++
 	}
-	return false
 }
+
+// skipStops are the bytes skipValue stops at: quotes, brackets and line
+// ends.
+var skipStops = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true, '\n': true}
 
 // isScalarByte is a byte of a number, true, false or null.
 func isScalarByte(c byte) bool {
@@ -555,18 +577,18 @@ func isScalarByte(c byte) bool {
 
 // skipString reads over the string at pos; false when it has no end.
 func (t *jsonTree) skipString() bool {
-	i := t.pos + 1
-	for i < len(t.data) {
-		j := bytes.IndexAny(t.data[i:], `"\`)
-		if j < 0 {
-			return false
-		}
-		i += j
-		if t.data[i] == '"' {
+	data, i := t.data, t.pos+1
+	for i < len(data) {
+		c := data[i]
+		switch {
+		case c == '"':
 			t.pos = i + 1
 			return true
+		case c == '\\':
+			i += 2 // an escape and the byte it escapes
+		default:
+			i++
 		}
-		i += 2 // an escape and the byte it escapes
 	}
 	return false
 }
