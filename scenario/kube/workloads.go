@@ -129,9 +129,13 @@ func templateHash(o *Object) string {
 		return o.hash
 	}
 	h := fnv.New32a()
+	var buf []byte
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
-		fmt.Fprintf(h, "%d:%s:%q[", n.Kind, n.Tag, n.Value)
+		buf = strconv.AppendInt(buf[:0], int64(n.Kind), 10) // what "%d:%s:%q[" prints, the hash's text
+		buf = append(append(append(buf, ':'), n.Tag...), ':')
+		buf = append(strconv.AppendQuote(buf, n.Value), '[')
+		h.Write(buf)
 		for _, c := range n.Content {
 			walk(c)
 		}
@@ -140,8 +144,13 @@ func templateHash(o *Object) string {
 	if t := schema.MapValue(schema.MapValue(o.node, "spec"), templateField(o.kind)); t != nil {
 		walk(t)
 	}
+	return hashName(h.Sum32())
+}
+
+// hashName spells a hash in the alphabet of pod-template-hash labels.
+func hashName(sum uint32) string {
 	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
-	out := []byte(strconv.FormatUint(uint64(h.Sum32()), 10))
+	out := []byte(strconv.FormatUint(uint64(sum), 10))
 	for i, c := range out {
 		out[i] = alphabet[int(c)%len(alphabet)]
 	}
