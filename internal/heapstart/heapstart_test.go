@@ -1,20 +1,22 @@
 package heapstart
 
 import (
+	"bufio"
+	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
-// After Prepare the floor is live heap, and the prefault's pages are back
-// in the heap, free and mapped (resident, not returned to the system),
-// for the run's next allocations.
-func TestPrepareLeavesFloorAndMappedPages(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		t.Skip("the prefault runs only on more than one processor")
-	}
+// After Prepare the floor is live heap, and the heap's next allocations
+// take pages readied for huge pages, or, without them, pages the
+// prefault mapped.
+func TestPrepareLeavesFloorAndReadiedPages(t *testing.T) {
 	before, resident := residentBytes()
 	<-Prepare()
 	var m runtime.MemStats
@@ -22,13 +24,151 @@ func TestPrepareLeavesFloorAndMappedPages(t *testing.T) {
 	if m.HeapAlloc < FloorBytes {
 		t.Errorf("live heap %d bytes, below the floor's %d", m.HeapAlloc, FloorBytes)
 	}
+	runtime.KeepAlive(floor)
+	if huge {
+		if m.NextGC > 3*FloorBytes {
+			t.Errorf("the collector's goal is %d bytes after readying huge pages, want about twice the floor", m.NextGC)
+		}
+		b := make([]byte, 64<<20)
+		if flags, ok := vmaFlags(unsafe.Pointer(&b[len(b)/2])); ok && thpMode() == "madvise" && !strings.Contains(flags, " hg") {
+			t.Errorf("a 64 MB allocation after Prepare is not advised for huge pages: VmFlags%s", flags)
+		}
+		runtime.KeepAlive(b)
+		return
+	}
+	if runtime.GOMAXPROCS(0) < 2 {
+		return // no prefault on one processor
+	}
 	if kept := m.HeapIdle - m.HeapReleased; kept < PrefaultBytes {
 		t.Errorf("free heap kept %d bytes, below the prefault's %d", kept, PrefaultBytes)
 	}
 	if after, _ := residentBytes(); resident && after-before < PrefaultBytes*9/10 {
 		t.Errorf("resident memory grew by %d bytes, the prefault maps %d", after-before, PrefaultBytes)
 	}
-	runtime.KeepAlive(floor)
+}
+
+// hugePages readies the range an allocation of its size then takes, when
+// the kernel gives huge pages where asked; and it leaves the heap's
+// collector goal where it was (the allocation is collected).
+func TestHugePagesReadyTheHeapsNextPages(t *testing.T) {
+	if thpMode() != "madvise" || disabledTHP() || strictOvercommit() {
+		t.Skip("huge pages are not asked for here (the kernel's setting is " + thpMode() + ")")
+	}
+	if !hugePages(256 << 20) {
+		t.Fatal("hugePages(256 MB) did not ready the heap")
+	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if m.HeapAlloc > 128<<20 {
+		t.Errorf("live heap %d bytes after readying: the readying allocation was not collected", m.HeapAlloc)
+	}
+	if m.HeapReleased < 200<<20 {
+		t.Errorf("%d bytes of heap given back after readying 256 MB: a later allocation of the range would be cleared, every page written", m.HeapReleased)
+	}
+	b := make([]byte, 128<<20)
+	flags, ok := vmaFlags(unsafe.Pointer(&b[len(b)/2]))
+	if !ok {
+		t.Skip("no /proc/self/smaps")
+	}
+	if !strings.Contains(flags, " hg") {
+		t.Errorf("the next allocation is not advised for huge pages: VmFlags%s", flags)
+	}
+	runtime.KeepAlive(b)
+}
+
+// Readying never writes the range it readies, even where the program
+// freed pages it wrote just before; and a large allocation of the range
+// readied is not written either. Each case runs in a fresh process, where
+// the heap's layout is known: a page freed and kept is cleared when the
+// allocator gives it again, and with it the whole allocation it starts.
+func TestHugePagesNeverWriteTheirRange(t *testing.T) {
+	if thpMode() != "madvise" || disabledTHP() || strictOvercommit() {
+		t.Skip("huge pages are not asked for here")
+	}
+	if mode := os.Getenv("HEAPSTART_CHILD"); mode != "" {
+		fmt.Println("grew", hugePagesChild(mode))
+		return
+	}
+	for _, mode := range []string{"readied after pages freed", "readied range allocated"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHugePagesNeverWriteTheirRange$", "-test.v")
+		cmd.Env = append(os.Environ(), "HEAPSTART_CHILD="+mode)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", mode, err, out)
+		}
+		var grew int64
+		if _, err := fmt.Sscanf(string(out[strings.Index(string(out), "grew "):]), "grew %d", &grew); err != nil {
+			t.Fatalf("%s: %v\n%s", mode, err, out)
+		}
+		if grew > 32<<20 {
+			t.Errorf("%s: resident memory grew by %d bytes", mode, grew)
+		}
+	}
+}
+
+// hugePagesChild runs one case of TestHugePagesNeverWriteTheirRange and
+// returns by how much the peak of resident memory grew.
+func hugePagesChild(mode string) int64 {
+	debug.SetGCPercent(-1) // no collection but the ones asked for: nothing freed while the case runs
+	var before, after int64
+	switch mode {
+	case "readied after pages freed":
+		b := make([]byte, 64<<20) // at the heap's top: fresh
+		for i := range b {
+			b[i] = 1
+		}
+		runtime.KeepAlive(b)
+		b = nil
+		runtime.GC() // freed, kept: pages the allocator must clear to give again
+		before = peakResident()
+		hugePages(1 << 30)
+		after = peakResident()
+	case "readied range allocated":
+		hugePages(256 << 20)
+		before = peakResident()
+		c := make([]byte, 1<<30)
+		after = peakResident()
+		runtime.KeepAlive(c)
+	}
+	return after - before
+}
+
+// Expect readies heap for large inputs only, once.
+func TestExpectReadiesLargeInputsOnce(t *testing.T) {
+	<-Expect(1 << 20) // 1 MB: within what Prepare readied, or its prefault
+	if expected.Load() {
+		t.Fatal("a small input took Expect's one readying")
+	}
+	if runtime.GOMAXPROCS(0) < 2 && !huge {
+		return
+	}
+	<-Expect(200 << 20)
+	if !expected.Load() {
+		t.Fatal("Expect did not note its readying of a 200 MB input's heap")
+	}
+	select {
+	case <-Expect(1 << 30):
+	default:
+		t.Error("a second Expect should ready nothing and be done at once")
+	}
+}
+
+// The prefault maps its pages: the process's resident memory grows by
+// them, and they are kept in the heap, free.
+func TestPrefaultMapsPages(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("the prefault runs only on more than one processor")
+	}
+	before, resident := residentBytes()
+	<-prefault(64 << 20)
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if kept := m.HeapIdle - m.HeapReleased; kept < (64<<20)*3/4 { // the rest taken again, or given back by the runtime's scavenger
+		t.Errorf("free heap kept %d bytes, the prefault's %d", kept, 64<<20)
+	}
+	if after, _ := residentBytes(); resident && after-before < (64<<20)*9/10 {
+		t.Errorf("resident memory grew by %d bytes, the prefault maps %d", after-before, 64<<20)
+	}
 }
 
 // residentBytes reads the process's resident memory where the system
@@ -49,35 +189,46 @@ func residentBytes() (int64, bool) {
 	return pages * int64(os.Getpagesize()), true
 }
 
-// Expect maps the pages of large inputs, up to MaxPrefaultBytes in all,
-// once: small inputs and a second call map nothing.
-func TestExpectMapsLargeInputsPagesOnce(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		t.Skip("the prefault runs only on more than one processor")
+// peakResident is the peak of the process's resident memory (Linux's
+// VmHWM), 0 where it cannot be read.
+func peakResident() int64 {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10
+		}
 	}
-	<-Expect(1 << 20) // 3 MB: within Prepare's prefault
-	if expected.Load() {
-		t.Fatal("a small input took Expect's one prefault")
+	return 0
+}
+
+// vmaFlags is the VmFlags line of the mapping holding p (Linux's
+// /proc/self/smaps), from after its colon; "hg" marks MADV_HUGEPAGE.
+func vmaFlags(p unsafe.Pointer) (string, bool) {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		return "", false
 	}
-	before, resident := residentBytes()
-	<-Expect(1 << 30)
-	want := int64(MaxPrefaultBytes - PrefaultBytes)
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	if kept := int64(m.HeapIdle - m.HeapReleased); kept < want {
-		t.Errorf("free heap kept %d bytes, below the %d mapped", kept, want)
+	defer f.Close()
+	addr := uint64(uintptr(p))
+	in := false
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		line := s.Text()
+		if rest, ok := strings.CutPrefix(line, "VmFlags:"); ok {
+			if in {
+				return rest, true
+			}
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 5 || strings.HasSuffix(f[0], ":") {
+			continue // a field of the mapping ("Rss: 4 kB")
+		}
+		lo, hi, _ := strings.Cut(f[0], "-") // a mapping's first line: "7f00-7f80 rw-p ..."
+		from, err1 := strconv.ParseUint(lo, 16, 64)
+		to, err2 := strconv.ParseUint(hi, 16, 64)
+		in = err1 == nil && err2 == nil && from <= addr && addr < to
 	}
-	// the free pages an earlier prefault left (Prepare's, in this
-	// process) are taken first: they are mapped already
-	if after, _ := residentBytes(); resident && after-before < (want-PrefaultBytes)*9/10 {
-		t.Errorf("resident memory grew by %d bytes, Expect maps %d", after-before, want)
-	}
-	if !expected.Load() {
-		t.Fatal("Expect did not note its prefault")
-	}
-	select {
-	case <-Expect(1 << 30):
-	default:
-		t.Error("a second Expect should map nothing and be done at once")
-	}
+	return "", false
 }
