@@ -52,7 +52,7 @@
 // incomplete or invalid pool it is an error. Errors are kube's, with its
 // texts: selector errors, more than [MaxDevicesPerClaim] devices in a
 // claim, a constraint violated in mode All, a missing class, a feature
-// that is off. [ErrInvalidPools] alone is node-local.
+// that is off. [ErrInvalidPools] and [ErrTimeout] alone are node-local.
 //
 // # Determinism and concurrency
 //
@@ -84,7 +84,14 @@
 //     are not in the device model: slices carry the taints. Results carry
 //     the node as AllocationResult.Node (set when any device's slice names
 //     a node) rather than a NodeSelector; configs are not produced.
-//   - No context or timeout: the search is not cancellable.
+//   - Kube's search stops when the DynamicResources filter timeout (10 s
+//     by default) expires on the clock; here it stops after a budget of
+//     counted steps (Input.MaxSteps, StepsFor: a candidate device looked
+//     at is a step, 1,000,000 steps a second of timeout), so that every
+//     run decides alike, with kube's error ([ErrTimeout], node-local).
+//     Before searching, a distinctAttribute constraint covering more
+//     requests than the attribute has distinct values among the node's
+//     devices fails at once (kube searches on until its timeout).
 //
 // Kube's quirks that change outcomes are reproduced, each explained where
 // it is coded: distinctAttribute keeps one value per request name; a

@@ -88,6 +88,9 @@ type allocator struct {
 	words      int
 	tentative  []sharedUse // per device: this call's shares
 	counters   counters
+	// steps counts the candidates the search looked at; maxSteps bounds
+	// them (negative: no bound).
+	steps, maxSteps int64
 }
 
 // NodeDevices are the devices a node reaches through some slices, in
@@ -128,7 +131,10 @@ func newAllocator(in *Input) *allocator {
 	if nd == nil {
 		nd = NewNodeDevices(in.Slices, in.Node, in.Features)
 	}
-	a := &allocator{in: in, claims: make([]claimData, len(in.Claims)), pools: nd.pools}
+	a := &allocator{in: in, claims: make([]claimData, len(in.Claims)), pools: nd.pools, maxSteps: in.MaxSteps}
+	if a.maxSteps == 0 {
+		a.maxSteps = StepsFor(DefaultFilterTimeout)
+	}
 	a.devs = rankedDevices(nd.devs, in.Rank)
 	if st := in.Allocated; st != nil && (len(st.Exclusive) > 0 || len(st.Shared) > 0) {
 		for i := range a.devs {
@@ -256,6 +262,9 @@ func (a *allocator) allocateOne(ci, ri, si, di int, inSub bool, start int) (bool
 		return false, errMaxSize
 	}
 	if all {
+		if err := a.step(); err != nil {
+			return false, err
+		}
 		ok, err := a.allocateDevice(ci, r, r.all[di], true)
 		if err != nil || !ok {
 			return false, err
@@ -268,6 +277,9 @@ func (a *allocator) allocateOne(ci, ri, si, di int, inSub bool, start int) (bool
 		return true, nil
 	}
 	for d := start; d < len(a.devs); d++ {
+		if err := a.step(); err != nil {
+			return false, err
+		}
 		if r.admin {
 			if a.allocatingFor(d, ci) {
 				continue
@@ -304,6 +316,16 @@ func (a *allocator) allocateOne(ci, ri, si, di int, inSub bool, start int) (bool
 		}
 	}
 	return false, nil
+}
+
+// step counts one step of the search, and fails with ErrTimeout past
+// the budget.
+func (a *allocator) step() error {
+	a.steps++
+	if a.maxSteps >= 0 && a.steps > a.maxSteps {
+		return ErrTimeout
+	}
+	return nil
 }
 
 // allocateDevice is kube's allocateDevice: the checks a candidate passes

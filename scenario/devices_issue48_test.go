@@ -1,10 +1,16 @@
 package scenario
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/dra"
+	"github.com/gangsim/gangsim/plugins/dynamicresources"
 )
 
 // A version attribute that is not a semantic version is refused, naming
@@ -30,4 +36,77 @@ func TestDeviceSelectorTooCostly(t *testing.T) {
 	_, err := Parse("in.yaml", []byte(deviceObject("DeviceClass", "c", "{selectors: [{cel: {expression: '"+expr+` == ""'}}]}`)))
 	require.ErrorIs(t, err, ErrScenario)
 	require.ErrorContains(t, err, "in.yaml: line 4: DeviceClass c: spec.selectors[0].cel.expression: Forbidden: too complex, exceeds cost limit")
+}
+
+// The DynamicResources plugin's arguments docs/devices.md documents
+// (features, preemption) and kube's filterTimeout are read from a
+// profile's pluginConfig, in a scenario file and in a
+// KubeSchedulerConfiguration. Issue 48.
+func TestDynamicResourcesArgs(t *testing.T) {
+	args := "{features: {prioritizedList: false, consumableCapacity: true, partitionableDevices: true, deviceTaints: false, adminAccess: true}, preemption: true, filterTimeout: 5s}"
+	sc, err := Parse("s.yaml", []byte("config: {profiles: [{schedulerName: default-scheduler, pluginConfig: [{name: DynamicResources, args: "+args+"}]}]}\n"))
+	require.NoError(t, err)
+	got := sc.Config.Profiles[0].PluginConfig[0].Args.(*dynamicresources.Args)
+	require.Equal(t, dra.Features{AdminAccess: true, ConsumableCapacity: true, PartitionableDevices: true}, got.Features)
+	require.True(t, got.Preemption)
+	require.Equal(t, 5*time.Second, got.FilterTimeout)
+
+	// unset fields keep their defaults; 0 disables the timeout
+	sc, err = Parse("s.yaml", []byte("config: {profiles: [{schedulerName: default-scheduler, pluginConfig: [{name: DynamicResources, args: {filterTimeout: 0s}}]}]}\n"))
+	require.NoError(t, err)
+	got = sc.Config.Profiles[0].PluginConfig[0].Args.(*dynamicresources.Args)
+	require.Equal(t, dra.DefaultFeatures(), got.Features)
+	require.Zero(t, got.FilterTimeout)
+
+	_, err = Parse("s.yaml", []byte("config: {profiles: [{schedulerName: default-scheduler, pluginConfig: [{name: DynamicResources, args: {filterTimeout: soon}}]}]}\n"))
+	require.ErrorContains(t, err, `pluginConfig[0].args.filterTimeout: "soon" is not a valid duration`)
+	_, err = Parse("s.yaml", []byte("config: {profiles: [{schedulerName: default-scheduler, pluginConfig: [{name: DynamicResources, args: {filterTimeout: -1s}}]}]}\n"))
+	require.ErrorContains(t, err, "pluginConfig[0].args: filterTimeout -1s must not be negative")
+
+	sc, err = Parse("in.yaml", []byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: [{pluginConfig: [{name: DynamicResources, args: {kind: DynamicResourcesArgs, filterTimeout: 20s}}]}]\n"))
+	require.NoError(t, err)
+	got = sc.Config.Profiles[0].PluginConfig[0].Args.(*dynamicresources.Args)
+	require.Equal(t, 20*time.Second, got.FilterTimeout)
+}
+
+// distinctClaimScenario is a node of 28 devices with seven indexes and
+// one more of another model, and a pod whose claim asks for eight
+// devices of the first model with distinct indexes: a search with no
+// answer that tries every combination.
+func distinctClaimScenario(filterTimeout string) string {
+	var devs []string
+	for i := range 28 {
+		devs = append(devs, fmt.Sprintf("{name: a%d, attributes: {model: {string: a}, index: {int: %d}}}", i, i/4))
+	}
+	devs = append(devs, "{name: b0, attributes: {model: {string: b}, index: {int: 7}}}")
+	var reqs []string
+	for i := range 8 {
+		reqs = append(reqs, fmt.Sprintf(`{name: r%d, exactly: {deviceClassName: gpu, selectors: [{cel: {expression: 'device.attributes["gpu.example.com"].model == "a"'}}]}}`, i))
+	}
+	cfg := ""
+	if filterTimeout != "" {
+		cfg = "config: {profiles: [{schedulerName: default-scheduler, pluginConfig: [{name: DynamicResources, args: {filterTimeout: " + filterTimeout + "}}]}]}\n"
+	}
+	return cfg + `nodes: [{name: n1, allocatable: {cpu: "8", pods: 10}}]
+deviceClasses: [{name: gpu, selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}]
+resourceSlices: [{name: s, driver: gpu.example.com, nodeName: n1, pool: {name: n1, resourceSliceCount: 1}, devices: [` + strings.Join(devs, ", ") + `]}]
+resourceClaims: [{name: eight, devices: {requests: [` + strings.Join(reqs, ", ") + `], constraints: [{distinctAttribute: gpu.example.com/index}]}}]
+pods: [{name: p, requests: {cpu: "1"}, resourceClaims: [{name: g, resourceClaimName: eight}]}]
+`
+}
+
+// A search that spends its budget rejects the node with kube's status
+// for an expired filter timeout; the budget follows filterTimeout. Issue
+// 48.
+func TestDeviceSearchTimesOut(t *testing.T) {
+	for _, timeout := range []string{"", "1ms"} {
+		sc, err := Parse("s.yaml", []byte(distinctClaimScenario(timeout)))
+		require.NoError(t, err)
+		start := time.Now()
+		res, err := sc.Run()
+		require.NoError(t, err)
+		require.Less(t, time.Since(start), 30*time.Second)
+		require.Equal(t, gangsim.PhasePending, res.Pods[0].Phase)
+		require.Contains(t, res.Pods[0].Reason, "timed out trying to allocate devices", timeout)
+	}
 }
