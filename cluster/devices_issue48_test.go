@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -34,4 +35,40 @@ func TestDeviceVersionAttributeMustBeSemver(t *testing.T) {
 	var fe *FieldError
 	require.True(t, errors.As(s.Validate(), &fe))
 	require.Equal(t, "spec.devices[0].attributes[model].string", fe.Field)
+}
+
+// Device quantities from about 8 Pi up, which Kubernetes takes, are
+// taken as the largest Quantity; other quantities keep their errors.
+// Issue 48.
+func TestDeviceQuantitiesSaturate(t *testing.T) {
+	for _, text := range []string{"9Pi", "16Ei", "10P", "100E", "9223372036854775807", "99999999999999999999999", "1e40", "1.5e30", "8Pi"} {
+		q, err := ParseDeviceQuantity(text)
+		require.NoError(t, err, text)
+		if text == "8Pi" {
+			require.Equal(t, Quantity(8<<50*1000), q)
+			continue
+		}
+		require.Equal(t, MaxQuantity, q, text)
+	}
+	for text, want := range map[string]Quantity{"0e40": 0, "1e-40": 1, "7Pi": 7 << 50 * 1000} {
+		q, err := ParseDeviceQuantity(text)
+		require.NoError(t, err, text)
+		require.Equal(t, want, q, text)
+	}
+	for _, text := range []string{"-9Pi", "1Pb", "", "1e", "1e1000"} {
+		_, err := ParseDeviceQuantity(text)
+		require.ErrorIs(t, err, ErrQuantity, text)
+	}
+	// resource quantities keep refusing what does not fit
+	_, err := ParseResourceQuantity("memory", "16Ei")
+	require.ErrorIs(t, err, ErrQuantity)
+
+	// saturating and checked sums
+	require.Equal(t, MaxQuantity, MaxQuantity.SaturatingAdd(1))
+	require.Equal(t, Quantity(math.MinInt64), Quantity(-5).SaturatingSub(MaxQuantity))
+	_, ok := AddQuantities(MaxQuantity, 1)
+	require.False(t, ok)
+	s, ok := AddQuantities(MaxQuantity, -1)
+	require.True(t, ok)
+	require.Equal(t, MaxQuantity-1, s)
 }

@@ -109,7 +109,7 @@ func (s *AllocatedState) Add(a *cluster.DeviceRequestAllocation, shared bool) {
 		s.Shared[id] = sum
 	}
 	for name, q := range a.ConsumedCapacity {
-		sum[name] += q
+		sum[name] = sum[name].SaturatingAdd(q) // a sum past the most fits no capacity
 	}
 }
 
@@ -132,7 +132,7 @@ func (s *AllocatedState) Remove(alloc *cluster.AllocationResult) {
 		}
 		left := map[cluster.QualifiedName]cluster.Quantity{}
 		for name, q := range sum {
-			if q -= a.ConsumedCapacity[name]; q != 0 {
+			if q = q.SaturatingSub(a.ConsumedCapacity[name]); q != 0 {
 				left[name] = q
 			}
 		}

@@ -71,7 +71,10 @@
 //     answer depends on which node it tried first. Within a call the
 //     pool-name keying is reproduced.
 //   - Quantities are int64 thousandths (cluster.Quantity), not
-//     arbitrary-precision; a capacity's default is matched by value, not by
+//     arbitrary-precision: a quantity from about 8 Pi up is the largest
+//     Quantity (cluster.MaxQuantity), and sums never wrap around (a
+//     capacity or counter check whose sum does not fit an int64 fails; the
+//     allocated state's sums saturate); a capacity's default is matched by value, not by
 //     kube's comparison of Quantity structs (which can tell "1Gi" from
 //     "1073741824" apart).
 //   - Capacity requests are "present" when the map is non-empty (kube: when

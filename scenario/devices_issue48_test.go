@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim"
+	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/dra"
 	"github.com/gangsim/gangsim/plugins/dynamicresources"
 )
@@ -109,4 +110,12 @@ func TestDeviceSearchTimesOut(t *testing.T) {
 		require.Equal(t, gangsim.PhasePending, res.Pods[0].Phase)
 		require.Contains(t, res.Pods[0].Reason, "timed out trying to allocate devices", timeout)
 	}
+}
+
+// A device capacity of 16Ei, which Kubernetes takes, loads (as the
+// largest quantity there is). Issue 48.
+func TestDeviceHugeCapacityLoads(t *testing.T) {
+	sc, err := Parse("in.yaml", []byte(deviceObject("ResourceSlice", "s", strings.Replace(goodSlice, "1Gi", "16Ei", 1))))
+	require.NoError(t, err)
+	require.Equal(t, cluster.MaxQuantity, sc.Devices.Slices[0].Devices[0].Capacity["mem"].Value)
 }
