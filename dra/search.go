@@ -341,18 +341,31 @@ func (a *allocator) allocateDevice(ci int, r *reqData, d int, must bool) (bool, 
 	if !r.admin && a.inUse(d) {
 		return false, nil
 	}
+	took := false // counters taken, given back if the device is not picked
 	if len(dv.dev.ConsumesCounters) > 0 {
 		if !f.PartitionableDevices {
 			return false, nil
 		}
 		// Kube skips the counters of a shared device some capacity of
 		// which is already in use, committed or in this call.
-		if !(dv.shared && a.capacityInUse(d)) && !a.counters.take(dv.pool, dv.dev, a.committed) {
-			return false, nil
+		if !(dv.shared && a.capacityInUse(d)) {
+			if !a.counters.take(dv.pool, dv.dev, a.committed) {
+				return false, nil
+			}
+			took = true
 		}
 	}
-	if f.DeviceTaints && taintPrevents(dv.dev, r.exact.Tolerations) {
+	// Kube consumes a device's counters only once every check passed; they
+	// are taken above to check them, so a device refused below gives them
+	// back.
+	refuse := func() (bool, error) {
+		if took {
+			a.counters.give(dv.pool, dv.dev)
+		}
 		return false, nil
+	}
+	if f.DeviceTaints && taintPrevents(dv.dev, r.exact.Tolerations) {
+		return refuse()
 	}
 	c := &a.claims[ci]
 	request, sub := r.baseName()
@@ -366,7 +379,7 @@ func (a *allocator) allocateDevice(ci int, r *reqData, d int, must bool) (bool, 
 		for _, earlier := range c.constraints[:i] {
 			earlier.remove(request, sub, dv.dev, dv.id)
 		}
-		return false, nil
+		return refuse()
 	}
 	if !dv.shared {
 		a.allocating[d*a.words+ci/64] |= 1 << (ci % 64)
@@ -377,7 +390,7 @@ func (a *allocator) allocateDevice(ci int, r *reqData, d int, must bool) (bool, 
 		// device and without undoing them when it fails; it fails only in
 		// mode All, on a shared device this call already shares out.
 		if fits, err := a.capacityFits(r, d); err != nil || !fits {
-			return false, nil
+			return refuse()
 		}
 		if dv.shared {
 			consumed = consumedCapacity(dv.dev, r.exact.Capacity)
