@@ -64,7 +64,11 @@ func (b *builder) devices(f *schema.File) error {
 			return err
 		}
 		if sl.NodeName == "" {
-			b.warnEntry(s.Origin, where, "nodeSelector", "not modelled: only slices of one node (nodeName) are; the slice is left out")
+			field := "nodeSelector"
+			if sl.AllNodes {
+				field = "allNodes"
+			}
+			b.warnEntry(s.Origin, where, field, "not modelled: only slices of one node (nodeName) are; the slice is left out")
 			continue
 		}
 		b.sc.Devices.Slices = append(b.sc.Devices.Slices, sl)
