@@ -348,8 +348,16 @@ type ResourceClaim struct {
 	// Owner is the object the claim was made for (its controller owner
 	// reference): the pod a claim made from a template belongs to. nil
 	// for a claim a user added, which no controller deletes.
-	Owner   *ClaimOwner `json:",omitempty"`
-	specKey string      // see SpecKey
+	Owner *ClaimOwner `json:",omitempty"`
+	// Allocation is the allocation the claim arrives with (a dump's
+	// status.allocation): the first pod that arrives running with the
+	// claim takes exactly these devices on its node rather than an
+	// allocation made anew, and they stay the claim's while pods running
+	// with it hold it. nil for a claim that arrives unallocated (and for
+	// every claim the scheduler allocates: it keeps allocations with the
+	// node, not here). Read-only.
+	Allocation *AllocationResult `json:",omitempty"`
+	specKey    string            // see SpecKey
 }
 
 // ClaimOwner is a claim's controller owner reference: the kind and name

@@ -136,3 +136,83 @@ func TestMultiNodeSliceWarningNamesItsField(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(sc.Warnings[0].String(), "resourceSlices[].allNodes: "), sc.Warnings[0].String())
 }
+
+// allocatedDump is a node of two GPUs and a claim the dump shows allocated
+// on the second, held by pod a, which runs; pod b, pending, asks for a GPU
+// of its own. device names the allocated device.
+func allocatedDump(device string) string {
+	return `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+  status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}
+- apiVersion: resource.k8s.io/v1
+  kind: DeviceClass
+  metadata: {name: gpu}
+  spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: n1-gpus}
+  spec:
+    driver: gpu.example.com
+    nodeName: n1
+    pool: {name: n1, generation: 1, resourceSliceCount: 1}
+    devices: [{name: gpu-0}, {name: gpu-1}]
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata: {name: held, namespace: default}
+  spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
+  status:
+    allocation:
+      devices:
+        results: [{request: gpu, driver: gpu.example.com, pool: n1, device: ` + device + `}]
+      nodeSelector:
+        nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}]
+      allocationTimestamp: "2026-01-01T00:00:00Z"
+    reservedFor: [{resource: pods, name: a, uid: u1}]
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata: {name: mine, namespace: default}
+  spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: a, namespace: default}
+  spec:
+    nodeName: n1
+    containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+    resourceClaims: [{name: gpu, resourceClaimName: held}]
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: b, namespace: default}
+  spec:
+    containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+    resourceClaims: [{name: gpu, resourceClaimName: mine}]
+`
+}
+
+// A dump's allocated claim keeps the devices its status.allocation names,
+// held by its running pod: the pending pod gets the other GPU. A device
+// the allocation names that no slice has is an error naming the file,
+// the claim and the field. Issue 48.
+func TestDumpedAllocationIsKept(t *testing.T) {
+	sc, err := Parse("dump.yaml", []byte(allocatedDump("gpu-1")))
+	require.NoError(t, err)
+	for _, w := range sc.Warnings {
+		require.NotContains(t, w.String(), "status.allocation")
+		require.NotContains(t, w.String(), "status.reservedFor")
+	}
+	res, err := sc.Run()
+	require.NoError(t, err)
+	claims := map[string][]string{}
+	for _, p := range res.Pods {
+		claims[p.Name] = p.Claims["gpu"]
+	}
+	require.Equal(t, map[string][]string{"a": {"gpu.example.com/n1/gpu-1"}, "b": {"gpu.example.com/n1/gpu-0"}}, claims)
+
+	_, err = Parse("dump.yaml", []byte(allocatedDump("gpu-9")))
+	require.ErrorIs(t, err, ErrScenario)
+	require.ErrorContains(t, err, `dump.yaml: line 27: ResourceClaim default/held: status.allocation.devices.results[0].device: device gpu.example.com/n1/gpu-9 is in no ResourceSlice`)
+}

@@ -6,9 +6,6 @@ import (
 	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
 
-// allocationNotRead is what the simulator does with a claim's allocation.
-const allocationNotRead = "not read yet: the claim is taken as not allocated, and its devices as free"
-
 // devices converts a DeviceClass, ResourceSlice, ResourceClaim or
 // ResourceClaimTemplate into its scenario entry; the builder checks it as
 // the API server would (the Validate methods of package cluster).
@@ -24,11 +21,8 @@ func (k *kubeImport) devices(o *Object, v any, f *schema.File) error {
 		f.ResourceSlices = append(f.ResourceSlices, schema.ResourceSlice{Line: o.line, Name: o.name, ResourceSliceSpec: v.Spec,
 			Origin: newOrigin(o, kubeDeviceFields)})
 	case *kubeResourceClaim:
-		if v.Status.Allocation != nil {
-			k.ws.Add(o.kind, "status.allocation", allocationNotRead, o.file+": "+o.ref())
-		}
 		f.ResourceClaims = append(f.ResourceClaims, schema.ResourceClaim{Line: o.line, Name: o.name, Namespace: o.namespace,
-			ResourceClaimSpec: v.Spec, Origin: newOrigin(o, kubeDeviceFields)})
+			ResourceClaimSpec: v.Spec, Origin: newOrigin(o, kubeDeviceFields), Allocation: v.Status.Allocation})
 	case *kubeResourceClaimTemplate:
 		f.ResourceClaimTemplates = append(f.ResourceClaimTemplates, schema.ResourceClaimTemplate{Line: o.line, Name: o.name,
 			Namespace: o.namespace, ResourceClaimSpec: v.Spec.Spec, Origin: newOrigin(o, kubeTemplateFields)})

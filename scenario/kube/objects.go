@@ -124,7 +124,7 @@ var (
 	kubeMetaFields   = map[string]string{"name": "metadata.name", "labels": "metadata.labels", "": ""}
 	// kubeDeviceFields serve DeviceClasses, ResourceSlices and
 	// ResourceClaims; a template's claim spec is one level down.
-	kubeDeviceFields   = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace", "": "spec"}
+	kubeDeviceFields   = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace", "status": "status", "": "spec"}
 	kubeTemplateFields = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace", "": "spec.spec"}
 )
 

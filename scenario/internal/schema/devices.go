@@ -142,6 +142,33 @@ type ResourceClaim struct {
 	Namespace         string `yaml:"namespace"`
 	ResourceClaimSpec `yaml:",inline"`
 	Origin            *Origin `yaml:"-"`
+	// Allocation is the status.allocation of a claim read from a
+	// Kubernetes object (the importer sets it).
+	Allocation *ClaimAllocation `yaml:"-"`
+}
+
+// ClaimAllocation is a claim's status.allocation, as the scheduler wrote
+// it: the devices allocated to its requests, and the nodes that reach
+// them. The rest of it (the time it was made, driver configuration) is
+// the server's, and ignored.
+type ClaimAllocation struct {
+	OpenFields `yaml:",inline"`
+	Devices    struct {
+		Results []DeviceAllocationResult `yaml:"results"`
+		Config  Unmodelled               `yaml:"config"`
+	} `yaml:"devices"`
+	NodeSelector *NodeSelector `yaml:"nodeSelector"`
+}
+
+// DeviceAllocationResult is one device of an allocation.
+type DeviceAllocationResult struct {
+	OpenFields       `yaml:",inline"`
+	Request          string            `yaml:"request"`
+	Driver           string            `yaml:"driver"`
+	Pool             string            `yaml:"pool"`
+	Device           string            `yaml:"device"`
+	AdminAccess      *bool             `yaml:"adminAccess"`
+	ConsumedCapacity map[string]string `yaml:"consumedCapacity"`
 }
 
 // ResourceClaimTemplate is an entry of resourceClaimTemplates: the spec of
