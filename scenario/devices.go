@@ -86,7 +86,7 @@ func (b *builder) devices(f *schema.File) error {
 		if err != nil {
 			return err
 		}
-		c := cluster.ResourceClaim{Namespace: s.Namespace, Name: s.Name, Spec: spec}
+		c := cluster.ResourceClaim{Namespace: s.Namespace, Name: s.Name, Spec: spec, Owner: s.Owner}
 		if err := b.checkDevice(s.Line, where, "resource claim", c.Name, s.Namespace, c.Validate()); err != nil {
 			return err
 		}

@@ -216,3 +216,96 @@ func TestDumpedAllocationIsKept(t *testing.T) {
 	require.ErrorIs(t, err, ErrScenario)
 	require.ErrorContains(t, err, `dump.yaml: line 27: ResourceClaim default/held: status.allocation.devices.results[0].device: device gpu.example.com/n1/gpu-9 is in no ResourceSlice`)
 }
+
+// ownedDump is a dump of a pod that runs with the claim the resourceclaim
+// controller made from its template (named with Kubernetes' random
+// suffix, owned by the pod, allocated the second GPU, recorded in the
+// pod's status), beside a user's claim that has the name a suffix-less
+// rule would give, used by a pending pod.
+const ownedDump = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+  status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}
+- apiVersion: resource.k8s.io/v1
+  kind: DeviceClass
+  metadata: {name: gpu}
+  spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: n1-gpus}
+  spec:
+    driver: gpu.example.com
+    nodeName: n1
+    pool: {name: n1, generation: 1, resourceSliceCount: 1}
+    devices: [{name: gpu-0}, {name: gpu-1}]
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaimTemplate
+  metadata: {name: one, namespace: default}
+  spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata: {name: web-gpu, namespace: default}
+  spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata:
+    name: web-gpu-x7k2p
+    namespace: default
+    ownerReferences: [{apiVersion: v1, kind: Pod, name: web, uid: u1, controller: true, blockOwnerDeletion: true}]
+  spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
+  status:
+    allocation: {devices: {results: [{request: gpu, driver: gpu.example.com, pool: n1, device: gpu-1}]}}
+    reservedFor: [{resource: pods, name: web, uid: u1}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web, namespace: default}
+  spec:
+    nodeName: n1
+    containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+    resourceClaims: [{name: gpu, resourceClaimTemplateName: one}]
+  status:
+    phase: Running
+    resourceClaimStatuses: [{name: gpu, resourceClaimName: web-gpu-x7k2p}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: user, namespace: default}
+  spec:
+    containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+    resourceClaims: [{name: gpu, resourceClaimName: web-gpu}]
+`
+
+// A dumped pod's status.resourceClaimStatuses and its claim's owner
+// reference are read: the pod keeps the claim made for it (and its GPU),
+// and the user's claim of the name "<pod>-<entry>" is the user's pod's.
+// Issue 48.
+func TestDumpedPodKeepsItsOwnClaim(t *testing.T) {
+	sc, err := Parse("dump.yaml", []byte(ownedDump))
+	require.NoError(t, err)
+	var web *cluster.Pod
+	for i := range sc.Pods {
+		if sc.Pods[i].Pod.Name == "web" {
+			web = &sc.Pods[i].Pod
+		}
+	}
+	require.Equal(t, []cluster.PodResourceClaimStatus{{Name: "gpu", ResourceClaimName: "web-gpu-x7k2p"}}, web.ResourceClaimStatuses)
+	for _, c := range sc.Devices.Claims {
+		if c.Name == "web-gpu-x7k2p" {
+			require.Equal(t, &cluster.ClaimOwner{Kind: cluster.OwnerPod, Name: "web"}, c.Owner)
+		} else {
+			require.Nil(t, c.Owner)
+		}
+	}
+	res, err := sc.Run()
+	require.NoError(t, err)
+	claims := map[string][]string{}
+	for _, p := range res.Pods {
+		claims[p.Name] = p.Claims["gpu"]
+	}
+	require.Equal(t, map[string][]string{"web": {"gpu.example.com/n1/gpu-1"}, "user": {"gpu.example.com/n1/gpu-0"}}, claims)
+
+	_, err = Parse("dump.yaml", []byte(strings.Replace(ownedDump, "resourceClaimStatuses: [{name: gpu,", "resourceClaimStatuses: [{name: gpu2,", 1)))
+	require.ErrorContains(t, err, `Pod default/web: status.resourceClaimStatuses[0].name: "gpu2" is no entry of spec.resourceClaims`)
+}

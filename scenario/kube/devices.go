@@ -2,6 +2,9 @@ package kube
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/gangsim/gangsim/cluster"
 
 	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
@@ -22,7 +25,8 @@ func (k *kubeImport) devices(o *Object, v any, f *schema.File) error {
 			Origin: newOrigin(o, kubeDeviceFields)})
 	case *kubeResourceClaim:
 		f.ResourceClaims = append(f.ResourceClaims, schema.ResourceClaim{Line: o.line, Name: o.name, Namespace: o.namespace,
-			ResourceClaimSpec: v.Spec, Origin: newOrigin(o, kubeDeviceFields), Allocation: v.Status.Allocation})
+			ResourceClaimSpec: v.Spec, Origin: newOrigin(o, kubeDeviceFields), Allocation: v.Status.Allocation,
+			Owner: claimOwner(&v.Metadata)})
 	case *kubeResourceClaimTemplate:
 		f.ResourceClaimTemplates = append(f.ResourceClaimTemplates, schema.ResourceClaimTemplate{Line: o.line, Name: o.name,
 			Namespace: o.namespace, ResourceClaimSpec: v.Spec.Spec, Origin: newOrigin(o, kubeTemplateFields)})
@@ -63,6 +67,22 @@ func (k *kubeImport) podClaims(o *Object, spec *kubePodSpec, at string, s *schem
 				s.ContainerClaims = append(s.ContainerClaims, schema.ContainerClaim{Container: c.Name, Name: claim.Name, Request: claim.Request})
 			}
 		}
+	}
+	return nil
+}
+
+// claimOwner is the pod or PodGroup a claim was made for, as its
+// controller owner reference says; nil for a claim a user made (or one
+// of another owner, which no pod takes for its template entry).
+func claimOwner(m *kubeMeta) *cluster.ClaimOwner {
+	ref := controllerOf(m)
+	switch {
+	case ref == nil:
+		return nil
+	case ref.Kind == cluster.OwnerPod && (ref.APIVersion == "v1" || ref.APIVersion == ""):
+		return &cluster.ClaimOwner{Kind: cluster.OwnerPod, Name: ref.Name}
+	case ref.Kind == cluster.OwnerPodGroup && strings.HasPrefix(ref.APIVersion, "scheduling.k8s.io/"):
+		return &cluster.ClaimOwner{Kind: cluster.OwnerPodGroup, Name: ref.Name}
 	}
 	return nil
 }

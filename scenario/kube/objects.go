@@ -113,7 +113,7 @@ func (o *Object) plainRef() string {
 var (
 	kubePodFields = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace",
 		"labels": "{meta}.labels", "requests": "{spec}.containers[].resources.requests",
-		"podGroup": "{spec}.schedulingGroup.podGroupName", "": "{spec}"}
+		"podGroup": "{spec}.schedulingGroup.podGroupName", "resourceClaimStatuses": "status.resourceClaimStatuses", "": "{spec}"}
 	kubeNodeFields = map[string]string{"name": "metadata.name", "labels": "metadata.labels",
 		"allocatable": "status.allocatable", "": "spec"}
 	kubeGroupFields = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace",

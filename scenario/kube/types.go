@@ -87,6 +87,9 @@ type kubePod struct {
 	Status   struct {
 		openFields
 		Phase string `yaml:"phase"`
+		// ResourceClaimStatuses name the claims made for the pod's
+		// template entries.
+		ResourceClaimStatuses []schema.PodResourceClaimStatus `yaml:"resourceClaimStatuses"`
 	} `yaml:"status"`
 }
 

@@ -1,5 +1,7 @@
 package schema
 
+import "github.com/gangsim/gangsim/cluster"
+
 // The device objects of Dynamic Resource Allocation (resource.k8s.io/v1),
 // as a scenario file lists them and as the Kubernetes objects hold them:
 // a scenario entry is the object's name (and namespace) with its spec's
@@ -145,6 +147,9 @@ type ResourceClaim struct {
 	// Allocation is the status.allocation of a claim read from a
 	// Kubernetes object (the importer sets it).
 	Allocation *ClaimAllocation `yaml:"-"`
+	// Owner is the claim's controller owner reference, a pod's or a
+	// PodGroup's (the importer sets it).
+	Owner *cluster.ClaimOwner `yaml:"-"`
 }
 
 // ClaimAllocation is a claim's status.allocation, as the scheduler wrote
@@ -249,6 +254,13 @@ type PodResourceClaim struct {
 	Name                      string  `yaml:"name"`
 	ResourceClaimName         *string `yaml:"resourceClaimName"`
 	ResourceClaimTemplateName *string `yaml:"resourceClaimTemplateName"`
+}
+
+// PodResourceClaimStatus is an entry of a pod's
+// status.resourceClaimStatuses: the claim made for the pod's entry Name.
+type PodResourceClaimStatus struct {
+	Name              string `yaml:"name"`
+	ResourceClaimName string `yaml:"resourceClaimName"`
 }
 
 // ContainerClaim is an entry of a container's resources.claims: a claim of
