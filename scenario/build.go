@@ -45,8 +45,8 @@ type builder struct {
 	// by the slice's name; devicesByID the kept ones, for allocations
 	leftOut     map[cluster.DeviceID]string
 	devicesByID map[cluster.DeviceID]deviceAt
-	tally      *schema.Tally        // the pods and nodes of the inputs, against the limits
-	ws         *warnings            // what the inputs hold that the simulation does not use
+	tally       *schema.Tally // the pods and nodes of the inputs, against the limits
+	ws          *warnings     // what the inputs hold that the simulation does not use
 	// requests remembers the parsed request maps by identity: the JSON
 	// decoder shares equal maps, so a million pods parse a few
 	requests map[unsafe.Pointer]cluster.Resources
