@@ -3,6 +3,7 @@ package gangsim
 import (
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/cluster/deviceselector"
@@ -136,7 +137,7 @@ func reservePreBound(cache *cluster.Cache, selectors *dra.CELSelectors, pi *clus
 	}
 	in := dra.Input{Classes: map[string]*cluster.DeviceClass{}, Slices: ni.Slices(), Node: ni.Node(),
 		Allocated: dra.NodeState(ni), Selectors: selectors, Features: dra.DefaultFeatures()}
-	var toAllocate []int
+	var toAllocate, recorded []int
 	for i := range p.ResourceClaims {
 		key := p.ClaimKey(i)
 		if key == "" {
@@ -152,6 +153,14 @@ func reservePreBound(cache *cluster.Cache, selectors *dra.CELSelectors, pi *clus
 		}
 		if claimAllocatedElsewhere(cache, key, node) {
 			return nil, bad(i, "claim %s is allocated on another node than the pod's, %q", key, node)
+		}
+		if rc.Allocation != nil {
+			// allocated before it arrived: those devices, on this node
+			if err := recordedAllocationFits(ni, rc.Allocation, node); err != nil {
+				return nil, bad(i, "claim %s: status.allocation: %v", key, err)
+			}
+			recorded = append(recorded, i)
+			continue
 		}
 		for _, cl := range claimClasses(rc) {
 			if dc, ok := cache.DeviceClass(cl); ok {
@@ -181,6 +190,10 @@ func reservePreBound(cache *cluster.Cache, selectors *dra.CELSelectors, pi *clus
 			alloc = &results[next]
 			next++
 		}
+		if slices.Contains(recorded, i) {
+			rc, _ := cache.ResourceClaim(key)
+			alloc = rc.Allocation
+		}
 		if err := cache.ReserveClaim(node, key, alloc); err != nil {
 			return nil, err // the claims exist and fit: cannot fail
 		}
@@ -189,6 +202,41 @@ func reservePreBound(cache *cluster.Cache, selectors *dra.CELSelectors, pi *clus
 		}
 	}
 	return made, nil
+}
+
+// recordedAllocationFits checks the allocation a claim arrived with
+// against the node its first running pod runs on: the allocation's node,
+// devices the node has, and none held by another claim alone.
+func recordedAllocationFits(ni *cluster.NodeInfo, alloc *cluster.AllocationResult, node string) error {
+	if alloc.Node != "" && alloc.Node != node {
+		return fmt.Errorf("its devices are on node %q, the pod runs on %q", alloc.Node, node)
+	}
+	for j := range alloc.Devices {
+		a := &alloc.Devices[j]
+		id := a.DeviceID()
+		if !nodeHasDevice(ni, id) {
+			return fmt.Errorf("node %q has no device %s", node, id)
+		}
+		if u, ok := ni.DeviceUse(id); ok && u.Exclusive > 0 && !a.AdminAccess {
+			return fmt.Errorf("device %s is held by another claim", id)
+		}
+	}
+	return nil
+}
+
+// nodeHasDevice reports whether a slice of the node has the device.
+func nodeHasDevice(ni *cluster.NodeInfo, id cluster.DeviceID) bool {
+	for _, sl := range ni.Slices() {
+		if sl.Driver != id.Driver || sl.Pool.Name != id.Pool {
+			continue
+		}
+		for k := range sl.Devices {
+			if sl.Devices[k].Name == id.Device {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // claimAllocatedElsewhere reports whether a claim is allocated on a node

@@ -3,6 +3,7 @@ package cluster
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -18,9 +19,46 @@ import (
 // 1000000, "0.5" is 500.
 type Quantity int64
 
+// MaxQuantity is the largest Quantity, some 8 Pi units (9.2e15).
+const MaxQuantity = Quantity(math.MaxInt64)
+
+// AddQuantities returns a+b, and false when the sum does not fit a
+// Quantity (it would wrap around). Capacity checks use it: a sum that
+// does not fit exceeds every capacity.
+func AddQuantities(a, b Quantity) (Quantity, bool) {
+	s := a + b
+	if (b > 0 && s < a) || (b < 0 && s > a) {
+		return 0, false
+	}
+	return s, true
+}
+
+// SaturatingAdd returns q+o, or the largest or smallest Quantity when the
+// sum does not fit: sums of what allocations take never wrap around.
+func (q Quantity) SaturatingAdd(o Quantity) Quantity {
+	if s, ok := AddQuantities(q, o); ok {
+		return s
+	}
+	if o > 0 {
+		return MaxQuantity
+	}
+	return math.MinInt64
+}
+
+// SaturatingSub returns q-o, saturated as SaturatingAdd.
+func (q Quantity) SaturatingSub(o Quantity) Quantity {
+	if o == math.MinInt64 {
+		return q.SaturatingAdd(MaxQuantity).SaturatingAdd(1)
+	}
+	return q.SaturatingAdd(-o)
+}
+
 // ParseDeviceQuantity parses a Kubernetes quantity into a Quantity.
+// Kubernetes takes any quantity it can parse; one from about 8 Pi up
+// (9.2e15 units, and an exponent up to 999) is taken here as MaxQuantity,
+// so that such capacities load and compare as the largest there is.
 func ParseDeviceQuantity(text string) (Quantity, error) {
-	v, err := ParseQuantity(text, 1000)
+	v, err := parseQuantity(text, 1000, true)
 	return Quantity(v), err
 }
 
@@ -310,8 +348,16 @@ type ResourceClaim struct {
 	// Owner is the object the claim was made for (its controller owner
 	// reference): the pod a claim made from a template belongs to. nil
 	// for a claim a user added, which no controller deletes.
-	Owner   *ClaimOwner `json:",omitempty"`
-	specKey string      // see SpecKey
+	Owner *ClaimOwner `json:",omitempty"`
+	// Allocation is the allocation the claim arrives with (a dump's
+	// status.allocation): the first pod that arrives running with the
+	// claim takes exactly these devices on its node rather than an
+	// allocation made anew, and they stay the claim's while pods running
+	// with it hold it. nil for a claim that arrives unallocated (and for
+	// every claim the scheduler allocates: it keeps allocations with the
+	// node, not here). Read-only.
+	Allocation *AllocationResult `json:",omitempty"`
+	specKey    string            // see SpecKey
 }
 
 // ClaimOwner is a claim's controller owner reference: the kind and name

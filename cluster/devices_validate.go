@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -118,6 +119,9 @@ func (d *Device) problem() *fieldProblem {
 		if d.Attributes[name].Kind() == "" || !oneAttributeValue(d.Attributes[name]) {
 			return &fieldProblem{fmt.Sprintf(".attributes[%s]", name), "exactly one of int, bool, string and version must be set"}
 		}
+		if err := attributeValueProblem(d.Attributes[name]); err != nil {
+			return &fieldProblem{fmt.Sprintf(".attributes[%s]%s", name, err.field), err.detail}
+		}
 	}
 	for _, name := range sortedKeys(d.Capacity) {
 		field := fmt.Sprintf(".capacity[%s]", name)
@@ -160,6 +164,35 @@ func (d *Device) problem() *fieldProblem {
 		case t.Effect != DeviceTaintNone && t.Effect != DeviceTaintNoSchedule && t.Effect != DeviceTaintNoExecute:
 			return &fieldProblem{fmt.Sprintf(".taints[%d].effect", i), fmt.Sprintf("%q is not None, NoSchedule or NoExecute", t.Effect)}
 		}
+	}
+	return nil
+}
+
+// MaxAttributeValueLength is the longest string or version value of a
+// device attribute (resource.k8s.io's DeviceAttributeMaxValueLength).
+const MaxAttributeValueLength = 64
+
+// semverPattern is a semantic version as semver.org 2.0.0 defines it:
+// three numbers without leading zeros, an optional pre-release of
+// dot-separated identifiers (numeric ones without leading zeros) and
+// optional build metadata.
+var semverPattern = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)` +
+	`(-(0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*)?` +
+	`(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$`)
+
+// attributeValueProblem checks a string or version value as the API
+// server does: at most MaxAttributeValueLength characters, and a version
+// a semantic version.
+func attributeValueProblem(a DeviceAttribute) *fieldProblem {
+	switch {
+	case a.StringValue != nil && len(*a.StringValue) > MaxAttributeValueLength:
+		return &fieldProblem{".string", fmt.Sprintf("%d characters, at most %d", len(*a.StringValue), MaxAttributeValueLength)}
+	case a.VersionValue == nil:
+		return nil
+	case len(*a.VersionValue) > MaxAttributeValueLength:
+		return &fieldProblem{".version", fmt.Sprintf("%d characters, at most %d", len(*a.VersionValue), MaxAttributeValueLength)}
+	case !semverPattern.MatchString(*a.VersionValue):
+		return &fieldProblem{".version", fmt.Sprintf("%q is not a semantic version (semver.org 2.0.0, such as 1.2.3)", *a.VersionValue)}
 	}
 	return nil
 }

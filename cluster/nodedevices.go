@@ -185,7 +185,11 @@ func (ni *NodeInfo) accountClaim(alloc *AllocationResult, sign int) {
 				c = map[QualifiedName]Quantity{}
 			}
 			for name, q := range a.ConsumedCapacity {
-				c[name] += Quantity(sign) * q
+				if sign > 0 {
+					c[name] = c[name].SaturatingAdd(q)
+				} else {
+					c[name] = c[name].SaturatingSub(q)
+				}
 				if c[name] == 0 {
 					delete(c, name)
 				}

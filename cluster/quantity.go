@@ -29,6 +29,12 @@ const maxExponent = 30
 // Negative, malformed and out-of-range (beyond int64) input is an error that
 // quotes the text and wraps ErrQuantity.
 func ParseQuantity(text string, scale int64) (int64, error) {
+	return parseQuantity(text, scale, false)
+}
+
+// parseQuantity is ParseQuantity; saturate takes a value too large for an
+// int64 (and an exponent up to 999) as math.MaxInt64 instead of an error.
+func parseQuantity(text string, scale int64, saturate bool) (int64, error) {
 	fail := func(why string) (int64, error) {
 		return 0, fieldError(ErrQuantity, "", "", "%q is not a valid quantity: %s", text, why)
 	}
@@ -59,14 +65,27 @@ func ParseQuantity(text string, scale int64) (int64, error) {
 	if !ok {
 		return fail("malformed number")
 	}
-	mult, err := suffixMultiplier(suffix)
+	maxExp := maxExponent
+	if saturate {
+		maxExp = maxSaturatedExponent
+	}
+	mult, err := suffixMultiplier(suffix, maxExp)
 	if err != nil {
 		return fail(err.Error())
 	}
 	value.Mul(value, mult)
 	value.Mul(value, new(big.Rat).SetInt64(scale))
+	if saturate {
+		if q := ceilInt(value); !q.IsInt64() {
+			return math.MaxInt64, nil
+		}
+	}
 	return ceilToInt64(value, fail)
 }
+
+// maxSaturatedExponent bounds the exponents of saturated quantities: three
+// digits, as parseExponent reads them.
+const maxSaturatedExponent = 999
 
 // wholeQuantity computes, without rationals, the usual quantity: a whole
 // number of at most 18 digits with a unit suffix or none ("4", "500m",
@@ -126,7 +145,7 @@ var binarySuffixes = map[string]uint{"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi
 var decimalSuffixes = map[string]int{"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 
 // suffixMultiplier returns the exact factor a suffix stands for.
-func suffixMultiplier(suffix string) (*big.Rat, error) {
+func suffixMultiplier(suffix string, maxExp int) (*big.Rat, error) {
 	if shift, ok := binarySuffixes[suffix]; ok {
 		return new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), shift)), nil
 	}
@@ -134,7 +153,7 @@ func suffixMultiplier(suffix string) (*big.Rat, error) {
 		return pow10(exp), nil
 	}
 	if len(suffix) > 1 && (suffix[0] == 'e' || suffix[0] == 'E') {
-		exp, err := parseExponent(suffix[1:])
+		exp, err := parseExponent(suffix[1:], maxExp)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +162,7 @@ func suffixMultiplier(suffix string) (*big.Rat, error) {
 	return nil, fmt.Errorf("unknown suffix %q", suffix)
 }
 
-func parseExponent(s string) (int, error) {
+func parseExponent(s string, maxExp int) (int, error) {
 	neg := false
 	switch {
 	case strings.HasPrefix(s, "-"):
@@ -161,7 +180,7 @@ func parseExponent(s string) (int, error) {
 		}
 		exp = exp*10 + int(c-'0')
 	}
-	if exp > maxExponent {
+	if exp > maxExp {
 		return 0, fmt.Errorf("exponent %d out of range", exp)
 	}
 	if neg {
@@ -185,11 +204,17 @@ func abs(x int) int {
 	return x
 }
 
-func ceilToInt64(v *big.Rat, fail func(string) (int64, error)) (int64, error) {
+// ceilInt rounds v up to an integer.
+func ceilInt(v *big.Rat) *big.Int {
 	q, r := new(big.Int).QuoRem(v.Num(), v.Denom(), new(big.Int))
 	if r.Sign() > 0 {
 		q.Add(q, big.NewInt(1))
 	}
+	return q
+}
+
+func ceilToInt64(v *big.Rat, fail func(string) (int64, error)) (int64, error) {
+	q := ceilInt(v)
 	if !q.IsInt64() {
 		return fail("too large")
 	}

@@ -240,7 +240,7 @@ func TestWholeQuantityAgreesWithRationals(t *testing.T) {
 		scale := []int64{1, 1000, 1 << 20}[rng.IntN(3)]
 		want, ok := new(big.Rat).SetString(num)
 		require.True(t, ok)
-		mult, err := suffixMultiplier(suffix)
+		mult, err := suffixMultiplier(suffix, maxExponent)
 		require.NoError(t, err)
 		want.Mul(want, mult).Mul(want, new(big.Rat).SetInt64(scale))
 		q, r := new(big.Int).QuoRem(want.Num(), want.Denom(), new(big.Int))

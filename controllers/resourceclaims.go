@@ -53,6 +53,11 @@ import (
 // another pod's (pod "a" entry "b-c" and pod "a-b" entry "c"), is never
 // taken.
 //
+// A pod that arrives with a template entry's claim already recorded in
+// its status (a dump's, made before the simulation, with Kubernetes'
+// random suffix) keeps it; when the claim is the pod's (its owner is the
+// pod) it is deleted with the pod like the claims the controller makes.
+//
 // Determinism: pods are served in the order they arrive or ended, entries
 // in spec order, and every name is the first free one in a fixed
 // sequence. Concurrency: one goroutine drives the controller and its
@@ -166,12 +171,35 @@ func (c *ResourceClaims) Prepare(p *cluster.Pod) error {
 	if err := c.deleteEnded(); err != nil {
 		return err
 	}
+	c.adopt(p)
 	made, err := c.makeClaims(p)
 	if err != nil || len(made) == 0 {
 		return err
 	}
 	p.ResourceClaimStatuses = append(slices.Clip(p.ResourceClaimStatuses), made...)
 	return nil
+}
+
+// adopt records as the pod's the claims its status names for its
+// template entries that exist and that it owns (their controller owner
+// reference is the pod: a dump's, made before the simulation), so that
+// they are deleted when the pod ends, as Kubernetes' controller deletes
+// the claims a pod owns. A claim the pod does not own is never deleted.
+func (c *ResourceClaims) adopt(p *cluster.Pod) {
+	for i := range p.ResourceClaims {
+		if p.ResourceClaims[i].ResourceClaimTemplateName == "" {
+			continue
+		}
+		key := p.ClaimKey(i)
+		if key == "" || slices.Contains(c.owned[p.Key()], key) {
+			continue
+		}
+		rc, ok := c.s.ResourceClaim(key)
+		if !ok || rc.Owner == nil || rc.Owner.Kind != cluster.OwnerPod || rc.Owner.Name != p.Name {
+			continue
+		}
+		c.owned[p.Key()] = append(c.owned[p.Key()], key)
+	}
 }
 
 // Busy reports whether the controller has something to do now: claims
@@ -220,7 +248,11 @@ var errNotStarted = errors.New("controllers: the resourceclaim controller is not
 func (c *ResourceClaims) observe(e gangsim.Event) {
 	switch e.Kind {
 	case gangsim.EventPodArrived:
-		if p := e.Pod.Pod(); c.missing(p, nil) {
+		p := e.Pod.Pod()
+		if c.s != nil {
+			c.adopt(p) // a claim its status names that it owns (Prepare adopts too)
+		}
+		if c.missing(p, nil) {
 			c.arrived = append(c.arrived, p)
 		}
 	case gangsim.EventPodSucceeded, gangsim.EventPodDeleted, gangsim.EventPodRejected:

@@ -3,6 +3,7 @@ package dra
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gangsim/gangsim/cluster"
 )
@@ -27,13 +28,47 @@ var ErrSelectorCompile = errors.New("CEL compile error")
 // reaches is invalid. Its text is kube's.
 var ErrInvalidPools = errors.New("invalid resource pools were encountered")
 
+// ErrTimeout is returned, and is node-local (the node is rejected, other
+// nodes may still fit), when the search spends its step budget
+// (Input.MaxSteps) before it finds an allocation or proves there is
+// none. Its text is kube's status when its filter timeout expires.
+var ErrTimeout = errors.New("timed out trying to allocate devices")
+
+// The search's bound. Kube stops an allocation when the DynamicResources
+// filter's timeout (10 s by default) expires, on the clock; a simulation
+// must decide the same way on every machine and every run, so the bound
+// here is counted work: each candidate device the search looks at is a
+// step, and a timeout allows StepsPerSecond steps a second. A step takes
+// some tens of nanoseconds here, so the default budget (10 s, 10,000,000
+// steps) ends a hopeless search on one node in well under a second of
+// real time, where kube would spend the full 10 s.
+const (
+	// DefaultFilterTimeout is kube-scheduler's default filterTimeout of
+	// the DynamicResources plugin.
+	DefaultFilterTimeout = 10 * time.Second
+	// StepsPerSecond is how many steps a second of filter timeout allows.
+	StepsPerSecond = 1_000_000
+)
+
+// StepsFor returns the step budget of a filter timeout: StepsPerSecond a
+// second (at least 1), or -1 (no bound) for a timeout of 0 or less, as a
+// zero filterTimeout disables kube's timeout.
+func StepsFor(timeout time.Duration) int64 {
+	if timeout <= 0 {
+		return -1
+	}
+	// at most some 9.2e15 steps: a Duration holds 292 years
+	return max(int64(timeout.Seconds()*StepsPerSecond), 1)
+}
+
 // Features are the DRA feature gates the allocator obeys.
+// Their yaml names are the plugin arguments' (docs/devices.md).
 type Features struct {
-	AdminAccess          bool // DRAAdminAccess
-	PrioritizedList      bool // DRAPrioritizedList (firstAvailable)
-	PartitionableDevices bool // DRAPartitionableDevices (counters)
-	DeviceTaints         bool // DRADeviceTaints
-	ConsumableCapacity   bool // DRAConsumableCapacity (shared devices)
+	AdminAccess          bool `yaml:"adminAccess"`          // DRAAdminAccess
+	PrioritizedList      bool `yaml:"prioritizedList"`      // DRAPrioritizedList (firstAvailable)
+	PartitionableDevices bool `yaml:"partitionableDevices"` // DRAPartitionableDevices (counters)
+	DeviceTaints         bool `yaml:"deviceTaints"`         // DRADeviceTaints
+	ConsumableCapacity   bool `yaml:"consumableCapacity"`   // DRAConsumableCapacity (shared devices)
 }
 
 // DefaultFeatures are Kubernetes v1.37's defaults: all on.
@@ -74,7 +109,7 @@ func (s *AllocatedState) Add(a *cluster.DeviceRequestAllocation, shared bool) {
 		s.Shared[id] = sum
 	}
 	for name, q := range a.ConsumedCapacity {
-		sum[name] += q
+		sum[name] = sum[name].SaturatingAdd(q) // a sum past the most fits no capacity
 	}
 }
 
@@ -97,7 +132,7 @@ func (s *AllocatedState) Remove(alloc *cluster.AllocationResult) {
 		}
 		left := map[cluster.QualifiedName]cluster.Quantity{}
 		for name, q := range sum {
-			if q -= a.ConsumedCapacity[name]; q != 0 {
+			if q = q.SaturatingSub(a.ConsumedCapacity[name]); q != 0 {
 				left[name] = q
 			}
 		}
@@ -133,6 +168,10 @@ type Input struct {
 	// in Kubernetes, whose allocator takes devices in search order; nil
 	// keeps that order.
 	Rank func(cluster.DeviceID) int64
+	// MaxSteps bounds the search (see StepsFor): past that many steps
+	// Allocate gives up with ErrTimeout. 0 is the budget of
+	// DefaultFilterTimeout; a negative value is no bound.
+	MaxSteps int64
 }
 
 // Allocate allocates the devices of in.Claims on in.Node, as kube's
@@ -145,6 +184,9 @@ func Allocate(in *Input) ([]cluster.AllocationResult, bool, error) {
 	if err := a.prepare(); err != nil {
 		return nil, false, err
 	}
+	if a.hopeless() {
+		return nil, false, a.invalidPools()
+	}
 	// As in kube, errMaxSize reaching here (from the first claim; later
 	// claims swallow it) is returned; the check of each claim's minimum
 	// in prepare makes that unreachable in practice.
@@ -153,14 +195,20 @@ func Allocate(in *Input) ([]cluster.AllocationResult, bool, error) {
 		return nil, false, err
 	}
 	if !done {
-		for _, p := range a.pools {
-			if p.invalid {
-				return nil, false, ErrInvalidPools
-			}
-		}
-		return nil, false, nil
+		return nil, false, a.invalidPools()
 	}
 	return a.results(), true, nil
+}
+
+// invalidPools is the error of an allocation that failed: ErrInvalidPools
+// when a pool the node reaches is invalid, else none.
+func (a *allocator) invalidPools() error {
+	for _, p := range a.pools {
+		if p.invalid {
+			return ErrInvalidPools
+		}
+	}
+	return nil
 }
 
 func (a *allocator) results() []cluster.AllocationResult {

@@ -2,6 +2,8 @@ package dra
 
 import (
 	"errors"
+	"math"
+	"math/bits"
 
 	"github.com/gangsim/gangsim/cluster"
 )
@@ -29,7 +31,13 @@ func capacityFits(dev *cluster.Device, request, committed, tentative map[cluster
 		if violatesPolicy(consumed, asked, c.RequestPolicy) {
 			return false, nil
 		}
-		if committed[name]+consumed+tentative[name] > c.Value {
+		// checked sums: one that does not fit a Quantity exceeds every
+		// capacity, where a wrapped one would fit
+		sum, ok := cluster.AddQuantities(committed[name], consumed)
+		if ok {
+			sum, ok = cluster.AddQuantities(sum, tentative[name])
+		}
+		if !ok || sum > c.Value {
 			return false, nil
 		}
 	}
@@ -82,7 +90,17 @@ func roundUpRange(q cluster.Quantity, r *cluster.CapacityRange) cluster.Quantity
 	if added%step != 0 {
 		n++
 	}
-	return cluster.Quantity((lo + step*n) * 1000)
+	// lo + step*n whole units, in thousandths; past the most a Quantity
+	// holds it is the most, which fits no capacity but the largest
+	hi, units := bits.Mul64(uint64(step), uint64(n))
+	if hi != 0 || units > math.MaxInt64/1000 {
+		return cluster.MaxQuantity
+	}
+	total, ok := cluster.AddQuantities(cluster.Quantity(lo), cluster.Quantity(units))
+	if !ok || total > math.MaxInt64/1000 {
+		return cluster.MaxQuantity
+	}
+	return total * 1000
 }
 
 // violatesPolicy is kube's violatesPolicy: the default is always allowed;
@@ -143,7 +161,7 @@ func (u *sharedUse) insert(c map[cluster.QualifiedName]cluster.Quantity) {
 	}
 	u.present = true
 	for name, q := range c {
-		u.consumed[name] += q
+		u.consumed[name] = u.consumed[name].SaturatingAdd(q)
 	}
 }
 
@@ -153,7 +171,7 @@ func (u *sharedUse) remove(c map[cluster.QualifiedName]cluster.Quantity) {
 	}
 	for name, q := range c {
 		if _, ok := u.consumed[name]; ok {
-			u.consumed[name] -= q
+			u.consumed[name] = u.consumed[name].SaturatingSub(q)
 		}
 	}
 	for _, q := range u.consumed {

@@ -142,3 +142,53 @@ func (d *distinctAttribute) remove(request, sub string, _ *cluster.Device, _ clu
 	}
 	d.n--
 }
+
+// hopeless reports whether some claim's distinctAttribute constraint
+// cannot hold on this node, before any search: every request it covers
+// needs a device of its own value (a request's latest device keeps its
+// request's value, even with kube's quirk), so more covered requests
+// than distinct values of the attribute among all the node's candidate
+// devices can never fit. It saves the search that would find so only
+// after trying every combination. A firstAvailable request counts once,
+// under its own name, as the constraint sees it.
+func (a *allocator) hopeless() bool {
+	for ci := range a.claims {
+		c := &a.claims[ci]
+		for _, k := range c.constraints {
+			d, ok := k.(*distinctAttribute)
+			if !ok {
+				continue
+			}
+			covered := 0
+			for _, g := range c.requests {
+				request, _ := a.reqs[g.alts[0]].baseName()
+				if len(d.requests) == 0 || slices.Contains(d.requests, request) {
+					covered++
+				}
+			}
+			if covered <= 1 {
+				continue
+			}
+			if a.distinctValues(d.name, covered) < covered {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// distinctValues counts the distinct values of an attribute among the
+// candidate devices, stopping at enough.
+func (a *allocator) distinctValues(name cluster.QualifiedName, enough int) int {
+	var seen []cluster.DeviceAttribute
+	for i := range a.devs {
+		v, ok := lookupAttribute(a.devs[i].dev, a.devs[i].id, name)
+		if !ok || v.Kind() == "" || slices.ContainsFunc(seen, v.Equal) {
+			continue
+		}
+		if seen = append(seen, v); len(seen) >= enough {
+			break
+		}
+	}
+	return len(seen)
+}

@@ -47,7 +47,7 @@ func (c *counters) availableFor(p *pool, committed func(cluster.DeviceID) bool) 
 					set := a[use.CounterSet]
 					for name, q := range use.Counters {
 						if have, ok := set[name]; ok {
-							set[name] = have - q // may go negative: nothing left
+							set[name] = have.SaturatingSub(q) // may go negative: nothing left
 						}
 					}
 				}
@@ -74,6 +74,15 @@ func (c *counters) take(p *pool, d *cluster.Device, committed func(cluster.Devic
 		used = counterSets{}
 		c.consumed[p.name] = used
 	}
+	// the values changed, to be put back when the device does not fit;
+	// a sum that does not fit a Quantity fits no counter
+	type before struct {
+		set  map[string]cluster.Quantity
+		name string
+		v    cluster.Quantity
+	}
+	var changed []before
+	fits := true
 	for _, use := range d.ConsumesCounters {
 		set := used[use.CounterSet]
 		if set == nil {
@@ -81,19 +90,36 @@ func (c *counters) take(p *pool, d *cluster.Device, committed func(cluster.Devic
 			used[use.CounterSet] = set
 		}
 		for name, q := range use.Counters {
-			set[name] += q
+			sum, ok := cluster.AddQuantities(set[name], q)
+			if !ok {
+				fits = false
+				break
+			}
+			changed = append(changed, before{set, name, set[name]})
+			set[name] = sum
+		}
+		if !fits {
+			break
 		}
 	}
 	for setName, set := range avail {
+		if !fits {
+			break
+		}
 		usedSet := used[setName]
 		for name, q := range set {
 			if q < usedSet[name] {
-				c.give(p, d)
-				return false
+				fits = false
+				break
 			}
 		}
 	}
-	return true
+	if !fits {
+		for i := len(changed) - 1; i >= 0; i-- {
+			changed[i].set[changed[i].name] = changed[i].v
+		}
+	}
+	return fits
 }
 
 // give takes the device's consumption out of the pool's tentative use.

@@ -52,7 +52,7 @@
 // incomplete or invalid pool it is an error. Errors are kube's, with its
 // texts: selector errors, more than [MaxDevicesPerClaim] devices in a
 // claim, a constraint violated in mode All, a missing class, a feature
-// that is off. [ErrInvalidPools] alone is node-local.
+// that is off. [ErrInvalidPools] and [ErrTimeout] alone are node-local.
 //
 // # Determinism and concurrency
 //
@@ -71,7 +71,10 @@
 //     answer depends on which node it tried first. Within a call the
 //     pool-name keying is reproduced.
 //   - Quantities are int64 thousandths (cluster.Quantity), not
-//     arbitrary-precision; a capacity's default is matched by value, not by
+//     arbitrary-precision: a quantity from about 8 Pi up is the largest
+//     Quantity (cluster.MaxQuantity), and sums never wrap around (a
+//     capacity or counter check whose sum does not fit an int64 fails; the
+//     allocated state's sums saturate); a capacity's default is matched by value, not by
 //     kube's comparison of Quantity structs (which can tell "1Gi" from
 //     "1073741824" apart).
 //   - Capacity requests are "present" when the map is non-empty (kube: when
@@ -84,7 +87,14 @@
 //     are not in the device model: slices carry the taints. Results carry
 //     the node as AllocationResult.Node (set when any device's slice names
 //     a node) rather than a NodeSelector; configs are not produced.
-//   - No context or timeout: the search is not cancellable.
+//   - Kube's search stops when the DynamicResources filter timeout (10 s
+//     by default) expires on the clock; here it stops after a budget of
+//     counted steps (Input.MaxSteps, StepsFor: a candidate device looked
+//     at is a step, 1,000,000 steps a second of timeout), so that every
+//     run decides alike, with kube's error ([ErrTimeout], node-local).
+//     Before searching, a distinctAttribute constraint covering more
+//     requests than the attribute has distinct values among the node's
+//     devices fails at once (kube searches on until its timeout).
 //
 // Kube's quirks that change outcomes are reproduced, each explained where
 // it is coded: distinctAttribute keeps one value per request name; a

@@ -88,6 +88,9 @@ type allocator struct {
 	words      int
 	tentative  []sharedUse // per device: this call's shares
 	counters   counters
+	// steps counts the candidates the search looked at; maxSteps bounds
+	// them (negative: no bound).
+	steps, maxSteps int64
 }
 
 // NodeDevices are the devices a node reaches through some slices, in
@@ -128,7 +131,10 @@ func newAllocator(in *Input) *allocator {
 	if nd == nil {
 		nd = NewNodeDevices(in.Slices, in.Node, in.Features)
 	}
-	a := &allocator{in: in, claims: make([]claimData, len(in.Claims)), pools: nd.pools}
+	a := &allocator{in: in, claims: make([]claimData, len(in.Claims)), pools: nd.pools, maxSteps: in.MaxSteps}
+	if a.maxSteps == 0 {
+		a.maxSteps = StepsFor(DefaultFilterTimeout)
+	}
 	a.devs = rankedDevices(nd.devs, in.Rank)
 	if st := in.Allocated; st != nil && (len(st.Exclusive) > 0 || len(st.Shared) > 0) {
 		for i := range a.devs {
@@ -256,6 +262,9 @@ func (a *allocator) allocateOne(ci, ri, si, di int, inSub bool, start int) (bool
 		return false, errMaxSize
 	}
 	if all {
+		if err := a.step(); err != nil {
+			return false, err
+		}
 		ok, err := a.allocateDevice(ci, r, r.all[di], true)
 		if err != nil || !ok {
 			return false, err
@@ -268,6 +277,9 @@ func (a *allocator) allocateOne(ci, ri, si, di int, inSub bool, start int) (bool
 		return true, nil
 	}
 	for d := start; d < len(a.devs); d++ {
+		if err := a.step(); err != nil {
+			return false, err
+		}
 		if r.admin {
 			if a.allocatingFor(d, ci) {
 				continue
@@ -306,6 +318,16 @@ func (a *allocator) allocateOne(ci, ri, si, di int, inSub bool, start int) (bool
 	return false, nil
 }
 
+// step counts one step of the search, and fails with ErrTimeout past
+// the budget.
+func (a *allocator) step() error {
+	a.steps++
+	if a.maxSteps >= 0 && a.steps > a.maxSteps {
+		return ErrTimeout
+	}
+	return nil
+}
+
 // allocateDevice is kube's allocateDevice: the checks a candidate passes
 // after its selectors (in use, counters, taints, constraints, capacity),
 // in kube's order, and the bookkeeping of the pick (taken back by undo).
@@ -319,18 +341,31 @@ func (a *allocator) allocateDevice(ci int, r *reqData, d int, must bool) (bool, 
 	if !r.admin && a.inUse(d) {
 		return false, nil
 	}
+	took := false // counters taken, given back if the device is not picked
 	if len(dv.dev.ConsumesCounters) > 0 {
 		if !f.PartitionableDevices {
 			return false, nil
 		}
 		// Kube skips the counters of a shared device some capacity of
 		// which is already in use, committed or in this call.
-		if !(dv.shared && a.capacityInUse(d)) && !a.counters.take(dv.pool, dv.dev, a.committed) {
-			return false, nil
+		if !(dv.shared && a.capacityInUse(d)) {
+			if !a.counters.take(dv.pool, dv.dev, a.committed) {
+				return false, nil
+			}
+			took = true
 		}
 	}
-	if f.DeviceTaints && taintPrevents(dv.dev, r.exact.Tolerations) {
+	// Kube consumes a device's counters only once every check passed; they
+	// are taken above to check them, so a device refused below gives them
+	// back.
+	refuse := func() (bool, error) {
+		if took {
+			a.counters.give(dv.pool, dv.dev)
+		}
 		return false, nil
+	}
+	if f.DeviceTaints && taintPrevents(dv.dev, r.exact.Tolerations) {
+		return refuse()
 	}
 	c := &a.claims[ci]
 	request, sub := r.baseName()
@@ -344,7 +379,7 @@ func (a *allocator) allocateDevice(ci int, r *reqData, d int, must bool) (bool, 
 		for _, earlier := range c.constraints[:i] {
 			earlier.remove(request, sub, dv.dev, dv.id)
 		}
-		return false, nil
+		return refuse()
 	}
 	if !dv.shared {
 		a.allocating[d*a.words+ci/64] |= 1 << (ci % 64)
@@ -355,7 +390,7 @@ func (a *allocator) allocateDevice(ci int, r *reqData, d int, must bool) (bool, 
 		// device and without undoing them when it fails; it fails only in
 		// mode All, on a shared device this call already shares out.
 		if fits, err := a.capacityFits(r, d); err != nil || !fits {
-			return false, nil
+			return refuse()
 		}
 		if dv.shared {
 			consumed = consumedCapacity(dv.dev, r.exact.Capacity)

@@ -41,8 +41,12 @@ type builder struct {
 	nsDefined  map[string]bool      // namespaces defined so far
 	budgetKeys map[string]string    // budgets defined so far, and where
 	deviceKeys map[[2]string]string // device objects defined so far (kind, key), and where
-	tally      *schema.Tally        // the pods and nodes of the inputs, against the limits
-	ws         *warnings            // what the inputs hold that the simulation does not use
+	// leftOut are the devices of slices left out (several nodes' slices),
+	// by the slice's name; devicesByID the kept ones, for allocations
+	leftOut     map[cluster.DeviceID]string
+	devicesByID map[cluster.DeviceID]deviceAt
+	tally       *schema.Tally // the pods and nodes of the inputs, against the limits
+	ws          *warnings     // what the inputs hold that the simulation does not use
 	// requests remembers the parsed request maps by identity: the JSON
 	// decoder shares equal maps, so a million pods parse a few
 	requests map[unsafe.Pointer]cluster.Resources
@@ -115,7 +119,7 @@ func (b *builder) build(ins []*input) error {
 		}
 	}
 	steps := []func([]*input) error{each(b.config), each(b.priorityClasses), each(b.namespaces), each(b.admission), each(b.nodes),
-		b.autoscaling, b.groups, each(b.budgets), each(b.devices), each(b.pods), each(b.workloads), b.controllers, each(b.events), each(b.explain), each(b.kueue)}
+		b.autoscaling, b.groups, each(b.budgets), each(b.devices), each(b.allocations), each(b.pods), each(b.workloads), b.controllers, each(b.events), each(b.explain), each(b.kueue)}
 	for _, step := range steps {
 		if err := step(ins); err != nil {
 			return err

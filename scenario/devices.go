@@ -54,6 +54,9 @@ func (b *builder) devices(f *schema.File) error {
 		where := b.entry(s.Origin, "resourceSlices", i, s.Name)
 		if p := s.PerDeviceNodeSelection; p != nil && *p {
 			b.warnEntry(s.Origin, where, "perDeviceNodeSelection", "not modelled: the slice is left out")
+			for _, d := range s.Devices {
+				b.leaveOut(cluster.DeviceID{Driver: s.Driver, Pool: s.Pool.Name, Device: d.Name}, s.Name)
+			}
 			continue
 		}
 		sl, err := b.slice(s, where)
@@ -64,7 +67,14 @@ func (b *builder) devices(f *schema.File) error {
 			return err
 		}
 		if sl.NodeName == "" {
-			b.warnEntry(s.Origin, where, "nodeSelector", "not modelled: only slices of one node (nodeName) are; the slice is left out")
+			for _, d := range sl.Devices {
+				b.leaveOut(cluster.DeviceID{Driver: sl.Driver, Pool: sl.Pool.Name, Device: d.Name}, sl.Name)
+			}
+			field := "nodeSelector"
+			if sl.AllNodes {
+				field = "allNodes"
+			}
+			b.warnEntry(s.Origin, where, field, "not modelled: only slices of one node (nodeName) are; the slice is left out")
 			continue
 		}
 		b.sc.Devices.Slices = append(b.sc.Devices.Slices, sl)
@@ -76,7 +86,7 @@ func (b *builder) devices(f *schema.File) error {
 		if err != nil {
 			return err
 		}
-		c := cluster.ResourceClaim{Namespace: s.Namespace, Name: s.Name, Spec: spec}
+		c := cluster.ResourceClaim{Namespace: s.Namespace, Name: s.Name, Spec: spec, Owner: s.Owner}
 		if err := b.checkDevice(s.Line, where, "resource claim", c.Name, s.Namespace, c.Validate()); err != nil {
 			return err
 		}
@@ -437,4 +447,140 @@ func (b *builder) compileSelectors(sels []cluster.DeviceSelector, line int, wher
 		}
 	}
 	return nil
+}
+
+// leaveOut records a device of a slice left out.
+func (b *builder) leaveOut(id cluster.DeviceID, slice string) {
+	if b.leftOut == nil {
+		b.leftOut = map[cluster.DeviceID]string{}
+	}
+	b.leftOut[id] = slice
+}
+
+// allocations converts the status.allocation of the file's claims read
+// from Kubernetes objects, once every file's slices are known: each
+// device must be in a slice, its request one of the claim's, and all on
+// one node (the only claims allocated here are of node-local devices).
+// The claim keeps the allocation (cluster.ResourceClaim.Allocation).
+func (b *builder) allocations(f *schema.File) error {
+	for i := range f.ResourceClaims {
+		s := &f.ResourceClaims[i]
+		if s.Allocation == nil {
+			continue
+		}
+		where := b.entry(s.Origin, "resourceClaims", i, s.Name) + ".status.allocation"
+		c := b.claimOf(s.Namespace, s.Name)
+		if c == nil {
+			continue // not kept: its own error was reported
+		}
+		alloc, err := b.allocation(s.Allocation, &c.Spec, s.Line, where)
+		if err != nil {
+			return err
+		}
+		if alloc != nil {
+			c.Allocation = alloc
+			continue
+		}
+		b.warnEntry(s.Origin, b.entry(s.Origin, "resourceClaims", i, s.Name), "status.allocation",
+			"names a device of a slice left out: the claim is taken as not allocated")
+	}
+	return nil
+}
+
+// claimOf returns the scenario's claim of a namespace and name.
+func (b *builder) claimOf(namespace, name string) *cluster.ResourceClaim {
+	key := cluster.MakePodKey(namespace, name)
+	for i := range b.sc.Devices.Claims {
+		c := &b.sc.Devices.Claims[i]
+		if cluster.MakePodKey(c.Namespace, c.Name) == key {
+			return c
+		}
+	}
+	return nil
+}
+
+// allocation converts and checks one claim's allocation; nil (and no
+// error) when it names a device of a slice left out.
+func (b *builder) allocation(s *schema.ClaimAllocation, spec *cluster.ResourceClaimSpec, line int, where string) (*cluster.AllocationResult, error) {
+	if b.devicesByID == nil {
+		b.devicesByID = map[cluster.DeviceID]deviceAt{}
+		for i := range b.sc.Devices.Slices {
+			sl := &b.sc.Devices.Slices[i]
+			for j := range sl.Devices {
+				b.devicesByID[cluster.DeviceID{Driver: sl.Driver, Pool: sl.Pool.Name, Device: sl.Devices[j].Name}] = deviceAt{&sl.Devices[j], sl.NodeName}
+			}
+		}
+	}
+	out := &cluster.AllocationResult{}
+	if len(s.Devices.Results) > cluster.MaxDeviceRequests {
+		return nil, b.failf(line, where+".devices.results", "%d devices, at most %d", len(s.Devices.Results), cluster.MaxDeviceRequests)
+	}
+	seen := map[cluster.DeviceID]bool{}
+	for i, r := range s.Devices.Results {
+		at := fmt.Sprintf("%s.devices.results[%d]", where, i)
+		id := cluster.DeviceID{Driver: r.Driver, Pool: r.Pool, Device: r.Device}
+		if !requestNamed(spec, r.Request) {
+			return nil, b.failf(line, at+".request", "%q names no request of the claim", r.Request)
+		}
+		d, ok := b.devicesByID[id]
+		if !ok {
+			if _, left := b.leftOut[id]; left {
+				return nil, nil // the caller warns
+			}
+			return nil, b.failf(line, at+".device", "device %s is in no ResourceSlice", id)
+		}
+		if out.Node != "" && d.node != out.Node {
+			return nil, b.failf(line, at+".device", "device %s is on node %s, another device of the claim on node %s", id, d.node, out.Node)
+		}
+		out.Node = d.node
+		a := cluster.DeviceRequestAllocation{Request: r.Request, Driver: r.Driver, Pool: r.Pool, Device: r.Device,
+			AdminAccess: r.AdminAccess != nil && *r.AdminAccess}
+		if seen[id] && !a.AdminAccess && !d.dev.AllowMultipleAllocations {
+			return nil, b.failf(line, at+".device", "device %s is allocated twice", id)
+		}
+		seen[id] = true
+		if d.dev.AllowMultipleAllocations {
+			a.ConsumedCapacity = map[cluster.QualifiedName]cluster.Quantity{} // a share, even of nothing
+			for name, text := range r.ConsumedCapacity {
+				if _, ok := d.dev.Capacity[cluster.QualifiedName(name)]; !ok {
+					return nil, b.failf(line, at+".consumedCapacity."+name, "device %s has no capacity %s", id, name)
+				}
+				q, err := b.quantity(text, line, at+".consumedCapacity."+name)
+				if err != nil {
+					return nil, err
+				}
+				a.ConsumedCapacity[cluster.QualifiedName(name)] = q
+			}
+		} else if len(r.ConsumedCapacity) > 0 {
+			return nil, b.failf(line, at+".consumedCapacity", "device %s does not allow multiple allocations", id)
+		}
+		out.Devices = append(out.Devices, a)
+	}
+	return out, nil
+}
+
+// deviceAt is a device of the scenario's slices, and its node.
+type deviceAt struct {
+	dev  *cluster.Device
+	node string
+}
+
+// requestNamed reports whether name is a request of the spec ("req"), or
+// one of a request's alternatives ("req/sub").
+func requestNamed(spec *cluster.ResourceClaimSpec, name string) bool {
+	req, sub, hasSub := strings.Cut(name, "/")
+	for _, r := range spec.Requests {
+		if r.Name != req {
+			continue
+		}
+		if !hasSub {
+			return r.Exactly != nil
+		}
+		for _, alt := range r.FirstAvailable {
+			if alt.Name == sub {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -217,12 +217,12 @@ func TestDeviceErrorsAreFieldErrors(t *testing.T) {
 }
 
 // An object's fields the simulator does not model warn: config, a claim's
-// status (its allocation said apart), and a slice whose devices each say
+// allocation of a device left out, and a slice whose devices each say
 // their nodes is left out.
 func TestDeviceWarnings(t *testing.T) {
 	text := deviceObject("DeviceClass", "c", "{config: [{opaque: {driver: d, parameters: {a: 1}}}]}") + "---\n" +
 		deviceObject("ResourceClaim", "c", "{devices: {requests: [{name: r, exactly: {deviceClassName: c, tolerations: [{key: k, operator: Exists, tolerationSeconds: 5}]}}], config: [{requests: [r]}]}}") +
-		"status: {allocation: {devices: {results: [{request: r, driver: d, pool: p, device: d0}]}}, reservedFor: [{resource: pods, name: p, uid: u}]}\n---\n" +
+		"status: {allocation: {devices: {results: [{request: r, driver: d.example.com, pool: p, device: d0}]}}, reservedFor: [{resource: pods, name: p, uid: u}]}\n---\n" +
 		deviceObject("ResourceSlice", "s", "{driver: d.example.com, perDeviceNodeSelection: true, pool: {name: p, resourceSliceCount: 1}, devices: [{name: d0, nodeName: n}]}")
 	sc, err := Parse("in.yaml", []byte(text))
 	require.NoError(t, err)
@@ -235,8 +235,7 @@ func TestDeviceWarnings(t *testing.T) {
 		"DeviceClass spec.config: not modelled, ignored (1 object, first in.yaml: DeviceClass c)",
 		"ResourceClaim spec.devices.config: not modelled, ignored (1 object, first in.yaml: ResourceClaim ml/c)",
 		"ResourceClaim spec.devices.requests[].exactly.tolerations[].tolerationSeconds: not modelled, ignored (1 object, first in.yaml: ResourceClaim ml/c)",
-		"ResourceClaim status.allocation: not read yet: the claim is taken as not allocated, and its devices as free (1 object, first in.yaml: ResourceClaim ml/c)",
-		"ResourceClaim status.reservedFor: not modelled, ignored (1 object, first in.yaml: ResourceClaim ml/c)",
+		"ResourceClaim status.allocation: names a device of a slice left out: the claim is taken as not allocated (1 object, first in.yaml: ResourceClaim ml/c)",
 		"ResourceSlice spec.devices[].nodeName: not modelled, ignored (1 object, first in.yaml: ResourceSlice s)",
 		"ResourceSlice spec.perDeviceNodeSelection: not modelled: the slice is left out (1 object, first in.yaml: ResourceSlice s)",
 	}, got)

@@ -76,6 +76,14 @@ func (b *builder) expandPod(s *schema.Pod, i int) error {
 		}
 	}
 	p.ResourceClaims = claims
+	if len(s.ResourceClaimStatuses) > 0 {
+		for _, st := range s.ResourceClaimStatuses {
+			p.ResourceClaimStatuses = append(p.ResourceClaimStatuses, cluster.PodResourceClaimStatus(st))
+		}
+		if field, detail := cluster.ValidateClaimStatuses(claims, p.ResourceClaimStatuses); field != "" {
+			return b.failf(s.Line, where+"."+field, "%s", detail)
+		}
+	}
 	topology, err := kueueTopology(s.Annotations)
 	if err != nil {
 		return b.fail(s.Line, where+".annotations", err)

@@ -71,13 +71,24 @@
 // excerpt), Detail is the part the scheduler quotes ("class %s: selector
 // #%d: CEL compile error: %v"). Matches' error is a *RuntimeError,
 // worded as the scheduler words it after "CEL runtime error: ", with
-// Kubernetes' hint after a missing key. An evaluation may cost
-// CostLimit (1,000,000) in cel-go's cost units ("operation cancelled:
-// actual cost limit exceeded"). Costs are cel-go's defaults, not
-// Kubernetes' (its library.CostEstimator charges some functions by
-// argument size), and the worst-case cost the API server estimates to
-// refuse a selector ("too complex, exceeds cost limit") is not computed:
-// the scheduler does not compute it either.
+// Kubernetes' hint after a missing key.
+//
+// Cost, as the API server counts it (cost.go): before it admits an
+// expression, Compile estimates its worst-case cost with cel-go's
+// estimator, pricing the string functions (replace, split, lowerAscii,
+// substring, indexOf, ...) by the sizes of the strings they read and
+// build rather than at 1 a call, and bounding what a device holds by the
+// API's limits: device.driver 63 characters, a string or version
+// attribute 64, 32 attributes and capacities. An expression whose
+// estimate is over CostLimit (1,000,000) is refused as the API server
+// refuses it (`Forbidden: too complex, exceeds cost limit`, CompileError's
+// TooCostly): eight nested replace calls, each multiplying a string's
+// length, never run. A function the estimate does not price by size whose
+// result is a string or a list (join, format) has a result of unknown
+// size, so that any use of it that is priced by size is refused; this is
+// stricter than Kubernetes for such rare selectors. An evaluation is
+// charged the same way, by the sizes it meets, and stops at CostLimit
+// ("operation cancelled: actual cost limit exceeded").
 //
 // # Speed
 //
@@ -87,7 +98,7 @@
 // driver's domain) up in the device's own map. Nothing is cached per
 // device, so a changed device is seen as it is. Constant quantity(...)
 // and semver(...) calls are evaluated when the program is planned (their
-// cost, 1 each, is not charged). On the typical GPU selector
+// cost is not charged). On the typical GPU selector
 // (BenchmarkMatches) an evaluation takes 1.3 to 2 µs (two shared cores)
 // and 9 allocations (424 B),
 // most of them cel-go's cost tracking, which the cost limit needs.

@@ -17,8 +17,9 @@ const (
 	// MaxExpressionLength is the longest expression accepted, in bytes
 	// (CELSelectorExpressionMaxLength).
 	MaxExpressionLength = 10 * 1024
-	// CostLimit is the runtime cost an evaluation may spend
-	// (CELSelectorExpressionMaxCost).
+	// CostLimit is both the most an expression's estimated worst-case
+	// cost may be for it to compile, and the runtime cost an evaluation
+	// may spend (CELSelectorExpressionMaxCost).
 	CostLimit = 1_000_000
 )
 
@@ -87,6 +88,7 @@ func newEnv() (*cel.Env, error) {
 // cost limit.
 var programOptions = []cel.ProgramOption{
 	cel.EvalOptions(cel.OptOptimize, cel.OptTrackCost),
+	cel.CostTracking(runtimeCoster{}),
 	cel.CostTrackerOptions(cost.TrackerPresenceTestHasCost(false)),
 	cel.CostLimit(CostLimit),
 	cel.CustomDecoratorV2(foldLiterals),

@@ -26,6 +26,10 @@ type CompileError struct {
 	Expression string
 	// TooLong reports an expression over MaxExpressionLength bytes.
 	TooLong bool
+	// TooCostly reports an expression whose estimated worst-case cost
+	// is over CostLimit (Detail is then "too complex, exceeds cost
+	// limit", the API server's words).
+	TooCostly bool
 	// Detail is CEL's message, as the scheduler wraps it ("class %s:
 	// selector #%d: CEL compile error: <Detail>"): "compilation failed:
 	// ERROR: <input>:1:5: ..." with cel-go's position and source excerpt,
@@ -38,6 +42,9 @@ type CompileError struct {
 func (e *CompileError) Error() string {
 	if e.TooLong {
 		return "Too long: " + e.Detail
+	}
+	if e.TooCostly {
+		return "Forbidden: " + e.Detail
 	}
 	return fmt.Sprintf("Invalid value: %q: %s", e.Expression, e.Detail)
 }
@@ -90,6 +97,15 @@ func Compile(expr string) (*Selector, error) {
 	out := ast.OutputType()
 	if !out.IsExactType(cel.BoolType) && !out.IsExactType(cel.DynType) && !out.IsExactType(cel.AnyType) {
 		return fail(fmt.Sprintf("must evaluate to %v or the unknown type, not %v", cel.BoolType, out))
+	}
+	// The API server's estimate of the worst case, with the sizes of
+	// what a device holds bounded by the API's limits (cost.go).
+	est, err := env.EstimateCost(ast, sizeEstimator{})
+	if err != nil {
+		return fail("cost estimation failed: " + err.Error())
+	}
+	if est.Max > CostLimit {
+		return nil, &CompileError{Expression: expr, TooCostly: true, Detail: tooCostly}
 	}
 	prog, err := env.Program(ast, programOptions...)
 	if err != nil {

@@ -35,11 +35,13 @@ type nodeAllocs struct {
 }
 
 // allocAnswer is dra.Allocate's answer for some specs (errors are not
-// remembered).
+// remembered, but for dra.ErrTimeout: the step budget makes it as
+// deterministic as an answer, and finding it again costs the budget).
 type allocAnswer struct {
 	specs   string
 	results []cluster.AllocationResult // read-only
 	ok      bool
+	err     error // nil or dra.ErrTimeout
 }
 
 // maxAnswers bounds the answers kept per node content; past it they are
@@ -91,11 +93,11 @@ func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo) ([]clus
 	}
 	na := pl.allocs.on(snap, i)
 	if a, ok := na.find(s.specs); ok {
-		return a.results, a.ok, nil
+		return a.results, a.ok, a.err
 	}
 	results, ok, err := pl.allocateNow(s, ni)
-	if err == nil {
-		na.answers = append(na.answers, allocAnswer{s.specs, results, ok})
+	if err == nil || errors.Is(err, dra.ErrTimeout) {
+		na.answers = append(na.answers, allocAnswer{s.specs, results, ok, err})
 	}
 	return results, ok, err
 }
@@ -128,6 +130,7 @@ func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo) ([]c
 		Allocated: allocated,
 		Selectors: pl.selectors,
 		Features:  pl.features,
+		MaxSteps:  pl.maxSteps,
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/dra"
@@ -24,17 +25,24 @@ const MaxPodsPerClaim = 256
 const firstAvailableMaxSize = 8
 
 // Args are the plugin's arguments: the DRA feature gates of v1.37, each
-// with its default.
+// with its default, and kube's filterTimeout. Their yaml names are those
+// of a profile's pluginConfig (docs/devices.md).
 type Args struct {
 	// Features are the allocator's gates (dra.DefaultFeatures: all on,
 	// as in v1.37).
-	Features dra.Features
+	Features dra.Features `yaml:"features"`
+	// FilterTimeout is kube's filterTimeout (dra.DefaultFilterTimeout, 10
+	// s): how long Filter may search one node's devices before the node
+	// is rejected ("timed out trying to allocate devices"); 0 disables
+	// it. The search is bounded in counted steps, not on the clock
+	// (dra.StepsFor), so that every run decides alike.
+	FilterTimeout time.Duration `yaml:"filterTimeout"`
 	// Preemption is the DRAPreemption gate, alpha and off in v1.37: a
 	// node whose devices cannot serve the pod is then resolvable by
 	// preemption, and a victim's claims are freed in the preemption's
 	// simulation when it is the claims' last pod. Off, a pod failing for
 	// its claims is never helped by evicting others, as in Kubernetes.
-	Preemption bool
+	Preemption bool `yaml:"preemption"`
 	// DeviceRank, when set, ranks a node's devices for the claims to
 	// allocate there: the allocator tries lower ranks first (equal ranks
 	// in its search order). It is not in Kubernetes, whose allocator takes
@@ -51,7 +59,9 @@ type Args struct {
 }
 
 // NewArgs returns the defaults.
-func NewArgs() any { return &Args{Features: dra.DefaultFeatures()} }
+func NewArgs() any {
+	return &Args{Features: dra.DefaultFeatures(), FilterTimeout: dra.DefaultFilterTimeout}
+}
 
 // DynamicResources is kube-scheduler's DynamicResources plugin: it
 // allocates a pod's ResourceClaims on the node it is tried on (Filter,
@@ -63,6 +73,7 @@ type DynamicResources struct {
 	h          fw.Handle
 	features   dra.Features
 	preemption bool
+	maxSteps   int64 // the search's budget, from FilterTimeout
 	rank       func(*cluster.NodeInfo, []*cluster.ResourceClaim) func(cluster.DeviceID) int64
 	selectors  *dra.CELSelectors
 	// sigs caches the signature part of each claim spec, by spec key.
@@ -102,7 +113,11 @@ func New(args any, h fw.Handle) (fw.Plugin, error) {
 	if args == nil {
 		a = NewArgs().(*Args)
 	}
-	pl := &DynamicResources{h: h, features: a.Features, preemption: a.Preemption, rank: a.DeviceRank, selectors: dra.NewCELSelectors(), sigs: map[string]string{}, devices: map[string]*nodeDevicesEntry{}}
+	if a.FilterTimeout < 0 {
+		return nil, fmt.Errorf("filterTimeout %v must not be negative", a.FilterTimeout)
+	}
+	pl := &DynamicResources{h: h, features: a.Features, preemption: a.Preemption, rank: a.DeviceRank, selectors: dra.NewCELSelectors(), sigs: map[string]string{}, devices: map[string]*nodeDevicesEntry{},
+		maxSteps: dra.StepsFor(a.FilterTimeout)}
 	if !a.NoAllocationMemo {
 		pl.allocs = &allocMemo{}
 	}
@@ -403,6 +418,8 @@ var (
 	errCannotAlloc  = unresolvable("cannot allocate all claims")
 	// with Args.Preemption, evicting pods may free the devices
 	errCannotAllocResolvable = fw.NewStatus(fw.Unschedulable, "cannot allocate all claims").WithPlugin(Name)
+	// the search spent its budget (kube: the filter timeout expired)
+	errTimedOut = unresolvable(dra.ErrTimeout.Error())
 )
 
 // Filter checks that the pod's allocated claims are on the node and that
@@ -426,6 +443,8 @@ func (pl *DynamicResources) Filter(state *fw.CycleState, pod *cluster.PodInfo, n
 	switch {
 	case errors.Is(err, dra.ErrInvalidPools):
 		return unresolvable(err.Error())
+	case errors.Is(err, dra.ErrTimeout):
+		return errTimedOut
 	case err != nil:
 		return fw.NewStatus(fw.Error, err.Error()).WithPlugin(Name)
 	case !ok:

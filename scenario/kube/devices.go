@@ -2,12 +2,12 @@ package kube
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/gangsim/gangsim/cluster"
 
 	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
-
-// allocationNotRead is what the simulator does with a claim's allocation.
-const allocationNotRead = "not read yet: the claim is taken as not allocated, and its devices as free"
 
 // devices converts a DeviceClass, ResourceSlice, ResourceClaim or
 // ResourceClaimTemplate into its scenario entry; the builder checks it as
@@ -24,11 +24,9 @@ func (k *kubeImport) devices(o *Object, v any, f *schema.File) error {
 		f.ResourceSlices = append(f.ResourceSlices, schema.ResourceSlice{Line: o.line, Name: o.name, ResourceSliceSpec: v.Spec,
 			Origin: newOrigin(o, kubeDeviceFields)})
 	case *kubeResourceClaim:
-		if v.Status.Allocation != nil {
-			k.ws.Add(o.kind, "status.allocation", allocationNotRead, o.file+": "+o.ref())
-		}
 		f.ResourceClaims = append(f.ResourceClaims, schema.ResourceClaim{Line: o.line, Name: o.name, Namespace: o.namespace,
-			ResourceClaimSpec: v.Spec, Origin: newOrigin(o, kubeDeviceFields)})
+			ResourceClaimSpec: v.Spec, Origin: newOrigin(o, kubeDeviceFields), Allocation: v.Status.Allocation,
+			Owner: claimOwner(&v.Metadata)})
 	case *kubeResourceClaimTemplate:
 		f.ResourceClaimTemplates = append(f.ResourceClaimTemplates, schema.ResourceClaimTemplate{Line: o.line, Name: o.name,
 			Namespace: o.namespace, ResourceClaimSpec: v.Spec.Spec, Origin: newOrigin(o, kubeTemplateFields)})
@@ -69,6 +67,22 @@ func (k *kubeImport) podClaims(o *Object, spec *kubePodSpec, at string, s *schem
 				s.ContainerClaims = append(s.ContainerClaims, schema.ContainerClaim{Container: c.Name, Name: claim.Name, Request: claim.Request})
 			}
 		}
+	}
+	return nil
+}
+
+// claimOwner is the pod or PodGroup a claim was made for, as its
+// controller owner reference says; nil for a claim a user made (or one
+// of another owner, which no pod takes for its template entry).
+func claimOwner(m *kubeMeta) *cluster.ClaimOwner {
+	ref := controllerOf(m)
+	switch {
+	case ref == nil:
+		return nil
+	case ref.Kind == cluster.OwnerPod && (ref.APIVersion == "v1" || ref.APIVersion == ""):
+		return &cluster.ClaimOwner{Kind: cluster.OwnerPod, Name: ref.Name}
+	case ref.Kind == cluster.OwnerPodGroup && strings.HasPrefix(ref.APIVersion, "scheduling.k8s.io/"):
+		return &cluster.ClaimOwner{Kind: cluster.OwnerPodGroup, Name: ref.Name}
 	}
 	return nil
 }

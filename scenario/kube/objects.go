@@ -113,7 +113,7 @@ func (o *Object) plainRef() string {
 var (
 	kubePodFields = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace",
 		"labels": "{meta}.labels", "requests": "{spec}.containers[].resources.requests",
-		"podGroup": "{spec}.schedulingGroup.podGroupName", "": "{spec}"}
+		"podGroup": "{spec}.schedulingGroup.podGroupName", "resourceClaimStatuses": "status.resourceClaimStatuses", "": "{spec}"}
 	kubeNodeFields = map[string]string{"name": "metadata.name", "labels": "metadata.labels",
 		"allocatable": "status.allocatable", "": "spec"}
 	kubeGroupFields = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace",
@@ -124,7 +124,7 @@ var (
 	kubeMetaFields   = map[string]string{"name": "metadata.name", "labels": "metadata.labels", "": ""}
 	// kubeDeviceFields serve DeviceClasses, ResourceSlices and
 	// ResourceClaims; a template's claim spec is one level down.
-	kubeDeviceFields   = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace", "": "spec"}
+	kubeDeviceFields   = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace", "status": "status", "": "spec"}
 	kubeTemplateFields = map[string]string{"name": "metadata.name", "namespace": "metadata.namespace", "": "spec.spec"}
 )
 

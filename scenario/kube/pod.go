@@ -43,6 +43,7 @@ func (k *kubeImport) pod(o *Object, v *kubePod, f *schema.File) error {
 	if s.Duration, err = runTimeOf(o, v.Metadata.Annotations, "metadata"); err != nil {
 		return err
 	}
+	s.ResourceClaimStatuses = v.Status.ResourceClaimStatuses
 	if ref := controllerOf(&v.Metadata); ref != nil {
 		s.Controller = &cluster.Owner{Kind: ref.Kind, Name: ref.Name, Selector: k.selectors[kubeOwnerKey{o.namespace, ref.Kind, ref.Name}].Convert()}
 	}

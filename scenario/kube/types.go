@@ -87,6 +87,9 @@ type kubePod struct {
 	Status   struct {
 		openFields
 		Phase string `yaml:"phase"`
+		// ResourceClaimStatuses name the claims made for the pod's
+		// template entries.
+		ResourceClaimStatuses []schema.PodResourceClaimStatus `yaml:"resourceClaimStatuses"`
 	} `yaml:"status"`
 }
 
@@ -407,13 +410,14 @@ type kubeResourceSlice struct {
 type kubeResourceClaim struct {
 	kubeHead `yaml:",inline"`
 	Spec     schema.ResourceClaimSpec `yaml:"spec"`
-	// Status is the server's: an allocation is warned about (the
-	// importer says what it means), the rest is not modelled.
+	// Status is the server's: the allocation is kept (its devices stay
+	// the claim's while the pods that run with it hold it, which is what
+	// reservedFor says); the devices' status is not modelled.
 	Status struct {
 		openFields
-		Allocation  *struct{ openFields } `yaml:"allocation"`
-		ReservedFor unmodelled            `yaml:"reservedFor"`
-		Devices     unmodelled            `yaml:"devices"`
+		Allocation  *schema.ClaimAllocation `yaml:"allocation"`
+		ReservedFor skipped                 `yaml:"reservedFor"`
+		Devices     unmodelled              `yaml:"devices"`
 	} `yaml:"status"`
 }
 

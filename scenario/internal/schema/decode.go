@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -209,10 +210,15 @@ func (d *Decoder) value(n *yaml.Node, v reflect.Value) error {
 		return nil
 	}
 	if err := n.Decode(v.Addr().Interface()); err != nil {
+		if v.Type() == durationType {
+			return d.fail(n, "%q is not a valid duration (such as 10s)", n.Value)
+		}
 		return d.fail(n, "%q is not a valid %s", n.Value, v.Kind())
 	}
 	return nil
 }
+
+var durationType = reflect.TypeFor[time.Duration]()
 
 // plainScalar sets v from the scalar n as yaml.v3 would, for the scalars
 // files are made of (a string, true or false, a whole number in decimal

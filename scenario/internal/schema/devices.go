@@ -1,5 +1,7 @@
 package schema
 
+import "github.com/gangsim/gangsim/cluster"
+
 // The device objects of Dynamic Resource Allocation (resource.k8s.io/v1),
 // as a scenario file lists them and as the Kubernetes objects hold them:
 // a scenario entry is the object's name (and namespace) with its spec's
@@ -142,6 +144,36 @@ type ResourceClaim struct {
 	Namespace         string `yaml:"namespace"`
 	ResourceClaimSpec `yaml:",inline"`
 	Origin            *Origin `yaml:"-"`
+	// Allocation is the status.allocation of a claim read from a
+	// Kubernetes object (the importer sets it).
+	Allocation *ClaimAllocation `yaml:"-"`
+	// Owner is the claim's controller owner reference, a pod's or a
+	// PodGroup's (the importer sets it).
+	Owner *cluster.ClaimOwner `yaml:"-"`
+}
+
+// ClaimAllocation is a claim's status.allocation, as the scheduler wrote
+// it: the devices allocated to its requests, and the nodes that reach
+// them. The rest of it (the time it was made, driver configuration) is
+// the server's, and ignored.
+type ClaimAllocation struct {
+	OpenFields `yaml:",inline"`
+	Devices    struct {
+		Results []DeviceAllocationResult `yaml:"results"`
+		Config  Unmodelled               `yaml:"config"`
+	} `yaml:"devices"`
+	NodeSelector *NodeSelector `yaml:"nodeSelector"`
+}
+
+// DeviceAllocationResult is one device of an allocation.
+type DeviceAllocationResult struct {
+	OpenFields       `yaml:",inline"`
+	Request          string            `yaml:"request"`
+	Driver           string            `yaml:"driver"`
+	Pool             string            `yaml:"pool"`
+	Device           string            `yaml:"device"`
+	AdminAccess      *bool             `yaml:"adminAccess"`
+	ConsumedCapacity map[string]string `yaml:"consumedCapacity"`
 }
 
 // ResourceClaimTemplate is an entry of resourceClaimTemplates: the spec of
@@ -222,6 +254,13 @@ type PodResourceClaim struct {
 	Name                      string  `yaml:"name"`
 	ResourceClaimName         *string `yaml:"resourceClaimName"`
 	ResourceClaimTemplateName *string `yaml:"resourceClaimTemplateName"`
+}
+
+// PodResourceClaimStatus is an entry of a pod's
+// status.resourceClaimStatuses: the claim made for the pod's entry Name.
+type PodResourceClaimStatus struct {
+	Name              string `yaml:"name"`
+	ResourceClaimName string `yaml:"resourceClaimName"`
 }
 
 // ContainerClaim is an entry of a container's resources.claims: a claim of

@@ -247,6 +247,10 @@ type Pod struct {
 	Origin *Origin `yaml:"-"`
 	// Controller is the controller that made an imported pod.
 	Controller *cluster.Owner `yaml:"-"`
+	// ResourceClaimStatuses are a Pod object's status.resourceClaimStatuses:
+	// the claims the resourceclaim controller made for its template
+	// entries (the importer sets them).
+	ResourceClaimStatuses []PodResourceClaimStatus `yaml:"-"`
 	// KeepRunning: an imported pod without a run time of its own runs
 	// until it is deleted, whatever the run's default (an MPIJob's
 	// worker, which serves ssh).

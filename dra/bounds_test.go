@@ -1,0 +1,125 @@
+package dra
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/cluster"
+)
+
+// indexed is a device of a model with an int attribute "index".
+func indexed(name, model string, index int64) cluster.Device {
+	return cluster.Device{Name: name, Attributes: map[cluster.QualifiedName]cluster.DeviceAttribute{
+		"model": str(model), "index": {IntValue: &index},
+	}}
+}
+
+// distinctEight is a claim of eight one-device requests of model a whose
+// devices must have distinct indexes, on a node of 28 devices of model a
+// with seven indexes (four each) and, when extra, one of model b
+// with an eighth index that no request selects.
+func distinctEight(extra bool) *Input {
+	var devs []cluster.Device
+	for i := range 28 {
+		devs = append(devs, indexed(fmt.Sprintf("a%d", i), "a", int64(i/4)))
+	}
+	if extra {
+		devs = append(devs, indexed("b0", "b", 7))
+	}
+	var reqs []cluster.DeviceRequest
+	for i := range 8 {
+		reqs = append(reqs, exact(fmt.Sprintf("r%d", i), 1, "model=a"))
+	}
+	c := withConstraints(claim("c", reqs...), cluster.DeviceConstraint{DistinctAttribute: drv + "/index"})
+	return &Input{Claims: []*cluster.ResourceClaim{c}, Classes: gpuClass, Slices: []*cluster.ResourceSlice{nodeSlice("s", "n1", devs...)},
+		Node: node("n1"), Selectors: &eqSelector{}, Features: DefaultFeatures()}
+}
+
+// allocateWithin runs Allocate, failing the test if it takes longer
+// than limit (the search it runs would otherwise take hours).
+func allocateWithin(t *testing.T, in *Input, limit time.Duration) ([]cluster.AllocationResult, bool, error) {
+	t.Helper()
+	type answer struct {
+		res []cluster.AllocationResult
+		ok  bool
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, ok, err := Allocate(in)
+		done <- answer{res, ok, err}
+	}()
+	select {
+	case a := <-done:
+		return a.res, a.ok, a.err
+	case <-time.After(limit):
+		t.Fatalf("Allocate still searching after %v", limit)
+		return nil, false, nil
+	}
+}
+
+// Eight requests that must take distinct values of an attribute with
+// seven values (among the devices they could take, and one more no
+// request selects) make an exponential search: it stops at its step
+// budget, with ErrTimeout, and the node is rejected, as kube's filter
+// timeout rejects it. Issue 48.
+func TestDistinctAttributeSearchIsBounded(t *testing.T) {
+	start := time.Now()
+	_, ok, err := allocateWithin(t, distinctEight(true), 30*time.Second)
+	require.False(t, ok)
+	require.EqualError(t, err, "timed out trying to allocate devices")
+	t.Logf("default budget spent in %v", time.Since(start))
+}
+
+// Fewer distinct values of the attribute among the node's devices than
+// requests the constraint covers: the node is refused before any search
+// (one step would not even be allowed). Issue 48.
+func TestDistinctAttributeWithTooFewValuesIsRefusedAtOnce(t *testing.T) {
+	in := distinctEight(false)
+	in.MaxSteps = 1
+	res, ok, err := allocateWithin(t, in, 10*time.Second)
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.Nil(t, res)
+
+	// with an eighth value the search runs, and the budget stops it
+	in = distinctEight(true)
+	in.MaxSteps = 1000
+	_, ok, err = allocateWithin(t, in, 10*time.Second)
+	require.ErrorIs(t, err, ErrTimeout)
+	require.False(t, ok)
+
+	// a request the constraint does not cover does not count
+	in = distinctEight(false)
+	c := in.Claims[0]
+	c.Spec.Constraints[0].Requests = []string{"r0", "r1", "r2"}
+	in.MaxSteps = 1000
+	res, ok, err = allocateWithin(t, in, 10*time.Second)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, "r0=a0 r1=a4 r2=a8 r3=a1 r4=a2 r5=a3 r6=a5 r7=a6", picked(res))
+}
+
+// The budget of a filter timeout, and the search's steps are counted so
+// that a budget just big enough finds what an unbounded search finds.
+func TestStepsFor(t *testing.T) {
+	require.Equal(t, int64(10_000_000), StepsFor(DefaultFilterTimeout))
+	require.Equal(t, int64(1), StepsFor(time.Nanosecond))
+	require.Equal(t, int64(-1), StepsFor(0))
+	require.Equal(t, int64(-1), StepsFor(-time.Second))
+	require.Positive(t, StepsFor(time.Duration(1<<63-1)))
+
+	in := distinctEight(false)
+	in.Claims[0].Spec.Constraints = nil
+	in.MaxSteps = 36 // request i looks at the i devices taken before its own: 1+2+...+8
+	res, ok, err := Allocate(in)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Len(t, res[0].Devices, 8)
+	in.MaxSteps = 35
+	_, _, err = Allocate(in)
+	require.ErrorIs(t, err, ErrTimeout)
+}
