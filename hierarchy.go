@@ -149,15 +149,32 @@ func (s *Scheduler) explainLeaves(leaves []groupID, out placement.TreeResult, ro
 		if len(lr.Failures) == 0 && msg == "" {
 			continue
 		}
-		for _, r := range s.tracker.pending(gr) {
+		pending := s.tracker.pending(gr)
+		byKey := !allFailuresOf(lr.Failures, pending)
+		for _, r := range pending {
 			// a leaf's failures are its first few pods': a list, not a map
-			if i := slices.IndexFunc(lr.Failures, func(f placement.PodFailure) bool { return f.Pod == r.info || f.Pod.Key() == r.info.Key() }); i >= 0 {
+			i := slices.IndexFunc(lr.Failures, func(f placement.PodFailure) bool { return f.Pod == r.info || byKey && f.Pod.Key() == r.info.Key() })
+			if i >= 0 {
 				s.failFit(r, lr.Failures[i].Err)
 			} else if msg != "" {
 				s.failWith(r, msg, nil)
 			}
 		}
 	}
+}
+
+// allFailuresOf says each failure names one of the records' pods by the
+// very PodInfo the record holds, as a search of these pods gives them:
+// then no pod needs its failure looked up by key, which compares strings
+// for every failure a pod has not (a quarter of a failed gang's
+// explanation in a cluster of many failing gangs).
+func allFailuresOf(failures []placement.PodFailure, records []*podRecord) bool {
+	for _, f := range failures {
+		if !slices.ContainsFunc(records, func(r *podRecord) bool { return r.info == f.Pod }) {
+			return false
+		}
+	}
+	return true
 }
 
 // rootPriority is the priority of a root group (its hierarchy's).
