@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"runtime/debug"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -9,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
