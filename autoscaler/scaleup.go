@@ -154,7 +154,7 @@ func (a *Autoscaler) notOnUpcoming(units []unit, upcoming []int) []unit {
 		shape podShape
 		cands int
 	}
-	from := map[shapeOn]int{} // the candidates before it had no room for the shape
+	from := map[shapeOn]int{}     // the candidates before it had no room for the shape
 	rooms := map[int]*roomBound{} // by len(cands)
 	for _, u := range units {
 		n := 0
