@@ -48,14 +48,44 @@ spec:
       containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
 `
 
-// An Indexed Job of 2^31-1 completions makes its pods during the run: they
-// count against the load's limit of pods, and the run stops with an error
-// naming the Job once past it.
+// An Indexed Job of 2^31-1 completions must make that many pods: it is
+// refused at load, naming the Job and the field, against the load's limit
+// of pods (it ran for hours before that limit stopped it).
+func TestJobCompletionsCountAgainstThePodLimit(t *testing.T) {
+	_, err := Parse("job.yaml", []byte(hugeIndexedJob))
+	require.Error(t, err)
+	require.ErrorContains(t, err, "job.yaml")
+	require.ErrorContains(t, err, "Job default/big: spec.completions: 2,147,483,647 more pods would go past the limit of 10,000,000 pods")
+}
+
+// Pods the controllers make during a run count against the same limit:
+// two Jobs of 600 completions each fit the limit of 1,000 alone, not
+// together; the run stops with an error naming the Job whose pod goes
+// past it.
 func TestControllerPodsCountAgainstTheLimit(t *testing.T) {
-	sc, err := Parse("job.yaml", []byte(hugeIndexedJob), WithLimits(Limits{Pods: 1000}))
+	job := func(name string) string {
+		return `apiVersion: batch/v1
+kind: Job
+metadata: {name: ` + name + `}
+spec:
+  completions: 600
+  parallelism: 4
+  template:
+    metadata: {annotations: {gangsim.io/duration: 1s}}
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+`
+	}
+	sc, err := Parse("jobs.yaml", []byte(`apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", memory: 32Gi, pods: "110"}}
+---
+`+job("a")+"---\n"+job("b")), WithLimits(Limits{Pods: 1000}))
 	require.NoError(t, err)
 	_, err = runWithin(t, sc, 30*time.Second)
 	require.ErrorIs(t, err, ErrPodLimit)
-	require.ErrorContains(t, err, "job.yaml")
-	require.ErrorContains(t, err, "Job default/big")
+	require.ErrorContains(t, err, "jobs.yaml")
+	require.ErrorContains(t, err, "Job default/")
 }
