@@ -44,6 +44,10 @@ var ErrVariant = errors.New("whatif: invalid variant")
 // removed), so that a typo cannot exhaust memory.
 const maxCount = 100_000
 
+// MaxLimit is the largest Criteria.Limit a search takes (the counts of a
+// variant have the same bound).
+const MaxLimit = maxCount
+
 // ParseVariant reads a variant: "base" (no change), or changes separated
 // by commas, each one of
 //
