@@ -23,3 +23,16 @@ func TestKueueTotalCountBounds(t *testing.T) {
 	_, err = Parse("pods.yaml", []byte(kubePods(2, group, `{kueue.x-k8s.io/pod-group-total-count: "2"}`)))
 	require.NoError(t, err)
 }
+
+// A cpu quota below a millicore counts as Kueue counts it: Kueue turns
+// every cpu quantity into millicores with resource.Quantity.MilliValue,
+// which rounds up, so a nominalQuota of "0.0001" is 1m. A Job of one 1m
+// pod is admitted (Kueue admits it); one of two such pods waits for ever
+// (2m > 1m). Pod requests round up alike ("0.0001" is 1m).
+func TestKueueSubMillicoreQuotaRoundsUpAsKueue(t *testing.T) {
+	res := runKueue(t, kueueQueues("0.0001", "")+kubeNodes(1, 2)+kueueJob("one", 1, "1m", "5m", "")+kueueJob("two", 2, "0.0001", "5m", ""))
+	one, two := kueueWorkload(t, res, "Job one"), kueueWorkload(t, res, "Job two")
+	require.Equal(t, "Finished", one.Status)
+	require.NotEqual(t, "Finished", two.Status)
+	require.Contains(t, two.Message, "current podset request (2m) > maximum capacity (1m)")
+}
