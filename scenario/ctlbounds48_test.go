@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,4 +90,28 @@ status: {allocatable: {cpu: "8", memory: 32Gi, pods: "110"}}
 	require.ErrorIs(t, err, ErrPodLimit)
 	require.ErrorContains(t, err, "jobs.yaml")
 	require.ErrorContains(t, err, "Job default/")
+}
+
+// A load holds at most Limits.Objects Kubernetes objects: a file of many
+// tiny documents (65 MB of one-line Namespaces took 2.7 GB and more) is
+// refused, naming the file, in a stream or in a List alike.
+func TestObjectsLimit(t *testing.T) {
+	var b strings.Builder
+	for i := range 1001 {
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns%d}\n", i)
+	}
+	_, err := Parse("ns.yaml", []byte(b.String()), WithLimits(Limits{Objects: 1000}))
+	require.Error(t, err)
+	require.ErrorContains(t, err, "ns.yaml: more than 1,000 Kubernetes objects in all inputs, the limit of a load")
+	_, err = Parse("ns.yaml", []byte(b.String()), WithLimits(Limits{Objects: 1001}))
+	require.NoError(t, err)
+
+	var items []string
+	for i := range 1001 {
+		items = append(items, fmt.Sprintf(`{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns%d"}}`, i))
+	}
+	list := `{"apiVersion": "v1", "kind": "List", "items": [` + strings.Join(items, ",\n") + "]}\n"
+	_, err = Parse("list.json", []byte(list), WithLimits(Limits{Objects: 1000}))
+	require.ErrorContains(t, err, "list.json: more than 1,000 Kubernetes objects")
+	require.Equal(t, 1_000_000, DefaultLimits().Objects)
 }
