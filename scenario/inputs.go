@@ -184,14 +184,8 @@ func parseFiles(files []File, name string, ws *warnings, own bool, opts ...Optio
 	o := applyOptions(opts)
 	ins := make([]*input, 0, len(files))
 	var errs schema.Errors // every file's, reported at once (Errors)
-	objects := 0
 	for i, f := range files {
 		in, err := readFile(f, ws, o.limits)
-		if err == nil {
-			if objects += len(in.objects); objects > o.limits.Objects {
-				err = tooManyObjects(f.Name, o.limits.Objects)
-			}
-		}
 		if !errs.Add(err) {
 			break
 		}
@@ -201,6 +195,9 @@ func parseFiles(files []File, name string, ws *warnings, own bool, opts ...Optio
 		if err == nil {
 			ins = append(ins, in)
 		}
+	}
+	if err := countObjects(ins, o.limits.Objects); err != nil {
+		return nil, err
 	}
 	// the objects of the files that were read are imported even when
 	// another file was not: their mistakes are reported with its

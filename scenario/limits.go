@@ -113,6 +113,19 @@ func countEntry(file string, line int, list string, i int, name, field string, c
 	return nil
 }
 
+// countObjects checks the Kubernetes objects of the inputs against the
+// limit, naming the file that goes past it. (A stream is checked as it
+// is read too, readStream, so that a single file stops early.)
+func countObjects(ins []*input, limit int) error {
+	n := 0
+	for _, in := range ins {
+		if n += len(in.objects); n > limit {
+			return tooManyObjects(in.name, limit)
+		}
+	}
+	return nil
+}
+
 // tooManyObjects is the error of inputs with more Kubernetes objects than
 // Limits.Objects, at the file that goes past it.
 func tooManyObjects(file string, limit int) error {
