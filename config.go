@@ -3,6 +3,7 @@ package gangsim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -133,6 +134,9 @@ func (c Config) validate(reg fw.Registry) error {
 			return configError(where+".schedulerName", "%q is used by two profiles", name)
 		}
 		names[name] = true
+		if pct := p.PercentageOfNodesToScore; pct != nil && (*pct < 0 || *pct > 100) {
+			return configError(where+".percentageOfNodesToScore", "%d is not in 0..100", *pct)
+		}
 		if _, err := resolveProfile(p, reg, where); err != nil {
 			return err
 		}
@@ -322,13 +326,8 @@ func resolveProfile(p *Profile, reg fw.Registry, where string) (*resolvedProfile
 		}
 		refs := expand(ep, set, multi, probe)
 		if ep.weighted {
-			for i := range refs {
-				if refs[i].Weight < 0 || refs[i].Weight > 100 {
-					return nil, configError(field, "plugin %q weight %d is not in 1..100", refs[i].Name, refs[i].Weight)
-				}
-				if refs[i].Weight == 0 {
-					refs[i].Weight = 1
-				}
+			if err := checkWeights(field, refs); err != nil {
+				return nil, err
 			}
 		}
 		if ep.name == "placementGenerate" && len(refs) > 1 {
@@ -337,6 +336,33 @@ func resolveProfile(p *Profile, reg fw.Registry, where string) (*resolvedProfile
 		rp.points[ep.name] = refs
 	}
 	return rp, nil
+}
+
+// maxNodeScore is the most a score plugin gives a node (kube's
+// MaxNodeScore); the weights times it must add up within int64.
+const maxNodeScore = 100
+
+// checkWeights sets a weight of 0 to 1 and checks the weights of one
+// extension point as kube-scheduler's framework does: no weight may be
+// negative, and the weights times maxNodeScore must add up within int64
+// (kube refuses "total score of Score plugins could overflow"). There is
+// no other upper bound: a weight of 1000 is as valid as in kube.
+func checkWeights(field string, refs []PluginRef) error {
+	var total int64
+	for i := range refs {
+		switch w := refs[i].Weight; {
+		case w < 0:
+			return configError(field, "plugin %q weight %d is negative (0 means 1)", refs[i].Name, w)
+		case w == 0:
+			refs[i].Weight = 1
+		}
+		w := int64(refs[i].Weight) * maxNodeScore
+		if w > math.MaxInt64-total {
+			return configError(field, "plugin %q weight %d: the total score of the plugins could overflow", refs[i].Name, refs[i].Weight)
+		}
+		total += w
+	}
+	return nil
 }
 
 // checkNames checks that every plugin named is registered.

@@ -1,6 +1,7 @@
 package gangsim
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -36,4 +37,35 @@ func TestTimeLimits(t *testing.T) {
 	st, _ := s.Pod(cluster.MakePodKey("", "late"))
 	require.Equal(t, PhaseSucceeded, st.Phase)
 	require.Equal(t, 2*MaxSimulatedTime, st.EndedAt, "a hundred years after it was bound, without wrapping")
+}
+
+// A profile's percentageOfNodesToScore is 0 to 100, as kube-scheduler's
+// validation has it for the configuration and for each profile (issue 48).
+func TestProfilePercentageOfNodesToScore(t *testing.T) {
+	for _, pct := range []int32{-5, 101, 5000} {
+		cfg := Config{Profiles: []Profile{{SchedulerName: "s", PercentageOfNodesToScore: &pct}}}
+		err := cfg.Validate()
+		require.ErrorIs(t, err, ErrConfig, "%d", pct)
+		require.ErrorContains(t, err, "profiles[0].percentageOfNodesToScore")
+	}
+	for _, pct := range []int32{0, 50, 100} {
+		cfg := Config{Profiles: []Profile{{SchedulerName: "s", PercentageOfNodesToScore: &pct}}}
+		require.NoError(t, cfg.Validate(), "%d", pct)
+	}
+}
+
+// Score weights follow kube-scheduler: 0 means 1, a weight must not be
+// negative, and any positive weight is taken as long as the weights times
+// the largest node score add up within int64; a weight above 100 is
+// fine (issue 48).
+func TestScoreWeightsAsKube(t *testing.T) {
+	profile := func(w int32) Config {
+		return Config{Profiles: []Profile{{SchedulerName: "s", Plugins: &Plugins{Score: PluginSet{Enabled: []PluginRef{{Name: "NodeAffinity", Weight: w}}}}}}}
+	}
+	for _, w := range []int32{0, 1, 101, 1 << 30, math.MaxInt32} {
+		require.NoError(t, profile(w).Validate(), "%d", w)
+	}
+	err := profile(-1).Validate()
+	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorContains(t, err, "NodeAffinity")
 }

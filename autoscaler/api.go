@@ -30,6 +30,13 @@ type Config struct {
 	MaxNodesTotal  int   // --max-nodes-total, 0: no limit
 	MaxCoresTotal  int64 // --cores-total max, in cores; 0: no limit
 	MaxMemoryTotal int64 // --memory-total max, in bytes; 0: no limit
+	// MaxNodesPerScaleUp bounds the nodes one scale-up asks for
+	// (--max-nodes-per-scaleup); 0: DefaultMaxNodesPerScaleUp.
+	MaxNodesPerScaleUp int
+	// MaxBinpackingChecks bounds the pod-on-node checks of one group's
+	// estimate in one scan, standing for
+	// --max-nodegroup-binpacking-duration; 0: DefaultMaxBinpackingChecks.
+	MaxBinpackingChecks int
 	// ScaleDownDisabled is --scale-down-enabled=false.
 	ScaleDownDisabled bool
 }

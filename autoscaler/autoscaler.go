@@ -3,6 +3,7 @@ package autoscaler
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -61,6 +62,9 @@ type Autoscaler struct {
 	freed map[string]time.Duration
 	// lastFreed is the latest of freed's times
 	lastFreed time.Duration
+	// checks counts the pod-on-node checks of the estimates so far (the
+	// work MaxBinpackingChecks bounds)
+	checks int64
 }
 
 // groupState is a NodeGroup and what it did.
@@ -76,8 +80,14 @@ type groupState struct {
 	maxNodes   int
 	closedHrs  float64 // node-hours of the nodes gone
 	backoffTil time.Duration
-	resources  cluster.Resources
-	gpu        bool
+	// backoff is the length of the latest back-off; failures the
+	// timeouts since the group last gave a node (or since a reset), the
+	// latest at lastFailure
+	backoff     time.Duration
+	failures    int
+	lastFailure time.Duration
+	resources   cluster.Resources
+	gpu         bool
 }
 
 // nodeState is one node the autoscaler made.
@@ -289,9 +299,21 @@ func (a *Autoscaler) Groups(end time.Duration) []GroupSummary {
 	for i, g := range a.groups {
 		h := g.closedHrs + open[i]
 		out[i] = GroupSummary{Name: g.Name, NodesAdded: g.added, NodesRemoved: g.removed, MaxNodes: g.maxNodes,
-			NodeHours: h, Cost: h * g.PricePerHour}
+			NodeHours: h, Cost: finite(h * g.PricePerHour)}
 	}
 	return out
+}
+
+// finite is v, or the largest float64 of its sign when v overflowed: a
+// cost is a number a report can print and JSON can carry, never +Inf.
+func finite(v float64) float64 {
+	switch {
+	case math.IsInf(v, 1):
+		return math.MaxFloat64
+	case math.IsInf(v, -1):
+		return -math.MaxFloat64
+	}
+	return v
 }
 
 // Run drives s and a together until nothing more can happen and returns

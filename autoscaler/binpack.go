@@ -156,7 +156,7 @@ func (a *Autoscaler) pack(g *groupState, pods []*cluster.PodInfo, gang *podgroup
 	}
 	order := sortedForTemplate(pods, g.resources)
 	o := option{g: g}
-	var fresh []int // new nodes, in creation order
+	est := estimate{a: a, budget: int64(a.cfg.MaxBinpackingChecks), full: map[podShape]int{}}
 	failedShape := map[podShape]shapeFailure{}
 	for _, pi := range order {
 		shape := shapeOf(pi)
@@ -166,12 +166,19 @@ func (a *Autoscaler) pack(g *groupState, pods []*cluster.PodInfo, gang *podgroup
 			}
 			continue
 		}
-		i, ok := a.fitOnNew(pi, fresh)
-		if !ok && len(fresh) < limit {
+		if est.spent() {
+			if gang != nil {
+				return option{}, fmt.Sprintf("gang %s: the estimate stopped after %d checks (max-binpacking-checks)", gang.Key(), est.used)
+			}
+			break // as the estimator stops at its time limit: with the nodes so far
+		}
+		i, ok := est.fitOnNew(pi, shape)
+		if !ok && len(est.fresh) < limit {
 			var reason string
-			i, ok, reason = a.tryNewNode(g, pi, ownRack && len(fresh) == 0)
+			i, ok, reason = a.tryNewNode(g, pi, ownRack && len(est.fresh) == 0)
+			est.count(1)
 			if ok {
-				fresh = append(fresh, i)
+				est.add(i)
 			} else {
 				failedShape[shape] = shapeFailure{name: shapeName(pi), reason: "pod " + pi.Key().Display() + " does not fit the template: " + reason}
 			}
@@ -196,7 +203,7 @@ func (a *Autoscaler) pack(g *groupState, pods []*cluster.PodInfo, gang *podgroup
 		}
 		return option{}, fmt.Sprintf("no pod fits within %s", why)
 	}
-	o.nodes = len(fresh)
+	o.nodes = len(est.fresh)
 	slices.SortStableFunc(o.pods, func(x, y *cluster.PodInfo) int { return cmp.Compare(x.Key(), y.Key()) })
 	return o, ""
 }
@@ -239,16 +246,111 @@ func domainLimit(g *groupState, key string, limit int) (int, bool, string) {
 	return 0, false, fmt.Sprintf("the group's nodes have no topology label %q", key)
 }
 
-// fitOnNew finds pod room on the new nodes: the last one first.
-func (a *Autoscaler) fitOnNew(pi *cluster.PodInfo, fresh []int) (int, bool) {
-	if len(fresh) == 0 {
+// estimate is one group's packing in one scan: the new nodes, and the
+// work it did, counted in pod-on-node checks.
+type estimate struct {
+	a      *Autoscaler
+	fresh  []int // new nodes, in creation order
+	budget int64 // checks allowed (0: none)
+	used   int64
+	// full is, by shape, how many of the first new nodes a pod of that
+	// shape found no room on: later pods of the shape skip them, as the
+	// estimator sends an equivalence group's pods past the nodes one of
+	// them did not fit (nodes only fill up while it packs)
+	full map[podShape]int
+	// room bounds the cpu and memory free on the new nodes but the last
+	// (valid while measured): a pod asking more fits none of them
+	room roomBound
+}
+
+func (e *estimate) spent() bool { return e.budget > 0 && e.used >= e.budget }
+
+func (e *estimate) count(n int) {
+	e.used += int64(n)
+	e.a.checks += int64(n)
+}
+
+// add makes node i the last new node; the one before joins the others.
+func (e *estimate) add(i int) {
+	if n := len(e.fresh); n > 0 {
+		e.room.widen(e.a.sb.Node(e.fresh[n-1]))
+	}
+	e.fresh = append(e.fresh, i)
+}
+
+// fitOnNew finds pod room on the new nodes: the last one first, then the
+// earlier ones its shape was not found too big for.
+func (e *estimate) fitOnNew(pi *cluster.PodInfo, shape podShape) (int, bool) {
+	if len(e.fresh) == 0 {
 		return 0, false
 	}
-	last := fresh[len(fresh)-1]
-	if a.sb.Fits(pi, last) {
+	last := e.fresh[len(e.fresh)-1]
+	e.count(1)
+	if e.a.sb.Fits(pi, last) {
 		return last, true
 	}
-	return a.sb.FindNode(pi, fresh[:len(fresh)-1])
+	from := 0
+	if shape != (podShape{}) {
+		from = e.full[shape]
+	}
+	earlier := e.fresh[min(from, len(e.fresh)-1) : len(e.fresh)-1]
+	if len(earlier) == 0 || !e.room.mayFit(pi) {
+		e.noteFull(shape)
+		return 0, false
+	}
+	i, ok := e.a.sb.FindNode(pi, earlier)
+	if ok {
+		e.count(slices.Index(earlier, i) + 1)
+		return i, true
+	}
+	e.count(len(earlier))
+	e.noteFull(shape)
+	if !e.room.valid { // measured once; widened as nodes join
+		e.room.measure(e.a.sb, e.fresh[:len(e.fresh)-1])
+	}
+	return 0, false
+}
+
+// noteFull notes that a pod of shape fits none of the new nodes so far.
+func (e *estimate) noteFull(shape podShape) {
+	if shape != (podShape{}) {
+		e.full[shape] = len(e.fresh)
+	}
+}
+
+// roomBound is an upper bound of the cpu and memory free on a set of
+// nodes: a pod asking more of either fits none. Nodes only fill up while
+// an estimate packs, so a bound measured once stays an upper bound.
+type roomBound struct {
+	cpu, mem int64
+	valid    bool
+}
+
+func free(ni *cluster.NodeInfo) (cpu, mem int64) {
+	alloc, req := ni.Allocatable(), ni.Requested()
+	return alloc.MilliCPU - req.MilliCPU, alloc.Memory - req.Memory
+}
+
+// measure sets the bound to the most free on nodes.
+func (r *roomBound) measure(sb *gangsim.Sandbox, nodes []int) {
+	*r = roomBound{valid: true}
+	for _, i := range nodes {
+		r.widen(sb.Node(i))
+	}
+}
+
+// widen takes one more node into a measured bound.
+func (r *roomBound) widen(ni *cluster.NodeInfo) {
+	if r.valid {
+		cpu, mem := free(ni)
+		r.cpu, r.mem = max(r.cpu, cpu), max(r.mem, mem)
+	}
+}
+
+// mayFit is false when pi asks more cpu or memory than the bound.
+func (r *roomBound) mayFit(pi *cluster.PodInfo) bool {
+	req := pi.Request()
+	return !r.valid || req.MilliCPU <= r.cpu && req.Memory <= r.mem
 }
 
 // tryNewNode adds one template node of g and checks pi fits it; it takes

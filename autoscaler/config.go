@@ -16,8 +16,29 @@ const (
 	DefaultMaxNodeProvisionTime       = 15 * time.Minute
 	DefaultExpander                   = "least-waste"
 	// NodeGroupBackoff is how long a group whose nodes timed out is not
-	// scaled up (--initial-node-group-backoff-duration).
-	NodeGroupBackoff = 5 * time.Minute
+	// scaled up after its first timeout (--initial-node-group-backoff-duration);
+	// each further timeout doubles it, up to MaxNodeGroupBackoff
+	// (--max-node-group-backoff-duration). A node of the group that
+	// arrives, or NodeGroupBackoffReset without a timeout
+	// (--node-group-backoff-reset-timeout), starts it over.
+	NodeGroupBackoff      = 5 * time.Minute
+	MaxNodeGroupBackoff   = 30 * time.Minute
+	NodeGroupBackoffReset = 3 * time.Hour
+	// MinScanInterval is the shortest scan interval Validate takes. The
+	// cluster autoscaler's loop never runs faster than its own work takes
+	// (a second or more on a real cluster); in simulated time a scan
+	// costs nothing, and an interval of nanoseconds would make a run
+	// crawl through billions of scans.
+	MinScanInterval = time.Second
+	// DefaultMaxNodesPerScaleUp bounds the nodes one scale-up asks for
+	// (--max-nodes-per-scaleup).
+	DefaultMaxNodesPerScaleUp = 1000
+	// DefaultMaxBinpackingChecks bounds the work of one group's estimate
+	// in one scan: the pod-on-node checks it may make before it stops
+	// adding nodes. It stands for --max-nodegroup-binpacking-duration
+	// (10s), counted rather than timed so that a run repeats byte for
+	// byte; at tens of microseconds a check, 10s is some 300,000.
+	DefaultMaxBinpackingChecks = 300_000
 	// MaxEmptyBulkDelete is how many empty nodes one scan removes
 	// (--max-empty-bulk-delete); MaxDrainParallelism how many non-empty
 	// ones (--max-drain-parallelism); NonEmptyCandidates how many
@@ -54,6 +75,12 @@ func (c Config) WithDefaults() Config {
 	if c.Expander == "" {
 		c.Expander = DefaultExpander
 	}
+	if c.MaxNodesPerScaleUp == 0 {
+		c.MaxNodesPerScaleUp = DefaultMaxNodesPerScaleUp
+	}
+	if c.MaxBinpackingChecks == 0 {
+		c.MaxBinpackingChecks = DefaultMaxBinpackingChecks
+	}
 	return c
 }
 
@@ -70,8 +97,8 @@ func (c Config) Validate() error {
 			return configErr("autoscaler", d.name, "%v is negative", d.v)
 		}
 	}
-	if c.ScanInterval <= 0 {
-		return configErr("autoscaler", "scanInterval", "must be positive")
+	if c.ScanInterval < MinScanInterval {
+		return configErr("autoscaler", "scanInterval", "%v is below %v, the shortest scan interval taken", c.ScanInterval, MinScanInterval)
 	}
 	for _, t := range []struct {
 		name string
@@ -83,6 +110,12 @@ func (c Config) Validate() error {
 	}
 	if c.MaxNodesTotal < 0 || c.MaxCoresTotal < 0 || c.MaxMemoryTotal < 0 {
 		return configErr("autoscaler", "limits", "maxNodesTotal, maxCoresTotal and maxMemoryTotal must not be negative")
+	}
+	if c.MaxNodesPerScaleUp < 0 {
+		return configErr("autoscaler", "maxNodesPerScaleUp", "%d is negative", c.MaxNodesPerScaleUp)
+	}
+	if c.MaxBinpackingChecks < 0 {
+		return configErr("autoscaler", "maxBinpackingChecks", "%d is negative", c.MaxBinpackingChecks)
 	}
 	known := false
 	for _, e := range Expanders {

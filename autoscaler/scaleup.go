@@ -3,6 +3,7 @@ package autoscaler
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -137,14 +138,51 @@ func (u *unit) add(pi *cluster.PodInfo, arrived, marked time.Duration) {
 // there, so that they count against later units), as the cluster
 // autoscaler's filter of schedulable pods does. The other nodes had no
 // room for them at their last attempt.
+//
+// A pod alone that finds no room rules out, for the rest of the pass, the
+// pods of its shape (shapeOf) on the same candidates, and the pods asking
+// more cpu or memory than any candidate has free, as the cluster
+// autoscaler's filter skips pods like one it could not place: nodes only
+// fill up during the pass, so that keeps the answers and makes the pass
+// linear in the pods rather than in pods times nodes.
 func (a *Autoscaler) notOnUpcoming(units []unit, upcoming []int) []unit {
 	freed := a.freedNodes(units)
 	out := units[:0]
+	var cands []int
+	cur := -1 // the freed nodes cands holds, counted
+	type shapeOn struct {
+		shape podShape
+		cands int
+	}
+	from := map[shapeOn]int{}     // the candidates before it had no room for the shape
+	rooms := map[int]*roomBound{} // by len(cands)
 	for _, u := range units {
-		cands := slices.Clone(upcoming)
+		n := 0
 		for _, f := range freed {
 			if f.at >= u.marked {
-				cands = append(cands, f.index)
+				n++
+			}
+		}
+		if n != cur {
+			cands, cur = slices.Clone(upcoming), n
+			for _, f := range freed {
+				if f.at >= u.marked {
+					cands = append(cands, f.index)
+				}
+			}
+		}
+		alone := len(u.pods) == 1 && u.gang == nil && !u.root.Composite
+		var key shapeOn
+		if alone {
+			key = shapeOn{shapeOf(u.pods[0]), len(cands)}
+			room := rooms[len(cands)]
+			if room == nil {
+				room = &roomBound{}
+				rooms[len(cands)] = room
+			}
+			if !room.mayFit(u.pods[0]) {
+				out = append(out, u)
+				continue
 			}
 		}
 		switch {
@@ -152,6 +190,17 @@ func (a *Autoscaler) notOnUpcoming(units []unit, upcoming []int) []unit {
 		case u.root.Composite:
 			if a.placeHierarchy(&u, cands, upcoming) {
 				continue
+			}
+		case alone:
+			k, ok := a.placeOne(u.pods[0], cands, from[key], upcoming)
+			if key.shape != (podShape{}) {
+				from[key] = k
+			}
+			if ok {
+				continue
+			}
+			if room := rooms[len(cands)]; !room.valid {
+				room.measure(a.sb, cands)
 			}
 		case a.placeAll(u.pods, cands, upcoming):
 			continue
@@ -203,6 +252,28 @@ func (a *Autoscaler) placeAll(pods []*cluster.PodInfo, cands, upcoming []int) bo
 		}
 	}
 	return true
+}
+
+// placeOne places pod on the first of cands[from:] it fits, and returns
+// that candidate's position (len(cands) when none): a node without the
+// cpu or memory free is passed over without running the filters. A pod
+// placed on an upcoming node waits for that node's request.
+func (a *Autoscaler) placeOne(pi *cluster.PodInfo, cands []int, from int, upcoming []int) (int, bool) {
+	req := pi.Request()
+	for k := from; k < len(cands); k++ {
+		i := cands[k]
+		if cpu, mem := free(a.sb.Node(i)); req.MilliCPU > cpu || req.Memory > mem {
+			continue
+		}
+		if a.sb.Fits(pi, i) {
+			a.sb.Place(pi, i)
+			if j := slices.Index(upcoming, i); j >= 0 {
+				a.waitFor(pi.Key(), a.upcoming[j].req)
+			}
+			return k, true
+		}
+	}
+	return len(cands), false
 }
 
 // waitFor counts req among the scale-ups pod waits for.
@@ -322,11 +393,20 @@ func keys(pods []*cluster.PodInfo) []cluster.PodKey {
 // core and memory limits; why says which bound is 0.
 func (a *Autoscaler) limit(g *groupState, now time.Duration) (n int, why string) {
 	if now < g.backoffTil {
-		a.wakeAt(g.backoffTil) // the pods may get this group then
+		if g.backoff < MaxNodeGroupBackoff {
+			// the pods may get this group then. A back-off at its most
+			// is not waited for: a group whose nodes never come in time
+			// would keep the run going for ever; the scan after its end
+			// that something else causes tries the group again.
+			a.wakeAt(g.backoffTil)
+		}
 		return 0, fmt.Sprintf("backed off until %v after a timeout", g.backoffTil)
 	}
-	n = g.Max - g.live
+	n = min(g.Max-g.live, a.cfg.MaxNodesPerScaleUp)
 	why = fmt.Sprintf("max %d reached", g.Max)
+	if n == a.cfg.MaxNodesPerScaleUp && n < g.Max-g.live {
+		why = fmt.Sprintf("max-nodes-per-scaleup %d reached", a.cfg.MaxNodesPerScaleUp)
+	}
 	nodes, cpu, mem := a.clusterTotals()
 	bound := func(left int64, per int64, what string) {
 		if per <= 0 {
@@ -340,10 +420,10 @@ func (a *Autoscaler) limit(g *groupState, now time.Duration) (n int, why string)
 		bound(int64(a.cfg.MaxNodesTotal-nodes), 1, fmt.Sprintf("max-nodes-total %d reached", a.cfg.MaxNodesTotal))
 	}
 	if a.cfg.MaxCoresTotal > 0 {
-		bound(a.cfg.MaxCoresTotal*1000-cpu, g.resources.MilliCPU, fmt.Sprintf("cores-total max %d reached", a.cfg.MaxCoresTotal))
+		bound(satAdd(satMul(a.cfg.MaxCoresTotal, 1000), -cpu), g.resources.MilliCPU, fmt.Sprintf("cores-total max %d reached", a.cfg.MaxCoresTotal))
 	}
 	if a.cfg.MaxMemoryTotal > 0 {
-		bound(a.cfg.MaxMemoryTotal-mem, g.resources.Memory, fmt.Sprintf("memory-total max %d reached", a.cfg.MaxMemoryTotal))
+		bound(satAdd(a.cfg.MaxMemoryTotal, -mem), g.resources.Memory, fmt.Sprintf("memory-total max %d reached", a.cfg.MaxMemoryTotal))
 	}
 	return max(n, 0), why
 }
@@ -357,13 +437,13 @@ func (a *Autoscaler) clusterTotals() (nodes int, cpu, mem int64) {
 			continue // counted below
 		}
 		nodes++
-		cpu += ni.Allocatable().MilliCPU
-		mem += ni.Allocatable().Memory
+		cpu = satAdd(cpu, ni.Allocatable().MilliCPU)
+		mem = satAdd(mem, ni.Allocatable().Memory)
 	}
 	for _, n := range a.upcoming {
 		nodes++
-		cpu += n.node.Allocatable.MilliCPU
-		mem += n.node.Allocatable.Memory
+		cpu = satAdd(cpu, n.node.Allocatable.MilliCPU)
+		mem = satAdd(mem, n.node.Allocatable.Memory)
 	}
 	return nodes, cpu, mem
 }
@@ -371,4 +451,25 @@ func (a *Autoscaler) clusterTotals() (nodes int, cpu, mem int64) {
 func (a *Autoscaler) upcomingNode(name string) (*nodeState, bool) {
 	n, ok := a.nodes[name]
 	return n, ok && !n.ready && !n.gone
+}
+
+// satAdd is x+y, saturated at the int64 range: totals near it (a cores
+// limit of 10^16, a million nodes of huge memory) must not wrap around.
+func satAdd(x, y int64) int64 {
+	s := x + y
+	switch {
+	case x > 0 && y > 0 && s < 0:
+		return math.MaxInt64
+	case x < 0 && y < 0 && s >= 0:
+		return math.MinInt64
+	}
+	return s
+}
+
+// satMul is x*y for x, y >= 0, saturated at math.MaxInt64.
+func satMul(x, y int64) int64 {
+	if x != 0 && y > math.MaxInt64/x {
+		return math.MaxInt64
+	}
+	return x * y
 }

@@ -190,6 +190,7 @@ func (a *Autoscaler) arrivals(now time.Duration) error {
 				return err
 			}
 		}
+		batch[0].group.failures = 0 // a node that arrives ends the back-off's growth
 		a.emit(Event{At: now, Kind: EventNodeReady, Group: batch[0].group.Name, Nodes: names(batch)})
 		a.arrived, a.arrivedAt = true, now
 	}
@@ -199,13 +200,42 @@ func (a *Autoscaler) arrivals(now time.Duration) error {
 			a.dropNode(n, now)
 			n.req.end = min(n.req.end, now)
 		}
-		g.backoffTil = now + NodeGroupBackoff
+		g.backOff(now)
 		a.lastFailure, a.failed = now, true
 		a.emit(Event{At: now, Kind: EventScaleUpTimeout, Group: g.Name, Nodes: names(batch),
-			Reason: fmt.Sprintf("not ready after max-node-provision-time %v; group backed off for %v", a.cfg.MaxNodeProvisionTime, NodeGroupBackoff)})
+			Reason: fmt.Sprintf("not ready after max-node-provision-time %v; group backed off for %v", a.cfg.MaxNodeProvisionTime, g.backoff)})
 		a.dirty, a.lastChange = true, now
 	}
 	return nil
+}
+
+// nextBackoff is how long a timeout at now backs g off: NodeGroupBackoff
+// after the first, twice the one before after each further one, at most
+// MaxNodeGroupBackoff; NodeGroupBackoffReset after the last timeout the
+// growth starts over (the cluster autoscaler's exponential back-off).
+func (g *groupState) nextBackoff(now time.Duration) time.Duration {
+	if g.failures == 0 || now-g.lastFailure > NodeGroupBackoffReset {
+		return NodeGroupBackoff
+	}
+	b := NodeGroupBackoff
+	for range min(g.failures, 16) {
+		b *= 2
+		if b >= MaxNodeGroupBackoff {
+			return MaxNodeGroupBackoff
+		}
+	}
+	return b
+}
+
+// backOff backs g off after a timeout at now.
+func (g *groupState) backOff(now time.Duration) {
+	g.backoff = g.nextBackoff(now)
+	if g.backoff == NodeGroupBackoff {
+		g.failures = 0
+	}
+	g.failures++
+	g.lastFailure = now
+	g.backoffTil = now + g.backoff
 }
 
 // dropNode ends a node's life (removed, or given up on) at now.

@@ -138,12 +138,27 @@ func (q *ResourceQuota) Validate() error {
 	}
 	if has(ScopeBestEffort) {
 		for _, name := range slices.Sorted(maps.Keys(q.Hard)) {
-			if name != ResourcePods && name != "count/pods" {
+			if standardQuotaResource(name) && name != ResourcePods {
 				return bad("hard."+string(name), "unsupported scope applied to resource: the BestEffort scope counts pods only")
 			}
 		}
 	}
 	return nil
+}
+
+// standardQuotaResource reports whether the API server checks a quota's
+// scopes against the resource: its standard quota resources and huge
+// pages. Object counts (count/pods, count/services) and extended
+// resources are not checked, so a BestEffort quota of count/pods is
+// valid, as in Kubernetes.
+func standardQuotaResource(name ResourceName) bool {
+	switch name {
+	case "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.storage", "requests.ephemeral-storage",
+		"limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services", "replicationcontrollers",
+		"secrets", "persistentvolumeclaims", "configmaps", "services.nodeports", "services.loadbalancers":
+		return true
+	}
+	return strings.HasPrefix(string(name), "hugepages-") || strings.HasPrefix(string(name), "requests.hugepages-")
 }
 
 func knownScope(s QuotaScope) bool {

@@ -75,6 +75,12 @@ func TestQuotaValidate(t *testing.T) {
 		require.ErrorContains(t, err, tt.want)
 	}
 	require.NoError(t, (&ResourceQuota{Name: "q", Hard: ResourceList{"pods": 2}, Scopes: []QuotaScope{ScopeBestEffort}}).Validate())
+	// object counts are not standard quota resources: the API server
+	// does not check them against the scope (issue 48 pins count/pods)
+	require.NoError(t, (&ResourceQuota{Name: "q", Hard: ResourceList{"count/pods": 2}, Scopes: []QuotaScope{ScopeBestEffort}}).Validate())
+	require.NoError(t, (&ResourceQuota{Name: "q", Hard: ResourceList{"count/pods": 2, "count/services": 1}, Scopes: []QuotaScope{ScopeBestEffort}}).Validate())
+	require.ErrorContains(t, (&ResourceQuota{Name: "q", Hard: ResourceList{"requests.memory": 2}, Scopes: []QuotaScope{ScopeBestEffort}}).Validate(),
+		"hard.requests.memory: unsupported scope")
 }
 
 func TestFormatAmount(t *testing.T) {

@@ -26,9 +26,12 @@ type Job struct {
 	Parallelism  int32
 	Indexed      bool
 	BackoffLimit int32
-	// ActiveDeadline is spec.activeDeadlineSeconds (0: none): the Job
-	// fails when it has been running that long.
+	// ActiveDeadline is spec.activeDeadlineSeconds (0: none, unless
+	// DeadlineSet): the Job fails when it has been running that long.
 	ActiveDeadline time.Duration
+	// DeadlineSet makes an ActiveDeadline of 0 a deadline (the API takes
+	// activeDeadlineSeconds: 0): the Job fails as soon as it starts.
+	DeadlineSet bool
 	// ReplaceFailedOnly is podReplacementPolicy Failed: a pod being
 	// deleted is replaced, and counted as failed, only once it is gone.
 	ReplaceFailedOnly bool
@@ -210,12 +213,13 @@ func (m *Manager) syncJob(c *controller) error {
 	if j.finished() || j.suspended {
 		return nil
 	}
+	deadline := j.rules.ActiveDeadline > 0 || j.rules.DeadlineSet
 	switch d := j.rules.ActiveDeadline; {
 	case j.failed > int(j.rules.BackoffLimit):
 		return m.failJob(c, "BackoffLimitExceeded")
-	case d > 0 && now >= j.start+d:
+	case deadline && now >= j.start+d:
 		return m.failJob(c, "DeadlineExceeded")
-	case d > 0:
+	case deadline:
 		m.wakeAt(c, j.start+d)
 	}
 	want := j.rules.WantActive(j.succeeded, c.active)

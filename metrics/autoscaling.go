@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -69,7 +70,7 @@ func (rep *Report) AddAutoscaling(groups []autoscaler.NodeGroup, summaries []aut
 		gs.NodesAtEnd = c.ready.cur + c.pending.cur
 		gs.PeakReady, gs.PeakPending = c.ready.peak, c.pending.peak
 		sum.NodeHours += gs.NodeHours
-		sum.Cost += gs.Cost
+		sum.Cost = min(sum.Cost+gs.Cost, math.MaxFloat64) // each is finite; their sum stays so
 		sum.Groups = append(sum.Groups, gs)
 		domain := "group=" + g.Name
 		rep.Series = append(rep.Series,

@@ -82,7 +82,13 @@ func (as *scaler) addResult(res *Result, end time.Duration) {
 
 // round3 rounds to three decimals, so that results read well and do not
 // show the noise of floating-point sums.
-func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+// Values past 2^53 have no fraction to round, and v*1000 could overflow.
+func round3(v float64) float64 {
+	if math.Abs(v) >= 1<<53 || math.IsNaN(v) {
+		return v
+	}
+	return math.Round(v*1000) / 1000
+}
 
 // autoscalerEvent is a decision as the result lists it.
 func autoscalerEvent(e autoscaler.Event) AutoscalerEventResult {

@@ -191,6 +191,17 @@ func TestJobNodeRemovalSuspendAndDeadline(t *testing.T) {
 	}
 }
 
+// activeDeadlineSeconds: 0 is a Job the API server takes (the field must
+// not be negative): it fails as soon as it starts, making no pod (issue
+// 48; it was refused as not positive).
+func TestJobActiveDeadlineOfZero(t *testing.T) {
+	r := runObjects(t, map[string]string{"nodes.yaml": ctlNodes,
+		"a.yaml": jobYAML("now", "activeDeadlineSeconds: 0, parallelism: 2, completions: 4", "1h"),
+	})
+	require.Equal(t, JobResult{Name: "now", Status: "Failed", Reason: "DeadlineExceeded", FinishedAt: "0s"}, r.job("now"))
+	require.Empty(t, r.phases())
+}
+
 func splitEvent(e string) []string { return strings.Fields(e) }
 
 // The runner's stops for controllers change nothing of a run: every golden

@@ -232,6 +232,9 @@ func parseFiles(files []File, name string, ws *warnings, own bool, opts ...Optio
 			ins = append(ins, in)
 		}
 	}
+	if err := countObjects(ins, o.limits.Objects); err != nil {
+		return nil, err
+	}
 	// the objects of the files that were read are imported even when
 	// another file was not: their mistakes are reported with its
 	t := schema.NewTally(o.limits.Nodes, o.limits.Pods)
@@ -347,6 +350,9 @@ func readInput(name string, data []byte, ws *warnings, lim *Limits) (*input, err
 			return in, nil
 		}
 	}
+	if readListsByItem && docs == nil && !schema.LooksLikeJSON(data) && bytes.IndexByte(data, '*') < 0 {
+		return readStream(name, data, ws, lim.Objects)
+	}
 	if docs == nil {
 		var err error
 		if docs, isJSON, err = parseDocuments(name, data); err != nil {
@@ -370,6 +376,54 @@ func readInput(name string, data []byte, ws *warnings, lim *Limits) (*input, err
 		}
 		in.objects = append(in.objects, objs...)
 	}
+	return in.scenarioOrObjects(scenarios, ws, exp)
+}
+
+// readStream is readInput for a YAML stream without aliases: each
+// document is read into objects as soon as it is parsed and its tree
+// dropped, so that memory follows the objects, not the trees of every
+// document at once (a file of a million one-line Namespaces held 2.7 GB
+// of trees). Without aliases there is nothing to expand, so no
+// Expansion. As with the whole stream parsed first, a document that does
+// not parse is reported before any object's error.
+func readStream(name string, data []byte, ws *warnings, maxObjects int) (*input, error) {
+	in := &input{name: name, spec: &schema.File{}}
+	var scenarios []*yaml.Node
+	var objErr error
+	d := &schema.Decoder{} // one cache of struct fields for every document
+	err := schema.EachYAMLDocument(data, func(doc *yaml.Node) error {
+		switch {
+		case !kube.IsDocument(doc):
+			scenarios = append(scenarios, doc)
+		case objErr == nil:
+			objs, err := kube.ReadDocument(name, doc, d)
+			if err != nil {
+				objErr, in.objects = kubeError(err), nil
+				return nil
+			}
+			if in.objects = append(in.objects, objs...); len(in.objects) > maxObjects {
+				return tooManyObjects(name, maxObjects) // read no further
+			}
+		}
+		return nil
+	})
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, documentsError(name, err)
+	}
+	if objErr != nil {
+		return nil, objErr
+	}
+	return in.scenarioOrObjects(scenarios, ws, nil)
+}
+
+// scenarioOrObjects ends the reading of an input: a file holds a scenario
+// (one document) or Kubernetes objects, not both.
+func (in *input) scenarioOrObjects(scenarios []*yaml.Node, ws *warnings, exp *schema.Expansion) (*input, error) {
+	name := in.name
 	switch {
 	case len(scenarios) > 0 && len(in.objects) > 0:
 		return nil, &FieldError{File: name, Line: scenarios[0].Content[0].Line, Err: errors.New("a file holds a scenario or Kubernetes objects, not both")}
@@ -381,8 +435,8 @@ func readInput(name string, data []byte, ws *warnings, lim *Limits) (*input, err
 	return in, nil
 }
 
-// readListsByItem switches readKubeList on; the test that compares it
-// with the reading of a whole file switches it off.
+// readListsByItem switches readKubeList and readStream on; the tests
+// that compare them with the reading of a whole file switch it off.
 var readListsByItem = true
 
 // readKubeList reads a List of Kubernetes objects (a kubectl dump, in
@@ -455,21 +509,28 @@ func decodeScenario(name string, doc *yaml.Node, f *schema.File, ws *warnings, e
 func parseDocuments(name string, data []byte) ([]*yaml.Node, bool, error) {
 	docs, isJSON, err := schema.ParseDocuments(data)
 	if err != nil {
+		return nil, false, documentsError(name, err)
+	}
+	return docs, isJSON, nil
+}
+
+// documentsError is a FieldError of a file whose documents do not parse.
+func documentsError(name string, err error) error {
+	{
 		var se *schema.JSONSyntaxError
 		if errors.As(err, &se) {
-			return nil, false, &FieldError{File: name, Line: se.Line, Err: se.Err}
+			return &FieldError{File: name, Line: se.Line, Err: se.Err}
 		}
 		var fe *schema.FlowError
 		if errors.As(err, &fe) {
-			return nil, false, &FieldError{File: name, Line: fe.Line, Err: errors.New(fe.Detail())}
+			return &FieldError{File: name, Line: fe.Line, Err: errors.New(fe.Detail())}
 		}
 		var de *schema.DecodeError
 		if errors.As(err, &de) {
-			return nil, false, &FieldError{File: name, Line: de.Line, Path: de.Path, Err: de.Err}
+			return &FieldError{File: name, Line: de.Line, Path: de.Path, Err: de.Err}
 		}
-		return nil, false, &FieldError{File: name, Err: err}
+		return &FieldError{File: name, Err: err}
 	}
-	return docs, isJSON, nil
 }
 
 // gunzipped returns the contents of a file whose name ends in .gz

@@ -332,3 +332,33 @@ func peakHeap(f func()) uint64 {
 	close(done)
 	return peak.Load() - min(base, peak.Load())
 }
+
+// A stream of YAML documents read one document at a time, each decoded as
+// it is read and its tree let go (readStream, issue 48), loads as the
+// whole stream parsed first does: the same scenario, run, warnings, and
+// for a faulty object the same error at the same line.
+func TestYAMLStreamReadByDocumentAsWhole(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{"testdata/kube/*.yaml", "testdata/kube/bad/*.yaml", "testdata/kube/samples/*.yaml",
+		"testdata/kube/public-samples/*/*.yaml"} {
+		m, err := filepath.Glob(pattern)
+		require.NoError(t, err)
+		files = append(files, m...)
+	}
+	compared, errorsCompared := 0, 0
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		if bytes.IndexByte(data, '*') >= 0 || schema.LooksLikeJSON(data) {
+			continue // read as a whole either way
+		}
+		byDoc, whole := loadBothWays(t, path, data)
+		require.Equal(t, whole, byDoc, path)
+		compared++
+		if strings.HasPrefix(whole, "error: ") {
+			errorsCompared++
+		}
+	}
+	require.GreaterOrEqual(t, compared, 50)
+	require.GreaterOrEqual(t, errorsCompared, 10)
+}

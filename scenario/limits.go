@@ -1,6 +1,10 @@
 package scenario
 
-import "github.com/gangsim/gangsim/scenario/internal/schema"
+import (
+	"fmt"
+
+	"github.com/gangsim/gangsim/scenario/internal/schema"
+)
 
 // Limits bound what one load may hold, so that a mistake (a count with
 // three zeros too many) or a hostile file fails at once with an error
@@ -22,11 +26,17 @@ type Limits struct {
 	// writes out, plus 10,000. A label map or a list of strings repeated
 	// by an alias is shared, not copied, and counts once.
 	AliasedValues int
+	// Objects bounds the Kubernetes objects of all inputs together (each
+	// document, each item of a List, each object a ConfigMap holds): an
+	// object costs a kilobyte or more while it is read, whatever its
+	// size in the file, so a file of a million one-line objects is
+	// refused rather than exhausting memory.
+	Objects int
 }
 
 // DefaultLimits are the limits a load has unless WithLimits changes them.
 func DefaultLimits() Limits {
-	return Limits{FileSize: 1 << 30, Nodes: 1_000_000, Pods: 10_000_000, AliasedValues: 100_000_000}
+	return Limits{FileSize: 1 << 30, Nodes: 1_000_000, Pods: 10_000_000, AliasedValues: 100_000_000, Objects: 1_000_000}
 }
 
 // WithLimits changes the limits of a load; a zero field keeps its default.
@@ -45,6 +55,9 @@ func WithLimits(l Limits) Option {
 		}
 		if l.AliasedValues > 0 {
 			d.AliasedValues = l.AliasedValues
+		}
+		if l.Objects > 0 {
+			d.Objects = l.Objects
 		}
 		o.limits = &d
 	}
@@ -98,4 +111,23 @@ func countEntry(file string, line int, list string, i int, name, field string, c
 		return &FieldError{File: file, Line: line, Path: where, Err: err}
 	}
 	return nil
+}
+
+// countObjects checks the Kubernetes objects of the inputs against the
+// limit, naming the file that goes past it. (A stream is checked as it
+// is read too, readStream, so that a single file stops early.)
+func countObjects(ins []*input, limit int) error {
+	n := 0
+	for _, in := range ins {
+		if n += len(in.objects); n > limit {
+			return tooManyObjects(in.name, limit)
+		}
+	}
+	return nil
+}
+
+// tooManyObjects is the error of inputs with more Kubernetes objects than
+// Limits.Objects, at the file that goes past it.
+func tooManyObjects(file string, limit int) error {
+	return &FieldError{File: file, Err: fmt.Errorf("more than %s Kubernetes objects in all inputs, the limit of a load", schema.Commas(limit))}
 }

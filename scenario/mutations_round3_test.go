@@ -16,7 +16,7 @@ func TestInputsRefusedAtTheirBounds(t *testing.T) {
 	}
 	long := strings.Repeat("a", 64)
 	for _, tt := range []struct{ name, text, want string }{
-		{"a Job's activeDeadlineSeconds of 0", job("activeDeadlineSeconds: 0, "), "spec.activeDeadlineSeconds: 0 is not positive"},
+		{"a Job's activeDeadlineSeconds of -1", job("activeDeadlineSeconds: -1, "), "spec.activeDeadlineSeconds: -1 is negative"},
 		{"a Deployment of -1 replicas", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: -1, selector: {matchLabels: {app: web}}, " +
 			"template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c}]}}}\n", "spec.replicas: -1 is negative"},
 		{"a Kueue group name of 64 characters", kubePods(1, "{}", "{kueue.x-k8s.io/pod-group-name: "+long+", kueue.x-k8s.io/pod-group-total-count: \"1\"}"),

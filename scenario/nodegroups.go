@@ -49,7 +49,26 @@ func (b *builder) autoscaling(ins []*input) error {
 		b.file = cfgFile
 		return b.failf(cfgLine, "autoscaler", "there are no nodeGroups to scale")
 	}
+	b.warnNeverProvisioned()
 	return b.checkPriorities()
+}
+
+// warnNeverProvisioned warns about each group whose fixed provisioning
+// delay is longer than maxNodeProvisionTime: every node it is asked for
+// times out, so it never gives one (the autoscaler backs it off, longer
+// after each timeout).
+func (b *builder) warnNeverProvisioned() {
+	if b.ws == nil {
+		return
+	}
+	limit := b.sc.Autoscaler.WithDefaults().MaxNodeProvisionTime
+	for i, g := range b.sc.NodeGroups {
+		if d := g.ProvisioningDelay; d.Dist == nil && d.Fixed > limit {
+			src := b.sc.groupSources[i]
+			b.ws.Add("", "nodeGroups[].provisioningDelay", fmt.Sprintf("is longer than maxNodeProvisionTime (%v): the group's nodes always time out, and it never gives one", limit),
+				src.File+": "+src.Path)
+		}
+	}
 }
 
 // nodeGroup converts and checks one node group.
@@ -277,8 +296,22 @@ func (b *builder) autoscalerConfig(s *schema.Autoscaler) error {
 		}
 		*d.to = v
 	}
-	if s.ScanInterval != "" && cfg.ScanInterval <= 0 {
-		return b.failf(s.Line, "autoscaler.scanInterval", "%q is not positive", s.ScanInterval)
+	if s.ScanInterval != "" && cfg.ScanInterval < autoscaler.MinScanInterval {
+		return b.failf(s.Line, "autoscaler.scanInterval", "%q is below %v, the shortest scan interval taken (the cluster autoscaler never loops faster than its work takes)",
+			s.ScanInterval, autoscaler.MinScanInterval)
+	}
+	for _, c := range []struct {
+		field string
+		v     *int
+		to    *int
+	}{{"maxNodesPerScaleUp", s.MaxNodesPerScaleUp, &cfg.MaxNodesPerScaleUp}, {"maxBinpackingChecks", s.MaxBinpackingChecks, &cfg.MaxBinpackingChecks}} {
+		if c.v == nil {
+			continue
+		}
+		if *c.v < 1 {
+			return b.failf(s.Line, "autoscaler."+c.field, "%d is not positive (leave it out for the default)", *c.v)
+		}
+		*c.to = *c.v
 	}
 	if err := b.thresholds(s, cfg); err != nil {
 		return err

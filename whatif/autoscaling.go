@@ -230,7 +230,7 @@ func SmallestGroupMax(sc *scenario.Scenario, group string, c Criteria, opts Opti
 		return nil, changeError("node group %q is not one of the scenario's", group)
 	}
 	lo := max(1, sc.NodeGroups[i].Min)
-	top := orDefault(c.Limit, max(64, 2*sc.NodeGroups[i].Max))
+	top := min(orDefault(c.Limit, max(64, 2*sc.NodeGroups[i].Max)), MaxLimit) // a group's max is at most MaxLimit
 	if top < lo {
 		return nil, changeError("node group %q: the limit %d is under its smallest max, %d", group, top, lo)
 	}

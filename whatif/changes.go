@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gangsim/gangsim"
@@ -42,10 +43,10 @@ func (c AddNodesLike) Apply(sc *scenario.Scenario) error {
 	if !ok {
 		return changeError("node %q is not one of the scenario's nodes", c.Node)
 	}
-	taken := nodeNames(sc)
+	names := newNamer(nodeNames(sc))
 	added := make([]cluster.Node, 0, c.Count)
 	for range c.Count {
-		added = append(added, copyNode(tmpl, fresh(taken, tmpl.Name), "", ""))
+		added = append(added, copyNode(tmpl, names.fresh(tmpl.Name), "", ""))
 	}
 	addNodes(sc, added)
 	copySlices(sc, slices.Repeat([]cluster.Node{tmpl}, c.Count), added)
@@ -76,7 +77,7 @@ func (c AddDomainsLike) Apply(sc *scenario.Scenario) error {
 	if len(tmpl) == 0 || c.Key == "" {
 		return changeError("no node of the scenario has the label %s=%s", c.Key, c.Value)
 	}
-	taken, values := nodeNames(sc), map[string]bool{}
+	taken, values := newNamer(nodeNames(sc)), map[string]bool{}
 	for _, n := range sc.Nodes {
 		if v, ok := n.Labels[c.Key]; ok {
 			values[v] = true
@@ -84,10 +85,11 @@ func (c AddDomainsLike) Apply(sc *scenario.Scenario) error {
 	}
 	added := make([]cluster.Node, 0, c.Count*len(tmpl))
 	from := make([]cluster.Node, 0, c.Count*len(tmpl))
+	fresh := newNamer(values)
 	for range c.Count {
-		value := fresh(values, c.Value)
+		value := fresh.fresh(c.Value)
 		for _, n := range tmpl {
-			added = append(added, copyNode(n, fresh(taken, n.Name), c.Key, value))
+			added = append(added, copyNode(n, taken.fresh(n.Name), c.Key, value))
 			from = append(from, n)
 		}
 	}
@@ -337,13 +339,23 @@ func nodeNames(sc *scenario.Scenario) map[string]bool {
 	return taken
 }
 
-// fresh returns base-new1, base-new2, ...: the first not taken, which it
-// takes.
-func fresh(taken map[string]bool, base string) string {
-	for i := 1; ; i++ {
-		name := fmt.Sprintf("%s-new%d", base, i)
-		if !taken[name] {
-			taken[name] = true
+// namer hands out base-new1, base-new2, ...: for each base the first not
+// taken, which it takes. Names are only taken, never given back, so the
+// search for a base goes on from where its last one ended: n names of
+// one base cost O(n), not O(n^2).
+type namer struct {
+	taken map[string]bool
+	next  map[string]int // by base, the first number not tried
+}
+
+func newNamer(taken map[string]bool) *namer { return &namer{taken: taken, next: map[string]int{}} }
+
+// fresh returns base's next name not taken, and takes it.
+func (n *namer) fresh(base string) string {
+	for i := max(n.next[base], 1); ; i++ {
+		name := base + "-new" + strconv.Itoa(i)
+		if !n.taken[name] {
+			n.taken[name], n.next[base] = true, i+1
 			return name
 		}
 	}

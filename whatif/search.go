@@ -63,13 +63,46 @@ func (c Criteria) wait(d metrics.Durations) time.Duration {
 	return d.Max
 }
 
-// checkQuantile refuses a quantile the reports do not have.
+// checkQuantile refuses a quantile the reports do not have, and a limit
+// out of 0..MaxLimit.
 func (c Criteria) checkQuantile() error {
+	if c.Limit < 0 || c.Limit > MaxLimit {
+		return c.limitError()
+	}
 	switch c.Quantile {
 	case 0, 1, 0.5, 0.9, 0.99:
 		return nil
 	}
 	return fmt.Errorf("%w: wait quantile %v is not 0.5, 0.9, 0.99 or 1 (the longest)", ErrChange, c.Quantile)
+}
+
+// limitError says the limit is out of range, as the user gave it.
+func (c Criteria) limitError() error {
+	if c.Limit < 0 {
+		return fmt.Errorf("%w: the limit %d is negative", ErrChange, c.Limit)
+	}
+	return fmt.Errorf("%w: the limit %d is above %d, the largest count a search tries", ErrChange, c.Limit, MaxLimit)
+}
+
+// checkWorkload refuses Workload when the run has no such workload: its
+// waits would be empty, and any MaxWait would hold.
+func (c Criteria) checkWorkload(rep *metrics.Report) error {
+	if c.Workload == "" {
+		return nil
+	}
+	names := make([]string, 0, len(rep.Pods.WaitByWorkload))
+	for _, w := range rep.Pods.WaitByWorkload {
+		if w.Workload == c.Workload {
+			return nil
+		}
+		names = append(names, w.Workload)
+	}
+	const shown = 10
+	list := strings.Join(names[:min(len(names), shown)], ", ")
+	if len(names) > shown {
+		list += fmt.Sprintf(", and %d more", len(names)-shown)
+	}
+	return fmt.Errorf("%w: workload %q is none of the run's (its workloads: %s)", ErrChange, c.Workload, list)
 }
 
 // Answer is the result of a search: the count, and the runs the search
@@ -132,7 +165,10 @@ func FewestNodesToAdd(sc *scenario.Scenario, node string, c Criteria, opts Optio
 	if _, ok := findNode(sc, node); !ok {
 		return nil, changeError("node %q is not one of the scenario's nodes", node)
 	}
-	limit := orDefault(c.Limit, max(64, len(sc.Nodes)))
+	if err := c.checkQuantile(); err != nil {
+		return nil, err
+	}
+	limit := min(orDefault(c.Limit, max(64, len(sc.Nodes))), MaxLimit)
 	q := fmt.Sprintf("fewest nodes like %s to add so that every pod is placed%s", node, waitClause(c))
 	return addSearch(sc, q, "nodesToAdd", "node like "+node, limit, c, opts, func(k int) Change { return AddNodesLike{Node: node, Count: k} })
 }
@@ -150,7 +186,10 @@ func FewestDomainsToAdd(sc *scenario.Scenario, key, value string, c Criteria, op
 	if !domains[value] {
 		return nil, changeError("no node of the scenario has the label %s=%s", key, value)
 	}
-	limit := orDefault(c.Limit, max(32, 4*len(domains)))
+	if err := c.checkQuantile(); err != nil {
+		return nil, err
+	}
+	limit := min(orDefault(c.Limit, max(32, 4*len(domains))), MaxLimit)
 	word := domainWord(key)
 	q := fmt.Sprintf("fewest %ss like %s (%s=%s) to add so that every pod is placed%s", word, value, key, value, waitClause(c))
 	return addSearch(sc, q, word+"sToAdd", fmt.Sprintf("node of a %s like %s", word, value), limit, c, opts,
@@ -165,7 +204,10 @@ func MostNodesToRemove(sc *scenario.Scenario, node string, c Criteria, opts Opti
 	if err != nil {
 		return nil, err
 	}
-	limit := len(cands)
+	if err := c.checkQuantile(); err != nil {
+		return nil, err
+	}
+	limit := min(len(cands), MaxLimit)
 	if c.Limit > 0 {
 		limit = min(c.Limit, limit)
 	}
@@ -350,6 +392,9 @@ func (s *search) eval(ks []int) error {
 	}
 	for i, o := range outs {
 		rep := o.report
+		if err := s.crit.checkWorkload(rep); err != nil {
+			return err
+		}
 		run := SearchRun{Count: todo[i], OK: o.note == "" && s.crit.OK(rep), PendingAtEnd: rep.Pods.PendingAtEnd,
 			GroupsUnplaced: rep.Groups.Unplaced, MaxWait: max(rep.Pods.Wait.Max, o.waited), Note: o.note, Wait: s.crit.wait(s.crit.waits(rep))}
 		if a := rep.Autoscaling; a != nil {

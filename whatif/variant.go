@@ -3,6 +3,7 @@ package whatif
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -43,6 +44,10 @@ var ErrVariant = errors.New("whatif: invalid variant")
 // removed), so that a typo cannot exhaust memory.
 const maxCount = 100_000
 
+// MaxLimit is the largest Criteria.Limit a search takes (the counts of a
+// variant have the same bound).
+const MaxLimit = maxCount
+
 // ParseVariant reads a variant: "base" (no change), or changes separated
 // by commas, each one of
 //
@@ -52,7 +57,7 @@ const maxCount = 100_000
 //	strategy:TYPE         NodeResourcesFit scoring: LeastAllocated or MostAllocated
 //	strategy:RequestedToCapacityRatio:U=S/U=S...
 //	                      the same with a shape: utilization percent = score 0..10
-//	weight:PLUGIN:W       a scoring plugin's weight, 1..100
+//	weight:PLUGIN:W       a scoring plugin's weight, 1 or more (an int32)
 //	group:NAME:FIELD=V    a node group's max, min, provisioningDelay or pricePerHour
 //	autoscaler:FIELD=V    an autoscaler flag as the scenario file names it
 //	                      (scaleDownUnneededTime=30m, expander=price, ...)
@@ -128,9 +133,9 @@ func parseChange(s string) (Change, error) {
 		if len(args) != 2 || args[0] == "" {
 			return nil, errors.New("want weight:PLUGIN:WEIGHT")
 		}
-		w, err := strconv.Atoi(args[1])
-		if err != nil || w < 1 || w > 100 {
-			return nil, fmt.Errorf("weight %q is not in 1..100", args[1])
+		w, err := strconv.ParseInt(args[1], 10, 32)
+		if err != nil || w < 1 {
+			return nil, fmt.Errorf("weight %q is not a whole number from 1 to %d", args[1], math.MaxInt32)
 		}
 		return PluginWeight{Plugin: args[0], Weight: int32(w)}, nil
 	case "group", "autoscaler":

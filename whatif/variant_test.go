@@ -52,7 +52,7 @@ func TestParseVariantErrors(t *testing.T) {
 		{"strategy:RequestedToCapacityRatio:0=0/x", `shape point "x" is not UTILIZATION=SCORE`},
 		{"strategy:RequestedToCapacityRatio:50=0/10=10", `shape[1].utilization: Invalid value: 10: values must be sorted in increasing order`},
 		{"strategy:RequestedToCapacityRatio:0=11", `shape[0].score: Invalid value: 11: not in valid range [0, 10]`},
-		{"weight:X:0", `weight "0" is not in 1..100`},
+		{"weight:X:0", `weight "0" is not a whole number from 1 to 2147483647`},
 		{"weight:X", `want weight:PLUGIN:WEIGHT`},
 	}
 	for _, tt := range tests {

@@ -157,7 +157,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Float64Var(&c.quantile, "wait-quantile", 0, "-max-wait bounds this quantile of the waits: 0.5, 0.9 or 0.99 (0: the longest)")
 	fs.StringVar(&c.waitOf, "wait-of", "", "-max-wait bounds the waits of this workload alone (train, Job/etl)")
 	fs.DurationVar(&c.maxWait, "max-wait", 0, "bound on every pod's wait for the questions (0: none)")
-	fs.IntVar(&c.limit, "limit", 0, "largest count a question tries (0: a default)")
+	fs.IntVar(&c.limit, "limit", 0, "largest count a question tries, at most 100000 (0: a default)")
 	fs.Var(variantFlags{&c.variants}, "variant", "a variant to compare (repeatable)")
 	fs.StringVar(&c.writeJob, "write-job", "", "write the -variant sweep as an Indexed Job to this file")
 	fs.StringVar(&c.jobImage, "job-image", "", "container image running this program, for -write-job")
@@ -249,6 +249,8 @@ func (c *config) validate() error {
 		return usageError("-workers %d is negative", c.workers)
 	case c.limit < 0:
 		return usageError("-limit %d is negative", c.limit)
+	case c.limit > whatif.MaxLimit:
+		return usageError("-limit %d is above %d, the largest count a question tries", c.limit, whatif.MaxLimit)
 	case c.maxWait < 0:
 		return usageError("-max-wait %v is negative", c.maxWait)
 	case (c.maxWait > 0 || c.limit > 0) && given == 0:

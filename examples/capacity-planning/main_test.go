@@ -273,6 +273,7 @@ func TestBadUse(t *testing.T) {
 		{[]string{"-smallest-group-max", "g", "-max-wait", "5m", "-wait-quantile", "0.75"}, 2, "-wait-quantile is 0.5, 0.9, 0.99 or 1"},
 		{[]string{"-smallest-group-max", "g", "-wait-of", "train"}, 2, "-wait-of goes with -max-wait"},
 		{[]string{"-workers", "-1"}, 2, "-workers -1 is negative"},
+		{[]string{"-smallest-group-max", "g", "-limit", "1000000000"}, 2, "-limit 1000000000 is above 100000, the largest count a question tries"},
 		{[]string{"-max-wait", "soon"}, 2, `invalid value "soon" for flag -max-wait`},
 		{[]string{"-duration", "soon"}, 2, `invalid value "soon" for flag -duration: scenario: run time "soon"`},
 		{[]string{"-variant", "grow:1"}, 2, `unknown change "grow"`},

@@ -49,8 +49,15 @@ func (k *kubeImport) job(o *Object, v *kubeJob, f *schema.File) error {
 	c := t.controller(labels)
 	c.Job = js
 	f.Controllers = append(f.Controllers, c)
-	if js.Suspended || js.Failed > int(js.BackoffLimit) {
-		return nil
+	if js.Suspended || js.Failed > int(js.BackoffLimit) || js.DeadlineSet && js.ActiveDeadline == 0 {
+		return nil // no pod at time 0: held, failed, or failing as it starts
+	}
+	if c := js.Completions; c != nil {
+		// the run makes at least the completions left: a Job of 2^31-1
+		// completions is refused now, not after hours of a run
+		if err := k.tally.Room(int(*c) - js.Succeeded - have.activeCount()); err != nil {
+			return o.fail(nil, "spec.completions", err)
+		}
 	}
 	want := max(0, js.WantActive(js.Succeeded, have.activeCount())-have.activeCount())
 	if !js.Indexed {
@@ -118,10 +125,13 @@ func jobRulesAt(o *Object, spec *kubeJobSpec, at string, have *kubeOwnedCount) (
 		js.BackoffLimit = *b
 	}
 	if d := spec.ActiveDeadlineSeconds; d != nil {
-		if *d <= 0 {
-			return nil, o.failf(nil, at+".activeDeadlineSeconds", "%d is not positive", *d)
+		// the API server takes 0 (ValidateNonnegativeField): such a Job
+		// fails as soon as it starts
+		if *d < 0 {
+			return nil, o.failf(nil, at+".activeDeadlineSeconds", "%d is negative", *d)
 		}
 		js.ActiveDeadline = time.Duration(min(*d, int64(maxDeadlineSeconds))) * time.Second
+		js.DeadlineSet = true
 	}
 	switch spec.PodReplacementPolicy {
 	case "", "TerminatingOrFailed":

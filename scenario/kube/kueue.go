@@ -66,9 +66,14 @@ type kueueGangs struct {
 	byKey  map[string]*kueueGang
 	order  []*kueueGang
 	excess []*member
+	// maxPods is the load's limit of pods: no group of a larger total
+	// count could ever be complete
+	maxPods int
 }
 
-func newKueueGangs() *kueueGangs { return &kueueGangs{byKey: map[string]*kueueGang{}} }
+func newKueueGangs(maxPods int) *kueueGangs {
+	return &kueueGangs{byKey: map[string]*kueueGang{}, maxPods: maxPods}
+}
 
 // add counts a pod in its group, checking its name and total count as
 // Kueue does.
@@ -79,19 +84,25 @@ func (g *kueueGangs) add(m *member, r gangRef) error {
 	if len(r.name) > 63 {
 		return m.failf(r.sub, r.key, "%q is longer than 63 characters, the most of a label value", r.name)
 	}
+	// Kueue reads it with strconv.Atoi, a 64-bit int: any whole number
+	// from 1 up is valid there, and a group waits for that many pods.
 	text := m.ann[kueueTotalCount]
-	count, err := strconv.Atoi(text)
+	count, err := strconv.ParseInt(text, 10, 64)
 	if err != nil || count < 1 {
 		return m.failf("annotations", kueueTotalCount, "Invalid value: %q: group total count should be a whole number greater than zero", text)
+	}
+	if count > int64(g.maxPods) {
+		return m.failf("annotations", kueueTotalCount, "%s is more than the %s pods all inputs may hold: the group could never be complete",
+			text, schema.Commas(g.maxPods))
 	}
 	key := m.pod().Namespace + "/" + r.name
 	gang := g.byKey[key]
 	if gang == nil {
-		gang = &kueueGang{namespace: m.pod().Namespace, name: r.name, count: count}
+		gang = &kueueGang{namespace: m.pod().Namespace, name: r.name, count: int(count)}
 		g.byKey[key] = gang
 		g.order = append(g.order, gang)
 	}
-	if count != gang.count {
+	if int(count) != gang.count {
 		return m.failf("annotations", kueueTotalCount, "%d, where %s of the same pod group gives %d: the pods of a group give one total count",
 			count, gang.members[0].ref(), gang.count)
 	}

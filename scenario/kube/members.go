@@ -246,7 +246,7 @@ func (r gangRef) describe() string {
 // read.
 func (k *kubeImport) readGangs(made []madePods) error {
 	pg := k.pluginsGroups()
-	kueue := newKueueGangs()
+	kueue := newKueueGangs(k.tally.PodLimit())
 	lone := newTopologyGangs()
 	for _, mp := range made {
 		for _, m := range mp.members(k) {

@@ -250,6 +250,32 @@ func ReadListItem(file string, i int, item *yaml.Node, d *schema.Decoder) ([]*Ob
 	return objs, true
 }
 
+// ReadDocument reads one document of a YAML stream as Objects does, and
+// decodes each of its objects at once as ReadListItem decodes a List's
+// items, so that the document's tree is let go: a stream of a million
+// small objects is then never held as a million trees. An object that
+// cannot be decoded so (an object with a problem, which the decoding of
+// the import then reports) keeps its whole tree, untouched: the early
+// decoding works on a copy. d is the stream's decoder, nil-free (its
+// cache of struct fields serves every document).
+func ReadDocument(file string, doc *yaml.Node, d *schema.Decoder) ([]*Object, error) {
+	objs, err := Objects(file, doc, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range objs {
+		if o.within != "" {
+			continue // read from a ConfigMap's text: decoded as Objects' are
+		}
+		try := *o
+		try.node = schema.CloneTree(o.node)
+		if try.decodeEarly(d) {
+			*o = try
+		}
+	}
+	return objs, nil
+}
+
 // decodeEarly decodes o as decodeKube will ask, and keeps of its tree what
 // later errors may point to: the lines of the fields decoded; for a kind
 // the importer skips, its apiVersion, kind and metadata.

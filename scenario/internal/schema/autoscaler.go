@@ -52,6 +52,10 @@ type Autoscaler struct {
 	MaxCoresTotal    *int64              `yaml:"maxCoresTotal"`
 	MaxMemoryTotal   string              `yaml:"maxMemoryTotal"`
 	ScaleDownEnabled *bool               `yaml:"scaleDownEnabled"`
+	// MaxNodesPerScaleUp is --max-nodes-per-scaleup; MaxBinpackingChecks
+	// the counted stand-in for --max-nodegroup-binpacking-duration.
+	MaxNodesPerScaleUp  *int `yaml:"maxNodesPerScaleUp"`
+	MaxBinpackingChecks *int `yaml:"maxBinpackingChecks"`
 	// Seed seeds the draws of provisioning delays and the random expander.
 	Seed *uint64 `yaml:"seed"`
 }

@@ -222,6 +222,12 @@ func (t *Tally) Room(n int) error {
 	return nil
 }
 
+// Commas writes n with thousands separators, as the limits' errors do.
+func Commas(n int) string { return commas(n) }
+
+// PodLimit is the most pods all inputs together may have.
+func (t *Tally) PodLimit() int { return t.maxPods }
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one

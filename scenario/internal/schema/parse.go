@@ -61,6 +61,34 @@ func parseYAML(data []byte) ([]*yaml.Node, error) {
 	}
 }
 
+// EachYAMLDocument parses a stream of YAML documents one at a time,
+// leaving out empty ones, and gives each to f as soon as it is parsed, so
+// that a stream of a million small documents is never held as a million
+// trees. f's error stops the reading; so does a document that does not
+// parse (its error as ParseDocuments words it).
+func EachYAMLDocument(data []byte, f func(*yaml.Node) error) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		doc := new(yaml.Node)
+		err := dec.Decode(doc)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return flowFault(data, err)
+		}
+		if len(doc.Content) == 0 || isNull(doc.Content[0]) {
+			continue
+		}
+		if err := ExpandMerges(doc); err != nil {
+			return flowFault(data, err)
+		}
+		if err := f(doc); err != nil {
+			return err
+		}
+	}
+}
+
 // isNull reports whether n is null: empty, ~ or null.
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
 

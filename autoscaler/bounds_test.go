@@ -1,0 +1,232 @@
+package autoscaler
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/cluster"
+	gt "github.com/gangsim/gangsim/gangsimtest"
+)
+
+// Hostile inputs (issue 48): each bound below once let a run hang, loop
+// for ever, overflow or grow without limit.
+
+// A scan interval below the floor is refused: at 1ns the simulated clock
+// would crawl a nanosecond a scan, and the cluster autoscaler never loops
+// faster than its work takes anyway.
+func TestScanIntervalHasAFloor(t *testing.T) {
+	_, err := New(Config{ScanInterval: time.Nanosecond}, []NodeGroup{group("cpu", "4", 3)}, nil)
+	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorContains(t, err, "scanInterval")
+	require.ErrorContains(t, err, MinScanInterval.String())
+	_, err = New(Config{ScanInterval: MinScanInterval}, []NodeGroup{group("cpu", "4", 3)}, nil)
+	require.NoError(t, err)
+}
+
+// runWithin runs w to its end, failing the test when that takes more
+// than limit of real time (the goroutine of a run that never ends is
+// left behind).
+func (w *world) runWithin(limit time.Duration) time.Duration {
+	w.t.Helper()
+	done := make(chan time.Duration, 1)
+	errs := make(chan error, 1)
+	go func() {
+		end, err := Run(w.s, w.a)
+		if err != nil {
+			errs <- err
+			return
+		}
+		done <- end
+	}()
+	select {
+	case end := <-done:
+		return end
+	case err := <-errs:
+		w.t.Fatal(err)
+	case <-time.After(limit):
+		w.t.Fatalf("the run did not end within %v", limit)
+	}
+	return 0
+}
+
+// A group whose nodes take longer than maxNodeProvisionTime never gives a
+// node. Each timeout backs it off for twice as long as the one before (5m,
+// 10m, 20m, then 30m, the most), the next scale-up coming at the back-off's
+// end; once the back-off is at its most, the autoscaler no longer wakes for
+// its end, and the run ends.
+func TestBackoffGrowsAndTheRunEnds(t *testing.T) {
+	slow := group("slow", "4", 5)
+	slow.ProvisioningDelay = Delay{Fixed: 20 * time.Minute}
+	w := newWorld(t, Config{}, slow)
+	w.addPods(1, "web", "1", 0)
+	w.runWithin(20 * time.Second)
+	require.Equal(t, `10s ScaleUp slow [slow-1] 1 pods
+15m10s ScaleUpTimeout slow [slow-1]
+15m10s NoScaleUp  [] 1 pods
+20m10s ScaleUp slow [slow-2] 1 pods
+35m10s ScaleUpTimeout slow [slow-2]
+35m10s NoScaleUp  [] 1 pods
+45m10s ScaleUp slow [slow-3] 1 pods
+1h0m10s ScaleUpTimeout slow [slow-3]
+1h0m10s NoScaleUp  [] 1 pods
+1h20m10s ScaleUp slow [slow-4] 1 pods
+1h35m10s ScaleUpTimeout slow [slow-4]
+1h35m10s NoScaleUp  [] 1 pods
+`, w.log())
+	var reasons []string
+	for _, e := range w.a.Events() {
+		if e.Kind == EventScaleUpTimeout {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	require.Contains(t, reasons[0], "backed off for 5m0s")
+	require.Contains(t, reasons[3], "backed off for 30m0s")
+}
+
+// A node that arrives ends its group's back-off: the next timeout backs
+// it off for the initial 5m again.
+func TestBackoffResetByANodeThatArrives(t *testing.T) {
+	a, err := New(Config{}, []NodeGroup{group("g", "4", 5)}, nil)
+	require.NoError(t, err)
+	g := a.groups[0]
+	require.Equal(t, 5*time.Minute, g.nextBackoff(0))
+	g.failures, g.lastFailure = 3, 0
+	require.Equal(t, 30*time.Minute, g.nextBackoff(time.Minute))
+	g.failures = 2
+	require.Equal(t, 20*time.Minute, g.nextBackoff(time.Minute))
+	// three hours without a failure reset it, as
+	// --node-group-backoff-reset-timeout does
+	require.Equal(t, 5*time.Minute, g.nextBackoff(3*time.Hour+time.Second))
+}
+
+// Pods of 3, 3, 1 and 1 cpu on a 4-cpu template need 2 new nodes, not 3:
+// the estimator tries the earlier new nodes, not only the last one.
+func TestBinpackingUsesEarlierNewNodes(t *testing.T) {
+	w := newWorld(t, Config{}, group("cpu", "4", 10))
+	for i, cpu := range []string{"3", "3", "1", "1"} {
+		require.NoError(t, w.s.AddPod(owned(gt.MakePod(fmt.Sprintf("p%d", i)).CPU(cpu).Memory("1Gi"), "p"+cpu), 0))
+	}
+	w.run()
+	up := w.a.Events()[0]
+	require.Equal(t, EventScaleUp, up.Kind)
+	require.Len(t, up.Nodes, 2)
+	require.Len(t, up.Pods, 4)
+}
+
+// The priority expander takes the group of the higher priority, whatever
+// the groups' order and the other expanders' figures.
+func TestPriorityExpanderPrefersTheHigherPriority(t *testing.T) {
+	for _, prios := range []map[int][]string{{10: {"^a$"}, 20: {"^b$"}}, {20: {"^a$"}, 10: {"^b$"}}} {
+		want := "b"
+		if len(prios[20]) > 0 && prios[20][0] == "^a$" {
+			want = "a"
+		}
+		w := newWorld(t, Config{Expander: "priority", Priorities: prios}, group("a", "4", 10), group("b", "16", 10))
+		w.addPods(2, "web", "1", 0)
+		w.run()
+		require.Equal(t, want, w.a.Events()[0].Group, "%v", prios)
+	}
+}
+
+// One scale-up asks for at most MaxNodesPerScaleUp nodes (the cluster
+// autoscaler's --max-nodes-per-scaleup); the pods left get theirs at the
+// next scans.
+func TestMaxNodesPerScaleUp(t *testing.T) {
+	w := newWorld(t, Config{MaxNodesPerScaleUp: 3}, group("cpu", "4", 10))
+	w.addPods(5, "web", "3", 0)
+	w.run()
+	var sizes []int
+	for _, e := range w.a.Events() {
+		if e.Kind == EventScaleUp {
+			sizes = append(sizes, len(e.Nodes))
+		}
+	}
+	require.Equal(t, []int{3, 2}, sizes)
+	_, err := New(Config{MaxNodesPerScaleUp: -1}, nil, nil)
+	require.ErrorContains(t, err, "maxNodesPerScaleUp")
+}
+
+// The estimate's work is counted, not timed: pods that each need a node
+// of their own cost a few checks each, not one per new node made before
+// them (which made 50,000 such pods take minutes), and a budget of checks
+// (MaxBinpackingChecks, for --max-nodegroup-binpacking-duration) ends an
+// estimate early, deterministically.
+func TestBinpackingWorkIsLinear(t *testing.T) {
+	const pods = 3000
+	w := newWorld(t, Config{MaxNodesPerScaleUp: pods}, group("cpu", "4", pods))
+	w.addPods(pods, "web", "3", 0)
+	require.NoError(t, w.a.Advance(w.s, 10*time.Second))
+	up := w.a.Events()[0]
+	require.Equal(t, EventScaleUp, up.Kind)
+	require.Len(t, up.Nodes, pods)
+	require.LessOrEqual(t, w.a.checks, int64(3*pods), "checks for %d pods", pods)
+
+	w = newWorld(t, Config{MaxNodesPerScaleUp: pods, MaxBinpackingChecks: 100}, group("cpu", "4", pods))
+	w.addPods(pods, "web", "3", 0)
+	require.NoError(t, w.a.Advance(w.s, 10*time.Second))
+	up = w.a.Events()[0]
+	require.Equal(t, EventScaleUp, up.Kind)
+	require.Less(t, len(up.Nodes), 100)
+	require.NotEmpty(t, up.Nodes)
+}
+
+// Cluster totals near the int64 range do not overflow: a cores limit of
+// 10^16 (10^19 millicores) allows every scale-up, as no limit would.
+func TestHugeTotalsDoNotOverflow(t *testing.T) {
+	for _, cfg := range []Config{{MaxCoresTotal: 1e16}, {MaxCoresTotal: math.MaxInt64}, {MaxMemoryTotal: math.MaxInt64}} {
+		w := newWorld(t, cfg, group("cpu", "4", 10))
+		w.addPods(2, "web", "3", 0)
+		w.run()
+		up := w.a.Events()[0]
+		require.Equal(t, EventScaleUp, up.Kind, "%+v: %s", cfg, up.Reason)
+		require.Len(t, up.Nodes, 2)
+	}
+	require.Equal(t, int64(math.MaxInt64), satMul(math.MaxInt64/2, 3))
+	require.Equal(t, int64(math.MaxInt64), satAdd(math.MaxInt64, 1))
+	require.Equal(t, int64(6), satMul(2, 3))
+}
+
+// A price so high that node-hours times it overflows costs the most a
+// float64 holds, never +Inf (which JSON cannot carry).
+func TestHugePriceCostIsFinite(t *testing.T) {
+	g := group("cpu", "4", 10)
+	g.PricePerHour = 1e308
+	w := newWorld(t, Config{}, g)
+	w.addPods(1, "web", "3", 0)
+	end := w.run() + 10*time.Hour
+	sum := w.a.Groups(end)[0]
+	require.False(t, math.IsInf(sum.Cost, 0) || math.IsNaN(sum.Cost), "%v", sum.Cost)
+	require.Equal(t, math.MaxFloat64, sum.Cost)
+}
+
+// A drain a disruption budget blocks is a failed scale-down: no node is
+// removed before the failure cooldown (scaleDownDelayAfterFailure) ends.
+func TestNoRemovalBeforeFailureCooldown(t *testing.T) {
+	w := newWorld(t, Config{ScaleDownDelayAfterAdd: time.Second}, group("cpu", "4", 10))
+	w.addPods(1, "web", "1", 0)
+	require.NoError(t, w.a.Advance(w.s, 3*time.Minute))
+	one := cluster.IntOrPercent{Value: 1}
+	require.NoError(t, w.s.AddPodDisruptionBudget(cluster.PodDisruptionBudget{Name: "web",
+		Selector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, MinAvailable: &one}))
+	require.NoError(t, w.s.AddPod(owned(gt.MakePod("kept").CPU("1").Memory("1Gi").Label("app", "web"), "kept"), 0))
+	require.NoError(t, w.a.Advance(w.s, 4*time.Minute))
+	n := w.a.nodes["cpu-1"]
+	require.NotNil(t, n)
+	now := w.s.Now()
+	require.NoError(t, w.a.remove(n, now))
+	last := w.a.Events()[len(w.a.Events())-1]
+	require.Equal(t, EventNodeNeeded, last.Kind)
+	require.True(t, strings.Contains(last.Reason, "disruption budget"), last.Reason)
+	until, cool := w.a.cooldown()
+	require.True(t, cool)
+	require.Equal(t, now+DefaultScaleDownDelayAfterFailure, until)
+	require.NoError(t, w.a.Advance(w.s, now+DefaultScaleDownDelayAfterFailure-time.Second))
+	for _, e := range w.a.Events() {
+		require.NotEqual(t, EventScaleDown, e.Kind, "removed at %v, before the cooldown's end", e.At)
+	}
+}

@@ -1,0 +1,57 @@
+package whatif_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/whatif"
+)
+
+// Hostile what-if inputs (issue 48).
+
+// Adding 100,000 nodes names each in constant time: the names went
+// n-0-new1, n-0-new2, ... each searched from new1, a quadratic walk.
+func TestAddNodesLikeNamesInLinearTime(t *testing.T) {
+	sc := parse(t, fivePods)
+	done := make(chan error, 1)
+	go func() {
+		out, err := whatif.Variant{Name: "add", Changes: []whatif.Change{whatif.AddNodesLike{Node: "n-0", Count: 100_000}}}.Apply(sc)
+		if err == nil && out.Nodes[len(out.Nodes)-1].Name != "n-0-new100000" {
+			err = fmt.Errorf("last node %s", out.Nodes[len(out.Nodes)-1].Name)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("adding 100,000 nodes did not end within 20s")
+	}
+}
+
+// A search's Limit is at most MaxLimit, with an error that says so.
+func TestSearchLimitHasAnUpperBound(t *testing.T) {
+	_, err := whatif.FewestNodesToAdd(parse(t, fivePods), "n-0", whatif.Criteria{Limit: whatif.MaxLimit + 1}, whatif.Options{})
+	require.ErrorIs(t, err, whatif.ErrChange)
+	require.ErrorContains(t, err, fmt.Sprintf("limit %d is above %d", whatif.MaxLimit+1, whatif.MaxLimit))
+}
+
+// The smallest group max with a huge limit answers in the user's terms:
+// the limit given, not a max the search made up on the way.
+func TestSmallestGroupMaxHugeLimit(t *testing.T) {
+	_, err := whatif.SmallestGroupMax(parse(t, burst), "cpu", whatif.Criteria{MaxWait: time.Second, Limit: 1_000_000_000}, whatif.Options{})
+	require.ErrorIs(t, err, whatif.ErrChange)
+	require.ErrorContains(t, err, "limit 1000000000 is above")
+	require.NotContains(t, err.Error(), "131073")
+}
+
+// Criteria.Workload naming no workload of the run is an error: its waits
+// were empty, so any MaxWait held, and the answer was wrong.
+func TestWaitOfNoWorkload(t *testing.T) {
+	_, err := whatif.FewestNodesToAdd(parse(t, fivePods), "n-0", whatif.Criteria{MaxWait: time.Second, Workload: "nope"}, whatif.Options{})
+	require.ErrorIs(t, err, whatif.ErrChange)
+	require.ErrorContains(t, err, `"nope"`)
+}
