@@ -60,7 +60,7 @@ type builder struct {
 func newBuilder(name string, opts []Option) *builder {
 	b := &builder{sc: &Scenario{Name: name}, nodeNames: map[string]bool{}, podNames: map[cluster.PodKey]bool{},
 		groupByKey: map[string]*podgroup.PodGroup{}, file: name, nsDefined: map[string]bool{}, budgetKeys: map[string]string{}, opts: applyOptions(opts)}
-	b.tally = schema.NewTally(b.opts.limits.Nodes, b.opts.limits.Pods)
+	b.tally = schema.NewTally(b.opts.limits.Nodes, b.opts.limits.Pods, b.opts.limits.Memory)
 	b.sc.registry = b.opts.registry
 	for _, pc := range cluster.SystemPriorityClasses() {
 		_ = b.classes.Add(pc) // cannot fail on an empty set

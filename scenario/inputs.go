@@ -237,7 +237,7 @@ func parseFiles(files []File, name string, ws *warnings, own bool, opts ...Optio
 	}
 	// the objects of the files that were read are imported even when
 	// another file was not: their mistakes are reported with its
-	t := schema.NewTally(o.limits.Nodes, o.limits.Pods)
+	t := schema.NewTally(o.limits.Nodes, o.limits.Pods, o.limits.Memory)
 	if !errs.Stopped {
 		if err := countEntries(t, ins); err != nil {
 			return nil, err

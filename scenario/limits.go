@@ -10,7 +10,8 @@ import (
 // three zeros too many) or a hostile file fails at once with an error
 // naming the field, instead of exhausting memory or time. The defaults
 // (DefaultLimits) leave room for a cluster of a million nodes running ten
-// million pods; docs/scenario-format.md lists them.
+// million pods, as far as the machine's memory goes;
+// docs/scenario-format.md lists them.
 type Limits struct {
 	// FileSize bounds each input file, in bytes.
 	FileSize int64
@@ -32,11 +33,19 @@ type Limits struct {
 	// size in the file, so a file of a million one-line objects is
 	// refused rather than exhausting memory.
 	Objects int
+	// Memory bounds the memory the nodes and pods of all inputs are
+	// estimated to need at a run's peak (about 3 KiB a pod and 4 KiB a
+	// node), in bytes: a load within the counts above that this machine
+	// could not run fails at the entry that goes past, instead of the
+	// process being killed midway. Its default is the machine's memory
+	// (the container's limit, where lower); 0 where it cannot be read: no
+	// bound.
+	Memory int64
 }
 
 // DefaultLimits are the limits a load has unless WithLimits changes them.
 func DefaultLimits() Limits {
-	return Limits{FileSize: 1 << 30, Nodes: 1_000_000, Pods: 10_000_000, AliasedValues: 100_000_000, Objects: 1_000_000}
+	return Limits{FileSize: 1 << 30, Nodes: 1_000_000, Pods: 10_000_000, AliasedValues: 100_000_000, Objects: 1_000_000, Memory: machineMemory()}
 }
 
 // WithLimits changes the limits of a load; a zero field keeps its default.
@@ -58,6 +67,9 @@ func WithLimits(l Limits) Option {
 		}
 		if l.Objects > 0 {
 			d.Objects = l.Objects
+		}
+		if l.Memory > 0 {
+			d.Memory = l.Memory
 		}
 		o.limits = &d
 	}

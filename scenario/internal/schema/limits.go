@@ -178,33 +178,52 @@ func shareable(t reflect.Type) bool {
 
 // Tally counts the nodes and pods of a load's inputs against its limits,
 // before anything is expanded, so that a count far too large fails at the
-// entry that asks for it.
+// entry that asks for it. Besides the counts it bounds the memory they
+// need: a count within the limits may still need more memory than the
+// machine has, and fails then too, rather than the run's process being
+// killed midway.
 type Tally struct {
 	maxNodes, maxPods int
+	maxBytes          int64 // 0: no bound
 	nodes, pods       int
 }
 
+// PodPeakBytes and NodePeakBytes are what a pod and a node take at the
+// peak of a load and its run, about: a million pods on 100,000 nodes
+// peak at 3.2 GB. The memory bound of a Tally counts them.
+const (
+	PodPeakBytes  = 3 << 10
+	NodePeakBytes = 4 << 10
+)
+
 // LimitError is a tally's refusal: the inputs go past a limit of nodes
-// or pods. Once one is found, a load reports no more errors (every object
-// after it would go past the limit too).
+// or pods, or need more memory than the load may take. Once one is found,
+// a load reports no more errors (every object after it would go past the
+// limit too).
 type LimitError struct{ Msg string }
 
 func (e *LimitError) Error() string { return e.Msg }
 
 // NewTally returns a tally of nothing yet, with the limits of all inputs
-// together.
-func NewTally(maxNodes, maxPods int) *Tally { return &Tally{maxNodes: maxNodes, maxPods: maxPods} }
+// together; maxBytes bounds the memory their nodes and pods need (0: no
+// bound).
+func NewTally(maxNodes, maxPods int, maxBytes int64) *Tally {
+	return &Tally{maxNodes: maxNodes, maxPods: maxPods, maxBytes: maxBytes}
+}
 
-// AddNodes counts n nodes; it fails, counting none, past the limit.
+// AddNodes counts n nodes; it fails, counting none, past the limits.
 func (t *Tally) AddNodes(n int) error {
 	if n > t.maxNodes-t.nodes {
 		return &LimitError{fmt.Sprintf("%s more %s would go past the limit of %s nodes in all inputs", commas(n), plural(n, "node", "nodes"), commas(t.maxNodes))}
+	}
+	if err := t.memory(n, 0, n, "node", "nodes"); err != nil {
+		return err
 	}
 	t.nodes += n
 	return nil
 }
 
-// AddPods counts n pods; it fails, counting none, past the limit.
+// AddPods counts n pods; it fails, counting none, past the limits.
 func (t *Tally) AddPods(n int) error {
 	if err := t.Room(n); err != nil {
 		return err
@@ -213,14 +232,32 @@ func (t *Tally) AddPods(n int) error {
 	return nil
 }
 
-// Room checks that n more pods stay within the limit, without counting
+// Room checks that n more pods stay within the limits, without counting
 // them.
 func (t *Tally) Room(n int) error {
 	if n > t.maxPods-t.pods {
 		return &LimitError{fmt.Sprintf("%s more %s would go past the limit of %s pods in all inputs", commas(n), plural(n, "pod", "pods"), commas(t.maxPods))}
 	}
-	return nil
+	return t.memory(0, n, n, "pod", "pods")
 }
+
+// memory checks that nodes and pods more (n of the kind named) stay
+// within the memory bound.
+func (t *Tally) memory(nodes, pods, n int, one, many string) error {
+	if t.maxBytes <= 0 {
+		return nil
+	}
+	allNodes, allPods := int64(t.nodes)+int64(nodes), int64(t.pods)+int64(pods)
+	need := allNodes*NodePeakBytes + allPods*PodPeakBytes // counts are at most the limits: no overflow
+	if need <= t.maxBytes {
+		return nil
+	}
+	return &LimitError{fmt.Sprintf("%s more %s would make %s pods and %s nodes in all inputs, which need about %s of memory at a run's peak (about 3 KiB a pod, 4 KiB a node), more than the %s the load may take (this machine's memory, unless Limits.Memory says otherwise)",
+		commas(n), plural(n, one, many), commas(int(allPods)), commas(int(allNodes)), gib(need), gib(t.maxBytes))}
+}
+
+// gib spells a size in GiB, to a tenth.
+func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
 
 // Commas writes n with thousands separators, as the limits' errors do.
 func Commas(n int) string { return commas(n) }

@@ -25,7 +25,7 @@ func TestLineIndexSkipsANoteInThePath(t *testing.T) {
 // The inputs may hold exactly as many pods and nodes as the limits allow:
 // the last one that fits is taken, the one after is refused.
 func TestTallyTakesUpToTheLimit(t *testing.T) {
-	tl := NewTally(2, 3)
+	tl := NewTally(2, 3, 0)
 	require.NoError(t, tl.Room(3))
 	require.NoError(t, tl.AddPods(2))
 	require.NoError(t, tl.Room(1))
