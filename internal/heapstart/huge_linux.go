@@ -19,7 +19,8 @@ import (
 // is advised MADV_HUGEPAGE, and the allocation is dropped and collected:
 // the heap's next allocations take its pages, and each first write then
 // maps 2 MiB. Nothing is done where the kernel has no huge pages, where
-// GODEBUG=disablethp=1 says not to, or where the system counts address
+// GODEBUG=disablethp=1 says not to (or madvdontneed=0 makes the runtime
+// clear pages it gave back), or where the system counts address
 // space against a strict limit (vm.overcommit_memory=2, which a large
 // mapping could exhaust); n is at most half the machine's memory.
 func hugePages(n int64) bool {
@@ -30,8 +31,8 @@ func hugePages(n int64) bool {
 	default:
 		return false
 	}
-	if disabledTHP() || strictOvercommit() {
-		return false
+	if disabledTHP() || strictOvercommit() || godebug("madvdontneed=0") {
+		return false // the last: pages given back are cleared again when taken, and the allocation below with them
 	}
 	var si syscall.Sysinfo_t
 	if err := syscall.Sysinfo(&si); err == nil {
@@ -77,9 +78,12 @@ func thpMode() string {
 }
 
 // disabledTHP says GODEBUG asks the runtime not to use huge pages.
-func disabledTHP() bool {
+func disabledTHP() bool { return godebug("disablethp=1") }
+
+// godebug says GODEBUG holds setting ("name=value").
+func godebug(setting string) bool {
 	for _, kv := range strings.Split(os.Getenv("GODEBUG"), ",") {
-		if strings.TrimSpace(kv) == "disablethp=1" {
+		if strings.TrimSpace(kv) == setting {
 			return true
 		}
 	}
