@@ -209,6 +209,7 @@ func (c *Cache) RemoveNode(name string) ([]*PodInfo, error) {
 		return nil, fmt.Errorf("%w: node %q", ErrNodeNotFound, name)
 	}
 	removed := slices.Clone(it.info.pods)
+	defer c.touchNet(c.net.version, it)
 	for _, pi := range removed {
 		it.info.releaseClaims(&pi.pod) // a node-independent claim's other pods keep it
 		delete(c.pods, pi.key)
@@ -326,10 +327,12 @@ func (c *Cache) RemovePod(key PodKey) (*PodInfo, error) {
 	}
 	it := c.nodes[pi.pod.NodeName]
 	it.info.removePodAt(it.info.podIndex(key))
+	before := c.net.version
 	it.info.releaseClaims(&pi.pod)
 	delete(c.pods, key)
 	c.countBudgets(pi, -1)
 	c.touch(it)
+	c.touchNet(before, it)
 	return pi, nil
 }
 

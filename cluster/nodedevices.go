@@ -427,11 +427,29 @@ func (c *Cache) ReserveClaim(node, key string, alloc *AllocationResult) error {
 	if !ok {
 		return fmt.Errorf("%w: node %q", ErrNodeNotFound, node)
 	}
+	before := c.net.version
 	if err := it.info.reserveClaim(key, alloc); err != nil {
 		return err
 	}
 	c.touch(it)
+	c.touchNet(before, it)
 	return nil
+}
+
+// touchNet records a change of every node but it when the use of the
+// devices no node owns changed since version before: each node's answers
+// for a pod may change with it, and what remembers them by node (the
+// scheduler's shortcuts) must see every node changed. O(nodes), only when
+// network devices are taken or freed.
+func (c *Cache) touchNet(before uint64, it *nodeItem) {
+	if c.net.version == before {
+		return
+	}
+	for _, o := range c.nodes {
+		if o != it {
+			c.touch(o)
+		}
+	}
 }
 
 // UnreserveClaim counts one pod fewer reserving the claim on the node (a
@@ -442,11 +460,13 @@ func (c *Cache) UnreserveClaim(node, key string) (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("%w: node %q", ErrNodeNotFound, node)
 	}
+	before := c.net.version
 	freed, err := it.info.unreserveClaim(key)
 	if err != nil {
 		return false, err
 	}
 	c.touch(it)
+	c.touchNet(before, it)
 	return freed, nil
 }
 
