@@ -41,7 +41,8 @@ func (s *Scheduler) AddDeviceClass(dc cluster.DeviceClass) error {
 }
 
 // AddResourceSlice publishes a slice of devices for its node (which need
-// not exist yet).
+// not exist yet), or for the nodes it selects (AllNodes, NodeSelector):
+// network devices, whose use every node sees (docs/devices.md).
 func (s *Scheduler) AddResourceSlice(rs cluster.ResourceSlice) error {
 	if err := s.usable(); err != nil {
 		return err
