@@ -41,7 +41,8 @@ func (s *Scheduler) AddDeviceClass(dc cluster.DeviceClass) error {
 }
 
 // AddResourceSlice publishes a slice of devices for its node (which need
-// not exist yet).
+// not exist yet), or for the nodes it selects (AllNodes, NodeSelector):
+// network devices, whose use every node sees (docs/devices.md).
 func (s *Scheduler) AddResourceSlice(rs cluster.ResourceSlice) error {
 	if err := s.usable(); err != nil {
 		return err
@@ -135,7 +136,7 @@ func reservePreBound(cache *cluster.Cache, selectors *dra.CELSelectors, pi *clus
 		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: "pod " + string(p.Key()),
 			Field: fmt.Sprintf("resourceClaims[%d]", i), Detail: fmt.Sprintf(format, args...)}
 	}
-	in := dra.Input{Classes: map[string]*cluster.DeviceClass{}, Slices: ni.Slices(), Node: ni.Node(),
+	in := dra.Input{Classes: map[string]*cluster.DeviceClass{}, Slices: ni.ReachableSlices(), Node: ni.Node(),
 		Allocated: dra.NodeState(ni), Selectors: selectors, Features: dra.DefaultFeatures()}
 	var toAllocate, recorded []int
 	for i := range p.ResourceClaims {
@@ -149,6 +150,13 @@ func reservePreBound(cache *cluster.Cache, selectors *dra.CELSelectors, pi *clus
 			return nil, bad(i, "claim %s does not exist, and the pod is already running on node %q", key, node)
 		}
 		if _, _, here := ni.Claim(key); here {
+			continue
+		}
+		if alloc, _, ok := cache.NetworkClaim(key); ok {
+			// allocated devices no node owns, for a pod of another node
+			if !alloc.UsableOn(ni.Node()) {
+				return nil, bad(i, "claim %s is allocated devices node %q does not reach (status.allocation.nodeSelector)", key, node)
+			}
 			continue
 		}
 		if claimAllocatedElsewhere(cache, key, node) {
@@ -193,6 +201,9 @@ func reservePreBound(cache *cluster.Cache, selectors *dra.CELSelectors, pi *clus
 		if slices.Contains(recorded, i) {
 			rc, _ := cache.ResourceClaim(key)
 			alloc = rc.Allocation
+			if _, _, ok := cache.NetworkClaim(key); ok {
+				alloc = nil // reserved by an earlier entry of the pod naming it too
+			}
 		}
 		if err := cache.ReserveClaim(node, key, alloc); err != nil {
 			return nil, err // the claims exist and fit: cannot fail
@@ -211,6 +222,9 @@ func recordedAllocationFits(ni *cluster.NodeInfo, alloc *cluster.AllocationResul
 	if alloc.Node != "" && alloc.Node != node {
 		return fmt.Errorf("its devices are on node %q, the pod runs on %q", alloc.Node, node)
 	}
+	if !alloc.UsableOn(ni.Node()) {
+		return fmt.Errorf("its node selector does not select node %q, where the pod runs", node)
+	}
 	for j := range alloc.Devices {
 		a := &alloc.Devices[j]
 		id := a.DeviceID()
@@ -224,10 +238,10 @@ func recordedAllocationFits(ni *cluster.NodeInfo, alloc *cluster.AllocationResul
 	return nil
 }
 
-// nodeHasDevice reports whether a slice of the node has the device.
+// nodeHasDevice reports whether a slice the node reaches has the device.
 func nodeHasDevice(ni *cluster.NodeInfo, id cluster.DeviceID) bool {
-	for _, sl := range ni.Slices() {
-		if sl.Driver != id.Driver || sl.Pool.Name != id.Pool {
+	for _, sl := range ni.ReachableSlices() {
+		if sl.Driver != id.Driver || sl.Pool.Name != id.Pool || !sl.TargetsNode(ni.Node()) {
 			continue
 		}
 		for k := range sl.Devices {
@@ -243,7 +257,7 @@ func nodeHasDevice(ni *cluster.NodeInfo, id cluster.DeviceID) bool {
 // other than node.
 func claimAllocatedElsewhere(cache *cluster.Cache, key, node string) bool {
 	for ni := range cache.Nodes() {
-		if _, _, ok := ni.Claim(key); ok && ni.Node().Name != node {
+		if alloc, _, ok := ni.Claim(key); ok && ni.Node().Name != node && !alloc.NodeIndependent() {
 			return true
 		}
 	}

@@ -58,12 +58,15 @@ type Cache struct {
 	budgetVersion    int64 // bumped when a budget or its counts change
 	namespaces       map[string]map[string]string
 	namespaceVersion int64 // bumped when a namespace's labels change
-	// slices are the node-local ResourceSlices by node name, sorted by
-	// slice name, kept for nodes not added yet too
+	// slices are the ResourceSlices by node name, sorted by slice name,
+	// kept for nodes not added yet too; those no node owns under ""
 	slices map[string][]*ResourceSlice
 	// devices are the device classes and resource claims
 	// (deviceobjects.go)
 	devices deviceObjects
+	// net are the accounts of the devices no node owns, which the nodes
+	// share (netdevices.go)
+	net *netDevices
 }
 
 type nodeItem struct {
@@ -83,6 +86,7 @@ func NewCache() *Cache {
 		byName:  btree.NewG(16, func(a, b *nodeItem) bool { return a.info.node.Name < b.info.node.Name }),
 		pods:    map[PodKey]*PodInfo{},
 		devices: newDeviceObjects(),
+		net:     &netDevices{},
 	}
 }
 
@@ -170,7 +174,7 @@ func (c *Cache) AddNode(n Node) error {
 	if _, ok := c.nodes[n.Name]; ok {
 		return fmt.Errorf("%w: node %q", ErrNodeExists, n.Name)
 	}
-	it := &nodeItem{info: &NodeInfo{node: n.Clone(), index: -1}}
+	it := &nodeItem{info: &NodeInfo{node: n.Clone(), index: -1, net: c.net}}
 	it.info.setSlices(c.slices[n.Name])
 	c.nodes[n.Name] = it
 	c.byName.ReplaceOrInsert(it)
@@ -205,7 +209,9 @@ func (c *Cache) RemoveNode(name string) ([]*PodInfo, error) {
 		return nil, fmt.Errorf("%w: node %q", ErrNodeNotFound, name)
 	}
 	removed := slices.Clone(it.info.pods)
+	defer c.touchNet(c.net.version, it)
 	for _, pi := range removed {
+		it.info.releaseClaims(&pi.pod) // a node-independent claim's other pods keep it
 		delete(c.pods, pi.key)
 		c.countBudgets(pi, -1)
 	}
@@ -321,10 +327,12 @@ func (c *Cache) RemovePod(key PodKey) (*PodInfo, error) {
 	}
 	it := c.nodes[pi.pod.NodeName]
 	it.info.removePodAt(it.info.podIndex(key))
+	before := c.net.version
 	it.info.releaseClaims(&pi.pod)
 	delete(c.pods, key)
 	c.countBudgets(pi, -1)
 	c.touch(it)
+	c.touchNet(before, it)
 	return pi, nil
 }
 

@@ -69,6 +69,9 @@ func (c *Cache) CheckConsistency() error {
 	if err != nil {
 		return err
 	}
+	if problem := c.netProblem(); problem != "" {
+		return bad("devices no node owns: %s", problem)
+	}
 	if len(seen) != len(c.pods) {
 		for key := range c.pods {
 			if _, ok := seen[key]; !ok {
@@ -114,6 +117,73 @@ func (c *Cache) servesExtended(r ResourceName) bool {
 	return found
 }
 
+// localPart is the part of an allocation the node's own accounts hold:
+// its devices that are not network devices.
+func (ni *NodeInfo) localPart(alloc *AllocationResult) *AllocationResult {
+	if ni.net == nil || len(ni.net.pools) == 0 {
+		return alloc
+	}
+	out := &AllocationResult{Node: alloc.Node}
+	for _, d := range alloc.Devices {
+		if !ni.net.isNet(d.DeviceID()) {
+			out.Devices = append(out.Devices, d)
+		}
+	}
+	return out
+}
+
+// netProblem checks the cluster's accounts of the devices no node owns:
+// each node-independent claim counts the pods reserving it on every node,
+// and the devices' use is what those claims and the pinned claims' network
+// devices take.
+func (c *Cache) netProblem() string {
+	pods := map[string]int32{}
+	want := map[DeviceID]DeviceUse{}
+	for _, it := range c.nodes {
+		ni := it.info
+		if ni.devices == nil {
+			continue
+		}
+		for _, cl := range ni.devices.claims {
+			if cl.alloc.NodeIndependent() {
+				pods[cl.key] += cl.pods
+				continue
+			}
+			for i := range cl.alloc.Devices {
+				if a := &cl.alloc.Devices[i]; !a.AdminAccess && c.net.isNet(a.DeviceID()) {
+					accountDevice(&want, a.DeviceID(), a, 1)
+				}
+			}
+		}
+	}
+	if len(pods) != len(c.net.claims) {
+		return fmt.Sprintf("%d node-independent claims reserved on nodes, %d accounted", len(pods), len(c.net.claims))
+	}
+	for key, nc := range c.net.claims {
+		if pods[key] != nc.pods {
+			return fmt.Sprintf("claim %s counts %d pods, the nodes %d", key, nc.pods, pods[key])
+		}
+		for i := range nc.alloc.Devices {
+			if a := &nc.alloc.Devices[i]; !a.AdminAccess {
+				accountDevice(&want, a.DeviceID(), a, 1)
+			}
+		}
+	}
+	if len(want) != len(c.net.use) {
+		return fmt.Sprintf("%d devices in use, the claims take %d", len(c.net.use), len(want))
+	}
+	for id, u := range want {
+		got := c.net.use[id]
+		if got.Exclusive != u.Exclusive || !maps.Equal(got.Capacity, u.Capacity) {
+			return fmt.Sprintf("device %s: in use %+v, the claims take %+v", id, got, u)
+		}
+		if u.Exclusive > 1 {
+			return fmt.Sprintf("device %s is held alone by %d claims", id, u.Exclusive)
+		}
+	}
+	return ""
+}
+
 // claimProblem checks a node's claim accounts against its pods: each claim
 // allocated there counts the node's pods that use it, one at least, and
 // their devices' use is the sum of the allocations.
@@ -136,8 +206,11 @@ func (ni *NodeInfo) claimProblem() string {
 		if c.pods != users[c.key] || c.pods < 1 {
 			return fmt.Sprintf("claim %s counts %d pods, %d of the node's pods use it", c.key, c.pods, users[c.key])
 		}
+		if ni.net != nil && c.alloc.NodeIndependent() {
+			continue // the cluster's accounts (netProblem)
+		}
 		probe := NodeInfo{devices: &want}
-		probe.accountClaim(c.alloc, 1)
+		probe.accountClaim(ni.localPart(c.alloc), 1)
 	}
 	if len(want.use) != len(ni.devices.use) {
 		return fmt.Sprintf("%d devices in use, the claims take %d", len(ni.devices.use), len(want.use))

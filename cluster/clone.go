@@ -21,10 +21,13 @@ func (c *Cache) Clone() *Cache {
 		namespaceVersion: c.namespaceVersion,
 		slices:           maps.Clone(c.slices), // the lists are replaced, never changed
 		devices:          c.devices.clone(),
+		net:              &netDevices{},
 	}
+	cp.net.copyFrom(c.net)
 	var last *nodeItem
 	for it := c.recent; it != nil; it = it.next { // same recency order
 		n := &nodeItem{info: it.info.clone(), prev: last}
+		n.info.net = cp.net
 		if last == nil {
 			cp.recent = n
 		} else {

@@ -441,8 +441,11 @@ func (id DeviceID) Compare(o DeviceID) int {
 }
 
 // AllocationResult is a claim's allocation: its devices, and the node
-// they were allocated on ("" for devices every node reaches).
+// they were allocated on, or, for devices no node owns ("" Node), the
+// nodes that reach them: those NodeSelector selects (some term matches;
+// nil for every node), as kube's allocation.nodeSelector says.
 type AllocationResult struct {
-	Devices []DeviceRequestAllocation
-	Node    string
+	Devices      []DeviceRequestAllocation
+	Node         string
+	NodeSelector []SelectorTerm `json:",omitempty"`
 }

@@ -41,7 +41,10 @@ type nodeClaim struct {
 // or claims.
 type nodeDevices struct {
 	slices []*ResourceSlice // read-only, by name
-	claims []nodeClaim      // by key
+	// reach are slices and the slices no node owns, by name (nil when
+	// there are none of those); read-only
+	reach  []*ResourceSlice
+	claims []nodeClaim // by key
 	use    map[DeviceID]DeviceUse
 }
 
@@ -51,7 +54,7 @@ func (d *nodeDevices) clone() *nodeDevices {
 	if d == nil {
 		return nil
 	}
-	return &nodeDevices{slices: slices.Clone(d.slices), claims: slices.Clone(d.claims), use: maps.Clone(d.use)}
+	return &nodeDevices{slices: slices.Clone(d.slices), reach: d.reach, claims: slices.Clone(d.claims), use: maps.Clone(d.use)}
 }
 
 // Slices returns the slices published for the node, by name. Read-only.
@@ -62,8 +65,13 @@ func (ni *NodeInfo) Slices() []*ResourceSlice {
 	return ni.devices.slices
 }
 
-// DeviceUse returns what the node's allocated claims take of a device.
+// DeviceUse returns what the node's allocated claims take of a device,
+// or, for a device no node owns, what the claims of every node take.
 func (ni *NodeInfo) DeviceUse(id DeviceID) (DeviceUse, bool) {
+	if ni.net.isNet(id) {
+		u, ok := ni.net.use[id]
+		return u, ok
+	}
 	if ni.devices == nil {
 		return DeviceUse{}, false
 	}
@@ -71,9 +79,16 @@ func (ni *NodeInfo) DeviceUse(id DeviceID) (DeviceUse, bool) {
 	return u, ok
 }
 
-// EachDeviceInUse calls f for each device the node's claims take, in no
-// particular order: for callers that build a set.
+// EachDeviceInUse calls f for each device the node's claims take, and
+// each device no node owns that any claim takes, in no particular order:
+// for callers that build a set (the devices a pod on the node cannot
+// have).
 func (ni *NodeInfo) EachDeviceInUse(f func(DeviceID, DeviceUse)) {
+	if ni.net != nil {
+		for id, u := range ni.net.use {
+			f(id, u)
+		}
+	}
 	if ni.devices == nil {
 		return
 	}
@@ -83,7 +98,7 @@ func (ni *NodeInfo) EachDeviceInUse(f func(DeviceID, DeviceUse)) {
 }
 
 // DevicesInUse yields the devices the node's claims take, in DeviceID
-// order.
+// order; not the devices no node owns (EachDeviceInUse has those).
 func (ni *NodeInfo) DevicesInUse() iter.Seq2[DeviceID, DeviceUse] {
 	return func(yield func(DeviceID, DeviceUse) bool) {
 		if ni.devices == nil {
@@ -98,17 +113,44 @@ func (ni *NodeInfo) DevicesInUse() iter.Seq2[DeviceID, DeviceUse] {
 	}
 }
 
-// Claim returns the allocation of a claim allocated on the node and how
-// many of the node's pods reserve it.
+// Claim returns the allocation of a claim reserved on the node and how
+// many pods reserve it: the node's, or for a node-independent claim,
+// those of every node (its reservedFor in Kubernetes).
 func (ni *NodeInfo) Claim(key string) (*AllocationResult, int, bool) {
 	if ni.devices == nil {
 		return nil, 0, false
 	}
 	if i, ok := ni.claimIndex(key); ok {
 		c := &ni.devices.claims[i]
+		if nc, ok := ni.netClaim(c); ok {
+			return c.alloc, int(nc.pods), true
+		}
 		return c.alloc, int(c.pods), true
 	}
 	return nil, 0, false
+}
+
+// netClaim returns the cluster's account of a node-independent claim.
+func (ni *NodeInfo) netClaim(c *nodeClaim) (netClaim, bool) {
+	if ni.net == nil || !c.alloc.NodeIndependent() {
+		return netClaim{}, false
+	}
+	nc, ok := ni.net.claims[c.key]
+	return nc, ok
+}
+
+// ClaimPods returns how many pods reserve an allocated claim, over all
+// nodes, counting tentative reservations (0 when it is not allocated).
+func (s *Snapshot) ClaimPods(key string) int {
+	node, _, ok := s.ClaimNode(key)
+	switch {
+	case !ok:
+		return 0
+	case node < 0:
+		return int(s.net.claims[key].pods)
+	}
+	_, pods, _ := s.nodes[node].Claim(key)
+	return pods
 }
 
 // ClaimCount is the number of claims allocated on the node.
@@ -133,14 +175,56 @@ func (ni *NodeInfo) reserveClaim(key string, alloc *AllocationResult) error {
 	i, ok := ni.claimIndex(key)
 	if ok {
 		d.claims[i].pods++
+		ni.countNetClaim(key, d.claims[i].alloc, 1)
 		return nil
+	}
+	if alloc == nil && ni.net != nil {
+		// a node-independent claim allocated for a pod of another node
+		if nc, ok := ni.net.claims[key]; ok && nc.alloc.UsableOn(&ni.node) {
+			alloc = nc.alloc
+		}
 	}
 	if alloc == nil {
 		return fmt.Errorf("%w %s: not allocated on node %q", ErrClaim, key, ni.node.Name)
 	}
+	if ni.net != nil && alloc.NodeIndependent() {
+		if nc, ok := ni.net.claims[key]; ok { // allocated already: that allocation
+			d.claims = slices.Insert(d.claims, i, nodeClaim{key: key, alloc: nc.alloc, pods: 1})
+			ni.countNetClaim(key, nc.alloc, 1)
+			return nil
+		}
+	}
 	d.claims = slices.Insert(d.claims, i, nodeClaim{key: key, alloc: alloc, pods: 1})
+	if ni.net != nil && alloc.NodeIndependent() {
+		if ni.net.claims == nil {
+			ni.net.claims = map[string]netClaim{}
+		}
+		ni.net.claims[key] = netClaim{alloc: alloc, pods: 1}
+		ni.net.changed()
+	}
 	ni.accountClaim(alloc, 1)
 	return nil
+}
+
+// countNetClaim counts pods (1 or -1) more reserving a node-independent
+// claim; it reports whether that was the claim's last pod (its devices
+// are then to be freed).
+func (ni *NodeInfo) countNetClaim(key string, alloc *AllocationResult, pods int32) bool {
+	if ni.net == nil || !alloc.NodeIndependent() {
+		return false
+	}
+	nc, ok := ni.net.claims[key]
+	if !ok {
+		return false
+	}
+	nc.pods += pods
+	ni.net.changed()
+	if nc.pods <= 0 {
+		delete(ni.net.claims, key)
+		return true
+	}
+	ni.net.claims[key] = nc
+	return false
 }
 
 // unreserveClaim counts one pod fewer reserving the claim; the last frees
@@ -154,11 +238,19 @@ func (ni *NodeInfo) unreserveClaim(key string) (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("%w %s: not reserved on node %q", ErrClaim, key, ni.node.Name)
 	}
+	alloc := d.claims[i].alloc
 	if d.claims[i].pods--; d.claims[i].pods > 0 {
+		ni.countNetClaim(key, alloc, -1)
 		return false, nil
 	}
-	alloc := d.claims[i].alloc
 	d.claims = slices.Delete(d.claims, i, i+1)
+	if ni.net != nil && alloc.NodeIndependent() {
+		if _, ok := ni.net.claims[key]; ok {
+			if !ni.countNetClaim(key, alloc, -1) {
+				return false, nil // pods of other nodes still hold it
+			}
+		}
+	}
 	ni.accountClaim(alloc, -1)
 	return true, nil
 }
@@ -167,43 +259,55 @@ func (ni *NodeInfo) unreserveClaim(key string) (bool, error) {
 // of the node's devices.
 func (ni *NodeInfo) accountClaim(alloc *AllocationResult, sign int) {
 	d := ni.devices
-	if d.use == nil {
-		d.use = map[DeviceID]DeviceUse{}
-	}
 	for i := range alloc.Devices {
 		a := &alloc.Devices[i]
 		if a.AdminAccess {
 			continue // admin access takes nothing from other claims
 		}
 		id := a.DeviceID()
-		u := d.use[id]
-		if a.ConsumedCapacity == nil {
-			u.Exclusive += sign
-		} else {
-			c := maps.Clone(u.Capacity)
-			if c == nil {
-				c = map[QualifiedName]Quantity{}
-			}
-			for name, q := range a.ConsumedCapacity {
-				if sign > 0 {
-					c[name] = c[name].SaturatingAdd(q)
-				} else {
-					c[name] = c[name].SaturatingSub(q)
-				}
-				if c[name] == 0 {
-					delete(c, name)
-				}
-			}
-			if len(c) == 0 {
-				c = nil
-			}
-			u.Capacity = c
+		use := &d.use
+		if ni.net.isNet(id) {
+			use = &ni.net.use
+			ni.net.changed()
 		}
-		if u.Exclusive == 0 && u.Capacity == nil {
-			delete(d.use, id)
-		} else {
-			d.use[id] = u
+		accountDevice(use, id, a, sign)
+	}
+}
+
+// accountDevice adds (sign 1) or takes back (-1) what one allocated device
+// takes.
+func accountDevice(use *map[DeviceID]DeviceUse, id DeviceID, a *DeviceRequestAllocation, sign int) {
+	if *use == nil {
+		*use = map[DeviceID]DeviceUse{}
+	}
+	m := *use
+	u := m[id]
+	if a.ConsumedCapacity == nil {
+		u.Exclusive += sign
+	} else {
+		c := maps.Clone(u.Capacity)
+		if c == nil {
+			c = map[QualifiedName]Quantity{}
 		}
+		for name, q := range a.ConsumedCapacity {
+			if sign > 0 {
+				c[name] = c[name].SaturatingAdd(q)
+			} else {
+				c[name] = c[name].SaturatingSub(q)
+			}
+			if c[name] == 0 {
+				delete(c, name)
+			}
+		}
+		if len(c) == 0 {
+			c = nil
+		}
+		u.Capacity = c
+	}
+	if u.Exclusive == 0 && u.Capacity == nil {
+		delete(m, id)
+	} else {
+		m[id] = u
 	}
 }
 
@@ -216,6 +320,10 @@ func (ni *NodeInfo) setSlices(list []*ResourceSlice) {
 		ni.devices = &nodeDevices{}
 	}
 	ni.devices.slices = list
+	ni.devices.reach = nil
+	if ni.net != nil && len(ni.net.slices) > 0 && len(list) > 0 {
+		ni.devices.reach = mergeSlices(list, ni.net.slices)
+	}
 }
 
 // ErrSlice is wrapped by the errors of AddResourceSlice and
@@ -224,14 +332,12 @@ var ErrSlice = errors.New("cluster: resource slice")
 
 // AddResourceSlice publishes a slice of devices for its node (NodeName),
 // which need not exist yet: its node has the devices from when it is
-// added. Only node-local slices are modelled; a slice for several nodes
-// (NodeSelector, AllNodes) is an error.
+// added. A slice for several nodes (NodeSelector, AllNodes) publishes
+// devices that every node it selects reaches, and whose use every node
+// sees (netdevices.go).
 func (c *Cache) AddResourceSlice(s ResourceSlice) error {
 	if err := s.Validate(); err != nil {
 		return err
-	}
-	if s.NodeName == "" {
-		return fieldError(ErrInvalidDevices, "resourceslice "+s.Name, "spec", "only slices of one node (nodeName) are modelled")
 	}
 	for _, list := range c.slices {
 		for _, o := range list {
@@ -248,6 +354,14 @@ func (c *Cache) AddResourceSlice(s ResourceSlice) error {
 		c.slices = map[string][]*ResourceSlice{}
 	}
 	c.slices[s.NodeName] = list
+	if s.NodeName == "" {
+		pools := maps.Clone(c.net.pools)
+		if pools == nil {
+			pools = map[DeviceID]bool{}
+		}
+		pools[DeviceID{Driver: s.Driver, Pool: s.Pool.Name}] = true
+		c.net.pools = pools
+	}
 	c.setNodeSlices(s.NodeName)
 	return nil
 }
@@ -272,7 +386,8 @@ func (c *Cache) RemoveResourceSlice(name string) error {
 	return fmt.Errorf("%w %q: not published", ErrSlice, name)
 }
 
-// ResourceSlices yields the published slices by node name, then name.
+// ResourceSlices yields the published slices by node name (those no node
+// owns first), then name.
 func (c *Cache) ResourceSlices() iter.Seq[*ResourceSlice] {
 	return func(yield func(*ResourceSlice) bool) {
 		for _, node := range slices.Sorted(maps.Keys(c.slices)) {
@@ -288,6 +403,16 @@ func (c *Cache) ResourceSlices() iter.Seq[*ResourceSlice] {
 // setNodeSlices gives an existing node its current slices: a change of
 // the node.
 func (c *Cache) setNodeSlices(node string) {
+	if node == "" { // slices no node owns: every node reaches them
+		c.net.slices = c.slices[""]
+		c.net.changed()
+		for _, it := range c.nodes {
+			it.info.setSlices(c.slices[it.info.node.Name])
+			c.touch(it)
+		}
+		c.nodeVersion++
+		return
+	}
 	if it, ok := c.nodes[node]; ok {
 		it.info.setSlices(c.slices[node])
 		c.nodeVersion++ // the devices a node offers are part of what it is
@@ -302,11 +427,29 @@ func (c *Cache) ReserveClaim(node, key string, alloc *AllocationResult) error {
 	if !ok {
 		return fmt.Errorf("%w: node %q", ErrNodeNotFound, node)
 	}
+	before := c.net.version
 	if err := it.info.reserveClaim(key, alloc); err != nil {
 		return err
 	}
 	c.touch(it)
+	c.touchNet(before, it)
 	return nil
+}
+
+// touchNet records a change of every node but it when the use of the
+// devices no node owns changed since version before: each node's answers
+// for a pod may change with it, and what remembers them by node (the
+// scheduler's shortcuts) must see every node changed. O(nodes), only when
+// network devices are taken or freed.
+func (c *Cache) touchNet(before uint64, it *nodeItem) {
+	if c.net.version == before {
+		return
+	}
+	for _, o := range c.nodes {
+		if o != it {
+			c.touch(o)
+		}
+	}
 }
 
 // UnreserveClaim counts one pod fewer reserving the claim on the node (a
@@ -317,11 +460,13 @@ func (c *Cache) UnreserveClaim(node, key string) (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("%w: node %q", ErrNodeNotFound, node)
 	}
+	before := c.net.version
 	freed, err := it.info.unreserveClaim(key)
 	if err != nil {
 		return false, err
 	}
 	c.touch(it)
+	c.touchNet(before, it)
 	return freed, nil
 }
 
@@ -364,8 +509,15 @@ type claimIndex struct {
 }
 
 // ClaimNode returns the index of the node the claim is allocated on, with
-// its allocation, counting tentative reservations.
+// its allocation, counting tentative reservations; the index is -1 for a
+// node-independent claim (AllocationResult.NodeIndependent), which the
+// pods of every node its allocation selects may use.
 func (s *Snapshot) ClaimNode(key string) (int, *AllocationResult, bool) {
+	if s.net != nil {
+		if nc, ok := s.net.claims[key]; ok {
+			return -1, nc.alloc, true
+		}
+	}
 	s.syncClaimIndex()
 	i, ok := s.claimIdx.byKey[key]
 	if !ok {
@@ -403,6 +555,9 @@ func (ix *claimIndex) index(s *Snapshot, i int) {
 	ix.ofNode[i] = ix.ofNode[i][:0]
 	if d := s.nodes[i].devices; d != nil {
 		for _, c := range d.claims {
+			if s.net != nil && c.alloc.NodeIndependent() {
+				continue // ClaimNode finds it in the cluster's accounts
+			}
 			ix.byKey[c.key] = i
 			ix.ofNode[i] = append(ix.ofNode[i], c.key)
 		}

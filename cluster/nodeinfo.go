@@ -182,6 +182,10 @@ type NodeInfo struct {
 	priorities []priorityCount
 	// devices are the node's slices and allocated claims (nodedevices.go)
 	devices *nodeDevices
+	// net are the accounts of the devices no node owns (netdevices.go),
+	// shared by the nodes of one cache or one snapshot; nil for a node of
+	// neither.
+	net *netDevices
 }
 
 // Node returns the node. It is shared: never modify it.

@@ -40,6 +40,7 @@ type Snapshot struct {
 	log              []change
 	claimIdx         claimIndex    // see ClaimNode
 	devices          deviceObjects // classes and claims, copy-on-write from the cache's
+	net              *netDevices   // the devices no node owns: the snapshot's own accounts
 	extendedIdx      extendedIndex // see DeviceClassFor
 	// stamps[i] changes whenever node i's content may have changed in
 	// this snapshot (refresh, reservation, removal); a rollback gives the
@@ -82,6 +83,7 @@ type change struct {
 	claim string
 	alloc *AllocationResult
 	stamp uint64  // the node's stamp before the change, given back by Rollback
+	net   uint64  // a claim change's NetworkVersion before it, given back by Rollback
 	feed  FeedPos // the feed before the change
 	// nodeAdded marks a tentative node's addition (AddNode), with the
 	// node set and node versions it replaced
@@ -111,6 +113,12 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 		return nil // up to date: a busy cluster's failed cycles mostly find it so
 	}
 	rebuild := s.nodeSetVersion != c.nodeSetVersion
+	if s.net == nil {
+		s.net = &netDevices{}
+	}
+	if s.net.version != c.net.version {
+		s.net.copyFrom(c.net) // in place: the snapshot's nodes point to it
+	}
 	if s.nodeVersion != c.nodeVersion {
 		// nodes or labels change: domains and their totals are rebuilt on use
 		s.domains, s.totals = nil, s.totals[:0]
@@ -127,6 +135,7 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 			}
 			it.info.copyTo(own)
 			own.index = int32(i)
+			own.net = s.net
 			s.countNode(own, 1)
 			for _, t := range s.totals {
 				t.addNode(i, own, 1)
@@ -138,6 +147,7 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 			fresh = map[string]*NodeInfo{}
 		}
 		fresh[it.info.node.Name] = it.info.clone()
+		fresh[it.info.node.Name].net = s.net
 	}
 	if rebuild {
 		s.rebuild(c, fresh)
@@ -203,6 +213,7 @@ func (s *Snapshot) rebuild(c *Cache, fresh map[string]*NodeInfo) {
 				ni = s.nodes[i]
 			} else {
 				ni = it.info.clone()
+				ni.net = s.net
 			}
 		}
 		index[name] = len(nodes)
@@ -549,12 +560,12 @@ func (s *Snapshot) Stamp(i int) uint64 { return s.stamps[i] }
 // alloc, which must then be set.
 func (s *Snapshot) ReserveClaim(node int, key string, alloc *AllocationResult) error {
 	ni := s.nodes[node]
-	before, feed := s.stamps[node], s.feedEnd()
+	before, feed, netBefore := s.stamps[node], s.feedEnd(), s.NetworkVersion()
 	if err := ni.reserveClaim(key, alloc); err != nil {
 		return err
 	}
 	s.touch(node)
-	s.log = append(s.log, change{node: node, claim: key, alloc: alloc, added: true, stamp: before, feed: feed})
+	s.log = append(s.log, change{node: node, claim: key, alloc: alloc, added: true, stamp: before, feed: feed, net: netBefore})
 	return nil
 }
 
@@ -567,13 +578,13 @@ func (s *Snapshot) UnreserveClaim(node int, key string) (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("%w %s: not reserved on node %q", ErrClaim, key, ni.node.Name)
 	}
-	before, feed := s.stamps[node], s.feedEnd()
+	before, feed, netBefore := s.stamps[node], s.feedEnd(), s.NetworkVersion()
 	freed, err := ni.unreserveClaim(key)
 	if err != nil {
 		return false, err
 	}
 	s.touch(node)
-	s.log = append(s.log, change{node: node, claim: key, alloc: alloc, stamp: before, feed: feed})
+	s.log = append(s.log, change{node: node, claim: key, alloc: alloc, stamp: before, feed: feed, net: netBefore})
 	return freed, nil
 }
 
@@ -581,7 +592,10 @@ func (s *Snapshot) UnreserveClaim(node int, key string) (bool, error) {
 func (s *Snapshot) undoClaim(ni *NodeInfo, ch change) {
 	if ch.added {
 		_, _ = ni.unreserveClaim(ch.claim) // the change made it reserved
-		return
+	} else {
+		_ = ni.reserveClaim(ch.claim, ch.alloc) // the change took a reservation that was there
 	}
-	_ = ni.reserveClaim(ch.claim, ch.alloc) // the change took a reservation that was there
+	if s.net != nil {
+		s.net.version = ch.net // the contents it names again
+	}
 }

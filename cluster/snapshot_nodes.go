@@ -22,7 +22,7 @@ func (s *Snapshot) AddNode(n Node, slices []*ResourceSlice) (int, error) {
 		return 0, fmt.Errorf("%w: node %q", ErrNodeExists, n.Name)
 	}
 	i := len(s.nodes)
-	ni := &NodeInfo{node: n.Clone(), index: int32(i)}
+	ni := &NodeInfo{node: n.Clone(), index: int32(i), net: s.net}
 	ni.setSlices(slices)
 	s.log = append(s.log, change{node: i, nodeAdded: true, versions: [2]int64{s.nodeSetVersion, s.nodeVersion}, feed: s.feedEnd()})
 	s.nodes = append(s.nodes, ni)

@@ -3,6 +3,7 @@ package dra
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gangsim/gangsim/cluster"
@@ -231,8 +232,38 @@ func (a *allocator) results() []cluster.AllocationResult {
 				r.Node = d.slice.NodeName
 			}
 		}
+		if r.Node == "" {
+			r.NodeSelector = a.nodeSelector(c)
+		}
 	}
 	return out
+}
+
+// nodeSelector is the node selector of a claim's allocation without a
+// node-local device, as kube's createNodeSelector makes it: one term
+// holding the requirements of every picked device's slice selector (each
+// once); nil, every node, when every device is of an AllNodes slice.
+func (a *allocator) nodeSelector(c *claimData) []cluster.SelectorTerm {
+	var term cluster.SelectorTerm
+	add := func(to *[]cluster.SelectorRequirement, reqs []cluster.SelectorRequirement) {
+		for _, r := range reqs {
+			if !slices.ContainsFunc(*to, func(o cluster.SelectorRequirement) bool {
+				return o.Key == r.Key && o.Operator == r.Operator && slices.Equal(o.Values, r.Values)
+			}) {
+				*to = append(*to, r)
+			}
+		}
+	}
+	for _, pk := range c.picks {
+		if sel := a.devs[pk.dev].slice.NodeSelector; len(sel) == 1 {
+			add(&term.MatchFields, sel[0].MatchFields)
+			add(&term.MatchExpressions, sel[0].MatchExpressions)
+		}
+	}
+	if len(term.MatchFields) == 0 && len(term.MatchExpressions) == 0 {
+		return nil
+	}
+	return []cluster.SelectorTerm{term}
 }
 
 // claimName renders a claim as kube's klog.KObj does.

@@ -86,7 +86,10 @@
 //   - Per-device node selection, binding conditions and DeviceTaintRules
 //     are not in the device model: slices carry the taints. Results carry
 //     the node as AllocationResult.Node (set when any device's slice names
-//     a node) rather than a NodeSelector; configs are not produced.
+//     a node) rather than a NodeSelector naming it; an allocation of
+//     devices no node owns carries kube's NodeSelector (one term, the
+//     slices' requirements; nil for AllNodes slices). Configs are not
+//     produced.
 //   - Kube's search stops when the DynamicResources filter timeout (10 s
 //     by default) expires on the clock; here it stops after a budget of
 //     counted steps (Input.MaxSteps, StepsFor: a candidate device looked

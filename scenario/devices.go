@@ -66,17 +66,6 @@ func (b *builder) devices(f *schema.File) error {
 		if err := b.checkDevice(s.Line, where, "resource slice", sl.Name, "", sl.Validate()); err != nil {
 			return err
 		}
-		if sl.NodeName == "" {
-			for _, d := range sl.Devices {
-				b.leaveOut(cluster.DeviceID{Driver: sl.Driver, Pool: sl.Pool.Name, Device: d.Name}, sl.Name)
-			}
-			field := "nodeSelector"
-			if sl.AllNodes {
-				field = "allNodes"
-			}
-			b.warnEntry(s.Origin, where, field, "not modelled: only slices of one node (nodeName) are; the slice is left out")
-			continue
-		}
 		b.sc.Devices.Slices = append(b.sc.Devices.Slices, sl)
 	}
 	for i := range f.ResourceClaims {
@@ -459,8 +448,9 @@ func (b *builder) leaveOut(id cluster.DeviceID, slice string) {
 
 // allocations converts the status.allocation of the file's claims read
 // from Kubernetes objects, once every file's slices are known: each
-// device must be in a slice, its request one of the claim's, and all on
-// one node (the only claims allocated here are of node-local devices).
+// device must be in a slice, its request one of the claim's, and the
+// node-local ones all on one node; an allocation of devices no node owns
+// keeps its nodeSelector, the nodes its pods may run on.
 // The claim keeps the allocation (cluster.ResourceClaim.Allocation).
 func (b *builder) allocations(f *schema.File) error {
 	for i := range f.ResourceClaims {
@@ -529,10 +519,12 @@ func (b *builder) allocation(s *schema.ClaimAllocation, spec *cluster.ResourceCl
 			}
 			return nil, b.failf(line, at+".device", "device %s is in no ResourceSlice", id)
 		}
-		if out.Node != "" && d.node != out.Node {
+		if out.Node != "" && d.node != "" && d.node != out.Node {
 			return nil, b.failf(line, at+".device", "device %s is on node %s, another device of the claim on node %s", id, d.node, out.Node)
 		}
-		out.Node = d.node
+		if d.node != "" {
+			out.Node = d.node
+		}
 		a := cluster.DeviceRequestAllocation{Request: r.Request, Driver: r.Driver, Pool: r.Pool, Device: r.Device,
 			AdminAccess: r.AdminAccess != nil && *r.AdminAccess}
 		if seen[id] && !a.AdminAccess && !d.dev.AllowMultipleAllocations {
@@ -555,6 +547,13 @@ func (b *builder) allocation(s *schema.ClaimAllocation, spec *cluster.ResourceCl
 			return nil, b.failf(line, at+".consumedCapacity", "device %s does not allow multiple allocations", id)
 		}
 		out.Devices = append(out.Devices, a)
+	}
+	if ns := s.NodeSelector; ns != nil && out.Node == "" && len(out.Devices) > 0 {
+		// devices no node owns: the nodes that reach them, as allocated
+		out.NodeSelector = []cluster.SelectorTerm{}
+		for _, t := range ns.Terms {
+			out.NodeSelector = append(out.NodeSelector, t.Convert())
+		}
 	}
 	return out, nil
 }

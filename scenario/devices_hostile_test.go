@@ -120,21 +120,22 @@ func TestDeviceHugeCapacityLoads(t *testing.T) {
 	require.Equal(t, cluster.MaxQuantity, sc.Devices.Slices[0].Devices[0].Capacity["mem"].Value)
 }
 
-// A slice left out for reaching several nodes is warned about under the
-// field that says so: allNodes, or nodeSelector. Issue 48.
-func TestMultiNodeSliceWarningNamesItsField(t *testing.T) {
-	for field, spec := range map[string]string{
-		"spec.allNodes":     "{driver: d.example.com, allNodes: true, pool: {name: p, resourceSliceCount: 1}, devices: [{name: d0}]}",
-		"spec.nodeSelector": "{driver: d.example.com, nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: rack, operator: In, values: [a]}]}]}, pool: {name: p, resourceSliceCount: 1}, devices: [{name: d0}]}",
+// A slice reaching several nodes (allNodes, or a nodeSelector) is read,
+// with no warning: its devices are network devices every node it selects
+// reaches. Issue 48.
+func TestMultiNodeSliceIsRead(t *testing.T) {
+	for _, spec := range []string{
+		"{driver: d.example.com, allNodes: true, pool: {name: p, resourceSliceCount: 1}, devices: [{name: d0}]}",
+		"{driver: d.example.com, nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: rack, operator: In, values: [a]}]}]}, pool: {name: p, resourceSliceCount: 1}, devices: [{name: d0}]}",
 	} {
 		sc, err := Parse("in.yaml", []byte(deviceObject("ResourceSlice", "s", spec)))
 		require.NoError(t, err)
-		require.Len(t, sc.Warnings, 1)
-		require.True(t, strings.HasPrefix(sc.Warnings[0].String(), "ResourceSlice "+field+": "), sc.Warnings[0].String())
+		require.Empty(t, sc.Warnings)
+		require.Len(t, sc.Devices.Slices, 1)
 	}
 	sc, err := Parse("s.yaml", []byte("resourceSlices: [{name: s, driver: d, allNodes: true, pool: {name: p, resourceSliceCount: 1}}]\n"))
 	require.NoError(t, err)
-	require.True(t, strings.HasPrefix(sc.Warnings[0].String(), "resourceSlices[].allNodes: "), sc.Warnings[0].String())
+	require.Empty(t, sc.Warnings)
 }
 
 // allocatedDump is a node of two GPUs and a claim the dump shows allocated

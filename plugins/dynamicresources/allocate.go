@@ -31,6 +31,7 @@ type allocMemo struct {
 // specs (their short names).
 type nodeAllocs struct {
 	stamp   uint64
+	net     uint64 // the snapshot's NetworkVersion
 	answers []allocAnswer
 }
 
@@ -58,8 +59,10 @@ func (m *allocMemo) on(snap *cluster.Snapshot, i int) *nodeAllocs {
 		m.nodes = append(m.nodes, make([]nodeAllocs, snap.Len()-len(m.nodes))...)
 	}
 	na := &m.nodes[i]
-	if stamp := snap.Stamp(i); na.stamp != stamp || len(na.answers) >= maxAnswers {
-		na.stamp, na.answers = stamp, na.answers[:0]
+	// a node's answer depends on its content and on the devices no node
+	// owns, which every node reaches
+	if stamp, net := snap.Stamp(i), snap.NetworkVersion(); na.stamp != stamp || na.net != net || len(na.answers) >= maxAnswers {
+		na.stamp, na.net, na.answers = stamp, net, na.answers[:0]
 	}
 	return na
 }
@@ -124,7 +127,7 @@ func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo) ([]c
 		Rank:      rank,
 		Claims:    claims,
 		Classes:   s.classes,
-		Slices:    ni.Slices(),
+		Slices:    ni.ReachableSlices(),
 		Node:      ni.Node(),
 		Devices:   pl.nodeDevices(ni),
 		Allocated: allocated,
@@ -140,7 +143,7 @@ func (pl *DynamicResources) nodeDevices(ni *cluster.NodeInfo) *dra.NodeDevices {
 	if pl.allocs == nil {
 		return nil // Args.NoAllocationMemo: found on every call
 	}
-	node, list := ni.Node(), ni.Slices()
+	node, list := ni.Node(), ni.ReachableSlices()
 	e := pl.devices[node.Name]
 	if e == nil || e.node != node || !slices.Equal(e.slices, list) {
 		e = &nodeDevicesEntry{slices: list, node: node, devs: dra.NewNodeDevices(list, node, pl.features)}

@@ -209,9 +209,13 @@ type podClaim struct {
 	key   string
 	claim *cluster.ResourceClaim
 	// node is the index of the node the claim is allocated on, or -1;
-	// pods how many pods reserve it there.
-	node int
-	pods int
+	// pods how many pods reserve it (over all nodes for a node-independent
+	// claim); alloc its allocation (nil: not allocated). A claim
+	// allocated devices no node owns has node -1 and is usable on the
+	// nodes its allocation selects.
+	node  int
+	pods  int
+	alloc *cluster.AllocationResult
 }
 
 // Clone copies what Filter and the extensions change.
@@ -277,12 +281,12 @@ func (pl *DynamicResources) PreFilter(state *fw.CycleState, pod *cluster.PodInfo
 			return st
 		}
 		pc := podClaim{key: key, claim: rc, node: -1}
-		if node, _, ok := snap.ClaimNode(key); ok {
-			_, pods, _ := snap.Node(node).Claim(key)
+		if node, alloc, ok := snap.ClaimNode(key); ok {
+			pods := snap.ClaimPods(key)
 			if pods >= MaxPodsPerClaim && !forGroup(p, rc) {
 				return unresolvable("resourceclaim in use")
 			}
-			pc.node, pc.pods = node, pods
+			pc.node, pc.pods, pc.alloc = node, pods, alloc
 		} else {
 			if st := pl.checkClasses(snap, rc, s); st != nil {
 				return st
@@ -422,8 +426,9 @@ var (
 	errTimedOut = unresolvable(dra.ErrTimeout.Error())
 )
 
-// Filter checks that the pod's allocated claims are on the node and that
-// the others can be allocated there; it keeps the allocation for Reserve
+// Filter checks that the pod's allocated claims are on the node (or, for
+// a claim of devices no node owns, that its allocation's node selector
+// selects the node) and that the others can be allocated there; it keeps the allocation for Reserve
 // and Score.
 func (pl *DynamicResources) Filter(state *fw.CycleState, pod *cluster.PodInfo, ni *cluster.NodeInfo) *fw.Status {
 	s := readState(state)
@@ -432,8 +437,12 @@ func (pl *DynamicResources) Filter(state *fw.CycleState, pod *cluster.PodInfo, n
 	}
 	node := ni.Index()
 	for i := range s.claims {
-		if c := &s.claims[i]; c.node >= 0 && c.node != node {
+		c := &s.claims[i]
+		if c.node >= 0 && c.node != node {
 			return errNotAvailable // no eviction here moves it
+		}
+		if c.node < 0 && c.alloc != nil && !c.alloc.UsableOn(ni.Node()) {
+			return errNotAvailable // the allocation's node selector does not match
 		}
 	}
 	if len(s.toAllocate) == 0 && len(s.extended) == 0 {
@@ -479,6 +488,10 @@ func (pl *DynamicResources) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool
 	}
 	snap := pl.h.Snapshot()
 	sig = strconv.AppendInt(sig, snap.DeviceClassVersion(), 10)
+	if v := snap.NetworkVersion(); v != 0 {
+		// the devices no node owns, whose use every node sees
+		sig = strconv.AppendUint(append(sig, 'n'), v, 10)
+	}
 	sig = helper.AppendRequests(sig, &p.Requests) // the extended resources devices may serve
 	for i := range p.ResourceClaims {
 		key := p.ClaimKey(i)
@@ -579,7 +592,7 @@ func (pl *DynamicResources) Reserve(state *fw.CycleState, pod *cluster.PodInfo, 
 	for i := range s.claims {
 		c := &s.claims[i]
 		var alloc *cluster.AllocationResult
-		if c.node < 0 {
+		if c.alloc == nil {
 			alloc = &results[next]
 			next++
 		}
