@@ -87,7 +87,10 @@ func (pl *InterPodAffinity) Score(state *fw.CycleState, _ *cluster.PodInfo, node
 }
 
 // NormalizeScore stretches the sums to 0..100 between the lowest and the
-// highest; all equal gives every node 0.
+// highest; all equal gives every node 0. As kube-scheduler computes it,
+// the ratio (sum - lowest) / (highest - lowest) is taken first in floating
+// point, then multiplied by 100 and truncated: 29 of 100 gives 28
+// (0.29 * 100 = 28.999999999999996), not 29.
 func (pl *InterPodAffinity) NormalizeScore(_ *fw.CycleState, _ *cluster.PodInfo, scores []fw.NodeScore) *fw.Status {
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for _, s := range scores {
@@ -96,7 +99,7 @@ func (pl *InterPodAffinity) NormalizeScore(_ *fw.CycleState, _ *cluster.PodInfo,
 	diff := hi - lo
 	for i := range scores {
 		if diff > 0 {
-			scores[i].Score = int64(float64(fw.MaxNodeScore) * float64(scores[i].Score-lo) / float64(diff))
+			scores[i].Score = int64(float64(fw.MaxNodeScore) * (float64(scores[i].Score-lo) / float64(diff)))
 		} else {
 			scores[i].Score = 0
 		}

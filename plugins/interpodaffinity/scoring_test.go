@@ -102,6 +102,13 @@ func TestScore(t *testing.T) {
 			},
 			pod:  preferAffinity(s1(), 5, nsSelector(term(regionKey, exists("service")), in("team", "a"))),
 			want: map[string]int64{"node-a": 0, "node-b": 0, "node-c": 100, "node-d": 0}},
+		{name: "the ratio is taken before the multiplication by 100: 29 of 100 gives 28",
+			pods: []cluster.Pod{
+				gangsimtest.MakePod("e1").NodeName("node-a").Label("service", "a").Obj(),
+				gangsimtest.MakePod("e2").NodeName("node-c").Label("service", "c").Obj(),
+			},
+			pod:  preferAffinity(preferAffinity(s1(), 29, term(zoneKey, in("service", "a"))), 100, term(regionKey, in("service", "c"))),
+			want: map[string]int64{"node-a": 28, "node-b": 0, "node-c": 100, "node-d": 0}},
 		{name: "equal sums on every node carrying the key, node-d lacking it",
 			pods: []cluster.Pod{svc("e1", "node-a"), svc("e2", "node-c")},
 			pod:  preferAffinity(s1(), 5, term(regionKey, exists("service"))),
@@ -116,7 +123,10 @@ func TestScore(t *testing.T) {
 }
 
 // NormalizeScore stretches the sums between the lowest (0) and the
-// highest (100), truncating; all equal gives 0 everywhere.
+// highest (100): 100 * ((sum - lowest) / (highest - lowest)) in floating
+// point, the ratio first, truncated; all equal gives 0 everywhere. The
+// order matters where the ratio has no exact binary form: 0.29 * 100 is
+// 28.999999999999996, so 29 of 100 (or 58 of 200) gives 28, not 29.
 func TestNormalizeScore(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -126,6 +136,10 @@ func TestNormalizeScore(t *testing.T) {
 		{"only negative sums", []int64{-5, -1}, []int64{0, 100}},
 		{"all equal: 0 everywhere", []int64{4, 4}, []int64{0, 0}},
 		{"one node: 0", []int64{7}, []int64{0}},
+		{"29 of 100 truncates to 28", []int64{0, 29, 100}, []int64{0, 28, 100}},
+		{"29 of 50 truncates to 57", []int64{0, 29, 50}, []int64{0, 57, 100}},
+		{"58 of 200 below the lowest, as in a differential run", []int64{-325, -125, -175, -236, -152, -267}, []int64{0, 100, 75, 44, 86, 28}},
+		{"57 of 100 truncates to 56", []int64{10, 67, 110}, []int64{0, 56, 100}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
