@@ -402,17 +402,28 @@ func deviceClusterWith(t *testing.T, seed uint64, preemption, noMemo bool, opts 
 		}
 		return claimPod(name, templates[rng.IntN(len(templates))], "")
 	}
+	ts.randomArrivals(rng, 10+rng.IntN(30), 3, true, pod)
+	ts.run()
+	return ts, events
+}
+
+// randomArrivals adds count arrivals a few minutes apart, each running 10
+// to 70 minutes, of two priorities: a quarter are gangs of 2 to
+// 1+maxGang pods (topology-aware for half of them, with racks), the rest
+// lone pods; pod makes each pod.
+func (ts *testSched) randomArrivals(rng *rand.Rand, count, maxGang int, racks bool, pod func(name string) *gangsimtest.PodWrapper) {
+	t := ts.t
 	at := time.Duration(0)
-	for i := range 10 + rng.IntN(30) {
+	for i := range count {
 		at += time.Duration(rng.IntN(5)) * time.Minute
 		require.NoError(t, ts.RunUntil(at))
 		prio := int32(100 * rng.IntN(2))
 		d := time.Duration(10+rng.IntN(60)) * time.Minute
 		if rng.IntN(4) == 0 {
 			g := fmt.Sprintf("g%02d", i)
-			n := 2 + rng.IntN(3)
+			n := 2 + rng.IntN(maxGang)
 			gang := gangsimtest.MakeGang(g, int32(n)).Priority(prio)
-			if rng.IntN(2) == 0 {
+			if racks && rng.IntN(2) == 0 {
 				gang = gang.Rack() // topology-aware: one rack's nodes
 			}
 			require.NoError(t, ts.AddPodGroup(gang.Obj()))
@@ -423,8 +434,6 @@ func deviceClusterWith(t *testing.T, seed uint64, preemption, noMemo bool, opts 
 		}
 		require.NoError(t, ts.AddPod(pod(fmt.Sprintf("p%02d", i)).Priority(prio).Obj(), d))
 	}
-	ts.run()
-	return ts, events
 }
 
 // checkClaimAccounts holds the cache's claim accounts to the pods: every

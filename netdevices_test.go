@@ -50,23 +50,7 @@ func netDeviceCluster(t *testing.T, seed uint64, preemption, noMemo bool, opts .
 		}
 		return claimPod(name, templates[rng.IntN(len(templates))], "")
 	}
-	at := time.Duration(0)
-	for i := range 10 + rng.IntN(20) {
-		at += time.Duration(rng.IntN(5)) * time.Minute
-		require.NoError(t, ts.RunUntil(at))
-		prio := int32(100 * rng.IntN(2))
-		d := time.Duration(10+rng.IntN(60)) * time.Minute
-		if rng.IntN(4) == 0 {
-			g := fmt.Sprintf("g%02d", i)
-			n := 2 + rng.IntN(2)
-			require.NoError(t, ts.AddPodGroup(gangsimtest.MakeGang(g, int32(n)).Priority(prio).Obj()))
-			for j := range n {
-				require.NoError(t, ts.AddPod(pod(fmt.Sprintf("%s-%d", g, j)).Group(g).Obj(), d))
-			}
-			continue
-		}
-		require.NoError(t, ts.AddPod(pod(fmt.Sprintf("p%02d", i)).Priority(prio).Obj(), d))
-	}
+	ts.randomArrivals(rng, 10+rng.IntN(20), 2, false, pod)
 	ts.run()
 	return ts, events
 }

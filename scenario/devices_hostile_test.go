@@ -138,11 +138,9 @@ func TestMultiNodeSliceIsRead(t *testing.T) {
 	require.Empty(t, sc.Warnings)
 }
 
-// allocatedDump is a node of two GPUs and a claim the dump shows allocated
-// on the second, held by pod a, which runs; pod b, pending, asks for a GPU
-// of its own. device names the allocated device.
-func allocatedDump(device string) string {
-	return `apiVersion: v1
+// twoGPUNode begins a kubectl List of a node of two GPUs: the node, the
+// GPUs' DeviceClass and the node's ResourceSlice.
+const twoGPUNode = `apiVersion: v1
 kind: List
 items:
 - apiVersion: v1
@@ -161,7 +159,13 @@ items:
     nodeName: n1
     pool: {name: n1, generation: 1, resourceSliceCount: 1}
     devices: [{name: gpu-0}, {name: gpu-1}]
-- apiVersion: resource.k8s.io/v1
+`
+
+// allocatedDump is a node of two GPUs and a claim the dump shows allocated
+// on the second, held by pod a, which runs; pod b, pending, asks for a GPU
+// of its own. device names the allocated device.
+func allocatedDump(device string) string {
+	return twoGPUNode + `- apiVersion: resource.k8s.io/v1
   kind: ResourceClaim
   metadata: {name: held, namespace: default}
   spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
@@ -223,26 +227,7 @@ func TestDumpedAllocationIsKept(t *testing.T) {
 // suffix, owned by the pod, allocated the second GPU, recorded in the
 // pod's status), beside a user's claim that has the name a suffix-less
 // rule would give, used by a pending pod.
-const ownedDump = `apiVersion: v1
-kind: List
-items:
-- apiVersion: v1
-  kind: Node
-  metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
-  status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}
-- apiVersion: resource.k8s.io/v1
-  kind: DeviceClass
-  metadata: {name: gpu}
-  spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}
-- apiVersion: resource.k8s.io/v1
-  kind: ResourceSlice
-  metadata: {name: n1-gpus}
-  spec:
-    driver: gpu.example.com
-    nodeName: n1
-    pool: {name: n1, generation: 1, resourceSliceCount: 1}
-    devices: [{name: gpu-0}, {name: gpu-1}]
-- apiVersion: resource.k8s.io/v1
+const ownedDump = twoGPUNode + `- apiVersion: resource.k8s.io/v1
   kind: ResourceClaimTemplate
   metadata: {name: one, namespace: default}
   spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}
