@@ -230,3 +230,54 @@ func TestNoRemovalBeforeFailureCooldown(t *testing.T) {
 		require.NotEqual(t, EventScaleDown, e.Kind, "removed at %v, before the cooldown's end", e.At)
 	}
 }
+
+// The bounds are the cluster autoscaler's: a scan interval of at least a
+// second (999ms is refused), at most 1,000 nodes a scale-up
+// (--max-nodes-per-scaleup), back-off from 5 to 30 minutes, reset after
+// 3 hours without a timeout.
+func TestBoundsAreTheClusterAutoscalers(t *testing.T) {
+	_, err := New(Config{ScanInterval: 999 * time.Millisecond}, []NodeGroup{group("cpu", "4", 3)}, nil)
+	require.ErrorContains(t, err, "scanInterval: 999ms is below 1s")
+	_, err = New(Config{ScanInterval: time.Second}, []NodeGroup{group("cpu", "4", 3)}, nil)
+	require.NoError(t, err)
+	d := Config{}.WithDefaults()
+	require.Equal(t, 1000, d.MaxNodesPerScaleUp)
+	require.Equal(t, 300_000, d.MaxBinpackingChecks)
+	require.Equal(t, 5*time.Minute, NodeGroupBackoff)
+	require.Equal(t, 30*time.Minute, MaxNodeGroupBackoff)
+	require.Equal(t, 3*time.Hour, NodeGroupBackoffReset)
+}
+
+// After a reset (three hours without a timeout) the back-off's growth
+// starts over: 5m, then 10m, not on from where it stood.
+func TestBackoffGrowthStartsOverAfterAReset(t *testing.T) {
+	a, err := New(Config{}, []NodeGroup{group("g", "4", 5)}, nil)
+	require.NoError(t, err)
+	g := a.groups[0]
+	g.failures, g.lastFailure = 3, 0
+	g.backOff(4 * time.Hour)
+	require.Equal(t, 5*time.Minute, g.backoff)
+	g.backOff(4*time.Hour + 10*time.Minute)
+	require.Equal(t, 10*time.Minute, g.backoff)
+}
+
+// A node of the group that arrives ends its back-off's growth: after a
+// timeout, an arrival, then another timeout within three hours, the group
+// backs off for the first 5 minutes again, not 10.
+func TestBackoffGrowthEndsWhenANodeArrives(t *testing.T) {
+	slow := group("g", "4", 5)
+	slow.ProvisioningDelay = Delay{Fixed: 20 * time.Minute} // past the 15m provision time
+	w := newWorld(t, Config{}, slow)
+	w.addPods(1, "web", "3", 0)
+	require.NoError(t, w.a.Advance(w.s, 16*time.Minute)) // the first timeout
+	g := w.a.groups[0]
+	require.Equal(t, 5*time.Minute, g.backoff)
+	g.ProvisioningDelay = Delay{Fixed: time.Minute} // the next node comes
+	require.NoError(t, w.a.Advance(w.s, 30*time.Minute))
+	require.Positive(t, g.live)
+	require.Zero(t, g.failures, "an arrival ends the growth")
+	g.ProvisioningDelay = Delay{Fixed: 20 * time.Minute}
+	w.addPods(1, "api", "3", 30*time.Minute)
+	require.NoError(t, w.a.Advance(w.s, 47*time.Minute)) // one timeout, at 45m10s
+	require.Equal(t, 5*time.Minute, g.backoff, "the timeout after an arrival backs off as a first one")
+}

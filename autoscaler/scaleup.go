@@ -403,10 +403,7 @@ func (a *Autoscaler) limit(g *groupState, now time.Duration) (n int, why string)
 		return 0, fmt.Sprintf("backed off until %v after a timeout", g.backoffTil)
 	}
 	n = min(g.Max-g.live, a.cfg.MaxNodesPerScaleUp)
-	why = fmt.Sprintf("max %d reached", g.Max)
-	if n == a.cfg.MaxNodesPerScaleUp && n < g.Max-g.live {
-		why = fmt.Sprintf("max-nodes-per-scaleup %d reached", a.cfg.MaxNodesPerScaleUp)
-	}
+	why = fmt.Sprintf("max %d reached", g.Max) // MaxNodesPerScaleUp is at least 1: never the bound at 0
 	nodes, cpu, mem := a.clusterTotals()
 	bound := func(left int64, per int64, what string) {
 		if per <= 0 {

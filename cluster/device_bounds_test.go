@@ -41,7 +41,7 @@ func TestDeviceVersionAttributeMustBeSemver(t *testing.T) {
 // taken as the largest Quantity; other quantities keep their errors.
 // Issue 48.
 func TestDeviceQuantitiesSaturate(t *testing.T) {
-	for _, text := range []string{"9Pi", "16Ei", "10P", "100E", "9223372036854775807", "99999999999999999999999", "1e40", "1.5e30", "8Pi"} {
+	for _, text := range []string{"9Pi", "16Ei", "10P", "100E", "9223372036854775807", "99999999999999999999999", "1e40", "1.5e30", "1e500", "1e999", "8Pi"} {
 		q, err := ParseDeviceQuantity(text)
 		require.NoError(t, err, text)
 		if text == "8Pi" {
@@ -66,6 +66,9 @@ func TestDeviceQuantitiesSaturate(t *testing.T) {
 	// saturating and checked sums
 	require.Equal(t, MaxQuantity, MaxQuantity.SaturatingAdd(1))
 	require.Equal(t, Quantity(math.MinInt64), Quantity(-5).SaturatingSub(MaxQuantity))
+	require.Equal(t, MaxQuantity, Quantity(0).SaturatingSub(math.MinInt64), "minus the least int64 is past the largest")
+	require.Equal(t, MaxQuantity, Quantity(5).SaturatingSub(math.MinInt64))
+	require.Equal(t, Quantity(-1), Quantity(-1).SaturatingSub(0))
 	_, ok := AddQuantities(MaxQuantity, 1)
 	require.False(t, ok)
 	s, ok := AddQuantities(MaxQuantity, -1)
