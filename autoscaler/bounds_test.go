@@ -281,3 +281,17 @@ func TestBackoffGrowthEndsWhenANodeArrives(t *testing.T) {
 	require.NoError(t, w.a.Advance(w.s, 47*time.Minute)) // one timeout, at 45m10s
 	require.Equal(t, 5*time.Minute, g.backoff, "the timeout after an arrival backs off as a first one")
 }
+
+// The estimate stops at the first pod that finds its budget of checks
+// spent: pods of 3 cpu on 4-cpu nodes, each on a node of its own, cost
+// one check for the first and two for each after (the earlier new nodes,
+// then a fresh one).
+func TestBinpackingStopsWhenItsChecksAreSpent(t *testing.T) {
+	for _, tc := range []struct{ budget, nodes, checks int }{{1, 1, 1}, {2, 2, 3}, {3, 2, 3}, {10, 6, 11}} {
+		w := newWorld(t, Config{MaxNodesPerScaleUp: 100, MaxBinpackingChecks: tc.budget}, group("cpu", "4", 100))
+		w.addPods(50, "web", "3", 0)
+		require.NoError(t, w.a.Advance(w.s, 10*time.Second))
+		require.Len(t, w.a.Events()[0].Nodes, tc.nodes, "budget %d", tc.budget)
+		require.Equal(t, int64(tc.checks), w.a.checks, "budget %d", tc.budget)
+	}
+}
