@@ -347,9 +347,9 @@ func checkKueueCounts(events []kueue.Event, bounds map[string]countBounds) error
 func checkKueueFlipFlop(events []kueue.Event) error {
 	held := map[string]string{} // workload -> its ClusterQueue, while it holds quota
 	type preemption struct {
-		at             time.Duration
-		victim, by     string
-		others         string // the other holders, when it happened
+		at         time.Duration
+		victim, by string
+		others     string // the other holders, when it happened
 	}
 	last := map[[2]string]preemption{}
 	for _, e := range events {

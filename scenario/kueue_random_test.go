@@ -151,9 +151,9 @@ type kueueGen struct {
 var kueuePools = []string{"a", "b"}
 
 func (g *kueueGen) pick(choices ...string) string { return choices[g.r.IntN(len(choices))] }
-func (g *kueueGen) chance(n int) bool               { return g.r.IntN(n) == 0 }
-func (g *kueueGen) o(format string, args ...any)    { fmt.Fprintf(&g.obj, format, args...) }
-func (g *kueueGen) p(format string, args ...any)    { fmt.Fprintf(&g.pods, format, args...) }
+func (g *kueueGen) chance(n int) bool             { return g.r.IntN(n) == 0 }
+func (g *kueueGen) o(format string, args ...any)  { fmt.Fprintf(&g.obj, format, args...) }
+func (g *kueueGen) p(format string, args ...any)  { fmt.Fprintf(&g.pods, format, args...) }
 
 // generateKueueScenario returns the scenario of one seed.
 func generateKueueScenario(seed uint64) kueueScenario {
