@@ -78,7 +78,7 @@ func TestRandomKueueScenarios(t *testing.T) {
 type kueueScenario struct {
 	objects, pods string
 	bounds        map[string]countBounds
-	fair          bool
+	fair, busy    bool
 }
 
 // countBounds are the fewest and most pods Kueue may admit of a workload
@@ -147,6 +147,9 @@ func checkRandomKueueScenario(k kueueScenario, stats map[string]int) error {
 	if k.fair {
 		stats["fairRuns"]++
 	}
+	if k.busy {
+		stats["busyRuns"]++
+	}
 	return nil
 }
 
@@ -167,13 +170,17 @@ func endlessLoop(res *Result, horizon time.Duration) error {
 
 // kueueGen writes one random Kueue scenario.
 type kueueGen struct {
-	r          *rand.Rand
-	obj, pods  strings.Builder
-	flavors    []string // ResourceFlavors
-	cohorts    []string
-	lqs        []string // LocalQueues, "namespace/name"
-	bounds     map[string]countBounds
-	fair       bool
+	r         *rand.Rand
+	obj, pods strings.Builder
+	flavors   []string // ResourceFlavors
+	cohorts   []string
+	lqs       []string // LocalQueues, "namespace/name"
+	bounds    map[string]countBounds
+	fair      bool
+	// busy: every queue in the cohort tree, reclaiming from it, with
+	// long-running pods: preemption across queues (fair sharing's among
+	// them) is common
+	busy       bool
 	wpc        bool // a WorkloadPriorityClass "urgent" exists
 	totalCPU   int  // millicores of the nodes
 	totalQuota int  // millicores of the queues' and cohorts' nominal cpu
@@ -195,12 +202,13 @@ func generateKueueScenario(seed uint64) kueueScenario {
 	g.p("namespaces:\n  - {name: team-a, labels: {team: a}}\n")
 	g.genNodes()
 	g.genConfiguration()
+	g.busy = g.chance(3)
 	g.genFlavors()
 	g.genCohorts()
 	g.genQueues()
 	g.genJobs()
 	g.genPods()
-	return kueueScenario{objects: g.obj.String(), pods: g.pods.String(), bounds: g.bounds, fair: g.fair}
+	return kueueScenario{objects: g.obj.String(), pods: g.pods.String(), bounds: g.bounds, fair: g.fair, busy: g.busy}
 }
 
 // genNodes makes nodes in pools a and b (the flavors' node labels).
@@ -297,6 +305,9 @@ func (g *kueueGen) weight() string {
 // among those before them; some hold quota, some have a weight.
 func (g *kueueGen) genCohorts() {
 	n := g.r.IntN(5)
+	if g.busy {
+		n = max(n, 1)
+	}
 	for i := range n {
 		name := fmt.Sprintf("co%d", i)
 		g.cohorts = append(g.cohorts, name)
@@ -326,7 +337,7 @@ func (g *kueueGen) genQueues() {
 		name := fmt.Sprintf("cq%d", i)
 		cohort := ""
 		switch {
-		case len(g.cohorts) > 0 && !g.chance(5):
+		case len(g.cohorts) > 0 && (g.busy || !g.chance(5)):
 			cohort = g.cohorts[g.r.IntN(len(g.cohorts))]
 		case g.chance(3):
 			cohort = "implicit"
@@ -343,8 +354,11 @@ func (g *kueueGen) genQueues() {
 			pre = append(pre, "withinClusterQueue: "+g.pick("Never", "LowerPriority", "LowerOrNewerEqualPriority"))
 		}
 		reclaim := "Never"
-		if cohort != "" && !g.chance(3) {
+		if cohort != "" && (g.busy || !g.chance(3)) {
 			reclaim = g.pick("Never", "LowerPriority", "Any", "Any")
+			if g.busy {
+				reclaim = g.pick("LowerPriority", "Any")
+			}
 			pre = append(pre, "reclaimWithinCohort: "+reclaim)
 		}
 		// borrowWithinCohort needs reclaimWithinCohort (Kueue's webhook),
@@ -448,7 +462,9 @@ func (g *kueueGen) genPods() {
 		if !g.chance(3) {
 			fields = append(fields, "priorityClassName: "+g.pick("low", "mid", "high"))
 		}
-		if !g.chance(5) {
+		if g.busy {
+			fields = append(fields, "duration: "+g.pick("5m", "30m", "2h"))
+		} else if !g.chance(5) {
 			fields = append(fields, "duration: "+g.pick("10s", "1m", "5m", "30m", "2h"))
 		}
 		if !g.chance(3) {
