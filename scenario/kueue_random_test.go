@@ -102,7 +102,10 @@ func checkRandomKueueScenario(k kueueScenario, stats map[string]int) error {
 	// last arrival at 20m, the longest run 2h, the longest back-off 1h);
 	// a run that goes on is a loop, stopped at two days
 	const horizon = 48 * time.Hour
-	until := func(e gangsim.Event) bool { return e.At > horizon }
+	// and a run of more than 30,000 events is a livelock of Kueue's
+	// (its evictions are not the scheduler's: Config.MaxCycles misses it)
+	n := 0
+	until := func(e gangsim.Event) bool { n++; return e.At > horizon || n > 30_000 }
 	first, err := sc.RunUntil(until)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
@@ -113,6 +116,7 @@ func checkRandomKueueScenario(k kueueScenario, stats map[string]int) error {
 		}
 		stats["endless"]++
 	}
+	n = 0
 	second, err := sc.RunUntil(until)
 	if err != nil {
 		return fmt.Errorf("second run: %w", err)
@@ -160,6 +164,21 @@ func checkRandomKueueScenario(k kueueScenario, stats map[string]int) error {
 // and, after its back-off, admitted again, for ever. Its last day must
 // hold such a timeout.
 func endlessLoop(res *Result, horizon time.Duration) error {
+	if at, _ := time.ParseDuration(res.Stats.SimulatedTime); at <= horizon {
+		evicted := map[string]int{}
+		for _, e := range res.Kueue.Events {
+			if e.Kind == kueue.Evicted {
+				evicted[e.Workload+" by "+e.By+" ("+e.Preemption+")"]++
+			}
+		}
+		most, who := 0, ""
+		for w, c := range evicted {
+			if c > most || c == most && w < who {
+				most, who = c, w
+			}
+		}
+		return fmt.Errorf("a livelock of Kueue: %s; %s evicted %d times", res.Stopped, who, most)
+	}
 	for _, e := range res.Kueue.Events {
 		if e.Kind == kueue.Evicted && e.Reason == "PodsReadyTimeout" && e.At > horizon-24*time.Hour {
 			return nil
