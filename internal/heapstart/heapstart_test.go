@@ -85,6 +85,9 @@ func TestHugePagesNeverWriteTheirRange(t *testing.T) {
 	if thpMode() != "madvise" || disabledTHP() || strictOvercommit() || godebug("madvdontneed=0") {
 		t.Skip("huge pages are not asked for here")
 	}
+	if raceOn {
+		t.Skip("the race detector's shadow memory grows with the heap's ranges")
+	}
 	if mode := os.Getenv("HEAPSTART_CHILD"); mode != "" {
 		fmt.Println("grew", hugePagesChild(mode))
 		return
@@ -154,8 +157,8 @@ func TestPrefaultMapsPages(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("the prefault runs only on more than one processor")
 	}
-	if _, ok := residentBytes(); !ok {
-		t.Skip("no resident memory figure")
+	if _, ok := residentBytes(); !ok || raceOn {
+		t.Skip("no resident memory figure of the heap's own pages")
 	}
 	if os.Getenv("HEAPSTART_CHILD") == "prefault" {
 		before, _ := residentBytes()

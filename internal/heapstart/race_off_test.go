@@ -1,0 +1,5 @@
+//go:build !race
+
+package heapstart
+
+const raceOn = false
