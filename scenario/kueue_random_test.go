@@ -30,15 +30,7 @@ import (
 // temporary directory, whose path the failure prints: go run
 // ./examples/scenario <dir> replays it.
 func TestRandomKueueScenarios(t *testing.T) {
-	seeds := 300
-	if os.Getenv("GANGSIM_LONG") != "" {
-		seeds = 10_000
-	}
-	if n := os.Getenv("GANGSIM_SEEDS"); n != "" {
-		if _, err := fmt.Sscan(n, &seeds); err != nil {
-			t.Fatalf("GANGSIM_SEEDS=%q: %v", n, err)
-		}
-	}
+	seeds := randomSeeds(t)
 	first := 0
 	if n := os.Getenv("GANGSIM_FIRST_SEED"); n != "" {
 		if _, err := fmt.Sscan(n, &first); err != nil {

@@ -26,16 +26,7 @@ import (
 // directory, whose path the failure prints: go run ./examples/scenario
 // replays it.
 func TestRandomScenarios(t *testing.T) {
-	seeds := 300
-	if os.Getenv("GANGSIM_LONG") != "" {
-		seeds = 10_000
-	}
-	if n := os.Getenv("GANGSIM_SEEDS"); n != "" {
-		_, err := fmt.Sscan(n, &seeds)
-		if err != nil {
-			t.Fatalf("GANGSIM_SEEDS=%q: %v", n, err)
-		}
-	}
+	seeds := randomSeeds(t)
 	start := time.Now()
 	stats := map[string]int{}
 	for seed := range seeds {
@@ -53,6 +44,21 @@ func TestRandomScenarios(t *testing.T) {
 		}
 	}
 	t.Logf("%d seeds in %v: %v", seeds, time.Since(start).Round(time.Millisecond), stats)
+}
+
+// randomSeeds is how many seeds a random suite runs: 300, 10,000 with
+// GANGSIM_LONG set, or GANGSIM_SEEDS.
+func randomSeeds(t *testing.T) int {
+	seeds := 300
+	if os.Getenv("GANGSIM_LONG") != "" {
+		seeds = 10_000
+	}
+	if n := os.Getenv("GANGSIM_SEEDS"); n != "" {
+		if _, err := fmt.Sscan(n, &seeds); err != nil {
+			t.Fatalf("GANGSIM_SEEDS=%q: %v", n, err)
+		}
+	}
+	return seeds
 }
 
 // checkRandomScenario loads a generated scenario, runs it twice with the
