@@ -1,4 +1,4 @@
-package scenario_test
+package scenario
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/gangsim/gangsim"
-	"github.com/gangsim/gangsim/scenario"
 	"github.com/gangsim/gangsim/scenario/synthetic"
 	"github.com/stretchr/testify/require"
 )
@@ -37,7 +36,7 @@ func TestFutileRetriesKeepSyntheticResults(t *testing.T) {
 			var file bytes.Buffer
 			require.NoError(t, synthetic.Write(&file, c))
 			run := func(opts ...gangsim.Option) []byte {
-				sc, err := scenario.Parse("busy.json", file.Bytes())
+				sc, err := Parse("busy.json", file.Bytes())
 				require.NoError(t, err)
 				res, err := sc.Run(opts...)
 				require.NoError(t, err)

@@ -1,5 +1,5 @@
 //go:build !race
 
-package scenario_test
+package scenario
 
 const raceOn = false

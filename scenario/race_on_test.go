@@ -1,6 +1,6 @@
 //go:build race
 
-package scenario_test
+package scenario
 
 // raceOn is set under the race detector, which makes runs ten times
 // slower: the long equivalence tests then take fewer inputs.

@@ -50,6 +50,9 @@ func TestRandomScenarios(t *testing.T) {
 // GANGSIM_LONG set, or GANGSIM_SEEDS.
 func randomSeeds(t *testing.T) int {
 	seeds := 300
+	if raceOn {
+		seeds = 30 // the race detector looks for races along code paths, which a few seeds walk
+	}
 	if os.Getenv("GANGSIM_LONG") != "" {
 		seeds = 10_000
 	}

@@ -85,7 +85,7 @@ func TestHugePagesNeverWriteTheirRange(t *testing.T) {
 	if thpMode() != "madvise" || disabledTHP() || strictOvercommit() || godebug("madvdontneed=0") {
 		t.Skip("huge pages are not asked for here")
 	}
-	if raceOn {
+	if raceBuild {
 		t.Skip("the race detector's shadow memory grows with the heap's ranges")
 	}
 	if mode := os.Getenv("HEAPSTART_CHILD"); mode != "" {
@@ -157,7 +157,7 @@ func TestPrefaultMapsPages(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("the prefault runs only on more than one processor")
 	}
-	if _, ok := residentBytes(); !ok || raceOn {
+	if _, ok := residentBytes(); !ok || raceBuild {
 		t.Skip("no resident memory figure of the heap's own pages")
 	}
 	if os.Getenv("HEAPSTART_CHILD") == "prefault" {
@@ -258,4 +258,15 @@ func vmaFlags(p unsafe.Pointer) (string, bool) {
 		in = err1 == nil && err2 == nil && from <= addr && addr < to
 	}
 	return "", false
+}
+
+// A race-detector build readies nothing: the detector would shadow the
+// whole range (CI runs this package under it).
+func TestNoHugePagesInRaceBuilds(t *testing.T) {
+	if !raceBuild {
+		t.Skip("not a race-detector build")
+	}
+	if hugePages(HugeBytes) {
+		t.Fatal("a race-detector build readied huge pages")
+	}
 }

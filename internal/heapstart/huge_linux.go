@@ -20,9 +20,10 @@ import (
 // the heap's next allocations take its pages, and each first write then
 // maps 2 MiB. Nothing is done where the kernel has no huge pages, where
 // GODEBUG=disablethp=1 says not to (or madvdontneed=0 makes the runtime
-// clear pages it gave back), or where the system counts address
-// space against a strict limit (vm.overcommit_memory=2, which a large
-// mapping could exhaust); n is at most half the machine's memory.
+// clear pages it gave back), in a race-detector build (raceBuild), or
+// where the system counts address space against a strict limit
+// (vm.overcommit_memory=2, which a large mapping could exhaust); n is at
+// most half the machine's memory.
 func hugePages(n int64) bool {
 	switch thpMode() {
 	case "always":
@@ -31,7 +32,7 @@ func hugePages(n int64) bool {
 	default:
 		return false
 	}
-	if disabledTHP() || strictOvercommit() || godebug("madvdontneed=0") {
+	if raceBuild || disabledTHP() || strictOvercommit() || godebug("madvdontneed=0") {
 		return false // the last: pages given back are cleared again when taken, and the allocation below with them
 	}
 	var si syscall.Sysinfo_t

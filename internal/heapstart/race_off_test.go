@@ -1,5 +1,0 @@
-//go:build !race
-
-package heapstart
-
-const raceOn = false
