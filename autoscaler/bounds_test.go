@@ -191,6 +191,41 @@ func TestHugeTotalsDoNotOverflow(t *testing.T) {
 	require.Equal(t, int64(6), satMul(2, 3))
 }
 
+// The cluster's cpu total saturates rather than wraps: existing nodes
+// whose millicores together pass the int64 range hold more than any
+// cores limit, so a scale-up past maxCoresTotal is refused, as it is
+// when they hold just over the limit; under it, the scale-up comes.
+func TestHugeClusterCPUStillBlocksAScaleUp(t *testing.T) {
+	const limit = 1e15 // cores: 10^18 millicores
+	for _, tc := range []struct {
+		name    string
+		milli   []int64 // the existing nodes' cpu
+		blocked bool
+	}{
+		{name: "under the limit", milli: []int64{4e17, 4e17}},
+		{name: "just over the limit", milli: []int64{5e17, 5e17 + 1}, blocked: true},
+		{name: "past the int64 range", milli: []int64{5e18, 5e18}, blocked: true},
+		{name: "far past it", milli: []int64{math.MaxInt64, math.MaxInt64, math.MaxInt64}, blocked: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, Config{MaxCoresTotal: limit}, group("cpu", "4", 10))
+			for i, m := range tc.milli { // cordoned: the pods cannot use them
+				require.NoError(t, w.s.AddNode(gt.MakeNode(fmt.Sprintf("big-%d", i)).MilliCPU(m).Memory("16Gi").Pods(110).Unschedulable().Obj()))
+			}
+			w.addPods(2, "web", "3", 0)
+			require.NoError(t, w.a.Advance(w.s, 10*time.Second))
+			up := w.a.Events()[0]
+			if !tc.blocked {
+				require.Equal(t, EventScaleUp, up.Kind, up.Reason)
+				require.Len(t, up.Nodes, 2)
+				return
+			}
+			require.Equal(t, EventNoScaleUp, up.Kind)
+			require.Contains(t, up.Reason, "cores-total max 1000000000000000 reached")
+		})
+	}
+}
+
 // A price so high that node-hours times it overflows costs the most a
 // float64 holds, never +Inf (which JSON cannot carry).
 func TestHugePriceCostIsFinite(t *testing.T) {
