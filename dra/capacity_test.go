@@ -194,3 +194,28 @@ func TestRefusedPartitionGivesCountersBack(t *testing.T) {
 		})
 	}
 }
+
+// The same when capacity refuses the partition, which it can only in mode
+// All (the other candidates' capacity is checked before): a partition
+// that no longer allows multiple allocations while a share of it is still
+// allocated (republished by its driver) is listed by mode All, whose
+// capacity check then fails on it; the counters it took come back for the
+// firstAvailable alternative after it.
+func TestPartitionRefusedForCapacityGivesCountersBack(t *testing.T) {
+	slices := hugeMIG(q(100), q(30), q(50)) // mig0, mig1
+	mig0, mig1 := &slices[0].Devices[0], &slices[0].Devices[1]
+	mig0.Attributes["model"] = str("a")
+	mig1.Attributes["model"] = str("b")
+	mig0.Capacity = map[cluster.QualifiedName]cluster.DeviceCapacity{"memory": {Value: q(10)}}
+	st := &AllocatedState{} // the share, which also holds mig0's 30 of the counter
+	st.Add(&cluster.DeviceRequestAllocation{Driver: drv, Pool: "n1", Device: "mig0", ConsumedCapacity: map[cluster.QualifiedName]cluster.Quantity{"memory": q(10)}}, true)
+	all := allOf("x", "model=a").Exactly
+	one := exact("x", 1, "model=b").Exactly
+	c := claim("c", cluster.DeviceRequest{Name: "gpu", FirstAvailable: []cluster.DeviceSubRequest{
+		{Name: "all-a", ExactDeviceRequest: *all}, {Name: "one-b", ExactDeviceRequest: *one}}})
+	res, ok, err := Allocate(&Input{Claims: []*cluster.ResourceClaim{c}, Classes: gpuClass, Slices: slices, Node: node("n1"),
+		Allocated: st, Selectors: &eqSelector{}, Features: DefaultFeatures()})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, "gpu/one-b=mig1", picked(res))
+}
