@@ -191,6 +191,97 @@ func TestHugeTotalsDoNotOverflow(t *testing.T) {
 	require.Equal(t, int64(6), satMul(2, 3))
 }
 
+// hugeNode is a cordoned node (no pod may use it) of 4 cpu and 16Gi,
+// with the amount of res (millicores or bytes) instead.
+func hugeNode(name string, res cluster.ResourceName, amount int64) cluster.Node {
+	w := gt.MakeNode(name).CPU("4").Memory("16Gi").Pods(110).Unschedulable()
+	if res == cluster.ResourceCPU {
+		w = w.MilliCPU(amount)
+	} else {
+		w = w.Memory(fmt.Sprint(amount))
+	}
+	return w.Obj()
+}
+
+// limitOn is a config whose maxCoresTotal (for cpu) or maxMemoryTotal
+// is amount millicores or bytes.
+func limitOn(res cluster.ResourceName, amount int64) Config {
+	if res == cluster.ResourceCPU {
+		return Config{MaxCoresTotal: amount / 1000}
+	}
+	return Config{MaxMemoryTotal: amount}
+}
+
+// The cluster's cpu and memory totals saturate rather than wrap: nodes
+// whose cpu or memory together pass the int64 range hold more than any
+// limit, so a scale-up past maxCoresTotal or maxMemoryTotal is refused,
+// as it is when they hold just over the limit; under it, the scale-up
+// comes.
+func TestHugeClusterTotalsStillBlockAScaleUp(t *testing.T) {
+	for _, res := range []cluster.ResourceName{cluster.ResourceCPU, cluster.ResourceMemory} {
+		for _, tc := range []struct {
+			name    string
+			amounts []int64 // the existing nodes'
+			blocked bool
+		}{
+			{name: "under the limit", amounts: []int64{4e17, 4e17}},
+			{name: "just over the limit", amounts: []int64{5e17, 5e17 + 1}, blocked: true},
+			{name: "past the int64 range", amounts: []int64{5e18, 5e18}, blocked: true},
+			{name: "far past it", amounts: []int64{math.MaxInt64, math.MaxInt64, math.MaxInt64}, blocked: true},
+		} {
+			t.Run(string(res)+" "+tc.name, func(t *testing.T) {
+				w := newWorld(t, limitOn(res, 1e18), group("cpu", "4", 10))
+				for i, m := range tc.amounts {
+					require.NoError(t, w.s.AddNode(hugeNode(fmt.Sprintf("big-%d", i), res, m)))
+				}
+				w.addPods(2, "web", "3", 0)
+				require.NoError(t, w.a.Advance(w.s, 10*time.Second))
+				up := w.a.Events()[0]
+				if !tc.blocked {
+					require.Equal(t, EventScaleUp, up.Kind, up.Reason)
+					require.Len(t, up.Nodes, 2)
+					return
+				}
+				require.Equal(t, EventNoScaleUp, up.Kind)
+				if res == cluster.ResourceCPU {
+					require.Contains(t, up.Reason, "cores-total max 1000000000000000 reached")
+				} else {
+					require.Contains(t, up.Reason, "memory-total max 1000000000000000000 reached")
+				}
+			})
+		}
+	}
+}
+
+// Nodes on the way count in the totals as the nodes there do, and their
+// sum saturates too: a huge node requested at 10s and one as big that
+// joins at 15s pass the int64 range together, so the small node another
+// pod asks for at 20s is past the limit.
+func TestHugeNodesOnTheWayStillBlockAScaleUp(t *testing.T) {
+	for _, res := range []cluster.ResourceName{cluster.ResourceCPU, cluster.ResourceMemory} {
+		t.Run(string(res), func(t *testing.T) {
+			big := hugeNode("t", res, 5e18)
+			big.Unschedulable = false
+			big.Labels = map[string]string{"pool": "huge"}
+			small := group("small", "4", 10)
+			small.Template.Labels = map[string]string{"pool": "small"}
+			w := newWorld(t, limitOn(res, 9e18), NodeGroup{Name: "huge", Template: big, Max: 10,
+				ProvisioningDelay: Delay{Fixed: 2 * time.Minute, Text: "2m"}, PricePerHour: 0.5}, small)
+			require.NoError(t, w.s.AddPod(owned(gt.MakePod("first").CPU("1").Memory("1Gi").NodeSelector("pool", "huge"), "first"), 0))
+			require.NoError(t, w.a.Advance(w.s, 10*time.Second))
+			require.NoError(t, w.s.AddNode(hugeNode("there", res, 5e18)))
+			require.NoError(t, w.s.AddPod(owned(gt.MakePod("second").CPU("1").Memory("1Gi").NodeSelector("pool", "small"), "second"), 15*time.Second))
+			require.NoError(t, w.a.Advance(w.s, 20*time.Second))
+			require.Equal(t, "10s ScaleUp huge [huge-1] 1 pods\n20s NoScaleUp  [] 1 pods\n", w.log())
+			want := "memory-total max 9000000000000000000 reached"
+			if res == cluster.ResourceCPU {
+				want = "cores-total max 9000000000000000 reached"
+			}
+			require.Contains(t, w.a.Events()[1].Reason, want)
+		})
+	}
+}
+
 // A price so high that node-hours times it overflows costs the most a
 // float64 holds, never +Inf (which JSON cannot carry).
 func TestHugePriceCostIsFinite(t *testing.T) {

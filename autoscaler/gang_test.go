@@ -113,3 +113,41 @@ func TestGangThatCannotScaleHoldsNoOtherBack(t *testing.T) {
 		require.EqualValues(t, "Bound", st.Phase, st.Key)
 	}
 }
+
+// A gang is packed whole or not at all, the estimate's budget of checks
+// included: 8 pods that each need a node of their own cost 1 check for
+// the first and 2 for each after, so the eighth starts after 13; with a
+// budget of 14 the gang gets its 8 nodes, with 13 or fewer no node at
+// all (part of a gang cannot run), and the reason names the bound. The
+// same pods without a gang get the nodes the budget packed.
+func TestGangPastTheChecksBudgetGetsNoNode(t *testing.T) {
+	for _, tc := range []struct {
+		budget int
+		gang   bool
+		want   string
+	}{
+		{budget: 14, gang: true, want: "10s ScaleUp cpu [cpu-1 cpu-2 cpu-3 cpu-4 cpu-5 cpu-6 cpu-7 cpu-8] 8 pods\n"},
+		{budget: 13, gang: true, want: "10s NoScaleUp  [] 8 pods\n"},
+		{budget: 5, gang: true, want: "10s NoScaleUp  [] 8 pods\n"},
+		{budget: 5, want: "10s ScaleUp cpu [cpu-1 cpu-2 cpu-3] 3 pods\n10s NoScaleUp  [] 5 pods\n"},
+	} {
+		t.Run(fmt.Sprintf("budget %d gang %v", tc.budget, tc.gang), func(t *testing.T) {
+			w := newWorld(t, Config{MaxBinpackingChecks: tc.budget}, group("cpu", "4", 16))
+			if tc.gang {
+				require.NoError(t, w.s.AddPodGroup(gt.MakeGang("train", 8).Obj()))
+			}
+			for i := range 8 {
+				p := gt.MakePod(fmt.Sprintf("train-%d", i)).CPU("3").Memory("1Gi")
+				if tc.gang {
+					p = p.Group("train")
+				}
+				require.NoError(t, w.s.AddPod(owned(p, "train"), 0))
+			}
+			require.NoError(t, w.a.Advance(w.s, 10*time.Second))
+			require.Equal(t, tc.want, w.log())
+			if ev := w.a.Events()[0]; ev.Kind == EventNoScaleUp {
+				require.Equal(t, fmt.Sprintf("cpu: gang default/train: the estimate stopped after %d checks (max-binpacking-checks)", tc.budget), ev.Reason)
+			}
+		})
+	}
+}

@@ -123,3 +123,93 @@ func TestStepsFor(t *testing.T) {
 	_, _, err = Allocate(in)
 	require.ErrorIs(t, err, ErrTimeout)
 }
+
+// Mode All looks at every device it must take, and each look is a step
+// of the budget, as each candidate of an exact count is: a claim needs
+// exactly as many steps as the devices it looks at, and one step fewer
+// stops it with ErrTimeout instead of an allocation past its budget.
+func TestModeAllSpendsTheBudget(t *testing.T) {
+	tests := []struct {
+		name   string
+		claims []*cluster.ResourceClaim
+		want   string
+		steps  int64
+	}{
+		{name: "every device", claims: []*cluster.ResourceClaim{claim("c", allOf("gpu"))},
+			want: "gpu=g0 gpu=g1 gpu=g2 gpu=g3 gpu=g4 gpu=g5 gpu=g6 gpu=g7", steps: 8},
+		{name: "after an exact count", claims: []*cluster.ResourceClaim{claim("c", exact("one", 1, "model=a100"), allOf("all", "model=h100"))},
+			want: "one=g0 all=g2 all=g5", steps: 1 + 2},
+		{name: "two claims", claims: []*cluster.ResourceClaim{claim("c1", allOf("gpu", "model=h100")), claim("c2", allOf("gpu", "model=a100"))},
+			want: "gpu=g2 gpu=g5; gpu=g0 gpu=g1 gpu=g3 gpu=g4 gpu=g6 gpu=g7", steps: 2 + 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := &Input{Claims: tt.claims, Classes: gpuClass, Slices: []*cluster.ResourceSlice{eightGPUs()},
+				Node: node("n1"), Selectors: &eqSelector{}, Features: DefaultFeatures(), MaxSteps: tt.steps}
+			res, ok, err := Allocate(in)
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, tt.want, picked(res))
+
+			in.MaxSteps = tt.steps - 1
+			res, ok, err = Allocate(in)
+			require.ErrorIs(t, err, ErrTimeout)
+			require.False(t, ok)
+			require.Nil(t, res)
+		})
+	}
+}
+
+// When nothing can be allocated and a pool the node reaches is invalid,
+// the answer is ErrInvalidPools however the allocator finds out that
+// nothing fits: by searching every combination, or before any search,
+// because a distinctAttribute constraint covers more requests than the
+// node's devices have values. Without the invalid pool the same claims
+// simply do not fit; with it, claims that fit still allocate.
+func TestInvalidPoolsWinWhenNothingFits(t *testing.T) {
+	// pool "bad" names device x0 twice: invalid, it offers no device
+	bad := func() []*cluster.ResourceSlice {
+		var out []*cluster.ResourceSlice
+		for _, name := range []string{"bad-a", "bad-b"} {
+			s := nodeSlice(name, "n1", gpu("x0", "a100", "r9"))
+			s.Pool = cluster.ResourcePool{Name: "bad", Generation: 1, SliceCount: 2}
+			out = append(out, s)
+		}
+		return out
+	}
+	good := nodeSlice("good", "n1", gpu("g0", "a100", "r0"), gpu("g1", "h100", "r0"), gpu("g2", "h100", "r1"))
+	tests := []struct {
+		name  string
+		claim *cluster.ResourceClaim
+		fits  bool
+	}{
+		{name: "distinct values fewer than requests, refused before the search",
+			claim: withConstraints(claim("c", exact("a", 1, "model=a100"), exact("b", 1, "model=a100"), exact("h", 1, "model=h100")),
+				cluster.DeviceConstraint{DistinctAttribute: drv + "/model"})},
+		{name: "no combination matches, found by the search",
+			claim: withConstraints(claim("c", exact("a", 1, "model=a100"), exact("h", 1, "model=h100"), exact("h2", 1, "model=h100")),
+				cluster.DeviceConstraint{MatchAttribute: drv + "/pcieRoot"})},
+		{name: "a claim that fits", claim: withConstraints(claim("c", exact("a", 1, "model=a100"), exact("h", 1, "model=h100")),
+			cluster.DeviceConstraint{DistinctAttribute: drv + "/model"}), fits: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			allocate := func(slices []*cluster.ResourceSlice) (bool, error) {
+				_, ok, err := Allocate(&Input{Claims: []*cluster.ResourceClaim{tt.claim}, Classes: gpuClass, Slices: slices,
+					Node: node("n1"), Selectors: &eqSelector{}, Features: DefaultFeatures()})
+				return ok, err
+			}
+			ok, err := allocate([]*cluster.ResourceSlice{good})
+			require.NoError(t, err)
+			require.Equal(t, tt.fits, ok)
+
+			ok, err = allocate(append(bad(), good))
+			require.Equal(t, tt.fits, ok)
+			if tt.fits {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrInvalidPools)
+		})
+	}
+}

@@ -161,3 +161,61 @@ func TestDistinctAttributeQuirk(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "gpu=g0 gpu=g1 gpu=g2", picked(res))
 }
+
+// A partition refused after its counters were checked (a taint it does
+// not tolerate) gives them back, as kube consumes a device's counters
+// only once every check passed: the next partition of the same counter
+// set still fits.
+func TestRefusedPartitionGivesCountersBack(t *testing.T) {
+	tolerating := exact("gpu", 1)
+	tolerating.Exactly.Tolerations = []cluster.DeviceToleration{{Key: "broken", Operator: cluster.TolerationExists}}
+	tests := []struct {
+		name    string
+		effect  cluster.DeviceTaintEffect
+		parts   []int64 // of a counter of 40; the first tainted
+		request cluster.DeviceRequest
+		want    string
+	}{
+		{name: "NoSchedule", effect: cluster.DeviceTaintNoSchedule, parts: []int64{30, 30}, request: exact("gpu", 1), want: "gpu=mig1"},
+		{name: "NoExecute", effect: cluster.DeviceTaintNoExecute, parts: []int64{30, 30}, request: exact("gpu", 1), want: "gpu=mig1"},
+		{name: "the rest of the counter for two", effect: cluster.DeviceTaintNoSchedule, parts: []int64{20, 20, 20}, request: exact("gpu", 2), want: "gpu=mig1 gpu=mig2"},
+		{name: "tolerated", effect: cluster.DeviceTaintNoSchedule, parts: []int64{30, 30}, request: tolerating, want: "gpu=mig0"},
+		{name: "None is ignored", effect: cluster.DeviceTaintNone, parts: []int64{30, 30}, request: exact("gpu", 1), want: "gpu=mig0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			slices := migSlices(tt.parts...)
+			slices[0].Devices[0].Taints = []cluster.DeviceTaint{{Key: "broken", Value: "yes", Effect: tt.effect}}
+			res, ok, err := Allocate(&Input{Claims: []*cluster.ResourceClaim{claim("c", tt.request)}, Classes: gpuClass,
+				Slices: slices, Node: node("n1"), Selectors: &eqSelector{}, Features: DefaultFeatures()})
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, tt.want, picked(res))
+		})
+	}
+}
+
+// The same when capacity refuses the partition, which it can only in mode
+// All (the other candidates' capacity is checked before): a partition
+// that no longer allows multiple allocations while a share of it is still
+// allocated (republished by its driver) is listed by mode All, whose
+// capacity check then fails on it; the counters it took come back for the
+// firstAvailable alternative after it.
+func TestPartitionRefusedForCapacityGivesCountersBack(t *testing.T) {
+	slices := hugeMIG(q(100), q(30), q(50)) // mig0, mig1
+	mig0, mig1 := &slices[0].Devices[0], &slices[0].Devices[1]
+	mig0.Attributes["model"] = str("a")
+	mig1.Attributes["model"] = str("b")
+	mig0.Capacity = map[cluster.QualifiedName]cluster.DeviceCapacity{"memory": {Value: q(10)}}
+	st := &AllocatedState{} // the share, which also holds mig0's 30 of the counter
+	st.Add(&cluster.DeviceRequestAllocation{Driver: drv, Pool: "n1", Device: "mig0", ConsumedCapacity: map[cluster.QualifiedName]cluster.Quantity{"memory": q(10)}}, true)
+	all := allOf("x", "model=a").Exactly
+	one := exact("x", 1, "model=b").Exactly
+	c := claim("c", cluster.DeviceRequest{Name: "gpu", FirstAvailable: []cluster.DeviceSubRequest{
+		{Name: "all-a", ExactDeviceRequest: *all}, {Name: "one-b", ExactDeviceRequest: *one}}})
+	res, ok, err := Allocate(&Input{Claims: []*cluster.ResourceClaim{c}, Classes: gpuClass, Slices: slices, Node: node("n1"),
+		Allocated: st, Selectors: &eqSelector{}, Features: DefaultFeatures()})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, "gpu/one-b=mig1", picked(res))
+}

@@ -105,3 +105,48 @@ func TestCounterArithmeticDoesNotOverflow(t *testing.T) {
 	_, ok = allocate(hugeMIG(1000, top, top, top, top, 1), exclusive("n1/mig0", "n1/mig1", "n1/mig2", "n1/mig3"), 1)
 	require.False(t, ok)
 }
+
+// A requestPolicy's step rounds a request up, never down: near the
+// largest Quantity, where Min plus whole steps no longer fits one, the
+// amount is the largest Quantity (which fits no smaller capacity), never
+// a wrapped, negative one that would fit anything. Kube's quantities do
+// not wrap: the rounded amount is more than the capacity, and the device
+// does not fit.
+func TestStepRoundingNearTheMostDoesNotWrap(t *testing.T) {
+	top := cluster.Quantity(math.MaxInt64)
+	units := func(v int64) *cluster.Quantity { x := cluster.Quantity(v * 1000); return &x }
+	tests := []struct {
+		name    string
+		r       cluster.CapacityRange
+		request cluster.Quantity
+		want    cluster.Quantity
+	}{
+		{name: "whole units past the most", r: cluster.CapacityRange{Min: huge, Step: units(1)}, request: top, want: top},
+		{name: "a step past the most", r: cluster.CapacityRange{Min: huge, Step: units(7)}, request: top - 2000, want: top},
+		{name: "a fraction of a unit past", r: cluster.CapacityRange{Min: 1000, Step: units(1)}, request: top - 500, want: top},
+		{name: "just within", r: cluster.CapacityRange{Min: 1000, Step: units(1)}, request: top - 1807, want: top - 1807},
+		{name: "the request itself on a step", r: cluster.CapacityRange{Min: huge, Step: units(1)}, request: top - 807, want: top - 807},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := roundUpRange(tt.request, &tt.r)
+			require.Equal(t, tt.want, got)
+			require.GreaterOrEqual(t, got, tt.request, "rounded down")
+		})
+	}
+
+	// a capacity the request fits, but the rounded amount does not
+	allocate := func(request cluster.Quantity) ([]cluster.AllocationResult, bool) {
+		step := &cluster.CapacityRequestPolicy{ValidRange: &cluster.CapacityRange{Min: huge, Step: units(1)}}
+		res, ok, err := Allocate(&Input{Claims: []*cluster.ResourceClaim{claim("c", hugeRequest(request))}, Classes: gpuClass,
+			Slices: []*cluster.ResourceSlice{nodeSlice("s", "n1", hugeShared(top-500, step))},
+			Node:   node("n1"), Selectors: &eqSelector{}, Features: DefaultFeatures()})
+		require.NoError(t, err)
+		return res, ok
+	}
+	_, ok := allocate(top - 600)
+	require.False(t, ok, "rounds up to more than the capacity")
+	res, ok := allocate(top - 1600)
+	require.True(t, ok)
+	require.Equal(t, top-807, res[0].Devices[0].ConsumedCapacity["memory"])
+}

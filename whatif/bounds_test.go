@@ -55,3 +55,28 @@ func TestWaitOfNoWorkload(t *testing.T) {
 	require.ErrorIs(t, err, whatif.ErrChange)
 	require.ErrorContains(t, err, `"nope"`)
 }
+
+// The smallest group max searches at most MaxLimit, the largest max a
+// variant may set: a group whose default top (twice its max) is past it
+// answers within MaxLimit, whether the criteria are met early or never.
+func TestSmallestGroupMaxTopIsCapped(t *testing.T) {
+	sc := parse(t, burst)
+	sc.NodeGroups[0].Max = 60_000 // twice that is past MaxLimit
+	a, err := whatif.SmallestGroupMax(sc, "cpu", whatif.Criteria{MaxWait: 5 * time.Minute}, whatif.Options{Workers: 2})
+	require.NoError(t, err)
+	require.True(t, a.Found, a.Reason)
+	require.Equal(t, 8, a.Count)
+	require.Equal(t, whatif.MaxLimit, a.Limit)
+
+	// never met (a node takes 2m to come): every max up to the top tried
+	a, err = whatif.SmallestGroupMax(sc, "cpu", whatif.Criteria{MaxWait: time.Second}, whatif.Options{Workers: 2})
+	require.NoError(t, err)
+	require.False(t, a.Found)
+	require.Equal(t, whatif.MaxLimit, a.Limit)
+	require.Contains(t, a.Reason, fmt.Sprintf("with max %d,", whatif.MaxLimit))
+	require.NotEmpty(t, a.Runs)
+	for _, r := range a.Runs {
+		require.LessOrEqual(t, r.Count, whatif.MaxLimit)
+	}
+	require.Equal(t, whatif.MaxLimit, a.Runs[len(a.Runs)-1].Count)
+}

@@ -74,3 +74,50 @@ func TestRuntimeCostChargesStringSizes(t *testing.T) {
 	_, _, err = prog.Eval(newDeviceVal(driver, gpuDevice("gpu-0", "A100", "80Gi")))
 	require.ErrorContains(t, err, "actual cost limit exceeded")
 }
+
+// nested is n calls of call on start.
+func nested(start, call string, n int) string {
+	return start + strings.Repeat(call, n)
+}
+
+// The worst-case cost follows the sizes the estimate gives what a call
+// reads and builds, on both sides of CostLimit: a device's driver is at
+// most 63 characters, so four nested replace() calls that grow it
+// 17-fold each stay under the limit and a fifth goes over; a replacement
+// longer than the shortest string it may replace ("a" + device.driver
+// is 1 to 64 characters) can grow the string at every match, one no
+// longer cannot; and a split with a limit makes at most that many parts,
+// so a comprehension over it is priced by the limit (a negative limit is
+// no limit).
+func TestCostFollowsSizes(t *testing.T) {
+	const grow = `.replace("", "aaaaaaaaaaaaaaaa")`
+	const model = `device.attributes["gpu.example.com"].model`
+	pairs := func(limit string) string {
+		return `cel.bind(t, device.driver` + grow + `, t.split(""` + limit + `).all(x, t.split(""` + limit + `).all(y, x.size() == y.size())))`
+	}
+	tests := []struct {
+		name, expr string
+		tooCostly  bool
+	}{
+		{name: "driver grown four times", expr: nested(`device.driver`, grow, 4) + `.size() > 0`},
+		{name: "driver grown five times", expr: nested(`device.driver`, grow, 5) + `.size() > 0`, tooCostly: true},
+		{name: "replacement longer than the shortest match", expr: nested(model, `.replace("a" + device.driver, "bbbbbbbbbbbbbbbb")`, 6) + `.size() > 0`, tooCostly: true},
+		{name: "replacement as short as the shortest match", expr: nested(model, `.replace("a" + device.driver, "b")`, 8) + `.size() > 0`},
+		{name: "replacement shorter than any match", expr: nested(model, `.replace("ab" + device.driver, "c")`, 8) + `.size() > 0`},
+		{name: "split with a limit", expr: pairs(", 10")},
+		{name: "split without a limit", expr: pairs(""), tooCostly: true},
+		{name: "split with a negative limit", expr: pairs(", -1"), tooCostly: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Compile(tt.expr)
+			if !tt.tooCostly {
+				require.NoError(t, err, tt.expr)
+				return
+			}
+			var ce *CompileError
+			require.True(t, errors.As(err, &ce), "%s: %v", tt.expr, err)
+			require.True(t, ce.TooCostly, "%s: %v", tt.expr, err)
+		})
+	}
+}
