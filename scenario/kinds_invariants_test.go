@@ -108,7 +108,9 @@ func (s podState) running() bool { return s.bound && !s.terminating }
 func (s podState) active() bool { return s.alive && !s.terminating }
 
 // replay walks the log in order, calling step after each event with the
-// states so far, and moment once all the events of a time are done.
+// states so far, and moment once all the events of a time are done, and
+// then once more at the end of the run (tr.last, or the end of the log
+// if later) when no event happened then.
 func (tr *podTraces) replay(step func(e podEvent, st []podState) error, moment func(at time.Duration, st []podState) error) error {
 	st := make([]podState, len(tr.pods))
 	for i, e := range tr.log {
@@ -137,6 +139,9 @@ func (tr *podTraces) replay(step func(e podEvent, st []podState) error, moment f
 				return err
 			}
 		}
+	}
+	if moment != nil && (len(tr.log) == 0 || tr.log[len(tr.log)-1].at < tr.last) {
+		return moment(tr.last, st)
 	}
 	return nil
 }
