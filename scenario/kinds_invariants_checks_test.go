@@ -192,8 +192,8 @@ func TestKindRestartCheckerCatchesRestartsPastTheirBound(t *testing.T) {
 	}{
 		{"within the limit", JobResult{Name: "j", Status: "Running", Failed: 1}, ""},
 		{"failed past the limit", JobResult{Name: "j", Status: "Failed", Reason: "BackoffLimitExceeded", Failed: 2}, ""},
-		{"running past the limit", JobResult{Name: "j", Status: "Running", Failed: 2}, "Job j: Running () with 2 failures, its backoffLimit 1"},
-		{"failed within the limit", JobResult{Name: "j", Status: "Failed", Reason: "BackoffLimitExceeded", Failed: 1}, "Job j: Failed (BackoffLimitExceeded) with 1 failures"},
+		{"running past the limit", JobResult{Name: "j", Status: "Running", Failed: 2}, "Job j: Job j Running () with 2 failures, its backoffLimit 1"},
+		{"failed within the limit", JobResult{Name: "j", Status: "Failed", Reason: "BackoffLimitExceeded", Failed: 1}, "Job j: Job j Failed (BackoffLimitExceeded) with 1 failures"},
 		{"a deadline", JobResult{Name: "j", Status: "Failed", Reason: "DeadlineExceeded", Failed: 0}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -205,6 +205,11 @@ func TestKindRestartCheckerCatchesRestartsPastTheirBound(t *testing.T) {
 			require.ErrorContains(t, err, c.err)
 		})
 	}
+	// an MPIJob's launcher Job
+	mpi := &kindObject{kind: "MPIJob", name: "m", backoffJob: "m-launcher", backoff: 0, maxRestarts: -1}
+	require.NoError(t, checkKindRestarts(mpi, nil, newPodTraces(), &Result{Jobs: []JobResult{{Name: "m", Status: "Running", Failed: 3}}}))
+	require.ErrorContains(t, checkKindRestarts(mpi, nil, newPodTraces(), &Result{Jobs: []JobResult{{Name: "m-launcher", Status: "Running", Failed: 1}}}),
+		"MPIJob m: Job m-launcher Running () with 1 failures, its backoffLimit 0")
 	js := &kindObject{kind: "JobSet", name: "js", result: "JobSet js", backoff: -1, maxRestarts: 1}
 	require.NoError(t, checkKindRestarts(js, nil, newPodTraces(), &Result{Workloads: []WorkloadResult{{Kind: "JobSet", Name: "js", Restarts: 1}}}))
 	require.ErrorContains(t, checkKindRestarts(js, nil, newPodTraces(), &Result{Workloads: []WorkloadResult{{Kind: "JobSet", Name: "js", Restarts: 2}}}),

@@ -409,12 +409,12 @@ func checkKindEnd(o *kindObject, ms []member, tr *podTraces, res *Result) error 
 func checkKindRestarts(o *kindObject, ms []member, tr *podTraces, res *Result) error {
 	if o.backoff >= 0 {
 		for _, j := range res.Jobs {
-			if j.Name != o.name {
+			if j.Name != cmpOr(o.backoffJob, o.name) {
 				continue
 			}
 			failed := j.Status == "Failed" && j.Reason == "BackoffLimitExceeded"
 			if failed != (j.Failed > o.backoff) && j.Reason != "DeadlineExceeded" {
-				return fmt.Errorf("Job %s: %s (%s) with %d failures, its backoffLimit %d", o.name, j.Status, j.Reason, j.Failed, o.backoff)
+				return fmt.Errorf("%s %s: Job %s %s (%s) with %d failures, its backoffLimit %d", o.kind, o.name, j.Name, j.Status, j.Reason, j.Failed, o.backoff)
 			}
 		}
 	}

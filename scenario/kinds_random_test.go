@@ -85,9 +85,12 @@ type kindObject struct {
 	// result is where the result lists it: "Job name" for Result.Jobs,
 	// "<Kind> name" for Result.Workloads; "" for neither
 	result string
-	// backoff is a Job's backoffLimit; maxRestarts a JobSet's maxRestarts
-	// or a Volcano Job's maxRetry; -1 when the kind has none
+	// backoff is the backoffLimit of a Job of the object, backoffJob (the
+	// object itself when ""): a Job's, an MPIJob's launcher's, a RayJob's
+	// submitter's; maxRestarts a JobSet's maxRestarts or a Volcano Job's
+	// maxRetry; -1 when the kind has none
 	backoff, maxRestarts int
+	backoffJob           string
 }
 
 // podRole is one kind of pod an object makes: its names (each capture an
@@ -501,6 +504,11 @@ func (g *kindsGen) genRayJob(i int) {
 	o.ends = shutdown
 	g.o("---\napiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: %s, labels: {%s}}\nspec:\n  shutdownAfterJobFinishes: %v\n  entrypoint: python x.py\n", name, labels, shutdown)
 	g.o("  submitterPodTemplate: %s\n", g.template("submitter", "restartPolicy: Never, ", true))
+	o.backoff = 2 // KubeRay's default
+	if g.chance(2) {
+		o.backoff = g.between(0, 3)
+		g.o("  submitterConfig: {backoffLimit: %d}\n", o.backoff)
+	}
 	g.o("  rayClusterSpec:\n")
 	workers := g.rayCluster(o, cluster, "    ")
 	o.initial = 1 + workers
@@ -529,6 +537,11 @@ func (g *kindsGen) genMPIJob(i int) {
 	var run []string
 	if clean != "" {
 		run = append(run, "cleanPodPolicy: "+clean)
+	}
+	o.backoffJob, o.backoff = name+"-launcher", 6 // the launcher Job's, the Job's default
+	if g.chance(2) {
+		o.backoff = g.between(0, 3)
+		run = append(run, fmt.Sprintf("backoffLimit: %d", o.backoff))
 	}
 	if g.chance(3) {
 		m := g.between(1, workers+1)
