@@ -243,6 +243,8 @@ func (sc *Scenario) newManager(rc *controllers.ResourceClaims, kr *kueueRun) *co
 func (sc *Scenario) manager(opts ...controllers.Option) *controllers.Manager {
 	ws := make([]controllers.Workload, len(sc.Controllers))
 	owned := ownedWorkloads(sc.Kueue)
+	held := map[int32]bool{} // the pods of time 0 of the controllers Kueue holds
+
 	for i := range sc.Controllers {
 		c := &sc.Controllers[i]
 		ws[i] = c.workload
@@ -250,6 +252,9 @@ func (sc *Scenario) manager(opts ...controllers.Option) *controllers.Manager {
 			ws[i].Template = withExtendedTolerations(ws[i].Template)
 		}
 		if ow := owned.of(c); c.queue != "" && sc.Kueue != nil && (ow == nil || ow.Admission == nil) {
+			for _, at := range c.pods {
+				held[at] = true
+			}
 			continue // Kueue holds it: its pods of time 0 are left out (kueueRun)
 		}
 		ws[i].Pods = make([]*cluster.Pod, len(c.pods))
@@ -261,7 +266,11 @@ func (sc *Scenario) manager(opts ...controllers.Option) *controllers.Manager {
 		controllers.WithPodLimit(sc.podLimit - len(sc.Pods))}, opts...) // later options win
 	m := controllers.NewManager(ws, opts...)
 	for i := range sc.Pods {
-		if p := &sc.Pods[i]; p.Duration > 0 {
+		// a held controller's pods are made again once Kueue admits it,
+		// and counted then if they are not a service's (which would
+		// otherwise keep the run going for ever, its pods ending and
+		// being made again under the same names)
+		if p := &sc.Pods[i]; p.Duration > 0 && !held[int32(i)] {
 			m.WaitFor(p.Pod.Key())
 		}
 	}

@@ -3,8 +3,6 @@ package scenario
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -30,33 +28,14 @@ import (
 // temporary directory, whose path the failure prints: go run
 // ./examples/scenario <dir> replays it.
 func TestRandomKueueScenarios(t *testing.T) {
-	seeds := randomSeeds(t)
-	first := 0
-	if n := os.Getenv("GANGSIM_FIRST_SEED"); n != "" {
-		if _, err := fmt.Sscan(n, &first); err != nil {
-			t.Fatalf("GANGSIM_FIRST_SEED=%q: %v", n, err)
-		}
-	}
+	first, seeds := randomSeedRange(t)
 	start := time.Now()
 	stats := map[string]int{}
 	for seed := first; seed < first+seeds; seed++ {
 		k := generateKueueScenario(uint64(seed))
-		if dir := os.Getenv("GANGSIM_DUMP"); dir != "" { // a seed that never ends: its files first
-			_ = os.WriteFile(filepath.Join(dir, "objects.yaml"), []byte(k.objects), 0o644)
-			_ = os.WriteFile(filepath.Join(dir, "pods.yaml"), []byte(k.pods), 0o644)
-		}
+		dumpSeedFiles(k.files())
 		if err := checkRandomKueueScenario(k, stats); err != nil {
-			dir, derr := os.MkdirTemp("", "gangsim-random-kueue-")
-			if derr == nil {
-				derr = os.WriteFile(filepath.Join(dir, "objects.yaml"), []byte(k.objects), 0o644)
-			}
-			if derr == nil {
-				derr = os.WriteFile(filepath.Join(dir, "pods.yaml"), []byte(k.pods), 0o644)
-			}
-			if derr != nil {
-				t.Fatalf("seed %d: %v (and the scenario could not be written: %v)\n%s\n%s", seed, err, derr, k.objects, k.pods)
-			}
-			t.Fatalf("seed %d: %v\nthe scenario: %s (go run ./examples/scenario %s)", seed, err, dir, dir)
+			failSeed(t, seed, "gangsim-random-kueue-", k.files(), err)
 		}
 	}
 	t.Logf("%d seeds in %v: %v", seeds, time.Since(start).Round(time.Millisecond), stats)

@@ -22,28 +22,66 @@ import (
 // valid by construction: a load error is a finding too.
 //
 // go test runs 300 seeds in a few seconds; GANGSIM_LONG=1 runs 10,000 (or
-// GANGSIM_SEEDS=n). A failing seed's scenario is written to a temporary
-// directory, whose path the failure prints: go run ./examples/scenario
-// replays it.
+// GANGSIM_SEEDS=n; GANGSIM_FIRST_SEED and GANGSIM_DUMP as for
+// TestRandomKueueScenarios). A failing seed's scenario is written to a
+// temporary directory, whose path the failure prints: go run
+// ./examples/scenario replays it.
 func TestRandomScenarios(t *testing.T) {
-	seeds := randomSeeds(t)
+	first, seeds := randomSeedRange(t)
 	start := time.Now()
 	stats := map[string]int{}
-	for seed := range seeds {
+	for seed := first; seed < first+seeds; seed++ {
 		text := generateScenario(uint64(seed))
+		files := []File{{Name: fmt.Sprintf("seed-%d.yaml", seed), Data: []byte(text)}}
+		dumpSeedFiles(files)
 		if err := checkRandomScenario(text, stats); err != nil {
-			dir, derr := os.MkdirTemp("", "gangsim-random-")
-			path := filepath.Join(dir, fmt.Sprintf("seed-%d.yaml", seed))
-			if derr == nil {
-				derr = os.WriteFile(path, []byte(text), 0o644)
-			}
-			if derr != nil {
-				t.Fatalf("seed %d: %v (and the scenario could not be written: %v)\n%s", seed, err, derr, text)
-			}
-			t.Fatalf("seed %d: %v\nthe scenario: %s (go run ./examples/scenario %s)", seed, err, path, path)
+			failSeed(t, seed, "gangsim-random-", files, err)
 		}
 	}
 	t.Logf("%d seeds in %v: %v", seeds, time.Since(start).Round(time.Millisecond), stats)
+}
+
+// randomSeedRange is the seeds a random suite runs: from
+// GANGSIM_FIRST_SEED (0 by default), randomSeeds of them.
+func randomSeedRange(t *testing.T) (first, n int) {
+	if s := os.Getenv("GANGSIM_FIRST_SEED"); s != "" {
+		if _, err := fmt.Sscan(s, &first); err != nil {
+			t.Fatalf("GANGSIM_FIRST_SEED=%q: %v", s, err)
+		}
+	}
+	return first, randomSeeds(t)
+}
+
+// dumpSeedFiles writes a seed's files to GANGSIM_DUMP's folder, when it is
+// set, before the seed runs: a seed that never ends leaves them there.
+func dumpSeedFiles(files []File) {
+	if dir := os.Getenv("GANGSIM_DUMP"); dir != "" {
+		for _, f := range files {
+			_ = os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644)
+		}
+	}
+}
+
+// failSeed writes a failing seed's files to a new temporary folder
+// (named after prefix) and fails the test with err and that folder, which
+// go run ./examples/scenario replays.
+func failSeed(t *testing.T, seed int, prefix string, files []File, err error) {
+	t.Helper()
+	dir, derr := os.MkdirTemp("", prefix)
+	for _, f := range files {
+		if derr == nil {
+			derr = os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644)
+		}
+	}
+	if derr != nil {
+		var all strings.Builder
+		for _, f := range files {
+			all.Write(f.Data)
+			all.WriteString("\n")
+		}
+		t.Fatalf("seed %d: %v (and the scenario could not be written: %v)\n%s", seed, err, derr, all.String())
+	}
+	t.Fatalf("seed %d: %v\nthe scenario: %s (go run ./examples/scenario %s)", seed, err, dir, dir)
 }
 
 // randomSeeds is how many seeds a random suite runs: 300, 10,000 with

@@ -216,7 +216,7 @@ func (k *kubeImport) leaderWorkerSet(o *Object, v *kubeLeaderWorkerSet, f *schem
 			if p.leaderReady {
 				minMember = 1
 			}
-			setGang(f, o, pg, minMember, lwsFields)
+			setGang(f, o, pg, minMember, lwsFields, &lead)
 		}
 		if p.exclusive != "" {
 			lead.Affinity = exclusiveAffinity(lead.Affinity, lwsGroupKeyLabel, key, p.exclusive, false)

@@ -312,7 +312,7 @@ func (k *kubeImport) rayGang(o *Object, templates []schema.Pod, path, name strin
 		for i := range templates {
 			templates[i].PodGroup = volcanoGroup
 		}
-		setGang(f, o, volcanoGroup, volcanoMin, rayFields)
+		setGang(f, o, volcanoGroup, volcanoMin, rayFields, &templates[0])
 		also := ""
 		if gang {
 			also = "; its " + rayGangLabel + " label is read as Volcano's gang, the Volcano signs naming the batch scheduler"
@@ -330,7 +330,7 @@ func (k *kubeImport) rayGang(o *Object, templates []schema.Pod, path, name strin
 			templates[i].Labels = withLabels(templates[i].Labels, map[string]string{pluginsLabel: name})
 			templates[i].PodGroup = name
 		}
-		setGang(f, o, name, minMember, rayFields)
+		setGang(f, o, name, minMember, rayFields, nil)                                           // joinPlugins gives it its first pod's priority
 		k.madeGroups[pluginsLabel+" "+o.namespace+"/"+name] = madeGroup{f, len(f.PodGroups) - 1} // its pods join it by the label
 		k.ws.Add(o.kind, "metadata.labels["+rayGangLabel+"]", fmt.Sprintf("the head and desired workers are a gang, a PodGroup of minMember %d "+
 			"(KubeRay's scheduler-plugins PodGroup), scheduled by the simulator; the real cluster needs KubeRay's batch scheduler "+

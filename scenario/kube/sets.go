@@ -93,10 +93,20 @@ func byVolcano(t *schema.Pod) bool {
 
 // setGang adds the PodGroup of a set's gang: minMember pods of those that
 // join it.
-func setGang(f *schema.File, o *Object, name string, minMember int32, fields map[string]string) {
+//
+// The gang takes the priority of first, the template of its first pod, as
+// the PodGroups of Coscheduling's label take their first pod's: a gang of
+// kube-scheduler v1.37 has one priority, its members', and a group of
+// priority 0 whose pods have a class would never be scheduled. A child of
+// a CompositePodGroup (first nil) inherits its parent's.
+func setGang(f *schema.File, o *Object, name string, minMember int32, fields map[string]string, first *schema.Pod) {
 	n := minMember
-	f.PodGroups = append(f.PodGroups, schema.PodGroup{GroupCommon: schema.GroupCommon{Line: o.line, Name: name, Namespace: o.namespace,
-		Origin: newOrigin(o, fields)}, MinCount: &n})
+	g := schema.PodGroup{GroupCommon: schema.GroupCommon{Line: o.line, Name: name, Namespace: o.namespace,
+		Origin: newOrigin(o, fields)}, MinCount: &n}
+	if first != nil {
+		g.PriorityClassName, g.Priority = first.PriorityClassName, first.Priority
+	}
+	f.PodGroups = append(f.PodGroups, g)
 }
 
 // setController is the controller of a set, the first template being the

@@ -210,7 +210,7 @@ func (k *kubeImport) volcanoJob(o *Object, v *volcanoJob, f *schema.File) error 
 			detail += fmt.Sprintf("; minAvailable %d above the tasks' minimums (%d) is not modelled", minAvailable, taskMin)
 		}
 	} else {
-		setGang(f, o, pg, int32(minAvailable), volcanoFields)
+		setGang(f, o, pg, int32(minAvailable), volcanoFields, &templates[0])
 	}
 	if volcano {
 		detail += "; the real cluster needs Volcano's scheduler for it"
@@ -280,17 +280,25 @@ func volcanoPolicies(o *Object, ps []volcanoPolicy, field string, group int, set
 // gang, and its pods go on their own.
 func volcanoTaskGangs(f *schema.File, o *Object, pg string, mins []int, tasks []string, templates []schema.Pod) {
 	children := int32(0)
+	var first *schema.Pod // the root's priority, its children's
 	for i, least := range mins {
 		templates[i].PodGroup = ""
 		if least == 0 {
 			continue
 		}
 		children++
+		if first == nil {
+			first = &templates[i]
+		}
 		child := pg + "-" + tasks[i]
 		templates[i].PodGroup = child
-		setGang(f, o, child, int32(least), volcanoFields)
+		setGang(f, o, child, int32(least), volcanoFields, nil)
 		f.PodGroups[len(f.PodGroups)-1].Parent = pg
 	}
-	f.CompositePodGroups = append(f.CompositePodGroups, schema.CompositePodGroup{GroupCommon: schema.GroupCommon{Line: o.line, Name: pg,
-		Namespace: o.namespace, Origin: newOrigin(o, volcanoFields)}, MinGroupCount: &children})
+	root := schema.CompositePodGroup{GroupCommon: schema.GroupCommon{Line: o.line, Name: pg,
+		Namespace: o.namespace, Origin: newOrigin(o, volcanoFields)}, MinGroupCount: &children}
+	if first != nil {
+		root.PriorityClassName, root.Priority = first.PriorityClassName, first.Priority
+	}
+	f.CompositePodGroups = append(f.CompositePodGroups, root)
 }
