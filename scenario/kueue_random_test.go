@@ -464,10 +464,11 @@ func (g *kueueGen) genPods() {
 		count := 1
 		if g.chance(3) {
 			count = 2 + g.r.IntN(4)
-			// a scenario file's pod gives the total count as a label (a
-			// Kubernetes Pod, as Kueue, as an annotation)
-			labels += fmt.Sprintf(", kueue.x-k8s.io/pod-group-name: %s, kueue.x-k8s.io/pod-group-total-count: \"%d\"", name, count)
-			fields = append(fields, fmt.Sprintf("count: %d", count))
+			// the group's name is a label, its total count an annotation,
+			// as Kueue reads them
+			labels += ", kueue.x-k8s.io/pod-group-name: " + name
+			fields = append(fields, fmt.Sprintf("count: %d", count),
+				fmt.Sprintf("annotations: {kueue.x-k8s.io/pod-group-total-count: \"%d\"}", count))
 		}
 		fields = append(fields, "labels: {"+labels+"}", "requests: {"+g.request()+"}")
 		if !g.chance(3) {
