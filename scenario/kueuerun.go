@@ -37,8 +37,13 @@ import (
 //     Kueue stops a pod group: plain pods have no controller to make them
 //     again, so the workload is done once they are gone, and its quota is
 //     released.
+//   - A pod the scheduler preempts (or whose node goes) is deleted once
+//     it has left its node, as Kubernetes deletes a victim, not sent back
+//     to the queue (kueuegroups.go).
 //   - The workload finishes when each of its pods has succeeded or been
-//     deleted, and its quota is released.
+//     deleted, and its quota is released; an admitted pod group that lost
+//     a pod waits for replacements instead, as Kueue's pod integration
+//     decides (waitsForReplacements).
 
 // kueueGate is the scheduling gate Kueue's webhook gives the pods it
 // manages.
