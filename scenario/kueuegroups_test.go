@@ -152,3 +152,38 @@ func TestKueueWaitForPodsReadyLoopOfAPlainPodEnds(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, res.Stopped)
 }
+
+// FuzzKueueGroupOf: any labels and annotations give a group or an error
+// naming the total count's annotation, never a panic; a group's count is
+// the annotation's whole number, from 1 to the pods the inputs may hold.
+func FuzzKueueGroupOf(f *testing.F) {
+	for _, seed := range []struct{ group, count, countLabel, retriable string }{
+		{"trio", "3", "", ""}, {"trio", "", "3", ""}, {"trio", "0", "", "false"}, {"g", "99999999999999999999", "", ""},
+		{"g", "-1", "", ""}, {"g", " 2", "", "true"}, {"", "2", "", ""}, {"g", "+4", "", ""}, {"g", "0x10", "", ""},
+	} {
+		f.Add(seed.group, seed.count, seed.countLabel, seed.retriable)
+	}
+	f.Fuzz(func(t *testing.T, group, count, countLabel, retriable string) {
+		labels := map[string]string{kueueQueueLabel: "lq", kueueGroupLabel: group}
+		if countLabel != "" {
+			labels[kueueTotalCount] = countLabel
+		}
+		ann := map[string]string{kueueRetriable: retriable}
+		if count != "" {
+			ann[kueueTotalCount] = count
+		}
+		const maxPods = 1000
+		g, field, err := kueueGroupOf(labels, ann, maxPods)
+		if err != nil {
+			require.Equal(t, "annotations["+kueueTotalCount+"]", field)
+			return
+		}
+		if group == "" {
+			require.Equal(t, groupMeta{}, g)
+			return
+		}
+		require.GreaterOrEqual(t, g.total, 1)
+		require.LessOrEqual(t, g.total, maxPods)
+		require.Equal(t, retriable == "false", g.unretriable)
+	})
+}
