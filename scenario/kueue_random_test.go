@@ -152,9 +152,9 @@ func checkRandomKueueScenario(k kueueScenario, stats map[string]int) error {
 // endlessLoop accepts a run stopped at the horizon (or by the cycle
 // cap) only as the loop waitForPodsReady makes of a workload whose pods
 // never all fit: admitted, its pods take the room of others (the
-// scheduler preempts them: they queue again), it times out, is evicted
-// and, after its back-off, admitted again, for ever. Its last day must
-// hold such a timeout.
+// scheduler preempts them: a Job makes its pods again, a plain pod is
+// gone for good), it times out, is evicted and, after its back-off,
+// admitted again, for ever. Its last day must hold such a timeout.
 func endlessLoop(res *Result, horizon time.Duration) error {
 	if at, _ := time.ParseDuration(res.Stats.SimulatedTime); at <= horizon {
 		evicted := map[string]int{}
