@@ -43,6 +43,13 @@ type Job struct {
 	SucceededIndexes []int
 }
 
+// FailsAtStart reports whether the Job fails as it starts, making no pod:
+// its activeDeadlineSeconds is 0, which the API server takes for a Job,
+// and the Job controller finds the deadline passed at its first sync,
+// before it makes a pod (DeadlineExceeded). An importer makes no pod of
+// such a Job at time 0, whoever owns it (a Job, a JobSet's child).
+func (j *Job) FailsAtStart() bool { return j.DeadlineSet && j.ActiveDeadline == 0 }
+
 // WantActive is how many pods the Job wants running, with succeeded pods
 // done and the rest of its state aside (kube's manageJob): parallelism
 // pods, never more than the completions left; without completions,

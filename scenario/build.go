@@ -55,6 +55,9 @@ type builder struct {
 	// admissionKeys are the limit ranges and quotas defined so far (kind,
 	// key), and where
 	admissionKeys map[[2]string]string
+	// kueueGroups are the Kueue pod groups of the files' pods so far, by
+	// namespace/name: their total count, and where it was first given
+	kueueGroups map[string]groupSeen
 }
 
 func newBuilder(name string, opts []Option) *builder {

@@ -48,6 +48,12 @@ func (sc *Scenario) drive(s *gangsim.Scheduler, m *controllers.Manager, as *scal
 			}
 			continue
 		}
+		if kr.busy() {
+			if err := kr.react(s); err != nil {
+				return err
+			}
+			continue
+		}
 		done, err := sc.step(s, m, acts, &next, as, rc, kr, st)
 		if done || err != nil {
 			return err

@@ -131,9 +131,9 @@ func checkRandomKueueScenario(k kueueScenario, stats map[string]int) error {
 // endlessLoop accepts a run stopped at the horizon (or by the cycle
 // cap) only as the loop waitForPodsReady makes of a workload whose pods
 // never all fit: admitted, its pods take the room of others (the
-// scheduler preempts them: they queue again), it times out, is evicted
-// and, after its back-off, admitted again, for ever. Its last day must
-// hold such a timeout.
+// scheduler preempts them: a Job makes its pods again, a plain pod is
+// gone for good), it times out, is evicted and, after its back-off,
+// admitted again, for ever. Its last day must hold such a timeout.
 func endlessLoop(res *Result, horizon time.Duration) error {
 	if at, _ := time.ParseDuration(res.Stats.SimulatedTime); at <= horizon {
 		evicted := map[string]int{}
@@ -443,10 +443,11 @@ func (g *kueueGen) genPods() {
 		count := 1
 		if g.chance(3) {
 			count = 2 + g.r.IntN(4)
-			// a scenario file's pod gives the total count as a label (a
-			// Kubernetes Pod, as Kueue, as an annotation)
-			labels += fmt.Sprintf(", kueue.x-k8s.io/pod-group-name: %s, kueue.x-k8s.io/pod-group-total-count: \"%d\"", name, count)
-			fields = append(fields, fmt.Sprintf("count: %d", count))
+			// the group's name is a label, its total count an annotation,
+			// as Kueue reads them
+			labels += ", kueue.x-k8s.io/pod-group-name: " + name
+			fields = append(fields, fmt.Sprintf("count: %d", count),
+				fmt.Sprintf("annotations: {kueue.x-k8s.io/pod-group-total-count: \"%d\"}", count))
 		}
 		fields = append(fields, "labels: {"+labels+"}", "requests: {"+g.request()+"}")
 		if !g.chance(3) {

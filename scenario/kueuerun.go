@@ -37,8 +37,13 @@ import (
 //     Kueue stops a pod group: plain pods have no controller to make them
 //     again, so the workload is done once they are gone, and its quota is
 //     released.
+//   - A pod the scheduler preempts (or whose node goes) is deleted once
+//     it has left its node, as Kubernetes deletes a victim, not sent back
+//     to the queue (kueuegroups.go).
 //   - The workload finishes when each of its pods has succeeded or been
-//     deleted, and its quota is released.
+//     deleted, and its quota is released; an admitted pod group that lost
+//     a pod waits for replacements instead, as Kueue's pod integration
+//     decides (waitsForReplacements).
 
 // kueueGate is the scheduling gate Kueue's webhook gives the pods it
 // manages.
@@ -100,6 +105,12 @@ type kueueRun struct {
 	roles map[ownerKey]string
 	// hasTAS: a ResourceFlavor names a Topology
 	hasTAS bool
+	// kueueGroups are the Kueue groups of the scenario's pods, as their
+	// annotations give them (kueuegroups.go), by pod
+	kueueGroups map[cluster.PodKey]groupMeta
+	// doomed are plain pods the scheduler preempted, to be deleted: a
+	// bare pod has no controller to make it again (react)
+	doomed []cluster.PodKey
 }
 
 // kueueUnit is a workload of plain pods: its pods, as added, and where
@@ -140,6 +151,13 @@ type kueueUnit struct {
 	draining map[cluster.PodKey]bool
 	state    unitState
 	created  time.Duration
+	// inGroup: a Kueue pod group's (kueue.x-k8s.io/pod-group-name);
+	// unretriable: a pod of it says kueue.x-k8s.io/retriable-in-group
+	// "false"; serving: kueue.x-k8s.io/pod-group-serving "true"
+	inGroup, unretriable, serving bool
+	// replacing: admitted, its pods all ended, it waits for pods to
+	// replace those lost (waitsForReplacements)
+	replacing bool
 	// dumped is the admission of a job's Workload in a dump (Objects.Owned):
 	// it holds it from the start, its running pods kept; nil for none
 	dumped *kueue.OwnedWorkload
@@ -161,6 +179,8 @@ type heldPod struct {
 	duration time.Duration
 	podSet   int
 	ended    bool // succeeded, or deleted
+	// succeeded: it ran its course (ended, and not deleted)
+	succeeded bool
 }
 
 // newKueueRun returns Kueue for a run of the scenario, nil when the
@@ -196,10 +216,13 @@ func (sc *Scenario) newKueueRun() (*kueueRun, error) {
 		a.SetNamespace(ns.Name, ns.Labels)
 	}
 	kr := &kueueRun{sc: sc, a: a, objs: sc.Kueue, units: map[string]*kueueUnit{}, byPod: map[cluster.PodKey]*kueueUnit{},
-		topo: map[cluster.PodKey]*kueue.TopologyRequest{}, tasPods: map[cluster.PodKey]bool{}}
+		topo: map[cluster.PodKey]*kueue.TopologyRequest{}, tasPods: map[cluster.PodKey]bool{}, kueueGroups: map[cluster.PodKey]groupMeta{}}
 	for i := range sc.Pods {
 		if t := sc.Pods[i].Topology; t != nil {
 			kr.topo[sc.Pods[i].Pod.Key()] = t
+		}
+		if g := sc.Pods[i].kueue; g != (groupMeta{}) {
+			kr.kueueGroups[sc.Pods[i].Pod.Key()] = g
 		}
 	}
 	a.SetNodes(kr.tasNodes)
@@ -298,7 +321,10 @@ func (kr *kueueRun) unitOf(p *cluster.Pod) (*kueueUnit, error) {
 		ns = cluster.DefaultNamespace
 	}
 	key := ns + "/" + kueue.WorkloadName("pod", "", name)
+	g := kr.kueueGroups[p.Key()]
 	if u := kr.units[key]; u != nil {
+		u.unretriable = u.unretriable || g.unretriable
+		u.serving = u.serving || g.serving
 		return u, nil
 	}
 	prio, err := kr.priority(p)
@@ -306,6 +332,7 @@ func (kr *kueueRun) unitOf(p *cluster.Pod) (*kueueUnit, error) {
 		return nil, fmt.Errorf("%s %s/%s: %w", kind, p.Namespace, name, err)
 	}
 	u := &kueueUnit{total: total, owner: kind + " " + cluster.MakePodKey(ns, name).Display(), firstAdmitted: -1, allBound: -1,
+		inGroup: group != "", unretriable: g.unretriable, serving: g.serving,
 		w: kueue.Workload{Namespace: ns, Name: kueue.WorkloadName("pod", "", name),
 			Queue: p.Labels[kueueQueueLabel], Priority: prio, PriorityClass: p.Labels[kueuePriorityLabel]}}
 	kr.units[key] = u
@@ -315,19 +342,19 @@ func (kr *kueueRun) unitOf(p *cluster.Pod) (*kueueUnit, error) {
 
 // groupCount is a pod group's total count: the minCount of the PodGroup
 // the importer made of it (from its total count annotation), else the
-// count a pod of the native format gives as a label.
+// count its pod of a scenario file gives in the same annotation, read
+// and checked as the file was loaded (kueuegroups.go).
 func (kr *kueueRun) groupCount(p *cluster.Pod, group string) (int, error) {
 	for _, g := range kr.sc.PodGroups {
 		if g.Name == group && g.Namespace == p.Namespace && p.PodGroup != "" {
 			return int(g.MinCount), nil
 		}
 	}
-	text := p.Labels[kueueTotalCount]
-	var n int
-	if _, err := fmt.Sscanf(text, "%d", &n); err != nil || n < 1 {
-		return 0, fmt.Errorf("pod %s: %s %q: a pod group needs a total count of at least 1", p.Key(), kueueTotalCount, text)
+	if g := kr.kueueGroups[p.Key()]; g.total > 0 {
+		return g.total, nil
 	}
-	return n, nil
+	return 0, fmt.Errorf("pod %s: labels[%s] %q: annotations[%s]: Required value: the pod group's total count, as Kueue reads it",
+		p.Key(), kueueGroupLabel, group, kueueTotalCount)
 }
 
 // priority is the workload's priority as Kueue takes it: its
@@ -430,13 +457,17 @@ func (kr *kueueRun) observe(e gangsim.Event) bool {
 	}
 	switch e.Kind {
 	case gangsim.EventPodSucceeded, gangsim.EventPodDeleted:
+	case gangsim.EventPodTerminated:
+		return kr.lost(u, key)
 	default:
 		return false
 	}
 	if u.group {
 		return kr.drained(u, key, e.At)
 	}
-	u.pod(key).ended = true
+	hp := u.pod(key)
+	hp.ended = true
+	hp.succeeded = hp.succeeded || e.Kind == gangsim.EventPodSucceeded
 	if err := kr.a.AdvanceTo(e.At); err != nil {
 		kr.err = err
 		return true
@@ -473,15 +504,23 @@ func (u *kueueUnit) pod(key cluster.PodKey) *heldPod {
 }
 
 // settleUnit tells the Admitter that a unit whose pods have all ended
-// is done (its quota released). It reports whether the run must pause
-// for the runner to run what that made due (a cycle).
+// is done (its quota released), unless, as Kueue, it waits for pods to
+// replace those that failed (waitsForReplacements). It reports whether
+// the run must pause for the runner to run what that made due (a cycle).
 func (kr *kueueRun) settleUnit(u *kueueUnit) bool {
+	succeeded := 0
 	for _, hp := range u.pods {
 		if !hp.ended {
 			return false
 		}
+		if hp.succeeded {
+			succeeded++
+		}
 	}
 	if !u.added || u.state == unitDone {
+		return false
+	}
+	if u.replacing = u.waitsForReplacements(succeeded); u.replacing {
 		return false
 	}
 	u.state = unitDone
@@ -603,7 +642,10 @@ func (kr *kueueRun) evict(s *gangsim.Scheduler, u *kueueUnit) error {
 	if u.group && u.state == unitEvicting && len(u.draining) == 0 {
 		kr.release(u)
 	}
-	return nil
+	if !u.group && u.state == unitEvicting {
+		kr.settleUnit(u) // its pods were gone already (a group waiting for replacements)
+	}
+	return kr.err
 }
 
 // drained notes a group's pod gone: while the group is evicted, the last
@@ -1309,6 +1351,9 @@ func (kr *kueueRun) results(end time.Duration) []WorkloadResult {
 		}
 		if !admitted {
 			w.Reason, w.Message = u.reason, u.message
+		}
+		if admitted && u.replacing { // Kueue's condition WaitingForReplacementPods
+			w.Reason, w.Message = "WaitingForReplacementPods", "Some Failed pods need replacement"
 		}
 		psCounts := map[string]kueue.PodSetAssignment{}
 		if admitted {

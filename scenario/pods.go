@@ -88,6 +88,10 @@ func (b *builder) expandPod(s *schema.Pod, i int) error {
 	if err != nil {
 		return b.fail(s.Line, where+".annotations", err)
 	}
+	group, err := b.kueuePodGroup(s, s.Line, where)
+	if err != nil {
+		return err
+	}
 	defaulted := s.Origin != nil && s.Duration == "" && !b.opts.runTime.IsZero() && !s.KeepRunning // a Kubernetes object's, without the annotation
 	for _, name := range names {
 		c := p // the copies share the template's maps: read-only (Scenario)
@@ -111,7 +115,7 @@ func (b *builder) expandPod(s *schema.Pod, i int) error {
 		if defaulted {
 			d = b.opts.runTime.draw(string(key), 0)
 		}
-		b.sc.Pods = append(b.sc.Pods, Pod{Pod: c, At: at, Duration: d, Source: src, ContainerClaims: containerClaims, Topology: topology})
+		b.sc.Pods = append(b.sc.Pods, Pod{Pod: c, At: at, Duration: d, Source: src, ContainerClaims: containerClaims, Topology: topology, kueue: group})
 	}
 	return nil
 }

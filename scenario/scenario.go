@@ -81,6 +81,9 @@ type Pod struct {
 	// Topology is its Kueue topology request (its pod-set annotations),
 	// nil for none.
 	Topology *kueue.TopologyRequest
+	// kueue is its Kueue pod group as Kueue reads it (its total count
+	// annotation and how the group ends); zero for none
+	kueue groupMeta
 }
 
 // EventKind is what a scenario event does.

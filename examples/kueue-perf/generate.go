@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -382,10 +383,10 @@ type node struct {
 	Allocatable map[string]string `json:"allocatable"`
 }
 
-// The labels of a Kueue pod group.
+// A Kueue pod group's name (a label) and total count (an annotation).
 const (
-	podGroupLabel      = "kueue.x-k8s.io/pod-group-name"
-	podGroupCountLabel = "kueue.x-k8s.io/pod-group-total-count"
+	podGroupLabel = "kueue.x-k8s.io/pod-group-name"
+	podGroupCount = "kueue.x-k8s.io/pod-group-total-count"
 )
 
 // writeNodes writes the nodes: -nodes alike, or a topology's, one a line.
@@ -460,7 +461,12 @@ func (p *plan) writeScenario(w io.Writer) error {
 			if n > 1 { // a Kueue pod group, one Workload
 				sp.Name = wl.name + "-" + strconv.Itoa(k)
 				sp.Labels[podGroupLabel] = wl.name
-				sp.Labels[podGroupCountLabel] = strconv.Itoa(n)
+				ann := maps.Clone(sp.Annotations) // Kueue reads the count as an annotation
+				if ann == nil {
+					ann = map[string]string{}
+				}
+				ann[podGroupCount] = strconv.Itoa(n)
+				sp.Annotations = ann
 			}
 			line, err := json.Marshal(sp)
 			if err != nil {

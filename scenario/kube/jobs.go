@@ -49,7 +49,7 @@ func (k *kubeImport) job(o *Object, v *kubeJob, f *schema.File) error {
 	c := t.controller(labels)
 	c.Job = js
 	f.Controllers = append(f.Controllers, c)
-	if js.Suspended || js.Failed > int(js.BackoffLimit) || js.DeadlineSet && js.ActiveDeadline == 0 {
+	if js.Suspended || js.Failed > int(js.BackoffLimit) || js.FailsAtStart() {
 		return nil // no pod at time 0: held, failed, or failing as it starts
 	}
 	if c := js.Completions; c != nil {

@@ -413,6 +413,9 @@ func (k *kubeImport) replicatedJob(src *jobSetSource, spec *kubeJobSetSpec, i in
 // placement the leader alone, with the affinities JobSet's webhook gives
 // it.
 func (k *kubeImport) firstJobPods(src *jobSetSource, c *schema.Controller, f *schema.File) error {
+	if c.Job.FailsAtStart() {
+		return nil // activeDeadlineSeconds 0: it fails as it starts, making no pod
+	}
 	have := k.owned[kubeOwnerKey{c.Namespace, c.Kind, c.Name}]
 	want := max(0, c.Job.WantActive(0, have.activeCount())-have.activeCount())
 	t := &kubeTemplate{o: src.o, entry: c.Template, labels: c.Template.Labels, owner: c.Template.Controller}

@@ -25,6 +25,8 @@ import (
 const (
 	kueueGroupName     = "kueue.x-k8s.io/pod-group-name"
 	kueueTotalCount    = "kueue.x-k8s.io/pod-group-total-count"
+	kueueRetriable     = "kueue.x-k8s.io/retriable-in-group"
+	kueueServing       = "kueue.x-k8s.io/pod-group-serving"
 	kueueRequired      = "kueue.x-k8s.io/podset-required-topology"
 	kueuePreferred     = "kueue.x-k8s.io/podset-preferred-topology"
 	kueueUnconstrained = "kueue.x-k8s.io/podset-unconstrained-topology"
@@ -178,8 +180,9 @@ func requiredTopology(ms []kueueMember) (string, error) {
 // them. A required topology is a group's: its Kueue pod group's, or, for
 // the pods of one controller (a Job's), a gang of them all (lone).
 func (k *kubeImport) podTopology(m *member, refs []gangRef, lone *topologyGangs) error {
-	// the annotations go on to Kueue's topology-aware scheduling
-	for _, key := range []string{kueueRequired, kueuePreferred, kueueUnconstrained, kueueSliceRequired, kueueSliceSize} {
+	// the annotations go on to Kueue's topology-aware scheduling, and to
+	// its pod integration (how a pod group ends)
+	for _, key := range []string{kueueRequired, kueuePreferred, kueueUnconstrained, kueueSliceRequired, kueueSliceSize, kueueRetriable, kueueServing} {
 		if v, ok := m.ann[key]; ok {
 			p := m.pod()
 			if p.Annotations == nil {

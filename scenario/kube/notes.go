@@ -38,6 +38,10 @@ var foreignKeyNotes = []foreignNote{
 // kueueReads are the keys Kueue's integrations read when Kueue runs.
 var kueueReads = map[string]bool{kueueQueueName: true, kueuePriorityClass: true, kueueMinParallel: true}
 
+// kueuePodReads are the keys Kueue's pod integration alone reads: how a
+// pod group ends.
+var kueuePodReads = map[string]bool{kueueRetriable: true, kueueServing: true}
+
 // gangKeys are the keys the gang formats read: never foreign.
 var gangKeys = []string{pluginsLabel, legacyLabel, kueueGroupName, kueueTotalCount, kueueRequired, kueuePreferred, kueueUnconstrained}
 
@@ -76,7 +80,9 @@ func (k *kubeImport) foreignKeys(o *Object, path string, labels, annotations map
 	}{{"labels", labels}, {"annotations", annotations}} {
 		for _, key := range slices.Sorted(maps.Keys(set.keys)) {
 			d := noteOf(key)
-			if k.kueueOn && kueueReads[key] {
+			if k.kueueOn && kueuePodReads[key] && o.kind == "Pod" {
+				d = "" // Kueue's pod integration reads it
+			} else if k.kueueOn && kueueReads[key] {
 				if kueueJobKinds[o.kind] || o.kind == "Pod" {
 					d = "" // Kueue's integration of the kind reads it
 				} else {

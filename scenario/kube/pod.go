@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/gangsim/gangsim/cluster"
@@ -98,6 +99,14 @@ func (k *kubeImport) podEntry(o *Object, src *schema.Origin, name string, labels
 		return s, err
 	}
 	first := o.file + ": " + o.ref()
+	if d := spec.ActiveDeadlineSeconds; d != nil {
+		// the API server takes a pod's from 1 to MaxInt32 (a Job's own
+		// may be 0): 0 is refused, in a Pod and in every pod template
+		if *d < 1 || *d > math.MaxInt32 {
+			return s, o.failf(nil, src.Spec+".activeDeadlineSeconds", "Invalid value: %d: must be between 1 and %d, inclusive", *d, math.MaxInt32)
+		}
+		k.ws.Add(o.kind, src.Spec+".activeDeadlineSeconds", schema.NotModelled, first)
+	}
 	if p := spec.TerminationGracePeriodSeconds; p != nil && *p != defaultGracePeriodSeconds {
 		k.ws.Add(o.kind, src.Spec+".terminationGracePeriodSeconds",
 			fmt.Sprintf("not modelled per pod: every victim keeps its node for config.terminationGracePeriod (%ds by default)", defaultGracePeriodSeconds), first)

@@ -101,7 +101,7 @@ type kubePodSpec struct {
 	EphemeralContainers           skipped                   `yaml:"ephemeralContainers"`
 	RestartPolicy                 skipped                   `yaml:"restartPolicy"`
 	TerminationGracePeriodSeconds *int64                    `yaml:"terminationGracePeriodSeconds"`
-	ActiveDeadlineSeconds         unmodelled                `yaml:"activeDeadlineSeconds"`
+	ActiveDeadlineSeconds         *int64                    `yaml:"activeDeadlineSeconds"`
 	DNSPolicy                     skipped                   `yaml:"dnsPolicy"`
 	NodeSelector                  map[string]string         `yaml:"nodeSelector"`
 	ServiceAccountName            skipped                   `yaml:"serviceAccountName"`

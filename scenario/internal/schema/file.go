@@ -237,8 +237,9 @@ type Pod struct {
 	// removes them, as Kubernetes' spec.schedulingGates.
 	SchedulingGates []SchedulingGate `yaml:"schedulingGates"`
 	// Annotations are read for Kueue's pod-set topology annotations
-	// (kueue.x-k8s.io/podset-*-topology, podset-slice-size); others are
-	// kept and not read.
+	// (kueue.x-k8s.io/podset-*-topology, podset-slice-size) and its pod
+	// group's (kueue.x-k8s.io/pod-group-total-count, retriable-in-group,
+	// pod-group-serving); others are kept and not read.
 	Annotations map[string]string `yaml:"annotations"`
 	At          string            `yaml:"at"`
 	Duration    string            `yaml:"duration"`
