@@ -123,3 +123,16 @@ func TestKueueDuplicateAcrossFiles(t *testing.T) {
 	_, err := LoadFiles([]string{"testdata/kube/public/kueue/single-clusterqueue-setup.yaml", "testdata/kube/public/kueue/single-clusterqueue-setup.yaml"})
 	require.ErrorContains(t, err, `Duplicate value: "default-flavor": another ResourceFlavor has this name`)
 }
+
+// A name given twice is an error about the second object's
+// metadata.name: the path names the object and the field, as every
+// error about an object does, and the cause is Kueue's message alone.
+func TestKueueDuplicateNamesTheField(t *testing.T) {
+	_, err := Parse("q.yaml", []byte("apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq, namespace: a}\nspec: {clusterQueue: cq}\n"+
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq, namespace: a}\nspec: {clusterQueue: other}\n"))
+	var fe *FieldError
+	require.ErrorAs(t, err, &fe)
+	require.Equal(t, "q.yaml", fe.File)
+	require.Equal(t, "LocalQueue a/lq: metadata.name", fe.Path)
+	require.Equal(t, `Duplicate value: "a/lq": another LocalQueue has this name`, fe.Err.Error())
+}
