@@ -124,6 +124,25 @@ func TestKueueDuplicateAcrossFiles(t *testing.T) {
 	require.ErrorContains(t, err, `Duplicate value: "default-flavor": another ResourceFlavor has this name`)
 }
 
+// Kueue's Configuration is JSON to Kueue, whose numbers are finite: a
+// weight or a rate of YAML's .nan or .inf is refused, naming the field,
+// where it was taken and would have made every share NaN or the API
+// client unbounded.
+func TestKueueConfigNonFinite(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"clientConnection: {qps: .inf}", "c.yaml: line 3: Configuration: clientConnection.qps: Invalid value: +Inf: must be a finite number"},
+		{"clientConnection: {qps: 1e39}", "c.yaml: line 3: Configuration: clientConnection.qps: Invalid value: +Inf: must be a finite number"},
+		{"clientConnection: {qps: .nan}", "c.yaml: line 3: Configuration: clientConnection.qps: Invalid value: NaN: must be greater than 0"},
+		{"admissionFairSharing: {resourceWeights: {cpu: 1, memory: .nan}}",
+			"c.yaml: line 3: Configuration: admissionFairSharing.resourceWeights[memory]: Invalid value: NaN: must be a finite number"},
+		{"admissionFairSharing: {resourceWeights: {cpu: .inf}}",
+			"c.yaml: line 3: Configuration: admissionFairSharing.resourceWeights[cpu]: Invalid value: +Inf: must be a finite number"},
+	} {
+		_, err := Parse("c.yaml", []byte("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"+tt.in+"\n"))
+		require.ErrorContains(t, err, tt.want, tt.in)
+	}
+}
+
 // A name given twice is an error about the second object's
 // metadata.name: the path names the object and the field, as every
 // error about an object does, and the cause is Kueue's message alone.

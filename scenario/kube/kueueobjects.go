@@ -3,6 +3,7 @@ package kube
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -516,6 +517,10 @@ func (k *kubeImport) kueueConfig(o *Object, v *kueueConfigObject, f *schema.File
 	if cc := v.ClientConnection; cc != nil {
 		if cc.QPS != nil && !(*cc.QPS > 0) {
 			return o.failf(nil, "clientConnection.qps", "Invalid value: %v: must be greater than 0", *cc.QPS)
+		}
+		if cc.QPS != nil && math.IsInf(float64(*cc.QPS), 1) {
+			// a JSON number in Kueue's configuration, never infinite
+			return o.failf(nil, "clientConnection.qps", "Invalid value: %v: must be a finite number", *cc.QPS)
 		}
 		if cc.Burst != nil && *cc.Burst < 1 {
 			return o.failf(nil, "clientConnection.burst", "Invalid value: %d: must be at least 1", *cc.Burst)
