@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gangsim/gangsim/scenario/kube"
 )
 
 // One fuzz target per parser of the Kubernetes kinds (docs/testing.md):
@@ -162,7 +166,7 @@ func checkKubeInput(t *testing.T, data []byte, check func(*testing.T, *Scenario)
 	checkByItemAsWhole(t, data, sc, err)
 	if err != nil {
 		checkLoadError(t, err, "fuzz")
-		checkErrorsNameFields(t, err)
+		checkErrorsNameFields(t, data, err)
 		return
 	}
 	if len(sc.Nodes) > fuzzLimitValues.Nodes || len(sc.Pods) > fuzzLimitValues.Pods {
@@ -175,11 +179,15 @@ func checkKubeInput(t *testing.T, data []byte, check func(*testing.T, *Scenario)
 }
 
 // checkErrorsNameFields requires each error of a load of the file "fuzz"
-// to name it, and each error about an object (its path starts with the
-// object's kind, capitalised, and its name: "JobSet default/js") to name
-// a field of the object after it (": spec.replicatedJobs").
-func checkErrorsNameFields(t *testing.T, err error) {
+// to name it, and, when the file holds Kubernetes objects, each error
+// about an object (its path starts with the object's kind, capitalised,
+// and its name: "JobSet default/js") to name a field of the object after
+// it (": spec.replicatedJobs"). A scenario file's paths are its own keys,
+// which may be anything.
+func checkErrorsNameFields(t *testing.T, data []byte, err error) {
 	t.Helper()
+	var doc yaml.Node
+	objects := yaml.Unmarshal(data, &doc) == nil && len(doc.Content) > 0 && kube.IsDocument(&doc)
 	errs := []error{err}
 	var list *Errors
 	if errors.As(err, &list) {
@@ -194,7 +202,7 @@ func checkErrorsNameFields(t *testing.T, err error) {
 			t.Fatalf("the error names the file %q: %v", fe.File, e)
 		}
 		ref, field, _ := strings.Cut(fe.Path, ": ")
-		if ref != "" && ref[0] >= 'A' && ref[0] <= 'Z' && strings.Contains(ref, " ") && field == "" {
+		if objects && ref != "" && ref[0] >= 'A' && ref[0] <= 'Z' && strings.Contains(ref, " ") && field == "" {
 			t.Fatalf("the error names the object but no field: %v", e)
 		}
 	}
