@@ -148,3 +148,19 @@ func TestJobSetJobsCountAgainstThePodLimit(t *testing.T) {
 		require.NoError(t, err, in)
 	}
 }
+
+// The pods a Kubeflow job's replicas make at once go past the limit of
+// pods naming the replica spec's replicas, not the whole spec.
+func TestKubeflowReplicasNameTheirField(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: m}\nspec: {mpiReplicaSpecs: {Launcher: {template: {spec: {containers: [{name: l}]}}}, " +
+			"Worker: {replicas: 1001, template: {spec: {containers: [{name: w}]}}}}}\n",
+			"k.yaml: line 4: MPIJob default/m: spec.mpiReplicaSpecs.Worker.replicas: 1,001 more pods would go past the limit of 1,000 pods"},
+		{"apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: p}\nspec: {pytorchReplicaSpecs: {Master: {replicas: 1, template: {spec: {containers: [{name: pytorch}]}}}, " +
+			"Worker: {replicas: 1000, template: {spec: {containers: [{name: pytorch}]}}}}}\n",
+			"k.yaml: line 4: PyTorchJob default/p: spec.pytorchReplicaSpecs.Worker.replicas: 1,000 more pods would go past the limit of 1,000 pods"},
+	} {
+		_, err := Parse("k.yaml", []byte(tt.in), WithLimits(Limits{Pods: 1000}))
+		require.ErrorContains(t, err, tt.want, tt.in)
+	}
+}
