@@ -164,3 +164,21 @@ func TestKubeflowReplicasNameTheirField(t *testing.T) {
 		require.ErrorContains(t, err, tt.want, tt.in)
 	}
 }
+
+// A TrainJob's nodes past the limit of pods are an error naming
+// spec.trainer.numNodes (or the runtime's spec.mlPolicy.numNodes, when
+// the TrainJob gives none), not the template of the runtime's JobSet.
+func TestTrainJobNodesNameTheirField(t *testing.T) {
+	runtime := "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainingRuntime\nmetadata: {name: rt}\nspec: {mlPolicy: {numNodes: %d, torch: {}}, template: {spec: {replicatedJobs: " +
+		"[{name: node, template: {metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}, spec: {template: {spec: {containers: [{name: node}]}}}}}]}}}\n" +
+		"---\napiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: tj}\nspec: {runtimeRef: {kind: TrainingRuntime, name: rt}%s}\n"
+	for _, tt := range []struct{ in, want string }{
+		{fmt.Sprintf(runtime, 2, ", trainer: {numNodes: 2147483647}"), "t.yaml: line 9: TrainJob default/tj: spec.trainer.numNodes: 2,147,483,647 more pods would go past the limit of 1,000 pods"},
+		{fmt.Sprintf(runtime, 1001, ""), "t.yaml: line 4: TrainingRuntime default/rt: spec.mlPolicy.numNodes: 1,001 more pods would go past the limit of 1,000 pods"},
+	} {
+		_, err := Parse("t.yaml", []byte(tt.in), WithLimits(Limits{Pods: 1000}))
+		require.ErrorContains(t, err, tt.want, tt.in)
+	}
+	_, err := Parse("t.yaml", []byte(fmt.Sprintf(runtime, 2, ", trainer: {numNodes: 1000}")), WithLimits(Limits{Pods: 1000}))
+	require.NoError(t, err)
+}
