@@ -3,6 +3,7 @@ package kueue
 import (
 	"fmt"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -499,6 +500,11 @@ func (c *Configuration) Validate() error {
 			return fail("admissionFairSharing.usageSamplingInterval", "Invalid value: must be greater than 0")
 		}
 		for _, r := range slices.Sorted(maps.Keys(a.ResourceWeights)) {
+			// a weight is a JSON number in Kueue's configuration, which
+			// cannot be NaN or infinite
+			if w := a.ResourceWeights[r]; math.IsNaN(w) || math.IsInf(w, 0) {
+				return fail("admissionFairSharing.resourceWeights["+string(r)+"]", "Invalid value: %v: must be a finite number", w)
+			}
 			if a.ResourceWeights[r] < 0 {
 				return fail("admissionFairSharing.resourceWeights["+string(r)+"]", "Invalid value: must be greater than or equal to 0")
 			}

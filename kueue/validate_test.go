@@ -1,6 +1,7 @@
 package kueue
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -220,6 +221,10 @@ func TestOtherKindsValidate(t *testing.T) {
 		{"config", "", &Configuration{WaitForPodsReady: &WaitForPodsReady{Timeout: 5e9, Timestamp: "Eviction"}}},
 		{"config timestamp", "waitForPodsReady.requeuingStrategy.timestamp", &Configuration{WaitForPodsReady: &WaitForPodsReady{Timestamp: "Now"}}},
 		{"config strategies", "fairSharing.preemptionStrategies[0]", &Configuration{FairSharing: &FairSharingConfig{PreemptionStrategies: []string{"Any"}}}},
+		{"config weight", "", &Configuration{AdmissionFairSharing: &AdmissionFairSharing{UsageSamplingInterval: 1, ResourceWeights: map[cluster.ResourceName]float64{"cpu": 0, "memory": 2.5}}}},
+		{"config weight negative", "admissionFairSharing.resourceWeights[cpu]", &Configuration{AdmissionFairSharing: &AdmissionFairSharing{UsageSamplingInterval: 1, ResourceWeights: map[cluster.ResourceName]float64{"cpu": -1}}}},
+		{"config weight NaN", "admissionFairSharing.resourceWeights[cpu]", &Configuration{AdmissionFairSharing: &AdmissionFairSharing{UsageSamplingInterval: 1, ResourceWeights: map[cluster.ResourceName]float64{"cpu": math.NaN()}}}},
+		{"config weight infinite", "admissionFairSharing.resourceWeights[gpu]", &Configuration{AdmissionFairSharing: &AdmissionFairSharing{UsageSamplingInterval: 1, ResourceWeights: map[cluster.ResourceName]float64{"cpu": 1, "gpu": math.Inf(1)}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { check(t, tc.v.Validate(), tc.want) })
 	}

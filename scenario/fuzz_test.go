@@ -19,7 +19,10 @@ import (
 // fuzzLimits are the limits of the fuzz targets' loads: a count or a
 // replicas field far beyond them fails fast, as it would with the default
 // limits, while what loads stays small enough to run within a second.
-var fuzzLimits = WithLimits(Limits{Nodes: 64, Pods: 512, AliasedValues: 50_000})
+var fuzzLimits = WithLimits(fuzzLimitValues)
+
+// fuzzLimitValues are fuzzLimits' numbers.
+var fuzzLimitValues = Limits{Nodes: 64, Pods: 512, AliasedValues: 50_000}
 
 // FuzzParse: any input is either a scenario or an error wrapping
 // ErrScenario and naming the file, never a panic. A scenario that loads

@@ -1,6 +1,9 @@
 package scenario
 
 import (
+	"errors"
+	"strings"
+
 	"github.com/gangsim/gangsim/kueue"
 	"github.com/gangsim/gangsim/scenario/internal/schema"
 )
@@ -32,7 +35,14 @@ func (b *builder) kueue(f *schema.File) error {
 		merged.Configuration = in.Configuration
 	}
 	if kind, name, err := merged.Validate(); err != nil {
-		return b.failf(0, kind+" "+name, "%v", err)
+		// the object, then the field at fault, as the importer's errors
+		// name them ("ResourceFlavor spot: metadata.name")
+		path := strings.TrimSpace(kind + " " + name)
+		var fe *kueue.FieldError
+		if errors.As(err, &fe) {
+			return b.failf(0, path+": "+fe.Field, "%s", fe.Detail)
+		}
+		return b.failf(0, path, "%v", err)
 	}
 	*all = merged
 	b.kueueUnmodelled(in)

@@ -123,3 +123,63 @@ func TestKueueDuplicateAcrossFiles(t *testing.T) {
 	_, err := LoadFiles([]string{"testdata/kube/public/kueue/single-clusterqueue-setup.yaml", "testdata/kube/public/kueue/single-clusterqueue-setup.yaml"})
 	require.ErrorContains(t, err, `Duplicate value: "default-flavor": another ResourceFlavor has this name`)
 }
+
+// Kueue's Configuration is JSON to Kueue, whose numbers are finite: a
+// weight or a rate of YAML's .nan or .inf is refused, naming the field,
+// where it was taken and would have made every share NaN or the API
+// client unbounded.
+func TestKueueConfigNonFinite(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"clientConnection: {qps: .inf}", "c.yaml: line 3: Configuration: clientConnection.qps: Invalid value: +Inf: must be a finite number"},
+		{"clientConnection: {qps: 1e39}", "c.yaml: line 3: Configuration: clientConnection.qps: Invalid value: +Inf: must be a finite number"},
+		{"clientConnection: {qps: .nan}", "c.yaml: line 3: Configuration: clientConnection.qps: Invalid value: NaN: must be greater than 0"},
+		{"admissionFairSharing: {resourceWeights: {cpu: 1, memory: .nan}}",
+			"c.yaml: line 3: Configuration: admissionFairSharing.resourceWeights[memory]: Invalid value: NaN: must be a finite number"},
+		{"admissionFairSharing: {resourceWeights: {cpu: .inf}}",
+			"c.yaml: line 3: Configuration: admissionFairSharing.resourceWeights[cpu]: Invalid value: +Inf: must be a finite number"},
+	} {
+		_, err := Parse("c.yaml", []byte("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"+tt.in+"\n"))
+		require.ErrorContains(t, err, tt.want, tt.in)
+	}
+}
+
+// A quota or a weight may carry one minus sign (Kueue, not the parser,
+// refuses a negative one), then its number: a second sign, a space or
+// nothing after it is not a quantity, and the error quotes the text as
+// written. Before, the sign was cut and the rest parsed: "-+1" read as
+// -1, and "--1" was refused quoting "-1".
+func TestKueueSignedQuantities(t *testing.T) {
+	quota := func(q string) string {
+		return "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: c}\nspec:\n  resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: \"" + q + "\"}]}]}]\n"
+	}
+	weight := func(w string) string {
+		return "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: c}\nspec:\n  fairSharing: {weight: \"" + w + "\"}\n"
+	}
+	const at = "q.yaml: line 5: Cohort c: spec."
+	for _, tt := range []struct{ in, want string }{
+		{quota("--1"), at + `resourceGroups[0].flavors[0].resources[0].nominalQuota: "--1" is not a valid quantity: no number after the sign`},
+		{quota("-+1"), at + `resourceGroups[0].flavors[0].resources[0].nominalQuota: "-+1" is not a valid quantity: no number after the sign`},
+		{quota("- 1"), at + `resourceGroups[0].flavors[0].resources[0].nominalQuota: "- 1" is not a valid quantity: no number after the sign`},
+		{quota("-"), at + `resourceGroups[0].flavors[0].resources[0].nominalQuota: "-" is not a valid quantity: no number after the sign`},
+		{quota("-1X"), at + `resourceGroups[0].flavors[0].resources[0].nominalQuota: "-1X" is not a valid quantity: unknown suffix "X"`},
+		{quota("-1"), at + `resourceGroups[0].flavors[0].resources[0].nominalQuota: Invalid value: "-1": must be greater than or equal to 0`},
+		{weight("-+1"), at + `fairSharing.weight: "-+1" is not a valid quantity: no number after the sign`},
+		{weight("-1e"), at + `fairSharing.weight: "-1e" is not a valid quantity`},
+	} {
+		_, err := Parse("q.yaml", []byte(tt.in))
+		require.ErrorContains(t, err, tt.want, tt.in)
+	}
+}
+
+// A name given twice is an error about the second object's
+// metadata.name: the path names the object and the field, as every
+// error about an object does, and the cause is Kueue's message alone.
+func TestKueueDuplicateNamesTheField(t *testing.T) {
+	_, err := Parse("q.yaml", []byte("apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq, namespace: a}\nspec: {clusterQueue: cq}\n"+
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq, namespace: a}\nspec: {clusterQueue: other}\n"))
+	var fe *FieldError
+	require.ErrorAs(t, err, &fe)
+	require.Equal(t, "q.yaml", fe.File)
+	require.Equal(t, "LocalQueue a/lq: metadata.name", fe.Path)
+	require.Equal(t, `Duplicate value: "a/lq": another LocalQueue has this name`, fe.Err.Error())
+}

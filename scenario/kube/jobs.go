@@ -63,16 +63,17 @@ func (k *kubeImport) job(o *Object, v *kubeJob, f *schema.File) error {
 	if !js.Indexed {
 		return k.addIndexed(f, t, o.name, want, "spec.parallelism", func(int) map[string]string { return labels })
 	}
-	return k.addIndexedJobPods(f, t, &c, want, have)
+	return k.addIndexedJobPods(f, t, &c, want, "spec.parallelism", have)
 }
 
 // addIndexedJobPods adds the first pending indexes' pods, named
-// <job>-<index>-<k> for the first k not taken.
-func (k *kubeImport) addIndexedJobPods(f *schema.File, t *kubeTemplate, c *schema.Controller, want int, have *kubeOwnedCount) error {
+// <job>-<index>-<k> for the first k not taken; field is the parallelism's,
+// which errors name.
+func (k *kubeImport) addIndexedJobPods(f *schema.File, t *kubeTemplate, c *schema.Controller, want int, field string, have *kubeOwnedCount) error {
 	done := func(i int) bool { return have != nil && have.succeededIndexes[i] }
 	taken := func(i int) bool { return have != nil && have.activeIndexes[i] }
 	indexes := c.Job.PendingIndexes(want, done, taken)
-	if err := k.room(t.o, "spec.parallelism", len(indexes)); err != nil {
+	if err := k.room(t.o, field, len(indexes)); err != nil {
 		return err
 	}
 	for _, i := range indexes {

@@ -333,6 +333,17 @@ func (k *kubeImport) replicatedJob(src *jobSetSource, spec *kubeJobSetSpec, i in
 	if err != nil {
 		return err
 	}
+	// each Job makes its completions over the run (one at least, the
+	// webhook's default), as a Job alone does (jobs.go): replicas times
+	// completions are refused now against the limit of pods, before the
+	// Jobs and the indexes are listed
+	need, field := replicas[i], fmt.Sprintf("%s.replicatedJobs[%d].replicas", src.at, i)
+	if c := rules.Completions; c != nil && *c > 1 {
+		need, field = replicas[i]*int(*c), where+".spec.completions"
+	}
+	if err := k.tally.Room(need); err != nil {
+		return o.fail(nil, field, err)
+	}
 	podSpec := &js.Template.Spec
 	if src.resources != nil {
 		if s, ok := src.resources(i, podSpec); ok {
@@ -400,7 +411,7 @@ func (k *kubeImport) replicatedJob(src *jobSetSource, spec *kubeJobSetSpec, i in
 			Object: src.ref, File: o.file, Line: o.line, Template: e, Job: rules, Of: p, Role: rj.Name, Exclusive: excl}
 		f.Controllers = append(f.Controllers, c)
 		if atZero {
-			if err := k.firstJobPods(src, &c, f); err != nil {
+			if err := k.firstJobPods(src, &c, where+".spec.parallelism", f); err != nil {
 				return err
 			}
 		}
@@ -412,7 +423,7 @@ func (k *kubeImport) replicatedJob(src *jobSetSource, spec *kubeJobSetSpec, i in
 // importer does (the pods of the inputs it has counted): under exclusive
 // placement the leader alone, with the affinities JobSet's webhook gives
 // it.
-func (k *kubeImport) firstJobPods(src *jobSetSource, c *schema.Controller, f *schema.File) error {
+func (k *kubeImport) firstJobPods(src *jobSetSource, c *schema.Controller, field string, f *schema.File) error {
 	if c.Job.FailsAtStart() {
 		return nil // activeDeadlineSeconds 0: it fails as it starts, making no pod
 	}
@@ -430,10 +441,10 @@ func (k *kubeImport) firstJobPods(src *jobSetSource, c *schema.Controller, f *sc
 	}
 	from := len(f.Pods)
 	if !c.Job.Indexed {
-		if err := k.addIndexed(f, t, c.Name, want, "spec", func(int) map[string]string { return nil }); err != nil {
+		if err := k.addIndexed(f, t, c.Name, want, field, func(int) map[string]string { return nil }); err != nil {
 			return err
 		}
-	} else if err := k.addIndexedJobPods(f, t, c, want, have); err != nil {
+	} else if err := k.addIndexedJobPods(f, t, c, want, field, have); err != nil {
 		return err
 	}
 	for i := from; i < len(f.Pods); i++ {

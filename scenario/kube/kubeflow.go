@@ -278,7 +278,7 @@ func (k *kubeImport) mpiJob(o *Object, v *kubeMPIJob, f *schema.File) error {
 		c := schema.Controller{Kind: o.kind, Namespace: o.namespace, Name: o.name, Object: o.ref(),
 			File: o.file, Line: o.line, Template: we, Replicas: int(workers), Of: p, Role: "worker", KeepRunning: true}
 		f.Controllers = append(f.Controllers, c)
-		if err := k.firstReplicaPods(o, &c, p, f); err != nil {
+		if err := k.firstReplicaPods(o, &c, p, "spec.mpiReplicaSpecs.Worker.replicas", f); err != nil {
 			return err
 		}
 	}
@@ -300,12 +300,12 @@ func (k *kubeImport) mpiJob(o *Object, v *kubeMPIJob, f *schema.File) error {
 
 // firstReplicaPods adds the pods <name>-<role>-<index> of a Kubeflow
 // job's replicas that the inputs lack, made at once (none while the job
-// is suspended).
-func (k *kubeImport) firstReplicaPods(o *Object, c *schema.Controller, p *controllers.Parent, f *schema.File) error {
+// is suspended); field is the replicas', which errors name.
+func (k *kubeImport) firstReplicaPods(o *Object, c *schema.Controller, p *controllers.Parent, field string, f *schema.File) error {
 	if p.Suspended {
 		return nil
 	}
-	if err := k.room(o, "spec", c.Replicas); err != nil {
+	if err := k.room(o, field, c.Replicas); err != nil {
 		return err
 	}
 	t := &kubeTemplate{o: o, entry: c.Template, labels: c.Template.Labels, owner: c.Template.Controller}
@@ -427,7 +427,7 @@ func (k *kubeImport) pyTorchJob(o *Object, v *kubePyTorchJob, f *schema.File) er
 		c := schema.Controller{Kind: o.kind, Namespace: o.namespace, Name: o.name, Object: o.ref(),
 			File: o.file, Line: o.line, Template: e, Replicas: int(t.n), Of: p, Role: t.role}
 		f.Controllers = append(f.Controllers, c)
-		if err := k.firstReplicaPods(o, &c, p, f); err != nil {
+		if err := k.firstReplicaPods(o, &c, p, t.at+".replicas", f); err != nil {
 			return err
 		}
 	}

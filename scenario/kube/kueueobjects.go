@@ -3,6 +3,8 @@ package kube
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -243,15 +245,36 @@ func v1beta1Only(o *Object, set bool, field, instead string) error {
 // kueueQuantity reads a quantity of a resource (a sign allowed, so that a
 // negative quota is Kueue's error, not a parse error).
 func kueueQuantity(o *Object, field string, name cluster.ResourceName, text string) (int64, error) {
-	neg := strings.HasPrefix(text, "-")
-	v, err := cluster.ParseResourceQuantity(name, strings.TrimPrefix(text, "-"))
+	v, err := signedQuantity(text, func(s string) (int64, error) { return cluster.ParseResourceQuantity(name, s) })
 	if err != nil {
 		return 0, o.fail(nil, field, err)
 	}
-	if neg {
-		v = -v
-	}
 	return v, nil
+}
+
+// signedQuantity parses a quantity that may be negative with parse, which
+// refuses a sign: one minus sign, then the number, as Kubernetes writes
+// quantities ("-2", never "--2", "-+2" or "- 2"); an error quotes the
+// text as given.
+func signedQuantity(text string, parse func(string) (int64, error)) (int64, error) {
+	rest, neg := strings.CutPrefix(text, "-")
+	if !neg {
+		return parse(text)
+	}
+	if rest == "" || !(rest[0] >= '0' && rest[0] <= '9' || rest[0] == '.') {
+		return 0, &cluster.FieldError{Sentinel: cluster.ErrQuantity, Detail: fmt.Sprintf("%q is not a valid quantity: no number after the sign", text)}
+	}
+	v, err := parse(rest)
+	if err != nil {
+		var fe *cluster.FieldError
+		if errors.As(err, &fe) {
+			quoted := *fe
+			quoted.Detail = strings.Replace(fe.Detail, strconv.Quote(rest), strconv.Quote(text), 1)
+			return 0, &quoted
+		}
+		return 0, err
+	}
+	return -v, nil
 }
 
 func (k *kubeImport) kueueFlavor(o *Object, v *kueueFlavorObject, f *schema.File) error {
@@ -324,13 +347,9 @@ func kueueWeight(o *Object, fs *kueueFairSharing) (*kueue.FairSharing, error) {
 	}
 	out := &kueue.FairSharing{}
 	if fs.Weight != nil {
-		neg := strings.HasPrefix(*fs.Weight, "-")
-		w, err := cluster.ParseQuantity(strings.TrimPrefix(*fs.Weight, "-"), 1e9)
+		w, err := signedQuantity(*fs.Weight, func(s string) (int64, error) { return cluster.ParseQuantity(s, 1e9) })
 		if err != nil {
 			return nil, o.fail(nil, "spec.fairSharing.weight", err)
-		}
-		if neg {
-			w = -w
 		}
 		out.Weight = &w
 	}
@@ -516,6 +535,10 @@ func (k *kubeImport) kueueConfig(o *Object, v *kueueConfigObject, f *schema.File
 	if cc := v.ClientConnection; cc != nil {
 		if cc.QPS != nil && !(*cc.QPS > 0) {
 			return o.failf(nil, "clientConnection.qps", "Invalid value: %v: must be greater than 0", *cc.QPS)
+		}
+		if cc.QPS != nil && math.IsInf(float64(*cc.QPS), 1) {
+			// a JSON number in Kueue's configuration, never infinite
+			return o.failf(nil, "clientConnection.qps", "Invalid value: %v: must be a finite number", *cc.QPS)
 		}
 		if cc.Burst != nil && *cc.Burst < 1 {
 			return o.failf(nil, "clientConnection.burst", "Invalid value: %d: must be at least 1", *cc.Burst)

@@ -115,7 +115,7 @@ func (k *kubeImport) trainJob(o *Object, v *kubeTrainJob, f *schema.File) error 
 	launcherAsNode := func(i int) bool {
 		return ml != nil && ml.MPI != nil && ml.MPI.RunLauncherAsNode != nil && *ml.MPI.RunLauncherAsNode && js.ReplicatedJobs[i].Name == trainerNode
 	}
-	nodes := int32(1)
+	nodes, from, field := int32(1), ro, "spec.mlPolicy.numNodes"
 	if ml != nil && ml.NumNodes != nil {
 		nodes = *ml.NumNodes
 	}
@@ -123,7 +123,13 @@ func (k *kubeImport) trainJob(o *Object, v *kubeTrainJob, f *schema.File) error 
 		if *t.NumNodes < 1 {
 			return o.failf(nil, "spec.trainer.numNodes", "%d is not positive", *t.NumNodes)
 		}
-		nodes = *t.NumNodes
+		nodes, from, field = *t.NumNodes, o, "spec.trainer.numNodes"
+	}
+	// the trainer's Job makes a pod per node: refused now against the
+	// limit of pods, naming where the count comes from (the JobSet's
+	// errors name the runtime's template)
+	if err := k.tally.Room(int(nodes)); err != nil {
+		return from.fail(nil, field, err)
 	}
 	counts := make([]int32, len(js.ReplicatedJobs))
 	members := int32(0)
