@@ -115,7 +115,7 @@ spec:
 	}
 	for _, j := range []struct {
 		name, queue, priority, cpu, d string
-		parallelism, least        int
+		parallelism, least            int
 	}{
 		{"partial", "lcq4", "low", "1", "30m", 6, 3},
 		{"victim", "lcq2", "high", "1", "1h", 6, 1},
