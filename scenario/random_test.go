@@ -64,9 +64,15 @@ func dumpSeedFiles(files []File) {
 
 // failSeed writes a failing seed's files to a new temporary folder
 // (named after prefix) and fails the test with err and that folder, which
-// go run ./examples/scenario replays.
+// go run ./examples/scenario replays. The suite goes on, so that a long
+// run reports every failing seed, until the tenth.
 func failSeed(t *testing.T, seed int, prefix string, files []File, err error) {
 	t.Helper()
+	defer func() {
+		if failedSeeds++; failedSeeds >= 10 {
+			t.FailNow()
+		}
+	}()
 	dir, derr := os.MkdirTemp("", prefix)
 	for _, f := range files {
 		if derr == nil {
@@ -79,10 +85,14 @@ func failSeed(t *testing.T, seed int, prefix string, files []File, err error) {
 			all.Write(f.Data)
 			all.WriteString("\n")
 		}
-		t.Fatalf("seed %d: %v (and the scenario could not be written: %v)\n%s", seed, err, derr, all.String())
+		t.Errorf("seed %d: %v (and the scenario could not be written: %v)\n%s", seed, err, derr, all.String())
+		return
 	}
-	t.Fatalf("seed %d: %v\nthe scenario: %s (go run ./examples/scenario %s)", seed, err, dir, dir)
+	t.Errorf("seed %d: %v\nthe scenario: %s (go run ./examples/scenario %s)", seed, err, dir, dir)
 }
+
+// failedSeeds counts the seeds failSeed reported in this test binary.
+var failedSeeds int
 
 // randomSeeds is how many seeds a random suite runs: 300, 10,000 with
 // GANGSIM_LONG set, or GANGSIM_SEEDS.
