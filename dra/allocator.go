@@ -388,11 +388,10 @@ func (a *allocator) validate(r *reqData) error {
 				continue
 			}
 			if a.in.Features.ConsumableCapacity {
-				// by the device's capacity beside what allocated claims
-				// already take of it, as kube counts it; what this call
-				// takes is not counted yet, so a device this call shares
-				// out stays in the list and mode All then fails on it
-				if fits, err := capacityFits(a.devs[d].dev, r.exact.Capacity, a.devs[d].committedShared, nil); err != nil || !fits {
+				// by the device's capacity alone, as kube counts it: a
+				// device whose capacity is taken stays in the list, and
+				// mode All then fails on it
+				if fits, err := capacityFits(a.devs[d].dev, r.exact.Capacity, nil, nil); err != nil || !fits {
 					continue
 				}
 			}

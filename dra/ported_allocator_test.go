@@ -1203,7 +1203,13 @@ func TestAllocatorCasesFromKube(t *testing.T) {
 			claims: []*cluster.ResourceClaim{kClaim("claim-0", capReq(kReq("req-0", "class-a", 1), units(1)), capReq(kAll("req-1", "class-a"), units(1)))},
 			slices: []*cluster.ResourceSlice{kSlice("slice-1", "node-1", "pool-1", 1, kDriverA, kDev("device-1", capOf(kCap0, units(1)), multi()), kDev("device-2", capOf(kCap0, units(1)), multi()))}},
 		// kube: consumable-capacity-multi-allocatable-device-allocation-mode-all-in-use-insufficient
+		// Upstream now leaves device-1 (its capacity taken) out of All and
+		// gives device-2. kube-scheduler v1.37.2, run on the same objects,
+		// keeps it in and leaves the pod pending (docs/devices.md, "Checked
+		// against kube-scheduler"; scenario devices-all-capacity.yaml): the
+		// model follows v1.37.
 		{name: "consumable-capacity-multi-allocatable-device-allocation-mode-all-in-use-insufficient", features: cc,
+			skip:      "v1.37.2 counts a device for mode All by its capacity alone (checked against the real kube-scheduler; golden devices-all-capacity.yaml); this expectation is a later kube's",
 			claims:    []*cluster.ResourceClaim{kClaim("claim-0", capReq(kAll("req-0", "class-a"), units(1)))},
 			allocated: kShared("device-1", units(1)),
 			slices:    []*cluster.ResourceSlice{kSlice("slice-1", "node-1", "pool-1", 1, kDriverA, kDev("device-1", capOf(kCap0, units(1)), multi()), kDev("device-2", capOf(kCap0, units(1)), multi()))},
