@@ -35,7 +35,7 @@ func TestScaleUpCasesFromClusterAutoscaler(t *testing.T) {
 		extra   []pod
 		cfg     Config
 		prefer  string   // the group the upstream test's expander picks
-		want    []string // the first scan's events: "ScaleUp g n pods..." / "NoScaleUp pods..."
+		want    []string // the events of the scans at 10s and 20s: "ScaleUp g n pods..." / "NoScaleUp pods..."
 	}{
 		// cluster autoscaler: TestScaleUpOK
 		{name: "TestScaleUpOK", groups: []ng{{"ng1", 100, 1000}, {"ng2", 1000, 1000}},
