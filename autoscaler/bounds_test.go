@@ -95,10 +95,10 @@ func TestBackoffResetByANodeThatArrives(t *testing.T) {
 	require.NoError(t, err)
 	g := a.groups[0]
 	require.Equal(t, 5*time.Minute, g.nextBackoff(0))
-	g.failures, g.lastFailure = 3, 0
-	require.Equal(t, 30*time.Minute, g.nextBackoff(time.Minute))
-	g.failures = 2
-	require.Equal(t, 20*time.Minute, g.nextBackoff(time.Minute))
+	g.failures, g.lastFailure, g.backoff, g.backoffTil = 3, 0, 20*time.Minute, 20*time.Minute
+	require.Equal(t, 30*time.Minute, g.nextBackoff(21*time.Minute))
+	g.backoff, g.backoffTil = 10*time.Minute, 10*time.Minute
+	require.Equal(t, 20*time.Minute, g.nextBackoff(11*time.Minute))
 	// three hours without a failure reset it, as
 	// --node-group-backoff-reset-timeout does
 	require.Equal(t, 5*time.Minute, g.nextBackoff(3*time.Hour+time.Second))

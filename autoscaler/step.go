@@ -190,7 +190,7 @@ func (a *Autoscaler) arrivals(now time.Duration) error {
 				return err
 			}
 		}
-		batch[0].group.failures = 0 // a node that arrives ends the back-off's growth
+		batch[0].group.nodeArrived()
 		a.emit(Event{At: now, Kind: EventNodeReady, Group: batch[0].group.Name, Nodes: names(batch)})
 		a.arrived, a.arrivedAt = true, now
 	}
@@ -209,30 +209,32 @@ func (a *Autoscaler) arrivals(now time.Duration) error {
 	return nil
 }
 
-// nextBackoff is how long a timeout at now backs g off: NodeGroupBackoff
-// after the first, twice the one before after each further one, at most
-// MaxNodeGroupBackoff; NodeGroupBackoffReset after the last timeout the
-// growth starts over (the cluster autoscaler's exponential back-off).
+// nextBackoff is how long a timeout at now backs g off, as the cluster
+// autoscaler's exponential back-off decides: NodeGroupBackoff after the
+// first; after a further one, twice the one before (at most
+// MaxNodeGroupBackoff) when the back-off before had ended, or the same
+// again when the group is still backed off (a scale-up made before it
+// timing out: concurrent failures do not make it grow); starting over
+// once NodeGroupBackoffReset has passed since the last timeout.
 func (g *groupState) nextBackoff(now time.Duration) time.Duration {
 	if g.failures == 0 || now-g.lastFailure > NodeGroupBackoffReset {
 		return NodeGroupBackoff
 	}
-	b := NodeGroupBackoff
-	for range min(g.failures, 16) {
-		b *= 2
-		if b >= MaxNodeGroupBackoff {
-			return MaxNodeGroupBackoff
-		}
+	if now <= g.backoffTil {
+		return g.backoff
 	}
-	return b
+	return min(2*g.backoff, MaxNodeGroupBackoff)
 }
+
+// nodeArrived ends the growth of g's back-off: a node of the group
+// arrived (the cluster autoscaler removes its back-off data when a
+// scale-up of the group succeeds), so the next timeout backs it off for
+// NodeGroupBackoff again.
+func (g *groupState) nodeArrived() { g.failures = 0 }
 
 // backOff backs g off after a timeout at now.
 func (g *groupState) backOff(now time.Duration) {
 	g.backoff = g.nextBackoff(now)
-	if g.backoff == NodeGroupBackoff {
-		g.failures = 0
-	}
 	g.failures++
 	g.lastFailure = now
 	g.backoffTil = now + g.backoff

@@ -75,3 +75,22 @@ func TestOtherNodesPartitionUsesThePoolsCounters(t *testing.T) {
 	require.True(t, allocate(nil))
 	require.False(t, allocate(exclusive("shared/mig-n2")), "n2's partition holds 30 of the 40")
 }
+
+// A device that allows multiple allocations and has no capacities is
+// shared: its allocation is marked a share (an empty, non-nil
+// ConsumedCapacity, kube's shareID), so that once committed the device
+// stays open to the next claim's share, as in kube.
+func TestShareOfDeviceWithoutCapacitiesStaysShareable(t *testing.T) {
+	classes := map[string]*cluster.DeviceClass{"class-a": kClassMulti("class-a", kDriverA, true)}
+	slices := []*cluster.ResourceSlice{kSlice("slice-1", "node-1", "pool-1", 1, kDriverA, kDev("device-1", multi()))}
+	st := &AllocatedState{}
+	for _, name := range []string{"claim-0", "claim-1", "claim-2"} {
+		res, ok, err := Allocate(&Input{Claims: []*cluster.ResourceClaim{kClaim(name, kReq("req-0", "class-a", 1))}, Classes: classes,
+			Slices: slices, Node: kNode("node-1", "region-1"), Allocated: st, Selectors: NewCELSelectors(), Features: DefaultFeatures()})
+		require.NoError(t, err)
+		require.True(t, ok, name)
+		a := &res[0].Devices[0]
+		require.NotNil(t, a.ConsumedCapacity, "%s: a share", name)
+		st.Add(a, a.ConsumedCapacity != nil) // as the cluster's accounts tell a share
+	}
+}

@@ -397,10 +397,11 @@ func (a *allocator) allocateDevice(ci int, r *reqData, d int, must bool) (bool, 
 			if a.tentative == nil {
 				a.tentative = make([]sharedUse, len(a.devs))
 			}
+			// kept even when empty (a device without capacities): a
+			// non-nil ConsumedCapacity is what marks the result a share
+			// (kube's shareID), so that the device stays shareable once
+			// the claim is committed
 			a.tentative[d].insert(consumed)
-			if len(consumed) == 0 {
-				consumed = nil
-			}
 		}
 	}
 	c.picks = append(c.picks, pick{req: r.index, dev: d, consumed: consumed})
@@ -420,7 +421,9 @@ func (a *allocator) undo(ci int) {
 	if dv.shared {
 		// Kube's quirk, reproduced because it changes outcomes: the
 		// counters a shared device took are not given back.
-		if pk.consumed != nil {
+		// (an empty share, of a device without capacities, is never
+		// removed: kube's entry for it stays)
+		if len(pk.consumed) > 0 {
 			a.tentative[d].remove(pk.consumed)
 		}
 	} else {
