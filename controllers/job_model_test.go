@@ -1,0 +1,215 @@
+package controllers_test
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsim/gangsim/cluster"
+	"github.com/gangsim/gangsim/controllers"
+	gt "github.com/gangsim/gangsim/gangsimtest"
+)
+
+// The Job controller against a brute-force model of its rules, on tiny
+// Jobs: 1 to 3 completions, parallelism 1 to 3, backoffLimit 0 to 3,
+// NonIndexed or Indexed, each pod succeeding after a random time or
+// failing (deleted) after a random time, on a cluster where every pod
+// binds at once. The model is a plain event loop written from the rules
+// (kube's syncJob and its backoff), with no scheduler: the pods made, in
+// order, the Job's end, its counts and when it ended must be the same.
+
+// podPlan is what one pod does once bound: it succeeds after d, or fails
+// (is deleted) after d.
+type podPlan struct {
+	d     time.Duration
+	fails bool
+}
+
+// planner gives each pod name its plan, drawn from the seed and the name,
+// so that the model and the run agree whatever the order pods are made
+// in. Times are in milliseconds, so that two pods almost never end at
+// once; pFail is the chance of a failure.
+func planner(seed uint64, pFail float64) func(name string) podPlan {
+	return func(name string) podPlan {
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(name))
+		r := rand.New(rand.NewPCG(seed, h.Sum64()))
+		d := time.Minute + time.Duration(r.IntN(59*60*1000))*time.Millisecond
+		if r.Float64() < pFail {
+			return podPlan{d: time.Second + time.Duration(r.IntN(int(d/time.Millisecond)))*time.Millisecond, fails: true}
+		}
+		return podPlan{d: d}
+	}
+}
+
+// jobModel is the model's Job.
+type jobModel struct {
+	comp, par, backoff int
+	indexed            bool
+	plan               func(string) podPlan
+
+	now        time.Duration
+	active     []modelPod
+	succeeded  int
+	failed     int
+	since      int // failures since the last success
+	lastFail   time.Duration
+	done       map[int]bool
+	next       int         // the next NonIndexed name
+	madeAt     map[int]int // pods made by index
+	wake       time.Duration
+	waking     bool
+	made       []string
+	state      string
+	reason     string
+	finishedAt time.Duration
+}
+
+type modelPod struct {
+	name  string
+	index int
+	end   time.Duration
+	fails bool
+}
+
+// backoffDelay is kube's delay after failures since the last success:
+// 10s, doubled for each further failure, at most 6 minutes.
+func backoffDelay(failures int) time.Duration {
+	d := 10 * time.Second
+	for i := 1; i < failures; i++ {
+		d *= 2
+		if d >= 6*time.Minute {
+			return 6 * time.Minute
+		}
+	}
+	return d
+}
+
+func (j *jobModel) makePod(name string, index int) {
+	p := j.plan(name)
+	j.active = append(j.active, modelPod{name: name, index: index, end: j.now + p.d, fails: p.fails})
+	j.made = append(j.made, name)
+}
+
+func (j *jobModel) sync() {
+	if j.state != "Running" {
+		return
+	}
+	if j.failed > j.backoff {
+		j.state, j.reason, j.finishedAt = "Failed", "BackoffLimitExceeded", j.now
+		j.failed += len(j.active) // the pods still running are deleted, and fail
+		j.active = nil
+		return
+	}
+	want := max(0, min(j.par, j.comp-j.succeeded))
+	if n := want - len(j.active); n > 0 {
+		if j.since > 0 && j.now < j.lastFail+backoffDelay(j.since) {
+			j.wake, j.waking = j.lastFail+backoffDelay(j.since), true
+		} else {
+			for range n {
+				if !j.indexed {
+					j.makePod("j-"+strconv.Itoa(j.next), -1)
+					j.next++
+					continue
+				}
+				for i := 0; i < j.comp; i++ {
+					taken := false
+					for _, p := range j.active {
+						taken = taken || p.index == i
+					}
+					if !j.done[i] && !taken {
+						j.makePod(fmt.Sprintf("j-%d-%d", i, j.madeAt[i]), i)
+						j.madeAt[i]++
+						break
+					}
+				}
+			}
+		}
+	}
+	if len(j.active) == 0 && j.succeeded >= j.comp {
+		j.state, j.finishedAt = "Complete", j.now
+	}
+}
+
+// run runs the model to its end.
+func (j *jobModel) run() {
+	j.state, j.done, j.madeAt = "Running", map[int]bool{}, map[int]int{}
+	j.sync()
+	for j.state == "Running" {
+		first := -1
+		for i, p := range j.active {
+			if first < 0 || p.end < j.active[first].end {
+				first = i
+			}
+		}
+		if first < 0 && !j.waking {
+			return // nothing more can happen
+		}
+		if first < 0 || j.waking && j.wake <= j.active[first].end {
+			j.now, j.waking = j.wake, false
+			j.sync()
+			continue
+		}
+		p := j.active[first]
+		j.active = append(j.active[:first], j.active[first+1:]...)
+		j.now = p.end
+		if p.fails {
+			j.failed++
+			j.since++
+			j.lastFail = j.now
+		} else {
+			j.since = 0
+			if !j.indexed || !j.done[p.index] {
+				j.succeeded++
+				j.done[p.index] = true
+			}
+		}
+		j.sync()
+	}
+}
+
+func TestJobAgainstModel(t *testing.T) {
+	seeds := 400
+	if testing.Short() {
+		seeds = 60
+	}
+	for seed := range seeds {
+		r := rand.New(rand.NewPCG(uint64(seed), 48))
+		model := &jobModel{comp: 1 + r.IntN(3), par: 1 + r.IntN(3), backoff: r.IntN(4), indexed: r.IntN(2) == 0,
+			plan: planner(uint64(seed), []float64{0, 0.3, 0.6}[r.IntN(3)])}
+		model.run()
+
+		rules := controllers.Job{Completions: int32p(int32(model.comp)), Parallelism: int32(model.par),
+			BackoffLimit: int32(model.backoff), Indexed: model.indexed}
+		w := controllers.Workload{Kind: controllers.KindJob, Namespace: "default", Name: "j",
+			Template: gt.MakePod("").CPU("1").Obj(), Job: &rules,
+			RunTime: func(key cluster.PodKey, _ int) time.Duration {
+				if p := model.plan(key.Display()); !p.fails {
+					return p.d
+				}
+				return 1000 * time.Hour // deleted before it ends
+			}}
+		m, events, err := runFailing(t, []cluster.Node{gt.MakeNode("n1").CPU("64").Obj()}, []controllers.Workload{w},
+			func(key cluster.PodKey, _ int) (time.Duration, bool) {
+				p := model.plan(key.Display())
+				return p.d, p.fails
+			})
+		name := fmt.Sprintf("seed %d: completions %d, parallelism %d, backoffLimit %d, indexed %v", seed, model.comp, model.par, model.backoff, model.indexed)
+		require.NoError(t, err, name)
+		var made []string
+		for _, k := range m.Made() {
+			made = append(made, k.Display())
+		}
+		require.Equal(t, model.made, made, "%s: the pods made\n%v", name, events)
+		js := m.Jobs()
+		require.Len(t, js, 1)
+		got := fmt.Sprintf("%s %s %d/%d %v", js[0].State, js[0].Reason, js[0].Succeeded, js[0].Failed, js[0].FinishedAt)
+		want := fmt.Sprintf("%s %s %d/%d %v", model.state, model.reason, model.succeeded, model.failed, model.finishedAt)
+		require.Equal(t, want, got, "%s\n%v", name, events)
+	}
+}
