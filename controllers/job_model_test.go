@@ -49,9 +49,11 @@ func planner(seed uint64, pFail float64) func(name string) podPlan {
 
 // jobModel is the model's Job.
 type jobModel struct {
+	name               string // "j" unless set
 	comp, par, backoff int
 	indexed            bool
 	plan               func(string) podPlan
+	out                *[]string // where the pods made are listed; nil: made
 
 	now        time.Duration
 	active     []modelPod
@@ -93,7 +95,18 @@ func backoffDelay(failures int) time.Duration {
 func (j *jobModel) makePod(name string, index int) {
 	p := j.plan(name)
 	j.active = append(j.active, modelPod{name: name, index: index, end: j.now + p.d, fails: p.fails})
-	j.made = append(j.made, name)
+	if j.out == nil {
+		j.out = &j.made
+	}
+	*j.out = append(*j.out, name)
+}
+
+// prefix is the Job's name and a dash.
+func (j *jobModel) prefix() string {
+	if j.name == "" {
+		return "j-"
+	}
+	return j.name + "-"
 }
 
 func (j *jobModel) sync() {
@@ -113,7 +126,7 @@ func (j *jobModel) sync() {
 		} else {
 			for range n {
 				if !j.indexed {
-					j.makePod("j-"+strconv.Itoa(j.next), -1)
+					j.makePod(j.prefix()+strconv.Itoa(j.next), -1)
 					j.next++
 					continue
 				}
@@ -123,7 +136,7 @@ func (j *jobModel) sync() {
 						taken = taken || p.index == i
 					}
 					if !j.done[i] && !taken {
-						j.makePod(fmt.Sprintf("j-%d-%d", i, j.madeAt[i]), i)
+						j.makePod(fmt.Sprintf("%s%d-%d", j.prefix(), i, j.madeAt[i]), i)
 						j.madeAt[i]++
 						break
 					}
@@ -136,40 +149,69 @@ func (j *jobModel) sync() {
 	}
 }
 
+// start (re)makes the Job at now, as new: its counts start again, and
+// its pods take the names after those made before.
+func (j *jobModel) start(now time.Duration) {
+	j.now, j.state, j.reason, j.done = now, "Running", "", map[int]bool{}
+	j.active, j.succeeded, j.failed, j.since, j.waking = nil, 0, 0, 0, false
+	if j.madeAt == nil {
+		j.madeAt = map[int]int{}
+	}
+	j.sync()
+}
+
+// nextAt is when the Job's next event comes: a pod's end or its backoff's.
+func (j *jobModel) nextAt() (time.Duration, bool) {
+	if j.state != "Running" {
+		return 0, false
+	}
+	at, ok := j.wake, j.waking
+	for _, p := range j.active {
+		if !ok || p.end < at {
+			at, ok = p.end, true
+		}
+	}
+	return at, ok
+}
+
+// step acts on the Job's next event.
+func (j *jobModel) step() {
+	first := -1
+	for i, p := range j.active {
+		if first < 0 || p.end < j.active[first].end {
+			first = i
+		}
+	}
+	if first < 0 || j.waking && j.wake <= j.active[first].end {
+		j.now, j.waking = j.wake, false
+		j.sync()
+		return
+	}
+	p := j.active[first]
+	j.active = append(j.active[:first], j.active[first+1:]...)
+	j.now = p.end
+	if p.fails {
+		j.failed++
+		j.since++
+		j.lastFail = j.now
+	} else {
+		j.since = 0
+		if !j.indexed || !j.done[p.index] {
+			j.succeeded++
+			j.done[p.index] = true
+		}
+	}
+	j.sync()
+}
+
 // run runs the model to its end.
 func (j *jobModel) run() {
-	j.state, j.done, j.madeAt = "Running", map[int]bool{}, map[int]int{}
-	j.sync()
-	for j.state == "Running" {
-		first := -1
-		for i, p := range j.active {
-			if first < 0 || p.end < j.active[first].end {
-				first = i
-			}
+	j.start(0)
+	for {
+		if _, ok := j.nextAt(); !ok {
+			return
 		}
-		if first < 0 && !j.waking {
-			return // nothing more can happen
-		}
-		if first < 0 || j.waking && j.wake <= j.active[first].end {
-			j.now, j.waking = j.wake, false
-			j.sync()
-			continue
-		}
-		p := j.active[first]
-		j.active = append(j.active[:first], j.active[first+1:]...)
-		j.now = p.end
-		if p.fails {
-			j.failed++
-			j.since++
-			j.lastFail = j.now
-		} else {
-			j.since = 0
-			if !j.indexed || !j.done[p.index] {
-				j.succeeded++
-				j.done[p.index] = true
-			}
-		}
-		j.sync()
+		j.step()
 	}
 }
 
