@@ -15,7 +15,9 @@ import (
 // done once); a pod that succeeds is a completion; a pod that fails
 // (evicted by preemption, terminated with its node, or deleted) counts
 // against backoffLimit, and new pods wait out a backoff of 10s doubling
-// with each failure since the last success, up to 6 minutes; the Job
+// with each failure since the last success (later in time than it), up
+// to 6 minutes; an Indexed Job deletes the pods of no index, of an index
+// past its completions, and the extra pods of an index; the Job
 // fails when its failures exceed backoffLimit or it has run for
 // activeDeadlineSeconds, and its running pods are deleted then.
 
