@@ -16,8 +16,8 @@ import (
 )
 
 // The Job controller against a brute-force model of its rules, on tiny
-// Jobs: 1 to 3 completions, parallelism 1 to 3, backoffLimit 0 to 3,
-// NonIndexed or Indexed, each pod succeeding after a random time or
+// Jobs: 1 to 3 completions or none (a work queue), parallelism 1 to 3,
+// backoffLimit 0 to 3, NonIndexed or Indexed, an active deadline or none, each pod succeeding after a random time or
 // failing (deleted) after a random time, on a cluster where every pod
 // binds at once. The model is a plain event loop written from the rules
 // (kube's syncJob and its backoff), with no scheduler: the pods made, in
@@ -50,8 +50,9 @@ func planner(seed uint64, pFail float64) func(name string) podPlan {
 // jobModel is the model's Job.
 type jobModel struct {
 	name               string // "j" unless set
-	comp, par, backoff int
+	comp, par, backoff int    // comp 0: a work queue (no completions)
 	indexed            bool
+	deadline           time.Duration // activeDeadlineSeconds from the start; 0 for none
 	plan               func(string) podPlan
 	out                *[]string // where the pods made are listed; nil: made
 
@@ -119,7 +120,19 @@ func (j *jobModel) sync() {
 		j.active = nil
 		return
 	}
+	if j.deadline > 0 && j.now >= j.deadline {
+		j.state, j.reason, j.finishedAt = "Failed", "DeadlineExceeded", j.now
+		j.failed += len(j.active)
+		j.active = nil
+		return
+	}
 	want := max(0, min(j.par, j.comp-j.succeeded))
+	if j.comp == 0 { // a work queue: no new pod after the first success
+		want = j.par
+		if j.succeeded > 0 {
+			want = len(j.active)
+		}
+	}
 	if n := want - len(j.active); n > 0 {
 		if j.since > 0 && j.now < j.lastFail+backoffDelay(j.since) {
 			j.wake, j.waking = j.lastFail+backoffDelay(j.since), true
@@ -144,7 +157,7 @@ func (j *jobModel) sync() {
 			}
 		}
 	}
-	if len(j.active) == 0 && j.succeeded >= j.comp {
+	if len(j.active) == 0 && j.succeeded >= j.comp && (j.comp > 0 || j.succeeded > 0) {
 		j.state, j.finishedAt = "Complete", j.now
 	}
 }
@@ -166,6 +179,9 @@ func (j *jobModel) nextAt() (time.Duration, bool) {
 		return 0, false
 	}
 	at, ok := j.wake, j.waking
+	if j.deadline > 0 && (!ok || j.deadline < at) {
+		at, ok = j.deadline, true
+	}
 	for _, p := range j.active {
 		if !ok || p.end < at {
 			at, ok = p.end, true
@@ -182,7 +198,13 @@ func (j *jobModel) step() {
 			first = i
 		}
 	}
-	if first < 0 || j.waking && j.wake <= j.active[first].end {
+	next := func(t time.Duration) bool { return first < 0 || t <= j.active[first].end }
+	if j.deadline > 0 && next(j.deadline) && (!j.waking || j.deadline <= j.wake) {
+		j.now = j.deadline
+		j.sync()
+		return
+	}
+	if j.waking && next(j.wake) {
 		j.now, j.waking = j.wake, false
 		j.sync()
 		return
@@ -222,12 +244,21 @@ func TestJobAgainstModel(t *testing.T) {
 	}
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(uint64(seed), 48))
-		model := &jobModel{comp: 1 + r.IntN(3), par: 1 + r.IntN(3), backoff: r.IntN(4), indexed: r.IntN(2) == 0,
+		model := &jobModel{comp: r.IntN(4), par: 1 + r.IntN(3), backoff: r.IntN(4), indexed: r.IntN(2) == 0,
 			plan: planner(uint64(seed), []float64{0, 0.3, 0.6}[r.IntN(3)])}
+		if model.comp == 0 {
+			model.indexed = false // the API wants completions of an Indexed Job
+		}
+		if r.IntN(3) == 0 {
+			model.deadline = time.Minute + time.Duration(r.IntN(2*60*60*1000))*time.Millisecond
+		}
 		model.run()
 
-		rules := controllers.Job{Completions: int32p(int32(model.comp)), Parallelism: int32(model.par),
-			BackoffLimit: int32(model.backoff), Indexed: model.indexed}
+		rules := controllers.Job{Parallelism: int32(model.par), BackoffLimit: int32(model.backoff), Indexed: model.indexed,
+			ActiveDeadline: model.deadline}
+		if model.comp > 0 {
+			rules.Completions = int32p(int32(model.comp))
+		}
 		w := controllers.Workload{Kind: controllers.KindJob, Namespace: "default", Name: "j",
 			Template: gt.MakePod("").CPU("1").Obj(), Job: &rules,
 			RunTime: func(key cluster.PodKey, _ int) time.Duration {
@@ -241,7 +272,7 @@ func TestJobAgainstModel(t *testing.T) {
 				p := model.plan(key.Display())
 				return p.d, p.fails
 			})
-		name := fmt.Sprintf("seed %d: completions %d, parallelism %d, backoffLimit %d, indexed %v", seed, model.comp, model.par, model.backoff, model.indexed)
+		name := fmt.Sprintf("seed %d: completions %d (0: none), parallelism %d, backoffLimit %d, indexed %v, deadline %v", seed, model.comp, model.par, model.backoff, model.indexed, model.deadline)
 		require.NoError(t, err, name)
 		var made []string
 		for _, k := range m.Made() {
