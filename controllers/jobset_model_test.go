@@ -17,21 +17,26 @@ import (
 // The JobSet controller against a brute-force model on tiny JobSets: 1 to
 // 3 replicated jobs of 1 to 3 Jobs each, each Job Indexed with 1 to 3
 // pods (parallelism = completions, JobSet's usual Job) and a backoffLimit
-// of 0 to 2; no failure policy, or one of maxRestarts 0 to 2 without
-// rules (every failure restarts the JobSet, counted); pods that succeed
+// of 0 to 2; no failure policy, or one of maxRestarts 0 to 2 with no rule
+// (RestartJobSet) or one rule for every failure: FailJobSet,
+// RestartJobSet, or RestartJob (the failed Job alone, counted in the same
+// count); pods that succeed
 // or fail at random times on a cluster where all bind at once. The model
 // runs each Job by the Job model (job_model_test.go) and applies
 // JobSet's rules between their steps: all Jobs complete, the JobSet
-// completes; a Job fails, the JobSet fails (no policy, or restarts
-// counted up to maxRestarts) or makes every Job anew. The pods made in
+// completes; a Job fails, the JobSet fails (no policy, FailJobSet, or
+// restarts counted up to maxRestarts) or makes every Job, or that Job,
+// anew. The pods made in
 // order, the JobSet's end and restarts, and each Job's end must agree.
 
 // jobSetModel is the model's JobSet.
 type jobSetModel struct {
 	jobs        []*jobModel
 	policy      bool
+	action      controllers.FailureAction // the one rule's action; "" for none (RestartJobSet)
 	maxRestarts int
 	restarts    int
+	counted     int // restarts counted against maxRestarts, the JobSet's and its Jobs'
 	state       string
 	reason      string
 	at          time.Duration
@@ -61,18 +66,26 @@ func (js *jobSetModel) run() {
 
 // settle applies the JobSet's rules at time now, after a Job's step.
 func (js *jobSetModel) settle(now time.Duration) {
-	failed, complete := false, true
-	for _, j := range js.jobs {
-		failed = failed || j.state == "Failed"
+	failed, complete := -1, true
+	for i, j := range js.jobs {
+		if j.state == "Failed" && failed < 0 {
+			failed = i
+		}
 		complete = complete && j.state == "Complete"
 	}
 	switch {
-	case failed && !js.policy:
+	case failed >= 0 && !js.policy:
 		js.end(now, "Failed", "FailedJobs")
-	case failed && js.restarts >= js.maxRestarts:
+	case failed >= 0 && js.action == controllers.FailParent:
+		js.end(now, "Failed", "FailJobSetFailurePolicyAction")
+	case failed >= 0 && js.counted >= js.maxRestarts:
 		js.end(now, "Failed", "ReachedMaxRestarts")
-	case failed:
+	case failed >= 0 && js.action == controllers.RestartChild:
+		js.counted++
+		js.jobs[failed].start(now) // that Job alone is made anew
+	case failed >= 0:
 		js.restarts++
+		js.counted++
 		for _, j := range js.jobs {
 			j.start(now) // the Jobs' pods are deleted, and made anew
 		}
@@ -105,6 +118,10 @@ func TestJobSetAgainstModel(t *testing.T) {
 		p := &controllers.Parent{Clean: controllers.CleanAll}
 		if model.policy {
 			p.Failure = &controllers.FailurePolicy{MaxRestarts: model.maxRestarts}
+			model.action = []controllers.FailureAction{"", controllers.FailParent, controllers.RestartAll, controllers.RestartChild}[r.IntN(4)]
+			if model.action != "" {
+				p.Failure.Rules = []controllers.FailureRule{{Action: model.action}}
+			}
 		}
 		ws := []controllers.Workload{{Kind: controllers.KindJobSet, Namespace: "default", Name: "js", Parent: p}}
 		desc := ""
@@ -129,7 +146,7 @@ func TestJobSetAgainstModel(t *testing.T) {
 			}
 		}
 		model.run()
-		name := fmt.Sprintf("seed %d: failure policy %v, maxRestarts %d;%s", seed, model.policy, model.maxRestarts, desc)
+		name := fmt.Sprintf("seed %d: failure policy %v (rule %q), maxRestarts %d;%s", seed, model.policy, model.action, model.maxRestarts, desc)
 
 		m, events, err := runFailing(t, []cluster.Node{gt.MakeNode("n1").CPU("64").Obj()}, ws,
 			func(key cluster.PodKey, _ int) (time.Duration, bool) {
