@@ -18,10 +18,12 @@ import (
 // pods that fate says fail, that long after they are bound, as a user (or
 // a node problem) would: the Job controller counts each as a failure.
 
-// failAt is a pod to delete at a time.
+// failAt is a pod to delete at a time: the n-th pod added under its name
+// (a pod made again under the same name is another pod).
 type failAt struct {
 	at  time.Duration
 	key cluster.PodKey
+	n   int
 }
 
 // runFailing runs ws on nodes to the end, deleting each pod fate says
@@ -33,13 +35,17 @@ func runFailing(t *testing.T, nodes []cluster.Node, ws []controllers.Workload, f
 	m := controllers.NewManager(ws)
 	var events []string
 	var due []failAt
-	seen := map[cluster.PodKey]int{}
-	held := false // a failure was scheduled during the last run: act on it before going on
+	seen := map[cluster.PodKey]int{}  // times bound, by name
+	added := map[cluster.PodKey]int{} // times added, by name
+	held := false                     // a failure was scheduled during the last run: act on it before going on
 	s, err := gangsim.New(gangsim.Config{CheckInvariants: true}, m.Attach(),
 		gangsim.WithObserver(func(e gangsim.Event) {
 			events = append(events, e.At.String()+" "+e.Kind.String()+" "+e.PodKey().Display())
 		}),
 		gangsim.WithPause(func(e gangsim.Event) bool {
+			if e.Kind == gangsim.EventPodArrived {
+				added[e.PodKey()]++
+			}
 			if e.Kind != gangsim.EventPodBound {
 				return false
 			}
@@ -47,7 +53,7 @@ func runFailing(t *testing.T, nodes []cluster.Node, ws []controllers.Workload, f
 			n := seen[key]
 			seen[key]++
 			if after, fails := fate(key, n); fails {
-				due = append(due, failAt{e.At + after, key})
+				due = append(due, failAt{e.At + after, key, added[key]})
 				held = true
 				return true
 			}
@@ -80,7 +86,7 @@ func runFailing(t *testing.T, nodes []cluster.Node, ws []controllers.Workload, f
 				continue
 			}
 			due = due[1:]
-			if st, ok := s.Pod(f.key); ok && (st.Phase == gangsim.PhaseBound || st.Phase == gangsim.PhasePending) {
+			if st, ok := s.Pod(f.key); ok && added[f.key] == f.n && (st.Phase == gangsim.PhaseBound || st.Phase == gangsim.PhasePending) {
 				if err := s.DeletePod(f.key); err != nil {
 					return m, events, err
 				}
