@@ -327,7 +327,8 @@ func (m *Manager) failJob(c *controller, reason string) error {
 // completion index, or of one past completions, and all but one of the
 // pods of an index that has several (a bound one kept before a pending
 // one, the oldest before the newer). Like the pods trimJob deletes, they
-// do not count as failed.
+// do not count as failed: kube takes its tracking finalizer off such a
+// pod before it deletes it, so the pod is never counted.
 func (m *Manager) dropBadIndexes(c *controller) error {
 	if c.job.rules.Completions == nil {
 		return nil // the API refuses an Indexed Job without completions
