@@ -15,7 +15,9 @@ import (
 // done once); a pod that succeeds is a completion; a pod that fails
 // (evicted by preemption, terminated with its node, or deleted) counts
 // against backoffLimit, and new pods wait out a backoff of 10s doubling
-// with each failure since the last success, up to 6 minutes; the Job
+// with each failure since the last success (later in time than it), up
+// to 6 minutes; an Indexed Job deletes the pods of no index, of an index
+// past its completions, and the extra pods of an index; the Job
 // fails when its failures exceed backoffLimit or it has run for
 // activeDeadlineSeconds, and its running pods are deleted then.
 
@@ -117,12 +119,16 @@ type jobRun struct {
 	done         map[int]bool // an Indexed Job's completed indexes
 	sinceSuccess int          // failures since the last success, for the backoff
 	lastFailure  time.Duration
-	start        time.Duration // when the Job was made (0, or when its parent made it: owners.go) or last resumed
-	suspended    bool          // spec.suspend: it makes no pod (suspend.go)
-	leaving      int           // pods being deleted that podReplacementPolicy Failed waits for
-	state        JobState
-	reason       string
-	finishedAt   time.Duration
+	// lastSuccess is when a pod last succeeded in the run (hadSuccess): a
+	// failure at that same time does not count for the backoff
+	lastSuccess time.Duration
+	hadSuccess  bool
+	start       time.Duration // when the Job was made (0, or when its parent made it: owners.go) or last resumed
+	suspended   bool          // spec.suspend: it makes no pod (suspend.go)
+	leaving     int           // pods being deleted that podReplacementPolicy Failed waits for
+	state       JobState
+	reason      string
+	finishedAt  time.Duration
 }
 
 func newJobRun(w *Workload) *jobRun {
@@ -140,12 +146,16 @@ func newJobRun(w *Workload) *jobRun {
 // finished reports whether the Job completed or failed.
 func (j *jobRun) finished() bool { return j.state == JobComplete || j.state == JobFailed }
 
-// fail counts a failed pod at time at.
+// fail counts a failed pod at time at: against the backoff limit, and
+// for the backoff unless a pod succeeded at that same time (kube counts
+// for the backoff only the failures after the last success, by time).
 func (m *Manager) fail(cp *ownedPod, at time.Duration) {
 	j := cp.ctl.job
 	j.failed++
-	j.sinceSuccess++
-	j.lastFailure = at
+	if !j.hadSuccess || at > j.lastSuccess {
+		j.sinceSuccess++
+		j.lastFailure = at
+	}
 	m.failed[cp.key] = true
 }
 
@@ -162,7 +172,7 @@ func (m *Manager) jobChange(ch podChange) error {
 			return nil
 		}
 		m.end(cp, podEnded)
-		j.sinceSuccess = 0
+		j.sinceSuccess, j.lastSuccess, j.hadSuccess = 0, ch.at, true
 		if !j.rules.Indexed {
 			j.succeeded++
 		} else if cp.index >= 0 && cp.index < int(*j.rules.Completions) && !j.done[cp.index] {
@@ -228,6 +238,11 @@ func (m *Manager) syncJob(c *controller) error {
 		return m.failJob(c, "DeadlineExceeded")
 	case deadline:
 		m.wakeAt(c, j.start+d)
+	}
+	if j.rules.Indexed {
+		if err := m.dropBadIndexes(c); err != nil {
+			return err
+		}
 	}
 	want := j.rules.WantActive(j.succeeded, c.active)
 	if c.active > want {
@@ -312,6 +327,55 @@ func (m *Manager) failJob(c *controller, reason string) error {
 		}
 	}
 	return nil
+}
+
+// dropBadIndexes deletes the active pods of an Indexed Job that kube's
+// job controller deletes before it counts what it lacks: those of no
+// completion index, or of one past completions, and all but one of the
+// pods of an index that has several (a bound one kept before a pending
+// one, the oldest before the newer). Like the pods trimJob deletes, they
+// do not count as failed: kube takes its tracking finalizer off such a
+// pod before it deletes it, so the pod is never counted.
+func (m *Manager) dropBadIndexes(c *controller) error {
+	if c.job.rules.Completions == nil {
+		return nil // the API refuses an Indexed Job without completions
+	}
+	n := int(*c.job.rules.Completions)
+	kept := map[int]*ownedPod{}
+	for _, cp := range c.pods {
+		if cp.state != podActive {
+			continue
+		}
+		i := cp.index
+		if i < 0 || i >= n {
+			if err := m.remove(cp, podEnded); err != nil {
+				return err
+			}
+			continue
+		}
+		if c.activeAt[i] < 2 {
+			continue
+		}
+		k := kept[i]
+		if k == nil {
+			kept[i] = cp
+			continue
+		}
+		drop := cp
+		if !m.isBound(k) && m.isBound(cp) {
+			drop, kept[i] = k, cp
+		}
+		if err := m.remove(drop, podEnded); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isBound reports whether a pod is on a node.
+func (m *Manager) isBound(cp *ownedPod) bool {
+	st, ok := m.s.Pod(cp.key)
+	return ok && st.Phase != gangsim.PhasePending
 }
 
 // trimJob deletes n active pods of a Job that has more than it wants, as
