@@ -10,7 +10,7 @@ import (
 // Jobs run at once: replicas times min(parallelism, completions). Here
 // "w" has 2 replicas of 3 pods (6) and "ps" 1 replica of 2 pods whose
 // completions (1) bound it to 1. A queue of 6 cpu cannot hold the 7 pods
-// of 1 cpu: the JobSet waits with Kueue's message for the whole count.
+// of 1 cpu: the JobSet waits, making no pod.
 func TestKueueJobSetPodSetsCountEveryReplica(t *testing.T) {
 	js := `---
 apiVersion: jobset.x-k8s.io/v1alpha2
