@@ -56,3 +56,29 @@ spec:
 	require.NotEqual(t, "Finished", w.Status)
 	require.Empty(t, res.Pods, "the JobSet makes no pod before its admission")
 }
+
+// A Job's Workload is one pod set "main" of min(parallelism, completions)
+// pods: a Job of parallelism 4 and completions 2 runs 2 pods at once, so
+// it asks for 2 cpu and is admitted by a queue of 2.
+func TestKueueJobPodSetIsItsPodsAtOnce(t *testing.T) {
+	job := `---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: j
+  labels: {kueue.x-k8s.io/queue-name: lq}
+spec:
+  parallelism: 4
+  completions: 2
+  template:
+    metadata: {annotations: {gangsim.io/duration: 10s}}
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+`
+	res := runKueue(t, kueueQueues("2", "")+kubeNodes(2, 2)+job)
+	w := kueueWorkload(t, res, "Job j")
+	require.Len(t, w.PodSets, 1)
+	require.EqualValues(t, 2, w.PodSets[0].Count)
+	require.Equal(t, "Finished", w.Status)
+}
