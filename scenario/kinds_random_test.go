@@ -37,17 +37,10 @@ import (
 // failing seed's two files are written to a temporary directory, whose
 // path the failure prints: go run ./examples/scenario <dir> replays it.
 func TestRandomWorkloadKinds(t *testing.T) {
-	first, seeds := randomSeedRange(t)
-	start := time.Now()
-	stats := map[string]int{}
-	for seed := first; seed < first+seeds; seed++ {
+	randomSuite(t, "gangsim-random-kinds-", func(seed int, stats map[string]int) ([]File, func() error) {
 		k := generateKindsScenario(uint64(seed))
-		dumpSeedFiles(k.files())
-		if err := checkRandomKindsScenario(k, stats); err != nil {
-			failSeed(t, seed, "gangsim-random-kinds-", k.files(), err)
-		}
-	}
-	t.Logf("%d seeds in %v: %v", seeds, time.Since(start).Round(time.Millisecond), stats)
+		return k.files(), func() error { return checkRandomKindsScenario(k, stats) }
+	})
 }
 
 // kindsScenario is one generated scenario: Kubernetes objects, a

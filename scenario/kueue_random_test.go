@@ -28,20 +28,17 @@ import (
 // temporary directory, whose path the failure prints: go run
 // ./examples/scenario <dir> replays it.
 func TestRandomKueueScenarios(t *testing.T) {
-	first, seeds := randomSeedRange(t)
-	start := time.Now()
-	stats := map[string]int{}
-	for seed := first; seed < first+seeds; seed++ {
+	randomSuite(t, "gangsim-random-kueue-", func(seed int, stats map[string]int) ([]File, func() error) {
 		k := generateKueueScenario(uint64(seed))
-		dumpSeedFiles(k.files())
-		thrash := stats["thrash"]
-		if err := checkRandomKueueScenario(k, stats); err != nil {
-			failSeed(t, seed, "gangsim-random-kueue-", k.files(), err)
-		} else if stats["thrash"] > thrash {
-			t.Logf("seed %d: Kueue's preemption thrash (accepted)", seed)
+		return k.files(), func() error {
+			thrash := stats["thrash"]
+			err := checkRandomKueueScenario(k, stats)
+			if err == nil && stats["thrash"] > thrash {
+				t.Logf("seed %d: Kueue's preemption thrash (accepted)", seed)
+			}
+			return err
 		}
-	}
-	t.Logf("%d seeds in %v: %v", seeds, time.Since(start).Round(time.Millisecond), stats)
+	})
 }
 
 // kueueScenario is one generated scenario: Kubernetes objects (Kueue's,

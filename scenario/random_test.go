@@ -27,15 +27,28 @@ import (
 // temporary directory, whose path the failure prints: go run
 // ./examples/scenario replays it.
 func TestRandomScenarios(t *testing.T) {
+	randomSuite(t, "gangsim-random-", func(seed int, stats map[string]int) ([]File, func() error) {
+		text := generateScenario(uint64(seed))
+		return []File{{Name: fmt.Sprintf("seed-%d.yaml", seed), Data: []byte(text)}},
+			func() error { return checkRandomScenario(text, stats) }
+	})
+}
+
+// randomSuite runs a random suite over randomSeedRange: for each seed,
+// scenario returns the files of the seed's scenario and its check, which
+// runs once the files are written where GANGSIM_DUMP says (a seed that
+// never ends leaves them there); a failing seed is reported with its
+// files (failSeed). The stats the checks count are logged at the end.
+func randomSuite(t *testing.T, prefix string, scenario func(seed int, stats map[string]int) ([]File, func() error)) {
+	t.Helper()
 	first, seeds := randomSeedRange(t)
 	start := time.Now()
 	stats := map[string]int{}
 	for seed := first; seed < first+seeds; seed++ {
-		text := generateScenario(uint64(seed))
-		files := []File{{Name: fmt.Sprintf("seed-%d.yaml", seed), Data: []byte(text)}}
+		files, check := scenario(seed, stats)
 		dumpSeedFiles(files)
-		if err := checkRandomScenario(text, stats); err != nil {
-			failSeed(t, seed, "gangsim-random-", files, err)
+		if err := check(); err != nil {
+			failSeed(t, seed, prefix, files, err)
 		}
 	}
 	t.Logf("%d seeds in %v: %v", seeds, time.Since(start).Round(time.Millisecond), stats)
