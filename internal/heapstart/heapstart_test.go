@@ -54,6 +54,9 @@ func TestHugePagesReadyTheHeapsNextPages(t *testing.T) {
 	if thpMode() != "madvise" || disabledTHP() || strictOvercommit() || godebug("madvdontneed=0") {
 		t.Skip("huge pages are not asked for here (the kernel's setting is " + thpMode() + ")")
 	}
+	if raceBuild {
+		t.Skip("a race-detector build readies nothing (TestNoHugePagesInRaceBuilds)")
+	}
 	if !hugePages(256 << 20) {
 		t.Fatal("hugePages(256 MB) did not ready the heap")
 	}
