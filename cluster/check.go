@@ -174,7 +174,7 @@ func (c *Cache) netProblem() string {
 	}
 	for id, u := range want {
 		got := c.net.use[id]
-		if got.Exclusive != u.Exclusive || !maps.Equal(got.Capacity, u.Capacity) {
+		if got.Exclusive != u.Exclusive || got.Shares != u.Shares || !maps.Equal(got.Capacity, u.Capacity) {
 			return fmt.Sprintf("device %s: in use %+v, the claims take %+v", id, got, u)
 		}
 		if u.Exclusive > 1 {
@@ -217,7 +217,7 @@ func (ni *NodeInfo) claimProblem() string {
 	}
 	for id, u := range want.use {
 		got := ni.devices.use[id]
-		if got.Exclusive != u.Exclusive || !maps.Equal(got.Capacity, u.Capacity) {
+		if got.Exclusive != u.Exclusive || got.Shares != u.Shares || !maps.Equal(got.Capacity, u.Capacity) {
 			return fmt.Sprintf("device %s: in use %+v, the claims take %+v", id, got, u)
 		}
 	}
@@ -252,9 +252,9 @@ func (ni *NodeInfo) deviceProblem() string {
 			continue // its slice was withdrawn
 		case u.Exclusive > 1:
 			return fmt.Sprintf("device %s is held alone by %d claims", id, u.Exclusive)
-		case u.Capacity != nil && !d.AllowMultipleAllocations:
+		case u.Shares > 0 && !d.AllowMultipleAllocations:
 			return fmt.Sprintf("device %s is shared but does not allow multiple allocations", id)
-		case u.Exclusive > 0 && u.Capacity != nil:
+		case u.Exclusive > 0 && u.Shares > 0:
 			return fmt.Sprintf("device %s is held alone and shared at once", id)
 		}
 		for name, q := range u.Capacity {

@@ -25,8 +25,12 @@ type DeviceUse struct {
 	// Exclusive counts the claims that hold the device alone (0 or 1 but
 	// for admin access, which does not count).
 	Exclusive int
+	// Shares counts the claims that share the device (KEP-5075), whatever
+	// they take: a share taking nothing still holds the device, and the
+	// shared counters it consumes, as kube's allocated state does.
+	Shares int
 	// Capacity sums what the claims sharing the device take of each of
-	// its capacities (KEP-5075). Read-only: a change makes a new map.
+	// its capacities. Read-only: a change makes a new map.
 	Capacity map[QualifiedName]Quantity
 }
 
@@ -285,6 +289,7 @@ func accountDevice(use *map[DeviceID]DeviceUse, id DeviceID, a *DeviceRequestAll
 	if a.ConsumedCapacity == nil {
 		u.Exclusive += sign
 	} else {
+		u.Shares += sign
 		c := maps.Clone(u.Capacity)
 		if c == nil {
 			c = map[QualifiedName]Quantity{}
@@ -304,7 +309,7 @@ func accountDevice(use *map[DeviceID]DeviceUse, id DeviceID, a *DeviceRequestAll
 		}
 		u.Capacity = c
 	}
-	if u.Exclusive == 0 && u.Capacity == nil {
+	if u.Exclusive == 0 && u.Shares == 0 {
 		delete(m, id)
 	} else {
 		m[id] = u

@@ -264,14 +264,14 @@ func TestDeviceProblemFindsWhatSlicesDoNotAllow(t *testing.T) {
 		use  map[DeviceID]DeviceUse
 		want string
 	}{
-		{"what the slices allow", map[DeviceID]DeviceUse{id("whole"): {Exclusive: 1}, id("shared"): {Capacity: shares(40)},
+		{"what the slices allow", map[DeviceID]DeviceUse{id("whole"): {Exclusive: 1}, id("shared"): {Shares: 1, Capacity: shares(40)},
 			id("half-a"): {Exclusive: 1}, id("half-b"): {Exclusive: 1}}, ""},
 		{"a device of a withdrawn slice, still held", map[DeviceID]DeviceUse{id("gone"): {Exclusive: 2}, id("whole"): {Exclusive: 1}}, ""},
 		{"a withdrawn device does not hide the others", map[DeviceID]DeviceUse{id("gone"): {Exclusive: 1}, id("whole"): {Exclusive: 2}}, "held alone by 2 claims"},
 		{"held alone twice", map[DeviceID]DeviceUse{id("whole"): {Exclusive: 2}}, "held alone by 2 claims"},
-		{"shared without allowing it", map[DeviceID]DeviceUse{id("whole"): {Capacity: shares(1)}}, "does not allow multiple allocations"},
-		{"held and shared", map[DeviceID]DeviceUse{id("shared"): {Exclusive: 1, Capacity: shares(1)}}, "held alone and shared at once"},
-		{"shares over the capacity", map[DeviceID]DeviceUse{id("shared"): {Capacity: shares(41)}}, "more than it has"},
+		{"shared without allowing it", map[DeviceID]DeviceUse{id("whole"): {Shares: 1, Capacity: shares(1)}}, "does not allow multiple allocations"},
+		{"held and shared", map[DeviceID]DeviceUse{id("shared"): {Exclusive: 1, Shares: 1, Capacity: shares(1)}}, "held alone and shared at once"},
+		{"shares over the capacity", map[DeviceID]DeviceUse{id("shared"): {Shares: 1, Capacity: shares(41)}}, "more than it has"},
 		{"partitions over the counters", map[DeviceID]DeviceUse{id("half-a"): {Exclusive: 1}, id("all"): {Exclusive: 1}}, "the devices in use take 120m, the set has 80m"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

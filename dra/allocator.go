@@ -3,6 +3,7 @@ package dra
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -85,10 +86,16 @@ func DefaultFeatures() Features {
 type AllocatedState struct {
 	Exclusive map[cluster.DeviceID]bool
 	Shared    map[cluster.DeviceID]map[cluster.QualifiedName]cluster.Quantity
+	// Shares counts the allocations sharing each device of Shared, so
+	// that Remove keeps a device shared by allocations taking nothing
+	// while one of them is left; nil in a state built by hand, which
+	// Remove does not take from.
+	Shares map[cluster.DeviceID]int
 }
 
 // Add records one allocated device; shared says the allocation was a
 // share of a device that allows multiple allocations (kube's shareID).
+// The capacity sum it changes is copied: it may be shared with others.
 func (s *AllocatedState) Add(a *cluster.DeviceRequestAllocation, shared bool) {
 	if a.AdminAccess {
 		return
@@ -104,18 +111,24 @@ func (s *AllocatedState) Add(a *cluster.DeviceRequestAllocation, shared bool) {
 	if s.Shared == nil {
 		s.Shared = map[cluster.DeviceID]map[cluster.QualifiedName]cluster.Quantity{}
 	}
-	sum := s.Shared[id]
+	if s.Shares == nil {
+		s.Shares = map[cluster.DeviceID]int{}
+	}
+	s.Shares[id]++
+	sum := maps.Clone(s.Shared[id])
 	if sum == nil {
 		sum = map[cluster.QualifiedName]cluster.Quantity{}
-		s.Shared[id] = sum
 	}
 	for name, q := range a.ConsumedCapacity {
 		sum[name] = sum[name].SaturatingAdd(q) // a sum past the most fits no capacity
 	}
+	s.Shared[id] = sum
 }
 
 // Remove takes back what one allocation holds (a claim freed), copying
-// the capacity sums it changes: they may be shared with others.
+// the capacity sums it changes: they may be shared with others. A shared
+// device stays allocated while another share holds it, even one taking
+// nothing.
 func (s *AllocatedState) Remove(alloc *cluster.AllocationResult) {
 	for i := range alloc.Devices {
 		a := &alloc.Devices[i]
@@ -131,17 +144,18 @@ func (s *AllocatedState) Remove(alloc *cluster.AllocationResult) {
 		if !ok {
 			continue
 		}
+		if s.Shares[id]--; s.Shares[id] <= 0 {
+			delete(s.Shares, id)
+			delete(s.Shared, id) // the last share went
+			continue
+		}
 		left := map[cluster.QualifiedName]cluster.Quantity{}
 		for name, q := range sum {
 			if q = q.SaturatingSub(a.ConsumedCapacity[name]); q != 0 {
 				left[name] = q
 			}
 		}
-		if len(left) == 0 {
-			delete(s.Shared, id) // no share takes anything: the last one went
-		} else {
-			s.Shared[id] = left
-		}
+		s.Shared[id] = left
 	}
 }
 

@@ -68,11 +68,13 @@ func NodeState(ni *cluster.NodeInfo) *AllocatedState {
 			}
 			st.Exclusive[id] = true
 		}
-		if u.Capacity != nil {
+		if u.Shares > 0 {
 			if st.Shared == nil {
 				st.Shared = map[cluster.DeviceID]map[cluster.QualifiedName]cluster.Quantity{}
+				st.Shares = map[cluster.DeviceID]int{}
 			}
-			st.Shared[id] = u.Capacity // read-only, as Allocate reads it
+			st.Shared[id] = u.Capacity // read-only, as Allocate reads it; nil when the shares take nothing
+			st.Shares[id] = u.Shares
 		}
 	})
 	return st
