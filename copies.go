@@ -9,6 +9,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/plugins/podtopologyspread"
 	"github.com/gangsim/gangsim/podgroup"
 )
 
@@ -237,6 +238,13 @@ func (b *Sandbox) Why(pod *cluster.PodInfo, node int) string {
 		return st.String()
 	}
 	return ""
+}
+
+// SpreadSkewed reports whether the node at index node rejects pod for the
+// skew of a topology spread constraint (not for a missing label): the
+// cluster autoscaler's estimator asks it.
+func (b *Sandbox) SpreadSkewed(pod *cluster.PodInfo, node int) bool {
+	return slices.Contains(b.check(pod, node).Reasons(), podtopologyspread.ReasonConstraintsNotMatch)
 }
 
 // noProfile rejects a pod whose scheduler no profile is.

@@ -173,6 +173,9 @@ func (a *Autoscaler) pack(g *groupState, pods []*cluster.PodInfo, gang *podgroup
 			break // as the estimator stops at its time limit: with the nodes so far
 		}
 		i, ok := est.fitOnNew(pi, shape)
+		if !ok && gang == nil {
+			i, ok = est.fitBesideSpread(pi)
+		}
 		if !ok && len(est.fresh) < limit {
 			var reason string
 			i, ok, reason = a.tryNewNode(g, pi, ownRack && len(est.fresh) == 0)
@@ -203,7 +206,10 @@ func (a *Autoscaler) pack(g *groupState, pods []*cluster.PodInfo, gang *podgroup
 		}
 		return option{}, fmt.Sprintf("no pod fits within %s", why)
 	}
-	o.nodes = len(est.fresh)
+	// as the estimator counts them: the nodes with pods, new or not (a
+	// node there that took pods by fitBesideSpread is one more node to
+	// ask for), then capped by the limits, as the scale-up caps its count
+	o.nodes = min(len(est.fresh)+len(est.besides), limit)
 	slices.SortStableFunc(o.pods, func(x, y *cluster.PodInfo) int { return cmp.Compare(x.Key(), y.Key()) })
 	return o, ""
 }
@@ -261,6 +267,8 @@ type estimate struct {
 	// room bounds the cpu and memory free on the new nodes but the last
 	// (valid while measured): a pod asking more fits none of them
 	room roomBound
+	// besides are the nodes, not new, that fitBesideSpread put pods on
+	besides map[int]bool
 }
 
 func (e *estimate) spent() bool { return e.budget > 0 && e.used >= e.budget }
@@ -309,6 +317,52 @@ func (e *estimate) fitOnNew(pi *cluster.PodInfo, shape podShape) (int, bool) {
 		e.room.measure(e.a.sb, e.fresh[:len(e.fresh)-1])
 	}
 	return 0, false
+}
+
+// fitBesideSpread finds room for a pod the last new node rejects for a
+// skew of a hostname spread constraint on any other node, new or not, in
+// the copy's order, as the estimator does: as new nodes take pods, the
+// smallest domain count rises and nodes the pod skewed before take it
+// (a large scale-up of maxSkew 1 fills the nodes evenly instead of asking
+// a node a pod).
+func (e *estimate) fitBesideSpread(pi *cluster.PodInfo) (int, bool) {
+	if len(e.fresh) == 0 || !spreadsOnHostname(pi.Pod()) {
+		return 0, false
+	}
+	last := e.fresh[len(e.fresh)-1]
+	if !e.a.sb.SpreadSkewed(pi, last) {
+		return 0, false
+	}
+	others := make([]int, 0, e.a.sb.Len()-1)
+	for i := range e.a.sb.Len() {
+		if i != last {
+			others = append(others, i)
+		}
+	}
+	i, ok := e.a.sb.FindNode(pi, others)
+	if !ok {
+		e.count(len(others))
+		return 0, false
+	}
+	e.count(slices.Index(others, i) + 1)
+	if !slices.Contains(e.fresh, i) {
+		if e.besides == nil {
+			e.besides = map[int]bool{}
+		}
+		e.besides[i] = true
+	}
+	return i, true
+}
+
+// spreadsOnHostname reports whether p has a topology spread constraint of
+// key kubernetes.io/hostname.
+func spreadsOnHostname(p *cluster.Pod) bool {
+	for _, c := range p.TopologySpreadConstraints {
+		if c.TopologyKey == gangsim.LabelHostname {
+			return true
+		}
+	}
+	return false
 }
 
 // noteFull notes that a pod of shape fits none of the new nodes so far.

@@ -7,11 +7,16 @@ import (
 	fw "github.com/gangsim/gangsim/framework"
 )
 
+// ReasonConstraintsNotMatch is the reason of a node rejected for a skew
+// (not for a missing label): the cluster autoscaler's estimator looks for
+// it.
+const ReasonConstraintsNotMatch = "node(s) didn't match pod topology spread constraints"
+
 // The rejections: a node without a hard constraint's key cannot be made
 // to fit by evicting pods, a skew can.
 var (
-	errSpreadMissingLabel = fw.NewStatus(fw.UnschedulableAndUnresolvable, "node(s) didn't match pod topology spread constraints (missing required label)").WithPlugin(Name)
-	errSpread             = fw.NewStatus(fw.Unschedulable, "node(s) didn't match pod topology spread constraints").WithPlugin(Name)
+	errSpreadMissingLabel = fw.NewStatus(fw.UnschedulableAndUnresolvable, ReasonConstraintsNotMatch+" (missing required label)").WithPlugin(Name)
+	errSpread             = fw.NewStatus(fw.Unschedulable, ReasonConstraintsNotMatch).WithPlugin(Name)
 )
 
 // spreadAdjust is a count AddPod or RemovePod made on top of the snapshot's:
