@@ -287,12 +287,28 @@ func (h *handle) Units(node int) []*preemption.Unit {
 	if loneOnly {
 		return s.unitCache.keep(s.snap, node, pods, s.uses(VictimUnits))
 	}
-	var out []*preemption.Unit
-	seen := map[string]bool{}
+	var out, shared []*preemption.Unit
+	// a group's pods share one unit when it is the group's (or a
+	// composite's): built once, not once a pod (it lists all its pods).
+	// A pod's own unit is keyed by the pod, one a pod on the node; a
+	// group's or composite's key has a kind before it, so none is a pod's.
+	var whole map[groupID]bool
 	for _, p := range pods {
-		u := s.tracker.unitOf(p, s.cache)
-		if !seen[u.Key] {
-			seen[u.Key] = true
+		r := s.tracker.recordOf(p)
+		if r != nil && r.group != 0 && whole[r.group] {
+			continue
+		}
+		u := s.tracker.unitOfRecord(p, r, s.cache)
+		if u.Key == string(p.Key()) {
+			out = append(out, u)
+			continue
+		}
+		if whole == nil {
+			whole = map[groupID]bool{}
+		}
+		whole[r.group] = true
+		if !slices.ContainsFunc(shared, func(x *preemption.Unit) bool { return x.Key == u.Key }) {
+			shared = append(shared, u)
 			out = append(out, u)
 		}
 	}
@@ -321,7 +337,11 @@ func (h *handle) AllUnits() []*preemption.Unit {
 // has its root's priority; a member's own unit is typed PodGroup, as
 // kube-scheduler types it.
 func (t *tracker) unitOf(p *cluster.PodInfo, cache *cluster.Cache) *preemption.Unit {
-	r := t.recordOf(p)
+	return t.unitOfRecord(p, t.recordOf(p), cache)
+}
+
+// unitOfRecord is unitOf with the pod's record (recordOf) at hand.
+func (t *tracker) unitOfRecord(p *cluster.PodInfo, r *podRecord, cache *cluster.Cache) *preemption.Unit {
 	if r == nil || r.group == 0 {
 		return preemption.NewPodUnit(p)
 	}
