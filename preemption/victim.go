@@ -67,6 +67,22 @@ func Compare(a, b *Unit) int {
 	)
 }
 
+// labelProbe is a label a selector's pods must carry (key "" for none):
+// most budgets match few pods, and one lookup of a label the budgets
+// share turns the others away before their whole selectors are read.
+type labelProbe struct{ key, val string }
+
+// probeOf is one of the selector's matchLabels (any one: each is a
+// necessary condition).
+func probeOf(s *cluster.LabelSelector) labelProbe {
+	if s != nil {
+		for k, v := range s.MatchLabels {
+			return labelProbe{k, v}
+		}
+	}
+	return labelProbe{}
+}
+
 // budgetViolations splits units, given in importance order, into those
 // whose eviction would break a pod disruption budget and the rest, as
 // kube-scheduler's FilterVictimsWithPDBViolation does: each budget's
@@ -75,8 +91,10 @@ func Compare(a, b *Unit) int {
 // violating units with the violating pods of each.
 func budgetViolations(units []*Unit, budgets []cluster.BudgetStatus) (violating []*Unit, violators [][]cluster.PodKey, rest []*Unit) {
 	allowed := make([]int, len(budgets))
+	probes := make([]labelProbe, len(budgets))
 	for i, b := range budgets {
 		allowed[i] = b.Allowed
+		probes[i] = probeOf(b.Budget.Selector)
 	}
 	for _, u := range units {
 		var bad []cluster.PodKey
@@ -84,7 +102,18 @@ func budgetViolations(units []*Unit, budgets []cluster.BudgetStatus) (violating 
 			if p.State() == cluster.PodTerminating {
 				continue // already being disrupted
 			}
+			var seen labelProbe // the label last looked up, with the pod's value in val
+			var has bool
 			for i, b := range budgets {
+				if pr := probes[i]; pr.key != "" {
+					if pr.key != seen.key {
+						seen.key = pr.key
+						seen.val, has = p.Pod().Labels[pr.key]
+					}
+					if !has || seen.val != pr.val {
+						continue
+					}
+				}
 				if !b.Budget.Matches(p.Pod()) {
 					continue
 				}
