@@ -255,7 +255,7 @@ func (pl *DynamicResources) PreFilter(state *fw.CycleState, pod *cluster.PodInfo
 	p := pod.Pod()
 	extended := extendedRequests(p, snap)
 	if len(p.ResourceClaims) == 0 && extended == nil {
-		return fw.NewStatus(fw.Skip)
+		return statusSkip
 	}
 	s := &stateData{claims: make([]podClaim, 0, len(p.ResourceClaims)), extended: extended}
 	if extended != nil {
@@ -420,6 +420,9 @@ func (pl *DynamicResources) checkClasses(snap *cluster.Snapshot, rc *cluster.Res
 var (
 	errNotAvailable = unresolvable("resourceclaim not available on the node")
 	errCannotAlloc  = unresolvable("cannot allocate all claims")
+	// statusSkip skips a pod without claims: one status for all, most
+	// pods have none (read-only, as every status is)
+	statusSkip = fw.NewStatus(fw.Skip)
 	// with Args.Preemption, evicting pods may free the devices
 	errCannotAllocResolvable = fw.NewStatus(fw.Unschedulable, "cannot allocate all claims").WithPlugin(Name)
 	// the search spent its budget (kube: the filter timeout expired)

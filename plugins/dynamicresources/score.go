@@ -12,7 +12,7 @@ import (
 // alternatives.
 func (pl *DynamicResources) PreScore(state *fw.CycleState, _ *cluster.PodInfo, _ []*cluster.NodeInfo) *fw.Status {
 	if s := readState(state); s == nil || !s.scored {
-		return fw.NewStatus(fw.Skip)
+		return statusSkip
 	}
 	return nil
 }
