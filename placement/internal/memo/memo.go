@@ -79,6 +79,7 @@ type Memo struct {
 	order     []string // insertion order, for forgetting the oldest
 	sightings map[string]int
 	spare     *table // a forgotten table, reused for the next one
+	spareTree *tree  // the tree of a forgotten table, its arrays reused for the next one
 	buf       []byte // the signature being built
 	plan      plan
 
@@ -340,6 +341,7 @@ func (m *Memo) newTable(n int) *table {
 	if t := m.spare; t != nil && len(t.nodes) == n {
 		m.spare = nil
 		clear(t.nodes)
+		m.spareTree = t.tree
 		t.tree, t.scanned, t.failed = nil, 0, nil
 		return t
 	}

@@ -117,7 +117,10 @@ func (m *Memo) treeOf(p *Pod, t *table) *tree {
 	t.scanned = 0
 	tr := t.tree
 	if tr == nil || tr.snap != snap || tr.n != snap.Len() || tr.nNorm != m.plan.nNorm {
-		tr = newTree(snap.Len(), m.plan.nNorm)
+		if tr == nil {
+			tr, m.spareTree = m.spareTree, nil
+		}
+		tr = newTree(snap.Len(), m.plan.nNorm, tr)
 		tr.snap = snap
 		t.tree = tr
 		for i := range tr.n {
@@ -191,13 +194,22 @@ func (m *Memo) refreshEntry(p *Pod, t *table, i int) {
 	}
 }
 
-func newTree(n, nNorm int) *tree {
+// newTree returns a tree of n nodes and nNorm normalisers, in the arrays
+// of old (a tree no longer used, or nil) when they have the size: a busy
+// cluster's many pod shapes forget and build tables over and over.
+func newTree(n, nNorm int, old *tree) *tree {
 	size := 1
 	for size < n {
 		size *= 2
 	}
-	tr := &tree{size: size, n: n, nNorm: nNorm, nodes: make([]treeNode, 2*size), marks: make([]uint32, size)}
-	if nNorm > 1 {
+	tr := &tree{size: size, n: n, nNorm: nNorm}
+	if old != nil && old.size == size {
+		tr.nodes, tr.marks, tr.second, tr.up = old.nodes, old.marks, old.second, old.up[:0]
+		clear(tr.marks)
+	} else {
+		tr.nodes, tr.marks = make([]treeNode, 2*size), make([]uint32, size)
+	}
+	if nNorm > 1 && len(tr.second) != 2*2*size {
 		tr.second = make([]int64, 2*2*size)
 	}
 	for i := range tr.nodes {

@@ -13,9 +13,12 @@ import (
 // The tree's summaries must be what reading the entries says, after any
 // sequence of updates: counts, the k-th feasible node, the best node of a
 // range (the lowest index among equal scores) and each normaliser's
-// bounds, checked against brute force on random tables.
+// bounds, checked against brute force on random tables. Each tree is
+// built in the arrays of the one before when their sizes allow, as a
+// forgotten table's are reused.
 func TestMemoTreeSummariesMatchBruteForce(t *testing.T) {
 	rejected := fw.NewStatus(fw.Unschedulable, "no")
+	var old *tree
 	for seed := range 200 {
 		r := rand.New(rand.NewPCG(uint64(seed), 7))
 		n, nNorm := 1+r.IntN(300), r.IntN(maxNormalizers+1)
@@ -36,7 +39,8 @@ func TestMemoTreeSummariesMatchBruteForce(t *testing.T) {
 			set(i)
 			all[i] = int32(i)
 		}
-		tr := newTree(n, nNorm)
+		tr := newTree(n, nNorm, old)
+		old = tr
 		tr.update(table, all)
 		for round := range 30 {
 			var changed []int32
