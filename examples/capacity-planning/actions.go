@@ -15,8 +15,14 @@ import (
 	"github.com/gangsim/gangsim/whatif"
 )
 
+// options are the what-if options, with the progress display wired in.
 func (a *app) options() whatif.Options {
-	return a.progress.Options(whatif.Options{DomainKeys: a.cfg.domainKeys, Workers: a.cfg.workers})
+	o := whatif.Options{DomainKeys: a.cfg.domainKeys, Workers: a.cfg.workers}
+	if p := a.progress; p != nil {
+		o.Progress = func(pr whatif.Progress) { p.Done(pr.Done, pr.Total) }
+		o.Watch = p.Watch
+	}
+	return o
 }
 
 // report runs the inputs, merged into one simulation, prints its summary

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsim/gangsim"
-	"github.com/gangsim/gangsim/whatif"
 )
 
 // fakeClock is a wall clock and a ticker driven by the test: tick moves
@@ -53,7 +52,7 @@ func TestProgressInALog(t *testing.T) {
 	observe(gangsim.Event{At: 7*time.Hour + 30*time.Minute})
 	clock.tick(5 * time.Second)
 	end()
-	p.Done(whatif.Progress{Done: 1, Total: 1})
+	p.Done(1, 1)
 	p.Stop()
 	assert.Equal(t, "progress: 5s: simulated time 3h0m0s (the inputs end at 24h0m0s)\n"+
 		"progress: 10s: simulated time 7h30m0s (the inputs end at 24h0m0s)\n"+
@@ -65,18 +64,17 @@ func TestProgressOfASearch(t *testing.T) {
 	var b bytes.Buffer
 	clock := newFakeClock()
 	p := clock.progress(&b, false)
-	o := p.Options(whatif.Options{Workers: 2})
 	p.Start(0, 0)
-	fast, endFast := o.Watch()
-	slow, _ := o.Watch()
+	fast, endFast := p.Watch()
+	slow, _ := p.Watch()
 	fast(gangsim.Event{At: 9 * time.Hour})
 	slow(gangsim.Event{At: 2 * time.Hour})
 	endFast()
-	o.Progress(whatif.Progress{Done: 1, Total: 3})
-	third, _ := o.Watch()
+	p.Done(1, 3)
+	third, _ := p.Watch()
 	third(gangsim.Event{At: time.Hour})
 	clock.tick(5 * time.Second)
-	fourth, _ := o.Watch() // a batch started before the search counted it
+	fourth, _ := p.Watch() // a batch started before the search counted it
 	fourth(gangsim.Event{At: 3 * time.Hour})
 	clock.tick(5 * time.Second)
 	p.Stop()
@@ -93,9 +91,9 @@ func TestProgressOnATerminal(t *testing.T) {
 	clock := newFakeClock()
 	p := clock.progress(&b, true)
 	p.Start(4, 0)
-	p.Done(whatif.Progress{Done: 1, Total: 4})
+	p.Done(1, 4)
 	clock.tick(2 * time.Second)
-	p.Done(whatif.Progress{Done: 2, Total: 4})
+	p.Done(2, 4)
 	clock.tick(2 * time.Second)
 	p.Stop()
 	assert.Equal(t, "\r\033[Kprogress: 2s: 1 of 4 simulations done\r\033[Kprogress: 4s: 2 of 4 simulations done\r\033[K", b.String())
@@ -117,7 +115,7 @@ func TestProgressOnATerminal(t *testing.T) {
 	observe, end := quiet.Watch()
 	assert.Nil(t, observe)
 	assert.Nil(t, end)
-	assert.Equal(t, whatif.Options{Workers: 3}, quiet.Options(whatif.Options{Workers: 3}))
+	quiet.Done(1, 3)
 	quiet.Stop()
 	assert.Empty(t, b.String())
 }
