@@ -134,8 +134,8 @@ func (m *Memo) treeOf(p *Pod, t *table) *tree {
 		return tr
 	}
 	changed, ok := snap.NodesChangedSince(tr.pos)
-	if !ok {
-		t.tree = nil
+	if !ok { // the feed was cut past the tree's position: built again, in its arrays
+		m.spareTree, t.tree = tr, nil
 		return m.treeOf(p, t)
 	}
 	for _, i := range changed {
