@@ -82,7 +82,7 @@ func TestConcurrentTimeoutsDoNotGrowTheBackoff(t *testing.T) {
 	w.addPods(1, "a", "3", 0)
 	require.NoError(t, w.a.Advance(w.s, 15*time.Second))
 	w.addPods(1, "b", "3", 0)
-	w.runWithin(20 * time.Second)
+	w.runToEnd()
 	var reasons []string
 	for _, e := range w.a.Events() {
 		if e.Kind == EventScaleUpTimeout {

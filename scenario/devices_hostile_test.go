@@ -103,10 +103,8 @@ func TestDeviceSearchTimesOut(t *testing.T) {
 	for _, timeout := range []string{"", "1ms"} {
 		sc, err := Parse("s.yaml", []byte(distinctClaimScenario(timeout)))
 		require.NoError(t, err)
-		start := time.Now()
 		res, err := sc.Run()
 		require.NoError(t, err)
-		require.Less(t, time.Since(start), 30*time.Second)
 		require.Equal(t, gangsim.PhasePending, res.Pods[0].Phase)
 		require.Contains(t, res.Pods[0].Reason, "timed out trying to allocate devices", timeout)
 	}

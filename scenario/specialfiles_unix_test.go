@@ -25,14 +25,9 @@ func TestSpecialFiles(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no named pipes here")
 	}
-	done := make(chan error, 1)
-	go func() { _, err := LoadFiles([]string{fifo}); done <- err }()
-	select {
-	case err := <-done:
-		require.ErrorContains(t, err, "nothing to read: a pipe with no writer")
-	case <-time.After(10 * time.Second):
-		t.Fatal("reading a named pipe with no writer waits")
-	}
+	// a wait would be the test binary's timeout, which names the test
+	_, err = LoadFiles([]string{fifo})
+	require.ErrorContains(t, err, "nothing to read: a pipe with no writer")
 
 	go func() {
 		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
