@@ -107,6 +107,9 @@ func (e *explainer) start() { e.cycle = e.cycle[:0] }
 // placement that put it on node (a group's pods are scored in every
 // candidate placement), or its last one when it was not placed.
 func (e *explainer) finish(s *Scheduler, r *podRecord, node string) {
+	if len(e.want) == 0 {
+		return // most runs want none: the pod's key is not even read (a cache miss a failed pod)
+	}
 	key := r.info.Key()
 	if !e.want[key] {
 		return
