@@ -149,20 +149,21 @@ func TestVictimUnitIsTheHighestDisruptAllGroup(t *testing.T) {
 	require.Equal(t, PhaseBound, st.Phase)
 }
 
-// The placement memo holds 64 signatures; a table reused for a new one
-// forgets the old one's failure. A pod binds, 65 shapes that fit nowhere
-// fail twice each (a table each from their second pod on, the oldest
-// forgotten), and then a second pod of the first pod's shape, which gets a
-// reused table, binds too: nothing changed since the forgotten shape
-// failed, so a failure kept with the table would answer for it. Known
-// failures are off so that each shape reaches the memo twice.
+// The placement memo holds 512 signatures; a table reused for a new one
+// forgets the old one's failure. A pod binds, 513 shapes that fit nowhere
+// fail twice each (a table each from their second pod on, the least
+// recently used forgotten), and then a second pod of the first pod's
+// shape, which gets a reused table, binds too: nothing changed since the
+// forgotten shape failed, so a failure kept with the table would answer
+// for it. Known failures are off so that each shape reaches the memo
+// twice.
 func TestReusedMemoTableForgetsItsFailure(t *testing.T) {
 	s, err := New(Config{CheckInvariants: true}, WithoutShortcuts(KnownFailures))
 	require.NoError(t, err)
 	ts := &testSched{Scheduler: s, t: t}
 	ts.nodes("n", 1, 1000)
 	require.NoError(t, ts.AddPod(gangsimtest.MakePod("fit-a").MilliCPU(500).Obj(), 0))
-	for i := range 65 {
+	for i := range 513 {
 		for _, copy := range []string{"a", "b"} {
 			require.NoError(t, ts.AddPod(gangsimtest.MakePod(fmt.Sprintf("big-%d-%s", i, copy)).MilliCPU(int64(1001+i)).Obj(), 0))
 		}

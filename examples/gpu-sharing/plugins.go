@@ -102,6 +102,10 @@ type stateCache struct {
 	pods podTable
 	snap *cluster.Snapshot
 	ents []stateEnt
+	// last is the pod last looked up by name: a pod's filters and score
+	// ask for it on every node
+	lastName string
+	last     *Pod
 }
 
 type stateEnt struct {
@@ -111,15 +115,27 @@ type stateEnt struct {
 	s     NodeState
 }
 
-// get is stateOf(ni, c.pods, kinds), remembered.
-func (c *stateCache) get(ni *cluster.NodeInfo, kinds bool) NodeState {
+// pod is the trace row of a pod of the run (nil for another pod).
+func (c *stateCache) pod(pi *cluster.PodInfo) *Pod {
+	name := pi.Pod().Name
+	if c.last == nil || name != c.lastName {
+		c.lastName, c.last = name, c.pods[name]
+	}
+	return c.last
+}
+
+// get is stateOf(ni, c.pods, kinds), remembered. The state it points to
+// is read-only, and valid until the next call.
+func (c *stateCache) get(ni *cluster.NodeInfo, kinds bool) *NodeState {
 	if c.h == nil {
-		return stateOf(ni, c.pods, kinds)
+		s := stateOf(ni, c.pods, kinds)
+		return &s
 	}
 	snap := c.h.Snapshot()
 	i := ni.Index()
 	if i < 0 || i >= snap.Len() || snap.Node(i) != ni {
-		return stateOf(ni, c.pods, kinds)
+		s := stateOf(ni, c.pods, kinds)
+		return &s
 	}
 	if snap != c.snap {
 		c.snap, c.ents = snap, nil
@@ -131,7 +147,7 @@ func (c *stateCache) get(ni *cluster.NodeInfo, kinds bool) NodeState {
 	if st := snap.Stamp(i); !e.ok || e.stamp != st || kinds && !e.kinds {
 		*e = stateEnt{stamp: st, ok: true, kinds: kinds, s: stateOf(ni, c.pods, kinds)}
 	}
-	return e.s
+	return &e.s
 }
 
 // signShape appends what a policy's score reads of a pod.
@@ -152,7 +168,6 @@ func signShape(sig []byte, p *Pod) []byte {
 // scorePlugin is a deterministic policy's node score.
 type scorePlugin struct {
 	pol   Policy
-	pods  podTable
 	cache *stateCache
 }
 
@@ -164,16 +179,15 @@ var (
 func (pl *scorePlugin) Name() string { return pl.pol.Name }
 
 func (pl *scorePlugin) Score(_ *fw.CycleState, pod *cluster.PodInfo, ni *cluster.NodeInfo) (int64, *fw.Status) {
-	p := pl.pods[pod.Pod().Name]
+	p := pl.cache.pod(pod)
 	if p == nil {
 		return 0, nil
 	}
-	s := pl.cache.get(ni, pl.pol.Name == "GpuClustering")
-	return pl.pol.Score(&s, p), nil
+	return pl.pol.Score(pl.cache.get(ni, pl.pol.Name == "GpuClustering"), p), nil
 }
 
 func (pl *scorePlugin) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
-	p := pl.pods[pod.Pod().Name]
+	p := pl.cache.pod(pod)
 	if p == nil {
 		return sig, false
 	}
@@ -255,7 +269,7 @@ func deviceRank(pol string, m *FragMemo, cache *stateCache, seed int64) func(*cl
 		if p == nil || !p.Sharing() {
 			return nil
 		}
-		s := cache.get(ni, false)
+		s := *cache.get(ni, false)
 		var rank [MaxGPUs]int64
 		switch pol {
 		case "FGD":
@@ -318,19 +332,23 @@ var (
 func (pl *gpuFitPlugin) Name() string { return gpuFitName }
 
 func (pl *gpuFitPlugin) Filter(_ *fw.CycleState, pod *cluster.PodInfo, ni *cluster.NodeInfo) *fw.Status {
-	p := pl.cache.pods[pod.Pod().Name]
+	p := pl.cache.pod(pod)
 	if p == nil || p.NumGPU == 0 {
 		return nil
 	}
 	s := pl.cache.get(ni, false)
 	if s.GPUs == 0 || !s.Accepts(p.Models) || s.gpusWith(p.GPUMilli) < p.NumGPU {
-		return fw.NewStatus(fw.Unschedulable, "insufficient GPUs")
+		return errInsufficientGPUs
 	}
 	return nil
 }
 
+// errInsufficientGPUs is GPUFit's rejection, one value for every node
+// (a Status is read-only).
+var errInsufficientGPUs = fw.NewStatus(fw.Unschedulable, "insufficient GPUs").WithPlugin(gpuFitName)
+
 func (pl *gpuFitPlugin) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
-	p := pl.cache.pods[pod.Pod().Name]
+	p := pl.cache.pod(pod)
 	if p == nil {
 		return sig, false
 	}

@@ -64,9 +64,9 @@ func registry(pol Policy, run *Run, cache *stateCache, opt SchedOptions) fw.Regi
 	case pol.Score == nil:
 		pl = &randomPlugin{r: run.Rand}
 	case pol.Normalize && opt.MinMax:
-		pl = &normalizedPlugin{scorePlugin{pol: pol, pods: cache.pods, cache: cache}}
+		pl = &normalizedPlugin{scorePlugin{pol: pol, cache: cache}}
 	default:
-		pl = &scorePlugin{pol: pol, pods: cache.pods, cache: cache}
+		pl = &scorePlugin{pol: pol, cache: cache}
 	}
 	return fw.Registry{
 		pol.Name: {New: func(_ any, h fw.Handle) (fw.Plugin, error) {

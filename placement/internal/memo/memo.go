@@ -3,7 +3,6 @@ package memo
 import (
 	"encoding/binary"
 	"math"
-	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
@@ -17,9 +16,12 @@ import (
 // top of the remembered answers, in their place in the filter order.
 //
 // The signatures remembered are bounded by count and by memory (a table
-// costs bytesPerNode per node); the oldest is forgotten first.
+// costs bytesPerNode per node); the one least recently used is forgotten
+// first. A trace's pod shapes recur at every rate: a bound that holds
+// every shape in use keeps each table's answers for the nodes that did
+// not change, where a smaller one builds tables again and again.
 const (
-	maxSignatures = 64
+	maxSignatures = 512
 	budgetBytes   = 512 << 20
 	// bytesPerNode is a table entry (56 bytes) and its share of a memo
 	// tree (two tree nodes of a count, an index, a score and two
@@ -76,7 +78,7 @@ type Memo struct {
 
 	snap      *cluster.Snapshot
 	tables    map[string]*table
-	order     []string // insertion order, for forgetting the oldest
+	recent    tableList // the tables, the most recently used first
 	sightings map[string]int
 	spare     *table // a forgotten table, reused for the next one
 	spareTree *tree  // the tree of a forgotten table, its arrays reused for the next one
@@ -119,8 +121,11 @@ func New(plugins Plugins, opts Options) *Memo {
 // table is one signature's answers, node by node; a node's answers sit in
 // one cache line, since the scan reads them together.
 type table struct {
+	key   string // the signature
 	nodes []entry
-	tree  *tree // built on first use by a pod the tree can answer
+	// newer and older link the tables by their last use (Memo.recent)
+	newer, older *table
+	tree         *tree // built on first use by a pod the tree can answer
 	// scanned counts the nodes scans visited for the signature since the
 	// tree was last used (see treePays).
 	scanned int
@@ -305,13 +310,14 @@ func (m *Memo) score(e *entry, state *fw.CycleState, pod *cluster.PodInfo, node 
 // list changes.
 func (m *Memo) table(snap *cluster.Snapshot, sig []byte) *table {
 	if m.snap != snap || m.tables == nil {
-		m.snap, m.tables, m.order, m.sightings, m.spare = snap, map[string]*table{}, nil, map[string]int{}, nil
+		m.snap, m.tables, m.recent, m.sightings, m.spare = snap, map[string]*table{}, tableList{}, map[string]int{}, nil
 	}
 	if t, ok := m.tables[string(sig)]; ok { // no allocation for the lookup
 		if len(t.nodes) == snap.Len() {
+			m.recent.moveToFront(t)
 			return t
 		}
-		m.forget(string(sig))
+		m.forget(t)
 	}
 	if len(m.sightings) >= maxSightings {
 		clear(m.sightings)
@@ -320,20 +326,20 @@ func (m *Memo) table(snap *cluster.Snapshot, sig []byte) *table {
 		m.sightings[string(sig)] = 1
 		return nil
 	}
-	key := string(sig)
-	if len(m.order) >= capacity(snap.Len()) {
-		m.forget(m.order[0])
+	if len(m.tables) >= capacity(snap.Len()) {
+		m.forget(m.recent.oldest)
 	}
 	t := m.newTable(snap.Len())
-	m.order = append(m.order, key)
-	m.tables[key] = t
+	t.key = string(sig)
+	m.tables[t.key] = t
+	m.recent.pushFront(t)
 	return t
 }
 
-func (m *Memo) forget(sig string) {
-	m.spare = m.tables[sig]
-	delete(m.tables, sig)
-	m.order = slices.DeleteFunc(m.order, func(s string) bool { return s == sig })
+func (m *Memo) forget(t *table) {
+	m.spare = t
+	delete(m.tables, t.key)
+	m.recent.remove(t)
 }
 
 // newTable returns an empty table for n nodes, reusing a forgotten one.
@@ -346,4 +352,39 @@ func (m *Memo) newTable(n int) *table {
 		return t
 	}
 	return &table{nodes: make([]entry, n)}
+}
+
+// tableList is a doubly linked list of tables, the most recently used
+// first.
+type tableList struct{ newest, oldest *table }
+
+func (l *tableList) pushFront(t *table) {
+	t.newer, t.older = nil, l.newest
+	if l.newest != nil {
+		l.newest.newer = t
+	} else {
+		l.oldest = t
+	}
+	l.newest = t
+}
+
+func (l *tableList) remove(t *table) {
+	if t.newer != nil {
+		t.newer.older = t.older
+	} else {
+		l.newest = t.older
+	}
+	if t.older != nil {
+		t.older.newer = t.newer
+	} else {
+		l.oldest = t.newer
+	}
+	t.newer, t.older = nil, nil
+}
+
+func (l *tableList) moveToFront(t *table) {
+	if l.newest != t {
+		l.remove(t)
+		l.pushFront(t)
+	}
 }
