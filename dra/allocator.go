@@ -86,11 +86,6 @@ func DefaultFeatures() Features {
 type AllocatedState struct {
 	Exclusive map[cluster.DeviceID]bool
 	Shared    map[cluster.DeviceID]map[cluster.QualifiedName]cluster.Quantity
-	// Shares counts the allocations sharing each device of Shared, so
-	// that Remove keeps a device shared by allocations taking nothing
-	// while one of them is left; nil in a state built by hand, which
-	// Remove does not take from.
-	Shares map[cluster.DeviceID]int
 }
 
 // Add records one allocated device; shared says the allocation was a
@@ -111,10 +106,6 @@ func (s *AllocatedState) Add(a *cluster.DeviceRequestAllocation, shared bool) {
 	if s.Shared == nil {
 		s.Shared = map[cluster.DeviceID]map[cluster.QualifiedName]cluster.Quantity{}
 	}
-	if s.Shares == nil {
-		s.Shares = map[cluster.DeviceID]int{}
-	}
-	s.Shares[id]++
 	sum := maps.Clone(s.Shared[id])
 	if sum == nil {
 		sum = map[cluster.QualifiedName]cluster.Quantity{}
@@ -123,40 +114,6 @@ func (s *AllocatedState) Add(a *cluster.DeviceRequestAllocation, shared bool) {
 		sum[name] = sum[name].SaturatingAdd(q) // a sum past the most fits no capacity
 	}
 	s.Shared[id] = sum
-}
-
-// Remove takes back what one allocation holds (a claim freed), copying
-// the capacity sums it changes: they may be shared with others. A shared
-// device stays allocated while another share holds it, even one taking
-// nothing.
-func (s *AllocatedState) Remove(alloc *cluster.AllocationResult) {
-	for i := range alloc.Devices {
-		a := &alloc.Devices[i]
-		if a.AdminAccess {
-			continue
-		}
-		id := a.DeviceID()
-		if a.ConsumedCapacity == nil {
-			delete(s.Exclusive, id)
-			continue
-		}
-		sum, ok := s.Shared[id]
-		if !ok {
-			continue
-		}
-		if s.Shares[id]--; s.Shares[id] <= 0 {
-			delete(s.Shares, id)
-			delete(s.Shared, id) // the last share went
-			continue
-		}
-		left := map[cluster.QualifiedName]cluster.Quantity{}
-		for name, q := range sum {
-			if q = q.SaturatingSub(a.ConsumedCapacity[name]); q != 0 {
-				left[name] = q
-			}
-		}
-		s.Shared[id] = left
-	}
 }
 
 // Input is one allocation: a pod's claims, on one node.

@@ -2,6 +2,7 @@ package dra
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/cluster/deviceselector"
@@ -59,9 +60,53 @@ func (c *CELSelectors) Match(expr, driver string, d *cluster.Device) (bool, erro
 
 // NodeState is the allocated state of a node's devices as its claims take
 // them (cluster.NodeInfo.DevicesInUse), for Allocate.
-func NodeState(ni *cluster.NodeInfo) *AllocatedState {
+func NodeState(ni *cluster.NodeInfo) *AllocatedState { return NodeStateWithout(ni, nil) }
+
+// NodeStateWithout is NodeState with the allocations freed taken back (the
+// claims a preemption would free): a device stays held while a claim not
+// freed holds it, a shared one while a share is left, even a share that
+// takes nothing (the node's accounts count the shares).
+func NodeStateWithout(ni *cluster.NodeInfo, freed []*cluster.AllocationResult) *AllocatedState {
+	var back map[cluster.DeviceID]cluster.DeviceUse // what the freed allocations hold, by device
+	for _, alloc := range freed {
+		for i := range alloc.Devices {
+			if a := &alloc.Devices[i]; !a.AdminAccess {
+				if back == nil {
+					back = map[cluster.DeviceID]cluster.DeviceUse{}
+				}
+				u := back[a.DeviceID()]
+				if a.ConsumedCapacity == nil {
+					u.Exclusive++
+				} else {
+					u.Shares++
+					c := maps.Clone(u.Capacity)
+					if c == nil {
+						c = map[cluster.QualifiedName]cluster.Quantity{}
+					}
+					for name, q := range a.ConsumedCapacity {
+						c[name] = c[name].SaturatingAdd(q)
+					}
+					u.Capacity = c
+				}
+				back[a.DeviceID()] = u
+			}
+		}
+	}
 	st := &AllocatedState{}
 	ni.EachDeviceInUse(func(id cluster.DeviceID, u cluster.DeviceUse) { // a set: the order does not matter
+		if b, ok := back[id]; ok {
+			u.Exclusive -= b.Exclusive
+			u.Shares -= b.Shares
+			if u.Shares > 0 {
+				left := map[cluster.QualifiedName]cluster.Quantity{}
+				for name, q := range u.Capacity {
+					if q = q.SaturatingSub(b.Capacity[name]); q != 0 {
+						left[name] = q
+					}
+				}
+				u.Capacity = left
+			}
+		}
 		if u.Exclusive > 0 {
 			if st.Exclusive == nil {
 				st.Exclusive = map[cluster.DeviceID]bool{}
@@ -71,10 +116,8 @@ func NodeState(ni *cluster.NodeInfo) *AllocatedState {
 		if u.Shares > 0 {
 			if st.Shared == nil {
 				st.Shared = map[cluster.DeviceID]map[cluster.QualifiedName]cluster.Quantity{}
-				st.Shares = map[cluster.DeviceID]int{}
 			}
 			st.Shared[id] = u.Capacity // read-only, as Allocate reads it; nil when the shares take nothing
-			st.Shares[id] = u.Shares
 		}
 	})
 	return st

@@ -52,12 +52,10 @@ func TestZeroShareHoldsCounters(t *testing.T) {
 	require.False(t, ok, "30 of the 40 are held by the share")
 
 	second := share("b")
-	st := NodeState(ni)
-	st.Remove(first) // as a preemption frees one of the two claims
-	_, ok = allocate(st, "p", "part")
+	// as a preemption frees one of the two claims, then both
+	_, ok = allocate(NodeStateWithout(ni, []*cluster.AllocationResult{first}), "p", "part")
 	require.False(t, ok, "the other share still holds the counters")
-	st.Remove(second)
-	_, ok = allocate(st, "p", "part")
+	_, ok = allocate(NodeStateWithout(ni, []*cluster.AllocationResult{first, second}), "p", "part")
 	require.True(t, ok, "no share left")
 
 	for _, key := range []string{"default/a", "default/b"} {
@@ -68,4 +66,36 @@ func TestZeroShareHoldsCounters(t *testing.T) {
 	require.False(t, ok)
 	_, ok = allocate(NodeState(ni), "p", "part")
 	require.True(t, ok)
+}
+
+// Freed shares give back what they took of a shared device's capacity,
+// and only that: of 40, two shares of 20 committed, one freed leaves room
+// for 20, not 30.
+func TestNodeStateWithoutGivesBackCapacity(t *testing.T) {
+	c := cluster.NewCache()
+	require.NoError(t, c.AddNode(*node("n1")))
+	require.NoError(t, c.AddResourceSlice(*nodeSlice("s", "n1", sharedGPU(nil))))
+	ni, _ := c.Node("n1")
+	allocate := func(st *AllocatedState, name string, mem int64) ([]cluster.AllocationResult, bool) {
+		t.Helper()
+		res, ok, err := Allocate(&Input{Claims: []*cluster.ResourceClaim{claim(name, memRequest(mem))}, Classes: gpuClass,
+			Slices: ni.ReachableSlices(), Node: ni.Node(), Allocated: st, Selectors: &eqSelector{}, Features: DefaultFeatures()})
+		require.NoError(t, err)
+		return res, ok
+	}
+	var held []*cluster.AllocationResult
+	for _, name := range []string{"a", "b"} {
+		res, ok := allocate(NodeState(ni), name, 20)
+		require.True(t, ok)
+		require.NoError(t, c.ReserveClaim("n1", "default/"+name, &res[0]))
+		held = append(held, &res[0])
+	}
+	_, ok := allocate(NodeState(ni), "p", 1)
+	require.False(t, ok, "full")
+	_, ok = allocate(NodeStateWithout(ni, held[:1]), "p", 30)
+	require.False(t, ok, "20 left")
+	_, ok = allocate(NodeStateWithout(ni, held[:1]), "p", 20)
+	require.True(t, ok)
+	_, ok = allocate(NodeStateWithout(ni, held), "p", 40)
+	require.True(t, ok, "both freed")
 }

@@ -107,14 +107,13 @@ func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo) ([]clus
 
 // allocateNow is allocate without remembering.
 func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, bool, error) {
-	allocated := dra.NodeState(ni)
-	for key, n := range s.freed {
-		alloc, pods, ok := ni.Claim(key)
-		if !ok || n < pods {
-			continue
+	var freed []*cluster.AllocationResult
+	for key, n := range s.freed { // a sum: the order does not matter
+		if alloc, pods, ok := ni.Claim(key); ok && n >= pods {
+			freed = append(freed, alloc)
 		}
-		allocated.Remove(alloc)
 	}
+	allocated := dra.NodeStateWithout(ni, freed)
 	claims := s.claimsOn(ni)
 	if len(claims) == 0 {
 		return nil, true, nil
