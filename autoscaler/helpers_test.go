@@ -70,3 +70,23 @@ func (w *world) log() string {
 	}
 	return b.String()
 }
+
+// stepToEnd runs a and s as Run does, one autoscaler wake-up at a time,
+// and calls check after each with the index of the first event that step
+// recorded, for tests that check the state between steps (at most 100,000).
+func stepToEnd(t *testing.T, a *Autoscaler, s *gangsim.Scheduler, check func(firstEvent int)) {
+	t.Helper()
+	for steps := 0; ; steps++ {
+		require.Less(t, steps, 100_000)
+		next, ok := a.NextTime()
+		if !ok {
+			return
+		}
+		next = max(next, s.Now())
+		require.NoError(t, s.RunUntil(next))
+		before := len(a.events)
+		require.NoError(t, a.Step(s, next))
+		require.NoError(t, s.Settle())
+		check(before)
+	}
+}

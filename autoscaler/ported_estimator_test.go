@@ -229,16 +229,7 @@ func TestScaleUpNeverExceedsTheLimits(t *testing.T) {
 			require.NoError(t, s.AddPod(owned(podOf(fmt.Sprintf("p%d", i), 250+rng.IntN(3750)), fmt.Sprint("rs", rng.IntN(3))), time.Duration(rng.IntN(30))*time.Minute))
 		}
 		require.NoError(t, a.Start(s))
-		for steps := 0; ; steps++ {
-			require.Less(t, steps, 100_000)
-			next, ok := a.NextTime()
-			if !ok {
-				break
-			}
-			next = max(next, s.Now())
-			require.NoError(t, s.RunUntil(next))
-			require.NoError(t, a.Step(s, next))
-			require.NoError(t, s.Settle())
+		stepToEnd(t, a, s, func(int) {
 			nodes, cores, mem := 0, int64(0), int64(0)
 			for _, g := range a.groups {
 				nodes += g.live
@@ -257,6 +248,6 @@ func TestScaleUpNeverExceedsTheLimits(t *testing.T) {
 			for _, g := range a.groups {
 				require.LessOrEqual(t, g.live, g.Max, "seed %d %s", seed, g.Name)
 			}
-		}
+		})
 	}
 }

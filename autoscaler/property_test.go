@@ -59,17 +59,7 @@ func TestPropertyTinyClusters(t *testing.T) {
 				require.NoError(t, s.AddPod(p, time.Duration(rng.IntN(60))*time.Minute))
 			}
 			require.NoError(t, a.Start(s))
-			for steps := 0; ; steps++ {
-				require.Less(t, steps, 100_000)
-				next, ok := a.NextTime()
-				if !ok {
-					break
-				}
-				next = max(next, s.Now())
-				require.NoError(t, s.RunUntil(next))
-				before := len(a.events)
-				require.NoError(t, a.Step(s, next))
-				require.NoError(t, s.Settle())
+			stepToEnd(t, a, s, func(before int) {
 				for _, g := range a.groups {
 					require.LessOrEqual(t, g.live, g.Max, g.Name)
 					require.GreaterOrEqual(t, g.live, g.Min, g.Name)
@@ -85,7 +75,7 @@ func TestPropertyTinyClusters(t *testing.T) {
 						require.Equal(t, e.At, st.BoundAt, k)
 					}
 				}
-			}
+			})
 			require.NoError(t, s.CheckInvariants())
 			end := s.Now()
 			var hours float64
