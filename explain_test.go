@@ -7,6 +7,7 @@ import (
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/gangsimtest"
 	"github.com/gangsim/gangsim/placement"
 	"github.com/gangsim/gangsim/podgroup"
 )
@@ -40,4 +41,30 @@ func TestExplainLeavesMatchesFailuresByPodOrKey(t *testing.T) {
 			require.Contains(t, st.Reason, want, "foreign PodInfos %v: pod %d", foreign, i)
 		}
 	}
+}
+
+// A pod's node by node rejections (a status for every node) are kept
+// while it waits, for Diagnosis, and dropped once it binds: a bound pod's
+// last attempt succeeded, and on a long run the rejections of every pod
+// that ever failed would otherwise stay on the heap. Evicted later, it has
+// no diagnosis until it fails again.
+func TestBoundPodForgetsItsRejections(t *testing.T) {
+	ts := newTestSched(t, Config{})
+	ts.nodes("small", 2, 1000)
+	require.NoError(t, ts.AddPod(gangsimtest.MakePod("big").MilliCPU(4000).Obj(), 0))
+	ts.run()
+	key := cluster.MakePodKey("", "big")
+	require.NotNil(t, ts.Diagnosis(key), "waiting: its rejections are kept")
+
+	ts.nodes("large", 1, 8000)
+	ts.run()
+	r := ts.tracker.record(key)
+	require.Equal(t, PhaseBound, r.phase)
+	require.Nil(t, r.lastFit, "bound: its rejections are dropped")
+
+	require.NoError(t, ts.RemoveNode("large-0"))
+	require.Equal(t, PhasePending, ts.tracker.record(key).phase)
+	require.Nil(t, ts.Diagnosis(key), "its last attempt bound it")
+	ts.run()
+	require.NotNil(t, ts.Diagnosis(key), "failed again: rejected by the small nodes")
 }

@@ -131,6 +131,7 @@ func (s *Scheduler) failFit(r *podRecord, fit *fw.FitError) {
 //     an assigned pod's arrival. Nothing else a placement can help.
 func (s *Scheduler) markBound(r *podRecord, node string) {
 	r.phase, r.node, r.reason, r.boundAt, r.gated, r.unschedulable, r.reasonFit = PhaseBound, node, "", s.now, false, false, false
+	r.lastFit = nil // its last attempt succeeded; a failure's rejections hold a status for every node
 	r.binds++
 	s.nominations.taken(r, node)
 	s.dryRuns.forget(r.info)
@@ -148,7 +149,7 @@ func (s *Scheduler) markBound(r *podRecord, node string) {
 func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
 	s.quotas.Ended(r.info.Pod(), r.phase == PhaseSucceeded, phase == PhaseSucceeded)
 	pending := r.phase == PhasePending
-	r.phase, r.reason, r.endedAt, r.reasonFit = phase, "", s.now, false
+	r.phase, r.reason, r.endedAt, r.reasonFit, r.lastFit = phase, "", s.now, false, nil
 	s.nominations.clear(r)
 	s.dryRuns.forget(r.info)
 	if phase == PhaseDeleted {
