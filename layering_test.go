@@ -25,7 +25,7 @@ var allowedImports = map[string][]string{
 	"podgroup":   {"cluster"},
 	"framework":  {"cluster", "podgroup"},
 	"queue":      {"cluster", "podgroup", "internal"},
-	"placement":  {"cluster", "podgroup", "framework"},
+	"placement":  {"cluster", "podgroup", "framework", "internal"},
 	"preemption": {"cluster", "podgroup", "framework"},
 	// API-server admission (priority, LimitRange, ResourceQuota): values
 	// in, verdicts out, beside the plugins and below the root

@@ -2,9 +2,12 @@ package memo
 
 import (
 	"math"
+	"slices"
+	"unsafe"
 
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
+	"github.com/gangsim/gangsim/internal/prefetch"
 )
 
 // tree, the memo tree, answers a pod's whole filter-and-score pass in O(log n)
@@ -32,10 +35,6 @@ type tree struct {
 	// node: the default profile has one, TaintToleration)
 	second []int64
 	up     []int32 // tree nodes to pull, reused
-	// marks holds, per tree node, the update that last listed it to be
-	// pulled (updates counts the updates: the current one)
-	marks   []uint32
-	updates uint32
 }
 
 // treeNode sums up the leaves under it; a pull reads two of them side by
@@ -138,7 +137,13 @@ func (m *Memo) treeOf(p *Pod, t *table) *tree {
 		m.spareTree, t.tree = tr, nil
 		return m.treeOf(p, t)
 	}
-	for _, i := range changed {
+	for k := range min(ahead, len(changed)) {
+		tr.prefetch(t, int(changed[k]))
+	}
+	for k, i := range changed {
+		if k+ahead < len(changed) {
+			tr.prefetch(t, int(changed[k+ahead]))
+		}
 		m.refreshEntry(p, t, int(i))
 	}
 	tr.update(t, changed)
@@ -149,35 +154,52 @@ func (m *Memo) treeOf(p *Pod, t *table) *tree {
 // update copies the entries of the given nodes (repeats allowed) into
 // their leaves, then pulls their ancestors level by level, each once:
 // changes share the upper levels. Every leaf is at the same depth, so a
-// level's tree nodes are pulled after all their children; a tree node is
-// listed once per update, by its mark.
+// level's tree nodes are pulled after all their children; the level's
+// list is kept sorted, which lists a shared parent once (a parent of
+// sorted children comes in order). A pull reads two children sharing a
+// cache line, one changed, and writes their parent: on a large cluster a
+// miss, so the parent is asked for (prefetch) a level ahead.
 func (tr *tree) update(t *table, nodes []int32) {
-	tr.updates++
-	if tr.updates == 0 { // wrapped: old marks could match
-		clear(tr.marks)
-		tr.updates = 1
-	}
-	mark, marks := tr.updates, tr.marks
 	up := tr.up[:0]
 	for _, i := range nodes {
+		k := tr.size + int(i)
 		tr.setLeaf(t, int(i))
-		if k := (tr.size + int(i)) / 2; marks[k] != mark {
-			marks[k] = mark
-			up = append(up, int32(k))
-		}
+		tr.prefetchNode(k / 2)
+		up = append(up, int32(k/2))
 	}
-	for len(up) > 0 {
+	slices.Sort(up)
+	up = slices.Compact(up)
+	for len(up) > 0 && up[0] >= 1 {
 		next := up[:0]
 		for _, k := range up {
 			tr.pull(t, int(k))
-			if p := k / 2; p >= 1 && marks[p] != mark {
-				marks[p] = mark
+			if p := k / 2; p >= 1 && (len(next) == 0 || next[len(next)-1] != p) {
+				tr.prefetchNode(int(p))
 				next = append(next, p)
 			}
 		}
 		up = next
 	}
 	tr.up = up
+}
+
+// prefetchNode asks for tree node k, bounds included.
+func (tr *tree) prefetchNode(k int) {
+	prefetch.Object(unsafe.Pointer(&tr.nodes[k]), unsafe.Sizeof(tr.nodes[k]))
+	if tr.nNorm > 1 {
+		prefetch.Object(unsafe.Pointer(&tr.second[2*k]), 2*unsafe.Sizeof(tr.second[0]))
+	}
+}
+
+// ahead is how many nodes ahead the loops over changed nodes ask for
+// their entries and tree nodes (prefetch): on a large cluster each is a
+// cache miss, and a refresh of a few nodes a pod is a chain of them.
+const ahead = 6
+
+// prefetch asks for node i's entry and leaf.
+func (tr *tree) prefetch(t *table, i int) {
+	prefetch.Object(unsafe.Pointer(&t.nodes[i]), unsafe.Sizeof(t.nodes[i]))
+	prefetch.Object(unsafe.Pointer(&tr.nodes[tr.size+i]), unsafe.Sizeof(tr.nodes[i]))
 }
 
 // refreshEntry brings node i's remembered verdict and scores up to date.
@@ -204,10 +226,9 @@ func newTree(n, nNorm int, old *tree) *tree {
 	}
 	tr := &tree{size: size, n: n, nNorm: nNorm}
 	if old != nil && old.size == size {
-		tr.nodes, tr.marks, tr.second, tr.up = old.nodes, old.marks, old.second, old.up[:0]
-		clear(tr.marks)
+		tr.nodes, tr.second, tr.up = old.nodes, old.second, old.up[:0]
 	} else {
-		tr.nodes, tr.marks = make([]treeNode, 2*size), make([]uint32, size)
+		tr.nodes = make([]treeNode, 2*size)
 	}
 	if nNorm > 1 && len(tr.second) != 2*2*size {
 		tr.second = make([]int64, 2*2*size)
