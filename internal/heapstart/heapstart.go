@@ -30,10 +30,12 @@ var floor []byte
 // FloorBytes is the heap floor's size.
 const FloorBytes = 64 << 20
 
-// HugeBytes is the heap Prepare readies for huge pages: more than a run on
-// a thousand nodes, or the when-will-it-start dump, ever holds. Expect
-// readies more for large inputs.
-const HugeBytes = 1 << 30
+// HugeBytes is the heap Prepare readies for huge pages: about four times
+// what a run on a thousand nodes holds. Readying costs about 7 ms a GiB
+// (the runtime's accounts of the range), paid by every run, however
+// small; Expect readies more for large inputs, and a heap that grows past
+// both takes 4 KiB pages, a small share of so long a run.
+const HugeBytes = 256 << 20
 
 // PrefaultBytes is how much heap a second goroutine maps at start, where
 // huge pages cannot be had: about what a run on a thousand nodes
