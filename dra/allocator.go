@@ -152,7 +152,22 @@ type Input struct {
 // or an error: fatal for the pod's attempt (kube's texts), except
 // ErrInvalidPools, which is node-local.
 func Allocate(in *Input) ([]cluster.AllocationResult, bool, error) {
-	a := newAllocator(in)
+	return new(Allocator).Allocate(in)
+}
+
+// Allocator is Allocate with its working memory kept from one call to the
+// next (the candidates, the requests, the search's bookkeeping), for a
+// caller that allocates many times in a row, as the DynamicResources
+// plugin does on each node it tries: a call answers exactly as Allocate
+// does, and its results share no memory with the Allocator. The zero
+// value is ready. It belongs to one goroutine.
+type Allocator struct{ a allocator }
+
+// Allocate is the package's Allocate, reusing al's memory.
+func (al *Allocator) Allocate(in *Input) ([]cluster.AllocationResult, bool, error) {
+	a := &al.a
+	a.reset(in)
+	defer a.release()
 	if err := a.prepare(); err != nil {
 		return nil, false, err
 	}
@@ -253,7 +268,7 @@ func (a *allocator) prepare() error {
 		c := &a.claims[ci]
 		minDevices := 0
 		for _, request := range claim.Spec.Requests {
-			group := requestGroup{}
+			group := c.addRequest()
 			if len(request.FirstAvailable) > 0 {
 				if !f.PrioritizedList {
 					return fmt.Errorf("claim %s, request %s: has subrequests, but the DRAPrioritizedList feature is disabled", claimName(claim), request.Name)
@@ -268,7 +283,8 @@ func (a *allocator) prepare() error {
 				least := -1
 				for si := range request.FirstAvailable {
 					sub := &request.FirstAvailable[si]
-					r := &reqData{claim: ci, name: sub.Name, parent: request.Name, resultName: request.Name + "/" + sub.Name, exact: &sub.ExactDeviceRequest}
+					r := a.newReq()
+					*r = reqData{claim: ci, name: sub.Name, parent: request.Name, resultName: request.Name + "/" + sub.Name, exact: &sub.ExactDeviceRequest, all: r.all[:0]}
 					if err := a.validate(r); err != nil {
 						return err
 					}
@@ -286,19 +302,21 @@ func (a *allocator) prepare() error {
 				if !f.ConsumableCapacity && len(request.Exactly.Capacity) > 0 {
 					return fmt.Errorf("claim %s, request %s: has capacity requests, but the DRAConsumableCapacity feature is disabled", claimName(claim), request.Name)
 				}
-				r := &reqData{claim: ci, name: request.Name, resultName: request.Name, exact: request.Exactly, admin: request.Exactly.AdminAccess}
+				r := a.newReq()
+				*r = reqData{claim: ci, name: request.Name, resultName: request.Name, exact: request.Exactly, admin: request.Exactly.AdminAccess, all: r.all[:0]}
 				if err := a.validate(r); err != nil {
 					return err
 				}
-				group.alts = []int{r.index}
+				group.alts = append(group.alts, r.index)
 				minDevices += r.numDevices
 			}
-			c.requests = append(c.requests, group)
 		}
 		if minDevices > MaxDevicesPerClaim {
 			return fmt.Errorf("claim %s: number of requested devices %d exceeds the claim limit of %d", claimName(claim), minDevices, MaxDevicesPerClaim)
 		}
-		c.picks = make([]pick, 0, minDevices)
+		if cap(c.picks) < minDevices {
+			c.picks = make([]pick, 0, minDevices)
+		}
 		for i, k := range claim.Spec.Constraints {
 			switch {
 			case k.MatchAttribute != "":
@@ -406,13 +424,14 @@ func (a *allocator) selectable(r *reqData, d int) (bool, error) {
 
 func (a *allocator) growMatch() {
 	need := len(a.reqs) * len(a.devs)
-	if cap(a.match) >= need {
-		a.match = a.match[:need]
-		return
+	if cap(a.match) < need {
+		grown := make([]int8, len(a.match), 2*need)
+		copy(grown, a.match)
+		a.match = grown
 	}
-	grown := make([]int8, need, 2*need)
-	copy(grown, a.match)
-	a.match = grown
+	n := len(a.match)
+	a.match = a.match[:need]
+	clear(a.match[n:]) // unknown (memory of an earlier call)
 }
 
 func (a *allocator) selectorsMatch(r *reqData, sels []cluster.DeviceSelector, dev *device, ofClass bool) (bool, error) {

@@ -122,7 +122,9 @@ func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo) ([]c
 	if pl.rank != nil {
 		rank = pl.rank(ni, claims)
 	}
-	return dra.Allocate(&dra.Input{
+	// the plugin's Allocator and input, reused call after call (the
+	// plugin belongs to one goroutine)
+	pl.input = dra.Input{
 		Rank:      rank,
 		Claims:    claims,
 		Classes:   s.classes,
@@ -133,7 +135,10 @@ func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo) ([]c
 		Selectors: pl.selectors,
 		Features:  pl.features,
 		MaxSteps:  pl.maxSteps,
-	})
+	}
+	results, ok, err := pl.alloc.Allocate(&pl.input)
+	pl.input = dra.Input{}
+	return results, ok, err
 }
 
 // nodeDevices returns the devices the node reaches, found once per node

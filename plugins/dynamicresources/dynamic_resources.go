@@ -85,6 +85,10 @@ type DynamicResources struct {
 	// devices are the devices each node reaches, by node name, found
 	// again when its slices or its node object change
 	devices map[string]*nodeDevicesEntry
+	// alloc is the allocator, its memory kept from call to call, and
+	// input its input
+	alloc dra.Allocator
+	input dra.Input
 }
 
 var (
