@@ -28,18 +28,21 @@ type allocMemo struct {
 }
 
 // nodeAllocs are one node's answers for one content (stamp), by claim
-// specs (their short names).
+// specs (their numbers, stateData.specs), and what its allocated claims
+// hold.
 type nodeAllocs struct {
 	stamp   uint64
-	net     uint64 // the snapshot's NetworkVersion
+	net     uint64  // the snapshot's NetworkVersion
+	specs   []int32 // the answers' specs, in order (what find reads)
 	answers []allocAnswer
+	// state is the node's allocated state for this content, once found
+	state *dra.AllocatedState
 }
 
 // allocAnswer is dra.Allocate's answer for some specs (errors are not
 // remembered, but for dra.ErrTimeout: the step budget makes it as
 // deterministic as an answer, and finding it again costs the budget).
 type allocAnswer struct {
-	specs   string
 	results []cluster.AllocationResult // read-only
 	ok      bool
 	err     error // nil or dra.ErrTimeout
@@ -61,16 +64,19 @@ func (m *allocMemo) on(snap *cluster.Snapshot, i int) *nodeAllocs {
 	na := &m.nodes[i]
 	// a node's answer depends on its content and on the devices no node
 	// owns, which every node reaches
-	if stamp, net := snap.Stamp(i), snap.NetworkVersion(); na.stamp != stamp || na.net != net || len(na.answers) >= maxAnswers {
-		na.stamp, na.net, na.answers = stamp, net, na.answers[:0]
+	if stamp, net := snap.Stamp(i), snap.NetworkVersion(); na.stamp != stamp || na.net != net {
+		na.stamp, na.net, na.specs, na.answers, na.state = stamp, net, na.specs[:0], na.answers[:0], nil
+	}
+	if len(na.answers) >= maxAnswers {
+		na.specs, na.answers = na.specs[:0], na.answers[:0]
 	}
 	return na
 }
 
 // find returns the answer for specs, if there is one.
-func (na *nodeAllocs) find(specs string) (*allocAnswer, bool) {
-	for i := range na.answers {
-		if na.answers[i].specs == specs {
+func (na *nodeAllocs) find(specs int32) (*allocAnswer, bool) {
+	for i, k := range na.specs {
+		if k == specs {
 			return &na.answers[i], true
 		}
 	}
@@ -87,36 +93,47 @@ func (pl *DynamicResources) remembers(s *stateData) bool {
 // freed.
 func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, bool, error) {
 	if !pl.remembers(s) {
-		return pl.allocateNow(s, ni)
+		return pl.allocateNow(s, ni, nil)
 	}
 	snap := pl.h.Snapshot()
 	i := ni.Index()
 	if i >= snap.Len() || snap.Node(i) != ni {
-		return pl.allocateNow(s, ni) // not the snapshot's node: no stamp names it
+		return pl.allocateNow(s, ni, nil) // not the snapshot's node: no stamp names it
 	}
 	na := pl.allocs.on(snap, i)
 	if a, ok := na.find(s.specs); ok {
 		return a.results, a.ok, a.err
 	}
-	results, ok, err := pl.allocateNow(s, ni)
+	results, ok, err := pl.allocateNow(s, ni, na)
 	if err == nil || errors.Is(err, dra.ErrTimeout) {
-		na.answers = append(na.answers, allocAnswer{s.specs, results, ok, err})
+		na.specs = append(na.specs, s.specs)
+		na.answers = append(na.answers, allocAnswer{results, ok, err})
 	}
 	return results, ok, err
 }
 
-// allocateNow is allocate without remembering.
-func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, bool, error) {
-	var freed []*cluster.AllocationResult
-	for key, n := range s.freed { // a sum: the order does not matter
-		if alloc, pods, ok := ni.Claim(key); ok && n >= pods {
-			freed = append(freed, alloc)
-		}
-	}
-	allocated := dra.NodeStateWithout(ni, freed)
+// allocateNow is allocate without remembering the answer; na, when set,
+// is the node's memo entry, which keeps the node's allocated state (s
+// frees nothing then).
+func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo, na *nodeAllocs) ([]cluster.AllocationResult, bool, error) {
 	claims := s.claimsOn(ni)
 	if len(claims) == 0 {
 		return nil, true, nil
+	}
+	var allocated *dra.AllocatedState
+	if na != nil {
+		if na.state == nil {
+			na.state = dra.NodeState(ni)
+		}
+		allocated = na.state
+	} else {
+		var freed []*cluster.AllocationResult
+		for key, n := range s.freed { // a sum: the order does not matter
+			if alloc, pods, ok := ni.Claim(key); ok && n >= pods {
+				freed = append(freed, alloc)
+			}
+		}
+		allocated = dra.NodeStateWithout(ni, freed)
 	}
 	var rank func(cluster.DeviceID) int64
 	if pl.rank != nil {
