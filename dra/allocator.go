@@ -380,7 +380,7 @@ func (a *allocator) validate(r *reqData) error {
 				// by the device's capacity alone, as kube counts it: a
 				// device whose capacity is taken stays in the list, and
 				// mode All then fails on it
-				if fits, err := capacityFits(a.devs[d].dev, r.exact.Capacity, nil, nil); err != nil || !fits {
+				if fits, err := capacityFits(a.devs[d].caps, r.exact.Capacity, nil, nil); err != nil || !fits {
 					continue
 				}
 			}

@@ -28,6 +28,8 @@ type device struct {
 	slice *cluster.ResourceSlice
 	dev   *cluster.Device
 	id    cluster.DeviceID
+	// caps are the device's capacities (capacitiesOf)
+	caps []deviceCapacity
 	// shared: the device allows multiple allocations and consumable
 	// capacity is on.
 	shared bool
@@ -128,7 +130,7 @@ func NewNodeDevices(slices []*cluster.ResourceSlice, node *cluster.Node, f Featu
 	for _, p := range nd.pools {
 		for _, s := range p.slices {
 			for i := range s.Devices {
-				d := device{pool: p, slice: s, dev: &s.Devices[i], id: cluster.DeviceID{Driver: p.driver, Pool: p.name, Device: s.Devices[i].Name}}
+				d := device{pool: p, slice: s, dev: &s.Devices[i], id: cluster.DeviceID{Driver: p.driver, Pool: p.name, Device: s.Devices[i].Name}, caps: capacitiesOf(&s.Devices[i])}
 				d.shared = f.ConsumableCapacity && d.dev.AllowMultipleAllocations
 				nd.devs = append(nd.devs, d)
 			}
@@ -281,7 +283,7 @@ func (a *allocator) capacityFits(r *reqData, d int) (bool, error) {
 	if a.tentative != nil {
 		tent = a.tentative[d].consumed
 	}
-	return capacityFits(a.devs[d].dev, r.exact.Capacity, a.devs[d].committedShared, tent)
+	return capacityFits(a.devs[d].caps, r.exact.Capacity, a.devs[d].committedShared, tent)
 }
 
 // allocateOne is kube's allocateOne: it finds a device for device number
@@ -465,7 +467,7 @@ func (a *allocator) allocateDevice(ci int, r *reqData, d int, must bool) (bool, 
 			return refuse()
 		}
 		if dv.shared {
-			consumed = consumedCapacity(dv.dev, r.exact.Capacity)
+			consumed = consumedCapacity(dv.caps, r.exact.Capacity)
 			if a.tentative == nil {
 				a.tentative = a.shares()
 			}
