@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math/rand"
 	"testing"
 
@@ -144,4 +145,19 @@ func TestPolicyByName(t *testing.T) {
 	}
 	_, err := PolicyByName("Tetris", m)
 	require.ErrorContains(t, err, `no policy "Tetris"`)
+}
+
+// randomKey prints what fmt prints.
+func TestRandomKeyIsFmts(t *testing.T) {
+	for _, tc := range []struct {
+		seed  int64
+		node  string
+		free  []int32
+		milli int64
+	}{{42, "abcde-node-1", []int32{1000, 250, 0}, 250}, {-7, "n", nil, 1000}, {51, "x-y", []int32{5}, 0}} {
+		want := fmt.Sprintf("%d/%s/%v/%d", tc.seed, tc.node, tc.free, tc.milli)
+		if got := string(randomKey(nil, tc.seed, tc.node, tc.free, tc.milli)); got != want {
+			t.Errorf("randomKey = %q, want %q", got, want)
+		}
+	}
 }
