@@ -166,25 +166,42 @@ type Allocator struct{ a allocator }
 // Allocate is the package's Allocate, reusing al's memory.
 func (al *Allocator) Allocate(in *Input) ([]cluster.AllocationResult, bool, error) {
 	a := &al.a
-	a.reset(in)
 	defer a.release()
-	if err := a.prepare(); err != nil {
+	if ok, err := a.search(in); !ok || err != nil {
 		return nil, false, err
 	}
+	return a.results(), true, nil
+}
+
+// Fits answers as Allocate does, without making the results (most of
+// what a successful call allocates): for a caller that asks of many
+// nodes and takes the devices of one.
+func (al *Allocator) Fits(in *Input) (bool, error) {
+	defer al.a.release()
+	return al.a.search(in)
+}
+
+// search is Allocate up to its results: whether all claims were
+// allocated (the picks hold the devices), or the error.
+func (a *allocator) search(in *Input) (bool, error) {
+	a.reset(in)
+	if err := a.prepare(); err != nil {
+		return false, err
+	}
 	if a.hopeless() {
-		return nil, false, a.invalidPools()
+		return false, a.invalidPools()
 	}
 	// As in kube, errMaxSize reaching here (from the first claim; later
 	// claims swallow it) is returned; the check of each claim's minimum
 	// in prepare makes that unreachable in practice.
 	done, err := a.allocateOne(0, 0, 0, 0, false, 0)
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
 	if !done {
-		return nil, false, a.invalidPools()
+		return false, a.invalidPools()
 	}
-	return a.results(), true, nil
+	return true, nil
 }
 
 // invalidPools is the error of an allocation that failed: ErrInvalidPools
@@ -207,12 +224,14 @@ func (a *allocator) results() []cluster.AllocationResult {
 		for i, pk := range c.picks {
 			d := &a.devs[pk.dev]
 			r.Devices[i] = cluster.DeviceRequestAllocation{
-				Request:          a.reqs[pk.req].resultName,
-				Driver:           d.id.Driver,
-				Pool:             d.id.Pool,
-				Device:           d.id.Device,
-				ConsumedCapacity: pk.consumed,
-				AdminAccess:      a.reqs[pk.req].admin,
+				Request:     a.reqs[pk.req].resultName,
+				Driver:      d.id.Driver,
+				Pool:        d.id.Pool,
+				Device:      d.id.Device,
+				AdminAccess: a.reqs[pk.req].admin,
+			}
+			if pk.shared {
+				r.Devices[i].ConsumedCapacity = consumedCapacity(d.caps, a.reqs[pk.req].exact.Capacity)
 			}
 			if d.slice.NodeName != "" {
 				r.Node = d.slice.NodeName

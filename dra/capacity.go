@@ -189,23 +189,30 @@ type sharedUse struct {
 	consumed map[cluster.QualifiedName]cluster.Quantity
 }
 
-func (u *sharedUse) insert(c map[cluster.QualifiedName]cluster.Quantity) {
+// insert adds a share of the device (its capacities, capacitiesOf) for a
+// request's capacity.
+func (u *sharedUse) insert(caps []deviceCapacity, request map[cluster.QualifiedName]cluster.Quantity) {
 	if u.consumed == nil {
-		u.consumed = make(map[cluster.QualifiedName]cluster.Quantity, len(c))
+		u.consumed = make(map[cluster.QualifiedName]cluster.Quantity, len(caps))
 	}
 	u.present = true
-	for name, q := range c {
-		u.consumed[name] = u.consumed[name].SaturatingAdd(q)
+	for i := range caps {
+		q, asked := request[caps[i].name]
+		name := caps[i].name
+		u.consumed[name] = u.consumed[name].SaturatingAdd(consumedAmount(q, asked, caps[i].DeviceCapacity))
 	}
 }
 
-func (u *sharedUse) remove(c map[cluster.QualifiedName]cluster.Quantity) {
+// remove takes back what insert added.
+func (u *sharedUse) remove(caps []deviceCapacity, request map[cluster.QualifiedName]cluster.Quantity) {
 	if !u.present {
 		return
 	}
-	for name, q := range c {
+	for i := range caps {
+		name := caps[i].name
 		if _, ok := u.consumed[name]; ok {
-			u.consumed[name] = u.consumed[name].SaturatingSub(q)
+			q, asked := request[name]
+			u.consumed[name] = u.consumed[name].SaturatingSub(consumedAmount(q, asked, caps[i].DeviceCapacity))
 		}
 	}
 	for _, q := range u.consumed {

@@ -116,6 +116,9 @@ func TestAllocateAgainstBruteForce(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, ok, okAgain, "trial %d: a reused Allocator", trial)
 		require.Equal(t, res, again, "trial %d: a reused Allocator", trial)
+		fits, err := reused.Fits(in)
+		require.NoError(t, err)
+		require.Equal(t, ok, fits, "trial %d: Fits", trial)
 		require.Equal(t, best != nil, ok, "trial %d", trial)
 		if !ok {
 			continue

@@ -68,7 +68,9 @@ type requestGroup struct {
 
 type pick struct {
 	req, dev int
-	consumed map[cluster.QualifiedName]cluster.Quantity // shared devices only
+	// shared: a share of a shared device, whose result records the
+	// capacity it consumes (consumedCapacity)
+	shared bool
 }
 
 type claimData struct {
@@ -458,7 +460,7 @@ func (a *allocator) allocateDevice(ci int, r *reqData, d int, must bool) (bool, 
 	if !dv.shared {
 		a.allocating[d*a.words+ci/64] |= 1 << (ci % 64)
 	}
-	var consumed map[cluster.QualifiedName]cluster.Quantity
+	shared := false
 	if f.ConsumableCapacity {
 		// Kube checks capacity again here, after the constraints took the
 		// device and without undoing them when it fails; it fails only in
@@ -467,7 +469,7 @@ func (a *allocator) allocateDevice(ci int, r *reqData, d int, must bool) (bool, 
 			return refuse()
 		}
 		if dv.shared {
-			consumed = consumedCapacity(dv.caps, r.exact.Capacity)
+			shared = true
 			if a.tentative == nil {
 				a.tentative = a.shares()
 			}
@@ -475,10 +477,10 @@ func (a *allocator) allocateDevice(ci int, r *reqData, d int, must bool) (bool, 
 			// non-nil ConsumedCapacity is what marks the result a share
 			// (kube's shareID), so that the device stays shareable once
 			// the claim is committed
-			a.tentative[d].insert(consumed)
+			a.tentative[d].insert(dv.caps, r.exact.Capacity)
 		}
 	}
-	c.picks = append(c.picks, pick{req: r.index, dev: d, consumed: consumed})
+	c.picks = append(c.picks, pick{req: r.index, dev: d, shared: shared})
 	return true, nil
 }
 
@@ -497,8 +499,8 @@ func (a *allocator) undo(ci int) {
 		// counters a shared device took are not given back.
 		// (an empty share, of a device without capacities, is never
 		// removed: kube's entry for it stays)
-		if len(pk.consumed) > 0 {
-			a.tentative[d].remove(pk.consumed)
+		if len(dv.caps) > 0 {
+			a.tentative[d].remove(dv.caps, r.exact.Capacity)
 		}
 	} else {
 		a.allocating[d*a.words+ci/64] &^= 1 << (ci % 64)

@@ -46,6 +46,9 @@ type allocAnswer struct {
 	results []cluster.AllocationResult // read-only
 	ok      bool
 	err     error // nil or dra.ErrTimeout
+	// made: the results are made (Filter only asks whether the claims
+	// fit; Score and Reserve ask for the devices, of a few nodes)
+	made bool
 }
 
 // maxAnswers bounds the answers kept per node content; past it they are
@@ -90,32 +93,40 @@ func (pl *DynamicResources) remembers(s *stateData) bool {
 
 // allocate runs the allocator for the claims to allocate on the node, with
 // the node's devices in use less the claims the preemption's simulation
-// freed.
-func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, bool, error) {
+// freed. Without want, the results may be left out (nil): a remembered
+// answer makes them when they are first wanted.
+func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo, want bool) ([]cluster.AllocationResult, bool, error) {
 	if !pl.remembers(s) {
-		return pl.allocateNow(s, ni, nil)
+		return pl.allocateNow(s, ni, nil, true)
 	}
 	snap := pl.h.Snapshot()
 	i := ni.Index()
 	if i >= snap.Len() || snap.Node(i) != ni {
-		return pl.allocateNow(s, ni, nil) // not the snapshot's node: no stamp names it
+		return pl.allocateNow(s, ni, nil, true) // not the snapshot's node: no stamp names it
 	}
 	na := pl.allocs.on(snap, i)
 	if a, ok := na.find(s.specs); ok {
+		if want && a.ok && !a.made {
+			// the same search on the same node content: the same answer,
+			// with its devices
+			a.results, _, _ = pl.allocateNow(s, ni, na, true)
+			a.made = true
+		}
 		return a.results, a.ok, a.err
 	}
-	results, ok, err := pl.allocateNow(s, ni, na)
+	results, ok, err := pl.allocateNow(s, ni, na, want)
 	if err == nil || errors.Is(err, dra.ErrTimeout) {
 		na.specs = append(na.specs, s.specs)
-		na.answers = append(na.answers, allocAnswer{results, ok, err})
+		na.answers = append(na.answers, allocAnswer{results, ok, err, want})
 	}
 	return results, ok, err
 }
 
 // allocateNow is allocate without remembering the answer; na, when set,
 // is the node's memo entry, which keeps the node's allocated state (s
-// frees nothing then).
-func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo, na *nodeAllocs) ([]cluster.AllocationResult, bool, error) {
+// frees nothing then). Without want it only asks whether the claims fit
+// (the results are nil).
+func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo, na *nodeAllocs, want bool) ([]cluster.AllocationResult, bool, error) {
 	claims := s.claimsOn(ni)
 	if len(claims) == 0 {
 		return nil, true, nil
@@ -153,7 +164,14 @@ func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo, na *
 		Features:  pl.features,
 		MaxSteps:  pl.maxSteps,
 	}
-	results, ok, err := pl.alloc.Allocate(&pl.input)
+	var results []cluster.AllocationResult
+	var ok bool
+	var err error
+	if want {
+		results, ok, err = pl.alloc.Allocate(&pl.input)
+	} else {
+		ok, err = pl.alloc.Fits(&pl.input)
+	}
 	pl.input = dra.Input{}
 	return results, ok, err
 }
@@ -179,7 +197,7 @@ func (pl *DynamicResources) allocationOn(s *stateData, ni *cluster.NodeInfo) ([]
 	if r, ok := s.allocations[ni.Index()]; ok {
 		return r, nil
 	}
-	r, ok, err := pl.allocate(s, ni)
+	r, ok, err := pl.allocate(s, ni, true)
 	if err != nil {
 		return nil, err
 	}

@@ -458,7 +458,7 @@ func (pl *DynamicResources) Filter(state *fw.CycleState, pod *cluster.PodInfo, n
 	if len(s.toAllocate) == 0 && len(s.extended) == 0 {
 		return nil
 	}
-	results, ok, err := pl.allocate(s, ni)
+	results, ok, err := pl.allocate(s, ni, !pl.remembers(s)) // remembered, Score and Reserve make the results
 	switch {
 	case errors.Is(err, dra.ErrInvalidPools):
 		return unresolvable(err.Error())
