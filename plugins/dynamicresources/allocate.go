@@ -31,12 +31,21 @@ type allocMemo struct {
 // specs (their numbers, stateData.specs), and what its allocated claims
 // hold.
 type nodeAllocs struct {
-	stamp   uint64
-	net     uint64  // the snapshot's NetworkVersion
-	specs   []int32 // the answers' specs, in order (what find reads)
+	stamp uint64
+	net   uint64 // the snapshot's NetworkVersion
+	// keys are the answers' specs and verdicts, in order: what find and
+	// Filter read; answers the rest of each
+	keys    []answerKey
 	answers []allocAnswer
 	// state is the node's allocated state for this content, once found
 	state *dra.AllocatedState
+}
+
+// answerKey is the specs of an answer and its verdict: the claims fit,
+// or an error was remembered (the answer's err).
+type answerKey struct {
+	specs   int32
+	ok, err bool
 }
 
 // allocAnswer is dra.Allocate's answer for some specs (errors are not
@@ -44,8 +53,7 @@ type nodeAllocs struct {
 // deterministic as an answer, and finding it again costs the budget).
 type allocAnswer struct {
 	results []cluster.AllocationResult // read-only
-	ok      bool
-	err     error // nil or dra.ErrTimeout
+	err     error                      // nil or dra.ErrTimeout
 	// made: the results are made (Filter only asks whether the claims
 	// fit; Score and Reserve ask for the devices, of a few nodes)
 	made bool
@@ -68,22 +76,22 @@ func (m *allocMemo) on(snap *cluster.Snapshot, i int) *nodeAllocs {
 	// a node's answer depends on its content and on the devices no node
 	// owns, which every node reaches
 	if stamp, net := snap.Stamp(i), snap.NetworkVersion(); na.stamp != stamp || na.net != net {
-		na.stamp, na.net, na.specs, na.answers, na.state = stamp, net, na.specs[:0], na.answers[:0], nil
+		na.stamp, na.net, na.keys, na.answers, na.state = stamp, net, na.keys[:0], na.answers[:0], nil
 	}
 	if len(na.answers) >= maxAnswers {
-		na.specs, na.answers = na.specs[:0], na.answers[:0]
+		na.keys, na.answers = na.keys[:0], na.answers[:0]
 	}
 	return na
 }
 
-// find returns the answer for specs, if there is one.
-func (na *nodeAllocs) find(specs int32) (*allocAnswer, bool) {
-	for i, k := range na.specs {
-		if k == specs {
-			return &na.answers[i], true
+// find returns the index of the answer for specs, or -1.
+func (na *nodeAllocs) find(specs int32) int {
+	for i := range na.keys {
+		if na.keys[i].specs == specs {
+			return i
 		}
 	}
-	return nil, false
+	return -1
 }
 
 // remembers reports whether allocate remembers its answers for s.
@@ -105,19 +113,27 @@ func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo, want bo
 		return pl.allocateNow(s, ni, nil, true) // not the snapshot's node: no stamp names it
 	}
 	na := pl.allocs.on(snap, i)
-	if a, ok := na.find(s.specs); ok {
-		if want && a.ok && !a.made {
+	if k := na.find(s.specs); k >= 0 {
+		key := na.keys[k]
+		switch {
+		case key.err:
+			return nil, false, na.answers[k].err
+		case !key.ok || !want:
+			return nil, key.ok, nil
+		}
+		a := &na.answers[k]
+		if !a.made {
 			// the same search on the same node content: the same answer,
 			// with its devices
 			a.results, _, _ = pl.allocateNow(s, ni, na, true)
 			a.made = true
 		}
-		return a.results, a.ok, a.err
+		return a.results, true, nil
 	}
 	results, ok, err := pl.allocateNow(s, ni, na, want)
 	if err == nil || errors.Is(err, dra.ErrTimeout) {
-		na.specs = append(na.specs, s.specs)
-		na.answers = append(na.answers, allocAnswer{results, ok, err, want})
+		na.keys = append(na.keys, answerKey{s.specs, ok, err != nil})
+		na.answers = append(na.answers, allocAnswer{results, err, want})
 	}
 	return results, ok, err
 }
