@@ -152,24 +152,56 @@ type Input struct {
 // or an error: fatal for the pod's attempt (kube's texts), except
 // ErrInvalidPools, which is node-local.
 func Allocate(in *Input) ([]cluster.AllocationResult, bool, error) {
-	a := newAllocator(in)
-	if err := a.prepare(); err != nil {
+	return new(Allocator).Allocate(in)
+}
+
+// Allocator is Allocate with its working memory kept from one call to the
+// next (the candidates, the requests, the search's bookkeeping), for a
+// caller that allocates many times in a row, as the DynamicResources
+// plugin does on each node it tries: a call answers exactly as Allocate
+// does, and its results share no memory with the Allocator. The zero
+// value is ready. It belongs to one goroutine.
+type Allocator struct{ a allocator }
+
+// Allocate is the package's Allocate, reusing al's memory.
+func (al *Allocator) Allocate(in *Input) ([]cluster.AllocationResult, bool, error) {
+	a := &al.a
+	defer a.release()
+	if ok, err := a.search(in); !ok || err != nil {
 		return nil, false, err
 	}
+	return a.results(), true, nil
+}
+
+// Fits answers as Allocate does, without making the results (most of
+// what a successful call allocates): for a caller that asks of many
+// nodes and takes the devices of one.
+func (al *Allocator) Fits(in *Input) (bool, error) {
+	defer al.a.release()
+	return al.a.search(in)
+}
+
+// search is Allocate up to its results: whether all claims were
+// allocated (the picks hold the devices), or the error.
+func (a *allocator) search(in *Input) (bool, error) {
+	a.reset(in)
+	if err := a.prepare(); err != nil {
+		return false, err
+	}
 	if a.hopeless() {
-		return nil, false, a.invalidPools()
+		return false, a.invalidPools()
 	}
 	// As in kube, errMaxSize reaching here (from the first claim; later
 	// claims swallow it) is returned; the check of each claim's minimum
 	// in prepare makes that unreachable in practice.
 	done, err := a.allocateOne(0, 0, 0, 0, false, 0)
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
 	if !done {
-		return nil, false, a.invalidPools()
+		return false, a.invalidPools()
 	}
-	return a.results(), true, nil
+	return true, nil
 }
 
 // invalidPools is the error of an allocation that failed: ErrInvalidPools
@@ -192,12 +224,14 @@ func (a *allocator) results() []cluster.AllocationResult {
 		for i, pk := range c.picks {
 			d := &a.devs[pk.dev]
 			r.Devices[i] = cluster.DeviceRequestAllocation{
-				Request:          a.reqs[pk.req].resultName,
-				Driver:           d.id.Driver,
-				Pool:             d.id.Pool,
-				Device:           d.id.Device,
-				ConsumedCapacity: pk.consumed,
-				AdminAccess:      a.reqs[pk.req].admin,
+				Request:     a.reqs[pk.req].resultName,
+				Driver:      d.id.Driver,
+				Pool:        d.id.Pool,
+				Device:      d.id.Device,
+				AdminAccess: a.reqs[pk.req].admin,
+			}
+			if pk.shared {
+				r.Devices[i].ConsumedCapacity = consumedCapacity(d.caps, a.reqs[pk.req].exact.Capacity)
 			}
 			if d.slice.NodeName != "" {
 				r.Node = d.slice.NodeName
@@ -253,7 +287,7 @@ func (a *allocator) prepare() error {
 		c := &a.claims[ci]
 		minDevices := 0
 		for _, request := range claim.Spec.Requests {
-			group := requestGroup{}
+			group := c.addRequest()
 			if len(request.FirstAvailable) > 0 {
 				if !f.PrioritizedList {
 					return fmt.Errorf("claim %s, request %s: has subrequests, but the DRAPrioritizedList feature is disabled", claimName(claim), request.Name)
@@ -268,7 +302,8 @@ func (a *allocator) prepare() error {
 				least := -1
 				for si := range request.FirstAvailable {
 					sub := &request.FirstAvailable[si]
-					r := &reqData{claim: ci, name: sub.Name, parent: request.Name, resultName: request.Name + "/" + sub.Name, exact: &sub.ExactDeviceRequest}
+					r := a.newReq()
+					*r = reqData{claim: ci, name: sub.Name, parent: request.Name, resultName: request.Name + "/" + sub.Name, exact: &sub.ExactDeviceRequest, all: r.all[:0]}
 					if err := a.validate(r); err != nil {
 						return err
 					}
@@ -286,19 +321,21 @@ func (a *allocator) prepare() error {
 				if !f.ConsumableCapacity && len(request.Exactly.Capacity) > 0 {
 					return fmt.Errorf("claim %s, request %s: has capacity requests, but the DRAConsumableCapacity feature is disabled", claimName(claim), request.Name)
 				}
-				r := &reqData{claim: ci, name: request.Name, resultName: request.Name, exact: request.Exactly, admin: request.Exactly.AdminAccess}
+				r := a.newReq()
+				*r = reqData{claim: ci, name: request.Name, resultName: request.Name, exact: request.Exactly, admin: request.Exactly.AdminAccess, all: r.all[:0]}
 				if err := a.validate(r); err != nil {
 					return err
 				}
-				group.alts = []int{r.index}
+				group.alts = append(group.alts, r.index)
 				minDevices += r.numDevices
 			}
-			c.requests = append(c.requests, group)
 		}
 		if minDevices > MaxDevicesPerClaim {
 			return fmt.Errorf("claim %s: number of requested devices %d exceeds the claim limit of %d", claimName(claim), minDevices, MaxDevicesPerClaim)
 		}
-		c.picks = make([]pick, 0, minDevices)
+		if cap(c.picks) < minDevices {
+			c.picks = make([]pick, 0, minDevices)
+		}
 		for i, k := range claim.Spec.Constraints {
 			switch {
 			case k.MatchAttribute != "":
@@ -362,7 +399,7 @@ func (a *allocator) validate(r *reqData) error {
 				// by the device's capacity alone, as kube counts it: a
 				// device whose capacity is taken stays in the list, and
 				// mode All then fails on it
-				if fits, err := capacityFits(a.devs[d].dev, r.exact.Capacity, nil, nil); err != nil || !fits {
+				if fits, err := capacityFits(a.devs[d].caps, r.exact.Capacity, nil, nil); err != nil || !fits {
 					continue
 				}
 			}
@@ -406,13 +443,14 @@ func (a *allocator) selectable(r *reqData, d int) (bool, error) {
 
 func (a *allocator) growMatch() {
 	need := len(a.reqs) * len(a.devs)
-	if cap(a.match) >= need {
-		a.match = a.match[:need]
-		return
+	if cap(a.match) < need {
+		grown := make([]int8, len(a.match), 2*need)
+		copy(grown, a.match)
+		a.match = grown
 	}
-	grown := make([]int8, need, 2*need)
-	copy(grown, a.match)
-	a.match = grown
+	n := len(a.match)
+	a.match = a.match[:need]
+	clear(a.match[n:]) // unknown (memory of an earlier call)
 }
 
 func (a *allocator) selectorsMatch(r *reqData, sels []cluster.DeviceSelector, dev *device, ofClass bool) (bool, error) {

@@ -1,9 +1,11 @@
 package dra
 
 import (
+	"cmp"
 	"errors"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/gangsim/gangsim/cluster"
 )
@@ -13,29 +15,60 @@ import (
 
 var errUnknownCapacity = errors.New("some requested capacity has not been defined")
 
+// deviceCapacity is one capacity of a device. A device's capacities are
+// read at every candidate the search looks at, so the candidates keep
+// them as a list (capacitiesOf) rather than reach into each device's map.
+type deviceCapacity struct {
+	name cluster.QualifiedName
+	cluster.DeviceCapacity
+}
+
+// capacitiesOf lists a device's capacities, by name.
+func capacitiesOf(dev *cluster.Device) []deviceCapacity {
+	if len(dev.Capacity) == 0 {
+		return nil
+	}
+	out := make([]deviceCapacity, 0, len(dev.Capacity))
+	for name, c := range dev.Capacity {
+		out = append(out, deviceCapacity{name, c})
+	}
+	slices.SortFunc(out, func(a, b deviceCapacity) int { return cmp.Compare(a.name, b.name) })
+	return out
+}
+
 // capacityFits reports whether a request's capacity fits on a device
-// beside what committed (allocated claims) and tentative (this call's
-// earlier picks) already take of it: for every capacity of the device the
-// amount the request consumes must satisfy the capacity's policy and,
-// added to the rest, stay within the capacity's value. A request naming a
-// capacity the device lacks is an error (kube skips the device).
-func capacityFits(dev *cluster.Device, request, committed, tentative map[cluster.QualifiedName]cluster.Quantity) (bool, error) {
-	for name := range request {
-		if _, ok := dev.Capacity[name]; !ok {
+// (its capacities, capacitiesOf) beside what committed (allocated
+// claims) and tentative (this call's earlier picks) already take of it:
+// for every capacity of the device the amount the request consumes must
+// satisfy the capacity's policy and, added to the rest, stay within the
+// capacity's value. A request naming a capacity the device lacks is an
+// error (kube skips the device).
+func capacityFits(caps []deviceCapacity, request, committed, tentative map[cluster.QualifiedName]cluster.Quantity) (bool, error) {
+	if len(request) > 0 {
+		// the request's names are all the device's when as many of the
+		// device's are asked for (a map's names are distinct)
+		known := 0
+		for i := range caps {
+			if _, ok := request[caps[i].name]; ok {
+				known++
+			}
+		}
+		if known != len(request) {
 			return false, errUnknownCapacity
 		}
 	}
-	for name, c := range dev.Capacity {
-		q, asked := request[name]
-		consumed := consumedAmount(q, asked, c)
+	for i := range caps {
+		c := &caps[i]
+		q, asked := request[c.name]
+		consumed := consumedAmount(q, asked, c.DeviceCapacity)
 		if violatesPolicy(consumed, asked, c.RequestPolicy) {
 			return false, nil
 		}
 		// checked sums: one that does not fit a Quantity exceeds every
 		// capacity, where a wrapped one would fit
-		sum, ok := cluster.AddQuantities(committed[name], consumed)
+		sum, ok := cluster.AddQuantities(committed[c.name], consumed)
 		if ok {
-			sum, ok = cluster.AddQuantities(sum, tentative[name])
+			sum, ok = cluster.AddQuantities(sum, tentative[c.name])
 		}
 		if !ok || sum > c.Value {
 			return false, nil
@@ -136,12 +169,13 @@ func violatesPolicy(consumed cluster.Quantity, asked bool, p *cluster.CapacityRe
 }
 
 // consumedCapacity is what a shared device's allocation records: the
-// amount taken of every capacity of the device.
-func consumedCapacity(dev *cluster.Device, request map[cluster.QualifiedName]cluster.Quantity) map[cluster.QualifiedName]cluster.Quantity {
-	out := make(map[cluster.QualifiedName]cluster.Quantity, len(dev.Capacity))
-	for name, c := range dev.Capacity {
-		q, asked := request[name]
-		out[name] = consumedAmount(q, asked, c)
+// amount taken of every capacity of the device (its capacities,
+// capacitiesOf).
+func consumedCapacity(caps []deviceCapacity, request map[cluster.QualifiedName]cluster.Quantity) map[cluster.QualifiedName]cluster.Quantity {
+	out := make(map[cluster.QualifiedName]cluster.Quantity, len(caps))
+	for i := range caps {
+		q, asked := request[caps[i].name]
+		out[caps[i].name] = consumedAmount(q, asked, caps[i].DeviceCapacity)
 	}
 	return out
 }
@@ -155,23 +189,30 @@ type sharedUse struct {
 	consumed map[cluster.QualifiedName]cluster.Quantity
 }
 
-func (u *sharedUse) insert(c map[cluster.QualifiedName]cluster.Quantity) {
+// insert adds a share of the device (its capacities, capacitiesOf) for a
+// request's capacity.
+func (u *sharedUse) insert(caps []deviceCapacity, request map[cluster.QualifiedName]cluster.Quantity) {
 	if u.consumed == nil {
-		u.consumed = make(map[cluster.QualifiedName]cluster.Quantity, len(c))
+		u.consumed = make(map[cluster.QualifiedName]cluster.Quantity, len(caps))
 	}
 	u.present = true
-	for name, q := range c {
-		u.consumed[name] = u.consumed[name].SaturatingAdd(q)
+	for i := range caps {
+		q, asked := request[caps[i].name]
+		name := caps[i].name
+		u.consumed[name] = u.consumed[name].SaturatingAdd(consumedAmount(q, asked, caps[i].DeviceCapacity))
 	}
 }
 
-func (u *sharedUse) remove(c map[cluster.QualifiedName]cluster.Quantity) {
+// remove takes back what insert added.
+func (u *sharedUse) remove(caps []deviceCapacity, request map[cluster.QualifiedName]cluster.Quantity) {
 	if !u.present {
 		return
 	}
-	for name, q := range c {
+	for i := range caps {
+		name := caps[i].name
 		if _, ok := u.consumed[name]; ok {
-			u.consumed[name] = u.consumed[name].SaturatingSub(q)
+			q, asked := request[name]
+			u.consumed[name] = u.consumed[name].SaturatingSub(consumedAmount(q, asked, caps[i].DeviceCapacity))
 		}
 	}
 	for _, q := range u.consumed {

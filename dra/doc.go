@@ -11,7 +11,7 @@
 // cluster/deviceselector for CEL).
 //
 // The files follow the allocator's steps: allocator.go holds the API
-// ([Input], [Allocate], [Features], [AllocatedState]) and the checks of a
+// ([Input], [Allocate], [Allocator], [Features], [AllocatedState]) and the checks of a
 // request and a candidate; pools.go gathers the pools a node reaches;
 // search.go is the depth-first search ([NodeDevices] are a node's
 // candidates, found once per node and slice list); capacity.go is
@@ -61,6 +61,9 @@
 // hold). Kube's one random element, a shared allocation's shareID, is not
 // made. Allocate keeps no state between calls and does not modify its
 // input, so calls may run in parallel if the SelectorEvaluator allows it.
+// An [Allocator] keeps only memory between calls (its answers are
+// Allocate's) and belongs to one goroutine: the DynamicResources plugin
+// holds one.
 //
 // # Where this differs from kube
 //

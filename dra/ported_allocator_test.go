@@ -336,6 +336,9 @@ type kubeCase struct {
 func runKubeCases(t *testing.T, cases []kubeCase) {
 	t.Helper()
 	seen := map[string]bool{}
+	// one Allocator for all the rows, in order: each answers as a fresh
+	// one, and Fits as Allocate
+	var reused Allocator
 	for _, tc := range cases {
 		require.False(t, seen[tc.name], "two rows for %s", tc.name)
 		seen[tc.name] = true
@@ -361,6 +364,15 @@ func runKubeCases(t *testing.T, cases []kubeCase) {
 			}
 			res, ok, err := Allocate(&Input{Claims: tc.claims, Classes: classes, Slices: tc.slices, Node: n,
 				Allocated: st, Selectors: NewCELSelectors(), Features: tc.features})
+			again, okAgain, errAgain := reused.Allocate(&Input{Claims: tc.claims, Classes: classes, Slices: tc.slices, Node: n,
+				Allocated: st, Selectors: NewCELSelectors(), Features: tc.features})
+			require.Equal(t, fmt.Sprint(err), fmt.Sprint(errAgain), "a reused Allocator")
+			require.Equal(t, ok, okAgain, "a reused Allocator")
+			require.Equal(t, res, again, "a reused Allocator")
+			fits, errFits := reused.Fits(&Input{Claims: tc.claims, Classes: classes, Slices: tc.slices, Node: n,
+				Allocated: st, Selectors: NewCELSelectors(), Features: tc.features})
+			require.Equal(t, fmt.Sprint(err), fmt.Sprint(errFits), "Fits")
+			require.Equal(t, ok, fits, "Fits")
 			if tc.wantErr != "" {
 				require.ErrorContains(t, err, tc.wantErr)
 				return

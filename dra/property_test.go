@@ -20,6 +20,7 @@ import (
 func TestAllocateAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	models := []string{"a", "b"}
+	var reused Allocator // answers as Allocate does, trial after trial
 	for trial := range 3000 {
 		// Up to 4 devices in one or two pools (search order: p0, then p1).
 		nDev := 1 + rng.IntN(4)
@@ -108,8 +109,16 @@ func TestAllocateAgainstBruteForce(t *testing.T) {
 		}
 		walk(0)
 
-		res, ok, err := Allocate(&Input{Claims: claims, Classes: gpuClass, Slices: sl, Node: node("n1"), Allocated: st, Selectors: &eqSelector{}, Features: DefaultFeatures()})
+		in := &Input{Claims: claims, Classes: gpuClass, Slices: sl, Node: node("n1"), Allocated: st, Selectors: &eqSelector{}, Features: DefaultFeatures()}
+		res, ok, err := Allocate(in)
 		require.NoError(t, err)
+		again, okAgain, err := reused.Allocate(in)
+		require.NoError(t, err)
+		require.Equal(t, ok, okAgain, "trial %d: a reused Allocator", trial)
+		require.Equal(t, res, again, "trial %d: a reused Allocator", trial)
+		fits, err := reused.Fits(in)
+		require.NoError(t, err)
+		require.Equal(t, ok, fits, "trial %d: Fits", trial)
 		require.Equal(t, best != nil, ok, "trial %d", trial)
 		if !ok {
 			continue
@@ -147,4 +156,59 @@ func BenchmarkAllocateGPU(b *testing.B) {
 			b.Fatal(res, ok, err)
 		}
 	}
+}
+
+// BenchmarkAllocateSharedGPU: a share of one GPU (300 of 1000 milligpu)
+// on a node of 8 shared GPUs, 3 of them 600 taken, ranked by free
+// capacity as the gpu-sharing example ranks them; a fresh allocator per
+// call (Allocate), or one Allocator reused (the plugin's).
+func BenchmarkAllocateSharedGPU(b *testing.B) {
+	s := nodeSlice("n1-gpus", "n1")
+	for i := range 8 {
+		d := gpu(fmt.Sprintf("g%d", i), "a100", "r0")
+		d.AllowMultipleAllocations = true
+		d.Capacity = map[cluster.QualifiedName]cluster.DeviceCapacity{"milligpu": {Value: q(1000)}}
+		s.Devices = append(s.Devices, d)
+	}
+	st := &AllocatedState{}
+	for _, g := range []string{"g1", "g4", "g6"} {
+		st.Add(&cluster.DeviceRequestAllocation{Driver: drv, Pool: "n1", Device: g, ConsumedCapacity: map[cluster.QualifiedName]cluster.Quantity{"milligpu": q(600)}}, true)
+	}
+	r := exact("gpu", 1, "model=a100")
+	r.Exactly.Capacity = map[cluster.QualifiedName]cluster.Quantity{"milligpu": q(300)}
+	devs := NewNodeDevices([]*cluster.ResourceSlice{s}, node("n1"), DefaultFeatures())
+	in := &Input{
+		Claims:    []*cluster.ResourceClaim{claim("c", r)},
+		Classes:   gpuClass,
+		Slices:    []*cluster.ResourceSlice{s},
+		Node:      node("n1"),
+		Devices:   devs,
+		Allocated: st,
+		Selectors: &eqSelector{},
+		Features:  DefaultFeatures(),
+		Rank: func(id cluster.DeviceID) int64 {
+			if slices.Contains([]string{"g1", "g4", "g6"}, id.Device) {
+				return 400
+			}
+			return 1000
+		},
+	}
+	check := func(res []cluster.AllocationResult, ok bool, err error) {
+		if err != nil || !ok || res[0].Devices[0].Device != "g1" {
+			b.Fatal(res, ok, err)
+		}
+	}
+	b.Run("fresh", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			check(Allocate(in))
+		}
+	})
+	b.Run("reused", func(b *testing.B) {
+		var al Allocator
+		b.ReportAllocs()
+		for b.Loop() {
+			check(al.Allocate(in))
+		}
+	})
 }

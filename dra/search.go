@@ -28,6 +28,8 @@ type device struct {
 	slice *cluster.ResourceSlice
 	dev   *cluster.Device
 	id    cluster.DeviceID
+	// caps are the device's capacities (capacitiesOf)
+	caps []deviceCapacity
 	// shared: the device allows multiple allocations and consumable
 	// capacity is on.
 	shared bool
@@ -66,7 +68,9 @@ type requestGroup struct {
 
 type pick struct {
 	req, dev int
-	consumed map[cluster.QualifiedName]cluster.Quantity // shared devices only
+	// shared: a share of a shared device, whose result records the
+	// capacity it consumes (consumedCapacity)
+	shared bool
 }
 
 type claimData struct {
@@ -91,6 +95,17 @@ type allocator struct {
 	// steps counts the candidates the search looked at; maxSteps bounds
 	// them (negative: no bound).
 	steps, maxSteps int64
+	// memory kept for the next call (Allocator): the requests behind
+	// reqs, the ranks, the shares behind tentative
+	reqBuf  []reqData
+	ranks   []ranked
+	tentBuf []sharedUse
+}
+
+// ranked is a candidate's rank and its place in the search order.
+type ranked struct {
+	rank int64
+	i    int
 }
 
 // NodeDevices are the devices a node reaches through some slices, in
@@ -117,7 +132,7 @@ func NewNodeDevices(slices []*cluster.ResourceSlice, node *cluster.Node, f Featu
 	for _, p := range nd.pools {
 		for _, s := range p.slices {
 			for i := range s.Devices {
-				d := device{pool: p, slice: s, dev: &s.Devices[i], id: cluster.DeviceID{Driver: p.driver, Pool: p.name, Device: s.Devices[i].Name}}
+				d := device{pool: p, slice: s, dev: &s.Devices[i], id: cluster.DeviceID{Driver: p.driver, Pool: p.name, Device: s.Devices[i].Name}, caps: capacitiesOf(&s.Devices[i])}
 				d.shared = f.ConsumableCapacity && d.dev.AllowMultipleAllocations
 				nd.devs = append(nd.devs, d)
 			}
@@ -126,16 +141,18 @@ func NewNodeDevices(slices []*cluster.ResourceSlice, node *cluster.Node, f Featu
 	return nd
 }
 
-func newAllocator(in *Input) *allocator {
+// reset readies the allocator for in, reusing the memory of earlier
+// calls; what it holds is as a new allocator's.
+func (a *allocator) reset(in *Input) {
 	nd := in.Devices
 	if nd == nil {
 		nd = NewNodeDevices(in.Slices, in.Node, in.Features)
 	}
-	a := &allocator{in: in, claims: make([]claimData, len(in.Claims)), pools: nd.pools, maxSteps: in.MaxSteps}
+	a.in, a.pools, a.steps, a.maxSteps = in, nd.pools, 0, in.MaxSteps
 	if a.maxSteps == 0 {
 		a.maxSteps = StepsFor(DefaultFilterTimeout)
 	}
-	a.devs = rankedDevices(nd.devs, in.Rank)
+	a.rankDevices(nd.devs, in.Rank)
 	if st := in.Allocated; st != nil && (len(st.Exclusive) > 0 || len(st.Shared) > 0) {
 		for i := range a.devs {
 			d := &a.devs[i]
@@ -143,31 +160,90 @@ func newAllocator(in *Input) *allocator {
 			d.committedShared, d.hasCommittedShared = st.Shared[d.id]
 		}
 	}
+	if cap(a.claims) < len(in.Claims) {
+		a.claims = make([]claimData, len(in.Claims))
+	}
+	a.claims = a.claims[:len(in.Claims)]
+	requests := 0
+	for ci, claim := range in.Claims {
+		c := &a.claims[ci]
+		c.requests, c.picks = c.requests[:0], c.picks[:0]
+		clear(c.constraints)
+		c.constraints = c.constraints[:0]
+		for i := range claim.Spec.Requests {
+			requests += max(len(claim.Spec.Requests[i].FirstAvailable), 1)
+		}
+	}
+	if cap(a.reqBuf) < requests {
+		a.reqBuf = make([]reqData, requests)
+	}
+	a.reqs, a.match = a.reqs[:0], a.match[:0]
 	a.words = (len(in.Claims) + 63) / 64
-	a.allocating = make([]uint64, a.words*len(a.devs))
-	return a
+	n := a.words * len(a.devs)
+	if cap(a.allocating) < n {
+		a.allocating = make([]uint64, n)
+	}
+	a.allocating = a.allocating[:n]
+	clear(a.allocating)
+	a.tentative = nil
+	a.counters = counters{}
 }
 
-// rankedDevices copies devs in the order of rank (lower first, equal
-// ranks in devs' order); rank nil keeps devs' order.
-func rankedDevices(devs []device, rank func(cluster.DeviceID) int64) []device {
+// release lets go of the input once a call is done (the memory stays).
+func (a *allocator) release() {
+	a.in, a.pools = nil, nil
+}
+
+// newReq returns the request registered next (validate appends it to
+// reqs), with its memory of an earlier call.
+func (a *allocator) newReq() *reqData {
+	return &a.reqBuf[len(a.reqs)]
+}
+
+// addRequest appends an empty request group to the claim's.
+func (c *claimData) addRequest() *requestGroup {
+	n := len(c.requests)
+	if n < cap(c.requests) {
+		c.requests = c.requests[:n+1]
+	} else {
+		c.requests = append(c.requests, requestGroup{})
+	}
+	g := &c.requests[n]
+	g.alts, g.sub = g.alts[:0], false
+	return g
+}
+
+// rankDevices sets devs, in the order of rank (lower first, equal ranks
+// in devs' order), as the candidates; rank nil keeps devs' order.
+func (a *allocator) rankDevices(devs []device, rank func(cluster.DeviceID) int64) {
+	a.devs = slices.Grow(a.devs[:0], len(devs))[:len(devs)]
 	if rank == nil {
-		return slices.Clone(devs)
+		copy(a.devs, devs)
+		return
 	}
-	type ranked struct {
-		rank int64
-		i    int
-	}
-	rs := make([]ranked, len(devs))
+	rs := a.ranks[:0]
 	for i := range devs {
-		rs[i] = ranked{rank(devs[i].id), i}
+		rs = append(rs, ranked{rank(devs[i].id), i})
 	}
 	slices.SortStableFunc(rs, func(x, y ranked) int { return cmp.Compare(x.rank, y.rank) })
-	out := make([]device, len(devs))
 	for k, r := range rs {
-		out[k] = devs[r.i]
+		a.devs[k] = devs[r.i]
 	}
-	return out
+	a.ranks = rs
+}
+
+// shares returns the tentative shares of the candidates, all empty.
+func (a *allocator) shares() []sharedUse {
+	n := len(a.devs)
+	if cap(a.tentBuf) < n {
+		a.tentBuf = make([]sharedUse, n)
+	}
+	t := a.tentBuf[:n]
+	for i := range t {
+		t[i].present = false
+		clear(t[i].consumed)
+	}
+	return t
 }
 
 // committed reports whether the allocated state holds a device, as kube's
@@ -209,7 +285,7 @@ func (a *allocator) capacityFits(r *reqData, d int) (bool, error) {
 	if a.tentative != nil {
 		tent = a.tentative[d].consumed
 	}
-	return capacityFits(a.devs[d].dev, r.exact.Capacity, a.devs[d].committedShared, tent)
+	return capacityFits(a.devs[d].caps, r.exact.Capacity, a.devs[d].committedShared, tent)
 }
 
 // allocateOne is kube's allocateOne: it finds a device for device number
@@ -384,7 +460,7 @@ func (a *allocator) allocateDevice(ci int, r *reqData, d int, must bool) (bool, 
 	if !dv.shared {
 		a.allocating[d*a.words+ci/64] |= 1 << (ci % 64)
 	}
-	var consumed map[cluster.QualifiedName]cluster.Quantity
+	shared := false
 	if f.ConsumableCapacity {
 		// Kube checks capacity again here, after the constraints took the
 		// device and without undoing them when it fails; it fails only in
@@ -393,18 +469,18 @@ func (a *allocator) allocateDevice(ci int, r *reqData, d int, must bool) (bool, 
 			return refuse()
 		}
 		if dv.shared {
-			consumed = consumedCapacity(dv.dev, r.exact.Capacity)
+			shared = true
 			if a.tentative == nil {
-				a.tentative = make([]sharedUse, len(a.devs))
+				a.tentative = a.shares()
 			}
 			// kept even when empty (a device without capacities): a
 			// non-nil ConsumedCapacity is what marks the result a share
 			// (kube's shareID), so that the device stays shareable once
 			// the claim is committed
-			a.tentative[d].insert(consumed)
+			a.tentative[d].insert(dv.caps, r.exact.Capacity)
 		}
 	}
-	c.picks = append(c.picks, pick{req: r.index, dev: d, consumed: consumed})
+	c.picks = append(c.picks, pick{req: r.index, dev: d, shared: shared})
 	return true, nil
 }
 
@@ -423,8 +499,8 @@ func (a *allocator) undo(ci int) {
 		// counters a shared device took are not given back.
 		// (an empty share, of a device without capacities, is never
 		// removed: kube's entry for it stays)
-		if len(pk.consumed) > 0 {
-			a.tentative[d].remove(pk.consumed)
+		if len(dv.caps) > 0 {
+			a.tentative[d].remove(dv.caps, r.exact.Capacity)
 		}
 	} else {
 		a.allocating[d*a.words+ci/64] &^= 1 << (ci % 64)

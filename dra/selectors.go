@@ -10,19 +10,28 @@ import (
 
 // CELSelectors evaluates selectors in Kubernetes' CEL environment
 // (cluster/deviceselector), each expression compiled once and kept in a
-// cache, and remembers each verdict by device and expression: a device is
+// cache, and remembers each verdict by expression and device: a device is
 // read-only (a slice's change replaces it), so a verdict holds while the
 // device lives, and the cycle after a binding asks the same questions of
 // the same devices again. It belongs to one goroutine.
 type CELSelectors struct {
-	cache    *deviceselector.Cache
-	verdicts map[verdictKey]bool
+	cache *deviceselector.Cache
+	// verdicts are per selector (driver and expression), then per device;
+	// recent are the selectors asked last, most recent first (an
+	// allocation asks its class's and its request's over and over), so
+	// that most questions compare expressions instead of hashing them
+	verdicts map[selectorKey]*selectorVerdicts
+	recent   [4]*selectorVerdicts
+	kept     int // verdicts kept, over all selectors
 }
 
-// verdictKey is one selector on one device of a driver.
-type verdictKey struct {
-	dev          *cluster.Device
-	driver, expr string
+// selectorKey is one selector of a driver's devices.
+type selectorKey struct{ driver, expr string }
+
+// selectorVerdicts are one selector's verdicts, by device.
+type selectorVerdicts struct {
+	selectorKey
+	byDevice map[*cluster.Device]bool
 }
 
 // maxVerdicts bounds the verdicts kept; past it they are forgotten at
@@ -33,14 +42,14 @@ var _ SelectorEvaluator = (*CELSelectors)(nil)
 
 // NewCELSelectors returns an evaluator with a cache of the default size.
 func NewCELSelectors() *CELSelectors {
-	return &CELSelectors{cache: deviceselector.NewCache(deviceselector.DefaultCacheSize), verdicts: map[verdictKey]bool{}}
+	return &CELSelectors{cache: deviceselector.NewCache(deviceselector.DefaultCacheSize), verdicts: map[selectorKey]*selectorVerdicts{}}
 }
 
 // Match reports whether the selector selects the device; a compile error
 // wraps ErrSelectorCompile. Errors are not remembered.
 func (c *CELSelectors) Match(expr, driver string, d *cluster.Device) (bool, error) {
-	k := verdictKey{d, driver, expr}
-	if v, ok := c.verdicts[k]; ok {
+	sv := c.selector(expr, driver)
+	if v, ok := sv.byDevice[d]; ok {
 		return v, nil
 	}
 	sel, err := c.cache.Get(expr)
@@ -51,11 +60,34 @@ func (c *CELSelectors) Match(expr, driver string, d *cluster.Device) (bool, erro
 	if err != nil {
 		return false, err
 	}
-	if len(c.verdicts) >= maxVerdicts {
+	if c.kept >= maxVerdicts {
 		clear(c.verdicts)
+		c.recent, c.kept = [4]*selectorVerdicts{}, 0
+		sv = c.selector(expr, driver)
 	}
-	c.verdicts[k] = v
+	sv.byDevice[d] = v
+	c.kept++
 	return v, nil
+}
+
+// selector returns the verdicts of a selector, made recent.
+func (c *CELSelectors) selector(expr, driver string) *selectorVerdicts {
+	for i, sv := range c.recent {
+		if sv != nil && sv.expr == expr && sv.driver == driver {
+			copy(c.recent[1:i+1], c.recent[:i])
+			c.recent[0] = sv
+			return sv
+		}
+	}
+	k := selectorKey{driver, expr}
+	sv := c.verdicts[k]
+	if sv == nil {
+		sv = &selectorVerdicts{selectorKey: k, byDevice: map[*cluster.Device]bool{}}
+		c.verdicts[k] = sv
+	}
+	copy(c.recent[1:], c.recent[:len(c.recent)-1])
+	c.recent[0] = sv
+	return sv
 }
 
 // NodeState is the allocated state of a node's devices as its claims take

@@ -2,6 +2,8 @@ package dra
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -70,4 +72,59 @@ func TestNodeStateKeepsDevicesInUse(t *testing.T) {
 	require.NoError(t, err)
 	_, ok = allocate("b")
 	require.True(t, ok)
+}
+
+// CELSelectors remembers verdicts by selector and device: asked in any
+// order, more selectors than it keeps recent, of two drivers (the
+// attributes of the other are missing: a runtime error, not remembered),
+// it answers as a fresh evaluation does.
+func TestCELSelectorsRememberEachVerdict(t *testing.T) {
+	devs := []cluster.Device{gpu("g0", "T4", "r0"), gpu("g1", "A100", "r0"), gpu("g2", "A100", "r1")}
+	exprs := []string{`true`, `false`}
+	for _, m := range []string{"T4", "A100", "H100"} {
+		exprs = append(exprs, `device.attributes["gpu.example.com"].model == "`+m+`"`)
+	}
+	exprs = append(exprs, `device.driver == "gpu.example.com"`, `device.attributes["gpu.example.com"].pcieRoot == "r0"`)
+	drivers := []string{"gpu.example.com", "other.example.com"}
+	c := NewCELSelectors()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 2000 {
+		expr, driver, d := exprs[rng.IntN(len(exprs))], drivers[rng.IntN(len(drivers))], &devs[rng.IntN(len(devs))]
+		got, err := c.Match(expr, driver, d)
+		want, wantErr := NewCELSelectors().Match(expr, driver, d)
+		require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(err), "ask %d: %s of %s on %s", i, expr, driver, d.Name)
+		require.Equal(t, want, got, "ask %d: %s of %s on %s", i, expr, driver, d.Name)
+	}
+	require.LessOrEqual(t, c.kept, len(exprs)*len(drivers)*len(devs))
+}
+
+// BenchmarkCELSelectorsRemembered: the class's selector and a request's
+// asked of 6,000 devices (a thousand nodes' GPUs) in a scattered order,
+// every verdict remembered, as a sweep's allocations ask them.
+func BenchmarkCELSelectorsRemembered(b *testing.B) {
+	devs := make([]cluster.Device, 6000)
+	for i := range devs {
+		devs[i] = gpu(fmt.Sprintf("g%d", i), []string{"T4", "A100", "V100"}[i%3], "r0")
+	}
+	class := `device.driver == "gpu.example.com"`
+	request := `device.attributes["gpu.example.com"].model in ["A100", "V100"]`
+	c := NewCELSelectors()
+	for i := range devs {
+		for _, e := range []string{class, request} {
+			if _, err := c.Match(e, drv, &devs[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		i = (i + 2477) % len(devs)
+		for k := range 8 { // a node's devices, one after the other
+			d := &devs[(i+k)%len(devs)]
+			if ok, _ := c.Match(class, drv, d); ok {
+				c.Match(request, drv, d)
+			}
+		}
+	}
 }

@@ -223,7 +223,7 @@ func Frag(s *NodeState, w Workload) float64 {
 			q[xlSatisfied] += t.Weight * free
 		case t.GPUMilli == 0:
 			q[xrLackCPU] += t.Weight * free
-		case !s.Accepts(splitModels(t.Models)):
+		case !s.acceptsJoined(t.Models):
 			q[noAccess] += t.Weight * free
 		case s.gpusWith(t.GPUMilli) >= t.NumGPU && cpuOK:
 			small := float64(s.smallGPUs(t.GPUMilli))
@@ -257,11 +257,21 @@ func (s *NodeState) smallGPUs(m int64) int64 {
 	return t
 }
 
-func splitModels(s string) []string {
-	if s == "" {
-		return nil
+// acceptsJoined is Accepts of models joined by "|" (TaskType.Models),
+// without splitting them.
+func (s *NodeState) acceptsJoined(models string) bool {
+	if models == "" {
+		return true
 	}
-	return strings.Split(s, "|")
+	if s.Model == "" {
+		return false
+	}
+	for m := range strings.SplitSeq(models, "|") {
+		if m == s.Model {
+			return true
+		}
+	}
+	return false
 }
 
 // fragKey is a node state as fragmentation sees it: the GPUs' free milli

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"hash/fnv"
 	"math/rand"
 	"strconv"
@@ -284,7 +283,8 @@ func deviceRank(pol string, m *FragMemo, cache *stateCache, seed int64) func(*cl
 			}
 		case "Random":
 			h := fnv.New64a()
-			fmt.Fprintf(h, "%d/%s/%v/%d", seed, ni.Name(), s.Free[:s.GPUs], p.GPUMilli)
+			var buf [128]byte
+			h.Write(randomKey(buf[:0], seed, ni.Name(), s.Free[:s.GPUs], p.GPUMilli))
 			base := h.Sum64()
 			for i := range s.GPUs {
 				rank[i] = int64(mix(base+uint64(i)) >> 1)
@@ -301,6 +301,20 @@ func deviceRank(pol string, m *FragMemo, cache *stateCache, seed int64) func(*cl
 			return 0
 		}
 	}
+}
+
+// randomKey appends what Random's GPU ranks hash, as
+// fmt.Sprintf("%d/%s/%v/%d", seed, node, free, milli) prints it.
+func randomKey(b []byte, seed int64, node string, free []int32, milli int64) []byte {
+	b = append(append(strconv.AppendInt(b, seed, 10), '/'), node...)
+	b = append(b, '/', '[')
+	for i, f := range free {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, int64(f), 10)
+	}
+	return strconv.AppendInt(append(b, ']', '/'), milli, 10)
 }
 
 // mix is splitmix64's finaliser.

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -144,4 +146,35 @@ func TestPolicyByName(t *testing.T) {
 	}
 	_, err := PolicyByName("Tetris", m)
 	require.ErrorContains(t, err, `no policy "Tetris"`)
+}
+
+// randomKey prints what fmt prints.
+func TestRandomKeyIsFmts(t *testing.T) {
+	for _, tc := range []struct {
+		seed  int64
+		node  string
+		free  []int32
+		milli int64
+	}{{42, "abcde-node-1", []int32{1000, 250, 0}, 250}, {-7, "n", nil, 1000}, {51, "x-y", []int32{5}, 0}} {
+		want := fmt.Sprintf("%d/%s/%v/%d", tc.seed, tc.node, tc.free, tc.milli)
+		if got := string(randomKey(nil, tc.seed, tc.node, tc.free, tc.milli)); got != want {
+			t.Errorf("randomKey = %q, want %q", got, want)
+		}
+	}
+}
+
+// acceptsJoined is Accepts of the split list.
+func TestAcceptsJoinedIsAccepts(t *testing.T) {
+	for _, model := range []string{"", "T4", "V100", "A10"} {
+		s := NodeState{Model: model}
+		for _, models := range []string{"", "T4", "V100|T4", "A100|V100M16", "|", "T4|"} {
+			var split []string
+			if models != "" {
+				split = strings.Split(models, "|")
+			}
+			if got, want := s.acceptsJoined(models), s.Accepts(split); got != want {
+				t.Errorf("model %q, models %q: acceptsJoined %v, Accepts %v", model, models, got, want)
+			}
+		}
+	}
 }

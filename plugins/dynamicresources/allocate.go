@@ -28,21 +28,35 @@ type allocMemo struct {
 }
 
 // nodeAllocs are one node's answers for one content (stamp), by claim
-// specs (their short names).
+// specs (their numbers, stateData.specs), and what its allocated claims
+// hold.
 type nodeAllocs struct {
-	stamp   uint64
-	net     uint64 // the snapshot's NetworkVersion
+	stamp uint64
+	net   uint64 // the snapshot's NetworkVersion
+	// keys are the answers' specs and verdicts, in order: what find and
+	// Filter read; answers the rest of each
+	keys    []answerKey
 	answers []allocAnswer
+	// state is the node's allocated state for this content, once found
+	state *dra.AllocatedState
+}
+
+// answerKey is the specs of an answer and its verdict: the claims fit,
+// or an error was remembered (the answer's err).
+type answerKey struct {
+	specs   int32
+	ok, err bool
 }
 
 // allocAnswer is dra.Allocate's answer for some specs (errors are not
 // remembered, but for dra.ErrTimeout: the step budget makes it as
 // deterministic as an answer, and finding it again costs the budget).
 type allocAnswer struct {
-	specs   string
 	results []cluster.AllocationResult // read-only
-	ok      bool
-	err     error // nil or dra.ErrTimeout
+	err     error                      // nil or dra.ErrTimeout
+	// made: the results are made (Filter only asks whether the claims
+	// fit; Score and Reserve ask for the devices, of a few nodes)
+	made bool
 }
 
 // maxAnswers bounds the answers kept per node content; past it they are
@@ -61,20 +75,23 @@ func (m *allocMemo) on(snap *cluster.Snapshot, i int) *nodeAllocs {
 	na := &m.nodes[i]
 	// a node's answer depends on its content and on the devices no node
 	// owns, which every node reaches
-	if stamp, net := snap.Stamp(i), snap.NetworkVersion(); na.stamp != stamp || na.net != net || len(na.answers) >= maxAnswers {
-		na.stamp, na.net, na.answers = stamp, net, na.answers[:0]
+	if stamp, net := snap.Stamp(i), snap.NetworkVersion(); na.stamp != stamp || na.net != net {
+		na.stamp, na.net, na.keys, na.answers, na.state = stamp, net, na.keys[:0], na.answers[:0], nil
+	}
+	if len(na.answers) >= maxAnswers {
+		na.keys, na.answers = na.keys[:0], na.answers[:0]
 	}
 	return na
 }
 
-// find returns the answer for specs, if there is one.
-func (na *nodeAllocs) find(specs string) (*allocAnswer, bool) {
-	for i := range na.answers {
-		if na.answers[i].specs == specs {
-			return &na.answers[i], true
+// find returns the index of the answer for specs, or -1.
+func (na *nodeAllocs) find(specs int32) int {
+	for i := range na.keys {
+		if na.keys[i].specs == specs {
+			return i
 		}
 	}
-	return nil, false
+	return -1
 }
 
 // remembers reports whether allocate remembers its answers for s.
@@ -84,45 +101,74 @@ func (pl *DynamicResources) remembers(s *stateData) bool {
 
 // allocate runs the allocator for the claims to allocate on the node, with
 // the node's devices in use less the claims the preemption's simulation
-// freed.
-func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, bool, error) {
+// freed. Without want, the results may be left out (nil): a remembered
+// answer makes them when they are first wanted.
+func (pl *DynamicResources) allocate(s *stateData, ni *cluster.NodeInfo, want bool) ([]cluster.AllocationResult, bool, error) {
 	if !pl.remembers(s) {
-		return pl.allocateNow(s, ni)
+		return pl.allocateNow(s, ni, nil, true)
 	}
 	snap := pl.h.Snapshot()
 	i := ni.Index()
 	if i >= snap.Len() || snap.Node(i) != ni {
-		return pl.allocateNow(s, ni) // not the snapshot's node: no stamp names it
+		return pl.allocateNow(s, ni, nil, true) // not the snapshot's node: no stamp names it
 	}
 	na := pl.allocs.on(snap, i)
-	if a, ok := na.find(s.specs); ok {
-		return a.results, a.ok, a.err
+	if k := na.find(s.specs); k >= 0 {
+		key := na.keys[k]
+		switch {
+		case key.err:
+			return nil, false, na.answers[k].err
+		case !key.ok || !want:
+			return nil, key.ok, nil
+		}
+		a := &na.answers[k]
+		if !a.made {
+			// the same search on the same node content: the same answer,
+			// with its devices
+			a.results, _, _ = pl.allocateNow(s, ni, na, true)
+			a.made = true
+		}
+		return a.results, true, nil
 	}
-	results, ok, err := pl.allocateNow(s, ni)
+	results, ok, err := pl.allocateNow(s, ni, na, want)
 	if err == nil || errors.Is(err, dra.ErrTimeout) {
-		na.answers = append(na.answers, allocAnswer{s.specs, results, ok, err})
+		na.keys = append(na.keys, answerKey{s.specs, ok, err != nil})
+		na.answers = append(na.answers, allocAnswer{results, err, want})
 	}
 	return results, ok, err
 }
 
-// allocateNow is allocate without remembering.
-func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo) ([]cluster.AllocationResult, bool, error) {
-	var freed []*cluster.AllocationResult
-	for key, n := range s.freed { // a sum: the order does not matter
-		if alloc, pods, ok := ni.Claim(key); ok && n >= pods {
-			freed = append(freed, alloc)
-		}
-	}
-	allocated := dra.NodeStateWithout(ni, freed)
+// allocateNow is allocate without remembering the answer; na, when set,
+// is the node's memo entry, which keeps the node's allocated state (s
+// frees nothing then). Without want it only asks whether the claims fit
+// (the results are nil).
+func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo, na *nodeAllocs, want bool) ([]cluster.AllocationResult, bool, error) {
 	claims := s.claimsOn(ni)
 	if len(claims) == 0 {
 		return nil, true, nil
+	}
+	var allocated *dra.AllocatedState
+	if na != nil {
+		if na.state == nil {
+			na.state = dra.NodeState(ni)
+		}
+		allocated = na.state
+	} else {
+		var freed []*cluster.AllocationResult
+		for key, n := range s.freed { // a sum: the order does not matter
+			if alloc, pods, ok := ni.Claim(key); ok && n >= pods {
+				freed = append(freed, alloc)
+			}
+		}
+		allocated = dra.NodeStateWithout(ni, freed)
 	}
 	var rank func(cluster.DeviceID) int64
 	if pl.rank != nil {
 		rank = pl.rank(ni, claims)
 	}
-	return dra.Allocate(&dra.Input{
+	// the plugin's Allocator and input, reused call after call (the
+	// plugin belongs to one goroutine)
+	pl.input = dra.Input{
 		Rank:      rank,
 		Claims:    claims,
 		Classes:   s.classes,
@@ -133,7 +179,17 @@ func (pl *DynamicResources) allocateNow(s *stateData, ni *cluster.NodeInfo) ([]c
 		Selectors: pl.selectors,
 		Features:  pl.features,
 		MaxSteps:  pl.maxSteps,
-	})
+	}
+	var results []cluster.AllocationResult
+	var ok bool
+	var err error
+	if want {
+		results, ok, err = pl.alloc.Allocate(&pl.input)
+	} else {
+		ok, err = pl.alloc.Fits(&pl.input)
+	}
+	pl.input = dra.Input{}
+	return results, ok, err
 }
 
 // nodeDevices returns the devices the node reaches, found once per node
@@ -157,7 +213,7 @@ func (pl *DynamicResources) allocationOn(s *stateData, ni *cluster.NodeInfo) ([]
 	if r, ok := s.allocations[ni.Index()]; ok {
 		return r, nil
 	}
-	r, ok, err := pl.allocate(s, ni)
+	r, ok, err := pl.allocate(s, ni, true)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,8 @@
 // resources, the memo of allocations by node content and claim specs,
 // the DRAPreemption gate's freed claims) and none of the device search:
 // dynamic_resources.go is the plugin with its cycle state, allocate.go
-// Filter's call of the allocator with its memos, score.go the scoring.
+// Filter's call of the allocator (one [dra.Allocator], reused) with its
+// memos, score.go the scoring.
 //
 // # Determinism and concurrency
 //

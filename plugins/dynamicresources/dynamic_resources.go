@@ -76,8 +76,10 @@ type DynamicResources struct {
 	maxSteps   int64 // the search's budget, from FilterTimeout
 	rank       func(*cluster.NodeInfo, []*cluster.ResourceClaim) func(cluster.DeviceID) int64
 	selectors  *dra.CELSelectors
-	// sigs caches the signature part of each claim spec, by spec key.
-	sigs map[string]string
+	// sigs caches the signature part of each claim spec, by spec key;
+	// specIDs numbers the lists of them PreFilter makes.
+	sigs    map[string]string
+	specIDs map[string]int32
 	// allocs remembers allocations by node content (the snapshot's stamp)
 	// and claim specs: an allocation is a function of the two, and pods
 	// whose other requests differ (a trace's) ask the same of a node
@@ -85,6 +87,10 @@ type DynamicResources struct {
 	// devices are the devices each node reaches, by node name, found
 	// again when its slices or its node object change
 	devices map[string]*nodeDevicesEntry
+	// alloc is the allocator, its memory kept from call to call, and
+	// input its input
+	alloc dra.Allocator
+	input dra.Input
 }
 
 var (
@@ -116,7 +122,7 @@ func New(args any, h fw.Handle) (fw.Plugin, error) {
 	if a.FilterTimeout < 0 {
 		return nil, fmt.Errorf("filterTimeout %v must not be negative", a.FilterTimeout)
 	}
-	pl := &DynamicResources{h: h, features: a.Features, preemption: a.Preemption, rank: a.DeviceRank, selectors: dra.NewCELSelectors(), sigs: map[string]string{}, devices: map[string]*nodeDevicesEntry{},
+	pl := &DynamicResources{h: h, features: a.Features, preemption: a.Preemption, rank: a.DeviceRank, selectors: dra.NewCELSelectors(), sigs: map[string]string{}, specIDs: map[string]int32{}, devices: map[string]*nodeDevicesEntry{},
 		maxSteps: dra.StepsFor(a.FilterTimeout)}
 	if !a.NoAllocationMemo {
 		pl.allocs = &allocMemo{}
@@ -192,9 +198,10 @@ type stateData struct {
 	extended    []extendedRequest
 	extendedKey string
 	extClaims   map[uint64]*cluster.ResourceClaim
-	// specs names the claims to allocate and the extended resources, for
+	// specs numbers the claims to allocate and the extended resources
+	// (one number per distinct list, DynamicResources.specIDs), for
 	// remembered allocations
-	specs string
+	specs int32
 }
 
 // extendedRequest is an extended resource of the pod served by a class.
@@ -305,7 +312,7 @@ func (pl *DynamicResources) PreFilter(state *fw.CycleState, pod *cluster.PodInfo
 		b = strconv.AppendInt(append(strconv.AppendInt(b, e.count, 10), '@'), int64(len(e.class.Name)), 10)
 		b = append(b, e.class.Name...)
 	}
-	s.specs = string(b)
+	s.specs = pl.specsID(b)
 	state.Write(stateKey, s)
 	return nil
 }
@@ -451,7 +458,7 @@ func (pl *DynamicResources) Filter(state *fw.CycleState, pod *cluster.PodInfo, n
 	if len(s.toAllocate) == 0 && len(s.extended) == 0 {
 		return nil
 	}
-	results, ok, err := pl.allocate(s, ni)
+	results, ok, err := pl.allocate(s, ni, !pl.remembers(s)) // remembered, Score and Reserve make the results
 	switch {
 	case errors.Is(err, dra.ErrInvalidPools):
 		return unresolvable(err.Error())
@@ -515,6 +522,17 @@ func (pl *DynamicResources) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool
 		sig = append(sig, pl.specSig(rc)...)
 	}
 	return sig, true
+}
+
+// specsID numbers a list of specs (PreFilter's), one number per
+// distinct list.
+func (pl *DynamicResources) specsID(b []byte) int32 {
+	if id, ok := pl.specIDs[string(b)]; ok {
+		return id
+	}
+	id := int32(len(pl.specIDs))
+	pl.specIDs[string(b)] = id
+	return id
 }
 
 // specSig is a short name of a claim's spec, one per distinct spec.
