@@ -28,12 +28,7 @@ func (l *statusLists) sorted(r []fw.NodeStatus) []fw.NodeStatus {
 	if !ok || len(r) == 0 {
 		return sortedStatuses(r)
 	}
-	h := uint64(len(r))
-	for _, part := range [2][]fw.NodeStatus{r[wrap:], r[:wrap]} {
-		for _, ns := range part {
-			h = (h^uint64(ns.Node))*0x100000001b3 ^ uint64(uintptr(unsafe.Pointer(ns.Status)))*0x9e3779b97f4a7c15
-		}
-	}
+	h := hashStatuses(r, wrap)
 	if kept, ok := l.byHash[h]; ok && sameRotated(kept, r, wrap) {
 		return kept
 	}
@@ -43,6 +38,49 @@ func (l *statusLists) sorted(r []fw.NodeStatus) []fw.NodeStatus {
 	}
 	l.byHash[h] = out
 	return out
+}
+
+// hashStatuses hashes the nodes and statuses of r in node order
+// (r[wrap:] then r[:wrap]): the k-th goes to lane k mod 4. Four
+// independent lanes, because one chain of multiplies over two thousand
+// rejections waited on each multiply (a failed pod hashes its list at
+// every retry).
+func hashStatuses(r []fw.NodeStatus, wrap int) uint64 {
+	n := uint64(len(r))
+	var lanes [4]uint64
+	l0, l1, l2, l3 := hashLanes(n, n+1, n+2, n+3, r[wrap:])
+	// the second part's first rejection goes to lane m: its lanes are
+	// the first part's, turned by m
+	m := (len(r) - wrap) % 4
+	turned := [4]uint64{l0, l1, l2, l3}
+	l0, l1, l2, l3 = hashLanes(turned[m], turned[(m+1)%4], turned[(m+2)%4], turned[(m+3)%4], r[:wrap])
+	for j, l := range [4]uint64{l0, l1, l2, l3} {
+		lanes[(m+j)%4] = l
+	}
+	return ((lanes[0]*31+lanes[1])*31+lanes[2])*31 + lanes[3]
+}
+
+// hashLanes mixes r's rejections into four lanes in turn, the first into
+// h0.
+func hashLanes(h0, h1, h2, h3 uint64, r []fw.NodeStatus) (uint64, uint64, uint64, uint64) {
+	mix := func(h uint64, ns fw.NodeStatus) uint64 {
+		return (h^uint64(ns.Node))*0x100000001b3 ^ uint64(uintptr(unsafe.Pointer(ns.Status)))*0x9e3779b97f4a7c15
+	}
+	i := 0
+	for ; i+4 <= len(r); i += 4 {
+		h0, h1, h2, h3 = mix(h0, r[i]), mix(h1, r[i+1]), mix(h2, r[i+2]), mix(h3, r[i+3])
+	}
+	switch len(r) - i {
+	case 3:
+		h2 = mix(h2, r[i+2])
+		fallthrough
+	case 2:
+		h1 = mix(h1, r[i+1])
+		fallthrough
+	case 1:
+		h0 = mix(h0, r[i])
+	}
+	return h0, h1, h2, h3
 }
 
 // rotation finds where r, a scan's rejections, wraps around: r[wrap:]

@@ -68,3 +68,42 @@ func TestStatusListsShareOnlyEqualLists(t *testing.T) {
 	require.Equal(t, []fw.NodeStatus{ns(0, a), ns(1, b), ns(2, a), ns(3, a)}, l.sorted(mixed))
 	require.Equal(t, []fw.NodeStatus{ns(3, a), ns(1, b), ns(2, a), ns(0, a)}, mixed, "the scan's list is left as it was")
 }
+
+// A list's hash is that of its nodes and statuses in node order, whatever
+// node the scan started from (where it wraps): every length and start,
+// against the hash of the unwrapped list; and it tells lists apart that
+// differ in one status.
+func TestStatusHashIgnoresTheWrap(t *testing.T) {
+	sts := []*fw.Status{fw.NewStatus(fw.Unschedulable, "a"), fw.NewStatus(fw.Unschedulable, "b"), fw.NewStatus(fw.Unschedulable, "c")}
+	for n := 1; n <= 13; n++ {
+		inOrder := make([]fw.NodeStatus, n)
+		for i := range inOrder {
+			inOrder[i] = fw.NodeStatus{Node: i, Status: sts[(i*7+n)%len(sts)]}
+		}
+		want := hashStatuses(inOrder, 0)
+		for start := range n {
+			scan := append(slices.Clone(inOrder[start:]), inOrder[:start]...)
+			wrap, ok := rotation(scan)
+			require.True(t, ok)
+			require.Equal(t, want, hashStatuses(scan, wrap), "n=%d start=%d", n, start)
+		}
+		changed := slices.Clone(inOrder)
+		changed[n/2].Status = fw.NewStatus(fw.Unschedulable, "d")
+		require.NotEqual(t, want, hashStatuses(changed, 0), "n=%d", n)
+	}
+}
+
+// BenchmarkStatusHash hashes a scan's 2,000 rejections, wrapped.
+func BenchmarkStatusHash(b *testing.B) {
+	st := fw.NewStatus(fw.Unschedulable, "x")
+	r := make([]fw.NodeStatus, 2000)
+	for i := range r {
+		r[i] = fw.NodeStatus{Node: (i + 700) % len(r), Status: st}
+	}
+	wrap, _ := rotation(r)
+	var sink uint64
+	for b.Loop() {
+		sink += hashStatuses(r, wrap)
+	}
+	_ = sink
+}
