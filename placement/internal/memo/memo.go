@@ -23,10 +23,10 @@ import (
 const (
 	maxSignatures = 512
 	budgetBytes   = 512 << 20
-	// bytesPerNode is a table entry (56 bytes) and its share of a memo
+	// bytesPerNode is a table entry (64 bytes) and its share of a memo
 	// tree (two tree nodes of a count, an index, a score and two
 	// normalisers' bounds).
-	bytesPerNode = 56 + 2*(4+4+8+2*2*8)
+	bytesPerNode = 64 + 2*(4+4+8+2*2*8)
 	// maxNormalizers bounds the pointwise-normalised score plugins
 	// remembered per node; more run live.
 	maxNormalizers = 2
@@ -141,6 +141,10 @@ type entry struct {
 	failAt int32      // the index of that filter (math.MaxInt32 when they pass)
 	fixed  int64      // the weighted sum of the remembered scores needing no normalisation
 	norm   [maxNormalizers]int64
+	// pad makes an entry a cache line: 56 bytes would lay most entries
+	// across two, and on a large cluster each line is a miss (a table of
+	// 100,000 nodes is a large allocation, aligned to a page)
+	_ [64 - 56]byte
 }
 
 // plan is which plugins the memo answers for the pod being scheduled.

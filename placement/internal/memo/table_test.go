@@ -3,6 +3,7 @@ package memo
 import (
 	"fmt"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -42,4 +43,10 @@ func TestMemoForgetsTheLeastRecentlyUsedTable(t *testing.T) {
 	require.Len(t, keys, limit)
 	require.Equal(t, []string{string(sig(limit)), string(sig(0))}, keys[:2])
 	require.Equal(t, string(sig(2)), keys[limit-1])
+}
+
+// An entry is one cache line: the memo tree's refresh of a changed node
+// reads one line of its table, not two.
+func TestEntryIsACacheLine(t *testing.T) {
+	require.EqualValues(t, 64, unsafe.Sizeof(entry{}))
 }

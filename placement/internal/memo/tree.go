@@ -2,7 +2,6 @@ package memo
 
 import (
 	"math"
-	"slices"
 	"unsafe"
 
 	"github.com/gangsim/gangsim/cluster"
@@ -34,7 +33,6 @@ type tree struct {
 	// second normaliser, when there is one (the first's are in the tree
 	// node: the default profile has one, TaintToleration)
 	second []int64
-	up     []int32 // tree nodes to pull, reused
 }
 
 // treeNode sums up the leaves under it; a pull reads two of them side by
@@ -152,35 +150,19 @@ func (m *Memo) treeOf(p *Pod, t *table) *tree {
 }
 
 // update copies the entries of the given nodes (repeats allowed) into
-// their leaves, then pulls their ancestors level by level, each once:
-// changes share the upper levels. Every leaf is at the same depth, so a
-// level's tree nodes are pulled after all their children; the level's
-// list is kept sorted, which lists a shared parent once (a parent of
-// sorted children comes in order). A pull reads two children sharing a
-// cache line, one changed, and writes their parent: on a large cluster a
-// miss, so the parent is asked for (prefetch) a level ahead.
+// their leaves and pulls each changed leaf's ancestors, from the leaf up,
+// until one comes out unchanged: its own ancestors then hold as they were.
+// Nodes bound one after another change their leaves' best scores, but a
+// bound node is seldom the best of a large subtree for every signature,
+// so the pulls of most changes stop a few levels up.
 func (tr *tree) update(t *table, nodes []int32) {
-	up := tr.up[:0]
 	for _, i := range nodes {
-		k := tr.size + int(i)
-		tr.setLeaf(t, int(i))
-		tr.prefetchNode(k / 2)
-		up = append(up, int32(k/2))
-	}
-	slices.Sort(up)
-	up = slices.Compact(up)
-	for len(up) > 0 && up[0] >= 1 {
-		next := up[:0]
-		for _, k := range up {
-			tr.pull(t, int(k))
-			if p := k / 2; p >= 1 && (len(next) == 0 || next[len(next)-1] != p) {
-				tr.prefetchNode(int(p))
-				next = append(next, p)
-			}
+		if !tr.setLeaf(t, int(i)) {
+			continue
 		}
-		up = next
+		for k := (tr.size + int(i)) / 2; k >= 1 && tr.pull(t, k); k /= 2 {
+		}
 	}
-	tr.up = up
 }
 
 // prefetchNode asks for tree node k, bounds included.
@@ -196,10 +178,13 @@ func (tr *tree) prefetchNode(k int) {
 // cache miss, and a refresh of a few nodes a pod is a chain of them.
 const ahead = 6
 
-// prefetch asks for node i's entry and leaf.
+// prefetch asks for node i's entry, leaf and the two tree nodes above it.
 func (tr *tree) prefetch(t *table, i int) {
 	prefetch.Object(unsafe.Pointer(&t.nodes[i]), unsafe.Sizeof(t.nodes[i]))
-	prefetch.Object(unsafe.Pointer(&tr.nodes[tr.size+i]), unsafe.Sizeof(tr.nodes[i]))
+	k := tr.size + i
+	prefetch.Object(unsafe.Pointer(&tr.nodes[k]), unsafe.Sizeof(tr.nodes[k]))
+	tr.prefetchNode(k / 2)
+	tr.prefetchNode(k / 4)
 }
 
 // refreshEntry brings node i's remembered verdict and scores up to date.
@@ -226,7 +211,7 @@ func newTree(n, nNorm int, old *tree) *tree {
 	}
 	tr := &tree{size: size, n: n, nNorm: nNorm}
 	if old != nil && old.size == size {
-		tr.nodes, tr.second, tr.up = old.nodes, old.second, old.up[:0]
+		tr.nodes, tr.second = old.nodes, old.second
 	} else {
 		tr.nodes = make([]treeNode, 2*size)
 	}
@@ -249,6 +234,23 @@ func (tr *tree) bound(k, j int) (lo, hi *int64) {
 	return &tr.second[2*k], &tr.second[2*k+1]
 }
 
+// setBounds gives leaf k the bounds of one node's raw scores norm, or of
+// no feasible node when norm is nil, and reports whether the bounds kept
+// apart from the tree node (second) changed.
+func (tr *tree) setBounds(k int, norm *[maxNormalizers]int64) bool {
+	changed := false
+	for j := range tr.nNorm {
+		v, w := int64(math.MaxInt64), int64(math.MinInt64)
+		if norm != nil {
+			v, w = norm[j], norm[j]
+		}
+		lo, hi := tr.bound(k, j)
+		changed = changed || j > 0 && (*lo != v || *hi != w)
+		*lo, *hi = v, w
+	}
+	return changed
+}
+
 // empty gives tree node k the bounds of no feasible node.
 func (tr *tree) empty(k int) {
 	for j := range tr.nNorm {
@@ -257,37 +259,43 @@ func (tr *tree) empty(k int) {
 	}
 }
 
-// setLeaf copies node i's entry into its leaf.
-func (tr *tree) setLeaf(t *table, i int) {
+// setLeaf copies node i's entry into its leaf and reports whether the
+// leaf changed.
+func (tr *tree) setLeaf(t *table, i int) bool {
 	k := tr.size + i
 	e, leaf := &t.nodes[i], &tr.nodes[k]
+	old := *leaf
+	changed := false
 	if e.status != nil {
 		*leaf = treeNode{best: -1}
-		tr.empty(k)
-		return
+		changed = tr.setBounds(k, nil)
+	} else {
+		*leaf = treeNode{cnt: 1, best: int32(i), bestV: e.fixed}
+		changed = tr.setBounds(k, &e.norm)
 	}
-	*leaf = treeNode{cnt: 1, best: int32(i), bestV: e.fixed, lo: e.norm[0], hi: e.norm[0]}
-	for j := 1; j < tr.nNorm; j++ {
-		lo, hi := tr.bound(k, j)
-		*lo, *hi = e.norm[j], e.norm[j]
-	}
+	return changed || *leaf != old
 }
 
-// pull recomputes tree node k from its children. It runs a few times for
-// every node changed, so it reads one tree node a child, bounds included.
-func (tr *tree) pull(_ *table, k int) {
+// pull recomputes tree node k from its children and reports whether it
+// changed: an unchanged node leaves its ancestors as they were. It runs a
+// few times for every node changed, so it reads one tree node a child,
+// bounds included.
+func (tr *tree) pull(_ *table, k int) bool {
 	ch := tr.nodes[2*k : 2*k+2 : 2*k+2]
-	l, r, to := &ch[0], &ch[1], &tr.nodes[k]
-	to.cnt = l.cnt + r.cnt
-	to.best, to.bestV = l.best, l.bestV
+	l, r := &ch[0], &ch[1]
+	to := treeNode{cnt: l.cnt + r.cnt, best: l.best, bestV: l.bestV, lo: min(l.lo, r.lo), hi: max(l.hi, r.hi)}
 	if r.best >= 0 && (l.best < 0 || r.bestV > l.bestV) {
 		to.best, to.bestV = r.best, r.bestV // the left child wins ties: its indexes are lower
 	}
-	to.lo, to.hi = min(l.lo, r.lo), max(l.hi, r.hi)
+	changed := to != tr.nodes[k]
+	tr.nodes[k] = to
 	if tr.nNorm > 1 {
 		b := tr.second
-		b[2*k], b[2*k+1] = min(b[4*k], b[4*k+2]), max(b[4*k+1], b[4*k+3])
+		lo, hi := min(b[4*k], b[4*k+2]), max(b[4*k+1], b[4*k+3])
+		changed = changed || lo != b[2*k] || hi != b[2*k+1]
+		b[2*k], b[2*k+1] = lo, hi
 	}
+	return changed
 }
 
 // count returns the feasible nodes in [l, r).
