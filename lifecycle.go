@@ -43,11 +43,12 @@ import (
 
 // startRunning puts a pod that arrives with its node in the cache, bound.
 func (s *Scheduler) startRunning(r *podRecord, node string) error {
-	if err := s.cache.BindPod(r.info, node, s.now); err != nil {
+	bound, err := s.cache.BindPod(r.info, node, s.now)
+	if err != nil {
 		return err
 	}
 	s.markBound(r, node)
-	r.info, _ = s.cache.Pod(r.info.Key()) // kept once, as bind does
+	r.info = bound // kept once, as bind does
 	return nil
 }
 

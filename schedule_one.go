@@ -192,7 +192,7 @@ func (s *Scheduler) commitChanges(changes []cluster.Change, res *CycleResult) er
 		var err error
 		switch {
 		case ch.Pod != nil && ch.Added:
-			r := s.tracker.record(ch.Pod.Key())
+			r := s.tracker.recordOf(ch.Pod)
 			if err = s.bind(r, node); err != nil {
 				return err
 			}
@@ -464,16 +464,16 @@ func (s *Scheduler) nominate(r *podRecord, node string) {
 
 // bind assumes the pod on node and completes its binding at once.
 func (s *Scheduler) bind(r *podRecord, node string) error {
-	key := r.info.Key()
-	if err := s.cache.BindPod(r.info, node, s.now); err != nil {
-		return fmt.Errorf("binding pod %s: %w", key, err)
+	bound, err := s.cache.BindPod(r.info, node, s.now)
+	if err != nil {
+		return fmt.Errorf("binding pod %s: %w", r.info.Key(), err)
 	}
 	s.markBound(r, node)
 	s.emit(podEvent(EventPodBound, r.info, node, ""))
 	if p := r.info.Pod(); p.NodeName == "" && p.StartTime == 0 {
 		// a running pod is kept once, in its bound form (setPending makes
 		// the pending form again): a million pods, 300 MB less
-		r.info, _ = s.cache.Pod(key)
+		r.info = bound
 	}
 	return nil
 }

@@ -18,7 +18,10 @@ func TestBindPodIsAssumeAndFinish(t *testing.T) {
 		for _, name := range []string{"p1", "p2"} {
 			pi := NewPodInfo(Pod{Namespace: "default", Name: name, Labels: map[string]string{"app": "a"}, Requests: NewResources(1000, 1<<30, 0)})
 			if oneStep {
-				require.NoError(t, c.BindPod(pi, "n", 5*time.Second))
+				bound, err := c.BindPod(pi, "n", 5*time.Second)
+				require.NoError(t, err)
+				got, _ := c.Pod(pi.Key())
+				require.Same(t, got, bound, "BindPod returns the copy the cache holds")
 			} else {
 				require.NoError(t, c.AssumePod(pi, "n"))
 				require.NoError(t, c.FinishBinding(pi.Key(), 5*time.Second))
@@ -39,6 +42,8 @@ func TestBindPodIsAssumeAndFinish(t *testing.T) {
 	}
 	require.Equal(t, slices.Collect(a.Budgets()), slices.Collect(b.Budgets()))
 	// and refuses what AssumePod refuses
-	require.ErrorIs(t, b.BindPod(NewPodInfo(Pod{Namespace: "default", Name: "p1"}), "n", 0), ErrPodExists)
-	require.ErrorIs(t, b.BindPod(NewPodInfo(Pod{Namespace: "default", Name: "p3"}), "gone", 0), ErrNodeNotFound)
+	_, err := b.BindPod(NewPodInfo(Pod{Namespace: "default", Name: "p1"}), "n", 0)
+	require.ErrorIs(t, err, ErrPodExists)
+	_, err = b.BindPod(NewPodInfo(Pod{Namespace: "default", Name: "p3"}), "gone", 0)
+	require.ErrorIs(t, err, ErrNodeNotFound)
 }

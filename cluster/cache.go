@@ -72,6 +72,12 @@ type Cache struct {
 type nodeItem struct {
 	info       *NodeInfo
 	prev, next *nodeItem
+	// rank is the node's index in a snapshot of the cache's node set at
+	// version rankAt (snapshots list the nodes by name, so every snapshot
+	// of one node set has the same order): UpdateSnapshot finds the
+	// snapshot's copy of a changed node without a lookup by name
+	rank   int
+	rankAt int64
 }
 
 type budgetItem struct {
@@ -263,11 +269,16 @@ func (c *Cache) place(pi *PodInfo, node string) error {
 // BindPod places a pending pod on a node as bound, started at now: an
 // AssumePod and FinishBinding in one step, for a binding that cannot fail
 // in between (the simulator's), with one copy of the pod instead of two.
-func (c *Cache) BindPod(pi *PodInfo, node string, now time.Duration) error {
+// It returns the pod as bound, the copy the cache holds.
+func (c *Cache) BindPod(pi *PodInfo, node string, now time.Duration) (*PodInfo, error) {
 	if err := pi.pod.Validate(); err != nil {
-		return err
+		return nil, err
 	}
-	return c.place(pi.with(PodBound, node, now), node)
+	bound := pi.with(PodBound, node, now)
+	if err := c.place(bound, node); err != nil {
+		return nil, err
+	}
+	return bound, nil
 }
 
 // FinishBinding turns an assumed pod into a bound one, started at now.

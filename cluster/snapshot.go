@@ -125,7 +125,7 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 	}
 	var fresh map[string]*NodeInfo
 	for it := c.recent; it != nil && it.info.generation > s.generation; it = it.next {
-		if i, ok := s.index[it.info.node.Name]; ok && !rebuild {
+		if i, ok := s.indexOf(c, it); ok && !rebuild {
 			// the snapshot's copy is its own: copied over in place, its
 			// lists' room reused (every binding changes a node)
 			own := s.nodes[i]
@@ -217,6 +217,7 @@ func (s *Snapshot) rebuild(c *Cache, fresh map[string]*NodeInfo) {
 			}
 		}
 		index[name] = len(nodes)
+		it.rank, it.rankAt = len(nodes), c.nodeSetVersion
 		nodes = append(nodes, ni)
 		return true
 	})
@@ -232,6 +233,16 @@ func (s *Snapshot) rebuild(c *Cache, fresh map[string]*NodeInfo) {
 		s.countNode(ni, 1)
 	}
 	s.nodeSetVersion = c.nodeSetVersion
+}
+
+// indexOf returns the index of the cache's node it in the snapshot, or
+// false when the snapshot has no such node.
+func (s *Snapshot) indexOf(c *Cache, it *nodeItem) (int, bool) {
+	if it.rankAt == c.nodeSetVersion && s.nodeSetVersion == c.nodeSetVersion && it.rankAt != 0 {
+		return it.rank, true
+	}
+	i, ok := s.index[it.info.node.Name]
+	return i, ok
 }
 
 // countNode adds (sign 1) or takes away (-1) a node's pods from the
