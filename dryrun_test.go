@@ -32,6 +32,8 @@ type busyRun struct {
 	// preemptions try many nodes, and the next pod of a class finds most
 	// of them as they were
 	wide bool
+	// expected is the WithExpectedPods hint, 0 for none
+	expected int
 }
 
 // runBusyCluster runs a small oversubscribed cluster drawn from seed:
@@ -71,6 +73,9 @@ func runBusy(t *testing.T, seed uint64, how busyRun) (*Scheduler, []string) {
 		opts = append(opts, eventLog(&events))
 	}
 	opts = append(opts, WithoutShortcuts(how.off))
+	if how.expected > 0 {
+		opts = append(opts, WithExpectedPods(how.expected))
+	}
 	s, err := New(Config{CheckInvariants: !how.fast}, opts...)
 	require.NoError(t, err)
 	nodes, arrivals, gap := 2+rng.IntN(8), 20+rng.IntN(60), 300

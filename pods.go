@@ -335,6 +335,19 @@ func (s *Scheduler) SetResourceClaimStatuses(key cluster.PodKey, statuses ...clu
 // hold it. A fork keeps its parent's choice.
 func WithSharedPods() Option { return func(s *Scheduler) { s.sharedPods = true } }
 
+// WithExpectedPods sizes the scheduler's indexes of pods (its records, its
+// queue and its cache, each keyed by the pod's name) for n pods, as a
+// capacity hint: a run adding a million pods otherwise grows each of them
+// twenty times over, rehashing every key it holds. It changes no decision;
+// more pods than n are taken as before.
+func WithExpectedPods(n int) Option {
+	return func(s *Scheduler) { s.expectedPods = max(0, min(n, maxExpectedPods)) }
+}
+
+// maxExpectedPods bounds WithExpectedPods' hint, so that a wrong one cannot
+// reserve more memory than a very large run uses.
+const maxExpectedPods = 1 << 24
+
 // The API server admits a pod at its creation, in its namespace, before
 // the scheduler sees it (package admission): LimitRanger fills the
 // containers' missing requests and limits from the namespace's

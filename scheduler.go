@@ -112,6 +112,7 @@ type Scheduler struct {
 	explainer    explainer
 
 	sharedPods    bool     // see WithSharedPods
+	expectedPods  int      // see WithExpectedPods
 	shortcutsOff  Shortcut // see WithoutShortcuts
 	shortcutStats ShortcutStats
 	owners        placementOwners // FutileRetries' (futile.go)
@@ -153,6 +154,11 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 		Backoff:          queue.Backoff{Initial: cfg.PodInitialBackoff, Max: cfg.PodMaxBackoff},
 		MaxUnschedulable: cfg.MaxUnschedulable,
 	})
+	if n := s.expectedPods; n > 0 {
+		s.cache.Grow(n)
+		s.queue.Grow(n)
+		s.tracker.pods = make(map[cluster.PodKey]podID, n)
+	}
 	s.snap = s.cache.Snapshot()
 	s.nominations = newNominator(s.snap, &s.tracker.records)
 	// a pod that failed for the room a nomination held may fit once it

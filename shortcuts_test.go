@@ -67,3 +67,18 @@ func addStats(a, b ShortcutStats) ShortcutStats {
 		RememberedCandidates: a.RememberedCandidates + b.RememberedCandidates,
 	}
 }
+
+// WithExpectedPods is a capacity hint only: on random busy clusters the
+// event stream is the same without it, with one far below the pods added
+// and with one above them.
+func TestExpectedPodsChangesNoDecision(t *testing.T) {
+	for seed := range uint64(4) {
+		for _, wide := range []bool{false, true} {
+			want, _, _, _, _ := runBusyCluster(t, seed, busyRun{wide: wide, fast: true})
+			for _, n := range []int{1, 100000} {
+				got, _, _, _, _ := runBusyCluster(t, seed, busyRun{wide: wide, fast: true, expected: n})
+				require.Equal(t, want, got, "seed %d (wide %v), expecting %d pods", seed, wide, n)
+			}
+		}
+	}
+}

@@ -47,3 +47,21 @@ func TestBindPodIsAssumeAndFinish(t *testing.T) {
 	_, err = b.BindPod(NewPodInfo(Pod{Namespace: "default", Name: "p3"}), "gone", 0)
 	require.ErrorIs(t, err, ErrNodeNotFound)
 }
+
+// Grow keeps the pods the cache holds and takes more.
+func TestCacheGrowKeepsPods(t *testing.T) {
+	c := NewCache()
+	require.NoError(t, c.AddNode(Node{Name: "n", Allocatable: NewResources(4000, 8<<30, 10)}))
+	_, err := c.BindPod(NewPodInfo(Pod{Namespace: "default", Name: "p1"}), "n", 0)
+	require.NoError(t, err)
+	c.Grow(1000)
+	c.Grow(0)
+	got, ok := c.Pod("default/p1")
+	require.True(t, ok)
+	require.Equal(t, PodBound, got.State())
+	_, err = c.BindPod(NewPodInfo(Pod{Namespace: "default", Name: "p1"}), "n", 0)
+	require.ErrorIs(t, err, ErrPodExists, "the grown index still knows the pod")
+	_, err = c.BindPod(NewPodInfo(Pod{Namespace: "default", Name: "p2"}), "n", 0)
+	require.NoError(t, err)
+	require.NoError(t, c.CheckConsistency())
+}

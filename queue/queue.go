@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 	"time"
 	"unsafe"
@@ -99,6 +100,17 @@ func New[T any](cfg Config) *Queue[T] {
 		gated:   btree.NewG(32, func(a, b *Item[T]) bool { return a.seq < b.seq }),
 		items:   map[string]*Item[T]{},
 	}
+}
+
+// Grow readies the queue's index of items for n more items without
+// growing it step by step (a hint: it changes nothing else).
+func (q *Queue[T]) Grow(n int) {
+	if n <= 0 {
+		return
+	}
+	items := make(map[string]*Item[T], len(q.items)+n)
+	maps.Copy(items, q.items)
+	q.items = items
 }
 
 // Backoff returns the queue's backoff parameters.

@@ -498,3 +498,20 @@ func TestNextWakeupRemembersUnwantedItems(t *testing.T) {
 		require.Equal(t, time.Second+queue.DefaultMaxUnschedulable, at)
 	})
 }
+
+// Grow keeps the queue's items, where they are, and takes more.
+func TestGrowKeepsItems(t *testing.T) {
+	q := newQueue()
+	add(t, q, pod("a"))
+	add(t, q, pod("b"))
+	pop(t, q, 0, "pod/a")
+	q.Grow(1000)
+	q.Grow(-1)
+	require.Equal(t, 2, q.Len())
+	require.Equal(t, pools{Active: 1}, countsOf(q), "a is in flight, b active")
+	require.Error(t, q.Add(&pod("b").it), "the grown index still knows b")
+	require.NoError(t, q.Done("pod/a"))
+	add(t, q, pod("c"))
+	pop(t, q, 0, "pod/b")
+	pop(t, q, 0, "pod/c")
+}

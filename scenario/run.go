@@ -130,7 +130,7 @@ func (sc *Scenario) NewScheduler(opts ...gangsim.Option) (*gangsim.Scheduler, er
 	if sc == nil {
 		return nil, ErrNilScenario
 	}
-	s, err := gangsim.New(sc.Config, append([]gangsim.Option{gangsim.WithRegistry(sc.registry), gangsim.WithSharedPods()}, opts...)...)
+	s, err := gangsim.New(sc.Config, append([]gangsim.Option{gangsim.WithRegistry(sc.registry), gangsim.WithSharedPods(), gangsim.WithExpectedPods(len(sc.Pods))}, opts...)...)
 	if err != nil {
 		return nil, sc.runError(Source{Path: "config"}, err)
 	}
