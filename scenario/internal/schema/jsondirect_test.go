@@ -40,10 +40,14 @@ func decodeThroughTree(data []byte) (*File, int, error) {
 // tree takes too, without a warning, into the same values and lines.
 func checkJSONDirect(t *testing.T, data []byte) bool {
 	t.Helper()
-	direct := &File{}
-	if !DecodeJSONDirect(data, direct) {
+	direct, halved := &File{}, &File{}
+	took, _ := decodeJSONDirect(data, direct, 0)
+	tookHalved, _ := decodeJSONDirect(data, halved, 2)
+	require.Equal(t, took, tookHalved, "decoding the lists in halves takes what one pass takes, and only that:\n%s", data)
+	if !took {
 		return false
 	}
+	require.True(t, reflect.DeepEqual(direct, halved), "the lists decoded in halves differ from one pass on\n%s", data)
 	viaTree, nwarn, err := decodeThroughTree(data)
 	require.NoError(t, err, "the direct decoder took a file the node tree refuses:\n%s", data)
 	require.Zero(t, nwarn, "the direct decoder took a file with warnings:\n%s", data)
@@ -194,5 +198,76 @@ func TestCountElements(t *testing.T) {
 		require.Equal(t, len(list), s.countElements(), "%s", data)
 		s = &jsonDirect{data: data[:r.IntN(len(data)+1)]}
 		require.LessOrEqual(t, s.countElements(), len(s.data))
+	}
+}
+
+// A large file's lists decoded in two halves at once equal one pass's,
+// lines included, whatever the white space and the lengths (odd and even),
+// and a fault in either half is found.
+func TestJSONDirectHalvesAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for _, n := range []int{2, 3, 4097, 5000} {
+		var b strings.Builder
+		b.WriteString("{\n\"nodes\": [{\"name\": \"n\", \"allocatable\": {\"cpu\": \"4\"}}],\n\"pods\": [")
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString([]string{"", "\n", " \n  ", "\n\n"}[rng.IntN(4)])
+			fmt.Fprintf(&b, `{"name": "p-%d", "requests": {"cpu": "%dm", "memory": "%d"},%s"labels": {"app": "a%d", "n": "x,]}\"y"}}`,
+				i, 100+rng.IntN(5), 1<<20+rng.IntN(3), []string{" ", "\n"}[rng.IntN(2)], rng.IntN(3))
+		}
+		b.WriteString("\n]\n}\n")
+		data := []byte(b.String())
+		one, halved := &File{}, &File{}
+		ok, lists := decodeJSONDirect(data, one, 0)
+		require.True(t, ok, "n=%d", n)
+		require.Zero(t, lists)
+		ok, lists = decodeJSONDirect(data, halved, 2)
+		require.True(t, ok, "n=%d", n)
+		require.Equal(t, 1, lists, "n=%d: the pods in halves (the one node in one pass)", n)
+		require.Len(t, halved.Pods, n)
+		require.True(t, reflect.DeepEqual(one, halved), "n=%d: the halves differ from one pass", n)
+		require.Equal(t, one.Pods[n-1].Line, halved.Pods[n-1].Line)
+		// a fault in the first half, in the second, at the split
+		for _, at := range []int{n / 4, n/2 + n/4, n / 2} {
+			bad := bytes.Replace(data, fmt.Appendf(nil, `"p-%d"`, at), fmt.Appendf(nil, `"p-%d" "`, at), 1)
+			ok, _ := decodeJSONDirect(bad, &File{}, 0)
+			require.False(t, ok)
+			ok, _ = decodeJSONDirect(bad, &File{}, 2)
+			require.False(t, ok, "n=%d: a fault at element %d", n, at)
+		}
+	}
+}
+
+// BenchmarkDecodeJSONDirect decodes 20,000 pods on 2,000 nodes in one
+// pass and in halves (on two processors).
+func BenchmarkDecodeJSONDirect(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("{\"nodes\": [")
+	for i := range 2000 {
+		if i > 0 {
+			sb.WriteString(",\n")
+		}
+		fmt.Fprintf(&sb, `{"name": "node-%05d", "allocatable": {"cpu": "16000m", "memory": "68719476736", "pods": 110}, "labels": {"topology.kubernetes.io/zone": "zone-%d"}}`, i, i%4)
+	}
+	sb.WriteString("],\n\"pods\": [")
+	for i := range 20000 {
+		if i > 0 {
+			sb.WriteString(",\n")
+		}
+		fmt.Fprintf(&sb, `{"name": "pod-%06d", "requests": {"cpu": "%dm", "memory": "%d"}, "priority": 0}`, i, 100*(1+i%5), 1<<28*(1+i%4))
+	}
+	sb.WriteString("]}\n")
+	data := []byte(sb.String())
+	for _, halves := range []int{0, halvesFrom} {
+		b.Run(fmt.Sprintf("halvesFrom=%d", halves), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if ok, _ := decodeJSONDirect(data, &File{}, halves); !ok {
+					b.Fatal("not decoded")
+				}
+			}
+		})
 	}
 }
