@@ -104,4 +104,37 @@ func (v IntOrPercent) of(total int) int {
 type BudgetStatus struct {
 	Budget  *PodDisruptionBudget
 	Allowed int
+	// probeKey and probeVal are LabelProbe's, made once with the budget
+	probeKey, probeVal string
+}
+
+// NewBudgetStatus returns the status of budget b allowing allowed
+// disruptions, its LabelProbe made.
+func NewBudgetStatus(b *PodDisruptionBudget, allowed int) BudgetStatus {
+	st := BudgetStatus{Budget: b, Allowed: allowed}
+	st.probeKey, st.probeVal = labelProbe(b.Selector)
+	return st
+}
+
+// LabelProbe returns a label every pod the budget selects carries: of its
+// selector's matchLabels, the one with the least key. ok is false when the
+// selector has none, or when the status was not made by NewBudgetStatus
+// or a Cache. Most
+// budgets select few pods: one lookup of this label turns the others away
+// before the whole selector is read.
+func (b BudgetStatus) LabelProbe() (key, val string, ok bool) {
+	return b.probeKey, b.probeVal, b.probeKey != ""
+}
+
+// labelProbe is LabelProbe's label for a selector ("" for none).
+func labelProbe(s *LabelSelector) (key, val string) {
+	if s == nil {
+		return "", ""
+	}
+	for k, v := range s.MatchLabels {
+		if key == "" || k < key {
+			key, val = k, v
+		}
+	}
+	return key, val
 }

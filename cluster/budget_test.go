@@ -183,3 +183,32 @@ func TestCacheBudgetVersion(t *testing.T) {
 	require.NoError(t, c.AddPod(pod("z").on("n1").label("app", "web").obj()))
 	assert.Greater(t, c.budgetVersion, v, "a covered pod changes the counts")
 }
+
+// A budget's label probe is the matchLabels entry of least key, whatever
+// the map's order, and none without matchLabels; the cache's statuses
+// carry it.
+func TestBudgetLabelProbe(t *testing.T) {
+	for _, tc := range []struct {
+		sel      *LabelSelector
+		key, val string
+	}{
+		{nil, "", ""},
+		{&LabelSelector{}, "", ""},
+		{&LabelSelector{MatchExpressions: []LabelRequirement{{Key: "a", Operator: LabelExists}}}, "", ""},
+		{&LabelSelector{MatchLabels: map[string]string{"tier": "web", "app": "a", "team": "x"}}, "app", "a"},
+		{&LabelSelector{MatchLabels: map[string]string{"z": "1"}}, "z", "1"},
+	} {
+		for range 20 { // map order varies run to run
+			key, val, ok := NewBudgetStatus(&PodDisruptionBudget{Selector: tc.sel}, 1).LabelProbe()
+			require.Equal(t, [2]string{tc.key, tc.val}, [2]string{key, val})
+			require.Equal(t, tc.key != "", ok)
+		}
+	}
+	c := NewCache()
+	require.NoError(t, c.AddBudget(PodDisruptionBudget{Namespace: "default", Name: "b", Selector: &LabelSelector{MatchLabels: map[string]string{"tier": "web", "app": "a"}}, MinAvailable: &IntOrPercent{Value: 1}}))
+	for st := range c.Budgets() {
+		key, val, ok := st.LabelProbe()
+		require.True(t, ok)
+		require.Equal(t, [2]string{"app", "a"}, [2]string{key, val})
+	}
+}

@@ -81,8 +81,9 @@ type nodeItem struct {
 }
 
 type budgetItem struct {
-	budget            PodDisruptionBudget
-	healthy, expected int
+	budget             PodDisruptionBudget
+	healthy, expected  int
+	probeKey, probeVal string // see BudgetStatus.LabelProbe
 }
 
 // NewCache returns an empty cache.
@@ -376,6 +377,7 @@ func (c *Cache) AddBudget(b PodDisruptionBudget) error {
 		b.MaxUnavailable = new(*b.MaxUnavailable)
 	}
 	item := &budgetItem{budget: b}
+	item.probeKey, item.probeVal = labelProbe(b.Selector)
 	for _, pi := range c.pods {
 		item.count(pi, 1)
 	}
@@ -430,7 +432,7 @@ func (c *Cache) Budgets() iter.Seq[BudgetStatus] {
 }
 
 func (b *budgetItem) status() BudgetStatus {
-	return BudgetStatus{Budget: &b.budget, Allowed: b.budget.DisruptionsAllowed(b.healthy, b.expected)}
+	return BudgetStatus{Budget: &b.budget, Allowed: b.budget.DisruptionsAllowed(b.healthy, b.expected), probeKey: b.probeKey, probeVal: b.probeVal}
 }
 
 func (c *Cache) countBudgets(pi *PodInfo, sign int) {

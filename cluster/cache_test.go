@@ -193,7 +193,7 @@ func TestCacheRemoveNodeReturnsItsPods(t *testing.T) {
 	assert.Equal(t, 1, c.PodCount())
 	assert.Greater(t, c.Generation(), gen)
 	assert.Equal(t, n2gen, n2.Generation())
-	assert.Equal(t, []BudgetStatus{{Budget: &c.budgets[0].budget, Allowed: 0}}, collectBudgets(c.Budgets()), "removed pods leave the budget")
+	assert.Equal(t, []BudgetStatus{NewBudgetStatus(&c.budgets[0].budget, 0)}, collectBudgets(c.Budgets()), "removed pods leave the budget")
 	assert.Equal(t, [2]int{0, 0}, [2]int{c.budgets[0].healthy, c.budgets[0].expected})
 	checkCache(t, c)
 

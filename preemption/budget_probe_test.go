@@ -74,7 +74,7 @@ func TestBudgetProbesKeepTheSplit(t *testing.T) {
 			default:
 				b.Selector = &cluster.LabelSelector{MatchLabels: labels(r, 1+r.IntN(3))}
 			}
-			budgets = append(budgets, cluster.BudgetStatus{Budget: b, Allowed: r.IntN(3)})
+			budgets = append(budgets, cluster.NewBudgetStatus(b, r.IntN(3)))
 		}
 		var units []*Unit
 		for i := range 1 + r.IntN(6) {

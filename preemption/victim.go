@@ -67,21 +67,9 @@ func Compare(a, b *Unit) int {
 	)
 }
 
-// labelProbe is a label a selector's pods must carry (key "" for none):
-// most budgets match few pods, and one lookup of a label the budgets
-// share turns the others away before their whole selectors are read.
+// labelProbe is a label a budget's pods must carry (key "" for none; see
+// cluster.BudgetStatus.LabelProbe).
 type labelProbe struct{ key, val string }
-
-// probeOf is one of the selector's matchLabels (any one: each is a
-// necessary condition).
-func probeOf(s *cluster.LabelSelector) labelProbe {
-	if s != nil {
-		for k, v := range s.MatchLabels {
-			return labelProbe{k, v}
-		}
-	}
-	return labelProbe{}
-}
 
 // budgetViolations splits units, given in importance order, into those
 // whose eviction would break a pod disruption budget and the rest, as
@@ -94,7 +82,7 @@ func budgetViolations(units []*Unit, budgets []cluster.BudgetStatus) (violating 
 	probes := make([]labelProbe, len(budgets))
 	for i, b := range budgets {
 		allowed[i] = b.Allowed
-		probes[i] = probeOf(b.Budget.Selector)
+		probes[i].key, probes[i].val, _ = b.LabelProbe()
 	}
 	for _, u := range units {
 		var bad []cluster.PodKey
