@@ -310,11 +310,7 @@ func (s *jsonDirect) elementStart(k int) int {
 	for i := s.pos; i < len(data); i++ {
 		switch data[i] {
 		case '"':
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
+			i = stringEnd(data, i)
 		case '[', '{':
 			depth++
 		case ']', '}':
@@ -353,6 +349,17 @@ func (s *jsonDirect) elements(out reflect.Value, from int) bool {
 	}
 }
 
+// stringEnd returns the index of the quote closing the string whose
+// opening quote is at i (len(data) when none does), escapes read over.
+func stringEnd(data []byte, i int) int {
+	for i++; i < len(data) && data[i] != '"'; i++ {
+		if data[i] == '\\' {
+			i++
+		}
+	}
+	return i
+}
+
 // countElements returns how many elements the array at pos holds, reading
 // bytes only: nesting, strings and commas, nothing checked. It is a
 // capacity, never more than the bytes left; the array's decoding checks
@@ -363,11 +370,7 @@ func (s *jsonDirect) countElements() int {
 	for i := s.pos; i < len(data); i++ {
 		switch data[i] {
 		case '"':
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
+			i = stringEnd(data, i)
 			empty = false
 		case '[', '{':
 			if depth++; depth > 1 {
