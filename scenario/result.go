@@ -439,12 +439,13 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, m *controllers.Man
 	res.Pods = make([]PodResult, 0, len(sc.Pods)+len(made))
 	for i := range sc.Pods {
 		p := &sc.Pods[i].Pod
-		if kr.skips(p.Key()) {
-			if _, ok := s.Pod(p.Key()); !ok {
+		key := p.Key() // made once: a million pods
+		if kr.skips(key) {
+			if _, ok := s.Pod(key); !ok {
 				continue // never made: a pod of a job Kueue held, made again (or not) by its controller
 			}
 		}
-		res.Pods = append(res.Pods, r.podResult(s, m, p, &res.Stats))
+		res.Pods = append(res.Pods, r.podResult(s, m, p, key, &res.Stats))
 	}
 	if m != nil {
 		for _, key := range made {
@@ -452,7 +453,7 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, m *controllers.Man
 				continue // a pod of the inputs made again (a StatefulSet's): listed with them
 			}
 			p, _ := m.Pod(key)
-			res.Pods = append(res.Pods, r.podResult(s, m, &p, &res.Stats))
+			res.Pods = append(res.Pods, r.podResult(s, m, &p, key, &res.Stats))
 		}
 		res.Jobs = jobResults(m.Jobs())
 		for _, p := range m.Parents() {
@@ -525,11 +526,13 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, m *controllers.Man
 
 // podResult is a pod's final state; a Job's pod its controller counted
 // as failed is Failed, and a pod admission refused to create is Rejected.
-func (r *recorder) podResult(s *gangsim.Scheduler, m *controllers.Manager, p *cluster.Pod, stats *StatsResult) PodResult {
-	st, ok := s.Pod(p.Key())
-	if reason, refused := r.rejected[p.Key()]; !ok && refused {
-		stats.Rejected++
-		return PodResult{Name: p.Key().Display(), Phase: gangsim.PhaseRejected, Reason: reason}
+func (r *recorder) podResult(s *gangsim.Scheduler, m *controllers.Manager, p *cluster.Pod, key cluster.PodKey, stats *StatsResult) PodResult {
+	st, ok := s.Pod(key)
+	if !ok {
+		if reason, refused := r.rejected[key]; refused {
+			stats.Rejected++
+			return PodResult{Name: key.Display(), Phase: gangsim.PhaseRejected, Reason: reason}
+		}
 	}
 	pr := PodResult{Name: st.Key.Display(), Node: st.Node, Phase: st.Phase}
 	switch {
