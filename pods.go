@@ -344,9 +344,10 @@ func WithExpectedPods(n int) Option {
 	return func(s *Scheduler) { s.expectedPods = max(0, min(n, maxExpectedPods)) }
 }
 
-// maxExpectedPods bounds WithExpectedPods' hint, so that a wrong one cannot
-// reserve more memory than a very large run uses.
-const maxExpectedPods = 1 << 24
+// maxExpectedPods bounds WithExpectedPods' hint, twice the largest run
+// measured (BENCHMARKS.md), so that a wrong one costs at most about 320 MB
+// and a second at the start: the indexes of 2 million pods.
+const maxExpectedPods = 1 << 21
 
 // The API server admits a pod at its creation, in its namespace, before
 // the scheduler sees it (package admission): LimitRanger fills the

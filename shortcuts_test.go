@@ -82,3 +82,12 @@ func TestExpectedPodsChangesNoDecision(t *testing.T) {
 		}
 	}
 }
+
+// A hint is clamped: a negative one is none, a huge one the bound.
+func TestExpectedPodsIsBounded(t *testing.T) {
+	for _, tc := range [][2]int{{-5, 0}, {0, 0}, {1000, 1000}, {1 << 40, maxExpectedPods}} {
+		s, err := New(Config{}, WithExpectedPods(tc[0]))
+		require.NoError(t, err)
+		require.Equal(t, tc[1], s.expectedPods, "hint %d", tc[0])
+	}
+}
