@@ -286,7 +286,7 @@ func (s *Scheduler) removeFromNode(key cluster.PodKey) error {
 		_, err := s.cache.RemovePod(key) // for the error
 		return err
 	}
-	p, node := pi.Pod(), pi.Pod().NodeName
+	p, node := pi.Pod(), pi.NodeName()
 	var released []string
 	if ni, ok := s.cache.Node(node); ok && ni.ClaimCount() > 0 {
 		for i := range p.ResourceClaims {

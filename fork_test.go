@@ -230,13 +230,13 @@ func TestRunningPodKeptOnce(t *testing.T) {
 	r = s.tracker.record("default/p")
 	require.Equal(t, PhasePending, r.phase)
 	require.Equal(t, cluster.PodPending, r.info.State())
-	require.Empty(t, r.info.Pod().NodeName)
+	require.Empty(t, r.info.NodeName())
 	require.NoError(t, s.Run())
 	require.Equal(t, PhaseBound, r.phase)
 	require.NotEqual(t, node, r.node)
 	bound, _ = s.cache.Pod("default/p")
 	require.Same(t, bound, r.info)
-	require.Equal(t, r.node, r.info.Pod().NodeName)
+	require.Equal(t, r.node, r.info.NodeName())
 }
 
 // A composite's list of leaves is its own in each copy: children defined

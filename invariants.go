@@ -129,15 +129,15 @@ func (s *Scheduler) checkPodAccounts() error {
 			if !cached {
 				return invariantError("pod %s is %s on %q but not in the cache", key, r.phase, r.node)
 			}
-			if pi.Pod().NodeName != r.node {
-				return invariantError("pod %s is %s on %q but the cache has it on %q", key, r.phase, r.node, pi.Pod().NodeName)
+			if pi.NodeName() != r.node {
+				return invariantError("pod %s is %s on %q but the cache has it on %q", key, r.phase, r.node, pi.NodeName())
 			}
 			if (pi.State() == cluster.PodTerminating) != (r.phase == PhaseTerminating) {
 				return invariantError("pod %s is %s but the cache has it %v", key, r.phase, pi.State())
 			}
 		case PhasePending, PhaseSucceeded, PhaseDeleted:
 			if cached {
-				return invariantError("pod %s is %s but the cache has it on %q", key, r.phase, pi.Pod().NodeName)
+				return invariantError("pod %s is %s but the cache has it on %q", key, r.phase, pi.NodeName())
 			}
 			if r.phase == PhasePending {
 				if err := s.checkWaiting(r); err != nil {

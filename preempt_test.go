@@ -56,7 +56,7 @@ func TestPreemptionVictimsMinimalAndNoPodLost(t *testing.T) {
 			case PhaseBound:
 				pi, inCache := ts.cache.Pod(k)
 				require.True(t, inCache, "trial %d: bound pod %s missing from the cache", trial, k)
-				require.Equal(t, st.Node, pi.Pod().NodeName)
+				require.Equal(t, st.Node, pi.NodeName())
 			case PhaseSucceeded:
 			default:
 				t.Fatalf("trial %d: pod %s ended %s", trial, k, st.Phase)

@@ -470,9 +470,9 @@ func (s *Scheduler) bind(r *podRecord, node string) error {
 	}
 	s.markBound(r, node)
 	s.emit(podEvent(EventPodBound, r.info, node, ""))
-	if p := r.info.Pod(); p.NodeName == "" && p.StartTime == 0 {
+	if r.info.NodeName() == "" && r.info.StartTime() == 0 {
 		// a running pod is kept once, in its bound form (setPending makes
-		// the pending form again): a million pods, 300 MB less
+		// the pending form again)
 		r.info = bound
 	}
 	return nil

@@ -92,7 +92,7 @@ func checkNoReprieve(t *testing.T, ts *testSched, res CycleResult, trial int) {
 	for _, k := range order {
 		cp := snap.Checkpoint()
 		for _, p := range units[k].Pods {
-			idx, _ := snap.Index(p.Pod().NodeName)
+			idx, _ := snap.Index(p.NodeName())
 			snap.Reserve(p, idx)
 		}
 		require.False(t, fitsAll(), "trial %d: victim unit %s could have been reprieved", trial, k)

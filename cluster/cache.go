@@ -229,8 +229,8 @@ func (c *Cache) RemoveNode(name string) ([]*PodInfo, error) {
 	removed := slices.Clone(it.info.pods)
 	defer c.touchNet(c.net.version, it)
 	for _, pi := range removed {
-		it.info.releaseClaims(&pi.pod) // a node-independent claim's other pods keep it
-		delete(c.pods, pi.key)
+		it.info.releaseClaims(&pi.spec.pod) // a node-independent claim's other pods keep it
+		delete(c.pods, pi.spec.key)
 		c.countBudgets(pi, -1)
 	}
 	delete(c.nodes, name)
@@ -257,22 +257,22 @@ func (c *Cache) AddPod(p Pod) error {
 // AssumePod records the scheduler's decision to put pi on node before the
 // binding completes: the pod counts against the node from now on.
 func (c *Cache) AssumePod(pi *PodInfo, node string) error {
-	if err := pi.pod.Validate(); err != nil {
+	if err := pi.spec.pod.Validate(); err != nil {
 		return err
 	}
 	return c.place(pi.with(PodAssumed, node, 0), node)
 }
 
 func (c *Cache) place(pi *PodInfo, node string) error {
-	if old, ok := c.pods[pi.key]; ok {
-		return fmt.Errorf("%w: pod %s is %s on node %q", ErrPodExists, pi.key, old.state, old.pod.NodeName)
+	if old, ok := c.pods[pi.spec.key]; ok {
+		return fmt.Errorf("%w: pod %s is %s on node %q", ErrPodExists, pi.spec.key, old.state, old.node)
 	}
 	it, ok := c.nodes[node]
 	if !ok {
-		return fmt.Errorf("%w: node %q for pod %s", ErrNodeNotFound, node, pi.key)
+		return fmt.Errorf("%w: node %q for pod %s", ErrNodeNotFound, node, pi.spec.key)
 	}
 	it.info.insertPod(len(it.info.pods), pi)
-	c.pods[pi.key] = pi
+	c.pods[pi.spec.key] = pi
 	c.countBudgets(pi, 1)
 	c.touch(it)
 	return nil
@@ -283,7 +283,7 @@ func (c *Cache) place(pi *PodInfo, node string) error {
 // in between (the simulator's), with one copy of the pod instead of two.
 // It returns the pod as bound, the copy the cache holds.
 func (c *Cache) BindPod(pi *PodInfo, node string, now time.Duration) (*PodInfo, error) {
-	if err := pi.pod.Validate(); err != nil {
+	if err := pi.spec.pod.Validate(); err != nil {
 		return nil, err
 	}
 	bound := pi.with(PodBound, node, now)
@@ -295,14 +295,14 @@ func (c *Cache) BindPod(pi *PodInfo, node string, now time.Duration) (*PodInfo, 
 
 // FinishBinding turns an assumed pod into a bound one, started at now.
 func (c *Cache) FinishBinding(key PodKey, now time.Duration) error {
-	return c.transition(key, PodAssumed, func(pi *PodInfo) *PodInfo { return pi.with(PodBound, pi.pod.NodeName, now) })
+	return c.transition(key, PodAssumed, func(pi *PodInfo) *PodInfo { return pi.with(PodBound, pi.node, now) })
 }
 
 // EvictPod starts the graceful termination of a bound pod: it keeps its
 // resources until RemovePod, and stops counting as healthy for budgets.
 func (c *Cache) EvictPod(key PodKey, now time.Duration) error {
 	return c.transition(key, PodBound, func(pi *PodInfo) *PodInfo {
-		cp := pi.with(PodTerminating, pi.pod.NodeName, pi.pod.StartTime)
+		cp := pi.with(PodTerminating, pi.node, pi.start)
 		cp.deletedAt = now
 		return cp
 	})
@@ -315,9 +315,9 @@ func (c *Cache) transition(key PodKey, from PodState, next func(*PodInfo) *PodIn
 		return fmt.Errorf("%w: pod %s", ErrPodNotFound, key)
 	}
 	if pi.state != from {
-		return fmt.Errorf("%w: pod %s on node %q is %s, not %s", ErrPodState, key, pi.pod.NodeName, pi.state, from)
+		return fmt.Errorf("%w: pod %s on node %q is %s, not %s", ErrPodState, key, pi.node, pi.state, from)
 	}
-	it := c.nodes[pi.pod.NodeName]
+	it := c.nodes[pi.node]
 	np := next(pi)
 	it.info.pods[it.info.podIndex(key)] = np
 	c.countBudgets(pi, -1)
@@ -334,7 +334,7 @@ func (c *Cache) ForgetPod(key PodKey) error {
 		return fmt.Errorf("%w: pod %s", ErrPodNotFound, key)
 	}
 	if pi.state != PodAssumed {
-		return fmt.Errorf("%w: pod %s on node %q is %s, not Assumed", ErrPodState, key, pi.pod.NodeName, pi.state)
+		return fmt.Errorf("%w: pod %s on node %q is %s, not Assumed", ErrPodState, key, pi.node, pi.state)
 	}
 	_, err := c.RemovePod(key)
 	return err
@@ -348,10 +348,10 @@ func (c *Cache) RemovePod(key PodKey) (*PodInfo, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: pod %s", ErrPodNotFound, key)
 	}
-	it := c.nodes[pi.pod.NodeName]
+	it := c.nodes[pi.node]
 	it.info.removePodAt(it.info.podIndex(key))
 	before := c.net.version
-	it.info.releaseClaims(&pi.pod)
+	it.info.releaseClaims(&pi.spec.pod)
 	delete(c.pods, key)
 	c.countBudgets(pi, -1)
 	c.touch(it)
@@ -445,7 +445,7 @@ func (c *Cache) countBudgets(pi *PodInfo, sign int) {
 
 // count adds sign to the budget's counts if it covers pi.
 func (b *budgetItem) count(pi *PodInfo, sign int) bool {
-	if pi.state == PodTerminating || !b.budget.Matches(&pi.pod) {
+	if pi.state == PodTerminating || !b.budget.Matches(&pi.spec.pod) {
 		return false
 	}
 	b.expected += sign

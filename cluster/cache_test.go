@@ -89,8 +89,8 @@ func TestCacheLegalTransitions(t *testing.T) {
 			}
 			require.True(t, ok)
 			assert.Equal(t, tt.to, pi.State())
-			assert.Equal(t, "n1", pi.Pod().NodeName)
-			assert.Equal(t, tt.start, pi.Pod().StartTime)
+			assert.Equal(t, "n1", pi.NodeName())
+			assert.Equal(t, tt.start, pi.StartTime())
 			assert.Equal(t, tt.deletedAt, pi.DeletedAt())
 			assert.Equal(t, others.Add(NewResources(500, gi, 1, gpu(1))), n1.Requested())
 			if tt.from != PodPending {
@@ -348,9 +348,46 @@ func TestCheckConsistency(t *testing.T) {
 	ni.requested.MilliCPU += 100
 	require.ErrorIs(t, c.CheckConsistency(), ErrInconsistent)
 	ni.requested.MilliCPU -= 100
-	ni.pods[0].pod.NodeName = "elsewhere"
+	ni.pods[0].node = "elsewhere"
 	require.ErrorContains(t, c.CheckConsistency(), `names node "elsewhere"`)
-	ni.pods[0].pod.NodeName = "n"
+	ni.pods[0].node = "n"
 	ni.node.Allocatable.MilliCPU = 100
 	require.ErrorContains(t, c.CheckConsistency(), "more than its allocatable")
+}
+
+// Every form of a pod shares the pod as created: binding, eviction and the
+// return to pending copy the state, never the pod, and the state is read
+// through the form, not through the pod.
+func TestPodFormsShareThePod(t *testing.T) {
+	c := NewCache()
+	require.NoError(t, c.AddNode(Node{Name: "n", Allocatable: NewResources(1000, gi, 10)}))
+	pending := NewPodInfo(Pod{Name: "p", Requests: NewResources(100, mi, 0), Labels: map[string]string{"a": "b"}})
+	bound, err := c.BindPod(pending, "n", 7)
+	require.NoError(t, err)
+	require.Same(t, pending.Pod(), bound.Pod())
+	require.Equal(t, "", pending.NodeName(), "the pending form is not changed")
+	require.Equal(t, time.Duration(0), pending.StartTime())
+	require.Equal(t, "n", bound.NodeName())
+	require.Equal(t, time.Duration(7), bound.StartTime())
+	require.Equal(t, "", bound.Pod().NodeName, "the pod as created named no node")
+
+	require.NoError(t, c.EvictPod(bound.Key(), 9))
+	term, _ := c.Pod(bound.Key())
+	require.Same(t, pending.Pod(), term.Pod())
+	require.Equal(t, "n", term.NodeName())
+	require.Equal(t, time.Duration(7), term.StartTime())
+
+	again := term.Pending()
+	require.Same(t, pending.Pod(), again.Pod())
+	require.Equal(t, PodPending, again.State())
+	require.Equal(t, "", again.NodeName())
+	require.Equal(t, time.Duration(0), again.StartTime())
+	require.Equal(t, time.Duration(0), again.DeletedAt())
+	require.Equal(t, pending.Request(), again.Request())
+	require.Equal(t, pending.Priority(), again.Priority())
+
+	// a pod that names its node at its creation says so until placed
+	named := NewPodInfo(Pod{Name: "q", NodeName: "n", StartTime: 3})
+	require.Equal(t, "n", named.NodeName())
+	require.Equal(t, time.Duration(3), named.StartTime())
 }

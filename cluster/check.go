@@ -32,22 +32,22 @@ func (c *Cache) CheckConsistency() error {
 		var cpu, mem int64
 		var prios []priorityCount
 		for _, pi := range ni.pods {
-			if where, dup := seen[pi.key]; dup {
-				err = bad("pod %s is on nodes %q and %q", pi.key, where, ni.node.Name)
+			if where, dup := seen[pi.spec.key]; dup {
+				err = bad("pod %s is on nodes %q and %q", pi.spec.key, where, ni.node.Name)
 				return false
 			}
-			seen[pi.key] = ni.node.Name
-			if pi.pod.NodeName != ni.node.Name {
-				err = bad("pod %s names node %q but is on %q", pi.key, pi.pod.NodeName, ni.node.Name)
+			seen[pi.spec.key] = ni.node.Name
+			if pi.node != ni.node.Name {
+				err = bad("pod %s names node %q but is on %q", pi.spec.key, pi.node, ni.node.Name)
 				return false
 			}
-			if c.pods[pi.key] != pi {
-				err = bad("pod %s on node %q is not the cache's record of it", pi.key, ni.node.Name)
+			if c.pods[pi.spec.key] != pi {
+				err = bad("pod %s on node %q is not the cache's record of it", pi.spec.key, ni.node.Name)
 				return false
 			}
-			sum = sum.Add(pi.request)
-			cpu += pi.nonZeroCPU
-			mem += pi.nonZeroMem
+			sum = sum.Add(pi.spec.request)
+			cpu += pi.spec.nonZeroCPU
+			mem += pi.spec.nonZeroMem
 			addPriority(&prios, pi.priority, 1)
 		}
 		switch {
@@ -193,7 +193,7 @@ func (ni *NodeInfo) claimProblem() string {
 	}
 	users := map[string]int32{}
 	for _, pi := range ni.pods {
-		p := &pi.pod
+		p := &pi.spec.pod
 		for i := range p.ResourceClaims {
 			users[p.ClaimKey(i)]++
 		}

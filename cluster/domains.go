@@ -155,16 +155,16 @@ func (t *DomainTotals) addPod(i int, ni *NodeInfo, pi *PodInfo, sign int64) {
 		return
 	}
 	ds := &t.sums[d]
-	r := &pi.request
+	r := &pi.spec.request
 	ds.req[0] += sign * r.MilliCPU
 	ds.req[1] += sign * r.Memory
 	ds.req[2] += sign * r.Pods
 	addExt(&ds.reqExt, r.scalars, sign)
 	if ni.node.Allocatable.MilliCPU != 0 {
-		ds.nzCPU += sign * pi.nonZeroCPU
+		ds.nzCPU += sign * pi.spec.nonZeroCPU
 	}
 	if ni.node.Allocatable.Memory != 0 {
-		ds.nzMem += sign * pi.nonZeroMem
+		ds.nzMem += sign * pi.spec.nonZeroMem
 	}
 }
 

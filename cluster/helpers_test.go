@@ -214,7 +214,7 @@ func checkCache(t testing.TB, c *Cache) {
 			prev, dup := seen[pi.Key()]
 			require.False(t, dup, "pod %s on nodes %q and %q", pi.Key(), prev, ni.Name())
 			seen[pi.Key()] = ni.Name()
-			require.Equal(t, ni.Name(), pi.Pod().NodeName, "pod %s", pi.Key())
+			require.Equal(t, ni.Name(), pi.NodeName(), "pod %s", pi.Key())
 			cached, ok := c.Pod(pi.Key())
 			require.True(t, ok, "pod %s on node %q is not in the pod map", pi.Key(), ni.Name())
 			require.Same(t, cached, pi)

@@ -29,29 +29,41 @@ func (s PodState) String() string {
 	return "PodState(?)"
 }
 
-// PodInfo is a pod with what the scheduler derives from it once: its key,
-// what it occupies on a node, its non-zero scoring requests, and its cache
-// state. PodInfos are shared between the cache and its snapshots, so they
-// are immutable: a state change makes a new PodInfo.
+// PodInfo is a pod with what the scheduler derives from it once (its key,
+// what it occupies on a node, its non-zero scoring requests) and where it
+// is in the cache: its state, its node, its start. PodInfos are shared
+// between the cache and its snapshots, so they are immutable: a state
+// change makes a new PodInfo, which shares the pod and what was derived
+// from it with the old one (a binding copies a few words, not the pod).
 type PodInfo struct {
+	spec      *podSpec
+	node      string        // the node it is on; "" while pending
+	start     time.Duration // when it started running
+	deletedAt time.Duration // when eviction started; valid in PodTerminating
+	priority  int32         // the spec's, read here without a second load
+	handle    int32         // the owner's number for it (SetHandle)
+	state     PodState
+	affinity  affinityFlags
+}
+
+// podSpec is the part of a PodInfo every form of one pod shares: the pod
+// as created and what is derived from it.
+type podSpec struct {
 	pod        Pod
 	key        PodKey
 	request    Resources
 	nonZeroCPU int64
 	nonZeroMem int64
-	priority   int32
-	affinity   affinityFlags
-	state      PodState
-	deletedAt  time.Duration // when eviction started; valid in PodTerminating
-	handle     int32         // the owner's number for it (SetHandle)
+	priority   int32 // pod.Priority points here
 }
 
 // NewPodInfo wraps a deep copy of p as a pending pod. Its priority is
 // p.Priority, or 0 when that is nil: admission resolves priorities before
-// a pod reaches the cache (see the Scheduler's AddPod).
+// a pod reaches the cache (see the Scheduler's AddPod). Its NodeName and
+// StartTime are p's until the cache places it.
 func NewPodInfo(p Pod) *PodInfo {
 	prio := p.Priority
-	p.Priority = nil // the copy points at pi.priority: one allocation less per pod
+	p.Priority = nil // the copy points at the spec's priority: one allocation less per pod
 	p = p.Clone()
 	p.Priority = prio
 	return NewPodInfoShared(p)
@@ -64,14 +76,13 @@ func NewPodInfo(p Pod) *PodInfo {
 func NewPodInfoShared(p Pod) *PodInfo {
 	prio := p.Priority
 	p.Priority = nil
-	pi := &PodInfo{pod: p, key: p.Key(), request: PodRequest(&p)}
-	pi.nonZeroCPU, pi.nonZeroMem = p.NonZeroRequests()
+	sp := &podSpec{pod: p, key: p.Key(), request: PodRequest(&p)}
+	sp.nonZeroCPU, sp.nonZeroMem = p.NonZeroRequests()
 	if prio != nil {
-		pi.priority = *prio
-		pi.pod.Priority = &pi.priority
+		sp.priority = *prio
+		sp.pod.Priority = &sp.priority
 	}
-	pi.affinity = affinityOf(&pi.pod)
-	return pi
+	return &PodInfo{spec: sp, node: p.NodeName, start: p.StartTime, priority: sp.priority, affinity: affinityOf(&sp.pod)}
 }
 
 // affinityFlags say which inter-pod terms a pod has: the inter-pod
@@ -104,11 +115,22 @@ func (pi *PodInfo) HasPodAffinity() bool { return pi.affinity&hasPodAffinity != 
 // anti-affinity term.
 func (pi *PodInfo) HasRequiredAntiAffinity() bool { return pi.affinity&hasRequiredAntiAffinity != 0 }
 
-// Pod returns the pod. It is shared: never modify it.
-func (pi *PodInfo) Pod() *Pod { return &pi.pod }
+// Pod returns the pod as it was created: the form every state of it
+// shares. Where the pod runs and since when are NodeName and StartTime;
+// the pod's own NodeName is the node it named at its creation, if any. It
+// is shared: never modify it.
+func (pi *PodInfo) Pod() *Pod { return &pi.spec.pod }
+
+// NodeName returns the node the pod is on (bound, assumed or terminating),
+// "" while it is pending.
+func (pi *PodInfo) NodeName() string { return pi.node }
+
+// StartTime returns the simulated time the pod started running (0 until
+// it is bound).
+func (pi *PodInfo) StartTime() time.Duration { return pi.start }
 
 // Key returns the pod's "namespace/name".
-func (pi *PodInfo) Key() PodKey { return pi.key }
+func (pi *PodInfo) Key() PodKey { return pi.spec.key }
 
 // Handle returns the number the pod's owner gave this PodInfo
 // (SetHandle), 0 until then; copies made from it keep it.
@@ -119,10 +141,12 @@ func (pi *PodInfo) Handle() int32 { return pi.handle }
 func (pi *PodInfo) SetHandle(h int32) { pi.handle = h }
 
 // Request returns what the pod occupies on a node: its requests plus one pod.
-func (pi *PodInfo) Request() Resources { return pi.request }
+func (pi *PodInfo) Request() Resources { return pi.spec.request }
 
 // NonZeroRequests returns the cpu and memory scoring counts for the pod.
-func (pi *PodInfo) NonZeroRequests() (milliCPU, memory int64) { return pi.nonZeroCPU, pi.nonZeroMem }
+func (pi *PodInfo) NonZeroRequests() (milliCPU, memory int64) {
+	return pi.spec.nonZeroCPU, pi.spec.nonZeroMem
+}
 
 // State returns the pod's cache state.
 func (pi *PodInfo) State() PodState { return pi.state }
@@ -134,15 +158,11 @@ func (pi *PodInfo) Priority() int32 { return pi.priority }
 func (pi *PodInfo) DeletedAt() time.Duration { return pi.deletedAt }
 
 // with returns a copy of pi in another state, on another node, started at
-// another time: the copy-on-write step of every cache transition.
+// another time: the copy-on-write step of every cache transition. The
+// copy shares pi's pod.
 func (pi *PodInfo) with(state PodState, node string, start time.Duration) *PodInfo {
 	cp := *pi
-	if cp.pod.Priority != nil {
-		cp.pod.Priority = &cp.priority
-	}
-	cp.state = state
-	cp.pod.NodeName = node
-	cp.pod.StartTime = start
+	cp.state, cp.node, cp.start = state, node, start
 	return &cp
 }
 
@@ -236,12 +256,12 @@ func (ni *NodeInfo) podIndex(key PodKey) int {
 	// key compared byte by byte with the node's others
 	data := unsafe.StringData(string(key))
 	for i, p := range ni.pods {
-		if unsafe.StringData(string(p.key)) == data && len(p.key) == len(key) {
+		if unsafe.StringData(string(p.spec.key)) == data && len(p.spec.key) == len(key) {
 			return i
 		}
 	}
 	for i, p := range ni.pods {
-		if p.key == key {
+		if p.spec.key == key {
 			return i
 		}
 	}
@@ -267,9 +287,9 @@ func (ni *NodeInfo) removePodAt(pos int) *PodInfo {
 
 func (ni *NodeInfo) account(pi *PodInfo, sign int64) {
 	addPriority(&ni.priorities, pi.priority, sign)
-	ni.requested.addInPlace(pi.request, sign)
-	ni.nonZeroCPU += sign * pi.nonZeroCPU
-	ni.nonZeroMem += sign * pi.nonZeroMem
+	ni.requested.addInPlace(pi.spec.request, sign)
+	ni.nonZeroCPU += sign * pi.spec.nonZeroCPU
+	ni.nonZeroMem += sign * pi.spec.nonZeroMem
 	if pi.affinity != 0 {
 		if pi.HasPodAffinity() {
 			ni.podsWithAffinity += int32(sign)

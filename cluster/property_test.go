@@ -120,7 +120,7 @@ func (r *propRun) checkModel() {
 	for k, mp := range r.m.pods {
 		pi, ok := r.c.Pod(k)
 		require.True(t, ok, "pod %s missing", k)
-		require.Equal(t, mp, modelPod{pi.Pod().NodeName, pi.State()}, "pod %s", k)
+		require.Equal(t, mp, modelPod{pi.NodeName(), pi.State()}, "pod %s", k)
 	}
 	require.Equal(t, len(r.m.budgets), len(r.c.budgets))
 }

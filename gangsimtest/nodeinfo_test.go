@@ -20,7 +20,7 @@ func TestNodeInfo(t *testing.T) {
 		elsewhere := gangsimtest.MakePod("p").NodeName("other")
 		ni := gangsimtest.NodeInfo(t, gangsimtest.MakeNode("n"), elsewhere)
 		require.Equal(t, 1, ni.PodCount())
-		require.Equal(t, "n", ni.PodList()[0].Pod().NodeName)
+		require.Equal(t, "n", ni.PodList()[0].NodeName())
 		require.Equal(t, "other", elsewhere.Obj().NodeName)
 	})
 	t.Run("a refused pod fails the test", func(t *testing.T) {

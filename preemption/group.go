@@ -80,7 +80,7 @@ func PreemptForGroup(req GroupRequest) (GroupOutcome, bool) {
 		}
 		var idx []int
 		for _, p := range u.Pods {
-			if n, ok := snap.Index(p.Pod().NodeName); ok {
+			if n, ok := snap.Index(p.NodeName()); ok {
 				idx = append(idx, byNode[n]...)
 			}
 		}
@@ -134,7 +134,7 @@ func reprieveUnit(req GroupRequest, u *Unit, assignments []fw.Assignment) bool {
 // removeUnit takes every pod of u off its node.
 func removeUnit(snap *cluster.Snapshot, u *Unit) {
 	for _, p := range u.Pods {
-		if i, ok := snap.Index(p.Pod().NodeName); ok {
+		if i, ok := snap.Index(p.NodeName()); ok {
 			_ = snap.Remove(p.Key(), i) // units are built from the snapshot's pods
 		}
 	}
@@ -143,7 +143,7 @@ func removeUnit(snap *cluster.Snapshot, u *Unit) {
 // addUnit puts every pod of u back on its node.
 func addUnit(snap *cluster.Snapshot, u *Unit) {
 	for _, p := range u.Pods {
-		if i, ok := snap.Index(p.Pod().NodeName); ok {
+		if i, ok := snap.Index(p.NodeName()); ok {
 			snap.Reserve(p, i)
 		}
 	}

@@ -99,7 +99,7 @@ func SelectVictimsOnNode(sim Sim, node int, preemptorPriority int32, units []*Un
 func removeFrom(sim Sim, node int, u *Unit) {
 	name := sim.Snapshot().Node(node).Name()
 	for _, p := range u.Pods {
-		if p.Pod().NodeName == name {
+		if p.NodeName() == name {
 			sim.Remove(p, node) // the unit was built from this node's pods
 		}
 	}
@@ -109,7 +109,7 @@ func removeFrom(sim Sim, node int, u *Unit) {
 func addTo(sim Sim, node int, u *Unit) {
 	name := sim.Snapshot().Node(node).Name()
 	for _, p := range u.Pods {
-		if p.Pod().NodeName == name {
+		if p.NodeName() == name {
 			sim.Add(p, node)
 		}
 	}

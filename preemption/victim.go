@@ -33,7 +33,7 @@ type Unit struct {
 func NewUnit(key string, kind Kind, priority int32, pods []*cluster.PodInfo) *Unit {
 	u := &Unit{Key: key, Kind: kind, Priority: priority, Pods: pods}
 	for i, p := range pods {
-		if s := p.Pod().StartTime; i == 0 || s < u.start {
+		if s := p.StartTime(); i == 0 || s < u.start {
 			u.start = s
 		}
 	}

@@ -103,7 +103,7 @@ func (kr *kueueRun) noteNodes(e gangsim.Event) bool {
 	case gangsim.EventPodEvicted, gangsim.EventPodTerminated, gangsim.EventPodSucceeded, gangsim.EventPodDeleted:
 		if e.Pod == nil || !kr.tasPods[e.Pod.Key()] {
 			kr.nodesDirty = true
-			freed = e.Pod == nil || e.Pod.Pod().NodeName != ""
+			freed = e.Pod == nil || e.Pod.NodeName() != ""
 		}
 	}
 	if !freed || !kr.hasTAS || kr.err != nil {

@@ -389,7 +389,7 @@ func (w *jobWatch) observe(e gangsim.Event) {
 	switch e.Kind {
 	case gangsim.EventPodArrived:
 		w.pending[j]++
-		if e.Node != "" || e.Pod.Pod().NodeName != "" {
+		if e.Node != "" || e.Pod.NodeName() != "" {
 			w.bind(wp, st, e.At)
 		}
 	case gangsim.EventPodBound:
