@@ -176,26 +176,19 @@ type entry struct {
 
 // podRecord is the scheduler's record of a pod from arrival to deletion.
 type podRecord struct {
-	id     podID
-	group  groupID          // 0 for a pod outside any group, or whose group is not defined yet
-	info   *cluster.PodInfo // the pod as admitted, in its pending form
-	spec   *cluster.Pod     // the pod as given, while its group's priority is awaited
-	phase  Phase
-	node   string
-	reason string
+	id      podID
+	group   groupID          // 0 for a pod outside any group, or whose group is not defined yet
+	info    *cluster.PodInfo // the pod as admitted, in its pending form
+	spec    *cluster.Pod     // the pod as given, while its group's priority is awaited
+	phase   Phase
+	node    string
+	reason  string
+	profile int32 // see profiles.of; 0 until looked up
 	// gated is set while the pod waits on its group's quorum (or on
 	// scheduling gates in its hierarchy) and was told so: later changes
 	// of the count update the reason without an event, so that a gang
 	// arriving pod by pod makes a linear event stream.
-	gated     bool
-	profile   int32         // see profiles.of; 0 until looked up
-	duration  time.Duration // run time once bound; 0 runs forever
-	firstSeen time.Duration
-	boundAt   time.Duration
-	endedAt   time.Duration
-	binds     int    // bindings so far; a timer armed at one binding is stale at the next
-	attempts  int    // group cycles this pod took part in (orders group members)
-	nominated string // node preemption nominated it to; "" for none
+	gated bool
 	// unschedulable is set by a failed attempt (kube's PodScheduled=False,
 	// reason Unschedulable) and cleared by anything else that gives the
 	// pod a reason, a binding or a return to the queue
@@ -204,6 +197,13 @@ type podRecord struct {
 	// a failed gang member's message is made when someone reads it
 	// (reasonText), not at every retry
 	reasonFit bool
+	duration  time.Duration // run time once bound; 0 runs forever
+	firstSeen time.Duration
+	boundAt   time.Duration
+	endedAt   time.Duration
+	binds     int    // bindings so far; a timer armed at one binding is stale at the next
+	attempts  int    // group cycles this pod took part in (orders group members)
+	nominated string // node preemption nominated it to; "" for none
 	// enqueueBlock is the message of the PreEnqueue plugin that keeps the
 	// pod out of the queue (its scheduling gates, for the built-in one),
 	// "" when none does (see preEnqueue)

@@ -76,13 +76,19 @@ func NewPodInfo(p Pod) *PodInfo {
 func NewPodInfoShared(p Pod) *PodInfo {
 	prio := p.Priority
 	p.Priority = nil
-	sp := &podSpec{pod: p, key: p.Key(), request: PodRequest(&p)}
+	// the first form and the spec in one allocation: 480 bytes, not 64 and 448
+	a := &struct {
+		info PodInfo
+		spec podSpec
+	}{spec: podSpec{pod: p, key: p.Key(), request: PodRequest(&p)}}
+	sp := &a.spec
 	sp.nonZeroCPU, sp.nonZeroMem = p.NonZeroRequests()
 	if prio != nil {
 		sp.priority = *prio
 		sp.pod.Priority = &sp.priority
 	}
-	return &PodInfo{spec: sp, node: p.NodeName, start: p.StartTime, priority: sp.priority, affinity: affinityOf(&sp.pod)}
+	a.info = PodInfo{spec: sp, node: p.NodeName, start: p.StartTime, priority: sp.priority, affinity: affinityOf(&sp.pod)}
+	return &a.info
 }
 
 // affinityFlags say which inter-pod terms a pod has: the inter-pod
