@@ -206,3 +206,74 @@ func TestAddPodCopiesUnlessShared(t *testing.T) {
 	require.NoError(t, s.Run())
 	require.Equal(t, before, adopted, "nothing the scheduler did wrote to the adopted pod")
 }
+
+// AddSharedPod keeps the caller's pod itself only when admission leaves it
+// as it is; otherwise it holds the admitted copy, as AddPod does, and the
+// caller's pod is never changed.
+func TestAddSharedPodKeepsOnlyWhatAdmissionLeaves(t *testing.T) {
+	prio := func(v int32) *int32 { return &v }
+	base := func() cluster.Pod {
+		return cluster.Pod{Namespace: "default", Name: "p", Priority: prio(5), Labels: map[string]string{"app": "a"},
+			Requests: cluster.NewResources(100, 1<<20, 0)}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*cluster.Pod)
+		kept bool
+	}{
+		{"as admitted", func(*cluster.Pod) {}, true},
+		{"its own preemption policy", func(p *cluster.Pod) { p.PreemptionPolicy = cluster.PreemptNever }, true},
+		{"the default policy given", func(p *cluster.Pod) { p.PreemptionPolicy = cluster.PreemptLowerPriority }, true},
+		{"a class of the same value", func(p *cluster.Pod) { p.PriorityClassName = "five" }, true},
+		{"a class whose policy differs", func(p *cluster.Pod) { p.PriorityClassName = "five-never" }, false},
+		{"no namespace", func(p *cluster.Pod) { p.Namespace = "" }, false},
+		{"no priority", func(p *cluster.Pod) { p.Priority = nil }, false},
+		{"label keys to fold", func(p *cluster.Pod) {
+			p.Affinity = &cluster.Affinity{PodAntiAffinity: &cluster.PodAffinity{Required: []cluster.PodAffinityTerm{{TopologyKey: LabelHostname,
+				LabelSelector: &cluster.LabelSelector{MatchLabels: map[string]string{"x": "y"}}, MatchLabelKeys: []string{"app"}}}}}
+		}, false},
+		{"a namespace with LimitRange defaults", func(p *cluster.Pod) { p.Namespace = "limited" }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := New(Config{})
+			require.NoError(t, err)
+			require.NoError(t, s.AddPriorityClass(cluster.PriorityClass{Name: "five", Value: 5}))
+			require.NoError(t, s.AddPriorityClass(cluster.PriorityClass{Name: "five-never", Value: 5, PreemptionPolicy: cluster.PreemptNever}))
+			require.NoError(t, s.SetLimitRange(cluster.LimitRange{Namespace: "limited", Name: "lr", Limits: []cluster.LimitRangeItem{{Type: cluster.LimitTypeContainer,
+				Default: cluster.ResourceList{cluster.ResourceMemory: 1 << 30}}}}))
+			require.NoError(t, s.AddNode(gangsimtest.MakeNode("n0").Label(LabelHostname, "n0").CPU("1").Memory("4Gi").Pods(10).Obj()))
+			p := base()
+			tc.edit(&p)
+			given := p
+			require.NoError(t, s.AddSharedPod(&p, 0))
+			require.Equal(t, given, p, "the caller's pod is never changed")
+			held := s.tracker.record(p.Key()).info.Pod()
+			if tc.kept {
+				require.Same(t, &p, held)
+			} else {
+				require.NotSame(t, &p, held)
+			}
+			require.NoError(t, s.Run())
+			st, ok := s.Pod(p.Key())
+			require.True(t, ok)
+			require.Equal(t, PhaseBound, st.Phase)
+			// the same pod through AddPod is admitted alike
+			s2, err := New(Config{})
+			require.NoError(t, err)
+			require.NoError(t, s2.AddPriorityClass(cluster.PriorityClass{Name: "five", Value: 5}))
+			require.NoError(t, s2.AddPriorityClass(cluster.PriorityClass{Name: "five-never", Value: 5, PreemptionPolicy: cluster.PreemptNever}))
+			require.NoError(t, s2.SetLimitRange(cluster.LimitRange{Namespace: "limited", Name: "lr", Limits: []cluster.LimitRangeItem{{Type: cluster.LimitTypeContainer,
+				Default: cluster.ResourceList{cluster.ResourceMemory: 1 << 30}}}}))
+			require.NoError(t, s2.AddPod(given, 0))
+			copied := s2.tracker.record(given.Key()).info
+			require.Equal(t, copied.Priority(), s.tracker.record(p.Key()).info.Priority())
+			require.Equal(t, copied.Pod().EffectivePreemptionPolicy(), held.EffectivePreemptionPolicy())
+			require.Equal(t, copied.Pod().Namespace, held.Namespace)
+			require.Equal(t, copied.Request(), s.tracker.record(p.Key()).info.Request())
+			require.Equal(t, copied.Pod().Affinity, held.Affinity)
+		})
+	}
+	s, err := New(Config{})
+	require.NoError(t, err)
+	require.ErrorIs(t, s.AddSharedPod(nil, 0), cluster.ErrInvalidPod)
+}

@@ -34,6 +34,10 @@ type busyRun struct {
 	wide bool
 	// expected is the WithExpectedPods hint, 0 for none
 	expected int
+	// shared adds each pod through AddSharedPod, named in the default
+	// namespace, and lists it in kept
+	shared bool
+	kept   *[]*cluster.Pod
 }
 
 // runBusyCluster runs a small oversubscribed cluster drawn from seed:
@@ -88,6 +92,15 @@ func runBusy(t *testing.T, seed uint64, how busyRun) (*Scheduler, []string) {
 	}
 	require.NoError(t, s.AddPodDisruptionBudget(cluster.PodDisruptionBudget{Name: "keep", Selector: &cluster.LabelSelector{MatchLabels: map[string]string{"app": "kept"}},
 		MinAvailable: &cluster.IntOrPercent{Value: 2}}))
+	add := s.AddPod
+	if how.shared {
+		add = func(p cluster.Pod, d time.Duration) error {
+			p.Namespace = cluster.DefaultNamespace
+			kept := &p
+			*how.kept = append(*how.kept, kept)
+			return s.AddSharedPod(kept, d)
+		}
+	}
 	down := map[int]bool{}
 	at := time.Duration(0)
 	for i := range arrivals {
@@ -127,11 +140,11 @@ func runBusy(t *testing.T, seed uint64, how busyRun) (*Scheduler, []string) {
 				member.Name, member.PodGroup = fmt.Sprintf("%s-%d", g, m), g
 				// the second outlives the first: its unit changes on one
 				// node while its own holds the same pods
-				require.NoError(t, s.AddPod(member, run*time.Duration(1+m)))
+				require.NoError(t, add(member, run*time.Duration(1+m)))
 			}
 			continue
 		}
-		require.NoError(t, s.AddPod(p, run))
+		require.NoError(t, add(p, run))
 	}
 	require.NoError(t, s.Run())
 	return s, events

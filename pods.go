@@ -28,6 +28,29 @@ import (
 // Pod and Pods then report the new pod, and the old one lives on only in
 // the events.
 func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
+	return s.addPod(p, nil, duration)
+}
+
+// AddSharedPod is AddPod for a caller that holds its pods read-only, as
+// the scenario runner does: the scheduler keeps p's maps and slices as
+// under WithSharedPods, and, when admission leaves p as it is (its
+// priority given, its namespace set, nothing for a LimitRange to fill),
+// p itself rather than a copy, so that a large run holds each pod once.
+// Neither p nor what it points to may change afterwards. The decisions
+// are AddPod's.
+func (s *Scheduler) AddSharedPod(p *cluster.Pod, duration time.Duration) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if p == nil {
+		return fmt.Errorf("%w: a nil pod", cluster.ErrInvalidPod)
+	}
+	return s.addPod(*p, p, duration)
+}
+
+// addPod is AddPod; shared, when not nil, is the caller's pod p is a copy
+// of, which the scheduler may keep (AddSharedPod).
+func (s *Scheduler) addPod(p cluster.Pod, shared *cluster.Pod, duration time.Duration) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
@@ -41,7 +64,7 @@ func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
 	}
 	group := s.tracker.group(groupKeyOf(&p))
-	if !s.sharedPods {
+	if !s.sharedPods && shared == nil {
 		p = p.Clone()
 	}
 	if p.NodeName == "" {
@@ -51,7 +74,13 @@ func (s *Scheduler) AddPod(p cluster.Pod, duration time.Duration) error {
 	if group != nil {
 		def = &group.group
 	}
-	info, err := admission.AdmitPod(&s.classes, p, def)
+	var info *cluster.PodInfo
+	var err error
+	if shared != nil && p.Resources == shared.Resources { // no LimitRange filled a default
+		info, err = admission.AdmitSharedPod(&s.classes, shared, def)
+	} else {
+		info, err = admission.AdmitPod(&s.classes, p, def)
+	}
 	if err != nil {
 		return err
 	}

@@ -23,8 +23,10 @@ type (
 
 // recordChunk is the number of records a chunk of a table holds. Chunks
 // never move, so a pointer taken from a table stays valid while records
-// are added.
-const recordChunk = 256
+// are added. A chunk is a large allocation, a whole number of 8 KiB
+// pages: 512 pod records of 176 bytes fill 11 exactly (256 left 4 KiB of
+// every 48 KiB unused, 16 MB on a million pods).
+const recordChunk = 512
 
 // table holds records in the order they were added, named by IDs of type
 // ID; records are never removed (a deleted pod keeps its record and its

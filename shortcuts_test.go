@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gangsim/gangsim/cluster"
 	"github.com/stretchr/testify/require"
 )
 
@@ -78,6 +79,26 @@ func TestExpectedPodsChangesNoDecision(t *testing.T) {
 			for _, n := range []int{1, 100000} {
 				got, _, _, _, _ := runBusyCluster(t, seed, busyRun{wide: wide, fast: true, expected: n})
 				require.Equal(t, want, got, "seed %d (wide %v), expecting %d pods", seed, wide, n)
+			}
+		}
+	}
+}
+
+// Pods handed over read-only (AddSharedPod) are held as given when
+// admission leaves them as they are, with the same decisions, event for
+// event, as pods the scheduler copies (AddPod, here with no namespace,
+// which admission fills).
+func TestSharedPodsChangeNoDecision(t *testing.T) {
+	for seed := range uint64(4) {
+		for _, wide := range []bool{false, true} {
+			_, want := runBusy(t, seed, busyRun{wide: wide, fast: true})
+			var kept []*cluster.Pod
+			s, got := runBusy(t, seed, busyRun{wide: wide, fast: true, shared: true, kept: &kept})
+			require.Equal(t, want, got, "seed %d (wide %v)", seed, wide)
+			require.NotEmpty(t, kept)
+			for _, p := range kept {
+				r := s.tracker.record(p.Key())
+				require.Same(t, p, r.info.Pod(), "pod %s is held as given", p.Key())
 			}
 		}
 	}

@@ -84,16 +84,52 @@ func orDefault(p, def cluster.PreemptionPolicy) cluster.PreemptionPolicy {
 // known. The result shares p's maps and slices, which the caller hands
 // over.
 func AdmitPod(classes *cluster.PriorityClasses, p cluster.Pod, group *podgroup.PodGroup) (*cluster.PodInfo, error) {
-	prio, policy, err := PodPriority(classes, &p, group)
-	if err != nil {
+	if err := admit(classes, &p, group); err != nil {
 		return nil, err
+	}
+	return cluster.NewPodInfoShared(p), nil
+}
+
+// AdmitSharedPod is AdmitPod for a pod the caller holds read-only and
+// hands over (cluster.NewPodInfoOf): when admission leaves the pod as it
+// is (its priority given and equal to the resolved one, its preemption
+// policy the resolved one or its default, its namespace and no node named,
+// no label keys to fold), the result holds p itself; otherwise a copy, as
+// AdmitPod's. p is never changed.
+func AdmitSharedPod(classes *cluster.PriorityClasses, p *cluster.Pod, group *podgroup.PodGroup) (*cluster.PodInfo, error) {
+	q := *p
+	if err := admit(classes, &q, group); err != nil {
+		return nil, err
+	}
+	if admittedAsIs(p, &q) {
+		return cluster.NewPodInfoOf(p), nil
+	}
+	return cluster.NewPodInfoShared(q), nil
+}
+
+// admit applies admission to p (see AdmitPod).
+func admit(classes *cluster.PriorityClasses, p *cluster.Pod, group *podgroup.PodGroup) error {
+	prio, policy, err := PodPriority(classes, p, group)
+	if err != nil {
+		return err
 	}
 	p.Priority, p.PreemptionPolicy, p.NodeName = &prio, policy, ""
 	if p.Namespace == "" {
 		p.Namespace = cluster.DefaultNamespace
 	}
-	p = p.WithLabelKeysApplied() // as the API server does at creation
-	return cluster.NewPodInfoShared(p), nil
+	*p = p.WithLabelKeysApplied() // as the API server does at creation
+	return nil
+}
+
+// admittedAsIs reports whether the admitted form of in, adm, reads the
+// same as in through every accessor the scheduler uses: the fields
+// admission sets agree (the preemption policy as its effective value,
+// which is how it is read), and the terms admission rewrites are in's own.
+func admittedAsIs(in, adm *cluster.Pod) bool {
+	return in.Priority != nil && *in.Priority == *adm.Priority &&
+		in.EffectivePreemptionPolicy() == adm.PreemptionPolicy &&
+		in.Namespace == adm.Namespace && in.NodeName == adm.NodeName &&
+		in.Affinity == adm.Affinity
 }
 
 // InheritsGroupPriority reports whether admission takes p's priority from

@@ -229,7 +229,7 @@ func (c *Cache) RemoveNode(name string) ([]*PodInfo, error) {
 	removed := slices.Clone(it.info.pods)
 	defer c.touchNet(c.net.version, it)
 	for _, pi := range removed {
-		it.info.releaseClaims(&pi.spec.pod) // a node-independent claim's other pods keep it
+		it.info.releaseClaims(pi.spec.pod) // a node-independent claim's other pods keep it
 		delete(c.pods, pi.spec.key)
 		c.countBudgets(pi, -1)
 	}
@@ -351,7 +351,7 @@ func (c *Cache) RemovePod(key PodKey) (*PodInfo, error) {
 	it := c.nodes[pi.node]
 	it.info.removePodAt(it.info.podIndex(key))
 	before := c.net.version
-	it.info.releaseClaims(&pi.spec.pod)
+	it.info.releaseClaims(pi.spec.pod)
 	delete(c.pods, key)
 	c.countBudgets(pi, -1)
 	c.touch(it)
@@ -445,7 +445,7 @@ func (c *Cache) countBudgets(pi *PodInfo, sign int) {
 
 // count adds sign to the budget's counts if it covers pi.
 func (b *budgetItem) count(pi *PodInfo, sign int) bool {
-	if pi.state == PodTerminating || !b.budget.Matches(&pi.spec.pod) {
+	if pi.state == PodTerminating || !b.budget.Matches(pi.spec.pod) {
 		return false
 	}
 	b.expected += sign

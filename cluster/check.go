@@ -46,8 +46,9 @@ func (c *Cache) CheckConsistency() error {
 				return false
 			}
 			sum = sum.Add(pi.spec.request)
-			cpu += pi.spec.nonZeroCPU
-			mem += pi.spec.nonZeroMem
+			nzCPU, nzMem := pi.NonZeroRequests()
+			cpu += nzCPU
+			mem += nzMem
 			addPriority(&prios, pi.priority, 1)
 		}
 		switch {
@@ -193,7 +194,7 @@ func (ni *NodeInfo) claimProblem() string {
 	}
 	users := map[string]int32{}
 	for _, pi := range ni.pods {
-		p := &pi.spec.pod
+		p := pi.spec.pod
 		for i := range p.ResourceClaims {
 			users[p.ClaimKey(i)]++
 		}

@@ -160,11 +160,12 @@ func (t *DomainTotals) addPod(i int, ni *NodeInfo, pi *PodInfo, sign int64) {
 	ds.req[1] += sign * r.Memory
 	ds.req[2] += sign * r.Pods
 	addExt(&ds.reqExt, r.scalars, sign)
+	nzCPU, nzMem := r.nonZero()
 	if ni.node.Allocatable.MilliCPU != 0 {
-		ds.nzCPU += sign * pi.spec.nonZeroCPU
+		ds.nzCPU += sign * nzCPU
 	}
 	if ni.node.Allocatable.Memory != 0 {
-		ds.nzMem += sign * pi.spec.nonZeroMem
+		ds.nzMem += sign * nzMem
 	}
 }
 

@@ -40,21 +40,19 @@ type PodInfo struct {
 	node      string        // the node it is on; "" while pending
 	start     time.Duration // when it started running
 	deletedAt time.Duration // when eviction started; valid in PodTerminating
-	priority  int32         // the spec's, read here without a second load
+	priority  int32         // the spec's, read here without a second load (preemption reads it pod by pod)
 	handle    int32         // the owner's number for it (SetHandle)
 	state     PodState
-	affinity  affinityFlags
 }
 
 // podSpec is the part of a PodInfo every form of one pod shares: the pod
 // as created and what is derived from it.
 type podSpec struct {
-	pod        Pod
-	key        PodKey
-	request    Resources
-	nonZeroCPU int64
-	nonZeroMem int64
-	priority   int32 // pod.Priority points here
+	pod      *Pod // the PodInfo's own copy, or the caller's (NewPodInfoOf)
+	key      PodKey
+	request  Resources
+	priority int32
+	affinity affinityFlags
 }
 
 // NewPodInfo wraps a deep copy of p as a pending pod. Its priority is
@@ -76,19 +74,43 @@ func NewPodInfo(p Pod) *PodInfo {
 func NewPodInfoShared(p Pod) *PodInfo {
 	prio := p.Priority
 	p.Priority = nil
-	// the first form and the spec in one allocation: 480 bytes, not 64 and 448
+	// the first form, the spec and the pod in one allocation: 480 bytes
+	// (a pod handed over, NewPodInfoOf, takes 144)
 	a := &struct {
 		info PodInfo
 		spec podSpec
-	}{spec: podSpec{pod: p, key: p.Key(), request: PodRequest(&p)}}
-	sp := &a.spec
-	sp.nonZeroCPU, sp.nonZeroMem = p.NonZeroRequests()
+		pod  Pod
+	}{pod: p}
 	if prio != nil {
-		sp.priority = *prio
-		sp.pod.Priority = &sp.priority
+		a.spec.priority = *prio
+		a.pod.Priority = &a.spec.priority
 	}
-	a.info = PodInfo{spec: sp, node: p.NodeName, start: p.StartTime, priority: sp.priority, affinity: affinityOf(&sp.pod)}
-	return &a.info
+	return a.info.wrap(&a.spec, &a.pod)
+}
+
+// NewPodInfoOf wraps p itself as a pending pod, without a copy: the
+// caller hands p over, with its maps and slices, and must not change any
+// of it afterwards. Its priority is *p.Priority; a pod without one is
+// copied as NewPodInfoShared does. The pod of a large run is then held
+// once, by the caller, where a copy would double it.
+func NewPodInfoOf(p *Pod) *PodInfo {
+	if p.Priority == nil {
+		return NewPodInfoShared(*p)
+	}
+	a := &struct {
+		info PodInfo
+		spec podSpec
+	}{spec: podSpec{priority: *p.Priority}}
+	return a.info.wrap(&a.spec, p)
+}
+
+// wrap makes pi the pending form of p, with sp (whose priority is set)
+// its spec.
+func (pi *PodInfo) wrap(sp *podSpec, p *Pod) *PodInfo {
+	sp.pod, sp.key, sp.request = p, p.Key(), PodRequest(p)
+	sp.affinity = affinityOf(p)
+	*pi = PodInfo{spec: sp, node: p.NodeName, start: p.StartTime, priority: sp.priority}
+	return pi
 }
 
 // affinityFlags say which inter-pod terms a pod has: the inter-pod
@@ -115,17 +137,19 @@ func affinityOf(p *Pod) affinityFlags {
 
 // HasPodAffinity reports whether the pod has pod affinity or anti-affinity
 // terms.
-func (pi *PodInfo) HasPodAffinity() bool { return pi.affinity&hasPodAffinity != 0 }
+func (pi *PodInfo) HasPodAffinity() bool { return pi.spec.affinity&hasPodAffinity != 0 }
 
 // HasRequiredAntiAffinity reports whether the pod has a required
 // anti-affinity term.
-func (pi *PodInfo) HasRequiredAntiAffinity() bool { return pi.affinity&hasRequiredAntiAffinity != 0 }
+func (pi *PodInfo) HasRequiredAntiAffinity() bool {
+	return pi.spec.affinity&hasRequiredAntiAffinity != 0
+}
 
 // Pod returns the pod as it was created: the form every state of it
 // shares. Where the pod runs and since when are NodeName and StartTime;
 // the pod's own NodeName is the node it named at its creation, if any. It
 // is shared: never modify it.
-func (pi *PodInfo) Pod() *Pod { return &pi.spec.pod }
+func (pi *PodInfo) Pod() *Pod { return pi.spec.pod }
 
 // NodeName returns the node the pod is on (bound, assumed or terminating),
 // "" while it is pending.
@@ -151,7 +175,7 @@ func (pi *PodInfo) Request() Resources { return pi.spec.request }
 
 // NonZeroRequests returns the cpu and memory scoring counts for the pod.
 func (pi *PodInfo) NonZeroRequests() (milliCPU, memory int64) {
-	return pi.spec.nonZeroCPU, pi.spec.nonZeroMem
+	return pi.spec.request.nonZero()
 }
 
 // State returns the pod's cache state.
@@ -294,9 +318,10 @@ func (ni *NodeInfo) removePodAt(pos int) *PodInfo {
 func (ni *NodeInfo) account(pi *PodInfo, sign int64) {
 	addPriority(&ni.priorities, pi.priority, sign)
 	ni.requested.addInPlace(pi.spec.request, sign)
-	ni.nonZeroCPU += sign * pi.spec.nonZeroCPU
-	ni.nonZeroMem += sign * pi.spec.nonZeroMem
-	if pi.affinity != 0 {
+	nzCPU, nzMem := pi.spec.request.nonZero()
+	ni.nonZeroCPU += sign * nzCPU
+	ni.nonZeroMem += sign * nzMem
+	if pi.spec.affinity != 0 {
 		if pi.HasPodAffinity() {
 			ni.podsWithAffinity += int32(sign)
 		}

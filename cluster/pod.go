@@ -22,7 +22,8 @@ const (
 const DefaultSchedulerName = "default-scheduler"
 
 // Pod is a unit of work to place on a node. It is a plain value; the cache
-// keeps its own deep copy.
+// keeps its own deep copy, or the pod itself when its owner hands it over
+// read-only (the Scheduler's AddSharedPod, NewPodInfoOf).
 //
 // Priority is the pod's priority as given, as spec.priority is in
 // Kubernetes: nil means "not given", and admission (the Scheduler's AddPod)
@@ -112,8 +113,11 @@ const (
 // NonZeroRequests returns the cpu and memory the scoring plugins count for
 // p: its requests, with 100m cpu and 200Mi memory in place of a zero.
 // The model has no containers, so a zero request stands for an absent one.
-func (p *Pod) NonZeroRequests() (milliCPU, memory int64) {
-	milliCPU, memory = p.Requests.MilliCPU, p.Requests.Memory
+func (p *Pod) NonZeroRequests() (milliCPU, memory int64) { return p.Requests.nonZero() }
+
+// nonZero is NonZeroRequests of requests r.
+func (r *Resources) nonZero() (milliCPU, memory int64) {
+	milliCPU, memory = r.MilliCPU, r.Memory
 	if milliCPU == 0 {
 		milliCPU = DefaultMilliCPURequest
 	}

@@ -156,7 +156,7 @@ func (b *builder) podTemplate(s *schema.Pod, where string) (cluster.Pod, error) 
 		return cluster.Pod{}, b.fail(s.Line, where+".requests", err)
 	}
 	p := cluster.Pod{
-		Namespace: s.Namespace, Name: s.Name, Labels: s.Labels, Requests: req,
+		Namespace: orDefault(s.Namespace, cluster.DefaultNamespace), Name: s.Name, Labels: s.Labels, Requests: req,
 		Priority: s.Priority, PriorityClassName: s.PriorityClassName,
 		PreemptionPolicy: cluster.PreemptionPolicy(s.PreemptionPolicy), SchedulerName: s.SchedulerName,
 		NodeName: s.NodeName, NodeSelector: s.NodeSelector, PodGroup: s.PodGroup, Owner: s.Controller,

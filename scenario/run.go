@@ -218,8 +218,18 @@ func (sc *Scenario) apply(s *gangsim.Scheduler, a action, rc *controllers.Resour
 			add = func(pod cluster.Pod, d time.Duration) error { return kr.arrive(s, pod, d) }
 		case kr.dumps(pod.Key()):
 			add = func(pod cluster.Pod, d time.Duration) error { return kr.arriveDumped(s, pod, d) }
+		case !sc.ExtendedResourceToleration && rc == nil:
+			// the scenario's own pod, unchanged: the scheduler may keep it
+			// rather than a copy (every run reads it, none writes it)
+			add = nil
 		}
-		if err := add(pod, p.Duration); err != nil && !errors.Is(err, gangsim.ErrRejected) {
+		var err error
+		if add == nil {
+			err = s.AddSharedPod(&p.Pod, p.Duration)
+		} else {
+			err = add(pod, p.Duration)
+		}
+		if err != nil && !errors.Is(err, gangsim.ErrRejected) {
 			return sc.runError(p.Source, &atError{At: a.at, Err: err})
 		}
 		return nil // a pod admission refused is a result (recorder), not an error
