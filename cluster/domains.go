@@ -160,7 +160,7 @@ func (t *DomainTotals) addPod(i int, ni *NodeInfo, pi *PodInfo, sign int64) {
 	ds.req[1] += sign * r.Memory
 	ds.req[2] += sign * r.Pods
 	addExt(&ds.reqExt, r.scalars, sign)
-	nzCPU, nzMem := r.nonZero()
+	nzCPU, nzMem := pi.NonZeroRequests()
 	if ni.node.Allocatable.MilliCPU != 0 {
 		ds.nzCPU += sign * nzCPU
 	}

@@ -40,19 +40,20 @@ type PodInfo struct {
 	node      string        // the node it is on; "" while pending
 	start     time.Duration // when it started running
 	deletedAt time.Duration // when eviction started; valid in PodTerminating
-	priority  int32         // the spec's, read here without a second load (preemption reads it pod by pod)
+	priority  int32         // the pod's resolved priority (its first form's is what the pod's own points at)
 	handle    int32         // the owner's number for it (SetHandle)
 	state     PodState
+	affinity  affinityFlags
 }
 
 // podSpec is the part of a PodInfo every form of one pod shares: the pod
 // as created and what is derived from it.
 type podSpec struct {
-	pod      *Pod // the PodInfo's own copy, or the caller's (NewPodInfoOf)
-	key      PodKey
-	request  Resources
-	priority int32
-	affinity affinityFlags
+	pod        *Pod // the PodInfo's own copy, or the caller's (NewPodInfoOf)
+	key        PodKey
+	request    Resources
+	nonZeroCPU int64
+	nonZeroMem int64
 }
 
 // NewPodInfo wraps a deep copy of p as a pending pod. Its priority is
@@ -81,11 +82,13 @@ func NewPodInfoShared(p Pod) *PodInfo {
 		spec podSpec
 		pod  Pod
 	}{pod: p}
+	var v int32
 	if prio != nil {
-		a.spec.priority = *prio
-		a.pod.Priority = &a.spec.priority
+		v = *prio
+		// the first form is never changed: the pod may point at its field
+		a.pod.Priority = &a.info.priority
 	}
-	return a.info.wrap(&a.spec, &a.pod)
+	return a.info.wrap(&a.spec, &a.pod, v)
 }
 
 // NewPodInfoOf wraps p itself as a pending pod, without a copy: the
@@ -100,16 +103,15 @@ func NewPodInfoOf(p *Pod) *PodInfo {
 	a := &struct {
 		info PodInfo
 		spec podSpec
-	}{spec: podSpec{priority: *p.Priority}}
-	return a.info.wrap(&a.spec, p)
+	}{}
+	return a.info.wrap(&a.spec, p, *p.Priority)
 }
 
-// wrap makes pi the pending form of p, with sp (whose priority is set)
-// its spec.
-func (pi *PodInfo) wrap(sp *podSpec, p *Pod) *PodInfo {
+// wrap makes pi the pending form of p, of priority prio, with sp its spec.
+func (pi *PodInfo) wrap(sp *podSpec, p *Pod, prio int32) *PodInfo {
 	sp.pod, sp.key, sp.request = p, p.Key(), PodRequest(p)
-	sp.affinity = affinityOf(p)
-	*pi = PodInfo{spec: sp, node: p.NodeName, start: p.StartTime, priority: sp.priority}
+	sp.nonZeroCPU, sp.nonZeroMem = p.NonZeroRequests()
+	*pi = PodInfo{spec: sp, node: p.NodeName, start: p.StartTime, priority: prio, affinity: affinityOf(p)}
 	return pi
 }
 
@@ -137,12 +139,12 @@ func affinityOf(p *Pod) affinityFlags {
 
 // HasPodAffinity reports whether the pod has pod affinity or anti-affinity
 // terms.
-func (pi *PodInfo) HasPodAffinity() bool { return pi.spec.affinity&hasPodAffinity != 0 }
+func (pi *PodInfo) HasPodAffinity() bool { return pi.affinity&hasPodAffinity != 0 }
 
 // HasRequiredAntiAffinity reports whether the pod has a required
 // anti-affinity term.
 func (pi *PodInfo) HasRequiredAntiAffinity() bool {
-	return pi.spec.affinity&hasRequiredAntiAffinity != 0
+	return pi.affinity&hasRequiredAntiAffinity != 0
 }
 
 // Pod returns the pod as it was created: the form every state of it
@@ -175,7 +177,7 @@ func (pi *PodInfo) Request() Resources { return pi.spec.request }
 
 // NonZeroRequests returns the cpu and memory scoring counts for the pod.
 func (pi *PodInfo) NonZeroRequests() (milliCPU, memory int64) {
-	return pi.spec.request.nonZero()
+	return pi.spec.nonZeroCPU, pi.spec.nonZeroMem
 }
 
 // State returns the pod's cache state.
@@ -318,10 +320,9 @@ func (ni *NodeInfo) removePodAt(pos int) *PodInfo {
 func (ni *NodeInfo) account(pi *PodInfo, sign int64) {
 	addPriority(&ni.priorities, pi.priority, sign)
 	ni.requested.addInPlace(pi.spec.request, sign)
-	nzCPU, nzMem := pi.spec.request.nonZero()
-	ni.nonZeroCPU += sign * nzCPU
-	ni.nonZeroMem += sign * nzMem
-	if pi.spec.affinity != 0 {
+	ni.nonZeroCPU += sign * pi.spec.nonZeroCPU
+	ni.nonZeroMem += sign * pi.spec.nonZeroMem
+	if pi.affinity != 0 {
 		if pi.HasPodAffinity() {
 			ni.podsWithAffinity += int32(sign)
 		}
