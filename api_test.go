@@ -235,13 +235,17 @@ func TestAddSharedPodKeepsOnlyWhatAdmissionLeaves(t *testing.T) {
 		{"a namespace with LimitRange defaults", func(p *cluster.Pod) { p.Namespace = "limited" }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := New(Config{})
-			require.NoError(t, err)
-			require.NoError(t, s.AddPriorityClass(cluster.PriorityClass{Name: "five", Value: 5}))
-			require.NoError(t, s.AddPriorityClass(cluster.PriorityClass{Name: "five-never", Value: 5, PreemptionPolicy: cluster.PreemptNever}))
-			require.NoError(t, s.SetLimitRange(cluster.LimitRange{Namespace: "limited", Name: "lr", Limits: []cluster.LimitRangeItem{{Type: cluster.LimitTypeContainer,
-				Default: cluster.ResourceList{cluster.ResourceMemory: 1 << 30}}}}))
-			require.NoError(t, s.AddNode(gangsimtest.MakeNode("n0").Label(LabelHostname, "n0").CPU("1").Memory("4Gi").Pods(10).Obj()))
+			newSched := func() *Scheduler {
+				s, err := New(Config{})
+				require.NoError(t, err)
+				require.NoError(t, s.AddPriorityClass(cluster.PriorityClass{Name: "five", Value: 5}))
+				require.NoError(t, s.AddPriorityClass(cluster.PriorityClass{Name: "five-never", Value: 5, PreemptionPolicy: cluster.PreemptNever}))
+				require.NoError(t, s.SetLimitRange(cluster.LimitRange{Namespace: "limited", Name: "lr", Limits: []cluster.LimitRangeItem{{Type: cluster.LimitTypeContainer,
+					Default: cluster.ResourceList{cluster.ResourceMemory: 1 << 30}}}}))
+				require.NoError(t, s.AddNode(gangsimtest.MakeNode("n0").Label(LabelHostname, "n0").CPU("1").Memory("4Gi").Pods(10).Obj()))
+				return s
+			}
+			s := newSched()
 			p := base()
 			tc.edit(&p)
 			given := p
@@ -258,12 +262,7 @@ func TestAddSharedPodKeepsOnlyWhatAdmissionLeaves(t *testing.T) {
 			require.True(t, ok)
 			require.Equal(t, PhaseBound, st.Phase)
 			// the same pod through AddPod is admitted alike
-			s2, err := New(Config{})
-			require.NoError(t, err)
-			require.NoError(t, s2.AddPriorityClass(cluster.PriorityClass{Name: "five", Value: 5}))
-			require.NoError(t, s2.AddPriorityClass(cluster.PriorityClass{Name: "five-never", Value: 5, PreemptionPolicy: cluster.PreemptNever}))
-			require.NoError(t, s2.SetLimitRange(cluster.LimitRange{Namespace: "limited", Name: "lr", Limits: []cluster.LimitRangeItem{{Type: cluster.LimitTypeContainer,
-				Default: cluster.ResourceList{cluster.ResourceMemory: 1 << 30}}}}))
+			s2 := newSched()
 			require.NoError(t, s2.AddPod(given, 0))
 			copied := s2.tracker.record(given.Key()).info
 			require.Equal(t, copied.Priority(), s.tracker.record(p.Key()).info.Priority())
