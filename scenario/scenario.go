@@ -116,9 +116,11 @@ type Event struct {
 //
 // Its objects are read-only: the copies count makes of one entry share
 // their maps, slices and pointers, and so do entries given one label map
-// through a YAML alias. Clone a pod or a node before changing it. The
-// Scheduler copies what it is given, so runs never change a Scenario, and
-// one Scenario may run in several goroutines at once.
+// through a YAML alias. Clone a pod or a node before changing it. Runs
+// never change a Scenario, and one Scenario may run in several goroutines
+// at once: a run's Scheduler holds the scenario's pods themselves where
+// admission leaves them as they are (AddSharedPod), so the pods its
+// events carry are the scenario's.
 type Scenario struct {
 	Name               string
 	Config             gangsim.Config
