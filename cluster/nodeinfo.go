@@ -62,7 +62,7 @@ type podSpec struct {
 // StartTime are p's until the cache places it.
 func NewPodInfo(p Pod) *PodInfo {
 	prio := p.Priority
-	p.Priority = nil // the copy points at the spec's priority: one allocation less per pod
+	p.Priority = nil // the copy points at its first form's priority: one allocation less per pod
 	p = p.Clone()
 	p.Priority = prio
 	return NewPodInfoShared(p)
