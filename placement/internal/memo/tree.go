@@ -36,11 +36,13 @@ type tree struct {
 }
 
 // treeNode sums up the leaves under it; a pull reads two of them side by
-// side.
+// side. It holds the best fixed score, not which node has it: a pull then
+// stops where the best score holds, though the node holding it changed,
+// which on a cluster of many alike nodes (equal scores) is most pulls;
+// the node is found once a pod, by descending (first).
 type treeNode struct {
 	cnt   int32 // feasible nodes under it
-	best  int32 // the feasible node with the highest fixed score (lowest index among equals), or -1
-	bestV int64 // that node's fixed score (read without touching the entries)
+	bestV int64 // the highest fixed score among them (math.MinInt64: none)
 	// the lowest and highest raw score of the first normaliser among the
 	// feasible nodes under it (unused without normalisers)
 	lo, hi int64
@@ -219,7 +221,7 @@ func newTree(n, nNorm int, old *tree) *tree {
 		tr.second = make([]int64, 2*2*size)
 	}
 	for i := range tr.nodes {
-		tr.nodes[i] = treeNode{best: -1}
+		tr.nodes[i] = treeNode{bestV: math.MinInt64}
 		tr.empty(i)
 	}
 	return tr
@@ -267,10 +269,10 @@ func (tr *tree) setLeaf(t *table, i int) bool {
 	old := *leaf
 	changed := false
 	if e.status != nil {
-		*leaf = treeNode{best: -1}
+		*leaf = treeNode{bestV: math.MinInt64}
 		changed = tr.setBounds(k, nil)
 	} else {
-		*leaf = treeNode{cnt: 1, best: int32(i), bestV: e.fixed}
+		*leaf = treeNode{cnt: 1, bestV: e.fixed}
 		changed = tr.setBounds(k, &e.norm)
 	}
 	return changed || *leaf != old
@@ -283,10 +285,7 @@ func (tr *tree) setLeaf(t *table, i int) bool {
 func (tr *tree) pull(_ *table, k int) bool {
 	ch := tr.nodes[2*k : 2*k+2 : 2*k+2]
 	l, r := &ch[0], &ch[1]
-	to := treeNode{cnt: l.cnt + r.cnt, best: l.best, bestV: l.bestV, lo: min(l.lo, r.lo), hi: max(l.hi, r.hi)}
-	if r.best >= 0 && (l.best < 0 || r.bestV > l.bestV) {
-		to.best, to.bestV = r.best, r.bestV // the left child wins ties: its indexes are lower
-	}
+	to := treeNode{cnt: l.cnt + r.cnt, bestV: max(l.bestV, r.bestV), lo: min(l.lo, r.lo), hi: max(l.hi, r.hi)}
 	changed := to != tr.nodes[k]
 	tr.nodes[k] = to
 	if tr.nNorm > 1 {
@@ -331,19 +330,20 @@ func (tr *tree) kth(k int) int {
 
 // rangeSummary is the best node and the normaliser bounds over [l, r).
 type rangeSummary struct {
-	best   int32
+	best   int32 // set by first, not by summarize
 	bestV  int64
 	lo, hi [maxNormalizers]int64
 }
 
+// summarize adds the best fixed score and the normaliser bounds of the
+// feasible nodes in [l, r) to acc, from the tree's own copies: the
+// table's entries may be newer than the tree (a scan refreshes them, a
+// rollback restores the nodes).
 func (tr *tree) summarize(l, r int, acc *rangeSummary) {
 	add := func(k int) {
-		// the higher fixed score, the lower index among equals; from the
-		// tree's own copies: the table's entries may be newer than the
-		// tree (a scan refreshes them, a rollback restores the nodes)
 		tn := &tr.nodes[k]
-		if b, v := tn.best, tn.bestV; b >= 0 && (acc.best < 0 || v > acc.bestV || v == acc.bestV && b < acc.best) {
-			acc.best, acc.bestV = b, v
+		if tn.cnt > 0 && tn.bestV > acc.bestV {
+			acc.bestV = tn.bestV
 		}
 		for j := range tr.nNorm {
 			lo, hi := tr.bound(k, j)
@@ -360,6 +360,42 @@ func (tr *tree) summarize(l, r int, acc *rangeSummary) {
 			add(r)
 		}
 	}
+}
+
+// first returns the lowest index in [l, r) of a feasible node whose fixed
+// score is v, or -1: the range's parts from left to right, then down the
+// first part that holds v, leftmost child first.
+func (tr *tree) first(l, r int, v int64) int {
+	has := func(k int) bool { return tr.nodes[k].cnt > 0 && tr.nodes[k].bestV == v }
+	var right [64]int // the right side's parts, right to left
+	nr, found := 0, -1
+	for l, r = l+tr.size, r+tr.size; l < r && found < 0; l, r = l/2, r/2 {
+		if l&1 == 1 {
+			if has(l) {
+				found = l
+			}
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			right[nr] = r
+			nr++
+		}
+	}
+	for i := nr - 1; i >= 0 && found < 0; i-- {
+		if has(right[i]) {
+			found = right[i]
+		}
+	}
+	if found < 0 {
+		return -1
+	}
+	for found < tr.size {
+		if found *= 2; !has(found) {
+			found++
+		}
+	}
+	return found - tr.size
 }
 
 // scheduleByTree answers a whole-cluster pod by the tree: the node the
@@ -392,7 +428,7 @@ func (m *Memo) scheduleByTree(p *Pod, t *table) (int, bool) {
 		ranges[0], ranges[1], nr = [2]int{start, n}, [2]int{0, end}, 2
 		processed = n - start + end
 	}
-	acc := rangeSummary{best: -1}
+	acc := rangeSummary{best: -1, bestV: math.MinInt64}
 	for j := range tr.nNorm {
 		acc.lo[j], acc.hi[j] = math.MaxInt64, math.MinInt64
 	}
@@ -405,6 +441,11 @@ func (m *Memo) scheduleByTree(p *Pod, t *table) (int, bool) {
 				return -1, false // the normalised scores differ node by node: scan
 			}
 		}
+	}
+	// the lowest index among the best: the part of the range at the
+	// lowest indexes first (after the wrap, that is the second)
+	for k := nr - 1; k >= 0 && acc.best < 0; k-- {
+		acc.best = int32(tr.first(ranges[k][0], ranges[k][1], acc.bestV))
 	}
 	*p.Next = (start + processed) % n
 	return int(acc.best), true

@@ -53,7 +53,7 @@ func TestMemoTreeSummariesMatchBruteForce(t *testing.T) {
 			for range 20 {
 				l := r.IntN(n)
 				rr := l + 1 + r.IntN(n-l)
-				want := rangeSummary{best: -1}
+				want := rangeSummary{best: -1, bestV: math.MinInt64}
 				cnt := 0
 				for j := range nNorm {
 					want.lo[j], want.hi[j] = math.MaxInt64, math.MinInt64
@@ -71,11 +71,12 @@ func TestMemoTreeSummariesMatchBruteForce(t *testing.T) {
 						want.lo[j], want.hi[j] = min(want.lo[j], e.norm[j]), max(want.hi[j], e.norm[j])
 					}
 				}
-				got := rangeSummary{best: -1}
+				got := rangeSummary{best: -1, bestV: math.MinInt64}
 				for j := range nNorm {
 					got.lo[j], got.hi[j] = math.MaxInt64, math.MinInt64
 				}
 				tr.summarize(l, rr, &got)
+				got.best = int32(tr.first(l, rr, got.bestV))
 				require.Equal(t, cnt, tr.count(l, rr), "seed %d round %d count [%d,%d)", seed, round, l, rr)
 				require.Equal(t, want, got, "seed %d round %d summary [%d,%d)", seed, round, l, rr)
 				if cnt > 0 {
