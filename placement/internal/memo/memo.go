@@ -24,9 +24,9 @@ const (
 	maxSignatures = 512
 	budgetBytes   = 512 << 20
 	// bytesPerNode is a table entry (64 bytes) and its share of a memo
-	// tree (two tree nodes of a count, an index, a score and two
-	// normalisers' bounds).
-	bytesPerNode = 64 + 2*(4+4+8+2*2*8)
+	// tree (two tree nodes of a count, a score and two normalisers'
+	// bounds, 32 bits each).
+	bytesPerNode = 64 + 2*(4+4+2*2*4)
 	// maxNormalizers bounds the pointwise-normalised score plugins
 	// remembered per node; more run live.
 	maxNormalizers = 2
@@ -126,6 +126,7 @@ type table struct {
 	// newer and older link the tables by their last use (Memo.recent)
 	newer, older *table
 	tree         *tree // built on first use by a pod the tree can answer
+	wide         bool  // a score did not fit the tree (treeNode): no tree
 	// scanned counts the nodes scans visited for the signature since the
 	// tree was last used (see treePays).
 	scanned int
@@ -352,7 +353,7 @@ func (m *Memo) newTable(n int) *table {
 		m.spare = nil
 		clear(t.nodes)
 		m.spareTree = t.tree
-		t.tree, t.scanned, t.failed = nil, 0, nil
+		t.tree, t.scanned, t.failed, t.wide = nil, 0, nil, false
 		return t
 	}
 	return &table{nodes: make([]entry, n)}

@@ -165,12 +165,15 @@ func TestFailureReuseHonoursNominations(t *testing.T) {
 // The memo tree must choose what the node-by-node scan chooses, and leave
 // the scan position where the scan leaves it, on random clusters and pod
 // streams (with PreferNoSchedule taints and preferred node affinity, which
-// make the normalised scores vary, so that both tree paths run).
+// make the normalised scores vary, so that both tree paths run), and
+// with weights so large that the fixed scores pass 32 bits (the tree's
+// scores: such a table is scanned).
 func TestMemoTreeMatchesScan(t *testing.T) {
 	for seed := range 60 {
 		r := rand.New(rand.NewPCG(uint64(seed), 99))
 		n := []int{3, 50, 99, 100, 101, 250, 700}[r.IntN(7)]
 		pct := []int32{0, 0, 100, 30, 7}[r.IntN(5)]
+		scale := []int64{1, 1, 30_000_000}[r.IntN(3)] // a score of 72 times 30 M passes 2^31
 		build := func(sc placement.Shortcuts) (*cluster.Cache, *placement.PodScheduler) {
 			c := cluster.NewCache()
 			rn := rand.New(rand.NewPCG(uint64(seed), 1))
@@ -190,7 +193,7 @@ func TestMemoTreeMatchesScan(t *testing.T) {
 			plugins := placement.PodPlugins{
 				Filter: []fw.FilterPlugin{nodeunschedulable.NodeUnschedulable{}, tainttoleration.TaintToleration{}, nodeaffinity.NodeAffinity{}, noderesources.NewFitStrategy(noderesources.LeastAllocated, nil)},
 				Score: []placement.WeightedScorer{{Plugin: tainttoleration.TaintToleration{}, Weight: 3}, {Plugin: nodeaffinity.NodeAffinity{}, Weight: 2},
-					{Plugin: noderesources.NewFitStrategy(noderesources.LeastAllocated, nil), Weight: 1}, {Plugin: noderesources.NewBalancedCPUMemory(), Weight: 1}},
+					{Plugin: noderesources.NewFitStrategy(noderesources.LeastAllocated, nil), Weight: scale}, {Plugin: noderesources.NewBalancedCPUMemory(), Weight: 1}},
 			}
 			for _, ws := range plugins.Score {
 				if pre, ok := ws.Plugin.(fw.PreScorePlugin); ok {

@@ -29,10 +29,13 @@ type tree struct {
 	snap  *cluster.Snapshot
 	nNorm int
 	nodes []treeNode
+	// wide says a remembered score does not fit a tree node (below): the
+	// table is scanned instead
+	wide bool
 	// second holds, per tree node, the lowest and highest raw score of the
 	// second normaliser, when there is one (the first's are in the tree
 	// node: the default profile has one, TaintToleration)
-	second []int64
+	second []int32
 }
 
 // treeNode sums up the leaves under it; a pull reads two of them side by
@@ -40,13 +43,23 @@ type tree struct {
 // stops where the best score holds, though the node holding it changed,
 // which on a cluster of many alike nodes (equal scores) is most pulls;
 // the node is found once a pod, by descending (first).
+//
+// Its scores are 32 bits, so that a node is 16 bytes, four to a cache
+// line: on a large cluster a pull's reads are misses. Scores are sums of
+// a few plugins' 0-100 times their weights, far inside; a table with one
+// outside (a plugin's raw score, or weights in the millions) is scanned
+// (wide).
 type treeNode struct {
 	cnt   int32 // feasible nodes under it
-	bestV int64 // the highest fixed score among them (math.MinInt64: none)
+	bestV int32 // the highest fixed score among them (math.MinInt32: none)
 	// the lowest and highest raw score of the first normaliser among the
 	// feasible nodes under it (unused without normalisers)
-	lo, hi int64
+	lo, hi int32
 }
+
+// narrow reports whether v fits a tree node's scores, above the value
+// that marks no node.
+func narrow(v int64) bool { return v > math.MinInt32 && v <= math.MaxInt32 }
 
 // treeUsable reports whether the plan lets the tree answer for the pod:
 // no live filter, and every score plugin remembered or known to skip the
@@ -218,17 +231,17 @@ func newTree(n, nNorm int, old *tree) *tree {
 		tr.nodes = make([]treeNode, 2*size)
 	}
 	if nNorm > 1 && len(tr.second) != 2*2*size {
-		tr.second = make([]int64, 2*2*size)
+		tr.second = make([]int32, 2*2*size)
 	}
 	for i := range tr.nodes {
-		tr.nodes[i] = treeNode{bestV: math.MinInt64}
+		tr.nodes[i] = treeNode{bestV: math.MinInt32}
 		tr.empty(i)
 	}
 	return tr
 }
 
 // bound returns tree node k's lowest and highest raw score of normaliser j.
-func (tr *tree) bound(k, j int) (lo, hi *int64) {
+func (tr *tree) bound(k, j int) (lo, hi *int32) {
 	if j == 0 {
 		tn := &tr.nodes[k]
 		return &tn.lo, &tn.hi
@@ -242,9 +255,10 @@ func (tr *tree) bound(k, j int) (lo, hi *int64) {
 func (tr *tree) setBounds(k int, norm *[maxNormalizers]int64) bool {
 	changed := false
 	for j := range tr.nNorm {
-		v, w := int64(math.MaxInt64), int64(math.MinInt64)
+		v, w := int32(math.MaxInt32), int32(math.MinInt32)
 		if norm != nil {
-			v, w = norm[j], norm[j]
+			tr.wide = tr.wide || !narrow(norm[j])
+			v, w = int32(norm[j]), int32(norm[j])
 		}
 		lo, hi := tr.bound(k, j)
 		changed = changed || j > 0 && (*lo != v || *hi != w)
@@ -257,7 +271,7 @@ func (tr *tree) setBounds(k int, norm *[maxNormalizers]int64) bool {
 func (tr *tree) empty(k int) {
 	for j := range tr.nNorm {
 		lo, hi := tr.bound(k, j)
-		*lo, *hi = math.MaxInt64, math.MinInt64
+		*lo, *hi = math.MaxInt32, math.MinInt32
 	}
 }
 
@@ -269,10 +283,11 @@ func (tr *tree) setLeaf(t *table, i int) bool {
 	old := *leaf
 	changed := false
 	if e.status != nil {
-		*leaf = treeNode{bestV: math.MinInt64}
+		*leaf = treeNode{bestV: math.MinInt32}
 		changed = tr.setBounds(k, nil)
 	} else {
-		*leaf = treeNode{cnt: 1, bestV: e.fixed}
+		tr.wide = tr.wide || !narrow(e.fixed)
+		*leaf = treeNode{cnt: 1, bestV: int32(e.fixed)}
 		changed = tr.setBounds(k, &e.norm)
 	}
 	return changed || *leaf != old
@@ -342,12 +357,13 @@ type rangeSummary struct {
 func (tr *tree) summarize(l, r int, acc *rangeSummary) {
 	add := func(k int) {
 		tn := &tr.nodes[k]
-		if tn.cnt > 0 && tn.bestV > acc.bestV {
-			acc.bestV = tn.bestV
+		if tn.cnt == 0 {
+			return // no feasible node: nothing to add
 		}
+		acc.bestV = max(acc.bestV, int64(tn.bestV))
 		for j := range tr.nNorm {
 			lo, hi := tr.bound(k, j)
-			acc.lo[j], acc.hi[j] = min(acc.lo[j], *lo), max(acc.hi[j], *hi)
+			acc.lo[j], acc.hi[j] = min(acc.lo[j], int64(*lo)), max(acc.hi[j], int64(*hi))
 		}
 	}
 	for l, r = l+tr.size, r+tr.size; l < r; l, r = l/2, r/2 {
@@ -366,7 +382,7 @@ func (tr *tree) summarize(l, r int, acc *rangeSummary) {
 // score is v, or -1: the range's parts from left to right, then down the
 // first part that holds v, leftmost child first.
 func (tr *tree) first(l, r int, v int64) int {
-	has := func(k int) bool { return tr.nodes[k].cnt > 0 && tr.nodes[k].bestV == v }
+	has := func(k int) bool { return tr.nodes[k].cnt > 0 && int64(tr.nodes[k].bestV) == v }
 	var right [64]int // the right side's parts, right to left
 	nr, found := 0, -1
 	for l, r = l+tr.size, r+tr.size; l < r && found < 0; l, r = l/2, r/2 {
@@ -405,6 +421,10 @@ func (tr *tree) first(l, r int, v int64) int {
 // vary over the range).
 func (m *Memo) scheduleByTree(p *Pod, t *table) (int, bool) {
 	tr := m.treeOf(p, t)
+	if tr.wide {
+		t.wide = true // for good: scanned from now on
+		return -1, false
+	}
 	n := tr.n
 	total := tr.count(0, n)
 	if total == 0 {
