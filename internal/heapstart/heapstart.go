@@ -9,7 +9,7 @@
 // about 10 µs a 4 KiB page, more than half of a run on a thousand nodes
 // and a third of reading a 40 MB dump. Prepare takes the first away with
 // a heap floor, and moves the second to another core: a second goroutine
-// writes pages ahead (the prefault). A run that holds a large heap, or
+// maps pages ahead of the run (the prefault). A run that holds a large heap, or
 // runs long, has Linux map its heap 2 MiB at a time (transparent huge
 // pages: a five-hundredth of the faults, and fewer misses of the
 // processor's address cache); a short run does not, because on a host
@@ -59,25 +59,33 @@ const LongRun = 250 * time.Millisecond
 var huge atomic.Bool
 
 // Prepare sets the heap floor and, where the program may run on more than
-// one processor, starts the prefault: a goroutine writes one byte of each
-// page of a PrefaultBytes allocation, then drops it and collects, so that
-// its pages, mapped, go back to the heap for the run's next allocations
-// (the collector keeps freed pages for reuse while the heap is below its
-// goal, which the floor holds high). A run still going after LongRun has
-// its heap readied for huge pages then (hugePages). It returns a channel
-// closed when the prefault is done (at once without one). Call it once,
-// first thing.
+// one processor, starts the prefault of PrefaultBytes (prefault), whose
+// pages the run's next allocations take (the collector keeps free pages
+// for reuse while the heap is below its goal, which the floor holds
+// high). A run still going after LongRun has its heap readied for huge
+// pages then (hugePages). It returns a channel closed when the prefault
+// is done (at once without one). Call it once, first thing.
 func Prepare() <-chan struct{} {
 	floor = make([]byte, FloorBytes)
+	prefaulting = prefault(PrefaultBytes)
 	time.AfterFunc(LongRun, func() { readyHuge(HugeBytes) })
-	return prefault(PrefaultBytes)
+	return prefaulting
 }
 
+// prefaulting is closed when Prepare's prefault is done.
+var prefaulting <-chan struct{}
+
 // readyHuge readies n bytes of heap for huge pages, once: the first of
-// Expect and the LongRun timer to ask does it.
+// Expect and the LongRun timer to ask does it. It waits for Prepare's
+// prefault, which frees its allocation: freed while the readying
+// allocates, its pages would be taken unreleased, and the runtime would
+// clear the whole readied range, writing every page of it.
 func readyHuge(n int64) bool {
 	if !readied.CompareAndSwap(false, true) {
 		return false
+	}
+	if prefaulting != nil {
+		<-prefaulting
 	}
 	if hugePages(n) {
 		huge.Store(true)
