@@ -117,7 +117,15 @@ func Expect(n int64) <-chan struct{} {
 	if more <= 0 || huge.Load() || runtime.GOMAXPROCS(0) < 2 {
 		return closed()
 	}
-	return prefault(more)
+	done := make(chan struct{})
+	go func() { // after Prepare's prefault, so that the two do not take each other's pages
+		defer close(done)
+		if prefaulting != nil {
+			<-prefaulting
+		}
+		<-prefault(more)
+	}()
+	return done
 }
 
 // HugeInputFactor is the heap a run holds at its peak, in bytes of its
