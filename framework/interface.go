@@ -205,6 +205,15 @@ type PreScoreSkipper interface {
 	PreScoreSkips(pod *cluster.PodInfo) bool
 }
 
+// FilterSkipper is a Filter plugin that can tell from the pod alone that
+// its Filter passes every node (a pod with no node name, no node
+// selector): the memo then neither runs it nor signs it, as a PreFilter's
+// Skip would have it, without a PreFilter point kube-scheduler's plugin
+// does not have.
+type FilterSkipper interface {
+	FilterSkips(pod *cluster.PodInfo) bool
+}
+
 // Handle is what the scheduler offers plugins: the cycle's snapshot and
 // the filter machinery, for plugins that simulate (preemption). A plugin's
 // factory receives it.

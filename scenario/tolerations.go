@@ -86,7 +86,7 @@ func fileSetting(ins []*input) (on, set bool, err error) {
 // pending for want of the admission. Pods alike are judged once.
 func (b *builder) warnUntolerated() {
 	judged := map[string]bool{}
-	check := func(p *cluster.Pod, object string) {
+	check := func(p *cluster.Pod, src *Source) {
 		tols, added := admission.ExtendedResourceToleration(p)
 		if !added || p.NodeName != "" {
 			return
@@ -100,16 +100,17 @@ func (b *builder) warnUntolerated() {
 		if stuck {
 			b.ws.Add("Pod", "spec.tolerations", "does not tolerate the taint of the extended resource it requests ("+extendedNames(p)+
 				"), which the nodes offering it have: the pod stays pending. GKE's API server adds that toleration (its ExtendedResourceToleration "+
-				"admission): -extended-resource-toleration, or admission: {extendedResourceToleration: true} in a scenario file, turns it on", object)
+				"admission): -extended-resource-toleration, or admission: {extendedResourceToleration: true} in a scenario file, turns it on",
+				cmp.Or(src.File, b.sc.Name)+": "+src.Path) // named only when warned: a million pods pass here
 		}
 	}
 	for i := range b.sc.Pods {
 		p := &b.sc.Pods[i]
-		check(&p.Pod, cmp.Or(p.Source.File, b.sc.Name)+": "+p.Source.Path)
+		check(&p.Pod, &p.Source)
 	}
 	for i := range b.sc.Controllers {
 		c := &b.sc.Controllers[i]
-		check(&c.workload.Template, cmp.Or(c.Source.File, b.sc.Name)+": "+c.Source.Path)
+		check(&c.workload.Template, &c.Source)
 	}
 }
 

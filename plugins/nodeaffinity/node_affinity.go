@@ -19,6 +19,7 @@ type NodeAffinity struct{}
 
 var (
 	_ fw.FilterPlugin         = NodeAffinity{}
+	_ fw.FilterSkipper        = NodeAffinity{}
 	_ fw.Signer               = NodeAffinity{}
 	_ fw.PreScorePlugin       = NodeAffinity{}
 	_ fw.PreScoreIgnoresNodes = NodeAffinity{}
@@ -45,6 +46,14 @@ func (NodeAffinity) Filter(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster
 		return errReason
 	}
 	return nil
+}
+
+// FilterSkips reports that a pod without a node selector and without
+// required node affinity passes every node.
+func (NodeAffinity) FilterSkips(pod *cluster.PodInfo) bool {
+	p := pod.Pod()
+	na := helper.PodNodeAffinity(p)
+	return len(p.NodeSelector) == 0 && (na == nil || na.Required == nil)
 }
 
 // Sign appends the node selector (sorted) and the node affinity.

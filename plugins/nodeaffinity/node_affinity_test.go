@@ -87,3 +87,42 @@ func TestNodeAffinityNormalizeScore(t *testing.T) {
 		})
 	}
 }
+
+// FilterSkips holds only for pods whose Filter passes every node: no node
+// selector and no required terms (an empty list of them matches no node).
+func TestNodeAffinityFilterSkips(t *testing.T) {
+	p := func() *gangsimtest.PodWrapper { return gangsimtest.MakePod("p") }
+	withAffinity := func(na *cluster.NodeAffinity) *cluster.PodInfo {
+		q := p().Obj()
+		q.Affinity = &cluster.Affinity{NodeAffinity: na}
+		return cluster.NewPodInfo(q)
+	}
+	preferred := []cluster.PreferredSchedulingTerm{{Weight: 1, Preference: term(req("zone", cluster.SelectorIn, "a"))}}
+	tests := []struct {
+		name  string
+		pod   *cluster.PodInfo
+		skips bool
+	}{
+		{"nothing", pod(p()), true},
+		{"affinity without node affinity", withAffinity(nil), true},
+		{"preferred terms only", withAffinity(&cluster.NodeAffinity{Preferred: preferred}), true},
+		{"node selector", pod(p().NodeSelector("zone", "a")), false},
+		{"required term", pod(p(), term(req("zone", cluster.SelectorIn, "a"))), false},
+		{"empty required list", withAffinity(&cluster.NodeAffinity{Required: []cluster.SelectorTerm{}}), false},
+	}
+	nodes := []*gangsimtest.NodeWrapper{gangsimtest.MakeNode("bare"), gangsimtest.MakeNode("zoned").Label("zone", "b")}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.skips, nodeaffinity.NodeAffinity{}.FilterSkips(tt.pod))
+			passes := true
+			for _, n := range nodes {
+				passes = passes && nodeaffinity.NodeAffinity{}.Filter(nil, tt.pod, gangsimtest.NodeInfo(t, n)) == nil
+			}
+			if tt.skips {
+				require.True(t, passes, "a pod the filter skips must pass every node")
+			} else {
+				require.False(t, passes, "these pods are rejected by some node")
+			}
+		})
+	}
+}

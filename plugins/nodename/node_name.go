@@ -17,6 +17,7 @@ type NodeName struct{}
 var (
 	_ fw.FilterPlugin      = NodeName{}
 	_ fw.Signer            = NodeName{}
+	_ fw.FilterSkipper     = NodeName{}
 	_ fw.EnqueueExtensions = NodeName{}
 )
 
@@ -35,6 +36,9 @@ func (NodeName) Filter(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster.Nod
 	}
 	return nil
 }
+
+// FilterSkips reports that a pod naming no node passes every node.
+func (NodeName) FilterSkips(pod *cluster.PodInfo) bool { return pod.Pod().NodeName == "" }
 
 // Sign appends the pod's node name.
 func (NodeName) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {

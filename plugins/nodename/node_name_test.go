@@ -33,6 +33,13 @@ func TestNodeNameFilter(t *testing.T) {
 	}
 }
 
+// FilterSkips holds exactly for the pods that name no node, which pass
+// every node.
+func TestNodeNameFilterSkips(t *testing.T) {
+	require.True(t, nodename.NodeName{}.FilterSkips(pod(gangsimtest.MakePod("p"))))
+	require.False(t, nodename.NodeName{}.FilterSkips(pod(gangsimtest.MakePod("p").NodeName("n1"))))
+}
+
 // Pods sign alike exactly when they name the same node (or none): the
 // signature stands for the pod in the filter memo, so two pods of one
 // signature must get one verdict on every node.

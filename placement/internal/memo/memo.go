@@ -67,14 +67,18 @@ type Options struct {
 type Memo struct {
 	filters   []fw.FilterPlugin
 	filterPre []int
-	signers   []fw.Signer // nil for a filter that is no Signer
-	preScore  []fw.PreScorePlugin
-	scorers   []fw.ScorePlugin
-	weights   []int64
-	scorePre  []int
-	memoable  []bool // the score plugin can be remembered (see lookup)
-	pointwise []fw.PointwiseNormalizer
-	opts      Options
+	signers   []fw.Signer        // nil for a filter that is no Signer
+	skippers  []fw.FilterSkipper // nil for a filter that is none
+	// scoreSigners are the score plugins as Signers (nil for one that is
+	// none), asserted once: an assertion a pod and plugin is a lookup
+	scoreSigners []fw.Signer
+	preScore     []fw.PreScorePlugin
+	scorers      []fw.ScorePlugin
+	weights      []int64
+	scorePre     []int
+	memoable     []bool // the score plugin can be remembered (see lookup)
+	pointwise    []fw.PointwiseNormalizer
+	opts         Options
 
 	snap      *cluster.Snapshot
 	tables    map[string]*table
@@ -101,13 +105,15 @@ func New(plugins Plugins, opts Options) *Memo {
 		scorers: plugins.Score, weights: plugins.Weight, scorePre: plugins.ScorePre, opts: opts}
 	for _, f := range plugins.Filter {
 		sg, _ := f.(fw.Signer)
-		m.signers = append(m.signers, sg)
+		sk, _ := f.(fw.FilterSkipper)
+		m.signers, m.skippers = append(m.signers, sg), append(m.skippers, sk)
 	}
 	for i, p := range plugins.Score {
 		nz, _ := p.(fw.ScoreNormalizer)
 		pw, _ := p.(fw.PointwiseNormalizer)
 		m.pointwise = append(m.pointwise, pw)
-		_, signer := p.(fw.Signer)
+		sg, signer := p.(fw.Signer)
+		m.scoreSigners = append(m.scoreSigners, sg)
 		pre := plugins.ScorePre[i]
 		preOK := pre < 0
 		if !preOK {
@@ -180,12 +186,12 @@ func (m *Memo) lookup(state *fw.CycleState, snap *cluster.Snapshot, pod *cluster
 	})
 	sig = append(sig, 'S')
 	n := len(m.scorers)
-	for i, p := range m.scorers {
+	for i := range m.scorers {
 		if !m.memoable[i] || m.pointwise[i] != nil && plan.nNorm == maxNormalizers {
 			continue
 		}
 		var ok bool
-		if sig, ok = appendSigned(sig, i, p.(fw.Signer), pod); !ok {
+		if sig, ok = appendSigned(sig, i, m.scoreSigners[i], pod); !ok {
 			continue
 		}
 		plan.memoScores[i] = true
@@ -211,10 +217,15 @@ func (m *Memo) lookup(state *fw.CycleState, snap *cluster.Snapshot, pod *cluster
 	return m.table(snap, sig)
 }
 
-// filterActive reports whether filter i runs for the pod state belongs to.
-func (m *Memo) filterActive(state *fw.CycleState, i int) bool {
-	pre := m.filterPre[i]
-	return pre < 0 || !state.Skipped(pre)
+// filterActive reports whether filter i runs for pod, of state: not when
+// its PreFilter skipped, nor when it says from the pod alone that every
+// node passes (on a refresh, every filter run is a call per node).
+func (m *Memo) filterActive(state *fw.CycleState, pod *cluster.PodInfo, i int) bool {
+	if pre := m.filterPre[i]; pre >= 0 && state.Skipped(pre) {
+		return false
+	}
+	sk := m.skippers[i]
+	return sk == nil || !sk.FilterSkips(pod)
 }
 
 // signFilters appends the signature of the pod's active filters under
@@ -222,7 +233,7 @@ func (m *Memo) filterActive(state *fw.CycleState, i int) bool {
 func (m *Memo) signFilters(state *fw.CycleState, pod *cluster.PodInfo, sig []byte, each func(i int, signed bool)) []byte {
 	sig = append(sig, 'F')
 	for i, sg := range m.signers {
-		if !m.filterActive(state, i) {
+		if !m.filterActive(state, pod, i) {
 			continue
 		}
 		ok := false

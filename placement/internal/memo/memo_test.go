@@ -85,6 +85,7 @@ func TestMemoNeverChangesDecisions(t *testing.T) {
 			{Requests: cluster.NewResources(1500, 512*mi, 0)},
 			{Requests: cluster.NewResources(250, 0, 0), NodeSelector: map[string]string{"zone": "z1"}},
 			{Requests: cluster.NewResources(0, 0, 0), Tolerations: []cluster.Toleration{{Operator: cluster.TolerationExists}}},
+			{Requests: cluster.NewResources(100, 0, 0), NodeName: "n002"}, // NodeName's filter runs for it alone
 		}
 		snap := c.Snapshot()
 		memo, plain := podSchedulers(int32(rng.IntN(3) * 50))
