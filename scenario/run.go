@@ -200,34 +200,42 @@ func (e *atError) Unwrap() error { return e.Err }
 // manages goes to it (kr).
 func (sc *Scenario) apply(s *gangsim.Scheduler, a action, rc *controllers.ResourceClaims, kr *kueueRun) error {
 	if p := a.pod; p != nil {
-		pod := p.Pod // read-only: every run shares its maps and slices
-		if sc.ExtendedResourceToleration {
-			pod = withExtendedTolerations(pod)
-		}
-		if rc != nil {
-			if err := rc.Prepare(&pod); err != nil {
-				return sc.runError(p.Source, &atError{At: a.at, Err: err})
+		pod := &p.Pod // read-only: every run shares its maps and slices
+		if sc.ExtendedResourceToleration || rc != nil {
+			changed := *pod
+			if sc.ExtendedResourceToleration {
+				changed = withExtendedTolerations(changed)
 			}
+			if rc != nil {
+				if err := rc.Prepare(&changed); err != nil {
+					return sc.runError(p.Source, &atError{At: a.at, Err: err})
+				}
+			}
+			pod = &changed
 		}
-		if kr.skips(pod.Key()) {
+		var key cluster.PodKey // made only for Kueue: a million pods pass here
+		if kr != nil {
+			key = pod.Key()
+		}
+		if kr.skips(key) {
 			return nil // a pod of a job Kueue holds: its controller makes it again once admitted
 		}
 		add := s.AddPod
 		switch {
-		case kr.manages(&pod):
+		case kr.manages(pod):
 			add = func(pod cluster.Pod, d time.Duration) error { return kr.arrive(s, pod, d) }
-		case kr.dumps(pod.Key()):
+		case kr.dumps(key):
 			add = func(pod cluster.Pod, d time.Duration) error { return kr.arriveDumped(s, pod, d) }
-		case !sc.ExtendedResourceToleration && rc == nil:
+		case pod == &p.Pod:
 			// the scenario's own pod, unchanged: the scheduler may keep it
 			// rather than a copy (every run reads it, none writes it)
 			add = nil
 		}
 		var err error
 		if add == nil {
-			err = s.AddSharedPod(&p.Pod, p.Duration)
+			err = s.AddSharedPod(pod, p.Duration)
 		} else {
-			err = add(pod, p.Duration)
+			err = add(*pod, p.Duration)
 		}
 		if err != nil && !errors.Is(err, gangsim.ErrRejected) {
 			return sc.runError(p.Source, &atError{At: a.at, Err: err})
