@@ -72,13 +72,18 @@ type Memo struct {
 	// scoreSigners are the score plugins as Signers (nil for one that is
 	// none), asserted once: an assertion a pod and plugin is a lookup
 	scoreSigners []fw.Signer
-	preScore     []fw.PreScorePlugin
-	scorers      []fw.ScorePlugin
-	weights      []int64
-	scorePre     []int
-	memoable     []bool // the score plugin can be remembered (see lookup)
-	pointwise    []fw.PointwiseNormalizer
-	opts         Options
+	// preSkippers and preIgnoresNodes say, per PreScore plugin, whether it
+	// is a PreScoreSkipper (nil: not) and a PreScoreIgnoresNodes, asserted
+	// once (see treeUsable)
+	preSkippers     []fw.PreScoreSkipper
+	preIgnoresNodes []bool
+	preScore        []fw.PreScorePlugin
+	scorers         []fw.ScorePlugin
+	weights         []int64
+	scorePre        []int
+	memoable        []bool // the score plugin can be remembered (see lookup)
+	pointwise       []fw.PointwiseNormalizer
+	opts            Options
 
 	snap      *cluster.Snapshot
 	tables    map[string]*table
@@ -107,6 +112,11 @@ func New(plugins Plugins, opts Options) *Memo {
 		sg, _ := f.(fw.Signer)
 		sk, _ := f.(fw.FilterSkipper)
 		m.signers, m.skippers = append(m.signers, sg), append(m.skippers, sk)
+	}
+	for _, p := range plugins.PreScore {
+		sk, _ := p.(fw.PreScoreSkipper)
+		_, ignores := p.(fw.PreScoreIgnoresNodes)
+		m.preSkippers, m.preIgnoresNodes = append(m.preSkippers, sk), append(m.preIgnoresNodes, ignores)
 	}
 	for i, p := range plugins.Score {
 		nz, _ := p.(fw.ScoreNormalizer)

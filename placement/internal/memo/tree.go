@@ -79,14 +79,13 @@ func (m *Memo) treeUsable(state *fw.CycleState, pod *cluster.PodInfo) bool {
 		if pre < 0 {
 			return false // scored live on every node
 		}
-		p := m.preScore[pre]
-		switch p := p.(type) {
-		case fw.PreScoreSkipper:
-			if !p.PreScoreSkips(pod) {
+		switch p := m.preScore[pre]; {
+		case m.preSkippers[pre] != nil:
+			if !m.preSkippers[pre].PreScoreSkips(pod) {
 				return false
 			}
-		case fw.PreScoreIgnoresNodes:
-			if p.(fw.PreScorePlugin).PreScore(state, pod, nil).IsSuccess() {
+		case m.preIgnoresNodes[pre]:
+			if p.PreScore(state, pod, nil).IsSuccess() {
 				return false
 			}
 		default:
