@@ -23,9 +23,10 @@ import (
 const (
 	maxSignatures = 512
 	budgetBytes   = 512 << 20
-	// bytesPerNode is a table entry (64 bytes) and its share of a memo
-	// tree (two tree nodes of a count, a score and two normalisers'
-	// bounds, 32 bits each).
+	// bytesPerNode is a table entry (64 bytes) and, at most, its share of
+	// a memo tree: two tree nodes of a count, a score and two normalisers'
+	// bounds, 32 bits each (about four thirds of one on a large cluster,
+	// the tree's levels being padded to fours).
 	bytesPerNode = 64 + 2*(4+4+2*2*4)
 	// maxNormalizers bounds the pointwise-normalised score plugins
 	// remembered per node; more run live.

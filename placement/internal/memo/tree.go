@@ -23,12 +23,19 @@ import (
 // scan's (TestMemoTreeMatchesScan checks it against the scan on random
 // clusters).
 type tree struct {
-	size  int // leaves, a power of two >= the node count
-	n     int // nodes
+	n     int // nodes (leaves)
 	pos   cluster.FeedPos
 	snap  *cluster.Snapshot
 	nNorm int
+	// nodes holds the tree level by level, the root's first (see base);
+	// a node's four children sit side by side, in one cache line
 	nodes []treeNode
+	// base is where each level starts in nodes, the root's (0) first and
+	// the leaves' (height) last; each level holds a multiple of four
+	// nodes, its last ones empty, so that a node's children are always
+	// four
+	base   []int
+	height int
 	// wide says a remembered score does not fit a tree node (below): the
 	// table is scanned instead
 	wide bool
@@ -38,14 +45,21 @@ type tree struct {
 	second []int32
 }
 
-// treeNode sums up the leaves under it; a pull reads two of them side by
-// side. It holds the best fixed score, not which node has it: a pull then
-// stops where the best score holds, though the node holding it changed,
-// which on a cluster of many alike nodes (equal scores) is most pulls;
-// the node is found once a pod, by descending (first).
+// arity is how many children a tree node has. Four children of 16 bytes
+// fill a cache line, and the tree has half the levels of a binary one: on
+// a large cluster each level an update climbs or a descent takes is a
+// cache miss.
+const arity = 4
+
+// treeNode sums up the leaves under it; a pull reads a node's four
+// children, side by side. It holds the best fixed score, not which node
+// has it: a pull then stops where the best score holds, though the node
+// holding it changed, which on a cluster of many alike nodes (equal
+// scores) is most pulls; the node is found once a pod, by descending
+// (first).
 //
-// Its scores are 32 bits, so that a node is 16 bytes, four to a cache
-// line: on a large cluster a pull's reads are misses. Scores are sums of
+// Its scores are 32 bits, so that a node is 16 bytes and a node's
+// children one cache line: on a large cluster each is a miss. Scores are sums of
 // a few plugins' 0-100 times their weights, far inside; a table with one
 // outside (a plugin's raw score, or weights in the millions) is scanned
 // (wide).
@@ -138,9 +152,7 @@ func (m *Memo) treeOf(p *Pod, t *table) *tree {
 			m.refreshEntry(p, t, i)
 			tr.setLeaf(t, i)
 		}
-		for i := tr.size - 1; i >= 1; i-- {
-			tr.pull(t, i)
-		}
+		tr.build()
 		tr.pos = snap.FeedPos()
 		return tr
 	}
@@ -168,13 +180,23 @@ func (m *Memo) treeOf(p *Pod, t *table) *tree {
 // until one comes out unchanged: its own ancestors then hold as they were.
 // Nodes bound one after another change their leaves' best scores, but a
 // bound node is seldom the best of a large subtree for every signature,
-// so the pulls of most changes stop a few levels up.
+// so the pulls of most changes stop a level or two up.
 func (tr *tree) update(t *table, nodes []int32) {
 	for _, i := range nodes {
 		if !tr.setLeaf(t, int(i)) {
 			continue
 		}
-		for k := (tr.size + int(i)) / 2; k >= 1 && tr.pull(t, k); k /= 2 {
+		for l, p := tr.height-1, int(i)/arity; l >= 0 && tr.pull(l, p); l, p = l-1, p/arity {
+		}
+	}
+}
+
+// build pulls every node above the leaves that has children, the lowest
+// level first.
+func (tr *tree) build() {
+	for l := tr.height - 1; l >= 0; l-- {
+		for p := range (tr.base[l+2] - tr.base[l+1]) / arity {
+			tr.pull(l, p)
 		}
 	}
 }
@@ -195,10 +217,10 @@ const ahead = 6
 // prefetch asks for node i's entry, leaf and the two tree nodes above it.
 func (tr *tree) prefetch(t *table, i int) {
 	prefetch.Object(unsafe.Pointer(&t.nodes[i]), unsafe.Sizeof(t.nodes[i]))
-	k := tr.size + i
-	prefetch.Object(unsafe.Pointer(&tr.nodes[k]), unsafe.Sizeof(tr.nodes[k]))
-	tr.prefetchNode(k / 2)
-	tr.prefetchNode(k / 4)
+	tr.prefetchNode(tr.base[tr.height] + i)
+	for l, p := tr.height-1, i/arity; l >= 0 && l >= tr.height-2; l, p = l-1, p/arity {
+		tr.prefetchNode(tr.base[l] + p)
+	}
 }
 
 // refreshEntry brings node i's remembered verdict and scores up to date.
@@ -219,18 +241,28 @@ func (m *Memo) refreshEntry(p *Pod, t *table, i int) {
 // of old (a tree no longer used, or nil) when they have the size: a busy
 // cluster's many pod shapes forget and build tables over and over.
 func newTree(n, nNorm int, old *tree) *tree {
-	size := 1
-	for size < n {
-		size *= 2
+	tr := &tree{n: n, nNorm: nNorm}
+	// the levels' sizes, from the leaves up to the root, each a multiple
+	// of arity
+	roundUp := func(c int) int { return (c + arity - 1) / arity * arity }
+	sizes := []int{roundUp(max(n, 1))}
+	for c := max(n, 1); c > 1 || len(sizes) == 1; {
+		c = (c + arity - 1) / arity
+		sizes = append(sizes, roundUp(c))
 	}
-	tr := &tree{size: size, n: n, nNorm: nNorm}
-	if old != nil && old.size == size {
+	tr.height = len(sizes) - 1
+	tr.base = make([]int, len(sizes)+1)
+	for l := range sizes {
+		tr.base[l+1] = tr.base[l] + sizes[len(sizes)-1-l]
+	}
+	total := tr.base[len(sizes)]
+	if old != nil && len(old.nodes) == total {
 		tr.nodes, tr.second = old.nodes, old.second
 	} else {
-		tr.nodes = make([]treeNode, 2*size)
+		tr.nodes = make([]treeNode, total)
 	}
-	if nNorm > 1 && len(tr.second) != 2*2*size {
-		tr.second = make([]int32, 2*2*size)
+	if nNorm > 1 && len(tr.second) != 2*total {
+		tr.second = make([]int32, 2*total)
 	}
 	for i := range tr.nodes {
 		tr.nodes[i] = treeNode{bestV: math.MinInt32}
@@ -277,7 +309,7 @@ func (tr *tree) empty(k int) {
 // setLeaf copies node i's entry into its leaf and reports whether the
 // leaf changed.
 func (tr *tree) setLeaf(t *table, i int) bool {
-	k := tr.size + i
+	k := tr.base[tr.height] + i
 	e, leaf := &t.nodes[i], &tr.nodes[k]
 	old := *leaf
 	changed := false
@@ -292,54 +324,79 @@ func (tr *tree) setLeaf(t *table, i int) bool {
 	return changed || *leaf != old
 }
 
-// pull recomputes tree node k from its children and reports whether it
-// changed: an unchanged node leaves its ancestors as they were. It runs a
-// few times for every node changed, so it reads one tree node a child,
-// bounds included.
-func (tr *tree) pull(_ *table, k int) bool {
-	ch := tr.nodes[2*k : 2*k+2 : 2*k+2]
-	l, r := &ch[0], &ch[1]
-	to := treeNode{cnt: l.cnt + r.cnt, bestV: max(l.bestV, r.bestV), lo: min(l.lo, r.lo), hi: max(l.hi, r.hi)}
+// pull recomputes node p of level l from its children and reports
+// whether it changed: an unchanged node leaves its ancestors as they
+// were. It runs a few times for every node changed, so it reads one cache
+// line of children, bounds included.
+func (tr *tree) pull(l, p int) bool {
+	k, c := tr.base[l]+p, tr.base[l+1]+arity*p
+	ch := tr.nodes[c : c+arity : c+arity]
+	to := ch[0]
+	for _, x := range ch[1:] {
+		to = treeNode{cnt: to.cnt + x.cnt, bestV: max(to.bestV, x.bestV), lo: min(to.lo, x.lo), hi: max(to.hi, x.hi)}
+	}
 	changed := to != tr.nodes[k]
 	tr.nodes[k] = to
 	if tr.nNorm > 1 {
 		b := tr.second
-		lo, hi := min(b[4*k], b[4*k+2]), max(b[4*k+1], b[4*k+3])
+		lo, hi := b[2*c], b[2*c+1]
+		for j := 1; j < arity; j++ {
+			lo, hi = min(lo, b[2*(c+j)]), max(hi, b[2*(c+j)+1])
+		}
 		changed = changed || lo != b[2*k] || hi != b[2*k+1]
 		b[2*k], b[2*k+1] = lo, hi
 	}
 	return changed
 }
 
+// parts calls visit with the tree nodes that cover the leaves [l, r)
+// exactly, from the lowest level up: at each level, the nodes left of the
+// part its parents cover, left to right, then those right of it, right
+// to left. It stops when visit returns false.
+func (tr *tree) parts(l, r int, visit func(k int, left bool) bool) {
+	for lev := tr.height; l < r; lev-- {
+		base := tr.base[lev]
+		for ; l < r && l%arity != 0; l++ {
+			if !visit(base+l, true) {
+				return
+			}
+		}
+		for ; l < r && r%arity != 0; r-- {
+			if !visit(base+r-1, false) {
+				return
+			}
+		}
+		l, r = l/arity, r/arity
+	}
+}
+
 // count returns the feasible nodes in [l, r).
 func (tr *tree) count(l, r int) int {
 	var n int32
-	for l, r = l+tr.size, r+tr.size; l < r; l, r = l/2, r/2 {
-		if l&1 == 1 {
-			n += tr.nodes[l].cnt
-			l++
-		}
-		if r&1 == 1 {
-			r--
-			n += tr.nodes[r].cnt
-		}
-	}
+	tr.parts(l, r, func(k int, _ bool) bool {
+		n += tr.nodes[k].cnt
+		return true
+	})
 	return int(n)
 }
 
 // kth returns the index of the k-th feasible node (1-based) in index
 // order; k must not exceed the total.
 func (tr *tree) kth(k int) int {
-	node := 1
-	for node < tr.size {
-		if c := int(tr.nodes[2*node].cnt); k <= c {
-			node = 2 * node
-		} else {
-			k -= c
-			node = 2*node + 1
+	p := 0
+	for l := 0; l < tr.height; l++ {
+		c := tr.base[l+1] + arity*p
+		j := 0
+		for ; j < arity-1; j++ {
+			n := int(tr.nodes[c+j].cnt)
+			if k <= n {
+				break
+			}
+			k -= n
 		}
+		p = arity*p + j
 	}
-	return node - tr.size
+	return p
 }
 
 // rangeSummary is the best node and the normaliser bounds over [l, r).
@@ -354,27 +411,18 @@ type rangeSummary struct {
 // table's entries may be newer than the tree (a scan refreshes them, a
 // rollback restores the nodes).
 func (tr *tree) summarize(l, r int, acc *rangeSummary) {
-	add := func(k int) {
+	tr.parts(l, r, func(k int, _ bool) bool {
 		tn := &tr.nodes[k]
 		if tn.cnt == 0 {
-			return // no feasible node: nothing to add
+			return true // no feasible node: nothing to add
 		}
 		acc.bestV = max(acc.bestV, int64(tn.bestV))
 		for j := range tr.nNorm {
 			lo, hi := tr.bound(k, j)
 			acc.lo[j], acc.hi[j] = min(acc.lo[j], int64(*lo)), max(acc.hi[j], int64(*hi))
 		}
-	}
-	for l, r = l+tr.size, r+tr.size; l < r; l, r = l/2, r/2 {
-		if l&1 == 1 {
-			add(l)
-			l++
-		}
-		if r&1 == 1 {
-			r--
-			add(r)
-		}
-	}
+		return true
+	})
 }
 
 // first returns the lowest index in [l, r) of a feasible node whose fixed
@@ -382,21 +430,19 @@ func (tr *tree) summarize(l, r int, acc *rangeSummary) {
 // first part that holds v, leftmost child first.
 func (tr *tree) first(l, r int, v int64) int {
 	has := func(k int) bool { return tr.nodes[k].cnt > 0 && int64(tr.nodes[k].bestV) == v }
-	var right [64]int // the right side's parts, right to left
+	var right [64]int // the parts right of the middle, right to left within a level, lowest level first
 	nr, found := 0, -1
-	for l, r = l+tr.size, r+tr.size; l < r && found < 0; l, r = l/2, r/2 {
-		if l&1 == 1 {
-			if has(l) {
-				found = l
-			}
-			l++
-		}
-		if r&1 == 1 {
-			r--
-			right[nr] = r
+	tr.parts(l, r, func(k int, left bool) bool {
+		switch {
+		case left && has(k):
+			found = k
+			return false
+		case !left && nr < len(right):
+			right[nr] = k
 			nr++
 		}
-	}
+		return true
+	})
 	for i := nr - 1; i >= 0 && found < 0; i-- {
 		if has(right[i]) {
 			found = right[i]
@@ -405,12 +451,26 @@ func (tr *tree) first(l, r int, v int64) int {
 	if found < 0 {
 		return -1
 	}
-	for found < tr.size {
-		if found *= 2; !has(found) {
-			found++
+	lev := tr.level(found)
+	p := found - tr.base[lev]
+	for ; lev < tr.height; lev++ {
+		c := tr.base[lev+1] + arity*p
+		j := 0
+		for j < arity-1 && !has(c+j) {
+			j++
 		}
+		p = arity*p + j
 	}
-	return found - tr.size
+	return p
+}
+
+// level returns the level of tree node k.
+func (tr *tree) level(k int) int {
+	l := 0
+	for l < tr.height && k >= tr.base[l+1] {
+		l++
+	}
+	return l
 }
 
 // scheduleByTree answers a whole-cluster pod by the tree: the node the
