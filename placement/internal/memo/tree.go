@@ -59,10 +59,10 @@ const arity = 4
 // (first).
 //
 // Its scores are 32 bits, so that a node is 16 bytes and a node's
-// children one cache line: on a large cluster each is a miss. Scores are sums of
-// a few plugins' 0-100 times their weights, far inside; a table with one
-// outside (a plugin's raw score, or weights in the millions) is scanned
-// (wide).
+// children one cache line: on a large cluster each is a miss. Scores are
+// sums of a few plugins' 0-100 times their weights, far inside; a table
+// with one outside (a plugin's raw score, or weights in the millions) is
+// scanned (wide).
 type treeNode struct {
 	cnt   int32 // feasible nodes under it
 	bestV int32 // the highest fixed score among them (math.MinInt32: none)
@@ -430,7 +430,10 @@ func (tr *tree) summarize(l, r int, acc *rangeSummary) {
 // first part that holds v, leftmost child first.
 func (tr *tree) first(l, r int, v int64) int {
 	has := func(k int) bool { return tr.nodes[k].cnt > 0 && int64(tr.nodes[k].bestV) == v }
-	var right [64]int // the parts right of the middle, right to left within a level, lowest level first
+	// the parts right of the middle, right to left within a level, the
+	// lowest level first: at most three a level, and a tree of 2^31
+	// leaves has 17 levels
+	var right [64]int
 	nr, found := 0, -1
 	tr.parts(l, r, func(k int, left bool) bool {
 		switch {
