@@ -71,6 +71,14 @@ func TestExtendedResourceToleration(t *testing.T) {
 		assert.Equal(t, []string{"infer-69fdbbf6f7-0 Pending", "infer-69fdbbf6f7-1 Pending"}, phases(t, s), name)
 	}
 
+	// the warning names the file the pod comes from, of several
+	two, err := ParseFiles([]File{{Name: "ns.yaml", Data: []byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: other}\n")},
+		{Name: "eks.yaml", Data: []byte(gkeGPUs("{}"))}})
+	require.NoError(t, err)
+	require.Len(t, two.Warnings, 1)
+	assert.Contains(t, two.Warnings[0].String(), "eks.yaml: Deployment default/infer")
+	assert.NotContains(t, two.Warnings[0].String(), "ns.yaml", "the file of the pod, not the scenario of both")
+
 	// a scenario file turns it on, and two files that disagree are an error
 	on, err := ParseFiles([]File{{Name: "eks.yaml", Data: []byte(gkeGPUs("{}"))}, {Name: "a.yaml", Data: []byte("admission: {extendedResourceToleration: true}\n")}})
 	require.NoError(t, err)

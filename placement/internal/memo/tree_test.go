@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 )
 
@@ -87,6 +88,53 @@ func TestMemoTreeSummariesMatchBruteForce(t *testing.T) {
 					require.Nil(t, table.nodes[idx].status, "seed %d round %d: the k-th node is feasible", seed, round)
 				}
 			}
+		}
+	}
+}
+
+// liveScorer is a score plugin the memo cannot remember (no Signer), with
+// a PreScore that skips every pod, declared as a PreScoreSkipper, as a
+// PreScoreIgnoresNodes, or as neither.
+type liveScorer struct{}
+
+func (liveScorer) Name() string { return "Live" }
+func (liveScorer) Score(*fw.CycleState, *cluster.PodInfo, *cluster.NodeInfo) (int64, *fw.Status) {
+	return 0, nil
+}
+func (liveScorer) PreScore(*fw.CycleState, *cluster.PodInfo, []*cluster.NodeInfo) *fw.Status {
+	return fw.NewStatus(fw.Skip)
+}
+
+type skipperScorer struct{ liveScorer }
+
+func (skipperScorer) PreScoreSkips(*cluster.PodInfo) bool { return true }
+
+type ignoringScorer struct{ liveScorer }
+
+func (ignoringScorer) PreScoreIgnoresNodes() {}
+
+// The tree answers a pod whose only live score plugin says it skips the
+// pod (PreScoreSkipper: PodTopologySpread for a pod without constraints,
+// in every default profile), or skips it in a PreScore that reads no
+// nodes; not one that may read the nodes.
+func TestTreeUsableWithSkippedScorers(t *testing.T) {
+	pod := cluster.NewPodInfo(cluster.Pod{Name: "p", Requests: cluster.NewResources(100, 0, 0)})
+	for _, tc := range []struct {
+		name   string
+		scorer fw.ScorePlugin
+		usable bool
+	}{
+		{"PreScoreSkipper", skipperScorer{}, true},
+		{"PreScoreIgnoresNodes", ignoringScorer{}, true},
+		{"neither", liveScorer{}, false},
+	} {
+		m := New(Plugins{PreScore: []fw.PreScorePlugin{tc.scorer.(fw.PreScorePlugin)}, Score: []fw.ScorePlugin{tc.scorer},
+			Weight: []int64{1}, ScorePre: []int{0}}, Options{})
+		m.plan.memoScores = []bool{false} // as lookup leaves it: the plugin is not remembered
+		state := fw.NewCycleState()
+		require.Equal(t, tc.usable, m.treeUsable(state, pod), tc.name)
+		if tc.usable {
+			require.True(t, state.ScoreSkipped(0), "%s: the plugin is marked skipped", tc.name)
 		}
 	}
 }
