@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gangsim/gangsim/cluster"
+	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/gangsimtest"
 )
 
@@ -49,4 +51,35 @@ func TestMemoForgetsTheLeastRecentlyUsedTable(t *testing.T) {
 // reads one line of its table, not two.
 func TestEntryIsACacheLine(t *testing.T) {
 	require.EqualValues(t, 64, unsafe.Sizeof(entry{}))
+}
+
+// skippingFilter is a remembered filter that says it passes every node for
+// a pod naming no node.
+type skippingFilter struct{}
+
+func (skippingFilter) Name() string { return "Skipping" }
+func (skippingFilter) Filter(*fw.CycleState, *cluster.PodInfo, *cluster.NodeInfo) *fw.Status {
+	return nil
+}
+func (skippingFilter) Sign(pod *cluster.PodInfo, sig []byte) ([]byte, bool) {
+	return append(sig, pod.Pod().NodeName...), true
+}
+func (skippingFilter) FilterSkips(pod *cluster.PodInfo) bool { return pod.Pod().NodeName == "" }
+
+// A filter that skips the pod is neither run (not among the pod's
+// remembered filters) nor signed; one that does not is both.
+func TestFilterSkipperLeavesThePlan(t *testing.T) {
+	m := New(Plugins{Filter: []fw.FilterPlugin{skippingFilter{}}, FilterPre: []int{-1}}, Options{})
+	snap := cluster.NewCache().Snapshot()
+	for _, tc := range []struct {
+		node string
+		runs bool
+	}{{"", false}, {"n1", true}} {
+		pod := cluster.NewPodInfo(cluster.Pod{Name: "p", NodeName: tc.node})
+		m.lookup(fw.NewCycleState(), snap, pod)
+		require.Equal(t, tc.runs, len(m.plan.memoFilters) == 1, "node %q", tc.node)
+		sig, all := m.FilterSignature(fw.NewCycleState(), pod, nil)
+		require.True(t, all)
+		require.Equal(t, tc.runs, len(sig) > 1, "node %q: signed %q", tc.node, sig)
+	}
 }
