@@ -51,10 +51,11 @@
 //   - feed: the list of the nodes touched in a snapshot (refreshed,
 //     reserved on, removed from, rolled back), in order with repeats. A
 //     reader takes a FeedPos (Snapshot.FeedPos) and later asks
-//     NodesChangedSince for the nodes touched since. The feed restarts
-//     when it grows long or the node list changes; a FeedPos carries the
-//     feed's restart count, so a position from before a restart answers
-//     false and its reader recomputes. Read by placement's memo and memo
+//     NodesChangedSince for the nodes touched since. The feed drops its
+//     older half when it grows long, and restarts when the node list
+//     changes; a FeedPos carries the feed's restart count, so a position
+//     from before a restart, or in the half dropped, answers false and
+//     its reader recomputes. Read by placement's memo and memo
 //     tree, TopologyCounts, and the root package's dry-run memo and known
 //     failures. The root package's nominator keeps a feed of its own, of
 //     the nodes whose nominations changed, in the same words (feedPos,

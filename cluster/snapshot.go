@@ -49,9 +49,12 @@ type Snapshot struct {
 	stamps   []uint64
 	stampSeq uint64
 	// feed lists the nodes touched since the feed last restarted, in
-	// order (with repeats); consumers keeping data derived from nodes
-	// follow it (see NodesChangedSince). feedRestarts counts its restarts.
+	// order (with repeats), but for the oldest, dropped once it grew long:
+	// feed[0] is the feedBase-th touch since the restart. Consumers
+	// keeping data derived from nodes follow it (see NodesChangedSince).
+	// feedRestarts counts its restarts.
 	feed         []int32
+	feedBase     int
 	feedRestarts uint64
 	// handed is the furthest feed position given out since the feed last
 	// restarted: a rollback may cut the feed back only to a position no
@@ -223,7 +226,7 @@ func (s *Snapshot) rebuild(c *Cache, fresh map[string]*NodeInfo) {
 	})
 	s.nodes, s.index = nodes, index
 	s.stamps = make([]uint64, len(nodes))
-	s.feed, s.feedRestarts, s.handed = s.feed[:0], s.feedRestarts+1, 0 // positions in the old list mean nothing now
+	s.restartFeed() // positions in the old list mean nothing now
 	s.podsWithAffinity, s.podsWithRequiredAnti = 0, 0
 	s.priorities = s.priorities[:0]
 	for i, ni := range nodes {
@@ -439,8 +442,8 @@ func (s *Snapshot) Rollback(cp Checkpoint) {
 	// the same stamp: the feed since then says nothing, and cutting it
 	// keeps the feed short for its consumers (a dry run tries victims on
 	// many nodes and puts them all back).
-	if first.restarts == s.feedRestarts && s.handed <= first.pos {
-		s.feed = s.feed[:first.pos]
+	if first.restarts == s.feedRestarts && s.handed <= first.pos && first.pos >= s.feedBase {
+		s.feed = s.feed[:first.pos-s.feedBase]
 	}
 }
 
@@ -525,16 +528,30 @@ func (s *Snapshot) touch(i int) {
 	s.stampSeq++
 	s.stamps[i] = s.stampSeq
 	if len(s.feed) >= maxFeed(len(s.nodes)) {
-		s.feed, s.feedRestarts, s.handed = s.feed[:0], s.feedRestarts+1, 0 // consumers start over
+		// the older half goes: consumers that followed it since recompute
+		// from scratch, those that followed the newer half, most of them
+		// on a busy cluster (a memo tree per pod shape), go on
+		drop := len(s.feed) / 2
+		s.feed = s.feed[:copy(s.feed, s.feed[drop:])]
+		s.feedBase += drop
 	}
 	s.feed = append(s.feed, int32(i))
 }
 
-// feedEnd is the end of the feed, not given out to a consumer.
-func (s *Snapshot) feedEnd() FeedPos { return FeedPos{restarts: s.feedRestarts, pos: len(s.feed)} }
+// restartFeed empties the feed and makes every position given out mean
+// nothing.
+func (s *Snapshot) restartFeed() {
+	s.feed, s.feedBase, s.feedRestarts, s.handed = s.feed[:0], 0, s.feedRestarts+1, 0
+}
 
-// maxFeed bounds the change feed: past it, consumers recompute from
-// scratch, which costs about what replaying that many changes would.
+// feedEnd is the end of the feed, not given out to a consumer.
+func (s *Snapshot) feedEnd() FeedPos {
+	return FeedPos{restarts: s.feedRestarts, pos: s.feedBase + len(s.feed)}
+}
+
+// maxFeed bounds the change feed: past it, its older half is dropped,
+// and a consumer behind that recomputes from scratch, which costs about
+// what replaying that many changes would.
 func maxFeed(nodes int) int { return 4*nodes + 1024 }
 
 // FeedPos is a position in a snapshot's feed of changed nodes: the
@@ -546,8 +563,9 @@ type FeedPos struct {
 
 // FeedPos returns the current end of the feed of changed nodes.
 func (s *Snapshot) FeedPos() FeedPos {
-	s.handed = max(s.handed, len(s.feed))
-	return s.feedEnd()
+	end := s.feedEnd()
+	s.handed = max(s.handed, end.pos)
+	return end
 }
 
 // NodesChangedSince returns the indexes of the nodes touched since p
@@ -555,10 +573,10 @@ func (s *Snapshot) FeedPos() FeedPos {
 // list changed or the feed restarted): data derived from nodes must then
 // be recomputed. Compare Stamps to skip repeats.
 func (s *Snapshot) NodesChangedSince(p FeedPos) ([]int32, bool) {
-	if p.restarts != s.feedRestarts || p.pos > len(s.feed) {
+	if p.restarts != s.feedRestarts || p.pos < s.feedBase || p.pos > s.feedBase+len(s.feed) {
 		return nil, false
 	}
-	return s.feed[p.pos:], true
+	return s.feed[p.pos-s.feedBase:], true
 }
 
 // Stamp returns node i's change stamp: equal stamps mean the node holds

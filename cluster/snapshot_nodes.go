@@ -53,5 +53,5 @@ func (s *Snapshot) undoAddNode(ch change) {
 // restarts (positions in the old list mean nothing now).
 func (s *Snapshot) nodeListChanged() {
 	s.domains, s.totals = nil, s.totals[:0]
-	s.feed, s.feedRestarts, s.handed = s.feed[:0], s.feedRestarts+1, 0
+	s.restartFeed()
 }

@@ -422,3 +422,47 @@ func TestChangeFeedTellsEveryChange(t *testing.T) {
 		}
 	}
 }
+
+// A long feed drops its older half, not all of it: a consumer that
+// followed it recently goes on from its position (a memo tree per pod
+// shape on a busy cluster would otherwise be rebuilt at every restart),
+// one behind the half dropped recomputes, and a rollback still cuts the
+// feed back past the drop.
+func TestChangeFeedDropsItsOlderHalf(t *testing.T) {
+	c := NewCache()
+	for i := range 3 {
+		require.NoError(t, c.AddNode(node(fmt.Sprintf("n%d", i)).cpu(64).mem(64*gi).obj()))
+	}
+	s := c.Snapshot()
+	limit := maxFeed(s.Len())
+	old := s.FeedPos()
+	reserve := func(n int) {
+		for range n {
+			p := NewPodInfo(pod(fmt.Sprintf("p%d", s.Tentative())).p)
+			s.Reserve(p, s.Tentative()%s.Len())
+		}
+	}
+	reserve(limit - 10)
+	recent := s.FeedPos()
+	stamp := s.Stamp(2)
+	reserve(20) // past the limit: the older half goes
+	_, ok := s.NodesChangedSince(old)
+	assert.False(t, ok, "a position in the dropped half means nothing now")
+	changed, ok := s.NodesChangedSince(recent)
+	require.True(t, ok, "a recent position survives the drop")
+	assert.Len(t, changed, 20)
+	assert.Contains(t, changed, int32(2))
+	assert.NotEqual(t, stamp, s.Stamp(2))
+
+	// a rollback to a checkpoint after the drop cuts the feed back to it
+	cp := s.Checkpoint()
+	mark := s.FeedPos()
+	reserve(5)
+	s.Rollback(cp)
+	changed, ok = s.NodesChangedSince(mark)
+	require.True(t, ok)
+	assert.Empty(t, changed, "the changes rolled back leave nothing in the feed")
+	changed, ok = s.NodesChangedSince(recent)
+	require.True(t, ok)
+	assert.Len(t, changed, 20)
+}
