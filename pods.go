@@ -63,7 +63,10 @@ func (s *Scheduler) addPod(p cluster.Pod, shared *cluster.Pod, duration time.Dur
 	if id := s.tracker.pods[p.Key()]; id != 0 && !s.tracker.records.at(id).ended() { // a key made for the lookup only, on the stack
 		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
 	}
-	group := s.tracker.group(groupKeyOf(&p))
+	var group *groupRecord
+	if p.PodGroup != "" { // most pods: no group key made and looked up
+		group = s.tracker.group(groupKeyOf(&p))
+	}
 	if !s.sharedPods && shared == nil {
 		p = p.Clone()
 	}

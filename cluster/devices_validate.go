@@ -501,12 +501,16 @@ func isDNSSubdomain(s string) bool {
 	if len(s) == 0 || len(s) > 253 {
 		return false
 	}
-	for part := range strings.SplitSeq(s, ".") {
-		if !isDNSLabelChars(part) {
+	for start := 0; ; {
+		end := strings.IndexByte(s[start:], '.')
+		if end < 0 {
+			return isDNSLabelChars(s[start:])
+		}
+		if !isDNSLabelChars(s[start : start+end]) {
 			return false
 		}
+		start += end + 1
 	}
-	return true
 }
 
 // isCIdentifier reports whether s is a C identifier.
