@@ -276,3 +276,39 @@ func TestAddSharedPodKeepsOnlyWhatAdmissionLeaves(t *testing.T) {
 	require.NoError(t, err)
 	require.ErrorIs(t, s.AddSharedPod(nil, 0), cluster.ErrInvalidPod)
 }
+
+// A shared pod admission keeps as it is reaches the cache as the very
+// PodInfo the scheduler validated on arrival: it is checked once, not
+// again at binding (PodInfo.Validate). The pod's labels changed below
+// break AddSharedPod's contract on purpose, to see the second check
+// skipped; a pod admission copies (no priority given: the copy shares
+// the labels) is checked again at binding.
+func TestSharedPodValidatedOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		priority *int32
+		checked  bool // checked again at binding
+	}{
+		{"kept as it is", new(int32(3)), false},
+		{"copied by admission", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := New(Config{})
+			require.NoError(t, err)
+			require.NoError(t, s.AddNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(4000, 8<<30, 10)}))
+			labels := map[string]string{"app": "a"}
+			p := &cluster.Pod{Namespace: "default", Name: "p", Priority: tc.priority, Labels: labels, Requests: cluster.NewResources(100, 1<<20, 0)}
+			require.NoError(t, s.AddSharedPod(p, 0))
+			labels["not a key!"] = "x" // after the check on arrival; admission's copy shares the map
+			err = s.Run()
+			if tc.checked {
+				require.ErrorIs(t, err, cluster.ErrInvalidPod)
+				return
+			}
+			require.NoError(t, err)
+			st, ok := s.Pod(cluster.MakePodKey("default", "p"))
+			require.True(t, ok)
+			require.Equal(t, PhaseBound, st.Phase)
+		})
+	}
+}

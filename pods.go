@@ -54,7 +54,19 @@ func (s *Scheduler) addPod(p cluster.Pod, shared *cluster.Pod, duration time.Dur
 	if err := s.usable(); err != nil {
 		return err
 	}
-	if err := p.Validate(); err != nil {
+	// The caller's own pod, when admission may keep it (its priority
+	// given), is wrapped and validated at once: admission hands the
+	// wrapper back when it leaves the pod as it is, and the cache then
+	// binds it without checking it again (PodInfo.Validate).
+	var own *cluster.PodInfo
+	var err error
+	if shared != nil && shared.Priority != nil {
+		own = cluster.NewPodInfoOf(shared)
+		err = own.Validate()
+	} else {
+		err = p.Validate()
+	}
+	if err != nil {
 		return err
 	}
 	if duration < 0 || duration > MaxSimulatedTime {
@@ -78,9 +90,8 @@ func (s *Scheduler) addPod(p cluster.Pod, shared *cluster.Pod, duration time.Dur
 		def = &group.group
 	}
 	var info *cluster.PodInfo
-	var err error
-	if shared != nil && p.Resources == shared.Resources { // no LimitRange filled a default
-		info, err = admission.AdmitSharedPod(&s.classes, shared, def)
+	if own != nil && p.Resources == shared.Resources { // no LimitRange filled a default
+		info, err = admission.AdmitSharedPod(&s.classes, own, def)
 	} else {
 		info, err = admission.AdmitPod(&s.classes, p, def)
 	}

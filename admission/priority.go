@@ -91,18 +91,21 @@ func AdmitPod(classes *cluster.PriorityClasses, p cluster.Pod, group *podgroup.P
 }
 
 // AdmitSharedPod is AdmitPod for a pod the caller holds read-only and
-// hands over (cluster.NewPodInfoOf): when admission leaves the pod as it
-// is (its priority given and equal to the resolved one, its preemption
-// policy the resolved one or its default, its namespace and no node named,
-// no label keys to fold), the result holds p itself; otherwise a copy, as
-// AdmitPod's. p is never changed.
-func AdmitSharedPod(classes *cluster.PriorityClasses, p *cluster.Pod, group *podgroup.PodGroup) (*cluster.PodInfo, error) {
+// handed over, wrapped in info (cluster.NewPodInfoOf): when admission
+// leaves the pod as it is (its priority given and equal to the resolved
+// one, its preemption policy the resolved one or its default, its
+// namespace and no node named, no label keys to fold), the result is info
+// itself, what the caller learnt of it kept (its validation,
+// PodInfo.Validate); otherwise a copy, as AdmitPod's. The pod is never
+// changed.
+func AdmitSharedPod(classes *cluster.PriorityClasses, info *cluster.PodInfo, group *podgroup.PodGroup) (*cluster.PodInfo, error) {
+	p := info.Pod()
 	q := *p
 	if err := admit(classes, &q, group); err != nil {
 		return nil, err
 	}
 	if admittedAsIs(p, &q) {
-		return cluster.NewPodInfoOf(p), nil
+		return info, nil
 	}
 	return cluster.NewPodInfoShared(q), nil
 }

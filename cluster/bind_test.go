@@ -65,3 +65,45 @@ func TestCacheGrowKeepsPods(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, c.CheckConsistency())
 }
+
+// A PodInfo's pod is checked once for every form of it: Validate
+// remembers a pod that passed (its pod never changes once handed over),
+// and BindPod and AssumePod take such a pod without checking it again; a
+// pod that failed is checked, and refused, every time. (The pod changed
+// below breaks the hand-over contract on purpose, to see the check
+// skipped.)
+func TestPodInfoValidatedOnce(t *testing.T) {
+	c := NewCache()
+	require.NoError(t, c.AddNode(node("n").cpu(8).mem(8*gi).obj()))
+
+	good := pod("good").milli(100).p
+	good.Priority = new(int32(0)) // NewPodInfoOf wraps the pod itself
+	pi := NewPodInfoOf(&good)
+	require.NoError(t, pi.Validate())
+	good.Name = "Not A Name" // after the check: no one checks it again
+	require.NoError(t, pi.Validate())
+	_, err := c.BindPod(pi, "n", 0)
+	require.NoError(t, err, "a validated pod is bound without a second check")
+
+	assumed := pod("assumed").milli(100).p
+	assumed.Priority = new(int32(0))
+	ai := NewPodInfoOf(&assumed)
+	require.NoError(t, ai.Validate())
+	assumed.Requests = NewResources(-1, 0, 0)
+	require.NoError(t, c.AssumePod(ai, "n"), "a validated pod is assumed without a second check")
+
+	bad := pod("bad").milli(100).p
+	bad.Requests = NewResources(-1, 0, 0)
+	bi := NewPodInfoOf(&bad)
+	require.ErrorIs(t, bi.Validate(), ErrInvalidPod)
+	require.ErrorIs(t, bi.Validate(), ErrInvalidPod, "a failure is not remembered as a pass")
+	_, err = c.BindPod(bi, "n", 0)
+	require.ErrorIs(t, err, ErrInvalidPod)
+	require.ErrorIs(t, c.AssumePod(bi, "n"), ErrInvalidPod)
+
+	unchecked := pod("unchecked").milli(100).p
+	unchecked.Priority = new(int32(0))
+	unchecked.Name = "Not A Name"
+	_, err = c.BindPod(NewPodInfoOf(&unchecked), "n", 0)
+	require.ErrorIs(t, err, ErrInvalidPod, "a pod never checked is checked at binding")
+}

@@ -255,9 +255,10 @@ func (c *Cache) AddPod(p Pod) error {
 }
 
 // AssumePod records the scheduler's decision to put pi on node before the
-// binding completes: the pod counts against the node from now on.
+// binding completes: the pod counts against the node from now on. The pod
+// is checked (PodInfo.Validate: once for every form of it).
 func (c *Cache) AssumePod(pi *PodInfo, node string) error {
-	if err := pi.spec.pod.Validate(); err != nil {
+	if err := pi.Validate(); err != nil {
 		return err
 	}
 	return c.place(pi.with(PodAssumed, node, 0), node)
@@ -281,9 +282,10 @@ func (c *Cache) place(pi *PodInfo, node string) error {
 // BindPod places a pending pod on a node as bound, started at now: an
 // AssumePod and FinishBinding in one step, for a binding that cannot fail
 // in between (the simulator's), with one copy of the pod instead of two.
-// It returns the pod as bound, the copy the cache holds.
+// It returns the pod as bound, the copy the cache holds. The pod is checked
+// as AssumePod checks it.
 func (c *Cache) BindPod(pi *PodInfo, node string, now time.Duration) (*PodInfo, error) {
-	if err := pi.spec.pod.Validate(); err != nil {
+	if err := pi.Validate(); err != nil {
 		return nil, err
 	}
 	bound := pi.with(PodBound, node, now)

@@ -54,6 +54,10 @@ type podSpec struct {
 	request    Resources
 	nonZeroCPU int64
 	nonZeroMem int64
+	// valid says pod passed Validate: the pod never changes, so every
+	// form of it is checked once (the scheduler at admission, the cache at
+	// binding)
+	valid bool
 }
 
 // NewPodInfo wraps a deep copy of p as a pending pod. Its priority is
@@ -163,6 +167,20 @@ func (pi *PodInfo) StartTime() time.Duration { return pi.start }
 
 // Key returns the pod's "namespace/name".
 func (pi *PodInfo) Key() PodKey { return pi.spec.key }
+
+// Validate checks the pod (Pod.Validate) once for every form of it: a
+// PodInfo's pod never changes, so a later call, on this PodInfo or on a
+// form made from it (bound, pending again), answers at once.
+func (pi *PodInfo) Validate() error {
+	if pi.spec.valid {
+		return nil
+	}
+	if err := pi.spec.pod.Validate(); err != nil {
+		return err
+	}
+	pi.spec.valid = true
+	return nil
+}
 
 // Handle returns the number the pod's owner gave this PodInfo
 // (SetHandle), 0 until then; copies made from it keep it.
