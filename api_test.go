@@ -312,3 +312,17 @@ func TestSharedPodValidatedOnce(t *testing.T) {
 		})
 	}
 }
+
+// A shared pod added twice is a duplicate, whether admission keeps it as
+// it is (its priority given: its key is the wrapper's) or copies it.
+func TestSharedPodAddedTwice(t *testing.T) {
+	for _, priority := range []*int32{new(int32(3)), nil} {
+		s, err := New(Config{})
+		require.NoError(t, err)
+		p := &cluster.Pod{Namespace: "default", Name: "p", Priority: priority, Requests: cluster.NewResources(100, 1<<20, 0)}
+		require.NoError(t, s.AddSharedPod(p, 0))
+		require.ErrorIs(t, s.AddSharedPod(p, 0), ErrDuplicate)
+		other := &cluster.Pod{Namespace: "other", Name: "p", Priority: priority, Requests: cluster.NewResources(100, 1<<20, 0)}
+		require.NoError(t, s.AddSharedPod(other, 0), "the same name in another namespace")
+	}
+}

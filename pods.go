@@ -48,6 +48,15 @@ func (s *Scheduler) AddSharedPod(p *cluster.Pod, duration time.Duration) error {
 	return s.addPod(*p, p, duration)
 }
 
+// keyOf is p's key: own's, made once, when the pod is wrapped already,
+// or one made for a lookup only, on the stack.
+func keyOf(own *cluster.PodInfo, p *cluster.Pod) cluster.PodKey {
+	if own != nil {
+		return own.Key()
+	}
+	return p.Key()
+}
+
 // addPod is AddPod; shared, when not nil, is the caller's pod p is a copy
 // of, which the scheduler may keep (AddSharedPod).
 func (s *Scheduler) addPod(p cluster.Pod, shared *cluster.Pod, duration time.Duration) error {
@@ -72,7 +81,7 @@ func (s *Scheduler) addPod(p cluster.Pod, shared *cluster.Pod, duration time.Dur
 	if duration < 0 || duration > MaxSimulatedTime {
 		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(p.Key()), Field: "duration", Detail: fmt.Sprintf("%v is not in 0..%v", duration, MaxSimulatedTime)}
 	}
-	if id := s.tracker.pods[p.Key()]; id != 0 && !s.tracker.records.at(id).ended() { // a key made for the lookup only, on the stack
+	if id := s.tracker.pods[keyOf(own, &p)]; id != 0 && !s.tracker.records.at(id).ended() {
 		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
 	}
 	var group *groupRecord
