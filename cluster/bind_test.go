@@ -107,6 +107,15 @@ func TestPodInfoValidatedOnce(t *testing.T) {
 	// more on a million pods)
 	require.EqualValues(t, 144, unsafe.Sizeof(PodInfo{})+unsafe.Sizeof(podSpec{}))
 
+	// the cache checks without recording: forks of one cache may bind
+	// the same PodInfo on several goroutines
+	plain := pod("plain").milli(100).p
+	plain.Priority = new(int32(0))
+	qi := NewPodInfoOf(&plain)
+	_, err = c.BindPod(qi, "n", 0)
+	require.NoError(t, err)
+	require.False(t, qi.valid, "BindPod writes nothing into the PodInfo it is given")
+
 	unchecked := pod("unchecked").milli(100).p
 	unchecked.Priority = new(int32(0))
 	unchecked.Name = "Not A Name"

@@ -256,9 +256,9 @@ func (c *Cache) AddPod(p Pod) error {
 
 // AssumePod records the scheduler's decision to put pi on node before the
 // binding completes: the pod counts against the node from now on. The pod
-// is checked (PodInfo.Validate: once for every form of it).
+// is checked unless it was validated (PodInfo.Validate).
 func (c *Cache) AssumePod(pi *PodInfo, node string) error {
-	if err := pi.Validate(); err != nil {
+	if err := pi.check(); err != nil {
 		return err
 	}
 	return c.place(pi.with(PodAssumed, node, 0), node)
@@ -285,7 +285,7 @@ func (c *Cache) place(pi *PodInfo, node string) error {
 // It returns the pod as bound, the copy the cache holds. The pod is checked
 // as AssumePod checks it.
 func (c *Cache) BindPod(pi *PodInfo, node string, now time.Duration) (*PodInfo, error) {
-	if err := pi.Validate(); err != nil {
+	if err := pi.check(); err != nil {
 		return nil, err
 	}
 	bound := pi.with(PodBound, node, now)

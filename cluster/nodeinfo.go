@@ -171,16 +171,24 @@ func (pi *PodInfo) Key() PodKey { return pi.spec.key }
 
 // Validate checks the pod (Pod.Validate) once: a PodInfo's pod never
 // changes, so a later call, on this PodInfo or on a form made from it
-// afterwards (bound, pending again), answers at once.
+// afterwards (bound, pending again), answers at once. It records the
+// pass in pi: call it before pi is shared, as its owner does on
+// admission.
 func (pi *PodInfo) Validate() error {
-	if pi.valid {
-		return nil
-	}
-	if err := pi.spec.pod.Validate(); err != nil {
+	if err := pi.check(); err != nil {
 		return err
 	}
 	pi.valid = true
 	return nil
+}
+
+// check is Validate without recording the pass: the cache's checks read
+// PodInfos that forks of one cache may share across goroutines.
+func (pi *PodInfo) check() error {
+	if pi.valid {
+		return nil
+	}
+	return pi.spec.pod.Validate()
 }
 
 // Handle returns the number the pod's owner gave this PodInfo

@@ -354,7 +354,13 @@ func TestUpdateSnapshotAllocsIndependentOfSize(t *testing.T) {
 // ok, every node whose stamp differs since in the nodes it returns.
 func TestChangeFeedTellsEveryChange(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for trial := range 40 {
+	for trial := range 46 {
+		// the last trials run long enough for the feed to drop its older
+		// half several times (maxFeed of a few nodes is about 1,030)
+		steps := 200
+		if trial >= 40 {
+			steps = 4000
+		}
 		c := NewCache()
 		nodes := 2 + rng.IntN(6)
 		for i := range nodes {
@@ -372,10 +378,18 @@ func TestChangeFeedTellsEveryChange(t *testing.T) {
 				cs.stamps[i] = s.Stamp(i)
 			}
 			consumers = append(consumers, cs)
+			if len(consumers) > 64 {
+				// the second oldest goes, so that long trials stay quick and
+				// the first, from before every drop, is still asked
+				consumers = slices.Delete(consumers, 1, 2)
+			}
 		}
 		check := func(step int) {
 			for _, cs := range consumers {
 				changed, ok := s.NodesChangedSince(cs.pos)
+				if cs.pos.restarts == s.feedRestarts && s.feedEnd().pos-cs.pos.pos < maxFeed(s.Len())/2 {
+					require.True(t, ok, "trial %d step %d: a position within the newer half of the feed is kept", trial, step)
+				}
 				if !ok {
 					continue
 				}
@@ -388,7 +402,7 @@ func TestChangeFeedTellsEveryChange(t *testing.T) {
 		}
 		var reserved []PodKey
 		var where []int
-		for step := range 200 {
+		for step := range steps {
 			switch rng.IntN(6) {
 			case 0:
 				take()
