@@ -173,9 +173,21 @@ type plan struct {
 	fixed       []int  // remembered score plugins summed into entry.fixed
 	norm        [maxNormalizers]int
 	nNorm       int
+	// the plugins of memoFilters, fixed and norm, with fixed's weights:
+	// a refresh, twenty a pod on a busy cluster, calls them without
+	// indexing the memo's lists
+	filterCalls []fw.FilterPlugin
+	fixedCalls  []weighted
+	normCalls   [maxNormalizers]fw.ScorePlugin
 	// per normaliser, the lowest and highest raw score among the feasible
 	// nodes seen so far
 	lowest, highest [maxNormalizers]int64
+}
+
+// weighted is a score plugin and its weight.
+type weighted struct {
+	fw.ScorePlugin
+	weight int64
 }
 
 // lookup plans the pod's filtering and scoring and returns the table for
@@ -186,11 +198,13 @@ type plan struct {
 func (m *Memo) lookup(state *fw.CycleState, snap *cluster.Snapshot, pod *cluster.PodInfo) *table {
 	plan := &m.plan
 	plan.memoFilters, plan.liveFilters, plan.fixed = plan.memoFilters[:0], plan.liveFilters[:0], plan.fixed[:0]
+	plan.filterCalls, plan.fixedCalls = plan.filterCalls[:0], plan.fixedCalls[:0]
 	plan.memoScores = resizeBools(plan.memoScores, len(m.scorers))
 	plan.nNorm = 0
 	sig := m.signFilters(state, pod, m.buf[:0], func(i int, signed bool) {
 		if signed {
 			plan.memoFilters = append(plan.memoFilters, i)
+			plan.filterCalls = append(plan.filterCalls, m.filters[i])
 		} else {
 			plan.liveFilters = append(plan.liveFilters, i)
 		}
@@ -215,10 +229,11 @@ func (m *Memo) lookup(state *fw.CycleState, snap *cluster.Snapshot, pod *cluster
 			}
 		}
 		if m.pointwise[i] != nil {
-			plan.norm[plan.nNorm] = i
+			plan.norm[plan.nNorm], plan.normCalls[plan.nNorm] = i, m.scorers[i]
 			plan.nNorm++
 		} else {
 			plan.fixed = append(plan.fixed, i)
+			plan.fixedCalls = append(plan.fixedCalls, weighted{m.scorers[i], m.weights[i]})
 		}
 	}
 	m.buf = sig
@@ -294,10 +309,9 @@ func resizeBools(b []bool, n int) []bool {
 // filter runs the remembered filters on one node and returns the first
 // rejection and the index of its filter.
 func (m *Memo) filter(state *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) (*fw.Status, int32) {
-	for _, i := range m.plan.memoFilters {
-		f := m.filters[i]
+	for k, f := range m.plan.filterCalls {
 		if st := f.Filter(state, pod, node); st != nil {
-			return named(st, f), int32(i)
+			return named(st, f), int32(m.plan.memoFilters[k])
 		}
 	}
 	return nil, math.MaxInt32
@@ -316,15 +330,15 @@ func named(st *fw.Status, p fw.Plugin) *fw.Status {
 // normalisers.
 func (m *Memo) score(e *entry, state *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) {
 	var fixed int64
-	for _, i := range m.plan.fixed {
-		v, st := m.scorers[i].Score(state, pod, node)
+	for _, s := range m.plan.fixedCalls {
+		v, st := s.Score(state, pod, node)
 		if st.IsSuccess() {
-			fixed += v * m.weights[i]
+			fixed += v * s.weight
 		}
 	}
 	e.fixed = fixed
-	for j := range m.plan.nNorm {
-		v, st := m.scorers[m.plan.norm[j]].Score(state, pod, node)
+	for j, s := range m.plan.normCalls[:m.plan.nNorm] {
+		v, st := s.Score(state, pod, node)
 		if !st.IsSuccess() {
 			v = 0
 		}

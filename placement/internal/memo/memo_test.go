@@ -36,7 +36,9 @@ func podSchedulers(pct int32) (memo, plain *placement.PodScheduler) {
 	fit := noderesources.NewFitStrategy(noderesources.LeastAllocated, nil)
 	filters := []fw.FilterPlugin{nodename.NodeName{}, nodeunschedulable.NodeUnschedulable{}, tainttoleration.TaintToleration{}, nodeaffinity.NodeAffinity{}, fit}
 	bal := noderesources.NewBalancedCPUMemory()
-	scorers := []placement.WeightedScorer{{Plugin: tainttoleration.TaintToleration{}, Weight: 3}, {Plugin: fit, Weight: 1}, {Plugin: bal, Weight: 1}}
+	// weights apart, so that a fixed score summed without its weight
+	// changes decisions
+	scorers := []placement.WeightedScorer{{Plugin: tainttoleration.TaintToleration{}, Weight: 3}, {Plugin: fit, Weight: 2}, {Plugin: bal, Weight: 5}}
 	memo = newPodScheduler(filters, scorers, pct)
 	var pf []fw.FilterPlugin
 	for _, f := range filters {
@@ -44,8 +46,8 @@ func podSchedulers(pct int32) (memo, plain *placement.PodScheduler) {
 	}
 	ps := []placement.WeightedScorer{
 		{Plugin: plainNormalizer{tainttoleration.TaintToleration{}, tainttoleration.TaintToleration{}}, Weight: 3},
-		{Plugin: plainScorer{fit}, Weight: 1},
-		{Plugin: plainSkipper{bal, bal}, Weight: 1},
+		{Plugin: plainScorer{fit}, Weight: 2},
+		{Plugin: plainSkipper{bal, bal}, Weight: 5},
 	}
 	return memo, newPodScheduler(pf, ps, pct)
 }

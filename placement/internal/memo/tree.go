@@ -226,13 +226,13 @@ func (tr *tree) prefetch(t *table, i int) {
 // refreshEntry brings node i's remembered verdict and scores up to date.
 func (m *Memo) refreshEntry(p *Pod, t *table, i int) {
 	snap := p.Snap
-	stamp, e := snap.Stamp(i), &t.nodes[i]
+	stamp, e, node := snap.Stamp(i), &t.nodes[i], snap.Node(i)
 	if e.stamp != stamp {
-		e.status, e.failAt = m.filter(p.State, p.Pod, snap.Node(i))
+		e.status, e.failAt = m.filter(p.State, p.Pod, node)
 		e.stamp = stamp
 	}
 	if e.status == nil && e.scored != stamp {
-		m.score(e, p.State, p.Pod, snap.Node(i))
+		m.score(e, p.State, p.Pod, node)
 		e.scored = stamp
 	}
 }
