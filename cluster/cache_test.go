@@ -287,6 +287,7 @@ func TestCacheNonZeroAccounting(t *testing.T) {
 	for _, st := range steps {
 		require.NoError(t, st.op(), st.name)
 		assert.Equal(t, st.requested, n1.Requested(), st.name)
+		assert.Equal(t, st.requested, *n1.RequestedRef(), st.name)
 		cpu, mem := n1.NonZeroRequested()
 		assert.Equal(t, [2]int64{st.nonZeroCPU, st.nzMe}, [2]int64{cpu, mem}, st.name)
 		checkCache(t, c)

@@ -202,6 +202,10 @@ func (pi *PodInfo) SetHandle(h int32) { pi.handle = h }
 // Request returns what the pod occupies on a node: its requests plus one pod.
 func (pi *PodInfo) Request() Resources { return pi.spec.request }
 
+// RequestRef is Request without the copy (NodeInfo.RequestedRef says
+// why). It is shared: never modify it.
+func (pi *PodInfo) RequestRef() *Resources { return &pi.spec.request }
+
 // NonZeroRequests returns the cpu and memory scoring counts for the pod.
 func (pi *PodInfo) NonZeroRequests() (milliCPU, memory int64) {
 	return pi.spec.nonZeroCPU, pi.spec.nonZeroMem
@@ -279,6 +283,14 @@ func (ni *NodeInfo) Allocatable() Resources { return ni.node.Allocatable }
 // Requested returns the sum of the requests of the pods on the node,
 // including one pod each.
 func (ni *NodeInfo) Requested() Resources { return ni.requested }
+
+// RequestedRef is Requested without the copy, for the filters and scores
+// that run on a node at each of its changes, for every pod shape: the
+// Resources they copied to read a few fields made the in-process run of
+// 10,000 pods on 1,000 nodes about 5% slower. It is shared: never modify
+// it, and do not keep it past a change to the node. The allocatable's is
+// &Node().Allocatable.
+func (ni *NodeInfo) RequestedRef() *Resources { return &ni.requested }
 
 // NonZeroRequested returns the cpu and memory scoring counts as requested.
 func (ni *NodeInfo) NonZeroRequested() (milliCPU, memory int64) { return ni.nonZeroCPU, ni.nonZeroMem }

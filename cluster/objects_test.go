@@ -252,6 +252,7 @@ func TestNewPodInfo(t *testing.T) {
 	p.Requests.scalars[0].Value = 9
 	assert.Equal(t, PodKey("ns/p"), pi.Key())
 	assert.Equal(t, NewResources(250, 0, 1, gpu(2)), pi.Request(), "requests plus one pod")
+	assert.Equal(t, NewResources(250, 0, 1, gpu(2)), *pi.RequestRef())
 	cpu, mem := pi.NonZeroRequests()
 	assert.Equal(t, [2]int64{250, DefaultMemoryRequest}, [2]int64{cpu, mem})
 	assert.Equal(t, PodPending, pi.State())

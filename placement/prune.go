@@ -99,7 +99,7 @@ func (b quorumBound) freeRoom(snap *cluster.Snapshot, p *fw.Placement) cluster.R
 	var cpu, mem, slots int64
 	extra := make([]int64, len(b.scalars))
 	snap.VisitNodes(p.Nodes, func(ni *cluster.NodeInfo) {
-		alloc, used := ni.Allocatable(), ni.Requested()
+		alloc, used := &ni.Node().Allocatable, ni.RequestedRef()
 		cpu += max(0, alloc.MilliCPU-used.MilliCPU)
 		mem += max(0, alloc.Memory-used.Memory)
 		slots += max(0, alloc.Pods-used.Pods)
