@@ -43,7 +43,7 @@ func NewBalancedCPUMemory() *BalancedAllocation {
 // balancedCPUMemory is Score for the default resources, cpu and memory,
 // on a node that has both, with the same floating-point operations in the same order as balance.
 func balancedCPUMemory(pod *cluster.PodInfo, node *cluster.NodeInfo) int64 {
-	alloc, used, req := node.Allocatable(), node.Requested(), &pod.Pod().Requests
+	alloc, used, req := &node.Node().Allocatable, node.RequestedRef(), &pod.Pod().Requests
 	c, m := float64(alloc.MilliCPU), float64(alloc.Memory)
 	fraction := func(v, capacity float64) float64 { return min(v/capacity, 1) }
 	spread := func(fc, fm float64) int64 { return int64((1 - math.Abs((fc-fm)/2)) * float64(fw.MaxNodeScore)) }
@@ -79,7 +79,7 @@ const maxBalancedResources = 8
 // Score is 50 + (50 + balance(with pod) - balance(without pod)) / 2, where
 // balance is (1 - standard deviation of the used fractions) * 100.
 func (b *BalancedAllocation) Score(_ *fw.CycleState, pod *cluster.PodInfo, node *cluster.NodeInfo) (int64, *fw.Status) {
-	if alloc := node.Allocatable(); b.cpuMemory && alloc.MilliCPU != 0 && alloc.Memory != 0 {
+	if alloc := &node.Node().Allocatable; b.cpuMemory && alloc.MilliCPU != 0 && alloc.Memory != 0 {
 		return balancedCPUMemory(pod, node), nil
 	}
 	var with, without, capacity [maxBalancedResources]int64

@@ -153,7 +153,7 @@ func Fits(pod *cluster.PodInfo, node *cluster.NodeInfo) *fw.Status { return fits
 // fits is Fits; with snap, an extended resource the node does not offer
 // and a device class serves is left to DynamicResources.
 func fits(pod *cluster.PodInfo, node *cluster.NodeInfo, snap *cluster.Snapshot) *fw.Status {
-	req, alloc, used := pod.Request(), node.Allocatable(), node.Requested() // the requests, and one pod (not read)
+	req, alloc, used := pod.RequestRef(), &node.Node().Allocatable, node.RequestedRef() // the requests, and one pod (not read)
 	mask, unresolvable := 0, false
 	if int64(node.PodCount())+1 > alloc.Pods {
 		mask |= 1

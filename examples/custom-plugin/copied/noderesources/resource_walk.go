@@ -46,7 +46,7 @@ func (w *resourceWalk) readNonZero(pod *cluster.PodInfo, node *cluster.NodeInfo)
 // readRequested reads the amounts as requested, zero included, as
 // BalancedAllocation compares them.
 func (w *resourceWalk) readRequested(pod *cluster.PodInfo, node *cluster.NodeInfo) {
-	alloc, used := &node.Node().Allocatable, node.Requested()
+	alloc, used := &node.Node().Allocatable, node.RequestedRef()
 	w.pod, w.node, w.allocCPU, w.allocMemory = pod.Pod(), node, alloc.MilliCPU, alloc.Memory
 	w.podCPU, w.podMemory = w.pod.Requests.MilliCPU, w.pod.Requests.Memory
 	w.nodeCPU, w.nodeMemory = used.MilliCPU, used.Memory
