@@ -79,39 +79,18 @@ func (s *Scheduler) scheduleOne(res *CycleResult) (bool, error) {
 }
 
 // beginCycle starts a cycle: it is counted, and the events made until it
-// ends carry its number. What the pods popped in the next cycles need
-// first is fetched now, in stages a pop apart, each reading only pointers
-// the stage before fetched (see Queue.Ahead): the record of the pod a few
-// pops ahead, the pod form of the one after next (its record fetched
-// then), and the pod of the next (its form fetched a pop ago). Their
-// misses then overlap this cycle instead of stalling theirs: a scenario's
-// pods were written long before they are scheduled.
+// ends carry its number. The record of the pod popped a few pops ahead is
+// fetched now: in a busy cluster its misses then overlap this cycle (see
+// Queue.Ahead).
 func (s *Scheduler) beginCycle() {
-	next, second, far := s.queue.Ahead()
-	if far != nil {
-		if r := s.tracker.records.at(far.Value.pod); r != nil {
+	if a := s.queue.Ahead(); a != nil {
+		if r := s.tracker.records.at(a.Value.pod); r != nil {
 			prefetch.Object(unsafe.Pointer(r), unsafe.Sizeof(*r))
-		}
-	}
-	if second != nil {
-		if r := s.tracker.records.find(second.Value.pod); r != nil && r.info != nil {
-			prefetch.Object(unsafe.Pointer(r.info), podFormBytes)
-		}
-	}
-	if next != nil {
-		if r := s.tracker.records.find(next.Value.pod); r != nil && r.info != nil {
-			p := r.info.Pod()
-			prefetch.Object(unsafe.Pointer(p), unsafe.Sizeof(*p))
 		}
 	}
 	s.cycle++
 	s.inCycle = s.cycle
 }
-
-// podFormBytes is how much of a pod's form beginCycle fetches: a
-// PodInfo and its spec, one allocation of 144 bytes for a pod added as
-// it is (cluster.NewPodInfoOf; cluster's tests pin the size).
-const podFormBytes = 144
 
 // cycleReason is the reason a cycle's event gives for its status.
 func cycleReason(st *Status) string {

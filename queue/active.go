@@ -37,10 +37,9 @@ type activeQueue[T any] struct {
 	spare    [][]activeEntry[T] // by capacity, ascending
 	// spareRoom is the spares' capacity together
 	spareRoom int
-	// ahead are the next item, the one after it and one half as far
-	// ahead as deleteMin fetches, for the caller to fetch what they refer
-	// to (see Queue.Ahead)
-	ahead [3]*Item[T]
+	// ahead is an item half as far ahead as deleteMin fetches, for the
+	// caller to fetch what the item refers to (see Queue.Ahead)
+	ahead *Item[T]
 }
 
 // arrivalBlock is the size of a block of arrivals, and how many empty
@@ -159,11 +158,11 @@ const readAheadPops = 8
 // scattered in memory, and its misses then overlap the cycles before its
 // pop instead of stalling it.
 func (q *activeQueue[T]) readAhead(run *activeRun[T], next int) {
-	q.ahead = [3]*Item[T]{}
+	q.ahead = nil
 	if k := next + readAheadPops; k < len(run.entries) {
 		ahead := run.entries[k].it
 		prefetch.Object(unsafe.Pointer(ahead), unsafe.Sizeof(*ahead))
-		q.ahead = [3]*Item[T]{run.entries[next].it, run.entries[next+1].it, run.entries[next+readAheadPops/2].it}
+		q.ahead = run.entries[next+readAheadPops/2].it
 	}
 }
 

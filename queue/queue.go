@@ -385,18 +385,11 @@ func (q *Queue[T]) ParkKnownFailures(now time.Duration, clusterEventVersion int6
 	return taken
 }
 
-// Ahead returns items likely to be popped after the one popped last: the
-// next, the one after it, and one a few pops further, or nils. They may
-// be popped later or have left already: they are only for fetching ahead
-// what the caller keeps for them, so that the memory is at hand when
-// their turn comes (the queue fetches the far one itself). Handed out
-// one pop after another, each is handed out as far, then as second, then
-// as next: the caller can fetch in stages, a pointer read in one stage
-// having been fetched in the one before.
-func (q *Queue[T]) Ahead() (next, second, far *Item[T]) {
-	a := &q.active.ahead
-	return a[0], a[1], a[2]
-}
+// Ahead returns an item likely to be popped a few pops after the last
+// one, or nil. It may be popped later or have left already: it is only
+// for fetching ahead what the caller keeps for it, so that the memory is
+// at hand when its turn comes (the queue fetches the item itself).
+func (q *Queue[T]) Ahead() *Item[T] { return q.active.ahead }
 
 // Peek returns the head of activeQ without taking it.
 func (q *Queue[T]) Peek() (*Item[T], bool) { return q.active.min() }

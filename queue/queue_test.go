@@ -515,39 +515,3 @@ func TestGrowKeepsItems(t *testing.T) {
 	pop(t, q, 0, "pod/b")
 	pop(t, q, 0, "pod/c")
 }
-
-// Ahead names the items the next pops return: the next, the one after it
-// and the fifth, while activeQ's run holds enough of them; a caller
-// fetching in stages relies on it, so that what it fetches is what the
-// coming cycles read.
-func TestAheadNamesTheNextPops(t *testing.T) {
-	q := newQueue()
-	for i := range 40 {
-		add(t, q, pod(fmt.Sprintf("p%02d", i)).prio(int32(i%3)).seen(time.Duration(i)))
-	}
-	var popped []*queue.Item[int]
-	var ahead [][3]*queue.Item[int]
-	for {
-		it, ok := q.Pop(0)
-		if !ok {
-			break
-		}
-		popped = append(popped, it)
-		next, second, far := q.Ahead()
-		ahead = append(ahead, [3]*queue.Item[int]{next, second, far})
-	}
-	require.Len(t, popped, 40)
-	named := 0
-	for i, a := range ahead {
-		if a[0] == nil {
-			require.Nil(t, a[1], "pop %d", i)
-			require.Nil(t, a[2], "pop %d", i)
-			continue
-		}
-		named++
-		require.Same(t, popped[i+1], a[0], "pop %d: next", i)
-		require.Same(t, popped[i+2], a[1], "pop %d: second", i)
-		require.Same(t, popped[i+5], a[2], "pop %d: far", i)
-	}
-	require.Greater(t, named, 25, "a long run names its next pops")
-}
