@@ -1,6 +1,7 @@
 package helper
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strconv"
@@ -59,16 +60,17 @@ func AppendTolerations(sig []byte, p *cluster.Pod) []byte {
 	return sig
 }
 
-// AppendRequests appends a pod's requests without allocating.
+// AppendRequests appends a pod's requests without allocating: each
+// quantity as its eight bytes, each extended resource's name with its
+// length (the memo signs each pod it schedules, and formatting the
+// numbers as text was most of that).
 func AppendRequests(sig []byte, r *cluster.Resources) []byte {
-	sig = strconv.AppendInt(sig, r.MilliCPU, 10)
-	sig = append(sig, ',')
-	sig = strconv.AppendInt(sig, r.Memory, 10)
+	sig = binary.LittleEndian.AppendUint64(sig, uint64(r.MilliCPU))
+	sig = binary.LittleEndian.AppendUint64(sig, uint64(r.Memory))
 	for sc := range r.Scalars() {
-		sig = append(sig, ',')
+		sig = binary.AppendUvarint(sig, uint64(len(sc.Name)))
 		sig = append(sig, sc.Name...)
-		sig = append(sig, '=')
-		sig = strconv.AppendInt(sig, sc.Value, 10)
+		sig = binary.LittleEndian.AppendUint64(sig, uint64(sc.Value))
 	}
 	return sig
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gangsim/gangsim/cluster"
 	"github.com/gangsim/gangsim/plugins/helper"
 )
 
@@ -42,4 +43,38 @@ func TestAppendStringTellsStringsApart(t *testing.T) {
 	a := helper.AppendString(helper.AppendString(nil, "ab"), "c")
 	b := helper.AppendString(helper.AppendString(nil, "a"), "bc")
 	require.NotEqual(t, string(a), string(b))
+}
+
+// Requests that differ in any quantity or extended resource sign apart,
+// however the numbers and names could run together.
+func TestAppendRequestsTellsRequestsApart(t *testing.T) {
+	gpu, big := cluster.ResourceName("example.com/gpu"), cluster.ResourceName("example.com/gpu1")
+	sets := []cluster.Resources{
+		{},
+		{MilliCPU: 1},
+		{Memory: 1},
+		{MilliCPU: 1, Memory: 1},
+		{MilliCPU: 11},
+		{MilliCPU: 1, Memory: 11},
+		{MilliCPU: 256},
+		{Memory: 256},
+		{MilliCPU: -1},
+		cluster.Resources{}.With(gpu, 1),
+		cluster.Resources{}.With(gpu, 11),
+		cluster.Resources{}.With(big, 1),
+		cluster.Resources{}.With(gpu, 1).With(big, 1),
+		cluster.Resources{}.With(gpu, 256),
+		cluster.Resources{MilliCPU: 1}.With(gpu, 1),
+	}
+	seen := map[string]int{}
+	for i := range sets {
+		sig := string(helper.AppendRequests(nil, &sets[i]))
+		if j, dup := seen[sig]; dup {
+			t.Fatalf("requests %v and %v sign alike: %q", sets[j], sets[i], sig)
+		}
+		seen[sig] = i
+	}
+	same := cluster.Resources{MilliCPU: 250, Memory: 1 << 27}.With(gpu, 2)
+	again := cluster.Resources{MilliCPU: 250, Memory: 1 << 27}.With(gpu, 2)
+	require.Equal(t, string(helper.AppendRequests(nil, &same)), string(helper.AppendRequests(nil, &again)))
 }
