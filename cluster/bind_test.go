@@ -122,3 +122,28 @@ func TestPodInfoValidatedOnce(t *testing.T) {
 	_, err = c.BindPod(NewPodInfoOf(&unchecked), "n", 0)
 	require.ErrorIs(t, err, ErrInvalidPod, "a pod never checked is checked at binding")
 }
+
+// A pod refused as already there leaves the one there as it was, in the
+// index and on its node, whichever node the second asks for; a pod already
+// there is told before a node that does not exist.
+func TestBindPodRefusedKeepsThePodThere(t *testing.T) {
+	c := NewCache()
+	require.NoError(t, c.AddNode(Node{Name: "a", Allocatable: NewResources(4000, 8<<30, 10)}))
+	require.NoError(t, c.AddNode(Node{Name: "b", Allocatable: NewResources(4000, 8<<30, 10)}))
+	first, err := c.BindPod(NewPodInfo(Pod{Namespace: "default", Name: "p", Requests: NewResources(1000, 0, 0)}), "a", 5)
+	require.NoError(t, err)
+	for _, node := range []string{"a", "b", "gone"} {
+		_, err = c.BindPod(NewPodInfo(Pod{Namespace: "default", Name: "p", Requests: NewResources(2000, 0, 0)}), node, 9)
+		require.ErrorIs(t, err, ErrPodExists, node)
+		require.ErrorContains(t, err, `is Bound on node "a"`)
+		got, ok := c.Pod("default/p")
+		require.True(t, ok)
+		require.Same(t, first, got, "the index holds the first pod")
+		na, _ := c.Node("a")
+		nb, _ := c.Node("b")
+		require.Equal(t, []*PodInfo{first}, na.PodList())
+		require.Empty(t, nb.PodList())
+		require.Equal(t, int64(1000), na.Requested().MilliCPU)
+		require.NoError(t, c.CheckConsistency())
+	}
+}

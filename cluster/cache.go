@@ -265,18 +265,46 @@ func (c *Cache) AssumePod(pi *PodInfo, node string) error {
 }
 
 func (c *Cache) place(pi *PodInfo, node string) error {
-	if old, ok := c.pods[pi.spec.key]; ok {
-		return fmt.Errorf("%w: pod %s is %s on node %q", ErrPodExists, pi.spec.key, old.state, old.node)
-	}
+	key := pi.spec.key
 	it, ok := c.nodes[node]
 	if !ok {
-		return fmt.Errorf("%w: node %q for pod %s", ErrNodeNotFound, node, pi.spec.key)
+		if old, ok := c.pods[key]; ok {
+			return errPodExists(old)
+		}
+		return fmt.Errorf("%w: node %q for pod %s", ErrNodeNotFound, node, key)
+	}
+	// One map operation, not a lookup then an insert (a binding's costliest
+	// step): a pod already there is found by its length, and put back.
+	n := len(c.pods)
+	c.pods[key] = pi
+	if len(c.pods) == n {
+		old, ok := c.podOnNodes(key)
+		if !ok { // no node lists the pod the index held: an index gone wrong, not kept
+			delete(c.pods, key)
+			return fmt.Errorf("%w: pod %s is in the cache's index and on no node", ErrPodExists, key)
+		}
+		c.pods[key] = old
+		return errPodExists(old)
 	}
 	it.info.insertPod(len(it.info.pods), pi)
-	c.pods[pi.spec.key] = pi
 	c.countBudgets(pi, 1)
 	c.touch(it)
 	return nil
+}
+
+func errPodExists(old *PodInfo) error {
+	return fmt.Errorf("%w: pod %s is %s on node %q", ErrPodExists, old.spec.key, old.state, old.node)
+}
+
+// podOnNodes returns the pod with the key from the nodes' lists, where
+// every pod of the index is: what the index held before place overwrote it.
+func (c *Cache) podOnNodes(key PodKey) (*PodInfo, bool) {
+	for _, it := range c.nodes {
+		if i := it.info.podIndex(key); i >= 0 {
+			return it.info.pods[i], true
+		}
+	}
+	return nil, false
 }
 
 // BindPod places a pending pod on a node as bound, started at now: an
