@@ -81,7 +81,8 @@ func (s *Scheduler) addPod(p cluster.Pod, shared *cluster.Pod, duration time.Dur
 	if duration < 0 || duration > MaxSimulatedTime {
 		return &cluster.FieldError{Sentinel: cluster.ErrInvalidPod, Object: string(p.Key()), Field: "duration", Detail: fmt.Sprintf("%v is not in 0..%v", duration, MaxSimulatedTime)}
 	}
-	if id := s.tracker.pods[keyOf(own, &p)]; id != 0 && !s.tracker.records.at(id).ended() {
+	prev := s.tracker.pods[keyOf(own, &p)]
+	if prev != 0 && !s.tracker.records.at(prev).ended() {
 		return fmt.Errorf("%w: pod %s", ErrDuplicate, p.Key())
 	}
 	var group *groupRecord
@@ -131,6 +132,9 @@ func (s *Scheduler) addPod(p cluster.Pod, shared *cluster.Pod, duration time.Dur
 	r, id := s.tracker.records.add(*r)
 	r.id = id
 	r.setInfo(r.info)
+	if prev != 0 { // admission keeps the pod's namespace and name: its key is prev's
+		s.tracker.records.at(prev).superseded = true
+	}
 	s.tracker.pods[info.Key()] = r.id // the admitted pod's own key, shared
 	s.quotas.Charge(info.Pod())
 	s.preEnqueue(r)

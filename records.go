@@ -119,6 +119,7 @@ type tracker struct {
 	}
 	groupRecords groupTable
 	composites   map[string]*compositeRecord
+	sharedNext   podID // the record sharedRecord tries first
 	forest       podgroup.Forest
 	// forestVersion changes whenever a group joins the forest; per-root
 	// caches derived from it are valid while it holds.
@@ -135,6 +136,23 @@ func newTracker() tracker {
 // record returns the record of the pod key names, or nil.
 func (t *tracker) record(key cluster.PodKey) *podRecord {
 	return t.records.at(t.pods[key])
+}
+
+// sharedRecord is record(p.Key()) for a pod added with AddSharedPod,
+// found by position when asked in the order the pods were added (each
+// after the one asked before it): the record that holds p itself and
+// still has its key. A pod admission copied, or asked out of order, is
+// looked up by key.
+func (t *tracker) sharedRecord(p *cluster.Pod) *podRecord {
+	if r := t.records.find(t.sharedNext); r != nil && r.info.Pod() == p && !r.superseded {
+		t.sharedNext++
+		return r
+	}
+	r := t.record(p.Key())
+	if r != nil {
+		t.sharedNext = r.id + 1 // a hint: the next pod's record, if asked in order
+	}
+	return r
 }
 
 // recordOf is record(pi.Key()) found through pi's handle when pi is the
@@ -199,6 +217,9 @@ type podRecord struct {
 	// a failed gang member's message is made when someone reads it
 	// (reasonText), not at every retry
 	reasonFit bool
+	// superseded is set when a later record took the pod's key (the pod
+	// ended, then was added again): the key names that one now
+	superseded bool
 	duration  time.Duration // run time once bound; 0 runs forever
 	firstSeen time.Duration
 	boundAt   time.Duration

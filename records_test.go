@@ -38,3 +38,49 @@ func TestAddPodAllocatesWhatItKeeps(t *testing.T) {
 	})
 	require.LessOrEqual(t, allocs, 6.0)
 }
+
+// SharedPod answers as Pod(p.Key()) whatever the order it is asked in:
+// for pods kept as given, pods admission copied (no priority), pods
+// refused, pods never added, and a pod ended and added again under its
+// key (the first one's record no longer answers for the key).
+func TestSharedPodIsPodByKey(t *testing.T) {
+	s, err := New(Config{})
+	require.NoError(t, err)
+	require.NoError(t, s.AddNode(cluster.Node{Name: "n", Allocatable: cluster.NewResources(4000, 8<<30, 110)}))
+	prio := int32(0)
+	pods := make([]cluster.Pod, 12)
+	for i := range pods {
+		pods[i] = cluster.Pod{Namespace: "default", Name: fmt.Sprintf("p%d", i), Requests: cluster.NewResources(100, 1<<20, 0)}
+		if i%3 != 0 {
+			pods[i].Priority = &prio // kept as given; the others are copied
+		}
+	}
+	pods[4].Name = "Not A Name" // refused
+	again := pods[7]            // p7 again, once the first has gone
+	added := []*cluster.Pod{}
+	for i := range pods {
+		if err := s.AddSharedPod(&pods[i], 0); err == nil {
+			added = append(added, &pods[i])
+		}
+	}
+	require.NoError(t, s.Run())
+	require.NoError(t, s.DeletePod(pods[7].Key()))
+	require.NoError(t, s.AddSharedPod(&again, 0))
+	require.NoError(t, s.Run())
+	stranger := cluster.Pod{Namespace: "default", Name: "stranger"}
+	asks := [][]*cluster.Pod{
+		append(append([]*cluster.Pod{}, added...), &again, &stranger, &pods[4]),
+		{&again, &pods[7], &pods[8], &pods[2], &pods[1], &stranger, &pods[11], &pods[10]},
+		added,
+	}
+	for _, ask := range asks {
+		for _, p := range ask {
+			want, wantOK := s.Pod(p.Key())
+			got, ok := s.SharedPod(p)
+			require.Equal(t, wantOK, ok, p.Name)
+			require.Equal(t, want, got, p.Name)
+		}
+	}
+	first, _ := s.SharedPod(&pods[7])
+	require.Equal(t, PhaseBound, first.Phase, "the key names the pod added again, not the deleted one")
+}

@@ -339,6 +339,21 @@ func (s *Scheduler) Pod(key cluster.PodKey) (PodStatus, bool) {
 	return s.tracker.podStatus(r), true
 }
 
+// SharedPod is Pod(p.Key()) for a pod the caller added with
+// AddSharedPod. Asked for its pods in the order it added them, as the
+// scenario runner's result asks for a million, the scheduler finds each
+// by its place, not by its key.
+func (s *Scheduler) SharedPod(p *cluster.Pod) (PodStatus, bool) {
+	if s == nil || p == nil {
+		return PodStatus{}, false
+	}
+	r := s.tracker.sharedRecord(p)
+	if r == nil {
+		return PodStatus{}, false
+	}
+	return s.tracker.podStatus(r), true
+}
+
 // Pods yields the status of every pod the scheduler knows, in key order.
 func (s *Scheduler) Pods() iter.Seq[PodStatus] {
 	return func(yield func(PodStatus) bool) {

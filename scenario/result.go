@@ -439,13 +439,11 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, m *controllers.Man
 	res.Pods = make([]PodResult, 0, len(sc.Pods)+len(made))
 	for i := range sc.Pods {
 		p := &sc.Pods[i].Pod
-		key := p.Key() // made once: a million pods
-		if kr.skips(key) {
-			if _, ok := s.Pod(key); !ok {
-				continue // never made: a pod of a job Kueue held, made again (or not) by its controller
-			}
+		st, ok := s.SharedPod(p) // the scheduler was given p itself (AddSharedPod)
+		if !ok && kr.skips(p.Key()) {
+			continue // never made: a pod of a job Kueue held, made again (or not) by its controller
 		}
-		res.Pods = append(res.Pods, r.podResult(s, m, p, key, &res.Stats))
+		res.Pods = append(res.Pods, r.podResult(s, m, p, st, ok, &res.Stats))
 	}
 	if m != nil {
 		for _, key := range made {
@@ -453,7 +451,8 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, m *controllers.Man
 				continue // a pod of the inputs made again (a StatefulSet's): listed with them
 			}
 			p, _ := m.Pod(key)
-			res.Pods = append(res.Pods, r.podResult(s, m, &p, key, &res.Stats))
+			st, ok := s.Pod(key)
+			res.Pods = append(res.Pods, r.podResult(s, m, &p, st, ok, &res.Stats))
 		}
 		res.Jobs = jobResults(m.Jobs())
 		for _, p := range m.Parents() {
@@ -524,11 +523,12 @@ func (r *recorder) result(sc *Scenario, s *gangsim.Scheduler, m *controllers.Man
 	return res
 }
 
-// podResult is a pod's final state; a Job's pod its controller counted
-// as failed is Failed, and a pod admission refused to create is Rejected.
-func (r *recorder) podResult(s *gangsim.Scheduler, m *controllers.Manager, p *cluster.Pod, key cluster.PodKey, stats *StatsResult) PodResult {
-	st, ok := s.Pod(key)
+// podResult is a pod's final state, from its status in the scheduler
+// (st, when known); a Job's pod its controller counted as failed is
+// Failed, and a pod admission refused to create is Rejected.
+func (r *recorder) podResult(s *gangsim.Scheduler, m *controllers.Manager, p *cluster.Pod, st gangsim.PodStatus, ok bool, stats *StatsResult) PodResult {
 	if !ok {
+		key := p.Key()
 		if reason, refused := r.rejected[key]; refused {
 			stats.Rejected++
 			return PodResult{Name: key.Display(), Phase: gangsim.PhaseRejected, Reason: reason}

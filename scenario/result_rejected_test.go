@@ -20,9 +20,13 @@ func TestPodResultRejectedOnlyWhenNeverCreated(t *testing.T) {
 	never := cluster.Pod{Namespace: "default", Name: "never"}
 	r := &recorder{rejected: map[cluster.PodKey]string{made.Key(): "quota", never.Key(): "quota"}}
 	var stats StatsResult
-	got := r.podResult(s, nil, &made, made.Key(), &stats)
+	st, ok := s.SharedPod(&made) // added as a copy: found by its key
+	require.True(t, ok)
+	got := r.podResult(s, nil, &made, st, ok, &stats)
 	require.Equal(t, gangsim.PhasePending, got.Phase)
-	got = r.podResult(s, nil, &never, never.Key(), &stats)
+	st, ok = s.SharedPod(&never)
+	require.False(t, ok)
+	got = r.podResult(s, nil, &never, st, ok, &stats)
 	require.Equal(t, PodResult{Name: "never", Phase: gangsim.PhaseRejected, Reason: "quota"}, got)
 	require.Equal(t, 1, stats.Rejected)
 	require.Equal(t, 1, stats.Pending)
