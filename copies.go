@@ -80,7 +80,7 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 	for node, list := range s.nominations.byNode {
 		f.nominations.byNode[node] = slices.Clone(list)
 	}
-	f.queue = s.queue.Clone(func(e entry) entry { return e })
+	f.queue = s.queue.Clone(func(e entry) entry { return e }, nil)
 
 	f.invariants = invariantState{evictions: s.invariants.evictions, wasTrue: maps.Clone(s.invariants.wasTrue)}
 	f.classes = s.classes.Clone()

@@ -36,6 +36,7 @@ type Item[T any] struct {
 	Priority int32
 	loc      location // where the item is
 	Kind     Kind
+	indexed  bool // in the queue's index by key (Add), not only its owner's hands (Put)
 	// FirstSeen is when the scheduler first saw the item; it orders items
 	// of equal priority, earliest first.
 	FirstSeen time.Duration
@@ -52,6 +53,7 @@ type Item[T any] struct {
 
 	expiry time.Duration // backoff end, valid inBackoff
 	bidx   int           // its index in its backoff window, valid inBackoff
+	fidx   int           // its index in the queue's list of items in flight, valid inFlight
 	// Attempts counts every scheduling attempt.
 	Attempts    int
 	parkedSince time.Duration // valid inUnschedulable
@@ -65,7 +67,8 @@ type Item[T any] struct {
 	// Value is the scheduler's payload.
 	Value T
 	// Key is unique among the queue's items ("pod/ns/name",
-	// "podgroup/ns/name").
+	// "podgroup/ns/name"); Get finds an item by it when it was added
+	// with Add or AddGated.
 	Key string
 }
 

@@ -156,5 +156,8 @@ func show(q *queue.Queue[int], now time.Duration) []string {
 	}
 	wake, ok := q.NextWakeup(nil, 0)
 	out = append(out, fmt.Sprintf("next wakeup %v %v (now %v)", wake, ok, now))
+	told := 0 // a clone copies each item once, those in flight included
+	q.Clone(func(v int) int { return v }, func(_, _ *queue.Item[int]) { told++ })
+	out = append(out, fmt.Sprintf("copied %d", told))
 	return out
 }

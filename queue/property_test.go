@@ -17,11 +17,17 @@ import (
 // holds, the insertion rank of each (the documented last tie-break), and
 // which items are in flight.
 type model struct {
-	t                   *testing.T
-	r                   *rand.Rand
-	q                   *queue.Queue[int]
-	rank                map[string]int
-	inFlight            map[string]bool
+	t        *testing.T
+	r        *rand.Rand
+	q        *queue.Queue[int]
+	rank     map[string]int
+	inFlight map[string]bool
+	// owned are the items added with Put or PutGated, which the test
+	// reaches through their pointers (the item methods); with mixed set,
+	// an item is added so one time in two
+	owned               map[string]*queue.Item[int]
+	mixed               bool
+	clones              int
 	nextKey             int
 	nextRank            int
 	now                 time.Duration
@@ -42,20 +48,52 @@ func (m *model) less(a, b *queue.Item[int]) bool {
 
 // TestRandomOperations applies random operations and checks after each
 // that every item is in exactly one place and that pops follow the active
-// order among the items present.
+// order among the items present; mixed, half the items are added with Put
+// and reached through their pointers alone. Now and then a clone must hold
+// the same items, in the same places, and pop them in the same order.
 func TestRandomOperations(t *testing.T) {
-	for seed := uint64(1); seed <= 25; seed++ {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			m := &model{
-				t: t, r: rand.New(rand.NewPCG(seed, 42)), q: newQueue(),
-				rank: map[string]int{}, inFlight: map[string]bool{},
-			}
-			for range 1500 {
-				m.step()
-				m.check()
-			}
-		})
+	for _, mixed := range []bool{false, true} {
+		for seed := uint64(1); seed <= 25; seed++ {
+			t.Run(fmt.Sprintf("mixed=%v/%d", mixed, seed), func(t *testing.T) {
+				m := &model{
+					t: t, r: rand.New(rand.NewPCG(seed, 42)), q: newQueue(),
+					rank: map[string]int{}, inFlight: map[string]bool{}, owned: map[string]*queue.Item[int]{}, mixed: mixed,
+				}
+				for range 1500 {
+					m.step()
+					m.check()
+					if m.r.IntN(50) == 0 {
+						m.checkClone()
+					}
+				}
+				require.NotZero(t, m.clones)
+			})
+		}
 	}
+}
+
+// item returns the item with key k: the test's own pointer for an owned
+// one, which the queue's index must not know.
+func (m *model) item(k string) (*queue.Item[int], bool) {
+	if it, ok := m.owned[k]; ok {
+		if _, indexed := m.q.Get(k); indexed {
+			m.t.Fatalf("%s, added with Put, is in the index", k)
+		}
+		return it, true
+	}
+	return m.q.Get(k)
+}
+
+// call runs the keyed operation on k, or for an owned item (and for an
+// indexed one, one time in two) the item operation on its pointer.
+func (m *model) call(k string, keyed func(string) error, byItem func(*queue.Item[int]) error) error {
+	if it, ok := m.owned[k]; ok || m.mixed && m.r.IntN(2) == 0 {
+		if !ok {
+			it, _ = m.q.Get(k)
+		}
+		return byItem(it)
+	}
+	return keyed(k)
 }
 
 func (m *model) step() {
@@ -67,25 +105,37 @@ func (m *model) step() {
 	case op < 6:
 		m.popBurst()
 	case op == 6:
-		m.withFlight(func(k string) error { return m.q.Requeue(k) }, true)
+		m.withFlight(func(k string) error { return m.call(k, m.q.Requeue, m.q.RequeueItem) }, true)
 	case op == 7:
 		if m.r.IntN(2) == 0 {
-			m.withFlight(func(k string) error { return m.q.Park(k, m.now, 0) }, true)
+			m.withFlight(func(k string) error {
+				return m.call(k, func(k string) error { return m.q.Park(k, m.now, 0) },
+					func(it *queue.Item[int]) error { return m.q.ParkItem(it, m.now, 0, queue.AnyChange) })
+			}, true)
 		} else {
 			wake := uint64(1 + m.r.IntN(7))
-			m.withFlight(func(k string) error { return m.q.ParkFor(k, m.now, 0, wake) }, true)
+			m.withFlight(func(k string) error {
+				return m.call(k, func(k string) error { return m.q.ParkFor(k, m.now, 0, wake) },
+					func(it *queue.Item[int]) error { return m.q.ParkItem(it, m.now, 0, wake) })
+			}, true)
 		}
 	case op == 8:
 		isErr := m.r.IntN(3) == 0
-		m.withFlight(func(k string) error { return m.q.BackOff(k, m.now, 0, isErr) }, true)
+		m.withFlight(func(k string) error {
+			return m.call(k, func(k string) error { return m.q.BackOff(k, m.now, 0, isErr) },
+				func(it *queue.Item[int]) error { return m.q.BackOffItem(it, m.now, 0, isErr) })
+		}, true)
 	case op == 9:
-		m.withFlight(func(k string) error { return m.q.Done(k) }, false)
+		m.withFlight(func(k string) error { return m.call(k, m.q.Done, m.q.DoneItem) }, false)
 	case op == 10:
 		m.deleteAny()
 	case op == 11:
-		m.withQueued(func(k string) error { return m.q.Gate(k) })
+		m.withQueued(func(k string) error { return m.call(k, m.q.Gate, m.q.GateItem) })
 	case op == 12:
-		m.withAny(func(k string) error { return m.q.Activate(k, m.now) })
+		m.withAny(func(k string) error {
+			return m.call(k, func(k string) error { return m.q.Activate(k, m.now) },
+				func(it *queue.Item[int]) error { return m.q.ActivateItem(it, m.now) })
+		})
 	case op == 13:
 		if m.r.IntN(2) == 0 {
 			m.q.MoveAll(m.now)
@@ -95,7 +145,9 @@ func (m *model) step() {
 	case op == 14:
 		p := m.priority()
 		m.withAny(func(k string) error {
-			return m.q.Update(k, func(it *queue.Item[int]) { it.Priority = p })
+			change := func(it *queue.Item[int]) { it.Priority = p }
+			return m.call(k, func(k string) error { return m.q.Update(k, change) },
+				func(it *queue.Item[int]) error { return m.q.UpdateItem(it, change) })
 		})
 	default:
 		m.advance()
@@ -124,10 +176,20 @@ func (m *model) add(gated bool) {
 	if gated {
 		add = m.q.AddGated
 	}
+	if m.mixed && m.r.IntN(2) == 0 {
+		add = m.q.Put
+		if gated {
+			add = m.q.PutGated
+		}
+		m.owned[it.Key] = it
+	}
 	require.NoError(m.t, add(it))
 	m.nextRank++
 	m.rank[it.Key] = m.nextRank
-	require.ErrorIs(m.t, add(&queue.Item[int]{Key: it.Key}), queue.ErrExists)
+	require.ErrorIs(m.t, add(it), queue.ErrExists, "an item in the queue cannot be added again")
+	if _, owned := m.owned[it.Key]; !owned {
+		require.ErrorIs(m.t, add(&queue.Item[int]{Key: it.Key}), queue.ErrExists)
+	}
 }
 
 // popBurst pops a few items at one instant: each must be the head of the
@@ -184,7 +246,7 @@ func (m *model) withFlight(op func(string) error, stays bool) {
 	require.NoError(m.t, op(k))
 	delete(m.inFlight, k)
 	if !stays {
-		delete(m.rank, k)
+		m.forget(k)
 	}
 }
 
@@ -211,13 +273,77 @@ func (m *model) deleteAny() {
 	if !ok {
 		return
 	}
-	it, err := m.q.Delete(k)
-	require.NoError(m.t, err)
-	require.Equal(m.t, k, it.Key)
-	delete(m.rank, k)
+	it, owned := m.owned[k]
+	if owned {
+		require.NoError(m.t, m.q.DeleteItem(it))
+		require.ErrorIs(m.t, m.q.DeleteItem(it), queue.ErrNotFound)
+		_, err := m.q.Delete(k)
+		require.ErrorIs(m.t, err, queue.ErrNotFound, "an owned item is not found by its key")
+	} else {
+		var err error
+		it, err = m.q.Delete(k)
+		require.NoError(m.t, err)
+		require.Equal(m.t, k, it.Key)
+		_, err = m.q.Delete(k)
+		require.ErrorIs(m.t, err, queue.ErrNotFound)
+	}
+	require.False(m.t, it.Queued() || it.InFlight())
 	delete(m.inFlight, k)
-	_, err = m.q.Delete(k)
-	require.ErrorIs(m.t, err, queue.ErrNotFound)
+	m.forget(k)
+}
+
+// forget drops a key the queue no longer holds.
+func (m *model) forget(k string) {
+	if it, ok := m.owned[k]; ok {
+		require.False(m.t, it.Queued() || it.InFlight(), "%s left the queue", k)
+		delete(m.owned, k)
+	}
+	delete(m.rank, k)
+}
+
+// checkClone clones the queue and requires that the clone holds every item once, each told to moved, in
+// the same places and All order, and pops them in the same order as the
+// original would; the original is left as it was.
+func (m *model) checkClone() {
+	m.clones++
+	copies := map[*queue.Item[int]]*queue.Item[int]{}
+	cp := m.q.Clone(func(v int) int { return v }, func(it, c *queue.Item[int]) {
+		require.NotSame(m.t, it, c)
+		require.NotContains(m.t, copies, it, "%s told twice", it.Key)
+		copies[it] = c
+	})
+	require.Len(m.t, copies, m.q.Len(), "every item told")
+	require.Equal(m.t, m.q.Len(), cp.Len())
+	a, b, u, g := m.q.Counts()
+	ca, cb, cu, cg := cp.Counts()
+	require.Equal(m.t, []int{a, b, u, g}, []int{ca, cb, cu, cg})
+	keys := func(q *queue.Queue[int]) (out []string) {
+		for it := range q.All() {
+			out = append(out, it.Key)
+		}
+		return out
+	}
+	require.Equal(m.t, keys(m.q), keys(cp))
+	for k := range m.rank {
+		it, _ := m.item(k)
+		c, ok := copies[it]
+		require.True(m.t, ok, "%s not copied", k)
+		require.Equal(m.t, it.InFlight(), c.InFlight(), k)
+		if _, owned := m.owned[k]; owned {
+			_, found := cp.Get(k)
+			require.False(m.t, found, "%s is owned in the clone too", k)
+		} else {
+			got, _ := cp.Get(k)
+			require.Same(m.t, c, got)
+		}
+	}
+	later := m.now + time.Hour
+	cp.MoveAll(later)
+	var popped []string
+	for it, ok := cp.Pop(later); ok; it, ok = cp.Pop(later) {
+		popped = append(popped, it.Key)
+	}
+	require.Len(m.t, popped, a+b+u, "the clone pops what is not gated or in flight")
 }
 
 // advance moves time on, now and then past MaxUnschedulable, and checks
@@ -251,7 +377,7 @@ func (m *model) check() {
 	}
 	require.Len(t, seen, a+b+u+g)
 	for k := range m.rank {
-		it, ok := m.q.Get(k)
+		it, ok := m.item(k)
 		if !ok {
 			t.Fatalf("%s lost", k)
 		}

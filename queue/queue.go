@@ -77,7 +77,9 @@ type Queue[T any] struct {
 	// list.
 	unschedulable []wakeList[T]
 	gated         *btree.BTreeG[*Item[T]] // by seq
-	items         map[string]*Item[T]
+	items         map[string]*Item[T]     // the items added with Add and AddGated, by key
+	n             int                     // the items held, in flight included
+	flight        []*Item[T]              // the items in flight, each at its fidx
 	seq           uint64
 	popped        *Item[T]   // the item Pop returned last
 	moving        []*Item[T] // MoveOn's list, kept between calls
@@ -116,27 +118,65 @@ func (q *Queue[T]) Grow(n int) {
 // Backoff returns the queue's backoff parameters.
 func (q *Queue[T]) Backoff() Backoff { return q.cfg.Backoff }
 
-// Get returns the item with the given key, wherever it is (in flight too).
+// Get returns the item with the given key, wherever it is (in flight too),
+// among those added with Add or AddGated.
 func (q *Queue[T]) Get(key string) (*Item[T], bool) {
 	it, ok := q.items[key]
 	return it, ok
 }
 
-// Add puts a new item in activeQ.
-func (q *Queue[T]) Add(it *Item[T]) error { return q.add(it, inActive) }
+// Add puts a new item in activeQ, indexed by its key: the methods that
+// take a key find it.
+func (q *Queue[T]) Add(it *Item[T]) error { return q.add(it, inActive, true) }
 
-// AddGated puts a new item in the gated pool (see Activate).
-func (q *Queue[T]) AddGated(it *Item[T]) error { return q.add(it, inGated) }
+// AddGated puts a new item in the gated pool (see Activate), indexed by
+// its key.
+func (q *Queue[T]) AddGated(it *Item[T]) error { return q.add(it, inGated, true) }
 
-func (q *Queue[T]) add(it *Item[T], loc location) error {
-	if _, ok := q.items[it.Key]; ok {
-		return fmt.Errorf("%w: %s", ErrExists, it.Key)
+// Put is Add for an owner that keeps its items and reaches them through
+// their pointers, with the methods that take an item (DoneItem and the
+// others), as a scheduler's records do: the queue keeps no index of
+// them, and a key is neither looked up nor checked for them (Get does not
+// find them). A pod a scheduler adds costs an insertion into a map and a
+// deletion from it otherwise, a twentieth of its cycle.
+func (q *Queue[T]) Put(it *Item[T]) error { return q.add(it, inActive, false) }
+
+// PutGated is AddGated for an item the owner reaches itself (Put).
+func (q *Queue[T]) PutGated(it *Item[T]) error { return q.add(it, inGated, false) }
+
+func (q *Queue[T]) add(it *Item[T], loc location, indexed bool) error {
+	if it.loc != nowhere {
+		return fmt.Errorf("%w: %s is in the queue already", ErrExists, it.Key)
+	}
+	if indexed {
+		if _, ok := q.items[it.Key]; ok {
+			return fmt.Errorf("%w: %s", ErrExists, it.Key)
+		}
+		q.items[it.Key] = it
 	}
 	q.seq++
-	it.seq = q.seq
-	q.items[it.Key] = it
+	it.seq, it.indexed = q.seq, indexed
+	q.n++
 	q.place(it, loc)
 	return nil
+}
+
+// lookup is the indexed item with the key.
+func (q *Queue[T]) lookup(key string) (*Item[T], error) {
+	it, ok := q.items[key]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, key)
+	}
+	return it, nil
+}
+
+// leave takes a held item out of the queue's count and index.
+func (q *Queue[T]) leave(it *Item[T]) {
+	if it.indexed {
+		delete(q.items, it.Key)
+		it.indexed = false
+	}
+	q.n--
 }
 
 // parked returns the unschedulable pool's list of the items that wake on
@@ -176,8 +216,14 @@ func parkedBefore[T any](a, b *Item[T]) bool {
 }
 
 func (q *Queue[T]) place(it *Item[T], loc location) {
+	if it.loc == inFlight {
+		q.land(it)
+	}
 	it.loc = loc
 	switch loc {
+	case inFlight:
+		it.fidx = len(q.flight)
+		q.flight = append(q.flight, it)
 	case inBackoff:
 		q.backoff.add(it)
 		q.flushed = q.flushed && it.expiry > q.flushedAt
@@ -209,16 +255,51 @@ func (q *Queue[T]) unplace(it *Item[T]) {
 		q.active.remove(it)
 	case inGated:
 		q.gated.Delete(it)
+	case inFlight:
+		q.land(it)
 	}
 	it.loc = nowhere
+}
+
+// land takes an item in flight off the list of them (its location is the
+// caller's to set).
+func (q *Queue[T]) land(it *Item[T]) {
+	last := len(q.flight) - 1
+	moved := q.flight[last]
+	q.flight[it.fidx], moved.fidx = moved, it.fidx
+	q.flight[last] = nil
+	q.flight = q.flight[:last]
+}
+
+// held reports an item the queue does not hold (never added, or gone).
+func held[T any](it *Item[T]) error {
+	if it == nil || it.loc == nowhere {
+		return fmt.Errorf("%w: %s", ErrNotFound, keyOf(it))
+	}
+	return nil
+}
+
+func keyOf[T any](it *Item[T]) string {
+	if it == nil {
+		return "a nil item"
+	}
+	return it.Key
 }
 
 // Update changes a queued item's priority or size in place (an item's
 // order fields may only change through here).
 func (q *Queue[T]) Update(key string, change func(*Item[T])) error {
-	it, ok := q.items[key]
-	if !ok {
-		return fmt.Errorf("%w: %s", ErrNotFound, key)
+	it, err := q.lookup(key)
+	if err != nil {
+		return err
+	}
+	return q.UpdateItem(it, change)
+}
+
+// UpdateItem is Update for an item the owner holds.
+func (q *Queue[T]) UpdateItem(it *Item[T], change func(*Item[T])) error {
+	if err := held(it); err != nil {
+		return err
 	}
 	loc := it.loc
 	q.unplace(it)
@@ -229,21 +310,37 @@ func (q *Queue[T]) Update(key string, change func(*Item[T])) error {
 
 // Delete removes an item from wherever it is.
 func (q *Queue[T]) Delete(key string) (*Item[T], error) {
-	it, ok := q.items[key]
-	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, key)
+	it, err := q.lookup(key)
+	if err != nil {
+		return nil, err
+	}
+	return it, q.DeleteItem(it)
+}
+
+// DeleteItem is Delete for an item the owner holds.
+func (q *Queue[T]) DeleteItem(it *Item[T]) error {
+	if err := held(it); err != nil {
+		return err
 	}
 	q.unplace(it)
-	delete(q.items, key)
-	return it, nil
+	q.leave(it)
+	return nil
 }
 
 // Activate moves a gated or unschedulable item to activeQ, or to backoffQ
 // if its backoff has not expired at now.
 func (q *Queue[T]) Activate(key string, now time.Duration) error {
-	it, ok := q.items[key]
-	if !ok {
-		return fmt.Errorf("%w: %s", ErrNotFound, key)
+	it, err := q.lookup(key)
+	if err != nil {
+		return err
+	}
+	return q.ActivateItem(it, now)
+}
+
+// ActivateItem is Activate for an item the owner holds.
+func (q *Queue[T]) ActivateItem(it *Item[T], now time.Duration) error {
+	if err := held(it); err != nil {
+		return err
 	}
 	if it.loc != inGated && it.loc != inUnschedulable {
 		return nil
@@ -255,9 +352,17 @@ func (q *Queue[T]) Activate(key string, now time.Duration) error {
 
 // Gate moves a queued item into the gated pool.
 func (q *Queue[T]) Gate(key string) error {
-	it, ok := q.items[key]
-	if !ok {
-		return fmt.Errorf("%w: %s", ErrNotFound, key)
+	it, err := q.lookup(key)
+	if err != nil {
+		return err
+	}
+	return q.GateItem(it)
+}
+
+// GateItem is Gate for an item the owner holds.
+func (q *Queue[T]) GateItem(it *Item[T]) error {
+	if err := held(it); err != nil {
+		return err
 	}
 	q.unplace(it)
 	q.place(it, inGated)
@@ -307,7 +412,7 @@ func (q *Queue[T]) Pop(now time.Duration) (*Item[T], bool) {
 	if !ok {
 		return nil, false
 	}
-	it.loc = inFlight
+	q.place(it, inFlight) // deleteMin took it out of activeQ
 	it.Attempts++
 	q.popped = it
 	return it, true
@@ -356,11 +461,13 @@ func (q *Queue[T]) ParkKnownFailures(now time.Duration, clusterEventVersion int6
 			}
 			it := e.it
 			q.active.readAhead(run, run.head+1)
-			it.loc, q.popped = inFlight, it
+			q.place(it, inFlight) // still listed in its run, which a decline keeps
+			q.popped = it
 			it.Attempts++
 			q.active.n--
 			wakeOn, ok := try(it)
 			if !ok {
+				q.land(it)
 				it.loc = inActive
 				it.Attempts--
 				q.active.n++
@@ -395,26 +502,44 @@ func (q *Queue[T]) Ahead() *Item[T] { return q.active.ahead }
 func (q *Queue[T]) Peek() (*Item[T], bool) { return q.active.min() }
 
 func (q *Queue[T]) inFlight(key string) (*Item[T], error) {
-	if it := q.popped; it != nil && it.loc == inFlight && len(it.Key) == len(key) &&
+	if it := q.popped; it != nil && it.loc == inFlight && it.indexed && len(it.Key) == len(key) &&
 		(unsafe.StringData(it.Key) == unsafe.StringData(key) || it.Key == key) {
 		return it, nil // the usual case: the item just popped, named by its own key; no lookup
 	}
-	it, ok := q.items[key]
-	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, key)
+	it, err := q.lookup(key)
+	if err != nil {
+		return nil, err
+	}
+	return it, flying(it)
+}
+
+// flying reports an item that is not in flight.
+func flying[T any](it *Item[T]) error {
+	if err := held(it); err != nil {
+		return err
 	}
 	if it.loc != inFlight {
-		return nil, fmt.Errorf("%w: %s is not in flight", ErrState, key)
+		return fmt.Errorf("%w: %s is not in flight", ErrState, it.Key)
 	}
-	return it, nil
+	return nil
 }
 
 // Done forgets an in-flight item that needs no more scheduling.
 func (q *Queue[T]) Done(key string) error {
-	if _, err := q.inFlight(key); err != nil {
+	it, err := q.inFlight(key)
+	if err != nil {
 		return err
 	}
-	delete(q.items, key)
+	return q.DoneItem(it)
+}
+
+// DoneItem is Done for an item the owner holds.
+func (q *Queue[T]) DoneItem(it *Item[T]) error {
+	if err := flying(it); err != nil {
+		return err
+	}
+	q.unplace(it)
+	q.leave(it)
 	return nil
 }
 
@@ -423,6 +548,14 @@ func (q *Queue[T]) Done(key string) error {
 func (q *Queue[T]) Requeue(key string) error {
 	it, err := q.inFlight(key)
 	if err != nil {
+		return err
+	}
+	return q.RequeueItem(it)
+}
+
+// RequeueItem is Requeue for an item the owner holds.
+func (q *Queue[T]) RequeueItem(it *Item[T]) error {
+	if err := flying(it); err != nil {
 		return err
 	}
 	it.UnschedulableCount, it.ConsecutiveErrors = 0, 0
@@ -448,6 +581,14 @@ func (q *Queue[T]) ParkFor(key string, now time.Duration, clusterEventVersion in
 	if err != nil {
 		return err
 	}
+	return q.ParkItem(it, now, clusterEventVersion, wakeOn)
+}
+
+// ParkItem is ParkFor for an item the owner holds.
+func (q *Queue[T]) ParkItem(it *Item[T], now time.Duration, clusterEventVersion int64, wakeOn uint64) error {
+	if err := flying(it); err != nil {
+		return err
+	}
 	q.parkFailed(it, now, clusterEventVersion, wakeOn)
 	return nil
 }
@@ -458,8 +599,7 @@ func (q *Queue[T]) parkFailed(it *Item[T], now time.Duration, clusterEventVersio
 	it.UnschedulableCount++
 	it.ConsecutiveErrors = 0
 	it.Timestamp, it.parkedSince, it.ClusterEventVersion, it.WakeOn = now, now, clusterEventVersion, wakeOn
-	it.loc = inUnschedulable
-	q.park(it)
+	q.place(it, inUnschedulable)
 }
 
 // BackOff records a failed attempt of an in-flight item at now (an error
@@ -468,6 +608,14 @@ func (q *Queue[T]) parkFailed(it *Item[T], now time.Duration, clusterEventVersio
 func (q *Queue[T]) BackOff(key string, now time.Duration, clusterEventVersion int64, isError bool) error {
 	it, err := q.inFlight(key)
 	if err != nil {
+		return err
+	}
+	return q.BackOffItem(it, now, clusterEventVersion, isError)
+}
+
+// BackOffItem is BackOff for an item the owner holds.
+func (q *Queue[T]) BackOffItem(it *Item[T], now time.Duration, clusterEventVersion int64, isError bool) error {
+	if err := flying(it); err != nil {
 		return err
 	}
 	if isError {
@@ -537,7 +685,7 @@ func (q *Queue[T]) Counts() (active, backoff, unschedulable, gated int) {
 }
 
 // Len returns the number of items the queue holds, in flight included.
-func (q *Queue[T]) Len() int { return len(q.items) }
+func (q *Queue[T]) Len() int { return q.n }
 
 // All yields every item the queue holds: activeQ in pop order, then
 // backoffQ, the unschedulable pool and the gated pool in their orders.

@@ -515,3 +515,59 @@ func TestGrowKeepsItems(t *testing.T) {
 	pop(t, q, 0, "pod/b")
 	pop(t, q, 0, "pod/c")
 }
+
+// An item added with Put is its owner's to reach: no key finds it, the
+// item methods do, and it counts and pops as any other.
+func TestPutItemsAreReachedByPointer(t *testing.T) {
+	q := newQueue()
+	a, g := pod("a").obj(), pod("g").obj()
+	require.NoError(t, q.Put(a))
+	require.NoError(t, q.PutGated(g))
+	add(t, q, pod("b").prio(-1))
+	require.Equal(t, 3, q.Len())
+	_, ok := q.Get("pod/a")
+	require.False(t, ok)
+	require.ErrorIs(t, q.Activate("pod/g", 0), queue.ErrNotFound)
+	require.Equal(t, pools{Active: 2, Gated: 1}, countsOf(q))
+	require.Same(t, a, pop(t, q, 0, "pod/a"))
+	require.ErrorIs(t, q.Done("pod/a"), queue.ErrNotFound, "not by its key")
+	require.NoError(t, q.DoneItem(a))
+	require.False(t, a.Queued() || a.InFlight())
+	require.ErrorIs(t, q.DoneItem(a), queue.ErrNotFound, "gone")
+	require.NoError(t, q.ActivateItem(g, 0))
+	require.Equal(t, []string{"pod/g", "pod/b"}, popAll(q, 0))
+	require.Equal(t, 2, q.Len(), "both in flight")
+	require.NoError(t, q.Put(a), "a done item may come back")
+	require.Equal(t, 3, q.Len())
+}
+
+// The item methods refuse what the keyed ones refuse, and a nil item.
+func TestItemMethodsErrors(t *testing.T) {
+	q := newQueue()
+	queued, flight, never := pod("queued").obj(), pod("flight").prio(1).obj(), pod("never").obj()
+	require.NoError(t, q.Put(queued))
+	require.NoError(t, q.Put(flight))
+	pop(t, q, 0, "pod/flight")
+	for name, err := range map[string]error{
+		"done queued":    q.DoneItem(queued),
+		"requeue queued": q.RequeueItem(queued),
+		"park queued":    q.ParkItem(queued, 0, 0, queue.AnyChange),
+		"backoff queued": q.BackOffItem(queued, 0, 0, true),
+	} {
+		require.ErrorIs(t, err, queue.ErrState, name)
+	}
+	for name, err := range map[string]error{
+		"done never":     q.DoneItem(never),
+		"delete never":   q.DeleteItem(never),
+		"activate never": q.ActivateItem(never, 0),
+		"gate never":     q.GateItem(never),
+		"update never":   q.UpdateItem(never, func(*queue.Item[int]) {}),
+		"done nil":       q.DoneItem(nil),
+		"delete nil":     q.DeleteItem(nil),
+	} {
+		require.ErrorIs(t, err, queue.ErrNotFound, name)
+	}
+	require.Equal(t, 2, q.Len(), "a failed call changes nothing")
+	require.Equal(t, pools{Active: 1}, countsOf(q))
+	require.True(t, flight.InFlight())
+}
