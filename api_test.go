@@ -108,10 +108,10 @@ func TestInvariantCheckerCatches(t *testing.T) {
 
 	ts = build()
 	require.NoError(t, ts.AddPod(gangsimtest.MakePod("lost").CPU("100m").Obj(), 0))
-	_, err := ts.queue.Delete(podItemKey(cluster.MakePodKey("", "lost")))
-	require.NoError(t, err)
+	lost := ts.tracker.record(cluster.MakePodKey("", "lost"))
+	require.NoError(t, ts.queue.DeleteItem(lost.item))
 	require.ErrorContains(t, ts.CheckInvariants(), "pending pod default/lost is not queued")
-	require.NoError(t, ts.queue.Add(&queue.Item[entry]{Key: podItemKey(cluster.MakePodKey("", "lost")), Value: entry{pod: ts.tracker.pods[cluster.MakePodKey("", "lost")]}, Size: 1, Attempts: 1}))
+	require.NoError(t, ts.queue.Put(&queue.Item[entry]{Key: podItemKey(cluster.MakePodKey("", "lost")), Value: entry{pod: lost.id}, Size: 1, Attempts: 1}))
 	require.ErrorContains(t, ts.CheckQuiescent(), "fits node")
 }
 

@@ -11,6 +11,7 @@ import (
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/plugins/podtopologyspread"
 	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/queue"
 )
 
 // ErrForkInCycle is returned by Fork called from an observer during a
@@ -80,7 +81,14 @@ func (s *Scheduler) Fork(opts ...Option) (*Scheduler, error) {
 	for node, list := range s.nominations.byNode {
 		f.nominations.byNode[node] = slices.Clone(list)
 	}
-	f.queue = s.queue.Clone(func(e entry) entry { return e }, nil)
+	for r := range f.tracker.records.all() {
+		r.item = nil // the parent's: the copy's own are set as the queue is copied
+	}
+	f.queue = s.queue.Clone(func(e entry) entry { return e }, func(_, cp *queue.Item[entry]) {
+		if cp.Value.pod != 0 {
+			f.tracker.records.at(cp.Value.pod).item = cp
+		}
+	})
 
 	f.invariants = invariantState{evictions: s.invariants.evictions, wasTrue: maps.Clone(s.invariants.wasTrue)}
 	f.classes = s.classes.Clone()

@@ -183,8 +183,8 @@ func (s *Scheduler) checkWaiting(r *podRecord) error {
 	if s.profiles.forPod(r.info) == nil {
 		return nil // it names a scheduler no profile has: it stays pending
 	}
-	it, queued := s.queue.Get(podItemKey(key))
-	if !queued {
+	it := r.item
+	if !r.queued() {
 		return invariantError("pending pod %s is not queued", key)
 	}
 	if it.Gated() != r.blocked() {

@@ -169,7 +169,9 @@ func (s *Scheduler) markGone(r *podRecord, phase Phase) error {
 	case r.info.Pod().PodGroup != "":
 		s.tracker.dropOrphan(r)
 	case pending:
-		_, _ = s.queue.Delete(podItemKey(r.info.Key())) // absent when it names another scheduler
+		if r.queued() { // not when it names another scheduler
+			return s.queue.DeleteItem(r.item)
+		}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/gangsim/gangsim/cluster"
 	fw "github.com/gangsim/gangsim/framework"
 	"github.com/gangsim/gangsim/podgroup"
+	"github.com/gangsim/gangsim/queue"
 )
 
 // Records refer to each other by ID, not by pointer: queue entries, group
@@ -15,7 +16,8 @@ import (
 // pods by podID; pods name their group, and composites their leaves, by
 // groupID. A million pod records are then a few thousand allocations
 // instead of a million, links are 4 bytes instead of 8, and a fork copies
-// the tables with every link in them still right. ID 0 names nothing.
+// the tables with every link in them still right, but one: a pod's own
+// queue item, which the fork points at the copy's. ID 0 names nothing.
 type (
 	podID   int32
 	groupID int32
@@ -24,9 +26,9 @@ type (
 // recordChunk is the number of records a chunk of a table holds. Chunks
 // never move, so a pointer taken from a table stays valid while records
 // are added. A chunk is a large allocation, a whole number of 8 KiB
-// pages: 512 pod records of 176 bytes fill 11 exactly (256 left 4 KiB of
-// every 48 KiB unused, 16 MB on a million pods).
-const recordChunk = 512
+// pages: 1,024 pod records of 184 bytes fill 23 exactly (512 would leave
+// 4 KiB of every 96 KiB unused, 8 MB on a million pods).
+const recordChunk = 1024
 
 // table holds records in the order they were added, named by IDs of type
 // ID; records are never removed (a deleted pod keeps its record and its
@@ -220,20 +222,27 @@ type podRecord struct {
 	// superseded is set when a later record took the pod's key (the pod
 	// ended, then was added again): the key names that one now
 	superseded bool
-	duration  time.Duration // run time once bound; 0 runs forever
-	firstSeen time.Duration
-	boundAt   time.Duration
-	endedAt   time.Duration
-	binds     int    // bindings so far; a timer armed at one binding is stale at the next
-	attempts  int    // group cycles this pod took part in (orders group members)
-	nominated string // node preemption nominated it to; "" for none
+	duration   time.Duration // run time once bound; 0 runs forever
+	firstSeen  time.Duration
+	boundAt    time.Duration
+	endedAt    time.Duration
+	binds      int    // bindings so far; a timer armed at one binding is stale at the next
+	attempts   int    // group cycles this pod took part in (orders group members)
+	nominated  string // node preemption nominated it to; "" for none
 	// enqueueBlock is the message of the PreEnqueue plugin that keeps the
 	// pod out of the queue (its scheduling gates, for the built-in one),
 	// "" when none does (see preEnqueue)
 	enqueueBlock string
 	lastFit      *fw.FitError // the node by node rejections of its last failed attempt (read-only: pods that fail alike share one, its Pod names the first)
 	shape        podShape     // the KnownFailures shortcut's (shortcuts.go)
+	// item is the pod's queue item while it has one (a pending pod
+	// outside any group): the queue keeps no index of pods (Queue.Put)
+	item *queue.Item[entry]
 }
+
+// queued reports whether the pod's own item is in the queue, in flight
+// included.
+func (r *podRecord) queued() bool { return r.item != nil && (r.item.Queued() || r.item.InFlight()) }
 
 // blocked reports whether a PreEnqueue plugin keeps the pod out of the
 // queue.

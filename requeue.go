@@ -23,11 +23,12 @@ func (s *Scheduler) enqueue(r *podRecord) error {
 		Key: podItemKey(r.info.Key()), Kind: queue.KindPod, Priority: r.info.Priority(),
 		FirstSeen: r.firstSeen, Timestamp: s.now, Size: 1, Value: entry{pod: r.id},
 	}
+	r.item = it // the queue keeps no index of pods' items: the record reaches its own
 	if r.blocked() {
 		s.setReason(r, r.enqueueBlock)
-		return s.queue.AddGated(it)
+		return s.queue.PutGated(it)
 	}
-	return s.queue.Add(it)
+	return s.queue.Put(it)
 }
 
 func podItemKey(k cluster.PodKey) string { return "pod/" + string(k) }
@@ -179,10 +180,10 @@ func (s *Scheduler) released(r *podRecord) error {
 		s.setReason(r, fmt.Sprintf("pod group %s does not exist: the pod waits until it is created", displayName(p.Namespace, p.PodGroup)))
 		return nil
 	}
-	if _, queued := s.queue.Get(podItemKey(r.info.Key())); !queued {
+	if !r.queued() {
 		return nil // it names a scheduler no profile has
 	}
-	return s.queue.Activate(podItemKey(r.info.Key()), s.now)
+	return s.queue.ActivateItem(r.item, s.now)
 }
 
 // Scheduling gates (a pod's spec.schedulingGates) hold a pod out of

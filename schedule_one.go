@@ -119,7 +119,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 		// its rejections and its status are that pod's, shared
 		s.failFit(r, f.fit)
 		res.failedUnschedulable(r)
-		return s.queue.ParkFor(it.Key, s.now, s.clusterEvents.version, f.wakeOn)
+		return s.queue.ParkItem(it, s.now, s.clusterEvents.version, f.wakeOn)
 	}
 	wasNominated := r.nominated != ""
 	s.explainer.start()
@@ -133,7 +133,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 		if !wasNominated && r.nominated == "" && res.Evicted == nil && res.Nominated == nil {
 			s.rememberKnownFailure(p, r, fitErr, wakeOn)
 		}
-		return s.queue.ParkFor(it.Key, s.now, s.clusterEvents.version, wakeOn)
+		return s.queue.ParkItem(it, s.now, s.clusterEvents.version, wakeOn)
 	}
 	if !p.pods.Reserves() {
 		// the hot path: with no Reserve plugin, assuming the pod in the
@@ -143,7 +143,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 		if err := s.commitChanges(p.changes, res); err != nil {
 			return err
 		}
-		return s.queue.Done(it.Key)
+		return s.queue.DoneItem(it)
 	}
 	cp := s.snap.Checkpoint()
 	if st := p.pods.Assume(s.snap, r.info, idx); st != nil {
@@ -152,7 +152,7 @@ func (s *Scheduler) schedulePod(it *queue.Item[entry], res *CycleResult) error {
 	if err := s.commit(p, cp, res); err != nil {
 		return err
 	}
-	return s.queue.Done(it.Key)
+	return s.queue.DoneItem(it)
 }
 
 // failReserve ends a pod's cycle whose Reserve failed on the node chosen
@@ -166,10 +166,10 @@ func (s *Scheduler) failReserve(it *queue.Item[entry], p *profile, r *podRecord,
 	s.explainer.finish(s, r, "")
 	if st.Code() == fw.Error {
 		res.Status = NewStatus(Error, r.reasonText())
-		return s.queue.BackOff(it.Key, s.now, s.clusterEvents.version, true)
+		return s.queue.BackOffItem(it, s.now, s.clusterEvents.version, true)
 	}
 	res.failedUnschedulable(r)
-	return s.queue.ParkFor(it.Key, s.now, s.clusterEvents.version, p.wakeOn(fit))
+	return s.queue.ParkItem(it, s.now, s.clusterEvents.version, p.wakeOn(fit))
 }
 
 // commit is a successful cycle's one commit point: the snapshot's
@@ -258,7 +258,7 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry], res *CycleResult) error 
 	root := it.Value.root
 	pending := s.tracker.hierarchyPending(root)
 	if len(pending) == 0 {
-		return s.queue.Done(it.Key)
+		return s.queue.DoneItem(it)
 	}
 	leaves := s.tracker.leafRecords(root)
 	p := s.profiles.of(pending[0]) // kube-scheduler takes the first queued pod's
@@ -302,9 +302,9 @@ func (s *Scheduler) scheduleRoot(it *queue.Item[entry], res *CycleResult) error 
 	}
 	if left := s.tracker.pendingCount(root); left > 0 {
 		it.Size = left
-		return s.queue.Requeue(it.Key)
+		return s.queue.RequeueItem(it)
 	}
-	return s.queue.Done(it.Key)
+	return s.queue.DoneItem(it)
 }
 
 // placeRoot runs the profile's placement algorithm for the hierarchy on
@@ -423,7 +423,7 @@ func (s *Scheduler) backOff(it *queue.Item[entry], isError bool) error {
 	if !s.tracker.waitsOnPods(it.Value) {
 		it.WakeOn &^= uint64(fw.AssignedPodAdded)
 	}
-	return s.queue.BackOff(it.Key, s.now, s.clusterEvents.version, isError)
+	return s.queue.BackOffItem(it, s.now, s.clusterEvents.version, isError)
 }
 
 // evictVictims evicts the victims a preemption chose, for the preemptor by:

@@ -155,8 +155,7 @@ func New(cfg Config, opts ...Option) (*Scheduler, error) {
 		MaxUnschedulable: cfg.MaxUnschedulable,
 	})
 	if n := s.expectedPods; n > 0 {
-		s.cache.Grow(n)
-		s.queue.Grow(n)
+		s.cache.Grow(n) // the queue keeps no index of pods (Queue.Put)
 		s.tracker.pods = make(map[cluster.PodKey]podID, n)
 	}
 	s.snap = s.cache.Snapshot()
