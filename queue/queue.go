@@ -161,6 +161,15 @@ func (q *Queue[T]) add(it *Item[T], loc location, indexed bool) error {
 	return nil
 }
 
+// byKey runs op on the item a keyed method found, or returns why none
+// was.
+func byKey[T any](it *Item[T], err error, op func(*Item[T]) error) error {
+	if err != nil {
+		return err
+	}
+	return op(it)
+}
+
 // lookup is the indexed item with the key.
 func (q *Queue[T]) lookup(key string) (*Item[T], error) {
 	it, ok := q.items[key]
@@ -290,10 +299,7 @@ func keyOf[T any](it *Item[T]) string {
 // order fields may only change through here).
 func (q *Queue[T]) Update(key string, change func(*Item[T])) error {
 	it, err := q.lookup(key)
-	if err != nil {
-		return err
-	}
-	return q.UpdateItem(it, change)
+	return byKey(it, err, func(it *Item[T]) error { return q.UpdateItem(it, change) })
 }
 
 // UpdateItem is Update for an item the owner holds.
@@ -331,10 +337,7 @@ func (q *Queue[T]) DeleteItem(it *Item[T]) error {
 // if its backoff has not expired at now.
 func (q *Queue[T]) Activate(key string, now time.Duration) error {
 	it, err := q.lookup(key)
-	if err != nil {
-		return err
-	}
-	return q.ActivateItem(it, now)
+	return byKey(it, err, func(it *Item[T]) error { return q.ActivateItem(it, now) })
 }
 
 // ActivateItem is Activate for an item the owner holds.
@@ -353,10 +356,7 @@ func (q *Queue[T]) ActivateItem(it *Item[T], now time.Duration) error {
 // Gate moves a queued item into the gated pool.
 func (q *Queue[T]) Gate(key string) error {
 	it, err := q.lookup(key)
-	if err != nil {
-		return err
-	}
-	return q.GateItem(it)
+	return byKey(it, err, q.GateItem)
 }
 
 // GateItem is Gate for an item the owner holds.
@@ -527,10 +527,7 @@ func flying[T any](it *Item[T]) error {
 // Done forgets an in-flight item that needs no more scheduling.
 func (q *Queue[T]) Done(key string) error {
 	it, err := q.inFlight(key)
-	if err != nil {
-		return err
-	}
-	return q.DoneItem(it)
+	return byKey(it, err, q.DoneItem)
 }
 
 // DoneItem is Done for an item the owner holds.
@@ -547,10 +544,7 @@ func (q *Queue[T]) DoneItem(it *Item[T]) error {
 // reset and its timestamps kept: the leftovers of a successful group cycle.
 func (q *Queue[T]) Requeue(key string) error {
 	it, err := q.inFlight(key)
-	if err != nil {
-		return err
-	}
-	return q.RequeueItem(it)
+	return byKey(it, err, q.RequeueItem)
 }
 
 // RequeueItem is Requeue for an item the owner holds.
@@ -578,10 +572,7 @@ const AnyChange = ^uint64(0)
 // help: MoveOn moves it for those alone.
 func (q *Queue[T]) ParkFor(key string, now time.Duration, clusterEventVersion int64, wakeOn uint64) error {
 	it, err := q.inFlight(key)
-	if err != nil {
-		return err
-	}
-	return q.ParkItem(it, now, clusterEventVersion, wakeOn)
+	return byKey(it, err, func(it *Item[T]) error { return q.ParkItem(it, now, clusterEventVersion, wakeOn) })
 }
 
 // ParkItem is ParkFor for an item the owner holds.
@@ -607,10 +598,7 @@ func (q *Queue[T]) parkFailed(it *Item[T], now time.Duration, clusterEventVersio
 // backoff expires.
 func (q *Queue[T]) BackOff(key string, now time.Duration, clusterEventVersion int64, isError bool) error {
 	it, err := q.inFlight(key)
-	if err != nil {
-		return err
-	}
-	return q.BackOffItem(it, now, clusterEventVersion, isError)
+	return byKey(it, err, func(it *Item[T]) error { return q.BackOffItem(it, now, clusterEventVersion, isError) })
 }
 
 // BackOffItem is BackOff for an item the owner holds.
