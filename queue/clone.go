@@ -27,5 +27,8 @@ func (q *Queue[T]) Clone(value func(T) T, moved func(it, cp *Item[T])) *Queue[T]
 	for _, it := range q.flight {
 		copyOf(it)
 	}
+	if it := q.trying; it != nil {
+		copyOf(it)
+	}
 	return cp
 }

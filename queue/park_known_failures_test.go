@@ -109,6 +109,16 @@ func (tw *twins) parkKnownFailures() {
 	var tried []string
 	n := tw.bulk.ParkKnownFailures(tw.now, 9, max, func(it *queue.Item[int]) (uint64, bool) {
 		require.True(t, it.InFlight(), "try is given the item popped")
+		if len(tried) == 0 { // a clone made now copies it too, in flight
+			var flying []string
+			cp := tw.bulk.Clone(func(v int) int { return v }, func(_, c *queue.Item[int]) {
+				if c.InFlight() {
+					flying = append(flying, c.Key)
+				}
+			})
+			require.Equal(t, tw.bulk.Len(), cp.Len())
+			require.Contains(t, flying, it.Key)
+		}
 		tried = append(tried, it.Key)
 		if len(tried) > declineAt {
 			return 0, false

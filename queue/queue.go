@@ -80,6 +80,7 @@ type Queue[T any] struct {
 	items         map[string]*Item[T]     // the items added with Add and AddGated, by key
 	n             int                     // the items held, in flight included
 	flight        []*Item[T]              // the items in flight, each at its fidx
+	trying        *Item[T]                // the item ParkKnownFailures popped for its try: in flight, not listed
 	seq           uint64
 	popped        *Item[T]   // the item Pop returned last
 	moving        []*Item[T] // MoveOn's list, kept between calls
@@ -273,6 +274,10 @@ func (q *Queue[T]) unplace(it *Item[T]) {
 // land takes an item in flight off the list of them (its location is the
 // caller's to set).
 func (q *Queue[T]) land(it *Item[T]) {
+	if it == q.trying {
+		q.trying = nil
+		return
+	}
 	last := len(q.flight) - 1
 	moved := q.flight[last]
 	q.flight[it.fidx], moved.fidx = moved, it.fidx
@@ -461,13 +466,15 @@ func (q *Queue[T]) ParkKnownFailures(now time.Duration, clusterEventVersion int6
 			}
 			it := e.it
 			q.active.readAhead(run, run.head+1)
-			q.place(it, inFlight) // still listed in its run, which a decline keeps
-			q.popped = it
+			// in flight while try looks at it, held apart from the list
+			// of items in flight: most are parked at once, and a busy
+			// cluster parks millions
+			it.loc, q.trying, q.popped = inFlight, it, it
 			it.Attempts++
 			q.active.n--
 			wakeOn, ok := try(it)
 			if !ok {
-				q.land(it)
+				q.trying = nil
 				it.loc = inActive
 				it.Attempts--
 				q.active.n++
