@@ -138,8 +138,9 @@ func (q *Queue[T]) AddGated(it *Item[T]) error { return q.add(it, inGated, true)
 // their pointers, with the methods that take an item (DoneItem and the
 // others), as a scheduler's records do: the queue keeps no index of
 // them, and a key is neither looked up nor checked for them (Get does not
-// find them). A pod a scheduler adds costs an insertion into a map and a
-// deletion from it otherwise, a twentieth of its cycle.
+// find them). An item is handed only to the queue that holds it. A pod a
+// scheduler adds costs an insertion into a map and a deletion from it
+// otherwise, a twentieth of its cycle.
 func (q *Queue[T]) Put(it *Item[T]) error { return q.add(it, inActive, false) }
 
 // PutGated is AddGated for an item the owner reaches itself (Put).

@@ -74,6 +74,11 @@ func TestAppendRequestsTellsRequestsApart(t *testing.T) {
 		}
 		seen[sig] = i
 	}
+	// a name spelling the bytes of the quantity before it and the next
+	// name: apart only by the names' lengths
+	run := cluster.Resources{}.With("a", 0x6262626262626262).With("c", 7) // "a", "bbbbbbbb", "c"
+	joined := cluster.Resources{}.With("abbbbbbbbc", 7)
+	require.NotEqual(t, string(helper.AppendRequests(nil, &run)), string(helper.AppendRequests(nil, &joined)))
 	same := cluster.Resources{MilliCPU: 250, Memory: 1 << 27}.With(gpu, 2)
 	again := cluster.Resources{MilliCPU: 250, Memory: 1 << 27}.With(gpu, 2)
 	require.Equal(t, string(helper.AppendRequests(nil, &same)), string(helper.AppendRequests(nil, &again)))
