@@ -28,7 +28,10 @@ const (
 	// (placement/memo.go).
 	FilterMemo Shortcut = 1 << iota
 	// MemoTree finds, over FilterMemo's answers, the node a filter scan
-	// would pick without visiting the nodes (placement/memotree.go).
+	// would pick from an index of them: a tree that finds it without
+	// visiting the nodes, or a column that packs a node's answers in a
+	// few bytes, whichever costs less for the pod
+	// (placement/internal/memo).
 	MemoTree
 	// KnownFailures answers the cycle of a pod of the same shape as one
 	// that just found no node and no preemption, while nothing changed,
@@ -91,7 +94,8 @@ func (s *Scheduler) uses(sc Shortcut) bool { return s.shortcutsOff&sc == 0 }
 // placementShortcuts are the shortcuts of the pod scan, as placement
 // takes them, given those switched off.
 func placementShortcuts(off Shortcut) placement.Shortcuts {
-	return placement.Shortcuts{NoMemo: off&FilterMemo != 0, NoTree: off&MemoTree != 0, NoKnownGroups: off&KnownGroupFailures != 0}
+	noIndex := off&MemoTree != 0
+	return placement.Shortcuts{NoMemo: off&FilterMemo != 0, NoTree: noIndex, NoColumn: noIndex, NoKnownGroups: off&KnownGroupFailures != 0}
 }
 
 // ShortcutStats counts the answers the scheduler's own shortcuts gave

@@ -13,7 +13,7 @@ import (
 // equals the stream with each one switched off, and with all of them off;
 // and each shortcut is used on the way (its ShortcutStats count, or for
 // the pod scan's own shortcuts the time they take, is not checked here:
-// placement/internal/memo's TestMemoNeverChangesDecisions and TestMemoTreeMatchesScan
+// placement/internal/memo's TestMemoNeverChangesDecisions and TestMemoIndexesMatchScan
 // hold those to the plain scan node by node).
 func TestEachShortcutKeepsDecisions(t *testing.T) {
 	seeds := uint64(12)

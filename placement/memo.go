@@ -17,9 +17,13 @@ type Shortcuts struct {
 	// score is remembered per signature, no failure reused, and so no
 	// memo tree (placement/internal/memo).
 	NoMemo bool
-	// NoTree scans node by node where the memo tree would find the scan's
-	// pick without visiting the nodes.
+	// NoTree answers by the memo's column, or scans node by node, where
+	// the memo tree would find the scan's pick without visiting the
+	// nodes.
 	NoTree bool
+	// NoColumn answers by the memo tree, or scans node by node, where the
+	// memo's column (its dense scan of remembered scores) would.
+	NoColumn bool
 	// NoKnownGroups evaluates every placement of a gang's search, even
 	// one that failed before on nodes unchanged since (known_groups.go).
 	NoKnownGroups bool
@@ -31,7 +35,7 @@ func (ps *PodScheduler) newMemo() *memo.Memo {
 	for _, ws := range ps.plugins.Score {
 		p.Score, p.Weight = append(p.Score, ws.Plugin), append(p.Weight, ws.Weight)
 	}
-	return memo.New(p, memo.Options{Off: ps.shortcuts.NoMemo, NoTree: ps.shortcuts.NoTree})
+	return memo.New(p, memo.Options{Off: ps.shortcuts.NoMemo, NoTree: ps.shortcuts.NoTree, NoColumn: ps.shortcuts.NoColumn})
 }
 
 // scheduleByMemo is Schedule's filter scan and scoring answered by the

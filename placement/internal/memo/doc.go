@@ -11,7 +11,9 @@
 //     retried after every change costs the nodes changed.
 //   - The memo tree, a segment tree over a signature's remembered answers,
 //     finds where the rotating scan would stop and the best node of the
-//     range it would score, without visiting the nodes (tree.go).
+//     range it would score, without visiting the nodes (tree.go); the
+//     column reads the same answers packed a few bytes a node, in order
+//     (column.go). A pod takes whichever costs less.
 //
 // placement's PodScheduler makes one call, Memo.Schedule, before its own
 // scan; what the memo leaves to the scheduler (filtering with nominated

@@ -26,8 +26,9 @@ const (
 	// bytesPerNode is a table entry (64 bytes) and, at most, its share of
 	// a memo tree: two tree nodes of a count, a score and two normalisers'
 	// bounds, 32 bits each (about four thirds of one on a large cluster,
-	// the tree's levels being padded to fours).
-	bytesPerNode = 64 + 2*(4+4+2*2*4)
+	// the tree's levels being padded to fours), and its row of the
+	// column: a score and two normalisers' raw scores, 32 bits each.
+	bytesPerNode = 64 + 2*(4+4+2*2*4) + 4*(1+maxNormalizers)
 	// maxNormalizers bounds the pointwise-normalised score plugins
 	// remembered per node; more run live.
 	maxNormalizers = 2
@@ -57,9 +58,13 @@ type Options struct {
 	// Off remembers nothing: Schedule never answers (signatures are
 	// still made, for FilterSignature).
 	Off bool
-	// NoTree answers by scanning the remembered answers node by node
-	// where the tree would find the scan's pick without visiting them.
+	// NoTree answers by the column, or by scanning the remembered
+	// answers node by node, where the tree would find the scan's pick
+	// without visiting them.
 	NoTree bool
+	// NoColumn answers by the tree, or by scanning the remembered
+	// answers node by node, where the column would (column.go).
+	NoColumn bool
 }
 
 // Memo holds one table per signature. A signature gets a table on its
@@ -150,6 +155,8 @@ type table struct {
 	// failed is the signature's last failure on every node (see
 	// reuseFailure), nil when its last scan found a node.
 	failed *failure
+	// col is the signature's column, built on first use (column.go)
+	col column
 }
 
 type entry struct {
@@ -389,7 +396,7 @@ func (m *Memo) newTable(n int) *table {
 		m.spare = nil
 		clear(t.nodes)
 		m.spareTree = t.tree
-		t.tree, t.scanned, t.failed, t.wide = nil, 0, nil, false
+		t.tree, t.scanned, t.failed, t.wide, t.col.snap = nil, 0, nil, false, nil
 		return t
 	}
 	return &table{nodes: make([]entry, n)}

@@ -165,13 +165,14 @@ func TestFailureReuseHonoursNominations(t *testing.T) {
 	}
 }
 
-// The memo tree must choose what the node-by-node scan chooses, and leave
-// the scan position where the scan leaves it, on random clusters and pod
-// streams (with PreferNoSchedule taints and preferred node affinity, which
-// make the normalised scores vary, so that both tree paths run), and
-// with weights so large that the fixed scores pass 32 bits (the tree's
+// The memo's indexes, the tree and the column, alone or chosen by cost,
+// must choose what the node-by-node scan chooses, and leave the scan
+// position where the scan leaves it, on random clusters and pod streams
+// (with PreferNoSchedule taints and preferred node affinity, which make
+// the normalised scores vary, so that both paths of each index run), and
+// with weights so large that the fixed scores pass 32 bits (the indexes'
 // scores: such a table is scanned).
-func TestMemoTreeMatchesScan(t *testing.T) {
+func TestMemoIndexesMatchScan(t *testing.T) {
 	for seed := range 60 {
 		r := rand.New(rand.NewPCG(uint64(seed), 99))
 		n := []int{3, 50, 99, 100, 101, 250, 700}[r.IntN(7)]
@@ -205,9 +206,22 @@ func TestMemoTreeMatchesScan(t *testing.T) {
 			}
 			return c, placement.NewPodScheduler(plugins, pct, sc)
 		}
-		cTree, psTree := build(placement.Shortcuts{})
-		cScan, psScan := build(placement.Shortcuts{NoTree: true})
-		sTree, sScan := cTree.Snapshot(), cScan.Snapshot()
+		cScan, psScan := build(placement.Shortcuts{NoTree: true, NoColumn: true})
+		sScan := cScan.Snapshot()
+		type indexed struct {
+			name string
+			c    *cluster.Cache
+			ps   *placement.PodScheduler
+			snap *cluster.Snapshot
+		}
+		var indexes []indexed
+		for _, x := range []struct {
+			name string
+			sc   placement.Shortcuts
+		}{{"both", placement.Shortcuts{}}, {"tree", placement.Shortcuts{NoColumn: true}}, {"column", placement.Shortcuts{NoTree: true}}} {
+			c, ps := build(x.sc)
+			indexes = append(indexes, indexed{x.name, c, ps, c.Snapshot()})
+		}
 		shapes := 1 + r.IntN(4)
 		for i := range 300 {
 			shape := r.IntN(shapes)
@@ -220,27 +234,36 @@ func TestMemoTreeMatchesScan(t *testing.T) {
 				p.Tolerations = []cluster.Toleration{{Key: "spot", Operator: cluster.TolerationExists}}
 			}
 			pi := cluster.NewPodInfo(p)
-			a, errA := psTree.Schedule(sTree, pi, nil, -1)
 			b, errB := psScan.Schedule(sScan, pi, nil, -1)
-			require.Equal(t, errB == nil, errA == nil, "seed %d pod %d", seed, i)
-			require.Equal(t, b, a, "seed %d pod %d (n %d, pct %d)", seed, i, n, pct)
-			require.Equal(t, psScan.ScanPosition(), psTree.ScanPosition(), "seed %d pod %d scan position", seed, i)
-			if errA != nil {
-				continue
+			for _, x := range indexes {
+				a, errA := x.ps.Schedule(x.snap, pi, nil, -1)
+				require.Equal(t, errB == nil, errA == nil, "%s: seed %d pod %d", x.name, seed, i)
+				require.Equal(t, b, a, "%s: seed %d pod %d (n %d, pct %d)", x.name, seed, i, n, pct)
+				require.Equal(t, psScan.ScanPosition(), x.ps.ScanPosition(), "%s: seed %d pod %d scan position", x.name, seed, i)
 			}
-			for _, c := range []*cluster.Cache{cTree, cScan} {
-				bound := p
-				bound.NodeName = sTree.Node(a).Name()
-				require.NoError(t, c.AddPod(bound))
+			caches := []*cluster.Cache{cScan}
+			for _, x := range indexes {
+				caches = append(caches, x.c)
+			}
+			if errB == nil {
+				for _, c := range caches {
+					bound := p
+					bound.NodeName = sScan.Node(b).Name()
+					require.NoError(t, c.AddPod(bound))
+				}
 			}
 			if r.IntN(10) == 0 { // some pods end
 				victim := cluster.MakePodKey("", fmt.Sprintf("p%d", r.IntN(i+1)))
-				_, err1 := cTree.RemovePod(victim)
-				_, err2 := cScan.RemovePod(victim)
-				require.Equal(t, err1 == nil, err2 == nil)
+				_, err := cScan.RemovePod(victim)
+				for _, c := range caches[1:] {
+					_, errC := c.RemovePod(victim)
+					require.Equal(t, err == nil, errC == nil)
+				}
 			}
-			require.NoError(t, cTree.UpdateSnapshot(sTree))
 			require.NoError(t, cScan.UpdateSnapshot(sScan))
+			for _, x := range indexes {
+				require.NoError(t, x.c.UpdateSnapshot(x.snap))
+			}
 		}
 	}
 }

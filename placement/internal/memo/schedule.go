@@ -69,8 +69,8 @@ func (m *Memo) Schedule(s Scheduler, p *Pod) (int, *fw.FitError, bool) {
 			return -1, fit, true
 		}
 		nominations := p.Nominations != nil && !p.Nominations.Empty()
-		if !nominations && !m.opts.NoTree && !t.wide && treePays(p.Snap, t, p.Find) && m.treeUsable(p.State, p.Pod) {
-			if idx, ok := m.scheduleByTree(p, t); ok {
+		if !nominations && !t.wide {
+			if idx, ok := m.scheduleByIndex(p, t); ok {
 				return idx, nil, true
 			}
 		}

@@ -20,7 +20,7 @@ import (
 // that one; the tree, built over a signature's remembered verdicts and
 // scores, finds that node by counting, and the best of the range by its
 // per-subtree maxima, without visiting the nodes. The outcome is the
-// scan's (TestMemoTreeMatchesScan checks it against the scan on random
+// scan's (TestMemoIndexesMatchScan checks it against the scan on random
 // clusters).
 type tree struct {
 	n     int // nodes (leaves)
@@ -110,28 +110,52 @@ func (m *Memo) treeUsable(state *fw.CycleState, pod *cluster.PodInfo) bool {
 	return true
 }
 
-// treeChangeCost is what bringing the tree up to date costs per node
-// changed since its last use, in nodes a scan visits: refreshing the
-// node's remembered answers and its path to the root. It is lower than
-// the ratio of the two costs alone would say, because a scan defers the
-// change rather than saving it: the tree pays for it at its next use.
-// Measured on 10,000 pods of 20 shapes on 1,000 nodes and on gangs
-// (BENCHMARKS.md): 1 and 4 alike on the first, 4 best on the second.
+// treeChangeCost is what bringing an index (the tree or the column) up
+// to date costs per node changed since its last use, in nodes a scan
+// visits: refreshing the node's remembered answers and its path to the
+// root. It is lower than the ratio of the two costs alone would say,
+// because a scan defers the change rather than saving it: the index pays
+// for it at its next use. Measured with the tree on 10,000 pods of 20
+// shapes on 1,000 nodes and on gangs (BENCHMARKS.md): 1 and 4 alike on
+// the first, 4 best on the second.
 const treeChangeCost = 4
 
-// treePays reports whether the tree should answer a pod that a scan would
-// answer by visiting at least want nodes. Bringing the tree up to date
-// costs the nodes changed since its last use (all of them to build it);
-// the scans made instead since then count towards it, so that the tree is
-// built, or caught up, once the scans have cost as much.
-func treePays(snap *cluster.Snapshot, t *table, want int) bool {
-	pending := snap.Len()
+// scheduleByIndex answers a whole-cluster pod by the tree or the column,
+// the cheaper of those switched on (columnPays), when bringing it up to
+// date costs less than the scans it replaces and the plan lets an index
+// answer (treeUsable). Bringing an index up to date costs the nodes
+// changed since its last use (all of them to build it); the scans made
+// instead since then count towards it, so that the index is built, or
+// caught up, once the scans have cost as much.
+func (m *Memo) scheduleByIndex(p *Pod, t *table) (int, bool) {
+	column := !m.opts.NoColumn && (m.opts.NoTree || columnPays(p.Snap, t, p.Find))
+	var pending int
+	switch {
+	case column:
+		pending = t.col.pending(p.Snap)
+	case !m.opts.NoTree:
+		pending = treePending(p.Snap, t)
+	default:
+		return -1, false
+	}
+	if pending*treeChangeCost > p.Find+t.scanned || !m.treeUsable(p.State, p.Pod) {
+		return -1, false
+	}
+	if column {
+		return m.scheduleByColumn(p, t)
+	}
+	return m.scheduleByTree(p, t)
+}
+
+// treePending is how many nodes bringing the tree up to date refreshes:
+// the changes since its last use, or every node.
+func treePending(snap *cluster.Snapshot, t *table) int {
 	if tr := t.tree; tr != nil && tr.snap == snap && tr.n == snap.Len() {
 		if changed, ok := snap.NodesChangedSince(tr.pos); ok {
-			pending = len(changed)
+			return len(changed)
 		}
 	}
-	return pending*treeChangeCost <= want+t.scanned
+	return snap.Len()
 }
 
 // treeOf returns t's tree up to date with p's snapshot: the nodes that
