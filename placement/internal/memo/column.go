@@ -46,21 +46,22 @@ type column struct {
 const rejected = math.MinInt32
 
 // The costs columnPays weighs, in nodes the column reads (about 1.5 ns on
-// the machine BENCHMARKS.md was measured on): bringing one changed node's
-// entry up to date (a filter and two scores, about 70 ns), copying it into
-// the tree's leaf and pulling its ancestors (about 40 ns), and the tree's
-// descent for a pod on a thousand nodes (about 450 ns).
+// the machine BENCHMARKS.md was measured on): copying a changed node's
+// entry into the tree's leaf and pulling its ancestors (about 40 ns), and
+// the tree's descent for a pod on a thousand nodes (about 450 ns).
 const (
-	refreshCost    = 45
 	treeUpdateCost = 27
 	descentCost    = 300
 )
 
 // columnPays reports whether the column should answer the pod rather than
-// the tree: each pays for the nodes changed since its last use (all of
-// them to build it), the tree for their leaves too and for its descent,
-// the column for the nodes its scan reads, about want of every
-// feasible-to-all share of the nodes.
+// the tree. Each brings the entries of the nodes changed since its last use
+// up to date; the tree also their leaves, and then descends, where the
+// column reads the nodes of the scan's range, about want of every share of
+// feasible nodes. The two are weighed as if both were up to date to the
+// same point (the more recent's): the index not in use lags behind, and
+// weighing its lag would keep a table on whichever index it took first.
+// Switching pays that lag once.
 func columnPays(snap *cluster.Snapshot, t *table, want int) bool {
 	n := snap.Len()
 	feasible := n
@@ -69,11 +70,19 @@ func columnPays(snap *cluster.Snapshot, t *table, want int) bool {
 	} else if tr := t.tree; tr != nil && tr.snap == snap && tr.n == n {
 		feasible = int(tr.nodes[0].cnt)
 	}
+	return columnCheaper(n, want, feasible, min(t.col.pending(snap), treePending(snap, t)))
+}
+
+// columnCheaper reports whether, on n nodes of which feasible pass a
+// signature's filters, a scan for want feasible nodes reads fewer nodes
+// of the column than the tree's work is worth in such reads, for the
+// nodes changed since the last use.
+func columnCheaper(n, want, feasible, changed int) bool {
 	read := n
 	if feasible > 0 {
 		read = min(n, (want*n+feasible-1)/feasible)
 	}
-	return t.col.pending(snap)*refreshCost+read <= treePending(snap, t)*(refreshCost+treeUpdateCost)+descentCost
+	return read <= changed*treeUpdateCost+descentCost
 }
 
 // usable reports whether the column holds the snapshot's nodes (it may lag
@@ -99,7 +108,6 @@ func (c *column) pending(snap *cluster.Snapshot) int {
 // wide, and scanned).
 func (m *Memo) columnOf(p *Pod, t *table) bool {
 	snap, c := p.Snap, &t.col
-	t.scanned = 0
 	var changed []int32
 	ok := c.usable(snap) && c.nNorm == m.plan.nNorm
 	if ok {

@@ -105,3 +105,26 @@ func TestColumnRefusesWideScores(t *testing.T) {
 	require.False(t, c.set(&entry{fixed: 1, norm: [maxNormalizers]int64{math.MinInt32}}, 1))
 	require.True(t, c.set(&entry{status: fw.NewStatus(fw.Unschedulable, "no"), fixed: math.MaxInt64}, 1), "a rejected node's scores are not read")
 }
+
+// The column is kept where the scan's range is short against the changes
+// a table lags behind, the tree where it is long: a thousand nodes and
+// pods of twenty shapes (a score of changes a use, a range of 420 nodes)
+// take the column; a hundred thousand nodes (a range of 5,000) the tree,
+// unless the changes are in the hundreds; few feasible nodes lengthen the
+// range the column reads.
+func TestColumnCheaperWhereTheRangeIsShort(t *testing.T) {
+	for _, c := range []struct {
+		n, want, feasible, changed int
+		column                     bool
+	}{
+		{1000, 420, 1000, 20, true},
+		{1000, 420, 1000, 1, false},
+		{1000, 420, 100, 20, false}, // the scan reads every node for 100 feasible
+		{1000, 420, 0, 20, false},
+		{100_000, 5000, 100_000, 23, false},
+		{100_000, 5000, 100_000, 400, true},
+		{50, 50, 50, 0, true},
+	} {
+		require.Equal(t, c.column, columnCheaper(c.n, c.want, c.feasible, c.changed), "%+v", c)
+	}
+}

@@ -150,7 +150,8 @@ type table struct {
 	tree         *tree // built on first use by a pod the tree can answer
 	wide         bool  // a score did not fit the tree (treeNode): no tree
 	// scanned counts the nodes scans visited for the signature since the
-	// tree was last used (see treePays).
+	// index it keeps was last used, and the answers the other index gave
+	// meanwhile (see scheduleByIndex).
 	scanned int
 	// failed is the signature's last failure on every node (see
 	// reuseFailure), nil when its last scan found a node.

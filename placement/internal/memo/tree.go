@@ -121,25 +121,39 @@ func (m *Memo) treeUsable(state *fw.CycleState, pod *cluster.PodInfo) bool {
 const treeChangeCost = 4
 
 // scheduleByIndex answers a whole-cluster pod by the tree or the column,
-// the cheaper of those switched on (columnPays), when bringing it up to
-// date costs less than the scans it replaces and the plan lets an index
-// answer (treeUsable). Bringing an index up to date costs the nodes
-// changed since its last use (all of them to build it); the scans made
-// instead since then count towards it, so that the index is built, or
-// caught up, once the scans have cost as much.
+// when an index switched on pays and the plan lets an index answer
+// (treeUsable). Bringing an index up to date costs the nodes changed since
+// its last use (all of them to build it); the scans made instead since
+// then count towards it, so that the index is built, or caught up, once
+// the scans have cost as much. The index a table keeps is the cheaper of
+// the two when both are up to date (columnPays); while it has not paid
+// for its catch-up, the other answers if it pays, and its answers count
+// towards the catch-up as scans would.
 func (m *Memo) scheduleByIndex(p *Pod, t *table) (int, bool) {
-	column := !m.opts.NoColumn && (m.opts.NoTree || columnPays(p.Snap, t, p.Find))
-	var pending int
+	treeOn, columnOn := !m.opts.NoTree, !m.opts.NoColumn
+	if !treeOn && !columnOn {
+		return -1, false
+	}
+	snap := p.Snap
+	pays := func(pending int) bool { return pending*treeChangeCost <= p.Find+t.scanned }
+	kept := columnOn && (!treeOn || columnPays(snap, t, p.Find))
+	column := kept
 	switch {
-	case column:
-		pending = t.col.pending(p.Snap)
-	case !m.opts.NoTree:
-		pending = treePending(p.Snap, t)
+	case kept && pays(t.col.pending(snap)), !kept && pays(treePending(snap, t)):
+	case kept && treeOn && pays(treePending(snap, t)):
+		column = false
+	case !kept && columnOn && pays(t.col.pending(snap)):
+		column = true
 	default:
 		return -1, false
 	}
-	if pending*treeChangeCost > p.Find+t.scanned || !m.treeUsable(p.State, p.Pod) {
+	if !m.treeUsable(p.State, p.Pod) {
 		return -1, false
+	}
+	if column == kept {
+		t.scanned = 0
+	} else {
+		t.scanned += p.Find
 	}
 	if column {
 		return m.scheduleByColumn(p, t)
@@ -163,7 +177,6 @@ func treePending(snap *cluster.Snapshot, t *table) int {
 // first.
 func (m *Memo) treeOf(p *Pod, t *table) *tree {
 	snap := p.Snap
-	t.scanned = 0
 	tr := t.tree
 	if tr == nil || tr.snap != snap || tr.n != snap.Len() || tr.nNorm != m.plan.nNorm {
 		if tr == nil {
