@@ -1,7 +1,9 @@
 package noderesources_test
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -224,4 +226,51 @@ func TestResourceScoresOfHugeNodes(t *testing.T) {
 	require.Equal(t, int64(1), noderesources.MostAllocatedResource(eib/100+1, eib))
 	require.Equal(t, int64(100), noderesources.LeastAllocatedResource(0, math.MaxInt64))
 	require.Equal(t, int64(99), noderesources.LeastAllocatedResource(1<<30, 1<<31*50))
+}
+
+// Fit's own path for kube-scheduler's default scoring (LeastAllocated over
+// cpu and memory, weight 1 each) scores as the general walk does: on
+// random nodes, with either resource missing (allocatable 0), pods asking
+// for nothing (the non-zero defaults count), more than the node has, or
+// amounts near the int64 limit; a Fit built with other weights or
+// strategy takes the general walk.
+func TestLeastAllocatedCPUMemoryIsTheGeneralWalk(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	fast := noderesources.NewFitStrategy(noderesources.LeastAllocated, nil)
+	amount := func(scale int64) int64 {
+		switch r.IntN(6) {
+		case 0:
+			return 0
+		case 1:
+			return math.MaxInt64 / 3
+		}
+		return r.Int64N(scale)
+	}
+	for i := range 3000 {
+		c := cluster.NewCache()
+		node := cluster.Node{Name: "n", Allocatable: cluster.NewResources(amount(64_000), amount(256<<30), 110)}
+		require.NoError(t, c.AddNode(node))
+		for j := range r.IntN(3) {
+			p := cluster.Pod{Name: fmt.Sprintf("on%d", j), NodeName: "n", Requests: cluster.NewResources(amount(8000), amount(32<<30), 0)}
+			if err := c.AddPod(p); err != nil {
+				continue // more than the node holds: refused, as it should be
+			}
+		}
+		ni := c.Snapshot().Node(0)
+		pod := cluster.NewPodInfo(cluster.Pod{Name: "p", Requests: cluster.NewResources(amount(8000), amount(32<<30), 0)})
+		got, st := fast.Score(nil, pod, ni)
+		require.True(t, st.IsSuccess())
+		require.Equal(t, noderesources.AllocationScore(noderesources.LeastAllocated, noderesources.DefaultResourceWeights(), pod, ni), got, "case %d: node %v, pod %v", i, node.Allocatable, pod.Pod().Requests)
+	}
+	for _, f := range []*noderesources.Fit{
+		noderesources.NewFitStrategy(noderesources.LeastAllocated, []noderesources.ResourceWeight{{Name: cluster.ResourceCPU, Weight: 2}, {Name: cluster.ResourceMemory, Weight: 1}}),
+		noderesources.NewFitStrategy(noderesources.MostAllocated, nil),
+	} {
+		c := cluster.NewCache()
+		require.NoError(t, c.AddNode(gangsimtest.MakeNode("n").CPU("4").Memory("8Gi").Obj()))
+		ni := c.Snapshot().Node(0)
+		pod := cluster.NewPodInfo(gangsimtest.MakePod("p").CPU("3").Memory("1Gi").Obj())
+		got, _ := f.Score(nil, pod, ni)
+		require.Equal(t, noderesources.AllocationScore(f.Strategy, f.Resources, pod, ni), got)
+	}
 }
