@@ -64,7 +64,10 @@ type jsonDirect struct {
 	// scenario are read-only.
 	maps   map[string]map[string]string
 	mapKey []byte
-	pairs  [][2]string // a map's pairs while it is read
+	// spelled finds a map read before by the bytes that spelled it (on
+	// one line), read only once they decoded whole
+	spelled map[string]map[string]string
+	pairs   [][2]string // a map's pairs while it is read
 	// halvesFrom is the length from which a list of the file is decoded
 	// in two halves at once (0: never)
 	halvesFrom int
@@ -360,6 +363,24 @@ func stringEnd(data []byte, i int) int {
 	return i
 }
 
+// flatObjectEnd returns the end of the object at i (just past its '}')
+// when it holds no object, array or line break, reading bytes only; -1
+// otherwise. Nothing is checked: a map found by these bytes was decoded
+// from the same bytes before.
+func flatObjectEnd(data []byte, i int) int {
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			i = stringEnd(data, i)
+		case '}':
+			return i + 1
+		case '{', '[', '\n':
+			return -1
+		}
+	}
+	return -1
+}
+
 // countElements returns how many elements the array at pos holds, reading
 // bytes only: nesting, strings and commas, nothing checked. It is a
 // capacity, never more than the bytes left; the array's decoding checks
@@ -403,6 +424,17 @@ func (s *jsonDirect) stringMap(v reflect.Value) bool {
 	if s.peek() != '{' {
 		return false
 	}
+	// a map spelled byte for byte as one read before is that map, found
+	// by its bytes without reading its pairs again: the pods of a
+	// template repeat their requests and labels
+	start, end := s.pos, flatObjectEnd(s.data, s.pos)
+	if end > 0 {
+		if m, ok := s.spelled[string(s.data[start:end])]; ok {
+			v.Set(reflect.ValueOf(m))
+			s.pos = end
+			return true
+		}
+	}
 	s.pos++
 	pairs := s.pairs[:0]
 	defer func() { s.pairs = pairs[:0] }()
@@ -412,6 +444,12 @@ func (s *jsonDirect) stringMap(v reflect.Value) bool {
 			m, ok := s.shared(pairs)
 			if !ok {
 				return false // a key twice
+			}
+			if end == s.pos {
+				if s.spelled == nil || len(s.spelled) >= internLimit {
+					s.spelled = map[string]map[string]string{}
+				}
+				s.spelled[string(s.data[start:end])] = m
 			}
 			v.Set(reflect.ValueOf(m))
 			return true

@@ -121,6 +121,12 @@ func TestJSONDirectGivesUp(t *testing.T) {
 		{`{"apiVersion": "v1", "kind": "Node"}`, false},                                              // a Kubernetes object
 		{"{\"pods\": [{\"name\": \"p\xff\"}]}", false},                                               // not UTF-8
 		{`{"pods": [{"name": "a\"b"}]}`, true},
+		// maps spelled as one before: taken as that one, line breaks and
+		// escapes included, a key twice refused each time
+		{`{"pods": [{"name": "p", "requests": {"cpu": "1", "memory": "2"}}, {"name": "q", "requests": {"cpu": "1", "memory": "2"}}]}`, true},
+		{"{\"nodes\": [{\"name\": \"a\", \"labels\": {\"k\": \"v\",\n \"l\": \"w\"}}, {\"name\": \"b\", \"labels\": {\"k\": \"v\",\n \"l\": \"w\"}},\n {\"name\": \"c\", \"labels\": {\"k\": \"v\", \"l\": \"w\"}}]}", true},
+		{`{"nodes": [{"name": "a", "labels": {"k": "a\"}"}}, {"name": "b", "labels": {"k": "a\"}"}}, {"name": "c", "labels": {"k": "a\"}", "m": "}"}}]}`, true},
+		{`{"nodes": [{"name": "a", "labels": {"k": "v"}}, {"name": "b", "labels": {"k": "v", "k": "v"}}]}`, false},
 		// device objects: lists of structs are taken, maps of structs
 		// (attributes, capacities, counters) go the long way
 		{`{"deviceClasses": [{"name": "c", "selectors": [{"cel": {"expression": "true"}}], "extendedResourceName": "example.com/gpu"}]}`, true},
