@@ -260,6 +260,22 @@ func TestMemoIndexesMatchScan(t *testing.T) {
 					require.Equal(t, err == nil, errC == nil)
 				}
 			}
+			switch r.IntN(60) { // now and then a node changes its taints, or one is added
+			case 0:
+				node := sScan.Node(r.IntN(sScan.Len())).Node().Clone()
+				node.Taints = nil
+				if r.IntN(2) == 0 {
+					node.Taints = []cluster.Taint{{Key: "spot", Effect: cluster.TaintPreferNoSchedule}}
+				}
+				for _, c := range caches {
+					require.NoError(t, c.UpdateNode(node))
+				}
+			case 1:
+				node := cluster.Node{Name: fmt.Sprintf("m%04d", i), Allocatable: cluster.NewResources(8000, 16<<30, 110)}
+				for _, c := range caches {
+					require.NoError(t, c.AddNode(node))
+				}
+			}
 			require.NoError(t, cScan.UpdateSnapshot(sScan))
 			for _, x := range indexes {
 				require.NoError(t, x.c.UpdateSnapshot(x.snap))
