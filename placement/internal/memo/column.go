@@ -45,10 +45,12 @@ type column struct {
 // no narrow score is that low.
 const rejected = math.MinInt32
 
-// The costs columnPays weighs, in nodes the column reads (about 1.5 ns on
-// the machine BENCHMARKS.md was measured on): copying a changed node's
-// entry into the tree's leaf and pulling its ancestors (about 40 ns), and
-// the tree's descent for a pod on a thousand nodes (about 450 ns).
+// The costs columnPays weighs, in nodes the column reads (about 1.5 ns one
+// at a time on the machine BENCHMARKS.md was measured on; a third of that
+// in blocks, so that the weights lean towards the tree):
+// copying a changed node's entry into the tree's leaf and pulling its
+// ancestors (about 40 ns), and the tree's descent for a pod on a thousand
+// nodes (about 450 ns).
 const (
 	treeUpdateCost = 27
 	descentCost    = 300
